@@ -1,0 +1,219 @@
+/**
+ * Bounds-checked reader over one Kafka frame.
+ *
+ * Every length read from the wire (string, bytes, array count, varint) is checked against the
+ * bytes left before anything is allocated, so a hostile 2 GiB length in a 30-byte frame costs
+ * nothing but a `DecodeError`. The reader never copies: `bytes()` returns views on the frame.
+ */
+import { DecodeError } from './decode-error.js';
+
+const MAX_UNSIGNED_VARINT_BYTES = 5;
+const MAX_VARLONG_BYTES = 10;
+
+export class Reader {
+  readonly buf: Buffer;
+  offset: number;
+  end: number;
+
+  constructor(buf: Buffer, offset = 0, end = buf.length) {
+    this.buf = buf;
+    this.offset = offset;
+    this.end = end;
+  }
+
+  remaining(): number {
+    return this.end - this.offset;
+  }
+
+  private need(n: number, what: string): void {
+    if (n > this.end - this.offset) {
+      throw new DecodeError(`need ${n} bytes for ${what}, ${this.end - this.offset} left at offset ${this.offset}`);
+    }
+  }
+
+  int8(): number {
+    this.need(1, 'int8');
+    return this.buf.readInt8(this.offset++);
+  }
+
+  uint8(): number {
+    this.need(1, 'uint8');
+    return this.buf[this.offset++]!;
+  }
+
+  bool(): boolean {
+    return this.int8() !== 0;
+  }
+
+  int16(): number {
+    this.need(2, 'int16');
+    const v = this.buf.readInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+
+  uint16(): number {
+    this.need(2, 'uint16');
+    const v = this.buf.readUInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+
+  int32(): number {
+    this.need(4, 'int32');
+    const v = this.buf.readInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
+
+  uint32(): number {
+    this.need(4, 'uint32');
+    const v = this.buf.readUInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
+
+  int64(): bigint {
+    this.need(8, 'int64');
+    const v = this.buf.readBigInt64BE(this.offset);
+    this.offset += 8;
+    return v;
+  }
+
+  float64(): number {
+    this.need(8, 'float64');
+    const v = this.buf.readDoubleBE(this.offset);
+    this.offset += 8;
+    return v;
+  }
+
+  /** A Kafka UUID as its canonical text form (URL-safe base64 without padding, like Java's Uuid.toString). */
+  uuid(): string {
+    this.need(16, 'uuid');
+    const v = this.buf.toString('base64url', this.offset, this.offset + 16);
+    this.offset += 16;
+    return v;
+  }
+
+  unsignedVarint(): number {
+    let value = 0;
+    let shift = 0;
+    for (let i = 0; i < MAX_UNSIGNED_VARINT_BYTES; i++) {
+      this.need(1, 'varint');
+      const b = this.buf[this.offset++]!;
+      value |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        return value >>> 0;
+      }
+      shift += 7;
+    }
+    throw new DecodeError(`varint longer than ${MAX_UNSIGNED_VARINT_BYTES} bytes at offset ${this.offset}`);
+  }
+
+  /** Zig-zag signed 32-bit varint, as used inside records. */
+  varint(): number {
+    const raw = this.unsignedVarint();
+    return (raw >>> 1) ^ -(raw & 1);
+  }
+
+  /** Zig-zag signed 64-bit varint. */
+  varlong(): bigint {
+    let value = 0n;
+    let shift = 0n;
+    for (let i = 0; i < MAX_VARLONG_BYTES; i++) {
+      this.need(1, 'varlong');
+      const b = this.buf[this.offset++]!;
+      value |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        return (value >> 1n) ^ -(value & 1n);
+      }
+      shift += 7n;
+    }
+    throw new DecodeError(`varlong longer than ${MAX_VARLONG_BYTES} bytes at offset ${this.offset}`);
+  }
+
+  private utf8(length: number): string {
+    this.need(length, 'string');
+    const v = this.buf.toString('utf8', this.offset, this.offset + length);
+    this.offset += length;
+    return v;
+  }
+
+  private view(length: number): Buffer {
+    this.need(length, 'bytes');
+    const v = this.buf.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    return v;
+  }
+
+  string(): string {
+    const length = this.int16();
+    if (length < 0) throw new DecodeError(`non-nullable string has length ${length}`);
+    return this.utf8(length);
+  }
+
+  nullableString(): string | null {
+    const length = this.int16();
+    if (length < 0) return null;
+    return this.utf8(length);
+  }
+
+  compactString(): string {
+    const length = this.unsignedVarint() - 1;
+    if (length < 0) throw new DecodeError('non-nullable compact string is null');
+    return this.utf8(length);
+  }
+
+  compactNullableString(): string | null {
+    const length = this.unsignedVarint() - 1;
+    if (length < 0) return null;
+    return this.utf8(length);
+  }
+
+  bytes(): Buffer {
+    const length = this.int32();
+    if (length < 0) throw new DecodeError(`non-nullable bytes has length ${length}`);
+    return this.view(length);
+  }
+
+  nullableBytes(): Buffer | null {
+    const length = this.int32();
+    if (length < 0) return null;
+    return this.view(length);
+  }
+
+  compactBytes(): Buffer {
+    const length = this.unsignedVarint() - 1;
+    if (length < 0) throw new DecodeError('non-nullable compact bytes is null');
+    return this.view(length);
+  }
+
+  compactNullableBytes(): Buffer | null {
+    const length = this.unsignedVarint() - 1;
+    if (length < 0) return null;
+    return this.view(length);
+  }
+
+  /** Raw bytes with a length known from elsewhere (tagged field bodies, record payloads). */
+  raw(length: number): Buffer {
+    if (length < 0) throw new DecodeError(`negative length ${length}`);
+    return this.view(length);
+  }
+
+  /**
+   * Array element count; -1 means null. A count larger than the bytes left cannot be honest
+   * (every element takes at least one byte on the wire), so it is refused before the caller
+   * sizes anything by it.
+   */
+  arrayLength(): number {
+    const n = this.int32();
+    if (n > this.remaining()) throw new DecodeError(`array of ${n} elements with ${this.remaining()} bytes left`);
+    return n;
+  }
+
+  compactArrayLength(): number {
+    const n = this.unsignedVarint() - 1;
+    if (n > this.remaining()) throw new DecodeError(`array of ${n} elements with ${this.remaining()} bytes left`);
+    return n;
+  }
+}
