@@ -1,0 +1,38 @@
+/**
+ * Typed failures of record-batch validation and decoding, carrying the Kafka error code a
+ * Produce handler puts in the partition response. The codes are the ones Kafka's broker answers
+ * for the same fault (see docs/notes/records.md for the mapping and its sources).
+ */
+import { KafkaError } from '../../common/kafka-error.js';
+
+/** The subset of Kafka's error table that record validation can produce. */
+export const RecordErrorCode = {
+  /** CRC mismatch, impossible sizes, unknown magic: the bytes are damaged. */
+  CorruptMessage: 2,
+  /** A batch larger than the topic's `max.message.bytes`. */
+  MessageTooLarge: 10,
+  /** A well-framed batch whose content breaks the format's rules. */
+  InvalidRecord: 87,
+} as const;
+export type RecordErrorCode = (typeof RecordErrorCode)[keyof typeof RecordErrorCode];
+
+export class RecordValidationError extends KafkaError {
+  declare readonly code: RecordErrorCode;
+  /** Byte position of the offending batch in the buffer that was validated. */
+  readonly batchStart: number;
+  /** Index of the offending record inside its batch, when one record is at fault. */
+  readonly recordIndex: number | null;
+
+  constructor(
+    code: RecordErrorCode,
+    message: string,
+    batchStart: number,
+    recordIndex: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+    this.name = 'RecordValidationError';
+    this.batchStart = batchStart;
+    this.recordIndex = recordIndex;
+  }
+}
