@@ -1,11 +1,45 @@
 {
+  "variables": {
+    "sluice_snappy%": "<!(pkg-config --exists snappy && echo 1 || echo 0)",
+    "sluice_lz4%": "<!(pkg-config --exists liblz4 && echo 1 || echo 0)",
+    "sluice_zstd%": "<!(pkg-config --exists libzstd && echo 1 || echo 0)"
+  },
   "targets": [
     {
       "target_name": "sluice_native",
-      "sources": ["native/addon.cc"],
+      "sources": [
+        "native/addon.cc",
+        "native/env_state.cc",
+        "native/errno_error.cc",
+        "native/crc32c.cc",
+        "native/send_file.cc",
+        "native/mapped_file.cc",
+        "native/codec.cc",
+        "native/codec_snappy.cc",
+        "native/codec_lz4.cc",
+        "native/codec_zstd.cc",
+        "native/codecs_binding.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
-      "cflags_cc": ["-std=c++17", "-O3"]
+      "cflags_cc": ["-std=c++17", "-O3", "-Wall", "-Wextra"],
+      "conditions": [
+        ["sluice_snappy==1", {
+          "defines": ["SLUICE_HAVE_SNAPPY"],
+          "cflags_cc": ["<!@(pkg-config --cflags snappy)"],
+          "libraries": ["<!@(pkg-config --libs snappy)"]
+        }],
+        ["sluice_lz4==1", {
+          "defines": ["SLUICE_HAVE_LZ4"],
+          "cflags_cc": ["<!@(pkg-config --cflags liblz4)"],
+          "libraries": ["<!@(pkg-config --libs liblz4)"]
+        }],
+        ["sluice_zstd==1", {
+          "defines": ["SLUICE_HAVE_ZSTD"],
+          "cflags_cc": ["<!@(pkg-config --cflags libzstd)"],
+          "libraries": ["<!@(pkg-config --libs libzstd)"]
+        }]
+      ]
     }
   ]
 }

@@ -1,8 +1,20 @@
-// Entry point of the Sluice native addon. Each capability registers itself here.
+// Entry point of the Sluice native addon. NODE_API_MODULE makes it context-aware: Init runs once
+// per environment (main thread and every worker), each with its own EnvState.
 #include <napi.h>
 
+#include "codecs_binding.h"
+#include "crc32c.h"
+#include "env_state.h"
+#include "mapped_file.h"
+#include "send_file.h"
+
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  sluice::InitEnvState(env);
+  exports.Set("abiVersion", Napi::Number::New(env, 2));
+  sluice::RegisterCrc32c(env, exports);
+  sluice::RegisterSendFile(env, exports);
+  sluice::RegisterMappedFile(env, exports);
+  sluice::RegisterCodecs(env, exports);
   return exports;
 }
 

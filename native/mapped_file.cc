@@ -1,0 +1,130 @@
+// mmap/msync/munmap of a file region exposed as an external ArrayBuffer. Unmapping detaches the
+// ArrayBuffer first, so JavaScript can never touch an address that is no longer mapped.
+#include "mapped_file.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <iterator>
+#include <memory>
+
+#include "args.h"
+#include "env_state.h"
+
+namespace sluice {
+
+namespace {
+
+size_t PageSize() {
+  static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+void Unmap(Mapping* mapping) {
+  if (mapping->mapped) {
+    munmap(mapping->base, mapping->mappedLength);
+    mapping->mapped = false;
+  }
+}
+
+// mapFile(fd, offset, length, writable) -> ArrayBuffer
+Napi::Value MapFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  if (!ReadFd(info, 0, "mapFile: fd must be a file descriptor", &fd) ||
+      !ReadIndex(info, 1, kMaxSafeInteger, "mapFile: offset must be a non-negative integer", &offset) ||
+      !ReadIndex(info, 2, kMaxSafeInteger, "mapFile: length must be a non-negative integer", &length)) {
+    return env.Undefined();
+  }
+  if (!info[3].IsBoolean()) {
+    ThrowType(env, "mapFile: writable must be a boolean");
+    return env.Undefined();
+  }
+  bool writable = info[3].As<Napi::Boolean>().Value();
+  if (length == 0) {
+    ThrowRange(env, "mapFile: length must be positive");
+    return env.Undefined();
+  }
+  // Touching a mapped page past the end of the file raises SIGBUS, so refuse such ranges here.
+  struct stat status {};
+  if (fstat(fd, &status) != 0) {
+    ErrnoError(env, errno, "fstat").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (offset + length > static_cast<uint64_t>(status.st_size)) {
+    ThrowRange(env, "mapFile: the region extends past the end of the file");
+    return env.Undefined();
+  }
+  uint64_t slack = offset % PageSize();
+  size_t mappedLength = static_cast<size_t>(length + slack);
+  void* base = mmap(nullptr, mappedLength, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd,
+                    static_cast<off_t>(offset - slack));
+  if (base == MAP_FAILED) {
+    ErrnoError(env, errno, "mmap").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto mapping = std::make_shared<Mapping>(Mapping{base, mappedLength, true});
+  uint8_t* start = static_cast<uint8_t*>(base) + slack;
+  auto& mappings = EnvState::Of(env)->mappings;
+  // Drop records of regions already unmapped by a finalizer (garbage-collected, never unmapped).
+  for (auto entry = mappings.begin(); entry != mappings.end();) {
+    entry = entry->second->mapped ? std::next(entry) : mappings.erase(entry);
+  }
+  mappings[start] = mapping;
+  // The finalizer covers a region the program forgot to unmap: it runs on garbage collection or
+  // at environment teardown.
+  return Napi::ArrayBuffer::New(env, start, static_cast<size_t>(length), [](Napi::Env, void*, std::shared_ptr<Mapping>* owned) {
+    Unmap(owned->get());
+    delete owned;
+  }, new std::shared_ptr<Mapping>(mapping));
+}
+
+Mapping* FindMapping(const Napi::CallbackInfo& info, const char* message) {
+  if (!info[0].IsArrayBuffer()) {
+    ThrowType(info.Env(), message);
+    return nullptr;
+  }
+  Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
+  auto& mappings = EnvState::Of(info.Env())->mappings;
+  auto found = buffer.ByteLength() == 0 ? mappings.end() : mappings.find(buffer.Data());
+  if (found == mappings.end() || !found->second->mapped) {
+    ThrowType(info.Env(), message);
+    return nullptr;
+  }
+  return found->second.get();
+}
+
+// msync(buffer): flushes the whole mapping synchronously.
+Napi::Value Msync(const Napi::CallbackInfo& info) {
+  Mapping* mapping = FindMapping(info, "msync: argument must be a mapped ArrayBuffer of this thread");
+  if (mapping == nullptr) return info.Env().Undefined();
+  if (msync(mapping->base, mapping->mappedLength, MS_SYNC) != 0) {
+    ErrnoError(info.Env(), errno, "msync").ThrowAsJavaScriptException();
+  }
+  return info.Env().Undefined();
+}
+
+// unmap(buffer): detaches the ArrayBuffer, then unmaps.
+Napi::Value UnmapFile(const Napi::CallbackInfo& info) {
+  Mapping* mapping = FindMapping(info, "unmap: argument must be a mapped ArrayBuffer of this thread");
+  if (mapping == nullptr) return info.Env().Undefined();
+  Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
+  EnvState::Of(info.Env())->mappings.erase(buffer.Data());
+  buffer.Detach();
+  Unmap(mapping);
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+void RegisterMappedFile(Napi::Env env, Napi::Object exports) {
+  exports.Set("mapFile", Napi::Function::New(env, MapFile, "mapFile"));
+  exports.Set("msync", Napi::Function::New(env, Msync, "msync"));
+  exports.Set("unmap", Napi::Function::New(env, UnmapFile, "unmap"));
+}
+
+}  // namespace sluice
