@@ -1,0 +1,198 @@
+/**
+ * What Kafka's broker checks before appending batches, split so the hot path can stop at the
+ * headers: `checkBatchHeader` reads 61 bytes and runs one CRC pass; `checkBatchRecords` walks
+ * the records (decompressing if needed) for the structural and per-record rules.
+ *
+ * Sources of each rule and its error code: `UnifiedLog.analyzeAndValidateRecords` (base offset,
+ * size, CRC), `LogValidator.validateBatch` (offset range, count, control, sequence),
+ * `LogValidator.validateRecord` (key on compacted topics, timestamps), `ProduceRequest
+ * .validateRecords` (exactly one magic-2 batch). See docs/notes/records.md.
+ */
+import { compressionCodecId, isControl, isKnownCompressionType, timestampTypeOf, TimestampType } from './attributes.js';
+import { BatchScan, type BatchHeader } from './batch-header.js';
+import { computeBatchCrc } from './batch-crc.js';
+import { RecordErrorCode, RecordValidationError, type RecordError } from './record-error.js';
+import { readRecords, type RecordReadOptions } from './record-reader.js';
+
+/**
+ * `client`: a Produce request, held to Kafka's AppendOrigin.CLIENT rules. `internal`: batches
+ * the broker wrote itself or replicates (coordinators, followers, segment recovery), which
+ * carry real offsets and may be control batches.
+ */
+export type AppendOrigin = 'client' | 'internal';
+
+export interface BatchCheckOptions {
+  readonly origin: AppendOrigin;
+  /** The topic's `max.message.bytes`; larger batches get MESSAGE_TOO_LARGE. */
+  readonly maxBatchBytes?: number;
+}
+
+export interface TimestampWindow {
+  readonly now: bigint;
+  /** `message.timestamp.before.max.ms` */
+  readonly beforeMaxMs: bigint;
+  /** `message.timestamp.after.max.ms` */
+  readonly afterMaxMs: bigint;
+}
+
+export interface RecordCheckOptions extends RecordReadOptions {
+  /** Compacted topics refuse records without a key. */
+  readonly requireKeys?: boolean;
+  /** Set for CreateTime topics; LogAppendTime topics overwrite timestamps instead. */
+  readonly timestampWindow?: TimestampWindow;
+}
+
+export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: BatchCheckOptions): RecordValidationError | null {
+  const fail = (code: RecordErrorCode, message: string): RecordValidationError =>
+    new RecordValidationError(code, message, header.start);
+  const client = options.origin === 'client';
+  if (client && header.baseOffset !== 0n) {
+    return fail(RecordErrorCode.InvalidRecord, `base offset of a produced batch must be 0, is ${header.baseOffset}`);
+  }
+  const size = header.end - header.start;
+  if (options.maxBatchBytes !== undefined && size > options.maxBatchBytes) {
+    return fail(RecordErrorCode.MessageTooLarge, `batch of ${size} bytes exceeds the maximum ${options.maxBatchBytes}`);
+  }
+  const crc = computeBatchCrc(buf, header.start, header.end);
+  if (crc !== header.crc) {
+    return fail(RecordErrorCode.CorruptMessage, `CRC mismatch: stored ${header.crc}, computed ${crc}`);
+  }
+  const codec = compressionCodecId(header.attributes);
+  if (!isKnownCompressionType(codec)) {
+    return fail(RecordErrorCode.CorruptMessage, `unknown compression codec ${codec}`);
+  }
+  if (!client) return null;
+  if (header.lastOffsetDelta < 0) {
+    return fail(RecordErrorCode.InvalidRecord, `invalid offset range: last offset delta ${header.lastOffsetDelta}`);
+  }
+  if (header.recordsCount <= 0) {
+    return fail(RecordErrorCode.InvalidRecord, `invalid record count ${header.recordsCount}`);
+  }
+  if (header.recordsCount !== header.lastOffsetDelta + 1) {
+    return fail(
+      RecordErrorCode.InvalidRecord,
+      `last offset delta ${header.lastOffsetDelta} does not match ${header.recordsCount} records`,
+    );
+  }
+  if (isControl(header.attributes)) {
+    return fail(RecordErrorCode.InvalidRecord, 'clients may not write control batches');
+  }
+  if (header.producerId >= 0n && header.baseSequence < 0) {
+    return fail(RecordErrorCode.InvalidRecord, `producer ${header.producerId} sent base sequence ${header.baseSequence}`);
+  }
+  return null;
+}
+
+/**
+ * Walks every record. Structural faults stop the walk (INVALID_RECORD, or CORRUPT_MESSAGE for
+ * undecompressible data); policy faults are collected per record, as Kafka does, and returned
+ * together (INVALID_TIMESTAMP if any is a timestamp fault, else INVALID_RECORD).
+ *
+ * Kafka rewrites a batch whose records' offset deltas are not 0, 1, 2…; Sluice appends batches
+ * as they are, so it refuses such a batch instead (INVALID_RECORD).
+ */
+export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
+  const recordErrors: RecordError[] = [];
+  let timestampFault = false;
+  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? options.timestampWindow : undefined;
+  let index = 0;
+  try {
+    for (const record of readRecords(buf, header, options)) {
+      if (record.offset - header.baseOffset !== BigInt(index)) {
+        recordErrors.push({ batchIndex: index, message: `offset delta ${record.offset - header.baseOffset} at position ${index}` });
+      } else if (options.requireKeys === true && record.key === null) {
+        recordErrors.push({ batchIndex: index, message: 'compacted topic cannot accept a record without a key' });
+      } else if (window !== undefined && record.timestamp !== -1n && outsideWindow(record.timestamp, window)) {
+        timestampFault = true;
+        recordErrors.push({ batchIndex: index, message: `timestamp ${record.timestamp} is out of range` });
+      }
+      index++;
+    }
+  } catch (e) {
+    if (e instanceof RecordValidationError) return e;
+    throw e;
+  }
+  if (recordErrors.length === 0) return null;
+  const code = timestampFault ? RecordErrorCode.InvalidTimestamp : RecordErrorCode.InvalidRecord;
+  return new RecordValidationError(code, `${recordErrors.length} records rejected`, header.start, null, { recordErrors });
+}
+
+function outsideWindow(timestamp: bigint, window: TimestampWindow): boolean {
+  const age = window.now - timestamp;
+  return age > window.beforeMaxMs || -age > window.afterMaxMs;
+}
+
+export type ProduceValidation =
+  | { readonly ok: true; readonly batch: BatchHeader; readonly trailingBytes: number }
+  | { readonly ok: false; readonly error: RecordValidationError };
+
+export interface ProduceValidationOptions {
+  readonly maxBatchBytes?: number;
+  /** Omit to check headers and CRC only; Kafka walks the records too. */
+  readonly records?: RecordCheckOptions;
+}
+
+/**
+ * The `records` field of one partition in a Produce request (v3+): exactly one whole magic-2
+ * batch. A partial batch after it is tolerated and reported in `trailingBytes`, because Kafka
+ * trims such bytes before appending rather than failing the request; the caller must append
+ * only `batch.start..batch.end`.
+ */
+export function validateProduceRecords(buf: Buffer, options: ProduceValidationOptions = {}): ProduceValidation {
+  const scan = new BatchScan(buf);
+  let batch: BatchHeader | null = null;
+  try {
+    for (const header of scan) {
+      if (batch !== null) {
+        return fail(RecordErrorCode.InvalidRecord, 'a produce request may carry only one batch per partition', header.start);
+      }
+      batch = header;
+    }
+  } catch (e) {
+    if (e instanceof RecordValidationError) return { ok: false, error: e };
+    throw e;
+  }
+  if (batch === null) return fail(RecordErrorCode.InvalidRecord, 'no whole record batch in the produce request', 0);
+  const error =
+    checkBatchHeader(buf, batch, { origin: 'client', maxBatchBytes: options.maxBatchBytes }) ??
+    (options.records === undefined ? null : checkBatchRecords(buf, batch, options.records));
+  if (error !== null) return { ok: false, error };
+  return { ok: true, batch, trailingBytes: scan.trailingBytes };
+}
+
+function fail(code: RecordErrorCode, message: string, batchStart: number): ProduceValidation {
+  return { ok: false, error: new RecordValidationError(code, message, batchStart) };
+}
+
+export type BatchesValidation =
+  | {
+      readonly ok: true;
+      readonly batches: readonly BatchHeader[];
+      /** Length of the prefix made of whole, valid batches. */
+      readonly validBytes: number;
+      readonly trailingBytes: number;
+    }
+  | { readonly ok: false; readonly error: RecordValidationError; readonly validBytes: number };
+
+/**
+ * Header and CRC checks over a run of batches the broker wrote or replicates (a follower's
+ * fetch, a segment scanned at recovery). Stops at the first bad batch and says how many bytes
+ * before it were good, which is where recovery truncates.
+ */
+export function validateBatches(buf: Buffer, options: BatchCheckOptions = { origin: 'internal' }): BatchesValidation {
+  const batches: BatchHeader[] = [];
+  const scan = new BatchScan(buf);
+  let validBytes = 0;
+  try {
+    for (const header of scan) {
+      const error = checkBatchHeader(buf, header, options);
+      if (error !== null) return { ok: false, error, validBytes };
+      batches.push(header);
+      validBytes = header.end;
+    }
+  } catch (e) {
+    if (e instanceof RecordValidationError) return { ok: false, error: e, validBytes };
+    throw e;
+  }
+  return { ok: true, batches, validBytes, trailingBytes: scan.trailingBytes };
+}
