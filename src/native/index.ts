@@ -1,9 +1,17 @@
 /**
- * The only loader of the native addon. Everything else imports these typed functions.
- * (Placeholder surface while the addon is built out: CRC32C falls back to the TS reference.)
+ * The native surface the rest of Sluice imports: CRC32C, zero-copy sendfile, mapped files and
+ * the record batch codecs. All are backed by the addon loaded in ./binding.ts.
  */
-import { crc32cJs } from './crc32c-js.js';
+import { native } from './binding.js';
 
+/** CRC-32C (Castagnoli). Incremental: pass the previous result as `seed` to continue. */
 export function crc32c(data: Uint8Array, seed = 0): number {
-  return crc32cJs(data, seed);
+  return native.crc32c(data, seed);
 }
+
+/** 'sse4.2' when the CPU's crc32 instruction is used, 'portable' otherwise. */
+export const crc32cImplementation = native.crc32cImplementation;
+
+export { sendFile } from './send-file.js';
+export { mapFile, MappedRegion } from './mapped-file.js';
+export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync } from './compression.js';

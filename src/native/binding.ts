@@ -1,0 +1,47 @@
+/**
+ * The only loader of `build/Release/sluice_native.node`, and the TypeScript shape of what it
+ * exports. Other modules use the typed wrappers in this folder, never this object directly.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+type NodeCallback<T> = (error: Error | null, result?: T) => void;
+
+/** Native codecs: 2 snappy, 3 lz4, 4 zstd (gzip is served by node:zlib). */
+export type NativeCodec = 2 | 3 | 4;
+
+export interface NativeBinding {
+  readonly abiVersion: number;
+  readonly crc32cImplementation: 'sse4.2' | 'portable';
+  crc32c(data: Uint8Array, seed?: number): number;
+  /** The table-driven path, exported so tests can check it on CPUs that take the SSE4.2 path. */
+  crc32cPortable(data: Uint8Array, seed?: number): number;
+  /** Starts the send; returns a function that aborts it (the callback then gets EPIPE). */
+  sendFile(socketFd: number, fileFd: number, position: number, length: number, callback: NodeCallback<void>): () => void;
+  mapFile(fd: number, offset: number, length: number, writable: boolean): ArrayBuffer;
+  msync(region: ArrayBuffer): void;
+  unmap(region: ArrayBuffer): void;
+  readonly codecsAvailable: { readonly snappy: boolean; readonly lz4: boolean; readonly zstd: boolean };
+  compress(codec: NativeCodec, data: Uint8Array): Buffer;
+  decompress(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer;
+  compressAsync(codec: NativeCodec, data: Uint8Array, callback: NodeCallback<Buffer>): void;
+  decompressAsync(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number, callback: NodeCallback<Buffer>): void;
+}
+
+const EXPECTED_ABI_VERSION = 2;
+
+function load(): NativeBinding {
+  // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
+  const path = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));
+  if (!existsSync(path)) {
+    throw new Error(`Sluice native addon not found at ${path}: run \`npm install\` (or \`npm run build\`) to compile it`);
+  }
+  const binding = createRequire(import.meta.url)(path) as NativeBinding;
+  if (binding.abiVersion !== EXPECTED_ABI_VERSION) {
+    throw new Error(`Sluice native addon at ${path} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``);
+  }
+  return binding;
+}
+
+export const native: NativeBinding = load();

@@ -1,0 +1,164 @@
+/**
+ * Kafka's record batch codecs. gzip goes through node:zlib; snappy, lz4 and zstd through the
+ * addon (Debian's libsnappy, liblz4, libzstd). Corrupt input and output beyond the caller's bound
+ * both throw KafkaError CORRUPT_MESSAGE, which is what a broker answers for such a batch.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { KafkaError } from '../common/kafka-error.js';
+import { native, type NativeCodec } from './binding.js';
+
+/** Kafka's attribute numbers for the compression type (bits 0-2 of a batch's attributes). */
+export const CompressionCodec = {
+  None: 0,
+  Gzip: 1,
+  Snappy: 2,
+  Lz4: 3,
+  Zstd: 4,
+} as const;
+export type CompressionCodec = (typeof CompressionCodec)[keyof typeof CompressionCodec];
+
+const CORRUPT_MESSAGE = 2;
+const UNSUPPORTED_COMPRESSION_TYPE = 76;
+/** The addon sizes outputs with 32-bit lengths, and so does Kafka's batch format. */
+const MAX_DECOMPRESSED_LIMIT = 0xffffffff;
+
+const CODEC_NAMES: Record<CompressionCodec, string> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' };
+const DEBIAN_PACKAGES: Record<NativeCodec, string> = { 2: 'libsnappy-dev', 3: 'liblz4-dev', 4: 'libzstd-dev' };
+
+const gzipAsync = promisify(zlib.gzip);
+const gunzipAsync = promisify(zlib.gunzip);
+
+/** Which codecs this build serves; gzip and none always, the others if their library was found at build time. */
+export function codecAvailable(codec: CompressionCodec): boolean {
+  switch (codec) {
+    case CompressionCodec.Snappy:
+      return native.codecsAvailable.snappy;
+    case CompressionCodec.Lz4:
+      return native.codecsAvailable.lz4;
+    case CompressionCodec.Zstd:
+      return native.codecsAvailable.zstd;
+    default:
+      return true;
+  }
+}
+
+export function compress(codec: CompressionCodec, data: Uint8Array): Buffer {
+  checkArguments(codec, data, 0);
+  switch (codec) {
+    case CompressionCodec.None:
+      return asBuffer(data);
+    case CompressionCodec.Gzip:
+      return zlib.gzipSync(data);
+    default:
+      return callNative(codec, () => native.compress(codec, data));
+  }
+}
+
+/** Throws KafkaError CORRUPT_MESSAGE if `data` is not a valid frame or inflates past `maxDecompressedBytes`. */
+export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer {
+  checkArguments(codec, data, maxDecompressedBytes);
+  switch (codec) {
+    case CompressionCodec.None:
+      return checkedPlain(data, maxDecompressedBytes);
+    case CompressionCodec.Gzip:
+      return callGzip(codec, () => zlib.gunzipSync(data, { maxOutputLength: maxDecompressedBytes }));
+    default:
+      return callNative(codec, () => native.decompress(codec, data, maxDecompressedBytes));
+  }
+}
+
+/** As `compress`, on the thread pool. `data` must not be modified until the promise settles. */
+export async function compressAsync(codec: CompressionCodec, data: Uint8Array): Promise<Buffer> {
+  checkArguments(codec, data, 0);
+  switch (codec) {
+    case CompressionCodec.None:
+      return asBuffer(data);
+    case CompressionCodec.Gzip:
+      return gzipAsync(data);
+    default:
+      return awaitNative(codec, (callback) => native.compressAsync(codec, data, callback));
+  }
+}
+
+/** As `decompress`, on the thread pool. `data` must not be modified until the promise settles. */
+export async function decompressAsync(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Promise<Buffer> {
+  checkArguments(codec, data, maxDecompressedBytes);
+  switch (codec) {
+    case CompressionCodec.None:
+      return checkedPlain(data, maxDecompressedBytes);
+    case CompressionCodec.Gzip:
+      try {
+        return await gunzipAsync(data, { maxOutputLength: maxDecompressedBytes });
+      } catch (error) {
+        throw corrupt(codec, error);
+      }
+    default:
+      return awaitNative(codec, (callback) => native.decompressAsync(codec, data, maxDecompressedBytes, callback));
+  }
+}
+
+function checkArguments(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): void {
+  if (!(codec in CODEC_NAMES) || !Number.isInteger(codec)) {
+    throw new KafkaError(UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${String(codec)}`);
+  }
+  if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
+  if (!Number.isSafeInteger(maxDecompressedBytes) || maxDecompressedBytes < 0 || maxDecompressedBytes > MAX_DECOMPRESSED_LIMIT) {
+    throw new RangeError('maxDecompressedBytes must be an integer in [0, 2^32)');
+  }
+}
+
+function asBuffer(data: Uint8Array): Buffer {
+  return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function checkedPlain(data: Uint8Array, maxDecompressedBytes: number): Buffer {
+  if (data.byteLength > maxDecompressedBytes) {
+    throw new KafkaError(CORRUPT_MESSAGE, `records of ${data.byteLength} bytes exceed the limit of ${maxDecompressedBytes}`);
+  }
+  return asBuffer(data);
+}
+
+function callGzip(codec: CompressionCodec, run: () => Buffer): Buffer {
+  try {
+    return run();
+  } catch (error) {
+    throw corrupt(codec, error);
+  }
+}
+
+function callNative(codec: NativeCodec, run: () => Buffer): Buffer {
+  try {
+    return run();
+  } catch (error) {
+    throw translate(codec, error);
+  }
+}
+
+function awaitNative(codec: NativeCodec, start: (callback: (error: Error | null, result?: Buffer) => void) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    start((error, result) => {
+      if (error) reject(translate(codec, error));
+      else if (result) resolve(result);
+      else reject(new Error(`${CODEC_NAMES[codec]}: the addon returned no buffer`));
+    });
+  });
+}
+
+function translate(codec: NativeCodec, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_SLUICE_CORRUPT_MESSAGE') return corrupt(codec, error);
+  if (code === 'ERR_SLUICE_CODEC_UNAVAILABLE') {
+    return new KafkaError(
+      UNSUPPORTED_COMPRESSION_TYPE,
+      `${CODEC_NAMES[codec]} is not available in this build: install ${DEBIAN_PACKAGES[codec]} (apt-get install ${DEBIAN_PACKAGES[codec]}) and run \`npm rebuild\``,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+function corrupt(codec: CompressionCodec, error: unknown): KafkaError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new KafkaError(CORRUPT_MESSAGE, `${CODEC_NAMES[codec]}: ${reason}`, { cause: error });
+}

@@ -1,0 +1,68 @@
+/**
+ * Zero-copy transfer of a file range to a connected socket with sendfile(2) on the thread pool.
+ * Ordering contract: bytes already written to the socket go out first (sendFile waits for them),
+ * and the caller writes nothing more until the promise settles; writes made meanwhile anyway
+ * are held back (the socket is corked) and follow the file bytes.
+ */
+import type { Socket } from 'node:net';
+import { native } from './binding.js';
+
+const sending = new WeakSet<Socket>();
+
+export async function sendFile(socket: Socket, fd: number, position: number, length: number): Promise<void> {
+  checkRange('fd', fd, 0x7fffffff);
+  checkRange('position', position, Number.MAX_SAFE_INTEGER);
+  checkRange('length', length, Number.MAX_SAFE_INTEGER);
+  if (sending.has(socket)) throw new Error('sendFile: a send is already in progress on this socket');
+  sending.add(socket);
+  try {
+    await flushed(socket);
+    if (length === 0) return;
+    const socketFd = descriptorOf(socket);
+    socket.cork();
+    try {
+      await transfer(socket, socketFd, fd, position, length);
+    } finally {
+      socket.uncork();
+    }
+  } finally {
+    sending.delete(socket);
+  }
+}
+
+function transfer(socket: Socket, socketFd: number, fd: number, position: number, length: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // A socket closed locally would otherwise leave the thread-pool worker waiting for a
+    // reader that is gone; aborting shuts the connection down and the send fails with EPIPE.
+    const onClose = (): void => abort();
+    const abort = native.sendFile(socketFd, fd, position, length, (error) => {
+      socket.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    });
+    socket.once('close', onClose);
+  });
+}
+
+/** Resolves once every byte written to the socket before now has reached the kernel. */
+function flushed(socket: Socket): Promise<void> {
+  if (socket.destroyed || !socket.writable) return Promise.reject(new Error('sendFile: the socket is not writable'));
+  if (socket.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    socket.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function descriptorOf(socket: Socket): number {
+  // net.Socket does not expose its descriptor publicly; libuv's TCP handle has it on Unix.
+  const handle = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle;
+  const fd = handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) throw new TypeError('sendFile: the socket has no file descriptor (not a connected TCP socket?)');
+  return fd;
+}
+
+function checkRange(name: string, value: number, max: number): void {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new TypeError(`sendFile: ${name} must be an integer in [0, ${max}]`);
+  }
+}
