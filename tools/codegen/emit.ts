@@ -36,6 +36,11 @@ function taggedVersions(f: FieldDef): VersionRange {
   return intersect(f.versions, f.taggedVersions);
 }
 
+/** Types whose JS values can be null at run time, so a non-nullable version must check before writing. */
+function isReferenceType(t: FieldType): boolean {
+  return t.kind !== 'primitive' || t.name === 'string' || t.name === 'bytes' || t.name === 'records';
+}
+
 function everNullable(f: FieldDef): boolean {
   return !isEmpty(f.nullableVersions) || f.defaultIsNull;
 }
@@ -301,7 +306,7 @@ class FileEmitter {
       }
       if (reg !== 'false') {
         const stmts: string[] = [];
-        if (nullableIfAny && nullable !== 'true') {
+        if (isReferenceType(f.type) && nullable !== 'true') {
           stmts.push(`${this.use('requireNonNull')}(${local}, ${nullable}, '${s.jsonName}.${f.prop}', v);`);
         }
         const value = nullableIfAny && nullable === 'false' ? `${local}!` : local;

@@ -258,6 +258,7 @@ function writeMetadataResponseData(w: Writer, x: MetadataResponseDataInput, v: n
     w.int32(throttleTimeMs_);
   }
   const brokers_ = x.brokers === undefined ? [] : x.brokers;
+  requireNonNull(brokers_, false, 'MetadataResponse.brokers', v);
   writeArray(w, v >= 9, brokers_, (w, e) => { writeMetadataResponseMetadataResponseBroker(w, e, v); });
   const clusterId_ = x.clusterId === undefined ? null : x.clusterId;
   if (v >= 2) {
@@ -268,6 +269,7 @@ function writeMetadataResponseData(w: Writer, x: MetadataResponseDataInput, v: n
     w.int32(controllerId_);
   }
   const topics_ = x.topics === undefined ? [] : x.topics;
+  requireNonNull(topics_, false, 'MetadataResponse.topics', v);
   writeArray(w, v >= 9, topics_, (w, e) => { writeMetadataResponseMetadataResponseTopic(w, e, v); });
   const clusterAuthorizedOperations_ = x.clusterAuthorizedOperations === undefined ? -2147483648 : x.clusterAuthorizedOperations;
   if (!(v >= 8 && v <= 10) && !(clusterAuthorizedOperations_ === -2147483648)) throw fieldNotSupported('MetadataResponse.clusterAuthorizedOperations', v);
@@ -306,6 +308,7 @@ function writeMetadataResponseMetadataResponseBroker(w: Writer, x: MetadataRespo
   const nodeId_ = x.nodeId === undefined ? 0 : x.nodeId;
   w.int32(nodeId_);
   const host_ = x.host === undefined ? "" : x.host;
+  requireNonNull(host_, false, 'MetadataResponseBroker.host', v);
   writeString(w, v >= 9, host_);
   const port_ = x.port === undefined ? 0 : x.port;
   w.int32(port_);
@@ -354,6 +357,7 @@ function writeMetadataResponseMetadataResponseTopic(w: Writer, x: MetadataRespon
     w.bool(isInternal_);
   }
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
+  requireNonNull(partitions_, false, 'MetadataResponseTopic.partitions', v);
   writeArray(w, v >= 9, partitions_, (w, e) => { writeMetadataResponseMetadataResponsePartition(w, e, v); });
   const topicAuthorizedOperations_ = x.topicAuthorizedOperations === undefined ? -2147483648 : x.topicAuthorizedOperations;
   if (!(v >= 8) && !(topicAuthorizedOperations_ === -2147483648)) throw fieldNotSupported('MetadataResponseTopic.topicAuthorizedOperations', v);
@@ -399,11 +403,14 @@ function writeMetadataResponseMetadataResponsePartition(w: Writer, x: MetadataRe
     w.int32(leaderEpoch_);
   }
   const replicaNodes_ = x.replicaNodes === undefined ? [] : x.replicaNodes;
+  requireNonNull(replicaNodes_, false, 'MetadataResponsePartition.replicaNodes', v);
   writeArray(w, v >= 9, replicaNodes_, (w, e) => { w.int32(e); });
   const isrNodes_ = x.isrNodes === undefined ? [] : x.isrNodes;
+  requireNonNull(isrNodes_, false, 'MetadataResponsePartition.isrNodes', v);
   writeArray(w, v >= 9, isrNodes_, (w, e) => { w.int32(e); });
   const offlineReplicas_ = x.offlineReplicas === undefined ? [] : x.offlineReplicas;
   if (v >= 5) {
+    requireNonNull(offlineReplicas_, false, 'MetadataResponsePartition.offlineReplicas', v);
     writeArray(w, v >= 9, offlineReplicas_, (w, e) => { w.int32(e); });
   }
   if (v >= 9) {

@@ -98,6 +98,7 @@ function writeOffsetFetchRequestData(w: Writer, x: OffsetFetchRequestDataInput, 
   const groupId_ = x.groupId === undefined ? "" : x.groupId;
   if (!(v <= 7) && !(groupId_ === "")) throw fieldNotSupported('OffsetFetchRequest.groupId', v);
   if (v <= 7) {
+    requireNonNull(groupId_, false, 'OffsetFetchRequest.groupId', v);
     writeString(w, v >= 6, groupId_);
   }
   const topics_ = x.topics === undefined ? [] : x.topics;
@@ -109,6 +110,7 @@ function writeOffsetFetchRequestData(w: Writer, x: OffsetFetchRequestDataInput, 
   const groups_ = x.groups === undefined ? [] : x.groups;
   if (!(v >= 8) && !(arrayIsEmpty(groups_))) throw fieldNotSupported('OffsetFetchRequest.groups', v);
   if (v >= 8) {
+    requireNonNull(groups_, false, 'OffsetFetchRequest.groups', v);
     writeArray(w, true, groups_, (w, e) => { writeOffsetFetchRequestOffsetFetchRequestGroup(w, e, v); });
   }
   const requireStable_ = x.requireStable === undefined ? false : x.requireStable;
@@ -142,11 +144,13 @@ function writeOffsetFetchRequestOffsetFetchRequestTopic(w: Writer, x: OffsetFetc
   const name_ = x.name === undefined ? "" : x.name;
   if (!(v <= 7) && !(name_ === "")) throw fieldNotSupported('OffsetFetchRequestTopic.name', v);
   if (v <= 7) {
+    requireNonNull(name_, false, 'OffsetFetchRequestTopic.name', v);
     writeString(w, v >= 6, name_);
   }
   const partitionIndexes_ = x.partitionIndexes === undefined ? [] : x.partitionIndexes;
   if (!(v <= 7) && !(arrayIsEmpty(partitionIndexes_))) throw fieldNotSupported('OffsetFetchRequestTopic.partitionIndexes', v);
   if (v <= 7) {
+    requireNonNull(partitionIndexes_, false, 'OffsetFetchRequestTopic.partitionIndexes', v);
     writeArray(w, v >= 6, partitionIndexes_, (w, e) => { w.int32(e); });
   }
   if (v >= 6) {
@@ -177,6 +181,7 @@ function writeOffsetFetchRequestOffsetFetchRequestGroup(w: Writer, x: OffsetFetc
   const groupId_ = x.groupId === undefined ? "" : x.groupId;
   if (!(v >= 8) && !(groupId_ === "")) throw fieldNotSupported('OffsetFetchRequestGroup.groupId', v);
   if (v >= 8) {
+    requireNonNull(groupId_, false, 'OffsetFetchRequestGroup.groupId', v);
     writeString(w, true, groupId_);
   }
   const memberId_ = x.memberId === undefined ? null : x.memberId;
@@ -218,6 +223,7 @@ function readOffsetFetchRequestOffsetFetchRequestTopics(r: Reader, v: number): O
 function writeOffsetFetchRequestOffsetFetchRequestTopics(w: Writer, x: OffsetFetchRequestOffsetFetchRequestTopicsInput, v: number): void {
   const name_ = x.name === undefined ? "" : x.name;
   if (v >= 8 && v <= 9) {
+    requireNonNull(name_, false, 'OffsetFetchRequestTopics.name', v);
     writeString(w, true, name_);
   }
   const topicId_ = x.topicId === undefined ? ZERO_UUID : x.topicId;
@@ -227,6 +233,7 @@ function writeOffsetFetchRequestOffsetFetchRequestTopics(w: Writer, x: OffsetFet
   const partitionIndexes_ = x.partitionIndexes === undefined ? [] : x.partitionIndexes;
   if (!(v >= 8) && !(arrayIsEmpty(partitionIndexes_))) throw fieldNotSupported('OffsetFetchRequestTopics.partitionIndexes', v);
   if (v >= 8) {
+    requireNonNull(partitionIndexes_, false, 'OffsetFetchRequestTopics.partitionIndexes', v);
     writeArray(w, true, partitionIndexes_, (w, e) => { w.int32(e); });
   }
   if (v >= 6) {
@@ -390,6 +397,7 @@ function writeOffsetFetchResponseData(w: Writer, x: OffsetFetchResponseDataInput
   const topics_ = x.topics === undefined ? [] : x.topics;
   if (!(v <= 7) && !(arrayIsEmpty(topics_))) throw fieldNotSupported('OffsetFetchResponse.topics', v);
   if (v <= 7) {
+    requireNonNull(topics_, false, 'OffsetFetchResponse.topics', v);
     writeArray(w, v >= 6, topics_, (w, e) => { writeOffsetFetchResponseOffsetFetchResponseTopic(w, e, v); });
   }
   const errorCode_ = x.errorCode === undefined ? 0 : x.errorCode;
@@ -399,6 +407,7 @@ function writeOffsetFetchResponseData(w: Writer, x: OffsetFetchResponseDataInput
   const groups_ = x.groups === undefined ? [] : x.groups;
   if (!(v >= 8) && !(arrayIsEmpty(groups_))) throw fieldNotSupported('OffsetFetchResponse.groups', v);
   if (v >= 8) {
+    requireNonNull(groups_, false, 'OffsetFetchResponse.groups', v);
     writeArray(w, true, groups_, (w, e) => { writeOffsetFetchResponseOffsetFetchResponseGroup(w, e, v); });
   }
   if (v >= 6) {
@@ -427,11 +436,13 @@ function writeOffsetFetchResponseOffsetFetchResponseTopic(w: Writer, x: OffsetFe
   const name_ = x.name === undefined ? "" : x.name;
   if (!(v <= 7) && !(name_ === "")) throw fieldNotSupported('OffsetFetchResponseTopic.name', v);
   if (v <= 7) {
+    requireNonNull(name_, false, 'OffsetFetchResponseTopic.name', v);
     writeString(w, v >= 6, name_);
   }
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
   if (!(v <= 7) && !(arrayIsEmpty(partitions_))) throw fieldNotSupported('OffsetFetchResponseTopic.partitions', v);
   if (v <= 7) {
+    requireNonNull(partitions_, false, 'OffsetFetchResponseTopic.partitions', v);
     writeArray(w, v >= 6, partitions_, (w, e) => { writeOffsetFetchResponseOffsetFetchResponsePartition(w, e, v); });
   }
   if (v >= 6) {
@@ -511,11 +522,13 @@ function writeOffsetFetchResponseOffsetFetchResponseGroup(w: Writer, x: OffsetFe
   const groupId_ = x.groupId === undefined ? "" : x.groupId;
   if (!(v >= 8) && !(groupId_ === "")) throw fieldNotSupported('OffsetFetchResponseGroup.groupId', v);
   if (v >= 8) {
+    requireNonNull(groupId_, false, 'OffsetFetchResponseGroup.groupId', v);
     writeString(w, true, groupId_);
   }
   const topics_ = x.topics === undefined ? [] : x.topics;
   if (!(v >= 8) && !(arrayIsEmpty(topics_))) throw fieldNotSupported('OffsetFetchResponseGroup.topics', v);
   if (v >= 8) {
+    requireNonNull(topics_, false, 'OffsetFetchResponseGroup.topics', v);
     writeArray(w, true, topics_, (w, e) => { writeOffsetFetchResponseOffsetFetchResponseTopics(w, e, v); });
   }
   const errorCode_ = x.errorCode === undefined ? 0 : x.errorCode;
@@ -549,6 +562,7 @@ function readOffsetFetchResponseOffsetFetchResponseTopics(r: Reader, v: number):
 function writeOffsetFetchResponseOffsetFetchResponseTopics(w: Writer, x: OffsetFetchResponseOffsetFetchResponseTopicsInput, v: number): void {
   const name_ = x.name === undefined ? "" : x.name;
   if (v >= 8 && v <= 9) {
+    requireNonNull(name_, false, 'OffsetFetchResponseTopics.name', v);
     writeString(w, true, name_);
   }
   const topicId_ = x.topicId === undefined ? ZERO_UUID : x.topicId;
@@ -558,6 +572,7 @@ function writeOffsetFetchResponseOffsetFetchResponseTopics(w: Writer, x: OffsetF
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
   if (!(v >= 8) && !(arrayIsEmpty(partitions_))) throw fieldNotSupported('OffsetFetchResponseTopics.partitions', v);
   if (v >= 8) {
+    requireNonNull(partitions_, false, 'OffsetFetchResponseTopics.partitions', v);
     writeArray(w, true, partitions_, (w, e) => { writeOffsetFetchResponseOffsetFetchResponsePartitions(w, e, v); });
   }
   if (v >= 6) {

@@ -75,6 +75,7 @@ function readJoinGroupRequestData(r: Reader, v: number): JoinGroupRequestData {
 
 function writeJoinGroupRequestData(w: Writer, x: JoinGroupRequestDataInput, v: number): void {
   const groupId_ = x.groupId === undefined ? "" : x.groupId;
+  requireNonNull(groupId_, false, 'JoinGroupRequest.groupId', v);
   writeString(w, v >= 6, groupId_);
   const sessionTimeoutMs_ = x.sessionTimeoutMs === undefined ? 0 : x.sessionTimeoutMs;
   w.int32(sessionTimeoutMs_);
@@ -83,6 +84,7 @@ function writeJoinGroupRequestData(w: Writer, x: JoinGroupRequestDataInput, v: n
     w.int32(rebalanceTimeoutMs_);
   }
   const memberId_ = x.memberId === undefined ? "" : x.memberId;
+  requireNonNull(memberId_, false, 'JoinGroupRequest.memberId', v);
   writeString(w, v >= 6, memberId_);
   const groupInstanceId_ = x.groupInstanceId === undefined ? null : x.groupInstanceId;
   if (!(v >= 5) && !(groupInstanceId_ === null)) throw fieldNotSupported('JoinGroupRequest.groupInstanceId', v);
@@ -90,8 +92,10 @@ function writeJoinGroupRequestData(w: Writer, x: JoinGroupRequestDataInput, v: n
     writeString(w, v >= 6, groupInstanceId_);
   }
   const protocolType_ = x.protocolType === undefined ? "" : x.protocolType;
+  requireNonNull(protocolType_, false, 'JoinGroupRequest.protocolType', v);
   writeString(w, v >= 6, protocolType_);
   const protocols_ = x.protocols === undefined ? [] : x.protocols;
+  requireNonNull(protocols_, false, 'JoinGroupRequest.protocols', v);
   writeArray(w, v >= 6, protocols_, (w, e) => { writeJoinGroupRequestJoinGroupRequestProtocol(w, e, v); });
   const reason_ = x.reason === undefined ? null : x.reason;
   if (v >= 8) {
@@ -121,8 +125,10 @@ function readJoinGroupRequestJoinGroupRequestProtocol(r: Reader, v: number): Joi
 
 function writeJoinGroupRequestJoinGroupRequestProtocol(w: Writer, x: JoinGroupRequestJoinGroupRequestProtocolInput, v: number): void {
   const name_ = x.name === undefined ? "" : x.name;
+  requireNonNull(name_, false, 'JoinGroupRequestProtocol.name', v);
   writeString(w, v >= 6, name_);
   const metadata_ = x.metadata === undefined ? EMPTY_BYTES : x.metadata;
+  requireNonNull(metadata_, false, 'JoinGroupRequestProtocol.metadata', v);
   writeBytes(w, v >= 6, metadata_);
   if (v >= 6) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -237,6 +243,7 @@ function writeJoinGroupResponseData(w: Writer, x: JoinGroupResponseDataInput, v:
   requireNonNull(protocolName_, v >= 7, 'JoinGroupResponse.protocolName', v);
   writeString(w, v >= 6, protocolName_);
   const leader_ = x.leader === undefined ? "" : x.leader;
+  requireNonNull(leader_, false, 'JoinGroupResponse.leader', v);
   writeString(w, v >= 6, leader_);
   const skipAssignment_ = x.skipAssignment === undefined ? false : x.skipAssignment;
   if (!(v >= 9) && !(skipAssignment_ === false)) throw fieldNotSupported('JoinGroupResponse.skipAssignment', v);
@@ -244,8 +251,10 @@ function writeJoinGroupResponseData(w: Writer, x: JoinGroupResponseDataInput, v:
     w.bool(skipAssignment_);
   }
   const memberId_ = x.memberId === undefined ? "" : x.memberId;
+  requireNonNull(memberId_, false, 'JoinGroupResponse.memberId', v);
   writeString(w, v >= 6, memberId_);
   const members_ = x.members === undefined ? [] : x.members;
+  requireNonNull(members_, false, 'JoinGroupResponse.members', v);
   writeArray(w, v >= 6, members_, (w, e) => { writeJoinGroupResponseJoinGroupResponseMember(w, e, v); });
   if (v >= 6) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -272,12 +281,14 @@ function readJoinGroupResponseJoinGroupResponseMember(r: Reader, v: number): Joi
 
 function writeJoinGroupResponseJoinGroupResponseMember(w: Writer, x: JoinGroupResponseJoinGroupResponseMemberInput, v: number): void {
   const memberId_ = x.memberId === undefined ? "" : x.memberId;
+  requireNonNull(memberId_, false, 'JoinGroupResponseMember.memberId', v);
   writeString(w, v >= 6, memberId_);
   const groupInstanceId_ = x.groupInstanceId === undefined ? null : x.groupInstanceId;
   if (v >= 5) {
     writeString(w, v >= 6, groupInstanceId_);
   }
   const metadata_ = x.metadata === undefined ? EMPTY_BYTES : x.metadata;
+  requireNonNull(metadata_, false, 'JoinGroupResponseMember.metadata', v);
   writeBytes(w, v >= 6, metadata_);
   if (v >= 6) {
     writeTaggedFields(w, [], x._unknownTaggedFields);

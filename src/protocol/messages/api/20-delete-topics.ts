@@ -57,10 +57,12 @@ function writeDeleteTopicsRequestData(w: Writer, x: DeleteTopicsRequestDataInput
   const topics_ = x.topics === undefined ? [] : x.topics;
   if (!(v >= 6) && !(arrayIsEmpty(topics_))) throw fieldNotSupported('DeleteTopicsRequest.topics', v);
   if (v >= 6) {
+    requireNonNull(topics_, false, 'DeleteTopicsRequest.topics', v);
     writeArray(w, true, topics_, (w, e) => { writeDeleteTopicsRequestDeleteTopicState(w, e, v); });
   }
   const topicNames_ = x.topicNames === undefined ? [] : x.topicNames;
   if (v <= 5) {
+    requireNonNull(topicNames_, false, 'DeleteTopicsRequest.topicNames', v);
     writeArray(w, v >= 4, topicNames_, (w, e) => { writeString(w, v >= 4, e); });
   }
   const timeoutMs_ = x.timeoutMs === undefined ? 0 : x.timeoutMs;
@@ -173,6 +175,7 @@ function writeDeleteTopicsResponseData(w: Writer, x: DeleteTopicsResponseDataInp
   const throttleTimeMs_ = x.throttleTimeMs === undefined ? 0 : x.throttleTimeMs;
   w.int32(throttleTimeMs_);
   const responses_ = x.responses === undefined ? [] : x.responses;
+  requireNonNull(responses_, false, 'DeleteTopicsResponse.responses', v);
   writeArray(w, v >= 4, responses_, (w, e) => { writeDeleteTopicsResponseDeletableTopicResult(w, e, v); });
   if (v >= 4) {
     writeTaggedFields(w, [], x._unknownTaggedFields);

@@ -164,8 +164,10 @@ function writeShareFetchRequestData(w: Writer, x: ShareFetchRequestDataInput, v:
     w.bool(isRenewAck_);
   }
   const topics_ = x.topics === undefined ? [] : x.topics;
+  requireNonNull(topics_, false, 'ShareFetchRequest.topics', v);
   writeArray(w, true, topics_, (w, e) => { writeShareFetchRequestFetchTopic(w, e, v); });
   const forgottenTopicsData_ = x.forgottenTopicsData === undefined ? [] : x.forgottenTopicsData;
+  requireNonNull(forgottenTopicsData_, false, 'ShareFetchRequest.forgottenTopicsData', v);
   writeArray(w, true, forgottenTopicsData_, (w, e) => { writeShareFetchRequestForgottenTopic(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -193,6 +195,7 @@ function writeShareFetchRequestFetchTopic(w: Writer, x: ShareFetchRequestFetchTo
   const topicId_ = x.topicId === undefined ? ZERO_UUID : x.topicId;
   w.uuid(topicId_);
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
+  requireNonNull(partitions_, false, 'FetchTopic.partitions', v);
   writeArray(w, true, partitions_, (w, e) => { writeShareFetchRequestFetchPartition(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -223,6 +226,7 @@ function writeShareFetchRequestFetchPartition(w: Writer, x: ShareFetchRequestFet
   const partitionMaxBytes_ = x.partitionMaxBytes === undefined ? 0 : x.partitionMaxBytes;
   if (true && !(partitionMaxBytes_ === 0)) throw fieldNotSupported('FetchPartition.partitionMaxBytes', v);
   const acknowledgementBatches_ = x.acknowledgementBatches === undefined ? [] : x.acknowledgementBatches;
+  requireNonNull(acknowledgementBatches_, false, 'FetchPartition.acknowledgementBatches', v);
   writeArray(w, true, acknowledgementBatches_, (w, e) => { writeShareFetchRequestAcknowledgementBatch(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -247,12 +251,13 @@ function readShareFetchRequestAcknowledgementBatch(r: Reader, _v: number): Share
   return out;
 }
 
-function writeShareFetchRequestAcknowledgementBatch(w: Writer, x: ShareFetchRequestAcknowledgementBatchInput, _v: number): void {
+function writeShareFetchRequestAcknowledgementBatch(w: Writer, x: ShareFetchRequestAcknowledgementBatchInput, v: number): void {
   const firstOffset_ = x.firstOffset === undefined ? 0n : x.firstOffset;
   w.int64(firstOffset_);
   const lastOffset_ = x.lastOffset === undefined ? 0n : x.lastOffset;
   w.int64(lastOffset_);
   const acknowledgeTypes_ = x.acknowledgeTypes === undefined ? [] : x.acknowledgeTypes;
+  requireNonNull(acknowledgeTypes_, false, 'AcknowledgementBatch.acknowledgeTypes', v);
   writeArray(w, true, acknowledgeTypes_, (w, e) => { w.int8(e); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -276,10 +281,11 @@ function readShareFetchRequestForgottenTopic(r: Reader, _v: number): ShareFetchR
   return out;
 }
 
-function writeShareFetchRequestForgottenTopic(w: Writer, x: ShareFetchRequestForgottenTopicInput, _v: number): void {
+function writeShareFetchRequestForgottenTopic(w: Writer, x: ShareFetchRequestForgottenTopicInput, v: number): void {
   const topicId_ = x.topicId === undefined ? ZERO_UUID : x.topicId;
   w.uuid(topicId_);
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
+  requireNonNull(partitions_, false, 'ForgottenTopic.partitions', v);
   writeArray(w, true, partitions_, (w, e) => { w.int32(e); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -455,8 +461,10 @@ function writeShareFetchResponseData(w: Writer, x: ShareFetchResponseDataInput, 
   const acquisitionLockTimeoutMs_ = x.acquisitionLockTimeoutMs === undefined ? 0 : x.acquisitionLockTimeoutMs;
   w.int32(acquisitionLockTimeoutMs_);
   const responses_ = x.responses === undefined ? [] : x.responses;
+  requireNonNull(responses_, false, 'ShareFetchResponse.responses', v);
   writeArray(w, true, responses_, (w, e) => { writeShareFetchResponseShareFetchableTopicResponse(w, e, v); });
   const nodeEndpoints_ = x.nodeEndpoints === undefined ? [] : x.nodeEndpoints;
+  requireNonNull(nodeEndpoints_, false, 'ShareFetchResponse.nodeEndpoints', v);
   writeArray(w, true, nodeEndpoints_, (w, e) => { writeShareFetchResponseNodeEndpoint(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -484,6 +492,7 @@ function writeShareFetchResponseShareFetchableTopicResponse(w: Writer, x: ShareF
   const topicId_ = x.topicId === undefined ? ZERO_UUID : x.topicId;
   w.uuid(topicId_);
   const partitions_ = x.partitions === undefined ? [] : x.partitions;
+  requireNonNull(partitions_, false, 'ShareFetchableTopicResponse.partitions', v);
   writeArray(w, true, partitions_, (w, e) => { writeShareFetchResponsePartitionData(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -525,11 +534,13 @@ function writeShareFetchResponsePartitionData(w: Writer, x: ShareFetchResponsePa
   const acknowledgeErrorMessage_ = x.acknowledgeErrorMessage === undefined ? null : x.acknowledgeErrorMessage;
   writeString(w, true, acknowledgeErrorMessage_);
   const currentLeader_ = x.currentLeader === undefined ? {} : x.currentLeader;
+  requireNonNull(currentLeader_, false, 'PartitionData.currentLeader', v);
   writeShareFetchResponseLeaderIdAndEpoch(w, currentLeader_, v);
   const records_ = x.records === undefined ? null : x.records;
   requireNonNull(records_, false, 'PartitionData.records', v);
   writeBytes(w, true, records_!);
   const acquiredRecords_ = x.acquiredRecords === undefined ? [] : x.acquiredRecords;
+  requireNonNull(acquiredRecords_, false, 'PartitionData.acquiredRecords', v);
   writeArray(w, true, acquiredRecords_, (w, e) => { writeShareFetchResponseAcquiredRecords(w, e, v); });
   if (true) {
     writeTaggedFields(w, [], x._unknownTaggedFields);
@@ -612,10 +623,11 @@ function readShareFetchResponseNodeEndpoint(r: Reader, _v: number): ShareFetchRe
   return out;
 }
 
-function writeShareFetchResponseNodeEndpoint(w: Writer, x: ShareFetchResponseNodeEndpointInput, _v: number): void {
+function writeShareFetchResponseNodeEndpoint(w: Writer, x: ShareFetchResponseNodeEndpointInput, v: number): void {
   const nodeId_ = x.nodeId === undefined ? 0 : x.nodeId;
   w.int32(nodeId_);
   const host_ = x.host === undefined ? "" : x.host;
+  requireNonNull(host_, false, 'NodeEndpoint.host', v);
   writeString(w, true, host_);
   const port_ = x.port === undefined ? 0 : x.port;
   w.int32(port_);
