@@ -62,7 +62,7 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
     case CompressionCodec.None:
       return checkedPlain(data, maxDecompressedBytes);
     case CompressionCodec.Gzip:
-      return callGzip(codec, () => zlib.gunzipSync(data, { maxOutputLength: maxDecompressedBytes }));
+      return callGzip(codec, () => withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes));
     default:
       return callNative(codec, () => native.decompress(codec, data, maxDecompressedBytes));
   }
@@ -89,7 +89,7 @@ export async function decompressAsync(codec: CompressionCodec, data: Uint8Array,
       return checkedPlain(data, maxDecompressedBytes);
     case CompressionCodec.Gzip:
       try {
-        return await gunzipAsync(data, { maxOutputLength: maxDecompressedBytes });
+        return withinLimit(await gunzipAsync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes);
       } catch (error) {
         throw corrupt(codec, error);
       }
@@ -110,6 +110,16 @@ function checkArguments(codec: CompressionCodec, data: Uint8Array, maxDecompress
 
 function asBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/** node:zlib refuses a limit of 0, so that one case is checked after the fact. */
+function gzipOutputLimit(maxDecompressedBytes: number): number {
+  return Math.max(1, maxDecompressedBytes);
+}
+
+function withinLimit(output: Buffer, maxDecompressedBytes: number): Buffer {
+  if (output.length > maxDecompressedBytes) throw new Error(`decompressed size exceeds the limit of ${maxDecompressedBytes} bytes`);
+  return output;
 }
 
 function checkedPlain(data: Uint8Array, maxDecompressedBytes: number): Buffer {
