@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   computeBatchCrc,
   encodeRecordBatch,
+  lastOffsetOf,
   readBatchHeader,
   readRecords,
   setBaseOffset,
@@ -34,6 +35,7 @@ test('setBaseOffset and setPartitionLeaderEpoch leave the CRC untouched and vali
   const header = readBatchHeader(buf, 17)!;
   assert.equal(header.baseOffset, 9_007_199_254_740_993n);
   assert.equal(header.partitionLeaderEpoch, 42);
+  assert.equal(lastOffsetOf(header), 9_007_199_254_740_994n);
   assert.equal(computeBatchCrc(buf, 17), header.crc);
   assert.deepEqual([...readRecords(buf, header)].map((r) => r.offset), [9_007_199_254_740_993n, 9_007_199_254_740_994n]);
   assert.deepEqual(buf.subarray(0, 17), prefix);
