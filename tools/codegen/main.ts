@@ -3,7 +3,8 @@
  *
  *   node dist/tools/codegen/main.js [--protocol <kafka-protocol dir>] [--out <dir>]
  *
- * Defaults: ../shared/kafka-protocol beside the repository, output src/protocol/messages.
+ * Defaults: ../shared/kafka-protocol beside the repository, output src/protocol/messages; also
+ * writes src/protocol/errors.ts from tools/codegen/kafka-errors.json.
  * The generated files are committed; test/unit/protocol/codegen.test.ts regenerates them into
  * a temporary folder and fails on any difference.
  */
@@ -11,6 +12,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitFile, GENERATED_BANNER } from './emit.js';
+import { generateErrors } from './errors.js';
 import { loadMessage, type MessageDef } from './schema.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -141,5 +143,6 @@ function parseArgs(argv: string[]): { protocol: string; out: string } {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { protocol, out } = parseArgs(process.argv.slice(2));
   const files = generate(protocol, out);
-  console.log(`generated ${files.length} files in ${out}`);
+  generateErrors(REPO_ROOT);
+  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts`);
 }

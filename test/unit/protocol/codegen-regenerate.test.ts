@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { DEFAULT_OUT_DIR, DEFAULT_PROTOCOL_DIR, generate } from '../../../tools/codegen/main.js';
+import { DEFAULT_OUT_DIR, DEFAULT_PROTOCOL_DIR, REPO_ROOT, generate } from '../../../tools/codegen/main.js';
+import { emitErrors, type KafkaErrorEntry } from '../../../tools/codegen/errors.js';
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
@@ -31,4 +32,10 @@ test('the committed codecs are exactly what the generator produces from the Kafk
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('the committed error table is what the generator produces from Kafka\'s Errors enum', () => {
+  const entries = JSON.parse(readFileSync(join(REPO_ROOT, 'tools/codegen/kafka-errors.json'), 'utf8')) as KafkaErrorEntry[];
+  assert.ok(entries.length > 120, 'the exported table is incomplete');
+  assert.equal(readFileSync(join(REPO_ROOT, 'src/protocol/errors.ts'), 'utf8'), emitErrors(entries));
 });

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
+ * foreground until SIGINT/SIGTERM.
+ */
+import { Broker } from '../broker/broker.js';
+import { ConfigError, loadPropertiesFile } from '../broker/config.js';
+
+function usage(): never {
+  process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
+  process.exit(2);
+}
+
+async function start(args: string[]): Promise<void> {
+  const settings = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--override') {
+      const kv = args[++i];
+      const eq = kv?.indexOf('=') ?? -1;
+      if (kv === undefined || eq <= 0) usage();
+      settings.set(kv.slice(0, eq), kv.slice(eq + 1));
+    } else if (!arg.startsWith('-')) {
+      for (const [k, v] of loadPropertiesFile(arg)) if (!settings.has(k)) settings.set(k, v);
+    } else {
+      usage();
+    }
+  }
+  const broker = await Broker.start({ config: Object.fromEntries(settings) });
+  process.stdout.write(`sluice: accepting connections on ${broker.bootstrap}\n`);
+  const shutdown = (): void => {
+    broker.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`sluice: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command !== 'start') usage();
+start(rest).catch((err: unknown) => {
+  process.stderr.write(`sluice: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

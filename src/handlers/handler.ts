@@ -1,0 +1,63 @@
+/**
+ * The contract between the network layer and one API's handler. `defineHandler` binds a
+ * handler to its generated codecs and erases the message types behind `RegisteredApi`, so the
+ * dispatcher needs no casts and the registry can derive ApiVersions from what is registered.
+ */
+import type { RequestHeaderData } from '../protocol/messages/index.js';
+import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
+import type { Reader } from '../protocol/primitives/reader.js';
+import type { Writer } from '../protocol/primitives/writer.js';
+
+export interface ApiVersionRange {
+  readonly apiKey: number;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
+
+export interface RequestContext {
+  readonly header: RequestHeaderData;
+  readonly clientAddress: string;
+  /** The versions this broker serves, derived from the registered handlers (for ApiVersions). */
+  readonly supportedApis: readonly ApiVersionRange[];
+}
+
+/** Returned by a handler whose request gets no response at all (Produce with acks=0). */
+export const NO_RESPONSE: unique symbol = Symbol('no response');
+
+export type ResponseBody = (w: Writer) => void;
+
+export interface RegisteredApi {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly versions: VersionRange;
+  invoke(body: Reader, ctx: RequestContext): Promise<ResponseBody | typeof NO_RESPONSE>;
+}
+
+export interface HandlerSpec<Req, Res> {
+  readonly request: MessageCodec<Req, never>;
+  readonly response: MessageCodec<unknown, Res>;
+  /** Versions served; defaults to the generated codec's range. */
+  readonly versions?: VersionRange;
+  handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
+}
+
+export function defineHandler<Req, Res>(spec: HandlerSpec<Req, Res>): RegisteredApi {
+  const apiKey = spec.request.apiKey;
+  if (apiKey === null || apiKey !== spec.response.apiKey) {
+    throw new Error(`${spec.request.name}/${spec.response.name} is not a request/response pair`);
+  }
+  const name = spec.request.name.replace(/Request$/, '');
+  const versions = spec.versions ?? spec.request.validVersions;
+  return {
+    apiKey,
+    name,
+    versions,
+    async invoke(body, ctx) {
+      const version = ctx.header.requestApiVersion;
+      const request = spec.request.read(body, version);
+      const response = await spec.handle(request, ctx);
+      if (response === NO_RESPONSE) return NO_RESPONSE;
+      return (w) => spec.response.write(w, response, version);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Starts the real broker as a child process (`sluice start`) on a free port and stops it,
+ * so integration tests talk to exactly what a user runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../tools/codegen/main.js';
+
+export interface BrokerProcess {
+  readonly bootstrap: string;
+  readonly host: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** Everything the broker wrote to stderr so far. */
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+export async function startBrokerProcess(overrides: Record<string, string> = {}): Promise<BrokerProcess> {
+  const args = [join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0'];
+  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'info' } });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`broker did not start: ${err}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /accepting connections on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`broker exited with ${code}: ${err}`));
+    });
+  });
+  const colon = bootstrap.lastIndexOf(':');
+  return {
+    bootstrap,
+    host: bootstrap.slice(0, colon),
+    port: Number(bootstrap.slice(colon + 1)),
+    child,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+}
