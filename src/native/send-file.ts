@@ -1,8 +1,10 @@
 /**
  * Zero-copy transfer of a file range to a connected socket with sendfile(2) on the thread pool.
- * Ordering contract: bytes already written to the socket go out first (sendFile waits for them),
- * and the caller writes nothing more until the promise settles; writes made meanwhile anyway
- * are held back (the socket is corked) and follow the file bytes.
+ * Ordering contract: bytes already written to the socket go out first (sendFile waits for them
+ * to reach the kernel), and the file bytes go out before anything written after the call: the
+ * socket is corked for the duration, so such writes are held back and follow the file. (If
+ * earlier writes were still pending, writes made before they drain are not held; callers that
+ * write nothing until the promise settles never meet that case.)
  */
 import type { Socket } from 'node:net';
 import { native } from './binding.js';
@@ -14,9 +16,12 @@ export async function sendFile(socket: Socket, fd: number, position: number, len
   checkRange('position', position, Number.MAX_SAFE_INTEGER);
   checkRange('length', length, Number.MAX_SAFE_INTEGER);
   if (sending.has(socket)) throw new Error('sendFile: a send is already in progress on this socket');
+  descriptorOf(socket);
   sending.add(socket);
   try {
-    await flushed(socket);
+    // With nothing pending there is no await before cork(), so the caller's next writes are
+    // held back behind the file bytes.
+    if (socket.writableLength > 0) await flushed(socket);
     if (length === 0) return;
     const socketFd = descriptorOf(socket);
     socket.cork();
@@ -46,14 +51,13 @@ function transfer(socket: Socket, socketFd: number, fd: number, position: number
 
 /** Resolves once every byte written to the socket before now has reached the kernel. */
 function flushed(socket: Socket): Promise<void> {
-  if (socket.destroyed || !socket.writable) return Promise.reject(new Error('sendFile: the socket is not writable'));
-  if (socket.writableLength === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     socket.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve()));
   });
 }
 
 function descriptorOf(socket: Socket): number {
+  if (socket.destroyed || !socket.writable) throw new Error('sendFile: the socket is not writable');
   // net.Socket does not expose its descriptor publicly; libuv's TCP handle has it on Unix.
   const handle = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle;
   const fd = handle?.fd;
