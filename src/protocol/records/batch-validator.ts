@@ -90,6 +90,9 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
  *
  * Kafka rewrites a batch whose records' offset deltas are not 0, 1, 2…; Sluice appends batches
  * as they are, so it refuses such a batch instead (INVALID_RECORD).
+ *
+ * A compressed batch needs `options.decompress`; without one this throws `TypeError` (a caller
+ * bug, not bad input).
  */
 export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
   const recordErrors: RecordError[] = [];
