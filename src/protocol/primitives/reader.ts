@@ -9,6 +9,8 @@ import { DecodeError } from './decode-error.js';
 
 const MAX_UNSIGNED_VARINT_BYTES = 5;
 const MAX_VARLONG_BYTES = 10;
+/** 7 bytes carry 49 bits: exact in a double. */
+const FAST_VARLONG_BYTES = 7;
 
 export class Reader {
   readonly buf: Buffer;
@@ -116,16 +118,31 @@ export class Reader {
     return (raw >>> 1) ^ -(raw & 1);
   }
 
-  /** Zig-zag signed 64-bit varint. */
+  /**
+   * Zig-zag signed 64-bit varint. Record timestamps and deltas fit in 49 bits almost always, so
+   * those are accumulated as a double and turned into one bigint; longer values take the bigint path.
+   */
   varlong(): bigint {
-    let value = 0n;
-    let shift = 0n;
-    for (let i = 0; i < MAX_VARLONG_BYTES; i++) {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < FAST_VARLONG_BYTES; i++) {
       this.need(1, 'varlong');
       const b = this.buf[this.offset++]!;
-      value |= BigInt(b & 0x7f) << shift;
+      value += (b & 0x7f) * scale;
       if ((b & 0x80) === 0) {
-        return (value >> 1n) ^ -(value & 1n);
+        return BigInt(value % 2 === 0 ? value / 2 : -(value + 1) / 2);
+      }
+      scale *= 128;
+    }
+    let big = BigInt(value);
+    let shift = BigInt(7 * FAST_VARLONG_BYTES);
+    for (let i = FAST_VARLONG_BYTES; i < MAX_VARLONG_BYTES; i++) {
+      this.need(1, 'varlong');
+      const b = this.buf[this.offset++]!;
+      big |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        big = BigInt.asUintN(64, big);
+        return (big >> 1n) ^ -(big & 1n);
       }
       shift += 7n;
     }
