@@ -40,38 +40,93 @@ const Tables& PortableTables() {
 }
 
 #if defined(__x86_64__)
+// The crc32 instruction has a latency of three cycles but a throughput of one, so three
+// independent streams over adjacent blocks run about three times faster than one. Their states
+// are then merged: the CRC state after A||B is shift(state after A, |B|) ^ (B's CRC from 0),
+// where shift() feeds |B| zero bytes, a linear map precomputed as four 256-entry tables.
+constexpr size_t kLongBlock = 8192;
+constexpr size_t kShortBlock = 256;
+
+struct ShiftTable {
+  uint32_t t[4][256];
+  explicit ShiftTable(size_t zeroBytes) {
+    const auto& byteStep = PortableTables().t[0];
+    uint32_t basis[32];
+    for (int bit = 0; bit < 32; bit++) {
+      uint32_t state = uint32_t{1} << bit;
+      for (size_t n = 0; n < zeroBytes; n++) state = byteStep[state & 0xFF] ^ (state >> 8);
+      basis[bit] = state;
+    }
+    for (int k = 0; k < 4; k++) {
+      for (uint32_t b = 0; b < 256; b++) {
+        uint32_t value = 0;
+        for (int bit = 0; bit < 8; bit++) {
+          if (b & (1u << bit)) value ^= basis[8 * k + bit];
+        }
+        t[k][b] = value;
+      }
+    }
+  }
+  uint32_t Shift(uint32_t state) const {
+    return t[0][state & 0xFF] ^ t[1][(state >> 8) & 0xFF] ^ t[2][(state >> 16) & 0xFF] ^ t[3][state >> 24];
+  }
+};
+
+const ShiftTable& LongShift() {
+  static const ShiftTable table(kLongBlock);
+  return table;
+}
+
+const ShiftTable& ShortShift() {
+  static const ShiftTable table(kShortBlock);
+  return table;
+}
+
+__attribute__((target("sse4.2"))) inline uint64_t Word(const uint8_t* data) {
+  uint64_t word;
+  std::memcpy(&word, data, 8);
+  return word;
+}
+
+// Three interleaved streams over blocks of `block` bytes each, while at least three remain.
+__attribute__((target("sse4.2"))) uint32_t Interleaved(uint32_t state, const uint8_t*& data, size_t& length, size_t block,
+                                                       const ShiftTable& shift) {
+  while (length >= 3 * block) {
+    uint64_t c0 = state, c1 = 0, c2 = 0;
+    const uint8_t* end = data + block;
+    for (const uint8_t* p = data; p < end; p += 8) {
+      c0 = _mm_crc32_u64(c0, Word(p));
+      c1 = _mm_crc32_u64(c1, Word(p + block));
+      c2 = _mm_crc32_u64(c2, Word(p + 2 * block));
+    }
+    state = shift.Shift(static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c1);
+    state = shift.Shift(state) ^ static_cast<uint32_t>(c2);
+    data += 3 * block;
+    length -= 3 * block;
+  }
+  return state;
+}
+
 __attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* data, size_t length) {
-  uint64_t state = ~crc & 0xFFFFFFFFu;
+  uint32_t state = ~crc;
   while (length > 0 && (reinterpret_cast<uintptr_t>(data) & 7) != 0) {
-    state = _mm_crc32_u8(static_cast<uint32_t>(state), *data++);
+    state = _mm_crc32_u8(state, *data++);
     length--;
   }
-  // Four independent loads per iteration keep the pipeline busy; each crc32 depends on the last.
-  while (length >= 32) {
-    uint64_t w0, w1, w2, w3;
-    std::memcpy(&w0, data, 8);
-    std::memcpy(&w1, data + 8, 8);
-    std::memcpy(&w2, data + 16, 8);
-    std::memcpy(&w3, data + 24, 8);
-    state = _mm_crc32_u64(state, w0);
-    state = _mm_crc32_u64(state, w1);
-    state = _mm_crc32_u64(state, w2);
-    state = _mm_crc32_u64(state, w3);
-    data += 32;
-    length -= 32;
-  }
+  state = Interleaved(state, data, length, kLongBlock, LongShift());
+  state = Interleaved(state, data, length, kShortBlock, ShortShift());
+  uint64_t wide = state;
   while (length >= 8) {
-    uint64_t word;
-    std::memcpy(&word, data, 8);
-    state = _mm_crc32_u64(state, word);
+    wide = _mm_crc32_u64(wide, Word(data));
     data += 8;
     length -= 8;
   }
+  state = static_cast<uint32_t>(wide);
   while (length > 0) {
-    state = _mm_crc32_u8(static_cast<uint32_t>(state), *data++);
+    state = _mm_crc32_u8(state, *data++);
     length--;
   }
-  return ~static_cast<uint32_t>(state);
+  return ~state;
 }
 #endif
 
@@ -79,7 +134,11 @@ using Crc32cFunction = uint32_t (*)(uint32_t, const uint8_t*, size_t);
 
 Crc32cFunction SelectImplementation() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("sse4.2")) return Crc32cSse42;
+  if (__builtin_cpu_supports("sse4.2")) {
+    LongShift();  // build the tables now rather than inside the first call
+    ShortShift();
+    return Crc32cSse42;
+  }
 #endif
   return Crc32cPortable;
 }

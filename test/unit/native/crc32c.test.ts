@@ -35,7 +35,8 @@ test('crc32c is incremental across every split point', () => {
 
 test('crc32c matches the TS reference and @node-rs/crc32 on random data, sizes and alignments', () => {
   const pool = randomBytes(1 << 20);
-  const sizes = [1, 7, 8, 9, 31, 32, 33, 63, 255, 1024, 4099, 65536, 1 << 20];
+  // Around the 3 x 256 and 3 x 8192 byte thresholds of the interleaved hardware path.
+  const sizes = [1, 7, 8, 9, 31, 32, 33, 63, 255, 767, 768, 769, 1024, 4099, 24575, 24576, 24577, 49157, 65536, 1 << 20];
   for (const size of sizes) {
     for (const start of [0, 1, 3, 5]) {
       const slice = pool.subarray(start, Math.min(pool.length, start + size));
