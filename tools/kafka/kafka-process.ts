@@ -65,9 +65,15 @@ export function kafkaClasspath(libsDir: string): string {
   return join(libsDir, '*');
 }
 
-/** A cluster id in Kafka's Uuid text form: 16 random bytes, unpadded base64url. */
+/**
+ * A cluster id in Kafka's Uuid text form: 16 random bytes, unpadded base64url. Like Kafka's
+ * Uuid.randomUuid, reject ids starting with '-', which command-line parsers take for an option.
+ */
 function randomClusterId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 function serverProperties(opts: KafkaOptions, dataDir: string, controllerPort: number): string {
