@@ -8,6 +8,15 @@
 
 namespace sluice {
 
+namespace {
+// One decompression context per thread, kept for the thread's lifetime.
+struct ThreadContext {
+  LZ4F_dctx* context = nullptr;
+  ~ThreadContext() { LZ4F_freeDecompressionContext(context); }
+};
+thread_local ThreadContext threadContext;
+}  // namespace
+
 CodecOutcome Lz4Compress(const uint8_t* input, size_t length, OutputBuffer* output) {
   // Independent 64 KiB blocks and no content checksum: the Java client's reader decodes every
   // block on its own and cannot follow linked blocks.
@@ -23,8 +32,11 @@ CodecOutcome Lz4Compress(const uint8_t* input, size_t length, OutputBuffer* outp
 }
 
 CodecOutcome Lz4Decompress(const uint8_t* input, size_t length, size_t limit, OutputBuffer* output) {
-  LZ4F_dctx* context = nullptr;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&context, LZ4F_VERSION))) return CodecOutcome::NoMemory();
+  if (threadContext.context == nullptr && LZ4F_isError(LZ4F_createDecompressionContext(&threadContext.context, LZ4F_VERSION))) {
+    return CodecOutcome::NoMemory();
+  }
+  LZ4F_dctx* context = threadContext.context;
+  LZ4F_resetDecompressionContext(context);  // a previous call may have failed mid-frame
   CodecOutcome outcome = CodecOutcome::Ok();
   size_t consumed = 0;
   size_t hint = 1;  // non-zero: a frame is in progress (or about to start)
@@ -65,7 +77,6 @@ CodecOutcome Lz4Decompress(const uint8_t* input, size_t length, size_t limit, Ou
       if (output->size() > limit) outcome = CodecOutcome::TooLarge(limit);
     }
   }
-  LZ4F_freeDecompressionContext(context);
   return outcome;
 }
 

@@ -9,6 +9,7 @@
 #include <snappy.h>
 
 #include <cstring>
+#include <vector>
 
 namespace sluice {
 
@@ -33,23 +34,51 @@ uint32_t GetInt32(const uint8_t* in) {
   return (uint32_t{in[0]} << 24) | (uint32_t{in[1]} << 16) | (uint32_t{in[2]} << 8) | uint32_t{in[3]};
 }
 
-// Appends the decompression of one raw snappy block, checking its declared size first so that
-// nothing is allocated for a block that would exceed the limit.
-CodecOutcome AppendRawBlock(const uint8_t* block, size_t length, size_t limit, OutputBuffer* output) {
-  size_t blockSize = 0;
-  if (!snappy::GetUncompressedLength(reinterpret_cast<const char*>(block), length, &blockSize)) {
-    return CodecOutcome::Corrupt("snappy: bad block header");
-  }
-  if (blockSize > limit - output->size()) return CodecOutcome::TooLarge(limit);
-  size_t needed = output->size() + blockSize;
-  if (needed > output->capacity()) {
-    size_t doubled = output->capacity() * 2;
-    if (!output->Reserve(doubled > needed && doubled <= limit ? doubled : needed)) return CodecOutcome::NoMemory();
-  }
+// Appends the decompression of one raw snappy block into space reserved by the caller.
+CodecOutcome AppendRawBlock(const uint8_t* block, size_t length, size_t blockSize, OutputBuffer* output) {
   if (!snappy::RawUncompress(reinterpret_cast<const char*>(block), length, reinterpret_cast<char*>(output->data() + output->size()))) {
     return CodecOutcome::Corrupt("snappy: corrupt block");
   }
-  output->set_size(needed);
+  output->set_size(output->size() + blockSize);
+  return CodecOutcome::Ok();
+}
+
+// The size a raw block declares, checked so that nothing is allocated beyond the limit.
+CodecOutcome DeclaredSize(const uint8_t* block, size_t length, size_t* size) {
+  if (!snappy::GetUncompressedLength(reinterpret_cast<const char*>(block), length, size)) {
+    return CodecOutcome::Corrupt("snappy: bad block header");
+  }
+  return CodecOutcome::Ok();
+}
+
+struct XerialBlock {
+  const uint8_t* data;
+  size_t length;
+  size_t size;
+};
+
+// Walks the xerial framing, collecting each block and its declared size.
+CodecOutcome ScanXerial(const uint8_t* input, size_t length, size_t limit, std::vector<XerialBlock>* blocks, size_t* total) {
+  size_t offset = kXerialHeaderLength;
+  *total = 0;
+  while (offset < length) {
+    // snappy-java also reads streams concatenated with their headers repeated.
+    if (StartsWithXerialHeader(input + offset, length - offset)) {
+      offset += kXerialHeaderLength;
+      continue;
+    }
+    if (length - offset < 4) return CodecOutcome::Corrupt("snappy: truncated xerial block length");
+    size_t blockLength = GetInt32(input + offset);
+    offset += 4;
+    if (blockLength > length - offset) return CodecOutcome::Corrupt("snappy: truncated xerial block");
+    XerialBlock block{input + offset, blockLength, 0};
+    CodecOutcome outcome = DeclaredSize(block.data, block.length, &block.size);
+    if (outcome.status != CodecStatus::kOk) return outcome;
+    if (block.size > limit - *total) return CodecOutcome::TooLarge(limit);
+    *total += block.size;
+    blocks->push_back(block);
+    offset += blockLength;
+  }
   return CodecOutcome::Ok();
 }
 
@@ -77,21 +106,22 @@ CodecOutcome SnappyCompress(const uint8_t* input, size_t length, OutputBuffer* o
 }
 
 CodecOutcome SnappyDecompress(const uint8_t* input, size_t length, size_t limit, OutputBuffer* output) {
-  if (!StartsWithXerialHeader(input, length)) return AppendRawBlock(input, length, limit, output);
-  size_t offset = kXerialHeaderLength;
-  while (offset < length) {
-    // snappy-java also reads streams concatenated with their headers repeated.
-    if (StartsWithXerialHeader(input + offset, length - offset)) {
-      offset += kXerialHeaderLength;
-      continue;
-    }
-    if (length - offset < 4) return CodecOutcome::Corrupt("snappy: truncated xerial block length");
-    size_t blockLength = GetInt32(input + offset);
-    offset += 4;
-    if (blockLength > length - offset) return CodecOutcome::Corrupt("snappy: truncated xerial block");
-    CodecOutcome outcome = AppendRawBlock(input + offset, blockLength, limit, output);
+  if (!StartsWithXerialHeader(input, length)) {
+    size_t size = 0;
+    CodecOutcome outcome = DeclaredSize(input, length, &size);
     if (outcome.status != CodecStatus::kOk) return outcome;
-    offset += blockLength;
+    if (size > limit) return CodecOutcome::TooLarge(limit);
+    if (!output->Reserve(size)) return CodecOutcome::NoMemory();
+    return AppendRawBlock(input, length, size, output);
+  }
+  std::vector<XerialBlock> blocks;
+  size_t total = 0;
+  CodecOutcome outcome = ScanXerial(input, length, limit, &blocks, &total);
+  if (outcome.status != CodecStatus::kOk) return outcome;
+  if (!output->Reserve(total)) return CodecOutcome::NoMemory();
+  for (const XerialBlock& block : blocks) {
+    outcome = AppendRawBlock(block.data, block.length, block.size, output);
+    if (outcome.status != CodecStatus::kOk) return outcome;
   }
   return CodecOutcome::Ok();
 }

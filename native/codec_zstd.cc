@@ -10,20 +10,40 @@ namespace sluice {
 
 namespace {
 constexpr int kKafkaDefaultLevel = 3;  // compression.zstd.level default
-}
+
+// Contexts cost hundreds of KiB to set up, so each thread (main, workers, thread pool) keeps
+// one of each for its lifetime.
+struct ThreadContexts {
+  ZSTD_CCtx* compress = nullptr;
+  ZSTD_DCtx* decompress = nullptr;
+  ~ThreadContexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+};
+thread_local ThreadContexts contexts;
+}  // namespace
 
 CodecOutcome ZstdCompress(const uint8_t* input, size_t length, OutputBuffer* output) {
   size_t bound = ZSTD_compressBound(length);
   if (!output->Reserve(bound)) return CodecOutcome::NoMemory();
-  size_t written = ZSTD_compress(output->data(), bound, input, length, kKafkaDefaultLevel);
+  if (contexts.compress == nullptr && (contexts.compress = ZSTD_createCCtx()) == nullptr) return CodecOutcome::NoMemory();
+  size_t written = ZSTD_compressCCtx(contexts.compress, output->data(), bound, input, length, kKafkaDefaultLevel);
   if (ZSTD_isError(written)) return CodecOutcome::Corrupt(std::string("zstd: ") + ZSTD_getErrorName(written));
   output->set_size(written);
   return CodecOutcome::Ok();
 }
 
 CodecOutcome ZstdDecompress(const uint8_t* input, size_t length, size_t limit, OutputBuffer* output) {
-  ZSTD_DCtx* context = ZSTD_createDCtx();
-  if (context == nullptr) return CodecOutcome::NoMemory();
+  if (contexts.decompress == nullptr && (contexts.decompress = ZSTD_createDCtx()) == nullptr) return CodecOutcome::NoMemory();
+  ZSTD_DCtx* context = contexts.decompress;
+  ZSTD_DCtx_reset(context, ZSTD_reset_session_only);  // a previous call may have failed mid-frame
+  // A declared size is only a hint (the data may lie), but it saves regrowing the output.
+  unsigned long long declared = ZSTD_getFrameContentSize(input, length);
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared <= limit &&
+      !output->Reserve(static_cast<size_t>(declared) + 1)) {
+    return CodecOutcome::NoMemory();
+  }
   CodecOutcome outcome = CodecOutcome::Ok();
   ZSTD_inBuffer in{input, length, 0};
   size_t hint = 1;  // non-zero: a frame is in progress
@@ -48,7 +68,6 @@ CodecOutcome ZstdDecompress(const uint8_t* input, size_t length, size_t limit, O
       outcome = CodecOutcome::Corrupt("zstd: truncated frame");
     }
   }
-  ZSTD_freeDCtx(context);
   return outcome;
 }
 
