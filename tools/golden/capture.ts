@@ -57,14 +57,18 @@ const proxyPort = Number(values['proxy-port']);
 const logDir = join(root, '.cache', 'golden', 'kafka');
 rmSync(logDir, { recursive: true, force: true });
 
+// The proxy starts first so that a busy port fails before there is a broker to clean up.
+const proxy = await RecordingProxy.start(proxyPort, kafkaPort);
 const kafka = await startKafka({
   port: kafkaPort,
   advertisedPort: proxyPort,
   controllerPort: kafkaPort + 1,
   logDir,
   version: values['kafka-version'],
+}).catch(async (err: unknown) => {
+  await proxy.close();
+  throw err;
 });
-const proxy = await RecordingProxy.start(proxyPort, kafkaPort);
 try {
   for (const client of clients) {
     const run: ClientRun = {
