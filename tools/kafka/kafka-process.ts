@@ -174,6 +174,12 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
   closeSync(logFd);
   if (child.pid === undefined) throw new KafkaStartError('java did not start', logFile);
   const pid = child.pid;
+  // A test runner that dies without calling stop() must not leave a broker behind.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
 
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
