@@ -33,6 +33,9 @@ export interface KafkaHandle {
   libsDir: string;
   /** The Java classpath of this Kafka version, for running Kafka's tools. */
   classpath: string;
+  /** log.dirs: partitions live in <dataDir>/<topic>-<partition>/, for kafka-dump-log. */
+  dataDir: string;
+  logFile: string;
   pid: number;
   stop(): Promise<void>;
 }
@@ -200,5 +203,5 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
     }
     await sleep(250);
   }
-  return { bootstrap: `127.0.0.1:${opts.advertisedPort ?? opts.port}`, libsDir, classpath, pid, stop };
+  return { bootstrap: `127.0.0.1:${opts.advertisedPort ?? opts.port}`, libsDir, classpath, dataDir, logFile, pid, stop };
 }
