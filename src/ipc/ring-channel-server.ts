@@ -1,0 +1,177 @@
+/**
+ * Worker end of a ring channel: reads commands, dispatches them by op to a handler table, and
+ * writes each reply (possibly out of order: a handler may return a promise, e.g. a parked
+ * long-poll fetch) to the reply ring. Owned by one worker thread.
+ *
+ * The loop blocks in `Atomics.wait` (allowed in workers) with a timeout bounded by
+ * `waitBudgetMs()`, so timers the worker schedules (retention, flush ticks) still run on time:
+ * after each wait it yields one turn of the event loop. While a handler's promise is pending it
+ * waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  COMMAND_HEADER_BYTES,
+  REPLY_ERROR,
+  REPLY_OK,
+  SHUTDOWN_OP,
+  encodeErrorBody,
+  readCommandHeader,
+  writeCommandHeader,
+} from './command-codec.js';
+import { RingMessageTooLargeError } from './errors.js';
+import { EMPTY_BODY, bodyLength, type MessageBody } from './message-body.js';
+import { SpscRingReader, SpscRingWriter } from './spsc-ring.js';
+
+/** One command as a handler sees it. */
+export interface Command {
+  readonly id: number;
+  readonly op: number;
+  /**
+   * The body, a view over ring memory (no copy): valid only during the synchronous part of the
+   * handler call. Write it to a file or decode it right away; copy what must outlive the call.
+   */
+  readonly body: Uint8Array;
+}
+
+/** What a handler answers: bytes, a header + payloads written in place, or nothing. */
+export type ReplyBody = MessageBody | Uint8Array | void;
+
+/** Throw a `KafkaError` to answer with its code; any other exception answers UNKNOWN_SERVER_ERROR. */
+export type CommandHandler = (command: Command) => ReplyBody | Promise<ReplyBody>;
+
+export interface RingChannelServerOptions {
+  readonly handlers: ReadonlyMap<number, CommandHandler>;
+  /** Longest a blocking wait may last now (e.g. time to the next timer); called before each wait. */
+  readonly waitBudgetMs: () => number;
+  /** Runs after the shutdown command, once every in-flight handler has replied. */
+  readonly onShutdown: () => Promise<void>;
+}
+
+/** Commands handled before yielding to the event loop when the ring never empties. */
+const COMMANDS_PER_TURN = 1024;
+/** How long a reply waits for ring space per attempt before re-checking (the main thread drains). */
+const REPLY_SPACE_WAIT_MS = 1000;
+
+export class RingChannelServer {
+  private readonly commands: SpscRingReader;
+  private readonly replies: SpscRingWriter;
+  private readonly options: RingChannelServerOptions;
+  private inFlight = 0;
+  /** Called when an asynchronous handler settles, to end the loop's asynchronous wait. */
+  private wakeLoop: (() => void) | null = null;
+
+  constructor(commandRing: SharedArrayBuffer, replyRing: SharedArrayBuffer, options: RingChannelServerOptions) {
+    this.commands = new SpscRingReader(commandRing);
+    this.replies = new SpscRingWriter(replyRing);
+    this.options = options;
+  }
+
+  /** Serves commands until the shutdown command; resolves once it has been answered. */
+  async run(): Promise<void> {
+    let shutdownId = -1;
+    while (shutdownId < 0) {
+      let handled = 0;
+      for (let length = this.commands.next(); length >= 0; length = this.commands.next()) {
+        const { id, op } = readCommandHeader(this.commands.view, this.commands.payloadOffset, length);
+        if (op === SHUTDOWN_OP) {
+          shutdownId = id;
+          break;
+        }
+        this.dispatch(id, op, length);
+        if (++handled === COMMANDS_PER_TURN) break;
+      }
+      this.commands.release();
+      if (shutdownId < 0 && handled < COMMANDS_PER_TURN) await this.waitForCommands();
+      await yieldToEventLoop();
+    }
+    while (this.inFlight > 0) await new Promise<void>((resolve) => (this.wakeLoop = resolve));
+    this.wakeLoop = null;
+    try {
+      await this.options.onShutdown();
+    } catch (error) {
+      this.replyError(shutdownId, SHUTDOWN_OP, error);
+      return;
+    }
+    this.reply(shutdownId, SHUTDOWN_OP, undefined);
+  }
+
+  private async waitForCommands(): Promise<void> {
+    const budget = Math.max(0, this.options.waitBudgetMs());
+    if (this.inFlight === 0) {
+      this.commands.waitForData(budget);
+      return;
+    }
+    const data = this.commands.waitForDataAsync(budget);
+    this.wakeLoop = () => this.commands.interrupt();
+    await data;
+    this.wakeLoop = null;
+  }
+
+  private dispatch(id: number, op: number, length: number): void {
+    const handler = this.options.handlers.get(op);
+    if (handler === undefined) {
+      this.replyError(id, op, new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `no handler for op ${op}`));
+      return;
+    }
+    const start = this.commands.payloadOffset + COMMAND_HEADER_BYTES;
+    const body = this.commands.bytes.subarray(start, this.commands.payloadOffset + length);
+    let result: ReplyBody | Promise<ReplyBody>;
+    try {
+      result = handler({ id, op, body });
+    } catch (error) {
+      this.replyError(id, op, error);
+      return;
+    }
+    if (!(result instanceof Promise)) {
+      this.reply(id, op, result);
+      return;
+    }
+    this.inFlight++;
+    result.then(
+      (reply) => this.settle(() => this.reply(id, op, reply)),
+      (error: unknown) => this.settle(() => this.replyError(id, op, error)),
+    );
+  }
+
+  private settle(sendReply: () => void): void {
+    this.inFlight--;
+    sendReply();
+    this.wakeLoop?.();
+  }
+
+  private reply(id: number, op: number, reply: ReplyBody): void {
+    const body: MessageBody = reply === undefined ? EMPTY_BODY : reply instanceof Uint8Array ? { payloads: [reply] } : reply;
+    const length = COMMAND_HEADER_BYTES + bodyLength(body);
+    if (length > this.replies.maxPayloadBytes) {
+      this.replyError(id, op, new RingMessageTooLargeError(length, this.replies.maxPayloadBytes));
+      return;
+    }
+    this.send(id, op, REPLY_OK, body);
+  }
+
+  private replyError(id: number, op: number, error: unknown): void {
+    const code = error instanceof KafkaError ? error.code : ErrorCode.UNKNOWN_SERVER_ERROR;
+    const message = error instanceof Error ? error.message : String(error);
+    this.send(id, op, REPLY_ERROR, { payloads: [encodeErrorBody(code, message)] });
+  }
+
+  private send(id: number, op: number, status: number, body: MessageBody): void {
+    const header = body.header;
+    const headerBytes = COMMAND_HEADER_BYTES + (header?.byteLength ?? 0);
+    const payloads = body.payloads ?? [];
+    const writeHeader = (target: DataView, offset: number): void => {
+      writeCommandHeader(target, offset, id, op, status);
+      header?.write(target, offset + COMMAND_HEADER_BYTES);
+    };
+    // Blocking is allowed here (a worker) and safe: the main thread drains replies independently
+    // of everything else it does, so space always comes back.
+    while (!this.replies.tryWrite(headerBytes, writeHeader, payloads)) {
+      this.replies.waitForSpace(COMMAND_HEADER_BYTES + bodyLength(body), REPLY_SPACE_WAIT_MS);
+    }
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
