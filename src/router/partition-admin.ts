@@ -1,0 +1,41 @@
+/**
+ * What the metadata and admin handlers need from the partition owners (the worker threads
+ * that hold the logs): create, delete and reconfigure partition logs, and describe log dirs.
+ * The composition root supplies the implementation that routes these to the workers; handlers
+ * depend only on this interface, so they never see storage.
+ */
+export interface TopicRef {
+  readonly name: string;
+  /** Kafka's UUID text form (base64url, 22 chars). */
+  readonly topicId: string;
+}
+
+/** Effective topic-level configuration, Kafka keys to string values (defaults included). */
+export type TopicConfigValues = ReadonlyMap<string, string>;
+
+export interface PartitionLogDescription {
+  readonly topic: string;
+  readonly partition: number;
+  readonly sizeBytes: bigint;
+  /** How far the log end is behind the high watermark; 0 on a single broker. */
+  readonly offsetLag: bigint;
+}
+
+export interface LogDirDescription {
+  readonly path: string;
+  /** 0, or KAFKA_STORAGE_ERROR when the dir is offline. */
+  readonly errorCode: number;
+  readonly totalBytes: bigint;
+  readonly usableBytes: bigint;
+  readonly partitions: readonly PartitionLogDescription[];
+}
+
+export interface PartitionAdmin {
+  /** Creates empty logs for these partitions of the topic. Idempotent for existing partitions. */
+  createPartitions(topic: TopicRef, partitions: readonly number[], config: TopicConfigValues): Promise<void>;
+  /** Deletes every partition log of the topic (renamed `-delete`, removed asynchronously, as Kafka). */
+  deleteTopic(topic: TopicRef, partitionCount: number): Promise<void>;
+  /** Applies new topic-level configuration to the live logs (segment size, retention, …). */
+  updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void>;
+  describeLogDirs(): Promise<LogDirDescription[]>;
+}
