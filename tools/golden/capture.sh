@@ -2,7 +2,8 @@
 # Re-captures the golden frames end to end: fetches Apache Kafka (Maven Central), builds the
 # TypeScript tools, runs Kafka behind the recording proxy while KafkaJS, kcat and the Java client
 # talk to it, writes test/golden/** and the manifest, then renders every frame with Kafka's own
-# decoder (.kafka.json) and regenerates tools/golden/errors.json. Kafka is stopped at the end.
+# decoder (.kafka.json). Kafka is stopped at the end. (Kafka's error table is exported by
+# tools/codegen/ExportKafkaErrors.java.)
 # Usage: tools/golden/capture.sh [--clients kafkajs,kcat,java]      (KAFKA_VERSION=4.4.0 by default)
 set -euo pipefail
 
@@ -22,4 +23,3 @@ node dist/tools/golden/capture.js --kafka-version "$version" "$@"
 
 quiet="-Dlog4j2.configurationFile=$root/tools/golden/log4j2-quiet.properties"
 java "$quiet" -cp "$libs/*" tools/golden/DecodeFrames.java test/golden
-java "$quiet" -cp "$libs/*" tools/golden/KafkaErrorTable.java tools/golden/errors.json
