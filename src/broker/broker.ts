@@ -6,6 +6,7 @@
 import { Logger } from '../common/logger.js';
 import { HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
+import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 
@@ -39,7 +40,7 @@ export class Broker {
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
     const registry = new HandlerRegistry(HANDLERS);
     const listener = new Listener(
-      registry,
+      new RequestDispatcher(registry, new Logger('handlers')),
       { maxFrameBytes: config.socketRequestMaxBytes, maxInFlightRequests: config.maxInFlightRequests },
       new Logger('network'),
     );

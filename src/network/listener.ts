@@ -4,8 +4,8 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../common/logger.js';
-import type { HandlerRegistry } from '../handlers/registry.js';
 import { Connection, type ConnectionOptions } from './connection.js';
+import type { Dispatcher } from './dispatcher.js';
 
 const KEEPALIVE_INITIAL_DELAY_MS = 60_000;
 
@@ -13,12 +13,12 @@ export class Listener {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
-  constructor(registry: HandlerRegistry, options: ConnectionOptions, log: Logger) {
+  constructor(dispatcher: Dispatcher, options: ConnectionOptions, log: Logger) {
     this.server = createServer((socket) => {
       socket.setKeepAlive(true, KEEPALIVE_INITIAL_DELAY_MS);
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
-      new Connection(socket, registry, options, log);
+      new Connection(socket, dispatcher, options, log);
     });
   }
 

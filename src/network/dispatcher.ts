@@ -1,0 +1,17 @@
+/**
+ * What a connection needs from the layer above it: turn one decoded request header and its
+ * body into a size-prefixed response frame (or null when the request gets no response). The
+ * network layer owns this interface and never imports handlers; the composition root passes
+ * an implementation.
+ */
+import type { RequestHeaderData } from '../protocol/messages/index.js';
+import type { Reader } from '../protocol/primitives/reader.js';
+
+export interface Dispatcher {
+  /**
+   * Resolves to the response frame, or null for no response (acks=0). Rejects with
+   * DecodeError when the request cannot be served at all (unknown API, unsupported version,
+   * malformed body), which closes the connection.
+   */
+  dispatch(header: RequestHeaderData, body: Reader, clientAddress: string): Promise<Buffer | null>;
+}

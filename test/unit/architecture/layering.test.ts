@@ -1,0 +1,69 @@
+/**
+ * The dependency direction of docs/ARCHITECTURE.md, checked on every import in src/: protocol
+ * knows nothing of storage or sockets, storage never sees the network or handlers, handlers
+ * never see storage, and only the broker (composition root) and the CLI import everything.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { REPO_ROOT } from '../../../tools/codegen/main.js';
+
+const SRC = join(REPO_ROOT, 'src');
+
+/** For each top-level folder of src/, the folders it may import from (besides itself). */
+const ALLOWED: Record<string, readonly string[]> = {
+  common: [],
+  native: ['common'],
+  protocol: ['common', 'native'],
+  ipc: ['common', 'protocol'],
+  storage: ['common', 'native', 'protocol'],
+  worker: ['common', 'native', 'protocol', 'ipc', 'storage'],
+  coordinator: ['common', 'protocol'],
+  cluster: ['common', 'protocol', 'router'],
+  router: ['common', 'protocol', 'ipc', 'worker', 'cluster'],
+  handlers: ['common', 'protocol', 'cluster', 'router', 'coordinator'],
+  network: ['common', 'native', 'protocol'],
+  client: ['common', 'native', 'protocol'],
+  broker: ['*'],
+  cli: ['*'],
+  '.': ['*'],
+};
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (p.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+function layerOf(file: string): string {
+  const rel = relative(SRC, file);
+  return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.';
+}
+
+test('imports in src/ follow the documented dependency direction', () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const from = layerOf(file);
+    const allowed = ALLOWED[from];
+    assert.ok(allowed, `src/${from} is not in the layering table: add it with its allowed dependencies`);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2]!;
+      const target = resolve(dirname(file), spec);
+      if (!target.startsWith(SRC)) {
+        violations.push(`${relative(REPO_ROOT, file)} imports ${spec}, outside src/`);
+        continue;
+      }
+      const to = layerOf(target.replace(/\.js$/, '.ts'));
+      if (to !== from && !allowed.includes('*') && !allowed.includes(to)) {
+        violations.push(`${relative(REPO_ROOT, file)} (${from}) imports ${spec} (${to})`);
+      }
+    }
+  }
+  assert.deepEqual(violations, []);
+});
