@@ -9,6 +9,7 @@ import { API_VERSIONS_KEY, encodeResponse } from '../protocol/envelope.js';
 import { ApiVersionsResponse, type RequestHeaderData } from '../protocol/messages/index.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import type { Reader } from '../protocol/primitives/reader.js';
+import type { FrameParts } from '../protocol/primitives/writer.js';
 import { apiVersionsBody } from './18-api-versions.js';
 import { NO_RESPONSE, type RequestContext } from './handler.js';
 import type { HandlerRegistry } from './registry.js';
@@ -19,7 +20,7 @@ export class RequestDispatcher {
     private readonly log: Logger,
   ) {}
 
-  async dispatch(header: RequestHeaderData, body: Reader, clientAddress: string): Promise<Buffer | null> {
+  async dispatch(header: RequestHeaderData, body: Reader, clientAddress: string): Promise<FrameParts | null> {
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);

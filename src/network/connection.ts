@@ -10,7 +10,9 @@ import { decodeRequestHeader } from '../protocol/envelope.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { Reader } from '../protocol/primitives/reader.js';
+import type { FrameParts } from '../protocol/primitives/writer.js';
 import type { Dispatcher } from './dispatcher.js';
+import { OutboundQueue } from './outbound-queue.js';
 
 export interface ConnectionOptions {
   readonly maxFrameBytes: number;
@@ -19,7 +21,7 @@ export interface ConnectionOptions {
 }
 
 interface PendingResponse {
-  frame: Buffer | null;
+  frame: FrameParts | null;
   done: boolean;
 }
 
@@ -27,6 +29,7 @@ export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly pending: PendingResponse[] = [];
   private readonly clientAddress: string;
+  private readonly outbound: OutboundQueue;
   private closed = false;
 
   constructor(
@@ -37,12 +40,14 @@ export class Connection {
   ) {
     this.decoder = new FrameDecoder(options.maxFrameBytes);
     this.clientAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.outbound = new OutboundQueue(socket, (err) => {
+      this.log.debug('send failed', { client: this.clientAddress, error: err instanceof Error ? err.message : String(err) });
+      this.close();
+    });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => this.log.debug('connection error', { client: this.clientAddress, error: err.message }));
-    socket.on('close', () => {
-      this.closed = true;
-    });
+    socket.on('close', () => this.close());
   }
 
   private onData(chunk: Buffer): void {
@@ -65,12 +70,12 @@ export class Connection {
     );
   }
 
-  private complete(slot: PendingResponse, frame: Buffer | null): void {
+  private complete(slot: PendingResponse, frame: FrameParts | null): void {
     slot.frame = frame;
     slot.done = true;
     while (this.pending.length > 0 && this.pending[0]!.done) {
       const head = this.pending.shift()!;
-      if (head.frame !== null && !this.closed) this.socket.write(head.frame);
+      if (head.frame !== null) this.outbound.enqueue(head.frame);
     }
     if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused()) this.socket.resume();
   }
@@ -80,8 +85,7 @@ export class Connection {
       client: this.clientAddress,
       error: err instanceof Error ? err.message : String(err),
     });
-    this.closed = true;
-    this.socket.destroy();
+    this.close();
   }
 
   /** Bad input was already described by the dispatcher's error; anything else it has logged. */
@@ -90,7 +94,14 @@ export class Connection {
       this.closeForBadInput(err);
       return;
     }
+    this.close();
+  }
+
+  /** Idempotent: stops sending, releases queued file ranges, destroys the socket. */
+  private close(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.outbound.fail();
     this.socket.destroy();
   }
 }

@@ -7,7 +7,7 @@
 import { API_MESSAGES, RequestHeader, ResponseHeader, type RequestHeaderData } from './messages/index.js';
 import { DecodeError } from './primitives/decode-error.js';
 import { Reader } from './primitives/reader.js';
-import { Writer } from './primitives/writer.js';
+import { Writer, type FrameParts } from './primitives/writer.js';
 import { SIZE_PREFIX_BYTES } from './framing.js';
 
 export const API_VERSIONS_KEY = 18;
@@ -70,14 +70,17 @@ export function encodeRequest(
   return w.finish();
 }
 
-/** Encodes a size-prefixed response frame for a request of `apiKey` at `apiVersion`. */
-export function encodeResponse(apiKey: number, apiVersion: number, correlationId: number, writeBody: (w: Writer) => void): Buffer {
+/**
+ * Encodes a size-prefixed response frame for a request of `apiKey` at `apiVersion`, as parts in
+ * wire order: file ranges (Fetch records) stay out of memory and count in the size prefix.
+ */
+export function encodeResponse(apiKey: number, apiVersion: number, correlationId: number, writeBody: (w: Writer) => void): FrameParts {
   const w = new Writer(256);
   const sizeAt = w.reserve(SIZE_PREFIX_BYTES);
   ResponseHeader.write(w, { correlationId }, responseHeaderVersion(apiKey, apiVersion));
   writeBody(w);
-  w.patchInt32(sizeAt, w.offset - SIZE_PREFIX_BYTES);
-  return w.finish();
+  w.patchInt32(sizeAt, w.offset - SIZE_PREFIX_BYTES + w.externalBytes);
+  return w.finishParts();
 }
 
 export interface DecodedResponseHeader {

@@ -92,8 +92,9 @@ class FileEmitter {
           case 'uuid':
             return 'string';
           case 'bytes':
-          case 'records':
             return 'Buffer';
+          case 'records':
+            return input ? this.use('RecordsInput') : 'Buffer';
           default:
             return 'number';
         }
@@ -158,8 +159,9 @@ class FileEmitter {
           case 'string':
             return `${this.use('writeString')}(w, ${flex}, ${value});`;
           case 'bytes':
-          case 'records':
             return `${this.use('writeBytes')}(w, ${flex}, ${value});`;
+          case 'records':
+            return `${this.use('writeRecords')}(w, ${flex}, ${value});`;
           default:
             return `w.${t.name}(${value});`;
         }
@@ -395,9 +397,9 @@ class FileEmitter {
 const SUPPORT_IMPORTS = new Set([
   'RawTaggedField', 'ZERO_UUID', 'EMPTY_BYTES', 'MessageCodec', 'checkVersion', 'readString', 'readBytes', 'readArray',
   'readNullableStruct', 'readTagged', 'requireNonNull', 'writeString', 'writeBytes', 'writeArray', 'writeNullableStruct',
-  'TaggedWrite', 'writeTaggedFields', 'fieldNotSupported', 'bytesIsEmpty', 'arrayIsEmpty',
+  'TaggedWrite', 'writeTaggedFields', 'fieldNotSupported', 'bytesIsEmpty', 'arrayIsEmpty', 'RecordsInput', 'writeRecords',
 ]);
-const TYPE_ONLY = new Set(['RawTaggedField', 'MessageCodec', 'TaggedWrite', 'Reader', 'Writer']);
+const TYPE_ONLY = new Set(['RawTaggedField', 'MessageCodec', 'TaggedWrite', 'Reader', 'Writer', 'RecordsInput']);
 
 /** One generated file for several messages (a request and its response). */
 export function emitFile(messages: MessageDef[], primitivesPath: string): string {

@@ -5,13 +5,18 @@
  */
 import { DecodeError, EncodeError } from './decode-error.js';
 import type { Reader } from './reader.js';
-import { Writer } from './writer.js';
+import { Writer, type FileRegion } from './writer.js';
+
+export type { FileRegion } from './writer.js';
 
 /** A tagged field this code does not know, kept so it survives a decode/encode round trip. */
 export interface RawTaggedField {
   readonly tag: number;
   readonly data: Buffer;
 }
+
+/** What a `records` field accepts when encoding: bytes in memory or a file range. */
+export type RecordsInput = Uint8Array | FileRegion;
 
 /** Kafka's "no UUID" sentinel (all zero bits) in canonical text form. */
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -109,6 +114,16 @@ export function writeString(w: Writer, flexible: boolean, value: string | null):
 export function writeBytes(w: Writer, flexible: boolean, value: Uint8Array | null): void {
   if (flexible) w.compactNullableBytes(value);
   else w.nullableBytes(value);
+}
+
+export function writeRecords(w: Writer, flexible: boolean, value: RecordsInput | null): void {
+  if (value === null || value instanceof Uint8Array) {
+    writeBytes(w, flexible, value);
+    return;
+  }
+  if (flexible) w.unsignedVarint(value.byteLength + 1);
+  else w.int32(value.byteLength);
+  w.fileRegion(value);
 }
 
 export function writeArray<T>(w: Writer, flexible: boolean, value: readonly T[] | null, writeElement: (w: Writer, e: T) => void): void {

@@ -4,11 +4,31 @@
  */
 import { EncodeError } from './decode-error.js';
 
+/**
+ * Record bytes that live in a file rather than in memory: a Fetch response names the segment
+ * range and the network layer sends it with sendfile. Encoding only needs its length;
+ * `release` is called once the bytes are on the wire (or the send failed), so the owner can
+ * drop its lease on the file.
+ */
+export interface FileRegion {
+  readonly fd: number;
+  readonly position: number;
+  readonly byteLength: number;
+  release(): void;
+}
+
+/** An encoded frame: in-memory bytes and file ranges, in wire order. */
+export type FrameParts = ReadonlyArray<Buffer | FileRegion>;
+
 const UUID_BYTES = 16;
 
 export class Writer {
   private buf: Buffer;
   offset = 0;
+  /** File ranges spliced into the output, with the buffer offset each one follows. */
+  private regions: Array<{ at: number; region: FileRegion }> = [];
+  /** Total bytes of the spliced file ranges, which the frame's size prefix must count. */
+  externalBytes = 0;
 
   constructor(initialCapacity = 256) {
     this.buf = Buffer.allocUnsafe(initialCapacity);
@@ -24,9 +44,30 @@ export class Writer {
     this.buf = grown;
   }
 
-  /** The bytes written so far, as a view (no copy). */
+  /** The bytes written so far, as a view (no copy). Only for output without file ranges. */
   finish(): Buffer {
+    if (this.regions.length > 0) throw new EncodeError('output carries file ranges: use finishParts()');
     return this.buf.subarray(0, this.offset);
+  }
+
+  /** Splices a file range into the output at this point; its bytes are sent from the file. */
+  fileRegion(region: FileRegion): void {
+    this.regions.push({ at: this.offset, region });
+    this.externalBytes += region.byteLength;
+  }
+
+  /** The output as wire-ordered parts: views on the buffer between the spliced file ranges. */
+  finishParts(): FrameParts {
+    if (this.regions.length === 0) return [this.finish()];
+    const parts: Array<Buffer | FileRegion> = [];
+    let from = 0;
+    for (const { at, region } of this.regions) {
+      if (at > from) parts.push(this.buf.subarray(from, at));
+      parts.push(region);
+      from = at;
+    }
+    if (this.offset > from) parts.push(this.buf.subarray(from, this.offset));
+    return parts;
   }
 
   /** Reserve `n` bytes to fill later (frame sizes, tagged field lengths); returns their offset. */

@@ -1,0 +1,65 @@
+/**
+ * Writes a connection's response frames to its socket strictly in order. In-memory parts go
+ * straight to the socket; a file range (Fetch records) is sent with sendfile, and everything
+ * after it waits until the kernel has taken those bytes, so no two sends interleave. Every file
+ * range is released exactly once, sent or not, so the owner's lease on the segment ends.
+ */
+import type { Socket } from 'node:net';
+import { sendFile } from '../native/index.js';
+import type { FileRegion, FrameParts } from '../protocol/primitives/writer.js';
+
+export class OutboundQueue {
+  private readonly queue: Array<Buffer | FileRegion> = [];
+  private sending = false;
+  private failed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly onSendError: (err: unknown) => void,
+  ) {}
+
+  enqueue(frame: FrameParts): void {
+    if (this.failed) {
+      releaseAll(frame);
+      return;
+    }
+    for (const part of frame) this.queue.push(part);
+    if (!this.sending) this.drain();
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && !this.failed) {
+      const part = this.queue.shift()!;
+      if (Buffer.isBuffer(part)) {
+        this.socket.write(part);
+        continue;
+      }
+      this.sending = true;
+      sendFile(this.socket, part.fd, part.position, part.byteLength).then(
+        () => {
+          part.release();
+          this.sending = false;
+          this.drain();
+        },
+        (err: unknown) => {
+          part.release();
+          this.sending = false;
+          this.fail(err);
+        },
+      );
+      return;
+    }
+  }
+
+  /** Stops sending and releases every file range still queued (the connection is going away). */
+  fail(err?: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    releaseAll(this.queue.splice(0));
+    if (err !== undefined) this.onSendError(err);
+  }
+}
+
+function releaseAll(parts: FrameParts): void {
+  for (const p of parts) if (!Buffer.isBuffer(p)) p.release();
+}
