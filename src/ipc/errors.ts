@@ -1,7 +1,7 @@
 /**
  * Errors raised by the ring transport. Those that reach a Kafka response carry its code: a
- * message too large for a ring is Kafka's MESSAGE_TOO_LARGE; a channel whose worker is gone is
- * KAFKA_STORAGE_ERROR (the partitions it owns cannot be read or written).
+ * message too large for a ring is Kafka's MESSAGE_TOO_LARGE. (A channel whose worker is gone is
+ * failed by its owner with its own error: see `worker/errors.ts`.)
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -24,20 +24,6 @@ export class RingMessageTooLargeError extends KafkaError {
     this.name = 'RingMessageTooLargeError';
     this.messageBytes = messageBytes;
     this.maxBytes = maxBytes;
-  }
-}
-
-/** Why a channel stopped carrying requests. */
-export type ChannelCloseReason = 'closed' | 'peer-exited';
-
-/** The channel can no longer carry requests: pending and later requests reject with this. */
-export class ChannelClosedError extends KafkaError {
-  readonly reason: ChannelCloseReason;
-
-  constructor(reason: ChannelCloseReason, message: string, options?: { cause?: unknown }) {
-    super(ErrorCode.KAFKA_STORAGE_ERROR, message, options);
-    this.name = 'ChannelClosedError';
-    this.reason = reason;
   }
 }
 

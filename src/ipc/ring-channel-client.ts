@@ -91,9 +91,13 @@ export class RingChannelClient {
     });
   }
 
-  /** Rejects every pending and later request with `error` and stops waiting on the rings. */
+  /**
+   * Delivers the replies already in the ring, then rejects every other pending request and every
+   * later one with `error`, and stops waiting on the rings. Called when the peer is gone.
+   */
   fail(error: Error): void {
     if (this.failure !== null) return;
+    this.drainReplies();
     this.failure = error;
     this.backlog.length = 0;
     for (const reply of this.pending.values()) reply.reject(error);
@@ -115,9 +119,14 @@ export class RingChannelClient {
 
   private async pumpReplies(): Promise<void> {
     while (this.failure === null) {
-      for (let length = this.replies.next(); length >= 0; length = this.replies.next()) this.deliver(length);
+      this.drainReplies();
       await this.replies.waitForDataAsync();
     }
+  }
+
+  private drainReplies(): void {
+    for (let length = this.replies.next(); length >= 0; length = this.replies.next()) this.deliver(length);
+    this.replies.release();
   }
 
   private deliver(length: number): void {

@@ -15,11 +15,23 @@ declare global {
 
 /**
  * Resolves once `cells[index]` is notified or no longer holds `expected` (or after `timeoutMs`).
- * A pending wait does not keep the event loop alive.
+ * Node does not count a pending `waitAsync` as work: an endless wait does not keep the process
+ * alive (what a broker's reply pump wants), and a finite one is backed by a timer that does, so
+ * that the timeout is honoured even when nothing else is scheduled.
  */
 export async function waitWhileEqual(cells: Int32Array, index: number, expected: number, timeoutMs = Infinity): Promise<void> {
   // Sequentially consistent like every Atomics operation: the comparison and the enqueue on the
   // waiter list are one step, so a store + notify that lands before it is seen as 'not-equal'.
   const result = Atomics.waitAsync(cells, index, expected, timeoutMs);
-  if (result.async) await result.value;
+  if (!result.async) return;
+  if (timeoutMs === Infinity) {
+    await result.value;
+    return;
+  }
+  const keepAlive = setTimeout(() => undefined, timeoutMs + 1);
+  try {
+    await result.value;
+  } finally {
+    clearTimeout(keepAlive);
+  }
 }

@@ -1,0 +1,32 @@
+/** What the host passes to each partition worker (`workerData`), and the one message back. */
+import type { ChannelBuffers } from '../ipc/ring-channel.js';
+
+export interface PartitionWorkerData {
+  readonly workerIndex: number;
+  readonly workerCount: number;
+  readonly channel: ChannelBuffers;
+  /** URL (href) of the handler module. */
+  readonly handlerModule: string;
+  readonly handlerOptions: unknown;
+  /** Longest the worker blocks in `Atomics.wait` when it has nothing else due. */
+  readonly maxIdleWaitMs: number;
+}
+
+/** Posted once by the worker when its handlers are registered and it is serving. */
+export const WORKER_READY = 'sluice:partition-worker-ready';
+
+export function isPartitionWorkerData(value: unknown): value is PartitionWorkerData {
+  if (typeof value !== 'object' || value === null) return false;
+  const data = value as Partial<Record<keyof PartitionWorkerData, unknown>>;
+  const channel = data.channel as Partial<Record<keyof ChannelBuffers, unknown>> | undefined;
+  return (
+    typeof data.workerIndex === 'number' &&
+    typeof data.workerCount === 'number' &&
+    typeof data.handlerModule === 'string' &&
+    typeof data.maxIdleWaitMs === 'number' &&
+    typeof channel === 'object' &&
+    channel !== null &&
+    channel.commands instanceof SharedArrayBuffer &&
+    channel.replies instanceof SharedArrayBuffer
+  );
+}

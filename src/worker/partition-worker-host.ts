@@ -1,0 +1,192 @@
+/**
+ * Main-thread owner of the partition workers: starts `num.partition.workers` threads, each with
+ * a command ring and a reply ring, routes requests to the worker that owns a partition, notices
+ * a worker that dies, and shuts them all down cleanly. Main thread only; never blocks.
+ *
+ * A dead worker is not restarted here: its pending requests reject with
+ * `PartitionWorkerUnavailableError` (KAFKA_STORAGE_ERROR), and so does every later request for
+ * its partitions, at once. The other workers carry on.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { SHUTDOWN_OP } from '../ipc/command-codec.js';
+import { DEFAULT_RING_CAPACITY, RingChannelClient, createChannelBuffers, type MessageBody } from '../ipc/ring-channel.js';
+import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
+import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
+import { workerForPartition } from './partition-routing.js';
+
+export interface PartitionWorkerHostOptions {
+  /** URL of the compiled handler module (exports `registerHandlers`, see `handler-module.ts`). */
+  readonly handlerModule: URL;
+  /** `num.partition.workers`; default `os.availableParallelism()`. */
+  readonly workers?: number;
+  /** Data bytes per ring (per direction, per worker); default 8 MiB. Bounds the largest message. */
+  readonly ringCapacity?: number;
+  /** Structured-cloned to every worker's `registerHandlers` as `setup.options`. */
+  readonly handlerOptions?: unknown;
+  /** Longest a worker blocks in `Atomics.wait` with nothing due; default 50 ms. */
+  readonly maxIdleWaitMs?: number;
+  /** How long `close()` lets a worker finish before terminating it; default 30 s. */
+  readonly shutdownTimeoutMs?: number;
+  /** Called once when a worker stops serving other than through `close()`. */
+  readonly onWorkerLost?: (error: PartitionWorkerUnavailableError) => void;
+}
+
+interface WorkerSlot {
+  readonly index: number;
+  readonly thread: Worker;
+  readonly channel: RingChannelClient;
+  readonly exited: Promise<void>;
+  /** Set once the worker no longer serves; later requests reject with it at once. */
+  failure: PartitionWorkerUnavailableError | null;
+}
+
+const DEFAULT_MAX_IDLE_WAIT_MS = 50;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+export class PartitionWorkerHost {
+  private readonly slots: readonly WorkerSlot[];
+  private readonly options: PartitionWorkerHostOptions;
+  private closing: Promise<void> | null = null;
+
+  private constructor(slots: readonly WorkerSlot[], options: PartitionWorkerHostOptions) {
+    this.slots = slots;
+    this.options = options;
+  }
+
+  /** Starts the workers and resolves once every one has registered its handlers. */
+  static async start(options: PartitionWorkerHostOptions): Promise<PartitionWorkerHost> {
+    const count = options.workers ?? availableParallelism();
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`num.partition.workers must be a positive integer, got ${count}`);
+    const slots: WorkerSlot[] = [];
+    const ready: Promise<void>[] = [];
+    let host: PartitionWorkerHost | null = null;
+    for (let index = 0; index < count; index++) {
+      const channel = createChannelBuffers(options.ringCapacity ?? DEFAULT_RING_CAPACITY);
+      const data: PartitionWorkerData = {
+        workerIndex: index,
+        workerCount: count,
+        channel,
+        handlerModule: options.handlerModule.href,
+        handlerOptions: options.handlerOptions,
+        maxIdleWaitMs: options.maxIdleWaitMs ?? DEFAULT_MAX_IDLE_WAIT_MS,
+      };
+      const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData: data });
+      const slot: WorkerSlot = {
+        index,
+        thread,
+        channel: new RingChannelClient(channel.commands, channel.replies),
+        exited: new Promise((resolve) => thread.once('exit', () => resolve())),
+        failure: null,
+      };
+      slots.push(slot);
+      ready.push(
+        new Promise<void>((resolve, reject) => {
+          const onExit = (code: number): void => reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
+          thread.once('exit', onExit);
+          thread.once('error', (error) => reject(new PartitionWorkerUnavailableError(index, 'start-failed', error.message, { cause: error })));
+          thread.once('message', (message: unknown) => {
+            if (message !== WORKER_READY) return;
+            thread.off('exit', onExit);
+            resolve();
+          });
+        }),
+      );
+      thread.on('error', (error) => host?.lose(slot, 'crashed', error.message, error));
+      thread.on('exit', (code) => host?.lose(slot, 'exited', `exited with code ${code}`, undefined));
+    }
+    host = new PartitionWorkerHost(slots, options);
+    try {
+      await Promise.all(ready);
+    } catch (error) {
+      await Promise.all(slots.map((slot) => slot.thread.terminate()));
+      throw error;
+    }
+    return host;
+  }
+
+  /** `num.partition.workers`. */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** The index of the worker that owns `partition` of `topicKey` (see `partition-routing.ts`). */
+  workerFor(topicKey: string, partition: number): number {
+    return workerForPartition(topicKey, partition, this.slots.length);
+  }
+
+  /** Whether the worker still takes requests. */
+  isAvailable(workerIndex: number): boolean {
+    return this.slot(workerIndex).failure === null;
+  }
+
+  /**
+   * Sends `op` to worker `workerIndex`; resolves with its reply body (a copy). Rejects with the
+   * handler's `KafkaError`, with `RingMessageTooLargeError` for a body that can never fit a ring,
+   * or with `PartitionWorkerUnavailableError` when the worker died or the host is closing.
+   */
+  request(workerIndex: number, op: number, body?: MessageBody): Promise<Uint8Array> {
+    const slot = this.slot(workerIndex);
+    if (slot.failure !== null) return Promise.reject(slot.failure);
+    return slot.channel.request(op, body);
+  }
+
+  /** `request` to the worker that owns `partition` of `topicKey`. */
+  requestFor(topicKey: string, partition: number, op: number, body?: MessageBody): Promise<Uint8Array> {
+    return this.request(this.workerFor(topicKey, partition), op, body);
+  }
+
+  /**
+   * Clean shutdown: new requests fail at once; each worker answers its in-flight commands, runs
+   * its close hooks and exits. A worker that takes longer than `shutdownTimeoutMs` is terminated.
+   * Rejects with the first close-hook error, after every worker has stopped.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    const live = this.slots.filter((slot) => slot.failure === null);
+    const replies = live.map((slot) => {
+      const reply = slot.channel.request(SHUTDOWN_OP);
+      slot.failure = new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shutting down');
+      return reply;
+    });
+    const outcomes = await Promise.allSettled(live.map((slot, i) => this.awaitExit(slot, replies[i]!)));
+    for (const slot of this.slots) slot.channel.fail(slot.failure ?? new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shut down'));
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  private async awaitExit(slot: WorkerSlot, shutdownReply: Promise<Uint8Array>): Promise<void> {
+    const timeoutMs = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), timeoutMs)));
+    try {
+      const outcome = await Promise.race([shutdownReply.then(() => slot.exited), timedOut]);
+      if (outcome === 'timed-out') {
+        await slot.thread.terminate();
+        throw new PartitionWorkerUnavailableError(slot.index, 'closed', `did not shut down within ${timeoutMs} ms and was terminated`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private lose(slot: WorkerSlot, reason: WorkerUnavailableReason, detail: string, cause: unknown): void {
+    const error = new PartitionWorkerUnavailableError(slot.index, reason, detail, { cause });
+    // Replies the worker wrote before it stopped are still delivered; the rest reject with this
+    // (during close() that includes the shutdown reply of a worker that died instead).
+    slot.channel.fail(error);
+    if (slot.failure !== null) return;
+    slot.failure = error;
+    this.options.onWorkerLost?.(error);
+  }
+
+  private slot(workerIndex: number): WorkerSlot {
+    const slot = this.slots[workerIndex];
+    if (slot === undefined) throw new RangeError(`no partition worker ${workerIndex} (there are ${this.slots.length})`);
+    return slot;
+  }
+}
