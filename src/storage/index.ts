@@ -1,0 +1,19 @@
+/** The storage engine: partition logs in Kafka's on-disk layout. See docs/notes/storage.md. */
+export { LogManager, type LogManagerOptions, type CreateLogOptions } from './log/log-manager.js';
+export {
+  PartitionLog,
+  type AppendOptions,
+  type AppendResult,
+  type FlushState,
+  type LogSlice,
+  type PartitionLogOptions,
+  type ReadOptions,
+} from './log/partition-log.js';
+export { LogDir } from './log/log-dir.js';
+export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
+export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type TimestampTypeName } from './log-config.js';
+export { offsetOf, type FilePosition, type Offset, type RelativeOffset } from './offsets.js';
+export { CorruptSegmentError, OffsetOutOfRangeError, StorageError } from './storage-error.js';
+export { Faults, type FaultAction, type FaultPoint } from './fault-injection.js';
+export { partitionDirName, type TopicPartition } from './file-names.js';
+export type { TimestampOffset } from './index/time-index.js';

@@ -1,0 +1,340 @@
+/**
+ * All partition logs of this thread across `log.dirs`, and the per-dir files around them:
+ *
+ *   <log dir>/meta.properties                    written once (directory id), see meta-properties.ts
+ *   <log dir>/recovery-point-offset-checkpoint   topic partition offset: below it, fsynced
+ *   <log dir>/log-start-offset-checkpoint        topic partition offset: DeleteRecords / retention
+ *   <log dir>/replication-offset-checkpoint      topic partition offset: high watermarks
+ *   <log dir>/cleaner-offset-checkpoint          kept as found (Sluice does not compact yet)
+ *   <log dir>/.kafka_cleanshutdown               present only between a clean close and the next open
+ *   <log dir>/<topic>-<partition>/               one PartitionLog each
+ *
+ * Checkpoints are rewritten by `maintain` every `checkpointIntervalMs` and on `close` (Kafka's
+ * format, tmp + fsync + rename). The clean-shutdown marker is written last on close and removed
+ * as soon as the logs are loaded, so a crash after start-up is never mistaken for a clean stop;
+ * with the marker, start-up reads no log data. A log dir whose files fail to open or write goes
+ * offline alone; the others keep serving.
+ *
+ * Single-threaded: a worker owns one LogManager for its partitions. Partitions must not be
+ * opened by two managers at once.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { KafkaError } from '../../common/kafka-error.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { CheckpointFile, CorruptCheckpointError, PARTITION_OFFSET_FORMAT, syncDirectory, type PartitionOffset } from '../checkpoint/checkpoint-file.js';
+import { randomKafkaUuid, readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  DELETE_DIR_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  parsePartitionDirName,
+  partitionDirName,
+  type TopicPartition,
+} from '../file-names.js';
+import { DEFAULT_LOG_CONFIG, withOverrides, type LogConfig } from '../log-config.js';
+import { isIoError, StorageError } from '../storage-error.js';
+import { SegmentDeleter } from '../segment/segment-deleter.js';
+import { LogDir } from './log-dir.js';
+import { PartitionLog } from './partition-log.js';
+
+export interface LogManagerOptions {
+  readonly logDirs: readonly string[];
+  /** Broker-wide defaults (`log.*` settings under topic keys). */
+  readonly defaultConfig?: LogConfig;
+  /** Per-topic overrides, consulted when a log is opened or created. */
+  readonly topicConfig?: (topic: string) => Readonly<Record<string, string | number>>;
+  readonly clock?: () => number;
+  readonly nodeId?: number;
+  readonly clusterId?: string;
+  /** Kafka's `log.flush.offset.checkpoint.interval.ms`. */
+  readonly checkpointIntervalMs?: number;
+}
+
+export interface CreateLogOptions {
+  readonly topicId?: string;
+  readonly config?: Readonly<Record<string, string | number>>;
+}
+
+/** Kafka names a partition directory being deleted `<topic>-<partition>.<uuid>-delete`. */
+const DIRECTORY_TO_SKIP = /(\.[0-9a-f]{32}-(delete|future|stray))$/;
+/** KRaft's own log, managed by the controller, not by the log manager. */
+const METADATA_LOG_DIR = '__cluster_metadata-0';
+
+interface DirState {
+  readonly dir: LogDir;
+  meta: MetaProperties | null;
+  readonly logs: Map<string, PartitionLog>;
+  cleanerOffsets: PartitionOffset[];
+}
+
+const key = (tp: TopicPartition): string => partitionDirName(tp);
+
+export class LogManager {
+  readonly #dirs: DirState[];
+  readonly #clock: () => number;
+  readonly #defaultConfig: LogConfig;
+  readonly #topicConfig: (topic: string) => Readonly<Record<string, string | number>>;
+  readonly #deleter = new SegmentDeleter();
+  readonly #checkpointIntervalMs: number;
+  #lastCheckpointMs: number;
+  #pendingDirDeletes: Array<{ path: string; dueMs: number }> = [];
+  #closed = false;
+
+  private constructor(options: LogManagerOptions) {
+    this.#clock = options.clock ?? Date.now;
+    this.#defaultConfig = options.defaultConfig ?? DEFAULT_LOG_CONFIG;
+    this.#topicConfig = options.topicConfig ?? (() => ({}));
+    this.#checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
+    this.#lastCheckpointMs = this.#clock();
+    this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), cleanerOffsets: [] }));
+  }
+
+  /** Loads every partition directory under every log dir. A dir that fails goes offline; the call still succeeds. */
+  static open(options: LogManagerOptions): LogManager {
+    if (options.logDirs.length === 0) throw new Error('at least one log dir is needed');
+    const manager = new LogManager(options);
+    for (const state of manager.#dirs) manager.#loadDir(state, options);
+    return manager;
+  }
+
+  #loadDir(state: DirState, options: LogManagerOptions): void {
+    const { dir } = state;
+    try {
+      mkdirSync(dir.path, { recursive: true });
+      state.meta = readMetaProperties(dir.path);
+      if (state.meta === null) {
+        state.meta = { version: 1, clusterId: options.clusterId ?? null, nodeId: options.nodeId ?? null, directoryId: randomKafkaUuid() };
+        writeMetaProperties(dir.path, state.meta);
+      }
+      const markerPath = join(dir.path, CLEAN_SHUTDOWN_FILE);
+      const cleanShutdown = existsSync(markerPath);
+      const recoveryPoints = readOffsets(join(dir.path, RECOVERY_POINT_CHECKPOINT_FILE));
+      const startOffsets = readOffsets(join(dir.path, LOG_START_OFFSET_CHECKPOINT_FILE));
+      const highWatermarks = readOffsets(join(dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE));
+      state.cleanerOffsets = [...readOffsets(join(dir.path, CLEANER_OFFSET_CHECKPOINT_FILE)).entries()].map(([k, offset]) => ({ ...parsePartitionDirName(k)!, offset }));
+      for (const name of readdirSync(dir.path)) {
+        const path = join(dir.path, name);
+        if (name === METADATA_LOG_DIR || !statSync(path).isDirectory()) continue;
+        if (name.endsWith(DELETE_DIR_SUFFIX)) {
+          rmSync(path, { recursive: true, force: true });
+          continue;
+        }
+        if (DIRECTORY_TO_SKIP.test(name)) continue;
+        const tp = parsePartitionDirName(name);
+        if (tp === null) continue;
+        if (this.#find(tp) !== undefined) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `partition ${name} is in two log dirs`);
+        const log = PartitionLog.open({
+          topicPartition: tp,
+          dir: path,
+          logDir: dir,
+          config: this.#configFor(tp.topic),
+          recoveryPoint: recoveryPoints.get(name),
+          logStartOffset: startOffsets.get(name),
+          highWatermark: highWatermarks.get(name),
+          cleanShutdown,
+          clock: this.#clock,
+          deleter: this.#deleter,
+        });
+        state.logs.set(name, log);
+      }
+      if (cleanShutdown) {
+        unlinkSync(markerPath);
+        syncDirectory(dir.path);
+      }
+    } catch (e) {
+      if (!isIoError(e) && !(e instanceof StorageError)) throw e;
+      dir.markOffline(e as Error);
+    }
+  }
+
+  #configFor(topic: string, overrides: Readonly<Record<string, string | number>> = {}): LogConfig {
+    return withOverrides(withOverrides(this.#defaultConfig, this.#topicConfig(topic)), overrides);
+  }
+
+  get logDirs(): readonly LogDir[] {
+    return this.#dirs.map((s) => s.dir);
+  }
+
+  /** `directory.id` of each log dir, from its meta.properties (null if it could not be read). */
+  directoryId(logDir: LogDir): string | null {
+    return this.#dirs.find((s) => s.dir === logDir)?.meta?.directoryId ?? null;
+  }
+
+  getLog(tp: TopicPartition): PartitionLog | undefined {
+    return this.#find(tp)?.logs.get(key(tp));
+  }
+
+  *logs(): IterableIterator<PartitionLog> {
+    for (const state of this.#dirs) yield* state.logs.values();
+  }
+
+  /**
+   * The partition's log, created if absent in the online log dir holding the fewest partitions
+   * (Kafka's placement). KAFKA_STORAGE_ERROR if every log dir is offline.
+   */
+  getOrCreateLog(tp: TopicPartition, options: CreateLogOptions = {}): PartitionLog {
+    this.#checkOpen();
+    const existing = this.getLog(tp);
+    if (existing !== undefined) return existing;
+    const online = this.#dirs.filter((s) => s.dir.online);
+    if (online.length === 0) throw new StorageError('no log dir is online');
+    const target = online.reduce((best, s) => (s.logs.size < best.logs.size ? s : best));
+    const log = PartitionLog.open({
+      topicPartition: tp,
+      dir: join(target.dir.path, key(tp)),
+      logDir: target.dir,
+      config: this.#configFor(tp.topic, options.config),
+      topicId: options.topicId,
+      cleanShutdown: true,
+      clock: this.#clock,
+      deleter: this.#deleter,
+    });
+    target.logs.set(key(tp), log);
+    return log;
+  }
+
+  /**
+   * Closes the log and renames its directory to `<topic>-<partition>.<uuid>-delete`; the
+   * directory is removed after `file.delete.delay.ms` (leases keep their descriptors meanwhile).
+   */
+  deleteLog(tp: TopicPartition): void {
+    const state = this.#find(tp);
+    const log = state?.logs.get(key(tp));
+    if (state === undefined || log === undefined) return;
+    state.logs.delete(key(tp));
+    state.cleanerOffsets = state.cleanerOffsets.filter((e) => key(e) !== key(tp));
+    log.abandon();
+    state.dir.checkOnline();
+    const doomed = `${log.dir}.${randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`;
+    try {
+      renameSync(log.dir, doomed);
+    } catch (e) {
+      if (isIoError(e)) state.dir.markOffline(e);
+      throw new StorageError(`cannot delete ${log.dir}`, { cause: e });
+    }
+    this.#pendingDirDeletes.push({ path: doomed, dueMs: this.#clock() + log.config['file.delete.delay.ms'] });
+  }
+
+  /**
+   * Periodic duties: each log's `maintain` (rolled-segment flushes, `flush.ms`, retention,
+   * delayed unlinks), deleted directories that are due, and the checkpoints when their interval
+   * has passed. Logs on offline dirs are skipped. Returns segments deleted by retention.
+   */
+  maintain(): number {
+    this.#checkOpen();
+    let deleted = 0;
+    for (const state of this.#dirs) {
+      if (!state.dir.online) continue;
+      for (const log of state.logs.values()) {
+        try {
+          deleted += log.maintain();
+        } catch (e) {
+          if (!(e instanceof StorageError)) throw e;
+        }
+      }
+    }
+    this.#deleter.run(this.#clock());
+    const now = this.#clock();
+    this.#pendingDirDeletes = this.#pendingDirDeletes.filter(({ path, dueMs }) => {
+      if (dueMs > now) return true;
+      rmSync(path, { recursive: true, force: true });
+      return false;
+    });
+    if (now - this.#lastCheckpointMs >= this.#checkpointIntervalMs) this.checkpoint();
+    return deleted;
+  }
+
+  /** Writes the recovery point, log start offset, high watermark and cleaner checkpoints of every online dir. */
+  checkpoint(): void {
+    for (const state of this.#dirs) {
+      if (!state.dir.online) continue;
+      const logs = [...state.logs.values()].filter((log) => !log.closed || this.#closed);
+      const entries = (offset: (log: PartitionLog) => number): PartitionOffset[] =>
+        logs.map((log) => ({ ...log.topicPartition, offset: offset(log) }));
+      try {
+        writeOffsets(join(state.dir.path, RECOVERY_POINT_CHECKPOINT_FILE), entries((log) => log.recoveryPoint));
+        writeOffsets(join(state.dir.path, LOG_START_OFFSET_CHECKPOINT_FILE), entries((log) => log.logStartOffset));
+        writeOffsets(join(state.dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE), entries((log) => log.highWatermark));
+        writeOffsets(join(state.dir.path, CLEANER_OFFSET_CHECKPOINT_FILE), state.cleanerOffsets.filter((e) => state.logs.has(key(e))));
+      } catch (e) {
+        if (!isIoError(e)) throw e;
+        state.dir.markOffline(e);
+      }
+    }
+    this.#lastCheckpointMs = this.#clock();
+  }
+
+  /**
+   * Clean shutdown: every log flushed and closed (indexes trimmed), checkpoints written, then
+   * `.kafka_cleanshutdown` in each dir that stayed online.
+   */
+  close(): void {
+    if (this.#closed) return;
+    for (const state of this.#dirs) {
+      for (const log of state.logs.values()) {
+        try {
+          log.close();
+        } catch (e) {
+          if (!(e instanceof StorageError)) throw e;
+        }
+      }
+    }
+    this.#closed = true;
+    this.checkpoint();
+    for (const state of this.#dirs) {
+      if (!state.dir.online) continue;
+      try {
+        writeCleanShutdownMarker(state.dir.path);
+      } catch (e) {
+        if (!isIoError(e)) throw e;
+        state.dir.markOffline(e);
+      }
+    }
+  }
+
+  /** Stops without flushing, checkpointing or writing the marker: the next open recovers (tests). */
+  abandon(): void {
+    for (const state of this.#dirs) for (const log of state.logs.values()) log.abandon();
+    this.#closed = true;
+  }
+
+  #find(tp: TopicPartition): DirState | undefined {
+    return this.#dirs.find((s) => s.logs.has(key(tp)));
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StorageError('the log manager is closed');
+  }
+}
+
+/** Offsets by partition directory name; an unreadable checkpoint counts as empty (everything is recovered). */
+function readOffsets(path: string): Map<string, number> {
+  let entries: PartitionOffset[] | null = null;
+  try {
+    entries = new CheckpointFile(path, PARTITION_OFFSET_FORMAT).read();
+  } catch (e) {
+    if (!(e instanceof CorruptCheckpointError)) throw e;
+  }
+  return new Map((entries ?? []).map((e) => [key(e), e.offset]));
+}
+
+function writeOffsets(path: string, entries: readonly PartitionOffset[]): void {
+  new CheckpointFile(path, PARTITION_OFFSET_FORMAT).write(entries);
+}
+
+/** Kafka 3.7+ writes a small JSON document; older versions an empty file. Either way, presence is what counts. */
+function writeCleanShutdownMarker(logDir: string): void {
+  const fd = openSync(join(logDir, CLEAN_SHUTDOWN_FILE), 'w');
+  try {
+    writeSync(fd, '{"version":0,"brokerEpoch":-1}');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(logDir);
+}
