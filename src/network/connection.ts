@@ -18,6 +18,11 @@ export interface ConnectionOptions {
   readonly maxFrameBytes: number;
   /** Stop reading from the socket while this many requests await their responses. */
   readonly maxInFlightRequests: number;
+  /**
+   * `connections.max.idle.ms`: close a connection with no traffic for this long, so half-open
+   * connections left behind by firewalls do not pile up. 0 disables it.
+   */
+  readonly idleTimeoutMs: number;
 }
 
 interface PendingResponse {
@@ -45,6 +50,14 @@ export class Connection {
       this.close();
     });
     socket.setNoDelay(true);
+    if (options.idleTimeoutMs > 0) {
+      socket.setTimeout(options.idleTimeoutMs, () => {
+        // A long-poll fetch in progress is not idleness: Kafka counts only connections with nothing pending.
+        if (this.pending.length > 0) return;
+        this.log.debug('closing idle connection', { client: this.clientAddress, idleMs: options.idleTimeoutMs });
+        this.close();
+      });
+    }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => this.log.debug('connection error', { client: this.clientAddress, error: err.message }));
     socket.on('close', () => this.close());

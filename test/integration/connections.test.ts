@@ -1,0 +1,55 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeRequest, decodeResponseHeader } from '../../src/protocol/envelope.js';
+import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
+import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
+import { WireClient } from '../helpers/wire-client.js';
+
+const CONNECTIONS = 1000;
+
+function apiVersions(correlationId: number): Buffer {
+  return encodeRequest(18, 3, correlationId, 'conn-test', (w) =>
+    ApiVersionsRequest.write(w, { clientSoftwareName: 'conn-test', clientSoftwareVersion: '1' }, 3),
+  );
+}
+
+describe('connections', () => {
+  let broker: BrokerProcess;
+  before(async () => {
+    broker = await startBrokerProcess({ 'connections.max.idle.ms': '400' });
+  });
+  after(async () => {
+    await broker.stop();
+  });
+
+  test(`${CONNECTIONS} concurrent connections are each served`, async () => {
+    const clients: WireClient[] = [];
+    try {
+      for (let i = 0; i < CONNECTIONS; i += 100) {
+        clients.push(...(await Promise.all(Array.from({ length: 100 }, () => WireClient.connect(broker.host, broker.port)))));
+      }
+      clients.forEach((c, i) => c.send(apiVersions(i)));
+      const frames = await Promise.all(clients.map((c) => c.readFrame(20_000)));
+      frames.forEach((f, i) => assert.equal(decodeResponseHeader(f, 18, 3).correlationId, i));
+    } finally {
+      for (const c of clients) c.close();
+    }
+  });
+
+  test('an idle connection is closed after connections.max.idle.ms; an active one is not', async () => {
+    const idle = await WireClient.connect(broker.host, broker.port);
+    const active = await WireClient.connect(broker.host, broker.port);
+    try {
+      for (let i = 0; i < 8; i++) {
+        active.send(apiVersions(i));
+        await active.readFrame();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(idle.closed, true, 'the idle connection is still open');
+      assert.equal(active.closed, false, 'the active connection was closed');
+    } finally {
+      idle.close();
+      active.close();
+    }
+  });
+});
