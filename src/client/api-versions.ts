@@ -1,0 +1,53 @@
+/**
+ * API version negotiation: for each API the client knows, the highest version that both the
+ * client's generated codecs and the broker's ApiVersions ranges cover.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { API_MESSAGES } from '../protocol/messages/index.js';
+import { ErrorCode } from '../protocol/errors.js';
+
+export interface VersionRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface BrokerApiRange extends VersionRange {
+  readonly apiKey: number;
+}
+
+/** The versions this client can encode, per API key; an upstream version still in development is left out. */
+export const CLIENT_API_RANGES: ReadonlyMap<number, VersionRange> = new Map(
+  API_MESSAGES.map((api) => {
+    const { lo, hi } = api.request.validVersions;
+    return [api.apiKey, { min: lo, max: api.latestVersionUnstable ? hi - 1 : hi }];
+  }),
+);
+
+/** The negotiated version per API key; APIs with no common version are absent. */
+export class ApiVersionTable {
+  private readonly versions: ReadonlyMap<number, number>;
+
+  constructor(broker: readonly BrokerApiRange[], client: ReadonlyMap<number, VersionRange> = CLIENT_API_RANGES) {
+    const versions = new Map<number, number>();
+    for (const b of broker) {
+      const c = client.get(b.apiKey);
+      if (c === undefined) continue;
+      const max = Math.min(b.max, c.max);
+      if (max >= Math.max(b.min, c.min)) versions.set(b.apiKey, max);
+    }
+    this.versions = versions;
+  }
+
+  has(apiKey: number): boolean {
+    return this.versions.has(apiKey);
+  }
+
+  /** Throws UNSUPPORTED_VERSION when the broker and the client share no version of the API. */
+  version(apiKey: number, apiName: string): number {
+    const v = this.versions.get(apiKey);
+    if (v === undefined) {
+      throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `the broker and this client share no version of ${apiName} (API key ${apiKey})`);
+    }
+    return v;
+  }
+}

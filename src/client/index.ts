@@ -1,0 +1,17 @@
+/**
+ * A small Kafka wire client on Sluice's generated codecs: connections with version
+ * negotiation, and the admin, producer and consumer operations behind `sluice topics`,
+ * `configs`, `produce` and `consume`. It talks to any Kafka-compatible broker.
+ */
+export { ApiVersionTable, CLIENT_API_RANGES, type BrokerApiRange, type VersionRange } from './api-versions.js';
+export { parseBootstrapServers, parseBrokerAddress, type BrokerAddress } from './broker-address.js';
+export { KafkaCluster, type ClusterOptions, type MetadataOptions } from './cluster.js';
+export type { BrokerNode, ClusterMetadata, PartitionMetadata, TopicMetadata } from './cluster-metadata.js';
+export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './connection.js';
+export { KafkaAdminClient, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
+export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type ConfigResource } from './config-resources.js';
+export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOptions, type ProducerRecord } from './producer-client.js';
+export { KafkaConsumerClient, type ConsumerOptions, type OffsetSpec, type Positions } from './consumer-client.js';
+export type { ConsumedRecord } from './fetched-records.js';
+export { COMPRESSION_NAMES, compressionType, isCompressionName, type CompressionName } from './compression-codecs.js';
+export { murmur2, partitionForKey } from './partitioner.js';
