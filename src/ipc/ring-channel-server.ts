@@ -50,6 +50,8 @@ export interface RingChannelServerOptions {
 
 /** Commands handled before yielding to the event loop when the ring never empties. */
 const COMMANDS_PER_TURN = 1024;
+/** Longest the event loop goes without a turn while commands keep coming. */
+const YIELD_INTERVAL_MS = 2;
 /** How long a reply waits for ring space per attempt before re-checking (the main thread drains). */
 const REPLY_SPACE_WAIT_MS = 1000;
 
@@ -70,6 +72,7 @@ export class RingChannelServer {
   /** Serves commands until the shutdown command; resolves once it has been answered. */
   async run(): Promise<void> {
     let shutdownId = -1;
+    let lastYield = performance.now();
     while (shutdownId < 0) {
       let handled = 0;
       for (let length = this.commands.next(); length >= 0; length = this.commands.next()) {
@@ -82,8 +85,15 @@ export class RingChannelServer {
         if (++handled === COMMANDS_PER_TURN) break;
       }
       this.commands.release();
-      if (shutdownId < 0 && handled < COMMANDS_PER_TURN) await this.waitForCommands();
-      await yieldToEventLoop();
+      if (shutdownId >= 0) break;
+      // A command that just woke us is served before the event loop gets a turn (latency), but
+      // timers and I/O callbacks still get one at least every YIELD_INTERVAL_MS, and whenever a
+      // wait ends without a command (a timer may be due).
+      const busy = handled === COMMANDS_PER_TURN || performance.now() - lastYield >= YIELD_INTERVAL_MS;
+      if (busy || !(await this.waitForCommands())) {
+        await yieldToEventLoop();
+        lastYield = performance.now();
+      }
     }
     while (this.inFlight > 0) await new Promise<void>((resolve) => (this.wakeLoop = resolve));
     this.wakeLoop = null;
@@ -96,16 +106,15 @@ export class RingChannelServer {
     this.reply(shutdownId, SHUTDOWN_OP, undefined);
   }
 
-  private async waitForCommands(): Promise<void> {
+  /** Returns true if woken by a command; false on timeout, or when a handler settled. */
+  private async waitForCommands(): Promise<boolean> {
     const budget = Math.max(0, this.options.waitBudgetMs());
-    if (this.inFlight === 0) {
-      this.commands.waitForData(budget);
-      return;
-    }
+    if (this.inFlight === 0) return this.commands.waitForData(budget);
     const data = this.commands.waitForDataAsync(budget);
     this.wakeLoop = () => this.commands.interrupt();
     await data;
     this.wakeLoop = null;
+    return false;
   }
 
   private dispatch(id: number, op: number, length: number): void {

@@ -11,7 +11,7 @@
  * │ byte 192  PRODUCER_WAITING  Int32  written by the producer only (1 = about to wait on HEAD)│
  * └────────────────────────────────────────────────────────────────────────────────────────────┘
  * ┌───────────────────────────── data: `capacity` bytes (a multiple of 8) ─────────────────────┐
- * │ frame: [u32 payloadLength LE][payload][0–7 bytes, unspecified, to the next multiple of 8]  │
+ * │ frame: [u32 payloadLength LE][u32 unused][payload][0–7 unspecified bytes to a multiple of 8]│
  * │ wrap marker: [u32 0xFFFFFFFF] — the rest of this lap is unused, the next frame is at 0     │
  * └────────────────────────────────────────────────────────────────────────────────────────────┘
  * ```
@@ -25,6 +25,11 @@
  * Frames start at multiples of 8, so at least 8 bytes remain before the end of the data region
  * whenever a frame does not fit there: a 4-byte wrap marker always fits. A message never splits
  * across the end, so a reader can hand out one contiguous view of it.
+ *
+ * The prefix is 8 bytes so that payloads start 8-byte aligned: V8 copies into shared memory a
+ * word at a time only when both addresses are word-aligned, a byte at a time otherwise (64 KiB
+ * messages: 2.7 GiB/s with a 4-byte prefix, 15 GiB/s with 8, one thread). Message headers that
+ * are multiples of 8 bytes keep what follows them aligned too.
  */
 
 /** Int32 index (not byte offset) of each header field, for `Atomics` on an `Int32Array`. */
@@ -37,7 +42,8 @@ export const HEADER_BYTES = 256;
 
 /** Every frame starts at a multiple of this; also the granularity of `capacity`. */
 export const FRAME_ALIGNMENT = 8;
-export const LENGTH_PREFIX_BYTES = 4;
+/** u32 length + 4 unused bytes, so that payloads are 8-byte aligned. */
+export const LENGTH_PREFIX_BYTES = 8;
 /** Written in place of a length prefix: skip to the start of the next lap. */
 export const WRAP_MARKER = 0xffffffff;
 

@@ -51,7 +51,7 @@ test('messages of odd sizes come out whole and in order across many wrap-arounds
 
 test('a full ring refuses writes until the reader releases, and then accepts them', () => {
   const { writer, reader } = ring(64);
-  const payload = message(1, 12); // 16-byte frames: exactly four fit
+  const payload = message(1, 8); // 16-byte frames: exactly four fit
   for (let i = 0; i < 4; i++) assert.equal(writer.tryWriteBytes(payload), true);
   assert.equal(writer.tryWriteBytes(new Uint8Array(0)), false);
   assert.ok(reader.read());
@@ -89,7 +89,7 @@ test('a message larger than the ring is rejected with MESSAGE_TOO_LARGE, and the
   const { writer, reader } = ring(64);
   assert.throws(
     () => writer.tryWriteBytes(new Uint8Array(writer.maxPayloadBytes + 1)),
-    (error: unknown) => error instanceof RingMessageTooLargeError && error.code === ErrorCode.MESSAGE_TOO_LARGE && error.maxBytes === 60,
+    (error: unknown) => error instanceof RingMessageTooLargeError && error.code === ErrorCode.MESSAGE_TOO_LARGE && error.maxBytes === 56,
   );
   assert.equal(writer.tryWriteBytes(message(2, 5)), true);
   assert.deepEqual(Uint8Array.from(reader.read()!), message(2, 5));
