@@ -89,7 +89,7 @@ export abstract class MappedIndex {
   protected nextSlotPosition(): number {
     faultPoint('index.append');
     if (!this.#writable) throw new Error(`index ${this.#path} is read-only`);
-    if (this.isFull) throw new Error(`index ${this.#path} is full (${this.#maxEntries} entries)`);
+    if (this.entries >= this.maxEntries) throw new Error(`index ${this.#path} is full (${this.#maxEntries} entries)`);
     return this.#entries * this.entrySize;
   }
 

@@ -72,13 +72,14 @@ export class OffsetIndex extends MappedIndex {
    * every entry costs ~1 ms per 100k entries and happens once, at first use.
    */
   sanityCheck(logSize: number): void {
+    const entries = this.entries; // maps the file, which records its length
     if (this.lengthAtLoad % OFFSET_INDEX_ENTRY_SIZE !== 0) {
       throw new CorruptIndexError(this.path, `length ${this.lengthAtLoad} is not a multiple of ${OFFSET_INDEX_ENTRY_SIZE}`);
     }
     const view = this.view;
     let previousOffset = -1;
     let previousPosition = -1;
-    for (let slot = 0; slot < this.entries; slot++) {
+    for (let slot = 0; slot < entries; slot++) {
       const relative = view.getUint32(slot * OFFSET_INDEX_ENTRY_SIZE);
       const position = view.getUint32(slot * OFFSET_INDEX_ENTRY_SIZE + 4);
       if (relative > INT32_MAX || relative <= previousOffset || position <= previousPosition || position >= logSize) {

@@ -86,13 +86,14 @@ export class TimeIndex extends MappedIndex {
 
   /** Kafka's checks (whole entries, last entry not older than the first) plus ordering of every entry. */
   sanityCheck(): void {
+    const entries = this.entries; // maps the file, which records its length
     if (this.lengthAtLoad % TIME_INDEX_ENTRY_SIZE !== 0) {
       throw new CorruptIndexError(this.path, `length ${this.lengthAtLoad} is not a multiple of ${TIME_INDEX_ENTRY_SIZE}`);
     }
     const view = this.view;
     let previousTimestamp = -Infinity;
     let previousOffset = 0;
-    for (let slot = 0; slot < this.entries; slot++) {
+    for (let slot = 0; slot < entries; slot++) {
       const timestamp = this.#timestampAt(slot);
       const relative = view.getUint32(slot * TIME_INDEX_ENTRY_SIZE + 8);
       if (timestamp <= previousTimestamp || relative < previousOffset || relative > INT32_MAX) {

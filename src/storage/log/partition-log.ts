@@ -634,11 +634,14 @@ export class PartitionLog {
       if (dropped.length > 0) segment.becomeActive();
       segment.truncateTo(target);
     });
-    this.#logEndOffset = target;
-    this.#highWatermark = Math.min(this.#highWatermark, target) as Offset;
-    this.#recoveryPoint = Math.min(this.#recoveryPoint, target) as Offset;
-    this.#logStartOffset = Math.min(this.#logStartOffset, target) as Offset;
-    this.leaderEpochCache.truncateFromEnd(target);
+    // A batch is kept or dropped whole, so the end may fall below `target` when it was not a
+    // batch boundary.
+    const end = this.#io('truncate', () => this.activeSegment.readNextOffset());
+    this.#logEndOffset = end;
+    this.#highWatermark = Math.min(this.#highWatermark, end) as Offset;
+    this.#recoveryPoint = Math.min(this.#recoveryPoint, end) as Offset;
+    this.#logStartOffset = Math.min(this.#logStartOffset, end) as Offset;
+    this.leaderEpochCache.truncateFromEnd(end);
     return true;
   }
 

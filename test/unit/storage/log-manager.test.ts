@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheckpointFile, PARTITION_OFFSET_FORMAT, EPOCH_ENTRY_FORMAT, CorruptCheckpointError } from '../../../src/storage/checkpoint/checkpoint-file.js';
+import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition-metadata-file.js';
+import { LogManager } from '../../../src/storage/log/log-manager.js';
+import { FakeClock, producedBatch, tempDir } from './storage-fixtures.js';
+
+const root = tempDir('manager');
+process.on('exit', root.remove);
+
+test("checkpoint files round trip in Kafka's text format and refuse malformed ones", () => {
+  const file = new CheckpointFile(join(root.path, 'recovery-point-offset-checkpoint'), PARTITION_OFFSET_FORMAT);
+  assert.equal(file.read(), null);
+  file.write([{ topic: 'a-b', partition: 3, offset: 42 }, { topic: 'c', partition: 0, offset: 0 }]);
+  assert.equal(readFileSync(file.path, 'utf8'), '0\n2\na-b 3 42\nc 0 0\n');
+  assert.deepEqual(file.read(), [{ topic: 'a-b', partition: 3, offset: 42 }, { topic: 'c', partition: 0, offset: 0 }]);
+  const epochs = new CheckpointFile(join(root.path, 'leader-epoch-checkpoint'), EPOCH_ENTRY_FORMAT);
+  epochs.write([{ epoch: 0, startOffset: 0 }, { epoch: 4, startOffset: 100 }], false);
+  assert.equal(readFileSync(epochs.path, 'utf8'), '0\n2\n0 0\n4 100\n');
+  assert.deepEqual(epochs.read(), [{ epoch: 0, startOffset: 0 }, { epoch: 4, startOffset: 100 }]);
+  writeFileSync(file.path, '0\n3\na 0 1\n');
+  assert.throws(() => file.read(), CorruptCheckpointError);
+  writeFileSync(file.path, '1\n0\n');
+  assert.throws(() => file.read(), CorruptCheckpointError);
+});
+
+test('log manager: placement by fewest partitions, checkpoints, clean-shutdown marker, reopen', () => {
+  const dirs = [join(root.path, 'd1'), join(root.path, 'd2')];
+  const clock = new FakeClock();
+  const manager = LogManager.open({ logDirs: dirs, clock: clock.now, nodeId: 1, clusterId: 'abcdefghijklmnopqrstuv' });
+  const logs = [0, 1, 2, 3].map((p) => manager.getOrCreateLog({ topic: 'orders', partition: p }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }));
+  assert.deepEqual(dirs.map((d) => readdirSync(d).filter((n) => n.startsWith('orders-')).length), [2, 2]);
+  for (const log of logs) {
+    log.append(producedBatch(2, 50, clock.nowMs), { leaderEpoch: 1 });
+    log.highWatermark = log.logEndOffset;
+  }
+  logs[1]!.deleteRecordsTo(1);
+  assert.equal(readPartitionMetadata(logs[0]!.dir), 'AAAAAAAAAAAAAAAAAAAAAQ');
+  assert.equal(readFileSync(join(logs[0]!.dir, 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ');
+  manager.close();
+  for (const d of dirs) {
+    assert.ok(existsSync(join(d, '.kafka_cleanshutdown')));
+    assert.match(readFileSync(join(d, 'meta.properties'), 'utf8'), /cluster.id=abcdefghijklmnopqrstuv\ndirectory.id=\S+\nnode.id=1\nversion=1\n/);
+    for (const f of ['recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'replication-offset-checkpoint', 'cleaner-offset-checkpoint']) {
+      assert.ok(existsSync(join(d, f)), f);
+    }
+  }
+  const lso = new CheckpointFile(join(logs[1]!.logDir.path, 'log-start-offset-checkpoint'), PARTITION_OFFSET_FORMAT).read()!;
+  assert.ok(lso.some((e) => e.topic === 'orders' && e.partition === 1 && e.offset === 1));
+  const again = LogManager.open({ logDirs: dirs, clock: clock.now });
+  for (const d of dirs) assert.ok(!existsSync(join(d, '.kafka_cleanshutdown')), 'marker removed once loaded');
+  assert.equal(again.getLog({ topic: 'orders', partition: 1 })!.logStartOffset, 1);
+  assert.equal(again.getLog({ topic: 'orders', partition: 3 })!.logEndOffset, 2);
+  assert.equal(again.getLog({ topic: 'orders', partition: 3 })!.highWatermark, 2);
+  again.deleteLog({ topic: 'orders', partition: 3 });
+  assert.equal(again.getLog({ topic: 'orders', partition: 3 }), undefined);
+  clock.advance(120_000);
+  again.maintain();
+  assert.ok(dirs.every((d) => !readdirSync(d).some((n) => n.startsWith('orders-3'))));
+  again.close();
+});

@@ -1,0 +1,68 @@
+/** Shared fixtures of the storage tests: temporary log dirs, a settable clock, produced batches. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeRecordBatch, readBatchHeader, readRecords } from '../../../src/protocol/records/index.js';
+import { LogDir } from '../../../src/storage/log/log-dir.js';
+import { PartitionLog, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
+import { logConfig } from '../../../src/storage/log-config.js';
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `sluice-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export class FakeClock {
+  constructor(public nowMs = 1_700_000_000_000) {}
+  readonly now = (): number => this.nowMs;
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
+
+/** A produced batch (base offset 0) of `count` records of `valueBytes` each, stamped `timestamp`. */
+export function producedBatch(count: number, valueBytes: number, timestamp: number, seed = 0): Buffer {
+  return encodeRecordBatch({
+    records: Array.from({ length: count }, (_, i) => ({
+      key: Buffer.from(`k${seed}-${i}`),
+      value: Buffer.alloc(valueBytes, (seed + i) & 0xff),
+      timestamp: BigInt(timestamp),
+    })),
+  });
+}
+
+export interface DecodedBatch {
+  baseOffset: number;
+  lastOffset: number;
+  values: Buffer[];
+  timestamps: number[];
+}
+
+/** Splits fetched bytes into batches (a partial batch at the end is ignored, as clients do). */
+export function decodeBatches(bytes: Buffer): DecodedBatch[] {
+  const out: DecodedBatch[] = [];
+  let at = 0;
+  for (;;) {
+    const header = readBatchHeader(bytes, at);
+    if (header === null) return out;
+    const records = [...readRecords(bytes, header)];
+    out.push({
+      baseOffset: Number(header.baseOffset),
+      lastOffset: Number(header.baseOffset) + header.lastOffsetDelta,
+      values: records.map((r) => Buffer.from(r.value ?? Buffer.alloc(0))),
+      timestamps: records.map((r) => Number(r.timestamp)),
+    });
+    at = header.end;
+  }
+}
+
+export function openLog(dir: string, clock: FakeClock, overrides: Record<string, string | number> = {}, extra: Partial<PartitionLogOptions> = {}): PartitionLog {
+  return PartitionLog.open({
+    topicPartition: { topic: 't', partition: 0 },
+    dir: join(dir, 't-0'),
+    logDir: extra.logDir ?? new LogDir(dir),
+    config: logConfig(overrides),
+    clock: clock.now,
+    ...extra,
+  });
+}
