@@ -9,7 +9,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { SHUTDOWN_OP } from '../ipc/command-codec.js';
+import { SHUTDOWN_OP, isHandlerOp } from '../ipc/command-codec.js';
 import { DEFAULT_RING_CAPACITY, RingChannelClient, createChannelBuffers, type MessageBody } from '../ipc/ring-channel.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
@@ -100,6 +100,7 @@ export class PartitionWorkerHost {
       await Promise.all(ready);
     } catch (error) {
       await Promise.all(slots.map((slot) => slot.thread.terminate()));
+      for (const slot of slots) slot.channel.fail(error as Error);
       throw error;
     }
     return host;
@@ -128,6 +129,7 @@ export class PartitionWorkerHost {
   request(workerIndex: number, op: number, body?: MessageBody): Promise<Uint8Array> {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
+    if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
     return slot.channel.request(op, body);
   }
 

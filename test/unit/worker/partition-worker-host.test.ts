@@ -62,6 +62,7 @@ test('handler errors, unknown ops and oversize bodies reject with their Kafka co
     new DataView(code.buffer).setInt16(0, ErrorCode.NOT_LEADER_OR_FOLLOWER, true);
     await assert.rejects(host.request(0, Op.FAIL, { payloads: [code] }), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.NOT_LEADER_OR_FOLLOWER && /failed on request/.test(error.message));
     await assert.rejects(host.request(0, 999), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.UNKNOWN_SERVER_ERROR);
+    await assert.rejects(host.request(0, 0xffff), RangeError, 'transport ops are not for callers');
     await assert.rejects(host.request(0, Op.ECHO, { payloads: [new Uint8Array(4096)] }), (error: unknown) => error instanceof RingMessageTooLargeError && error.code === ErrorCode.MESSAGE_TOO_LARGE);
     await assert.rejects(host.request(0, Op.GENERATE, { payloads: [u32s(1, 5000)] }), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.MESSAGE_TOO_LARGE, 'a reply too large for the reply ring');
     assert.deepEqual(Array.from(await host.request(0, Op.ECHO, { payloads: [Uint8Array.of(7)] })), [7]);
