@@ -82,47 +82,45 @@ async function postOneWay(size: number, transfer: boolean): Promise<number> {
   return messages / seconds;
 }
 
+/** Round trips per second with `inFlight` concurrent callers, after a warm-up of a tenth as many. */
+async function roundTripsPerSecond(total: number, inFlight: number, roundTrip: () => Promise<unknown>): Promise<number> {
+  const run = async (count: number): Promise<number> => {
+    let started = 0;
+    const lane = async (): Promise<void> => {
+      while (started < count) {
+        started++;
+        await roundTrip();
+      }
+    };
+    const start = performance.now();
+    await Promise.all(Array.from({ length: inFlight }, lane));
+    return count / ((performance.now() - start) / 1000);
+  };
+  await run(Math.floor(total / 10));
+  return run(total);
+}
+
 async function ringRoundTrips(inFlight: number): Promise<number> {
   const host = await PartitionWorkerHost.start({ handlerModule: new URL('./echo-handlers.js', import.meta.url), workers: 1 });
   const body = { payloads: [randomBytes(16)] };
-  const total = inFlight === 1 ? 100_000 : 400_000;
-  const start = performance.now();
-  let sent = 0;
-  const lane = async (): Promise<void> => {
-    while (sent < total) {
-      sent++;
-      await host.request(0, ECHO_OP, body);
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, lane));
-  const seconds = (performance.now() - start) / 1000;
+  const perSecond = await roundTripsPerSecond(inFlight === 1 ? 100_000 : 400_000, inFlight, () => host.request(0, ECHO_OP, body));
   await host.close();
-  return total / seconds;
+  return perSecond;
 }
 
 async function postRoundTrips(inFlight: number): Promise<number> {
   const worker = spawn({ mode: 'port-echo' });
   await new Promise((resolve) => worker.once('online', resolve));
   const payload = randomBytes(16);
-  const total = inFlight === 1 ? 50_000 : 200_000;
   const waiting: (() => void)[] = [];
   worker.on('message', () => waiting.shift()?.());
-  const start = performance.now();
-  let sent = 0;
-  const lane = async (): Promise<void> => {
-    while (sent < total) {
-      sent++;
-      await new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        worker.postMessage(payload);
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, lane));
-  const seconds = (performance.now() - start) / 1000;
+  const perSecond = await roundTripsPerSecond(inFlight === 1 ? 50_000 : 200_000, inFlight, () => new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    worker.postMessage(payload);
+  }));
   worker.postMessage('stop');
   await worker.terminate();
-  return total / seconds;
+  return perSecond;
 }
 
 const rows: Row[] = [];
