@@ -1,18 +1,41 @@
 /**
- * Broker configuration under Kafka's own keys and defaults. Only keys the broker acts on are
- * accepted; others are reported so that a copied server.properties does not silently pretend
- * to configure something. Invalid values are errors naming the key.
+ * Broker configuration under Kafka's own keys and defaults (definitions in
+ * `cluster/config-definitions.ts`). Only keys the broker knows are accepted; others are reported
+ * so that a copied server.properties does not silently pretend to configure something. Invalid
+ * values are errors naming the key.
  */
 import { readFileSync } from 'node:fs';
+import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 
 export interface BrokerConfig {
   /** `listeners`: PLAINTEXT://host:port. */
   readonly listenerHost: string;
   readonly listenerPort: number;
+  /** `advertised.listeners`, or the listener; port 0 means "the port actually bound". */
+  readonly advertisedHost: string;
+  readonly advertisedPort: number;
+  /** `node.id` (or its older name `broker.id`). */
+  readonly nodeId: number;
+  /** `log.dirs`, else `log.dir`; cluster metadata lives in the first. */
+  readonly logDirs: readonly string[];
+  readonly numPartitions: number;
+  readonly defaultReplicationFactor: number;
+  readonly autoCreateTopicsEnable: boolean;
+  readonly deleteTopicEnable: boolean;
   /** `socket.request.max.bytes`: frames larger than this close the connection before any allocation. */
   readonly socketRequestMaxBytes: number;
   /** `queued.max.requests` per connection before the broker stops reading from it. */
   readonly maxInFlightRequests: number;
+  readonly connectionsMaxIdleMs: number;
+  readonly logRetentionCheckIntervalMs: number;
+  readonly numPartitionWorkers: number;
+  readonly offsetsTopicNumPartitions: number;
+  readonly offsetsRetentionMinutes: number;
+  readonly groupInitialRebalanceDelayMs: number;
+  /** `cluster.id` when configured; otherwise read from or generated into meta.properties. */
+  readonly clusterId: string | null;
+  /** Every key set explicitly (validated): DescribeConfigs reports them as STATIC_BROKER_CONFIG. */
+  readonly staticSettings: ReadonlyMap<string, string>;
 }
 
 export class ConfigError extends Error {
@@ -22,23 +45,19 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULTS: Readonly<Record<string, string>> = {
-  listeners: 'PLAINTEXT://127.0.0.1:9092',
-  'socket.request.max.bytes': '104857600',
-  'queued.max.requests': '500',
-};
+export const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
+  BROKER_CONFIGS.filter((d) => d.defaultValue !== null).map((d) => [d.name, d.defaultValue!]),
+);
 
-function positiveInt(key: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0 || n > 2147483647) throw new ConfigError(key, `'${value}' is not a positive 32-bit integer`);
-  return n;
-}
+const UNADVERTISABLE_HOSTS = new Set(['0.0.0.0', '::', '']);
 
-function parseListener(value: string): { host: string; port: number } {
-  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(value.trim());
-  if (!m) throw new ConfigError('listeners', `'${value}' is not PLAINTEXT://host:port (the only listener type served)`);
+function parseListener(key: string, value: string): { host: string; port: number } {
+  const items = splitList(value);
+  if (items.length !== 1) throw new ConfigError(key, `'${value}' must name exactly one PLAINTEXT listener`);
+  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(items[0]!);
+  if (!m) throw new ConfigError(key, `'${value}' is not PLAINTEXT://host:port (the only listener type served)`);
   const port = Number(m[2]);
-  if (port > 65535) throw new ConfigError('listeners', `port ${port} is out of range`);
+  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
   const host = m[1]!.replace(/^\[|\]$/g, '');
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
@@ -60,20 +79,88 @@ export interface LoadedConfig {
   readonly unknownKeys: readonly string[];
 }
 
+class Values {
+  constructor(private readonly merged: ReadonlyMap<string, string>) {}
+
+  raw(key: string): string | undefined {
+    return this.merged.get(key);
+  }
+  int(key: string): number {
+    return Number(this.merged.get(key)!.trim());
+  }
+  bool(key: string): boolean {
+    return this.merged.get(key)!.trim().toLowerCase() === 'true';
+  }
+}
+
+function nodeId(values: Values, settings: ReadonlyMap<string, string>): number {
+  const node = settings.get('node.id');
+  const brokerId = settings.get('broker.id');
+  if (node !== undefined && brokerId !== undefined && node.trim() !== brokerId.trim()) {
+    throw new ConfigError('broker.id', `${brokerId} differs from node.id ${node}`);
+  }
+  return node === undefined && brokerId !== undefined ? values.int('broker.id') : values.int('node.id');
+}
+
+function advertised(values: Values, listener: { host: string; port: number }): { host: string; port: number } {
+  const explicit = values.raw('advertised.listeners');
+  const chosen = explicit === undefined ? listener : parseListener('advertised.listeners', explicit);
+  if (UNADVERTISABLE_HOSTS.has(chosen.host)) {
+    throw new ConfigError(
+      'advertised.listeners',
+      `clients cannot connect to ${chosen.host}; set advertised.listeners to an address they can reach (or listen on one)`,
+    );
+  }
+  if (explicit !== undefined && chosen.port === 0) throw new ConfigError('advertised.listeners', 'port 0 cannot be advertised');
+  return chosen;
+}
+
 export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig {
   const merged = new Map(Object.entries(DEFAULTS));
+  const staticSettings = new Map<string, string>();
   const unknownKeys: string[] = [];
   for (const [k, v] of settings) {
-    if (k in DEFAULTS) merged.set(k, v);
-    else unknownKeys.push(k);
+    const def = BROKER_CONFIG_BY_NAME.get(k);
+    if (def === undefined) {
+      unknownKeys.push(k);
+      continue;
+    }
+    const problem = validateValue(def, v);
+    if (problem !== null) throw new ConfigError(k, problem);
+    merged.set(k, v.trim());
+    staticSettings.set(k, v.trim());
   }
-  const listener = parseListener(merged.get('listeners')!);
+  const values = new Values(merged);
+  const listener = parseListener('listeners', values.raw('listeners')!);
+  const adv = advertised(values, listener);
+  const logDirs = splitList(values.raw('log.dirs') ?? values.raw('log.dir')!);
+  if (logDirs.length === 0) throw new ConfigError(settings.has('log.dirs') ? 'log.dirs' : 'log.dir', 'at least one directory is required');
+  const clusterId = values.raw('cluster.id') ?? null;
+  if (clusterId !== null && !/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
+    throw new ConfigError('cluster.id', `'${clusterId}' is not a Kafka UUID (22 base64url characters)`);
+  }
   return {
     config: {
       listenerHost: listener.host,
       listenerPort: listener.port,
-      socketRequestMaxBytes: positiveInt('socket.request.max.bytes', merged.get('socket.request.max.bytes')!),
-      maxInFlightRequests: positiveInt('queued.max.requests', merged.get('queued.max.requests')!),
+      advertisedHost: adv.host,
+      advertisedPort: adv.port,
+      nodeId: nodeId(values, settings),
+      logDirs,
+      numPartitions: values.int('num.partitions'),
+      defaultReplicationFactor: values.int('default.replication.factor'),
+      autoCreateTopicsEnable: values.bool('auto.create.topics.enable'),
+      deleteTopicEnable: values.bool('delete.topic.enable'),
+      socketRequestMaxBytes: values.int('socket.request.max.bytes'),
+      maxInFlightRequests: values.int('queued.max.requests'),
+      connectionsMaxIdleMs: values.int('connections.max.idle.ms'),
+      logRetentionCheckIntervalMs: values.int('log.retention.check.interval.ms'),
+      numPartitionWorkers: values.int('num.partition.workers'),
+      offsetsTopicNumPartitions: values.int('offsets.topic.num.partitions'),
+      offsetsRetentionMinutes: values.int('offsets.retention.minutes'),
+      groupInitialRebalanceDelayMs: values.int('group.initial.rebalance.delay.ms'),
+      clusterId,
+      staticSettings,
     },
     unknownKeys,
   };

@@ -7,6 +7,7 @@ import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
 import type { Reader } from '../protocol/primitives/reader.js';
 import type { Writer } from '../protocol/primitives/writer.js';
+import type { ClusterContext } from './cluster-context.js';
 
 export interface ApiVersionRange {
   readonly apiKey: number;
@@ -19,6 +20,11 @@ export interface RequestContext {
   readonly clientAddress: string;
   /** The versions this broker serves, derived from the registered handlers (for ApiVersions). */
   readonly supportedApis: readonly ApiVersionRange[];
+  /**
+   * Broker-wide state for the metadata and admin handlers. The composition root supplies it by
+   * wrapping the registered handlers (`withClusterContext`), so the network layer need not know it.
+   */
+  readonly cluster?: ClusterContext;
 }
 
 /** Returned by a handler whose request gets no response at all (Produce with acks=0). */

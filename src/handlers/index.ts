@@ -1,5 +1,27 @@
 /** Every API handler the broker registers; the registry derives ApiVersions from this list. */
 import type { RegisteredApi } from './handler.js';
+import { metadataHandler } from './03-metadata.js';
 import { apiVersionsHandler } from './18-api-versions.js';
+import { createTopicsHandler } from './19-create-topics.js';
+import { deleteTopicsHandler } from './20-delete-topics.js';
+import { describeConfigsHandler } from './32-describe-configs.js';
+import { alterConfigsHandler } from './33-alter-configs.js';
+import { describeLogDirsHandler } from './35-describe-log-dirs.js';
+import { createPartitionsHandler } from './37-create-partitions.js';
+import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
+import { describeClusterHandler } from './60-describe-cluster.js';
+import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
-export const HANDLERS: readonly RegisteredApi[] = [apiVersionsHandler];
+export const HANDLERS: readonly RegisteredApi[] = [
+  metadataHandler,
+  apiVersionsHandler,
+  createTopicsHandler,
+  deleteTopicsHandler,
+  describeConfigsHandler,
+  alterConfigsHandler,
+  describeLogDirsHandler,
+  createPartitionsHandler,
+  incrementalAlterConfigsHandler,
+  describeClusterHandler,
+  describeTopicPartitionsHandler,
+];

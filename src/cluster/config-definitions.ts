@@ -1,0 +1,260 @@
+/**
+ * Kafka's configuration keys served by this broker: their types, defaults, bounds and how they
+ * relate. Broker keys come from `server.properties` (and, for the dynamic ones, from
+ * AlterConfigs); topic keys are per-topic overrides whose defaults come from broker keys, Kafka's
+ * "synonyms" (`retention.ms` ← `log.retention.ms` ← `log.retention.minutes` ← `log.retention.hours`).
+ * Values stay strings, as on the wire; `validateValue` applies Kafka's type, range and enum
+ * rules and phrases failures as Kafka does.
+ */
+import { availableParallelism } from 'node:os';
+
+export type ConfigType = 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password';
+
+/** DescribeConfigs `config_type` (KIP-569). */
+export const CONFIG_TYPE_CODE: Readonly<Record<ConfigType, number>> = {
+  boolean: 1,
+  string: 2,
+  int: 3,
+  short: 4,
+  long: 5,
+  double: 6,
+  list: 7,
+  class: 8,
+  password: 9,
+};
+
+/** DescribeConfigs `config_source`. */
+export const ConfigSource = {
+  DYNAMIC_TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+} as const;
+
+export interface ConfigDefinition {
+  readonly name: string;
+  readonly type: ConfigType;
+  /** Kafka's default as DescribeConfigs renders it; null when Kafka has none. */
+  readonly defaultValue: string | null;
+  readonly doc: string;
+  readonly min?: number;
+  readonly max?: number;
+  /** Allowed values (for lists: allowed elements). */
+  readonly oneOf?: readonly string[];
+}
+
+export interface BrokerConfigDefinition extends ConfigDefinition {
+  /** Whether AlterConfigs may change it at run time (Kafka's dynamic broker configs); otherwise read-only. */
+  readonly dynamic: boolean;
+}
+
+export interface BrokerSynonym {
+  readonly key: string;
+  /** Multiplier from the broker key's unit to the topic key's (hours → ms). */
+  readonly scale: number;
+}
+
+export interface TopicConfigDefinition extends ConfigDefinition {
+  /** Broker keys that set this topic config's default, in Kafka's order of precedence. */
+  readonly synonyms: readonly BrokerSynonym[];
+}
+
+const LONG_MAX = '9223372036854775807';
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+const CLEANUP_POLICIES = ['compact', 'delete'];
+const COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'];
+const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'];
+/** Kafka 4.x refuses segments under 1 MiB (KIP-1030). */
+const MIN_SEGMENT_BYTES = 1_048_576;
+
+function broker(
+  name: string,
+  type: ConfigType,
+  defaultValue: string | null,
+  dynamic: boolean,
+  doc: string,
+  bounds: Pick<ConfigDefinition, 'min' | 'max' | 'oneOf'> = {},
+): BrokerConfigDefinition {
+  return { name, type, defaultValue, dynamic, doc, ...bounds };
+}
+
+export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
+  broker('listeners', 'list', 'PLAINTEXT://127.0.0.1:9092', false, 'Where the broker accepts clients: PLAINTEXT://host:port (port 0 picks a free port).'),
+  broker('advertised.listeners', 'list', null, false, 'The address given to clients in Metadata; defaults to the listener. Must not be 0.0.0.0.'),
+  broker('node.id', 'int', '0', false, 'The id of this broker in the cluster.', { min: 0 }),
+  broker('broker.id', 'int', '0', false, 'Older name of node.id; must agree with it when both are set.', { min: 0 }),
+  broker('log.dirs', 'list', null, false, 'Directories holding partition logs; overrides log.dir.'),
+  broker('log.dir', 'list', './data', false, 'The directory holding partition logs when log.dirs is not set.'),
+  broker('num.partitions', 'int', '1', false, 'Partitions of a topic created without a partition count.', { min: 1 }),
+  broker('default.replication.factor', 'int', '1', false, 'Replication factor of a topic created without one.', { min: 1 }),
+  broker('auto.create.topics.enable', 'boolean', 'true', false, 'Create a topic when a client asks Metadata for an unknown one and allows it.'),
+  broker('delete.topic.enable', 'boolean', 'true', false, 'Whether DeleteTopics may delete topics.'),
+  broker('log.segment.bytes', 'int', '1073741824', true, 'Maximum size of a log segment file.', { min: MIN_SEGMENT_BYTES }),
+  broker('log.roll.ms', 'long', null, true, 'Maximum age of the active segment before it rolls; overrides log.roll.hours.', { min: 1 }),
+  broker('log.roll.hours', 'int', '168', false, 'Maximum age in hours of the active segment before it rolls.', { min: 1 }),
+  broker('log.roll.jitter.ms', 'long', null, true, 'Maximum random jitter subtracted from the roll time; overrides log.roll.jitter.hours.', { min: 0 }),
+  broker('log.roll.jitter.hours', 'int', '0', false, 'Maximum random jitter in hours subtracted from the roll time.', { min: 0 }),
+  broker('log.retention.ms', 'long', null, true, 'How long a log keeps a segment; -1 keeps forever. Overrides minutes and hours.', { min: -1 }),
+  broker('log.retention.minutes', 'int', null, false, 'How long a log keeps a segment, in minutes; overrides log.retention.hours.'),
+  broker('log.retention.hours', 'int', '168', false, 'How long a log keeps a segment, in hours.'),
+  broker('log.retention.bytes', 'long', '-1', true, 'Maximum size of a partition log before old segments are deleted; -1 is unbounded.'),
+  broker('log.retention.check.interval.ms', 'long', '300000', false, 'How often retention is checked.', { min: 1 }),
+  broker('log.index.interval.bytes', 'int', '4096', true, 'Bytes of log between two offset index entries.', { min: 0 }),
+  broker('log.index.size.max.bytes', 'int', '10485760', true, 'Maximum size of an offset index file.', { min: 4 }),
+  broker('log.flush.interval.messages', 'long', LONG_MAX, true, 'Messages appended to a log before it is fsynced.', { min: 1 }),
+  broker('log.flush.interval.ms', 'long', null, true, 'Maximum time a message stays in memory before the log is fsynced.'),
+  broker('log.segment.delete.delay.ms', 'long', '60000', true, 'How long a deleted segment stays on disk (renamed .deleted) before removal.', { min: 0 }),
+  broker('log.cleanup.policy', 'list', 'delete', true, 'Default cleanup policy of topics: delete, compact or both.', { oneOf: CLEANUP_POLICIES }),
+  broker('log.cleaner.delete.retention.ms', 'long', '86400000', true, 'How long delete tombstones are kept in compacted topics.', { min: 0 }),
+  broker('log.cleaner.min.compaction.lag.ms', 'long', '0', true, 'Minimum age of a message before it may be compacted.', { min: 0 }),
+  broker('log.cleaner.max.compaction.lag.ms', 'long', LONG_MAX, true, 'Maximum time a message stays ineligible for compaction.', { min: 1 }),
+  broker('log.cleaner.min.cleanable.ratio', 'double', '0.5', true, 'Minimum dirty ratio of a log before it is compacted.', { min: 0, max: 1 }),
+  broker('log.preallocate', 'boolean', 'false', true, 'Preallocate segment files when they are created.'),
+  broker('message.max.bytes', 'int', '1048588', true, 'Largest record batch the broker accepts.', { min: 0 }),
+  broker('log.message.timestamp.type', 'string', 'CreateTime', true, 'Whether a record keeps the producer timestamp or gets the append time.', { oneOf: TIMESTAMP_TYPES }),
+  broker('log.message.timestamp.before.max.ms', 'long', LONG_MAX, true, 'How far in the past a CreateTime timestamp may be.', { min: 0 }),
+  broker('log.message.timestamp.after.max.ms', 'long', '3600000', true, 'How far in the future a CreateTime timestamp may be.', { min: 0 }),
+  broker('compression.type', 'string', 'producer', true, 'Compression of stored batches; producer keeps what the producer sent.', { oneOf: COMPRESSION_TYPES }),
+  broker('compression.gzip.level', 'int', '-1', true, 'gzip level when the broker compresses (-1 is the codec default).', { min: -1, max: 9 }),
+  broker('compression.lz4.level', 'int', '9', true, 'lz4 level when the broker compresses.', { min: 1, max: 17 }),
+  broker('compression.zstd.level', 'int', '3', true, 'zstd level when the broker compresses.', { min: -131072, max: 22 }),
+  broker('min.insync.replicas', 'int', '1', true, 'Replicas that must acknowledge an acks=all write.', { min: 1 }),
+  broker('unclean.leader.election.enable', 'boolean', 'false', true, 'Whether an out-of-sync replica may become leader.'),
+  broker('socket.request.max.bytes', 'int', '104857600', false, 'Largest request frame; larger ones close the connection before any allocation.', { min: 1 }),
+  broker('queued.max.requests', 'int', '500', false, 'Responses pending on one connection before the broker stops reading it.', { min: 1 }),
+  broker('connections.max.idle.ms', 'long', '600000', false, 'Connections idle for longer are closed.'),
+  broker('num.partition.workers', 'int', String(availableParallelism()), false, 'Sluice: worker threads owning partition logs (default: the number of cores).', { min: 1 }),
+  broker('offsets.topic.num.partitions', 'int', '50', false, 'Partitions of __consumer_offsets.', { min: 1 }),
+  broker('offsets.retention.minutes', 'int', '10080', false, 'How long committed offsets of an empty group are kept.', { min: 1 }),
+  broker('group.initial.rebalance.delay.ms', 'int', '3000', false, 'How long the first rebalance of a new group waits for more members.'),
+  broker('cluster.id', 'string', null, false, 'Sluice: the cluster id; generated and stored in meta.properties when absent.'),
+];
+
+function topic(
+  name: string,
+  type: ConfigType,
+  defaultValue: string | null,
+  synonyms: readonly BrokerSynonym[],
+  doc: string,
+  bounds: Pick<ConfigDefinition, 'min' | 'max' | 'oneOf'> = {},
+): TopicConfigDefinition {
+  return { name, type, defaultValue, synonyms, doc, ...bounds };
+}
+
+const same = (key: string): BrokerSynonym[] => [{ key, scale: 1 }];
+
+/** Every topic-level key Kafka 4.4 describes, with its broker synonyms. */
+export const TOPIC_CONFIGS: readonly TopicConfigDefinition[] = [
+  topic('cleanup.policy', 'list', 'delete', same('log.cleanup.policy'), 'delete old segments, compact by key, or both.', { oneOf: CLEANUP_POLICIES }),
+  topic('compression.gzip.level', 'int', '-1', same('compression.gzip.level'), 'gzip level when the broker compresses.', { min: -1, max: 9 }),
+  topic('compression.lz4.level', 'int', '9', same('compression.lz4.level'), 'lz4 level when the broker compresses.', { min: 1, max: 17 }),
+  topic('compression.type', 'string', 'producer', same('compression.type'), 'Compression of stored batches; producer keeps the producer\'s.', { oneOf: COMPRESSION_TYPES }),
+  topic('compression.zstd.level', 'int', '3', same('compression.zstd.level'), 'zstd level when the broker compresses.', { min: -131072, max: 22 }),
+  topic('delete.retention.ms', 'long', '86400000', same('log.cleaner.delete.retention.ms'), 'How long tombstones stay in a compacted topic.', { min: 0 }),
+  topic('errors.deadletterqueue.group.enable', 'boolean', 'false', [], 'Whether share groups may route failed records to a dead letter queue.'),
+  topic('file.delete.delay.ms', 'long', '60000', same('log.segment.delete.delay.ms'), 'How long a deleted segment stays on disk.', { min: 0 }),
+  topic('flush.messages', 'long', LONG_MAX, same('log.flush.interval.messages'), 'Messages appended before the log is fsynced.', { min: 1 }),
+  topic('flush.ms', 'long', LONG_MAX, same('log.flush.interval.ms'), 'Maximum time before appended messages are fsynced.', { min: 0 }),
+  topic('follower.replication.throttled.replicas', 'list', '', [], 'Replicas whose follower replication is throttled.'),
+  topic('index.interval.bytes', 'int', '4096', same('log.index.interval.bytes'), 'Bytes of log between offset index entries.', { min: 0 }),
+  topic('leader.replication.throttled.replicas', 'list', '', [], 'Replicas whose leader replication is throttled.'),
+  topic('local.retention.bytes', 'long', '-2', same('log.local.retention.bytes'), 'Local bytes kept with tiered storage; -2 means retention.bytes.', { min: -2 }),
+  topic('local.retention.ms', 'long', '-2', same('log.local.retention.ms'), 'Local time kept with tiered storage; -2 means retention.ms.', { min: -2 }),
+  topic('max.compaction.lag.ms', 'long', LONG_MAX, same('log.cleaner.max.compaction.lag.ms'), 'Maximum time a message stays ineligible for compaction.', { min: 1 }),
+  topic('max.decompressed.message.bytes', 'int', '2147483639', [], 'Largest decompressed batch the broker accepts.', { min: 0 }),
+  topic('max.message.bytes', 'int', '1048588', same('message.max.bytes'), 'Largest record batch the topic accepts.', { min: 0 }),
+  topic('message.timestamp.after.max.ms', 'long', '3600000', same('log.message.timestamp.after.max.ms'), 'How far in the future a CreateTime timestamp may be.', { min: 0 }),
+  topic('message.timestamp.before.max.ms', 'long', LONG_MAX, same('log.message.timestamp.before.max.ms'), 'How far in the past a CreateTime timestamp may be.', { min: 0 }),
+  topic('message.timestamp.type', 'string', 'CreateTime', same('log.message.timestamp.type'), 'CreateTime keeps the producer timestamp; LogAppendTime stamps the append time.', { oneOf: TIMESTAMP_TYPES }),
+  topic('min.cleanable.dirty.ratio', 'double', '0.5', same('log.cleaner.min.cleanable.ratio'), 'Minimum dirty ratio before compaction.', { min: 0, max: 1 }),
+  topic('min.compaction.lag.ms', 'long', '0', same('log.cleaner.min.compaction.lag.ms'), 'Minimum age of a message before it may be compacted.', { min: 0 }),
+  topic('min.insync.replicas', 'int', '1', same('min.insync.replicas'), 'Replicas that must acknowledge an acks=all write.', { min: 1 }),
+  topic('preallocate', 'boolean', 'false', same('log.preallocate'), 'Preallocate segment files.'),
+  topic('remote.copy.lag.bytes', 'long', '-1', same('log.remote.copy.lag.bytes'), 'Tiered storage: bytes the local log may hold before copying.', { min: -1 }),
+  topic('remote.copy.lag.ms', 'long', '0', same('log.remote.copy.lag.ms'), 'Tiered storage: time before a segment is copied.', { min: 0 }),
+  topic('remote.log.copy.disable', 'boolean', 'false', [], 'Tiered storage: stop copying segments to remote storage.'),
+  topic('remote.log.delete.on.disable', 'boolean', 'false', [], 'Tiered storage: delete remote data when it is disabled.'),
+  topic('remote.storage.enable', 'boolean', 'false', [], 'Tiered storage for this topic (not available on this broker).'),
+  topic('retention.bytes', 'long', '-1', same('log.retention.bytes'), 'Maximum size of a partition log; -1 is unbounded.'),
+  topic('retention.ms', 'long', '604800000', [
+    { key: 'log.retention.ms', scale: 1 },
+    { key: 'log.retention.minutes', scale: MINUTE_MS },
+    { key: 'log.retention.hours', scale: HOUR_MS },
+  ], 'How long a segment is kept; -1 keeps forever.', { min: -1 }),
+  topic('segment.bytes', 'int', '1073741824', same('log.segment.bytes'), 'Maximum size of a segment file.', { min: MIN_SEGMENT_BYTES }),
+  topic('segment.index.bytes', 'int', '10485760', same('log.index.size.max.bytes'), 'Maximum size of an offset index file.', { min: 4 }),
+  topic('segment.jitter.ms', 'long', '0', [
+    { key: 'log.roll.jitter.ms', scale: 1 },
+    { key: 'log.roll.jitter.hours', scale: HOUR_MS },
+  ], 'Maximum random jitter subtracted from the roll time.', { min: 0 }),
+  topic('segment.ms', 'long', '604800000', [
+    { key: 'log.roll.ms', scale: 1 },
+    { key: 'log.roll.hours', scale: HOUR_MS },
+  ], 'Maximum age of the active segment before it rolls.', { min: 1 }),
+  topic('unclean.leader.election.enable', 'boolean', 'false', same('unclean.leader.election.enable'), 'Whether an out-of-sync replica may become leader.'),
+];
+
+export const BROKER_CONFIG_BY_NAME: ReadonlyMap<string, BrokerConfigDefinition> = new Map(BROKER_CONFIGS.map((d) => [d.name, d]));
+export const TOPIC_CONFIG_BY_NAME: ReadonlyMap<string, TopicConfigDefinition> = new Map(TOPIC_CONFIGS.map((d) => [d.name, d]));
+
+const INT_RANGE = { lo: -2147483648n, hi: 2147483647n, name: 'INT' };
+const SHORT_RANGE = { lo: -32768n, hi: 32767n, name: 'SHORT' };
+const LONG_RANGE = { lo: -9223372036854775808n, hi: 9223372036854775807n, name: 'LONG' };
+
+function integer(text: string, range: { lo: bigint; hi: bigint; name: string }): bigint | string {
+  if (!/^[+-]?\d+$/.test(text)) return `Not a number of type ${range.name}`;
+  const n = BigInt(text);
+  return n < range.lo || n > range.hi ? `Not a number of type ${range.name}` : n;
+}
+
+function reason(def: ConfigDefinition, text: string): string | null {
+  let numeric: number | null = null;
+  switch (def.type) {
+    case 'boolean':
+      if (!/^(true|false)$/i.test(text)) return 'Expected value to be either true or false';
+      break;
+    case 'int':
+    case 'short':
+    case 'long': {
+      const n = integer(text, def.type === 'int' ? INT_RANGE : def.type === 'short' ? SHORT_RANGE : LONG_RANGE);
+      if (typeof n === 'string') return n;
+      numeric = Number(n);
+      break;
+    }
+    case 'double': {
+      const n = Number(text);
+      if (text === '' || !Number.isFinite(n)) return 'Not a number of type DOUBLE';
+      numeric = n;
+      break;
+    }
+    case 'list':
+      if (def.oneOf !== undefined) {
+        const items = splitList(text);
+        const bad = items.find((i) => !def.oneOf!.includes(i));
+        if (bad !== undefined) return `String must be one of: ${def.oneOf.join(', ')}`;
+      }
+      break;
+    case 'string':
+    case 'class':
+    case 'password':
+      if (def.oneOf !== undefined && !def.oneOf.includes(text)) return `String must be one of: ${def.oneOf.join(', ')}`;
+      break;
+  }
+  if (numeric !== null && def.min !== undefined && numeric < def.min) return `Value must be at least ${def.min}`;
+  if (numeric !== null && def.max !== undefined && numeric > def.max) return `Value must be no more than ${def.max}`;
+  return null;
+}
+
+/** Kafka's message for a value its ConfigDef would refuse, or null when the value is valid. */
+export function validateValue(def: ConfigDefinition, value: string): string | null {
+  const text = value.trim();
+  const why = reason(def, text);
+  return why === null ? null : `Invalid value ${value} for configuration ${def.name}: ${why}`;
+}
+
+export function splitList(value: string): string[] {
+  const trimmed = value.trim();
+  return trimmed === '' ? [] : trimmed.split(/\s*,\s*/);
+}

@@ -1,0 +1,272 @@
+/**
+ * Topic and configuration changes of the single broker, with Kafka's checks and error codes:
+ * the metadata change is persisted first, then the partition owners are told (through
+ * `PartitionAdmin`), as Kafka's brokers act on the controller's records. Changes run one at a
+ * time, so two concurrent requests cannot both create the same topic.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { PartitionAdmin, TopicRef } from '../router/partition-admin.js';
+import type { ClusterMetadata, DynamicScope, TopicMetadata } from './cluster-metadata.js';
+import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
+import type { ConfigResolver } from './config-resolver.js';
+import { CLUSTER_METADATA_TOPIC, collisionKey, isInternalTopic, topicNameProblem } from './topic-names.js';
+import { randomUuid } from './uuid.js';
+
+export interface AdminResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+export const OK: AdminResult = { errorCode: ErrorCode.NONE, errorMessage: null };
+
+function fail(errorCode: number, errorMessage: string | null): AdminResult {
+  return { errorCode, errorMessage };
+}
+
+export interface TopicDefaults {
+  readonly numPartitions: number;
+  readonly replicationFactor: number;
+  readonly deleteTopicEnable: boolean;
+}
+
+export interface NewTopic {
+  readonly name: string;
+  /** -1: `num.partitions`. */
+  readonly numPartitions: number;
+  /** -1: `default.replication.factor`. */
+  readonly replicationFactor: number;
+  readonly assignments: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[];
+  readonly configs: readonly { readonly name: string; readonly value: string | null }[];
+}
+
+export interface CreatedTopic extends AdminResult {
+  /** The topic as created (or as it would be, for validate_only); null on error. */
+  readonly topic: TopicMetadata | null;
+  readonly replicationFactor: number;
+}
+
+/** Kafka refuses more partitions than this in one request. */
+const MAX_PARTITIONS_PER_REQUEST = 10_000;
+
+function ref(t: TopicMetadata): TopicRef {
+  return { name: t.name, topicId: t.topicId };
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+}
+
+export class TopicAdmin {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly metadata: ClusterMetadata,
+    readonly configs: ConfigResolver,
+    readonly partitions: PartitionAdmin,
+    private readonly defaults: TopicDefaults,
+  ) {}
+
+  /** Runs changes one after another; a failed change does not block the next. */
+  private serialize<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(change, change);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Opens (creating if missing) every partition log the metadata lists: called at start-up. */
+  async openAll(): Promise<void> {
+    for (const t of this.metadata.topics()) {
+      await this.partitions.createPartitions(ref(t), range(0, t.partitionCount), this.configs.effectiveTopicConfig(t));
+    }
+  }
+
+  createTopic(spec: NewTopic, validateOnly: boolean): Promise<CreatedTopic> {
+    return this.serialize(async () => {
+      const checked = this.checkNewTopic(spec);
+      if ('errorCode' in checked) return { ...checked, topic: null, replicationFactor: -1 };
+      const topic: TopicMetadata = { name: spec.name, topicId: randomUuid(), partitionCount: checked.partitions, configs: checked.configs, internal: isInternalTopic(spec.name) };
+      if (validateOnly) return { ...OK, topic, replicationFactor: checked.replicationFactor };
+      const created = this.metadata.putTopic(topic);
+      try {
+        await this.partitions.createPartitions(ref(created), range(0, created.partitionCount), this.configs.effectiveTopicConfig(created));
+      } catch (err) {
+        this.metadata.removeTopic(created.name);
+        return { ...fail(ErrorCode.KAFKA_STORAGE_ERROR, `creating the partition logs failed: ${String(err)}`), topic: null, replicationFactor: -1 };
+      }
+      return { ...OK, topic: created, replicationFactor: checked.replicationFactor };
+    });
+  }
+
+  private checkNewTopic(spec: NewTopic): AdminResult | { partitions: number; replicationFactor: number; configs: Map<string, string> } {
+    const nameProblem = topicNameProblem(spec.name);
+    if (nameProblem !== null) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
+    if (spec.name === CLUSTER_METADATA_TOPIC) return fail(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
+    if (this.metadata.topic(spec.name) !== undefined) return fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${spec.name}' already exists.`);
+    const colliding = this.metadata.topics().find((t) => collisionKey(t.name) === collisionKey(spec.name));
+    if (colliding !== undefined) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${spec.name}' collides with existing topic: ${colliding.name}`);
+    const layout = spec.assignments.length > 0 ? this.checkAssignments(spec) : this.checkCounts(spec);
+    if ('errorCode' in layout) return layout;
+    const configs = new Map<string, string>();
+    for (const { name, value } of spec.configs) {
+      if (value === null) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${name}`);
+      configs.set(name, value);
+    }
+    const configProblem = checkTopicOverrides(configs);
+    if (configProblem !== null) return configProblem;
+    return { ...layout, configs };
+  }
+
+  private checkCounts(spec: NewTopic): AdminResult | { partitions: number; replicationFactor: number } {
+    const partitions = spec.numPartitions === -1 ? this.defaults.numPartitions : spec.numPartitions;
+    const replicationFactor = spec.replicationFactor === -1 ? this.defaults.replicationFactor : spec.replicationFactor;
+    if (partitions <= 0) return fail(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+    if (partitions > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+    if (replicationFactor <= 0) {
+      return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+    }
+    if (replicationFactor > 1) {
+      return fail(
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned.`,
+      );
+    }
+    return { partitions, replicationFactor };
+  }
+
+  private checkAssignments(spec: NewTopic): AdminResult | { partitions: number; replicationFactor: number } {
+    if (spec.numPartitions !== -1) {
+      return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+    }
+    if (spec.replicationFactor !== -1) {
+      return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
+    }
+    if (spec.assignments.length > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+    const indexes = spec.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
+    if (indexes.some((p, i) => p !== i)) {
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+    }
+    for (const a of spec.assignments) {
+      const problem = this.checkReplicas(a.brokerIds, 1);
+      if (problem !== null) return problem;
+    }
+    return { partitions: spec.assignments.length, replicationFactor: 1 };
+  }
+
+  private checkReplicas(brokerIds: readonly number[], expected: number): AdminResult | null {
+    if (brokerIds.length === 0) return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
+    const unknown = brokerIds.find((b) => b !== this.metadata.node.nodeId);
+    if (unknown !== undefined) {
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${unknown}, but no such broker is registered.`);
+    }
+    if (brokerIds.length !== expected) {
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${brokerIds[0]} more than once.`);
+    }
+    return null;
+  }
+
+  deleteTopic(topic: TopicMetadata): Promise<AdminResult> {
+    return this.serialize(async () => {
+      if (!this.defaults.deleteTopicEnable) return fail(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+      if (this.metadata.topic(topic.name)?.topicId !== topic.topicId) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+      this.metadata.removeTopic(topic.name);
+      await this.partitions.deleteTopic(ref(topic), topic.partitionCount);
+      return OK;
+    });
+  }
+
+  get deletionEnabled(): boolean {
+    return this.defaults.deleteTopicEnable;
+  }
+
+  createPartitions(
+    name: string,
+    count: number,
+    assignments: readonly (readonly number[])[] | null,
+    validateOnly: boolean,
+  ): Promise<AdminResult> {
+    return this.serialize(async () => {
+      const topic = this.metadata.topic(name);
+      if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+      if (count === topic.partitionCount) return fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${count} partition(s).`);
+      if (count < topic.partitionCount) {
+        return fail(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitionCount} partition(s); ${count} would not be an increase.`);
+      }
+      const added = count - topic.partitionCount;
+      if (added > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+      if (assignments !== null) {
+        if (assignments.length !== added) {
+          return fail(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `Attempted to add ${added} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+          );
+        }
+        for (const a of assignments) {
+          const problem = this.checkReplicas(a, 1);
+          if (problem !== null) return problem;
+        }
+      }
+      if (validateOnly) return OK;
+      const grown = this.metadata.putTopic({ ...topic, partitionCount: count });
+      await this.partitions.createPartitions(ref(grown), range(topic.partitionCount, count), this.configs.effectiveTopicConfig(grown));
+      return OK;
+    });
+  }
+
+  /** Replaces a topic's overrides (AlterConfigs and, after merging, IncrementalAlterConfigs). */
+  setTopicConfigs(name: string, overrides: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
+    return this.serialize(async () => {
+      const topic = this.metadata.topic(name);
+      if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+      const problem = checkTopicOverrides(overrides);
+      if (problem !== null || validateOnly) return problem ?? OK;
+      const updated = this.metadata.putTopic({ ...topic, configs: new Map(overrides) });
+      await this.partitions.updateTopicConfig(ref(updated), updated.partitionCount, this.configs.effectiveTopicConfig(updated));
+      return OK;
+    });
+  }
+
+  /**
+   * Replaces the dynamic configs of a broker resource. Topic defaults follow broker `log.*`
+   * keys, so topics whose effective configuration changes are reconfigured live.
+   */
+  setBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
+    return this.serialize(async () => {
+      const problem = checkDynamicBrokerConfigs(configs);
+      if (problem !== null || validateOnly) return problem ?? OK;
+      const topics = this.metadata.topics();
+      const before = topics.map((t) => this.configs.effectiveTopicConfig(t));
+      this.metadata.setDynamicConfigs(scope, configs);
+      for (const [i, t] of topics.entries()) {
+        const after = this.configs.effectiveTopicConfig(t);
+        const changed = [...after].some(([k, v]) => before[i]!.get(k) !== v);
+        if (changed) await this.partitions.updateTopicConfig(ref(t), t.partitionCount, after);
+      }
+      return OK;
+    });
+  }
+}
+
+/** Kafka's checks of topic-level overrides: known keys, valid values, no tiered storage here. */
+export function checkTopicOverrides(overrides: ReadonlyMap<string, string>): AdminResult | null {
+  for (const [name, value] of overrides) {
+    const def = TOPIC_CONFIG_BY_NAME.get(name);
+    if (def === undefined) return fail(ErrorCode.INVALID_CONFIG, `Unknown topic config name: ${name}`);
+    const problem = validateValue(def, value);
+    if (problem !== null) return fail(ErrorCode.INVALID_CONFIG, problem);
+  }
+  if (overrides.get('remote.storage.enable')?.trim().toLowerCase() === 'true') {
+    return fail(ErrorCode.INVALID_CONFIG, 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.');
+  }
+  return null;
+}
+
+/** Only Kafka's dynamic broker keys may change at run time; the rest need a restart. */
+export function checkDynamicBrokerConfigs(configs: ReadonlyMap<string, string>): AdminResult | null {
+  const fixed = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)?.dynamic !== true);
+  if (fixed.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
+  for (const [name, value] of configs) {
+    const problem = validateValue(BROKER_CONFIG_BY_NAME.get(name)!, value);
+    if (problem !== null) return fail(ErrorCode.INVALID_CONFIG, problem);
+  }
+  return null;
+}

@@ -1,0 +1,80 @@
+/**
+ * Metadata (key 3): brokers, cluster id, controller and topics with their partitions. Null
+ * topics (or, at v0, an empty list) means every topic; topic ids (v10+) are looked up when any
+ * is given, as Kafka does. An unknown topic is created when the client allows it and
+ * `auto.create.topics.enable` is on. Kafka answers such a topic with a retriable error while
+ * its controller creates it; here creation is synchronous, so the new topic is returned at once.
+ */
+import { ZERO_UUID } from '../cluster/uuid.js';
+import { topicNameProblem } from '../cluster/topic-names.js';
+import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  MetadataRequest,
+  MetadataResponse,
+  type MetadataResponseDataInput,
+  type MetadataResponseMetadataResponseTopicInput,
+} from '../protocol/messages/index.js';
+import { defineHandler } from './handler.js';
+import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, clusterOf, OPERATIONS_NOT_REQUESTED, type ClusterContext } from './cluster-context.js';
+import { partitionStates } from './topic-description.js';
+
+type TopicResult = MetadataResponseMetadataResponseTopicInput;
+
+function described(c: ClusterContext, t: TopicMetadata, operations: number): TopicResult {
+  return {
+    errorCode: ErrorCode.NONE,
+    name: t.name,
+    topicId: t.topicId,
+    isInternal: t.internal,
+    partitions: partitionStates(t, c.metadata.node.nodeId),
+    topicAuthorizedOperations: operations,
+  };
+}
+
+function failed(errorCode: number, name: string | null, topicId = ZERO_UUID): TopicResult {
+  return { errorCode, name, topicId, isInternal: false, partitions: [] };
+}
+
+async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean, operations: number): Promise<TopicResult> {
+  const existing = c.metadata.topic(name);
+  if (existing !== undefined) return described(c, existing, operations);
+  if (topicNameProblem(name) !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, name);
+  if (!allowAutoCreate || !c.autoCreateTopicsEnable) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name);
+  const created = await c.admin.createTopic({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false);
+  if (created.topic === null) return failed(created.errorCode, name);
+  return described(c, created.topic, operations);
+}
+
+export const metadataHandler = defineHandler({
+  request: MetadataRequest,
+  response: MetadataResponse,
+  async handle(request, ctx): Promise<MetadataResponseDataInput> {
+    const c = clusterOf(ctx);
+    const version = ctx.header.requestApiVersion;
+    const operations = request.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : OPERATIONS_NOT_REQUESTED;
+    let topics: TopicResult[];
+    if (request.topics === null || (version === 0 && request.topics.length === 0)) {
+      topics = c.metadata.topics().map((t) => described(c, t, operations));
+    } else if (request.topics.some((t) => t.topicId !== ZERO_UUID)) {
+      topics = request.topics
+        .filter((t) => t.topicId !== ZERO_UUID)
+        .map((t) => {
+          const found = c.metadata.topicById(t.topicId);
+          return found === undefined ? failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId) : described(c, found, operations);
+        });
+    } else {
+      const names = [...new Set(request.topics.map((t) => t.name ?? ''))];
+      topics = [];
+      for (const name of names) topics.push(await byName(c, name, request.allowAutoTopicCreation, operations));
+    }
+    const node = c.metadata.node;
+    return {
+      brokers: [{ nodeId: node.nodeId, host: node.host, port: node.port, rack: node.rack }],
+      clusterId: c.metadata.clusterId,
+      controllerId: c.metadata.controllerId,
+      topics,
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+    };
+  },
+});

@@ -1,0 +1,74 @@
+/**
+ * CreateTopics (key 19): checks names, partition counts, replication factor (a single broker
+ * can hold one replica), manual assignments and configs with Kafka's error codes, then creates
+ * the topic (or only checks, with validate_only). From v5 a successful result carries the
+ * partition count, replication factor and every effective config.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  type CreateTopicsRequestCreatableTopic,
+  type CreateTopicsResponseCreatableTopicResultInput,
+  type CreateTopicsResponseDataInput,
+} from '../protocol/messages/index.js';
+import { defineHandler } from './handler.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+
+type TopicResult = CreateTopicsResponseCreatableTopicResultInput;
+
+function failure(name: string, errorCode: number, errorMessage: string | null): TopicResult {
+  return { name, errorCode, errorMessage, numPartitions: -1, replicationFactor: -1, configs: [] };
+}
+
+async function create(c: ClusterContext, t: CreateTopicsRequestCreatableTopic, validateOnly: boolean): Promise<TopicResult> {
+  const result = await c.admin.createTopic(
+    {
+      name: t.name,
+      numPartitions: t.numPartitions,
+      replicationFactor: t.replicationFactor,
+      assignments: t.assignments.map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: a.brokerIds })),
+      configs: t.configs.map((kv) => ({ name: kv.name, value: kv.value })),
+    },
+    validateOnly,
+  );
+  if (result.topic === null) return failure(t.name, result.errorCode, result.errorMessage);
+  const topic = result.topic;
+  return {
+    name: t.name,
+    topicId: validateOnly ? undefined : topic.topicId,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    numPartitions: topic.partitionCount,
+    replicationFactor: result.replicationFactor,
+    configs: c.configs.topicEntries(topic.configs).map((e) => ({
+      name: e.definition.name,
+      value: e.value,
+      readOnly: e.readOnly,
+      configSource: e.source,
+      isSensitive: false,
+    })),
+  };
+}
+
+export const createTopicsHandler = defineHandler({
+  request: CreateTopicsRequest,
+  response: CreateTopicsResponse,
+  async handle(request, ctx): Promise<CreateTopicsResponseDataInput> {
+    const c = clusterOf(ctx);
+    const counts = new Map<string, number>();
+    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const topics: TopicResult[] = [];
+    const seen = new Set<string>();
+    for (const t of request.topics) {
+      if (seen.has(t.name)) continue;
+      seen.add(t.name);
+      topics.push(
+        counts.get(t.name)! > 1
+          ? failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')
+          : await create(c, t, request.validateOnly),
+      );
+    }
+    return { topics };
+  },
+});

@@ -1,0 +1,87 @@
+/**
+ * DescribeConfigs (key 32): topic and broker configuration with Kafka's sources, synonyms (when
+ * asked), documentation (when asked), types and read-only flags. The broker resource named by
+ * this node's id describes every broker key; the resource "" describes the cluster-wide dynamic
+ * defaults only, as Kafka does.
+ */
+import { ERRORS, ErrorCode } from '../protocol/errors.js';
+import {
+  DescribeConfigsRequest,
+  DescribeConfigsResponse,
+  type DescribeConfigsRequestDescribeConfigsResource,
+  type DescribeConfigsResponseDataInput,
+  type DescribeConfigsResponseDescribeConfigsResultInput,
+} from '../protocol/messages/index.js';
+import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../cluster/config-definitions.js';
+import type { ConfigEntry } from '../cluster/config-resolver.js';
+import { defineHandler } from './handler.js';
+import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
+
+type Result = DescribeConfigsResponseDescribeConfigsResultInput;
+
+interface Options {
+  readonly synonyms: boolean;
+  readonly documentation: boolean;
+}
+
+function describeEntries(resource: DescribeConfigsRequestDescribeConfigsResource, entries: ConfigEntry[], options: Options): Result {
+  const wanted = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
+  return {
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    resourceType: resource.resourceType,
+    resourceName: resource.resourceName,
+    configs: entries
+      .filter((e) => wanted === null || wanted.has(e.definition.name))
+      .map((e) => ({
+        name: e.definition.name,
+        value: e.value,
+        readOnly: e.readOnly,
+        configSource: e.source,
+        isSensitive: false,
+        synonyms: options.synonyms ? e.synonyms.map((s) => ({ name: s.name, value: s.value, source: s.source })) : [],
+        configType: CONFIG_TYPE_CODE[e.definition.type],
+        documentation: options.documentation ? e.definition.doc : null,
+      })),
+  };
+}
+
+function error(resource: DescribeConfigsRequestDescribeConfigsResource, errorCode: number, errorMessage?: string): Result {
+  return {
+    errorCode,
+    errorMessage: errorMessage ?? ERRORS.get(errorCode)?.message ?? null,
+    resourceType: resource.resourceType,
+    resourceName: resource.resourceName,
+    configs: [],
+  };
+}
+
+function describe(c: ClusterContext, resource: DescribeConfigsRequestDescribeConfigsResource, options: Options): Result {
+  switch (resource.resourceType) {
+    case ResourceType.TOPIC: {
+      const topic = c.metadata.topic(resource.resourceName);
+      if (topic === undefined) return error(resource, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      return describeEntries(resource, c.configs.topicEntries(topic.configs), options);
+    }
+    case ResourceType.BROKER: {
+      const nodeId = c.metadata.node.nodeId;
+      if (resource.resourceName === '') return describeEntries(resource, c.configs.dynamicEntries('clusterDefault'), options);
+      if (resource.resourceName !== String(nodeId)) {
+        return error(resource, ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} or empty string, but received ${resource.resourceName}`);
+      }
+      return describeEntries(resource, BROKER_CONFIGS.map((d) => c.configs.brokerEntry(d)), options);
+    }
+    default:
+      return error(resource, ErrorCode.INVALID_REQUEST, `Unsupported resource type ${resource.resourceType}`);
+  }
+}
+
+export const describeConfigsHandler = defineHandler({
+  request: DescribeConfigsRequest,
+  response: DescribeConfigsResponse,
+  handle(request, ctx): DescribeConfigsResponseDataInput {
+    const c = clusterOf(ctx);
+    const options = { synonyms: request.includeSynonyms, documentation: request.includeDocumentation };
+    return { results: request.resources.map((r) => describe(c, r, options)) };
+  },
+});

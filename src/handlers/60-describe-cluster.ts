@@ -1,0 +1,39 @@
+/**
+ * DescribeCluster (key 60): cluster id, controller (this node) and the one broker. This is a
+ * broker endpoint: a request for the controller endpoint type is refused as Kafka's brokers do.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
+import { defineHandler } from './handler.js';
+import { ALL_CLUSTER_OPERATIONS, clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
+
+const ENDPOINT_BROKER = 1;
+const ENDPOINT_NAMES: Readonly<Record<number, string>> = { 1: 'BROKER', 2: 'CONTROLLER' };
+
+export const describeClusterHandler = defineHandler({
+  request: DescribeClusterRequest,
+  response: DescribeClusterResponse,
+  handle(request, ctx): DescribeClusterResponseDataInput {
+    const c = clusterOf(ctx);
+    if (request.endpointType !== ENDPOINT_BROKER) {
+      return {
+        errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+        errorMessage: `The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type ${ENDPOINT_NAMES[request.endpointType] ?? 'UNKNOWN'}`,
+        endpointType: ENDPOINT_BROKER,
+        clusterId: '',
+        controllerId: -1,
+        brokers: [],
+      };
+    }
+    const node = c.metadata.node;
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      endpointType: ENDPOINT_BROKER,
+      clusterId: c.metadata.clusterId,
+      controllerId: c.metadata.controllerId,
+      brokers: [{ brokerId: node.nodeId, host: node.host, port: node.port, rack: node.rack, isFenced: false }],
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+    };
+  },
+});

@@ -1,0 +1,67 @@
+/**
+ * DescribeTopicPartitions (key 75): topics (the named ones, or all) in name order with their
+ * partitions, at most `response_partition_limit` partitions per response; `next_cursor` names
+ * the partition to continue from, and a request's cursor resumes there.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  DescribeTopicPartitionsRequest,
+  DescribeTopicPartitionsResponse,
+  type DescribeTopicPartitionsResponseCursorInput,
+  type DescribeTopicPartitionsResponseDataInput,
+  type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicInput,
+} from '../protocol/messages/index.js';
+import { topicNameProblem } from '../cluster/topic-names.js';
+import { ZERO_UUID } from '../cluster/uuid.js';
+import { defineHandler } from './handler.js';
+import { ALL_TOPIC_OPERATIONS, clusterOf } from './cluster-context.js';
+import { partitionStates } from './topic-description.js';
+
+/** Kafka's `max.request.partition.size.limit` default. */
+const MAX_PARTITIONS_PER_RESPONSE = 2000;
+
+type TopicResult = DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicInput;
+
+export const describeTopicPartitionsHandler = defineHandler({
+  request: DescribeTopicPartitionsRequest,
+  response: DescribeTopicPartitionsResponse,
+  handle(request, ctx): DescribeTopicPartitionsResponseDataInput {
+    const c = clusterOf(ctx);
+    const nodeId = c.metadata.node.nodeId;
+    const names =
+      request.topics.length === 0 ? c.metadata.topics().map((t) => t.name) : [...new Set(request.topics.map((t) => t.name))].sort();
+    const cursor = request.cursor;
+    let budget = Math.min(Math.max(request.responsePartitionLimit, 1), MAX_PARTITIONS_PER_RESPONSE);
+    const topics: TopicResult[] = [];
+    let nextCursor: DescribeTopicPartitionsResponseCursorInput | null = null;
+    for (const name of names) {
+      if (cursor !== null && name < cursor.topicName) continue;
+      const topic = c.metadata.topic(name);
+      if (topic === undefined) {
+        const code = topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
+        topics.push({ errorCode: code, name, topicId: ZERO_UUID, isInternal: false, partitions: [] });
+        continue;
+      }
+      if (budget === 0) {
+        nextCursor = { topicName: name, partitionIndex: 0 };
+        break;
+      }
+      const first = cursor !== null && name === cursor.topicName ? cursor.partitionIndex : 0;
+      const last = Math.min(topic.partitionCount, first + budget);
+      budget -= last - first;
+      topics.push({
+        errorCode: ErrorCode.NONE,
+        name,
+        topicId: topic.topicId,
+        isInternal: topic.internal,
+        partitions: partitionStates(topic, nodeId, first, last).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] })),
+        topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
+      });
+      if (last < topic.partitionCount) {
+        nextCursor = { topicName: name, partitionIndex: last };
+        break;
+      }
+    }
+    return { topics, nextCursor };
+  },
+});

@@ -1,0 +1,45 @@
+/**
+ * What the metadata and admin handlers use beyond the request: the cluster metadata, the topic
+ * admin (which reaches partition owners only through `PartitionAdmin`) and config resolution.
+ * Handlers never see storage or sockets.
+ */
+import type { ClusterMetadata } from '../cluster/cluster-metadata.js';
+import type { ConfigResolver } from '../cluster/config-resolver.js';
+import type { TopicAdmin } from '../cluster/topic-admin.js';
+import type { RegisteredApi, RequestContext } from './handler.js';
+
+export interface ClusterContext {
+  readonly metadata: ClusterMetadata;
+  readonly admin: TopicAdmin;
+  readonly configs: ConfigResolver;
+  /** `auto.create.topics.enable`. */
+  readonly autoCreateTopicsEnable: boolean;
+}
+
+/** Kafka's "authorized operations not requested" marker. */
+export const OPERATIONS_NOT_REQUESTED = -2147483648;
+/**
+ * With no authorizer every operation is allowed: these are the bit sets Kafka 4.4 answers for a
+ * topic (READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS) and for
+ * the cluster (CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS,
+ * IDEMPOTENT_WRITE).
+ */
+export const ALL_TOPIC_OPERATIONS = 3576;
+export const ALL_CLUSTER_OPERATIONS = 8096;
+
+/** Kafka's config resource types. */
+export const ResourceType = { TOPIC: 2, BROKER: 4 } as const;
+
+export function clusterOf(ctx: RequestContext): ClusterContext {
+  if (ctx.cluster === undefined) throw new Error('admin handler invoked without a cluster context: the composition root must wrap it');
+  return ctx.cluster;
+}
+
+/**
+ * Gives every handler's context the cluster state; used once by the composition root. The state
+ * is read per request because it exists only once the listener is bound (the advertised port
+ * may be the one the OS picked).
+ */
+export function withClusterContext(handlers: readonly RegisteredApi[], cluster: () => ClusterContext): RegisteredApi[] {
+  return handlers.map((h) => ({ ...h, invoke: (body, ctx) => h.invoke(body, { ...ctx, cluster: cluster() }) }));
+}
