@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decompress } from '../../../src/native/index.js';
 import { encodeRecordBatch, readBatchHeader, readRecords } from '../../../src/protocol/records/index.js';
 import { LogDir } from '../../../src/storage/log/log-dir.js';
 import { PartitionLog, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
@@ -45,7 +46,7 @@ export function decodeBatches(bytes: Buffer): DecodedBatch[] {
   for (;;) {
     const header = readBatchHeader(bytes, at);
     if (header === null) return out;
-    const records = [...readRecords(bytes, header)];
+    const records = [...readRecords(bytes, header, { decompress })];
     out.push({
       baseOffset: Number(header.baseOffset),
       lastOffset: Number(header.baseOffset) + header.lastOffsetDelta,

@@ -1,0 +1,139 @@
+/**
+ * On-disk compatibility with Apache Kafka 4.4.0, both ways: Kafka's DumpLogSegments reads a
+ * partition directory Sluice wrote, and Sluice serves a partition directory Kafka wrote. Skipped
+ * when Java or Kafka's jars are missing (the jars are fetched from Maven Central by
+ * tools/kafka/fetch-kafka.sh when Maven is installed).
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot, startKafka, kafkaClasspath } from '../../../tools/kafka/kafka-process.js';
+import { LogManager } from '../../../src/storage/index.js';
+import { decodeBatches, producedBatch, tempDir } from './storage-fixtures.js';
+
+const execFileAsync = promisify(execFile);
+const root = tempDir('compat');
+process.on('exit', root.remove);
+
+function has(command: string): boolean {
+  try {
+    execFileSync(command, ['-version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kafka's libs directory, fetched if possible, or null with the reason to skip. */
+function kafkaLibs(): { libs: string } | { skip: string } {
+  if (!has('java')) return { skip: 'java is not installed' };
+  const libs = join(repoRoot(), '.cache', 'kafka', '4.4.0', 'libs');
+  if (existsSync(join(libs, 'kafka-tools-4.4.0.jar'))) return { libs };
+  const fetch = join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh');
+  if (!existsSync(fetch) || !has('mvn')) return { skip: "Kafka 4.4.0's jars are absent and cannot be fetched (no Maven)" };
+  try {
+    execFileSync(fetch, ['4.4.0'], { stdio: ['ignore', 'ignore', 'ignore'], timeout: 300_000 });
+  } catch (e) {
+    return { skip: `fetching Kafka's jars failed: ${(e as Error).message}` };
+  }
+  return existsSync(join(libs, 'kafka-tools-4.4.0.jar')) ? { libs } : { skip: 'Kafka jars missing after fetch' };
+}
+
+function usableLibs(t: TestContext): string | null {
+  const found = kafkaLibs();
+  if ('skip' in found) {
+    t.skip(found.skip);
+    return null;
+  }
+  return found.libs;
+}
+
+test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, records, indexes", async (t) => {
+  const libs = usableLibs(t);
+  if (libs === null) return;
+  const logDir = join(root.path, 'sluice');
+  const manager = LogManager.open({ logDirs: [logDir] });
+  const log = manager.getOrCreateLog({ topic: 'dump', partition: 0 }, { config: { 'segment.bytes': 4000, 'index.interval.bytes': 300 } });
+  const ts = Date.now();
+  for (let i = 0; i < 40; i++) log.append(producedBatch(1 + (i % 3), 100, ts + i, i), { leaderEpoch: 5 });
+  const end = log.logEndOffset;
+  const segments = log.segmentBaseOffsets;
+  manager.close();
+  const files = segments.flatMap((base) => ['.log', '.index', '.timeindex'].map((ext) => join(logDir, 'dump-0', String(base).padStart(20, '0') + ext)));
+  const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(libs), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files.join(',')], {
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60_000,
+  });
+  const offsets = [...stdout.matchAll(/^\| offset: (\d+) CreateTime: (\d+) keySize: \d+ valueSize: 100/gm)].map((m) => Number(m[1]));
+  assert.deepEqual(offsets, Array.from({ length: end }, (_, i) => i));
+  assert.equal([...stdout.matchAll(/isvalid: true/g)].length, 40);
+  assert.doesNotMatch(stdout, /isvalid: false|Mismatches|Found timestamp mismatch|not an index entry|Index is corrupt/i);
+  const indexEntries = [...stdout.matchAll(/^offset: (\d+) position: (\d+)$/gm)];
+  assert.ok(indexEntries.length > 0, 'offset index entries dumped');
+  assert.ok([...stdout.matchAll(/^timestamp: \d+ offset: \d+$/gm)].length > 0, 'time index entries dumped');
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+test('Sluice serves a partition directory written by Kafka 4.4.0', { timeout: 120_000 }, async (t) => {
+  const libs = usableLibs(t);
+  if (libs === null) return;
+  const { Kafka, logLevel, CompressionTypes } = (await import('kafkajs')).default;
+  const port = await freePort();
+  const controllerPort = await freePort();
+  const kafkaDir = join(root.path, 'kafka');
+  const broker = await startKafka({ port, controllerPort, logDir: kafkaDir, config: { 'log.segment.bytes': '1048576', 'log.index.interval.bytes': '500' } });
+  const sent: string[] = [];
+  try {
+    const client = new Kafka({ brokers: [broker.bootstrap], clientId: 'sluice-compat', logLevel: logLevel.NOTHING });
+    const admin = client.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'from-kafka', numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    const producer = client.producer();
+    await producer.connect();
+    for (let i = 0; i < 150; i++) {
+      const messages = Array.from({ length: 5 }, (_, j) => ({ key: `k${i}`, value: `value-${i}-${j}-${'x'.repeat(4000)}` }));
+      sent.push(...messages.map((m) => m.value));
+      await producer.send({ topic: 'from-kafka', messages, compression: i % 2 === 0 ? CompressionTypes.None : CompressionTypes.GZIP });
+    }
+    await producer.disconnect();
+  } finally {
+    await broker.stop();
+  }
+  const manager = LogManager.open({ logDirs: [join(kafkaDir, 'data')] });
+  const log = manager.getLog({ topic: 'from-kafka', partition: 0 })!;
+  assert.ok(log !== undefined, 'partition loaded');
+  assert.ok(log.segmentCount > 1, `segments: ${log.segmentCount}`);
+  assert.equal(log.logEndOffset, sent.length);
+  const { decompress } = await import('../../../src/native/index.js');
+  const { readBatchHeader, readRecords } = await import('../../../src/protocol/records/index.js');
+  const values: string[] = [];
+  for (let offset = 0; offset < log.logEndOffset; ) {
+    const bytes = log.readBuffer(offset, 1 << 20);
+    for (let at = 0; ; ) {
+      const header = readBatchHeader(bytes, at);
+      if (header === null) break;
+      for (const record of readRecords(bytes, header, { decompress })) values.push(record.value!.toString());
+      offset = Number(header.baseOffset) + header.lastOffsetDelta + 1;
+      at = header.end;
+    }
+  }
+  assert.deepEqual(values, sent);
+  assert.equal(decodeBatches(log.readBuffer(sent.length - 1, 1)).length, 1);
+  const byTime = log.offsetForTimestamp(0);
+  assert.deepEqual(byTime?.offset, 0);
+  manager.close();
+});
