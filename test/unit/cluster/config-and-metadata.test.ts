@@ -1,0 +1,138 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { buildConfig, ConfigError } from '../../../src/broker/config.js';
+import { TOPIC_CONFIG_BY_NAME, validateValue } from '../../../src/cluster/config-definitions.js';
+import { collisionKey, topicNameProblem } from '../../../src/cluster/topic-names.js';
+import { ClusterMetadata } from '../../../src/cluster/cluster-metadata.js';
+import { MetadataStore, METADATA_FILE } from '../../../src/cluster/metadata-store.js';
+import { loadOrFormatLogDirs } from '../../../src/cluster/meta-properties.js';
+import { DirectoryPartitionAdmin } from '../../../src/cluster/directory-partition-admin.js';
+import { Logger } from '../../../src/common/logger.js';
+
+const settings = (o: Record<string, string>) => new Map(Object.entries(o));
+
+describe('broker configuration', () => {
+  test('Kafka defaults; typed values; unknown keys reported', () => {
+    const { config, unknownKeys } = buildConfig(settings({ 'num.partitions': '3', 'auto.create.topics.enable': 'FALSE', 'foo.bar': 'x' }));
+    assert.equal(config.numPartitions, 3);
+    assert.equal(config.autoCreateTopicsEnable, false);
+    assert.equal(config.deleteTopicEnable, true);
+    assert.equal(config.connectionsMaxIdleMs, 600000);
+    assert.equal(config.offsetsTopicNumPartitions, 50);
+    assert.deepEqual(config.logDirs, ['./data']);
+    assert.equal(config.nodeId, 0);
+    assert.deepEqual(unknownKeys, ['foo.bar']);
+    assert.deepEqual([...config.staticSettings.keys()], ['num.partitions', 'auto.create.topics.enable']);
+  });
+
+  test('log.dirs wins over log.dir; broker.id stands for node.id and must agree with it', () => {
+    assert.deepEqual(buildConfig(settings({ 'log.dir': '/a', 'log.dirs': '/b, /c' })).config.logDirs, ['/b', '/c']);
+    assert.equal(buildConfig(settings({ 'broker.id': '4' })).config.nodeId, 4);
+    assert.throws(() => buildConfig(settings({ 'broker.id': '4', 'node.id': '5' })), (e: unknown) => e instanceof ConfigError && e.key === 'broker.id');
+  });
+
+  test('advertises the listener, refuses 0.0.0.0 unless advertised.listeners names a reachable host', () => {
+    const c = buildConfig(settings({ listeners: 'PLAINTEXT://127.0.0.1:9999' })).config;
+    assert.deepEqual([c.advertisedHost, c.advertisedPort], ['127.0.0.1', 9999]);
+    assert.throws(() => buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092' })), (e: unknown) => e instanceof ConfigError && e.key === 'advertised.listeners');
+    const adv = buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092', 'advertised.listeners': 'PLAINTEXT://kafka.local:19092' })).config;
+    assert.deepEqual([adv.listenerHost, adv.advertisedHost, adv.advertisedPort], ['0.0.0.0', 'kafka.local', 19092]);
+  });
+
+  test('invalid values are ConfigErrors naming the key', () => {
+    for (const [key, value] of [
+      ['num.partitions', '0'], ['num.partitions', 'x'], ['log.retention.ms', '9223372036854775808'], ['auto.create.topics.enable', 'yes'],
+      ['log.cleanup.policy', 'delete,shred'], ['log.message.timestamp.type', 'Now'], ['log.segment.bytes', '100'], ['listeners', 'SSL://h:1'],
+    ] as const) {
+      assert.throws(() => buildConfig(settings({ [key]: value })), (e: unknown) => e instanceof ConfigError && e.key === key, `${key}=${value}`);
+    }
+  });
+
+  test('topic config validation phrased as Kafka', () => {
+    const v = (k: string, x: string) => validateValue(TOPIC_CONFIG_BY_NAME.get(k)!, x);
+    assert.equal(v('retention.ms', 'abc'), 'Invalid value abc for configuration retention.ms: Not a number of type LONG');
+    assert.equal(v('segment.bytes', '1'), 'Invalid value 1 for configuration segment.bytes: Value must be at least 1048576');
+    assert.equal(v('cleanup.policy', 'nope'), 'Invalid value nope for configuration cleanup.policy: String must be one of: compact, delete');
+    assert.equal(v('min.cleanable.dirty.ratio', '1.5'), 'Invalid value 1.5 for configuration min.cleanable.dirty.ratio: Value must be no more than 1');
+    assert.equal(v('cleanup.policy', 'compact, delete'), null);
+    assert.equal(v('retention.ms', '-1'), null);
+  });
+});
+
+describe('topic names', () => {
+  test('Kafka rules', () => {
+    assert.equal(topicNameProblem('orders.v1_x-2'), null);
+    assert.equal(topicNameProblem('x'.repeat(249)), null);
+    for (const bad of ['', '.', '..', 'x'.repeat(250), 'a b', 'é', 'a/b']) assert.notEqual(topicNameProblem(bad), null, JSON.stringify(bad));
+    assert.equal(collisionKey('a.b'), collisionKey('a_b'));
+  });
+
+  test('property: a name is legal exactly when it is 1..249 chars of [a-zA-Z0-9._-] and not . or ..', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'Z', '0', '.', '_', '-', ' ', '/', 'é'), maxLength: 260 }), (name) => {
+        const legal = name.length > 0 && name.length <= 249 && /^[a-zA-Z0-9._-]+$/.test(name) && name !== '.' && name !== '..';
+        assert.equal(topicNameProblem(name) === null, legal);
+      }),
+    );
+  });
+});
+
+describe('cluster metadata persistence', () => {
+  test('topics, ids, overrides and dynamic configs survive a reload; the file is replaced atomically', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const node = { nodeId: 0, host: 'h', port: 1, rack: null };
+      const a = new ClusterMetadata('cid', node, new MetadataStore(dir));
+      a.putTopic({ name: 't', topicId: 'TTTTTTTTTTTTTTTTTTTTTg', partitionCount: 3, configs: new Map([['retention.ms', '5']]) });
+      a.putTopic({ name: '__consumer_offsets', topicId: 'OOOOOOOOOOOOOOOOOOOOOg', partitionCount: 50, configs: new Map() });
+      a.setDynamicConfigs('node', new Map([['log.retention.ms', '1000']]));
+      const b = new ClusterMetadata('cid', node, new MetadataStore(dir));
+      assert.deepEqual(b.topic('t'), a.topic('t'));
+      assert.equal(b.topicById('OOOOOOOOOOOOOOOOOOOOOg')!.internal, true);
+      assert.equal(b.dynamicConfigs('node').get('log.retention.ms'), '1000');
+      assert.deepEqual(readdirSync(dir), [METADATA_FILE], 'no temporary file left behind');
+      b.removeTopic('t');
+      assert.equal(new ClusterMetadata('cid', node, new MetadataStore(dir)).topic('t'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('meta.properties: generated once, kept, and a mismatching node id is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-metaprops-'));
+    try {
+      const id = loadOrFormatLogDirs([dir], 0, null);
+      assert.match(id, /^[A-Za-z0-9_-]{22}$/);
+      assert.match(readFileSync(join(dir, 'meta.properties'), 'utf8'), new RegExp(`cluster.id=${id}`));
+      assert.equal(loadOrFormatLogDirs([dir], 0, null), id);
+      assert.throws(() => loadOrFormatLogDirs([dir], 1, null), ConfigError);
+      assert.throws(() => loadOrFormatLogDirs([dir], 0, 'AAAAAAAAAAAAAAAAAAAAAw'), ConfigError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('DirectoryPartitionAdmin: Kafka partition directories with partition.metadata, sizes from disk, deletion', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-dirs-'));
+    try {
+      const admin = new DirectoryPartitionAdmin([dir], new Logger('test'));
+      const topic = { name: 'd.t', topicId: 'DDDDDDDDDDDDDDDDDDDDDg' };
+      await admin.createPartitions(topic, [0, 1], new Map());
+      assert.equal(readFileSync(join(dir, 'd.t-1', 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: DDDDDDDDDDDDDDDDDDDDDg\n');
+      await assert.rejects(admin.createPartitions({ name: 'd.t', topicId: 'XXXXXXXXXXXXXXXXXXXXXg' }, [0], new Map()));
+      const [desc] = await admin.describeLogDirs();
+      assert.deepEqual(desc!.partitions.map((p) => [p.topic, p.partition, p.sizeBytes]).sort(), [['d.t', 0, 44n], ['d.t', 1, 44n]], 'partition.metadata is the only file');
+      assert.ok(desc!.totalBytes > 0n);
+      await admin.deleteTopic(topic, 2);
+      await admin.close();
+      assert.equal(existsSync(join(dir, 'd.t-0')), false);
+      assert.deepEqual(readdirSync(dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
