@@ -23,6 +23,8 @@ export interface BatchLocation {
 }
 
 const WINDOW_BYTES = 64 * 1024;
+/** A lookup scans at most about `index.interval.bytes` (4 KiB) past its index entry: start small, grow for long walks. */
+const FIRST_WINDOW_BYTES = 8 * 1024;
 /** One window per thread; the walk is synchronous and never re-entered, so one suffices. */
 const window = Buffer.allocUnsafeSlow(WINDOW_BYTES);
 
@@ -34,9 +36,11 @@ export function walkBatchHeaders(fd: number, from: number, end: number, visit: (
   let windowStart = 0;
   let windowEnd = 0;
   let position = from;
+  let windowBytes = FIRST_WINDOW_BYTES;
   while (end - position >= BatchLayout.RECORD_BATCH_OVERHEAD) {
     if (position < windowStart || position + BatchLayout.RECORD_BATCH_OVERHEAD > windowEnd) {
-      const length = Math.min(WINDOW_BYTES, end - position);
+      const length = Math.min(windowBytes, end - position);
+      windowBytes = Math.min(WINDOW_BYTES, windowBytes * 2);
       const read = readFully(fd, window, length, position);
       windowStart = position;
       windowEnd = position + read;
