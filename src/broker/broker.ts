@@ -8,7 +8,7 @@ import { ClusterMetadata } from '../cluster/cluster-metadata.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { DirectoryPartitionAdmin } from '../cluster/directory-partition-admin.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
-import { loadOrFormatLogDirs } from '../cluster/meta-properties.js';
+import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { withClusterContext } from '../handlers/cluster-context.js';

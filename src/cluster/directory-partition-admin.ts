@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { LogDirDescription, PartitionAdmin, PartitionLogDescription, TopicConfigValues, TopicRef } from '../router/partition-admin.js';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../common/atomic-file.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 /** `<topic>-<partition>`; directories being deleted or moved carry a suffix after a '.'. */

@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../common/atomic-file.js';
 
 export const METADATA_FILE = '__cluster_metadata.json';
 const FORMAT_VERSION = 1;

@@ -10,7 +10,7 @@ import type { ClusterMetadata, DynamicScope, TopicMetadata } from './cluster-met
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, isInternalTopic, topicNameProblem } from './topic-names.js';
-import { randomUuid } from './uuid.js';
+import { randomUuid } from '../common/uuid.js';
 
 export interface AdminResult {
   readonly errorCode: number;

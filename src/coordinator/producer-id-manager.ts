@@ -6,8 +6,9 @@
  *
  * File format (`<first log dir>/producer-ids`): one line `next_block_start=<n>`.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../common/atomic-file.js';
 
 export const PRODUCER_IDS_FILE = 'producer-ids';
 const BLOCK_SIZE = 1000n;
@@ -47,14 +48,6 @@ export class ProducerIdManager {
   }
 
   private persist(nextBlockStart: bigint): void {
-    const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, 'w');
-    try {
-      writeSync(fd, `next_block_start=${nextBlockStart}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
+    writeFileAtomically(this.path, `next_block_start=${nextBlockStart}\n`);
   }
 }

@@ -17,3 +17,4 @@ export { CorruptSegmentError, OffsetOutOfRangeError, StorageError } from './stor
 export { Faults, type FaultAction, type FaultPoint } from './fault-injection.js';
 export { partitionDirName, type TopicPartition } from './file-names.js';
 export type { TimestampOffset } from './index/time-index.js';
+export { readMetaProperties, writeMetaProperties, type MetaProperties } from './checkpoint/meta-properties.js';

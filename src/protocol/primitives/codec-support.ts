@@ -18,8 +18,7 @@ export interface RawTaggedField {
 /** What a `records` field accepts when encoding: bytes in memory or a file range. */
 export type RecordsInput = Uint8Array | FileRegion;
 
-/** Kafka's "no UUID" sentinel (all zero bits) in canonical text form. */
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+export { ZERO_UUID } from '../../common/uuid.js';
 export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
 
 export interface VersionRange {

@@ -3,25 +3,16 @@
  * (`MetaProperties`, version 1): `cluster.id`, `directory.id`, `node.id`, `version=1`, after a
  * comment with the date. Read to learn the directory id; written when a log dir is first used.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { META_PROPERTIES_FILE, TMP_SUFFIX } from '../file-names.js';
-import { syncDirectory } from './checkpoint-file.js';
+import { writeFileAtomically } from '../../common/atomic-file.js';
+import { META_PROPERTIES_FILE } from '../file-names.js';
 
 export interface MetaProperties {
   readonly version: number;
   readonly clusterId: string | null;
   readonly nodeId: number | null;
   readonly directoryId: string | null;
-}
-
-/** A random id in Kafka's Uuid text form; never starts with '-', which CLIs read as an option. */
-export function randomKafkaUuid(): string {
-  for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (!id.startsWith('-')) return id;
-  }
 }
 
 export function readMetaProperties(logDir: string): MetaProperties | null {
@@ -54,14 +45,5 @@ export function writeMetaProperties(logDir: string, meta: MetaProperties): void 
   if (meta.directoryId !== null) lines.push(`directory.id=${meta.directoryId}`);
   if (meta.nodeId !== null) lines.push(`node.id=${meta.nodeId}`);
   lines.push(`version=${meta.version}`);
-  const path = join(logDir, META_PROPERTIES_FILE);
-  const fd = openSync(path + TMP_SUFFIX, 'w');
-  try {
-    writeSync(fd, lines.join('\n') + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(path + TMP_SUFFIX, path);
-  syncDirectory(logDir);
+  writeFileAtomically(join(logDir, META_PROPERTIES_FILE), lines.join('\n') + '\n');
 }

@@ -24,7 +24,8 @@ import { join } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { CheckpointFile, CorruptCheckpointError, PARTITION_OFFSET_FORMAT, syncDirectory, type PartitionOffset } from '../checkpoint/checkpoint-file.js';
-import { randomKafkaUuid, readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
+import { randomUuid } from '../../common/uuid.js';
+import { readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   CLEANER_OFFSET_CHECKPOINT_FILE,
@@ -108,7 +109,7 @@ export class LogManager {
       mkdirSync(dir.path, { recursive: true });
       state.meta = readMetaProperties(dir.path);
       if (state.meta === null) {
-        state.meta = { version: 1, clusterId: options.clusterId ?? null, nodeId: options.nodeId ?? null, directoryId: randomKafkaUuid() };
+        state.meta = { version: 1, clusterId: options.clusterId ?? null, nodeId: options.nodeId ?? null, directoryId: randomUuid() };
         writeMetaProperties(dir.path, state.meta);
       }
       const markerPath = join(dir.path, CLEAN_SHUTDOWN_FILE);

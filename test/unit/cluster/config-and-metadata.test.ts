@@ -9,7 +9,7 @@ import { TOPIC_CONFIG_BY_NAME, validateValue } from '../../../src/cluster/config
 import { collisionKey, topicNameProblem } from '../../../src/cluster/topic-names.js';
 import { ClusterMetadata } from '../../../src/cluster/cluster-metadata.js';
 import { MetadataStore, METADATA_FILE } from '../../../src/cluster/metadata-store.js';
-import { loadOrFormatLogDirs } from '../../../src/cluster/meta-properties.js';
+import { loadOrFormatLogDirs } from '../../../src/broker/log-dir-format.js';
 import { DirectoryPartitionAdmin } from '../../../src/cluster/directory-partition-admin.js';
 import { Logger } from '../../../src/common/logger.js';
 
