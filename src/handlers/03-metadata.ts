@@ -5,7 +5,7 @@
  * `auto.create.topics.enable` is on. Kafka answers such a topic with a retriable error while
  * its controller creates it; here creation is synchronous, so the new topic is returned at once.
  */
-import { ZERO_UUID } from '../cluster/uuid.js';
+import { ZERO_UUID } from '../common/uuid.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
 import type { TopicMetadata } from '../cluster/cluster-metadata.js';
 import { ErrorCode } from '../protocol/errors.js';

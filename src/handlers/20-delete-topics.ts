@@ -12,7 +12,7 @@ import {
   type DeleteTopicsResponseDeletableTopicResultInput,
 } from '../protocol/messages/index.js';
 import type { TopicMetadata } from '../cluster/cluster-metadata.js';
-import { ZERO_UUID } from '../cluster/uuid.js';
+import { ZERO_UUID } from '../common/uuid.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
 

@@ -12,7 +12,7 @@ import {
   type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicInput,
 } from '../protocol/messages/index.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
-import { ZERO_UUID } from '../cluster/uuid.js';
+import { ZERO_UUID } from '../common/uuid.js';
 import { defineHandler } from './handler.js';
 import { ALL_TOPIC_OPERATIONS, clusterOf } from './cluster-context.js';
 import { partitionStates } from './topic-description.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as M from '../../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../../src/cluster/uuid.js';
+import { ZERO_UUID } from '../../../src/common/uuid.js';
 import { ConfigSource } from '../../../src/cluster/config-definitions.js';
 import { metadataHandler } from '../../../src/handlers/03-metadata.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
