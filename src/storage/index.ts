@@ -1,5 +1,14 @@
 /** The storage engine: partition logs in Kafka's on-disk layout. See docs/notes/storage.md. */
-export { LogManager, type LogManagerOptions, type CreateLogOptions } from './log/log-manager.js';
+export {
+  LogManager,
+  hasCleanShutdownMarker,
+  removeCleanShutdownMarker,
+  writeCleanShutdownMarker,
+  writeLogDirCheckpoints,
+  type CreateLogOptions,
+  type LogDirCheckpoint,
+  type LogManagerOptions,
+} from './log/log-manager.js';
 export {
   PartitionLog,
   type AppendOptions,

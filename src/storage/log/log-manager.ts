@@ -54,6 +54,25 @@ export interface LogManagerOptions {
   readonly clusterId?: string;
   /** Kafka's `log.flush.offset.checkpoint.interval.ms`. */
   readonly checkpointIntervalMs?: number;
+  /** Only partitions for which this is true are loaded, created or cleaned up here. */
+  readonly owns?: (tp: TopicPartition) => boolean;
+  /**
+   * Set when several managers (one per partition worker) share the log dirs. The caller then
+   * formats the dirs, decides which were shut down cleanly (before any manager opens), and
+   * writes the per-dir checkpoint files and clean-shutdown markers from every manager's
+   * `checkpointEntries()`; this manager writes none of those shared files.
+   */
+  readonly shared?: { readonly cleanShutdownDirs: ReadonlySet<string> };
+}
+
+/** One log dir's share of the per-dir checkpoint files, as one manager knows it. */
+export interface LogDirCheckpoint {
+  readonly path: string;
+  readonly online: boolean;
+  readonly recoveryPoints: readonly PartitionOffset[];
+  readonly logStartOffsets: readonly PartitionOffset[];
+  readonly highWatermarks: readonly PartitionOffset[];
+  readonly cleanerOffsets: readonly PartitionOffset[];
 }
 
 export interface CreateLogOptions {
@@ -82,6 +101,8 @@ export class LogManager {
   readonly #topicConfig: (topic: string) => Readonly<Record<string, string | number>>;
   readonly #deleter = new SegmentDeleter();
   readonly #checkpointIntervalMs: number;
+  readonly #owns: (tp: TopicPartition) => boolean;
+  readonly #shared: LogManagerOptions['shared'];
   #lastCheckpointMs: number;
   #pendingDirDeletes: Array<{ path: string; dueMs: number }> = [];
   #closed = false;
@@ -91,6 +112,8 @@ export class LogManager {
     this.#defaultConfig = options.defaultConfig ?? DEFAULT_LOG_CONFIG;
     this.#topicConfig = options.topicConfig ?? (() => ({}));
     this.#checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
+    this.#owns = options.owns ?? (() => true);
+    this.#shared = options.shared;
     this.#lastCheckpointMs = this.#clock();
     this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), cleanerOffsets: [] }));
   }
@@ -108,12 +131,12 @@ export class LogManager {
     try {
       mkdirSync(dir.path, { recursive: true });
       state.meta = readMetaProperties(dir.path);
-      if (state.meta === null) {
+      if (state.meta === null && this.#shared === undefined) {
         state.meta = { version: 1, clusterId: options.clusterId ?? null, nodeId: options.nodeId ?? null, directoryId: randomUuid() };
         writeMetaProperties(dir.path, state.meta);
       }
       const markerPath = join(dir.path, CLEAN_SHUTDOWN_FILE);
-      const cleanShutdown = existsSync(markerPath);
+      const cleanShutdown = this.#shared === undefined ? existsSync(markerPath) : this.#shared.cleanShutdownDirs.has(dir.path);
       const recoveryPoints = readOffsets(join(dir.path, RECOVERY_POINT_CHECKPOINT_FILE));
       const startOffsets = readOffsets(join(dir.path, LOG_START_OFFSET_CHECKPOINT_FILE));
       const highWatermarks = readOffsets(join(dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE));
@@ -122,12 +145,13 @@ export class LogManager {
         const path = join(dir.path, name);
         if (name === METADATA_LOG_DIR || !statSync(path).isDirectory()) continue;
         if (name.endsWith(DELETE_DIR_SUFFIX)) {
-          rmSync(path, { recursive: true, force: true });
+          const doomed = parsePartitionDirName(name.replace(DIRECTORY_TO_SKIP, ''));
+          if (doomed !== null && this.#owns(doomed)) rmSync(path, { recursive: true, force: true });
           continue;
         }
         if (DIRECTORY_TO_SKIP.test(name)) continue;
         const tp = parsePartitionDirName(name);
-        if (tp === null) continue;
+        if (tp === null || !this.#owns(tp)) continue;
         if (this.#find(tp) !== undefined) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `partition ${name} is in two log dirs`);
         const log = PartitionLog.open({
           topicPartition: tp,
@@ -143,10 +167,7 @@ export class LogManager {
         });
         state.logs.set(name, log);
       }
-      if (cleanShutdown) {
-        unlinkSync(markerPath);
-        syncDirectory(dir.path);
-      }
+      if (cleanShutdown && this.#shared === undefined) removeCleanShutdownMarker(dir.path);
     } catch (e) {
       if (!isIoError(e) && !(e instanceof StorageError)) throw e;
       dir.markOffline(e as Error);
@@ -180,6 +201,7 @@ export class LogManager {
    */
   getOrCreateLog(tp: TopicPartition, options: CreateLogOptions = {}): PartitionLog {
     this.#checkOpen();
+    if (!this.#owns(tp)) throw new Error(`partition ${key(tp)} belongs to another log manager`);
     const existing = this.getLog(tp);
     if (existing !== undefined) return existing;
     const online = this.#dirs.filter((s) => s.dir.online);
@@ -246,22 +268,34 @@ export class LogManager {
       rmSync(path, { recursive: true, force: true });
       return false;
     });
-    if (now - this.#lastCheckpointMs >= this.#checkpointIntervalMs) this.checkpoint();
+    if (this.#shared === undefined && now - this.#lastCheckpointMs >= this.#checkpointIntervalMs) this.checkpoint();
     return deleted;
+  }
+
+  /** This manager's entries for each log dir's checkpoint files (its own partitions only). */
+  checkpointEntries(): LogDirCheckpoint[] {
+    return this.#dirs.map((state) => {
+      const logs = [...state.logs.values()].filter((log) => !log.closed || this.#closed);
+      const entries = (offset: (log: PartitionLog) => number): PartitionOffset[] =>
+        logs.map((log) => ({ ...log.topicPartition, offset: offset(log) }));
+      return {
+        path: state.dir.path,
+        online: state.dir.online,
+        recoveryPoints: entries((log) => log.recoveryPoint),
+        logStartOffsets: entries((log) => log.logStartOffset),
+        highWatermarks: entries((log) => log.highWatermark),
+        cleanerOffsets: state.cleanerOffsets.filter((e) => state.logs.has(key(e))),
+      };
+    });
   }
 
   /** Writes the recovery point, log start offset, high watermark and cleaner checkpoints of every online dir. */
   checkpoint(): void {
-    for (const state of this.#dirs) {
-      if (!state.dir.online) continue;
-      const logs = [...state.logs.values()].filter((log) => !log.closed || this.#closed);
-      const entries = (offset: (log: PartitionLog) => number): PartitionOffset[] =>
-        logs.map((log) => ({ ...log.topicPartition, offset: offset(log) }));
+    for (const entries of this.checkpointEntries()) {
+      if (!entries.online) continue;
+      const state = this.#dirs.find((d) => d.dir.path === entries.path)!;
       try {
-        writeOffsets(join(state.dir.path, RECOVERY_POINT_CHECKPOINT_FILE), entries((log) => log.recoveryPoint));
-        writeOffsets(join(state.dir.path, LOG_START_OFFSET_CHECKPOINT_FILE), entries((log) => log.logStartOffset));
-        writeOffsets(join(state.dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE), entries((log) => log.highWatermark));
-        writeOffsets(join(state.dir.path, CLEANER_OFFSET_CHECKPOINT_FILE), state.cleanerOffsets.filter((e) => state.logs.has(key(e))));
+        writeLogDirCheckpoints(entries);
       } catch (e) {
         if (!isIoError(e)) throw e;
         state.dir.markOffline(e);
@@ -286,6 +320,7 @@ export class LogManager {
       }
     }
     this.#closed = true;
+    if (this.#shared !== undefined) return;
     this.checkpoint();
     for (const state of this.#dirs) {
       if (!state.dir.online) continue;
@@ -328,8 +363,33 @@ function writeOffsets(path: string, entries: readonly PartitionOffset[]): void {
   new CheckpointFile(path, PARTITION_OFFSET_FORMAT).write(entries);
 }
 
+/** Writes one log dir's checkpoint files from the entries of every manager that shares it. */
+export function writeLogDirCheckpoints(...shares: readonly LogDirCheckpoint[]): void {
+  const path = shares[0]!.path;
+  const all = (pick: (c: LogDirCheckpoint) => readonly PartitionOffset[]): PartitionOffset[] => shares.flatMap(pick);
+  writeOffsets(join(path, RECOVERY_POINT_CHECKPOINT_FILE), all((c) => c.recoveryPoints));
+  writeOffsets(join(path, LOG_START_OFFSET_CHECKPOINT_FILE), all((c) => c.logStartOffsets));
+  writeOffsets(join(path, REPLICATION_OFFSET_CHECKPOINT_FILE), all((c) => c.highWatermarks));
+  writeOffsets(join(path, CLEANER_OFFSET_CHECKPOINT_FILE), all((c) => c.cleanerOffsets));
+}
+
+export function hasCleanShutdownMarker(logDir: string): boolean {
+  return existsSync(join(logDir, CLEAN_SHUTDOWN_FILE));
+}
+
+/** Removed once the logs are loaded, so a crash after start-up is never mistaken for a clean stop. */
+export function removeCleanShutdownMarker(logDir: string): void {
+  try {
+    unlinkSync(join(logDir, CLEAN_SHUTDOWN_FILE));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return;
+  }
+  syncDirectory(logDir);
+}
+
 /** Kafka 3.7+ writes a small JSON document; older versions an empty file. Either way, presence is what counts. */
-function writeCleanShutdownMarker(logDir: string): void {
+export function writeCleanShutdownMarker(logDir: string): void {
   const fd = openSync(join(logDir, CLEAN_SHUTDOWN_FILE), 'w');
   try {
     writeSync(fd, '{"version":0,"brokerEpoch":-1}');

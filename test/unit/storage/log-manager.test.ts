@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointFile, PARTITION_OFFSET_FORMAT, EPOCH_ENTRY_FORMAT, CorruptCheckpointError } from '../../../src/storage/checkpoint/checkpoint-file.js';
 import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition-metadata-file.js';
-import { LogManager } from '../../../src/storage/log/log-manager.js';
+import { LogManager, hasCleanShutdownMarker, writeCleanShutdownMarker, writeLogDirCheckpoints } from '../../../src/storage/log/log-manager.js';
 import { FakeClock, producedBatch, tempDir } from './storage-fixtures.js';
 
 const root = tempDir('manager');
@@ -60,4 +60,35 @@ test('log manager: placement by fewest partitions, checkpoints, clean-shutdown m
   again.maintain();
   assert.ok(dirs.every((d) => !readdirSync(d).some((n) => n.startsWith('orders-3'))));
   again.close();
+});
+
+test('managers sharing log dirs: each loads only its partitions; the caller merges checkpoints and markers', () => {
+  const dirs = [join(root.path, 's1')];
+  const clock = new FakeClock();
+  const even = (tp: { partition: number }): boolean => tp.partition % 2 === 0;
+  const open = (owns: (tp: { partition: number }) => boolean, clean: boolean): LogManager =>
+    LogManager.open({ logDirs: dirs, clock: clock.now, owns, shared: { cleanShutdownDirs: new Set(clean ? dirs : []) } });
+  const first = [open(even, false), open((tp) => !even(tp), false)];
+  for (let p = 0; p < 4; p++) {
+    const log = first[p % 2]!.getOrCreateLog({ topic: 'shared', partition: p });
+    log.append(producedBatch(p + 1, 20, clock.nowMs), { leaderEpoch: 0 });
+    log.highWatermark = log.logEndOffset;
+  }
+  assert.throws(() => first[0]!.getOrCreateLog({ topic: 'shared', partition: 1 }), /another log manager/);
+  for (const m of first) m.close();
+  assert.ok(!existsSync(join(dirs[0]!, '.kafka_cleanshutdown')), 'a shared manager writes no marker');
+  assert.ok(!existsSync(join(dirs[0]!, 'replication-offset-checkpoint')), 'nor checkpoint files');
+  const shares = first.map((m) => m.checkpointEntries()[0]!);
+  writeLogDirCheckpoints(...shares);
+  writeCleanShutdownMarker(dirs[0]!);
+  const hw = new CheckpointFile(join(dirs[0]!, 'replication-offset-checkpoint'), PARTITION_OFFSET_FORMAT).read()!;
+  assert.deepEqual(hw.map((e) => [e.partition, e.offset]).sort(), [[0, 1], [1, 2], [2, 3], [3, 4]]);
+
+  assert.ok(hasCleanShutdownMarker(dirs[0]!));
+  const second = [open(even, true), open((tp) => !even(tp), true)];
+  assert.ok(hasCleanShutdownMarker(dirs[0]!), 'the caller, not a shared manager, removes the marker');
+  assert.deepEqual([...second[0]!.logs()].map((l) => l.topicPartition.partition).sort(), [0, 2]);
+  assert.deepEqual([...second[1]!.logs()].map((l) => l.topicPartition.partition).sort(), [1, 3]);
+  assert.equal(second[1]!.getLog({ topic: 'shared', partition: 3 })!.logEndOffset, 4);
+  for (const m of second) m.close();
 });
