@@ -9,9 +9,12 @@
  * full or old, and write each request with one write call. Reads find the segment by binary
  * search, the batch through the sparse index, and return a leased file range for `sendfile`.
  * Retention, DeleteRecords and truncation rename dropped segments to `.deleted`; they are
- * unlinked after `file.delete.delay.ms` once no lease remains.
+ * unlinked after `file.delete.delay.ms` once no lease remains. Idempotent producers are checked
+ * against the partition's producer table before offsets are assigned (`producer-state/`); its
+ * `.snapshot` files are written at each roll and on clean close, deleted with their segments.
  *
- * Crash behaviour: see `open` (recovery from the recovery point after an unclean shutdown). An
+ * Crash behaviour: see `open` (recovery from the recovery point after an unclean shutdown, then
+ * the producer table from the newest snapshot at or below the log end plus a scan). An
  * I/O error takes the whole log dir offline (`LogDir`); nothing acknowledged is truncated, and
  * a failed write never moves the log end offset.
  *
@@ -23,6 +26,7 @@ import { KafkaError } from '../../common/kafka-error.js';
 import { decompress } from '../../native/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import {
+  isControl,
   setBaseOffset,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -46,6 +50,9 @@ import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error
 import type { TimestampOffset } from '../index/time-index.js';
 import { LogSegment, segmentSettings, type AppendedBatch, type SegmentSettings } from '../segment/log-segment.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
+import { DEFAULT_PRODUCER_ID_EXPIRATION_MS, ProducerStateManager } from '../producer-state/producer-state-manager.js';
+import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
+import type { ProducerState } from '../producer-state/producer-state-entry.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { LogDir } from './log-dir.js';
 
@@ -66,6 +73,8 @@ export interface PartitionLogOptions {
   readonly cleanShutdown?: boolean;
   readonly clock?: () => number;
   readonly deleter?: SegmentDeleter;
+  /** Broker setting `producer.id.expiration.ms` (Kafka's default: one day). */
+  readonly producerIdExpirationMs?: number;
 }
 
 export interface AppendOptions {
@@ -79,6 +88,12 @@ export interface AppendResult {
   readonly logAppendTimeMs: number;
   readonly logStartOffset: Offset;
   readonly recordCount: number;
+  /**
+   * True when the batch was a retry of one of the producer's last five batches: nothing was
+   * written and the offsets (and `logAppendTimeMs`, the original batch's max timestamp, as Kafka
+   * answers) are those of the original append. The Produce response is NONE.
+   */
+  readonly duplicate: boolean;
 }
 
 export interface ReadOptions {
@@ -114,6 +129,7 @@ export class PartitionLog {
   readonly logDir: LogDir;
   readonly topicId: string | null;
   readonly leaderEpochCache: LeaderEpochCache;
+  readonly #producers: ProducerStateManager;
 
   #config: LogConfig;
   #settings: SegmentSettings;
@@ -139,6 +155,7 @@ export class PartitionLog {
     this.#clock = options.clock ?? Date.now;
     this.#deleter = options.deleter ?? new SegmentDeleter();
     this.leaderEpochCache = leaderEpochCache;
+    this.#producers = new ProducerStateManager(options.dir, options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS);
     this.#lastFlushMs = this.#clock();
     this.#logEndOffset = 0 as Offset;
     this.#logStartOffset = 0 as Offset;
@@ -154,7 +171,10 @@ export class PartitionLog {
    * - after a clean shutdown reads nothing else but the tail of the active segment (to find the
    *   log end offset from its last index entry);
    * - after a crash recovers every segment from the one holding the recovery point: CRC scan,
-   *   torn tail truncated, indexes rebuilt; a segment cut short drops the segments after it.
+   *   torn tail truncated, indexes rebuilt; a segment cut short drops the segments after it;
+   * - loads the producer table: snapshots that start no segment are dropped (but the newest one
+   *   above them all), then the newest readable one at or below the log end, then a scan of the
+   *   batches after it (none after a clean close).
    */
   static open(options: PartitionLogOptions): PartitionLog {
     const { dir, logDir } = options;
@@ -217,7 +237,20 @@ export class PartitionLog {
     log.#highWatermark = Math.min(Math.max(hw, log.#logStartOffset), log.#logEndOffset) as Offset;
     log.leaderEpochCache.truncateFromEnd(log.#logEndOffset);
     log.leaderEpochCache.truncateFromStart(log.#logStartOffset);
+    log.#producers.removeStraySnapshots(log.segmentBaseOffsets);
+    log.#rebuildProducerState(options.cleanShutdown === true);
     return log;
+  }
+
+  /** Producer table from the newest snapshot at or below the log end, plus the batches after it. */
+  #rebuildProducerState(reloadFromCleanShutdown: boolean): void {
+    rebuildProducerState(this.#producers, {
+      segments: this.#segments,
+      logStartOffset: this.#logStartOffset,
+      logEndOffset: this.#logEndOffset,
+      nowMs: this.#clock(),
+      reloadFromCleanShutdown,
+    });
   }
 
   static #checkTopicId(dir: string, topicId: string | undefined): string | null {
@@ -299,6 +332,16 @@ export class PartitionLog {
     return this.#segments[this.#segments.length - 1]!;
   }
 
+  /** The producer table (producer id → epoch, last batches): DescribeProducers, tests. */
+  activeProducers(): ReadonlyMap<bigint, ProducerState> {
+    return this.#producers.activeProducers();
+  }
+
+  /** Offsets of the producer state snapshots on disk, ascending. */
+  get producerSnapshotOffsets(): readonly Offset[] {
+    return this.#producers.snapshotOffsets;
+  }
+
   get flushState(): FlushState {
     return { unflushedMessages: this.#unflushedMessages, lastFlushMs: this.#lastFlushMs };
   }
@@ -318,6 +361,12 @@ export class PartitionLog {
    * topic's window → INVALID_TIMESTAMP), assigns offsets and the leader epoch in place (and
    * LogAppendTime if configured), then writes it. `records` is modified. A partial batch after
    * the first is dropped, as Kafka does.
+   *
+   * A batch with a producer id is checked against the producer table first (before any offset
+   * is assigned; nothing is written on failure): a retry of one of the producer's last five
+   * batches returns the original offsets with `duplicate: true`; an old epoch throws
+   * INVALID_PRODUCER_EPOCH (47); a sequence gap, reordering or a new epoch not starting at 0
+   * throws OUT_OF_ORDER_SEQUENCE_NUMBER (45).
    */
   append(records: Buffer, options: AppendOptions): AppendResult {
     this.#checkOpen();
@@ -340,6 +389,18 @@ export class PartitionLog {
     });
     if (!validation.ok) throw validation.error;
     const header = validation.batch;
+    const idempotent = header.producerId >= 0n;
+    const duplicate = idempotent ? this.#producers.checkAppend(header) : null;
+    if (duplicate !== null) {
+      return {
+        baseOffset: duplicate.firstOffset,
+        lastOffset: duplicate.lastOffset,
+        logAppendTimeMs: duplicate.timestamp,
+        logStartOffset: this.#logStartOffset,
+        recordCount: header.recordsCount,
+        duplicate: true,
+      };
+    }
     const batch = records.subarray(header.start, header.end);
     const baseOffset = this.#logEndOffset;
     const lastOffset = (baseOffset + header.lastOffsetDelta) as Offset;
@@ -348,9 +409,18 @@ export class PartitionLog {
     if (!createTime) setLogAppendTime(batch, 0, BigInt(now));
     const maxTimestamp = createTime ? Number(header.maxTimestamp) : now;
     this.#write(batch, [{ start: 0, size: batch.length, lastOffset, maxTimestamp }], baseOffset, now);
+    if (idempotent) this.#producers.update(header, baseOffset, maxTimestamp);
+    this.#producers.updateMapEndOffset(this.#logEndOffset);
     this.leaderEpochCache.assign(options.leaderEpoch, baseOffset);
     this.#afterAppend(header.recordsCount);
-    return { baseOffset, lastOffset, logAppendTimeMs: createTime ? -1 : now, logStartOffset: this.#logStartOffset, recordCount: header.recordsCount };
+    return {
+      baseOffset,
+      lastOffset,
+      logAppendTimeMs: createTime ? -1 : now,
+      logStartOffset: this.#logStartOffset,
+      recordCount: header.recordsCount,
+      duplicate: false,
+    };
   }
 
   /**
@@ -379,7 +449,14 @@ export class PartitionLog {
     const firstOffset = offsetOf(validation.batches[0]!.baseOffset);
     const bytes = records.subarray(0, validation.validBytes);
     this.#write(bytes, batches, firstOffset, this.#clock());
-    for (const header of validation.batches) this.leaderEpochCache.assign(header.partitionLeaderEpoch, Number(header.baseOffset));
+    for (const header of validation.batches) {
+      this.leaderEpochCache.assign(header.partitionLeaderEpoch, Number(header.baseOffset));
+      // Replicated batches are not sequence-checked (the leader did it), only recorded.
+      if (header.producerId >= 0n && !isControl(header.attributes)) {
+        this.#producers.update(header, offsetOf(header.baseOffset), Number(header.maxTimestamp));
+      }
+    }
+    this.#producers.updateMapEndOffset(this.#logEndOffset);
     this.#afterAppend(recordCount);
     return { firstOffset, lastOffset: previous as Offset };
   }
@@ -419,10 +496,16 @@ export class PartitionLog {
     this.#io('roll', () => this.#roll(this.#logEndOffset, this.#clock()));
   }
 
+  /**
+   * Also snapshots the producer table at the new base offset (Kafka does the same), so recovery
+   * after a crash scans at most the new segment.
+   */
   #roll(baseOffset: Offset, now: number): void {
     const next = LogSegment.create(this.dir, baseOffset, this.#settings, now);
     this.activeSegment.becomeInactive();
     this.#segments.push(next);
+    this.#producers.updateMapEndOffset(baseOffset);
+    this.#producers.takeSnapshot();
   }
 
   // ---- reads -----------------------------------------------------------------------------
@@ -577,11 +660,15 @@ export class PartitionLog {
       if (doomed.length === 0) return 0;
       if (doomed.length === this.#segments.length) this.#roll(this.#logEndOffset, this.#clock());
       this.#segments.splice(0, doomed.length);
-      for (const segment of doomed) this.#retire(segment);
+      for (const segment of doomed) {
+        this.#retire(segment);
+        this.#producers.deleteSnapshot(segment.baseOffset);
+      }
       const newStart = Math.max(this.#logStartOffset, this.#segments[0]!.baseOffset) as Offset;
       if (newStart > this.#logStartOffset) {
         this.#logStartOffset = newStart;
         this.leaderEpochCache.truncateFromStart(newStart);
+        this.#producers.onLogStartOffsetIncremented(newStart);
       }
       return doomed.length;
     });
@@ -607,6 +694,7 @@ export class PartitionLog {
     if (offset > this.#logStartOffset) {
       this.#logStartOffset = offset as Offset;
       this.leaderEpochCache.truncateFromStart(offset);
+      this.#producers.onLogStartOffsetIncremented(this.#logStartOffset);
       this.#deleteSegmentsWhile((_segment, next) => next !== null && next.baseOffset <= this.#logStartOffset);
     }
     return this.#logStartOffset;
@@ -642,6 +730,7 @@ export class PartitionLog {
     this.#recoveryPoint = Math.min(this.#recoveryPoint, end) as Offset;
     this.#logStartOffset = Math.min(this.#logStartOffset, end) as Offset;
     this.leaderEpochCache.truncateFromEnd(end);
+    this.#io('truncate', () => this.#rebuildProducerState(false));
     return true;
   }
 
@@ -652,6 +741,7 @@ export class PartitionLog {
     this.#segments = [fresh];
     for (const segment of old) this.#retire(segment);
     this.#logStartOffset = offset;
+    this.#producers.truncateFullyAndStartAt(offset);
   }
 
   // ---- durability and life cycle ---------------------------------------------------------
@@ -673,7 +763,8 @@ export class PartitionLog {
   /**
    * Periodic duties, called by the owner (e.g. once a second): fsync segments that rolled since
    * the last call (Kafka flushes a rolled segment in the background), apply `flush.ms`, run
-   * retention, unlink `.deleted` files that are due. Returns the segments deleted by retention.
+   * retention, unlink `.deleted` files that are due, expire producers idle for
+   * `producer.id.expiration.ms`. Returns the segments deleted by retention.
    */
   maintain(): number {
     this.#checkOpen();
@@ -682,6 +773,7 @@ export class PartitionLog {
     if (this.#unflushedMessages > 0 && now - this.#lastFlushMs >= this.#config['flush.ms']) this.flush();
     const deleted = this.deleteOldSegments();
     this.#deleter.run(now);
+    this.#producers.removeExpiredProducers(now);
     return deleted;
   }
 
@@ -694,13 +786,17 @@ export class PartitionLog {
     return this.#deleter.pending;
   }
 
-  /** Clean close: flush, final index entries, indexes trimmed, leader epochs written durably. */
+  /**
+   * Clean close: flush, final index entries, indexes trimmed, leader epochs written durably, a
+   * producer snapshot at the log end (so the next open scans nothing).
+   */
   close(): void {
     if (this.#closed) return;
     if (this.logDir.online) {
       this.flush();
       this.#io('close', () => {
         this.leaderEpochCache.flush();
+        this.#producers.takeSnapshot();
         for (const segment of this.#segments) segment.close();
       });
     } else {

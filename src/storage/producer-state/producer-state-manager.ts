@@ -1,0 +1,199 @@
+/**
+ * The producer table of one partition (Kafka's `ProducerStateManager`): producer id → epoch and
+ * last five batches, the offset the table is valid up to (`mapEndOffset`, exclusive), and the
+ * `.snapshot` files of the partition directory (format in `producer-snapshot.ts`).
+ *
+ * Snapshots are taken at the base offset of each new segment and at the log end on clean close,
+ * deleted with the segment they start, and pruned on truncation (none above the new end). Loading
+ * takes the newest readable snapshot; a corrupt one is deleted and the next older one is tried.
+ * The log itself rebuilds the rest by scanning batches (`producer-state-loader.ts`).
+ *
+ * Crash behaviour: the table lives in memory; what a crash loses is rebuilt from the newest
+ * snapshot plus the batches after it. A snapshot above the recovered log end is deleted before
+ * loading. Owned by the partition's worker, like the `PartitionLog` that holds it.
+ */
+import { unlinkSync } from 'node:fs';
+import type { Offset } from '../offsets.js';
+import { checkProducerAppend } from './append-check.js';
+import {
+  batchMetadata,
+  lastSequenceOf,
+  ProducerStateEntry,
+  type BatchMetadata,
+  type ProducerBatch,
+  type ProducerState,
+} from './producer-state-entry.js';
+import { CorruptSnapshotError, listSnapshotOffsets, readSnapshot, snapshotPath, writeSnapshot } from './producer-snapshot.js';
+
+/** Kafka's `producer.id.expiration.ms` default: one day. */
+export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+
+export class ProducerStateManager {
+  readonly dir: string;
+  readonly #expirationMs: number;
+  readonly #producers = new Map<bigint, ProducerStateEntry>();
+  /** Offsets of the snapshot files on disk, ascending. */
+  #snapshots: Offset[];
+  #mapEndOffset = 0 as Offset;
+  #lastSnapOffset = 0 as Offset;
+
+  constructor(dir: string, producerIdExpirationMs: number = DEFAULT_PRODUCER_ID_EXPIRATION_MS) {
+    this.dir = dir;
+    this.#expirationMs = producerIdExpirationMs;
+    this.#snapshots = listSnapshotOffsets(dir);
+  }
+
+  /** The table reflects every batch below this offset. */
+  get mapEndOffset(): Offset {
+    return this.#mapEndOffset;
+  }
+
+  get snapshotOffsets(): readonly Offset[] {
+    return this.#snapshots;
+  }
+
+  get latestSnapshotOffset(): Offset | null {
+    return this.#snapshots[this.#snapshots.length - 1] ?? null;
+  }
+
+  get isEmpty(): boolean {
+    return this.#producers.size === 0;
+  }
+
+  activeProducers(): ReadonlyMap<bigint, ProducerState> {
+    return this.#producers;
+  }
+
+  /** The leader's check of an idempotent batch (see `append-check.ts`): the duplicated batch, or null. */
+  checkAppend(batch: ProducerBatch): BatchMetadata | null {
+    return checkProducerAppend(this.#producers.get(batch.producerId), batch);
+  }
+
+  /** Records a batch written at `baseOffset` (leader, follower and recovery alike). */
+  update(batch: ProducerBatch, baseOffset: Offset, maxTimestamp: number): void {
+    let entry = this.#producers.get(batch.producerId);
+    if (entry === undefined) {
+      entry = ProducerStateEntry.empty(batch.producerId);
+      this.#producers.set(batch.producerId, entry);
+    }
+    const lastOffset = (baseOffset + batch.lastOffsetDelta) as Offset;
+    entry.addBatch(batch.producerEpoch, batchMetadata(lastSequenceOf(batch), lastOffset, batch.lastOffsetDelta, maxTimestamp));
+  }
+
+  updateMapEndOffset(offset: Offset): void {
+    this.#mapEndOffset = offset;
+  }
+
+  /** Writes a snapshot at `mapEndOffset` unless the newest one is already there. */
+  takeSnapshot(): void {
+    const offset = this.#mapEndOffset;
+    if (offset <= this.#lastSnapOffset) return;
+    writeSnapshot(this.dir, offset, this.#producers.values());
+    if (!this.#snapshots.includes(offset)) {
+      this.#snapshots.push(offset);
+      this.#snapshots.sort((a, b) => a - b);
+    }
+    this.#lastSnapOffset = offset;
+  }
+
+  deleteSnapshot(offset: Offset): void {
+    const at = this.#snapshots.indexOf(offset);
+    if (at < 0) return;
+    this.#snapshots.splice(at, 1);
+    try {
+      unlinkSync(snapshotPath(this.dir, offset));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+
+  /**
+   * Kafka's `removeStraySnapshots`, at open: keeps the snapshots that start a segment, plus the
+   * newest other one if it lies above every segment base (the one a clean close wrote at the log
+   * end); deletes the rest.
+   */
+  removeStraySnapshots(segmentBaseOffsets: readonly Offset[]): void {
+    const bases = new Set(segmentBaseOffsets);
+    let stray: Offset | null = null;
+    for (const offset of [...this.#snapshots]) {
+      if (bases.has(offset)) continue;
+      if (stray !== null) this.deleteSnapshot(stray);
+      stray = offset;
+    }
+    const maxBase = Math.max(...segmentBaseOffsets);
+    if (stray !== null && stray < maxBase) this.deleteSnapshot(stray);
+  }
+
+  /**
+   * Kafka's `truncateAndReload`: drops snapshots above `logEndOffset` or at/below
+   * `logStartOffset`; unless the table already ends at `logEndOffset`, reloads it from the newest
+   * remaining snapshot (or empties it at the log start). The caller scans from `mapEndOffset`.
+   */
+  truncateAndReload(logStartOffset: Offset, logEndOffset: Offset, nowMs: number): void {
+    for (const offset of [...this.#snapshots]) {
+      if (offset > logEndOffset || offset <= logStartOffset) this.deleteSnapshot(offset);
+    }
+    if (logEndOffset !== this.#mapEndOffset) {
+      this.#producers.clear();
+      this.#loadFromSnapshot(logStartOffset, nowMs);
+    } else {
+      this.onLogStartOffsetIncremented(logStartOffset);
+    }
+  }
+
+  #loadFromSnapshot(logStartOffset: Offset, nowMs: number): void {
+    for (;;) {
+      const latest = this.latestSnapshotOffset;
+      if (latest === null) {
+        this.#lastSnapOffset = logStartOffset;
+        this.#mapEndOffset = logStartOffset;
+        return;
+      }
+      let entries: ProducerStateEntry[];
+      try {
+        entries = readSnapshot(this.dir, latest);
+      } catch (e) {
+        if (!(e instanceof CorruptSnapshotError) && (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        this.deleteSnapshot(latest);
+        continue;
+      }
+      for (const entry of entries) {
+        if (!this.#isExpired(entry, nowMs)) this.#producers.set(entry.producerId, entry);
+      }
+      this.#lastSnapOffset = latest;
+      this.#mapEndOffset = latest;
+      return;
+    }
+  }
+
+  /** Empties the table and deletes every snapshot: the log restarts at `offset`. */
+  truncateFullyAndStartAt(offset: Offset): void {
+    this.#producers.clear();
+    for (const snapshot of [...this.#snapshots]) this.deleteSnapshot(snapshot);
+    this.#lastSnapOffset = 0 as Offset;
+    this.#mapEndOffset = offset;
+  }
+
+  onLogStartOffsetIncremented(logStartOffset: Offset): void {
+    if (this.#mapEndOffset < logStartOffset) this.#mapEndOffset = logStartOffset;
+    this.#lastSnapOffset = this.latestSnapshotOffset ?? logStartOffset;
+  }
+
+  /**
+   * Forgets producers idle for `producer.id.expiration.ms`, measured from the max timestamp of
+   * their last batch (as Kafka does); one with an open transaction stays. Returns how many went.
+   */
+  removeExpiredProducers(nowMs: number): number {
+    let removed = 0;
+    for (const [producerId, entry] of this.#producers) {
+      if (!this.#isExpired(entry, nowMs)) continue;
+      this.#producers.delete(producerId);
+      removed++;
+    }
+    return removed;
+  }
+
+  #isExpired(entry: ProducerState, nowMs: number): boolean {
+    return entry.currentTxnFirstOffset < 0 && nowMs - entry.lastTimestamp >= this.#expirationMs;
+  }
+}
