@@ -1,36 +1,57 @@
 /**
- * The composition root: builds the configuration, the cluster metadata, the partition admin,
- * the handler registry and the listener. Usable in-process by test suites:
- * `const broker = await Broker.start({ port: 0 })`, `broker.bootstrap`, `await broker.stop()`.
+ * The composition root: builds the configuration, formats the log dirs, starts the partition
+ * workers, loads the cluster metadata, and wires the handlers to the listener. Usable
+ * in-process by test suites: `const broker = await Broker.start({ port: 0 })`,
+ * `broker.bootstrap`, `await broker.stop()`.
+ *
+ * Start-up order matters for crash safety: the clean-shutdown markers are read before any
+ * worker opens a log (they decide whether logs are recovered) and removed only once every
+ * worker has loaded, so a crash from then on is never mistaken for a clean stop.
  */
 import { Logger } from '../common/logger.js';
 import { ClusterMetadata } from '../cluster/cluster-metadata.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
-import { DirectoryPartitionAdmin } from '../cluster/directory-partition-admin.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
-import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
+import { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { withClusterContext } from '../handlers/cluster-context.js';
 import { HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
+import { FetchPurgatory } from '../router/fetch-purgatory.js';
+import { FetchSessionCache } from '../router/fetch-session-cache.js';
+import { partitionKey } from '../router/partition-data.js';
+import { PartitionService } from '../router/partition-service.js';
+import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
+import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
+import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
+import { loadOrFormatLogDirs } from './log-dir-format.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** Kafka configuration keys, e.g. `{ 'socket.request.max.bytes': '1048576' }`. */
+  /** Kafka configuration keys, e.g. `{ 'log.dirs': '/tmp/sluice' }`. */
   readonly config?: Readonly<Record<string, string>>;
 }
+
+/** Kafka's `log.flush.offset.checkpoint.interval.ms` default. */
+const CHECKPOINT_INTERVAL_MS = 60_000;
+/** Kafka's `max.incremental.fetch.session.cache.slots` default. */
+const FETCH_SESSION_SLOTS = 1000;
+/** Flushes, delayed deletions and retention run at least this often in each worker. */
+const MAX_MAINTENANCE_INTERVAL_MS = 1000;
 
 export class Broker {
   private constructor(
     readonly config: BrokerConfig,
     private readonly listener: Listener,
-    private readonly partitionAdmin: DirectoryPartitionAdmin,
+    private readonly partitions: PartitionService,
+    private readonly purgatory: FetchPurgatory,
+    private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
     readonly port: number,
   ) {}
@@ -49,7 +70,24 @@ export class Broker {
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
 
     const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, config.clusterId);
-    const partitionAdmin = new DirectoryPartitionAdmin(config.logDirs, new Logger('partitions'));
+    const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
+    const workerOptions: PartitionWorkerOptions = {
+      logDirs: config.logDirs,
+      cleanShutdownDirs,
+      nodeId: config.nodeId,
+      clusterId,
+      maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
+    };
+    const host = await PartitionWorkerHost.start({
+      handlerModule: new URL('../worker/partition-ops.js', import.meta.url),
+      workers: config.numPartitionWorkers,
+      handlerOptions: workerOptions,
+      onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
+    });
+    for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
+
+    const purgatory = new FetchPurgatory();
+    const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
     const registry = new HandlerRegistry(
       withClusterContext(HANDLERS, () => {
@@ -66,28 +104,51 @@ export class Broker {
       },
       new Logger('network'),
     );
-    const bound = await listener.listen(config.listenerHost, config.listenerPort);
+    let bound: { host: string; port: number };
+    try {
+      bound = await listener.listen(config.listenerHost, config.listenerPort);
+    } catch (err) {
+      await partitions.close();
+      throw err;
+    }
     try {
       const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
       const metadata = new ClusterMetadata(clusterId, node, new MetadataStore(config.logDirs[0]!));
       const configs = new ConfigResolver(config.staticSettings, metadata);
-      const admin = new TopicAdmin(metadata, configs, partitionAdmin, {
+      const admin = new TopicAdmin(metadata, configs, partitions, {
         numPartitions: config.numPartitions,
         replicationFactor: config.defaultReplicationFactor,
         deleteTopicEnable: config.deleteTopicEnable,
       });
       await admin.openAll();
-      cluster = { metadata, admin, configs, autoCreateTopicsEnable: config.autoCreateTopicsEnable };
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length });
+      cluster = {
+        metadata,
+        admin,
+        configs,
+        autoCreateTopicsEnable: config.autoCreateTopicsEnable,
+        partitions,
+        fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
+        purgatory,
+        producerIds: ProducerIdManager.open(config.logDirs[0]!),
+      };
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length, workers: host.size });
     } catch (err) {
       await listener.close();
+      await partitions.close();
       throw err;
     }
-    return new Broker(config, listener, partitionAdmin, bound.host, bound.port);
+    const checkpointTimer = setInterval(() => {
+      partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
+    }, CHECKPOINT_INTERVAL_MS);
+    checkpointTimer.unref();
+    return new Broker(config, listener, partitions, purgatory, checkpointTimer, bound.host, bound.port);
   }
 
+  /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
+    clearInterval(this.checkpointTimer);
     await this.listener.close();
-    await this.partitionAdmin.close();
+    this.purgatory.wakeAll('shutdown');
+    await this.partitions.close();
   }
 }

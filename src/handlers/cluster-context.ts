@@ -1,11 +1,15 @@
 /**
- * What the metadata and admin handlers use beyond the request: the cluster metadata, the topic
- * admin (which reaches partition owners only through `PartitionAdmin`) and config resolution.
- * Handlers never see storage or sockets.
+ * What the handlers use beyond the request: the cluster metadata, the topic admin (which reaches
+ * partition owners only through `PartitionAdmin`), config resolution, and the routed data
+ * operations. Handlers never see storage or sockets.
  */
 import type { ClusterMetadata } from '../cluster/cluster-metadata.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
+import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
+import type { FetchPurgatory } from '../router/fetch-purgatory.js';
+import type { FetchSessionCache } from '../router/fetch-session-cache.js';
+import type { PartitionData } from '../router/partition-data.js';
 import type { RegisteredApi, RequestContext } from './handler.js';
 
 export interface ClusterContext {
@@ -14,6 +18,12 @@ export interface ClusterContext {
   readonly configs: ConfigResolver;
   /** `auto.create.topics.enable`. */
   readonly autoCreateTopicsEnable: boolean;
+  /** Appends, reads and offset lookups, routed to the partitions' owners. */
+  readonly partitions: PartitionData;
+  readonly fetchSessions: FetchSessionCache;
+  /** Where long-poll fetches wait for appends. */
+  readonly purgatory: FetchPurgatory;
+  readonly producerIds: ProducerIdManager;
 }
 
 /** Kafka's "authorized operations not requested" marker. */

@@ -5,6 +5,7 @@
  */
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
 import type { Reader } from '../protocol/primitives/reader.js';
 import type { Writer } from '../protocol/primitives/writer.js';
 import type { ClusterContext } from './cluster-context.js';
@@ -25,6 +26,17 @@ export interface RequestContext {
    * wrapping the registered handlers (`withClusterContext`), so the network layer need not know it.
    */
   readonly cluster?: ClusterContext;
+}
+
+/**
+ * Thrown by a handler when the only right answer is to close the connection (a failed acks=0
+ * produce, which has no response to carry the error). Connections close on any DecodeError.
+ */
+export class CloseConnection extends DecodeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CloseConnection';
+  }
 }
 
 /** Returned by a handler whose request gets no response at all (Produce with acks=0). */

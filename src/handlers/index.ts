@@ -1,9 +1,15 @@
 /** Every API handler the broker registers; the registry derives ApiVersions from this list. */
 import type { RegisteredApi } from './handler.js';
+import { produceHandler } from './00-produce.js';
+import { fetchHandler } from './01-fetch.js';
+import { listOffsetsHandler } from './02-list-offsets.js';
 import { metadataHandler } from './03-metadata.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
+import { deleteRecordsHandler } from './21-delete-records.js';
+import { initProducerIdHandler } from './22-init-producer-id.js';
+import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
@@ -13,10 +19,16 @@ import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
 export const HANDLERS: readonly RegisteredApi[] = [
+  produceHandler,
+  fetchHandler,
+  listOffsetsHandler,
   metadataHandler,
   apiVersionsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
+  deleteRecordsHandler,
+  initProducerIdHandler,
+  offsetForLeaderEpochHandler,
   describeConfigsHandler,
   alterConfigsHandler,
   describeLogDirsHandler,

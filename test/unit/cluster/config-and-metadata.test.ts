@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -10,8 +10,6 @@ import { collisionKey, topicNameProblem } from '../../../src/cluster/topic-names
 import { ClusterMetadata } from '../../../src/cluster/cluster-metadata.js';
 import { MetadataStore, METADATA_FILE } from '../../../src/cluster/metadata-store.js';
 import { loadOrFormatLogDirs } from '../../../src/broker/log-dir-format.js';
-import { DirectoryPartitionAdmin } from '../../../src/cluster/directory-partition-admin.js';
-import { Logger } from '../../../src/common/logger.js';
 
 const settings = (o: Record<string, string>) => new Map(Object.entries(o));
 
@@ -116,23 +114,4 @@ describe('cluster metadata persistence', () => {
     }
   });
 
-  test('DirectoryPartitionAdmin: Kafka partition directories with partition.metadata, sizes from disk, deletion', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sluice-dirs-'));
-    try {
-      const admin = new DirectoryPartitionAdmin([dir], new Logger('test'));
-      const topic = { name: 'd.t', topicId: 'DDDDDDDDDDDDDDDDDDDDDg' };
-      await admin.createPartitions(topic, [0, 1], new Map());
-      assert.equal(readFileSync(join(dir, 'd.t-1', 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: DDDDDDDDDDDDDDDDDDDDDg\n');
-      await assert.rejects(admin.createPartitions({ name: 'd.t', topicId: 'XXXXXXXXXXXXXXXXXXXXXg' }, [0], new Map()));
-      const [desc] = await admin.describeLogDirs();
-      assert.deepEqual(desc!.partitions.map((p) => [p.topic, p.partition, p.sizeBytes]).sort(), [['d.t', 0, 44n], ['d.t', 1, 44n]], 'partition.metadata is the only file');
-      assert.ok(desc!.totalBytes > 0n);
-      await admin.deleteTopic(topic, 2);
-      await admin.close();
-      assert.equal(existsSync(join(dir, 'd.t-0')), false);
-      assert.deepEqual(readdirSync(dir), []);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
 });

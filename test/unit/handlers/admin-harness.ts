@@ -15,7 +15,20 @@ import { NO_RESPONSE, type RegisteredApi } from '../../../src/handlers/handler.j
 import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
+import { ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
+import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
+import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/router/partition-admin.js';
+import type { PartitionData } from '../../../src/router/partition-data.js';
+
+/** Admin handlers never append or read; a call here means a handler reached for data it must not touch. */
+const NO_DATA: PartitionData = {
+  append: () => Promise.reject(new Error('admin handlers do not append')),
+  read: () => Promise.reject(new Error('admin handlers do not read')),
+  listOffset: () => Promise.reject(new Error('admin handlers do not list offsets')),
+  deleteRecords: () => Promise.reject(new Error('admin handlers do not delete records')),
+  offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),
+};
 
 export class MemoryPartitionAdmin implements PartitionAdmin {
   readonly partitions = new Map<string, { topicId: string; config: TopicConfigValues }>();
@@ -65,7 +78,16 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
     deleteTopicEnable: options.deleteEnable ?? true,
   });
   return {
-    cluster: { metadata, admin, configs, autoCreateTopicsEnable: options.autoCreate ?? true },
+    cluster: {
+      metadata,
+      admin,
+      configs,
+      autoCreateTopicsEnable: options.autoCreate ?? true,
+      partitions: NO_DATA,
+      fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
+      purgatory: new FetchPurgatory(),
+      producerIds: ProducerIdManager.open(dir),
+    },
     partitions,
     dir,
     reopen: () => harness(options, dir),

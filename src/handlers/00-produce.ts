@@ -1,0 +1,88 @@
+/**
+ * Produce (key 0): appends each partition's record batch on the partition's owner and answers
+ * with the assigned base offset. acks=0 requests get no response at all; when one of their
+ * partitions fails, the connection is closed instead, which is how Kafka tells such a producer.
+ * acks=-1 equals acks=1 on a single broker, unless the topic asks for more in-sync replicas
+ * than exist. Transactional batches are refused until transactions exist.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  ProduceRequest,
+  ProduceResponse,
+  type ProduceRequestPartitionProduceData,
+  type ProduceResponsePartitionProduceResponseInput,
+  type ProduceResponseTopicProduceResponseInput,
+} from '../protocol/messages/index.js';
+import { isTransactional } from '../protocol/records/index.js';
+import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
+
+const ATTRIBUTES_OFFSET = 21;
+const BATCH_HEADER_BYTES = 61;
+/** A single broker is the only replica of every partition, at leader epoch 0. */
+const LEADER_EPOCH = 0;
+
+function failed(index: number, errorCode: number, errorMessage: string | null = null): ProduceResponsePartitionProduceResponseInput {
+  return { index, errorCode, errorMessage, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n };
+}
+
+function batchIsTransactional(records: Buffer): boolean {
+  return records.length >= BATCH_HEADER_BYTES && isTransactional(records.readInt16BE(ATTRIBUTES_OFFSET));
+}
+
+async function producePartition(
+  c: ClusterContext,
+  topic: TopicMetadata,
+  p: ProduceRequestPartitionProduceData,
+  acks: number,
+  transactional: boolean,
+): Promise<ProduceResponsePartitionProduceResponseInput> {
+  if (p.index < 0 || p.index >= topic.partitionCount) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (p.records === null || p.records.length === 0) return failed(p.index, ErrorCode.INVALID_RECORD, 'no record batch');
+  if (transactional || batchIsTransactional(p.records)) {
+    return failed(p.index, ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by this broker yet');
+  }
+  if (acks === -1 && Number(c.configs.topicValue('min.insync.replicas', topic.configs) ?? '1') > 1) {
+    return failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS, 'min.insync.replicas is larger than the single replica');
+  }
+  const reply = await c.partitions.append(topic.name, p.index, LEADER_EPOCH, p.records);
+  return {
+    index: p.index,
+    errorCode: reply.errorCode,
+    errorMessage: reply.errorMessage,
+    baseOffset: reply.baseOffset,
+    logAppendTimeMs: reply.logAppendTimeMs,
+    logStartOffset: reply.logStartOffset,
+    recordErrors: reply.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
+  };
+}
+
+export const produceHandler = defineHandler({
+  request: ProduceRequest,
+  response: ProduceResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const acks = request.acks;
+    const byId = ctx.header.requestApiVersion >= 13;
+    const responses: ProduceResponseTopicProduceResponseInput[] = await Promise.all(
+      request.topicData.map(async (t) => {
+        const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
+        const partitionResponses = await Promise.all(
+          t.partitionData.map((p) => {
+            if (acks !== 0 && acks !== 1 && acks !== -1) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
+            if (topic === undefined) return failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            return producePartition(c, topic, p, acks, request.transactionalId !== null);
+          }),
+        );
+        return { name: t.name, topicId: t.topicId, partitionResponses };
+      }),
+    );
+    if (acks === 0) {
+      const failure = responses.flatMap((t) => t.partitionResponses ?? []).find((p) => (p.errorCode ?? 0) !== ErrorCode.NONE);
+      if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
+      return NO_RESPONSE;
+    }
+    return { responses, throttleTimeMs: 0 };
+  },
+});

@@ -1,0 +1,163 @@
+/**
+ * Fetch (key 1): reads every requested partition on its owner and answers with file ranges
+ * that the connection sends with sendfile (records never enter this process's memory).
+ *
+ * - Sessions (KIP-227): `FetchSessionCache` decides which partitions a request covers and,
+ *   for incremental fetches, which answers carry news.
+ * - Limits: each partition up to its `partition_max_bytes`, the response up to `max_bytes`,
+ *   but always the first batch found (KIP-74), so a consumer never sticks on a large batch.
+ * - Long polling: until `min_bytes` have gathered or `max_wait_ms` passes, the fetch waits in
+ *   the purgatory on its partitions and reads again when one of them gets an append.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  FetchRequest,
+  FetchResponse,
+  type FetchRequestData,
+  type FetchResponseFetchableTopicResponseInput,
+  type FetchResponsePartitionDataInput,
+} from '../protocol/messages/index.js';
+import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
+import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
+import { partitionKey, type ReadResult } from '../router/partition-data.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+const READ_COMMITTED = 1;
+const NO_OFFSET = -1n;
+
+interface PartitionRead {
+  readonly partition: SessionPartition;
+  readonly topic: TopicMetadata | undefined;
+  readonly result: ReadResult;
+}
+
+function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): TopicMetadata | undefined {
+  return byId ? c.metadata.topicById(p.topicId) : c.metadata.topic(p.topic);
+}
+
+function errorResult(errorCode: number): ReadResult {
+  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+}
+
+/** Reads every partition of the context once, in parallel, keeping the response within `maxBytes`. */
+async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean): Promise<PartitionRead[]> {
+  const reads = await Promise.all(
+    context.partitions.map(async (partition): Promise<PartitionRead> => {
+      const topic = resolveTopic(c, partition, byId);
+      if (topic === undefined) return { partition, topic, result: errorResult(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      if (partition.partition < 0 || partition.partition >= topic.partitionCount) {
+        return { partition, topic, result: errorResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      }
+      if (partition.params.currentLeaderEpoch > 0) return { partition, topic, result: errorResult(ErrorCode.UNKNOWN_LEADER_EPOCH) };
+      const result = await c.partitions.read({
+        topic: topic.name,
+        partition: partition.partition,
+        fetchOffset: partition.params.fetchOffset,
+        maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
+        readCommitted: request.isolationLevel === READ_COMMITTED,
+        minOneMessage: true,
+      });
+      return { partition, topic, result };
+    }),
+  );
+  // Reads ran in parallel, each allowed a whole first batch; now keep to max_bytes in request
+  // order, letting only the first partition with data exceed it (KIP-74).
+  let total = 0;
+  return reads.map((r) => {
+    const records = r.result.records;
+    if (records === null) return r;
+    if (total > 0 && total + records.byteLength > request.maxBytes) {
+      records.release();
+      return { ...r, result: { ...r.result, records: null } };
+    }
+    total += records.byteLength;
+    return r;
+  });
+}
+
+function bytesOf(reads: readonly PartitionRead[]): number {
+  return reads.reduce((sum, r) => sum + (r.result.records?.byteLength ?? 0), 0);
+}
+
+function releaseAll(reads: readonly PartitionRead[]): void {
+  for (const r of reads) r.result.records?.release();
+}
+
+function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean): FetchResponseFetchableTopicResponseInput[] {
+  const topics = new Map<string, FetchResponseFetchableTopicResponseInput & { partitions: FetchResponsePartitionDataInput[] }>();
+  for (const r of reads) {
+    const include = context.include(r.partition, {
+      errorCode: r.result.errorCode,
+      highWatermark: r.result.highWatermark,
+      lastStableOffset: r.result.lastStableOffset,
+      logStartOffset: r.result.logStartOffset,
+      recordBytes: r.result.records?.byteLength ?? 0,
+    });
+    if (!include) {
+      r.result.records?.release();
+      continue;
+    }
+    const key = byId ? r.partition.topicId : r.partition.topic;
+    let topic = topics.get(key);
+    if (topic === undefined) {
+      topic = { topic: r.partition.topic, topicId: r.partition.topicId, partitions: [] };
+      topics.set(key, topic);
+    }
+    topic.partitions.push({
+      partitionIndex: r.partition.partition,
+      errorCode: r.result.errorCode,
+      highWatermark: r.result.highWatermark,
+      lastStableOffset: r.result.lastStableOffset,
+      logStartOffset: r.result.logStartOffset,
+      abortedTransactions: null,
+      preferredReadReplica: -1,
+      records: r.result.records ?? EMPTY_BYTES,
+    });
+  }
+  return [...topics.values()];
+}
+
+export const fetchHandler = defineHandler({
+  request: FetchRequest,
+  response: FetchResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const byId = ctx.header.requestApiVersion >= 13;
+    const opened = c.fetchSessions.newContext({
+      sessionId: request.sessionId,
+      sessionEpoch: request.sessionEpoch,
+      usesTopicIds: byId,
+      partitions: request.topics.flatMap((t) =>
+        t.partitions.map((p) => ({
+          topicId: t.topicId,
+          topic: byId ? (c.metadata.topicById(t.topicId)?.name ?? '') : t.topic,
+          partition: p.partition,
+          fetchOffset: p.fetchOffset,
+          partitionMaxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch,
+          lastFetchedEpoch: p.lastFetchedEpoch,
+          logStartOffset: p.logStartOffset,
+        })),
+      ),
+      forgotten: request.forgottenTopicsData.flatMap((t) => t.partitions.map((partition) => ({ topicId: t.topicId, topic: t.topic, partition }))),
+    });
+    if (!opened.ok) return { errorCode: opened.errorCode, sessionId: 0, responses: [], throttleTimeMs: 0 };
+    const context = opened.context;
+
+    const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+    let reads = await readAll(c, context, request, byId);
+    const keys = reads.filter((r) => r.topic !== undefined).map((r) => partitionKey(r.topic!.name, r.partition.partition));
+    for (;;) {
+      const ready = bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE) || keys.length === 0;
+      const left = deadline - Date.now();
+      if (ready || left <= 0) break;
+      releaseAll(reads);
+      const reason = await c.purgatory.wait(keys, left);
+      reads = await readAll(c, context, request, byId);
+      if (reason === 'shutdown') break;
+    }
+    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId), throttleTimeMs: 0 };
+  },
+});

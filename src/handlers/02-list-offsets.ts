@@ -1,0 +1,37 @@
+/**
+ * ListOffsets (key 2): the earliest (-2), latest (-1) or max-timestamp (-3) offset of a
+ * partition, or the first offset whose timestamp is at or after a given time (found through
+ * the time index). Latest is the high watermark, which is also the last stable offset while
+ * there are no transactions, so both isolation levels answer alike.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+import { lookupPartition } from './partition-lookup.js';
+
+export const listOffsetsHandler = defineHandler({
+  request: ListOffsetsRequest,
+  response: ListOffsetsResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    // Leader epochs are carried from version 4 on; older versions must leave the default.
+    const withEpoch = ctx.header.requestApiVersion >= 4;
+    const topics = await Promise.all(
+      request.topics.map(async (t) => ({
+        name: t.name,
+        partitions: await Promise.all(
+          t.partitions.map(async (p) => {
+            const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+            const found = lookupPartition(c, t.name, p.partitionIndex);
+            if (!found.ok) return { ...none, errorCode: found.errorCode };
+            if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
+            const reply = await c.partitions.listOffset(t.name, p.partitionIndex, p.timestamp);
+            return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
+          }),
+        ),
+      })),
+    );
+    return { throttleTimeMs: 0, topics };
+  },
+});

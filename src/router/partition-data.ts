@@ -1,0 +1,21 @@
+/**
+ * The data operations the Produce, Fetch and offset handlers need from the partition owners.
+ * Every result carries a Kafka error code for its partition; none throws for a partition fault.
+ */
+import type { AppendReply, OffsetReply, ReadCommand } from '../worker/partition-protocol.js';
+import type { ReadResult } from './partition-service.js';
+
+export type { AppendReply, OffsetReply, ReadCommand, ReadResult };
+
+export interface PartitionData {
+  append(topic: string, partition: number, leaderEpoch: number, records: Uint8Array): Promise<AppendReply>;
+  read(command: ReadCommand): Promise<ReadResult>;
+  listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply>;
+  deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply>;
+  offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply>;
+}
+
+/** The key under which fetches wait for a partition and appends announce it. */
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}

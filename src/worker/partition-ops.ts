@@ -1,0 +1,265 @@
+/**
+ * The handler module of a partition worker: it owns a LogManager over the partitions routed to
+ * this worker and serves the commands of `partition-protocol.ts`. Runs in the worker thread;
+ * nothing here is shared with another thread except the leased file descriptors, which stay
+ * open until the main thread sends RELEASE after its sendfile.
+ */
+import { statfsSync } from 'node:fs';
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { RecordValidationError } from '../protocol/records/index.js';
+import {
+  LogManager,
+  writeCleanShutdownMarker,
+  writeLogDirCheckpoints,
+  type LogDirCheckpoint,
+  type LogSlice,
+  type PartitionLog,
+} from '../storage/index.js';
+import type { RegisterHandlers } from './handler-module.js';
+import {
+  EARLIEST_TIMESTAMP,
+  LATEST_TIMESTAMP,
+  MAX_TIMESTAMP,
+  PartitionOp,
+  decodeAppend,
+  decodeDeleteRecords,
+  decodeJson,
+  decodeListOffset,
+  decodeOffsetForEpoch,
+  decodeRead,
+  decodeRelease,
+  encodeAppendReply,
+  encodeJson,
+  encodeOffsetReply,
+  encodeReadReply,
+  parseWorkerOptions,
+  type DeleteCommand,
+  type OpenCommand,
+  type PartitionRef,
+  type UpdateConfigCommand,
+  type WorkerLogDir,
+} from './partition-protocol.js';
+import { workerForPartition } from './partition-routing.js';
+
+/** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
+const EARLIEST_LOCAL_TIMESTAMP = -4n;
+const LATEST_TIERED_TIMESTAMP = -5n;
+const NO_OFFSET = -1n;
+/** A single broker never changes leader: every partition is at epoch 0. */
+const LEADER_EPOCH = 0;
+
+/** What WRITE_CHECKPOINTS carries: every worker's share of every log dir, and whether to mark a clean shutdown. */
+export interface WriteCheckpointsCommand {
+  readonly shares: readonly LogDirCheckpoint[][];
+  readonly cleanShutdown: boolean;
+}
+
+function errorCodeOf(err: unknown): number {
+  if (err instanceof KafkaError) return err.code;
+  throw err;
+}
+
+export const registerHandlers: RegisterHandlers = (setup) => {
+  const options = parseWorkerOptions(setup.options);
+  const owns = (tp: PartitionRef): boolean => workerForPartition(tp.topic, tp.partition, setup.workerCount) === setup.workerIndex;
+  const manager = LogManager.open({
+    logDirs: options.logDirs,
+    owns,
+    shared: { cleanShutdownDirs: new Set(options.cleanShutdownDirs) },
+    nodeId: options.nodeId,
+    clusterId: options.clusterId,
+  });
+  const leases = new Map<number, LogSlice>();
+  let nextLeaseId = 1;
+  let closed = false;
+
+  const logOf = (ref: PartitionRef): PartitionLog => {
+    const log = manager.getLog(ref);
+    if (log === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
+    return log;
+  };
+
+  const closeLogs = (): LogDirCheckpoint[] => {
+    if (!closed) {
+      closed = true;
+      for (const slice of leases.values()) slice.release();
+      leases.clear();
+      manager.close();
+    }
+    return manager.checkpointEntries();
+  };
+
+  setup.handle(PartitionOp.OPEN, ({ body }) => {
+    const c = decodeJson<OpenCommand>(body);
+    for (const partition of c.partitions) {
+      const log = manager.getOrCreateLog({ topic: c.topic, partition }, { topicId: c.topicId, config: c.config });
+      log.updateConfig(c.config);
+    }
+  });
+
+  setup.handle(PartitionOp.DELETE, ({ body }) => {
+    const c = decodeJson<DeleteCommand>(body);
+    for (const partition of c.partitions) manager.deleteLog({ topic: c.topic, partition });
+  });
+
+  setup.handle(PartitionOp.UPDATE_CONFIG, ({ body }) => {
+    const c = decodeJson<UpdateConfigCommand>(body);
+    for (const partition of c.partitions) manager.getLog({ topic: c.topic, partition })?.updateConfig(c.config);
+  });
+
+  setup.handle(PartitionOp.APPEND, ({ body }) => {
+    // The records are a view on ring memory: the append validates and writes them from there.
+    const { command, records } = decodeAppend(body);
+    try {
+      const log = logOf(command);
+      const result = log.append(records, { leaderEpoch: command.leaderEpoch });
+      log.highWatermark = log.logEndOffset;
+      return encodeAppendReply({
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        recordErrors: [],
+        baseOffset: BigInt(result.baseOffset),
+        logAppendTimeMs: BigInt(result.logAppendTimeMs),
+        logStartOffset: BigInt(result.logStartOffset),
+        highWatermark: BigInt(log.highWatermark),
+      });
+    } catch (err) {
+      const errorCode = errorCodeOf(err);
+      return encodeAppendReply({
+        errorCode,
+        errorMessage: (err as Error).message,
+        recordErrors: err instanceof RecordValidationError ? err.recordErrors : [],
+        baseOffset: NO_OFFSET,
+        logAppendTimeMs: NO_OFFSET,
+        logStartOffset: NO_OFFSET,
+        highWatermark: NO_OFFSET,
+      });
+    }
+  });
+
+  setup.handle(PartitionOp.READ, ({ body }) => {
+    const c = decodeRead(body);
+    let log: PartitionLog;
+    try {
+      log = logOf(c);
+    } catch (err) {
+      return encodeReadReply({ errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
+    }
+    const state = {
+      highWatermark: BigInt(log.highWatermark),
+      // No transactions yet: every record below the high watermark is committed.
+      lastStableOffset: BigInt(log.highWatermark),
+      logStartOffset: BigInt(log.logStartOffset),
+    };
+    try {
+      const slice = log.read(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });
+      if (slice === null) return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: null });
+      const leaseId = nextLeaseId++;
+      if (nextLeaseId > 0xffffffff) nextLeaseId = 1;
+      leases.set(leaseId, slice);
+      return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } });
+    } catch (err) {
+      return encodeReadReply({ errorCode: errorCodeOf(err), ...state, slice: null });
+    }
+  });
+
+  setup.handle(PartitionOp.RELEASE, ({ body }) => {
+    for (const id of decodeRelease(body)) {
+      leases.get(id)?.release();
+      leases.delete(id);
+    }
+  });
+
+  setup.handle(PartitionOp.LIST_OFFSET, ({ body }) => {
+    const c = decodeListOffset(body);
+    const none = { timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+    try {
+      const log = logOf(c);
+      const at = (offset: number): { timestamp: bigint; offset: bigint; leaderEpoch: number } => ({ timestamp: NO_OFFSET, offset: BigInt(offset), leaderEpoch: LEADER_EPOCH });
+      let found: { timestamp: bigint; offset: bigint; leaderEpoch: number };
+      if (c.timestamp === EARLIEST_TIMESTAMP || c.timestamp === EARLIEST_LOCAL_TIMESTAMP) found = at(log.logStartOffset);
+      else if (c.timestamp === LATEST_TIMESTAMP) found = at(log.highWatermark);
+      else if (c.timestamp === LATEST_TIERED_TIMESTAMP) found = none;
+      else if (c.timestamp === MAX_TIMESTAMP) {
+        const max = log.offsetOfMaxTimestamp();
+        found = max === null ? none : { timestamp: BigInt(max.timestamp), offset: BigInt(max.offset), leaderEpoch: LEADER_EPOCH };
+      } else if (c.timestamp < 0n) {
+        return encodeOffsetReply({ errorCode: ErrorCode.INVALID_REQUEST, ...none });
+      } else {
+        const hit = log.offsetForTimestamp(Number(c.timestamp));
+        found = hit === null ? none : { timestamp: BigInt(hit.timestamp), offset: BigInt(hit.offset), leaderEpoch: LEADER_EPOCH };
+      }
+      return encodeOffsetReply({ errorCode: ErrorCode.NONE, ...found });
+    } catch (err) {
+      return encodeOffsetReply({ errorCode: errorCodeOf(err), ...none });
+    }
+  });
+
+  setup.handle(PartitionOp.DELETE_RECORDS, ({ body }) => {
+    const c = decodeDeleteRecords(body);
+    try {
+      const log = logOf(c);
+      const target = c.offset === -1n ? BigInt(log.highWatermark) : c.offset;
+      if (target < 0n || target > BigInt(log.highWatermark)) {
+        return encodeOffsetReply({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
+      }
+      const lowWatermark = log.deleteRecordsTo(Number(target));
+      return encodeOffsetReply({ errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(lowWatermark), leaderEpoch: LEADER_EPOCH });
+    } catch (err) {
+      return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
+    }
+  });
+
+  setup.handle(PartitionOp.OFFSET_FOR_EPOCH, ({ body }) => {
+    const c = decodeOffsetForEpoch(body);
+    try {
+      const log = logOf(c);
+      const { epoch, endOffset } = log.leaderEpochCache.endOffsetFor(c.leaderEpoch, log.logEndOffset);
+      return encodeOffsetReply({ errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch });
+    } catch (err) {
+      return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
+    }
+  });
+
+  setup.handle(PartitionOp.DESCRIBE_LOG_DIRS, () => {
+    const dirs: WorkerLogDir[] = manager.logDirs.map((dir) => {
+      let totalBytes = -1;
+      let usableBytes = -1;
+      try {
+        const fs = statfsSync(dir.path);
+        totalBytes = fs.blocks * fs.bsize;
+        usableBytes = fs.bavail * fs.bsize;
+      } catch {
+        // An unreadable log dir is reported offline below; its sizes stay unknown (-1), as in Kafka.
+      }
+      const partitions = [...manager.logs()]
+        .filter((log) => log.logDir === dir)
+        .map((log) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size }));
+      return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions };
+    });
+    return encodeJson(dirs);
+  });
+
+  setup.handle(PartitionOp.CHECKPOINT_ENTRIES, () => encodeJson(manager.checkpointEntries()));
+
+  setup.handle(PartitionOp.WRITE_CHECKPOINTS, ({ body }) => {
+    const c = decodeJson<WriteCheckpointsCommand>(body);
+    const byDir = new Map<string, LogDirCheckpoint[]>();
+    for (const share of c.shares.flat()) byDir.set(share.path, [...(byDir.get(share.path) ?? []), share]);
+    for (const [path, shares] of byDir) {
+      if (!shares.every((s) => s.online)) continue;
+      writeLogDirCheckpoints(...shares);
+      if (c.cleanShutdown) writeCleanShutdownMarker(path);
+    }
+  });
+
+  setup.handle(PartitionOp.CLOSE_LOGS, () => encodeJson(closeLogs()));
+
+  setup.every(options.maintenanceIntervalMs, () => {
+    if (!closed) manager.maintain();
+  });
+  setup.onClose(() => {
+    closeLogs();
+  });
+};

@@ -1,0 +1,328 @@
+/**
+ * The commands the main thread sends to a partition worker and the replies it gets, shared by
+ * both ends. The hot ones (append, read, release, list offsets) are compact binary; the rare
+ * administrative ones carry JSON. Every reply that concerns one partition starts with a Kafka
+ * error code, so a partition's failure is an answer, not a transport error.
+ *
+ * Partitions are named by topic name: that is what their directories are called, so a worker
+ * can tell which partitions are its own when it loads the log dirs.
+ */
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+
+export const PartitionOp = {
+  OPEN: 1,
+  DELETE: 2,
+  UPDATE_CONFIG: 3,
+  APPEND: 10,
+  READ: 11,
+  RELEASE: 12,
+  LIST_OFFSET: 13,
+  DELETE_RECORDS: 14,
+  OFFSET_FOR_EPOCH: 15,
+  DESCRIBE_LOG_DIRS: 20,
+  CHECKPOINT_ENTRIES: 21,
+  WRITE_CHECKPOINTS: 22,
+  CLOSE_LOGS: 23,
+} as const;
+
+/** What the worker module is started with (`handlerOptions`, structured-cloned). */
+export interface PartitionWorkerOptions {
+  readonly logDirs: readonly string[];
+  /** Log dirs that were shut down cleanly: their logs open without recovery. */
+  readonly cleanShutdownDirs: readonly string[];
+  readonly nodeId: number;
+  readonly clusterId: string;
+  /** Kafka's `log.retention.check.interval.ms`: how often retention and flushes run. */
+  readonly maintenanceIntervalMs: number;
+}
+
+export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
+  const o = raw as Partial<PartitionWorkerOptions> | null;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+  if (
+    o === null ||
+    typeof o !== 'object' ||
+    !strings(o.logDirs) ||
+    !strings(o.cleanShutdownDirs) ||
+    typeof o.nodeId !== 'number' ||
+    typeof o.clusterId !== 'string' ||
+    typeof o.maintenanceIntervalMs !== 'number'
+  ) {
+    throw new TypeError('partition worker options are malformed');
+  }
+  return o as PartitionWorkerOptions;
+}
+
+// ---- administrative commands (JSON) ----
+
+export interface OpenCommand {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partitions: readonly number[];
+  /** Effective topic configuration (Kafka keys). */
+  readonly config: Readonly<Record<string, string>>;
+}
+
+export interface DeleteCommand {
+  readonly topic: string;
+  readonly partitions: readonly number[];
+}
+
+export type UpdateConfigCommand = OpenCommand;
+
+export interface WorkerLogDir {
+  readonly path: string;
+  readonly online: boolean;
+  readonly totalBytes: number;
+  readonly usableBytes: number;
+  readonly partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number; readonly sizeBytes: number }>;
+}
+
+export function encodeJson(value: unknown): Uint8Array {
+  return Buffer.from(JSON.stringify(value));
+}
+
+export function decodeJson<T>(bytes: Uint8Array): T {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
+}
+
+// ---- hot commands (binary) ----
+
+function reader(bytes: Uint8Array): Reader {
+  return new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+function finish(build: (w: Writer) => void): Uint8Array {
+  const w = new Writer(64);
+  build(w);
+  return w.finish();
+}
+
+export interface PartitionRef {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+function writeRef(w: Writer, ref: PartitionRef): void {
+  w.compactString(ref.topic);
+  w.int32(ref.partition);
+}
+
+function readRef(r: Reader): PartitionRef {
+  return { topic: r.compactString(), partition: r.int32() };
+}
+
+/** An append's header; the records follow it in the same message, copied once into the ring. */
+export interface AppendCommand extends PartitionRef {
+  readonly leaderEpoch: number;
+}
+
+export function encodeAppendHeader(c: AppendCommand): Uint8Array {
+  return finish((w) => {
+    writeRef(w, c);
+    w.int32(c.leaderEpoch);
+  });
+}
+
+export function decodeAppend(bytes: Uint8Array): { command: AppendCommand; records: Buffer } {
+  const r = reader(bytes);
+  const ref = readRef(r);
+  const command = { ...ref, leaderEpoch: r.int32() };
+  return { command, records: r.raw(r.remaining()) };
+}
+
+export interface RecordErrorReply {
+  readonly batchIndex: number;
+  readonly message: string | null;
+}
+
+export interface AppendReply {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  readonly recordErrors: readonly RecordErrorReply[];
+  readonly baseOffset: bigint;
+  readonly logAppendTimeMs: bigint;
+  readonly logStartOffset: bigint;
+  readonly highWatermark: bigint;
+}
+
+export function encodeAppendReply(a: AppendReply): Uint8Array {
+  return finish((w) => {
+    w.int16(a.errorCode);
+    w.compactNullableString(a.errorMessage);
+    w.unsignedVarint(a.recordErrors.length);
+    for (const e of a.recordErrors) {
+      w.int32(e.batchIndex);
+      w.compactNullableString(e.message);
+    }
+    w.int64(a.baseOffset);
+    w.int64(a.logAppendTimeMs);
+    w.int64(a.logStartOffset);
+    w.int64(a.highWatermark);
+  });
+}
+
+export function decodeAppendReply(bytes: Uint8Array): AppendReply {
+  const r = reader(bytes);
+  const errorCode = r.int16();
+  const errorMessage = r.compactNullableString();
+  const recordErrors: RecordErrorReply[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) recordErrors.push({ batchIndex: r.int32(), message: r.compactNullableString() });
+  return { errorCode, errorMessage, recordErrors, baseOffset: r.int64(), logAppendTimeMs: r.int64(), logStartOffset: r.int64(), highWatermark: r.int64() };
+}
+
+export interface ReadCommand extends PartitionRef {
+  readonly fetchOffset: bigint;
+  readonly maxBytes: number;
+  /** Nothing at or beyond this offset is returned (the high watermark, or the last stable offset). */
+  readonly readCommitted: boolean;
+  readonly minOneMessage: boolean;
+}
+
+export function encodeRead(c: ReadCommand): Uint8Array {
+  return finish((w) => {
+    writeRef(w, c);
+    w.int64(c.fetchOffset);
+    w.int32(c.maxBytes);
+    w.bool(c.readCommitted);
+    w.bool(c.minOneMessage);
+  });
+}
+
+export function decodeRead(bytes: Uint8Array): ReadCommand {
+  const r = reader(bytes);
+  const ref = readRef(r);
+  return { ...ref, fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+}
+
+/** A leased file range: valid until RELEASE names its lease id. */
+export interface ReadSlice {
+  readonly leaseId: number;
+  readonly fd: number;
+  readonly position: number;
+  readonly length: number;
+}
+
+export interface ReadReply {
+  readonly errorCode: number;
+  readonly highWatermark: bigint;
+  readonly lastStableOffset: bigint;
+  readonly logStartOffset: bigint;
+  readonly slice: ReadSlice | null;
+}
+
+export function encodeReadReply(a: ReadReply): Uint8Array {
+  return finish((w) => {
+    w.int16(a.errorCode);
+    w.int64(a.highWatermark);
+    w.int64(a.lastStableOffset);
+    w.int64(a.logStartOffset);
+    w.bool(a.slice !== null);
+    if (a.slice !== null) {
+      w.uint32(a.slice.leaseId);
+      w.int32(a.slice.fd);
+      w.float64(a.slice.position);
+      w.int32(a.slice.length);
+    }
+  });
+}
+
+export function decodeReadReply(bytes: Uint8Array): ReadReply {
+  const r = reader(bytes);
+  const errorCode = r.int16();
+  const highWatermark = r.int64();
+  const lastStableOffset = r.int64();
+  const logStartOffset = r.int64();
+  const slice = r.bool() ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
+  return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice };
+}
+
+export function encodeRelease(leaseIds: readonly number[]): Uint8Array {
+  return finish((w) => {
+    w.unsignedVarint(leaseIds.length);
+    for (const id of leaseIds) w.uint32(id);
+  });
+}
+
+export function decodeRelease(bytes: Uint8Array): number[] {
+  const r = reader(bytes);
+  const out: number[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) out.push(r.uint32());
+  return out;
+}
+
+/** ListOffsets' special timestamps, as Kafka defines them. */
+export const LATEST_TIMESTAMP = -1n;
+export const EARLIEST_TIMESTAMP = -2n;
+export const MAX_TIMESTAMP = -3n;
+
+export interface ListOffsetCommand extends PartitionRef {
+  readonly timestamp: bigint;
+}
+
+export function encodeListOffset(c: ListOffsetCommand): Uint8Array {
+  return finish((w) => {
+    writeRef(w, c);
+    w.int64(c.timestamp);
+  });
+}
+
+export function decodeListOffset(bytes: Uint8Array): ListOffsetCommand {
+  const r = reader(bytes);
+  return { ...readRef(r), timestamp: r.int64() };
+}
+
+export interface OffsetReply {
+  readonly errorCode: number;
+  readonly timestamp: bigint;
+  readonly offset: bigint;
+  readonly leaderEpoch: number;
+}
+
+export function encodeOffsetReply(a: OffsetReply): Uint8Array {
+  return finish((w) => {
+    w.int16(a.errorCode);
+    w.int64(a.timestamp);
+    w.int64(a.offset);
+    w.int32(a.leaderEpoch);
+  });
+}
+
+export function decodeOffsetReply(bytes: Uint8Array): OffsetReply {
+  const r = reader(bytes);
+  return { errorCode: r.int16(), timestamp: r.int64(), offset: r.int64(), leaderEpoch: r.int32() };
+}
+
+export interface DeleteRecordsCommand extends PartitionRef {
+  /** -1 means the high watermark, as in Kafka. */
+  readonly offset: bigint;
+}
+
+export function encodeDeleteRecords(c: DeleteRecordsCommand): Uint8Array {
+  return finish((w) => {
+    writeRef(w, c);
+    w.int64(c.offset);
+  });
+}
+
+export function decodeDeleteRecords(bytes: Uint8Array): DeleteRecordsCommand {
+  const r = reader(bytes);
+  return { ...readRef(r), offset: r.int64() };
+}
+
+export interface OffsetForEpochCommand extends PartitionRef {
+  readonly leaderEpoch: number;
+}
+
+export function encodeOffsetForEpoch(c: OffsetForEpochCommand): Uint8Array {
+  return finish((w) => {
+    writeRef(w, c);
+    w.int32(c.leaderEpoch);
+  });
+}
+
+export function decodeOffsetForEpoch(bytes: Uint8Array): OffsetForEpochCommand {
+  const r = reader(bytes);
+  return { ...readRef(r), leaderEpoch: r.int32() };
+}
