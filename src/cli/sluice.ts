@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
- * foreground until SIGINT/SIGTERM.
+ * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume ...` are client
+ * tools for any Kafka-compatible broker (`src/cli/commands/`).
  */
 import { Broker } from '../broker/broker.js';
 import { ConfigError, loadPropertiesFile } from '../broker/config.js';
+import { CLIENT_COMMANDS, runCommand } from './commands/index.js';
 
 function usage(): never {
   process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
+  process.stderr.write(`       sluice ${[...CLIENT_COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)\n`);
   process.exit(2);
 }
 
@@ -42,8 +45,10 @@ async function start(args: string[]): Promise<void> {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-if (command !== 'start') usage();
-start(rest).catch((err: unknown) => {
+const clientCommand = command === undefined ? undefined : CLIENT_COMMANDS.get(command);
+if (clientCommand !== undefined) void runCommand(command!, clientCommand, rest);
+else if (command !== 'start') usage();
+else start(rest).catch((err: unknown) => {
   process.stderr.write(`sluice: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -1,0 +1,100 @@
+/**
+ * What every client subcommand shares: option parsing that reports mistakes as usage errors,
+ * the connection to `--bootstrap-server`, and one place that turns a failure into Kafka's
+ * error name and message on stderr and a non-zero exit code.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { KafkaError } from '../../common/kafka-error.js';
+import { errorName } from '../../protocol/errors.js';
+import { KafkaCluster, parseBootstrapServers } from '../../client/index.js';
+
+/** Bad command line or input: the message and the command's usage, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Input a command cannot use (a stdin line without its key separator): the message, exit code 1. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
+
+export interface Command {
+  readonly usage: string;
+  run(args: string[]): Promise<void>;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Kafka-tool style long options (`--topic t`, `--topic=t`); no positionals. */
+export function parseOptions<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values'] {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function required(value: string | undefined, option: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing required option --${option}`);
+  return value;
+}
+
+export function integerOption(value: string | undefined, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || n < min || n > max) throw new UsageError(`--${option} must be an integer in [${min}, ${max}], not '${value}'`);
+  return n;
+}
+
+/** Exactly one of the action flags must be set; returns its name. */
+export function oneAction<A extends string>(flags: Record<A, boolean | undefined>): A {
+  const set = (Object.keys(flags) as A[]).filter((k) => flags[k] === true);
+  if (set.length !== 1) throw new UsageError(`give exactly one of ${(Object.keys(flags) as A[]).map((k) => `--${k}`).join(', ')}`);
+  return set[0]!;
+}
+
+/** Runs `use` with a cluster for `--bootstrap-server` and closes every connection afterwards. */
+export async function withCluster<T>(bootstrap: string | undefined, use: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
+  const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(required(bootstrap, 'bootstrap-server')), clientId: 'sluice-cli' });
+  try {
+    return await use(cluster);
+  } finally {
+    cluster.close();
+  }
+}
+
+/** Writes to stdout, waiting when the pipe is full so a slow reader is not buffered in memory. */
+export async function writeOut(data: string | Uint8Array): Promise<void> {
+  if (!process.stdout.write(data)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+}
+
+/** Runs a subcommand and sets the exit code: 0, 1 for a Kafka or other failure, 2 for a usage error. */
+export async function runCommand(name: string, command: Command, args: string[]): Promise<void> {
+  if (args.includes('--help')) {
+    process.stdout.write(command.usage);
+    return;
+  }
+  try {
+    await command.run(args);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`sluice ${name}: ${err.message}\n${command.usage}`);
+      process.exitCode = 2;
+    } else if (err instanceof InputError) {
+      process.stderr.write(`sluice ${name}: ${err.message}\n`);
+      process.exitCode = 1;
+    } else if (err instanceof KafkaError) {
+      process.stderr.write(`sluice ${name}: ${errorName(err.code)}: ${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`sluice ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}

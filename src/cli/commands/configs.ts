@@ -1,0 +1,80 @@
+/**
+ * `sluice configs`, after Kafka's kafka-configs.sh: describe and incrementally alter the
+ * configs of a topic, a broker, or the cluster-wide broker default.
+ */
+import { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, KafkaAdminClient, type ConfigEntry, type ConfigResource } from '../../client/index.js';
+import { parseAddConfig, parseDeleteConfig } from './config-assignments.js';
+import { oneAction, parseOptions, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+
+const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT --entity-type topics|brokers (--entity-name NAME | --entity-default)
+         --describe [--all]
+       | --alter [--add-config k=v[,k=[a,b]]...] [--delete-config k[,k]...]
+`;
+
+const OPTIONS = {
+  'bootstrap-server': { type: 'string' },
+  'entity-type': { type: 'string' },
+  'entity-name': { type: 'string' },
+  'entity-default': { type: 'boolean' },
+  describe: { type: 'boolean' },
+  alter: { type: 'boolean' },
+  all: { type: 'boolean' },
+  'add-config': { type: 'string', multiple: true },
+  'delete-config': { type: 'string', multiple: true },
+} as const;
+
+async function run(args: string[]): Promise<void> {
+  const o = parseOptions(args, OPTIONS);
+  const action = oneAction({ describe: o.describe, alter: o.alter });
+  const resource = configResource(o['entity-type'], o['entity-name'], o['entity-default'] === true);
+  await withCluster(o['bootstrap-server'], async (cluster) => {
+    const admin = new KafkaAdminClient(cluster);
+    if (action === 'describe') {
+      const all = o.all === true;
+      const entries = await admin.describeConfigs(resource, { includeSynonyms: true });
+      await writeOut(`${all ? 'All' : resource.name === '' ? 'Default' : 'Dynamic'} configs for ${subject(resource)} are:\n`);
+      for (const e of entries.filter((x) => all || x.source === ownSource(resource))) await writeOut(`  ${describeEntry(e)}\n`);
+      return;
+    }
+    const additions = new Map((o['add-config'] ?? []).flatMap((text) => [...parseAddConfig(text)]));
+    const deletions = (o['delete-config'] ?? []).flatMap(parseDeleteConfig);
+    if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
+    const overlap = deletions.filter((k) => additions.has(k));
+    if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
+    await admin.incrementalAlterConfigs(resource, [
+      ...[...additions].map(([name, value]) => ({ name, op: AlterConfigOp.Set, value })),
+      ...deletions.map((name) => ({ name, op: AlterConfigOp.Delete, value: null })),
+    ]);
+    await writeOut(`Completed updating ${resource.name === '' ? 'default config for brokers in the cluster' : `config for ${subject(resource)}`}.\n`);
+  });
+}
+
+function configResource(entityType: string | undefined, entityName: string | undefined, entityDefault: boolean): ConfigResource {
+  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics or brokers, not '${entityType ?? ''}'`);
+  if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
+  if (entityType === 'topics') {
+    if (entityDefault) throw new UsageError('--entity-default applies to brokers only');
+    return { type: ConfigResourceType.Topic, name: entityName! };
+  }
+  if (entityDefault) return { type: ConfigResourceType.Broker, name: '' };
+  if (!/^\d+$/.test(entityName!)) throw new UsageError(`a broker's --entity-name is its node id, not '${entityName}'`);
+  return { type: ConfigResourceType.Broker, name: entityName! };
+}
+
+/** The source of the configs set on exactly this resource, which a plain `--describe` shows. */
+function ownSource(resource: ConfigResource): number {
+  if (resource.type === ConfigResourceType.Topic) return ConfigSource.DynamicTopic;
+  return resource.name === '' ? ConfigSource.DynamicDefaultBroker : ConfigSource.DynamicBroker;
+}
+
+function subject(resource: ConfigResource): string {
+  if (resource.type === ConfigResourceType.Topic) return `topic ${resource.name}`;
+  return resource.name === '' ? 'brokers in the cluster' : `broker ${resource.name}`;
+}
+
+function describeEntry(e: ConfigEntry): string {
+  const synonyms = e.synonyms.map((s) => `${configSourceName(s.source)}:${s.name}=${s.value}`).join(', ');
+  return `${e.name}=${e.isSensitive ? '<sensitive>' : e.value} sensitive=${e.isSensitive} synonyms={${synonyms}}`;
+}
+
+export const configsCommand: Command = { usage: USAGE, run };

@@ -1,0 +1,15 @@
+/** The client subcommands of `sluice`, by name; each talks to any Kafka-compatible broker. */
+import type { Command } from './command-support.js';
+import { configsCommand } from './configs.js';
+import { consumeCommand } from './consume.js';
+import { produceCommand } from './produce.js';
+import { topicsCommand } from './topics.js';
+
+export { runCommand, type Command } from './command-support.js';
+
+export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
+  ['topics', topicsCommand],
+  ['configs', configsCommand],
+  ['produce', produceCommand],
+  ['consume', consumeCommand],
+]);
