@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 
@@ -17,9 +19,15 @@ export interface BrokerProcess {
   stop(): Promise<number | null>;
 }
 
+/**
+ * Starts `sluice start` on a free port. Without `log.dirs`/`log.dir` in `overrides` the broker
+ * gets a fresh temporary log dir, removed when it stops; with one, the caller owns the data.
+ */
 export async function startBrokerProcess(overrides: Record<string, string> = {}): Promise<BrokerProcess> {
+  const ownsData = overrides['log.dirs'] === undefined && overrides['log.dir'] === undefined;
+  const settings = ownsData ? { ...overrides, 'log.dirs': mkdtempSync(join(tmpdir(), 'sluice-broker-')) } : overrides;
   const args = [join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0'];
-  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
+  for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'info' } });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -47,9 +55,12 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
     child,
     stderr: () => err,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const [code] = (await once(child, 'exit')) as [number | null];
+      let code = child.exitCode;
+      if (code === null) {
+        child.kill('SIGTERM');
+        [code] = (await once(child, 'exit')) as [number | null];
+      }
+      if (ownsData) rmSync(settings['log.dirs']!, { recursive: true, force: true });
       return code;
     },
   };

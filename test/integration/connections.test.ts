@@ -15,11 +15,13 @@ function apiVersions(correlationId: number): Buffer {
 
 describe('connections', () => {
   let broker: BrokerProcess;
+  /** A second broker whose idle timeout is short enough to observe. */
+  let impatient: BrokerProcess;
   before(async () => {
-    broker = await startBrokerProcess({ 'connections.max.idle.ms': '400' });
+    [broker, impatient] = await Promise.all([startBrokerProcess(), startBrokerProcess({ 'connections.max.idle.ms': '400' })]);
   });
   after(async () => {
-    await broker.stop();
+    await Promise.all([broker.stop(), impatient.stop()]);
   });
 
   test(`${CONNECTIONS} concurrent connections are each served`, async () => {
@@ -37,8 +39,8 @@ describe('connections', () => {
   });
 
   test('an idle connection is closed after connections.max.idle.ms; an active one is not', async () => {
-    const idle = await WireClient.connect(broker.host, broker.port);
-    const active = await WireClient.connect(broker.host, broker.port);
+    const idle = await WireClient.connect(impatient.host, impatient.port);
+    const active = await WireClient.connect(impatient.host, impatient.port);
     try {
       for (let i = 0; i < 8; i++) {
         active.send(apiVersions(i));
