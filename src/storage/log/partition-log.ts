@@ -26,7 +26,6 @@ import { KafkaError } from '../../common/kafka-error.js';
 import { decompress } from '../../native/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import {
-  isControl,
   setBaseOffset,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -52,7 +51,7 @@ import { LogSegment, segmentSettings, type AppendedBatch, type SegmentSettings }
 import { SegmentDeleter } from '../segment/segment-deleter.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_MS, ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
-import type { ProducerState } from '../producer-state/producer-state-entry.js';
+import { carriesProducerState, type ProducerState } from '../producer-state/producer-state-entry.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { LogDir } from './log-dir.js';
 
@@ -452,7 +451,7 @@ export class PartitionLog {
     for (const header of validation.batches) {
       this.leaderEpochCache.assign(header.partitionLeaderEpoch, Number(header.baseOffset));
       // Replicated batches are not sequence-checked (the leader did it), only recorded.
-      if (header.producerId >= 0n && !isControl(header.attributes)) {
+      if (carriesProducerState(header.producerId, header.attributes)) {
         this.#producers.update(header, offsetOf(header.baseOffset), Number(header.maxTimestamp));
       }
     }

@@ -8,7 +8,7 @@
  *
  * In memory only; persisted through `producer-snapshot.ts`. Owned by the partition's worker.
  */
-import { BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout, isControl } from '../../protocol/records/index.js';
 import type { Offset } from '../offsets.js';
 import { decrementSequence, incrementSequence } from './sequence.js';
 
@@ -46,6 +46,14 @@ export interface ProducerBatch {
   readonly producerEpoch: number;
   readonly baseSequence: number;
   readonly lastOffsetDelta: number;
+}
+
+/**
+ * Whether a batch updates producer state: it has a producer id and carries data. Control batches
+ * (transaction markers) are left to transaction support, which Sluice does not have yet.
+ */
+export function carriesProducerState(producerId: bigint, attributes: number): boolean {
+  return producerId >= 0n && !isControl(attributes);
 }
 
 export function lastSequenceOf(batch: ProducerBatch): number {

@@ -13,10 +13,11 @@
  * applied as the follower's are: no sequence check, the epoch of the newest batch wins. Control
  * batches are skipped (their transaction markers belong to transaction support, not yet here).
  */
-import { isControl, BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout } from '../../protocol/records/index.js';
 import type { Offset } from '../offsets.js';
 import { readFully, walkBatchHeaders } from '../segment/batch-headers.js';
 import type { LogSegment } from '../segment/log-segment.js';
+import { carriesProducerState } from './producer-state-entry.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
 
 /** From `attributes` through `baseSequence`: the header fields the walk does not return. */
@@ -74,7 +75,7 @@ function scanSegment(state: ProducerStateManager, segment: LogSegment, from: Off
       // batches after the newest snapshot (a segment at most, as one starts each segment).
       readFully(lease.fd, fields, FIELDS_BYTES, batch.position + FIELDS_START);
       const producerId = fields.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET - FIELDS_START);
-      if (producerId < 0n || isControl(fields.readInt16BE(0))) return true;
+      if (!carriesProducerState(producerId, fields.readInt16BE(0))) return true;
       const producerBatch = {
         producerId,
         producerEpoch: fields.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET - FIELDS_START),

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecordBatch } from '../../../../src/protocol/records/index.js';
+import { encodeEndTxnMarkerBatch, encodeRecordBatch } from '../../../../src/protocol/records/index.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import type { PartitionLog } from '../../../../src/storage/log/partition-log.js';
 import { offsetOf } from '../../../../src/storage/offsets.js';
@@ -217,8 +217,9 @@ test('a log from before producer snapshots (clean shutdown, none on disk): empty
 });
 
 test('follower appends record producer state without sequence checks; the leader then detects their retries', () => {
+  const dir = fresh();
   const clock = new FakeClock();
-  const log = openLog(fresh(), clock);
+  const log = openLog(dir, clock);
   const replicated = (baseOffset: number, sequence: number, epoch: number): Buffer =>
     encodeRecordBatch({
       baseOffset: BigInt(baseOffset),
@@ -227,12 +228,19 @@ test('follower appends record producer state without sequence checks; the leader
       baseSequence: sequence,
       records: [0, 1].map(() => ({ key: null, value: Buffer.from('r'), timestamp: BigInt(clock.nowMs) })),
     });
-  log.appendAsFollower(Buffer.concat([replicated(0, 0, 1), replicated(2, 7, 1)]));
+  // A transaction marker (control batch) of a later epoch is replicated too, but does not touch the table.
+  const marker = encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 8n, producerEpoch: 2, coordinatorEpoch: 0, committed: true, timestamp: BigInt(clock.nowMs) });
+  log.appendAsFollower(Buffer.concat([replicated(0, 0, 1), replicated(2, 7, 1), marker]));
   const entry = log.activeProducers().get(8n)!;
   assert.deepEqual([entry.producerEpoch, entry.lastSeq, entry.batches.length], [1, 8, 2]);
   const again = log.append(idempotentBatch({ producerId: 8n, epoch: 1, sequence: 7, count: 2, timestamp: clock.nowMs }), { leaderEpoch: 1 });
   assert.deepEqual([again.baseOffset, again.duplicate], [2, true]);
-  log.close();
+  // The same table after a crash and a rebuild by scanning.
+  log.abandon();
+  const reopened = openLog(dir, clock);
+  const rebuilt = reopened.activeProducers().get(8n)!;
+  assert.deepEqual([rebuilt.producerEpoch, rebuilt.lastSeq, rebuilt.batches.length], [1, 8, 2]);
+  reopened.close();
 });
 
 test('producers idle for producer.id.expiration.ms are forgotten by maintain() and when a snapshot is loaded', () => {
