@@ -147,8 +147,10 @@ export class Broker {
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
     clearInterval(this.checkpointTimer);
-    await this.listener.close();
+    const closing = this.listener.close();
+    // Long-poll fetches answer now with what they have, so their connections can drain.
     this.purgatory.wakeAll('shutdown');
+    await closing;
     await this.partitions.close();
   }
 }

@@ -36,6 +36,8 @@ export class Connection {
   private readonly clientAddress: string;
   private readonly outbound: OutboundQueue;
   private closed = false;
+  /** Resolvers of `quiesce()`, called once no request is pending and everything is sent. */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly socket: Socket,
@@ -45,10 +47,14 @@ export class Connection {
   ) {
     this.decoder = new FrameDecoder(options.maxFrameBytes);
     this.clientAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
-    this.outbound = new OutboundQueue(socket, (err) => {
-      this.log.debug('send failed', { client: this.clientAddress, error: err instanceof Error ? err.message : String(err) });
-      this.close();
-    });
+    this.outbound = new OutboundQueue(
+      socket,
+      (err) => {
+        this.log.debug('send failed', { client: this.clientAddress, error: err instanceof Error ? err.message : String(err) });
+        this.close();
+      },
+      () => this.notifyIfIdle(),
+    );
     socket.setNoDelay(true);
     if (options.idleTimeoutMs > 0) {
       socket.setTimeout(options.idleTimeoutMs, () => {
@@ -90,7 +96,28 @@ export class Connection {
       const head = this.pending.shift()!;
       if (head.frame !== null) this.outbound.enqueue(head.frame);
     }
-    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused()) this.socket.resume();
+    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused() && this.idleWaiters.length === 0) this.socket.resume();
+    this.notifyIfIdle();
+  }
+
+  /**
+   * For a clean shutdown: stops reading new requests and resolves once every request already
+   * received has been answered and its response handed to the socket (or the connection closed).
+   */
+  quiesce(): Promise<void> {
+    this.socket.pause();
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.notifyIfIdle();
+    });
+  }
+
+  private notifyIfIdle(): void {
+    if (this.idleWaiters.length === 0) return;
+    if (!this.closed && (this.pending.length > 0 || !this.outbound.idle)) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 
   private closeForBadInput(err: unknown): void {
@@ -111,10 +138,11 @@ export class Connection {
   }
 
   /** Idempotent: stops sending, releases queued file ranges, destroys the socket. */
-  private close(): void {
+  close(): void {
     if (this.closed) return;
     this.closed = true;
     this.outbound.fail();
     this.socket.destroy();
+    this.notifyIfIdle();
   }
 }

@@ -9,16 +9,19 @@ import type { Dispatcher } from './dispatcher.js';
 
 const KEEPALIVE_INITIAL_DELAY_MS = 60_000;
 
+/** How long a clean shutdown waits for requests in progress before closing their connections. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
 export class Listener {
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly connections = new Set<Connection>();
 
   constructor(dispatcher: Dispatcher, options: ConnectionOptions, log: Logger) {
-    this.server = createServer((socket) => {
+    this.server = createServer((socket: Socket) => {
       socket.setKeepAlive(true, KEEPALIVE_INITIAL_DELAY_MS);
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-      new Connection(socket, dispatcher, options, log);
+      const connection = new Connection(socket, dispatcher, options, log);
+      this.connections.add(connection);
+      socket.on('close', () => this.connections.delete(connection));
     });
   }
 
@@ -37,10 +40,19 @@ export class Listener {
     });
   }
 
-  /** Stops accepting, then closes every open connection. */
+  /**
+   * Stops accepting and reading new requests at once, lets the requests already received finish
+   * (up to a grace period; the caller should wake long-poll fetches meanwhile), then closes
+   * every connection.
+   */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const s of this.sockets) s.destroy();
+    const drained = Promise.all([...this.connections].map((c) => c.quiesce()));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
+    await Promise.race([drained, grace]);
+    clearTimeout(timer);
+    for (const c of this.connections) c.close();
     await closed;
   }
 }

@@ -16,7 +16,14 @@ export class OutboundQueue {
   constructor(
     private readonly socket: Socket,
     private readonly onSendError: (err: unknown) => void,
+    /** Called whenever everything queued has been handed to the socket. */
+    private readonly onIdle: () => void,
   ) {}
+
+  /** Nothing queued and no file send in progress. */
+  get idle(): boolean {
+    return this.queue.length === 0 && !this.sending;
+  }
 
   enqueue(frame: FrameParts): void {
     if (this.failed) {
@@ -49,6 +56,7 @@ export class OutboundQueue {
       );
       return;
     }
+    if (this.idle) this.onIdle();
   }
 
   /** Stops sending and releases every file range still queued (the connection is going away). */

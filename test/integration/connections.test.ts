@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeRequest, decodeResponseHeader } from '../../src/protocol/envelope.js';
-import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
+import { ApiVersionsRequest, FetchRequest, MetadataRequest } from '../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 
@@ -52,6 +52,34 @@ describe('connections', () => {
     } finally {
       idle.close();
       active.close();
+    }
+  });
+});
+
+describe('clean shutdown', () => {
+  test('a long-poll fetch in progress is answered before the broker exits', async () => {
+    const broker = await startBrokerProcess();
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      // Fetch v4 of an unknown topic with a long max wait: it answers at once with an error,
+      // so ask for a real topic through Metadata auto-creation first.
+      client.send(encodeRequest(3, 4, 1, 'shutdown-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'lp' }], allowAutoTopicCreation: true }, 4)));
+      await client.readFrame();
+      client.send(
+        encodeRequest(1, 4, 2, 'shutdown-test', (w) =>
+          FetchRequest.write(w, { replicaId: -1, maxWaitMs: 30_000, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: 'lp', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 4),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      const stopping = broker.stop();
+      const frame = await client.readFrame(10_000);
+      assert.equal(decodeResponseHeader(frame, 1, 4).correlationId, 2, 'the parked fetch got its answer');
+      assert.equal(await stopping, 0);
+      assert.ok(Date.now() - started < 10_000, 'shutdown did not wait for max_wait_ms');
+    } finally {
+      client.close();
+      await broker.stop();
     }
   });
 });

@@ -39,7 +39,8 @@ test('buffers and file ranges reach the peer in order, and each range is release
     });
     const received: Buffer[] = [];
     client.on('data', (d: Buffer) => received.push(d));
-    const queue = new OutboundQueue(server, (err) => assert.fail(String(err)));
+    let idleCalls = 0;
+    const queue = new OutboundQueue(server, (err) => assert.fail(String(err)), () => idleCalls++);
     queue.enqueue([Buffer.from('A'), region(10, 200_000, 1), Buffer.from('B')]);
     queue.enqueue([region(0, 5, 2)]);
     queue.enqueue([Buffer.from('C')]);
@@ -47,6 +48,7 @@ test('buffers and file ranges reach the peer in order, and each range is release
     while (Buffer.concat(received).length < expected.length) await once(client, 'data');
     assert.deepEqual(Buffer.concat(received), expected);
     assert.deepEqual(released, [1, 2]);
+    assert.ok(queue.idle && idleCalls > 0, 'the queue reports when everything is handed to the socket');
   } finally {
     close();
     closeSync(fd);
@@ -59,7 +61,7 @@ test('after a failure every queued and later file range is released without bein
   try {
     const released: string[] = [];
     const failures: unknown[] = [];
-    const queue = new OutboundQueue(server, (err) => failures.push(err));
+    const queue = new OutboundQueue(server, (err) => failures.push(err), () => undefined);
     queue.fail(new Error('connection reset'));
     assert.equal(failures.length, 1);
     queue.enqueue([Buffer.from('x'), { fd: 0, position: 0, byteLength: 1, release: () => released.push('late') }]);
