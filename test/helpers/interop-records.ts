@@ -1,0 +1,173 @@
+/**
+ * The records the interop tests produce and read back, in a form every client program can take
+ * as JSON: keys, values and header values as hex (so arbitrary bytes survive), null kept as null.
+ * One generator and one comparison serve every client, so each test checks the same things:
+ * byte-exact keys, values, headers and timestamps, per-partition order, and offsets 0..n-1
+ * without gaps or duplicates.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compressionCodecId, readBatchHeader } from '../../src/protocol/records/index.js';
+import type { JsonLine, JsonValue } from './interop.js';
+
+export type Header = [key: string, value: string | null];
+
+export interface TestRecord {
+  partition: number;
+  key: string | null;
+  value: string | null;
+  headers: Header[];
+  timestamp: number;
+}
+
+export interface ReadRecord extends TestRecord {
+  offset: number;
+}
+
+export const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+export type Codec = (typeof CODECS)[number];
+/** Kafka's compression ids, as stored in a batch's attributes. */
+export const CODEC_ID: Record<Codec, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
+
+export interface RecordOptions {
+  /** Some clients (KafkaJS) cannot send a header whose value is null. */
+  readonly nullHeaderValues?: boolean;
+  /** Some clients (KafkaJS) cannot send a null key or value. */
+  readonly nulls?: boolean;
+}
+
+const hex = (b: Buffer | string): string => Buffer.from(b).toString('hex');
+
+/**
+ * `perPartition` records for each of `partitions` partitions, varied on purpose: null and
+ * binary keys (0x00, 0xff), null and empty values, large compressible values (so every codec
+ * really compresses), UTF-8 text, repeated header keys and null header values. Timestamps
+ * increase by one second per record within a partition, from an hour ago (inside Kafka's
+ * default timestamp window).
+ */
+export function makeRecords(tag: string, partitions: number, perPartition: number, opts: RecordOptions = {}): TestRecord[] {
+  const nulls = opts.nulls ?? true;
+  const base = Date.now() - 3_600_000;
+  const records: TestRecord[] = [];
+  for (let i = 0; i < perPartition; i++) {
+    for (let p = 0; p < partitions; p++) {
+      const n = i * partitions + p;
+      const key = nulls && n % 7 === 3 ? null : hex(Buffer.concat([Buffer.from(`${tag}-k${n}-ключ`), Buffer.from([0x00, 0xff, n & 0xff])]));
+      let value: string | null;
+      if (nulls && n % 11 === 5) value = null;
+      else if (n % 11 === 6) value = '';
+      else value = hex(Buffer.concat([Buffer.from(`${tag} value ${n} `.repeat(1 + (n % 5) * 40)), Buffer.from([0x00, 0x1e, 0x1f, 0xfe, 0xff])]));
+      const headers: Header[] = n % 4 === 0 ? [] : [['h', hex(`${tag}-${n}`)], ['bin', hex(Buffer.from([0, n & 0xff, 0xff]))], ['h', hex('again')]];
+      if (n % 4 === 2 && (opts.nullHeaderValues ?? true)) headers.push(['null-valued', null]);
+      records.push({ partition: p, key, value, headers, timestamp: base + i * 1000 + p });
+    }
+  }
+  return records;
+}
+
+export function recordsByPartition<T extends TestRecord>(records: readonly T[]): Map<number, T[]> {
+  const m = new Map<number, T[]>();
+  for (const r of records) {
+    const list = m.get(r.partition) ?? [];
+    list.push(r);
+    m.set(r.partition, list);
+  }
+  return m;
+}
+
+/**
+ * The read-back equals what was produced: per partition the same records in the same order at
+ * offsets `firstOffset`, `firstOffset+1`, ... (a duplicate from a retried batch or a lost record
+ * fails here), nothing extra, nothing missing.
+ */
+export function assertReadBack(produced: readonly TestRecord[], read: readonly ReadRecord[], firstOffset = 0): void {
+  const want = recordsByPartition(produced);
+  const got = recordsByPartition(read);
+  assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), 'partitions read');
+  for (const [p, records] of want) {
+    const expected = records.map((r, i): ReadRecord => ({ ...r, offset: firstOffset + i }));
+    const actual = got.get(p)!.map((r): ReadRecord => ({ partition: r.partition, offset: r.offset, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }));
+    assert.equal(actual.length, expected.length, `partition ${p}: record count`);
+    for (let i = 0; i < expected.length; i++) assert.deepEqual(actual[i], expected[i], `partition ${p}, record ${i}`);
+  }
+}
+
+/**
+ * What offsetsForTimes must answer for `timestamp` in partition `p` of a fresh topic holding
+ * `produced`: the offset of the first record whose timestamp is at or after it, or -1 (null
+ * in some clients' terms) when there is none.
+ */
+export function expectedOffsetForTime(produced: readonly TestRecord[], p: number, timestamp: number): number {
+  return (recordsByPartition(produced).get(p) ?? []).findIndex((r) => r.timestamp >= timestamp);
+}
+
+/** Queries for offsetsForTimes that hit every case: before all, exact, between two, after all. */
+export function timeQueries(produced: readonly TestRecord[]): Array<{ partition: number; timestamp: number; offset: number }> {
+  const queries: Array<{ partition: number; timestamp: number; offset: number }> = [];
+  for (const [p, records] of recordsByPartition(produced)) {
+    const ts = [records[0]!.timestamp - 10_000, records[2]!.timestamp, records[4]!.timestamp - 1, records[records.length - 1]!.timestamp + 1];
+    for (const t of ts) queries.push({ partition: p, timestamp: t, offset: expectedOffsetForTime(produced, p, t) });
+  }
+  return queries;
+}
+
+function str(v: JsonValue | undefined, what: string): string {
+  if (typeof v !== 'string') throw new Error(`${what}: expected a string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function num(v: JsonValue | undefined, what: string): number {
+  if (typeof v !== 'number') throw new Error(`${what}: expected a number, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+const nullableStr = (v: JsonValue | undefined, what: string): string | null => (v === null ? null : str(v, what));
+
+/** A record line printed by the Java or Python program (`{"partition":..,"offset":..,"key":..}`). */
+export function readRecordFromJson(line: JsonLine): ReadRecord {
+  const headers = line['headers'];
+  if (!Array.isArray(headers)) throw new Error(`headers: expected an array in ${JSON.stringify(line)}`);
+  return {
+    partition: num(line['partition'], 'partition'),
+    offset: num(line['offset'], 'offset'),
+    key: nullableStr(line['key'], 'key'),
+    value: nullableStr(line['value'], 'value'),
+    headers: headers.map((h): Header => {
+      if (!Array.isArray(h) || h.length !== 2) throw new Error(`header: ${JSON.stringify(h)}`);
+      return [str(h[0], 'header key'), nullableStr(h[1], 'header value')];
+    }),
+    timestamp: num(line['timestamp'], 'timestamp'),
+  };
+}
+
+/** Lines of one `type` (`{"type":"record",...}`) from a program's output. */
+export function linesOfType(lines: readonly JsonLine[], type: string): JsonLine[] {
+  return lines.filter((l) => l['type'] === type);
+}
+
+/** The JSON the client programs take: records with their partitions and codec. */
+export function recordsAsJson(records: readonly TestRecord[]): JsonValue {
+  return records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }));
+}
+
+/**
+ * The compression ids of the batches stored for `topic` under `logDir`: proof that a client
+ * really sent compressed batches (librdkafka, for one, sends a batch uncompressed when
+ * compression would not make it smaller) and that the broker stored them as sent.
+ */
+export function codecsOnDisk(logDir: string, topic: string): Set<number> {
+  const ids = new Set<number>();
+  for (const dir of readdirSync(logDir).filter((d) => d.startsWith(`${topic}-`) && /^\d+$/.test(d.slice(topic.length + 1)))) {
+    for (const file of readdirSync(join(logDir, dir)).filter((f) => f.endsWith('.log'))) {
+      const buf = readFileSync(join(logDir, dir, file));
+      for (let pos = 0; ; ) {
+        const header = readBatchHeader(buf, pos);
+        if (header === null) break;
+        ids.add(compressionCodecId(header.attributes));
+        pos = header.end;
+      }
+    }
+  }
+  return ids;
+}

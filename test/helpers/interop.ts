@@ -1,0 +1,122 @@
+/**
+ * Runs unmodified third-party Kafka clients against a broker for the interop tests: kcat
+ * (librdkafka), confluent-kafka-python and the Java client. Each helper launches one process,
+ * feeds it stdin and returns what it printed; the Java and Python programs print one JSON
+ * object per line, which the test parses. A client that is not installed yields a skip reason
+ * rather than a failure, so the suite still runs on a machine without Java or Python's client.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../tools/codegen/main.js';
+
+export const INTEROP_DIR = join(REPO_ROOT, 'test/integration/interop');
+export const KAFKA_LIBS = join(REPO_ROOT, '.cache/kafka/4.4.0/libs');
+
+export interface ProcessResult {
+  readonly code: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/** Runs a command to completion (killing it after `timeoutMs`); never rejects on a non-zero exit. */
+export function runProcess(command: string, args: readonly string[], stdin: Buffer | string = '', timeoutMs = 120_000): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => {
+      err += `\n[killed after ${timeoutMs} ms]`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out), stderr: err });
+    });
+    // A client that exits before reading all of stdin must not crash the test with EPIPE.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(stdin);
+  });
+}
+
+async function runChecked(command: string, args: readonly string[], stdin: Buffer | string, timeoutMs?: number): Promise<Buffer> {
+  const r = await runProcess(command, args, stdin, timeoutMs);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${r.code}:\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** kcat with `-q` (no informational lines on stderr); rejects on a non-zero exit. */
+export function kcat(args: readonly string[], stdin: Buffer | string = ''): Promise<Buffer> {
+  return runChecked('kcat', ['-q', ...args], stdin, 60_000);
+}
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonLine = { [key: string]: JsonValue };
+
+function parseJsonLines(out: Buffer): JsonLine[] {
+  return out
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as JsonLine);
+}
+
+function javaSkip(): string | undefined {
+  if (spawnSync('java', ['-version']).status !== 0) return 'java is not installed';
+  if (!existsSync(join(KAFKA_LIBS, 'kafka-clients-4.4.0.jar'))) return `kafka-clients 4.4.0 is absent from ${KAFKA_LIBS} (run tools/kafka/fetch-kafka.sh)`;
+  return undefined;
+}
+
+/** Why the Java client tests cannot run here, or undefined when they can. */
+export const JAVA_SKIP: string | undefined = javaSkip();
+
+/**
+ * Runs one scenario of `JavaClients.java` (single-file source launch: no build step) with the
+ * Kafka 4.4.0 jars, giving it `input` as JSON on stdin; returns its JSON lines.
+ */
+export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null): Promise<JsonLine[]> {
+  const out = await runChecked(
+    'java',
+    [
+      '-Xmx256m',
+      '-XX:TieredStopAtLevel=1', // these programs are short-lived: quick start beats peak speed
+      `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
+      '-cp',
+      join(KAFKA_LIBS, '*'),
+      join(INTEROP_DIR, 'JavaClients.java'),
+      scenario,
+      bootstrap,
+    ],
+    JSON.stringify(input),
+    180_000,
+  );
+  return parseJsonLines(out);
+}
+
+/**
+ * The first interpreter that can import confluent_kafka: Debian's python3-confluent-kafka lives
+ * in /usr/bin/python3's dist-packages, which a python3 earlier on PATH (pyenv) does not see.
+ */
+function findPython(): string | undefined {
+  const candidates = [process.env['PYTHON'], 'python3', '/usr/bin/python3'].filter((c): c is string => c !== undefined);
+  return candidates.find((c) => spawnSync(c, ['-c', 'import confluent_kafka']).status === 0);
+}
+
+const PYTHON = findPython();
+
+/** Why the confluent-kafka-python tests cannot run here, or undefined when they can. */
+export const PYTHON_SKIP: string | undefined =
+  PYTHON === undefined ? 'python3 cannot import confluent_kafka (apt-get install python3-confluent-kafka)' : undefined;
+
+/** Runs one scenario of `confluent_clients.py` with `input` as JSON on stdin; returns its JSON lines. */
+export async function runPython(scenario: string, bootstrap: string, input: JsonValue = null): Promise<JsonLine[]> {
+  if (PYTHON === undefined) throw new Error(PYTHON_SKIP);
+  const out = await runChecked(PYTHON, [join(INTEROP_DIR, 'confluent_clients.py'), scenario, bootstrap], JSON.stringify(input), 120_000);
+  return parseJsonLines(out);
+}

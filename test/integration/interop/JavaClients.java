@@ -1,0 +1,197 @@
+// The Java client (kafka-clients 4.4.0, unmodified) driven by the interop tests: one JVM launch
+// runs a whole scenario and prints its results as JSON lines on stdout, which the test parses.
+// Run as a single-file source program: java -cp '<kafka libs>/*' JavaClients.java <scenario> <bootstrap>
+// with the scenario's input as JSON on stdin. Keys, values and header values travel as hex.
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.*;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.*;
+import org.apache.kafka.clients.consumer.*;
+import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.*;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+public class JavaClients {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final HexFormat HEX = HexFormat.of();
+  static String bootstrap;
+
+  public static void main(String[] args) throws Exception {
+    bootstrap = args[1];
+    JsonNode input = JSON.readTree(System.in);
+    switch (args[0]) {
+      case "roundtrip" -> roundtrip(input);
+      case "produce" -> produce(input.get("topic").asText(), input.get("codec").asText(), input.get("records"));
+      case "consume" -> consume(input.get("topic").asText(), input.get("partitions").asInt());
+      case "admin" -> admin(input.get("topic").asText());
+      default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
+    }
+    System.out.flush();
+  }
+
+  static void emit(String type, Object... fields) throws Exception {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("type", type);
+    for (int i = 0; i < fields.length; i += 2) n.set((String) fields[i], JSON.valueToTree(fields[i + 1]));
+    System.out.println(JSON.writeValueAsString(n));
+  }
+
+  static byte[] bytes(JsonNode n) {
+    return n == null || n.isNull() ? null : HEX.parseHex(n.asText());
+  }
+
+  static String hex(byte[] b) {
+    return b == null ? null : HEX.formatHex(b);
+  }
+
+  static Properties common() {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    return p;
+  }
+
+  /** For each codec: create a topic, produce every record idempotently, read it all back, query offsets by time. */
+  static void roundtrip(JsonNode input) throws Exception {
+    int partitions = input.get("partitions").asInt();
+    try (Admin admin = Admin.create(common())) {
+      List<NewTopic> topics = new ArrayList<>();
+      for (JsonNode codec : input.get("codecs")) topics.add(new NewTopic(input.get("topic").asText() + "-" + codec.asText(), partitions, (short) 1));
+      admin.createTopics(topics).all().get();
+    }
+    for (JsonNode codec : input.get("codecs")) {
+      String topic = input.get("topic").asText() + "-" + codec.asText();
+      produce(topic, codec.asText(), input.get("records"));
+      consume(topic, partitions);
+      offsetsForTimes(topic, input.get("queries"));
+    }
+  }
+
+  /** The idempotent producer as configured by default (acks=all, retries, up to 5 in flight), batching several records per request. */
+  static void produce(String topic, String codec, JsonNode records) throws Exception {
+    Properties p = common();
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    p.put("compression.type", codec);
+    p.put("enable.idempotence", "true");
+    p.put("acks", "all");
+    p.put("linger.ms", "5");
+    p.put("delivery.timeout.ms", "60000");
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      for (JsonNode r : records) {
+        List<Header> headers = new ArrayList<>();
+        for (JsonNode h : r.get("headers")) headers.add(new RecordHeader(h.get(0).asText(), bytes(h.get(1))));
+        sent.add(producer.send(new ProducerRecord<>(topic, r.get("partition").asInt(), r.get("timestamp").asLong(), bytes(r.get("key")), bytes(r.get("value")), headers)));
+      }
+      producer.flush();
+      for (Future<RecordMetadata> f : sent) {
+        RecordMetadata m = f.get();
+        emit("sent", "topic", topic, "partition", m.partition(), "offset", m.offset(), "timestamp", m.timestamp());
+      }
+    }
+  }
+
+  static KafkaConsumer<byte[], byte[]> consumer() {
+    Properties p = common();
+    p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("enable.auto.commit", "false");
+    return new KafkaConsumer<>(p);
+  }
+
+  /** assign + seekToBeginning, then poll until every partition's position reaches its end offset. */
+  static void consume(String topic, int partitions) throws Exception {
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) tps.add(new TopicPartition(topic, i));
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = consumer.endOffsets(tps);
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("read did not reach the end offsets " + end);
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          List<List<String>> headers = new ArrayList<>();
+          for (Header h : r.headers()) headers.add(Arrays.asList(h.key(), hex(h.value())));
+          emit("record", "topic", topic, "partition", r.partition(), "offset", r.offset(), "key", hex(r.key()), "value", hex(r.value()),
+              "headers", headers, "timestamp", r.timestamp(), "timestampType", r.timestampType().name);
+        }
+      }
+      emit("end", "topic", topic, "offsets", end.entrySet().stream().sorted(Comparator.comparingInt(e -> e.getKey().partition())).map(Map.Entry::getValue).toList());
+    }
+  }
+
+  static void offsetsForTimes(String topic, JsonNode queries) throws Exception {
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+      // One request per query: several timestamps for one partition cannot share a map.
+      for (JsonNode q : queries) {
+        TopicPartition tp = new TopicPartition(topic, q.get("partition").asInt());
+        OffsetAndTimestamp found = consumer.offsetsForTimes(Map.of(tp, q.get("timestamp").asLong())).get(tp);
+        emit("offsetForTime", "topic", topic, "partition", tp.partition(), "timestamp", q.get("timestamp").asLong(),
+            "offset", found == null ? null : found.offset(), "foundTimestamp", found == null ? null : found.timestamp());
+      }
+    }
+  }
+
+  /** Every admin operation the broker serves, each result printed for the test to check. */
+  static void admin(String topic) throws Exception {
+    try (Admin admin = Admin.create(common())) {
+      admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("retention.ms", "3600000")))).all().get();
+      emit("created", "topic", topic);
+      try {
+        admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+        emit("duplicateCreate", "error", null);
+      } catch (Exception e) {
+        emit("duplicateCreate", "error", e.getCause().getClass().getSimpleName());
+      }
+      describeTopic(admin, topic);
+
+      ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      admin.incrementalAlterConfigs(Map.of(res, List.of(
+          new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact,delete"), AlterConfigOp.OpType.SET),
+          new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE)))).all().get();
+      Config config = admin.describeConfigs(List.of(res)).all().get().get(res);
+      for (String name : List.of("cleanup.policy", "retention.ms", "max.message.bytes")) {
+        ConfigEntry e = config.get(name);
+        emit("config", "name", name, "value", e.value(), "source", e.source().name(), "isDefault", e.isDefault());
+      }
+
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get();
+      describeTopic(admin, topic);
+
+      Properties p = common();
+      p.put("key.serializer", ByteArraySerializer.class.getName());
+      p.put("value.serializer", ByteArraySerializer.class.getName());
+      try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        for (int i = 0; i < 10; i++) producer.send(new ProducerRecord<>(topic, 3, ("k" + i).getBytes(), ("v" + i).getBytes())).get();
+      }
+      TopicPartition tp = new TopicPartition(topic, 3);
+      DeletedRecords deleted = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(6))).lowWatermarks().get(tp).get();
+      emit("deleteRecords", "lowWatermark", deleted.lowWatermark());
+      ListOffsetsResult.ListOffsetsResultInfo earliest = admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp);
+      ListOffsetsResult.ListOffsetsResultInfo latest = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp);
+      emit("listOffsets", "earliest", earliest.offset(), "latest", latest.offset());
+
+      DescribeClusterResult cluster = admin.describeCluster();
+      emit("cluster", "clusterId", cluster.clusterId().get(), "controller", cluster.controller().get().id(),
+          "nodes", cluster.nodes().get().stream().map(n -> n.host() + ":" + n.port()).toList());
+
+      admin.deleteTopics(List.of(topic)).all().get();
+      emit("deleted", "topic", topic, "stillListed", admin.listTopics().names().get().contains(topic));
+    }
+  }
+
+  static void describeTopic(Admin admin, String topic) throws Exception {
+    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+    emit("described", "topic", d.name(), "topicId", d.topicId().toString(), "internal", d.isInternal(),
+        "partitions", d.partitions().stream().map(tpi -> List.of(tpi.partition(), tpi.leader().id(), tpi.replicas().size(), tpi.isr().size())).toList());
+  }
+}

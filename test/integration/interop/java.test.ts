@@ -1,0 +1,92 @@
+// The Java client (kafka-clients 4.4.0) against the broker process: the idempotent producer with
+// every codec, KafkaConsumer with assign + seekToBeginning, offsetsForTimes, and Admin.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { JAVA_SKIP, runJava, type JsonLine } from '../../helpers/interop.js';
+import {
+  assertReadBack,
+  CODEC_ID,
+  CODECS,
+  codecsOnDisk,
+  linesOfType,
+  makeRecords,
+  readRecordFromJson,
+  recordsAsJson,
+  timeQueries,
+} from '../../helpers/interop-records.js';
+
+const PARTITIONS = 3;
+
+describe('Java client (kafka-clients 4.4.0)', { skip: JAVA_SKIP }, () => {
+  let dir: string;
+  let broker: BrokerProcess;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-interop-java-'));
+    broker = await startBrokerProcess({ 'log.dirs': dir, 'auto.create.topics.enable': 'false' });
+  });
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('idempotent producer with every codec, read back byte-exact by KafkaConsumer, offsetsForTimes', async () => {
+    const records = makeRecords('java', PARTITIONS, 12);
+    const queries = timeQueries(records);
+    const lines = await runJava('roundtrip', broker.bootstrap, {
+      topic: 'java',
+      partitions: PARTITIONS,
+      codecs: [...CODECS],
+      records: recordsAsJson(records),
+      queries: queries.map(({ partition, timestamp }) => ({ partition, timestamp })),
+    });
+    for (const codec of CODECS) {
+      const topic = `java-${codec}`;
+      const of = (type: string): JsonLine[] => linesOfType(lines, type).filter((l) => l['topic'] === topic);
+      // The acknowledged offsets are each partition's positions, in send order.
+      const sentOffsets = of('sent').map((l) => [l['partition'], l['offset']]);
+      const expectedOffsets = records.map((r, i) => [r.partition, records.slice(0, i).filter((o) => o.partition === r.partition).length]);
+      assert.deepEqual(sentOffsets, expectedOffsets, `${codec}: acknowledged offsets`);
+
+      const read = of('record');
+      assert.ok(read.every((l) => l['timestampType'] === 'CreateTime'), `${codec}: timestamp type`);
+      assertReadBack(records, read.map(readRecordFromJson));
+      assert.deepEqual(of('end')[0]!['offsets'], [12, 12, 12], `${codec}: end offsets`);
+      assert.deepEqual(codecsOnDisk(dir, topic), new Set([CODEC_ID[codec]]), `${codec}: batches on disk`);
+
+      const answers = of('offsetForTime').map((l) => ({ partition: l['partition'], timestamp: l['timestamp'], offset: l['offset'] ?? -1 }));
+      assert.deepEqual(answers, queries, `${codec}: offsetsForTimes`);
+    }
+  });
+
+  test('Admin: create, describe, configs, partitions, deleteRecords, listOffsets, cluster, delete', async () => {
+    const lines = await runJava('admin', broker.bootstrap, { topic: 'java-admin' });
+    const one = (type: string): JsonLine => {
+      const found = linesOfType(lines, type);
+      assert.equal(found.length, 1, `one ${type} line in ${JSON.stringify(lines)}`);
+      return found[0]!;
+    };
+    assert.equal(one('duplicateCreate')['error'], 'TopicExistsException');
+    const [before, after] = linesOfType(lines, 'described');
+    assert.deepEqual(before!['partitions'], [[0, 0, 1, 1], [1, 0, 1, 1]]);
+    assert.deepEqual(after!['partitions'], [0, 1, 2, 3].map((p) => [p, 0, 1, 1]));
+    assert.equal(after!['topicId'], before!['topicId'], 'createPartitions keeps the topic id');
+    assert.match(String(before!['topicId']), /^[A-Za-z0-9_-]{22}$/);
+
+    const configs = Object.fromEntries(linesOfType(lines, 'config').map((l) => [l['name'], [l['value'], l['source'], l['isDefault']]]));
+    assert.deepEqual(configs, {
+      'cleanup.policy': ['compact,delete', 'DYNAMIC_TOPIC_CONFIG', false],
+      'retention.ms': ['604800000', 'DEFAULT_CONFIG', true],
+      'max.message.bytes': ['1048588', 'DEFAULT_CONFIG', true],
+    });
+    assert.equal(one('deleteRecords')['lowWatermark'], 6);
+    assert.deepEqual([one('listOffsets')['earliest'], one('listOffsets')['latest']], [6, 10]);
+    const cluster = one('cluster');
+    assert.equal(cluster['controller'], 0);
+    assert.deepEqual(cluster['nodes'], [broker.bootstrap]);
+    assert.equal(one('deleted')['stillListed'], false);
+  });
+});
