@@ -16,6 +16,7 @@ import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
+import { describeProducersHandler } from './61-describe-producers.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
 export const HANDLERS: readonly RegisteredApi[] = [
@@ -35,5 +36,6 @@ export const HANDLERS: readonly RegisteredApi[] = [
   createPartitionsHandler,
   incrementalAlterConfigsHandler,
   describeClusterHandler,
+  describeProducersHandler,
   describeTopicPartitionsHandler,
 ];

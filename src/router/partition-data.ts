@@ -2,10 +2,10 @@
  * The data operations the Produce, Fetch and offset handlers need from the partition owners.
  * Every result carries a Kafka error code for its partition; none throws for a partition fault.
  */
-import type { AppendReply, OffsetReply, ReadCommand } from '../worker/partition-protocol.js';
+import type { AppendReply, DescribeProducersReply, OffsetReply, ReadCommand } from '../worker/partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
-export type { AppendReply, OffsetReply, ReadCommand, ReadResult };
+export type { AppendReply, DescribeProducersReply, OffsetReply, ReadCommand, ReadResult };
 
 export interface PartitionData {
   append(topic: string, partition: number, leaderEpoch: number, records: Uint8Array): Promise<AppendReply>;
@@ -13,6 +13,7 @@ export interface PartitionData {
   listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply>;
   deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply>;
   offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply>;
+  describeProducers(topic: string, partition: number): Promise<DescribeProducersReply>;
 }
 
 /** The key under which fetches wait for a partition and appends announce it. */

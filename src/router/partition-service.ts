@@ -25,6 +25,7 @@ import {
   encodeRead,
   encodeRelease,
   type AppendReply,
+  type DescribeProducersReply,
   type OffsetReply,
   type ReadCommand,
   type WorkerLogDir,
@@ -165,6 +166,15 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       return decodeOffsetReply(await this.host.request(this.workerOf(topic, partition), op, { payloads: [body] }));
     } catch (err) {
       return { errorCode: transportErrorCode(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+    }
+  }
+
+  async describeProducers(topic: string, partition: number): Promise<DescribeProducersReply> {
+    try {
+      const reply = await this.host.request(this.workerOf(topic, partition), PartitionOp.DESCRIBE_PRODUCERS, { payloads: [encodeJson({ topic, partition })] });
+      return decodeJson<DescribeProducersReply>(reply);
+    } catch (err) {
+      return { errorCode: transportErrorCode(err), producers: [] };
     }
   }
 

@@ -35,6 +35,7 @@ import {
   encodeReadReply,
   parseWorkerOptions,
   type DeleteCommand,
+  type DescribeProducersReply,
   type OpenCommand,
   type PartitionRef,
   type UpdateConfigCommand,
@@ -220,6 +221,25 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     } catch (err) {
       return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
     }
+  });
+
+  setup.handle(PartitionOp.DESCRIBE_PRODUCERS, ({ body }) => {
+    const ref = decodeJson<PartitionRef>(body);
+    let reply: DescribeProducersReply;
+    try {
+      const producers = [...logOf(ref).activeProducers().values()].map((p) => ({
+        producerId: p.producerId.toString(),
+        producerEpoch: p.producerEpoch,
+        lastSequence: p.lastSeq,
+        lastTimestamp: p.lastTimestamp,
+        coordinatorEpoch: p.coordinatorEpoch,
+        currentTxnStartOffset: p.currentTxnFirstOffset,
+      }));
+      reply = { errorCode: ErrorCode.NONE, producers };
+    } catch (err) {
+      reply = { errorCode: errorCodeOf(err), producers: [] };
+    }
+    return encodeJson(reply);
   });
 
   setup.handle(PartitionOp.DESCRIBE_LOG_DIRS, () => {

@@ -20,6 +20,7 @@ export const PartitionOp = {
   LIST_OFFSET: 13,
   DELETE_RECORDS: 14,
   OFFSET_FOR_EPOCH: 15,
+  DESCRIBE_PRODUCERS: 16,
   DESCRIBE_LOG_DIRS: 20,
   CHECKPOINT_ENTRIES: 21,
   WRITE_CHECKPOINTS: 22,
@@ -77,6 +78,21 @@ export interface WorkerLogDir {
   readonly totalBytes: number;
   readonly usableBytes: number;
   readonly partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number; readonly sizeBytes: number }>;
+}
+
+/** One producer's state in a partition, as DescribeProducers reports it (JSON: int64s as strings). */
+export interface ProducerDescription {
+  readonly producerId: string;
+  readonly producerEpoch: number;
+  readonly lastSequence: number;
+  readonly lastTimestamp: number;
+  readonly coordinatorEpoch: number;
+  readonly currentTxnStartOffset: number;
+}
+
+export interface DescribeProducersReply {
+  readonly errorCode: number;
+  readonly producers: readonly ProducerDescription[];
 }
 
 export function encodeJson(value: unknown): Uint8Array {

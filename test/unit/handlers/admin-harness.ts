@@ -28,6 +28,7 @@ const NO_DATA: PartitionData = {
   listOffset: () => Promise.reject(new Error('admin handlers do not list offsets')),
   deleteRecords: () => Promise.reject(new Error('admin handlers do not delete records')),
   offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),
+  describeProducers: () => Promise.reject(new Error('admin handlers do not describe producers')),
 };
 
 export class MemoryPartitionAdmin implements PartitionAdmin {

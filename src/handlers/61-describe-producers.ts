@@ -1,0 +1,42 @@
+/**
+ * DescribeProducers (key 61): the idempotent producers a partition knows (id, epoch, last
+ * sequence and timestamp), read from the owner's producer state.
+ */
+import { DescribeProducersRequest, DescribeProducersResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+import { lookupPartition } from './partition-lookup.js';
+
+export const describeProducersHandler = defineHandler({
+  request: DescribeProducersRequest,
+  response: DescribeProducersResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const topics = await Promise.all(
+      request.topics.map(async (t) => ({
+        name: t.name,
+        partitions: await Promise.all(
+          t.partitionIndexes.map(async (partitionIndex) => {
+            const found = lookupPartition(c, t.name, partitionIndex);
+            if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
+            const reply = await c.partitions.describeProducers(t.name, partitionIndex);
+            return {
+              partitionIndex,
+              errorCode: reply.errorCode,
+              errorMessage: null,
+              activeProducers: reply.producers.map((p) => ({
+                producerId: BigInt(p.producerId),
+                producerEpoch: p.producerEpoch,
+                lastSequence: p.lastSequence,
+                lastTimestamp: BigInt(p.lastTimestamp),
+                coordinatorEpoch: p.coordinatorEpoch,
+                currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
+              })),
+            };
+          }),
+        ),
+      })),
+    );
+    return { throttleTimeMs: 0, topics };
+  },
+});
