@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
+import type { Header, ReadRecord } from './interop-records.js';
 
 export const INTEROP_DIR = join(REPO_ROOT, 'test/integration/interop');
 export const KAFKA_LIBS = join(REPO_ROOT, '.cache/kafka/4.4.0/libs');
@@ -54,6 +55,47 @@ async function runChecked(command: string, args: readonly string[], stdin: Buffe
 /** kcat with `-q` (no informational lines on stderr); rejects on a non-zero exit. */
 export function kcat(args: readonly string[], stdin: Buffer | string = ''): Promise<Buffer> {
   return runChecked('kcat', ['-q', ...args], stdin, 60_000);
+}
+
+/**
+ * kcat's consumer output format: partition, offset, timestamp, key length and value length as
+ * numbers (length -1 for null), then the key and value bytes themselves (so binary survives),
+ * then the headers as `name=value,...` (kcat has no byte-safe header rendering, so records read
+ * this way carry printable header names and values without ',' or '=').
+ */
+const KCAT_FORMAT = '%p\t%o\t%T\t%K\t%S\t%k%s%h\n';
+
+/** Reads every partition of `topic` from the beginning to its current end with kcat's consumer. */
+export async function kcatRead(bootstrap: string, topic: string): Promise<ReadRecord[]> {
+  const out = await kcat(['-b', bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-f', KCAT_FORMAT]);
+  const records: ReadRecord[] = [];
+  let pos = 0;
+  const field = (): number => {
+    const tab = out.indexOf(0x09, pos);
+    const n = Number(out.subarray(pos, tab).toString('latin1'));
+    pos = tab + 1;
+    return n;
+  };
+  const bytes = (len: number): string | null => {
+    if (len < 0) return null;
+    const b = out.subarray(pos, pos + len);
+    pos += len;
+    return b.toString('hex');
+  };
+  while (pos < out.length) {
+    const [partition, offset, timestamp, keyLen, valueLen] = [field(), field(), field(), field(), field()];
+    const key = bytes(keyLen);
+    const value = bytes(valueLen);
+    const nl = out.indexOf(0x0a, pos);
+    const h = out.subarray(pos, nl).toString('utf8');
+    pos = nl + 1;
+    const headers = h === '' ? [] : h.split(',').map((kv): Header => {
+      const eq = kv.indexOf('=');
+      return eq < 0 ? [kv, null] : [kv.slice(0, eq), Buffer.from(kv.slice(eq + 1)).toString('hex')];
+    });
+    records.push({ partition, offset, timestamp, key, value, headers });
+  }
+  return records;
 }
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
