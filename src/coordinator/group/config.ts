@@ -1,0 +1,36 @@
+/**
+ * The group coordinator's settings, named after the Kafka broker keys they come from. Defaults are
+ * Kafka 4.x's.
+ */
+export interface GroupCoordinatorConfig {
+  /** `group.min.session.timeout.ms`: a JoinGroup below it answers INVALID_SESSION_TIMEOUT. */
+  minSessionTimeoutMs: number;
+  /** `group.max.session.timeout.ms`: a JoinGroup above it answers INVALID_SESSION_TIMEOUT. */
+  maxSessionTimeoutMs: number;
+  /** `group.initial.rebalance.delay.ms`: how long the first rebalance of an Empty group waits for more members. */
+  initialRebalanceDelayMs: number;
+  /** `group.max.size` (classic groups). */
+  maxGroupSize: number;
+  /** `offsets.retention.minutes`, in milliseconds. */
+  offsetsRetentionMs: number;
+  /** `offsets.retention.check.interval.ms`: how often expired offsets and empty groups are swept. */
+  offsetsRetentionCheckIntervalMs: number;
+  /** `offset.metadata.max.bytes`: longer commit metadata answers OFFSET_METADATA_TOO_LARGE. */
+  offsetMetadataMaxBytes: number;
+  /**
+   * How long a brand-new member's parked JoinGroup may wait (Kafka's fixed 5 minutes): a client that
+   * gave up and retried would otherwise leave a defunct member in the rebalance for ever.
+   */
+  newMemberJoinTimeoutMs: number;
+}
+
+export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = {
+  minSessionTimeoutMs: 6_000,
+  maxSessionTimeoutMs: 1_800_000,
+  initialRebalanceDelayMs: 3_000,
+  maxGroupSize: 2_147_483_647,
+  offsetsRetentionMs: 7 * 24 * 60 * 60 * 1000,
+  offsetsRetentionCheckIntervalMs: 600_000,
+  offsetMetadataMaxBytes: 4096,
+  newMemberJoinTimeoutMs: 300_000,
+};

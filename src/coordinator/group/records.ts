@@ -1,0 +1,110 @@
+/**
+ * The `__consumer_offsets` records of classic groups and committed offsets, as Kafka writes them:
+ * key = int16 record type (its "key version") + key struct, value = int16 value version + value
+ * struct, a null value being a tombstone. Record types: 0 and 1 offset commit (0 is the legacy
+ * layout, identical bytes), 2 group metadata; higher types belong to the new group protocols and are
+ * skipped here. Kafka writes OffsetCommitValue v3 (v1 when the commit carries an explicit expiry,
+ * OffsetCommit v2-v4 with a retention time) and GroupMetadataValue v3.
+ */
+import {
+  GroupMetadataKey,
+  GroupMetadataValue,
+  type GroupMetadataValueData,
+  type GroupMetadataValueDataInput,
+} from '../../protocol/messages/coordinator/group-metadata.js';
+import {
+  OffsetCommitKey,
+  OffsetCommitValue,
+  type OffsetCommitValueData,
+  type OffsetCommitValueDataInput,
+} from '../../protocol/messages/coordinator/offset-commit.js';
+import type { MessageCodec } from '../../protocol/primitives/codec-support.js';
+import { Reader } from '../../protocol/primitives/reader.js';
+import { Writer } from '../../protocol/primitives/writer.js';
+
+/** One record for the caller to append to the group's `__consumer_offsets` partition. */
+export interface CoordinatorRecord {
+  key: Buffer;
+  /** null: a tombstone. */
+  value: Buffer | null;
+}
+
+const LEGACY_OFFSET_COMMIT_TYPE = 0;
+const OFFSET_COMMIT_TYPE = 1;
+const GROUP_METADATA_TYPE = 2;
+const OFFSET_COMMIT_VALUE_VERSION = 3;
+const OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY = 1;
+const GROUP_METADATA_VALUE_VERSION = 3;
+
+function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, body: I): Buffer {
+  const w = new Writer();
+  w.int16(version);
+  codec.write(w, body, version);
+  return w.finish();
+}
+
+export interface OffsetKey {
+  group: string;
+  topic: string;
+  partition: number;
+}
+
+export function offsetCommitRecord(key: OffsetKey, value: OffsetCommitValueDataInput): CoordinatorRecord {
+  const hasExpiry = value.expireTimestamp !== undefined && value.expireTimestamp !== -1n;
+  const version = hasExpiry ? OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY : OFFSET_COMMIT_VALUE_VERSION;
+  return {
+    key: versionPrefixed(OffsetCommitKey, OFFSET_COMMIT_TYPE, key),
+    value: versionPrefixed(OffsetCommitValue, version, value),
+  };
+}
+
+export function offsetCommitTombstone(key: OffsetKey): CoordinatorRecord {
+  return { key: versionPrefixed(OffsetCommitKey, OFFSET_COMMIT_TYPE, key), value: null };
+}
+
+export function groupMetadataRecord(group: string, value: GroupMetadataValueDataInput): CoordinatorRecord {
+  return {
+    key: versionPrefixed(GroupMetadataKey, GROUP_METADATA_TYPE, { group }),
+    value: versionPrefixed(GroupMetadataValue, GROUP_METADATA_VALUE_VERSION, value),
+  };
+}
+
+export function groupMetadataTombstone(group: string): CoordinatorRecord {
+  return { key: versionPrefixed(GroupMetadataKey, GROUP_METADATA_TYPE, { group }), value: null };
+}
+
+export type DecodedRecord =
+  | { type: 'offset-commit'; key: OffsetKey; value: OffsetCommitValueData | null }
+  | { type: 'group-metadata'; group: string; value: GroupMetadataValueData | null }
+  /** A record of another group protocol (consumer, share, streams groups): not ours. */
+  | { type: 'other'; recordType: number };
+
+function readVersioned<T>(codec: MessageCodec<T, unknown>, bytes: Buffer): T {
+  const r = new Reader(bytes);
+  const version = r.int16();
+  return codec.read(r, version);
+}
+
+/** Throws on bytes that do not parse: a corrupt `__consumer_offsets` record must stop loading. */
+export function decodeRecord(key: Buffer, value: Buffer | null): DecodedRecord {
+  const recordType = new Reader(key).int16();
+  switch (recordType) {
+    case LEGACY_OFFSET_COMMIT_TYPE:
+    case OFFSET_COMMIT_TYPE: {
+      const k = OffsetCommitKey.read(new Reader(key, 2), 0);
+      return {
+        type: 'offset-commit',
+        key: { group: k.group, topic: k.topic, partition: k.partition },
+        value: value === null ? null : readVersioned(OffsetCommitValue, value),
+      };
+    }
+    case GROUP_METADATA_TYPE:
+      return {
+        type: 'group-metadata',
+        group: GroupMetadataKey.read(new Reader(key, 2), 0).group,
+        value: value === null ? null : readVersioned(GroupMetadataValue, value),
+      };
+    default:
+      return { type: 'other', recordType };
+  }
+}
