@@ -1,0 +1,279 @@
+/**
+ * The classic group coordinator of one `__consumer_offsets` partition (the lead creates one per
+ * partition this broker leads; `partitionFor` says which partition a group id lives in). A
+ * deterministic state machine: no sockets, no storage, no clock of its own.
+ *
+ * - Every write operation returns `{ records, response, released }`: the caller appends `records`
+ *   to the partition, then sends `response` and the `released` answers of requests parked earlier.
+ * - JoinGroup and SyncGroup may park (`response: null`); their answer comes back, addressed to the
+ *   `replyTo` passed with them, in the `released` of a later operation or `tick`.
+ * - Time moves only through `now` arguments and `tick(now)`, which fires due deadlines (sessions,
+ *   rebalance and sync timeouts, the initial rebalance delay, the offset-expiry sweep) in deadline
+ *   order, each at its own deadline. `nextDeadline()` says when to call `tick` next.
+ * - `replay(key, value)` rebuilds state from the partition's records; call `loaded(now)` once the
+ *   partition is read (also for an empty one) to start member sessions and the expiry sweep.
+ * - Reads (OffsetFetch, DescribeGroups, ListGroups) return their response directly. State changes
+ *   as soon as an operation returns, so the caller should run one coordinator's operations in
+ *   order, each after the previous one's append; if an append fails, `unload()` and replay.
+ *
+ * Owned by the thread that handles group requests; not thread-safe.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DeleteGroupsRequestData, DeleteGroupsResponseDataInput } from '../../protocol/messages/api/42-delete-groups.js';
+import type { DescribeGroupsRequestData, DescribeGroupsResponseDataInput, DescribeGroupsResponseDescribedGroupInput } from '../../protocol/messages/api/15-describe-groups.js';
+import type { HeartbeatRequestData, HeartbeatResponseDataInput } from '../../protocol/messages/api/12-heartbeat.js';
+import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '../../protocol/messages/api/11-join-group.js';
+import type { LeaveGroupRequestData, LeaveGroupResponseDataInput } from '../../protocol/messages/api/13-leave-group.js';
+import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/api/16-list-groups.js';
+import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
+import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../../protocol/messages/api/09-offset-fetch.js';
+import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { EMPTY_ASSIGNMENT } from './classic-group.js';
+import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from './config.js';
+import { DeadlineTimer } from './deadline-timer.js';
+import { groupFromMetadataValue } from './group-metadata-value.js';
+import { type Group, GroupMembership, type TimerAction } from './group-membership.js';
+import { GroupOffsets, type OffsetFetchGroupQuery, committedOffsetOf } from './group-offsets.js';
+import { OffsetStore } from './offset-store.js';
+import { groupMetadataTombstone, decodeRecord } from './records.js';
+import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
+
+/** OffsetFetch v8 batches groups. */
+const FIRST_FETCH_VERSION_WITH_GROUPS = 8;
+/** LeaveGroup v3 batches members. */
+const FIRST_LEAVE_VERSION_WITH_MEMBERS = 3;
+/** DescribeGroups v6 reports unknown groups as GROUP_ID_NOT_FOUND (KIP-1043). */
+const FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND = 6;
+const CLASSIC_GROUP_TYPE = 'classic';
+const SWEEP_KEY = 'offset-expiry-sweep';
+
+export interface GroupCoordinatorOptions {
+  config?: Partial<GroupCoordinatorConfig>;
+  /** New member ids: `<client id or group instance id>-<uuid>` by default; tests make them predictable. */
+  newMemberId?: (prefix: string) => string;
+}
+
+export interface JoinGroupContext<T> {
+  apiVersion: number;
+  clientId: string;
+  /** As Kafka shows it, e.g. `/127.0.0.1`. */
+  clientHost: string;
+  now: number;
+  replyTo: T;
+}
+
+export interface SyncGroupContext<T> {
+  now: number;
+  replyTo: T;
+}
+
+export class GroupCoordinator<T> {
+  private readonly config: GroupCoordinatorConfig;
+  private readonly groups = new Map<string, Group<T>>();
+  private readonly store = new OffsetStore();
+  private readonly timer = new DeadlineTimer<TimerAction<T>>();
+  private readonly membership: GroupMembership<T>;
+  private readonly offsets: GroupOffsets<T>;
+
+  constructor(options: GroupCoordinatorOptions = {}) {
+    this.config = { ...DEFAULT_GROUP_COORDINATOR_CONFIG, ...options.config };
+    const newMemberId = options.newMemberId ?? ((prefix: string) => `${prefix}-${randomUUID()}`);
+    this.membership = new GroupMembership(this.groups, this.timer, this.config, newMemberId);
+    this.offsets = new GroupOffsets(this.groups, this.store, this.membership, this.config);
+  }
+
+  joinGroup(request: JoinGroupRequestData, ctx: JoinGroupContext<T>): ParkableResult<JoinGroupResponseDataInput, T> {
+    const waiter: Waiter<T> = { to: ctx.replyTo };
+    const fx = new Effects<T>();
+    this.membership.join(request, ctx, waiter, fx);
+    const { own, released } = fx.split(waiter);
+    return { records: fx.records, response: own?.api === 'JoinGroup' ? own.response : null, released };
+  }
+
+  syncGroup(request: SyncGroupRequestData, ctx: SyncGroupContext<T>): ParkableResult<SyncGroupResponseDataInput, T> {
+    const waiter: Waiter<T> = { to: ctx.replyTo };
+    const fx = new Effects<T>();
+    this.membership.sync(request, ctx.now, waiter, fx);
+    const { own, released } = fx.split(waiter);
+    return { records: fx.records, response: own?.api === 'SyncGroup' ? own.response : null, released };
+  }
+
+  heartbeat(request: HeartbeatRequestData, now: number): CoordinatorResult<HeartbeatResponseDataInput, T> {
+    return { records: [], response: { errorCode: this.membership.heartbeat(request, now) }, released: [] };
+  }
+
+  leaveGroup(request: LeaveGroupRequestData, apiVersion: number, now: number): CoordinatorResult<LeaveGroupResponseDataInput, T> {
+    const fx = new Effects<T>();
+    const batched = apiVersion >= FIRST_LEAVE_VERSION_WITH_MEMBERS;
+    const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
+    let response: LeaveGroupResponseDataInput;
+    if (request.groupId === '') response = { errorCode: ErrorCode.INVALID_GROUP_ID };
+    else if (group === undefined) response = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    else if (group.is('Dead')) response = { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
+    else {
+      const members = batched ? request.members : [{ memberId: request.memberId, groupInstanceId: null, reason: null }];
+      const results = this.membership.leave(group, members, now, fx);
+      response = batched ? { errorCode: ErrorCode.NONE, members: results } : { errorCode: results[0]!.errorCode };
+    }
+    return { records: fx.records, response, released: fx.split(null).released };
+  }
+
+  commitOffsets(request: OffsetCommitRequestData, apiVersion: number, now: number): CoordinatorResult<OffsetCommitResponseDataInput, T> {
+    const fx = new Effects<T>();
+    const response = this.offsets.commit(request, apiVersion, now, fx.records);
+    return { records: fx.records, response, released: [] };
+  }
+
+  fetchOffsets(request: OffsetFetchRequestData, apiVersion: number): OffsetFetchResponseDataInput {
+    if (apiVersion >= FIRST_FETCH_VERSION_WITH_GROUPS) {
+      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, topics: g.topics })) };
+    }
+    const query: OffsetFetchGroupQuery = {
+      groupId: request.groupId,
+      topics: request.topics === null ? null : request.topics.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })),
+    };
+    const group = this.offsets.fetch(query);
+    return {
+      errorCode: group.errorCode ?? ErrorCode.NONE,
+      topics: (group.topics ?? []).map((t) => ({ name: t.name ?? '', partitions: t.partitions ?? [] })),
+    };
+  }
+
+  describeGroups(request: DescribeGroupsRequestData, apiVersion: number): DescribeGroupsResponseDataInput {
+    return { groups: request.groups.map((groupId) => this.describe(groupId, apiVersion)) };
+  }
+
+  private describe(groupId: string, apiVersion: number): DescribeGroupsResponseDescribedGroupInput {
+    if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID, groupState: 'Dead' };
+    const group = this.groups.get(groupId);
+    if (group === undefined) {
+      return apiVersion >= FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND
+        ? { groupId, groupState: 'Dead', errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }
+        : { groupId, groupState: 'Dead' };
+    }
+    // Metadata and assignments are only meaningful once the generation's assignment is out.
+    const stable = group.is('Stable');
+    return {
+      groupId,
+      groupState: group.state,
+      protocolType: group.protocolType ?? '',
+      protocolData: stable ? (group.protocolName ?? '') : '',
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        memberMetadata: stable ? group.metadataOf(m) : EMPTY_ASSIGNMENT,
+        memberAssignment: stable ? m.assignment : EMPTY_ASSIGNMENT,
+      })),
+    };
+  }
+
+  listGroups(request: ListGroupsRequestData): ListGroupsResponseDataInput {
+    const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
+    const types = new Set(request.typesFilter.map((t) => t.trim().toLowerCase()));
+    const groups = [...this.groups.values()].filter(
+      (g) => (states.size === 0 || states.has(g.state.toLowerCase())) && (types.size === 0 || types.has(CLASSIC_GROUP_TYPE)),
+    );
+    return {
+      errorCode: ErrorCode.NONE,
+      groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: CLASSIC_GROUP_TYPE })),
+    };
+  }
+
+  deleteGroups(request: DeleteGroupsRequestData): CoordinatorResult<DeleteGroupsResponseDataInput, T> {
+    const fx = new Effects<T>();
+    const results = request.groupsNames.map((groupId) => {
+      const group = groupId === '' ? undefined : this.groups.get(groupId);
+      if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
+      if (group === undefined || group.is('Dead')) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
+      if (!group.is('Empty')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+      this.offsets.deleteAll(groupId, fx.records);
+      fx.records.push(groupMetadataTombstone(groupId));
+      this.forget(group);
+      return { groupId, errorCode: ErrorCode.NONE };
+    });
+    return { records: fx.records, response: { results }, released: [] };
+  }
+
+  deleteOffsets(request: OffsetDeleteRequestData): CoordinatorResult<OffsetDeleteResponseDataInput, T> {
+    const fx = new Effects<T>();
+    const response = this.offsets.delete(request, fx.records);
+    return { records: fx.records, response, released: [] };
+  }
+
+  /** Fires every deadline due at or before `now`, each at its own deadline. */
+  tick(now: number): TickResult<T> {
+    const fx = new Effects<T>();
+    for (let due = this.timer.takeDue(now); due !== null; due = this.timer.takeDue(now)) due.action(fx, due.deadline);
+    return { records: fx.records, released: fx.split(null).released };
+  }
+
+  nextDeadline(): number | null {
+    return this.timer.nextDeadline();
+  }
+
+  /** Applies one record of the partition, in log order. Records of other group types are skipped. */
+  replay(key: Buffer, value: Buffer | null): void {
+    const record = decodeRecord(key, value);
+    switch (record.type) {
+      case 'offset-commit': {
+        const { group, topic, partition } = record.key;
+        if (record.value === null) {
+          this.store.remove(group, topic, partition);
+        } else {
+          // Offsets without group metadata belong to a simple consumer's group.
+          this.offsets.simpleGroup(group);
+          this.store.put(group, topic, partition, committedOffsetOf(record.value));
+        }
+        return;
+      }
+      case 'group-metadata': {
+        const existing = this.groups.get(record.group);
+        if (existing !== undefined) this.forget(existing);
+        if (record.value !== null) this.groups.set(record.group, groupFromMetadataValue(record.group, record.value));
+        return;
+      }
+      case 'other':
+        return;
+    }
+  }
+
+  /** The partition is loaded: members' sessions start now, and so does the offset-expiry sweep. */
+  loaded(now: number): void {
+    this.membership.startSessions(now);
+    this.scheduleSweep(now + this.config.offsetsRetentionCheckIntervalMs);
+  }
+
+  /**
+   * Gives the partition up (leadership moved, shutdown, failed append): every parked request is
+   * answered NOT_COORDINATOR so its client looks for the coordinator again. Not usable afterwards:
+   * build a new coordinator and replay the partition.
+   */
+  unload(): Released<T>[] {
+    const fx = new Effects<T>();
+    for (const group of this.groups.values()) {
+      for (const m of group.members.values()) {
+        if (m.awaitingJoin !== null) fx.answerJoin(m.awaitingJoin, { errorCode: ErrorCode.NOT_COORDINATOR, memberId: m.memberId });
+        if (m.awaitingSync !== null) fx.answerSync(m.awaitingSync, { errorCode: ErrorCode.NOT_COORDINATOR });
+      }
+    }
+    this.groups.clear();
+    this.timer.clear();
+    return fx.split(null).released;
+  }
+
+  private scheduleSweep(deadline: number): void {
+    this.timer.schedule(SWEEP_KEY, deadline, (fx, at) => {
+      this.offsets.expire(at, fx.records);
+      this.scheduleSweep(at + this.config.offsetsRetentionCheckIntervalMs);
+    });
+  }
+
+  private forget(group: Group<T>): void {
+    this.membership.cancelTimers(group);
+    this.groups.delete(group.groupId);
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * OffsetCommit, OffsetFetch, OffsetDelete and offset expiry for classic and simple groups,
+ * following Kafka's rules: generation checks on commit (a memberless commit with generation -1 is
+ * a simple consumer's and is allowed while the group is Empty), metadata size limit, per-commit
+ * expiry for OffsetCommit v2-v4, retention counted from when the group fell Empty.
+ */
+import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
+import type { OffsetFetchResponseOffsetFetchResponseGroupInput } from '../../protocol/messages/api/09-offset-fetch.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../common/uuid.js';
+import { ClassicGroup } from './classic-group.js';
+import type { GroupCoordinatorConfig } from './config.js';
+import { type Group, type GroupMembership, memberError } from './group-membership.js';
+import { OffsetStore, type CommittedOffset } from './offset-store.js';
+import { type CoordinatorRecord, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
+
+/** OffsetCommit v9 answers GROUP_ID_NOT_FOUND for an unknown group where older versions said ILLEGAL_GENERATION. */
+const FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND = 9;
+/** OffsetCommitRequest's "keep the broker's retention" value. */
+const DEFAULT_RETENTION_TIME = -1n;
+const INVALID_OFFSET = -1n;
+
+/** The topics of one group's OffsetFetch: named partitions, or null for every committed offset. */
+export interface OffsetFetchGroupQuery {
+  groupId: string;
+  topics: Array<{ name: string; topicId: string; partitionIndexes: number[] }> | null;
+}
+
+export class GroupOffsets<T> {
+  constructor(
+    private readonly groups: Map<string, Group<T>>,
+    private readonly store: OffsetStore,
+    private readonly membership: GroupMembership<T>,
+    private readonly config: GroupCoordinatorConfig,
+  ) {}
+
+  commit(request: OffsetCommitRequestData, apiVersion: number, now: number, records: CoordinatorRecord[]): OffsetCommitResponseDataInput {
+    const groupError = this.validateCommit(request, apiVersion, now);
+    const expireTimestamp = request.retentionTimeMs === DEFAULT_RETENTION_TIME ? -1n : BigInt(now) + request.retentionTimeMs;
+    return {
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        topicId: topic.topicId,
+        partitions: topic.partitions.map((p) => {
+          if (groupError !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: groupError };
+          const metadata = p.committedMetadata ?? '';
+          if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
+            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+          }
+          const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: BigInt(now), expireTimestamp };
+          const key = { group: request.groupId, topic: topic.name, partition: p.partitionIndex };
+          records.push(offsetCommitRecord(key, value));
+          this.store.put(key.group, key.topic, key.partition, committedOffsetOf(value));
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+        }),
+      })),
+    };
+  }
+
+  private validateCommit(request: OffsetCommitRequestData, apiVersion: number, now: number): number {
+    const { groupId, memberId, groupInstanceId } = request;
+    const generation = request.generationIdOrMemberEpoch;
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    let group = this.groups.get(groupId);
+    if (group === undefined) {
+      if (generation >= 0) return apiVersion >= FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+      group = this.simpleGroup(groupId);
+    }
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    // No generation and no members: a simple consumer or an admin tool.
+    if (generation < 0 && group.is('Empty')) return ErrorCode.NONE;
+    if (generation >= 0 || memberId !== '' || groupInstanceId !== null) {
+      const error = memberError(group, memberId, groupInstanceId);
+      if (error !== ErrorCode.NONE) return error;
+      if (generation !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    } else {
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    // The member has the new generation but the assignment is not out yet.
+    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    // In the classic protocol a commit also proves the member alive.
+    if (group.is('Stable') || group.is('PreparingRebalance')) this.membership.keepAlive(group, memberId, now);
+    return ErrorCode.NONE;
+  }
+
+  /** A group that only stores offsets: Empty, no protocol type. Created by commits and their replay. */
+  simpleGroup(groupId: string): Group<T> {
+    let group = this.groups.get(groupId);
+    if (group === undefined) {
+      group = new ClassicGroup(groupId, { state: 'Empty', generationId: 0, protocolType: null, protocolName: null, currentStateTimestamp: null });
+      this.groups.set(groupId, group);
+    }
+    return group;
+  }
+
+  fetch(query: OffsetFetchGroupQuery): OffsetFetchResponseOffsetFetchResponseGroupInput {
+    // An unknown group is not an error: it simply has no offsets.
+    const offsets = this.store.ofGroup(query.groupId);
+    const partition = (partitionIndex: number, o: CommittedOffset | undefined): { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string } =>
+      o === undefined
+        ? { partitionIndex, committedOffset: INVALID_OFFSET, committedLeaderEpoch: -1, metadata: '' }
+        : { partitionIndex, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata };
+    const topics =
+      query.topics === null
+        ? [...offsets].map(([name, parts]) => ({ name, topicId: ZERO_UUID, partitions: [...parts].map(([i, o]) => partition(i, o)) }))
+        : query.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitionIndexes.map((i) => partition(i, offsets.get(t.name)?.get(i))) }));
+    return { groupId: query.groupId, errorCode: query.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.NONE, topics };
+  }
+
+  delete(request: OffsetDeleteRequestData, records: CoordinatorRecord[]): OffsetDeleteResponseDataInput {
+    const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
+    if (group === undefined) return { errorCode: request.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.GROUP_ID_NOT_FOUND };
+    // Offsets of a live non-consumer group cannot be judged safe to delete.
+    if (!group.is('Empty') && !group.usesConsumerProtocol()) return { errorCode: ErrorCode.NON_EMPTY_GROUP };
+    return {
+      topics: request.topics.map((topic) => {
+        const subscribed = group.isSubscribedToTopic(topic.name);
+        return {
+          name: topic.name,
+          partitions: topic.partitions.map(({ partitionIndex }) => {
+            if (subscribed) return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+            if (this.store.get(group.groupId, topic.name, partitionIndex) !== undefined) this.removeOffset(group.groupId, topic.name, partitionIndex, records);
+            return { partitionIndex, errorCode: ErrorCode.NONE };
+          }),
+        };
+      }),
+    };
+  }
+
+  /** Tombstones every offset of a group (DeleteGroups). */
+  deleteAll(groupId: string, records: CoordinatorRecord[]): void {
+    for (const [topic, partitions] of [...this.store.ofGroup(groupId)]) {
+      for (const partition of [...partitions.keys()]) this.removeOffset(groupId, topic, partition, records);
+    }
+  }
+
+  /**
+   * The periodic sweep: tombstones offsets past retention, then groups left Empty with no offsets.
+   * Offsets of topics a live consumer group subscribes to never expire.
+   */
+  expire(now: number, records: CoordinatorRecord[]): void {
+    for (const group of [...this.groups.values()]) {
+      const baseTimestamp = this.retentionBase(group);
+      if (baseTimestamp === null) continue;
+      let allExpired = true;
+      for (const [topic, partitions] of [...this.store.ofGroup(group.groupId)]) {
+        if (group.isSubscribedToTopic(topic)) {
+          allExpired = false;
+          continue;
+        }
+        for (const [partition, o] of [...partitions]) {
+          const expired = o.expireTimestamp !== null ? now >= o.expireTimestamp : now - baseTimestamp(o) >= this.config.offsetsRetentionMs;
+          if (expired) this.removeOffset(group.groupId, topic, partition, records);
+          else allExpired = false;
+        }
+      }
+      if (allExpired && group.is('Empty')) {
+        records.push(groupMetadataTombstone(group.groupId));
+        this.groups.delete(group.groupId);
+      }
+    }
+  }
+
+  /** From when a group's offsets age, or null when they do not (a live group that is not a Stable consumer group). */
+  private retentionBase(group: ClassicGroup<unknown>): ((o: CommittedOffset) => number) | null {
+    // A simple group: each offset ages from its commit.
+    if (group.protocolType === null) return (o) => o.commitTimestamp;
+    if (group.is('Empty')) return (o) => group.currentStateTimestamp ?? o.commitTimestamp;
+    if (group.usesConsumerProtocol() && group.subscribedTopics !== null && group.is('Stable')) return (o) => o.commitTimestamp;
+    return null;
+  }
+
+  private removeOffset(group: string, topic: string, partition: number, records: CoordinatorRecord[]): void {
+    records.push(offsetCommitTombstone({ group, topic, partition }));
+    this.store.remove(group, topic, partition);
+  }
+}
+
+export function committedOffsetOf(value: { offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint; expireTimestamp: bigint }): CommittedOffset {
+  return {
+    offset: value.offset,
+    leaderEpoch: value.leaderEpoch,
+    metadata: value.metadata,
+    commitTimestamp: Number(value.commitTimestamp),
+    expireTimestamp: value.expireTimestamp === -1n ? null : Number(value.expireTimestamp),
+  };
+}
