@@ -7,17 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { JAVA_SKIP, runJava, type JsonLine } from '../../helpers/interop.js';
-import {
-  assertReadBack,
-  CODEC_ID,
-  CODECS,
-  codecsOnDisk,
-  linesOfType,
-  makeRecords,
-  readRecordFromJson,
-  recordsAsJson,
-  timeQueries,
-} from '../../helpers/interop-records.js';
+import { assertRoundtrip, CODEC_ID, CODECS, linesOfType, makeRecords, recordsAsJson, timeQueries } from '../../helpers/interop-records.js';
 
 const PARTITIONS = 3;
 
@@ -43,23 +33,7 @@ describe('Java client (kafka-clients 4.4.0)', { skip: JAVA_SKIP }, () => {
       records: recordsAsJson(records),
       queries: queries.map(({ partition, timestamp }) => ({ partition, timestamp })),
     });
-    for (const codec of CODECS) {
-      const topic = `java-${codec}`;
-      const of = (type: string): JsonLine[] => linesOfType(lines, type).filter((l) => l['topic'] === topic);
-      // The acknowledged offsets are each partition's positions, in send order.
-      const sentOffsets = of('sent').map((l) => [l['partition'], l['offset']]);
-      const expectedOffsets = records.map((r, i) => [r.partition, records.slice(0, i).filter((o) => o.partition === r.partition).length]);
-      assert.deepEqual(sentOffsets, expectedOffsets, `${codec}: acknowledged offsets`);
-
-      const read = of('record');
-      assert.ok(read.every((l) => l['timestampType'] === 'CreateTime'), `${codec}: timestamp type`);
-      assertReadBack(records, read.map(readRecordFromJson));
-      assert.deepEqual(of('end')[0]!['offsets'], [12, 12, 12], `${codec}: end offsets`);
-      assert.deepEqual(codecsOnDisk(dir, topic), new Set([CODEC_ID[codec]]), `${codec}: batches on disk`);
-
-      const answers = of('offsetForTime').map((l) => ({ partition: l['partition'], timestamp: l['timestamp'], offset: l['offset'] ?? -1 }));
-      assert.deepEqual(answers, queries, `${codec}: offsetsForTimes`);
-    }
+    assertRoundtrip(lines, { records, queries, topicPrefix: 'java', codecs: CODECS, partitions: PARTITIONS, createTime: 'CreateTime', logDir: dir, sentCodec: (c) => CODEC_ID[c] });
   });
 
   test('Admin: create, describe, configs, partitions, deleteRecords, listOffsets, cluster, delete', async () => {
