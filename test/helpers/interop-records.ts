@@ -42,10 +42,10 @@ export function librdkafkaSentCodec(codec: Codec): number {
 }
 
 export interface RecordOptions {
-  /** Some clients (KafkaJS) cannot send a header whose value is null. */
+  /** Off for clients that mishandle a null header value (confluent-kafka 1.7, KafkaJS, kcat output). */
   readonly nullHeaderValues?: boolean;
-  /** Some clients (KafkaJS) cannot send a null key or value. */
-  readonly nulls?: boolean;
+  /** Printable header values, for records read back with kcat (which has no byte-safe header format). */
+  readonly textHeaders?: boolean;
 }
 
 const hex = (b: Buffer | string): string => Buffer.from(b).toString('hex');
@@ -58,18 +58,17 @@ const hex = (b: Buffer | string): string => Buffer.from(b).toString('hex');
  * default timestamp window).
  */
 export function makeRecords(tag: string, partitions: number, perPartition: number, opts: RecordOptions = {}): TestRecord[] {
-  const nulls = opts.nulls ?? true;
   const base = Date.now() - 3_600_000;
   const records: TestRecord[] = [];
   for (let i = 0; i < perPartition; i++) {
     for (let p = 0; p < partitions; p++) {
       const n = i * partitions + p;
-      const key = nulls && n % 7 === 3 ? null : hex(Buffer.concat([Buffer.from(`${tag}-k${n}-ключ`), Buffer.from([0x00, 0xff, n & 0xff])]));
+      const key = n % 7 === 3 ? null : hex(Buffer.concat([Buffer.from(`${tag}-k${n}-ключ`), Buffer.from([0x00, 0xff, n & 0xff])]));
       let value: string | null;
-      if (nulls && n % 11 === 5) value = null;
+      if (n % 11 === 5) value = null;
       else if (n % 11 === 6) value = '';
       else value = hex(Buffer.concat([Buffer.from(`${tag} value ${n} `.repeat(1 + (n % 5) * 40)), Buffer.from([0x00, 0x1e, 0x1f, 0xfe, 0xff])]));
-      const headers: Header[] = n % 4 === 0 ? [] : [['h', hex(`${tag}-${n}`)], ['bin', hex(Buffer.from([0, n & 0xff, 0xff]))], ['h', hex('again')]];
+      const headers: Header[] = n % 4 === 0 ? [] : [['h', hex(`${tag}-${n}`)], ['bin', hex(opts.textHeaders === true ? `b${n}` : Buffer.from([0, n & 0xff, 0xff]))], ['h', hex('again')]];
       if (n % 4 === 2 && (opts.nullHeaderValues ?? true)) headers.push(['null-valued', null]);
       records.push({ partition: p, key, value, headers, timestamp: base + i * 1000 + p });
     }
