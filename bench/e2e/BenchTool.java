@@ -1,0 +1,205 @@
+// Load generator helpers for bench/e2e that ProducerPerformance does not cover. One file so the
+// runner compiles it once with javac against Kafka's jars; every command prints one JSON line.
+//   create   BOOTSTRAP TOPIC PARTITIONS SEGMENT_BYTES   create a topic, wait until every partition has a leader
+//   delete   BOOTSTRAP TOPIC
+//   consume  BOOTSTRAP TOPIC                            assign() every partition, read from the beginning to the end offsets
+//   latency  BOOTSTRAP TOPIC RATE SIZE SECONDS WARMUP   fixed-rate producer + assign() consumer, send time in the record
+//   loopback SECONDS                                    one TCP stream over 127.0.0.1, 1 MiB writes
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+public class BenchTool {
+  public static void main(String[] args) throws Exception {
+    switch (args[0]) {
+      case "create" -> create(args[1], args[2], Integer.parseInt(args[3]), args[4]);
+      case "delete" -> delete(args[1], args[2]);
+      case "consume" -> consume(args[1], args[2]);
+      case "latency" -> latency(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+          Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+      case "loopback" -> loopback(Integer.parseInt(args[1]));
+      default -> throw new IllegalArgumentException("unknown command " + args[0]);
+    }
+  }
+
+  private static Admin admin(String bootstrap) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("request.timeout.ms", "120000");
+    p.put("default.api.timeout.ms", "300000");
+    return Admin.create(p);
+  }
+
+  private static void create(String bootstrap, String topic, int partitions, String segmentBytes) throws Exception {
+    long start = System.nanoTime();
+    try (Admin admin = admin(bootstrap)) {
+      NewTopic t = new NewTopic(topic, partitions, (short) 1).configs(Map.of("segment.bytes", segmentBytes));
+      admin.createTopics(List.of(t)).all().get(300, TimeUnit.SECONDS);
+      // Kafka answers CreateTopics before every partition has a leader; a producer started then
+      // would spend the first seconds on metadata retries and skew the measurement.
+      for (;;) {
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        if (d != null && d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) break;
+        Thread.sleep(100);
+      }
+    }
+    System.out.printf("{\"createSeconds\":%.3f}%n", (System.nanoTime() - start) / 1e9);
+  }
+
+  private static void delete(String bootstrap, String topic) throws Exception {
+    try (Admin admin = admin(bootstrap)) {
+      admin.deleteTopics(List.of(topic)).all().get(300, TimeUnit.SECONDS);
+    }
+    System.out.println("{}");
+  }
+
+  private static Properties consumerProps(String bootstrap) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("enable.auto.commit", "false");
+    // No group: consumer groups are not implemented in Sluice, and assign() needs none.
+    p.put("auto.offset.reset", "earliest");
+    return p;
+  }
+
+  private static List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    List<TopicPartition> out = new ArrayList<>();
+    for (PartitionInfo info : consumer.partitionsFor(topic, Duration.ofSeconds(60))) out.add(new TopicPartition(topic, info.partition()));
+    return out;
+  }
+
+  private static void consume(String bootstrap, String topic) {
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(bootstrap))) {
+      List<TopicPartition> parts = partitionsOf(consumer, topic);
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+      long target = 0;
+      for (TopicPartition tp : parts) target += end.get(tp) - consumer.position(tp);
+      long records = 0, bytes = 0;
+      long start = System.nanoTime();
+      while (records < target) {
+        ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofSeconds(10));
+        if (batch.isEmpty() && System.nanoTime() - start > 300_000_000_000L) throw new IllegalStateException("consume timed out");
+        for (ConsumerRecord<byte[], byte[]> r : batch) {
+          records++;
+          bytes += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      System.out.printf("{\"records\":%d,\"bytes\":%d,\"seconds\":%.3f}%n", records, bytes, seconds);
+    }
+  }
+
+  /**
+   * OpenMessaging-style end-to-end latency: the producer sends at a fixed rate and writes the
+   * intended send time (System.nanoTime, CLOCK_MONOTONIC, same clock in both threads) into each
+   * record; the consumer subtracts it on receipt. Using the intended rather than the actual send
+   * time keeps a stalled producer from hiding latency (coordinated omission).
+   */
+  private static void latency(String bootstrap, String topic, int rate, int size, int seconds, int warmup) throws Exception {
+    Properties pp = new Properties();
+    pp.put("bootstrap.servers", bootstrap);
+    pp.put("key.serializer", ByteArraySerializer.class.getName());
+    pp.put("value.serializer", ByteArraySerializer.class.getName());
+    pp.put("acks", "all");
+    pp.put("linger.ms", "1");
+    pp.put("batch.size", "131072");
+    Histogram hist = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
+    AtomicBoolean done = new AtomicBoolean(false);
+    AtomicLong received = new AtomicLong();
+    long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup + 2);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(bootstrap));
+         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp)) {
+      List<TopicPartition> parts = partitionsOf(consumer, topic);
+      consumer.assign(parts);
+      consumer.seekToEnd(parts);
+      for (TopicPartition tp : parts) consumer.position(tp);
+      Thread reader = new Thread(() -> {
+        while (!done.get()) {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+            long sent = ByteBuffer.wrap(r.value()).getLong();
+            long now = System.nanoTime();
+            received.incrementAndGet();
+            if (sent >= measureFrom) hist.recordValue(Math.max(0, (now - sent) / 1000));
+          }
+        }
+      });
+      reader.start();
+      producer.partitionsFor(topic);
+      long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+      long total = (long) rate * (seconds + warmup);
+      long sent = 0;
+      byte[] payload = new byte[size];
+      for (; sent < total; sent++) {
+        long due = start + sent * 1_000_000_000L / rate;
+        long wait = due - System.nanoTime();
+        if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait);
+        byte[] value = payload.clone();
+        ByteBuffer.wrap(value).putLong(due);
+        producer.send(new ProducerRecord<>(topic, value));
+      }
+      producer.flush();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (received.get() < total && System.nanoTime() < deadline) Thread.sleep(50);
+      done.set(true);
+      reader.join();
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      System.out.printf("{\"sent\":%d,\"received\":%d,\"measured\":%d,\"seconds\":%.3f,\"p50Ms\":%.3f,\"p99Ms\":%.3f,\"p999Ms\":%.3f,\"maxMs\":%.3f}%n",
+          total, received.get(), hist.getTotalCount(), elapsed,
+          hist.getValueAtPercentile(50) / 1000.0, hist.getValueAtPercentile(99) / 1000.0,
+          hist.getValueAtPercentile(99.9) / 1000.0, hist.getMaxValue() / 1000.0);
+    }
+  }
+
+  private static void loopback(int seconds) throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      AtomicLong read = new AtomicLong();
+      Thread receiver = new Thread(() -> {
+        try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
+          byte[] buf = new byte[1 << 20];
+          for (int n; (n = in.read(buf)) > 0; ) read.addAndGet(n);
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      });
+      receiver.start();
+      byte[] chunk = new byte[1 << 20];
+      long start = System.nanoTime();
+      long end = start + TimeUnit.SECONDS.toNanos(seconds);
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()); OutputStream out = s.getOutputStream()) {
+        while (System.nanoTime() < end) out.write(chunk);
+      }
+      receiver.join();
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      System.out.printf("{\"bytes\":%d,\"seconds\":%.3f}%n", read.get(), elapsed);
+    }
+  }
+}

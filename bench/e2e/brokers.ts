@@ -1,0 +1,116 @@
+/**
+ * The brokers under test: Sluice as the `sluice start` process a user runs, Apache Kafka as a
+ * KRaft single node from tools/kafka, or an already running broker given by --bootstrap. Both
+ * spawned brokers get the same storage settings: 1 GiB segments, no explicit flush (the page
+ * cache decides), replication factor 1.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot, startKafka } from '../../tools/kafka/kafka-process.js';
+
+export type BrokerName = 'sluice' | 'kafka' | 'target';
+
+export interface BrokerUnderTest {
+  readonly name: BrokerName;
+  readonly bootstrap: string;
+  /** The broker's process id for CPU and RSS; null for a --bootstrap target without --pid. */
+  readonly pid: number | null;
+  /** From spawn to accepting connections. */
+  readonly startSeconds: number | null;
+  stop(): Promise<void>;
+}
+
+export const SEGMENT_BYTES = 1024 * 1024 * 1024;
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+export interface SluiceOptions {
+  readonly dataDir: string;
+  /** Extra node flags, e.g. --cpu-prof for the profiling run. */
+  readonly nodeArgs?: readonly string[];
+}
+
+export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    join(repoRoot(), 'dist', 'src', 'cli', 'sluice.js'), 'start',
+    '--override', 'listeners=PLAINTEXT://127.0.0.1:0',
+    '--override', `log.dirs=${opts.dataDir}`,
+    '--override', `log.segment.bytes=${SEGMENT_BYTES}`,
+  ];
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sluice did not start in 60 s: ${err}`)), 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /accepting connections on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sluice exited with ${code}: ${err}`));
+    });
+  });
+  const startSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const exitKill = (): void => void child.kill('SIGKILL');
+  process.once('exit', exitKill);
+  return {
+    name: 'sluice',
+    bootstrap,
+    pid: child.pid!,
+    startSeconds,
+    async stop() {
+      process.removeListener('exit', exitKill);
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest> {
+  const [port, controllerPort] = [await freePort(), await freePort()];
+  const started = process.hrtime.bigint();
+  const kafka = await startKafka({
+    port,
+    controllerPort,
+    logDir: dataDir,
+    // Kafka's own start script default; the heap is most of Kafka's RSS, so say which one.
+    heap: '1g',
+    config: {
+      'log.segment.bytes': String(SEGMENT_BYTES),
+      // Deleted topics' files go at once, so a long run does not fill the disk.
+      'file.delete.delay.ms': '1000',
+    },
+  });
+  return {
+    name: 'kafka',
+    bootstrap: kafka.bootstrap,
+    pid: kafka.pid,
+    startSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+    stop: () => kafka.stop(),
+  };
+}
+
+export function externalBroker(bootstrap: string, pid: number | null): BrokerUnderTest {
+  return { name: 'target', bootstrap, pid, startSeconds: null, stop: async () => undefined };
+}

@@ -1,0 +1,92 @@
+/**
+ * Command line of `npm run bench`. Full mode is sized for ~15 minutes on a 2-core machine,
+ * --quick for ~3 minutes while developing; every size can be overridden.
+ */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  /** Target an already running broker instead of spawning Sluice and Kafka. */
+  readonly bootstrap: string | null;
+  /** Its process id, for CPU and RSS (same machine only). */
+  readonly pid: number | null;
+  readonly brokers: readonly ('sluice' | 'kafka')[];
+  readonly reps: number;
+  /** Records per run of the 1 KiB produce workloads (and the consume data set). */
+  readonly records1k: number;
+  readonly records100b: number;
+  readonly partitionCounts: readonly number[];
+  /** Records per run at the largest partition counts (≥ 1024), which take long to create. */
+  readonly recordsManyPartitions: number;
+  readonly latencyRatePerSecond: number;
+  readonly latencySeconds: number;
+  readonly latencyWarmupSeconds: number;
+  readonly diskMiB: number;
+  readonly loopbackSeconds: number;
+  readonly profile: boolean;
+  readonly workDir: string;
+  readonly outDir: string | null;
+}
+
+const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [--brokers sluice,kafka]
+  [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
+  [--latency-rate MSGS_PER_S] [--latency-seconds S] [--disk-mib N] [--no-profile]
+  [--work-dir DIR] [--out DIR]`;
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      bootstrap: { type: 'string' },
+      pid: { type: 'string' },
+      brokers: { type: 'string', default: 'sluice,kafka' },
+      reps: { type: 'string' },
+      'records-1k': { type: 'string' },
+      'records-100b': { type: 'string' },
+      partitions: { type: 'string' },
+      'records-many': { type: 'string' },
+      'latency-rate': { type: 'string' },
+      'latency-seconds': { type: 'string' },
+      'disk-mib': { type: 'string' },
+      'no-profile': { type: 'boolean', default: false },
+      'work-dir': { type: 'string', default: '/tmp/sluice-bench-e2e' },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  const num = (v: string | undefined, full: number, quickValue: number): number => {
+    if (v === undefined) return quick ? quickValue : full;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${v}\n${USAGE}`);
+    return n;
+  };
+  const brokers = (values.brokers ?? '').split(',').map((b) => b.trim());
+  for (const b of brokers) if (b !== 'sluice' && b !== 'kafka') throw new Error(`unknown broker ${b}\n${USAGE}`);
+  const bootstrap = values.bootstrap ?? null;
+  return {
+    quick,
+    bootstrap,
+    pid: values.pid === undefined ? null : Number(values.pid),
+    brokers: brokers as ('sluice' | 'kafka')[],
+    reps: num(values.reps, 3, 1),
+    records1k: num(values['records-1k'], 800_000, 150_000),
+    records100b: num(values['records-100b'], 3_000_000, 500_000),
+    partitionCounts: (values.partitions ?? (quick ? '1,16,256' : '1,16,256,4096')).split(',').map(Number),
+    recordsManyPartitions: num(values['records-many'], 400_000, 100_000),
+    latencyRatePerSecond: num(values['latency-rate'], 20_000, 20_000),
+    latencySeconds: num(values['latency-seconds'], 30, 10),
+    latencyWarmupSeconds: quick ? 2 : 5,
+    diskMiB: num(values['disk-mib'], 1024, 256),
+    loopbackSeconds: quick ? 2 : 5,
+    // The profile needs a Sluice this run starts.
+    profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice'),
+    workDir: values['work-dir'] ?? '/tmp/sluice-bench-e2e',
+    outDir: values.out ?? null,
+  };
+}

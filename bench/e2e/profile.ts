@@ -1,0 +1,118 @@
+/**
+ * Profiles Sluice under the 1 KiB produce workload with `node --cpu-prof` (one .cpuprofile per
+ * thread: the main thread and each partition worker) and reduces each profile to where the
+ * busy time goes, by function and by source file. The raw profiles stay in the work directory
+ * for Chrome DevTools.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { startSluice } from './brokers.js';
+import { createTopic, freshTopic, producerPerformance } from './workloads.js';
+import { parseProducerPerformance, type JavaTools } from './java-tools.js';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+export interface CostLine {
+  readonly name: string;
+  readonly ms: number;
+  /** Share of the thread's busy (non-idle) time. */
+  readonly percent: number;
+}
+
+export interface ThreadProfile {
+  readonly file: string;
+  /** "main" or "worker <thread id>". */
+  readonly thread: string;
+  readonly busyMs: number;
+  readonly idleMs: number;
+  readonly topFunctions: readonly CostLine[];
+  readonly topFiles: readonly CostLine[];
+}
+
+export interface ProfileReport {
+  readonly dir: string;
+  readonly recordsPerSecond: number;
+  readonly threads: readonly ThreadProfile[];
+}
+
+function shortUrl(url: string): string {
+  if (url === '') return '(native/V8)';
+  const i = url.indexOf('/dist/');
+  return i >= 0 ? url.slice(i + '/dist/'.length) : url.replace(/^file:\/\//, '').replace(/^node:/, 'node:');
+}
+
+function top(map: Map<string, number>, busyMs: number, n: number): CostLine[] {
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, ms]) => ({ name, ms, percent: (100 * ms) / busyMs }));
+}
+
+export function summarizeProfile(path: string): ThreadProfile {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  // timeDeltas[i] is the time since the previous sample; attribute it to sample i's node.
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let idleMs = 0;
+  let busyMs = 0;
+  for (const [id, us] of selfUs) {
+    const frame = byId.get(id)!.callFrame;
+    const ms = us / 1000;
+    if (frame.functionName === '(idle)') {
+      idleMs += ms;
+      continue;
+    }
+    busyMs += ms;
+    const file = shortUrl(frame.url);
+    const fn = `${frame.functionName || '(anonymous)'} ${frame.url === '' ? '' : `${file}:${frame.lineNumber + 1}`}`.trim();
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
+    byFile.set(file, (byFile.get(file) ?? 0) + ms);
+  }
+  // Node names profiles CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is main.
+  const threadId = basename(path).split('.')[4] ?? '?';
+  return {
+    file: path,
+    thread: threadId === '0' ? 'main' : `worker ${threadId}`,
+    busyMs,
+    idleMs,
+    topFunctions: top(byFunction, busyMs, 15),
+    topFiles: top(byFile, busyMs, 10),
+  };
+}
+
+export async function profileSluiceProduce(tools: JavaTools, workDir: string, records: number): Promise<ProfileReport> {
+  const dir = join(workDir, 'cpu-profile');
+  const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  let recordsPerSecond = 0;
+  try {
+    const ctx = { tools, broker, rep: 0 };
+    const topic = freshTopic('profile');
+    await createTopic(ctx, topic, 16);
+    const run = await producerPerformance(ctx, topic, { records, recordSize: 1024, acks: '1', compression: 'none' });
+    recordsPerSecond = parseProducerPerformance(run.stdout).recordsPerSecond;
+  } finally {
+    // Profiles are written when the broker exits cleanly.
+    await broker.stop();
+  }
+  const threads = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => summarizeProfile(join(dir, f)))
+    .sort((a, b) => b.busyMs - a.busyMs);
+  return { dir, recordsPerSecond, threads };
+}

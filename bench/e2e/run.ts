@@ -1,0 +1,163 @@
+/**
+ * `npm run bench`: Sluice and Apache Kafka side by side under the same Java load generators,
+ * alternating broker order from one repetition to the next so drift on this shared machine
+ * does not favour either. Writes bench/results/<date>/results.{json,md} and SVG charts.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../tools/kafka/kafka-process.js';
+import { externalBroker, startKafkaBroker, startSluice, type BrokerUnderTest } from './brokers.js';
+import { prepareJavaTools, type JavaTools } from './java-tools.js';
+import { measureDisk, measureLoopback, type MachineLimits } from './machine-limits.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { rssMiB } from './proc-stats.js';
+import { profileSluiceProduce, type ProfileReport } from './profile.js';
+import { writeReport, summarize, type StartupInfo, type WorkloadInfo } from './report.js';
+import { runConsume, runLatency, runProduce, type Measurement, type ProduceWorkload } from './workloads.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const t0 = Date.now();
+function log(message: string): void {
+  console.error(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+}
+
+/** Partition counts at or above this get fewer records and one repetition: creating them is slow. */
+const MANY_PARTITIONS = 1024;
+
+function produceWorkloads(o: BenchOptions): ProduceWorkload[] {
+  const kib = (acks: '1' | 'all', compression: 'none' | 'lz4'): ProduceWorkload => ({
+    kind: 'produce', id: `p16-acks${acks}-${compression}`, label: `1 KiB, 16 p, acks=${acks}, ${compression}`,
+    partitions: 16, recordSize: 1024, records: o.records1k, acks, compression,
+  });
+  const list = [kib('1', 'none'), kib('all', 'none'), kib('1', 'lz4'), kib('all', 'lz4')];
+  list.push({ kind: 'produce', id: 'p16-100b', label: '100 B, 16 p, acks=1, none', partitions: 16, recordSize: 100, records: o.records100b, acks: '1', compression: 'none' });
+  // 16 partitions is the first workload above; the sweep reuses it.
+  for (const p of o.partitionCounts.filter((n) => n !== 16)) {
+    list.push({
+      kind: 'produce', id: `partitions-${p}`, label: `1 KiB, ${p} p, acks=1, none`, partitions: p, recordSize: 1024,
+      records: p >= MANY_PARTITIONS ? o.recordsManyPartitions : o.records1k, acks: '1', compression: 'none',
+    });
+  }
+  return list;
+}
+
+async function startupAndIdle(o: BenchOptions, times: number): Promise<Pick<StartupInfo, 'sluiceStartSeconds' | 'sluiceIdleRssMiB'>> {
+  const sluiceStartSeconds: number[] = [];
+  const sluiceIdleRssMiB: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const dataDir = join(o.workDir, `sluice-startup-${i}`);
+    const b = await startSluice({ dataDir });
+    sluiceStartSeconds.push(b.startSeconds!);
+    // Let start-up garbage settle before reading the idle footprint.
+    await sleep(2000);
+    sluiceIdleRssMiB.push(rssMiB(b.pid!));
+    await b.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return { sluiceStartSeconds, sluiceIdleRssMiB };
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const date = new Date().toISOString().slice(0, 10);
+  const outDir = o.outDir ?? join(repoRoot(), 'bench', 'results', o.quick ? `${date}-quick` : date);
+  rmSync(o.workDir, { recursive: true, force: true });
+  mkdirSync(o.workDir, { recursive: true });
+  mkdirSync(outDir, { recursive: true });
+  const tools: JavaTools = await prepareJavaTools(o.workDir);
+
+  log('machine limits');
+  const machine: MachineLimits = { loopbackMBps: await measureLoopback(tools, o.loopbackSeconds), disk: measureDisk(o.workDir, o.diskMiB) };
+  log(`loopback ${machine.loopbackMBps.toFixed(0)} MB/s, disk ${JSON.stringify(machine.disk)}`);
+
+  const brokers: BrokerUnderTest[] = [];
+  let startup: StartupInfo | null = null;
+  if (o.bootstrap !== null) {
+    brokers.push(externalBroker(o.bootstrap, o.pid));
+  } else {
+    const sluiceStartup = o.brokers.includes('sluice') ? await startupAndIdle(o, 3) : { sluiceStartSeconds: [], sluiceIdleRssMiB: [] };
+    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data') }));
+    let kafkaStartSeconds: number | null = null;
+    let kafkaIdleRssMiB: number | null = null;
+    if (o.brokers.includes('kafka')) {
+      log('starting Kafka');
+      const k = await startKafkaBroker(join(o.workDir, 'kafka'));
+      brokers.push(k);
+      kafkaStartSeconds = k.startSeconds;
+      await sleep(2000);
+      kafkaIdleRssMiB = rssMiB(k.pid!);
+    }
+    startup = { ...sluiceStartup, kafkaStartSeconds, kafkaIdleRssMiB };
+  }
+  log(`brokers: ${brokers.map((b) => `${b.name}@${b.bootstrap}`).join(', ')}`);
+
+  const runs: Measurement[] = [];
+  const failures: string[] = [];
+  // Even repetitions run brokers in the given order, odd ones reversed.
+  const ordered = (rep: number): BrokerUnderTest[] => (rep % 2 === 0 ? brokers : [...brokers].reverse());
+  const attempt = async (what: string, fn: () => Promise<Measurement | Measurement[]>): Promise<void> => {
+    log(what);
+    try {
+      const m = await fn();
+      for (const r of Array.isArray(m) ? m : [m]) {
+        runs.push(r);
+        log(`  ${r.broker} ${r.workload}: ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker CPU ${r.brokerCpuSeconds?.toFixed(1) ?? '?'} s${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}`);
+      }
+    } catch (e) {
+      const message = `${what}: ${e instanceof Error ? e.message : String(e)}`;
+      failures.push(message);
+      log(`  FAILED ${message}`);
+    }
+  };
+
+  const produce = produceWorkloads(o);
+  for (let rep = 0; rep < o.reps; rep++) {
+    for (const w of produce) {
+      if (w.partitions >= MANY_PARTITIONS && rep > 0) continue;
+      for (const b of ordered(rep)) await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () => runProduce({ tools, broker: b, rep }, w));
+    }
+  }
+  for (const b of brokers) await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
+  const latency = { ratePerSecond: o.latencyRatePerSecond, recordSize: 1024, seconds: o.latencySeconds, warmupSeconds: o.latencyWarmupSeconds };
+  for (const b of ordered(1)) await attempt(`latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () => runLatency({ tools, broker: b, rep: 0 }, latency));
+  for (const b of brokers) await b.stop();
+
+  let profile: ProfileReport | null = null;
+  if (o.profile) {
+    log('profiling Sluice under 1 KiB acks=1 produce');
+    try {
+      profile = await profileSluiceProduce(tools, o.workDir, o.records1k);
+    } catch (e) {
+      failures.push(`profile: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  const latencyMBps = (o.latencyRatePerSecond * 1024) / 1e6;
+  const workloads: WorkloadInfo[] = [
+    ...produce.map((w): WorkloadInfo => ({ id: w.id, label: w.label, group: w.id.startsWith('partitions-') ? 'partitions' : 'produce', partitions: w.partitions })),
+    { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
+    { id: 'latency', label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`, group: 'latency', partitions: 16 },
+  ];
+  const markdown = writeReport(outDir, {
+    date: new Date().toISOString(),
+    mode: o.quick ? 'quick' : 'full',
+    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', durationSeconds: Math.round((Date.now() - t0) / 1000) },
+    workloads,
+    machine,
+    startup,
+    summaries: summarize(runs),
+    runs,
+    failures,
+    profile,
+  });
+  console.log(markdown);
+  log(`wrote ${outDir}`);
+  rmSync(join(o.workDir, 'sluice-data'), { recursive: true, force: true });
+  rmSync(join(o.workDir, 'kafka'), { recursive: true, force: true });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

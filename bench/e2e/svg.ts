@@ -1,0 +1,82 @@
+/**
+ * A grouped bar chart as a standalone SVG string: categories along x, one bar per series, the
+ * value printed above each bar. Deliberately plain — no dependencies, readable on GitHub.
+ */
+export interface Series {
+  readonly name: string;
+  readonly color: string;
+  /** One value per category; null draws no bar (workload not run for that broker). */
+  readonly values: readonly (number | null)[];
+}
+
+export interface BarChart {
+  readonly title: string;
+  readonly unit: string;
+  readonly categories: readonly string[];
+  readonly series: readonly Series[];
+}
+
+const WIDTH_PER_CATEGORY = 110;
+const PLOT_HEIGHT = 240;
+const MARGIN = { top: 40, right: 20, bottom: 70, left: 70 };
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function formatValue(v: number): string {
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+/** A "nice" axis maximum (1, 2 or 5 × 10^k) at or above the largest value. */
+function axisMax(max: number): number {
+  if (max <= 0) return 1;
+  const base = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) if (step * base >= max) return step * base;
+  return 10 * base;
+}
+
+export function groupedBarChart(chart: BarChart): string {
+  const plotWidth = Math.max(chart.categories.length * WIDTH_PER_CATEGORY, 220);
+  const width = MARGIN.left + plotWidth + MARGIN.right;
+  const height = MARGIN.top + PLOT_HEIGHT + MARGIN.bottom;
+  const all = chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null));
+  const top = axisMax(Math.max(0, ...all));
+  const y = (v: number): number => MARGIN.top + PLOT_HEIGHT - (v / top) * PLOT_HEIGHT;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(chart.title)}</text>`,
+  ];
+  for (let i = 0; i <= 4; i++) {
+    const v = (top * i) / 4;
+    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${MARGIN.left - 6}" y="${y(v) + 4}" text-anchor="end">${formatValue(v)}</text>`);
+  }
+  parts.push(`<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.unit)}</text>`);
+  const groupWidth = plotWidth / Math.max(chart.categories.length, 1);
+  const barWidth = (groupWidth * 0.75) / Math.max(chart.series.length, 1);
+  chart.categories.forEach((category, c) => {
+    const groupLeft = MARGIN.left + c * groupWidth + groupWidth * 0.125;
+    chart.series.forEach((s, k) => {
+      const v = s.values[c];
+      if (v === null || v === undefined) return;
+      const x = groupLeft + k * barWidth;
+      parts.push(`<rect x="${x}" y="${y(v)}" width="${barWidth - 2}" height="${MARGIN.top + PLOT_HEIGHT - y(v)}" fill="${s.color}"/>`);
+      parts.push(`<text x="${x + barWidth / 2}" y="${y(v) - 3}" text-anchor="middle" font-size="9">${formatValue(v)}</text>`);
+    });
+    const labelX = MARGIN.left + c * groupWidth + groupWidth / 2;
+    const lines = category.split('\n');
+    lines.forEach((line, l) => {
+      parts.push(`<text x="${labelX}" y="${MARGIN.top + PLOT_HEIGHT + 16 + l * 13}" text-anchor="middle">${escapeXml(line)}</text>`);
+    });
+  });
+  chart.series.forEach((s, k) => {
+    const x = MARGIN.left + k * 110;
+    const ly = height - 12;
+    parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/>`);
+    parts.push(`<text x="${x + 14}" y="${ly}">${escapeXml(s.name)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}
