@@ -43,6 +43,14 @@ function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, bo
   return w.finish();
 }
 
+/** A key's prefix is its record type; the key struct itself only has a version 0. */
+function typePrefixedKey<I>(codec: MessageCodec<unknown, I>, recordType: number, body: I): Buffer {
+  const w = new Writer();
+  w.int16(recordType);
+  codec.write(w, body, 0);
+  return w.finish();
+}
+
 export interface OffsetKey {
   group: string;
   topic: string;
@@ -53,24 +61,24 @@ export function offsetCommitRecord(key: OffsetKey, value: OffsetCommitValueDataI
   const hasExpiry = value.expireTimestamp !== undefined && value.expireTimestamp !== -1n;
   const version = hasExpiry ? OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY : OFFSET_COMMIT_VALUE_VERSION;
   return {
-    key: versionPrefixed(OffsetCommitKey, OFFSET_COMMIT_TYPE, key),
+    key: typePrefixedKey(OffsetCommitKey, OFFSET_COMMIT_TYPE, key),
     value: versionPrefixed(OffsetCommitValue, version, value),
   };
 }
 
 export function offsetCommitTombstone(key: OffsetKey): CoordinatorRecord {
-  return { key: versionPrefixed(OffsetCommitKey, OFFSET_COMMIT_TYPE, key), value: null };
+  return { key: typePrefixedKey(OffsetCommitKey, OFFSET_COMMIT_TYPE, key), value: null };
 }
 
 export function groupMetadataRecord(group: string, value: GroupMetadataValueDataInput): CoordinatorRecord {
   return {
-    key: versionPrefixed(GroupMetadataKey, GROUP_METADATA_TYPE, { group }),
+    key: typePrefixedKey(GroupMetadataKey, GROUP_METADATA_TYPE, { group }),
     value: versionPrefixed(GroupMetadataValue, GROUP_METADATA_VALUE_VERSION, value),
   };
 }
 
 export function groupMetadataTombstone(group: string): CoordinatorRecord {
-  return { key: versionPrefixed(GroupMetadataKey, GROUP_METADATA_TYPE, { group }), value: null };
+  return { key: typePrefixedKey(GroupMetadataKey, GROUP_METADATA_TYPE, { group }), value: null };
 }
 
 export type DecodedRecord =
