@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IHeaders, Message } from 'kafkajs';
 import { compressionCodecId, readBatchHeader } from '../../src/protocol/records/index.js';
 import type { JsonLine, JsonValue } from './interop.js';
 
@@ -225,4 +226,30 @@ export function assertRoundtrip(lines: readonly JsonLine[], x: RoundtripExpectat
 
 function readPartitionOffset(l: JsonLine): { partition: number; offset: number } {
   return { partition: num(l['partition'], 'partition'), offset: num(l['offset'], 'offset') };
+}
+
+/**
+ * KafkaJS takes headers as an object (no null values), so repeated keys end up next to each
+ * other in first-seen order: `sent` is the order they go on the wire.
+ */
+export function kafkajsHeaders(headers: readonly Header[]): { object: IHeaders; sent: Header[] } {
+  const object: IHeaders = {};
+  for (const [k, v] of headers) {
+    const value = Buffer.from(v!, 'hex');
+    const existing = object[k];
+    object[k] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  const sent = Object.keys(object).flatMap((k) => headers.filter(([hk]) => hk === k));
+  return { object, sent };
+}
+
+/** A test record as a KafkaJS message (explicit partition and timestamp). */
+export function toKafkaJsMessage(r: TestRecord): Message {
+  return {
+    partition: r.partition,
+    key: r.key === null ? null : Buffer.from(r.key, 'hex'),
+    value: r.value === null ? null : Buffer.from(r.value, 'hex'),
+    headers: kafkajsHeaders(r.headers).object,
+    timestamp: String(r.timestamp),
+  };
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompressionTypes, Kafka, logLevel, type Admin, type IHeaders, type Message } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { kcatRead } from '../../helpers/interop.js';
 import {
@@ -15,9 +15,9 @@ import {
   codecsOnDisk,
   expectedOffsetForTime,
   makeRecords,
+  kafkajsHeaders,
   recordsByPartition,
-  type Header,
-  type TestRecord,
+  toKafkaJsMessage,
 } from '../../helpers/interop-records.js';
 
 const PARTITIONS = 3;
@@ -26,28 +26,6 @@ const CODECS = [
   { name: 'none', kafkajs: CompressionTypes.None, id: CODEC_ID.none, idempotent: false },
   { name: 'gzip', kafkajs: CompressionTypes.GZIP, id: CODEC_ID.gzip, idempotent: true },
 ] as const;
-
-/** KafkaJS takes headers as an object, so repeated keys end up next to each other in first-seen order. */
-function kafkajsHeaders(headers: readonly Header[]): { object: IHeaders; sent: Header[] } {
-  const object: IHeaders = {};
-  for (const [k, v] of headers) {
-    const value = Buffer.from(v!, 'hex');
-    const existing = object[k];
-    object[k] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
-  }
-  const sent = Object.keys(object).flatMap((k) => headers.filter(([hk]) => hk === k));
-  return { object, sent };
-}
-
-function toMessage(r: TestRecord): Message {
-  return {
-    partition: r.partition,
-    key: r.key === null ? null : Buffer.from(r.key, 'hex'),
-    value: r.value === null ? null : Buffer.from(r.value, 'hex'),
-    headers: kafkajsHeaders(r.headers).object,
-    timestamp: String(r.timestamp),
-  };
-}
 
 describe('KafkaJS', () => {
   let dir: string;
@@ -81,7 +59,7 @@ describe('KafkaJS', () => {
         // Three sends, so each partition gets several batches.
         const third = Math.ceil(records.length / 3);
         for (let i = 0; i < records.length; i += third) {
-          const acks = await producer.send({ topic, acks: -1, compression: codec.kafkajs, messages: records.slice(i, i + third).map(toMessage) });
+          const acks = await producer.send({ topic, acks: -1, compression: codec.kafkajs, messages: records.slice(i, i + third).map(toKafkaJsMessage) });
           assert.ok(acks.every((a) => a.errorCode === 0), JSON.stringify(acks));
         }
       } finally {
