@@ -25,6 +25,14 @@ export interface LogConfig {
   readonly 'flush.ms': number;
   readonly 'file.delete.delay.ms': number;
   readonly 'cleanup.policy': string;
+  /** Compaction (`cleanup.policy` with `compact`): how long a tombstone outlives its first cleaning. */
+  readonly 'delete.retention.ms': number;
+  /** Clean a log only when dirty bytes / cleanable bytes reach this fraction (0..1). */
+  readonly 'min.cleanable.dirty.ratio': number;
+  /** Records younger than this (by segment largest timestamp) stay uncompacted. */
+  readonly 'min.compaction.lag.ms': number;
+  /** A dirty record older than this forces a cleaning whatever the ratio (and caps `segment.ms`). */
+  readonly 'max.compaction.lag.ms': number;
 }
 
 const LONG_MAX = 9223372036854775807;
@@ -46,6 +54,10 @@ export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   'flush.ms': LONG_MAX,
   'file.delete.delay.ms': 60_000,
   'cleanup.policy': 'delete',
+  'delete.retention.ms': 24 * 60 * 60 * 1000,
+  'min.cleanable.dirty.ratio': 0.5,
+  'min.compaction.lag.ms': 0,
+  'max.compaction.lag.ms': LONG_MAX,
 });
 
 /** Kafka's lower bounds (`LogConfig` validators); anything below is INVALID_CONFIG. */
@@ -63,7 +75,13 @@ const MINIMUMS: Partial<Record<keyof LogConfig, number>> = {
   'flush.messages': 1,
   'flush.ms': 0,
   'file.delete.delay.ms': 0,
+  'delete.retention.ms': 0,
+  'min.compaction.lag.ms': 0,
+  'max.compaction.lag.ms': 1,
 };
+
+/** Settings that are fractions, not integers (Kafka's `between(0, 1)` validator). */
+const RATIOS: ReadonlySet<keyof LogConfig> = new Set(['min.cleanable.dirty.ratio']);
 
 function invalid(key: string, value: unknown): KafkaError {
   return new KafkaError(ErrorCode.INVALID_CONFIG, `invalid value ${String(value)} for ${key}`);
@@ -89,6 +107,10 @@ export function withOverrides(base: LogConfig, overrides: Readonly<Record<string
       const policies = String(raw).split(',').map((p) => p.trim());
       if (policies.some((p) => p !== 'delete' && p !== 'compact')) throw invalid(key, raw);
       next[key] = policies.join(',');
+    } else if (RATIOS.has(key)) {
+      const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
+      if (!Number.isFinite(value) || value < 0 || value > 1) throw invalid(key, raw);
+      next[key] = value;
     } else {
       const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
       if (!Number.isFinite(value) || !Number.isInteger(value) || value < (MINIMUMS[key] ?? -Infinity)) throw invalid(key, raw);
@@ -109,4 +131,9 @@ export function deletesSegments(config: LogConfig): boolean {
 
 export function isCompacted(config: LogConfig): boolean {
   return config['cleanup.policy'].split(',').includes('compact');
+}
+
+/** Kafka's `LogConfig.maxSegmentMs`: a compacted log rolls by `max.compaction.lag.ms` too, so the cleaner can reach old records. */
+export function maxSegmentMs(config: LogConfig): number {
+  return isCompacted(config) ? Math.min(config['segment.ms'], config['max.compaction.lag.ms']) : config['segment.ms'];
 }

@@ -5,7 +5,7 @@
  *   <log dir>/recovery-point-offset-checkpoint   topic partition offset: below it, fsynced
  *   <log dir>/log-start-offset-checkpoint        topic partition offset: DeleteRecords / retention
  *   <log dir>/replication-offset-checkpoint      topic partition offset: high watermarks
- *   <log dir>/cleaner-offset-checkpoint          kept as found (Sluice does not compact yet)
+ *   <log dir>/cleaner-offset-checkpoint          topic partition offset: first dirty offset of compacted logs
  *   <log dir>/.kafka_cleanshutdown               present only between a clean close and the next open
  *   <log dir>/<topic>-<partition>/               one PartitionLog each
  *
@@ -40,6 +40,7 @@ import {
 import { DEFAULT_LOG_CONFIG, withOverrides, type LogConfig } from '../log-config.js';
 import { isIoError, StorageError } from '../storage-error.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
+import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js';
 import { LogDir } from './log-dir.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -63,6 +64,11 @@ export interface LogManagerOptions {
    * `checkpointEntries()`; this manager writes none of those shared files.
    */
   readonly shared?: { readonly cleanShutdownDirs: ReadonlySet<string> };
+  /**
+   * Compaction of `cleanup.policy=compact` logs, scheduled by `maintain` (Kafka's
+   * `log.cleaner.enable`, default on); `false` turns it off.
+   */
+  readonly cleaner?: LogCleanerOptions | false;
 }
 
 /** One log dir's share of the per-dir checkpoint files, as one manager knows it. */
@@ -105,6 +111,7 @@ export class LogManager {
   readonly #shared: LogManagerOptions['shared'];
   #lastCheckpointMs: number;
   #pendingDirDeletes: Array<{ path: string; dueMs: number }> = [];
+  readonly #cleaner: LogCleaner | null;
   #closed = false;
 
   private constructor(options: LogManagerOptions) {
@@ -116,6 +123,7 @@ export class LogManager {
     this.#shared = options.shared;
     this.#lastCheckpointMs = this.#clock();
     this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), cleanerOffsets: [] }));
+    this.#cleaner = options.cleaner === false ? null : new LogCleaner(options.cleaner ?? {}, this.#clock);
   }
 
   /** Loads every partition directory under every log dir. A dir that fails goes offline; the call still succeeds. */
@@ -245,8 +253,9 @@ export class LogManager {
 
   /**
    * Periodic duties: each log's `maintain` (rolled-segment flushes, `flush.ms`, retention,
-   * delayed unlinks), deleted directories that are due, and the checkpoints when their interval
-   * has passed. Logs on offline dirs are skipped. Returns segments deleted by retention.
+   * delayed unlinks), cleaning jobs for compacted logs that need one, deleted directories that
+   * are due, and the checkpoints when their interval has passed. Logs on offline dirs are
+   * skipped. Returns segments deleted by retention.
    */
   maintain(): number {
     this.#checkOpen();
@@ -261,6 +270,7 @@ export class LogManager {
         }
       }
     }
+    this.#scheduleCleaning();
     this.#deleter.run(this.#clock());
     const now = this.#clock();
     this.#pendingDirDeletes = this.#pendingDirDeletes.filter(({ path, dueMs }) => {
@@ -270,6 +280,37 @@ export class LogManager {
     });
     if (this.#shared === undefined && now - this.#lastCheckpointMs >= this.#checkpointIntervalMs) this.checkpoint();
     return deleted;
+  }
+
+  /** Offers every compacted log to the cleaner; a finished job moves its `cleaner-offset-checkpoint` entry. */
+  #scheduleCleaning(): void {
+    if (this.#cleaner === null) return;
+    const candidates = [];
+    for (const state of this.#dirs) {
+      if (!state.dir.online) continue;
+      for (const log of state.logs.values()) {
+        const checkpoint = state.cleanerOffsets.find((e) => key(e) === key(log.topicPartition))?.offset;
+        candidates.push({ log, checkpoint });
+      }
+    }
+    this.#cleaner.schedule(candidates, (log, firstDirtyOffset) => {
+      const state = this.#find(log.topicPartition);
+      if (state === undefined) return;
+      state.cleanerOffsets = [
+        ...state.cleanerOffsets.filter((e) => key(e) !== key(log.topicPartition)),
+        { ...log.topicPartition, offset: firstDirtyOffset },
+      ];
+    });
+  }
+
+  /** Resolves once no cleaning job is in flight (tests, tools). */
+  async cleaningIdle(): Promise<void> {
+    await this.#cleaner?.idle();
+  }
+
+  /** Cleaning jobs in flight. */
+  get cleaningJobs(): number {
+    return this.#cleaner?.running ?? 0;
   }
 
   /** This manager's entries for each log dir's checkpoint files (its own partitions only). */
@@ -310,6 +351,7 @@ export class LogManager {
    */
   close(): void {
     if (this.#closed) return;
+    this.#stopCleaner();
     for (const state of this.#dirs) {
       for (const log of state.logs.values()) {
         try {
@@ -335,8 +377,15 @@ export class LogManager {
 
   /** Stops without flushing, checkpointing or writing the marker: the next open recovers (tests). */
   abandon(): void {
+    this.#stopCleaner();
     for (const state of this.#dirs) for (const log of state.logs.values()) log.abandon();
     this.#closed = true;
+  }
+
+  /** Jobs still running are discarded when they settle; a leftover `.cleaned` file goes at the next open. */
+  #stopCleaner(): void {
+    // Nothing waits for the pool's threads to stop: their jobs are discarded either way.
+    this.#cleaner?.close().catch(() => undefined);
   }
 
   #find(tp: TopicPartition): DirState | undefined {

@@ -43,7 +43,7 @@ import {
   baseOffsetOfFile,
   type TopicPartition,
 } from '../file-names.js';
-import { deletesSegments, isCompacted, withOverrides, type LogConfig } from '../log-config.js';
+import { deletesSegments, isCompacted, maxSegmentMs, withOverrides, type LogConfig } from '../log-config.js';
 import { offsetOf, type FilePosition, type Offset } from '../offsets.js';
 import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error.js';
 import type { TimestampOffset } from '../index/time-index.js';
@@ -52,6 +52,8 @@ import { SegmentDeleter } from '../segment/segment-deleter.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_MS, ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { carriesProducerState, type ProducerState } from '../producer-state/producer-state-entry.js';
+import type { CleanedSegment } from '../cleaner/clean-task.js';
+import { completeInterruptedSwaps, swapCleanedSegment } from '../cleaner/segment-swap.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { LogDir } from './log-dir.js';
 
@@ -142,6 +144,8 @@ export class PartitionLog {
   #clock: () => number;
   #deleter: SegmentDeleter;
   #closed = false;
+  /** Bumped by every truncation: a cleaning planned before one must not swap its result in. */
+  #truncations = 0;
 
   private constructor(options: PartitionLogOptions, topicId: string | null, segments: LogSegment[], leaderEpochCache: LeaderEpochCache) {
     this.topicPartition = options.topicPartition;
@@ -164,6 +168,7 @@ export class PartitionLog {
 
   /**
    * Opens (or creates) the partition directory. Kafka's `LogLoader`:
+   * - completes compaction swaps a crash interrupted (`.swap` files, see cleaner/segment-swap.ts);
    * - removes leftovers of interrupted work (`.deleted`, `.cleaned`, `.tmp`, index files without
    *   a `.log`);
    * - lists segments with their sizes from `stat`; no index is opened yet;
@@ -192,6 +197,7 @@ export class PartitionLog {
   static #load(options: PartitionLogOptions): PartitionLog {
     const { dir } = options;
     mkdirSync(dir, { recursive: true });
+    completeInterruptedSwaps(dir);
     const topicId = PartitionLog.#checkTopicId(dir, options.topicId);
     const clock = options.clock ?? Date.now;
     const settings = segmentSettings(options.config);
@@ -482,7 +488,7 @@ export class PartitionLog {
     if (segment.size === 0) return;
     const config = this.#config;
     const full = segment.size > config['segment.bytes'] - incomingBytes;
-    const old = segment.timeWaitedForRoll(now, maxTimestamp) > config['segment.ms'] - segment.rollJitterMs;
+    const old = segment.timeWaitedForRoll(now, maxTimestamp) > maxSegmentMs(config) - segment.rollJitterMs;
     if (full || old || segment.indexesFull() || !segment.canHold(lastOffset)) {
       this.#roll(Math.max(firstOffset, this.#logEndOffset) as Offset, now);
     }
@@ -673,6 +679,36 @@ export class PartitionLog {
     });
   }
 
+  // ---- compaction (cleaner/) -------------------------------------------------------------
+
+  /** What the cleaner plans from: the inactive segments, oldest first, and the truncation count. */
+  cleanableSegments(): { readonly segments: readonly LogSegment[]; readonly truncations: number } {
+    this.#checkOpen();
+    return { segments: this.#segments.slice(0, -1), truncations: this.#truncations };
+  }
+
+  /**
+   * Swaps cleaned segments in for the ones they replace (Kafka's `replaceSegments`, renames in
+   * cleaner/segment-swap.ts). `planned` is what `cleanableSegments` returned when the job
+   * started: if a truncation happened since, or any planned segment is gone (retention,
+   * DeleteRecords) or active again, nothing is swapped and false is returned — the caller then
+   * deletes the `.cleaned` files. Reads holding leases on replaced segments keep their files.
+   */
+  replaceWithCleaned(cleaned: readonly CleanedSegment[], planned: { readonly segments: readonly LogSegment[]; readonly truncations: number }): boolean {
+    this.#checkOpen();
+    const inactive = new Set(this.#segments.slice(0, -1));
+    if (planned.truncations !== this.#truncations || !planned.segments.every((s) => inactive.has(s))) return false;
+    const byBase = new Map(planned.segments.map((s) => [s.baseOffset as number, s]));
+    this.#io('compaction swap', () => {
+      for (const c of cleaned) {
+        const replaced = c.replaces.map((base) => byBase.get(base)!);
+        const fresh = swapCleanedSegment(this.dir, c.baseOffset, c.size, replaced, this.#settings, (segment) => this.#retire(segment));
+        this.#segments.splice(this.#segments.indexOf(replaced[0]!), replaced.length, fresh);
+      }
+    });
+    return true;
+  }
+
   /** Renames a dropped segment to `.deleted` and schedules the unlink. */
   #retire(segment: LogSegment): void {
     segment.markDeleted();
@@ -709,6 +745,7 @@ export class PartitionLog {
     if (offset < 0) throw new RangeError(`cannot truncate to ${offset}`);
     if (offset >= this.#logEndOffset) return false;
     const target = offset as Offset;
+    this.#truncations++;
     this.#io('truncate', () => {
       if (target < this.#segments[0]!.baseOffset) {
         this.#truncateFullyAndStartAt(target);

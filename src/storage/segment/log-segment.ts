@@ -293,6 +293,11 @@ export class LogSegment {
     return next;
   }
 
+  /** Max timestamp of the first batch, or null when empty (compaction's `max.compaction.lag.ms` reads it). */
+  firstBatchTimestamp(): number | null {
+    return this.#firstBatchTimestamp();
+  }
+
   #firstBatchTimestamp(): number | null {
     if (this.#rollingBasedTimestamp === undefined) {
       let first: number | null = null;
