@@ -56,6 +56,7 @@ describe('confluent-kafka-python', { skip: PYTHON_SKIP }, () => {
     assert.deepEqual(listed['leaders'], [0]);
     assert.deepEqual(one('delete')['errors'], { 'py-admin': null });
     assert.deepEqual(one('deleteAgain')['errors'], { 'py-admin': 'UNKNOWN_TOPIC_OR_PART' });
+    // Sluice deletes synchronously; Kafka 4.4 may still list the topic for a moment.
     assert.equal(one('listedAfterDelete')['present'], false);
   });
 });
