@@ -44,7 +44,8 @@ export const COMPACT = {
 } as const;
 
 export function openManager(dir: string, clock: FakeClock, extra: Partial<LogManagerOptions> = {}): LogManager {
-  return LogManager.open({ logDirs: [dir], clock: clock.now, cleaner: { runner: inlineRunner }, ...extra });
+  // Topic settings come from the caller (the metadata layer) at every open, as in the broker.
+  return LogManager.open({ logDirs: [dir], clock: clock.now, cleaner: { runner: inlineRunner }, topicConfig: () => COMPACT, ...extra });
 }
 
 export function compactedLog(manager: LogManager, overrides: Record<string, string | number> = {}): PartitionLog {
