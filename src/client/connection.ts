@@ -98,7 +98,7 @@ export class KafkaConnection {
    * Sends a request at the negotiated version and resolves with the decoded response. `body`
    * receives that version, for the fields whose shape changed between versions.
    */
-  request<T, I>(
+  async request<T, I>(
     request: MessageCodec<unknown, I>,
     response: MessageCodec<T, unknown>,
     body: (version: number) => I,
@@ -110,10 +110,10 @@ export class KafkaConnection {
   }
 
   /** For a request the broker does not answer (Produce with acks=0): resolves once the bytes are handed to the socket. */
-  requestWithoutResponse<I>(request: MessageCodec<unknown, I>, body: (version: number) => I): Promise<void> {
+  async requestWithoutResponse<I>(request: MessageCodec<unknown, I>, body: (version: number) => I): Promise<void> {
     const apiKey = requestApiKey(request);
     const version = this.versions.version(apiKey, request.name);
-    if (this.closedWith !== null) return Promise.reject(this.closedWith);
+    if (this.closedWith !== null) throw this.closedWith;
     const frame = encodeRequest(apiKey, version, this.takeCorrelationId(), this.clientId, (w) => request.write(w, body(version), version));
     return new Promise((resolve, reject) => {
       this.socket.write(frame, (err) => (err ? reject(networkError(`write to ${this.address} failed: ${err.message}`, err)) : resolve()));
