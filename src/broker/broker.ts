@@ -22,6 +22,8 @@ import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
+import { GroupCoordinatorRuntime } from '../router/group-coordinator-runtime.js';
+import { OffsetsTopicLog } from '../router/offsets-topic-log.js';
 import { partitionKey } from '../router/partition-data.js';
 import { PartitionService } from '../router/partition-service.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
@@ -51,6 +53,7 @@ export class Broker {
     private readonly listener: Listener,
     private readonly partitions: PartitionService,
     private readonly purgatory: FetchPurgatory,
+    private readonly groups: GroupCoordinatorRuntime,
     private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
     readonly port: number,
@@ -89,6 +92,7 @@ export class Broker {
     const purgatory = new FetchPurgatory();
     const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
+    let groups: GroupCoordinatorRuntime | null = null;
     const registry = new HandlerRegistry(
       withClusterContext(HANDLERS, () => {
         if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
@@ -121,6 +125,15 @@ export class Broker {
         deleteTopicEnable: config.deleteTopicEnable,
       });
       await admin.openAll();
+      const offsetsLog = new OffsetsTopicLog(admin, partitions, config.offsetsTopicNumPartitions, new Logger('groups'));
+      groups = new GroupCoordinatorRuntime(
+        offsetsLog,
+        config.offsetsTopicNumPartitions,
+        { initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs, offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000 },
+        new Logger('groups'),
+      );
+      // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
+      if (offsetsLog.exists()) groups.loadAll();
       cluster = {
         metadata,
         admin,
@@ -130,6 +143,7 @@ export class Broker {
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
         purgatory,
         producerIds: ProducerIdManager.open(config.logDirs[0]!),
+        groups,
       };
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length, workers: host.size });
     } catch (err) {
@@ -141,15 +155,17 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    return new Broker(config, listener, partitions, purgatory, checkpointTimer, bound.host, bound.port);
+    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port);
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
     clearInterval(this.checkpointTimer);
     const closing = this.listener.close();
-    // Long-poll fetches answer now with what they have, so their connections can drain.
+    // Long-poll fetches answer now with what they have, and parked JoinGroup/SyncGroup requests
+    // learn NOT_COORDINATOR, so every connection can drain.
     this.purgatory.wakeAll('shutdown');
+    this.groups.close();
     await closing;
     await this.partitions.close();
   }

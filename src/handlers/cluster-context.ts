@@ -8,6 +8,7 @@ import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { FetchPurgatory } from '../router/fetch-purgatory.js';
+import type { GroupCoordinatorRuntime } from '../router/group-coordinator-runtime.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
 import type { RegisteredApi, RequestContext } from './handler.js';
@@ -24,6 +25,8 @@ export interface ClusterContext {
   /** Where long-poll fetches wait for appends. */
   readonly purgatory: FetchPurgatory;
   readonly producerIds: ProducerIdManager;
+  /** The classic group coordinators (one per `__consumer_offsets` partition). */
+  readonly groups: GroupCoordinatorRuntime;
 }
 
 /** Kafka's "authorized operations not requested" marker. */

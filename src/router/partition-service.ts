@@ -16,6 +16,7 @@ import {
   decodeAppendReply,
   decodeJson,
   decodeOffsetReply,
+  decodeReadBytesReply,
   decodeReadReply,
   encodeAppendHeader,
   encodeDeleteRecords,
@@ -27,6 +28,7 @@ import {
   type AppendReply,
   type DescribeProducersReply,
   type OffsetReply,
+  type ReadBytesReply,
   type ReadCommand,
   type WorkerLogDir,
 } from '../worker/partition-protocol.js';
@@ -137,6 +139,16 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       return { errorCode: reply.errorCode, highWatermark: reply.highWatermark, lastStableOffset: reply.lastStableOffset, logStartOffset: reply.logStartOffset, records };
     } catch (err) {
       return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+    }
+  }
+
+  /** Reads records into memory (bounded by the worker's ring), for coordinators replaying a partition. */
+  async readBytes(topic: string, partition: number, fetchOffset: bigint, maxBytes: number): Promise<ReadBytesReply> {
+    try {
+      const command = encodeRead({ topic, partition, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true });
+      return decodeReadBytesReply(await this.host.request(this.workerOf(topic, partition), PartitionOp.READ_BYTES, { payloads: [command] }));
+    } catch (err) {
+      return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   }
 

@@ -32,6 +32,7 @@ import {
   encodeAppendReply,
   encodeJson,
   encodeOffsetReply,
+  encodeReadBytesHeader,
   encodeReadReply,
   parseWorkerOptions,
   type DeleteCommand,
@@ -162,6 +163,17 @@ export const registerHandlers: RegisterHandlers = (setup) => {
       return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } });
     } catch (err) {
       return encodeReadReply({ errorCode: errorCodeOf(err), ...state, slice: null });
+    }
+  });
+
+  setup.handle(PartitionOp.READ_BYTES, ({ body }) => {
+    const c = decodeRead(body);
+    try {
+      const log = logOf(c);
+      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });
+      return { payloads: [encodeReadBytesHeader(ErrorCode.NONE, BigInt(log.highWatermark), BigInt(log.logStartOffset)), bytes] };
+    } catch (err) {
+      return encodeReadBytesHeader(errorCodeOf(err), NO_OFFSET, NO_OFFSET);
     }
   });
 

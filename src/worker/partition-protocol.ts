@@ -21,6 +21,7 @@ export const PartitionOp = {
   DELETE_RECORDS: 14,
   OFFSET_FOR_EPOCH: 15,
   DESCRIBE_PRODUCERS: 16,
+  READ_BYTES: 17,
   DESCRIBE_LOG_DIRS: 20,
   CHECKPOINT_ENTRIES: 21,
   WRITE_CHECKPOINTS: 22,
@@ -252,6 +253,27 @@ export function decodeReadReply(bytes: Uint8Array): ReadReply {
   const logStartOffset = r.int64();
   const slice = r.bool() ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
   return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice };
+}
+
+/** READ_BYTES' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
+export function encodeReadBytesHeader(errorCode: number, highWatermark: bigint, logStartOffset: bigint): Uint8Array {
+  return finish((w) => {
+    w.int16(errorCode);
+    w.int64(highWatermark);
+    w.int64(logStartOffset);
+  });
+}
+
+export interface ReadBytesReply {
+  readonly errorCode: number;
+  readonly highWatermark: bigint;
+  readonly logStartOffset: bigint;
+  readonly bytes: Buffer;
+}
+
+export function decodeReadBytesReply(bytes: Uint8Array): ReadBytesReply {
+  const r = reader(bytes);
+  return { errorCode: r.int16(), highWatermark: r.int64(), logStartOffset: r.int64(), bytes: r.raw(r.remaining()) };
 }
 
 export function encodeRelease(leaseIds: readonly number[]): Uint8Array {

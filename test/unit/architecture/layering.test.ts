@@ -21,7 +21,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   worker: ['common', 'native', 'protocol', 'ipc', 'storage'],
   coordinator: ['common', 'protocol'],
   cluster: ['common', 'protocol', 'router'],
-  router: ['common', 'protocol', 'ipc', 'worker', 'cluster'],
+  router: ['common', 'native', 'protocol', 'ipc', 'worker', 'cluster', 'coordinator'],
   handlers: ['common', 'protocol', 'cluster', 'router', 'coordinator'],
   network: ['common', 'native', 'protocol'],
   client: ['common', 'native', 'protocol'],

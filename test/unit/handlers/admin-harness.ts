@@ -18,8 +18,18 @@ import { Writer } from '../../../src/protocol/primitives/writer.js';
 import { ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
+import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
+import { Logger } from '../../../src/common/logger.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/router/partition-admin.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
+
+/** Admin handlers never touch groups; a call here means one reached for the group coordinators. */
+const NO_GROUP_LOG: CoordinatorLog = {
+  exists: () => false,
+  ensureTopic: () => Promise.reject(new Error('admin handlers do not create __consumer_offsets')),
+  append: () => Promise.reject(new Error('admin handlers do not append group records')),
+  replay: () => Promise.reject(new Error('admin handlers do not replay group records')),
+};
 
 /** Admin handlers never append or read; a call here means a handler reached for data it must not touch. */
 const NO_DATA: PartitionData = {
@@ -88,6 +98,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
       producerIds: ProducerIdManager.open(dir),
+      groups: new GroupCoordinatorRuntime(NO_GROUP_LOG, 1, {}, new Logger('test')),
     },
     partitions,
     dir,

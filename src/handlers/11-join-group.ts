@@ -1,0 +1,30 @@
+/**
+ * JoinGroup (key 11): enters a member into its group's rebalance. The answer may wait until every
+ * member has (re)joined or the rebalance times out; the group coordinator parks it meanwhile.
+ */
+import { JoinGroupRequest, JoinGroupResponse, type JoinGroupResponseDataInput } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { clientHostOf, coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const joinGroupHandler = defineHandler({
+  request: JoinGroupRequest,
+  response: JoinGroupResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const response = await c.groups.runParkable<JoinGroupResponseDataInput>(request.groupId, 'JoinGroup', (coordinator, now, replyTo) =>
+        coordinator.joinGroup(request, {
+          apiVersion: ctx.header.requestApiVersion,
+          clientId: ctx.header.clientId ?? '',
+          clientHost: clientHostOf(ctx.clientAddress),
+          now,
+          replyTo,
+        }),
+      );
+      return { throttleTimeMs: 0, ...response };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), generationId: -1, memberId: request.memberId };
+    }
+  },
+});

@@ -1,0 +1,19 @@
+/** Heartbeat (key 12): keeps a member's session alive; answers REBALANCE_IN_PROGRESS during a rebalance. */
+import { HeartbeatRequest, HeartbeatResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const heartbeatHandler = defineHandler({
+  request: HeartbeatRequest,
+  response: HeartbeatResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.heartbeat(request, now));
+      return { throttleTimeMs: 0, ...response };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+    }
+  },
+});

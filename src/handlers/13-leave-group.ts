@@ -1,0 +1,19 @@
+/** LeaveGroup (key 13): members leave (batched from v3), which starts a rebalance for the rest. */
+import { LeaveGroupRequest, LeaveGroupResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const leaveGroupHandler = defineHandler({
+  request: LeaveGroupRequest,
+  response: LeaveGroupResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.leaveGroup(request, ctx.header.requestApiVersion, now));
+      return { throttleTimeMs: 0, ...response };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+    }
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * SyncGroup (key 14): the leader hands in the members' assignments; every member gets its own.
+ * Followers' answers wait (parked in the coordinator) until the leader's SyncGroup arrives.
+ */
+import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseDataInput } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const syncGroupHandler = defineHandler({
+  request: SyncGroupRequest,
+  response: SyncGroupResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const response = await c.groups.runParkable<SyncGroupResponseDataInput>(request.groupId, 'SyncGroup', (coordinator, now, replyTo) =>
+        coordinator.syncGroup(request, { now, replyTo }),
+      );
+      return { throttleTimeMs: 0, ...response };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+    }
+  },
+});

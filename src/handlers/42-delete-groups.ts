@@ -1,0 +1,24 @@
+/** DeleteGroups (key 42): removes empty groups and their offsets (tombstones in `__consumer_offsets`). */
+import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const deleteGroupsHandler = defineHandler({
+  request: DeleteGroupsRequest,
+  response: DeleteGroupsResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const results = await Promise.all(
+      request.groupsNames.map(async (groupId) => {
+        try {
+          const response = await c.groups.run(groupId, (coordinator) => coordinator.deleteGroups({ groupsNames: [groupId] }));
+          return response.results?.[0] ?? { groupId, errorCode: 0, errorMessage: null };
+        } catch (err) {
+          return { groupId, errorCode: coordinatorErrorCode(err), errorMessage: null };
+        }
+      }),
+    );
+    return { throttleTimeMs: 0, results };
+  },
+});
