@@ -19,6 +19,9 @@ export {
   type ReadOptions,
 } from './log/partition-log.js';
 export { LogDir } from './log/log-dir.js';
+export { type LogCleanerOptions } from './cleaner/log-cleaner.js';
+export { type CleanRunner } from './cleaner/cleaner-pool.js';
+export type { CleanResult, CleanTask } from './cleaner/clean-task.js';
 export { DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state/producer-state-manager.js';
 export { NUM_BATCHES_TO_RETAIN, type BatchMetadata, type ProducerState } from './producer-state/producer-state-entry.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
