@@ -31,10 +31,21 @@ export interface Command {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Kafka-tool style long options (`--topic t`, `--topic=t`); no positionals. */
+/**
+ * Kafka-tool style long options (`--topic t`, `--topic=t`); no positionals. As in Kafka's tools,
+ * the token after an option that takes a value is that value even if it starts with a dash
+ * (`--acks -1`, `--key-separator -`), which node's parseArgs alone would refuse.
+ */
 export function parseOptions<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values'] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const takesValue = arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string';
+    if (takesValue && i + 1 < args.length) joined.push(`${arg}=${args[++i]!}`);
+    else joined.push(arg);
+  }
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: joined, options, strict: true, allowPositionals: false }).values;
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }

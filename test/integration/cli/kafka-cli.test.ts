@@ -1,0 +1,46 @@
+/**
+ * The `sluice` client tools against a real Apache Kafka 4.4 (one KRaft node for the whole
+ * file). Skipped when Java or the Kafka jars are missing; `tools/kafka/fetch-kafka.sh` fetches
+ * the jars.
+ */
+import { after, before, describe } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_KAFKA_VERSION, repoRoot, startKafka, type KafkaHandle } from '../../../tools/kafka/kafka-process.js';
+import { cliScenario } from './cli-scenario.js';
+
+function skipReason(): string | false {
+  const libs = join(repoRoot(), '.cache', 'kafka', DEFAULT_KAFKA_VERSION, 'libs');
+  if (!existsSync(libs)) return `Apache Kafka jars not found in ${libs} (run tools/kafka/fetch-kafka.sh)`;
+  if (spawnSync(process.env['JAVA'] ?? 'java', ['-version']).status !== 0) return 'java is not installed';
+  return false;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('sluice CLI against Apache Kafka', { skip: skipReason() }, () => {
+  let kafka: KafkaHandle | undefined;
+  let logDir: string | undefined;
+  before(async () => {
+    logDir = mkdtempSync(join(tmpdir(), 'sluice-cli-kafka-'));
+    kafka = await startKafka({ port: await freePort(), controllerPort: await freePort(), logDir, heap: '384m' });
+  });
+  after(async () => {
+    await kafka?.stop();
+    if (logDir !== undefined) rmSync(logDir, { recursive: true, force: true });
+  });
+
+  cliScenario(() => kafka!.bootstrap);
+});
