@@ -1,0 +1,109 @@
+/**
+ * Shared pieces of the consumer group interop tests: polling for a condition, checking that a
+ * set of members' assignments split a topic's partitions, and long-running client processes
+ * (group members that must run side by side, be killed, or be watched while they rebalance)
+ * whose output is read line by line as it arrives.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../../tools/codegen/main.js';
+import { INTEROP_DIR, KAFKA_LIBS, type JsonLine } from '../../helpers/interop.js';
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` every 100 ms until it returns something other than undefined. */
+export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * True when every member owns at least one partition, no partition is owned twice and together
+ * they own exactly partitions 0..n-1: the state of a group that finished rebalancing.
+ */
+export function splitsPartitions(assignments: ReadonlyArray<readonly number[]>, partitions: number): boolean {
+  const all = assignments.flat().sort((a, b) => a - b);
+  return assignments.every((a) => a.length > 0) && all.length === partitions && all.every((p, i) => p === i);
+}
+
+/**
+ * A client process whose stdout lines are kept as they arrive, so a test can wait for a line
+ * while the process keeps running. Lines that are not JSON (a client's chatter) are kept as text.
+ */
+export class LineProcess {
+  readonly lines: string[] = [];
+  private partial = '';
+  private stderrText = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    child.stdout!.on('data', (d: Buffer) => {
+      const parts = (this.partial + d.toString('utf8')).split('\n');
+      this.partial = parts.pop()!;
+      this.lines.push(...parts.filter((l) => l.trim() !== ''));
+    });
+    child.stderr!.on('data', (d: Buffer) => (this.stderrText += d.toString('utf8')));
+    child.stdin?.on('error', () => undefined);
+    this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
+  }
+
+  static start(name: string, command: string, args: readonly string[]): LineProcess {
+    return new LineProcess(name, spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] }));
+  }
+
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** stdout lines that parse as JSON objects. */
+  json(): JsonLine[] {
+    return this.lines.flatMap((l) => {
+      if (!l.startsWith('{')) return [];
+      return [JSON.parse(l) as JsonLine];
+    });
+  }
+
+  /** Writes one line to the process's stdin (the Java members take commands this way). */
+  send(line: string): void {
+    this.child.stdin!.write(line + '\n');
+  }
+
+  /** Waits for the process to exit by itself and fails with its stderr if it did not exit 0. */
+  async succeeded(timeoutMs: number): Promise<void> {
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const code = await this.exited;
+    clearTimeout(timer);
+    if (code !== 0) throw new Error(`${this.name} exited with ${code}:\n${this.stderrText.slice(-4000)}`);
+  }
+
+  /** Sends `signal` if the process is still running and waits until it is gone. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+/**
+ * Launches `GroupClients.java` (single-file source launch, Kafka 4.4.0 jars) with `args`; the
+ * program prints one JSON object per line. Same JVM flags and log4j setup as the interop
+ * tests' `runJava`, which runs a different program to completion.
+ */
+export function startJava(name: string, args: readonly string[]): LineProcess {
+  return LineProcess.start(name, 'java', [
+    '-Xmx192m',
+    '-XX:TieredStopAtLevel=1', // short-lived programs: quick start beats peak speed
+    `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
+    '-cp',
+    join(KAFKA_LIBS, '*'),
+    join(REPO_ROOT, 'test/integration/groups/GroupClients.java'),
+    ...args,
+  ]);
+}
