@@ -52,8 +52,8 @@ async function run(args: string[]): Promise<void> {
       batchBytes = 0;
       await producer.send(topic, records);
     };
-    for await (const chunk of process.stdin) {
-      for (const line of splitter.push(chunk as Buffer)) {
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+      for (const line of splitter.push(chunk)) {
         add(line);
         if (batchBytes >= MAX_BATCH_BYTES) await flush();
       }
