@@ -7,12 +7,26 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 import type { Header, ReadRecord } from './interop-records.js';
 
 export const INTEROP_DIR = join(REPO_ROOT, 'test/integration/interop');
 export const KAFKA_LIBS = join(REPO_ROOT, '.cache/kafka/4.4.0/libs');
+
+/**
+ * A TCP port that was free a moment ago, for a broker that must come back on the same address
+ * after a restart (clients keep reconnecting to the address they know).
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
 
 export interface ProcessResult {
   readonly code: number | null;
@@ -21,12 +35,21 @@ export interface ProcessResult {
 }
 
 /** Runs a command to completion (killing it after `timeoutMs`); never rejects on a non-zero exit. */
-export function runProcess(command: string, args: readonly string[], stdin: Buffer | string = '', timeoutMs = 120_000): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  stdin: Buffer | string = '',
+  timeoutMs = 120_000,
+  onStdout?: (chunk: Buffer) => void,
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stdout.on('data', (d: Buffer) => {
+      out.push(d);
+      onStdout?.(d);
+    });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const timer = setTimeout(() => {
       err += `\n[killed after ${timeoutMs} ms]`;
@@ -46,8 +69,8 @@ export function runProcess(command: string, args: readonly string[], stdin: Buff
   });
 }
 
-async function runChecked(command: string, args: readonly string[], stdin: Buffer | string, timeoutMs?: number): Promise<Buffer> {
-  const r = await runProcess(command, args, stdin, timeoutMs);
+async function runChecked(command: string, args: readonly string[], stdin: Buffer | string, timeoutMs?: number, onStdout?: (chunk: Buffer) => void): Promise<Buffer> {
+  const r = await runProcess(command, args, stdin, timeoutMs, onStdout);
   if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${r.code}:\n${r.stderr}`);
   return r.stdout;
 }
@@ -120,9 +143,18 @@ export const JAVA_SKIP: string | undefined = javaSkip();
 
 /**
  * Runs one scenario of `JavaClients.java` (single-file source launch: no build step) with the
- * Kafka 4.4.0 jars, giving it `input` as JSON on stdin; returns its JSON lines.
+ * Kafka 4.4.0 jars, giving it `input` as JSON on stdin; returns its JSON lines. `onLine` sees
+ * each line as it is printed, for tests that act while the program runs.
  */
-export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null): Promise<JsonLine[]> {
+export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null, onLine?: (line: JsonLine) => void): Promise<JsonLine[]> {
+  let partial = '';
+  const onStdout =
+    onLine &&
+    ((chunk: Buffer): void => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop()!;
+      for (const l of lines) if (l.trim() !== '') onLine(JSON.parse(l) as JsonLine);
+    });
   const out = await runChecked(
     'java',
     [
@@ -137,6 +169,7 @@ export async function runJava(scenario: string, bootstrap: string, input: JsonVa
     ],
     JSON.stringify(input),
     180_000,
+    onStdout,
   );
   return parseJsonLines(out);
 }

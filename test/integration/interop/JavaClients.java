@@ -32,6 +32,7 @@ public class JavaClients {
       case "produce" -> produce(input.get("topic").asText(), input.get("codec").asText(), input.get("records"));
       case "consume" -> consume(input.get("topic").asText(), input.get("partitions").asInt());
       case "admin" -> admin(input.get("topic").asText());
+      case "stream" -> stream(input.get("topic").asText(), input.get("partitions").asInt(), input.get("count").asInt(), input.get("intervalMs").asInt());
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -96,6 +97,41 @@ public class JavaClients {
         RecordMetadata m = f.get();
         emit("sent", "topic", topic, "partition", m.partition(), "offset", m.offset(), "timestamp", m.timestamp());
       }
+    }
+  }
+
+  /**
+   * Sends `count` records ("v<i>" to partition i % partitions), one every `intervalMs`, with the
+   * idempotent producer, while the test crashes and restarts the broker: requests fail or time
+   * out and are retried. Prints each acknowledgement as it arrives, with its wall-clock time.
+   */
+  static void stream(String topic, int partitions, int count, int intervalMs) throws Exception {
+    try (Admin admin = Admin.create(common())) {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+    }
+    Properties p = common();
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    p.put("enable.idempotence", "true");
+    p.put("acks", "all");
+    p.put("request.timeout.ms", "2000");
+    p.put("retry.backoff.ms", "100");
+    p.put("reconnect.backoff.max.ms", "200");
+    p.put("delivery.timeout.ms", "60000");
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      for (int i = 0; i < count; i++) {
+        final int index = i;
+        producer.send(new ProducerRecord<>(topic, i % partitions, ("k" + i).getBytes(), ("v" + i).getBytes()), (m, e) -> {
+          try {
+            if (e != null) emit("failed", "index", index, "error", e.toString());
+            else emit("acked", "index", index, "partition", m.partition(), "offset", m.offset(), "atMs", System.currentTimeMillis());
+          } catch (Exception io) {
+            throw new RuntimeException(io);
+          }
+        });
+        Thread.sleep(intervalMs);
+      }
+      producer.flush();
     }
   }
 

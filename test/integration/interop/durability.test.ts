@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel, type Producer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { kcatRead } from '../../helpers/interop.js';
+import { freePort, JAVA_SKIP, kcatRead, runJava } from '../../helpers/interop.js';
 import { kafkajsHeaders, makeRecords, recordsByPartition, toKafkaJsMessage, type ReadRecord, type TestRecord } from '../../helpers/interop-records.js';
 
 const PARTITIONS = 3;
@@ -140,5 +140,64 @@ describe('durability with real clients', () => {
     await p2.disconnect();
     assert.equal(after.baseOffset, ends.get(0) ?? 0, 'appends continue at the recovered end');
     assertAckedPresent([after], await kcatRead(broker.bootstrap, topic));
+  });
+});
+
+describe('idempotent Java producer across a broker crash', { skip: JAVA_SKIP }, () => {
+  let dir: string;
+  let broker: BrokerProcess;
+  let listeners: string;
+  const start = async (): Promise<void> => {
+    broker = await startBrokerProcess({ 'log.dirs': dir, listeners });
+  };
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-interop-retry-'));
+    listeners = `PLAINTEXT://127.0.0.1:${await freePort()}`;
+    await start();
+  });
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('retries after SIGKILL and restart: every record exactly once, in order, no failure', async () => {
+    const count = 150;
+    const bootstrap = broker.bootstrap;
+    // Crash the broker once a fifth of the records are acknowledged, while the producer keeps
+    // sending, then bring it back on the same address and log dirs.
+    let ackedSoFar = 0;
+    let crashedAt = Infinity;
+    let restarted: Promise<void> | undefined;
+    const crash = async (): Promise<void> => {
+      const exited = once(broker.child, 'exit');
+      broker.child.kill('SIGKILL');
+      await exited;
+      crashedAt = Date.now();
+      await start();
+    };
+    const run = runJava('stream', bootstrap, { topic: 'retried', partitions: PARTITIONS, count, intervalMs: 20 }, (line) => {
+      if (line['type'] === 'acked' && ++ackedSoFar === count / 5) restarted = crash();
+    });
+    const lines = await run;
+    assert.ok(restarted !== undefined, `the crash never came (${ackedSoFar} acknowledged)`);
+    await restarted;
+
+    assert.deepEqual(lines.filter((l) => l['type'] === 'failed'), [], 'no send failed');
+    const acked = lines.filter((l) => l['type'] === 'acked');
+    assert.equal(acked.length, count);
+    assert.ok(acked.some((l) => Number(l['atMs']) < crashedAt), 'some records were acknowledged before the crash');
+    assert.ok(acked.some((l) => Number(l['atMs']) > crashedAt), 'some records were acknowledged after the restart');
+
+    const read = await kcatRead(broker.bootstrap, 'retried');
+    assert.equal(read.length, count, 'no duplicate, nothing lost');
+    for (const [partition, rs] of recordsByPartition(read)) {
+      const values = rs.map((r) => Buffer.from(r.value!, 'hex').toString());
+      const expected = [...Array(count).keys()].filter((i) => i % PARTITIONS === partition).map((i) => `v${i}`);
+      assert.deepEqual(values, expected, `partition ${partition}: each record once, in send order`);
+      assert.deepEqual(rs.map((r) => r.offset), rs.map((_, i) => i));
+    }
+    // The offsets the producer was given are the ones the records have.
+    const at = new Map(read.map((r) => [`${r.partition}@${r.offset}`, r.value]));
+    for (const l of acked) assert.equal(at.get(`${l['partition']}@${l['offset']}`), Buffer.from(`v${l['index']}`).toString('hex'), `record ${l['index']}`);
   });
 });
