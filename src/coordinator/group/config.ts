@@ -22,6 +22,14 @@ export interface GroupCoordinatorConfig {
    * gave up and retried would otherwise leave a defunct member in the rebalance for ever.
    */
   newMemberJoinTimeoutMs: number;
+  /** `group.consumer.heartbeat.interval.ms`: how often KIP-848 members are told to heartbeat. */
+  consumerGroupHeartbeatIntervalMs: number;
+  /** `group.consumer.session.timeout.ms`: a KIP-848 member silent this long is fenced. */
+  consumerGroupSessionTimeoutMs: number;
+  /** `group.consumer.max.size`. */
+  consumerGroupMaxSize: number;
+  /** `group.consumer.assignors`: the server-side assignors; the first is the default. */
+  consumerGroupAssignors: readonly string[];
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = {
@@ -33,4 +41,8 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetMetadataMaxBytes: 4096,
   newMemberJoinTimeoutMs: 300_000,
+  consumerGroupHeartbeatIntervalMs: 5_000,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupMaxSize: 2_147_483_647,
+  consumerGroupAssignors: ['uniform', 'range'],
 };

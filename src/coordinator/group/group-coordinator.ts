@@ -16,6 +16,9 @@
  *   as soon as an operation returns, so the caller should run one coordinator's operations in
  *   order, each after the previous one's append; if an append fails, `unload()` and replay.
  *
+ * KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) live beside the classic
+ * groups in the same group id space, offsets and timers; see `consumer/` and docs/notes/kip-848.md.
+ *
  * Owned by the thread that handles group requests; not thread-safe.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,7 +32,16 @@ import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
 import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../../protocol/messages/api/09-offset-fetch.js';
 import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
+import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseDataInput } from '../../protocol/messages/api/68-consumer-group-heartbeat.js';
+import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseDataInput } from '../../protocol/messages/api/69-consumer-group-describe.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '../../common/kafka-error.js';
+import { randomUuid } from '../../common/uuid.js';
+import { ConsumerGroupHeartbeats, type ConsumerHeartbeatContext } from './consumer/consumer-group-heartbeat.js';
+import { describeConsumerGroup } from './consumer/consumer-group-describe.js';
+import { ConsumerGroups } from './consumer/consumer-groups.js';
+import { decodeChange } from './consumer/consumer-records.js';
+import type { TopicsImage } from './consumer/subscribed-topics.js';
 import { EMPTY_ASSIGNMENT } from './classic-group.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from './config.js';
 import { DeadlineTimer } from './deadline-timer.js';
@@ -37,7 +49,7 @@ import { groupFromMetadataValue } from './group-metadata-value.js';
 import { type Group, GroupMembership, type TimerAction } from './group-membership.js';
 import { GroupOffsets, type OffsetFetchGroupQuery, committedOffsetOf } from './group-offsets.js';
 import { OffsetStore } from './offset-store.js';
-import { groupMetadataTombstone, decodeRecord } from './records.js';
+import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
 import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
 
 /** OffsetFetch v8 batches groups. */
@@ -47,12 +59,15 @@ const FIRST_LEAVE_VERSION_WITH_MEMBERS = 3;
 /** DescribeGroups v6 reports unknown groups as GROUP_ID_NOT_FOUND (KIP-1043). */
 const FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND = 6;
 const CLASSIC_GROUP_TYPE = 'classic';
+const CONSUMER_GROUP_TYPE = 'consumer';
 const SWEEP_KEY = 'offset-expiry-sweep';
 
 export interface GroupCoordinatorOptions {
   config?: Partial<GroupCoordinatorConfig>;
   /** New member ids: `<client id or group instance id>-<uuid>` by default; tests make them predictable. */
   newMemberId?: (prefix: string) => string;
+  /** Member ids of ConsumerGroupHeartbeat v0 joins (v1 clients bring their own): random Kafka UUIDs by default. */
+  newConsumerMemberId?: () => string;
 }
 
 export interface JoinGroupContext<T> {
@@ -76,15 +91,49 @@ export class GroupCoordinator<T> {
   private readonly timer = new DeadlineTimer<TimerAction<T>>();
   private readonly membership: GroupMembership<T>;
   private readonly offsets: GroupOffsets<T>;
+  private readonly consumerGroups = new ConsumerGroups();
+  private readonly consumer: ConsumerGroupHeartbeats<T>;
 
   constructor(options: GroupCoordinatorOptions = {}) {
     this.config = { ...DEFAULT_GROUP_COORDINATOR_CONFIG, ...options.config };
     const newMemberId = options.newMemberId ?? ((prefix: string) => `${prefix}-${randomUUID()}`);
     this.membership = new GroupMembership(this.groups, this.timer, this.config, newMemberId);
-    this.offsets = new GroupOffsets(this.groups, this.store, this.membership, this.config);
+    this.offsets = new GroupOffsets(this.groups, this.consumerGroups, this.store, this.membership, this.config);
+    const classicView = {
+      stateOf: (groupId: string): 'none' | 'empty' | 'active' => {
+        const group = this.groups.get(groupId);
+        return group === undefined ? 'none' : group.is('Empty') ? 'empty' : 'active';
+      },
+      remove: (groupId: string, records: CoordinatorRecord[]): void => {
+        records.push(groupMetadataTombstone(groupId));
+        this.forget(this.groups.get(groupId)!);
+      },
+    };
+    this.consumer = new ConsumerGroupHeartbeats(this.consumerGroups, classicView, this.timer, this.config, options.newConsumerMemberId ?? randomUuid);
+  }
+
+  /** ConsumerGroupHeartbeat (KIP-848); `ctx.topics` is the cluster's topics now. */
+  consumerGroupHeartbeat(request: ConsumerGroupHeartbeatRequestData, ctx: ConsumerHeartbeatContext): CoordinatorResult<ConsumerGroupHeartbeatResponseDataInput, T> {
+    const records: CoordinatorRecord[] = [];
+    try {
+      const response = this.consumer.heartbeat(request, ctx, records);
+      return { records, response, released: [] };
+    } catch (err) {
+      if (!(err instanceof KafkaError)) throw err;
+      return { records: [], response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 }, released: [] };
+    }
+  }
+
+  consumerGroupDescribe(request: ConsumerGroupDescribeRequestData, topics: TopicsImage): ConsumerGroupDescribeResponseDataInput {
+    const lookup = { consumerGroup: (id: string) => this.consumerGroups.get(id), otherGroupExists: (id: string) => this.groups.has(id) };
+    return { groups: request.groupIds.map((groupId) => describeConsumerGroup(groupId, lookup, topics, this.config.consumerGroupAssignors[0]!)) };
   }
 
   joinGroup(request: JoinGroupRequestData, ctx: JoinGroupContext<T>): ParkableResult<JoinGroupResponseDataInput, T> {
+    // Classic members joining a KIP-848 group (Kafka's mixed groups) are not supported.
+    if (this.consumerGroups.has(request.groupId)) {
+      return { records: [], response: { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1, memberId: request.memberId }, released: [] };
+    }
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.join(request, ctx, waiter, fx);
@@ -93,6 +142,7 @@ export class GroupCoordinator<T> {
   }
 
   syncGroup(request: SyncGroupRequestData, ctx: SyncGroupContext<T>): ParkableResult<SyncGroupResponseDataInput, T> {
+    if (this.consumerGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.sync(request, ctx.now, waiter, fx);
@@ -101,6 +151,7 @@ export class GroupCoordinator<T> {
   }
 
   heartbeat(request: HeartbeatRequestData, now: number): CoordinatorResult<HeartbeatResponseDataInput, T> {
+    if (this.consumerGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     return { records: [], response: { errorCode: this.membership.heartbeat(request, now) }, released: [] };
   }
 
@@ -110,7 +161,10 @@ export class GroupCoordinator<T> {
     const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
     let response: LeaveGroupResponseDataInput;
     if (request.groupId === '') response = { errorCode: ErrorCode.INVALID_GROUP_ID };
-    else if (group === undefined) response = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    else if (group === undefined && this.consumerGroups.has(request.groupId)) {
+      const unknown = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+      response = batched ? { errorCode: ErrorCode.NONE, members: request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, ...unknown })) } : unknown;
+    } else if (group === undefined) response = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
     else if (group.is('Dead')) response = { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     else {
       const members = batched ? request.members : [{ memberId: request.memberId, groupInstanceId: null, reason: null }];
@@ -128,10 +182,12 @@ export class GroupCoordinator<T> {
 
   fetchOffsets(request: OffsetFetchRequestData, apiVersion: number): OffsetFetchResponseDataInput {
     if (apiVersion >= FIRST_FETCH_VERSION_WITH_GROUPS) {
-      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, topics: g.topics })) };
+      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics })) };
     }
     const query: OffsetFetchGroupQuery = {
       groupId: request.groupId,
+      memberId: null,
+      memberEpoch: -1,
       topics: request.topics === null ? null : request.topics.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })),
     };
     const group = this.offsets.fetch(query);
@@ -147,6 +203,12 @@ export class GroupCoordinator<T> {
 
   private describe(groupId: string, apiVersion: number): DescribeGroupsResponseDescribedGroupInput {
     if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID, groupState: 'Dead' };
+    // Kafka 4.x: DescribeGroups only describes classic groups; v6+ says why.
+    if (this.consumerGroups.has(groupId)) {
+      return apiVersion >= FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND
+        ? { groupId, groupState: 'Dead', errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} is not a classic group.` }
+        : { groupId, groupState: 'Dead' };
+    }
     const group = this.groups.get(groupId);
     if (group === undefined) {
       return apiVersion >= FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND
@@ -174,12 +236,13 @@ export class GroupCoordinator<T> {
   listGroups(request: ListGroupsRequestData): ListGroupsResponseDataInput {
     const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
     const types = new Set(request.typesFilter.map((t) => t.trim().toLowerCase()));
-    const groups = [...this.groups.values()].filter(
-      (g) => (states.size === 0 || states.has(g.state.toLowerCase())) && (types.size === 0 || types.has(CLASSIC_GROUP_TYPE)),
-    );
+    const all = [
+      ...[...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state as string, groupType: CLASSIC_GROUP_TYPE })),
+      ...[...this.consumerGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: g.state as string, groupType: CONSUMER_GROUP_TYPE })),
+    ];
     return {
       errorCode: ErrorCode.NONE,
-      groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: CLASSIC_GROUP_TYPE })),
+      groups: all.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType))),
     };
   }
 
@@ -188,6 +251,13 @@ export class GroupCoordinator<T> {
     const results = request.groupsNames.map((groupId) => {
       const group = groupId === '' ? undefined : this.groups.get(groupId);
       if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
+      const consumerGroup = this.consumerGroups.get(groupId);
+      if (consumerGroup !== undefined) {
+        if (consumerGroup.members.size > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+        this.offsets.deleteAll(groupId, fx.records);
+        this.offsets.deleteConsumerGroup(consumerGroup, fx.records);
+        return { groupId, errorCode: ErrorCode.NONE };
+      }
       if (group === undefined || group.is('Dead')) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
       if (!group.is('Empty')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
       this.offsets.deleteAll(groupId, fx.records);
@@ -225,7 +295,7 @@ export class GroupCoordinator<T> {
           this.store.remove(group, topic, partition);
         } else {
           // Offsets without group metadata belong to a simple consumer's group.
-          this.offsets.simpleGroup(group);
+          if (!this.consumerGroups.has(group)) this.offsets.simpleGroup(group);
           this.store.put(group, topic, partition, committedOffsetOf(record.value));
         }
         return;
@@ -236,14 +306,22 @@ export class GroupCoordinator<T> {
         if (record.value !== null) this.groups.set(record.group, groupFromMetadataValue(record.group, record.value));
         return;
       }
-      case 'other':
+      case 'other': {
+        const change = decodeChange(record.recordType, key, value);
+        if (change === null) return;
+        // A consumer group replaces the simple group its offsets created (offsets came first).
+        const classic = this.groups.get(change.groupId);
+        if (classic !== undefined && !this.consumerGroups.has(change.groupId)) this.forget(classic);
+        this.consumerGroups.apply(change);
         return;
+      }
     }
   }
 
   /** The partition is loaded: members' sessions start now, and so does the offset-expiry sweep. */
   loaded(now: number): void {
     this.membership.startSessions(now);
+    this.consumer.startSessions(now);
     this.scheduleSweep(now + this.config.offsetsRetentionCheckIntervalMs);
   }
 
@@ -261,6 +339,7 @@ export class GroupCoordinator<T> {
       }
     }
     this.groups.clear();
+    this.consumerGroups.clear();
     this.timer.clear();
     return fx.split(null).released;
   }

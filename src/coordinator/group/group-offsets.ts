@@ -2,7 +2,8 @@
  * OffsetCommit, OffsetFetch, OffsetDelete and offset expiry for classic and simple groups,
  * following Kafka's rules: generation checks on commit (a memberless commit with generation -1 is
  * a simple consumer's and is allowed while the group is Empty), metadata size limit, per-commit
- * expiry for OffsetCommit v2-v4, retention counted from when the group fell Empty.
+ * expiry for OffsetCommit v2-v4, retention counted from when the group fell Empty. Members of KIP-848
+ * consumer groups commit with their member epoch (STALE_MEMBER_EPOCH when it is not the current one).
  */
 import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
@@ -14,22 +15,31 @@ import type { GroupCoordinatorConfig } from './config.js';
 import { type Group, type GroupMembership, memberError } from './group-membership.js';
 import { OffsetStore, type CommittedOffset } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
+import type { ConsumerGroup } from './consumer/consumer-group.js';
+import type { ConsumerGroups } from './consumer/consumer-groups.js';
+import { regexMatches } from './consumer/subscribed-topics.js';
 
 /** OffsetCommit v9 answers GROUP_ID_NOT_FOUND for an unknown group where older versions said ILLEGAL_GENERATION. */
 const FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND = 9;
 /** OffsetCommitRequest's "keep the broker's retention" value. */
 const DEFAULT_RETENTION_TIME = -1n;
 const INVALID_OFFSET = -1n;
+/** KIP-848 members must commit with OffsetCommit v9+, which carries the member epoch. */
+const FIRST_COMMIT_VERSION_FOR_CONSUMER_MEMBERS = 9;
 
 /** The topics of one group's OffsetFetch: named partitions, or null for every committed offset. */
 export interface OffsetFetchGroupQuery {
   groupId: string;
+  /** OffsetFetch v9+: a KIP-848 member fetching for itself (null / -1 otherwise). */
+  memberId: string | null;
+  memberEpoch: number;
   topics: Array<{ name: string; topicId: string; partitionIndexes: number[] }> | null;
 }
 
 export class GroupOffsets<T> {
   constructor(
     private readonly groups: Map<string, Group<T>>,
+    private readonly consumerGroups: ConsumerGroups,
     private readonly store: OffsetStore,
     private readonly membership: GroupMembership<T>,
     private readonly config: GroupCoordinatorConfig,
@@ -62,6 +72,8 @@ export class GroupOffsets<T> {
     const { groupId, memberId, groupInstanceId } = request;
     const generation = request.generationIdOrMemberEpoch;
     if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const consumerGroup = this.consumerGroups.get(groupId);
+    if (consumerGroup !== undefined) return validateConsumerGroupCommit(consumerGroup, memberId, generation, apiVersion);
     let group = this.groups.get(groupId);
     if (group === undefined) {
       if (generation >= 0) return apiVersion >= FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
@@ -95,6 +107,12 @@ export class GroupOffsets<T> {
   }
 
   fetch(query: OffsetFetchGroupQuery): OffsetFetchResponseOffsetFetchResponseGroupInput {
+    const consumerGroup = this.consumerGroups.get(query.groupId);
+    if (consumerGroup !== undefined && query.memberEpoch >= 0) {
+      const member = consumerGroup.members.get(query.memberId ?? '');
+      const errorCode = member === undefined ? ErrorCode.UNKNOWN_MEMBER_ID : member.memberEpoch !== query.memberEpoch ? ErrorCode.STALE_MEMBER_EPOCH : ErrorCode.NONE;
+      if (errorCode !== ErrorCode.NONE) return { groupId: query.groupId, errorCode, topics: [] };
+    }
     // An unknown group is not an error: it simply has no offsets.
     const offsets = this.store.ofGroup(query.groupId);
     const partition = (partitionIndex: number, o: CommittedOffset | undefined): { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string } =>
@@ -109,18 +127,26 @@ export class GroupOffsets<T> {
   }
 
   delete(request: OffsetDeleteRequestData, records: CoordinatorRecord[]): OffsetDeleteResponseDataInput {
+    const consumerGroup = this.consumerGroups.get(request.groupId);
+    // A KIP-848 group's offsets may go whatever its state, except those of topics it subscribes to.
+    if (consumerGroup !== undefined) return this.deleteFrom(request, (topic) => consumerGroup.isSubscribedToTopic(topic, regexMatches), records);
     const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
     if (group === undefined) return { errorCode: request.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.GROUP_ID_NOT_FOUND };
     // Offsets of a live non-consumer group cannot be judged safe to delete.
     if (!group.is('Empty') && !group.usesConsumerProtocol()) return { errorCode: ErrorCode.NON_EMPTY_GROUP };
+    return this.deleteFrom(request, (topic) => group.isSubscribedToTopic(topic), records);
+  }
+
+  private deleteFrom(request: OffsetDeleteRequestData, isSubscribed: (topic: string) => boolean, records: CoordinatorRecord[]): OffsetDeleteResponseDataInput {
+    const groupId = request.groupId;
     return {
       topics: request.topics.map((topic) => {
-        const subscribed = group.isSubscribedToTopic(topic.name);
+        const subscribed = isSubscribed(topic.name);
         return {
           name: topic.name,
           partitions: topic.partitions.map(({ partitionIndex }) => {
             if (subscribed) return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
-            if (this.store.get(group.groupId, topic.name, partitionIndex) !== undefined) this.removeOffset(group.groupId, topic.name, partitionIndex, records);
+            if (this.store.get(groupId, topic.name, partitionIndex) !== undefined) this.removeOffset(groupId, topic.name, partitionIndex, records);
             return { partitionIndex, errorCode: ErrorCode.NONE };
           }),
         };
@@ -135,11 +161,18 @@ export class GroupOffsets<T> {
     }
   }
 
+  /** Tombstones an empty KIP-848 group's assignment epoch and then the group (DeleteGroups, expiry). */
+  deleteConsumerGroup(group: ConsumerGroup, records: CoordinatorRecord[]): void {
+    this.consumerGroups.write({ kind: 'target-epoch', groupId: group.groupId, value: null }, records);
+    this.consumerGroups.write({ kind: 'group-epoch', groupId: group.groupId, value: null }, records);
+  }
+
   /**
    * The periodic sweep: tombstones offsets past retention, then groups left Empty with no offsets.
    * Offsets of topics a live consumer group subscribes to never expire.
    */
   expire(now: number, records: CoordinatorRecord[]): void {
+    this.expireConsumerGroups(now, records);
     for (const group of [...this.groups.values()]) {
       const baseTimestamp = this.retentionBase(group);
       if (baseTimestamp === null) continue;
@@ -159,6 +192,20 @@ export class GroupOffsets<T> {
         records.push(groupMetadataTombstone(group.groupId));
         this.groups.delete(group.groupId);
       }
+    }
+  }
+
+  /** KIP-848 groups: offsets of unsubscribed topics age from their commit; an empty group without offsets goes. */
+  private expireConsumerGroups(now: number, records: CoordinatorRecord[]): void {
+    for (const group of [...this.consumerGroups.all()]) {
+      for (const [topic, partitions] of [...this.store.ofGroup(group.groupId)]) {
+        if (group.isSubscribedToTopic(topic, regexMatches)) continue;
+        for (const [partition, o] of [...partitions]) {
+          const expired = o.expireTimestamp !== null ? now >= o.expireTimestamp : now - o.commitTimestamp >= this.config.offsetsRetentionMs;
+          if (expired) this.removeOffset(group.groupId, topic, partition, records);
+        }
+      }
+      if (group.members.size === 0 && this.store.ofGroup(group.groupId).size === 0) this.deleteConsumerGroup(group, records);
     }
   }
 
@@ -185,4 +232,14 @@ export function committedOffsetOf(value: { offset: bigint; leaderEpoch: number; 
     commitTimestamp: Number(value.commitTimestamp),
     expireTimestamp: value.expireTimestamp === -1n ? null : Number(value.expireTimestamp),
   };
+}
+
+/** Kafka's `ConsumerGroup.validateOffsetCommit` for members using the consumer protocol. */
+function validateConsumerGroupCommit(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number {
+  // An admin tool or a consumer outside group management may commit while nobody is in the group.
+  if (memberEpoch < 0 && group.members.size === 0) return ErrorCode.NONE;
+  const member = group.members.get(memberId);
+  if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+  if (apiVersion < FIRST_COMMIT_VERSION_FOR_CONSUMER_MEMBERS) return ErrorCode.UNSUPPORTED_VERSION;
+  return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
 }

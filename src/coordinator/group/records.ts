@@ -4,7 +4,8 @@
  * struct, a null value being a tombstone. Record types: 0 and 1 offset commit (0 is the legacy
  * layout, identical bytes), 2 group metadata; higher types belong to the new group protocols and are
  * skipped here. Kafka writes OffsetCommitValue v3 (v1 when the commit carries an explicit expiry,
- * OffsetCommit v2-v4 with a retention time) and GroupMetadataValue v3.
+ * OffsetCommit v2-v4 with a retention time) and GroupMetadataValue v3. The consumer group records
+ * (types 3 and up) are in `consumer/consumer-records.ts`, built on the helpers exported here.
  */
 import {
   GroupMetadataKey,
@@ -36,7 +37,8 @@ const OFFSET_COMMIT_VALUE_VERSION = 3;
 const OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY = 1;
 const GROUP_METADATA_VALUE_VERSION = 3;
 
-function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, body: I): Buffer {
+/** A value: int16 value version, then the struct at that version. */
+export function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, body: I): Buffer {
   const w = new Writer();
   w.int16(version);
   codec.write(w, body, version);
@@ -44,7 +46,7 @@ function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, bo
 }
 
 /** A key's prefix is its record type; the key struct itself only has a version 0. */
-function typePrefixedKey<I>(codec: MessageCodec<unknown, I>, recordType: number, body: I): Buffer {
+export function typePrefixedKey<I>(codec: MessageCodec<unknown, I>, recordType: number, body: I): Buffer {
   const w = new Writer();
   w.int16(recordType);
   codec.write(w, body, 0);
@@ -87,7 +89,7 @@ export type DecodedRecord =
   /** A record of another group protocol (consumer, share, streams groups): not ours. */
   | { type: 'other'; recordType: number };
 
-function readVersioned<T>(codec: MessageCodec<T, unknown>, bytes: Buffer): T {
+export function readVersioned<T>(codec: MessageCodec<T, unknown>, bytes: Buffer): T {
   const r = new Reader(bytes);
   const version = r.int16();
   return codec.read(r, version);
