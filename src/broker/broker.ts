@@ -80,6 +80,7 @@ export class Broker {
       nodeId: config.nodeId,
       clusterId,
       maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
+      cleanerThreads: config.logCleanerThreads,
     };
     const host = await PartitionWorkerHost.start({
       handlerModule: new URL('../worker/partition-ops.js', import.meta.url),

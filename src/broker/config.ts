@@ -28,6 +28,8 @@ export interface BrokerConfig {
   readonly maxInFlightRequests: number;
   readonly connectionsMaxIdleMs: number;
   readonly logRetentionCheckIntervalMs: number;
+  /** `log.cleaner.threads`: compaction threads per partition worker (0 disables compaction). */
+  readonly logCleanerThreads: number;
   readonly numPartitionWorkers: number;
   readonly offsetsTopicNumPartitions: number;
   readonly offsetsRetentionMinutes: number;
@@ -155,6 +157,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       maxInFlightRequests: values.int('queued.max.requests'),
       connectionsMaxIdleMs: values.int('connections.max.idle.ms'),
       logRetentionCheckIntervalMs: values.int('log.retention.check.interval.ms'),
+      logCleanerThreads: values.int('log.cleaner.threads'),
       numPartitionWorkers: values.int('num.partition.workers'),
       offsetsTopicNumPartitions: values.int('offsets.topic.num.partitions'),
       offsetsRetentionMinutes: values.int('offsets.retention.minutes'),

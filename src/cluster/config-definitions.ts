@@ -110,6 +110,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('log.cleaner.delete.retention.ms', 'long', '86400000', true, 'How long delete tombstones are kept in compacted topics.', { min: 0 }),
   broker('log.cleaner.min.compaction.lag.ms', 'long', '0', true, 'Minimum age of a message before it may be compacted.', { min: 0 }),
   broker('log.cleaner.max.compaction.lag.ms', 'long', LONG_MAX, true, 'Maximum time a message stays ineligible for compaction.', { min: 1 }),
+  broker('log.cleaner.threads', 'int', '1', true, 'Background threads compacting logs, in each partition worker.', { min: 0 }),
   broker('log.cleaner.min.cleanable.ratio', 'double', '0.5', true, 'Minimum dirty ratio of a log before it is compacted.', { min: 0, max: 1 }),
   broker('log.preallocate', 'boolean', 'false', true, 'Preallocate segment files when they are created.'),
   broker('message.max.bytes', 'int', '1048588', true, 'Largest record batch the broker accepts.', { min: 0 }),

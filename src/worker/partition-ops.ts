@@ -71,6 +71,7 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     shared: { cleanShutdownDirs: new Set(options.cleanShutdownDirs) },
     nodeId: options.nodeId,
     clusterId: options.clusterId,
+    cleaner: options.cleanerThreads > 0 ? { threads: options.cleanerThreads } : false,
   });
   const leases = new Map<number, LogSlice>();
   let nextLeaseId = 1;
@@ -162,7 +163,8 @@ export const registerHandlers: RegisterHandlers = (setup) => {
       leases.set(leaseId, slice);
       return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } });
     } catch (err) {
-      return encodeReadReply({ errorCode: errorCodeOf(err), ...state, slice: null });
+      // Kafka reports no offsets alongside a partition error.
+      return encodeReadReply({ errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
     }
   });
 

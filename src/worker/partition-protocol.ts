@@ -37,6 +37,8 @@ export interface PartitionWorkerOptions {
   readonly clusterId: string;
   /** Kafka's `log.retention.check.interval.ms`: how often retention and flushes run. */
   readonly maintenanceIntervalMs: number;
+  /** `log.cleaner.threads`: 0 turns compaction off. */
+  readonly cleanerThreads: number;
 }
 
 export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
@@ -49,7 +51,8 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     !strings(o.cleanShutdownDirs) ||
     typeof o.nodeId !== 'number' ||
     typeof o.clusterId !== 'string' ||
-    typeof o.maintenanceIntervalMs !== 'number'
+    typeof o.maintenanceIntervalMs !== 'number' ||
+    typeof o.cleanerThreads !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');
   }
