@@ -23,6 +23,8 @@ export interface BenchOptions {
   readonly latencyWarmupSeconds: number;
   readonly diskMiB: number;
   readonly loopbackSeconds: number;
+  /** Extra producer properties for the throughput workloads (default: the client's defaults). */
+  readonly producerProps: readonly string[];
   readonly profile: boolean;
   readonly workDir: string;
   readonly outDir: string | null;
@@ -31,6 +33,7 @@ export interface BenchOptions {
 const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [--brokers sluice,kafka]
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--disk-mib N] [--no-profile]
+  [--producer-props batch.size=65536,linger.ms=5]
   [--work-dir DIR] [--out DIR]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -49,6 +52,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'latency-rate': { type: 'string' },
       'latency-seconds': { type: 'string' },
       'disk-mib': { type: 'string' },
+      'producer-props': { type: 'string', default: '' },
       'no-profile': { type: 'boolean', default: false },
       'work-dir': { type: 'string', default: '/tmp/sluice-bench-e2e' },
       out: { type: 'string' },
@@ -84,6 +88,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     latencyWarmupSeconds: quick ? 2 : 5,
     diskMiB: num(values['disk-mib'], 1024, 256),
     loopbackSeconds: quick ? 2 : 5,
+    producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),
     // The profile needs a Sluice this run starts.
     profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice'),
     workDir: values['work-dir'] ?? '/tmp/sluice-bench-e2e',

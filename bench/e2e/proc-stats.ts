@@ -27,6 +27,18 @@ export function rssMiB(pid: number): number {
   return statusKiB(pid, 'VmRSS') / 1024;
 }
 
+/**
+ * CPU seconds every process on the machine has used (busy jiffies from /proc/stat). Minus the
+ * broker and the generator, this is how much CPU other work took during a run — the noise.
+ */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  // cpu user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
+  const v = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = v.reduce((a, b) => a + b, 0) - (v[3] ?? 0) - (v[4] ?? 0);
+  return busy / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Peak RSS since start or since the last resetPeakRss. */
 export function peakRssMiB(pid: number): number {
   return statusKiB(pid, 'VmHWM') / 1024;

@@ -4,11 +4,18 @@
  * busy time goes, by function and by source file. The raw profiles stay in the work directory
  * for Chrome DevTools.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { startSluice } from './brokers.js';
 import { createTopic, freshTopic, producerPerformance } from './workloads.js';
 import { parseProducerPerformance, type JavaTools } from './java-tools.js';
+import { perfAvailable, perfRecord, perfSummarize, type PerfSummary } from './perf-profile.js';
+
+/**
+ * Functions whose samples are a thread blocked, not computing: the V8 profiler samples wall
+ * time, and a worker parked in Atomics.wait inside this ring method looks "busy" otherwise.
+ */
+const BLOCKED_IN = new Set(['waitForData']);
 
 interface CallFrame {
   readonly functionName: string;
@@ -37,6 +44,7 @@ export interface ThreadProfile {
   /** "main" or "worker <thread id>". */
   readonly thread: string;
   readonly busyMs: number;
+  /** Idle in the event loop, or blocked in Atomics.wait (BLOCKED_IN). */
   readonly idleMs: number;
   readonly topFunctions: readonly CostLine[];
   readonly topFiles: readonly CostLine[];
@@ -46,6 +54,8 @@ export interface ProfileReport {
   readonly dir: string;
   readonly recordsPerSecond: number;
   readonly threads: readonly ThreadProfile[];
+  /** null where perf is missing or not permitted. */
+  readonly perf: PerfSummary | null;
 }
 
 function shortUrl(url: string): string {
@@ -74,7 +84,7 @@ export function summarizeProfile(path: string): ThreadProfile {
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)!.callFrame;
     const ms = us / 1000;
-    if (frame.functionName === '(idle)') {
+    if (frame.functionName === '(idle)' || BLOCKED_IN.has(frame.functionName)) {
       idleMs += ms;
       continue;
     }
@@ -96,16 +106,35 @@ export function summarizeProfile(path: string): ThreadProfile {
   };
 }
 
-export async function profileSluiceProduce(tools: JavaTools, workDir: string, records: number): Promise<ProfileReport> {
+/**
+ * One Sluice under both profilers: --cpu-prof for every JS thread over the whole run, and perf
+ * for `perfSeconds` after a 2 s warm-up, while ProducerPerformance writes `records` 1 KiB records.
+ */
+export async function profileSluiceProduce(tools: JavaTools, workDir: string, records: number, perfSeconds: number): Promise<ProfileReport> {
   const dir = join(workDir, 'cpu-profile');
-  const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  // Node creates the --cpu-prof dir only at exit; perf writes into it before that.
+  mkdirSync(dir, { recursive: true });
+  const usePerf = await perfAvailable();
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(usePerf ? ['--perf-basic-prof'] : [])];
+  const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs });
   let recordsPerSecond = 0;
+  let perf: PerfSummary | null = null;
   try {
     const ctx = { tools, broker, rep: 0 };
     const topic = freshTopic('profile');
     await createTopic(ctx, topic, 16);
-    const run = await producerPerformance(ctx, topic, { records, recordSize: 1024, acks: '1', compression: 'none' });
-    recordsPerSecond = parseProducerPerformance(run.stdout).recordsPerSecond;
+    const producing = producerPerformance(ctx, topic, { records, recordSize: 1024, acks: '1', compression: 'none' });
+    if (usePerf) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const data = join(dir, 'perf.data');
+      try {
+        await perfRecord(broker.pid!, perfSeconds, data);
+        perf = await perfSummarize(data, broker.pid!, perfSeconds);
+      } catch (e) {
+        console.error(`perf failed, continuing without it: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    recordsPerSecond = parseProducerPerformance((await producing).stdout).recordsPerSecond;
   } finally {
     // Profiles are written when the broker exits cleanly.
     await broker.stop();
@@ -114,5 +143,5 @@ export async function profileSluiceProduce(tools: JavaTools, workDir: string, re
     .filter((f) => f.endsWith('.cpuprofile'))
     .map((f) => summarizeProfile(join(dir, f)))
     .sort((a, b) => b.busyMs - a.busyMs);
-  return { dir, recordsPerSecond, threads };
+  return { dir, recordsPerSecond, threads, perf };
 }

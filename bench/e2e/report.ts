@@ -34,7 +34,8 @@ export interface Summary {
   readonly recordsPerSecond: number;
   readonly brokerCpuSecondsPerGB: number | null;
   readonly brokerPeakRssMiB: number | null;
-  readonly generatorCpuShare: number;
+  readonly generatorCpuCores: number;
+  readonly otherCpuCores: number;
   readonly p50Ms: number | null;
   readonly p99Ms: number | null;
   readonly p999Ms: number | null;
@@ -84,8 +85,8 @@ export function summarize(runs: readonly Measurement[]): Summary[] {
       recordsPerSecond: median(g.map((r) => r.recordsPerSecond)),
       brokerCpuSecondsPerGB: medianOrNull(g.map((r) => r.brokerCpuSecondsPerGB)),
       brokerPeakRssMiB: g.some((r) => r.brokerPeakRssMiB !== null) ? Math.max(...g.map((r) => r.brokerPeakRssMiB ?? 0)) : null,
-      // Generator CPU per wall second: near 1.0 means it kept a whole core busy.
-      generatorCpuShare: median(g.map((r) => r.generatorCpuSeconds / r.seconds)),
+      generatorCpuCores: median(g.map((r) => r.generatorCpuCores)),
+      otherCpuCores: median(g.map((r) => r.otherCpuCores)),
       p50Ms: medianOrNull(g.map((r) => r.latency?.p50Ms)),
       p99Ms: medianOrNull(g.map((r) => r.latency?.p99Ms)),
       p999Ms: medianOrNull(g.map((r) => r.latency?.p999Ms)),
@@ -136,15 +137,16 @@ export function writeReport(dir: string, results: BenchResults): string {
       fmt(s?.recordsPerSecond), fmt(k?.recordsPerSecond),
       fmt(s?.brokerCpuSecondsPerGB), fmt(k?.brokerCpuSecondsPerGB), ratio(s?.brokerCpuSecondsPerGB, k?.brokerCpuSecondsPerGB),
       fmt(s?.brokerPeakRssMiB), fmt(k?.brokerPeakRssMiB),
-      `${fmt(s?.generatorCpuShare, 2)} / ${fmt(k?.generatorCpuShare, 2)}`,
+      `${fmt(s?.generatorCpuCores, 2)} / ${fmt(k?.generatorCpuCores, 2)}`,
+      `${fmt(s?.otherCpuCores, 2)} / ${fmt(k?.otherCpuCores, 2)}`,
     ]];
   });
   md.push('## Throughput', '');
   md.push(table(
-    ['workload', 'Sluice MB/s (n)', 'Kafka MB/s', 'ratio', 'Sluice rec/s', 'Kafka rec/s', 'Sluice CPU s/GB', 'Kafka CPU s/GB', 'CPU ratio', 'Sluice peak RSS MiB', 'Kafka peak RSS MiB', 'generator cores S / K'],
+    ['workload', 'Sluice MB/s (n)', 'Kafka MB/s', 'ratio', 'Sluice rec/s', 'Kafka rec/s', 'Sluice CPU s/GB', 'Kafka CPU s/GB', 'CPU ratio', 'Sluice peak RSS MiB', 'Kafka peak RSS MiB', 'generator cores S / K', 'other load cores S / K'],
     rows,
   ), '');
-  md.push('CPU s/GB: broker process user+system seconds (all threads) per 10^9 payload bytes. Generator cores: the Java load generator\'s CPU seconds per wall second (2 = both cores).', '');
+  md.push('CPU s/GB: broker process user+system seconds (all threads) per 10^9 payload bytes. Generator cores: the Java load generator\'s CPU seconds per wall second (2 = both cores). Other load: CPU cores used by everything else on the machine during the run (other engineers\' builds and tests) — when it is high, treat the row as noise.', '');
 
   const lat = results.workloads.filter((w) => w.group === 'latency').map((w) => w.id);
   if (lat.length > 0) {
@@ -200,6 +202,11 @@ export function writeReport(dir: string, results: BenchResults): string {
       md.push(`### ${t.thread}: busy ${fmt(t.busyMs / 1000, 1)} s, idle ${fmt(t.idleMs / 1000, 1)} s`, '');
       md.push(table(['self time by function', 'ms', '% busy'], t.topFunctions.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
       md.push(table(['self time by file', 'ms', '% busy'], t.topFiles.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
+    }
+    if (p.perf) {
+      md.push(`### perf, whole process (all threads, kernel included): ${p.perf.samples} samples over ${p.perf.seconds} s at 499 Hz`, '');
+      md.push(table(['where', '% of samples'], p.perf.byCategory.map((c) => [c.category, fmt(c.percent, 1)])), '');
+      md.push(table(['top symbols', 'dso', '%'], p.perf.topSymbols.map((l) => [`\`${l.symbol.slice(0, 110)}\``, l.dso, fmt(l.percent, 2)])), '');
     }
     md.push(`Raw profiles: \`${p.dir}\` (open in Chrome DevTools → Performance).`, '');
   }

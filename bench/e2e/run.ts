@@ -112,10 +112,15 @@ async function main(): Promise<void> {
   };
 
   const produce = produceWorkloads(o);
+  // Unmeasured warm-up: the JVM broker's JIT (and Sluice's) would otherwise tax whichever run comes first.
+  for (const b of brokers) {
+    log(`warm-up on ${b.name}`);
+    await runProduce({ tools, broker: b, rep: -1, producerProps: o.producerProps }, { ...produce[0]!, records: Math.ceil(o.records1k / 2) });
+  }
   for (let rep = 0; rep < o.reps; rep++) {
     for (const w of produce) {
       if (w.partitions >= MANY_PARTITIONS && rep > 0) continue;
-      for (const b of ordered(rep)) await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () => runProduce({ tools, broker: b, rep }, w));
+      for (const b of ordered(rep)) await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () => runProduce({ tools, broker: b, rep, producerProps: o.producerProps }, w));
     }
   }
   for (const b of brokers) await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
@@ -127,7 +132,8 @@ async function main(): Promise<void> {
   if (o.profile) {
     log('profiling Sluice under 1 KiB acks=1 produce');
     try {
-      profile = await profileSluiceProduce(tools, o.workDir, o.records1k);
+      // Long enough to outlast the perf window after warm-up even in --quick mode.
+      profile = await profileSluiceProduce(tools, o.workDir, Math.max(o.records1k, 400_000), o.quick ? 4 : 8);
     } catch (e) {
       failures.push(`profile: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -142,7 +148,7 @@ async function main(): Promise<void> {
   const markdown = writeReport(outDir, {
     date: new Date().toISOString(),
     mode: o.quick ? 'quick' : 'full',
-    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', durationSeconds: Math.round((Date.now() - t0) / 1000) },
+    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', producerProps: o.producerProps.join(',') || 'client defaults', durationSeconds: Math.round((Date.now() - t0) / 1000) },
     workloads,
     machine,
     startup,
@@ -155,6 +161,7 @@ async function main(): Promise<void> {
   log(`wrote ${outDir}`);
   rmSync(join(o.workDir, 'sluice-data'), { recursive: true, force: true });
   rmSync(join(o.workDir, 'kafka'), { recursive: true, force: true });
+  rmSync(join(o.workDir, 'sluice-profile-data'), { recursive: true, force: true });
 }
 
 main().catch((e: unknown) => {

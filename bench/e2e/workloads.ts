@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import type { BrokerName, BrokerUnderTest } from './brokers.js';
 import { SEGMENT_BYTES } from './brokers.js';
 import { lastJson, parseProducerPerformance, runJava, type JavaTools, type ToolRun } from './java-tools.js';
-import { cpuSeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
+import { loadavg } from 'node:os';
+import { cpuSeconds, machineBusySeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
 
 export interface ProduceWorkload {
   readonly kind: 'produce';
@@ -44,6 +45,11 @@ export interface Measurement {
   readonly brokerCpuSecondsPerGB: number | null;
   readonly brokerPeakRssMiB: number | null;
   readonly generatorCpuSeconds: number;
+  /** Generator CPU seconds per wall second, JVM start included: 2 would be both cores. */
+  readonly generatorCpuCores: number;
+  /** CPU cores used by everything else on the machine during the run (other engineers' work). */
+  readonly otherCpuCores: number;
+  readonly loadAverage1m: number;
   readonly topicCreateSeconds?: number;
   readonly producerAvgLatencyMs?: number;
   readonly latency?: LatencyResult;
@@ -53,6 +59,8 @@ export interface RunContext {
   readonly tools: JavaTools;
   readonly broker: BrokerUnderTest;
   readonly rep: number;
+  /** key=value producer settings added to ProducerPerformance's. */
+  readonly producerProps?: readonly string[];
 }
 
 let topicSerial = 0;
@@ -76,6 +84,8 @@ interface Observed {
   readonly run: ToolRun;
   readonly brokerCpuSeconds: number | null;
   readonly brokerPeakRssMiB: number | null;
+  readonly machineBusySeconds: number;
+  readonly wallSeconds: number;
 }
 
 /**
@@ -87,9 +97,13 @@ async function observe(broker: BrokerUnderTest, generate: () => Promise<ToolRun>
   const pid = broker.pid;
   if (pid !== null) resetPeakRss(pid);
   const before = pid === null ? 0 : cpuSeconds(pid);
+  const busyBefore = machineBusySeconds();
+  const started = process.hrtime.bigint();
   const run = await generate();
-  if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null };
-  return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid) };
+  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const busy = machineBusySeconds() - busyBefore;
+  if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null, machineBusySeconds: busy, wallSeconds };
+  return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, wallSeconds };
 }
 
 function measurement(
@@ -109,6 +123,9 @@ function measurement(
     brokerCpuSecondsPerGB: o.brokerCpuSeconds === null ? null : o.brokerCpuSeconds / (bytes / 1e9),
     brokerPeakRssMiB: o.brokerPeakRssMiB,
     generatorCpuSeconds: o.run.generatorCpuSeconds,
+    generatorCpuCores: o.run.generatorCpuSeconds / o.wallSeconds,
+    otherCpuCores: Math.max(0, o.machineBusySeconds - (o.brokerCpuSeconds ?? 0) - o.run.generatorCpuSeconds) / o.wallSeconds,
+    loadAverage1m: loadavg()[0] ?? 0,
     ...extra,
   };
 }
@@ -120,7 +137,7 @@ export function producerPerformance(ctx: RunContext, topic: string, w: Omit<Prod
     '--record-size', String(w.recordSize),
     '--throughput', '-1',
     // One --command-property with several values: repeating the flag keeps only the last.
-    '--command-property', `bootstrap.servers=${ctx.broker.bootstrap}`, `acks=${w.acks}`, `compression.type=${w.compression}`,
+    '--command-property', `bootstrap.servers=${ctx.broker.bootstrap}`, `acks=${w.acks}`, `compression.type=${w.compression}`, ...(ctx.producerProps ?? []),
   ]);
 }
 
