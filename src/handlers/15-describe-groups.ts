@@ -5,7 +5,7 @@ import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 /** With no authorizer every group operation is allowed: READ, DELETE and DESCRIBE. */
-const ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+export const ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 
 export const describeGroupsHandler = defineHandler({
   request: DescribeGroupsRequest,

@@ -28,6 +28,8 @@ import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.j
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
+import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
 export const HANDLERS: readonly RegisteredApi[] = [
@@ -59,5 +61,7 @@ export const HANDLERS: readonly RegisteredApi[] = [
   offsetDeleteHandler,
   describeClusterHandler,
   describeProducersHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
   describeTopicPartitionsHandler,
 ];

@@ -1,0 +1,30 @@
+/**
+ * ConsumerGroupHeartbeat (key 68, KIP-848): join, heartbeat and leave of consumer-protocol groups.
+ * The coordinator gets the cluster's topics so every heartbeat sees topics appear and grow.
+ */
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { clientHostOf, coordinatorErrorCode } from './group-errors.js';
+import { defineHandler } from './handler.js';
+
+export const consumerGroupHeartbeatHandler = defineHandler({
+  request: ConsumerGroupHeartbeatRequest,
+  response: ConsumerGroupHeartbeatResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const response = await c.groups.run(request.groupId, (coordinator, now) =>
+        coordinator.consumerGroupHeartbeat(request, {
+          apiVersion: ctx.header.requestApiVersion,
+          clientId: ctx.header.clientId ?? '',
+          clientHost: clientHostOf(ctx.clientAddress),
+          now,
+          topics: c.metadata,
+        }),
+      );
+      return { throttleTimeMs: 0, ...response };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 };
+    }
+  },
+});
