@@ -1,7 +1,7 @@
 /**
  * A small Kafka wire client on Sluice's generated codecs: connections with version
- * negotiation, and the admin, producer and consumer operations behind `sluice topics`,
- * `configs`, `produce` and `consume`. It talks to any Kafka-compatible broker.
+ * negotiation, and the admin, producer, consumer and group operations behind `sluice topics`,
+ * `configs`, `produce`, `consume` and `groups`. It talks to any Kafka-compatible broker.
  */
 export { ApiVersionTable, CLIENT_API_RANGES, type BrokerApiRange, type VersionRange } from './api-versions.js';
 export { parseBootstrapServers, parseBrokerAddress, type BrokerAddress } from './broker-address.js';
@@ -13,5 +13,9 @@ export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type
 export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOptions, type ProducerRecord } from './producer-client.js';
 export { KafkaConsumerClient, type ConsumerOptions, type OffsetSpec, type Positions } from './consumer-client.js';
 export type { ConsumedRecord } from './fetched-records.js';
+export { KafkaGroupAdminClient, type GroupAdminOptions, type GroupDescription, type GroupListing, type GroupMember, type PartitionOffset, type PartitionResult } from './group-admin-client.js';
+export { decodeMemberAssignment, type TopicPartitions } from './consumer-protocol.js';
+export { planOffsetReset, resetTarget, type PartitionPosition, type ResetSpec } from './offset-reset.js';
+export { byTopic, comparePartitions, listPartitionOffsets, partitionKey } from './partition-offsets.js';
 export { COMPRESSION_NAMES, compressionType, isCompressionName, type CompressionName } from './compression-codecs.js';
 export { murmur2, partitionForKey } from './partitioner.js';
