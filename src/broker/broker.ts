@@ -130,7 +130,7 @@ export class Broker {
       groups = new GroupCoordinatorRuntime(
         offsetsLog,
         config.offsetsTopicNumPartitions,
-        { initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs, offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000 },
+        config.groupCoordinator,
         new Logger('groups'),
       );
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
+import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 
 export interface BrokerConfig {
   /** `listeners`: PLAINTEXT://host:port. */
@@ -32,10 +33,12 @@ export interface BrokerConfig {
   readonly logCleanerThreads: number;
   readonly numPartitionWorkers: number;
   readonly offsetsTopicNumPartitions: number;
-  readonly offsetsRetentionMinutes: number;
-  readonly groupInitialRebalanceDelayMs: number;
+  /** The group coordinator's settings from the `group.*` and `offset*` keys. */
+  readonly groupCoordinator: GroupCoordinatorConfig;
   /** `cluster.id` when configured; otherwise read from or generated into meta.properties. */
   readonly clusterId: string | null;
+  /** `metrics.listener`: where `/metrics` is served (port 0 picks one); null leaves it off. */
+  readonly metricsListener: { readonly host: string; readonly port: number } | null;
   /** Every key set explicitly (validated): DescribeConfigs reports them as STATIC_BROKER_CONFIG. */
   readonly staticSettings: ReadonlyMap<string, string>;
 }
@@ -62,6 +65,15 @@ function parseListener(key: string, value: string): { host: string; port: number
   if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
   const host = m[1]!.replace(/^\[|\]$/g, '');
   return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+function parseMetricsListener(value: string | undefined): { host: string; port: number } | null {
+  if (value === undefined || value === '') return null;
+  const m = /^http:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(value);
+  if (!m) throw new ConfigError('metrics.listener', `'${value}' is not http://host:port`);
+  const port = Number(m[2]);
+  if (port > 65535) throw new ConfigError('metrics.listener', `port ${port} is out of range`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 /** Reads Java-properties text: `key=value` or `key: value`, `#`/`!` comments. */
@@ -160,9 +172,22 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       logCleanerThreads: values.int('log.cleaner.threads'),
       numPartitionWorkers: values.int('num.partition.workers'),
       offsetsTopicNumPartitions: values.int('offsets.topic.num.partitions'),
-      offsetsRetentionMinutes: values.int('offsets.retention.minutes'),
-      groupInitialRebalanceDelayMs: values.int('group.initial.rebalance.delay.ms'),
+      groupCoordinator: {
+        ...DEFAULT_GROUP_COORDINATOR_CONFIG,
+        minSessionTimeoutMs: values.int('group.min.session.timeout.ms'),
+        maxSessionTimeoutMs: values.int('group.max.session.timeout.ms'),
+        initialRebalanceDelayMs: values.int('group.initial.rebalance.delay.ms'),
+        maxGroupSize: values.int('group.max.size'),
+        offsetsRetentionMs: values.int('offsets.retention.minutes') * 60_000,
+        offsetsRetentionCheckIntervalMs: values.int('offsets.retention.check.interval.ms'),
+        offsetMetadataMaxBytes: values.int('offset.metadata.max.bytes'),
+        consumerGroupHeartbeatIntervalMs: values.int('group.consumer.heartbeat.interval.ms'),
+        consumerGroupSessionTimeoutMs: values.int('group.consumer.session.timeout.ms'),
+        consumerGroupMaxSize: values.int('group.consumer.max.size'),
+        consumerGroupAssignors: splitList(values.raw('group.consumer.assignors') ?? ''),
+      },
       clusterId,
+      metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       staticSettings,
     },
     unknownKeys,

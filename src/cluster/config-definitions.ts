@@ -130,7 +130,17 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('offsets.topic.num.partitions', 'int', '50', false, 'Partitions of __consumer_offsets.', { min: 1 }),
   broker('offsets.retention.minutes', 'int', '10080', false, 'How long committed offsets of an empty group are kept.', { min: 1 }),
   broker('group.initial.rebalance.delay.ms', 'int', '3000', false, 'How long the first rebalance of a new group waits for more members.'),
+  broker('group.min.session.timeout.ms', 'int', '6000', false, 'Shortest session timeout a classic group member may ask for.', { min: 1 }),
+  broker('group.max.session.timeout.ms', 'int', '1800000', false, 'Longest session timeout a classic group member may ask for.', { min: 1 }),
+  broker('group.max.size', 'int', '2147483647', false, 'Most members of a classic group.', { min: 1 }),
+  broker('offset.metadata.max.bytes', 'int', '4096', false, 'Longest metadata string an offset commit may carry.', { min: 0 }),
+  broker('offsets.retention.check.interval.ms', 'long', '600000', false, 'How often expired offsets are removed.', { min: 1 }),
+  broker('group.consumer.heartbeat.interval.ms', 'int', '5000', false, 'Heartbeat interval given to consumer-protocol (KIP-848) members.', { min: 1 }),
+  broker('group.consumer.session.timeout.ms', 'int', '45000', false, 'Session timeout of consumer-protocol (KIP-848) members.', { min: 1 }),
+  broker('group.consumer.max.size', 'int', '2147483647', false, 'Most members of a consumer-protocol group.', { min: 1 }),
+  broker('group.consumer.assignors', 'list', 'uniform,range', false, 'Server-side assignors of consumer-protocol groups; the first is the default.'),
   broker('cluster.id', 'string', null, false, 'Sluice: the cluster id; generated and stored in meta.properties when absent.'),
+  broker('metrics.listener', 'string', null, false, 'Sluice: http://host:port of the Prometheus /metrics endpoint; off when absent.'),
 ];
 
 function topic(
