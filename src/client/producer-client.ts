@@ -5,28 +5,21 @@
  * topic is still being created) are sent again after a metadata refresh until the delivery
  * timeout. No idempotence: a retry after a lost response may write a batch twice, as with
  * Kafka's producer when `enable.idempotence=false`.
+ *
+ * Each call is one batch per partition, sent at once: the caller decides the batching (the CLI
+ * sends what stdin has ready). `BatchingProducer` (`producer-batching.ts`) is the Java
+ * producer's model instead: `batch.size`, `linger.ms`, `max.in.flight`.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { ProduceRequest, ProduceResponse, type ProduceResponseData } from '../protocol/messages/index.js';
-import { CompressionType, encodeRecordBatch, type RecordHeaderInput } from '../protocol/records/index.js';
-import { brokerError, isRetriable } from './client-errors.js';
+import { CompressionType } from '../protocol/records/index.js';
+import { isRetriable } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { TopicMetadata } from './cluster-metadata.js';
-import { compressRecords } from './compression-codecs.js';
 import { partitionForKey, StickyPartitioner } from './partitioner.js';
+import { encodeBatch, producePartitions, type Acks, type EncodedBatch, type LeaderOutcome, type PartitionAppend, type ProducerRecord } from './producer-request.js';
 import { withRetries } from './retry.js';
 import { groupByLeader, requirePartition, topicWithLeaders } from './topic-leaders.js';
 
-export interface ProducerRecord {
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  readonly partition?: number;
-  readonly headers?: readonly RecordHeaderInput[];
-  /** CreateTime in epoch milliseconds; defaults to now. */
-  readonly timestamp?: bigint;
-}
-
-export type Acks = -1 | 0 | 1;
+export type { Acks, PartitionAppend, ProducerRecord } from './producer-request.js';
 
 export interface ProducerOptions {
   readonly acks?: Acks;
@@ -37,16 +30,8 @@ export interface ProducerOptions {
   readonly deliveryTimeoutMs?: number;
 }
 
-export interface PartitionAppend {
-  readonly partition: number;
-  /** The offset of the batch's first record; -1 with acks=0, which gets no answer. */
-  readonly baseOffset: bigint;
-  readonly recordCount: number;
-}
-
-const DEFAULT_ACK_TIMEOUT_MS = 30_000;
-const DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
-const NO_OFFSET = -1n;
+export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
 
 export class KafkaProducerClient {
   private readonly acks: Acks;
@@ -84,15 +69,14 @@ export class KafkaProducerClient {
             this.sendToLeader(metadata, leader, partitions.map((p) => [p, pending.get(p)!] as const)),
           ),
         );
-        for (const append of outcomes.flatMap((o) => o.appended)) {
-          pending.delete(append.partition);
-          done.push(append);
+        for (const { partition, baseOffset, recordCount } of outcomes.flatMap((o) => o.appended)) {
+          pending.delete(partition);
+          done.push({ partition, baseOffset, recordCount });
         }
-        const failures = outcomes.flatMap((o) => o.failures);
+        const failures = outcomes.flatMap((o) => o.failures.map((f) => f.error));
         // A non-retriable failure ends the send at once; otherwise retry what is left.
         const failure = failures.find((f) => !isRetriable(f)) ?? failures[0];
         if (failure !== undefined) throw failure;
-        if (pending.size > 0) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, `no answer for partitions ${[...pending.keys()].join(', ')}`, `produce to topic '${topic}'`);
       },
       { deadline, beforeRetry: () => this.topics.delete(topic) },
     );
@@ -108,7 +92,7 @@ export class KafkaProducerClient {
     return metadata;
   }
 
-  private encodeBatches(topic: TopicMetadata, records: readonly ProducerRecord[]): Map<number, PendingBatch> {
+  private encodeBatches(topic: TopicMetadata, records: readonly ProducerRecord[]): Map<number, EncodedBatch> {
     const count = topic.partitions.length;
     const unkeyed = this.sticky.nextBatchPartition(count);
     const byPartition = new Map<number, ProducerRecord[]>();
@@ -120,71 +104,18 @@ export class KafkaProducerClient {
       else list.push(record);
     }
     const now = BigInt(Date.now());
-    const batches = new Map<number, PendingBatch>();
-    for (const [partition, list] of byPartition) {
-      const bytes = encodeRecordBatch(
-        {
-          compression: this.compression,
-          records: list.map((r) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: r.timestamp ?? now })),
-        },
-        compressRecords,
-      );
-      batches.set(partition, { bytes, recordCount: list.length });
-    }
+    const batches = new Map<number, EncodedBatch>();
+    for (const [partition, list] of byPartition) batches.set(partition, encodeBatch(list, this.compression, now));
     return batches;
   }
 
   /** Never rejects: what one leader took and what failed, so that other leaders' successes are kept. */
-  private async sendToLeader(topic: TopicMetadata, leader: number, partitions: ReadonlyArray<readonly [number, PendingBatch]>): Promise<LeaderOutcome> {
+  private async sendToLeader(topic: TopicMetadata, leader: number, partitions: ReadonlyArray<readonly [number, EncodedBatch]>): Promise<LeaderOutcome> {
     try {
-      return await this.produce(topic, leader, partitions);
-    } catch (err) {
-      return { appended: [], failures: [err] };
+      const connection = await this.cluster.nodeConnection(leader);
+      return await producePartitions(connection, [{ topic, batches: partitions }], { acks: this.acks, ackTimeoutMs: this.ackTimeoutMs });
+    } catch (error) {
+      return { appended: [], failures: partitions.map(([partition]) => ({ topic: topic.name, partition, error })) };
     }
   }
-
-  private async produce(topic: TopicMetadata, leader: number, partitions: ReadonlyArray<readonly [number, PendingBatch]>): Promise<LeaderOutcome> {
-    const connection = await this.cluster.nodeConnection(leader);
-    const body = () => ({
-      transactionalId: null,
-      acks: this.acks,
-      timeoutMs: this.ackTimeoutMs,
-      // Produce v13 names the topic by id, earlier versions by name; each version writes the one it has.
-      topicData: [{ name: topic.name, topicId: topic.topicId, partitionData: partitions.map(([index, batch]) => ({ index, records: batch.bytes })) }],
-    });
-    if (this.acks === 0) {
-      await connection.requestWithoutResponse(ProduceRequest, body);
-      return { appended: partitions.map(([partition, batch]) => ({ partition, baseOffset: NO_OFFSET, recordCount: batch.recordCount })), failures: [] };
-    }
-    const res = await connection.request(ProduceRequest, ProduceResponse, body, { timeoutMs: this.ackTimeoutMs + 5_000 });
-    return partitionResults(res, topic.name, new Map(partitions));
-  }
-}
-
-interface PendingBatch {
-  readonly bytes: Buffer;
-  readonly recordCount: number;
-}
-
-interface LeaderOutcome {
-  readonly appended: PartitionAppend[];
-  readonly failures: unknown[];
-}
-
-function partitionResults(res: ProduceResponseData, topic: string, sent: ReadonlyMap<number, PendingBatch>): LeaderOutcome {
-  const appended: PartitionAppend[] = [];
-  const failures: unknown[] = [];
-  for (const t of res.responses) {
-    for (const p of t.partitionResponses) {
-      const batch = sent.get(p.index);
-      if (batch === undefined) continue;
-      if (p.errorCode === ErrorCode.NONE) {
-        appended.push({ partition: p.index, baseOffset: p.baseOffset, recordCount: batch.recordCount });
-      } else {
-        const detail = p.errorMessage ?? p.recordErrors.map((e) => e.batchIndexErrorMessage).find((m) => m !== null) ?? null;
-        failures.push(brokerError(p.errorCode, detail, `produce to topic '${topic}' partition ${p.index}`));
-      }
-    }
-  }
-  return { appended, failures };
 }
