@@ -9,6 +9,8 @@
  * worker has loaded, so a crash from then on is never mistaken for a clean stop.
  */
 import { Logger } from '../common/logger.js';
+import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import { MetricsScraper } from '../common/metrics/scrape.js';
 import { ClusterMetadata } from '../cluster/cluster-metadata.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
@@ -31,6 +33,7 @@ import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
+import { MetricsServer } from './metrics-server.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;
@@ -57,6 +60,8 @@ export class Broker {
     private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
     readonly port: number,
+    /** The `/metrics` endpoint, when `metrics.listener` is set. */
+    readonly metrics: MetricsServer | null,
   ) {}
 
   get bootstrap(): string {
@@ -94,6 +99,7 @@ export class Broker {
     const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorRuntime | null = null;
+    let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(
       withClusterContext(HANDLERS, () => {
         if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
@@ -146,6 +152,11 @@ export class Broker {
         producerIds: ProducerIdManager.open(config.logDirs[0]!),
         groups,
       };
+      if (config.metricsListener !== null) {
+        const scraper = new MetricsScraper({ broker: brokerMetrics.registry, workerSnapshots: () => partitions.workerMetrics(), rings: () => host.ringOccupancy() });
+        metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, new Logger('metrics'));
+        log.info('metrics endpoint listening', { url: metricsServer.url });
+      }
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length, workers: host.size });
     } catch (err) {
       await listener.close();
@@ -156,7 +167,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port);
+    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer);
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
@@ -168,6 +179,8 @@ export class Broker {
     this.purgatory.wakeAll('shutdown');
     this.groups.close();
     await closing;
+    // Scrapes ask the workers, so the endpoint goes before them.
+    await this.metrics?.close();
     await this.partitions.close();
   }
 }

@@ -5,6 +5,7 @@
  * acks=-1 equals acks=1 on a single broker, unless the topic asks for more in-sync replicas
  * than exist. Transactional batches are refused until transactions exist.
  */
+import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   ProduceRequest,
@@ -13,7 +14,7 @@ import {
   type ProduceResponsePartitionProduceResponseInput,
   type ProduceResponseTopicProduceResponseInput,
 } from '../protocol/messages/index.js';
-import { isTransactional } from '../protocol/records/index.js';
+import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicMetadata } from '../cluster/cluster-metadata.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
@@ -29,6 +30,16 @@ function failed(index: number, errorCode: number, errorMessage: string | null = 
 
 function batchIsTransactional(records: Buffer): boolean {
   return records.length >= BATCH_HEADER_BYTES && isTransactional(records.readInt16BE(ATTRIBUTES_OFFSET));
+}
+
+/** Counts an appended partition's batches for /metrics; the append has validated their framing. */
+function countAppended(topic: string, records: Buffer): void {
+  let position = 0;
+  while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
+    const size = BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
+    brokerMetrics.batchAppended(topic, size, records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET));
+    position += size;
+  }
 }
 
 async function producePartition(
@@ -47,6 +58,7 @@ async function producePartition(
     return failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS, 'min.insync.replicas is larger than the single replica');
   }
   const reply = await c.partitions.append(topic.name, p.index, LEADER_EPOCH, p.records);
+  if (reply.errorCode === ErrorCode.NONE) countAppended(topic.name, p.records);
   return {
     index: p.index,
     errorCode: reply.errorCode,
@@ -65,6 +77,7 @@ export const produceHandler = defineHandler({
     const c = clusterOf(ctx);
     const acks = request.acks;
     const byId = ctx.header.requestApiVersion >= 13;
+    brokerMetrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
     const responses: ProduceResponseTopicProduceResponseInput[] = await Promise.all(
       request.topicData.map(async (t) => {
         const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);

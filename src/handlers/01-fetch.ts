@@ -9,6 +9,7 @@
  * - Long polling: until `min_bytes` have gathered or `max_wait_ms` passes, the fetch waits in
  *   the purgatory on its partitions and reads again when one of them gets an append.
  */
+import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   FetchRequest,
@@ -99,6 +100,7 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
       r.result.records?.release();
       continue;
     }
+    if (r.result.records !== null) brokerMetrics.bytesFetched(r.partition.topic, r.result.records.byteLength);
     const key = byId ? r.partition.topicId : r.partition.topic;
     let topic = topics.get(key);
     if (topic === undefined) {

@@ -26,6 +26,8 @@ export interface RequestContext {
    * wrapping the registered handlers (`withClusterContext`), so the network layer need not know it.
    */
   readonly cluster?: ClusterContext;
+  /** Sees each decoded response before it is encoded (the dispatcher counts its error codes for /metrics). */
+  readonly onResponse?: (response: unknown) => void;
 }
 
 /**
@@ -75,6 +77,7 @@ export function defineHandler<Req, Res>(spec: HandlerSpec<Req, Res>): Registered
       const request = spec.request.read(body, version);
       const response = await spec.handle(request, ctx);
       if (response === NO_RESPONSE) return NO_RESPONSE;
+      ctx.onResponse?.(response);
       return (w) => spec.response.write(w, response, version);
     },
   };

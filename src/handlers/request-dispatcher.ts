@@ -3,8 +3,11 @@
  * unknown version the KIP-511 way, and encodes the handler's response with the header version
  * Kafka uses. Failures other than bad input are logged with the request's identity and rethrown.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import { forEachErrorCode } from '../common/metrics/response-errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import { API_VERSIONS_KEY, encodeResponse } from '../protocol/envelope.js';
 import { ApiVersionsResponse, type RequestHeaderData } from '../protocol/messages/index.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
@@ -15,6 +18,9 @@ import { NO_RESPONSE, type RequestContext } from './handler.js';
 import type { HandlerRegistry } from './registry.js';
 
 export class RequestDispatcher {
+  /** Per API, the `onResponse` hook counting its responses' error codes (made once, not per request). */
+  private readonly errorCounters = new Map<string, (response: unknown) => void>();
+
   constructor(
     private readonly registry: HandlerRegistry,
     private readonly log: Logger,
@@ -25,17 +31,26 @@ export class RequestDispatcher {
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);
     if (handler === undefined) throw new DecodeError(`API key ${apiKey} is not served by this broker`);
+    const started = performance.now();
     if (!this.registry.supports(apiKey, version)) {
-      if (apiKey !== API_VERSIONS_KEY) throw new DecodeError(`unsupported version ${version} of ${handler.name}`);
+      if (apiKey !== API_VERSIONS_KEY) {
+        brokerMetrics.requestFailed(handler.name);
+        throw new DecodeError(`unsupported version ${version} of ${handler.name}`);
+      }
       // KIP-511: answer with version 0, the error and our ranges, so the client can pick a version.
       const response = apiVersionsBody(ErrorCode.UNSUPPORTED_VERSION, this.registry.supportedApis);
+      brokerMetrics.requestError(handler.name, ErrorCode.UNSUPPORTED_VERSION, errorName(ErrorCode.UNSUPPORTED_VERSION));
+      brokerMetrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
       return encodeResponse(apiKey, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, response, 0));
     }
-    const ctx: RequestContext = { header, clientAddress, supportedApis: this.registry.supportedApis };
+    const ctx: RequestContext = { header, clientAddress, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name) };
     try {
       const response = await handler.invoke(body, ctx);
-      return response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
+      const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
+      brokerMetrics.requestServed(handler.name, version, (performance.now() - started) / 1000);
+      return frame;
     } catch (err) {
+      brokerMetrics.requestFailed(handler.name);
       if (!(err instanceof DecodeError)) {
         this.log.error('request failed', {
           client: clientAddress,
@@ -48,5 +63,15 @@ export class RequestDispatcher {
       }
       throw err;
     }
+  }
+
+  private errorCounter(api: string): (response: unknown) => void {
+    let counter = this.errorCounters.get(api);
+    if (counter === undefined) {
+      const count = (errorCode: number): void => brokerMetrics.requestError(api, errorCode, errorName(errorCode));
+      counter = (response) => forEachErrorCode(response, count);
+      this.errorCounters.set(api, counter);
+    }
+    return counter;
   }
 }

@@ -5,6 +5,7 @@
  * range is released exactly once, sent or not, so the owner's lease on the segment ends.
  */
 import type { Socket } from 'node:net';
+import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { sendFile } from '../native/index.js';
 import type { FileRegion, FrameParts } from '../protocol/primitives/writer.js';
 
@@ -39,12 +40,14 @@ export class OutboundQueue {
       const part = this.queue.shift()!;
       if (Buffer.isBuffer(part)) {
         this.socket.write(part);
+        brokerMetrics.bufferedBytesSent(part.length);
         continue;
       }
       this.sending = true;
       sendFile(this.socket, part.fd, part.position, part.byteLength).then(
         () => {
           part.release();
+          brokerMetrics.zeroCopyBytesSent(part.byteLength);
           this.sending = false;
           this.drain();
         },

@@ -8,6 +8,7 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
@@ -188,6 +189,20 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     } catch (err) {
       return { errorCode: transportErrorCode(err), producers: [] };
     }
+  }
+
+  /**
+   * Every worker's metrics (for a /metrics scrape). A worker that is gone or fails to answer is
+   * left out, so a scrape still shows the rest; the failure is logged.
+   */
+  async workerMetrics(): Promise<WorkerMetricsSnapshot[]> {
+    const replies = await Promise.allSettled(this.workers().map(async (w) => decodeJson<WorkerMetricsSnapshot>(await this.host.request(w, PartitionOp.METRICS))));
+    const snapshots: WorkerMetricsSnapshot[] = [];
+    replies.forEach((reply, worker) => {
+      if (reply.status === 'fulfilled') snapshots.push(reply.value);
+      else this.log.debug('worker metrics unavailable', { worker, error: String(reply.reason) });
+    });
+    return snapshots;
   }
 
   /** Writes the per-log-dir checkpoint files from every worker's share (worker 0 writes them). */

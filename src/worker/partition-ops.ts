@@ -5,7 +5,9 @@
  * open until the main thread sends RELEASE after its sendfile.
  */
 import { statfsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { KafkaError } from '../common/kafka-error.js';
+import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
 import {
@@ -73,6 +75,7 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     clusterId: options.clusterId,
     cleaner: options.cleanerThreads > 0 ? { threads: options.cleanerThreads } : false,
   });
+  const metrics = new WorkerMetrics(setup.workerIndex);
   const leases = new Map<number, LogSlice>();
   let nextLeaseId = 1;
   let closed = false;
@@ -116,7 +119,10 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     const { command, records } = decodeAppend(body);
     try {
       const log = logOf(command);
+      const started = performance.now();
       const result = log.append(records, { leaderEpoch: command.leaderEpoch });
+      // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
+      metrics.appended(records.byteLength, (performance.now() - started) / 1000, log.flushState.unflushedMessages === 0);
       log.highWatermark = log.logEndOffset;
       return encodeAppendReply({
         errorCode: ErrorCode.NONE,
@@ -290,8 +296,23 @@ export const registerHandlers: RegisterHandlers = (setup) => {
 
   setup.handle(PartitionOp.CLOSE_LOGS, () => encodeJson(closeLogs()));
 
+  setup.handle(PartitionOp.METRICS, async () => {
+    let partitions = 0;
+    let segments = 0;
+    if (!closed) {
+      for (const log of manager.logs()) {
+        partitions++;
+        segments += log.segmentCount;
+      }
+    }
+    return encodeJson(await metrics.snapshot({ partitions, segments }));
+  });
+
   setup.every(options.maintenanceIntervalMs, () => {
-    if (!closed) manager.maintain();
+    if (closed) return;
+    const started = performance.now();
+    manager.maintain();
+    metrics.maintained((performance.now() - started) / 1000);
   });
   setup.onClose(() => {
     closeLogs();

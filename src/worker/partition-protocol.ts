@@ -26,6 +26,8 @@ export const PartitionOp = {
   CHECKPOINT_ENTRIES: 21,
   WRITE_CHECKPOINTS: 22,
   CLOSE_LOGS: 23,
+  /** The worker's metrics, as prom-client JSON (`WorkerMetricsSnapshot`), pulled when /metrics is scraped. */
+  METRICS: 24,
 } as const;
 
 /** What the worker module is started with (`handlerOptions`, structured-cloned). */

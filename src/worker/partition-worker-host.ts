@@ -9,8 +9,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { RingOccupancy } from '../common/metrics/scrape.js';
 import { SHUTDOWN_OP, isHandlerOp } from '../ipc/command-codec.js';
-import { DEFAULT_RING_CAPACITY, RingChannelClient, createChannelBuffers, type MessageBody } from '../ipc/ring-channel.js';
+import { DEFAULT_RING_CAPACITY, RingChannelClient, createChannelBuffers, type ChannelBuffers, type MessageBody } from '../ipc/ring-channel.js';
+import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
 import { workerForPartition } from './partition-routing.js';
@@ -36,6 +38,8 @@ interface WorkerSlot {
   readonly index: number;
   readonly thread: Worker;
   readonly channel: RingChannelClient;
+  /** The rings' shared memory, read (never written) here for their occupancy. */
+  readonly buffers: ChannelBuffers;
   readonly exited: Promise<void>;
   /** Set once the worker no longer serves; later requests reject with it at once. */
   failure: PartitionWorkerUnavailableError | null;
@@ -76,6 +80,7 @@ export class PartitionWorkerHost {
         index,
         thread,
         channel: new RingChannelClient(channel.commands, channel.replies),
+        buffers: channel,
         exited: new Promise((resolve) => thread.once('exit', () => resolve())),
         failure: null,
       };
@@ -131,6 +136,14 @@ export class PartitionWorkerHost {
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
     return slot.channel.request(op, body);
+  }
+
+  /** Bytes in use and capacity of every worker's command and reply rings, for /metrics. */
+  ringOccupancy(): RingOccupancy[] {
+    return this.slots.flatMap((slot) => [
+      ringOccupancy(slot.index, 'commands', slot.buffers.commands),
+      ringOccupancy(slot.index, 'replies', slot.buffers.replies),
+    ]);
   }
 
   /** `request` to the worker that owns `partition` of `topicKey`. */
@@ -191,4 +204,16 @@ export class PartitionWorkerHost {
     if (slot === undefined) throw new RangeError(`no partition worker ${workerIndex} (there are ${this.slots.length})`);
     return slot;
   }
+}
+
+/**
+ * Reads a ring's HEAD and TAIL (layout: `ipc/ring-layout.ts`). Each is written by one side only;
+ * the two loads are not one snapshot, so the figure may be a frame off, which a gauge tolerates.
+ */
+function ringOccupancy(worker: number, direction: RingOccupancy['direction'], buffer: SharedArrayBuffer): RingOccupancy {
+  const cells = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+  const capacityBytes = buffer.byteLength - HEADER_BYTES;
+  // Positions run over two laps (see ring-layout.ts): tail - head modulo 2 × capacity.
+  const used = Atomics.load(cells, TAIL_INDEX) - Atomics.load(cells, HEAD_INDEX);
+  return { worker, direction, usedBytes: used < 0 ? used + 2 * capacityBytes : used, capacityBytes };
 }

@@ -1,0 +1,170 @@
+/**
+ * The main thread's instruments, the Sluice counterparts of Kafka's RequestMetrics (rate,
+ * latency and errors per API), BrokerTopicMetrics (messages and bytes in/out per topic) and the
+ * produce batch statistics, plus how response bytes left: by sendfile (zero copy) or through
+ * the socket's buffers. Names and labels are listed in docs/notes/metrics.md.
+ *
+ * They live on a registry of their own, never prom-client's global one, so that importing this
+ * module registers nothing behind anyone's back. `brokerMetrics` is process-wide, like the
+ * process metrics beside it: brokers started in-process by one test suite add up.
+ *
+ * Updates happen once per request, per partition batch or per socket write, never per record.
+ * Label objects are cached (per API version, per topic, per error), so an update allocates only
+ * what prom-client itself needs to find the series.
+ */
+import { Counter, Histogram, Registry, exponentialBuckets } from 'prom-client';
+
+/** Fetch long polls last up to `max_wait_ms` (seconds), so the buckets reach past 30 s. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** 128 B … 8 MiB, four times apart: `message.max.bytes` defaults to about 1 MiB. */
+const BATCH_BYTES_BUCKETS = exponentialBuckets(128, 4, 9);
+const BATCH_RECORDS_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+const REQUEST_BATCHES_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+type ApiLabels = { readonly api: string; readonly version: string };
+type ErrorLabels = { readonly api: string; readonly error_code: string; readonly error: string };
+type TopicLabels = { readonly topic: string };
+
+export class BrokerMetrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: 'sluice_requests_total',
+    help: 'Requests served, by API name and version (Kafka RequestsPerSec).',
+    labelNames: ['api', 'version'],
+    registers: [this.registry],
+  });
+  private readonly requestSeconds = new Histogram({
+    name: 'sluice_request_duration_seconds',
+    help: 'Time from a request being decoded to its response being ready, by API name and version (Kafka TotalTimeMs, without queueing and sending).',
+    labelNames: ['api', 'version'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly requestErrors = new Counter({
+    name: 'sluice_request_errors_total',
+    help: 'Non-zero error codes in responses, by API and error (Kafka ErrorsPerSec); a response with several partitions in error counts each.',
+    labelNames: ['api', 'error_code', 'error'],
+    registers: [this.registry],
+  });
+  private readonly requestFailures = new Counter({
+    name: 'sluice_request_failures_total',
+    help: 'Requests that got no response because they failed (malformed, unsupported, or a handler exception): the connection was closed.',
+    labelNames: ['api'],
+    registers: [this.registry],
+  });
+  private readonly messagesIn = new Counter({
+    name: 'sluice_topic_messages_in_total',
+    help: 'Records appended by Produce requests, by topic (Kafka MessagesInPerSec).',
+    labelNames: ['topic'],
+    registers: [this.registry],
+  });
+  private readonly bytesIn = new Counter({
+    name: 'sluice_topic_bytes_in_total',
+    help: 'Record batch bytes appended by Produce requests, by topic (Kafka BytesInPerSec).',
+    labelNames: ['topic'],
+    registers: [this.registry],
+  });
+  private readonly bytesOut = new Counter({
+    name: 'sluice_topic_bytes_out_total',
+    help: 'Record bytes put in Fetch responses, by topic (Kafka BytesOutPerSec).',
+    labelNames: ['topic'],
+    registers: [this.registry],
+  });
+  private readonly batchBytes = new Histogram({
+    name: 'sluice_produce_batch_size_bytes',
+    help: 'Size of each appended produce record batch, in bytes.',
+    buckets: BATCH_BYTES_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly batchRecords = new Histogram({
+    name: 'sluice_produce_batch_records',
+    help: 'Records in each appended produce record batch.',
+    buckets: BATCH_RECORDS_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly requestBatches = new Histogram({
+    name: 'sluice_produce_request_batches',
+    help: 'Partition record batches carried by each Produce request.',
+    buckets: REQUEST_BATCHES_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly bytesSent = new Counter({
+    name: 'sluice_network_bytes_sent_total',
+    help: 'Response bytes handed to the kernel: path="zero_copy" by sendfile from segment files, path="buffered" by socket writes from memory.',
+    labelNames: ['path'],
+    registers: [this.registry],
+  });
+
+  private readonly apiLabels = new Map<string, ApiLabels[]>();
+  private readonly errorLabels = new Map<string, Map<number, ErrorLabels>>();
+  private readonly failureLabels = new Map<string, { readonly api: string }>();
+  private readonly topicLabels = new Map<string, TopicLabels>();
+  private static readonly ZERO_COPY = { path: 'zero_copy' } as const;
+  private static readonly BUFFERED = { path: 'buffered' } as const;
+
+  /** One request answered (or answered with no response, acks=0) after `seconds`. */
+  requestServed(api: string, version: number, seconds: number): void {
+    const labels = this.labelsOf(api, version);
+    this.requests.inc(labels);
+    this.requestSeconds.observe(labels, seconds);
+  }
+
+  /** One non-zero error code found in a response of `api`; `name` is Kafka's name for it. */
+  requestError(api: string, errorCode: number, name: string): void {
+    let byCode = this.errorLabels.get(api);
+    if (byCode === undefined) this.errorLabels.set(api, (byCode = new Map()));
+    let labels = byCode.get(errorCode);
+    if (labels === undefined) byCode.set(errorCode, (labels = { api, error_code: String(errorCode), error: name }));
+    this.requestErrors.inc(labels);
+  }
+
+  /** A request that closed its connection instead of being answered. */
+  requestFailed(api: string): void {
+    let labels = this.failureLabels.get(api);
+    if (labels === undefined) this.failureLabels.set(api, (labels = { api }));
+    this.requestFailures.inc(labels);
+  }
+
+  /** A produce record batch of `bytes` holding `records` records was appended to `topic`. */
+  batchAppended(topic: string, bytes: number, records: number): void {
+    const labels = this.topicLabelsOf(topic);
+    this.messagesIn.inc(labels, records);
+    this.bytesIn.inc(labels, bytes);
+    this.batchBytes.observe(bytes);
+    this.batchRecords.observe(records);
+  }
+
+  /** A Produce request carrying `batches` partition batches (appended or not). */
+  produceRequest(batches: number): void {
+    this.requestBatches.observe(batches);
+  }
+
+  /** `bytes` of `topic`'s records went into a Fetch response. */
+  bytesFetched(topic: string, bytes: number): void {
+    this.bytesOut.inc(this.topicLabelsOf(topic), bytes);
+  }
+
+  zeroCopyBytesSent(bytes: number): void {
+    this.bytesSent.inc(BrokerMetrics.ZERO_COPY, bytes);
+  }
+
+  bufferedBytesSent(bytes: number): void {
+    this.bytesSent.inc(BrokerMetrics.BUFFERED, bytes);
+  }
+
+  private labelsOf(api: string, version: number): ApiLabels {
+    let versions = this.apiLabels.get(api);
+    if (versions === undefined) this.apiLabels.set(api, (versions = []));
+    return (versions[version] ??= { api, version: String(version) });
+  }
+
+  private topicLabelsOf(topic: string): TopicLabels {
+    let labels = this.topicLabels.get(topic);
+    if (labels === undefined) this.topicLabels.set(topic, (labels = { topic }));
+    return labels;
+  }
+}
+
+/** The process's instruments, fed by the network layer, the dispatcher and the handlers. */
+export const brokerMetrics = new BrokerMetrics();
