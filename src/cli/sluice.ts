@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
- * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume ...` are client
+ * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume|groups ...` are client
  * tools for any Kafka-compatible broker (`src/cli/commands/`).
  */
 import { Broker } from '../broker/broker.js';

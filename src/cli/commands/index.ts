@@ -2,6 +2,7 @@
 import type { Command } from './command-support.js';
 import { configsCommand } from './configs.js';
 import { consumeCommand } from './consume.js';
+import { groupsCommand } from './groups.js';
 import { produceCommand } from './produce.js';
 import { topicsCommand } from './topics.js';
 
@@ -12,4 +13,5 @@ export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['configs', configsCommand],
   ['produce', produceCommand],
   ['consume', consumeCommand],
+  ['groups', groupsCommand],
 ]);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_KAFKA_VERSION, repoRoot, startKafka, type KafkaHandle } from '../../../tools/kafka/kafka-process.js';
 import { cliScenario } from './cli-scenario.js';
+import { groupsScenario } from './groups-scenario.js';
 
 function skipReason(): string | false {
   const libs = join(repoRoot(), '.cache', 'kafka', DEFAULT_KAFKA_VERSION, 'libs');
@@ -43,4 +44,5 @@ describe('sluice CLI against Apache Kafka', { skip: skipReason() }, () => {
   });
 
   cliScenario(() => kafka!.bootstrap);
+  groupsScenario(() => kafka!.bootstrap);
 });
