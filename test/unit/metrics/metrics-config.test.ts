@@ -1,0 +1,27 @@
+/** `metrics.listener`: off by default, http://host:port (IPv6 in brackets, port 0 allowed), anything else refused. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, buildConfig } from '../../../src/broker/config.js';
+
+function metricsListener(value?: string): ReturnType<typeof buildConfig>['config']['metricsListener'] {
+  const settings = new Map([['log.dirs', '/tmp/sluice-metrics-config']]);
+  if (value !== undefined) settings.set('metrics.listener', value);
+  return buildConfig(settings).config.metricsListener;
+}
+
+test('metrics.listener is off unless set', () => {
+  assert.equal(metricsListener(), null);
+});
+
+test('metrics.listener takes http://host:port', () => {
+  assert.deepEqual(metricsListener('http://127.0.0.1:9404'), { host: '127.0.0.1', port: 9404 });
+  assert.deepEqual(metricsListener('http://0.0.0.0:0'), { host: '0.0.0.0', port: 0 });
+  assert.deepEqual(metricsListener('http://[::1]:9404/'), { host: '::1', port: 9404 });
+  assert.deepEqual(metricsListener('http://localhost:9404'), { host: 'localhost', port: 9404 });
+});
+
+test('other forms are refused, naming the key', () => {
+  for (const bad of ['127.0.0.1:9404', 'https://127.0.0.1:9404', 'http://127.0.0.1', 'http://127.0.0.1:70000', 'http://127.0.0.1:9404/metrics']) {
+    assert.throws(() => metricsListener(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.listener', bad);
+  }
+});
