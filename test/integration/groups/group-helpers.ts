@@ -11,11 +11,11 @@ import { INTEROP_DIR, KAFKA_LIBS, type JsonLine } from '../../helpers/interop.js
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `probe` every 100 ms until it returns something other than undefined. */
-export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+/** Polls `probe` every 100 ms until it returns (or resolves to) something other than undefined. */
+export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = probe();
+    const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(100);
