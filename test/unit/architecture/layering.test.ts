@@ -25,6 +25,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   handlers: ['common', 'protocol', 'cluster', 'router', 'coordinator'],
   network: ['common', 'native', 'protocol'],
   client: ['common', 'native', 'protocol'],
+  tune: ['common', 'protocol', 'client'],
   broker: ['*'],
   cli: ['*'],
   '.': ['*'],
