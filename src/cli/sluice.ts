@@ -2,15 +2,19 @@
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
  * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume|groups ...` are client
- * tools for any Kafka-compatible broker (`src/cli/commands/`).
+ * tools for any Kafka-compatible broker (`src/cli/commands/`); `sluice tune` profiles producer
+ * batching against one.
  */
 import { Broker } from '../broker/broker.js';
 import { ConfigError, loadPropertiesFile } from '../broker/config.js';
-import { CLIENT_COMMANDS, runCommand } from './commands/index.js';
+import { CLIENT_COMMANDS, runCommand, type Command } from './commands/index.js';
+import { tuneCommand } from './commands/tune.js';
+
+const COMMANDS: ReadonlyMap<string, Command> = new Map([...CLIENT_COMMANDS, ['tune', tuneCommand]]);
 
 function usage(): never {
   process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
-  process.stderr.write(`       sluice ${[...CLIENT_COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)\n`);
+  process.stderr.write(`       sluice ${[...COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)\n`);
   process.exit(2);
 }
 
@@ -45,7 +49,7 @@ async function start(args: string[]): Promise<void> {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const clientCommand = command === undefined ? undefined : CLIENT_COMMANDS.get(command);
+const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
 if (clientCommand !== undefined) void runCommand(command!, clientCommand, rest);
 else if (command !== 'start') usage();
 else start(rest).catch((err: unknown) => {

@@ -1,0 +1,74 @@
+/** `report.html`: the sweep on one self-contained page, charts as inline SVG. */
+import type { TuneReport } from './report.js';
+import type { CellResult } from './sweep.js';
+import { escapeXml, heatmapSvg, lineChartSvg } from './svg-charts.js';
+import { formatBytes, formatCount, formatMs } from './units.js';
+
+export function renderReportHtml(report: TuneReport): string {
+  const { settings, cells, recommendation } = report;
+  const rows = settings.batchSizes.map(formatBytes);
+  const columns = settings.lingerMs.map(String);
+  const cell = (b: number, l: number): CellResult | undefined => cells.find((c) => c.batchSize === b && c.lingerMs === l);
+  const grid = (pick: (c: CellResult) => number): number[][] => settings.batchSizes.map((b) => settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }));
+  const highlight =
+    recommendation.batchSize === null ? null : { row: settings.batchSizes.indexOf(recommendation.batchSize), column: settings.lingerMs.indexOf(recommendation.lingerMs!) };
+  const heatmap = (title: string, pick: (c: CellResult) => number, higherIsBetter: boolean, format: (v: number) => string): string =>
+    heatmapSvg({ title, rowTitle: 'batch.size', columnTitle: 'linger.ms', rows, columns, values: grid(pick), higherIsBetter, format, highlight });
+  const curves = (title: string, yTitle: string, pick: (c: CellResult) => number, format: (v: number) => string): string =>
+    lineChartSvg({
+      title,
+      xTitle: 'linger.ms',
+      yTitle,
+      xLabels: columns,
+      series: settings.batchSizes.map((b, i) => ({ name: `batch.size ${rows[i]}`, values: settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }) })),
+      format,
+    });
+  const load = settings.targetRate === null ? 'flat out' : `${formatCount(settings.targetRate)} records/s`;
+  const hasBroker = cells.some((c) => c.broker !== null);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>sluice tune — ${escapeXml(report.bootstrap)}</title>
+<style>
+body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
+.recommendation { font-size: 1.15em; background: #eef6ee; border-left: 4px solid #2a2; padding: 0.8em 1em; }
+.charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; } td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th { background: #f4f4f4; } .note { color: #555; }
+</style></head><body>
+<h1>Producer batching sweep</h1>
+<p>${escapeXml(report.bootstrap)}, topic <code>${escapeXml(report.topic)}</code>; ${settings.batchSizes.length} × ${settings.lingerMs.length} cells of ${settings.cellSeconds} s,
+${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
+Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}.</p>
+<h2>Recommendation</h2>
+<p class="recommendation">${escapeXml(recommendation.text)}</p>
+<h2>Heatmaps</h2>
+<div class="charts">
+${heatmap('Throughput (records/s)', (c) => c.recordsPerSecond, true, formatCount)}
+${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, (v) => formatMs(v).replace(' ms', ''))}
+</div>
+<h2>Curves</h2>
+<div class="charts">
+${curves('Throughput vs linger.ms', 'records/s', (c) => c.recordsPerSecond, formatCount)}
+${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, (v) => formatMs(v).replace(' ms', ''))}
+${curves('Records per batch vs linger.ms', 'records/batch', (c) => c.recordsPerBatch, formatCount)}
+</div>
+<h2>All cells</h2>
+${cellTable(cells, hasBroker)}
+<p class="note">Latency is per record, from <code>send()</code> to the acknowledgement, measured in the producer (Node.js, one thread for load and sender).
+Throughput counts acknowledged records over the time from the first send to the last acknowledgement; MB/s is payload MiB/s.
+Batch sizes on the producer side are its own accounting of acknowledged batches (encoded bytes, header included).
+${hasBroker ? 'Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell (broker-wide; p50 interpolated within 4x-wide buckets).' : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
+</body></html>
+`;
+}
+
+function cellTable(cells: readonly CellResult[], hasBroker: boolean): string {
+  const head = ['batch.size', 'linger.ms', 'records/s', 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'records/batch', 'bytes/batch', 'batches/request', 'failed'];
+  const brokerHead = ['broker batches', 'broker records/batch', 'broker bytes/batch', 'broker p50 bytes'];
+  const num = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '–');
+  const lines = cells.map((c) => {
+    const own = [formatBytes(c.batchSize), String(c.lingerMs), formatCount(c.recordsPerSecond), num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), num(c.latency.p999Ms, 2), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), num(c.batchesPerRequest, 2), formatCount(c.failedRecords)];
+    const broker = c.broker === null ? ['–', '–', '–', '–'] : [formatCount(c.broker.batches), num(c.broker.meanRecordsPerBatch), formatCount(c.broker.meanBatchBytes), formatCount(c.broker.p50BatchBytes)];
+    return `<tr>${[...own, ...(hasBroker ? broker : [])].map((v) => `<td>${escapeXml(v)}</td>`).join('')}</tr>`;
+  });
+  return `<table><tr>${[...head, ...(hasBroker ? brokerHead : [])].map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>\n${lines.join('\n')}\n</table>`;
+}

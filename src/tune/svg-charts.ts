@@ -1,0 +1,133 @@
+/**
+ * The report's charts as standalone inline SVG strings, no dependencies: a heatmap over the
+ * batch.size × linger.ms grid (red = worse, green = better, value printed in each cell) and a
+ * line chart with one line per series over categorical x values (linger.ms steps are uneven,
+ * 0/1/5/10/25/50, so they are spaced evenly and labelled).
+ */
+
+export interface Heatmap {
+  readonly title: string;
+  readonly rowTitle: string;
+  readonly columnTitle: string;
+  readonly rows: readonly string[];
+  readonly columns: readonly string[];
+  /** values[row][column]; NaN draws a grey cell. */
+  readonly values: ReadonlyArray<readonly number[]>;
+  readonly higherIsBetter: boolean;
+  readonly format: (value: number) => string;
+  /** A cell to outline (the recommendation). */
+  readonly highlight?: { readonly row: number; readonly column: number } | null;
+}
+
+export interface LineSeries {
+  readonly name: string;
+  /** One per x category; NaN leaves a gap. */
+  readonly values: readonly number[];
+}
+
+export interface LineChart {
+  readonly title: string;
+  readonly xTitle: string;
+  readonly yTitle: string;
+  readonly xLabels: readonly string[];
+  readonly series: readonly LineSeries[];
+  readonly format: (value: number) => string;
+}
+
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function heatmapSvg(h: Heatmap): string {
+  const cellW = 96;
+  const cellH = 40;
+  const left = 110;
+  const top = 56;
+  const width = left + cellW * h.columns.length + 20;
+  const height = top + cellH * h.rows.length + 50;
+  const finite = h.values.flat().filter(Number.isFinite);
+  const lo = Math.min(...finite);
+  const hi = Math.max(...finite);
+  // Latency spans orders of magnitude; a log scale keeps the small values apart.
+  const useLog = lo > 0 && hi / lo > 20;
+  const norm = (v: number): number => {
+    if (hi === lo) return 1;
+    const t = useLog ? (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) : (v - lo) / (hi - lo);
+    return h.higherIsBetter ? t : 1 - t;
+  };
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(h.title)}</text>`,
+    `<text x="${left + (cellW * h.columns.length) / 2}" y="${top - 22}" text-anchor="middle">${escapeXml(h.columnTitle)}</text>`,
+    `<text x="12" y="${top - 8}">${escapeXml(h.rowTitle)}</text>`,
+  ];
+  h.columns.forEach((c, j) => parts.push(`<text x="${left + j * cellW + cellW / 2}" y="${top - 6}" text-anchor="middle">${escapeXml(c)}</text>`));
+  h.rows.forEach((r, i) => {
+    const y = top + i * cellH;
+    parts.push(`<text x="${left - 8}" y="${y + cellH / 2 + 4}" text-anchor="end">${escapeXml(r)}</text>`);
+    h.columns.forEach((_, j) => {
+      const v = h.values[i]?.[j] ?? Number.NaN;
+      const fill = Number.isFinite(v) ? `hsl(${Math.round(norm(v) * 120)}, 65%, 72%)` : '#ddd';
+      const x = left + j * cellW;
+      parts.push(`<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}" stroke="white"/>`);
+      parts.push(`<text x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle">${escapeXml(Number.isFinite(v) ? h.format(v) : '–')}</text>`);
+    });
+  });
+  if (h.highlight) {
+    const x = left + h.highlight.column * cellW;
+    const y = top + h.highlight.row * cellH;
+    parts.push(`<rect x="${x + 1.5}" y="${y + 1.5}" width="${cellW - 3}" height="${cellH - 3}" fill="none" stroke="black" stroke-width="3"/>`);
+  }
+  parts.push(`<text x="${left}" y="${height - 16}" fill="#555">${useLog ? 'log colour scale; ' : ''}green is better${h.highlight ? ', outlined: recommended' : ''}</text>`);
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+export function lineChartSvg(c: LineChart): string {
+  const plotW = Math.max(320, 80 * c.xLabels.length);
+  const plotH = 240;
+  const m = { top: 40, right: 160, bottom: 50, left: 80 };
+  const width = m.left + plotW + m.right;
+  const height = m.top + plotH + m.bottom;
+  const finite = c.series.flatMap((s) => s.values.filter(Number.isFinite));
+  const yMax = niceCeiling(Math.max(0, ...finite));
+  const x = (i: number): number => m.left + (c.xLabels.length === 1 ? plotW / 2 : (i * plotW) / (c.xLabels.length - 1));
+  const y = (v: number): number => m.top + plotH - (v / yMax) * plotH;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="line-chart" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<text x="${m.left + plotW / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(c.title)}</text>`,
+  ];
+  for (let k = 0; k <= 4; k++) {
+    const v = (yMax * k) / 4;
+    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
+    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${escapeXml(c.format(v))}</text>`);
+  }
+  c.xLabels.forEach((label, i) => parts.push(`<text x="${x(i)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(label)}</text>`));
+  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 8}" text-anchor="middle">${escapeXml(c.xTitle)}</text>`);
+  parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(c.yTitle)}</text>`);
+  c.series.forEach((s, k) => {
+    const color = PALETTE[k % PALETTE.length]!;
+    let path = '';
+    s.values.forEach((v, i) => {
+      if (!Number.isFinite(v)) return;
+      path += `${path === '' || !Number.isFinite(s.values[i - 1] ?? Number.NaN) ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)} `;
+      parts.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${color}"/>`);
+    });
+    parts.push(`<path d="${path.trim()}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    const ly = m.top + 10 + k * 18;
+    parts.push(`<line x1="${m.left + plotW + 16}" x2="${m.left + plotW + 36}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
+    parts.push(`<text x="${m.left + plotW + 42}" y="${ly + 4}">${escapeXml(s.name)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** 1, 2 or 5 × 10^k at or above `max`, so axis labels are round. */
+function niceCeiling(max: number): number {
+  if (max <= 0) return 1;
+  const base = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5]) if (step * base >= max) return step * base;
+  return 10 * base;
+}
