@@ -13,10 +13,10 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +31,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -63,8 +64,13 @@ public class BenchTool {
       // Kafka answers CreateTopics before every partition has a leader; a producer started then
       // would spend the first seconds on metadata retries and skew the measurement.
       for (;;) {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-        if (d != null && d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) break;
+        try {
+          TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+          if (d != null && d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) break;
+        } catch (ExecutionException e) {
+          // Kafka's metadata cache may not know the new topic yet (seen after deleting 4,096 partitions).
+          if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) throw e;
+        }
         Thread.sleep(100);
       }
     }
