@@ -134,10 +134,22 @@ describe('Java client in classic consumer groups', { skip: JAVA_SKIP }, () => {
     assert.deepEqual(callbacks(restart, 'static-a-again'), [{ type: 'assigned', member: 'static-a-again', partitions: aOwned }]);
     assert.equal(afterRestart!['state'], 'Stable');
     const membersAfter = afterRestart!['members'] as DescribedMember[];
-    assert.deepEqual(membersAfter.map((m) => [m.instanceId, m.partitions]), [['instance-a', aOwned], ['instance-b', bOwned]]);
+    // The replaced member keeps its old client id (Kafka's replaceStaticMember does the same).
+    assert.deepEqual(membersAfter.map((m) => [m.clientId, m.instanceId, m.partitions]), [['static-a', 'instance-a', aOwned], ['static-b', 'instance-b', bOwned]]);
 
     assertReadOnce(lines, 'java-static', 2 * PARTITIONS, 0, (p) => (aOwned!.includes(p) ? 'static-a-again' : 'static-b'));
     const offsets = lines.filter((l) => l['type'] === 'offsets').map((l) => l['offsets']);
     assert.deepEqual(offsets, [{}, Object.fromEntries([...Array(PARTITIONS).keys()].map((p) => [`java-static-${p}`, 2]))]);
+
+    // Static members send no LeaveGroup on close: both stay members until their sessions expire.
+    const admin = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const [group] = (await admin.describeGroups(['java-static'])).groups;
+      assert.deepEqual([group!.state, group!.members.length], ['Stable', 2]);
+      await assert.rejects(admin.deleteGroups(['java-static']), (e: { groups?: Array<{ error?: { type?: string } }> }) => e.groups?.[0]?.error?.type === 'NON_EMPTY_GROUP');
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
