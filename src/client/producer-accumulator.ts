@@ -182,21 +182,22 @@ export class RecordAccumulator {
       const start = (this.drainStart.get(node) ?? 0) % queues.length;
       const batches: ProducerBatch[] = [];
       let bytes = 0;
+      let next = start + 1;
       for (let i = 0; i < queues.length; i++) {
-        const queue = queues[(start + i) % queues.length]!;
-        const first = queue[0]!;
-        if (first.attempts > 0 && now < first.retryAt) continue;
+        const at = (start + i) % queues.length;
+        const first = queues[at]![0];
+        if (first === undefined || (first.attempts > 0 && now < first.retryAt)) continue;
         const size = first.estimatedBytes(this.compressionRatio(first.topic));
         if (batches.length > 0 && bytes + size > maxRequestBytes) {
-          this.drainStart.set(node, (start + i) % queues.length);
+          next = at;
           break;
         }
         first.closed = true;
-        queue.shift();
+        queues[at]!.shift();
         batches.push(first);
         bytes += size;
       }
-      if (batches.length === queues.length) this.drainStart.set(node, start + 1);
+      this.drainStart.set(node, next % queues.length);
       if (batches.length > 0) out.set(node, batches);
     }
     return out;
@@ -247,10 +248,11 @@ export class RecordAccumulator {
     return queue;
   }
 
+  /** Every partition queue (empty ones too, so positions are stable between drains) of this leader. */
   private queuesLedBy(node: number, leaderOf: LeaderLookup): ProducerBatch[][] {
     const out: ProducerBatch[][] = [];
     for (const [topic, partitions] of this.queues) {
-      for (const [partition, queue] of partitions) if (queue.length > 0 && leaderOf(topic, partition) === node) out.push(queue);
+      for (const [partition, queue] of partitions) if (leaderOf(topic, partition) === node) out.push(queue);
     }
     return out;
   }
