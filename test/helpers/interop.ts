@@ -183,7 +183,8 @@ function findPython(): string | undefined {
   return candidates.find((c) => spawnSync(c, ['-c', 'import confluent_kafka']).status === 0);
 }
 
-const PYTHON = findPython();
+/** The interpreter that imports confluent_kafka, or undefined (then PYTHON_SKIP says why). */
+export const PYTHON = findPython();
 
 /** Why the confluent-kafka-python tests cannot run here, or undefined when they can. */
 export const PYTHON_SKIP: string | undefined =

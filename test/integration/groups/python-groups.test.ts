@@ -3,24 +3,15 @@
 // OffsetFetch; a second run of the same group resumes exactly at them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { PYTHON_SKIP, runProcess, type JsonLine } from '../../helpers/interop.js';
+import { PYTHON, PYTHON_SKIP, runProcess, type JsonLine } from '../../helpers/interop.js';
 
 const TOPIC = 'py-group';
 const GROUP = 'py-g';
 const PARTITIONS = 3;
-
-/**
- * The interpreter that imports confluent_kafka, chosen as the interop helpers choose it
- * (`runPython` there runs only the interop program, so this suite needs the path itself).
- */
-const PYTHON = [process.env['PYTHON'], 'python3', '/usr/bin/python3'].find(
-  (c): c is string => c !== undefined && PYTHON_SKIP === undefined && spawnSync(c, ['-c', 'import confluent_kafka']).status === 0,
-);
 
 async function runMember(bootstrap: string, count: number): Promise<JsonLine[]> {
   const r = await runProcess(PYTHON!, [join(REPO_ROOT, 'test/integration/groups/group_consumer.py'), bootstrap, GROUP, TOPIC, String(count)], '', 60_000);
