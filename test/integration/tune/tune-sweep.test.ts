@@ -1,0 +1,122 @@
+/**
+ * `sluice tune` end to end against the Sluice broker process with its /metrics endpoint: a 2×2
+ * sweep at a fixed rate, then results.json and report.html are checked.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { KafkaAdminClient } from '../../../src/client/admin-client.js';
+import { parseBootstrapServers } from '../../../src/client/broker-address.js';
+import { KafkaCluster } from '../../../src/client/cluster.js';
+import type { TuneReport } from '../../../src/tune/report.js';
+import { REPO_ROOT } from '../../../tools/codegen/main.js';
+import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+
+const run = promisify(execFile);
+const RATE = 2000;
+
+/** The broker logs the endpoint's URL once it listens (port 0 picks one). */
+async function metricsUrl(broker: BrokerProcess): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
+    if (m) return m[1]!;
+    await sleep(50);
+  }
+  throw new Error(`no metrics URL in the broker's log: ${broker.stderr()}`);
+}
+
+describe('sluice tune against the Sluice broker', () => {
+  let broker: BrokerProcess;
+  let out: string;
+  let report: TuneReport;
+  let stdout: string;
+  let stderr: string;
+
+  before(async () => {
+    broker = await startBrokerProcess({ 'metrics.listener': 'http://127.0.0.1:0' });
+    out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
+    const args = [
+      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap,
+      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '1', '--warmup-seconds', '0.5',
+      '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
+      '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),
+    ];
+    ({ stdout, stderr } = await run(process.execPath, args, { timeout: 60_000 }));
+    report = JSON.parse(readFileSync(join(out, 'report', 'results.json'), 'utf8')) as TuneReport;
+  });
+  after(async () => {
+    await broker?.stop();
+    if (out !== undefined) rmSync(out, { recursive: true, force: true });
+  });
+
+  test('every cell has sane numbers: throughput at most the target, ordered percentiles, whole batches', () => {
+    assert.equal(report.cells.length, 4);
+    for (const c of report.cells) {
+      const name = `batch.size=${c.batchSize} linger.ms=${c.lingerMs}`;
+      assert.equal(c.failedRecords, 0, name);
+      assert.ok(c.recordsPerSecond > 0 && c.recordsPerSecond <= RATE * 1.05, `${name}: ${c.recordsPerSecond} records/s`);
+      assert.ok(c.mbPerSecond > 0, name);
+      assert.equal(c.latency.count, c.acknowledgedRecords, name);
+      const l = c.latency;
+      assert.ok(l.p50Ms > 0 && l.p50Ms <= l.p95Ms && l.p95Ms <= l.p99Ms && l.p99Ms <= l.p999Ms && l.p999Ms <= l.maxMs, `${name}: ${JSON.stringify(l)}`);
+      assert.ok(c.recordsPerBatch >= 1 && c.bytesPerBatch > 512, name);
+      assert.ok(c.bytesPerBatch <= c.batchSize + 600, `${name}: a batch holds at most batch.size (or one record): ${c.bytesPerBatch}`);
+    }
+  });
+
+  test('at a fixed rate a larger linger.ms gives batches at least as large, and at 20 ms clearly larger', () => {
+    for (const size of [16 * 1024, 64 * 1024]) {
+      const [short, long] = [0, 20].map((l) => report.cells.find((c) => c.batchSize === size && c.lingerMs === l)!);
+      assert.ok(long!.recordsPerBatch >= short!.recordsPerBatch, `batch.size=${size}: ${short!.recordsPerBatch} → ${long!.recordsPerBatch} records/batch`);
+    }
+    // 2000 records/s for 20 ms is ~40 records; 64 KiB holds ~120 of 512 bytes, so linger (not size) closes them.
+    const lingering = report.cells.find((c) => c.batchSize === 64 * 1024 && c.lingerMs === 20)!;
+    assert.ok(lingering.recordsPerBatch >= 10, `${lingering.recordsPerBatch} records/batch`);
+  });
+
+  test('the broker’s own histograms agree with the producer’s accounting', () => {
+    assert.equal(report.brokerMetricsNote, null);
+    for (const c of report.cells) {
+      assert.ok(c.broker !== null, `broker stats for batch.size=${c.batchSize} linger.ms=${c.lingerMs}`);
+      assert.equal(c.broker.batches, c.batches);
+      assert.ok(Math.abs(c.broker.meanRecordsPerBatch - c.recordsPerBatch) < 1e-6);
+      assert.ok(Math.abs(c.broker.meanBatchBytes - c.bytesPerBatch) < 1e-6);
+    }
+  });
+
+  test('report.html holds the heatmaps, the curves and the recommendation; stdout states it', () => {
+    const html = readFileSync(join(out, 'report', 'report.html'), 'utf8');
+    assert.equal((html.match(/<svg [^>]*class="heatmap"/g) ?? []).length, 2);
+    assert.equal((html.match(/<svg [^>]*class="line-chart"/g) ?? []).length, 3);
+    assert.match(html, /Throughput \(records\/s\)/);
+    assert.match(html, /p99 latency vs linger\.ms/);
+    assert.ok(report.recommendation.text.length > 0);
+    assert.ok(html.includes(report.recommendation.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')));
+    assert.ok(report.recommendation.batchSize !== null, report.recommendation.text);
+    assert.match(stdout, /^Use linger\.ms=\d+ and batch\.size=\d+/);
+    assert.match(stdout, /report: .*report\.html/);
+    assert.ok(existsSync(join(out, 'report', 'report.html')));
+  });
+
+  test('progress went to stderr, one line per cell off a terminal', () => {
+    const lines = stderr.split('\n').filter((l) => l.includes(' cells '));
+    assert.equal(lines.length, 4);
+    assert.match(lines[0]!, /^\[-+\] 0\/4 cells {2}batch\.size=16 KiB linger\.ms=0 {2}ETA \d+s$/);
+    assert.match(lines[3]!, /3\/4 cells {2}batch\.size=64 KiB linger\.ms=20/);
+  });
+
+  test('the topic the sweep created is deleted afterwards', async () => {
+    assert.match(report.topic, /^sluice-tune-\d+$/);
+    const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(broker.bootstrap) });
+    try {
+      assert.ok(!(await new KafkaAdminClient(cluster).listTopics()).includes(report.topic));
+    } finally {
+      cluster.close();
+    }
+  });
+});
