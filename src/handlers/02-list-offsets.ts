@@ -8,7 +8,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { lookupPartition } from './partition-lookup.js';
+import { answerPartitions, lookupPartition } from './partition-lookup.js';
 
 export const listOffsetsHandler = defineHandler({
   request: ListOffsetsRequest,
@@ -17,21 +17,14 @@ export const listOffsetsHandler = defineHandler({
     const c = clusterOf(ctx);
     // Leader epochs are carried from version 4 on; older versions must leave the default.
     const withEpoch = ctx.header.requestApiVersion >= 4;
-    const topics = await Promise.all(
-      request.topics.map(async (t) => ({
-        name: t.name,
-        partitions: await Promise.all(
-          t.partitions.map(async (p) => {
-            const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
-            const found = lookupPartition(c, t.name, p.partitionIndex);
-            if (!found.ok) return { ...none, errorCode: found.errorCode };
-            if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-            const reply = await c.partitions.listOffset(t.name, p.partitionIndex, p.timestamp);
-            return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
-          }),
-        ),
-      })),
-    );
-    return { throttleTimeMs: 0, topics };
+    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
+      const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+      const found = lookupPartition(c, t.name, p.partitionIndex);
+      if (!found.ok) return { ...none, errorCode: found.errorCode };
+      if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
+      const reply = await c.partitions.listOffset(t.name, p.partitionIndex, p.timestamp);
+      return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
+    });
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
   },
 });

@@ -5,26 +5,19 @@
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { lookupPartition } from './partition-lookup.js';
+import { answerPartitions, lookupPartition } from './partition-lookup.js';
 
 export const deleteRecordsHandler = defineHandler({
   request: DeleteRecordsRequest,
   response: DeleteRecordsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const topics = await Promise.all(
-      request.topics.map(async (t) => ({
-        name: t.name,
-        partitions: await Promise.all(
-          t.partitions.map(async (p) => {
-            const found = lookupPartition(c, t.name, p.partitionIndex);
-            if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
-            const reply = await c.partitions.deleteRecords(t.name, p.partitionIndex, p.offset);
-            return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: reply.errorCode };
-          }),
-        ),
-      })),
-    );
-    return { throttleTimeMs: 0, topics };
+    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
+      const found = lookupPartition(c, t.name, p.partitionIndex);
+      if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
+      const reply = await c.partitions.deleteRecords(t.name, p.partitionIndex, p.offset);
+      return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: reply.errorCode };
+    });
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
   },
 });

@@ -6,28 +6,21 @@ import { ErrorCode } from '../protocol/errors.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { lookupPartition } from './partition-lookup.js';
+import { answerPartitions, lookupPartition } from './partition-lookup.js';
 
 export const offsetForLeaderEpochHandler = defineHandler({
   request: OffsetForLeaderEpochRequest,
   response: OffsetForLeaderEpochResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const topics = await Promise.all(
-      request.topics.map(async (t) => ({
-        topic: t.topic,
-        partitions: await Promise.all(
-          t.partitions.map(async (p) => {
-            const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
-            const found = lookupPartition(c, t.topic, p.partition);
-            if (!found.ok) return { ...none, errorCode: found.errorCode };
-            if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-            const reply = await c.partitions.offsetForLeaderEpoch(t.topic, p.partition, p.leaderEpoch);
-            return { partition: p.partition, errorCode: reply.errorCode, leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
-          }),
-        ),
-      })),
-    );
-    return { throttleTimeMs: 0, topics };
+    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
+      const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
+      const found = lookupPartition(c, t.topic, p.partition);
+      if (!found.ok) return { ...none, errorCode: found.errorCode };
+      if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
+      const reply = await c.partitions.offsetForLeaderEpoch(t.topic, p.partition, p.leaderEpoch);
+      return { partition: p.partition, errorCode: reply.errorCode, leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
+    });
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ topic: topic.topic, partitions: answers })) };
   },
 });

@@ -5,38 +5,31 @@
 import { DescribeProducersRequest, DescribeProducersResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { lookupPartition } from './partition-lookup.js';
+import { answerPartitions, lookupPartition } from './partition-lookup.js';
 
 export const describeProducersHandler = defineHandler({
   request: DescribeProducersRequest,
   response: DescribeProducersResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const topics = await Promise.all(
-      request.topics.map(async (t) => ({
-        name: t.name,
-        partitions: await Promise.all(
-          t.partitionIndexes.map(async (partitionIndex) => {
-            const found = lookupPartition(c, t.name, partitionIndex);
-            if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
-            const reply = await c.partitions.describeProducers(t.name, partitionIndex);
-            return {
-              partitionIndex,
-              errorCode: reply.errorCode,
-              errorMessage: null,
-              activeProducers: reply.producers.map((p) => ({
-                producerId: BigInt(p.producerId),
-                producerEpoch: p.producerEpoch,
-                lastSequence: p.lastSequence,
-                lastTimestamp: BigInt(p.lastTimestamp),
-                coordinatorEpoch: p.coordinatorEpoch,
-                currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
-              })),
-            };
-          }),
-        ),
-      })),
-    );
-    return { throttleTimeMs: 0, topics };
+    const answered = await answerPartitions(request.topics, (t) => t.partitionIndexes, async (t, partitionIndex) => {
+      const found = lookupPartition(c, t.name, partitionIndex);
+      if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
+      const reply = await c.partitions.describeProducers(t.name, partitionIndex);
+      return {
+        partitionIndex,
+        errorCode: reply.errorCode,
+        errorMessage: null,
+        activeProducers: reply.producers.map((p) => ({
+          producerId: BigInt(p.producerId),
+          producerEpoch: p.producerEpoch,
+          lastSequence: p.lastSequence,
+          lastTimestamp: BigInt(p.lastTimestamp),
+          coordinatorEpoch: p.coordinatorEpoch,
+          currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
+        })),
+      };
+    });
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
   },
 });

@@ -16,3 +16,15 @@ export function lookupPartition(c: ClusterContext, topicName: string, partition:
   }
   return { ok: true, topic };
 }
+
+/**
+ * Answers every partition of every topic of a request concurrently, keeping the request's
+ * order, as the partition-level APIs' responses mirror their requests.
+ */
+export async function answerPartitions<T, P, R>(
+  topics: readonly T[],
+  partitionsOf: (topic: T) => readonly P[],
+  answer: (topic: T, partition: P) => Promise<R>,
+): Promise<Array<{ topic: T; answers: R[] }>> {
+  return Promise.all(topics.map(async (topic) => ({ topic, answers: await Promise.all(partitionsOf(topic).map((p) => answer(topic, p))) })));
+}

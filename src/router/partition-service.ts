@@ -20,10 +20,8 @@ import {
   decodeReadBytesReply,
   decodeReadReply,
   encodeAppendHeader,
-  encodeDeleteRecords,
   encodeJson,
-  encodeListOffset,
-  encodeOffsetForEpoch,
+  encodePartitionArg,
   encodeRead,
   encodeRelease,
   type AppendReply,
@@ -163,15 +161,15 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.LIST_OFFSET, encodeListOffset({ topic, partition, timestamp }));
+    return this.offsetRequest(topic, partition, PartitionOp.LIST_OFFSET, encodePartitionArg({ topic, partition, arg: timestamp }));
   }
 
   deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.DELETE_RECORDS, encodeDeleteRecords({ topic, partition, offset }));
+    return this.offsetRequest(topic, partition, PartitionOp.DELETE_RECORDS, encodePartitionArg({ topic, partition, arg: offset }));
   }
 
   offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.OFFSET_FOR_EPOCH, encodeOffsetForEpoch({ topic, partition, leaderEpoch }));
+    return this.offsetRequest(topic, partition, PartitionOp.OFFSET_FOR_EPOCH, encodePartitionArg({ topic, partition, arg: BigInt(leaderEpoch) }));
   }
 
   private async offsetRequest(topic: string, partition: number, op: number, body: Uint8Array): Promise<OffsetReply> {

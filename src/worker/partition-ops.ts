@@ -25,10 +25,8 @@ import {
   MAX_TIMESTAMP,
   PartitionOp,
   decodeAppend,
-  decodeDeleteRecords,
   decodeJson,
-  decodeListOffset,
-  decodeOffsetForEpoch,
+  decodePartitionArg,
   decodeRead,
   decodeRelease,
   encodeAppendReply,
@@ -193,22 +191,23 @@ export const registerHandlers: RegisterHandlers = (setup) => {
   });
 
   setup.handle(PartitionOp.LIST_OFFSET, ({ body }) => {
-    const c = decodeListOffset(body);
+    const c = decodePartitionArg(body);
+    const timestamp = c.arg;
     const none = { timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
     try {
       const log = logOf(c);
       const at = (offset: number): { timestamp: bigint; offset: bigint; leaderEpoch: number } => ({ timestamp: NO_OFFSET, offset: BigInt(offset), leaderEpoch: LEADER_EPOCH });
       let found: { timestamp: bigint; offset: bigint; leaderEpoch: number };
-      if (c.timestamp === EARLIEST_TIMESTAMP || c.timestamp === EARLIEST_LOCAL_TIMESTAMP) found = at(log.logStartOffset);
-      else if (c.timestamp === LATEST_TIMESTAMP) found = at(log.highWatermark);
-      else if (c.timestamp === LATEST_TIERED_TIMESTAMP) found = none;
-      else if (c.timestamp === MAX_TIMESTAMP) {
+      if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) found = at(log.logStartOffset);
+      else if (timestamp === LATEST_TIMESTAMP) found = at(log.highWatermark);
+      else if (timestamp === LATEST_TIERED_TIMESTAMP) found = none;
+      else if (timestamp === MAX_TIMESTAMP) {
         const max = log.offsetOfMaxTimestamp();
         found = max === null ? none : { timestamp: BigInt(max.timestamp), offset: BigInt(max.offset), leaderEpoch: LEADER_EPOCH };
-      } else if (c.timestamp < 0n) {
+      } else if (timestamp < 0n) {
         return encodeOffsetReply({ errorCode: ErrorCode.INVALID_REQUEST, ...none });
       } else {
-        const hit = log.offsetForTimestamp(Number(c.timestamp));
+        const hit = log.offsetForTimestamp(Number(timestamp));
         found = hit === null ? none : { timestamp: BigInt(hit.timestamp), offset: BigInt(hit.offset), leaderEpoch: LEADER_EPOCH };
       }
       return encodeOffsetReply({ errorCode: ErrorCode.NONE, ...found });
@@ -218,10 +217,10 @@ export const registerHandlers: RegisterHandlers = (setup) => {
   });
 
   setup.handle(PartitionOp.DELETE_RECORDS, ({ body }) => {
-    const c = decodeDeleteRecords(body);
+    const c = decodePartitionArg(body);
     try {
       const log = logOf(c);
-      const target = c.offset === -1n ? BigInt(log.highWatermark) : c.offset;
+      const target = c.arg === -1n ? BigInt(log.highWatermark) : c.arg;
       if (target < 0n || target > BigInt(log.highWatermark)) {
         return encodeOffsetReply({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
       }
@@ -233,10 +232,10 @@ export const registerHandlers: RegisterHandlers = (setup) => {
   });
 
   setup.handle(PartitionOp.OFFSET_FOR_EPOCH, ({ body }) => {
-    const c = decodeOffsetForEpoch(body);
+    const c = decodePartitionArg(body);
     try {
       const log = logOf(c);
-      const { epoch, endOffset } = log.leaderEpochCache.endOffsetFor(c.leaderEpoch, log.logEndOffset);
+      const { epoch, endOffset } = log.leaderEpochCache.endOffsetFor(Number(c.arg), log.logEndOffset);
       return encodeOffsetReply({ errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch });
     } catch (err) {
       return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });

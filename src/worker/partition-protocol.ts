@@ -300,20 +300,24 @@ export const LATEST_TIMESTAMP = -1n;
 export const EARLIEST_TIMESTAMP = -2n;
 export const MAX_TIMESTAMP = -3n;
 
-export interface ListOffsetCommand extends PartitionRef {
-  readonly timestamp: bigint;
+/**
+ * A command about one partition with one number: the timestamp of LIST_OFFSET, the offset of
+ * DELETE_RECORDS (-1: the high watermark, as in Kafka), the leader epoch of OFFSET_FOR_EPOCH.
+ */
+export interface PartitionArgCommand extends PartitionRef {
+  readonly arg: bigint;
 }
 
-export function encodeListOffset(c: ListOffsetCommand): Uint8Array {
+export function encodePartitionArg(c: PartitionArgCommand): Uint8Array {
   return finish((w) => {
     writeRef(w, c);
-    w.int64(c.timestamp);
+    w.int64(c.arg);
   });
 }
 
-export function decodeListOffset(bytes: Uint8Array): ListOffsetCommand {
+export function decodePartitionArg(bytes: Uint8Array): PartitionArgCommand {
   const r = reader(bytes);
-  return { ...readRef(r), timestamp: r.int64() };
+  return { ...readRef(r), arg: r.int64() };
 }
 
 export interface OffsetReply {
@@ -335,37 +339,4 @@ export function encodeOffsetReply(a: OffsetReply): Uint8Array {
 export function decodeOffsetReply(bytes: Uint8Array): OffsetReply {
   const r = reader(bytes);
   return { errorCode: r.int16(), timestamp: r.int64(), offset: r.int64(), leaderEpoch: r.int32() };
-}
-
-export interface DeleteRecordsCommand extends PartitionRef {
-  /** -1 means the high watermark, as in Kafka. */
-  readonly offset: bigint;
-}
-
-export function encodeDeleteRecords(c: DeleteRecordsCommand): Uint8Array {
-  return finish((w) => {
-    writeRef(w, c);
-    w.int64(c.offset);
-  });
-}
-
-export function decodeDeleteRecords(bytes: Uint8Array): DeleteRecordsCommand {
-  const r = reader(bytes);
-  return { ...readRef(r), offset: r.int64() };
-}
-
-export interface OffsetForEpochCommand extends PartitionRef {
-  readonly leaderEpoch: number;
-}
-
-export function encodeOffsetForEpoch(c: OffsetForEpochCommand): Uint8Array {
-  return finish((w) => {
-    writeRef(w, c);
-    w.int32(c.leaderEpoch);
-  });
-}
-
-export function decodeOffsetForEpoch(bytes: Uint8Array): OffsetForEpochCommand {
-  const r = reader(bytes);
-  return { ...readRef(r), leaderEpoch: r.int32() };
 }
