@@ -82,7 +82,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     records1k: num(values['records-1k'], 500_000, 150_000),
     records100b: num(values['records-100b'], 2_000_000, 500_000),
     partitionCounts: (values.partitions ?? (quick ? '1,16,256' : '1,16,256,4096')).split(',').map(Number),
-    recordsManyPartitions: num(values['records-many'], 250_000, 100_000),
+    recordsManyPartitions: num(values['records-many'], 100_000, 100_000),
     latencyRatePerSecond: num(values['latency-rate'], 20_000, 20_000),
     latencySeconds: num(values['latency-seconds'], 30, 10),
     latencyWarmupSeconds: quick ? 2 : 5,

@@ -58,7 +58,9 @@ export async function perfSummarize(dataFile: string, pid: number, seconds: numb
     { maxBuffer: 256 * 1024 * 1024 },
   );
   rmSync(`/tmp/perf-${pid}.map`, { force: true });
-  const samples = Number(/# Samples: (\d+)/.exec(stdout)?.[1] ?? 0);
+  // "# Samples: 3K of event 'cpu-clock'": perf rounds to K/M.
+  const m = /# Samples: ([\d.]+)([KM]?)/.exec(stdout);
+  const samples = m ? Number(m[1]) * (m[2] === 'K' ? 1e3 : m[2] === 'M' ? 1e6 : 1) : 0;
   const lines: PerfLine[] = [];
   for (const raw of stdout.split('\n')) {
     const m = /^\s*([\d.]+)%\s+(\S.*?)\s+\[[.k]\]\s+(.*)$/.exec(raw);

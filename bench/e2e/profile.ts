@@ -27,6 +27,8 @@ interface ProfileNode {
   readonly callFrame: CallFrame;
 }
 interface CpuProfile {
+  /** Microseconds on CLOCK_MONOTONIC, the clock of process.hrtime in every process here. */
+  readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -54,6 +56,8 @@ export interface ProfileReport {
   readonly dir: string;
   readonly recordsPerSecond: number;
   readonly threads: readonly ThreadProfile[];
+  /** The steady-state window both profiles cover, in seconds. */
+  readonly windowSeconds: number;
   /** null where perf is missing or not permitted. */
   readonly perf: PerfSummary | null;
 }
@@ -71,12 +75,29 @@ function top(map: Map<string, number>, busyMs: number, n: number): CostLine[] {
     .map(([name, ms]) => ({ name, ms, percent: (100 * ms) / busyMs }));
 }
 
-export function summarizeProfile(path: string): ThreadProfile {
+/** A time range in CLOCK_MONOTONIC microseconds. */
+export interface Window {
+  readonly fromUs: number;
+  readonly toUs: number;
+}
+
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Self time per function over the samples inside `window` only, so start-up, topic creation and
+ * the clean-shutdown flush do not count as produce-path cost.
+ */
+export function summarizeProfile(path: string, window: Window): ThreadProfile {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  // timeDeltas[i] is the time since the previous sample; attribute it to sample i's node.
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    // timeDeltas[i] is the time since the previous sample; attribute it to sample i's node.
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t >= window.fromUs && t <= window.toUs) selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   let idleMs = 0;
@@ -119,13 +140,15 @@ export async function profileSluiceProduce(tools: JavaTools, workDir: string, re
   const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs });
   let recordsPerSecond = 0;
   let perf: PerfSummary | null = null;
+  let window: Window = { fromUs: 0, toUs: 0 };
   try {
     const ctx = { tools, broker, rep: 0 };
     const topic = freshTopic('profile');
     await createTopic(ctx, topic, 16);
     const producing = producerPerformance(ctx, topic, { records, recordSize: 1024, acks: '1', compression: 'none' });
+    await new Promise((r) => setTimeout(r, 2000));
+    const fromUs = nowUs();
     if (usePerf) {
-      await new Promise((r) => setTimeout(r, 2000));
       const data = join(dir, 'perf.data');
       try {
         await perfRecord(broker.pid!, perfSeconds, data);
@@ -133,7 +156,10 @@ export async function profileSluiceProduce(tools: JavaTools, workDir: string, re
       } catch (e) {
         console.error(`perf failed, continuing without it: ${e instanceof Error ? e.message : String(e)}`);
       }
+    } else {
+      await new Promise((r) => setTimeout(r, perfSeconds * 1000));
     }
+    window = { fromUs, toUs: fromUs + perfSeconds * 1e6 };
     recordsPerSecond = parseProducerPerformance((await producing).stdout).recordsPerSecond;
   } finally {
     // Profiles are written when the broker exits cleanly.
@@ -141,7 +167,7 @@ export async function profileSluiceProduce(tools: JavaTools, workDir: string, re
   }
   const threads = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => summarizeProfile(join(dir, f)))
+    .map((f) => summarizeProfile(join(dir, f), window))
     .sort((a, b) => b.busyMs - a.busyMs);
-  return { dir, recordsPerSecond, threads, perf };
+  return { dir, recordsPerSecond, threads, windowSeconds: perfSeconds, perf };
 }

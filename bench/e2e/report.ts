@@ -197,14 +197,15 @@ export function writeReport(dir: string, results: BenchResults): string {
 
   if (results.profile) {
     const p = results.profile;
-    md.push(`## Sluice CPU profile, 1 KiB acks=1 produce (${fmt(p.recordsPerSecond)} rec/s under the profiler)`, '');
+    md.push(`## Sluice CPU profile, 1 KiB acks=1 produce (${fmt(p.recordsPerSecond)} rec/s under the profilers)`, '');
+    md.push(`V8 profiles of each JS thread, counted over the same ${p.windowSeconds} s steady-state window as perf (start-up, topic creation and shutdown excluded). Idle includes a worker parked in Atomics.wait.`, '');
     for (const t of p.threads) {
       md.push(`### ${t.thread}: busy ${fmt(t.busyMs / 1000, 1)} s, idle ${fmt(t.idleMs / 1000, 1)} s`, '');
       md.push(table(['self time by function', 'ms', '% busy'], t.topFunctions.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
       md.push(table(['self time by file', 'ms', '% busy'], t.topFiles.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
     }
     if (p.perf) {
-      md.push(`### perf, whole process (all threads, kernel included): ${p.perf.samples} samples over ${p.perf.seconds} s at 499 Hz`, '');
+      md.push(`### perf, whole process (all threads, kernel included): ~${p.perf.samples} samples over ${p.perf.seconds} s at 499 Hz`, '');
       md.push(table(['where', '% of samples'], p.perf.byCategory.map((c) => [c.category, fmt(c.percent, 1)])), '');
       md.push(table(['top symbols', 'dso', '%'], p.perf.topSymbols.map((l) => [`\`${l.symbol.slice(0, 110)}\``, l.dso, fmt(l.percent, 2)])), '');
     }

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     log('profiling Sluice under 1 KiB acks=1 produce');
     try {
       // Long enough to outlast the perf window after warm-up even in --quick mode.
-      profile = await profileSluiceProduce(tools, o.workDir, Math.max(o.records1k, 400_000), o.quick ? 4 : 8);
+      profile = await profileSluiceProduce(tools, o.workDir, Math.max(2 * o.records1k, 400_000), o.quick ? 4 : 8);
     } catch (e) {
       failures.push(`profile: ${e instanceof Error ? e.message : String(e)}`);
     }
