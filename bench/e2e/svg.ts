@@ -18,13 +18,14 @@ export interface BarChart {
 
 const WIDTH_PER_CATEGORY = 110;
 const PLOT_HEIGHT = 240;
-const MARGIN = { top: 40, right: 20, bottom: 70, left: 70 };
+const MARGIN = { top: 50, right: 20, bottom: 65, left: 70 };
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function formatValue(v: number): string {
+  if (v === 0) return '0';
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
@@ -71,9 +72,10 @@ export function groupedBarChart(chart: BarChart): string {
       parts.push(`<text x="${labelX}" y="${MARGIN.top + PLOT_HEIGHT + 16 + l * 13}" text-anchor="middle">${escapeXml(line)}</text>`);
     });
   });
+  // Legend under the title: the space below the plot holds up to four lines of category label.
   chart.series.forEach((s, k) => {
     const x = MARGIN.left + k * 110;
-    const ly = height - 12;
+    const ly = 38;
     parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/>`);
     parts.push(`<text x="${x + 14}" y="${ly}">${escapeXml(s.name)}</text>`);
   });
