@@ -11,6 +11,7 @@ export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './
 export { KafkaAdminClient, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
 export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type ConfigResource } from './config-resources.js';
 export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOptions, type ProducerRecord } from './producer-client.js';
+export { BATCHING_DEFAULTS, BatchingProducer, type BatchingProducerOptions, type ProducerStats } from './producer-batching.js';
 export { KafkaConsumerClient, type ConsumerOptions, type OffsetSpec, type Positions } from './consumer-client.js';
 export type { ConsumedRecord } from './fetched-records.js';
 export { KafkaGroupAdminClient, type GroupAdminOptions, type GroupDescription, type GroupListing, type GroupMember, type PartitionOffset, type PartitionResult } from './group-admin-client.js';

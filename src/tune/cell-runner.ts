@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaCluster } from '../client/cluster.js';
-import { BatchingProducer } from '../client/producer-batching.js';
+import { BatchingProducer } from '../client/index.js';
 import type { Acks } from '../client/producer-request.js';
 import type { CompressionType } from '../protocol/records/index.js';
 import { LatencySamples, type LatencySummary } from './latency-samples.js';
