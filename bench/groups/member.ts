@@ -63,7 +63,7 @@ export class GroupMember {
   private readonly subscription: Buffer;
 
   constructor(
-    readonly conn: WireConnection,
+    private readonly conn: WireConnection,
     private readonly settings: MemberSettings,
     private readonly onSynced: (e: SyncedEvent) => void,
     private readonly onFailed: (err: Error) => void,
