@@ -1,10 +1,14 @@
 /**
  * Runs the group coordinators (main thread): one `GroupCoordinator` state machine per
- * `__consumer_offsets` partition, loaded on first use by replaying the partition, with its
- * operations applied one at a time. Every operation's records are appended to the partition
- * before its response — and the answers it releases to parked JoinGroup/SyncGroup requests —
- * are sent, so a client never sees a state the log does not hold. One timer per coordinator
- * drives `tick` at the coordinator's next deadline.
+ * `__consumer_offsets` partition, loaded on first use by replaying the partition.
+ *
+ * Operations are applied to the state machine at once, in arrival order; their responses — and
+ * the answers they release to parked JoinGroup/SyncGroup requests — are held until the records
+ * of every operation applied before them are in the log, so a client never sees a state the log
+ * does not hold. Records of operations that arrive while an append is in flight are gathered
+ * and appended together (group commit), which is what lets concurrent commits scale. If an
+ * append fails, the coordinator is dropped with everything not yet durable, and rebuilt from the
+ * log on next use. One timer per coordinator drives `tick` at its next deadline.
  */
 import { KafkaError } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
@@ -33,18 +37,29 @@ export interface CoordinatorLog {
   replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number>;
 }
 
+/** Operations applied since the last append started: their records, and what to do once durable. */
+class PendingBatch {
+  readonly records: CoordinatorRecord[] = [];
+  readonly onDurable: Array<() => void> = [];
+  readonly onFailed: Array<(err: Error) => void> = [];
+
+  get empty(): boolean {
+    return this.onDurable.length === 0;
+  }
+}
+
 class PartitionCoordinator {
-  /** Operations run in this chain, so each sees the state its predecessor's append made durable. */
-  tail: Promise<unknown>;
+  batch = new PendingBatch();
+  appending = false;
+  dropped = false;
   timer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly partition: number,
     readonly coordinator: Coordinator,
-    loading: Promise<void>,
-  ) {
-    this.tail = loading;
-  }
+    /** Resolves once the partition is replayed; operations queue behind it in arrival order. */
+    readonly loaded: Promise<void>,
+  ) {}
 }
 
 export class GroupCoordinatorRuntime {
@@ -94,7 +109,7 @@ export class GroupCoordinatorRuntime {
 
   /** Makes sure the coordinator of `groupId` is loaded (FindCoordinator starts this early). */
   async prepare(groupId: string): Promise<void> {
-    await this.coordinatorFor(groupId).tail;
+    await this.coordinatorFor(groupId).loaded;
   }
 
   private async load(partition: number, coordinator: Coordinator): Promise<void> {
@@ -105,19 +120,17 @@ export class GroupCoordinatorRuntime {
   }
 
   /**
-   * Applies a write operation in order: its records are appended, then its response is returned
-   * and the answers it released are delivered. Rejects with COORDINATOR_NOT_AVAILABLE when the
-   * append fails (the coordinator is then rebuilt from the log on next use).
+   * Applies an operation in arrival order and resolves with its response once its records, and
+   * those of every operation applied before it, are durable. Rejects with
+   * COORDINATOR_NOT_AVAILABLE when that append fails.
    */
   run<R>(groupId: string, op: (c: Coordinator, now: number) => CoordinatorResult<R, ParkedReply>): Promise<R> {
     const pc = this.coordinatorFor(groupId);
-    const run = pc.tail.then(async () => {
+    return pc.loaded.then(() => {
+      if (pc.dropped) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `the coordinator of __consumer_offsets-${pc.partition} is reloading`);
       const result = op(pc.coordinator, this.clock());
-      await this.commit(pc, result.records, result.released);
-      return result.response;
+      return this.whenDurable(pc, result.records, result.released, result.response);
     });
-    pc.tail = run.catch(() => undefined);
-    return run;
   }
 
   /** Like `run`, for JoinGroup and SyncGroup: a parked request resolves when a later operation answers it. */
@@ -136,38 +149,74 @@ export class GroupCoordinatorRuntime {
     });
   }
 
-  /** A read-only operation, in order with the writes of the same coordinator. */
+  /** A read-only operation: computed in order with the writes, answered once what it saw is durable. */
   read<R>(groupId: string, op: (c: Coordinator) => R): Promise<R> {
-    const pc = this.coordinatorFor(groupId);
-    const run = pc.tail.then(() => op(pc.coordinator));
-    pc.tail = run.catch(() => undefined);
-    return run;
+    return this.run(groupId, (c) => ({ records: [], response: op(c), released: [] }));
   }
 
   /** ListGroups covers every coordinator: all partitions are loaded once the topic exists. */
   async listGroups(request: ListGroupsRequestData): Promise<ListGroupsResponseDataInput> {
     if (this.log.exists()) this.loadAll();
-    const all = await Promise.all([...this.partitions.values()].map((pc) => pc.tail.then(() => pc.coordinator.listGroups(request))));
+    const all = await Promise.all(
+      [...this.partitions.values()].map((pc) => pc.loaded.then(() => this.whenDurable(pc, [], [], pc.coordinator.listGroups(request)))),
+    );
     return { errorCode: ErrorCode.NONE, groups: all.flatMap((r) => r.groups ?? []) };
   }
 
-  private async commit(pc: PartitionCoordinator, records: readonly CoordinatorRecord[], released: readonly Released<ParkedReply>[]): Promise<void> {
-    if (records.length > 0) {
-      const errorCode = await this.log.append(pc.partition, records);
-      if (errorCode !== ErrorCode.NONE) {
-        this.logger.error('appending group records failed; the coordinator reloads from the log', { partition: pc.partition, errorCode });
-        this.drop(pc);
-        throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `__consumer_offsets-${pc.partition} append failed with ${errorCode}`);
-      }
-    }
-    for (const r of released) r.to(r);
-    this.schedule(pc);
+  /** Adds an applied operation to the pending batch; resolves with `response` once the batch is durable. */
+  private whenDurable<R>(pc: PartitionCoordinator, records: readonly CoordinatorRecord[], released: readonly Released<ParkedReply>[], response: R): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      pc.batch.records.push(...records);
+      pc.batch.onDurable.push(() => {
+        for (const r of released) r.to(r);
+        resolve(response);
+      });
+      pc.batch.onFailed.push(reject);
+      this.flush(pc);
+    });
   }
 
-  /** Forgets a coordinator whose state may be ahead of its log; parked requests learn NOT_COORDINATOR. */
-  private drop(pc: PartitionCoordinator): void {
+  /** Appends the pending batch unless an append is in flight; the next batch follows when it lands. */
+  private flush(pc: PartitionCoordinator): void {
+    if (pc.appending || pc.batch.empty || pc.dropped) return;
+    const batch = pc.batch;
+    pc.batch = new PendingBatch();
+    pc.appending = true;
+    const appended = batch.records.length === 0 ? Promise.resolve(ErrorCode.NONE) : this.log.append(pc.partition, batch.records);
+    appended
+      .then(
+        (errorCode) => {
+          if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `__consumer_offsets-${pc.partition} append failed with ${errorCode}`);
+          for (const done of batch.onDurable) done();
+          this.schedule(pc);
+        },
+        (err: unknown) => {
+          throw err instanceof Error ? err : new Error(String(err));
+        },
+      )
+      .catch((err: Error) => {
+        this.logger.error('appending group records failed; the coordinator reloads from the log', { partition: pc.partition, error: err.message });
+        const failure = new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, err.message);
+        for (const fail of batch.onFailed) fail(failure);
+        this.drop(pc, failure);
+      })
+      .finally(() => {
+        pc.appending = false;
+        this.flush(pc);
+      });
+  }
+
+  /**
+   * Forgets a coordinator whose state may be ahead of its log: operations not yet durable fail,
+   * parked requests learn NOT_COORDINATOR, and the next use replays the log afresh.
+   */
+  private drop(pc: PartitionCoordinator, failure: Error): void {
+    if (pc.dropped) return;
+    pc.dropped = true;
     if (pc.timer !== null) clearTimeout(pc.timer);
-    this.partitions.delete(pc.partition);
+    if (this.partitions.get(pc.partition) === pc) this.partitions.delete(pc.partition);
+    for (const fail of pc.batch.onFailed) fail(failure);
+    pc.batch = new PendingBatch();
     for (const r of pc.coordinator.unload()) r.to(r);
   }
 
@@ -175,15 +224,14 @@ export class GroupCoordinatorRuntime {
     if (pc.timer !== null) clearTimeout(pc.timer);
     pc.timer = null;
     const deadline = pc.coordinator.nextDeadline();
-    if (deadline === null || this.closed) return;
+    if (deadline === null || this.closed || pc.dropped) return;
     pc.timer = setTimeout(() => {
       pc.timer = null;
-      pc.tail = pc.tail
-        .then(async () => {
-          const result = pc.coordinator.tick(this.clock());
-          await this.commit(pc, result.records, result.released);
-        })
-        .catch((err: unknown) => this.logger.error('group coordinator tick failed', { partition: pc.partition, error: String(err) }));
+      if (pc.dropped) return;
+      const result = pc.coordinator.tick(this.clock());
+      this.whenDurable(pc, result.records, result.released, undefined).catch((err: unknown) =>
+        this.logger.error('group coordinator tick failed', { partition: pc.partition, error: String(err) }),
+      );
     }, Math.max(0, deadline - this.clock()));
     pc.timer.unref();
   }
@@ -191,6 +239,7 @@ export class GroupCoordinatorRuntime {
   /** Shutdown: timers stop and every parked request is answered NOT_COORDINATOR. */
   close(): void {
     this.closed = true;
-    for (const pc of [...this.partitions.values()]) this.drop(pc);
+    const shutdown = new KafkaError(ErrorCode.NOT_COORDINATOR, 'the broker is shutting down');
+    for (const pc of [...this.partitions.values()]) this.drop(pc, shutdown);
   }
 }
