@@ -4,6 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 
+export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency'] as const;
+export type WorkloadGroup = (typeof WORKLOAD_GROUPS)[number];
+
 export interface BenchOptions {
   readonly quick: boolean;
   /** Target an already running broker instead of spawning Sluice and Kafka. */
@@ -11,6 +14,8 @@ export interface BenchOptions {
   /** Its process id, for CPU and RSS (same machine only). */
   readonly pid: number | null;
   readonly brokers: readonly ('sluice' | 'kafka')[];
+  /** Which workload groups run (default all). */
+  readonly workloads: ReadonlySet<WorkloadGroup>;
   readonly reps: number;
   /** Records per run of the 1 KiB produce workloads (and the consume data set). */
   readonly records1k: number;
@@ -31,6 +36,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [--brokers sluice,kafka]
+  [--workloads produce,partitions,consume,latency]
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--disk-mib N] [--no-profile]
   [--producer-props batch.size=65536,linger.ms=5]
@@ -44,6 +50,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       bootstrap: { type: 'string' },
       pid: { type: 'string' },
       brokers: { type: 'string', default: 'sluice,kafka' },
+      workloads: { type: 'string', default: WORKLOAD_GROUPS.join(',') },
       reps: { type: 'string' },
       'records-1k': { type: 'string' },
       'records-100b': { type: 'string' },
@@ -72,25 +79,28 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   };
   const brokers = (values.brokers ?? '').split(',').map((b) => b.trim());
   for (const b of brokers) if (b !== 'sluice' && b !== 'kafka') throw new Error(`unknown broker ${b}\n${USAGE}`);
+  const workloads = (values.workloads ?? '').split(',').map((w) => w.trim());
+  for (const w of workloads) if (!(WORKLOAD_GROUPS as readonly string[]).includes(w)) throw new Error(`unknown workload group ${w}\n${USAGE}`);
   const bootstrap = values.bootstrap ?? null;
   return {
     quick,
     bootstrap,
     pid: values.pid === undefined ? null : Number(values.pid),
     brokers: brokers as ('sluice' | 'kafka')[],
+    workloads: new Set(workloads as WorkloadGroup[]),
     reps: num(values.reps, 3, 1),
     records1k: num(values['records-1k'], 500_000, 150_000),
     records100b: num(values['records-100b'], 2_000_000, 500_000),
     partitionCounts: (values.partitions ?? (quick ? '1,16,256' : '1,16,256,4096')).split(',').map(Number),
     recordsManyPartitions: num(values['records-many'], 100_000, 100_000),
     latencyRatePerSecond: num(values['latency-rate'], 20_000, 20_000),
-    latencySeconds: num(values['latency-seconds'], 30, 10),
+    latencySeconds: num(values['latency-seconds'], 15, 10),
     latencyWarmupSeconds: quick ? 2 : 5,
     diskMiB: num(values['disk-mib'], 1024, 256),
     loopbackSeconds: quick ? 2 : 5,
     producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),
     // The profile needs a Sluice this run starts.
-    profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice'),
+    profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),
     workDir: values['work-dir'] ?? '/tmp/sluice-bench-e2e',
     outDir: values.out ?? null,
   };

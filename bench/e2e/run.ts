@@ -111,11 +111,11 @@ async function main(): Promise<void> {
     }
   };
 
-  const produce = produceWorkloads(o);
+  const produce = produceWorkloads(o).filter((w) => o.workloads.has(w.id.startsWith('partitions-') ? 'partitions' : 'produce'));
   // Unmeasured warm-up: the JVM broker's JIT (and Sluice's) would otherwise tax whichever run comes first.
   for (const b of brokers) {
     log(`warm-up on ${b.name}`);
-    await runProduce({ tools, broker: b, rep: -1, producerProps: o.producerProps }, { ...produce[0]!, records: Math.ceil(o.records1k / 2) });
+    await runProduce({ tools, broker: b, rep: -1, producerProps: o.producerProps }, { ...produceWorkloads(o)[0]!, records: Math.ceil(o.records1k / 2) });
   }
   for (let rep = 0; rep < o.reps; rep++) {
     for (const w of produce) {
@@ -123,9 +123,16 @@ async function main(): Promise<void> {
       for (const b of ordered(rep)) await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () => runProduce({ tools, broker: b, rep, producerProps: o.producerProps }, w));
     }
   }
-  for (const b of brokers) await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
-  const latency = { ratePerSecond: o.latencyRatePerSecond, recordSize: 1024, seconds: o.latencySeconds, warmupSeconds: o.latencyWarmupSeconds };
-  for (const b of ordered(1)) await attempt(`latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () => runLatency({ tools, broker: b, rep: 0 }, latency));
+  if (o.workloads.has('consume')) {
+    for (const b of brokers) await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
+  }
+  if (o.workloads.has('latency')) {
+    const latency = { ratePerSecond: o.latencyRatePerSecond, recordSize: 1024, seconds: o.latencySeconds, warmupSeconds: o.latencyWarmupSeconds };
+    // Tails swing with other load on the machine: repeat, alternating which broker goes first.
+    for (let rep = 0; rep < o.reps; rep++) {
+      for (const b of ordered(rep + 1)) await attempt(`rep ${rep + 1}/${o.reps} latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () => runLatency({ tools, broker: b, rep }, latency));
+    }
+  }
   for (const b of brokers) await b.stop();
 
   let profile: ProfileReport | null = null;
@@ -140,11 +147,11 @@ async function main(): Promise<void> {
   }
 
   const latencyMBps = (o.latencyRatePerSecond * 1024) / 1e6;
-  const workloads: WorkloadInfo[] = [
+  const workloads = ([
     ...produce.map((w): WorkloadInfo => ({ id: w.id, label: w.label, group: w.id.startsWith('partitions-') ? 'partitions' : 'produce', partitions: w.partitions })),
     { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
     { id: 'latency', label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`, group: 'latency', partitions: 16 },
-  ];
+  ] satisfies WorkloadInfo[]).filter((w) => o.workloads.has(w.group));
   const markdown = writeReport(outDir, {
     date: new Date().toISOString(),
     mode: o.quick ? 'quick' : 'full',
