@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   // Unmeasured warm-up: the JVM broker's JIT (and Sluice's) would otherwise tax whichever run comes first.
   for (const b of brokers) {
     log(`warm-up on ${b.name}`);
-    await runProduce({ tools, broker: b, rep: -1, producerProps: o.producerProps }, { ...produceWorkloads(o)[0]!, records: Math.ceil(o.records1k / 2) });
+    await runProduce({ tools, broker: b, rep: -1, producerProps: o.producerProps }, { ...produceWorkloads(o)[0]!, records: o.records1k });
   }
   for (let rep = 0; rep < o.reps; rep++) {
     for (const w of produce) {
