@@ -39,6 +39,8 @@ export interface SluiceOptions {
   readonly dataDir: string;
   /** Extra node flags, e.g. --cpu-prof for the profiling run. */
   readonly nodeArgs?: readonly string[];
+  /** Extra broker settings, key=value. */
+  readonly overrides?: readonly string[];
 }
 
 export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest> {
@@ -49,6 +51,7 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
     '--override', 'listeners=PLAINTEXT://127.0.0.1:0',
     '--override', `log.dirs=${opts.dataDir}`,
     '--override', `log.segment.bytes=${SEGMENT_BYTES}`,
+    ...(opts.overrides ?? []).flatMap((kv) => ['--override', kv]),
   ];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

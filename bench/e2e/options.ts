@@ -28,6 +28,8 @@ export interface BenchOptions {
   readonly latencyWarmupSeconds: number;
   readonly diskMiB: number;
   readonly loopbackSeconds: number;
+  /** Extra `--override key=value` settings for the Sluice this run starts. */
+  readonly sluiceOverrides: readonly string[];
   /** Extra producer properties for the throughput workloads (default: the client's defaults). */
   readonly producerProps: readonly string[];
   readonly profile: boolean;
@@ -39,7 +41,7 @@ const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [-
   [--workloads produce,partitions,consume,latency]
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--disk-mib N] [--no-profile]
-  [--producer-props batch.size=65536,linger.ms=5]
+  [--producer-props batch.size=65536,linger.ms=5] [--sluice-override num.partition.workers=1,...]
   [--work-dir DIR] [--out DIR]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -60,6 +62,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'latency-seconds': { type: 'string' },
       'disk-mib': { type: 'string' },
       'producer-props': { type: 'string', default: '' },
+      'sluice-override': { type: 'string', default: '' },
       'no-profile': { type: 'boolean', default: false },
       'work-dir': { type: 'string', default: '/tmp/sluice-bench-e2e' },
       out: { type: 'string' },
@@ -98,6 +101,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     latencyWarmupSeconds: quick ? 2 : 5,
     diskMiB: num(values['disk-mib'], 1024, 256),
     loopbackSeconds: quick ? 2 : 5,
+    sluiceOverrides: (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('=')),
     producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),
     // The profile needs a Sluice this run starts.
     profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),

@@ -131,13 +131,15 @@ export function summarizeProfile(path: string, window: Window): ThreadProfile {
  * One Sluice under both profilers: --cpu-prof for every JS thread over the whole run, and perf
  * for `perfSeconds` after a 2 s warm-up, while ProducerPerformance writes `records` 1 KiB records.
  */
-export async function profileSluiceProduce(tools: JavaTools, workDir: string, records: number, perfSeconds: number): Promise<ProfileReport> {
+export async function profileSluiceProduce(
+  tools: JavaTools, workDir: string, records: number, perfSeconds: number, overrides: readonly string[],
+): Promise<ProfileReport> {
   const dir = join(workDir, 'cpu-profile');
   // Node creates the --cpu-prof dir only at exit; perf writes into it before that.
   mkdirSync(dir, { recursive: true });
   const usePerf = await perfAvailable();
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(usePerf ? ['--perf-basic-prof'] : [])];
-  const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs });
+  const broker = await startSluice({ dataDir: join(workDir, 'sluice-profile-data'), nodeArgs, overrides });
   let recordsPerSecond = 0;
   let perf: PerfSummary | null = null;
   let window: Window = { fromUs: 0, toUs: 0 };

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     brokers.push(externalBroker(o.bootstrap, o.pid));
   } else {
     const sluiceStartup = o.brokers.includes('sluice') ? await startupAndIdle(o, 3) : { sluiceStartSeconds: [], sluiceIdleRssMiB: [] };
-    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data') }));
+    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides }));
     let kafkaStartSeconds: number | null = null;
     let kafkaIdleRssMiB: number | null = null;
     if (o.brokers.includes('kafka')) {
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     log('profiling Sluice under 1 KiB acks=1 produce');
     try {
       // Long enough to outlast the perf window after warm-up even in --quick mode.
-      profile = await profileSluiceProduce(tools, o.workDir, Math.max(2 * o.records1k, 400_000), o.quick ? 4 : 8);
+      profile = await profileSluiceProduce(tools, o.workDir, Math.max(2 * o.records1k, 400_000), o.quick ? 4 : 8, o.sluiceOverrides);
     } catch (e) {
       failures.push(`profile: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   const markdown = writeReport(outDir, {
     date: new Date().toISOString(),
     mode: o.quick ? 'quick' : 'full',
-    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', producerProps: o.producerProps.join(',') || 'client defaults', durationSeconds: Math.round((Date.now() - t0) / 1000) },
+    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', producerProps: o.producerProps.join(',') || 'client defaults', sluiceOverrides: o.sluiceOverrides.join(',') || 'none', durationSeconds: Math.round((Date.now() - t0) / 1000) },
     workloads,
     machine,
     startup,
