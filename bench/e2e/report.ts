@@ -117,6 +117,8 @@ export function writeReport(dir: string, results: BenchResults): string {
   const brokers = [...new Set(results.summaries.map((s) => s.broker))];
   const get = (w: string, b: BrokerName): Summary | undefined => results.summaries.find((s) => s.workload === w && s.broker === b);
   const pair = brokers.includes('sluice') && brokers.includes('kafka');
+  // A --bootstrap target takes Sluice's column.
+  const first = brokers.includes('target') ? 'Target' : 'Sluice';
   const label = (id: string): string => results.workloads.find((w) => w.id === id)?.label ?? id;
   const md: string[] = [];
   md.push(`# End-to-end benchmark, ${results.date} (${results.mode})`, '');
@@ -143,7 +145,7 @@ export function writeReport(dir: string, results: BenchResults): string {
   });
   md.push('## Throughput', '');
   md.push(table(
-    ['workload', 'Sluice MB/s (n)', 'Kafka MB/s', 'ratio', 'Sluice rec/s', 'Kafka rec/s', 'Sluice CPU s/GB', 'Kafka CPU s/GB', 'CPU ratio', 'Sluice peak RSS MiB', 'Kafka peak RSS MiB', 'generator cores S / K', 'other load cores S / K'],
+    ['workload', `${first} MB/s (n)`, 'Kafka MB/s', 'ratio', `${first} rec/s`, 'Kafka rec/s', `${first} CPU s/GB`, 'Kafka CPU s/GB', 'CPU ratio', `${first} peak RSS MiB`, 'Kafka peak RSS MiB', 'generator cores S / K', 'other load cores S / K'],
     rows,
   ), '');
   md.push('CPU s/GB: broker process user+system seconds (all threads) per 10^9 payload bytes. Generator cores: the Java load generator\'s CPU seconds per wall second (2 = both cores). Other load: CPU cores used by everything else on the machine during the run (other engineers\' builds and tests) — when it is high, treat the row as noise.', '');
@@ -167,7 +169,7 @@ export function writeReport(dir: string, results: BenchResults): string {
   const parts = results.workloads.filter((w) => w.group === 'partitions' || w.id === 'p16-acks1-none').sort((a, b) => a.partitions - b.partitions);
   if (parts.length > 0) {
     md.push('## Cost of partitions (1 KiB, acks=1, no compression)', '');
-    md.push(table(['partitions', 'Sluice MB/s', 'Kafka MB/s', 'ratio', 'Sluice CPU s/GB', 'Kafka CPU s/GB', 'Sluice create s', 'Kafka create s', 'Sluice peak RSS MiB', 'Kafka peak RSS MiB'], parts.map((w) => {
+    md.push(table(['partitions', `${first} MB/s`, 'Kafka MB/s', 'ratio', `${first} CPU s/GB`, 'Kafka CPU s/GB', `${first} create s`, 'Kafka create s', `${first} peak RSS MiB`, 'Kafka peak RSS MiB'], parts.map((w) => {
       const s = get(w.id, 'sluice') ?? get(w.id, 'target');
       const k = get(w.id, 'kafka');
       return [String(w.partitions), fmt(s?.mbPerSecond), fmt(k?.mbPerSecond), ratio(s?.mbPerSecond, k?.mbPerSecond), fmt(s?.brokerCpuSecondsPerGB), fmt(k?.brokerCpuSecondsPerGB), fmt(s?.topicCreateSeconds), fmt(k?.topicCreateSeconds), fmt(s?.brokerPeakRssMiB), fmt(k?.brokerPeakRssMiB)];
