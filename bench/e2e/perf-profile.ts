@@ -5,7 +5,6 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -34,6 +33,11 @@ const CATEGORIES: readonly [string, (l: PerfLine) => boolean][] = [
   ['other node / V8 runtime', () => true],
 ];
 
+/** The JIT symbol map --perf-basic-prof keeps writing until the process exits. */
+export function perfMapFile(pid: number): string {
+  return `/tmp/perf-${pid}.map`;
+}
+
 export async function perfAvailable(): Promise<boolean> {
   try {
     await execFileAsync('perf', ['--version']);
@@ -52,12 +56,11 @@ export async function perfRecord(pid: number, seconds: number, out: string): Pro
   if (code !== 0) throw new Error(`perf record exited with ${code}: ${err}`);
 }
 
-export async function perfSummarize(dataFile: string, pid: number, seconds: number): Promise<PerfSummary> {
+export async function perfSummarize(dataFile: string, seconds: number): Promise<PerfSummary> {
   const { stdout } = await execFileAsync(
     'perf', ['report', '-i', dataFile, '--stdio', '--no-children', '-g', 'none', '--sort', 'dso,sym', '--percent-limit', '0'],
     { maxBuffer: 256 * 1024 * 1024 },
   );
-  rmSync(`/tmp/perf-${pid}.map`, { force: true });
   // "# Samples: 3K of event 'cpu-clock'": perf rounds to K/M.
   const m = /# Samples: ([\d.]+)([KM]?)/.exec(stdout);
   const samples = m ? Number(m[1]) * (m[2] === 'K' ? 1e3 : m[2] === 'M' ? 1e6 : 1) : 0;

@@ -4,12 +4,12 @@
  * busy time goes, by function and by source file. The raw profiles stay in the work directory
  * for Chrome DevTools.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { startSluice } from './brokers.js';
 import { createTopic, freshTopic, producerPerformance } from './workloads.js';
 import { parseProducerPerformance, type JavaTools } from './java-tools.js';
-import { perfAvailable, perfRecord, perfSummarize, type PerfSummary } from './perf-profile.js';
+import { perfAvailable, perfMapFile, perfRecord, perfSummarize, type PerfSummary } from './perf-profile.js';
 
 /**
  * Functions whose samples are a thread blocked, not computing: the V8 profiler samples wall
@@ -154,7 +154,7 @@ export async function profileSluiceProduce(
       const data = join(dir, 'perf.data');
       try {
         await perfRecord(broker.pid!, perfSeconds, data);
-        perf = await perfSummarize(data, broker.pid!, perfSeconds);
+        perf = await perfSummarize(data, perfSeconds);
       } catch (e) {
         console.error(`perf failed, continuing without it: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -166,6 +166,7 @@ export async function profileSluiceProduce(
   } finally {
     // Profiles are written when the broker exits cleanly.
     await broker.stop();
+    rmSync(perfMapFile(broker.pid!), { force: true });
   }
   const threads = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
