@@ -44,7 +44,7 @@ export class RingChannelClient {
   private failure: Error | null = null;
 
   constructor(commandRing: SharedArrayBuffer, replyRing: SharedArrayBuffer) {
-    this.commands = new SpscRingWriter(commandRing);
+    this.commands = new SpscRingWriter(commandRing, { coalesceWakeups: true });
     this.replies = new SpscRingReader(replyRing);
     void this.pumpReplies();
   }

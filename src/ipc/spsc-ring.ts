@@ -106,8 +106,17 @@ export class SpscRingWriter {
   private tail: number;
   /** Last HEAD seen; reloaded only when the cached value shows too little space. */
   private head: number;
+  private readonly coalesceWakeups: boolean;
+  private wakeupQueued = false;
 
-  constructor(buffer: SharedArrayBuffer) {
+  /**
+   * `coalesceWakeups`: for a writer on a thread that returns to its event loop (the main thread),
+   * wake a sleeping consumer once per turn of that loop instead of once per message — every
+   * futex wake costs a system call and a context switch, and a turn often writes many commands.
+   * A writer that may block before its loop turns (a worker) must wake at once.
+   */
+  constructor(buffer: SharedArrayBuffer, options: { coalesceWakeups?: boolean } = {}) {
+    this.coalesceWakeups = options.coalesceWakeups === true;
     this.capacity = capacityOf(buffer);
     this.maxPayloadBytes = maxPayloadBytes(this.capacity);
     this.cells = new Int32Array(buffer, 0, HEADER_BYTES / 4);
@@ -231,6 +240,20 @@ export class SpscRingWriter {
   private publish(): void {
     // Release: every frame byte written above is visible to a consumer that loads this TAIL.
     Atomics.store(this.cells, TAIL_INDEX, this.tail);
+    if (!this.coalesceWakeups) {
+      this.wakeConsumer();
+      return;
+    }
+    if (this.wakeupQueued) return;
+    this.wakeupQueued = true;
+    // Still after the TAIL store, so the wake-up protocol holds; only later in the same turn.
+    queueMicrotask(() => {
+      this.wakeupQueued = false;
+      this.wakeConsumer();
+    });
+  }
+
+  private wakeConsumer(): void {
     // Sequentially consistent after the TAIL store (see the wake-up protocol in the file comment).
     if (Atomics.load(this.cells, CONSUMER_SLEEPING_INDEX) === 1) {
       // Wakes the one consumer, whether in Atomics.wait or Atomics.waitAsync.
