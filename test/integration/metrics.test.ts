@@ -17,7 +17,7 @@ import type { Writer } from '../../src/protocol/primitives/writer.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { parseExposition, select, total, type Sample } from '../unit/metrics/prometheus-text.js';
+import { parseExposition, select, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';
 
 const TOPIC = 'metered';
 const WORKERS = 2;

@@ -9,7 +9,7 @@ import * as snappyNpm from 'snappy';
 import { Bench } from 'tinybench';
 import * as zstdNapi from 'zstd-napi';
 import { CompressionCodec, compress, decompress } from '../../../src/native/index.js';
-import { jsonRecords } from '../../../test/unit/native/json-records.js';
+import { jsonRecords } from '../../../test/unit/native/json-records-helper.js';
 import { consume, writeReport, type Row } from './report.js';
 
 type Codec = (typeof CompressionCodec)[keyof typeof CompressionCodec];

@@ -8,7 +8,7 @@ import { setBaseOffset, setPartitionLeaderEpoch, validateBatches } from '../../.
 import { LogManager, type PartitionLog } from '../../../src/storage/index.js';
 import { decodeBatches, producedBatch, tempDir } from '../../unit/storage/storage-fixtures.js';
 
-const child = fileURLToPath(new URL('./append-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./append-child-fixture.js', import.meta.url));
 const root = tempDir('crash');
 process.on('exit', root.remove);
 const timestamp = Date.now();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import * as M from '../../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { wireCall } from './wire-call.js';
+import { wireCall } from '../../helpers/wire-call.js';
 
 const TOPIC = 2;
 const BROKER = 4;

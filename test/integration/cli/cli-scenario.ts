@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { COMPRESSION_NAMES, KafkaCluster, parseBootstrapServers, partitionForKey } from '../../../src/client/index.js';
 import { FetchRequest, FetchResponse } from '../../../src/protocol/messages/index.js';
 import { BatchScan, compressionCodecId, CompressionType } from '../../../src/protocol/records/index.js';
-import { runCli, type CliResult } from './run-cli.js';
+import { runCli, type CliResult } from '../../helpers/run-cli.js';
 
 const CODEC_IDS: Record<(typeof COMPRESSION_NAMES)[number], number> = {
   none: CompressionType.None,

@@ -14,7 +14,7 @@ import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { KafkaCluster, KafkaGroupAdminClient, parseBootstrapServers } from '../../../src/client/index.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { runCli, type CliResult } from './run-cli.js';
+import { runCli, type CliResult } from '../../helpers/run-cli.js';
 
 /** Records per partition, and the offsets the member commits: lag 2 and 3. */
 const PRODUCED = [6, 4];

@@ -4,6 +4,7 @@
  * the jars.
  */
 import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -37,6 +38,7 @@ describe('sluice CLI against Apache Kafka', { skip: skipReason() }, () => {
   before(async () => {
     logDir = mkdtempSync(join(tmpdir(), 'sluice-cli-kafka-'));
     kafka = await startKafka({ port: await freePort(), controllerPort: await freePort(), logDir, heap: '384m' });
+    assert.match(kafka.bootstrap, /:\d+$/, 'Kafka reports the address it listens on');
   });
   after(async () => {
     await kafka?.stop();

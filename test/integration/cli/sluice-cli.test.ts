@@ -3,6 +3,7 @@
  * Sluice's own broker process: the tools and the broker agree with each other as they do with Kafka.
  */
 import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { cliScenario } from './cli-scenario.js';
 import { groupsScenario } from './groups-scenario.js';
@@ -12,6 +13,7 @@ describe('sluice CLI against the Sluice broker', () => {
   before(async () => {
     // KafkaJS members join at once instead of waiting out Kafka's 3 s initial rebalance delay.
     broker = await startBrokerProcess({ 'group.initial.rebalance.delay.ms': '0' });
+    assert.match(broker.bootstrap, /^127\.0\.0\.1:\d+$/, 'the broker advertises its loopback listener');
   });
   after(async () => {
     await broker?.stop();

@@ -125,7 +125,7 @@ describe('KafkaJS consumer groups', () => {
 
   test('a member killed without leaving: the others own all partitions once its session expires', async () => {
     const child = LineProcess.start('kafkajs-member', process.execPath, [
-      fileURLToPath(new URL('./kafkajs-member.js', import.meta.url)),
+      fileURLToPath(new URL('./kafkajs-member-helper.js', import.meta.url)),
       broker.bootstrap,
       GROUP,
       TOPIC,

@@ -14,7 +14,7 @@ import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { WireClient } from '../../helpers/wire-client.js';
-import { wireCall } from '../admin/wire-call.js';
+import { wireCall } from '../../helpers/wire-call.js';
 
 const PRODUCE_VERSION = 11; // by topic name; served by Sluice and Kafka 4.4 alike
 const FETCH_VERSION = 12; // by topic name, the last version before topic ids

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
-import { parseExposition, total } from './prometheus-text.js';
+import { parseExposition, total } from './prometheus-text-helper.js';
 
 test('requests are counted and timed per API and version', async () => {
   const m = new BrokerMetrics();

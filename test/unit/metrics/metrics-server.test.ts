@@ -5,7 +5,7 @@ import { MetricsServer } from '../../../src/broker/metrics-server.js';
 import { Logger } from '../../../src/common/logger.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../../../src/common/metrics/scrape.js';
-import { total, parseExposition } from './prometheus-text.js';
+import { total, parseExposition } from './prometheus-text-helper.js';
 
 const log = new Logger('metrics-test');
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { MetricsScraper, type RingOccupancy } from '../../../src/common/metrics/scrape.js';
 import { WorkerMetrics, type WorkerMetricsSnapshot } from '../../../src/common/metrics/worker-metrics.js';
-import { parseExposition, select, total } from './prometheus-text.js';
+import { parseExposition, select, total } from './prometheus-text-helper.js';
 
 /** What the METRICS command does to a snapshot: JSON out of the worker, JSON in on the main thread. */
 function throughRing(snapshot: WorkerMetricsSnapshot): WorkerMetricsSnapshot {

@@ -14,7 +14,7 @@ import {
   decompress,
   decompressAsync,
 } from '../../../src/native/index.js';
-import { jsonRecords } from './json-records.js';
+import { jsonRecords } from './json-records-helper.js';
 
 const CORRUPT_MESSAGE = 2;
 const UNSUPPORTED_COMPRESSION_TYPE = 76;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { CompressionCodec, compress, decompress } from '../../../src/native/index.js';
-import { jsonRecords } from './json-records.js';
+import { jsonRecords } from './json-records-helper.js';
 
 const CODECS = [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd] as const;
 const LIMIT = 64 * 1024;

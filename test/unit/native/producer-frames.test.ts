@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CompressionCodec, compress, crc32c, decompress } from '../../../src/native/index.js';
-import { BATCH_ATTRIBUTES_OFFSET, BATCH_COUNT_OFFSET, BATCH_RECORDS_OFFSET, readKeyValues, type KeyValue } from './records-section.js';
+import { BATCH_ATTRIBUTES_OFFSET, BATCH_COUNT_OFFSET, BATCH_RECORDS_OFFSET, readKeyValues, type KeyValue } from './records-section-helper.js';
 
 // Compiled to dist/test/unit/native/; the fixtures stay in the source tree.
 const FIXTURES = fileURLToPath(new URL('../../../../test/unit/native/fixtures/', import.meta.url));

@@ -6,7 +6,7 @@ import { parseBootstrapServers } from '../../../src/client/broker-address.js';
 import type { RecordDelivery } from '../../../src/client/producer-accumulator.js';
 import { BatchingProducer, type BatchingProducerOptions } from '../../../src/client/producer-batching.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { FakeProduceBroker, type ProduceCall } from './fake-produce-broker.js';
+import { FakeProduceBroker, type ProduceCall } from './fake-produce-broker-helper.js';
 
 const TOPIC = 't';
 

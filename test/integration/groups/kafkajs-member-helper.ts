@@ -1,7 +1,7 @@
 /**
  * One KafkaJS group member in its own process, so a test can SIGKILL it: a member that dies
  * without a LeaveGroup is only noticed by the coordinator when its session times out.
- * Usage: node kafkajs-member.js <bootstrap> <groupId> <topic> <sessionTimeoutMs>
+ * Usage: node kafkajs-member-helper.js <bootstrap> <groupId> <topic> <sessionTimeoutMs>
  * Prints `{"assigned":[partitions...]}` after each join.
  */
 import { Kafka, logLevel } from 'kafkajs';

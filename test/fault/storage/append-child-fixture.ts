@@ -2,7 +2,7 @@
  * Crash-test writer, run as a child process by crash.test.ts: appends batches to one partition
  * through a LogManager, forever, and prints `<base offset> <seed>` to stdout after each append
  * returns (the acknowledgement). Killed with SIGKILL by the test.
- * Usage: node append-child.js <log dir> <timestamp ms>
+ * Usage: node append-child-fixture.js <log dir> <timestamp ms>
  */
 import { writeSync } from 'node:fs';
 import { LogManager } from '../../../src/storage/index.js';

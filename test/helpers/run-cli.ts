@@ -1,7 +1,7 @@
 /** Runs `node dist/src/cli/sluice.js ...` as a real process, with stdin, and collects what it wrote. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../../../tools/kafka/kafka-process.js';
+import { repoRoot } from '../../tools/kafka/kafka-process.js';
 
 export interface CliResult {
   readonly code: number | null;
