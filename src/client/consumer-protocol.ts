@@ -8,7 +8,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ConsumerProtocolAssignment } from '../protocol/messages/index.js';
-import { Reader } from '../protocol/primitives/reader.js';
+import { readVersioned } from '../protocol/primitives/versioned-schema.js';
 
 export interface TopicPartitions {
   readonly topic: string;
@@ -19,10 +19,7 @@ export interface TopicPartitions {
 export function decodeMemberAssignment(bytes: Buffer): TopicPartitions[] {
   if (bytes.length === 0) return [];
   try {
-    const r = new Reader(bytes);
-    const version = r.int16();
-    if (version < 0) throw new Error(`negative version ${version}`);
-    const data = ConsumerProtocolAssignment.read(r, Math.min(version, ConsumerProtocolAssignment.validVersions.hi));
+    const { data } = readVersioned(ConsumerProtocolAssignment, bytes);
     return data.assignedPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions }));
   } catch (err) {
     throw new KafkaError(ErrorCode.CORRUPT_MESSAGE, `member assignment is not in the consumer protocol: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -5,6 +5,7 @@
  * owner through the ring (READ_BYTES), a bounded chunk at a time.
  */
 import type { TopicAdmin } from '../cluster/topic-admin.js';
+import { CONSUMER_OFFSETS_TOPIC as OFFSETS_TOPIC } from '../cluster/topic-names.js';
 import type { Logger } from '../common/logger.js';
 import type { CoordinatorRecord } from '../coordinator/group/records.js';
 import { decompress } from '../native/index.js';
@@ -13,7 +14,6 @@ import { encodeRecordBatch, isControl, lastOffsetOf, readRecords, validateBatche
 import type { CoordinatorLog } from './group-coordinator-runtime.js';
 import type { PartitionService } from './partition-service.js';
 
-export const OFFSETS_TOPIC = '__consumer_offsets';
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';
 /** Replay reads this much at a time; it must stay well below the worker rings' capacity. */

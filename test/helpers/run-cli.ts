@@ -1,4 +1,5 @@
 /** Runs `node dist/src/cli/sluice.js ...` as a real process, with stdin, and collects what it wrote. */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../../tools/kafka/kafka-process.js';
@@ -29,4 +30,16 @@ export function runCli(args: readonly string[], stdin: Buffer | string = '', tim
     });
     child.stdin.end(stdin);
   });
+}
+
+/** The command's stdout, after checking it exited 0. */
+export function ok(r: CliResult, what: string): string {
+  assert.equal(r.code, 0, `${what} exited ${r.code}: ${r.stderr}`);
+  return r.stdout.toString();
+}
+
+/** Checks the command failed with `code`, naming the Kafka error on stderr. */
+export function failsWith(r: CliResult, errorName: string, code = 1): void {
+  assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
+  assert.match(r.stderr, new RegExp(errorName));
 }

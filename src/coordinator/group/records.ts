@@ -22,6 +22,7 @@ import {
 import type { MessageCodec } from '../../protocol/primitives/codec-support.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import { Writer } from '../../protocol/primitives/writer.js';
+import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
 
 /** One record for the caller to append to the group's `__consumer_offsets` partition. */
 export interface CoordinatorRecord {
@@ -36,14 +37,6 @@ const GROUP_METADATA_TYPE = 2;
 const OFFSET_COMMIT_VALUE_VERSION = 3;
 const OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY = 1;
 const GROUP_METADATA_VALUE_VERSION = 3;
-
-/** A value: int16 value version, then the struct at that version. */
-export function versionPrefixed<I>(codec: MessageCodec<unknown, I>, version: number, body: I): Buffer {
-  const w = new Writer();
-  w.int16(version);
-  codec.write(w, body, version);
-  return w.finish();
-}
 
 /** A key's prefix is its record type; the key struct itself only has a version 0. */
 export function typePrefixedKey<I>(codec: MessageCodec<unknown, I>, recordType: number, body: I): Buffer {
@@ -64,7 +57,7 @@ export function offsetCommitRecord(key: OffsetKey, value: OffsetCommitValueDataI
   const version = hasExpiry ? OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY : OFFSET_COMMIT_VALUE_VERSION;
   return {
     key: typePrefixedKey(OffsetCommitKey, OFFSET_COMMIT_TYPE, key),
-    value: versionPrefixed(OffsetCommitValue, version, value),
+    value: writeVersioned(OffsetCommitValue, version, value),
   };
 }
 
@@ -75,7 +68,7 @@ export function offsetCommitTombstone(key: OffsetKey): CoordinatorRecord {
 export function groupMetadataRecord(group: string, value: GroupMetadataValueDataInput): CoordinatorRecord {
   return {
     key: typePrefixedKey(GroupMetadataKey, GROUP_METADATA_TYPE, { group }),
-    value: versionPrefixed(GroupMetadataValue, GROUP_METADATA_VALUE_VERSION, value),
+    value: writeVersioned(GroupMetadataValue, GROUP_METADATA_VALUE_VERSION, value),
   };
 }
 
@@ -89,10 +82,9 @@ export type DecodedRecord =
   /** A record of another group protocol (consumer, share, streams groups): not ours. */
   | { type: 'other'; recordType: number };
 
-export function readVersioned<T>(codec: MessageCodec<T, unknown>, bytes: Buffer): T {
-  const r = new Reader(bytes);
-  const version = r.int16();
-  return codec.read(r, version);
+/** A stored value: int16 value version, then the struct at that version. */
+export function readValue<T>(codec: MessageCodec<T, unknown>, bytes: Buffer): T {
+  return readVersioned(codec, bytes).data;
 }
 
 /** Throws on bytes that do not parse: a corrupt `__consumer_offsets` record must stop loading. */
@@ -105,14 +97,14 @@ export function decodeRecord(key: Buffer, value: Buffer | null): DecodedRecord {
       return {
         type: 'offset-commit',
         key: { group: k.group, topic: k.topic, partition: k.partition },
-        value: value === null ? null : readVersioned(OffsetCommitValue, value),
+        value: value === null ? null : readValue(OffsetCommitValue, value),
       };
     }
     case GROUP_METADATA_TYPE:
       return {
         type: 'group-metadata',
         group: GroupMetadataKey.read(new Reader(key, 2), 0).group,
-        value: value === null ? null : readVersioned(GroupMetadataValue, value),
+        value: value === null ? null : readValue(GroupMetadataValue, value),
       };
     default:
       return { type: 'other', recordType };

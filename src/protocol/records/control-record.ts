@@ -1,11 +1,16 @@
 /**
  * Control records: the key is `version int16, type int16` (ControlRecordTypeSchema, version 0);
  * a transaction marker's value is `version int16, coordinatorEpoch int32` (EndTxnMarker,
- * version 0). Both are written in a batch with the control and transactional bits set.
+ * version 0), both through the generated schemas. They are written in a batch with the control
+ * and transactional bits set.
  *
  * Readers accept versions above 0 and ignore trailing bytes, like Kafka, so that a newer writer
  * does not break an older reader; a negative version or a short buffer is INVALID_RECORD.
  */
+import { ControlRecordTypeSchema, EndTxnMarker as EndTxnMarkerSchema } from '../messages/index.js';
+import { DecodeError } from '../primitives/decode-error.js';
+import type { MessageCodec } from '../primitives/codec-support.js';
+import { readVersioned, writeVersioned } from '../primitives/versioned-schema.js';
 import { CompressionType } from './attributes.js';
 import { RecordErrorCode, RecordValidationError } from './record-error.js';
 import { encodeRecordBatch } from './record-batch-encoder.js';
@@ -21,10 +26,18 @@ export const ControlRecordType = {
 } as const;
 export type ControlRecordType = (typeof ControlRecordType)[keyof typeof ControlRecordType];
 
-const CURRENT_CONTROL_KEY_VERSION = 0;
-const CURRENT_END_TXN_MARKER_VERSION = 0;
-const CONTROL_KEY_SIZE = 4;
-const END_TXN_MARKER_SIZE = 6;
+const CURRENT_VERSION = 0;
+
+/** The generated schema's reading, with bad bytes reported as the record fault they are. */
+function readControlValue<T>(codec: MessageCodec<T, unknown>, bytes: Buffer | null, what: string, batchStart: number): { version: number; data: T } {
+  if (bytes === null) throw new RecordValidationError(RecordErrorCode.InvalidRecord, `${what} is null`, batchStart);
+  try {
+    return readVersioned(codec, bytes);
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `${what}: ${err.message}`, batchStart);
+  }
+}
 
 export interface ControlRecordKey {
   readonly version: number;
@@ -33,22 +46,13 @@ export interface ControlRecordKey {
 }
 
 export function encodeControlRecordKey(type: ControlRecordType): Buffer {
-  const buf = Buffer.allocUnsafe(CONTROL_KEY_SIZE);
-  buf.writeInt16BE(CURRENT_CONTROL_KEY_VERSION, 0);
-  buf.writeInt16BE(type, 2);
-  return buf;
+  return writeVersioned(ControlRecordTypeSchema, CURRENT_VERSION, { type });
 }
 
 /** `batchStart` only labels the error. */
 export function decodeControlRecordKey(key: Buffer | null, batchStart = 0): ControlRecordKey {
-  if (key === null || key.length < CONTROL_KEY_SIZE) {
-    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `control record key of ${key?.length ?? 'null'} bytes`, batchStart);
-  }
-  const version = key.readInt16BE(0);
-  if (version < 0) {
-    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `control record key version ${version}`, batchStart);
-  }
-  return { version, type: key.readInt16BE(2) };
+  const { version, data } = readControlValue(ControlRecordTypeSchema, key, 'control record key', batchStart);
+  return { version, type: data.type };
 }
 
 export interface EndTxnMarker {
@@ -57,21 +61,12 @@ export interface EndTxnMarker {
 }
 
 export function encodeEndTxnMarker(coordinatorEpoch: number): Buffer {
-  const buf = Buffer.allocUnsafe(END_TXN_MARKER_SIZE);
-  buf.writeInt16BE(CURRENT_END_TXN_MARKER_VERSION, 0);
-  buf.writeInt32BE(coordinatorEpoch, 2);
-  return buf;
+  return writeVersioned(EndTxnMarkerSchema, CURRENT_VERSION, { coordinatorEpoch });
 }
 
 export function decodeEndTxnMarker(value: Buffer | null, batchStart = 0): EndTxnMarker {
-  if (value === null || value.length < END_TXN_MARKER_SIZE) {
-    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `end transaction marker of ${value?.length ?? 'null'} bytes`, batchStart);
-  }
-  const version = value.readInt16BE(0);
-  if (version < 0) {
-    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `end transaction marker version ${version}`, batchStart);
-  }
-  return { version, coordinatorEpoch: value.readInt32BE(2) };
+  const { version, data } = readControlValue(EndTxnMarkerSchema, value, 'end transaction marker', batchStart);
+  return { version, coordinatorEpoch: data.coordinatorEpoch };
 }
 
 export interface EndTxnMarkerBatchInput {

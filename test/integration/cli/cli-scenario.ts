@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { COMPRESSION_NAMES, KafkaCluster, parseBootstrapServers, partitionForKey } from '../../../src/client/index.js';
 import { FetchRequest, FetchResponse } from '../../../src/protocol/messages/index.js';
 import { BatchScan, compressionCodecId, CompressionType } from '../../../src/protocol/records/index.js';
-import { runCli, type CliResult } from '../../helpers/run-cli.js';
+import { failsWith, ok, runCli, type CliResult } from '../../helpers/run-cli.js';
 
 const CODEC_IDS: Record<(typeof COMPRESSION_NAMES)[number], number> = {
   none: CompressionType.None,
@@ -41,15 +41,6 @@ const CONSUMED_WITH_KEYS = Buffer.concat([
 ]);
 const RECORD_COUNT = 7;
 
-function ok(r: CliResult, what: string): string {
-  assert.equal(r.code, 0, `${what} exited ${r.code}: ${r.stderr}`);
-  return r.stdout.toString();
-}
-
-function failsWith(r: CliResult, errorName: string, code = 1): void {
-  assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
-  assert.match(r.stderr, new RegExp(errorName));
-}
 
 /** The compression codec of every batch stored in partition 0, read with a raw Fetch. */
 async function storedCodecs(bootstrap: string, topic: string): Promise<number[]> {

@@ -14,22 +14,13 @@ import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { KafkaCluster, KafkaGroupAdminClient, parseBootstrapServers } from '../../../src/client/index.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { runCli, type CliResult } from '../../helpers/run-cli.js';
+import { failsWith, ok, runCli, type CliResult } from '../../helpers/run-cli.js';
 
 /** Records per partition, and the offsets the member commits: lag 2 and 3. */
 const PRODUCED = [6, 4];
 const COMMITTED = [4, 1];
 const CLIENT_ID = 'groups-cli';
 
-function ok(r: CliResult, what: string): string {
-  assert.equal(r.code, 0, `${what} exited ${r.code}: ${r.stderr}`);
-  return r.stdout.toString();
-}
-
-function failsWith(r: CliResult, errorName: string, code = 1): void {
-  assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
-  assert.match(r.stderr, new RegExp(errorName));
-}
 
 /** A table's data rows, split on the padding between columns. */
 function rows(out: string, header: string): string[][] {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { confluentKafka, CONFLUENT_JS_SKIP, type CkAdmin, type CkConsumer, type CkKafka, type CkProducer } from '../../helpers/confluent-js.js';
-import { sleep, splitsPartitions, waitFor } from './group-helpers.js';
+import { sleep, splitsPartitions, waitFor, type Consumed } from './group-helpers.js';
 
 const TOPIC = 'ckjs-group';
 const GROUP = 'ckjs-g1';
@@ -15,12 +15,6 @@ const PER_PARTITION = 10;
 /** Where the members commit: mid-partition, so resuming there differs from both ends. */
 const COMMIT_AT = 6;
 
-interface Consumed {
-  member: string;
-  partition: number;
-  offset: number;
-  value: string;
-}
 
 interface Member {
   name: string;

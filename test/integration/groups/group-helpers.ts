@@ -107,3 +107,11 @@ export function startJava(name: string, args: readonly string[]): LineProcess {
     ...args,
   ]);
 }
+
+/** One record as a group member read it. */
+export interface Consumed {
+  member: string;
+  partition: number;
+  offset: number;
+  value: string;
+}

@@ -10,19 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssignerProtocol, Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { LineProcess, sleep, splitsPartitions, waitFor } from './group-helpers.js';
+import { LineProcess, sleep, splitsPartitions, waitFor, type Consumed } from './group-helpers.js';
 
 const TOPIC = 'kjs-group';
 const PARTITIONS = 6;
 const SESSION_TIMEOUT_MS = 6000; // Kafka's group.min.session.timeout.ms
 const GROUP = 'kjs-g1';
 
-interface Consumed {
-  member: string;
-  partition: number;
-  offset: number;
-  value: string;
-}
 
 /** A KafkaJS consumer in the test process, with its latest assignment and what it read. */
 interface Member {

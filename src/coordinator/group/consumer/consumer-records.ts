@@ -22,7 +22,8 @@ import {
 } from '../../../protocol/messages/coordinator/consumer-group-target-assignment-metadata.js';
 import type { MessageCodec } from '../../../protocol/primitives/codec-support.js';
 import { Reader } from '../../../protocol/primitives/reader.js';
-import { type CoordinatorRecord, readVersioned, typePrefixedKey, versionPrefixed } from '../records.js';
+import { writeVersioned } from '../../../protocol/primitives/versioned-schema.js';
+import { type CoordinatorRecord, readValue, typePrefixedKey } from '../records.js';
 import { type Assignment, assignmentFromList, assignmentToList } from './assignment.js';
 import type { MemberAssignmentState, MemberStateCode, MemberSubscription } from './consumer-member.js';
 
@@ -46,7 +47,7 @@ export type ConsumerGroupChange =
   | { kind: 'current'; groupId: string; memberId: string; value: MemberAssignmentState | null };
 
 function record<K, V>(keyCodec: MessageCodec<unknown, K>, type: number, key: K, valueCodec: MessageCodec<unknown, V>, value: V | null): CoordinatorRecord {
-  return { key: typePrefixedKey(keyCodec, type, key), value: value === null ? null : versionPrefixed(valueCodec, VALUE_VERSION, value) };
+  return { key: typePrefixedKey(keyCodec, type, key), value: value === null ? null : writeVersioned(valueCodec, VALUE_VERSION, value) };
 }
 
 export function encodeChange(c: ConsumerGroupChange): CoordinatorRecord {
@@ -79,12 +80,12 @@ function key<K>(codec: MessageCodec<K, unknown>, bytes: Buffer): K {
 export function decodeChange(recordType: number, keyBytes: Buffer, value: Buffer | null): ConsumerGroupChange | null {
   switch (recordType) {
     case RecordType.GROUP_METADATA: {
-      const v = value === null ? null : readVersioned(ConsumerGroupMetadataValue, value);
+      const v = value === null ? null : readValue(ConsumerGroupMetadataValue, value);
       return { kind: 'group-epoch', groupId: key(ConsumerGroupMetadataKey, keyBytes).groupId, value: v && { epoch: v.epoch, metadataHash: v.metadataHash } };
     }
     case RecordType.MEMBER_METADATA: {
       const k = key(ConsumerGroupMemberMetadataKey, keyBytes);
-      const v = value === null ? null : readVersioned(ConsumerGroupMemberMetadataValue, value);
+      const v = value === null ? null : readValue(ConsumerGroupMemberMetadataValue, value);
       return {
         kind: 'member',
         groupId: k.groupId,
@@ -103,16 +104,16 @@ export function decodeChange(recordType: number, keyBytes: Buffer, value: Buffer
     }
     case RecordType.TARGET_ASSIGNMENT_MEMBER: {
       const k = key(ConsumerGroupTargetAssignmentMemberKey, keyBytes);
-      const v = value === null ? null : readVersioned(ConsumerGroupTargetAssignmentMemberValue, value);
+      const v = value === null ? null : readValue(ConsumerGroupTargetAssignmentMemberValue, value);
       return { kind: 'target', groupId: k.groupId, memberId: k.memberId, value: v && assignmentFromList(v.topicPartitions) };
     }
     case RecordType.TARGET_ASSIGNMENT_METADATA: {
-      const v = value === null ? null : readVersioned(ConsumerGroupTargetAssignmentMetadataValue, value);
+      const v = value === null ? null : readValue(ConsumerGroupTargetAssignmentMetadataValue, value);
       return { kind: 'target-epoch', groupId: key(ConsumerGroupTargetAssignmentMetadataKey, keyBytes).groupId, value: v && v.assignmentEpoch };
     }
     case RecordType.CURRENT_MEMBER_ASSIGNMENT: {
       const k = key(ConsumerGroupCurrentMemberAssignmentKey, keyBytes);
-      const v = value === null ? null : readVersioned(ConsumerGroupCurrentMemberAssignmentValue, value);
+      const v = value === null ? null : readValue(ConsumerGroupCurrentMemberAssignmentValue, value);
       return {
         kind: 'current',
         groupId: k.groupId,
