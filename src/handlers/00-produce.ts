@@ -16,6 +16,7 @@ import {
 } from '../protocol/messages/index.js';
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { AppendReply, AppendRequest } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 
@@ -42,13 +43,14 @@ function countAppended(topic: string, records: Buffer): void {
   }
 }
 
-async function producePartition(
+/** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
+function refusal(
   c: ClusterContext,
   topic: TopicMetadata,
   p: ProduceRequestPartitionProduceData,
   acks: number,
   transactional: boolean,
-): Promise<ProduceResponsePartitionProduceResponseInput> {
+): ProduceResponsePartitionProduceResponseInput | null {
   if (p.index < 0 || p.index >= topic.partitionCount) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (p.records === null || p.records.length === 0) return failed(p.index, ErrorCode.INVALID_RECORD, 'no record batch');
   if (transactional || batchIsTransactional(p.records)) {
@@ -57,10 +59,12 @@ async function producePartition(
   if (acks === -1 && Number(c.configs.topicValue('min.insync.replicas', topic.configs) ?? '1') > 1) {
     return failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS, 'min.insync.replicas is larger than the single replica');
   }
-  const reply = await c.partitions.append(topic.name, p.index, LEADER_EPOCH, p.records);
-  if (reply.errorCode === ErrorCode.NONE) countAppended(topic.name, p.records);
+  return null;
+}
+
+function appended(index: number, reply: AppendReply): ProduceResponsePartitionProduceResponseInput {
   return {
-    index: p.index,
+    index,
     errorCode: reply.errorCode,
     errorMessage: reply.errorMessage,
     baseOffset: reply.baseOffset,
@@ -70,6 +74,15 @@ async function producePartition(
   };
 }
 
+/** Where an appended partition's answer goes once the append replies. */
+interface PendingAnswer {
+  readonly answers: ProduceResponsePartitionProduceResponseInput[];
+  readonly position: number;
+  readonly topic: string;
+  readonly index: number;
+  readonly records: Buffer;
+}
+
 export const produceHandler = defineHandler({
   request: ProduceRequest,
   response: ProduceResponse,
@@ -77,20 +90,45 @@ export const produceHandler = defineHandler({
     const c = clusterOf(ctx);
     const acks = request.acks;
     const byId = ctx.header.requestApiVersion >= 13;
+    const transactional = request.transactionalId !== null;
     brokerMetrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
-    const responses: ProduceResponseTopicProduceResponseInput[] = await Promise.all(
-      request.topicData.map(async (t) => {
-        const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
-        const partitionResponses = await Promise.all(
-          t.partitionData.map((p) => {
-            if (acks !== 0 && acks !== 1 && acks !== -1) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
-            if (topic === undefined) return failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-            return producePartition(c, topic, p, acks, request.transactionalId !== null);
-          }),
-        );
-        return { name: t.name, topicId: t.topicId, partitionResponses };
-      }),
-    );
+    // Every partition of the request goes to the workers at once (one message per worker).
+    const entries: AppendRequest[] = [];
+    const pending: PendingAnswer[] = [];
+    const responses: ProduceResponseTopicProduceResponseInput[] = request.topicData.map((t) => {
+      const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
+      const answers: ProduceResponsePartitionProduceResponseInput[] = [];
+      for (const p of t.partitionData) {
+        if (acks !== 0 && acks !== 1 && acks !== -1) {
+          answers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS));
+          continue;
+        }
+        if (topic === undefined) {
+          answers.push(failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        const refused = refusal(c, topic, p, acks, transactional);
+        if (refused !== null) {
+          answers.push(refused);
+          continue;
+        }
+        // refusal() has checked that the partition carries records.
+        const records = p.records!;
+        pending.push({ answers, position: answers.length, topic: topic.name, index: p.index, records });
+        entries.push({ topic: topic.name, partition: p.index, leaderEpoch: LEADER_EPOCH, records });
+        // Replaced by the append's answer below.
+        answers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR));
+      }
+      return { name: t.name, topicId: t.topicId, partitionResponses: answers };
+    });
+    if (entries.length > 0) {
+      const replies = await c.partitions.appendMany(entries);
+      replies.forEach((reply, i) => {
+        const { answers, position, topic, index, records } = pending[i]!;
+        answers[position] = appended(index, reply);
+        if (reply.errorCode === ErrorCode.NONE) countAppended(topic, records);
+      });
+    }
     if (acks === 0) {
       const failure = responses.flatMap((t) => t.partitionResponses ?? []).find((p) => (p.errorCode ?? 0) !== ErrorCode.NONE);
       if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);

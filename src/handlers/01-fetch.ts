@@ -21,7 +21,7 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { TopicMetadata } from '../cluster/cluster-metadata.js';
 import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
-import { partitionKey, type ReadResult } from '../router/partition-data.js';
+import { partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -42,29 +42,41 @@ function errorResult(errorCode: number): ReadResult {
   return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
 }
 
-/** Reads every partition of the context once, in parallel, keeping the response within `maxBytes`. */
+/** Reads every partition of the context once (one message per worker), keeping the response within `maxBytes`. */
 async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean): Promise<PartitionRead[]> {
-  const reads = await Promise.all(
-    context.partitions.map(async (partition): Promise<PartitionRead> => {
-      const topic = resolveTopic(c, partition, byId);
-      if (topic === undefined) return { partition, topic, result: errorResult(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
-      if (partition.partition < 0 || partition.partition >= topic.partitionCount) {
-        return { partition, topic, result: errorResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
-      }
-      if (partition.params.currentLeaderEpoch > 0) return { partition, topic, result: errorResult(ErrorCode.UNKNOWN_LEADER_EPOCH) };
-      const result = await c.partitions.read({
-        topic: topic.name,
-        partition: partition.partition,
-        fetchOffset: partition.params.fetchOffset,
-        maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
-        readCommitted: request.isolationLevel === READ_COMMITTED,
-        minOneMessage: true,
-      });
-      return { partition, topic, result };
-    }),
-  );
-  // Reads ran in parallel, each allowed a whole first batch; now keep to max_bytes in request
-  // order, letting only the first partition with data exceed it (KIP-74).
+  const reads: PartitionRead[] = [];
+  const commands: ReadCommand[] = [];
+  const positions: number[] = [];
+  for (const partition of context.partitions) {
+    const topic = resolveTopic(c, partition, byId);
+    let refused: number | null = null;
+    if (topic === undefined) refused = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    else if (partition.partition < 0 || partition.partition >= topic.partitionCount) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    else if (partition.params.currentLeaderEpoch > 0) refused = ErrorCode.UNKNOWN_LEADER_EPOCH;
+    if (refused !== null || topic === undefined) {
+      reads.push({ partition, topic, result: errorResult(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+      continue;
+    }
+    positions.push(reads.length);
+    reads.push({ partition, topic, result: errorResult(ErrorCode.UNKNOWN_SERVER_ERROR) });
+    commands.push({
+      topic: topic.name,
+      partition: partition.partition,
+      fetchOffset: partition.params.fetchOffset,
+      maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
+      readCommitted: request.isolationLevel === READ_COMMITTED,
+      minOneMessage: true,
+    });
+  }
+  if (commands.length > 0) {
+    const results = await c.partitions.readMany(commands);
+    results.forEach((result, n) => {
+      const at = positions[n]!;
+      reads[at] = { ...reads[at]!, result };
+    });
+  }
+  // Each read was allowed a whole first batch; now keep to max_bytes in request order, letting
+  // only the first partition with data exceed it (KIP-74).
   let total = 0;
   return reads.map((r) => {
     const records = r.result.records;

@@ -4,7 +4,8 @@
  * ```
  * byte 0  u32 LE  correlation id   chosen by the main thread, echoed by the reply
  * byte 4  u16 LE  op               what to do; ops ≥ FIRST_CONTROL_OP belong to the transport
- * byte 6  u16 LE  status           commands: 0; replies: REPLY_OK or REPLY_ERROR
+ * byte 6  u16 LE  status           commands: COMMAND_EXPECTS_REPLY or COMMAND_NO_REPLY;
+ *                                   replies: REPLY_OK or REPLY_ERROR
  * byte 8  body                     op-specific; for REPLY_ERROR: [i16 LE Kafka code][UTF-8 message]
  * ```
  *
@@ -16,6 +17,10 @@ export const COMMAND_HEADER_BYTES = 8;
 const ID_OFFSET = 0;
 const OP_OFFSET = 4;
 const STATUS_OFFSET = 6;
+
+export const COMMAND_EXPECTS_REPLY = 0;
+/** A posted command: the worker runs it and sends nothing back (a failure is only logged there). */
+export const COMMAND_NO_REPLY = 1;
 
 export const REPLY_OK = 0;
 export const REPLY_ERROR = 1;

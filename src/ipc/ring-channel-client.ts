@@ -8,7 +8,9 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import {
+  COMMAND_EXPECTS_REPLY,
   COMMAND_HEADER_BYTES,
+  COMMAND_NO_REPLY,
   MAX_OP,
   REPLY_ERROR,
   decodeErrorBody,
@@ -19,16 +21,28 @@ import { CommandFrameError, RingMessageTooLargeError } from './errors.js';
 import { EMPTY_BODY, bodyLength, type MessageBody } from './message-body.js';
 import { SpscRingReader, SpscRingWriter, type HeaderWriter } from './spsc-ring.js';
 
+/**
+ * Turns a reply body into the caller's result while the body is still a view over ring memory
+ * (valid only during the call): decoding in place saves copying every reply out of the ring.
+ */
+export type ReplyDecoder<T> = (body: Uint8Array) => T;
+
 interface PendingReply {
-  readonly resolve: (reply: Uint8Array) => void;
+  readonly resolve: (reply: unknown) => void;
   readonly reject: (error: Error) => void;
+  readonly decode: ReplyDecoder<unknown>;
 }
+
+/** slice() copies out of the ring: the caller keeps the bytes after the ring slot is reused. */
+export const copyReply: ReplyDecoder<Uint8Array> = (body) => body.slice();
 
 interface QueuedCommand {
   readonly payloadLength: number;
   readonly headerBytes: number;
   readonly writeHeader: HeaderWriter;
   readonly payloads: readonly Uint8Array[];
+  /** Posted commands do not wake a sleeping worker (see `post`). */
+  readonly wake: boolean;
 }
 
 /** Correlation ids wrap at 2^32; an id is reused only after 4 billion requests. */
@@ -65,30 +79,59 @@ export class RingChannelClient {
    * if the body can never fit, and with the channel's failure once it has failed.
    */
   request(op: number, body: MessageBody = EMPTY_BODY): Promise<Uint8Array> {
+    return this.requestDecoded(op, body, copyReply);
+  }
+
+  /** `request`, resolving with `decode` applied to the reply body in place (no copy). */
+  requestDecoded<T>(op: number, body: MessageBody, decode: ReplyDecoder<T>): Promise<T> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (!Number.isInteger(op) || op < 0 || op > MAX_OP) return Promise.reject(new RangeError(`op ${op} is not a u16`));
+    let command: QueuedCommand;
+    try {
+      command = this.command(op, body, this.nextId, COMMAND_EXPECTS_REPLY, true);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % ID_SPACE;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (reply: unknown) => void, reject, decode });
+      this.send(command);
+    });
+  }
+
+  /**
+   * Sends `op` with `body` and expects no reply; the worker logs a failure. The command does not
+   * wake a sleeping worker: it runs when the worker next wakes (another command, or its bounded
+   * idle wait), which suits housekeeping such as releasing read leases. Throws like `request`
+   * rejects; after the channel has failed it does nothing (the worker is gone).
+   */
+  post(op: number, body: MessageBody): void {
+    if (this.failure !== null) return;
+    this.send(this.command(op, body, 0, COMMAND_NO_REPLY, false));
+  }
+
+  private command(op: number, body: MessageBody, id: number, status: number, wake: boolean): QueuedCommand {
+    if (!Number.isInteger(op) || op < 0 || op > MAX_OP) throw new RangeError(`op ${op} is not a u16`);
     const header = body.header;
     const command: QueuedCommand = {
       payloadLength: COMMAND_HEADER_BYTES + bodyLength(body),
       headerBytes: COMMAND_HEADER_BYTES + (header?.byteLength ?? 0),
       writeHeader: (target, offset) => {
-        writeCommandHeader(target, offset, id, op, 0);
+        writeCommandHeader(target, offset, id, op, status);
         header?.write(target, offset + COMMAND_HEADER_BYTES);
       },
       payloads: body.payloads ?? [],
+      wake,
     };
-    if (command.payloadLength > this.commands.maxPayloadBytes) {
-      return Promise.reject(new RingMessageTooLargeError(command.payloadLength, this.commands.maxPayloadBytes));
+    if (command.payloadLength > this.commands.maxPayloadBytes) throw new RingMessageTooLargeError(command.payloadLength, this.commands.maxPayloadBytes);
+    return command;
+  }
+
+  private send(command: QueuedCommand): void {
+    if (this.backlog.length > 0 || !this.commands.tryWrite(command.headerBytes, command.writeHeader, command.payloads, command.wake)) {
+      this.backlog.push(command);
+      if (this.backlog.length === 1) void this.drainBacklog();
     }
-    return new Promise<Uint8Array>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      if (this.backlog.length > 0 || !this.commands.tryWrite(command.headerBytes, command.writeHeader, command.payloads)) {
-        this.backlog.push(command);
-        if (this.backlog.length === 1) void this.drainBacklog();
-      }
-    });
   }
 
   /**
@@ -109,6 +152,7 @@ export class RingChannelClient {
   private async drainBacklog(): Promise<void> {
     while (this.backlog.length > 0 && this.failure === null) {
       const next = this.backlog[0]!;
+      // A backlogged command always wakes: the worker may be asleep with the ring full of posts.
       if (this.commands.tryWrite(next.headerBytes, next.writeHeader, next.payloads)) {
         this.backlog.shift();
       } else {
@@ -135,13 +179,19 @@ export class RingChannelClient {
     const reply = this.pending.get(id);
     if (reply === undefined) throw new CommandFrameError(`reply for unknown correlation id ${id}`);
     this.pending.delete(id);
-    // slice() copies out of the ring: the caller keeps the bytes after the ring slot is reused.
-    const body = this.replies.bytes.slice(offset + COMMAND_HEADER_BYTES, offset + length);
+    const body = this.replies.bytes.subarray(offset + COMMAND_HEADER_BYTES, offset + length);
     if (status === REPLY_ERROR) {
       const { code, message } = decodeErrorBody(body);
       reply.reject(new KafkaError(code, message));
-    } else {
-      reply.resolve(body);
+      return;
     }
+    let result: unknown;
+    try {
+      result = reply.decode(body);
+    } catch (err) {
+      reply.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    reply.resolve(result);
   }
 }

@@ -12,6 +12,7 @@ import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   COMMAND_HEADER_BYTES,
+  COMMAND_NO_REPLY,
   REPLY_ERROR,
   REPLY_OK,
   SHUTDOWN_OP,
@@ -40,12 +41,19 @@ export type ReplyBody = MessageBody | Uint8Array | void;
 /** Throw a `KafkaError` to answer with its code; any other exception answers UNKNOWN_SERVER_ERROR. */
 export type CommandHandler = (command: Command) => ReplyBody | Promise<ReplyBody>;
 
+interface Answerer {
+  ok(id: number, op: number, reply: ReplyBody): void;
+  error(id: number, op: number, error: unknown): void;
+}
+
 export interface RingChannelServerOptions {
   readonly handlers: ReadonlyMap<number, CommandHandler>;
   /** Longest a blocking wait may last now (e.g. time to the next timer); called before each wait. */
   readonly waitBudgetMs: () => number;
   /** Runs after the shutdown command, once every in-flight handler has replied. */
   readonly onShutdown: () => Promise<void>;
+  /** A posted command (no reply expected) failed: nobody else will hear of it. */
+  readonly onPostFailure: (op: number, error: unknown) => void;
 }
 
 /** Commands handled before yielding to the event loop when the ring never empties. */
@@ -76,12 +84,12 @@ export class RingChannelServer {
     while (shutdownId < 0) {
       let handled = 0;
       for (let length = this.commands.next(); length >= 0; length = this.commands.next()) {
-        const { id, op } = readCommandHeader(this.commands.view, this.commands.payloadOffset, length);
+        const { id, op, status } = readCommandHeader(this.commands.view, this.commands.payloadOffset, length);
         if (op === SHUTDOWN_OP) {
           shutdownId = id;
           break;
         }
-        this.dispatch(id, op, length);
+        this.dispatch(id, op, length, status === COMMAND_NO_REPLY);
         if (++handled === COMMANDS_PER_TURN) break;
       }
       this.commands.release();
@@ -117,10 +125,11 @@ export class RingChannelServer {
     return false;
   }
 
-  private dispatch(id: number, op: number, length: number): void {
+  private dispatch(id: number, op: number, length: number, posted: boolean): void {
+    const answer = posted ? this.postedAnswerer : this.answerer;
     const handler = this.options.handlers.get(op);
     if (handler === undefined) {
-      this.replyError(id, op, new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `no handler for op ${op}`));
+      answer.error(id, op, new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `no handler for op ${op}`));
       return;
     }
     const start = this.commands.payloadOffset + COMMAND_HEADER_BYTES;
@@ -129,19 +138,30 @@ export class RingChannelServer {
     try {
       result = handler({ id, op, body });
     } catch (error) {
-      this.replyError(id, op, error);
+      answer.error(id, op, error);
       return;
     }
     if (!(result instanceof Promise)) {
-      this.reply(id, op, result);
+      answer.ok(id, op, result);
       return;
     }
     this.inFlight++;
     result.then(
-      (reply) => this.settle(() => this.reply(id, op, reply)),
-      (error: unknown) => this.settle(() => this.replyError(id, op, error)),
+      (reply) => this.settle(() => answer.ok(id, op, reply)),
+      (error: unknown) => this.settle(() => answer.error(id, op, error)),
     );
   }
+
+  /** How a command's outcome is answered: with a reply, or (posted commands) not at all. */
+  private readonly answerer: Answerer = {
+    ok: (id, op, reply) => this.reply(id, op, reply),
+    error: (id, op, error) => this.replyError(id, op, error),
+  };
+
+  private readonly postedAnswerer: Answerer = {
+    ok: () => undefined,
+    error: (_id, op, error) => this.options.onPostFailure(op, error),
+  };
 
   private settle(sendReply: () => void): void {
     this.inFlight--;

@@ -19,6 +19,6 @@ export function createChannelBuffers(commandCapacity = DEFAULT_RING_CAPACITY, re
   return { commands: createRingBuffer(commandCapacity), replies: createRingBuffer(replyCapacity) };
 }
 
-export { RingChannelClient } from './ring-channel-client.js';
+export { RingChannelClient, copyReply, type ReplyDecoder } from './ring-channel-client.js';
 export { RingChannelServer, type Command, type CommandHandler, type ReplyBody } from './ring-channel-server.js';
-export { type BodyHeader, type MessageBody } from './message-body.js';
+export { EMPTY_BODY, type BodyHeader, type MessageBody } from './message-body.js';

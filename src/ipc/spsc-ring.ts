@@ -132,8 +132,10 @@ export class SpscRingWriter {
    * Writes one message — `headerBytes` bytes encoded in place by `writeHeader`, then each payload
    * copied once — and publishes it. Returns false when the ring has no room yet (nothing written
    * except possibly a wrap marker); throws `RingMessageTooLargeError` when it never will.
+   * `wake: false` publishes without waking a sleeping consumer: for messages that may wait until
+   * the consumer wakes for another reason (its next message or its own timeout).
    */
-  tryWrite(headerBytes: number, writeHeader: HeaderWriter | null, payloads: readonly Uint8Array[]): boolean {
+  tryWrite(headerBytes: number, writeHeader: HeaderWriter | null, payloads: readonly Uint8Array[], wake = true): boolean {
     let length = headerBytes;
     for (let i = 0; i < payloads.length; i++) length += payloads[i]!.byteLength;
     const frame = this.frameFor(length);
@@ -149,7 +151,7 @@ export class SpscRingWriter {
       this.view.setUint32(offset, WRAP_MARKER, true);
       this.tail = this.geometry.advance(this.tail, this.capacity - offset);
       if (placement === Placement.WrapMarkerOnly) {
-        this.publish();
+        this.publish(wake);
         return false;
       }
     }
@@ -164,7 +166,7 @@ export class SpscRingWriter {
       cursor += payload.byteLength;
     }
     this.tail = this.geometry.advance(this.tail, frame);
-    this.publish();
+    this.publish(wake);
     return true;
   }
 
@@ -237,9 +239,10 @@ export class SpscRingWriter {
     return frame <= free - contiguous ? Placement.AfterWrap : Placement.WrapMarkerOnly;
   }
 
-  private publish(): void {
+  private publish(wake: boolean): void {
     // Release: every frame byte written above is visible to a consumer that loads this TAIL.
     Atomics.store(this.cells, TAIL_INDEX, this.tail);
+    if (!wake) return;
     if (!this.coalesceWakeups) {
       this.wakeConsumer();
       return;

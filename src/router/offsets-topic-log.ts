@@ -65,8 +65,8 @@ export class OffsetsTopicLog implements CoordinatorLog {
   async append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
     const timestamp = BigInt(Date.now());
     const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp })) });
-    const reply = await this.partitions.append(OFFSETS_TOPIC, partition, LEADER_EPOCH, batch);
-    return reply.errorCode;
+    const [reply] = await this.partitions.appendMany([{ topic: OFFSETS_TOPIC, partition, leaderEpoch: LEADER_EPOCH, records: batch }]);
+    return reply!.errorCode;
   }
 
   async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {

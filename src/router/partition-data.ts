@@ -3,13 +3,15 @@
  * Every result carries a Kafka error code for its partition; none throws for a partition fault.
  */
 import type { AppendReply, DescribeProducersReply, OffsetReply, ReadCommand } from '../worker/partition-protocol.js';
-import type { ReadResult } from './partition-service.js';
+import type { AppendRequest, ReadResult } from './partition-service.js';
 
-export type { AppendReply, DescribeProducersReply, OffsetReply, ReadCommand, ReadResult };
+export type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, ReadCommand, ReadResult };
 
 export interface PartitionData {
-  append(topic: string, partition: number, leaderEpoch: number, records: Uint8Array): Promise<AppendReply>;
-  read(command: ReadCommand): Promise<ReadResult>;
+  /** Replies in the order of `entries`. */
+  appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]>;
+  /** Results in the order of `commands`. */
+  readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
   listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply>;
   deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply>;
   offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply>;

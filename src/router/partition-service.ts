@@ -14,17 +14,18 @@ import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import {
   PartitionOp,
-  decodeAppendReply,
+  decodeAppendReplies,
   decodeJson,
   decodeOffsetReply,
   decodeReadBytesReply,
-  decodeReadReply,
+  decodeReadReplies,
   encodeAppendHeader,
   encodeJson,
   encodePartitionArg,
-  encodeRead,
+  encodeReads,
   encodeRelease,
   type AppendReply,
+  type PartitionRef,
   type DescribeProducersReply,
   type OffsetReply,
   type ReadBytesReply,
@@ -35,6 +36,15 @@ import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } f
 import type { PartitionData } from './partition-data.js';
 
 const NO_OFFSET = -1n;
+/** Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16 unit) and records. */
+const APPEND_HEADER_ESTIMATE = 5 + 4 + 4 + 4;
+const READ_COMMAND_ESTIMATE = 5 + 4 + 8 + 4 + 1 + 1;
+
+/** One partition's records to append (a Produce partition, or a coordinator's batch). */
+export interface AppendRequest extends PartitionRef {
+  readonly leaderEpoch: number;
+  readonly records: Uint8Array;
+}
 
 export interface ReadResult {
   readonly errorCode: number;
@@ -51,6 +61,9 @@ function transportErrorCode(err: unknown): number {
 }
 
 export class PartitionService implements PartitionAdmin, PartitionData {
+  /** Lease ids to release, per worker, gathered during the current turn of the event loop. */
+  private readonly pendingReleases = new Map<number, number[]>();
+
   constructor(
     private readonly host: PartitionWorkerHost,
     private readonly log: Logger,
@@ -113,51 +126,121 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     }));
   }
 
-  /** Appends one Produce partition's records (copied once, into the owner's ring). */
-  async append(topic: string, partition: number, leaderEpoch: number, records: Uint8Array): Promise<AppendReply> {
-    try {
-      const header = encodeAppendHeader({ topic, partition, leaderEpoch });
-      const reply = decodeAppendReply(await this.host.request(this.workerOf(topic, partition), PartitionOp.APPEND, { payloads: [header, records] }));
-      if (reply.errorCode === ErrorCode.NONE) this.onAppend(topic, partition);
-      return reply;
-    } catch (err) {
-      const errorCode = transportErrorCode(err);
-      return { errorCode, errorMessage: (err as Error).message, recordErrors: [], baseOffset: NO_OFFSET, logAppendTimeMs: NO_OFFSET, logStartOffset: NO_OFFSET, highWatermark: NO_OFFSET };
-    }
+  /**
+   * Appends each entry's records on its partition's owner: one ring message per worker (split
+   * only where a worker's share exceeds the ring's message limit), the records copied once, into
+   * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
+   */
+  async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
+    const replies = new Array<AppendReply>(entries.length);
+    const sizeOf = (i: number): number => APPEND_HEADER_ESTIMATE + entries[i]!.topic.length * 3 + entries[i]!.records.byteLength;
+    await this.eachMessage(entries, sizeOf, async (worker, indexes) => {
+      const payloads: Uint8Array[] = [];
+      for (const i of indexes) {
+        const e = entries[i]!;
+        payloads.push(encodeAppendHeader(e, e.records.byteLength), e.records);
+      }
+      try {
+        const answers = await this.host.requestDecoded(worker, PartitionOp.APPEND, { payloads }, decodeAppendReplies);
+        indexes.forEach((i, n) => (replies[i] = answers[n]!));
+      } catch (err) {
+        const errorCode = transportErrorCode(err);
+        const failure: AppendReply = { errorCode, errorMessage: (err as Error).message, recordErrors: [], baseOffset: NO_OFFSET, logAppendTimeMs: NO_OFFSET, logStartOffset: NO_OFFSET, highWatermark: NO_OFFSET };
+        for (const i of indexes) replies[i] = failure;
+      }
+    });
+    entries.forEach((e, i) => {
+      if (replies[i]!.errorCode === ErrorCode.NONE) this.onAppend(e.topic, e.partition);
+    });
+    return replies;
   }
 
-  async read(c: ReadCommand): Promise<ReadResult> {
-    const worker = this.workerOf(c.topic, c.partition);
-    try {
-      const reply = decodeReadReply(await this.host.request(worker, PartitionOp.READ, { payloads: [encodeRead(c)] }));
-      const slice = reply.slice;
-      const records: FileRegion | null =
-        slice === null
-          ? null
-          : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
-      return { errorCode: reply.errorCode, highWatermark: reply.highWatermark, lastStableOffset: reply.lastStableOffset, logStartOffset: reply.logStartOffset, records };
-    } catch (err) {
-      return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+  /**
+   * Reads each command's partition on its owner (one ring message per worker). A result's records
+   * are leased in the owner's segment file: send them, then release (FileRegion.release).
+   */
+  async readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]> {
+    const results = new Array<ReadResult>(commands.length);
+    const sizeOf = (i: number): number => READ_COMMAND_ESTIMATE + commands[i]!.topic.length * 3;
+    await this.eachMessage(commands, sizeOf, async (worker, indexes) => {
+      try {
+        const replies = await this.host.requestDecoded(worker, PartitionOp.READ, { payloads: [encodeReads(indexes.map((i) => commands[i]!))] }, decodeReadReplies);
+        indexes.forEach((i, n) => {
+          const { slice, ...state } = replies[n]!;
+          const records: FileRegion | null =
+            slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
+          results[i] = { ...state, records };
+        });
+      } catch (err) {
+        const failure: ReadResult = { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+        for (const i of indexes) results[i] = failure;
+      }
+    });
+    return results;
+  }
+
+  /**
+   * Groups `items` by owning worker and runs `send` once per ring message: a worker's items in
+   * order, split where their estimated encoded size would pass the ring's message limit.
+   */
+  private async eachMessage(items: readonly PartitionRef[], sizeOf: (index: number) => number, send: (worker: number, indexes: number[]) => Promise<void>): Promise<void> {
+    const byWorker = new Map<number, number[]>();
+    items.forEach((item, i) => {
+      const w = this.workerOf(item.topic, item.partition);
+      const list = byWorker.get(w);
+      if (list === undefined) byWorker.set(w, [i]);
+      else list.push(i);
+    });
+    const limit = this.host.maxCommandBodyBytes;
+    const sends: Promise<void>[] = [];
+    for (const [worker, indexes] of byWorker) {
+      let message: number[] = [];
+      let bytes = 0;
+      for (const i of indexes) {
+        const size = sizeOf(i);
+        if (message.length > 0 && bytes + size > limit) {
+          sends.push(send(worker, message));
+          message = [];
+          bytes = 0;
+        }
+        message.push(i);
+        bytes += size;
+      }
+      sends.push(send(worker, message));
     }
+    await Promise.all(sends);
   }
 
   /** Reads records into memory (bounded by the worker's ring), for coordinators replaying a partition. */
   async readBytes(topic: string, partition: number, fetchOffset: bigint, maxBytes: number): Promise<ReadBytesReply> {
     try {
-      const command = encodeRead({ topic, partition, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true });
+      const command = encodeReads([{ topic, partition, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true }]);
       return decodeReadBytesReply(await this.host.request(this.workerOf(topic, partition), PartitionOp.READ_BYTES, { payloads: [command] }));
     } catch (err) {
       return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   }
 
+  /**
+   * Leases end in batches: the ids released during one turn of the event loop go to each worker
+   * as one posted command, which waits for the worker's next wake-up instead of causing one.
+   */
   private release(worker: number, leaseId: number): void {
-    this.host.request(worker, PartitionOp.RELEASE, { payloads: [encodeRelease([leaseId])] }).catch((err: unknown) => {
-      // A worker that is gone has closed its files already; anything else is worth knowing.
-      if (!(err instanceof KafkaError && err.code === ErrorCode.KAFKA_STORAGE_ERROR)) {
-        this.log.warn('releasing a read lease failed', { worker, leaseId, error: String(err) });
+    const ids = this.pendingReleases.get(worker);
+    if (ids === undefined) this.pendingReleases.set(worker, [leaseId]);
+    else ids.push(leaseId);
+    if (this.pendingReleases.size === 1 && ids === undefined) queueMicrotask(() => this.postReleases());
+  }
+
+  private postReleases(): void {
+    for (const [worker, ids] of this.pendingReleases) {
+      try {
+        this.host.post(worker, PartitionOp.RELEASE, { payloads: [encodeRelease(ids)] });
+      } catch (err) {
+        this.log.warn('releasing read leases failed', { worker, leases: ids.length, error: String(err) });
       }
-    });
+    }
+    this.pendingReleases.clear();
   }
 
   listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply> {

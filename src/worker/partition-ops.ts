@@ -24,17 +24,21 @@ import {
   LATEST_TIMESTAMP,
   MAX_TIMESTAMP,
   PartitionOp,
-  decodeAppend,
+  decodeAppends,
   decodeJson,
   decodePartitionArg,
-  decodeRead,
+  decodeReads,
   decodeRelease,
-  encodeAppendReply,
+  encodeAppendReplies,
   encodeJson,
   encodeOffsetReply,
   encodeReadBytesHeader,
-  encodeReadReply,
+  encodeReadReplies,
   parseWorkerOptions,
+  type AppendEntry,
+  type AppendReply,
+  type ReadCommand,
+  type ReadReply,
   type DeleteCommand,
   type DescribeProducersReply,
   type OpenCommand,
@@ -112,9 +116,7 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     for (const partition of c.partitions) manager.getLog({ topic: c.topic, partition })?.updateConfig(c.config);
   });
 
-  setup.handle(PartitionOp.APPEND, ({ body }) => {
-    // The records are a view on ring memory: the append validates and writes them from there.
-    const { command, records } = decodeAppend(body);
+  const append = ({ command, records }: AppendEntry): AppendReply => {
     try {
       const log = logOf(command);
       const started = performance.now();
@@ -122,7 +124,7 @@ export const registerHandlers: RegisterHandlers = (setup) => {
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, log.flushState.unflushedMessages === 0);
       log.highWatermark = log.logEndOffset;
-      return encodeAppendReply({
+      return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,
         recordErrors: [],
@@ -130,28 +132,30 @@ export const registerHandlers: RegisterHandlers = (setup) => {
         logAppendTimeMs: BigInt(result.logAppendTimeMs),
         logStartOffset: BigInt(result.logStartOffset),
         highWatermark: BigInt(log.highWatermark),
-      });
+      };
     } catch (err) {
-      const errorCode = errorCodeOf(err);
-      return encodeAppendReply({
-        errorCode,
+      return {
+        errorCode: errorCodeOf(err),
         errorMessage: (err as Error).message,
         recordErrors: err instanceof RecordValidationError ? err.recordErrors : [],
         baseOffset: NO_OFFSET,
         logAppendTimeMs: NO_OFFSET,
         logStartOffset: NO_OFFSET,
         highWatermark: NO_OFFSET,
-      });
+      };
     }
-  });
+  };
 
-  setup.handle(PartitionOp.READ, ({ body }) => {
-    const c = decodeRead(body);
+  // The records are views on ring memory: each append validates and writes them from there.
+  setup.handle(PartitionOp.APPEND, ({ body }) => encodeAppendReplies(decodeAppends(body).map(append)));
+
+  const read = (c: ReadCommand): ReadReply => {
+    const failed = (errorCode: number): ReadReply => ({ errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
     let log: PartitionLog;
     try {
       log = logOf(c);
     } catch (err) {
-      return encodeReadReply({ errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
+      return failed(errorCodeOf(err));
     }
     const state = {
       highWatermark: BigInt(log.highWatermark),
@@ -161,19 +165,22 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     };
     try {
       const slice = log.read(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });
-      if (slice === null) return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: null });
+      if (slice === null) return { errorCode: ErrorCode.NONE, ...state, slice: null };
       const leaseId = nextLeaseId++;
       if (nextLeaseId > 0xffffffff) nextLeaseId = 1;
       leases.set(leaseId, slice);
-      return encodeReadReply({ errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } });
+      return { errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } };
     } catch (err) {
       // Kafka reports no offsets alongside a partition error.
-      return encodeReadReply({ errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
+      return failed(errorCodeOf(err));
     }
-  });
+  };
+
+  setup.handle(PartitionOp.READ, ({ body }) => encodeReadReplies(decodeReads(body).map(read)));
 
   setup.handle(PartitionOp.READ_BYTES, ({ body }) => {
-    const c = decodeRead(body);
+    const [c, ...more] = decodeReads(body);
+    if (c === undefined || more.length > 0) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'READ_BYTES reads exactly one partition');
     try {
       const log = logOf(c);
       const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });

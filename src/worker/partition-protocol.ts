@@ -135,23 +135,48 @@ function readRef(r: Reader): PartitionRef {
   return { topic: r.compactString(), partition: r.int32() };
 }
 
-/** An append's header; the records follow it in the same message, copied once into the ring. */
+/**
+ * The hot commands carry many partitions: one APPEND or READ per worker per request, not one
+ * per partition, so a Produce or Fetch costs each worker one ring message, one wake-up and one
+ * reply. Entries follow each other to the end of the body; replies come in the same order.
+ */
+function encodeEach<T>(items: readonly T[], write: (w: Writer, item: T) => void): Uint8Array {
+  return finish((w) => {
+    for (const item of items) write(w, item);
+  });
+}
+
+function decodeEach<T>(bytes: Uint8Array, read: (r: Reader) => T): T[] {
+  const r = reader(bytes);
+  const out: T[] = [];
+  while (r.remaining() > 0) out.push(read(r));
+  return out;
+}
+
+/** One partition's append: this header, then its records (copied once into the ring after it). */
 export interface AppendCommand extends PartitionRef {
   readonly leaderEpoch: number;
 }
 
-export function encodeAppendHeader(c: AppendCommand): Uint8Array {
+export function encodeAppendHeader(c: AppendCommand, recordsLength: number): Uint8Array {
   return finish((w) => {
     writeRef(w, c);
     w.int32(c.leaderEpoch);
+    w.int32(recordsLength);
   });
 }
 
-export function decodeAppend(bytes: Uint8Array): { command: AppendCommand; records: Buffer } {
-  const r = reader(bytes);
-  const ref = readRef(r);
-  const command = { ...ref, leaderEpoch: r.int32() };
-  return { command, records: r.raw(r.remaining()) };
+export interface AppendEntry {
+  readonly command: AppendCommand;
+  /** A view over the command body (ring memory when it came through a ring). */
+  readonly records: Buffer;
+}
+
+export function decodeAppends(bytes: Uint8Array): AppendEntry[] {
+  return decodeEach(bytes, (r) => {
+    const command = { ...readRef(r), leaderEpoch: r.int32() };
+    return { command, records: r.raw(r.int32()) };
+  });
 }
 
 export interface RecordErrorReply {
@@ -169,29 +194,34 @@ export interface AppendReply {
   readonly highWatermark: bigint;
 }
 
-export function encodeAppendReply(a: AppendReply): Uint8Array {
-  return finish((w) => {
-    w.int16(a.errorCode);
-    w.compactNullableString(a.errorMessage);
-    w.unsignedVarint(a.recordErrors.length);
-    for (const e of a.recordErrors) {
-      w.int32(e.batchIndex);
-      w.compactNullableString(e.message);
-    }
-    w.int64(a.baseOffset);
-    w.int64(a.logAppendTimeMs);
-    w.int64(a.logStartOffset);
-    w.int64(a.highWatermark);
-  });
+function writeAppendReply(w: Writer, a: AppendReply): void {
+  w.int16(a.errorCode);
+  w.compactNullableString(a.errorMessage);
+  w.unsignedVarint(a.recordErrors.length);
+  for (const e of a.recordErrors) {
+    w.int32(e.batchIndex);
+    w.compactNullableString(e.message);
+  }
+  w.int64(a.baseOffset);
+  w.int64(a.logAppendTimeMs);
+  w.int64(a.logStartOffset);
+  w.int64(a.highWatermark);
 }
 
-export function decodeAppendReply(bytes: Uint8Array): AppendReply {
-  const r = reader(bytes);
+function readAppendReply(r: Reader): AppendReply {
   const errorCode = r.int16();
   const errorMessage = r.compactNullableString();
   const recordErrors: RecordErrorReply[] = [];
   for (let n = r.unsignedVarint(); n > 0; n--) recordErrors.push({ batchIndex: r.int32(), message: r.compactNullableString() });
   return { errorCode, errorMessage, recordErrors, baseOffset: r.int64(), logAppendTimeMs: r.int64(), logStartOffset: r.int64(), highWatermark: r.int64() };
+}
+
+export function encodeAppendReplies(replies: readonly AppendReply[]): Uint8Array {
+  return encodeEach(replies, writeAppendReply);
+}
+
+export function decodeAppendReplies(bytes: Uint8Array): AppendReply[] {
+  return decodeEach(bytes, readAppendReply);
 }
 
 export interface ReadCommand extends PartitionRef {
@@ -202,20 +232,24 @@ export interface ReadCommand extends PartitionRef {
   readonly minOneMessage: boolean;
 }
 
-export function encodeRead(c: ReadCommand): Uint8Array {
-  return finish((w) => {
-    writeRef(w, c);
-    w.int64(c.fetchOffset);
-    w.int32(c.maxBytes);
-    w.bool(c.readCommitted);
-    w.bool(c.minOneMessage);
-  });
+function writeReadCommand(w: Writer, c: ReadCommand): void {
+  writeRef(w, c);
+  w.int64(c.fetchOffset);
+  w.int32(c.maxBytes);
+  w.bool(c.readCommitted);
+  w.bool(c.minOneMessage);
 }
 
-export function decodeRead(bytes: Uint8Array): ReadCommand {
-  const r = reader(bytes);
-  const ref = readRef(r);
-  return { ...ref, fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+function readReadCommand(r: Reader): ReadCommand {
+  return { ...readRef(r), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+}
+
+export function encodeReads(commands: readonly ReadCommand[]): Uint8Array {
+  return encodeEach(commands, writeReadCommand);
+}
+
+export function decodeReads(bytes: Uint8Array): ReadCommand[] {
+  return decodeEach(bytes, readReadCommand);
 }
 
 /** A leased file range: valid until RELEASE names its lease id. */
@@ -234,30 +268,35 @@ export interface ReadReply {
   readonly slice: ReadSlice | null;
 }
 
-export function encodeReadReply(a: ReadReply): Uint8Array {
-  return finish((w) => {
-    w.int16(a.errorCode);
-    w.int64(a.highWatermark);
-    w.int64(a.lastStableOffset);
-    w.int64(a.logStartOffset);
-    w.bool(a.slice !== null);
-    if (a.slice !== null) {
-      w.uint32(a.slice.leaseId);
-      w.int32(a.slice.fd);
-      w.float64(a.slice.position);
-      w.int32(a.slice.length);
-    }
-  });
+function writeReadReply(w: Writer, a: ReadReply): void {
+  w.int16(a.errorCode);
+  w.int64(a.highWatermark);
+  w.int64(a.lastStableOffset);
+  w.int64(a.logStartOffset);
+  w.bool(a.slice !== null);
+  if (a.slice !== null) {
+    w.uint32(a.slice.leaseId);
+    w.int32(a.slice.fd);
+    w.float64(a.slice.position);
+    w.int32(a.slice.length);
+  }
 }
 
-export function decodeReadReply(bytes: Uint8Array): ReadReply {
-  const r = reader(bytes);
+function readReadReply(r: Reader): ReadReply {
   const errorCode = r.int16();
   const highWatermark = r.int64();
   const lastStableOffset = r.int64();
   const logStartOffset = r.int64();
   const slice = r.bool() ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
   return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice };
+}
+
+export function encodeReadReplies(replies: readonly ReadReply[]): Uint8Array {
+  return encodeEach(replies, writeReadReply);
+}
+
+export function decodeReadReplies(bytes: Uint8Array): ReadReply[] {
+  return decodeEach(bytes, readReadReply);
 }
 
 /** READ_BYTES' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */

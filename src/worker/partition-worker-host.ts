@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RingOccupancy } from '../common/metrics/scrape.js';
 import { SHUTDOWN_OP, isHandlerOp } from '../ipc/command-codec.js';
-import { DEFAULT_RING_CAPACITY, RingChannelClient, createChannelBuffers, type ChannelBuffers, type MessageBody } from '../ipc/ring-channel.js';
+import { DEFAULT_RING_CAPACITY, EMPTY_BODY, RingChannelClient, copyReply, createChannelBuffers, type ChannelBuffers, type MessageBody, type ReplyDecoder } from '../ipc/ring-channel.js';
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
@@ -121,6 +121,11 @@ export class PartitionWorkerHost {
     return workerForPartition(topicKey, partition, this.slots.length);
   }
 
+  /** The largest command body a worker's ring takes (all workers' rings are alike). */
+  get maxCommandBodyBytes(): number {
+    return this.slots[0]!.channel.maxBodyBytes;
+  }
+
   /** Whether the worker still takes requests. */
   isAvailable(workerIndex: number): boolean {
     return this.slot(workerIndex).failure === null;
@@ -132,10 +137,26 @@ export class PartitionWorkerHost {
    * or with `PartitionWorkerUnavailableError` when the worker died or the host is closing.
    */
   request(workerIndex: number, op: number, body?: MessageBody): Promise<Uint8Array> {
+    return this.requestDecoded(workerIndex, op, body ?? EMPTY_BODY, copyReply);
+  }
+
+  /** `request`, resolving with `decode` applied to the reply body while it is still in the ring. */
+  requestDecoded<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>): Promise<T> {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
-    return slot.channel.request(op, body);
+    return slot.channel.requestDecoded(op, body, decode);
+  }
+
+  /**
+   * Sends `op` without waiting for an answer or waking the worker (see `RingChannelClient.post`).
+   * To a worker that is gone it does nothing: whatever the command was for went with it.
+   */
+  post(workerIndex: number, op: number, body: MessageBody): void {
+    const slot = this.slot(workerIndex);
+    if (slot.failure !== null) return;
+    if (!isHandlerOp(op)) throw new RangeError(`op ${op} is not a handler op (0..0xfeff)`);
+    slot.channel.post(op, body);
   }
 
   /** Bytes in use and capacity of every worker's command and reply rings, for /metrics. */

@@ -5,6 +5,7 @@
  * sent, timers are cleared and the thread exits when its event loop is empty.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { Logger } from '../common/logger.js';
 import { isHandlerOp } from '../ipc/command-codec.js';
 import { RingChannelServer, type CommandHandler } from '../ipc/ring-channel.js';
 import { HandlerModuleError } from './errors.js';
@@ -17,6 +18,7 @@ if (parentPort === null || !isPartitionWorkerData(workerData)) {
 }
 const data = workerData;
 const host = parentPort;
+const log = new Logger('partition-worker');
 
 const handlers = new Map<number, CommandHandler>();
 const closeHooks: (() => void | Promise<void>)[] = [];
@@ -51,6 +53,7 @@ const server = new RingChannelServer(data.channel.commands, data.channel.replies
     ticks.stop();
     for (const hook of closeHooks.reverse()) await hook();
   },
+  onPostFailure: (op, error) => log.error('posted command failed', { worker: data.workerIndex, op, error: error instanceof Error ? error.stack : String(error) }),
 });
 host.postMessage(WORKER_READY);
 await server.run();

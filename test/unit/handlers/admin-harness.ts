@@ -33,8 +33,8 @@ const NO_GROUP_LOG: CoordinatorLog = {
 
 /** Admin handlers never append or read; a call here means a handler reached for data it must not touch. */
 const NO_DATA: PartitionData = {
-  append: () => Promise.reject(new Error('admin handlers do not append')),
-  read: () => Promise.reject(new Error('admin handlers do not read')),
+  appendMany: () => Promise.reject(new Error('admin handlers do not append')),
+  readMany: () => Promise.reject(new Error('admin handlers do not read')),
   listOffset: () => Promise.reject(new Error('admin handlers do not list offsets')),
   deleteRecords: () => Promise.reject(new Error('admin handlers do not delete records')),
   offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),

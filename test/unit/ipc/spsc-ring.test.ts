@@ -149,3 +149,15 @@ test('waitForDataAsync with a timeout ends on time when nothing comes', async ()
   assert.ok(performance.now() - start >= 25);
   assert.equal(reader.read(), null);
 });
+
+test('a write without wake-up publishes the message but leaves a sleeping reader asleep until the next write that wakes', async () => {
+  const { writer, reader } = ring(64);
+  let woke = false;
+  const waiting = reader.waitForDataAsync().then(() => (woke = true));
+  assert.equal(writer.tryWrite(0, null, [message(1, 3)], false), true);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(woke, false, 'no notify for the quiet write');
+  writer.tryWriteBytes(message(2, 2));
+  await waiting;
+  assert.deepEqual([reader.read()?.length, reader.read()?.length, reader.read()], [3, 2, null]);
+});

@@ -71,6 +71,39 @@ test('handler errors, unknown ops and oversize bodies reject with their Kafka co
   }
 });
 
+test('posted commands run in order with the requests around them, send no reply, and a failing one does not break the channel', async () => {
+  const host = await start({ workers: 1 });
+  try {
+    const parts = [randomBytes(100), randomBytes(5000), randomBytes(1)];
+    host.post(0, Op.RECORD, { payloads: [parts[0]!] });
+    host.post(0, Op.FAIL, { payloads: [Uint8Array.of(0, 3)] });
+    host.post(0, Op.RECORD, { payloads: [parts[1]!] });
+    await host.request(0, Op.RECORD, { payloads: [parts[2]!] });
+    const expected = createHash('sha256').update(parts[0]!).update(parts[1]!).update(parts[2]!).digest();
+    assert.deepEqual(Buffer.from(await host.request(0, Op.DIGEST)), expected);
+    assert.throws(() => host.post(0, 0xffff, { payloads: [] }), RangeError, 'transport ops are not for callers');
+  } finally {
+    await host.close();
+  }
+});
+
+test('requestDecoded decodes the reply in ring memory; a decoder that throws rejects only its request', async () => {
+  const host = await start({ workers: 1 });
+  try {
+    const sum = await host.requestDecoded(0, Op.ECHO, { payloads: [Uint8Array.of(1, 2, 3, 4)] }, (body) => body.reduce((a, b) => a + b, 0));
+    assert.equal(sum, 10);
+    await assert.rejects(
+      host.requestDecoded(0, Op.ECHO, { payloads: [Uint8Array.of(9)] }, () => {
+        throw new TypeError('bad reply');
+      }),
+      TypeError,
+    );
+    assert.deepEqual(Array.from(await host.request(0, Op.ECHO, { payloads: [Uint8Array.of(7)] })), [7]);
+  } finally {
+    await host.close();
+  }
+});
+
 test('replies complete out of order and each reaches its own request', async () => {
   const host = await start({ workers: 1 });
   try {

@@ -1,0 +1,99 @@
+// Produce and Fetch requests that span many partitions go to each partition worker as one ring
+// message (split where a worker's share passes the ring's message limit). Over a real socket:
+// every partition gets its own answer, in request order, whatever its neighbours did.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import * as M from '../../src/protocol/messages/index.js';
+import { encodeRecordBatch, readBatchHeader, readRecords } from '../../src/protocol/records/index.js';
+import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
+import { wireCall } from '../helpers/wire-call.js';
+
+const PRODUCE_VERSION = 11;
+const FETCH_VERSION = 12;
+const PARTITIONS = 12;
+/** 12 × 900 KB: more than one 8 MiB ring message holds, so the broker must split the request. */
+const VALUE_BYTES = 900_000;
+
+function batch(value: Buffer): Buffer {
+  return encodeRecordBatch({ records: [{ key: null, value, timestamp: BigInt(Date.now()) }] });
+}
+
+async function createTopic(bootstrap: string, name: string, numPartitions: number): Promise<void> {
+  const res = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+    timeoutMs: 10_000,
+    topics: [{ name, numPartitions, replicationFactor: 1, configs: [] }],
+  });
+  assert.equal(res.topics[0]!.errorCode, ErrorCode.NONE);
+}
+
+describe('requests spanning many partitions', () => {
+  let dir: string;
+  let broker: BrokerProcess;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-multi-partition-'));
+    // One worker: every partition's append shares one ring.
+    broker = await startBrokerProcess({ 'log.dirs': dir, 'num.partition.workers': '1', 'auto.create.topics.enable': 'false' });
+    await createTopic(broker.bootstrap, 'wide', PARTITIONS);
+    await createTopic(broker.bootstrap, 'other', 2);
+  });
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('one Produce larger than a ring message: each partition appended or refused on its own, answers in request order', async () => {
+    const values = Array.from({ length: PARTITIONS }, (_, p) => Buffer.alloc(VALUE_BYTES, p + 1));
+    const corrupt = batch(Buffer.from('corrupt'));
+    corrupt[corrupt.length - 1] ^= 0xff;
+    // Partitions in reverse order, an unknown partition and a corrupt batch in between.
+    const partitionData = [
+      ...values.map((v, p) => ({ index: p, records: batch(v) })).reverse(),
+      { index: PARTITIONS, records: batch(Buffer.from('nowhere')) },
+    ];
+    const res = await wireCall(broker.bootstrap, M.ProduceRequest, M.ProduceResponse, PRODUCE_VERSION, {
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [
+        { name: 'wide', partitionData },
+        { name: 'other', partitionData: [{ index: 1, records: corrupt }, { index: 0, records: batch(Buffer.from('small')) }] },
+        { name: 'missing', partitionData: [{ index: 0, records: batch(Buffer.from('x')) }] },
+      ],
+    });
+    const answers = res.responses.map((t) => [t.name, t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset])]);
+    assert.deepEqual(answers, [
+      ['wide', [...values.map((_, p) => [p, ErrorCode.NONE, 0n]).reverse(), [PARTITIONS, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]],
+      ['other', [[1, ErrorCode.CORRUPT_MESSAGE, -1n], [0, ErrorCode.NONE, 0n]]],
+      ['missing', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]],
+    ]);
+
+    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 64 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [
+        { topic: 'wide', partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ partition: PARTITIONS - 1 - p, fetchOffset: 0n, partitionMaxBytes: 2 << 20 })) },
+        { topic: 'other', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }, { partition: 7, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
+      ],
+    });
+    const wide = fetched.responses[0]!.partitions;
+    assert.deepEqual(wide.map((p) => p.partitionIndex), Array.from({ length: PARTITIONS }, (_, p) => PARTITIONS - 1 - p));
+    for (const p of wide) {
+      assert.equal(p.errorCode, ErrorCode.NONE);
+      assert.equal(p.highWatermark, 1n);
+      const stored = Buffer.from(p.records as Uint8Array);
+      const [record, ...more] = [...readRecords(stored, readBatchHeader(stored, 0)!)];
+      assert.equal(more.length, 0);
+      assert.ok(record!.value!.equals(values[p.partitionIndex]!), `partition ${p.partitionIndex} reads back its own value`);
+    }
+    const other = fetched.responses[1]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark]);
+    assert.deepEqual(other, [[1, ErrorCode.NONE, 0n], [7, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]], 'the corrupt batch was not appended');
+  });
+});
