@@ -20,6 +20,8 @@ export interface BrokerUnderTest {
   readonly pid: number | null;
   /** From spawn to accepting connections. */
   readonly startSeconds: number | null;
+  /** The broker's log.dirs (partition directories directly inside); null for a --bootstrap target. */
+  readonly logDir: string | null;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
     bootstrap,
     pid: child.pid!,
     startSeconds,
+    logDir: opts.dataDir,
     async stop() {
       process.removeListener('exit', exitKill);
       if (child.exitCode !== null) return;
@@ -116,10 +119,11 @@ export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest
     bootstrap: kafka.bootstrap,
     pid: kafka.pid,
     startSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+    logDir: kafka.dataDir,
     stop: () => kafka.stop(),
   };
 }
 
 export function externalBroker(bootstrap: string, pid: number | null): BrokerUnderTest {
-  return { name: 'target', bootstrap, pid, startSeconds: null, stop: async () => undefined };
+  return { name: 'target', bootstrap, pid, startSeconds: null, logDir: null, stop: async () => undefined };
 }
