@@ -1,6 +1,7 @@
 // Load generator helpers for bench/e2e that ProducerPerformance does not cover. One file so the
 // runner compiles it once with javac against Kafka's jars; every command prints one JSON line.
-//   create   BOOTSTRAP TOPIC PARTITIONS SEGMENT_BYTES   create a topic, wait until every partition has a leader
+//   create   BOOTSTRAP TOPIC PARTITIONS SEGMENT_BYTES [KEY=VALUE ...]
+//                                                      create a topic (extra topic configs), wait until every partition has a leader
 //   delete   BOOTSTRAP TOPIC
 //   consume  BOOTSTRAP TOPIC                            assign() every partition, read from the beginning to the end offsets
 //   latency  BOOTSTRAP TOPIC RATE SIZE SECONDS WARMUP   fixed-rate producer + assign() consumer, send time in the record
@@ -13,6 +14,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -38,7 +41,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public class BenchTool {
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
-      case "create" -> create(args[1], args[2], Integer.parseInt(args[3]), args[4]);
+      case "create" -> create(args[1], args[2], Integer.parseInt(args[3]), args[4], Arrays.copyOfRange(args, 5, args.length));
       case "delete" -> delete(args[1], args[2]);
       case "consume" -> consume(args[1], args[2]);
       case "latency" -> latency(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
@@ -56,10 +59,17 @@ public class BenchTool {
     return Admin.create(p);
   }
 
-  private static void create(String bootstrap, String topic, int partitions, String segmentBytes) throws Exception {
+  private static void create(String bootstrap, String topic, int partitions, String segmentBytes, String[] extraConfigs) throws Exception {
     long start = System.nanoTime();
+    Map<String, String> configs = new HashMap<>();
+    configs.put("segment.bytes", segmentBytes);
+    for (String kv : extraConfigs) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) throw new IllegalArgumentException("topic config is not KEY=VALUE: " + kv);
+      configs.put(kv.substring(0, eq), kv.substring(eq + 1));
+    }
     try (Admin admin = admin(bootstrap)) {
-      NewTopic t = new NewTopic(topic, partitions, (short) 1).configs(Map.of("segment.bytes", segmentBytes));
+      NewTopic t = new NewTopic(topic, partitions, (short) 1).configs(configs);
       admin.createTopics(List.of(t)).all().get(300, TimeUnit.SECONDS);
       // Kafka answers CreateTopics before every partition has a leader; a producer started then
       // would spend the first seconds on metadata retries and skew the measurement.

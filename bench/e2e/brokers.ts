@@ -2,7 +2,7 @@
  * The brokers under test: Sluice as the `sluice start` process a user runs, Apache Kafka as a
  * KRaft single node from tools/kafka, or an already running broker given by --bootstrap. Both
  * spawned brokers get the same storage settings: 1 GiB segments, no explicit flush (the page
- * cache decides), replication factor 1.
+ * cache decides), deleted files removed after 1 s, replication factor 1.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,10 +20,18 @@ export interface BrokerUnderTest {
   readonly pid: number | null;
   /** From spawn to accepting connections. */
   readonly startSeconds: number | null;
+  /** The broker's log.dirs (partition directories directly inside); null for a --bootstrap target. */
+  readonly logDir: string | null;
   stop(): Promise<void>;
 }
 
 export const SEGMENT_BYTES = 1024 * 1024 * 1024;
+/**
+ * Deleted topics' files go after a second, not the default minute, so a long run does not fill
+ * the disk. Kafka removes deleted partition directories after its broker-level
+ * log.segment.delete.delay.ms, whatever the topic says.
+ */
+export const DELETE_DELAY_MS = 1000;
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -51,6 +59,7 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
     '--override', 'listeners=PLAINTEXT://127.0.0.1:0',
     '--override', `log.dirs=${opts.dataDir}`,
     '--override', `log.segment.bytes=${SEGMENT_BYTES}`,
+    '--override', `log.segment.delete.delay.ms=${DELETE_DELAY_MS}`,
     ...(opts.overrides ?? []).flatMap((kv) => ['--override', kv]),
   ];
   const started = process.hrtime.bigint();
@@ -81,6 +90,7 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
     bootstrap,
     pid: child.pid!,
     startSeconds,
+    logDir: opts.dataDir,
     async stop() {
       process.removeListener('exit', exitKill);
       if (child.exitCode !== null) return;
@@ -101,8 +111,7 @@ export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest
     heap: '1g',
     config: {
       'log.segment.bytes': String(SEGMENT_BYTES),
-      // Deleted topics' files go at once, so a long run does not fill the disk.
-      'file.delete.delay.ms': '1000',
+      'log.segment.delete.delay.ms': String(DELETE_DELAY_MS),
     },
   });
   return {
@@ -110,10 +119,11 @@ export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest
     bootstrap: kafka.bootstrap,
     pid: kafka.pid,
     startSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+    logDir: kafka.dataDir,
     stop: () => kafka.stop(),
   };
 }
 
 export function externalBroker(bootstrap: string, pid: number | null): BrokerUnderTest {
-  return { name: 'target', bootstrap, pid, startSeconds: null, stop: async () => undefined };
+  return { name: 'target', bootstrap, pid, startSeconds: null, logDir: null, stop: async () => undefined };
 }

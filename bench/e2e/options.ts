@@ -1,10 +1,12 @@
 /**
- * Command line of `npm run bench`. Full mode is sized for ~15 minutes on a 2-core machine,
- * --quick for ~3 minutes while developing; every size can be overridden.
+ * Command line of `npm run bench`. Full mode is sized for ~15 minutes on a 2-core machine plus
+ * the growth workload (20 GB per broker, a few minutes each), --quick for ~5 minutes while
+ * developing (growth: 3 GB); every size can be overridden.
  */
 import { parseArgs } from 'node:util';
+import { MIN_GROWTH_GB } from './growth-curve.js';
 
-export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency'] as const;
+export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency', 'growth'] as const;
 export type WorkloadGroup = (typeof WORKLOAD_GROUPS)[number];
 
 export interface BenchOptions {
@@ -26,6 +28,8 @@ export interface BenchOptions {
   readonly latencyRatePerSecond: number;
   readonly latencySeconds: number;
   readonly latencyWarmupSeconds: number;
+  /** GB (10^9 payload bytes) the growth workload writes into one topic per broker. */
+  readonly growthGB: number;
   readonly diskMiB: number;
   readonly loopbackSeconds: number;
   /** Extra `--override key=value` settings for the Sluice this run starts. */
@@ -38,9 +42,9 @@ export interface BenchOptions {
 }
 
 const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [--brokers sluice,kafka]
-  [--workloads produce,partitions,consume,latency]
+  [--workloads produce,partitions,consume,latency,growth]
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
-  [--latency-rate MSGS_PER_S] [--latency-seconds S] [--disk-mib N] [--no-profile]
+  [--latency-rate MSGS_PER_S] [--latency-seconds S] [--growth-gb N] [--disk-mib N] [--no-profile]
   [--producer-props batch.size=65536,linger.ms=5] [--sluice-override num.partition.workers=1,...]
   [--work-dir DIR] [--out DIR]`;
 
@@ -60,6 +64,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'records-many': { type: 'string' },
       'latency-rate': { type: 'string' },
       'latency-seconds': { type: 'string' },
+      'growth-gb': { type: 'string' },
       'disk-mib': { type: 'string' },
       'producer-props': { type: 'string', default: '' },
       'sluice-override': { type: 'string', default: '' },
@@ -78,6 +83,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     if (v === undefined) return quick ? quickValue : full;
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${v}\n${USAGE}`);
+    return n;
+  };
+  // Per-GB throughput needs whole GBs, and flatness is judged from GB 2 on.
+  const growthGB = (n: number): number => {
+    if (!Number.isInteger(n) || n < MIN_GROWTH_GB) throw new Error(`--growth-gb must be a whole number ≥ ${MIN_GROWTH_GB}: ${n}\n${USAGE}`);
     return n;
   };
   const brokers = (values.brokers ?? '').split(',').map((b) => b.trim());
@@ -99,6 +109,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     latencyRatePerSecond: num(values['latency-rate'], 20_000, 20_000),
     latencySeconds: num(values['latency-seconds'], 15, 10),
     latencyWarmupSeconds: quick ? 2 : 5,
+    growthGB: growthGB(num(values['growth-gb'], 20, MIN_GROWTH_GB)),
     diskMiB: num(values['disk-mib'], 1024, 256),
     loopbackSeconds: quick ? 2 : 5,
     sluiceOverrides: (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('=')),

@@ -6,14 +6,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrokerName } from './brokers.js';
 import type { MachineLimits } from './machine-limits.js';
+import { GROWTH_WORKLOAD_ID } from './growth.js';
+import { growthChart, growthRuns, growthSection } from './growth-report.js';
 import type { ProfileReport } from './profile.js';
+import { table } from './md-table.js';
 import { groupedBarChart, type Series } from './svg.js';
 import type { Measurement } from './workloads.js';
 
 export interface WorkloadInfo {
   readonly id: string;
   readonly label: string;
-  readonly group: 'produce' | 'consume' | 'latency' | 'partitions';
+  readonly group: 'produce' | 'consume' | 'latency' | 'partitions' | 'growth';
   readonly partitions: number;
 }
 
@@ -108,10 +111,6 @@ function ratio(a: number | null | undefined, b: number | null | undefined): stri
 
 const COLORS: Record<BrokerName, string> = { sluice: '#2b7bb9', kafka: '#d9822b', target: '#5a9e4b' };
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-}
-
 export function writeReport(dir: string, results: BenchResults): string {
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const brokers = [...new Set(results.summaries.map((s) => s.broker))];
@@ -129,7 +128,8 @@ export function writeReport(dir: string, results: BenchResults): string {
     '',
   );
 
-  const throughputIds = results.workloads.filter((w) => w.group !== 'latency').map((w) => w.id);
+  // Latency and growth have sections of their own.
+  const throughputIds = results.workloads.filter((w) => w.group !== 'latency' && w.group !== 'growth').map((w) => w.id);
   const rows = throughputIds.flatMap((id) => {
     const s = get(id, 'sluice') ?? get(id, 'target');
     const k = get(id, 'kafka');
@@ -176,6 +176,10 @@ export function writeReport(dir: string, results: BenchResults): string {
     })), '');
   }
 
+  const growth = growthRuns(results.runs);
+  const growthLabel = label(GROWTH_WORKLOAD_ID);
+  md.push(...growthSection(growth, growthLabel));
+
   if (results.machine) {
     const m = results.machine;
     const best = (id: string): number | undefined => (get(id, 'sluice') ?? get(id, 'target'))?.mbPerSecond;
@@ -215,10 +219,11 @@ export function writeReport(dir: string, results: BenchResults): string {
   }
 
   if (results.failures.length > 0) md.push('## Failures', '', ...results.failures.map((f) => `- ${f.split('\n')[0]}`), '');
-  md.push('Charts: throughput.svg, cpu-per-gb.svg, latency.svg, partitions.svg.', '');
+  md.push(`Charts: throughput.svg, cpu-per-gb.svg, latency.svg, partitions.svg${growth.length > 0 ? ', growth.svg' : ''}.`, '');
   const markdown = md.join('\n');
   writeFileSync(join(dir, 'results.md'), markdown);
   writeCharts(dir, results, brokers, get, label, throughputIds, lat, parts);
+  if (growth.length > 0) writeFileSync(join(dir, 'growth.svg'), growthChart(growth, COLORS, growthLabel));
   return markdown;
 }
 

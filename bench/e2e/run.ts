@@ -10,6 +10,8 @@ import { repoRoot } from '../../tools/kafka/kafka-process.js';
 import { externalBroker, startKafkaBroker, startSluice, type BrokerUnderTest } from './brokers.js';
 import { prepareJavaTools, type JavaTools } from './java-tools.js';
 import { measureDisk, measureLoopback, type MachineLimits } from './machine-limits.js';
+import { GROWTH_TOPIC_PREFIX, GROWTH_WORKLOAD_ID, runGrowth } from './growth.js';
+import { assertNoTopicFiles } from './log-disk.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { rssMiB } from './proc-stats.js';
 import { profileSluiceProduce, type ProfileReport } from './profile.js';
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
       const m = await fn();
       for (const r of Array.isArray(m) ? m : [m]) {
         runs.push(r);
-        log(`  ${r.broker} ${r.workload}: ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker CPU ${r.brokerCpuSeconds?.toFixed(1) ?? '?'} s${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}`);
+        log(`  ${r.broker} ${r.workload}: ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker CPU ${r.brokerCpuSeconds?.toFixed(1) ?? '?'} s${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}${r.growth ? `, GB 1 / 2 / last ${r.growth.firstGBMBps.toFixed(1)} / ${r.growth.secondGBMBps.toFixed(1)} / ${r.growth.lastGBMBps.toFixed(1)} MB/s, last / GB 2 ${r.growth.lastToSecond.toFixed(2)}` : ''}`);
       }
     } catch (e) {
       const message = `${what}: ${e instanceof Error ? e.message : String(e)}`;
@@ -133,6 +135,16 @@ async function main(): Promise<void> {
       for (const b of ordered(rep + 1)) await attempt(`rep ${rep + 1}/${o.reps} latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () => runLatency({ tools, broker: b, rep }, latency));
     }
   }
+  if (o.workloads.has('growth')) {
+    const logDirs = brokers.flatMap((b) => (b.logDir === null ? [] : [b.logDir]));
+    for (const b of ordered(0)) {
+      await attempt(`growth to ${o.growthGB} GB on ${b.name}`, () => {
+        // A failed clean-up must not leave one broker's log on disk while the next one writes its own.
+        assertNoTopicFiles(logDirs, GROWTH_TOPIC_PREFIX);
+        return runGrowth({ tools, broker: b, rep: 0, producerProps: o.producerProps }, o.growthGB);
+      });
+    }
+  }
   for (const b of brokers) await b.stop();
 
   let profile: ProfileReport | null = null;
@@ -151,6 +163,7 @@ async function main(): Promise<void> {
     ...produce.map((w): WorkloadInfo => ({ id: w.id, label: w.label, group: w.id.startsWith('partitions-') ? 'partitions' : 'produce', partitions: w.partitions })),
     { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
     { id: 'latency', label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`, group: 'latency', partitions: 16 },
+    { id: GROWTH_WORKLOAD_ID, label: `1 KiB, 16 p, acks=1, none, log grows to ${o.growthGB} GB`, group: 'growth', partitions: 16 },
   ] satisfies WorkloadInfo[]).filter((w) => o.workloads.has(w.group));
   const markdown = writeReport(outDir, {
     date: new Date().toISOString(),

@@ -82,3 +82,68 @@ export function groupedBarChart(chart: BarChart): string {
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }
+
+export interface LineSeries {
+  readonly name: string;
+  readonly color: string;
+  /** [x, y] in x order. */
+  readonly points: readonly (readonly [number, number])[];
+}
+
+export interface LineChart {
+  readonly title: string;
+  readonly xUnit: string;
+  readonly yUnit: string;
+  readonly series: readonly LineSeries[];
+}
+
+const LINE_PLOT_WIDTH = 600;
+
+/** Axis labels: whole numbers without decimals. */
+function tickLabel(v: number): string {
+  return Number.isInteger(v) ? String(v) : formatValue(v);
+}
+
+/** A step of 1, 2 or 5 × 10^k giving at most 10 ticks up to `max`. */
+function tickStep(max: number): number {
+  for (let base = 1; ; base *= 10) for (const step of [1, 2, 5]) if (max / (step * base) <= 10) return step * base;
+}
+
+/** Lines over a numeric x axis from 0 with a dot at every point; y starts at 0 so a drop shows at its true size. */
+export function lineChart(chart: LineChart): string {
+  const width = MARGIN.left + LINE_PLOT_WIDTH + MARGIN.right;
+  const height = MARGIN.top + PLOT_HEIGHT + MARGIN.bottom;
+  const points = chart.series.flatMap((s) => s.points);
+  const xTop = Math.max(1, ...points.map(([px]) => px));
+  const yTop = axisMax(Math.max(0, ...points.map(([, py]) => py)));
+  const x = (v: number): number => MARGIN.left + (v / xTop) * LINE_PLOT_WIDTH;
+  const y = (v: number): number => MARGIN.top + PLOT_HEIGHT - (v / yTop) * PLOT_HEIGHT;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(chart.title)}</text>`,
+  ];
+  for (let i = 0; i <= 4; i++) {
+    const yv = (yTop * i) / 4;
+    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + LINE_PLOT_WIDTH}" y1="${y(yv)}" y2="${y(yv)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${MARGIN.left - 6}" y="${y(yv) + 4}" text-anchor="end">${tickLabel(yv)}</text>`);
+  }
+  const step = tickStep(xTop);
+  for (let xv = 0; xv <= xTop; xv += step) {
+    parts.push(`<text x="${x(xv)}" y="${MARGIN.top + PLOT_HEIGHT + 16}" text-anchor="middle">${tickLabel(xv)}</text>`);
+  }
+  parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + LINE_PLOT_WIDTH}" y1="${y(0)}" y2="${y(0)}" stroke="#888"/>`);
+  parts.push(`<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.yUnit)}</text>`);
+  parts.push(`<text x="${MARGIN.left + LINE_PLOT_WIDTH / 2}" y="${MARGIN.top + PLOT_HEIGHT + 36}" text-anchor="middle">${escapeXml(chart.xUnit)}</text>`);
+  for (const s of chart.series) {
+    parts.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(' ')}"/>`);
+    for (const [px, py] of s.points) parts.push(`<circle cx="${x(px)}" cy="${y(py)}" r="3" fill="${s.color}"/>`);
+  }
+  chart.series.forEach((s, k) => {
+    const lx = MARGIN.left + k * 110;
+    parts.push(`<rect x="${lx}" y="29" width="10" height="10" fill="${s.color}"/>`);
+    parts.push(`<text x="${lx + 14}" y="38">${escapeXml(s.name)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}

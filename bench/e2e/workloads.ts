@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { BrokerName, BrokerUnderTest } from './brokers.js';
+import type { GrowthCurve } from './growth-curve.js';
 import { SEGMENT_BYTES } from './brokers.js';
 import { lastJson, parseProducerPerformance, runJava, type JavaTools, type ToolRun } from './java-tools.js';
 import { loadavg } from 'node:os';
@@ -53,6 +54,7 @@ export interface Measurement {
   readonly topicCreateSeconds?: number;
   readonly producerAvgLatencyMs?: number;
   readonly latency?: LatencyResult;
+  readonly growth?: GrowthCurve;
 }
 
 export interface RunContext {
@@ -69,9 +71,10 @@ export function freshTopic(id: string): string {
   return `bench-${id}-${process.pid}-${topicSerial}`;
 }
 
-export async function createTopic(ctx: RunContext, topic: string, partitions: number): Promise<number> {
+/** `configs`: topic-level settings beyond the segment size, key=value. */
+export async function createTopic(ctx: RunContext, topic: string, partitions: number, configs: readonly string[] = []): Promise<number> {
   const r = lastJson<{ createSeconds: number }>(
-    await runJava(ctx.tools, 'BenchTool', ['create', ctx.broker.bootstrap, topic, String(partitions), String(SEGMENT_BYTES)]),
+    await runJava(ctx.tools, 'BenchTool', ['create', ctx.broker.bootstrap, topic, String(partitions), String(SEGMENT_BYTES), ...configs]),
   );
   return r.createSeconds;
 }
@@ -92,7 +95,7 @@ interface Observed {
  * Runs the generator with the broker's CPU read before and after. Dirty pages left by the
  * previous run are written back first (sync), so one broker does not pay for the other's writes.
  */
-async function observe(broker: BrokerUnderTest, generate: () => Promise<ToolRun>): Promise<Observed> {
+export async function observe(broker: BrokerUnderTest, generate: () => Promise<ToolRun>): Promise<Observed> {
   execFileSync('sync');
   const pid = broker.pid;
   if (pid !== null) resetPeakRss(pid);
@@ -106,7 +109,7 @@ async function observe(broker: BrokerUnderTest, generate: () => Promise<ToolRun>
   return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, wallSeconds };
 }
 
-function measurement(
+export function measurement(
   ctx: RunContext, workload: string, o: Observed, records: number, bytes: number, seconds: number,
   extra: Partial<Measurement> = {},
 ): Measurement {
@@ -130,15 +133,25 @@ function measurement(
   };
 }
 
-export function producerPerformance(ctx: RunContext, topic: string, w: Omit<ProduceWorkload, 'kind' | 'id' | 'label' | 'partitions'>): Promise<ToolRun> {
+export interface ProducerPerformanceOptions {
+  /** Period of ProducerPerformance's window lines (its default is 5,000 ms). */
+  readonly reportingIntervalMs?: number;
+  /** Kill the generator after this long (runJava's default otherwise). */
+  readonly timeoutMs?: number;
+}
+
+export function producerPerformance(
+  ctx: RunContext, topic: string, w: Omit<ProduceWorkload, 'kind' | 'id' | 'label' | 'partitions'>, opts: ProducerPerformanceOptions = {},
+): Promise<ToolRun> {
   return runJava(ctx.tools, 'org.apache.kafka.tools.ProducerPerformance', [
     '--topic', topic,
     '--num-records', String(w.records),
     '--record-size', String(w.recordSize),
     '--throughput', '-1',
+    ...(opts.reportingIntervalMs === undefined ? [] : ['--reporting-interval', String(opts.reportingIntervalMs)]),
     // One --command-property with several values: repeating the flag keeps only the last.
     '--command-property', `bootstrap.servers=${ctx.broker.bootstrap}`, `acks=${w.acks}`, `compression.type=${w.compression}`, ...(ctx.producerProps ?? []),
-  ]);
+  ], opts.timeoutMs);
 }
 
 export async function runProduce(ctx: RunContext, w: ProduceWorkload): Promise<Measurement> {
