@@ -138,10 +138,47 @@ Napi::Value SendFile(const Napi::CallbackInfo& info) {
   }, "abortSendFile");
 }
 
+// sendFileNow(socketFd, fileFd, position, length) -> bytes sent before the socket would block.
+// Runs on the JavaScript thread: with the file in the page cache (the common case: consumers
+// read what was just written) this is one system call instead of a thread-pool round trip. A
+// page-cache miss blocks the caller on the disk read, as Kafka's network threads do.
+Napi::Value SendFileNow(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int socketFd = 0;
+  int fileFd = 0;
+  uint64_t position = 0;
+  uint64_t length = 0;
+  if (!ReadFd(info, 0, "sendFileNow: socketFd must be a file descriptor", &socketFd) ||
+      !ReadFd(info, 1, "sendFileNow: fileFd must be a file descriptor", &fileFd) ||
+      !ReadIndex(info, 2, kMaxSafeInteger, "sendFileNow: position must be a non-negative integer", &position) ||
+      !ReadIndex(info, 3, kMaxSafeInteger, "sendFileNow: length must be a non-negative integer", &length)) {
+    return env.Undefined();
+  }
+  off_t offset = static_cast<off_t>(position);
+  size_t remaining = static_cast<size_t>(length);
+  while (remaining > 0) {
+    ssize_t sent = sendfile(socketFd, fileFd, &offset, remaining < kMaxChunk ? remaining : kMaxChunk);
+    if (sent > 0) {
+      remaining -= static_cast<size_t>(sent);
+      continue;
+    }
+    if (sent == 0) {
+      CodedError(env, "ERR_SLUICE_SENDFILE_SHORT_FILE", "sendfile: the file ended before the requested range was sent").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) break;
+    ErrnoError(env, errno, "sendfile").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, static_cast<double>(length - remaining));
+}
+
 }  // namespace
 
 void RegisterSendFile(Napi::Env env, Napi::Object exports) {
   exports.Set("sendFile", Napi::Function::New(env, SendFile, "sendFile"));
+  exports.Set("sendFileNow", Napi::Function::New(env, SendFileNow, "sendFileNow"));
 }
 
 }  // namespace sluice

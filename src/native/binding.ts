@@ -19,6 +19,8 @@ export interface NativeBinding {
   crc32cPortable(data: Uint8Array, seed?: number): number;
   /** Starts the send; returns a function that aborts it (the callback then gets EPIPE). */
   sendFile(socketFd: number, fileFd: number, position: number, length: number, callback: NodeCallback<void>): () => void;
+  /** Bytes sent before the (non-blocking) socket would block; throws on any other failure. */
+  sendFileNow(socketFd: number, fileFd: number, position: number, length: number): number;
   mapFile(fd: number, offset: number, length: number, writable: boolean): ArrayBuffer;
   msync(region: ArrayBuffer): void;
   unmap(region: ArrayBuffer): void;

@@ -12,6 +12,6 @@ export function crc32c(data: Uint8Array, seed = 0): number {
 /** 'sse4.2' when the CPU's crc32 instruction is used, 'portable' otherwise. */
 export const crc32cImplementation = native.crc32cImplementation;
 
-export { sendFile } from './send-file.js';
+export { sendFile, sendFileNow } from './send-file.js';
 export { mapFile, MappedRegion } from './mapped-file.js';
 export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync } from './compression.js';

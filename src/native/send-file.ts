@@ -35,6 +35,20 @@ export async function sendFile(socket: Socket, fd: number, position: number, len
   }
 }
 
+/**
+ * Sends as much of the range as the socket takes right now, on this thread, and returns the
+ * bytes sent; `sendFile` then sends the rest. Sends nothing (returns 0) while bytes written
+ * earlier are still queued in the socket or a `sendFile` is in progress, so the kernel always
+ * gets the bytes in order. Throws the system error (e.g. EPIPE) when the socket has failed.
+ */
+export function sendFileNow(socket: Socket, fd: number, position: number, length: number): number {
+  checkRange('fd', fd, 0x7fffffff);
+  checkRange('position', position, Number.MAX_SAFE_INTEGER);
+  checkRange('length', length, Number.MAX_SAFE_INTEGER);
+  if (length === 0 || sending.has(socket) || socket.writableLength > 0) return 0;
+  return native.sendFileNow(descriptorOf(socket), fd, position, length);
+}
+
 function transfer(socket: Socket, socketFd: number, fd: number, position: number, length: number): Promise<void> {
   return new Promise((resolve, reject) => {
     // A socket closed locally would otherwise leave the thread-pool worker waiting for a

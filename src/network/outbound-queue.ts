@@ -1,12 +1,13 @@
 /**
  * Writes a connection's response frames to its socket strictly in order. In-memory parts go
- * straight to the socket; a file range (Fetch records) is sent with sendfile, and everything
- * after it waits until the kernel has taken those bytes, so no two sends interleave. Every file
+ * straight to the socket; a file range (Fetch records) is sent with sendfile — on this thread
+ * while the socket takes it, from the thread pool once it is full — and everything after it
+ * waits until the kernel has taken those bytes, so no two sends interleave. Every file
  * range is released exactly once, sent or not, so the owner's lease on the segment ends.
  */
 import type { Socket } from 'node:net';
 import { brokerMetrics } from '../common/metrics/broker-metrics.js';
-import { sendFile } from '../native/index.js';
+import { sendFile, sendFileNow } from '../native/index.js';
 import type { FileRegion, FrameParts } from '../protocol/primitives/writer.js';
 
 export class OutboundQueue {
@@ -43,8 +44,22 @@ export class OutboundQueue {
         brokerMetrics.bufferedBytesSent(part.length);
         continue;
       }
+      let sent: number;
+      try {
+        sent = sendFileNow(this.socket, part.fd, part.position, part.byteLength);
+      } catch (err) {
+        part.release();
+        this.fail(err);
+        return;
+      }
+      if (sent === part.byteLength) {
+        part.release();
+        brokerMetrics.zeroCopyBytesSent(part.byteLength);
+        continue;
+      }
+      // The socket's buffer filled up: the rest goes from the thread pool, which waits for room.
       this.sending = true;
-      sendFile(this.socket, part.fd, part.position, part.byteLength).then(
+      sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent).then(
         () => {
           part.release();
           brokerMetrics.zeroCopyBytesSent(part.byteLength);

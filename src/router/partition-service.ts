@@ -166,10 +166,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       try {
         const replies = await this.host.requestDecoded(worker, PartitionOp.READ, { payloads: [encodeReads(indexes.map((i) => commands[i]!))] }, decodeReadReplies);
         indexes.forEach((i, n) => {
-          const { slice, ...state } = replies[n]!;
+          const r = replies[n]!;
+          const slice = r.slice;
           const records: FileRegion | null =
             slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
-          results[i] = { ...state, records };
+          results[i] = { errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, records };
         });
       } catch (err) {
         const failure: ReadResult = { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };

@@ -20,8 +20,17 @@ export function fnv1a32(bytes: Uint8Array): number {
   return hash >>> 0;
 }
 
-export function workerForPartition(topicKey: string, partition: number, workerCount: number): number {
+export function topicHash(topicKey: string): number {
+  return fnv1a32(utf8.encode(topicKey));
+}
+
+/** The routing rule, given `topicHash(topicKey)` (which callers on hot paths cache). */
+export function workerForHash(hash: number, partition: number, workerCount: number): number {
   if (!Number.isInteger(partition) || partition < 0) throw new RangeError(`partition must be a non-negative integer, got ${partition}`);
   if (!Number.isInteger(workerCount) || workerCount < 1) throw new RangeError(`worker count must be a positive integer, got ${workerCount}`);
-  return (fnv1a32(utf8.encode(topicKey)) + partition) % workerCount;
+  return (hash + partition) % workerCount;
+}
+
+export function workerForPartition(topicKey: string, partition: number, workerCount: number): number {
+  return workerForHash(topicHash(topicKey), partition, workerCount);
 }

@@ -15,7 +15,7 @@ import { DEFAULT_RING_CAPACITY, EMPTY_BODY, RingChannelClient, copyReply, create
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
-import { workerForPartition } from './partition-routing.js';
+import { topicHash, workerForHash } from './partition-routing.js';
 
 export interface PartitionWorkerHostOptions {
   /** URL of the compiled handler module (exports `registerHandlers`, see `handler-module.ts`). */
@@ -46,12 +46,15 @@ interface WorkerSlot {
 }
 
 const DEFAULT_MAX_IDLE_WAIT_MS = 50;
+/** Routing runs for every partition of every request; hashing the UTF-8 of its topic each time would allocate. */
+const MAX_CACHED_TOPIC_HASHES = 10_000;
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
 export class PartitionWorkerHost {
   private readonly slots: readonly WorkerSlot[];
   private readonly options: PartitionWorkerHostOptions;
   private closing: Promise<void> | null = null;
+  private readonly topicHashes = new Map<string, number>();
 
   private constructor(slots: readonly WorkerSlot[], options: PartitionWorkerHostOptions) {
     this.slots = slots;
@@ -118,7 +121,14 @@ export class PartitionWorkerHost {
 
   /** The index of the worker that owns `partition` of `topicKey` (see `partition-routing.ts`). */
   workerFor(topicKey: string, partition: number): number {
-    return workerForPartition(topicKey, partition, this.slots.length);
+    let hash = this.topicHashes.get(topicKey);
+    if (hash === undefined) {
+      // Bounded: names come from requests, and a client may send any number of them.
+      if (this.topicHashes.size >= MAX_CACHED_TOPIC_HASHES) this.topicHashes.clear();
+      hash = topicHash(topicKey);
+      this.topicHashes.set(topicKey, hash);
+    }
+    return workerForHash(hash, partition, this.slots.length);
   }
 
   /** The largest command body a worker's ring takes (all workers' rings are alike). */

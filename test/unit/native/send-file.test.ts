@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32c, sendFile } from '../../../src/native/index.js';
+import { crc32c, sendFile, sendFileNow } from '../../../src/native/index.js';
 
 const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'sluice-sendfile-'));
@@ -179,6 +179,52 @@ test('a range past the end of the file, a second concurrent send and bad argumen
     await assert.rejects(sendFile(server, -3, 0, 1), TypeError);
     await assert.rejects(sendFile(new net.Socket(), fd, 0, 1), /not writable|no file descriptor/);
     await sendFile(server, fd, 0, 0);
+  } finally {
+    close();
+    closeSync(fd);
+  }
+});
+
+test('sendFileNow sends what the socket takes at once, in order after earlier writes; sendFile sends the rest', async () => {
+  const fd = makeFile('now.bin', 32);
+  const { server, client, close } = await socketPair();
+  try {
+    const received = collect(client);
+    client.pause(); // nothing is read yet: the socket buffers fill and the send comes up short
+    const small = sendFileNow(server, fd, 100, 1000);
+    assert.equal(small, 1000, 'a small range goes out whole, on this thread');
+    const total = 32 * MiB - 1100;
+    const sent = sendFileNow(server, fd, 1100, total);
+    assert.ok(sent > 0 && sent < total, `a range larger than the socket buffers is sent in part (${sent} of ${total})`);
+    server.write('X');
+    assert.equal(sendFileNow(server, fd, 0, 10), 0, 'nothing while a write is queued in the socket');
+    client.resume();
+    await sendFile(server, fd, 1100 + sent, total - sent);
+    server.end();
+    const bytes = await received;
+    const expected = Buffer.alloc(32 * MiB - 100);
+    readSync(fd, expected, 0, expected.length, 100);
+    // The 'X' was written after the partial send, so it lands before the rest of the range: the
+    // caller (the outbound queue) never writes in between; this shows the kernel order is kept.
+    assert.ok(bytes.equals(Buffer.concat([expected.subarray(0, 1000 + sent), Buffer.from('X'), expected.subarray(1000 + sent)])));
+  } finally {
+    close();
+    closeSync(fd);
+  }
+});
+
+test('sendFileNow to a socket the peer has reset throws the system error', async () => {
+  const fd = makeFile('now-reset.bin', 1);
+  const { server, client, close } = await socketPair();
+  // Node reads the reset later as an 'error' on the socket; the send must not wait for that.
+  server.on('error', (err) => assert.match(err.message, /ECONNRESET|EPIPE/));
+  try {
+    // On loopback the reset reaches the server's socket during this call, before any event-loop
+    // turn lets Node notice it: the send itself must report it.
+    client.resetAndDestroy();
+    assert.throws(() => {
+      for (let i = 0; i < 100; i++) sendFileNow(server, fd, 0, MiB);
+    }, (err: NodeJS.ErrnoException) => err.code === 'EPIPE' || err.code === 'ECONNRESET');
   } finally {
     close();
     closeSync(fd);
