@@ -8,27 +8,16 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { KafkaAdminClient } from '../../../src/client/admin-client.js';
 import { parseBootstrapServers } from '../../../src/client/broker-address.js';
 import { KafkaCluster } from '../../../src/client/cluster.js';
 import type { TuneReport } from '../../../src/tune/report.js';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
-import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 
 const run = promisify(execFile);
 const RATE = 2000;
-
-/** The broker logs the endpoint's URL once it listens (port 0 picks one). */
-async function metricsUrl(broker: BrokerProcess): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
-    if (m) return m[1]!;
-    await sleep(50);
-  }
-  throw new Error(`no metrics URL in the broker's log: ${broker.stderr()}`);
-}
 
 describe('sluice tune against the Sluice broker', () => {
   let broker: BrokerProcess;
