@@ -153,8 +153,19 @@ export class Broker {
         groups,
       };
       if (config.metricsListener !== null) {
-        const scraper = new MetricsScraper({ broker: brokerMetrics.registry, workerSnapshots: () => partitions.workerMetrics(), rings: () => host.ringOccupancy() });
-        metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, new Logger('metrics'));
+        // A const the closure below sees as non-null.
+        const coordinators = groups;
+        const metricsLog = new Logger('metrics');
+        const scraper = new MetricsScraper(
+          {
+            broker: brokerMetrics.registry,
+            workers: (ends) => partitions.workerMetrics(ends),
+            rings: () => host.ringOccupancy(),
+            committedOffsets: () => coordinators.committedOffsets(),
+          },
+          { maxLagPartitions: config.metricsLagMaxPartitions, log: metricsLog },
+        );
+        metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length, workers: host.size });

@@ -39,6 +39,8 @@ export interface BrokerConfig {
   readonly clusterId: string | null;
   /** `metrics.listener`: where `/metrics` is served (port 0 picks one); null leaves it off. */
   readonly metricsListener: { readonly host: string; readonly port: number } | null;
+  /** `metrics.consumergroup.lag.max.partitions`: the most per-partition consumer lag series a scrape exports. */
+  readonly metricsLagMaxPartitions: number;
   /** Every key set explicitly (validated): DescribeConfigs reports them as STATIC_BROKER_CONFIG. */
   readonly staticSettings: ReadonlyMap<string, string>;
 }
@@ -188,6 +190,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       },
       clusterId,
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
+      metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
     },
     unknownKeys,

@@ -141,6 +141,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('group.consumer.assignors', 'list', 'uniform,range', false, 'Server-side assignors of consumer-protocol groups; the first is the default.'),
   broker('cluster.id', 'string', null, false, 'Sluice: the cluster id; generated and stored in meta.properties when absent.'),
   broker('metrics.listener', 'string', null, false, 'Sluice: http://host:port of the Prometheus /metrics endpoint; off when absent.'),
+  broker('metrics.consumergroup.lag.max.partitions', 'int', '10000', false, 'Sluice: above this many committed group partitions, /metrics exports consumer lag per group and topic only.', { min: 0 }),
 ];
 
 function topic(

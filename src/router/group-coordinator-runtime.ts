@@ -17,6 +17,7 @@ import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../prot
 import type { GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionFor } from '../coordinator/group/partition-for.js';
+import type { GroupPartitionOffset } from '../coordinator/group/offset-store.js';
 import type { CoordinatorRecord } from '../coordinator/group/records.js';
 import type { CoordinatorResult, Released } from '../coordinator/group/results.js';
 
@@ -161,6 +162,29 @@ export class GroupCoordinatorRuntime {
       [...this.partitions.values()].map((pc) => pc.loaded.then(() => this.whenDurable(pc, [], [], pc.coordinator.listGroups(request)))),
     );
     return { errorCode: ErrorCode.NONE, groups: all.flatMap((r) => r.groups ?? []) };
+  }
+
+  /**
+   * Every group's committed offsets, for the consumer lag metrics. Only coordinators already
+   * loaded or loading are asked — a scrape must not create `__consumer_offsets` — and each
+   * answers, like any read, once what it showed is durable. A coordinator that fails to load or
+   * is dropped meanwhile (both logged where they happen) is left out of this answer rather than
+   * failing it; the next one asks its replacement.
+   */
+  async committedOffsets(): Promise<GroupPartitionOffset[]> {
+    const reads = [...this.partitions.values()].map((pc) =>
+      pc.loaded.then(() => {
+        if (pc.dropped) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `the coordinator of __consumer_offsets-${pc.partition} is reloading`);
+        return this.whenDurable(pc, [], [], pc.coordinator.committedOffsets());
+      }),
+    );
+    const offsets: GroupPartitionOffset[] = [];
+    for (const read of await Promise.allSettled(reads)) {
+      // A loop, not push(...): a coordinator may hold more offsets than a call takes arguments.
+      if (read.status === 'fulfilled') for (const o of read.value) offsets.push(o);
+      else this.logger.debug('committed offsets unavailable for metrics', { error: String(read.reason) });
+    }
+    return offsets;
   }
 
   /** Adds an applied operation to the pending batch; resolves with `response` once the batch is durable. */

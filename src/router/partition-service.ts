@@ -8,6 +8,8 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
+import type { PartitionEnd } from '../common/metrics/consumer-lag.js';
+import type { WorkerScrape } from '../common/metrics/scrape.js';
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
@@ -27,6 +29,8 @@ import {
   type AppendReply,
   type PartitionRef,
   type DescribeProducersReply,
+  type MetricsCommand,
+  type MetricsReply,
   type OffsetReply,
   type ReadBytesReply,
   type ReadCommand,
@@ -274,17 +278,30 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   /**
-   * Every worker's metrics (for a /metrics scrape). A worker that is gone or fails to answer is
-   * left out, so a scrape still shows the rest; the failure is logged.
+   * Every worker's metrics and the high watermarks of `ends` (for a /metrics scrape): one METRICS
+   * request per worker, carrying the partitions it owns. A worker that is gone or fails to answer
+   * is left out, so a scrape still shows the rest; the failure is logged. Partitions that are
+   * not hosted have no end.
    */
-  async workerMetrics(): Promise<WorkerMetricsSnapshot[]> {
-    const replies = await Promise.allSettled(this.workers().map(async (w) => decodeJson<WorkerMetricsSnapshot>(await this.host.request(w, PartitionOp.METRICS))));
+  async workerMetrics(ends: readonly PartitionRef[]): Promise<WorkerScrape> {
+    const owned: PartitionRef[][] = this.workers().map(() => []);
+    for (const ref of ends) owned[this.workerOf(ref.topic, ref.partition)]!.push(ref);
+    const replies = await Promise.allSettled(
+      owned.map(async (partitions, w) => decodeJson<MetricsReply>(await this.host.request(w, PartitionOp.METRICS, { payloads: [encodeJson({ partitions } satisfies MetricsCommand)] }))),
+    );
     const snapshots: WorkerMetricsSnapshot[] = [];
+    const hosted: PartitionEnd[] = [];
     replies.forEach((reply, worker) => {
-      if (reply.status === 'fulfilled') snapshots.push(reply.value);
-      else this.log.debug('worker metrics unavailable', { worker, error: String(reply.reason) });
+      if (reply.status === 'rejected') {
+        this.log.debug('worker metrics unavailable', { worker, error: String(reply.reason) });
+        return;
+      }
+      snapshots.push(reply.value.metrics);
+      for (const e of reply.value.ends) {
+        if (e.errorCode === ErrorCode.NONE) hosted.push({ topic: e.topic, partition: e.partition, highWatermark: BigInt(e.highWatermark) });
+      }
     });
-    return snapshots;
+    return { snapshots, ends: hosted };
   }
 
   /** Writes the per-log-dir checkpoint files from every worker's share (worker 0 writes them). */

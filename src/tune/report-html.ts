@@ -25,6 +25,7 @@ export function renderReportHtml(report: TuneReport): string {
     });
   const load = settings.targetRate === null ? 'flat out' : `${formatCount(settings.targetRate)} records/s`;
   const hasBroker = cells.some((c) => c.broker !== null);
+  const repeated = settings.repeat > 1;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sluice tune — ${escapeXml(report.bootstrap)}</title>
 <style>
@@ -36,7 +37,7 @@ th { background: #f4f4f4; } .note { color: #555; }
 </style></head><body>
 <h1>Producer batching sweep</h1>
 <p>${escapeXml(report.bootstrap)}, topic <code>${escapeXml(report.topic)}</code>; ${settings.batchSizes.length} × ${settings.lingerMs.length} cells of ${settings.cellSeconds} s,
-${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
+${repeated ? `the whole grid run ${settings.repeat} times over (every figure is the median of a cell's runs), ` : ''}${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
 Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}.</p>
 <h2>Recommendation</h2>
 <p class="recommendation">${escapeXml(recommendation.text)}</p>
@@ -52,21 +53,30 @@ ${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, (v) => format
 ${curves('Records per batch vs linger.ms', 'records/batch', (c) => c.recordsPerBatch, formatCount)}
 </div>
 <h2>All cells</h2>
-${cellTable(cells, hasBroker)}
+${cellTable(cells, hasBroker, repeated)}
 <p class="note">Latency is per record, from <code>send()</code> to the acknowledgement, measured in the producer (Node.js, one thread for load and sender).
 Throughput counts acknowledged records over the time from the first send to the last acknowledgement; MB/s is payload MiB/s.
+${repeated ? `The min–max columns are the lowest and highest of a cell's ${settings.repeat} runs; failed records are added up over them.` : ''}
 Batch sizes on the producer side are its own accounting of acknowledged batches (encoded bytes, header included).
-${hasBroker ? 'Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell (broker-wide; p50 interpolated within 4x-wide buckets).' : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
+${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell${repeated ? ' (each run; the median over runs shown)' : ''} (broker-wide; p50 interpolated within 4x-wide buckets).` : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
 </body></html>
 `;
 }
 
-function cellTable(cells: readonly CellResult[], hasBroker: boolean): string {
-  const head = ['batch.size', 'linger.ms', 'records/s', 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'records/batch', 'bytes/batch', 'batches/request', 'failed'];
+function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean): string {
+  const head = [
+    'batch.size', 'linger.ms', 'records/s', ...(repeated ? ['records/s min–max'] : []), 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', ...(repeated ? ['p99 min–max ms'] : []),
+    'p99.9 ms', 'records/batch', 'bytes/batch', 'batches/request', 'failed',
+  ];
   const brokerHead = ['broker batches', 'broker records/batch', 'broker bytes/batch', 'broker p50 bytes'];
   const num = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '–');
   const lines = cells.map((c) => {
-    const own = [formatBytes(c.batchSize), String(c.lingerMs), formatCount(c.recordsPerSecond), num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), num(c.latency.p999Ms, 2), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), num(c.batchesPerRequest, 2), formatCount(c.failedRecords)];
+    const rateSpread = repeated ? [`${formatCount(c.spread.recordsPerSecond.min)}–${formatCount(c.spread.recordsPerSecond.max)}`] : [];
+    const p99Spread = repeated ? [`${num(c.spread.p99Ms.min, 2)}–${num(c.spread.p99Ms.max, 2)}`] : [];
+    const own = [
+      formatBytes(c.batchSize), String(c.lingerMs), formatCount(c.recordsPerSecond), ...rateSpread, num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), ...p99Spread,
+      num(c.latency.p999Ms, 2), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), num(c.batchesPerRequest, 2), formatCount(c.failedRecords),
+    ];
     const broker = c.broker === null ? ['–', '–', '–', '–'] : [formatCount(c.broker.batches), num(c.broker.meanRecordsPerBatch), formatCount(c.broker.meanBatchBytes), formatCount(c.broker.p50BatchBytes)];
     return `<tr>${[...own, ...(hasBroker ? broker : [])].map((v) => `<td>${escapeXml(v)}</td>`).join('')}</tr>`;
   });

@@ -1,17 +1,23 @@
 /**
  * The sweep: every `batch.size` × `linger.ms` cell runs for the same time against one topic,
- * with the broker's `/metrics` scraped before and after each cell when a URL is given. A short
+ * with the broker's `/metrics` scraped before and after each run when a URL is given. A short
  * warm-up (not reported) first lets the JIT and the broker's segment settle, so the first
  * cell is not penalised. Unless the caller names a topic, a fresh one is created for the
  * sweep and deleted afterwards.
+ *
+ * With `repeat` > 1 the whole grid runs that many times over, round after round, rather than
+ * each cell several times in a row: a burst of noise on the machine then hits different cells
+ * in different rounds instead of every run of one cell, and each cell's median (see
+ * `run-aggregate.ts`) shrugs it off.
  */
 import { KafkaAdminClient } from '../client/admin-client.js';
 import type { KafkaCluster } from '../client/cluster.js';
 import type { Acks } from '../client/producer-request.js';
 import { compressionType, type CompressionName } from '../client/compression-codecs.js';
-import { brokerBatchStats, scrapeMetrics, type BrokerBatchStats } from './broker-batch-stats.js';
-import { runCell, type CellMeasurement, type LoadSettings } from './cell-runner.js';
+import { brokerBatchStats, scrapeMetrics } from './broker-batch-stats.js';
+import { runCell, type LoadSettings } from './cell-runner.js';
 import type { MetricsScrape } from './prometheus-text.js';
+import { aggregateRuns, type AggregatedRuns, type RunResult } from './run-aggregate.js';
 import { formatBytes } from './units.js';
 
 export interface SweepSettings {
@@ -30,13 +36,14 @@ export interface SweepSettings {
   /** Partitions of the topic the sweep creates. */
   readonly partitions: number;
   readonly metricsUrl: string | null;
+  /** Runs of every cell (`--repeat`); a cell reports the medians of its runs. */
+  readonly repeat: number;
 }
 
-export interface CellResult extends CellMeasurement {
+/** A cell: the medians of its runs (the broker's batch histograms among them, null without usable metrics). */
+export interface CellResult extends AggregatedRuns {
   readonly batchSize: number;
   readonly lingerMs: number;
-  /** The broker's batch histograms over this cell; null without (usable) metrics. */
-  readonly broker: BrokerBatchStats | null;
 }
 
 export interface SweepOutcome {
@@ -46,13 +53,15 @@ export interface SweepOutcome {
   readonly brokerMetricsNote: string | null;
 }
 
+/** Told about every run of a cell (one per cell unless `repeat` > 1). */
 export interface SweepObserver {
   cellStarted(label: string): void;
-  cellFinished(result: CellResult): void;
+  cellFinished(): void;
 }
 
-export function cellLabel(batchSize: number, lingerMs: number): string {
-  return `batch.size=${formatBytes(batchSize)} linger.ms=${lingerMs}`;
+/** "batch.size=64 KiB linger.ms=5", with " run 2/3" when cells run more than once. */
+function cellLabel(batchSize: number, lingerMs: number, round: number, repeat: number): string {
+  return `batch.size=${formatBytes(batchSize)} linger.ms=${lingerMs}${repeat > 1 ? ` run ${round}/${repeat}` : ''}`;
 }
 
 export async function runSweep(cluster: KafkaCluster, settings: SweepSettings, observer: SweepObserver): Promise<SweepOutcome> {
@@ -71,20 +80,20 @@ export async function runSweep(cluster: KafkaCluster, settings: SweepSettings, o
     };
     if (settings.warmupSeconds > 0) await runCell(cluster, { ...load, seconds: settings.warmupSeconds }, settings.batchSizes[0]!, settings.lingerMs[0]!);
     const metrics = new MetricsWatch(settings.metricsUrl);
-    const cells: CellResult[] = [];
-    for (const batchSize of settings.batchSizes) {
-      for (const lingerMs of settings.lingerMs) {
-        observer.cellStarted(cellLabel(batchSize, lingerMs));
+    const grid = settings.batchSizes.flatMap((batchSize) => settings.lingerMs.map((lingerMs) => ({ batchSize, lingerMs, runs: [] as RunResult[] })));
+    for (let round = 1; round <= settings.repeat; round++) {
+      for (const cell of grid) {
+        observer.cellStarted(cellLabel(cell.batchSize, cell.lingerMs, round, settings.repeat));
         const before = await metrics.scrape();
-        const measured = await runCell(cluster, load, batchSize, lingerMs);
+        const measured = await runCell(cluster, load, cell.batchSize, cell.lingerMs);
         const after = await metrics.scrape();
         const broker = before !== null && after !== null ? brokerBatchStats(before, after) : null;
         if (broker === null && before !== null && after !== null) metrics.note ??= `${settings.metricsUrl} has no produce batch histograms`;
-        const result: CellResult = { batchSize, lingerMs, ...measured, broker };
-        cells.push(result);
-        observer.cellFinished(result);
+        cell.runs.push({ ...measured, broker });
+        observer.cellFinished();
       }
     }
+    const cells = grid.map(({ batchSize, lingerMs, runs }): CellResult => ({ batchSize, lingerMs, ...aggregateRuns(runs) }));
     return { topic, cells, brokerMetricsNote: metrics.note };
   } finally {
     if (settings.topic === null) await admin.deleteTopic(topic);

@@ -41,7 +41,10 @@ import {
   type ReadReply,
   type DeleteCommand,
   type DescribeProducersReply,
+  type MetricsCommand,
+  type MetricsReply,
   type OpenCommand,
+  type PartitionEndReply,
   type PartitionRef,
   type UpdateConfigCommand,
   type WorkerLogDir,
@@ -302,7 +305,8 @@ export const registerHandlers: RegisterHandlers = (setup) => {
 
   setup.handle(PartitionOp.CLOSE_LOGS, () => encodeJson(closeLogs()));
 
-  setup.handle(PartitionOp.METRICS, async () => {
+  setup.handle(PartitionOp.METRICS, async ({ body }) => {
+    const c = decodeJson<MetricsCommand>(body);
     let partitions = 0;
     let segments = 0;
     if (!closed) {
@@ -311,7 +315,14 @@ export const registerHandlers: RegisterHandlers = (setup) => {
         segments += log.segmentCount;
       }
     }
-    return encodeJson(await metrics.snapshot({ partitions, segments }));
+    const ends = c.partitions.map((ref): PartitionEndReply => {
+      const log = closed ? undefined : manager.getLog(ref);
+      return log === undefined
+        ? { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: Number(NO_OFFSET) }
+        : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: log.highWatermark };
+    });
+    const reply: MetricsReply = { metrics: await metrics.snapshot({ partitions, segments }), ends };
+    return encodeJson(reply);
   });
 
   setup.every(options.maintenanceIntervalMs, () => {

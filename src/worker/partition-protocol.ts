@@ -7,6 +7,7 @@
  * Partitions are named by topic name: that is what their directories are called, so a worker
  * can tell which partitions are its own when it loads the log dirs.
  */
+import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 
@@ -26,7 +27,7 @@ export const PartitionOp = {
   CHECKPOINT_ENTRIES: 21,
   WRITE_CHECKPOINTS: 22,
   CLOSE_LOGS: 23,
-  /** The worker's metrics, as prom-client JSON (`WorkerMetricsSnapshot`), pulled when /metrics is scraped. */
+  /** The worker's metrics and the high watermarks a scrape asks for (`MetricsCommand`, `MetricsReply`), pulled when /metrics is scraped. */
   METRICS: 24,
 } as const;
 
@@ -99,6 +100,24 @@ export interface ProducerDescription {
 export interface DescribeProducersReply {
   readonly errorCode: number;
   readonly producers: readonly ProducerDescription[];
+}
+
+/** METRICS: the partitions whose high watermarks the scrape needs (those with committed group offsets). */
+export interface MetricsCommand {
+  readonly partitions: readonly PartitionRef[];
+}
+
+/** A partition's high watermark as METRICS answers it: a number, as the log keeps it. */
+export interface PartitionEndReply extends PartitionRef {
+  readonly errorCode: number;
+  /** -1 with an error. */
+  readonly highWatermark: number;
+}
+
+export interface MetricsReply {
+  readonly metrics: WorkerMetricsSnapshot;
+  /** One per partition of the command, in its order. */
+  readonly ends: readonly PartitionEndReply[];
 }
 
 export function encodeJson(value: unknown): Uint8Array {

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 
 export interface BrokerProcess {
@@ -64,4 +65,14 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
       return code;
     },
   };
+}
+
+/** The `/metrics` URL of a broker started with `metrics.listener`: it logs the URL once it listens (port 0 picks one). */
+export async function metricsUrl(broker: BrokerProcess): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
+    if (m) return m[1]!;
+    await sleep(50);
+  }
+  throw new Error(`no metrics endpoint in the broker's log: ${broker.stderr()}`);
 }

@@ -15,7 +15,7 @@ import type { MessageCodec } from '../../src/protocol/primitives/codec-support.j
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import type { Writer } from '../../src/protocol/primitives/writer.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
-import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
+import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { parseExposition, select, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';
 
@@ -36,15 +36,6 @@ function batch(count: number): Buffer {
   return encodeRecordBatch({
     records: Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.from(`value ${i} `.repeat(10)), headers: [], timestamp: BigInt(Date.now()) })),
   });
-}
-
-async function metricsUrl(broker: BrokerProcess): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
-    if (m) return m[1]!;
-    await sleep(50);
-  }
-  throw new Error(`no metrics endpoint in the broker's log: ${broker.stderr()}`);
 }
 
 describe('/metrics of the broker process', () => {

@@ -16,7 +16,9 @@ const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--batch-sizes 16
          [--cell-seconds 3] [--warmup-seconds 1] [--target-rate RECORDS_PER_S] [--record-size 1024]
          [--acks -1|0|1|all] [--compression ${COMPRESSION_NAMES.join('|')}] [--max-in-flight 5]
          [--topic T | --partitions 1] [--p99-bound-ms MS] [--metrics-url http://HOST:PORT/metrics] [--out DIR]
+         [--repeat 1]
   runs every batch.size × linger.ms cell for --cell-seconds, flat out unless --target-rate is given;
+  --repeat N runs the whole grid N times and reports each cell's medians and spread;
   sizes take B, k/KiB, m/MiB suffixes; without --topic a fresh topic is created and deleted afterwards
 `;
 
@@ -36,14 +38,26 @@ const OPTIONS = {
   'p99-bound-ms': { type: 'string' },
   'metrics-url': { type: 'string' },
   out: { type: 'string' },
+  repeat: { type: 'string' },
 } as const;
 
 const DEFAULT_BATCH_SIZES = '16KiB,64KiB,256KiB,1MiB';
 const DEFAULT_LINGER_MS = '0,1,5,10,25,50';
 /** The recommendation's throughput target: this share of the sweep's peak. */
 const MIN_THROUGHPUT_FRACTION = 0.9;
+/** More runs than this of every cell is a typo, not a plan: 100 × the default 24 cells of 3 s is two hours. */
+const MAX_REPEAT = 100;
 
-async function run(args: string[]): Promise<void> {
+export interface TuneOptions {
+  readonly bootstrap: string;
+  readonly settings: SweepSettings;
+  readonly p99BoundMs: number | null;
+  /** `--out`; null: a directory named after the start time. */
+  readonly out: string | null;
+}
+
+/** The command line as a sweep: every option checked, usage errors for anything wrong. */
+export function parseTuneOptions(args: string[]): TuneOptions {
   const o = parseOptions(args, OPTIONS);
   const bootstrap = required(o['bootstrap-server'], 'bootstrap-server');
   const compression = o.compression ?? 'none';
@@ -62,13 +76,20 @@ async function run(args: string[]): Promise<void> {
     topic: o.topic ?? null,
     partitions: integerOption(o.partitions, 'partitions', 1, 10_000) ?? 1,
     metricsUrl: o['metrics-url'] ?? null,
+    repeat: integerOption(o.repeat, 'repeat', 1, MAX_REPEAT) ?? 1,
   };
   const p99BoundMs = o['p99-bound-ms'] === undefined ? null : positiveNumber(o['p99-bound-ms'], 'p99-bound-ms');
+  return { bootstrap, settings, p99BoundMs, out: o.out ?? null };
+}
+
+async function run(args: string[]): Promise<void> {
+  const { bootstrap, settings, p99BoundMs, out } = parseTuneOptions(args);
   const startedAt = new Date();
-  const outDir = o.out ?? `tune-report-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
+  const outDir = out ?? `tune-report-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
 
   const outcome = await withCluster(bootstrap, async (cluster) => {
-    const progress = new SweepProgress(process.stderr, settings.batchSizes.length * settings.lingerMs.length, settings.cellSeconds);
+    const runs = settings.batchSizes.length * settings.lingerMs.length * settings.repeat;
+    const progress = new SweepProgress(process.stderr, runs, settings.cellSeconds, settings.repeat > 1 ? 'runs' : 'cells');
     try {
       return await runSweep(cluster, settings, { cellStarted: (label) => progress.cellStarted(label), cellFinished: () => progress.cellFinished() });
     } finally {

@@ -1,11 +1,16 @@
 /**
  * One scrape of `/metrics`: the main thread's instruments (`broker-metrics.ts`), the process
  * metrics prom-client collects by default (RSS, CPU, heap, event loop lag, GC), the occupancy of
- * every worker's rings, and the workers' own metrics pulled at scrape time and merged by
+ * every worker's rings, the workers' own metrics pulled at scrape time and merged by
  * prom-client's `AggregatorRegistry.aggregate` — the merge prom-client offers for Node cluster
- * workers, fed here by the partition-worker METRICS command instead of cluster IPC.
+ * workers, fed here by the partition-worker METRICS command instead of cluster IPC — and the
+ * consumer groups' lag, from the coordinators' committed offsets and the high watermarks the
+ * same METRICS replies carry.
  */
 import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type PrometheusContentType } from 'prom-client';
+import type { Logger } from '../logger.js';
+import { ConsumerLagMetrics } from './consumer-lag-metrics.js';
+import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd, type PartitionRef } from './consumer-lag.js';
 import type { WorkerMetricsSnapshot } from './worker-metrics.js';
 
 /** One ring of one worker, read at scrape time (main → worker commands, worker → main replies). */
@@ -16,20 +21,43 @@ export interface RingOccupancy {
   readonly capacityBytes: number;
 }
 
+/** What the workers answer to one scrape. */
+export interface WorkerScrape {
+  readonly snapshots: readonly WorkerMetricsSnapshot[];
+  /** The high watermarks asked for, of the partitions that are hosted. */
+  readonly ends: readonly PartitionEnd[];
+}
+
 export interface ScrapeSources {
   /** The main thread's instruments. */
   readonly broker: Registry;
-  /** Every worker's snapshot; a worker that cannot answer is left out rather than failing the scrape. */
-  workerSnapshots(): Promise<readonly WorkerMetricsSnapshot[]>;
+  /**
+   * Every worker's snapshot, with the high watermarks of `ends` (one request per worker); a
+   * worker that cannot answer is left out rather than failing the scrape.
+   */
+  workers(ends: readonly PartitionRef[]): Promise<WorkerScrape>;
   rings(): readonly RingOccupancy[];
+  /** Every group's committed offsets. */
+  committedOffsets(): Promise<readonly GroupOffset[]>;
+}
+
+export interface ScrapeOptions {
+  /** `metrics.consumergroup.lag.max.partitions`: above this many group partitions, lag is exported per topic only. */
+  readonly maxLagPartitions: number;
+  readonly log: Logger;
 }
 
 export class MetricsScraper {
-  /** Process metrics and ring gauges: owned by this scraper, so two brokers in one process do not collide. */
+  /** Process metrics, ring and lag gauges: owned by this scraper, so two brokers in one process do not collide. */
   private readonly local = new Registry();
+  private readonly lag: ConsumerLagMetrics;
 
-  constructor(private readonly sources: ScrapeSources) {
+  constructor(
+    private readonly sources: ScrapeSources,
+    options: ScrapeOptions,
+  ) {
     collectDefaultMetrics({ register: this.local });
+    this.lag = new ConsumerLagMetrics(this.local, options.maxLagPartitions, options.log);
     const rings = (pick: (r: RingOccupancy) => number) =>
       function collect(this: Gauge<'worker' | 'direction'>): void {
         this.reset();
@@ -57,7 +85,12 @@ export class MetricsScraper {
 
   /** The exposition text of everything above. */
   async render(): Promise<string> {
-    const workers = AggregatorRegistry.aggregate<PrometheusContentType>([...(await this.sources.workerSnapshots())]);
-    return Registry.merge([this.sources.broker, this.local, workers]).metrics();
+    // Commits first, ends after: a high watermark read later is never behind the commit it is
+    // compared with, so a commit racing the scrape can overstate lag a little, never understate it.
+    const committed = await this.sources.committedOffsets();
+    const workers = await this.sources.workers(partitionsToMeasure(committed));
+    this.lag.update(consumerGroupLag(committed, workers.ends));
+    const workerMetrics = AggregatorRegistry.aggregate<PrometheusContentType>([...workers.snapshots]);
+    return Registry.merge([this.sources.broker, this.local, workerMetrics]).metrics();
   }
 }

@@ -48,7 +48,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { groupFromMetadataValue } from './group-metadata-value.js';
 import { type Group, GroupMembership, type TimerAction } from './group-membership.js';
 import { GroupOffsets, type OffsetFetchGroupQuery, committedOffsetOf } from './group-offsets.js';
-import { OffsetStore } from './offset-store.js';
+import { OffsetStore, type GroupPartitionOffset } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
 import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
 
@@ -195,6 +195,11 @@ export class GroupCoordinator<T> {
       errorCode: group.errorCode ?? ErrorCode.NONE,
       topics: (group.topics ?? []).map((t) => ({ name: t.name ?? '', partitions: t.partitions ?? [] })),
     };
+  }
+
+  /** Every group's committed offsets (classic, consumer-protocol and simple groups alike), for the lag metrics. */
+  committedOffsets(): GroupPartitionOffset[] {
+    return this.store.all();
   }
 
   describeGroups(request: DescribeGroupsRequestData, apiVersion: number): DescribeGroupsResponseDataInput {

@@ -13,6 +13,14 @@ export interface CommittedOffset {
   expireTimestamp: number | null;
 }
 
+/** One committed offset with its place, as the consumer lag metrics read them. */
+export interface GroupPartitionOffset {
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+}
+
 export class OffsetStore {
   private readonly byGroup = new Map<string, Map<string, Map<number, CommittedOffset>>>();
 
@@ -40,5 +48,16 @@ export class OffsetStore {
   /** Topic → partition → offset of one group (empty when it has none). */
   ofGroup(group: string): ReadonlyMap<string, ReadonlyMap<number, CommittedOffset>> {
     return this.byGroup.get(group) ?? new Map();
+  }
+
+  /** Every group's committed offsets, flattened. */
+  all(): GroupPartitionOffset[] {
+    const out: GroupPartitionOffset[] = [];
+    for (const [group, topics] of this.byGroup) {
+      for (const [topic, partitions] of topics) {
+        for (const [partition, committed] of partitions) out.push({ group, topic, partition, offset: committed.offset });
+      }
+    }
+    return out;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * `sluice tune` end to end against the Sluice broker process with its /metrics endpoint: a 2×2
- * sweep at a fixed rate, then results.json and report.html are checked.
+ * sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the sweep
+ * takes as long as single one-second cells did), then results.json and report.html are checked.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,27 +9,17 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { KafkaAdminClient } from '../../../src/client/admin-client.js';
 import { parseBootstrapServers } from '../../../src/client/broker-address.js';
 import { KafkaCluster } from '../../../src/client/cluster.js';
 import type { TuneReport } from '../../../src/tune/report.js';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
-import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 
 const run = promisify(execFile);
 const RATE = 2000;
-
-/** The broker logs the endpoint's URL once it listens (port 0 picks one). */
-async function metricsUrl(broker: BrokerProcess): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
-    if (m) return m[1]!;
-    await sleep(50);
-  }
-  throw new Error(`no metrics URL in the broker's log: ${broker.stderr()}`);
-}
+const REPEAT = 2;
 
 describe('sluice tune against the Sluice broker', () => {
   let broker: BrokerProcess;
@@ -42,7 +33,7 @@ describe('sluice tune against the Sluice broker', () => {
     out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
     const args = [
       join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap,
-      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '1', '--warmup-seconds', '0.5',
+      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.5', '--repeat', String(REPEAT),
       '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
       '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),
     ];
@@ -66,6 +57,20 @@ describe('sluice tune against the Sluice broker', () => {
       assert.ok(l.p50Ms > 0 && l.p50Ms <= l.p95Ms && l.p95Ms <= l.p99Ms && l.p99Ms <= l.p999Ms && l.p999Ms <= l.maxMs, `${name}: ${JSON.stringify(l)}`);
       assert.ok(c.recordsPerBatch >= 1 && c.bytesPerBatch > 512, name);
       assert.ok(c.bytesPerBatch <= c.batchSize + 600, `${name}: a batch holds at most batch.size (or one record): ${c.bytesPerBatch}`);
+    }
+  });
+
+  test('every cell ran --repeat times and reports the median of its runs within their spread', () => {
+    assert.equal(report.settings.repeat, REPEAT);
+    for (const c of report.cells) {
+      const name = `batch.size=${c.batchSize} linger.ms=${c.lingerMs}`;
+      assert.equal(c.runs.length, REPEAT, name);
+      const rates = c.runs.map((r) => r.recordsPerSecond);
+      assert.deepEqual(c.spread.recordsPerSecond, { min: Math.min(...rates), max: Math.max(...rates) }, name);
+      assert.equal(c.recordsPerSecond, (rates[0]! + rates[1]!) / 2, `${name}: the median of two runs is their mean`);
+      const p99s = c.runs.map((r) => r.latency.p99Ms);
+      assert.ok(c.spread.p99Ms.min === Math.min(...p99s) && c.latency.p99Ms >= c.spread.p99Ms.min && c.latency.p99Ms <= c.spread.p99Ms.max, name);
+      assert.equal(c.failedRecords, c.runs.reduce((sum, r) => sum + r.failedRecords, 0), name);
     }
   });
 
@@ -95,6 +100,7 @@ describe('sluice tune against the Sluice broker', () => {
     assert.equal((html.match(/<svg [^>]*class="line-chart"/g) ?? []).length, 3);
     assert.match(html, /Throughput \(records\/s\)/);
     assert.match(html, /p99 latency vs linger\.ms/);
+    assert.match(html, /<th>records\/s min–max<\/th>/);
     assert.ok(report.recommendation.text.length > 0);
     assert.ok(html.includes(report.recommendation.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')));
     assert.ok(report.recommendation.batchSize !== null, report.recommendation.text);
@@ -103,11 +109,12 @@ describe('sluice tune against the Sluice broker', () => {
     assert.ok(existsSync(join(out, 'report', 'report.html')));
   });
 
-  test('progress went to stderr, one line per cell off a terminal', () => {
-    const lines = stderr.split('\n').filter((l) => l.includes(' cells '));
-    assert.equal(lines.length, 4);
-    assert.match(lines[0]!, /^\[-+\] 0\/4 cells {2}batch\.size=16 KiB linger\.ms=0 {2}ETA \d+s$/);
-    assert.match(lines[3]!, /3\/4 cells {2}batch\.size=64 KiB linger\.ms=20/);
+  test('progress went to stderr, one line per run off a terminal, round after round', () => {
+    const lines = stderr.split('\n').filter((l) => l.includes(' runs '));
+    assert.equal(lines.length, 4 * REPEAT);
+    assert.match(lines[0]!, /^\[-+\] 0\/8 runs {2}batch\.size=16 KiB linger\.ms=0 run 1\/2 {2}ETA \d+s$/);
+    assert.match(lines[3]!, /3\/8 runs {2}batch\.size=64 KiB linger\.ms=20 run 1\/2/);
+    assert.match(lines[4]!, /4\/8 runs {2}batch\.size=16 KiB linger\.ms=0 run 2\/2/);
   });
 
   test('the topic the sweep created is deleted afterwards', async () => {

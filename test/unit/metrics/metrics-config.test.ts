@@ -1,4 +1,7 @@
-/** `metrics.listener`: off by default, http://host:port (IPv6 in brackets, port 0 allowed), anything else refused. */
+/**
+ * `metrics.listener`: off by default, http://host:port (IPv6 in brackets, port 0 allowed), anything else refused.
+ * `metrics.consumergroup.lag.max.partitions`: 10000 by default, any int from 0.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, buildConfig } from '../../../src/broker/config.js';
@@ -23,5 +26,19 @@ test('metrics.listener takes http://host:port', () => {
 test('other forms are refused, naming the key', () => {
   for (const bad of ['127.0.0.1:9404', 'https://127.0.0.1:9404', 'http://127.0.0.1', 'http://127.0.0.1:70000', 'http://127.0.0.1:9404/metrics']) {
     assert.throws(() => metricsListener(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.listener', bad);
+  }
+});
+
+test('metrics.consumergroup.lag.max.partitions: 10000 unless set, never negative', () => {
+  const maxLag = (value?: string): number => {
+    const settings = new Map([['log.dirs', '/tmp/sluice-metrics-config']]);
+    if (value !== undefined) settings.set('metrics.consumergroup.lag.max.partitions', value);
+    return buildConfig(settings).config.metricsLagMaxPartitions;
+  };
+  assert.equal(maxLag(), 10_000);
+  assert.equal(maxLag('0'), 0);
+  assert.equal(maxLag('250000'), 250_000);
+  for (const bad of ['-1', 'many', '1.5']) {
+    assert.throws(() => maxLag(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.consumergroup.lag.max.partitions', bad);
   }
 });

@@ -8,11 +8,13 @@ import { MetricsScraper } from '../../../src/common/metrics/scrape.js';
 import { total, parseExposition } from './prometheus-text-helper.js';
 
 const log = new Logger('metrics-test');
+const NO_WORKERS = { snapshots: [], ends: [] };
+const OPTIONS = { maxLagPartitions: 100, log };
 
 test('GET /metrics answers the exposition; other paths and methods are refused', async () => {
   const broker = new BrokerMetrics();
   broker.requestServed('Metadata', 12, 0.001);
-  const server = await MetricsServer.start('127.0.0.1', 0, new MetricsScraper({ broker: broker.registry, workerSnapshots: async () => [], rings: () => [] }), log);
+  const server = await MetricsServer.start('127.0.0.1', 0, new MetricsScraper({ broker: broker.registry, workers: async () => NO_WORKERS, rings: () => [], committedOffsets: async () => [] }, OPTIONS), log);
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const ok = await fetch(server.url);
@@ -37,12 +39,13 @@ test('a failing scrape answers 500 and the server keeps serving', async () => {
   let fail = true;
   const scraper = new MetricsScraper({
     broker: new BrokerMetrics().registry,
-    workerSnapshots: async () => {
+    workers: async () => {
       if (fail) throw new Error('worker gone');
-      return [];
+      return NO_WORKERS;
     },
     rings: () => [],
-  });
+    committedOffsets: async () => [],
+  }, OPTIONS);
   const server = await MetricsServer.start('127.0.0.1', 0, scraper, new Logger('metrics-test'));
   try {
     const failed = await fetch(server.url);

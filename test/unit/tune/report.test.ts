@@ -2,8 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseByteSize } from '../../../src/cli/commands/tune.js';
 import { progressLine, SweepProgress } from '../../../src/tune/progress.js';
+import { recommend } from '../../../src/tune/recommend.js';
+import { renderReportHtml } from '../../../src/tune/report-html.js';
+import { aggregateRuns } from '../../../src/tune/run-aggregate.js';
 import { heatmapSvg, lineChartSvg } from '../../../src/tune/svg-charts.js';
 import { formatBytes, formatDuration } from '../../../src/tune/units.js';
+import { run } from './tune-runs-helper.js';
 
 test('heatmap: one rect per cell coloured from red (worse) to green (better), the recommended cell outlined', () => {
   const svg = heatmapSvg({
@@ -37,9 +41,10 @@ test('line chart: one path and legend entry per series; NaN leaves a gap', () =>
 });
 
 test('progress line: bar, cells done, current cell, ETA; one line per cell when not a terminal', () => {
-  assert.equal(progressLine({ done: 6, total: 24, current: 'batch.size=64 KiB linger.ms=5', etaSeconds: 72 }), '[######------------------] 6/24 cells  batch.size=64 KiB linger.ms=5  ETA 1m12s');
+  assert.equal(progressLine({ done: 6, total: 24, unit: 'cells', current: 'batch.size=64 KiB linger.ms=5', etaSeconds: 72 }), '[######------------------] 6/24 cells  batch.size=64 KiB linger.ms=5  ETA 1m12s');
+  assert.equal(progressLine({ done: 7, total: 48, unit: 'runs', current: 'batch.size=64 KiB linger.ms=5 run 2/2', etaSeconds: 5 }), '[####--------------------] 7/48 runs  batch.size=64 KiB linger.ms=5 run 2/2  ETA 5s');
   const lines: string[] = [];
-  const progress = new SweepProgress({ isTTY: false, write: (t) => lines.push(t) > 0 }, 2, 3);
+  const progress = new SweepProgress({ isTTY: false, write: (t) => lines.push(t) > 0 }, 2, 3, 'cells');
   progress.cellStarted('a');
   progress.cellFinished();
   progress.cellStarted('b');
@@ -56,4 +61,32 @@ test('sizes and durations as the CLI reads and the report writes them', () => {
   assert.throws(() => parseByteSize('0'), /out of range/);
   assert.deepEqual([16384, 1048576, 1536, 100].map(formatBytes), ['16 KiB', '1 MiB', '1.5 KiB', '100 B']);
   assert.deepEqual([5, 65, 3600].map(formatDuration), ['5s', '1m05s', '60m00s']);
+});
+
+test('report.html: with --repeat the table shows the min–max of throughput and p99 beside the medians', () => {
+  const settings = {
+    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'none' as const,
+    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9,
+  };
+  const cells = [
+    { batchSize: 16384, lingerMs: 0, ...aggregateRuns([run(1_000, 4), run(1_200, 6), run(1_100, 9)]) },
+    { batchSize: 16384, lingerMs: 5, ...aggregateRuns([run(2_000, 3), run(2_500, 3.5), run(2_100, 5)]) },
+  ];
+  const report = (repeat: number): string =>
+    renderReportHtml({
+      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', settings: { ...settings, repeat }, cells,
+      recommendation: recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null }),
+      brokerMetricsNote: null,
+    });
+  const headers = (html: string): string[] => [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]!);
+  const rows = (html: string): string[][] => [...html.matchAll(/<tr>(<td>.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((d) => d[1]!));
+
+  const repeated = report(3);
+  assert.deepEqual(headers(repeated).slice(2, 9), ['records/s', 'records/s min–max', 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99 min–max ms']);
+  assert.deepEqual(rows(repeated).map((r) => [r[2], r[3], r[7], r[8]]), [['1,100', '1,000–1,200', '6.00', '4.00–9.00'], ['2,100', '2,000–2,500', '3.50', '3.00–5.00']]);
+  assert.match(repeated, /the whole grid run 3 times over \(every figure is the median of a cell's runs\)/);
+
+  const once = report(1);
+  assert.ok(!headers(once).some((h) => h.includes('min–max')), 'a single run has no spread to show');
+  assert.ok(!once.includes('times over'));
 });

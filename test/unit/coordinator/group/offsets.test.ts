@@ -134,3 +134,21 @@ test('OffsetCommit v2-v4 retention time: an explicit expiry, written as OffsetCo
   assert.equal(v.value.expireTimestamp, 1050n);
   assert.equal(v.value.topicId, ZERO_UUID);
 });
+
+test('committedOffsets lists every group kind, drops deleted offsets, and is rebuilt by replay', () => {
+  const c = newCoordinator();
+  const { members: [a], generation } = stableGroup(c, 1);
+  const log = [
+    ...c.commitOffsets(commitRequest(generation, a!, [{ topic: 't1', partition: 0, offset: 42n }, { topic: 'other', partition: 2, offset: 7n }]), 8, 10).records,
+    ...c.commitOffsets(commitRequest(-1, '', [{ topic: 't1', partition: 0, offset: 3n }], 'simple'), 8, 11).records,
+    ...c.deleteOffsets({ groupId: GROUP, topics: [{ name: 'other', partitions: [{ partitionIndex: 2 }] }] }).records,
+  ];
+  const expected = [
+    { group: GROUP, topic: 't1', partition: 0, offset: 42n },
+    { group: 'simple', topic: 't1', partition: 0, offset: 3n },
+  ];
+  assert.deepEqual(c.committedOffsets(), expected);
+  const replayed = newCoordinator();
+  for (const r of log) replayed.replay(r.key, r.value);
+  assert.deepEqual(replayed.committedOffsets(), expected);
+});

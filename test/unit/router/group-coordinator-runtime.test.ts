@@ -1,0 +1,88 @@
+/**
+ * The runtime's committed-offsets read for the lag metrics: it never creates __consumer_offsets,
+ * answers only once what it saw is durable, and leaves out a coordinator that failed to load.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '../../../src/common/logger.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
+import { commitRequest } from '../coordinator/group/harness.js';
+
+const PARTITIONS = 4;
+
+/** An in-memory __consumer_offsets whose appends are held until the test releases them. */
+class HeldLog implements CoordinatorLog {
+  created = false;
+  failReplayOf: number | null = null;
+  private holding = true;
+  private readonly held: Array<() => void> = [];
+
+  exists(): boolean {
+    return this.created;
+  }
+  async ensureTopic(): Promise<void> {
+    this.created = true;
+  }
+  append(): Promise<number> {
+    if (!this.holding) return Promise.resolve(ErrorCode.NONE);
+    return new Promise((resolve) => this.held.push(() => resolve(ErrorCode.NONE)));
+  }
+  async replay(partition: number): Promise<number> {
+    return partition === this.failReplayOf ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.NONE;
+  }
+  /** Lands the held appends, and every later one at once. */
+  release(): void {
+    this.holding = false;
+    for (const land of this.held.splice(0)) land();
+  }
+}
+
+const settled = async <T>(p: Promise<T>): Promise<{ done: boolean }> => {
+  const state = { done: false };
+  void p.then(() => (state.done = true));
+  await new Promise((r) => setImmediate(r));
+  return state;
+};
+
+test('committed offsets: nothing loaded, nothing created', async () => {
+  const log = new HeldLog();
+  const runtime = new GroupCoordinatorRuntime(log, PARTITIONS, {}, new Logger('test'));
+  assert.deepEqual(await runtime.committedOffsets(), []);
+  assert.equal(log.created, false, 'a scrape does not create __consumer_offsets');
+  runtime.close();
+});
+
+test('committed offsets are answered once durable, from every loaded coordinator; a failed load is left out', async () => {
+  const log = new HeldLog();
+  const runtime = new GroupCoordinatorRuntime(log, PARTITIONS, {}, new Logger('test'));
+  const groups = ['g-a', 'g-b', 'g-c', 'g-d', 'g-e', 'g-f'];
+  const commits = groups.map((g, i) =>
+    runtime.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: i, offset: BigInt(10 + i) }], g), 8, now)),
+  );
+  const read = runtime.committedOffsets();
+  await new Promise((r) => setImmediate(r));
+  assert.equal((await settled(read)).done, false, 'the commits are not durable yet');
+  log.release();
+  await Promise.all(commits);
+  const offsets = await read;
+  assert.deepEqual(
+    offsets.map((o) => [o.group, o.partition, o.offset]).sort(),
+    groups.map((g, i) => [g, i, BigInt(10 + i)]).sort(),
+  );
+
+  // A coordinator whose partition cannot be replayed is left out; the others still answer.
+  const broken = new HeldLog();
+  broken.failReplayOf = runtime.partitionOf('g-a');
+  const partial = new GroupCoordinatorRuntime(broken, PARTITIONS, {}, new Logger('test'));
+  const landed = groups.map((g) => partial.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }], g), 8, now)).catch(() => 'failed'));
+  await new Promise((r) => setImmediate(r));
+  const survivors = partial.committedOffsets();
+  broken.release();
+  await Promise.all(landed);
+  const expected = groups.filter((g) => partial.partitionOf(g) !== broken.failReplayOf).sort();
+  assert.ok(expected.length > 0 && expected.length < groups.length, 'the groups spread over failing and working partitions');
+  assert.deepEqual((await survivors).map((o) => o.group).sort(), expected);
+  runtime.close();
+  partial.close();
+});

@@ -1,0 +1,26 @@
+/** Runs of a cell with figures derived from a throughput and a p99, for the aggregation and report tests. */
+import type { BrokerBatchStats } from '../../../src/tune/broker-batch-stats.js';
+import type { RunResult } from '../../../src/tune/run-aggregate.js';
+
+export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    acknowledgedRecords: recordsPerSecond,
+    failedRecords: 0,
+    firstError: null,
+    elapsedSeconds: 1,
+    recordsPerSecond,
+    mbPerSecond: recordsPerSecond / 1024,
+    latency: { count: recordsPerSecond, meanMs: p99Ms / 2, p50Ms: p99Ms / 4, p95Ms: p99Ms / 2, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3 },
+    batches: recordsPerSecond / 10,
+    requests: recordsPerSecond / 20,
+    recordsPerBatch: 10,
+    bytesPerBatch: 10_240,
+    batchesPerRequest: 2,
+    broker: null,
+    ...overrides,
+  };
+}
+
+export function brokerStats(batches: number): BrokerBatchStats {
+  return { batches, meanBatchBytes: 10_240, p50BatchBytes: 8_000, meanRecordsPerBatch: 10, p50RecordsPerBatch: 9, produceRequests: batches / 2, meanBatchesPerRequest: 2 };
+}
