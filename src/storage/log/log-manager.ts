@@ -18,7 +18,7 @@
  * Single-threaded: a worker owns one LogManager for its partitions. Partitions must not be
  * opened by two managers at once.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
@@ -149,9 +149,12 @@ export class LogManager {
       const startOffsets = readOffsets(join(dir.path, LOG_START_OFFSET_CHECKPOINT_FILE));
       const highWatermarks = readOffsets(join(dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE));
       state.cleanerOffsets = [...readOffsets(join(dir.path, CLEANER_OFFSET_CHECKPOINT_FILE)).entries()].map(([k, offset]) => ({ ...parsePartitionDirName(k)!, offset }));
-      for (const name of readdirSync(dir.path)) {
+      // Entry types come from the listing itself: another worker sharing this log dir may remove
+      // its own `-delete` directories meanwhile, and a stat of one would fail the whole dir.
+      for (const entry of readdirSync(dir.path, { withFileTypes: true })) {
+        const name = entry.name;
         const path = join(dir.path, name);
-        if (name === METADATA_LOG_DIR || !statSync(path).isDirectory()) continue;
+        if (name === METADATA_LOG_DIR || !entry.isDirectory()) continue;
         if (name.endsWith(DELETE_DIR_SUFFIX)) {
           const doomed = parsePartitionDirName(name.replace(DIRECTORY_TO_SKIP, ''));
           if (doomed !== null && this.#owns(doomed)) rmSync(path, { recursive: true, force: true });

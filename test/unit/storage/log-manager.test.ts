@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointFile, PARTITION_OFFSET_FORMAT, EPOCH_ENTRY_FORMAT, CorruptCheckpointError } from '../../../src/storage/checkpoint/checkpoint-file.js';
 import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition-metadata-file.js';
@@ -91,4 +91,23 @@ test('managers sharing log dirs: each loads only its partitions; the caller merg
   assert.deepEqual([...second[1]!.logs()].map((l) => l.topicPartition.partition).sort(), [1, 3]);
   assert.equal(second[1]!.getLog({ topic: 'shared', partition: 3 })!.logEndOffset, 4);
   for (const m of second) m.close();
+});
+
+test('an entry that vanishes or dangles while a log dir is listed does not take the dir offline', () => {
+  // Workers sharing a log dir each remove their own `-delete` directories at open; the others
+  // must not trip over one that disappears under them. A dangling symlink is the same case
+  // frozen in time: listed, but gone when looked at.
+  const dir = join(root.path, 'shared');
+  const first = LogManager.open({ logDirs: [dir], nodeId: 1, clusterId: 'abcdefghijklmnopqrstuv' });
+  first.getOrCreateLog({ topic: 'kept', partition: 0 }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' });
+  first.close();
+  symlinkSync(join(dir, 'nowhere'), join(dir, 'gone-0.0123456789abcdef0123456789abcdef-delete'));
+  symlinkSync(join(dir, 'nowhere-either'), join(dir, 'gone-1'));
+  const again = LogManager.open({ logDirs: [dir], nodeId: 1, clusterId: 'abcdefghijklmnopqrstuv' });
+  try {
+    assert.deepEqual(again.logDirs.map((d) => d.online), [true]);
+    assert.notEqual(again.getLog({ topic: 'kept', partition: 0 }), undefined);
+  } finally {
+    again.close();
+  }
 });
