@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot, startKafka } from '../../tools/kafka/kafka-process.js';
+import { BROKER_NODE_FLAGS } from '../../src/cli/broker-node-flags.js';
 
 export type BrokerName = 'sluice' | 'kafka' | 'target';
 
@@ -54,6 +55,7 @@ export interface SluiceOptions {
 export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest> {
   mkdirSync(opts.dataDir, { recursive: true });
   const args = [
+    ...BROKER_NODE_FLAGS,
     ...(opts.nodeArgs ?? []),
     join(repoRoot(), 'dist', 'src', 'cli', 'sluice.js'), 'start',
     '--override', 'listeners=PLAINTEXT://127.0.0.1:0',

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --single-threaded-gc
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
  * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume|groups ...` are client

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
+import { BROKER_NODE_FLAGS } from '../../src/cli/broker-node-flags.js';
 
 export interface BrokerProcess {
   readonly bootstrap: string;
@@ -27,7 +28,7 @@ export interface BrokerProcess {
 export async function startBrokerProcess(overrides: Record<string, string> = {}): Promise<BrokerProcess> {
   const ownsData = overrides['log.dirs'] === undefined && overrides['log.dir'] === undefined;
   const settings = ownsData ? { ...overrides, 'log.dirs': mkdtempSync(join(tmpdir(), 'sluice-broker-')) } : overrides;
-  const args = [join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0'];
+  const args = [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0'];
   for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'info' } });
   let err = '';
