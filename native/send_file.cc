@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <string>
 
 #include "args.h"
 
@@ -26,6 +27,21 @@ struct SendTarget {
   int socketFd = -1;  // our dup, closed on the JavaScript thread once the worker is done
   bool closed = false;
 };
+
+// (socketFd, fileFd, position, length), the first four arguments of both send functions.
+struct SendArgs {
+  int socketFd = 0;
+  int fileFd = 0;
+  uint64_t position = 0;
+  uint64_t length = 0;
+};
+
+bool ReadSendArgs(const Napi::CallbackInfo& info, const std::string& fn, SendArgs* out) {
+  return ReadFd(info, 0, (fn + ": socketFd must be a file descriptor").c_str(), &out->socketFd) &&
+         ReadFd(info, 1, (fn + ": fileFd must be a file descriptor").c_str(), &out->fileFd) &&
+         ReadIndex(info, 2, kMaxSafeInteger, (fn + ": position must be a non-negative integer").c_str(), &out->position) &&
+         ReadIndex(info, 3, kMaxSafeInteger, (fn + ": length must be a non-negative integer").c_str(), &out->length);
+}
 
 class SendFileWorker : public Napi::AsyncWorker {
  public:
@@ -107,28 +123,20 @@ class SendFileWorker : public Napi::AsyncWorker {
 // sendFile(socketFd, fileFd, position, length, callback) -> abort function
 Napi::Value SendFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  int socketFd = 0;
-  int fileFd = 0;
-  uint64_t position = 0;
-  uint64_t length = 0;
-  if (!ReadFd(info, 0, "sendFile: socketFd must be a file descriptor", &socketFd) ||
-      !ReadFd(info, 1, "sendFile: fileFd must be a file descriptor", &fileFd) ||
-      !ReadIndex(info, 2, kMaxSafeInteger, "sendFile: position must be a non-negative integer", &position) ||
-      !ReadIndex(info, 3, kMaxSafeInteger, "sendFile: length must be a non-negative integer", &length)) {
-    return env.Undefined();
-  }
+  SendArgs args;
+  if (!ReadSendArgs(info, "sendFile", &args)) return env.Undefined();
   if (!info[4].IsFunction()) {
     ThrowType(env, "sendFile: callback must be a function");
     return env.Undefined();
   }
   auto target = std::make_shared<SendTarget>();
-  target->socketFd = fcntl(socketFd, F_DUPFD_CLOEXEC, 0);
+  target->socketFd = fcntl(args.socketFd, F_DUPFD_CLOEXEC, 0);
   if (target->socketFd < 0) {
     ErrnoError(env, errno, "dup").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   Napi::Function callback = info[4].As<Napi::Function>();
-  auto* worker = new SendFileWorker(callback, target, fileFd, static_cast<off_t>(position), static_cast<size_t>(length));
+  auto* worker = new SendFileWorker(callback, target, args.fileFd, static_cast<off_t>(args.position), static_cast<size_t>(args.length));
   worker->Queue();
   // Both abort and close run on the JavaScript thread, so `closed` needs no lock and abort can
   // never shut down a descriptor number that has been reused.
@@ -144,20 +152,12 @@ Napi::Value SendFile(const Napi::CallbackInfo& info) {
 // page-cache miss blocks the caller on the disk read, as Kafka's network threads do.
 Napi::Value SendFileNow(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  int socketFd = 0;
-  int fileFd = 0;
-  uint64_t position = 0;
-  uint64_t length = 0;
-  if (!ReadFd(info, 0, "sendFileNow: socketFd must be a file descriptor", &socketFd) ||
-      !ReadFd(info, 1, "sendFileNow: fileFd must be a file descriptor", &fileFd) ||
-      !ReadIndex(info, 2, kMaxSafeInteger, "sendFileNow: position must be a non-negative integer", &position) ||
-      !ReadIndex(info, 3, kMaxSafeInteger, "sendFileNow: length must be a non-negative integer", &length)) {
-    return env.Undefined();
-  }
-  off_t offset = static_cast<off_t>(position);
-  size_t remaining = static_cast<size_t>(length);
+  SendArgs args;
+  if (!ReadSendArgs(info, "sendFileNow", &args)) return env.Undefined();
+  off_t offset = static_cast<off_t>(args.position);
+  size_t remaining = static_cast<size_t>(args.length);
   while (remaining > 0) {
-    ssize_t sent = sendfile(socketFd, fileFd, &offset, remaining < kMaxChunk ? remaining : kMaxChunk);
+    ssize_t sent = sendfile(args.socketFd, args.fileFd, &offset, remaining < kMaxChunk ? remaining : kMaxChunk);
     if (sent > 0) {
       remaining -= static_cast<size_t>(sent);
       continue;
@@ -171,7 +171,7 @@ Napi::Value SendFileNow(const Napi::CallbackInfo& info) {
     ErrnoError(env, errno, "sendfile").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  return Napi::Number::New(env, static_cast<double>(length - remaining));
+  return Napi::Number::New(env, static_cast<double>(args.length - remaining));
 }
 
 }  // namespace

@@ -37,6 +37,21 @@ function axisMax(max: number): number {
   return 10 * base;
 }
 
+/** The opening of every chart: the SVG element, a white background, the title, and 5 horizontal grid lines labelled on the left. */
+function chartFrame(width: number, height: number, title: string, plotWidth: number, top: number, y: (v: number) => number, label: (v: number) => string): string[] {
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
+  ];
+  for (let i = 0; i <= 4; i++) {
+    const v = (top * i) / 4;
+    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${MARGIN.left - 6}" y="${y(v) + 4}" text-anchor="end">${label(v)}</text>`);
+  }
+  return parts;
+}
+
 export function groupedBarChart(chart: BarChart): string {
   const plotWidth = Math.max(chart.categories.length * WIDTH_PER_CATEGORY, 220);
   const width = MARGIN.left + plotWidth + MARGIN.right;
@@ -44,16 +59,7 @@ export function groupedBarChart(chart: BarChart): string {
   const all = chart.series.flatMap((s) => s.values.filter((v): v is number => v !== null));
   const top = axisMax(Math.max(0, ...all));
   const y = (v: number): number => MARGIN.top + PLOT_HEIGHT - (v / top) * PLOT_HEIGHT;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(chart.title)}</text>`,
-  ];
-  for (let i = 0; i <= 4; i++) {
-    const v = (top * i) / 4;
-    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${MARGIN.left - 6}" y="${y(v) + 4}" text-anchor="end">${formatValue(v)}</text>`);
-  }
+  const parts = chartFrame(width, height, chart.title, plotWidth, top, y, formatValue);
   parts.push(`<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.unit)}</text>`);
   const groupWidth = plotWidth / Math.max(chart.categories.length, 1);
   const barWidth = (groupWidth * 0.75) / Math.max(chart.series.length, 1);
@@ -118,16 +124,7 @@ export function lineChart(chart: LineChart): string {
   const yTop = axisMax(Math.max(0, ...points.map(([, py]) => py)));
   const x = (v: number): number => MARGIN.left + (v / xTop) * LINE_PLOT_WIDTH;
   const y = (v: number): number => MARGIN.top + PLOT_HEIGHT - (v / yTop) * PLOT_HEIGHT;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${width / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(chart.title)}</text>`,
-  ];
-  for (let i = 0; i <= 4; i++) {
-    const yv = (yTop * i) / 4;
-    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + LINE_PLOT_WIDTH}" y1="${y(yv)}" y2="${y(yv)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${MARGIN.left - 6}" y="${y(yv) + 4}" text-anchor="end">${tickLabel(yv)}</text>`);
-  }
+  const parts = chartFrame(width, height, chart.title, LINE_PLOT_WIDTH, yTop, y, tickLabel);
   const step = tickStep(xTop);
   for (let xv = 0; xv <= xTop; xv += step) {
     parts.push(`<text x="${x(xv)}" y="${MARGIN.top + PLOT_HEIGHT + 16}" text-anchor="middle">${tickLabel(xv)}</text>`);
