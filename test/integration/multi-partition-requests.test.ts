@@ -97,3 +97,61 @@ describe('requests spanning many partitions', () => {
     assert.deepEqual(other, [[1, ErrorCode.NONE, 0n], [7, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]], 'the corrupt batch was not appended');
   });
 });
+
+describe('a long-poll fetch woken by one partition', () => {
+  let dir: string;
+  let broker: BrokerProcess;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-woken-fetch-'));
+    // Two workers: partitions 0 and 1 of a topic have different owners.
+    broker = await startBrokerProcess({ 'log.dirs': dir, 'num.partition.workers': '2', 'auto.create.topics.enable': 'false' });
+    await createTopic(broker.bootstrap, 'woken', 2);
+  });
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function produceTo(partition: number, value: string): Promise<void> {
+    const res = await wireCall(broker.bootstrap, M.ProduceRequest, M.ProduceResponse, PRODUCE_VERSION, {
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [{ name: 'woken', partitionData: [{ index: partition, records: batch(Buffer.from(value)) }] }],
+    });
+    assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+  }
+
+  function longPoll(offsets: readonly [bigint, bigint]): Promise<M.FetchResponseData> {
+    return wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
+      replicaId: -1,
+      maxWaitMs: 10_000,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: 'woken', partitions: offsets.map((fetchOffset, partition) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20 })) }],
+    });
+  }
+
+  const summary = (res: M.FetchResponseData): Array<[number, number, bigint, number]> =>
+    res.responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark, (p.records as Uint8Array | null)?.byteLength ?? 0]);
+
+  test('answers with the appended partition and the current state of the others, on both workers in turn', async () => {
+    await produceTo(1, 'before');
+    // Partition 1 already has a record at offset 0; asking from offset 1 there, and 0 on partition 0, finds nothing yet.
+    const first = longPoll([0n, 1n]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await produceTo(0, 'wakes partition 0');
+    const woken = summary(await first);
+    assert.deepEqual(woken.map(([p, e, hw]) => [p, e, hw]), [[0, ErrorCode.NONE, 1n], [1, ErrorCode.NONE, 1n]]);
+    assert.ok(woken[0]![3] > 0 && woken[1]![3] === 0, 'records only for the partition that got them');
+
+    const second = longPoll([1n, 1n]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await produceTo(1, 'wakes partition 1');
+    const again = summary(await second);
+    assert.deepEqual(again.map(([p, e, hw]) => [p, e, hw]), [[0, ErrorCode.NONE, 1n], [1, ErrorCode.NONE, 2n]]);
+    assert.ok(again[0]![3] === 0 && again[1]![3] > 0);
+  });
+});
