@@ -4,13 +4,11 @@
  * spawned brokers get the same storage settings: 1 GiB segments, no explicit flush (the page
  * cache decides), deleted files removed after 1 s, replication factor 1.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { repoRoot, startKafka } from '../../tools/kafka/kafka-process.js';
-import { BROKER_NODE_FLAGS } from '../../src/cli/broker-node-flags.js';
+import { startKafka } from '../../tools/kafka/kafka-process.js';
+import { spawnSluice } from '../../tools/sluice/sluice-process.js';
 
 export type BrokerName = 'sluice' | 'kafka' | 'target';
 
@@ -54,35 +52,17 @@ export interface SluiceOptions {
 
 export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const args = [
-    ...BROKER_NODE_FLAGS,
-    ...(opts.nodeArgs ?? []),
-    join(repoRoot(), 'dist', 'src', 'cli', 'sluice.js'), 'start',
-    '--override', 'listeners=PLAINTEXT://127.0.0.1:0',
-    '--override', `log.dirs=${opts.dataDir}`,
-    '--override', `log.segment.bytes=${SEGMENT_BYTES}`,
-    '--override', `log.segment.delete.delay.ms=${DELETE_DELAY_MS}`,
-    ...(opts.overrides ?? []).flatMap((kv) => ['--override', kv]),
-  ];
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-  const bootstrap = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sluice did not start in 60 s: ${err}`)), 60_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /accepting connections on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sluice exited with ${code}: ${err}`));
-    });
+  const { child, bootstrap } = await spawnSluice({
+    nodeArgs: opts.nodeArgs ?? [],
+    overrides: [
+      'listeners=PLAINTEXT://127.0.0.1:0',
+      `log.dirs=${opts.dataDir}`,
+      `log.segment.bytes=${SEGMENT_BYTES}`,
+      `log.segment.delete.delay.ms=${DELETE_DELAY_MS}`,
+      ...(opts.overrides ?? []),
+    ],
+    startTimeoutMs: 60_000,
   });
   const startSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const exitKill = (): void => void child.kill('SIGKILL');

@@ -2,14 +2,13 @@
  * Starts the real broker as a child process (`sluice start`) on a free port and stops it,
  * so integration tests talk to exactly what a user runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT } from '../../tools/codegen/main.js';
-import { BROKER_NODE_FLAGS } from '../../src/cli/broker-node-flags.js';
+import { spawnSluice } from '../../tools/sluice/sluice-process.js';
 
 export interface BrokerProcess {
   readonly bootstrap: string;
@@ -28,26 +27,10 @@ export interface BrokerProcess {
 export async function startBrokerProcess(overrides: Record<string, string> = {}): Promise<BrokerProcess> {
   const ownsData = overrides['log.dirs'] === undefined && overrides['log.dir'] === undefined;
   const settings = ownsData ? { ...overrides, 'log.dirs': mkdtempSync(join(tmpdir(), 'sluice-broker-')) } : overrides;
-  const args = [...BROKER_NODE_FLAGS, join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0'];
-  for (const [k, v] of Object.entries(settings)) args.push('--override', `${k}=${v}`);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'info' } });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const bootstrap = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`broker did not start: ${err}`)), 10_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /accepting connections on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker exited with ${code}: ${err}`));
-    });
+  const { child, bootstrap, stderr } = await spawnSluice({
+    overrides: ['listeners=PLAINTEXT://127.0.0.1:0', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)],
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info' },
+    startTimeoutMs: 10_000,
   });
   const colon = bootstrap.lastIndexOf(':');
   return {
@@ -55,7 +38,7 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
     host: bootstrap.slice(0, colon),
     port: Number(bootstrap.slice(colon + 1)),
     child,
-    stderr: () => err,
+    stderr,
     async stop() {
       let code = child.exitCode;
       if (code === null) {
