@@ -78,9 +78,6 @@ function appended(index: number, reply: AppendReply): ProduceResponsePartitionPr
 interface PendingAnswer {
   readonly answers: ProduceResponsePartitionProduceResponseInput[];
   readonly position: number;
-  readonly topic: string;
-  readonly index: number;
-  readonly records: Buffer;
 }
 
 export const produceHandler = defineHandler({
@@ -113,9 +110,8 @@ export const produceHandler = defineHandler({
           continue;
         }
         // refusal() has checked that the partition carries records.
-        const records = p.records!;
-        pending.push({ answers, position: answers.length, topic: topic.name, index: p.index, records });
-        entries.push({ topic: topic.name, partition: p.index, leaderEpoch: LEADER_EPOCH, records });
+        pending.push({ answers, position: answers.length });
+        entries.push({ topic: topic.name, partition: p.index, leaderEpoch: LEADER_EPOCH, records: p.records! });
         // Replaced by the append's answer below.
         answers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR));
       }
@@ -124,9 +120,10 @@ export const produceHandler = defineHandler({
     if (entries.length > 0) {
       const replies = await c.partitions.appendMany(entries);
       replies.forEach((reply, i) => {
-        const { answers, position, topic, index, records } = pending[i]!;
-        answers[position] = appended(index, reply);
-        if (reply.errorCode === ErrorCode.NONE) countAppended(topic, records);
+        const { answers, position } = pending[i]!;
+        const entry = entries[i]!;
+        answers[position] = appended(entry.partition, reply);
+        if (reply.errorCode === ErrorCode.NONE) countAppended(entry.topic, entry.records);
       });
     }
     if (acks === 0) {

@@ -85,14 +85,14 @@ export class RingChannelClient {
   /** `request`, resolving with `decode` applied to the reply body in place (no copy). */
   requestDecoded<T>(op: number, body: MessageBody, decode: ReplyDecoder<T>): Promise<T> {
     if (this.failure !== null) return Promise.reject(this.failure);
+    const id = this.nextId;
     let command: QueuedCommand;
     try {
-      command = this.command(op, body, this.nextId, COMMAND_EXPECTS_REPLY, true);
+      command = this.command(op, body, id, COMMAND_EXPECTS_REPLY, true);
     } catch (err) {
       return Promise.reject(err);
     }
-    const id = this.nextId;
-    this.nextId = (this.nextId + 1) % ID_SPACE;
+    this.nextId = (id + 1) % ID_SPACE;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (reply: unknown) => void, reject, decode });
       this.send(command);

@@ -12,9 +12,7 @@ import { native } from './binding.js';
 const sending = new WeakSet<Socket>();
 
 export async function sendFile(socket: Socket, fd: number, position: number, length: number): Promise<void> {
-  checkRange('fd', fd, 0x7fffffff);
-  checkRange('position', position, Number.MAX_SAFE_INTEGER);
-  checkRange('length', length, Number.MAX_SAFE_INTEGER);
+  checkFileRange(fd, position, length);
   if (sending.has(socket)) throw new Error('sendFile: a send is already in progress on this socket');
   descriptorOf(socket);
   sending.add(socket);
@@ -42,9 +40,7 @@ export async function sendFile(socket: Socket, fd: number, position: number, len
  * gets the bytes in order. Throws the system error (e.g. EPIPE) when the socket has failed.
  */
 export function sendFileNow(socket: Socket, fd: number, position: number, length: number): number {
-  checkRange('fd', fd, 0x7fffffff);
-  checkRange('position', position, Number.MAX_SAFE_INTEGER);
-  checkRange('length', length, Number.MAX_SAFE_INTEGER);
+  checkFileRange(fd, position, length);
   if (length === 0 || sending.has(socket) || socket.writableLength > 0) return 0;
   return native.sendFileNow(descriptorOf(socket), fd, position, length);
 }
@@ -77,6 +73,12 @@ function descriptorOf(socket: Socket): number {
   const fd = handle?.fd;
   if (typeof fd !== 'number' || fd < 0) throw new TypeError('sendFile: the socket has no file descriptor (not a connected TCP socket?)');
   return fd;
+}
+
+function checkFileRange(fd: number, position: number, length: number): void {
+  checkRange('fd', fd, 0x7fffffff);
+  checkRange('position', position, Number.MAX_SAFE_INTEGER);
+  checkRange('length', length, Number.MAX_SAFE_INTEGER);
 }
 
 function checkRange(name: string, value: number, max: number): void {

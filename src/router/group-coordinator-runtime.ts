@@ -17,7 +17,7 @@ import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../prot
 import type { GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionFor } from '../coordinator/group/partition-for.js';
-import type { GroupPartitionOffset } from '../coordinator/group/offset-store.js';
+import type { GroupOffset } from '../common/metrics/consumer-lag.js';
 import type { CoordinatorRecord } from '../coordinator/group/records.js';
 import type { CoordinatorResult, Released } from '../coordinator/group/results.js';
 
@@ -171,14 +171,14 @@ export class GroupCoordinatorRuntime {
    * is dropped meanwhile (both logged where they happen) is left out of this answer rather than
    * failing it; the next one asks its replacement.
    */
-  async committedOffsets(): Promise<GroupPartitionOffset[]> {
+  async committedOffsets(): Promise<GroupOffset[]> {
     const reads = [...this.partitions.values()].map((pc) =>
       pc.loaded.then(() => {
         if (pc.dropped) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `the coordinator of __consumer_offsets-${pc.partition} is reloading`);
         return this.whenDurable(pc, [], [], pc.coordinator.committedOffsets());
       }),
     );
-    const offsets: GroupPartitionOffset[] = [];
+    const offsets: GroupOffset[] = [];
     for (const read of await Promise.allSettled(reads)) {
       // A loop, not push(...): a coordinator may hold more offsets than a call takes arguments.
       if (read.status === 'fulfilled') for (const o of read.value) offsets.push(o);

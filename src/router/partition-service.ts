@@ -47,7 +47,7 @@ const READ_COMMAND_ESTIMATE = 5 + 4 + 8 + 4 + 1 + 1;
 /** One partition's records to append (a Produce partition, or a coordinator's batch). */
 export interface AppendRequest extends PartitionRef {
   readonly leaderEpoch: number;
-  readonly records: Uint8Array;
+  readonly records: Buffer;
 }
 
 export interface ReadResult {
@@ -79,18 +79,21 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return this.host.workerFor(topic, partition);
   }
 
-  /** Partitions of a topic grouped by owning worker. */
-  private byWorker(topic: string, partitions: readonly number[]): Map<number, number[]> {
+  /** Indexes of `items` grouped by the worker that owns each item's partition, in item order. */
+  private indexesByWorker(items: readonly PartitionRef[]): Map<number, number[]> {
     const groups = new Map<number, number[]>();
-    for (const p of partitions) {
-      const w = this.workerOf(topic, p);
-      groups.set(w, [...(groups.get(w) ?? []), p]);
-    }
+    items.forEach((item, i) => {
+      const w = this.workerOf(item.topic, item.partition);
+      const list = groups.get(w);
+      if (list === undefined) groups.set(w, [i]);
+      else list.push(i);
+    });
     return groups;
   }
 
   private async eachWorker(topic: string, partitions: readonly number[], op: number, body: (ps: number[]) => unknown): Promise<void> {
-    await Promise.all([...this.byWorker(topic, partitions)].map(([w, ps]) => this.host.request(w, op, { payloads: [encodeJson(body(ps))] })));
+    const groups = this.indexesByWorker(partitions.map((partition) => ({ topic, partition })));
+    await Promise.all([...groups].map(([w, indexes]) => this.host.request(w, op, { payloads: [encodeJson(body(indexes.map((i) => partitions[i]!)))] })));
   }
 
   async createPartitions(topic: TopicRef, partitions: readonly number[], config: TopicConfigValues): Promise<void> {
@@ -189,16 +192,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * order, split where their estimated encoded size would pass the ring's message limit.
    */
   private async eachMessage(items: readonly PartitionRef[], sizeOf: (index: number) => number, send: (worker: number, indexes: number[]) => Promise<void>): Promise<void> {
-    const byWorker = new Map<number, number[]>();
-    items.forEach((item, i) => {
-      const w = this.workerOf(item.topic, item.partition);
-      const list = byWorker.get(w);
-      if (list === undefined) byWorker.set(w, [i]);
-      else list.push(i);
-    });
     const limit = this.host.maxCommandBodyBytes;
     const sends: Promise<void>[] = [];
-    for (const [worker, indexes] of byWorker) {
+    for (const [worker, indexes] of this.indexesByWorker(items)) {
       let message: number[] = [];
       let bytes = 0;
       for (const i of indexes) {
@@ -284,8 +280,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * not hosted have no end.
    */
   async workerMetrics(ends: readonly PartitionRef[]): Promise<WorkerScrape> {
-    const owned: PartitionRef[][] = this.workers().map(() => []);
-    for (const ref of ends) owned[this.workerOf(ref.topic, ref.partition)]!.push(ref);
+    const byWorker = this.indexesByWorker(ends);
+    // Every worker is asked, for its snapshot, whether or not it owns one of `ends`.
+    const owned = this.workers().map((w) => (byWorker.get(w) ?? []).map((i) => ends[i]!));
     const replies = await Promise.allSettled(
       owned.map(async (partitions, w) => decodeJson<MetricsReply>(await this.host.request(w, PartitionOp.METRICS, { payloads: [encodeJson({ partitions } satisfies MetricsCommand)] }))),
     );

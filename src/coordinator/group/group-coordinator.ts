@@ -48,7 +48,8 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { groupFromMetadataValue } from './group-metadata-value.js';
 import { type Group, GroupMembership, type TimerAction } from './group-membership.js';
 import { GroupOffsets, type OffsetFetchGroupQuery, committedOffsetOf } from './group-offsets.js';
-import { OffsetStore, type GroupPartitionOffset } from './offset-store.js';
+import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
+import { OffsetStore } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
 import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
 
@@ -198,7 +199,7 @@ export class GroupCoordinator<T> {
   }
 
   /** Every group's committed offsets (classic, consumer-protocol and simple groups alike), for the lag metrics. */
-  committedOffsets(): GroupPartitionOffset[] {
+  committedOffsets(): GroupOffset[] {
     return this.store.all();
   }
 

@@ -3,6 +3,8 @@
  * offset commit records (live or replayed), so a reloaded coordinator holds exactly what was
  * written.
  */
+import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
+
 export interface CommittedOffset {
   offset: bigint;
   /** -1: unknown. */
@@ -11,14 +13,6 @@ export interface CommittedOffset {
   commitTimestamp: number;
   /** Only commits of OffsetCommit v2-v4 with an explicit retention time carry one. */
   expireTimestamp: number | null;
-}
-
-/** One committed offset with its place, as the consumer lag metrics read them. */
-export interface GroupPartitionOffset {
-  readonly group: string;
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: bigint;
 }
 
 export class OffsetStore {
@@ -51,8 +45,8 @@ export class OffsetStore {
   }
 
   /** Every group's committed offsets, flattened. */
-  all(): GroupPartitionOffset[] {
-    const out: GroupPartitionOffset[] = [];
+  all(): GroupOffset[] {
+    const out: GroupOffset[] = [];
     for (const [group, topics] of this.byGroup) {
       for (const [topic, partitions] of topics) {
         for (const [partition, committed] of partitions) out.push({ group, topic, partition, offset: committed.offset });
