@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureKafkaLibs, kafkaClasspath, repoRoot } from '../../tools/kafka/kafka-process.js';
+import { ensureKafkaLibs, kafkaClasspath, repoRoot } from '../../tools/kafka/kafka-release.js';
 import { CpuSampler } from './proc-stats.js';
 
 export interface JavaTools {

@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../tools/kafka/kafka-process.js';
+import { repoRoot } from '../../tools/kafka/kafka-release.js';
 import { externalBroker, startKafkaBroker, startSluice, type BrokerUnderTest } from './brokers.js';
 import { prepareJavaTools, type JavaTools } from './java-tools.js';
 import { measureDisk, measureLoopback, type MachineLimits } from './machine-limits.js';

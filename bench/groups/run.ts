@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { repoRoot, DEFAULT_KAFKA_VERSION } from '../../tools/kafka/kafka-process.js';
+import { KAFKA_VERSION, repoRoot } from '../../tools/kafka/kafka-release.js';
 import { createTopic, GROUP_SETTINGS, startBroker, type BrokerName, type RunningBroker } from './brokers.js';
 import { runCommits, type CommitSample } from './commit.js';
 import { runRebalance, type PhaseSample } from './rebalance.js';
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   const report = {
     date: started.toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
-    kafkaVersion: DEFAULT_KAFKA_VERSION,
+    kafkaVersion: KAFKA_VERSION,
     brokerSettings: GROUP_SETTINGS,
     requestVersions: PINNED_VERSIONS,
     settings: opts,
@@ -196,7 +196,7 @@ function fmt(v: number): string {
 
 function markdown(date: string, opts: Options, load: number[], results: readonly WorkloadResult[]): string {
   const lines = [
-    `# Group coordinator benchmarks, Sluice vs Apache Kafka ${DEFAULT_KAFKA_VERSION} (${date})`,
+    `# Group coordinator benchmarks, Sluice vs Apache Kafka ${KAFKA_VERSION} (${date})`,
     '',
     `${cpus().length} vCPU (shared; load average ${load.map((l) => l.toFixed(2)).join(' ')} at start), Node ${process.version}. ` +
       `Both brokers: ${Object.entries(GROUP_SETTINGS).map(([k, v]) => `\`${k}=${v}\``).join(', ')}. ` +

@@ -40,15 +40,28 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
     child,
     stderr,
     async stop() {
-      let code = child.exitCode;
-      if (code === null) {
-        child.kill('SIGTERM');
-        [code] = (await once(child, 'exit')) as [number | null];
-      }
+      const code = await stopChild(child);
       if (ownsData) rmSync(settings['log.dirs']!, { recursive: true, force: true });
       return code;
     },
   };
+}
+
+const STOP_GRACE_MS = 15_000;
+
+/**
+ * SIGTERM, then SIGKILL if the broker has not exited within the grace period, so a broker that
+ * hangs in shutdown fails its test instead of holding the suite. Resolves with the exit code
+ * (null when a signal ended the process, as after a test's own kill -9).
+ */
+async function stopChild(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  const [code] = await exited;
+  clearTimeout(timer);
+  return code;
 }
 
 /** The `/metrics` URL of a broker started with `metrics.listener`: it logs the URL once it listens (port 0 picks one). */

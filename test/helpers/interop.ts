@@ -6,14 +6,13 @@
  * rather than a failure, so the suite still runs on a machine without Java or Python's client.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
+import { kafkaClasspath } from '../../tools/kafka/kafka-release.js';
 import type { Header, ReadRecord } from './interop-records.js';
 
 export const INTEROP_DIR = join(REPO_ROOT, 'test/integration/interop');
-export const KAFKA_LIBS = join(REPO_ROOT, '.cache/kafka/4.4.0/libs');
 
 /**
  * A TCP port that was free a moment ago, for a broker that must come back on the same address
@@ -132,18 +131,9 @@ function parseJsonLines(out: Buffer): JsonLine[] {
     .map((l) => JSON.parse(l) as JsonLine);
 }
 
-function javaSkip(): string | undefined {
-  if (spawnSync('java', ['-version']).status !== 0) return 'java is not installed';
-  if (!existsSync(join(KAFKA_LIBS, 'kafka-clients-4.4.0.jar'))) return `kafka-clients 4.4.0 is absent from ${KAFKA_LIBS} (run tools/kafka/fetch-kafka.sh)`;
-  return undefined;
-}
-
-/** Why the Java client tests cannot run here, or undefined when they can. */
-export const JAVA_SKIP: string | undefined = javaSkip();
-
 /**
  * Runs one scenario of `JavaClients.java` (single-file source launch: no build step) with the
- * Kafka 4.4.0 jars, giving it `input` as JSON on stdin; returns its JSON lines. `onLine` sees
+ * pinned Kafka release's jars, giving it `input` as JSON on stdin; returns its JSON lines. `onLine` sees
  * each line as it is printed, for tests that act while the program runs.
  */
 export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null, onLine?: (line: JsonLine) => void): Promise<JsonLine[]> {
@@ -162,7 +152,7 @@ export async function runJava(scenario: string, bootstrap: string, input: JsonVa
       '-XX:TieredStopAtLevel=1', // these programs are short-lived: quick start beats peak speed
       `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
       '-cp',
-      join(KAFKA_LIBS, '*'),
+      kafkaClasspath(),
       join(INTEROP_DIR, 'JavaClients.java'),
       scenario,
       bootstrap,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../../tools/kafka/kafka-process.js';
+import { repoRoot } from '../../tools/kafka/kafka-release.js';
 
 export interface CliResult {
   readonly code: number | null;

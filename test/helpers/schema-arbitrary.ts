@@ -1,11 +1,12 @@
 /**
- * fast-check arbitraries built from Kafka's JSON definitions (through the code generator's
- * schema model), so property tests exercise every field of every version without hand-written
- * fixtures, and a structural comparison that knows which fields a version carries.
+ * fast-check arbitraries built from the schema each generated codec carries (Kafka's definitions
+ * as the generator read them), so property tests exercise every field of every version without
+ * hand-written fixtures, and a structural comparison that knows which fields a version carries.
  */
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { contains, isEmpty, type FieldDef, type FieldType, type StructDef } from '../../tools/codegen/schema.js';
+import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
+import { inRange, type FieldSchema, type FieldTypeSchema, type StructSchema } from '../../src/protocol/primitives/message-schema.js';
 
 type Value = unknown;
 type Obj = Record<string, Value>;
@@ -42,7 +43,7 @@ function primitiveArbitrary(name: string): fc.Arbitrary<Value> {
   }
 }
 
-function typeArbitrary(t: FieldType, version: number, flexible: boolean, depth: number): fc.Arbitrary<Value> {
+function typeArbitrary(t: FieldTypeSchema, version: number, flexible: boolean, depth: number): fc.Arbitrary<Value> {
   switch (t.kind) {
     case 'primitive':
       return primitiveArbitrary(t.name);
@@ -54,12 +55,12 @@ function typeArbitrary(t: FieldType, version: number, flexible: boolean, depth: 
 }
 
 /** A random input for `struct` at `version`: only the fields that version carries, plus unknown tags when flexible. */
-export function structArbitrary(struct: StructDef, version: number, flexible: boolean, depth = 0): fc.Arbitrary<Obj> {
+export function structArbitrary(struct: StructSchema, version: number, flexible: boolean, depth = 0): fc.Arbitrary<Obj> {
   const model: Record<string, fc.Arbitrary<Value>> = {};
   for (const f of struct.fields) {
-    if (!contains(f.versions, version)) continue;
+    if (!inRange(f.versions, version)) continue;
     const base = typeArbitrary(f.type, version, flexible, depth);
-    model[f.prop] = contains(f.nullableVersions, version) ? fc.option(base, { nil: null, freq: 4 }) : base;
+    model[f.prop] = inRange(f.nullableVersions, version) ? fc.option(base, { nil: null, freq: 4 }) : base;
   }
   if (flexible) {
     const knownTags = new Set(struct.fields.filter((f) => f.tag !== null).map((f) => f.tag));
@@ -78,9 +79,9 @@ export function structArbitrary(struct: StructDef, version: number, flexible: bo
 }
 
 /** Asserts that `decoded` carries every field `input` set for this version, recursively. */
-export function assertCarries(struct: StructDef, version: number, input: Obj, decoded: Obj, path: string): void {
+export function assertCarries(struct: StructSchema, version: number, input: Obj, decoded: Obj, path: string): void {
   for (const f of struct.fields) {
-    if (!contains(f.versions, version) || !(f.prop in input)) continue;
+    if (!inRange(f.versions, version) || !(f.prop in input)) continue;
     compareField(f, version, input[f.prop], decoded[f.prop], `${path}.${f.prop}`);
   }
   if (input['_unknownTaggedFields'] !== undefined) {
@@ -88,11 +89,11 @@ export function assertCarries(struct: StructDef, version: number, input: Obj, de
   }
 }
 
-function compareField(f: FieldDef, version: number, expected: Value, actual: Value, path: string): void {
+function compareField(f: FieldSchema, version: number, expected: Value, actual: Value, path: string): void {
   compareType(f.type, version, expected, actual, path);
 }
 
-function compareType(t: FieldType, version: number, expected: Value, actual: Value, path: string): void {
+function compareType(t: FieldTypeSchema, version: number, expected: Value, actual: Value, path: string): void {
   if (expected === null) {
     assert.equal(actual, null, path);
     return;
@@ -119,6 +120,7 @@ export function versionsOf(lo: number, hi: number): number[] {
   return out;
 }
 
-export function hasFlexible(range: { lo: number; hi: number }, version: number): boolean {
-  return !isEmpty(range) && contains(range, version);
+/** True when `version` of the codec's message uses the flexible (compact, tagged) encoding. */
+export function isFlexible(codec: MessageCodec<unknown, never>, version: number): boolean {
+  return codec.firstFlexibleVersion !== null && version >= codec.firstFlexibleVersion;
 }

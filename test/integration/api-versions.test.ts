@@ -11,6 +11,7 @@ import { Writer } from '../../src/protocol/primitives/writer.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { HANDLERS } from '../../src/handlers/index.js';
+import { kcatSkip } from '../helpers/requirements.js';
 
 const run = promisify(execFile);
 
@@ -133,12 +134,7 @@ describe('ApiVersions against a broker process', () => {
     assert.doesNotMatch(broker.stderr(), /request failed/);
   });
 
-  test('librdkafka (kcat) negotiates versions and lists the cluster', async (t) => {
-    const kcat = await run('which', ['kcat']).catch(() => null);
-    if (kcat === null) {
-      t.skip('kcat is not installed (.ci/run installs it)');
-      return;
-    }
+  test('librdkafka (kcat) negotiates versions and lists the cluster', { skip: kcatSkip() }, async () => {
     const result = await run('kcat', ['-b', broker.bootstrap, '-L', '-m', '5', '-d', 'protocol'], { timeout: 15_000 });
     assert.match(result.stderr, /Received ApiVersionResponse \(v3/);
     assert.match(result.stdout, /1 brokers:\s+broker 0 at 127\.0\.0\.1:\d+ \(controller\)/);

@@ -57,6 +57,27 @@ function markUnusedParams(fn: string): string {
   return sig + body;
 }
 
+function range(r: VersionRange): string {
+  return `{ lo: ${r.lo}, hi: ${r.hi} }`;
+}
+
+function structsOf(t: FieldType): StructDef[] {
+  if (t.kind === 'struct') return [t.struct];
+  if (t.kind === 'array') return structsOf(t.element);
+  return [];
+}
+
+function schemaType(t: FieldType): string {
+  switch (t.kind) {
+    case 'primitive':
+      return `{ kind: 'primitive', name: '${t.name}' }`;
+    case 'struct':
+      return `{ kind: 'struct', struct: ${t.struct.typeName}Schema }`;
+    case 'array':
+      return `{ kind: 'array', element: ${schemaType(t.element)} }`;
+  }
+}
+
 class FileEmitter {
   private readonly out: string[] = [];
   private readonly needDefault = new Set<StructDef>();
@@ -345,15 +366,17 @@ class FileEmitter {
       this.emitWrite(s);
     }
     this.emitHelpers();
+    this.emitSchemas();
     const m = this.msg;
     const flexLo = isEmpty(intersect(m.flexibleVersions, m.validVersions)) ? 'null' : String(Math.max(m.flexibleVersions.lo, m.validVersions.lo));
-    const valid = `{ lo: ${m.validVersions.lo}, hi: ${m.validVersions.hi} }`;
+    const valid = range(m.validVersions);
     this.out.push(
       `export const ${m.name}: ${this.use('MessageCodec')}<${m.root.typeName}, ${m.root.typeName}Input> = {
   name: '${m.name}',
   apiKey: ${m.apiKey === null ? 'null' : m.apiKey},
   validVersions: ${valid},
   firstFlexibleVersion: ${flexLo},
+  schema: ${m.root.typeName}Schema,
   read(r, version) {
     ${this.use('checkVersion')}('${m.name}', this.validVersions, version);
     return read${m.root.typeName}(r, version);
@@ -364,6 +387,28 @@ class FileEmitter {
   },
 };\n`,
     );
+  }
+
+  /**
+   * The message's schema: one constant per struct, each emitted after the structs its fields
+   * refer to (a struct shared by several fields is emitted once).
+   */
+  private emitSchemas(): void {
+    const emitted = new Set<StructDef>();
+    const visit = (s: StructDef): void => {
+      if (emitted.has(s)) return;
+      emitted.add(s);
+      for (const f of s.fields) for (const child of structsOf(f.type)) visit(child);
+      const fields = s.fields.map(
+        (f) =>
+          `    { prop: '${f.prop}', type: ${schemaType(f.type)}, versions: ${range(f.versions)}, nullableVersions: ${range(f.nullableVersions)}, ` +
+          `taggedVersions: ${range(f.taggedVersions)}, tag: ${f.tag === null ? 'null' : f.tag}, ignorable: ${f.ignorable} },\n`,
+      );
+      this.out.push(
+        `const ${s.typeName}Schema: ${this.use('StructSchema')} = {\n  typeName: '${s.typeName}',\n  versions: ${range(s.versions)},\n  fields: [\n${fields.join('')}  ],\n};\n`,
+      );
+    };
+    visit(this.msg.root);
   }
 
   /** Default-instance and is-default helpers, emitted only for the structs that need them. */
@@ -420,6 +465,7 @@ export function emitFile(messages: MessageDef[], primitivesPath: string): string
   const lines = [GENERATED_BANNER, `// Source: ${messages.map((m) => m.sourceFile).join(', ')}`, ''];
   const fmt = (names: string[]): string => names.map((n) => (TYPE_ONLY.has(n) ? `type ${n}` : n)).join(', ');
   if (support.length > 0) lines.push(`import { ${fmt(support)} } from '${primitivesPath}/codec-support.js';`);
+  if (imports.has('StructSchema')) lines.push(`import type { StructSchema } from '${primitivesPath}/message-schema.js';`);
   if (imports.has('Reader')) lines.push(`import type { Reader } from '${primitivesPath}/reader.js';`);
   if (imports.has('Writer')) lines.push(`import type { Writer } from '${primitivesPath}/writer.js';`);
   lines.push('');

@@ -1,22 +1,25 @@
 /**
- * Generates src/protocol/messages from Apache Kafka's JSON message definitions.
+ * Generates src/protocol/messages from Apache Kafka's JSON message definitions, read from the jars
+ * of the pinned release (tools/kafka/kafka-version), fetched from Maven Central on first use.
  *
- *   node dist/tools/codegen/main.js [--protocol <kafka-protocol dir>] [--out <dir>]
+ *   npm run codegen [-- --kafka-version <version>] [--out <dir>]
  *
- * Defaults: ../shared/kafka-protocol beside the repository, output src/protocol/messages; also
- * writes src/protocol/errors.ts from tools/codegen/kafka-errors.json.
- * The generated files are committed; test/unit/protocol/codegen.test.ts regenerates them into
- * a temporary folder and fails on any difference.
+ * Also writes src/protocol/errors.ts from tools/codegen/kafka-errors.json. Given a version other
+ * than the pinned one, it regenerates from that release and pins it: that is how the project
+ * moves to a new Kafka. The generated files are committed;
+ * test/unit/protocol/codegen-regenerate.test.ts regenerates them into a temporary folder and fails
+ * on any difference.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureKafkaLibs, KAFKA_VERSION, KAFKA_VERSION_FILE } from '../kafka/kafka-release.js';
 import { emitFile, GENERATED_BANNER } from './emit.js';
 import { generateErrors } from './errors.js';
-import { loadMessage, type MessageDef } from './schema.js';
+import { loadKafkaDefinitions, type KafkaDefinitions } from './kafka-definitions.js';
+import type { MessageDef } from './schema.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const DEFAULT_PROTOCOL_DIR = resolve(REPO_ROOT, '../shared/kafka-protocol');
 export const DEFAULT_OUT_DIR = join(REPO_ROOT, 'src/protocol/messages');
 
 export function kebab(name: string): string {
@@ -26,13 +29,6 @@ export function kebab(name: string): string {
     .toLowerCase();
 }
 
-function loadDir(dir: string): MessageDef[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => loadMessage(join(dir, f)));
-}
-
 interface ApiPair {
   apiKey: number;
   name: string;
@@ -40,16 +36,9 @@ interface ApiPair {
   response: MessageDef;
 }
 
-function relativeSource(m: MessageDef, protocolDir: string): MessageDef {
-  return { ...m, sourceFile: m.sourceFile.slice(protocolDir.length + 1) };
-}
-
-export function generate(protocolDir: string, outDir: string): string[] {
-  const messages = loadDir(join(protocolDir, 'message')).map((m) => relativeSource(m, protocolDir));
-  const coordinator = [
-    ...loadDir(join(protocolDir, 'group-coordinator')),
-    ...loadDir(join(protocolDir, 'transaction-coordinator')),
-  ].map((m) => relativeSource(m, protocolDir));
+export function generate(definitions: KafkaDefinitions, outDir: string): string[] {
+  const messages = definitions.messages;
+  const coordinator = definitions.coordinatorRecords;
 
   const files = new Map<string, string>();
 
@@ -129,20 +118,23 @@ export const API_MESSAGES: readonly ApiMessages[] = [`);
   return lines.join('\n');
 }
 
-function parseArgs(argv: string[]): { protocol: string; out: string } {
-  let protocol = DEFAULT_PROTOCOL_DIR;
+function parseArgs(argv: string[]): { version: string; out: string } {
+  let version = KAFKA_VERSION;
   let out = DEFAULT_OUT_DIR;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--protocol') protocol = resolve(argv[++i] ?? '');
+    if (argv[i] === '--kafka-version') version = argv[++i] ?? '';
     else if (argv[i] === '--out') out = resolve(argv[++i] ?? '');
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  return { protocol, out };
+  if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--kafka-version wants a release such as 4.4.0, not '${version}'`);
+  return { version, out };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { protocol, out } = parseArgs(process.argv.slice(2));
-  const files = generate(protocol, out);
+  const { version, out } = parseArgs(process.argv.slice(2));
+  await ensureKafkaLibs(version);
+  const files = generate(loadKafkaDefinitions(version), out);
   generateErrors(REPO_ROOT);
-  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts`);
+  if (version !== KAFKA_VERSION) writeFileSync(KAFKA_VERSION_FILE, `${version}\n`);
+  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version}`);
 }

@@ -3,13 +3,10 @@
  * walk without re-interpreting strings: version ranges parsed, struct references resolved,
  * defaults turned into TypeScript literals.
  */
-import { readFileSync } from 'node:fs';
+import type { VersionRange } from '../../src/protocol/primitives/codec-support.js';
+import type { FieldSchema, PrimitiveTypeName, StructSchema } from '../../src/protocol/primitives/message-schema.js';
 
-export interface VersionRange {
-  readonly lo: number;
-  /** Inclusive upper bound; `Infinity` for an open range ("3+"). */
-  readonly hi: number;
-}
+export type { VersionRange };
 
 export const NO_VERSIONS: VersionRange = { lo: 1, hi: 0 };
 
@@ -37,9 +34,7 @@ export function contains(r: VersionRange, v: number): boolean {
   return v >= r.lo && v <= r.hi;
 }
 
-export type PrimitiveType =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'uuid' | 'bytes' | 'records';
+export type PrimitiveType = PrimitiveTypeName;
 
 const PRIMITIVES: ReadonlySet<string> = new Set([
   'bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'uuid', 'bytes', 'records',
@@ -50,17 +45,11 @@ export type FieldType =
   | { readonly kind: 'struct'; readonly struct: StructDef }
   | { readonly kind: 'array'; readonly element: FieldType };
 
-export interface FieldDef {
+/** A field as the generated code's schema carries it, plus what only the emitter needs. */
+export interface FieldDef extends FieldSchema {
   /** Name as in the JSON (PascalCase for messages, camelCase for some coordinator records). */
   readonly jsonName: string;
-  /** Property name in TypeScript: Kafka's camelCase, as its JSON converters print it. */
-  readonly prop: string;
   readonly type: FieldType;
-  readonly versions: VersionRange;
-  readonly nullableVersions: VersionRange;
-  readonly taggedVersions: VersionRange;
-  readonly tag: number | null;
-  readonly ignorable: boolean;
   /** Some fields (RequestHeader.ClientId) keep the non-compact encoding in flexible versions. */
   readonly flexibleVersions: VersionRange | null;
   /** The field's default, already a TypeScript expression. */
@@ -70,12 +59,11 @@ export interface FieldDef {
   readonly about: string;
 }
 
-export interface StructDef {
+export interface StructDef extends StructSchema {
   /** TypeScript interface name, unique in its file (prefixed with the message name). */
   readonly typeName: string;
   readonly jsonName: string;
   readonly fields: FieldDef[];
-  readonly versions: VersionRange;
 }
 
 export type MessageKind = 'request' | 'response' | 'header' | 'data' | 'coordinator-key' | 'coordinator-value';
@@ -91,6 +79,7 @@ export interface MessageDef {
   readonly root: StructDef;
   /** Every struct of the message, root first, each once (common structs included). */
   readonly structs: StructDef[];
+  /** Where the definition was read, e.g. `kafka-clients-4.4.0.jar:common/message/ProduceRequest.json`. */
   readonly sourceFile: string;
 }
 
@@ -151,8 +140,9 @@ export function camelCase(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-export function loadMessage(path: string): MessageDef {
-  const json = JSON.parse(stripJsonComments(readFileSync(path, 'utf8'))) as JsonMessage;
+/** Resolves one JSON definition; `sourceFile` names where its text came from. */
+export function parseMessage(text: string, sourceFile: string): MessageDef {
+  const json = JSON.parse(stripJsonComments(text)) as JsonMessage;
   const validVersions = parseVersions(json.validVersions);
   const flexibleVersions = parseVersions(json.flexibleVersions ?? 'none');
   const structs: StructDef[] = [];
@@ -224,7 +214,7 @@ export function loadMessage(path: string): MessageDef {
     latestVersionUnstable: json.latestVersionUnstable === true,
     root,
     structs,
-    sourceFile: path,
+    sourceFile,
   };
 }
 

@@ -4,12 +4,12 @@
 # talk to it, writes test/golden/** and the manifest, then renders every frame with Kafka's own
 # decoder (.kafka.json). Kafka is stopped at the end. (Kafka's error table is exported by
 # tools/codegen/ExportKafkaErrors.java.)
-# Usage: tools/golden/capture.sh [--clients kafkajs,kcat,java]      (KAFKA_VERSION=4.4.0 by default)
+# Usage: tools/golden/capture.sh [--clients kafkajs,kcat,java]   (KAFKA_VERSION: the pinned tools/kafka/kafka-version by default)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-version="${KAFKA_VERSION:-4.4.0}"
+version="${KAFKA_VERSION:-$(tr -d "[:space:]" < tools/kafka/kafka-version)}"
 
 command -v java >/dev/null || { echo "capture.sh: needs Java 17+ (apt-get install openjdk-17-jdk-headless)" >&2; exit 1; }
 command -v mvn >/dev/null || { echo "capture.sh: needs Maven (apt-get install maven)" >&2; exit 1; }

@@ -1,17 +1,17 @@
 // Captures golden Kafka frames: starts Apache Kafka advertising the recording proxy's port, drives
 // real clients through the proxy, and writes the selected frames and manifest under test/golden/.
-// Usage: node dist/tools/golden/capture.js [--clients kafkajs,kcat,java] [--kafka-version 4.4.0]
+// Usage: node dist/tools/golden/capture.js [--clients kafkajs,kcat,java] [--kafka-version <version>]
 //          [--kafka-port 19192] [--proxy-port 19194]
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_KAFKA_VERSION, repoRoot, startKafka } from '../kafka/kafka-process.js';
+import { startKafka } from '../kafka/kafka-process.js';
+import { KAFKA_VERSION, repoRoot } from '../kafka/kafka-release.js';
 import { driveJava } from './clients/java-client.js';
 import { driveKafkaJs, type ClientRun } from './clients/kafkajs-client.js';
 import { driveKcat } from './clients/kcat-client.js';
 import { selectFixtures } from './frame-selection.js';
 import { writeFixtures, type ManifestEntry } from './fixture-writer.js';
-import { ProtocolCatalog } from './protocol-catalog.js';
 import { RecordingProxy } from './recording-proxy.js';
 
 export class CaptureError extends Error {
@@ -27,10 +27,6 @@ function isClientName(name: string): name is ClientName {
   return (CLIENTS as readonly string[]).includes(name);
 }
 
-function protocolDir(root: string): string {
-  return process.env['KAFKA_PROTOCOL_DIR'] ?? join(root, '..', 'shared', 'kafka-protocol', 'message');
-}
-
 function missingApis(frames: readonly ManifestEntry[], client: string): string[] {
   const have = (api: string, direction: string): boolean =>
     frames.some((f) => f.client === client && f.apiName === api && f.direction === direction);
@@ -40,7 +36,7 @@ function missingApis(frames: readonly ManifestEntry[], client: string): string[]
 const { values } = parseArgs({
   options: {
     'clients': { type: 'string', default: CLIENTS.join(',') },
-    'kafka-version': { type: 'string', default: DEFAULT_KAFKA_VERSION },
+    'kafka-version': { type: 'string', default: KAFKA_VERSION },
     'kafka-port': { type: 'string', default: '19192' },
     'proxy-port': { type: 'string', default: '19194' },
   },
@@ -51,7 +47,6 @@ const clients = values.clients.split(',').map((name) => {
   if (!isClientName(name)) throw new CaptureError(`unknown client ${name}; known: ${CLIENTS.join(', ')}`);
   return name;
 });
-const catalog = ProtocolCatalog.load(protocolDir(root));
 const kafkaPort = Number(values['kafka-port']);
 const proxyPort = Number(values['proxy-port']);
 const logDir = join(root, '.cache', 'golden', 'kafka');
@@ -90,7 +85,7 @@ try {
   if (failures.length > 0) throw new CaptureError(`proxy could not follow the streams: ${failures.map((e) => e.message).join('; ')}`);
 
   const selected = selectFixtures(proxy.exchanges());
-  const manifest = writeFixtures(join(root, 'test', 'golden'), values['kafka-version'], selected, catalog);
+  const manifest = writeFixtures(join(root, 'test', 'golden'), values['kafka-version'], selected);
   for (const client of clients) {
     const frames = manifest.frames.filter((f) => f.client === client);
     console.log(`${client}: ${frames.length} frames: ${[...new Set(frames.map((f) => `${f.apiName}v${f.apiVersion}`))].join(' ')}`);

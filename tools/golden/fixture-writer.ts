@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompleteExchange } from './frame-selection.js';
-import type { ProtocolCatalog } from './protocol-catalog.js';
+import { API_MESSAGES } from '../../src/protocol/messages/index.js';
+import { requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/envelope.js';
 import type { RecordedFrame } from './recording-proxy.js';
 
 export interface ManifestEntry {
@@ -32,17 +33,28 @@ const DESCRIPTION =
   'Each <file>.kafka.json is Kafka\'s own decoding of that frame (tools/golden/DecodeFrames.java). ' +
   'Regenerate with tools/golden/capture.sh; see docs/notes/golden.md.';
 
-function entryFor(frame: RecordedFrame, file: string, catalog: ProtocolCatalog): ManifestEntry {
+export class UnknownApiError extends Error {
+  override name = 'UnknownApiError';
+}
+
+/** Kafka's name of the API without the Request/Response suffix, e.g. "FindCoordinator". */
+function apiName(apiKey: number): string {
+  const api = API_MESSAGES.find((a) => a.apiKey === apiKey);
+  if (api === undefined) throw new UnknownApiError(`captured a frame of api key ${apiKey}, which Kafka's definitions do not have`);
+  return api.name;
+}
+
+function entryFor(frame: RecordedFrame, file: string): ManifestEntry {
   const headerVersion = frame.direction === 'request'
-    ? { requestHeaderVersion: catalog.requestHeaderVersion(frame.apiKey, frame.apiVersion) }
-    : { responseHeaderVersion: catalog.responseHeaderVersion(frame.apiKey, frame.apiVersion) };
+    ? { requestHeaderVersion: requestHeaderVersion(frame.apiKey, frame.apiVersion) }
+    : { responseHeaderVersion: responseHeaderVersion(frame.apiKey, frame.apiVersion) };
   return {
     file,
     client: frame.client,
     scenario: frame.scenario,
     direction: frame.direction,
     apiKey: frame.apiKey,
-    apiName: catalog.api(frame.apiKey).name,
+    apiName: apiName(frame.apiKey),
     apiVersion: frame.apiVersion,
     correlationId: frame.correlationId,
     ...headerVersion,
@@ -59,7 +71,6 @@ export function writeFixtures(
   goldenDir: string,
   kafkaVersion: string,
   selected: readonly CompleteExchange[],
-  catalog: ProtocolCatalog,
 ): Manifest {
   const clients = [...new Set(selected.map((e) => e.request.client))];
   const kept = (readManifest(goldenDir)?.frames ?? []).filter((f) => !clients.includes(f.client));
@@ -71,11 +82,11 @@ export function writeFixtures(
     let seq = 0;
     for (const exchange of selected.filter((e) => e.request.client === client)) {
       seq += 1;
-      const stem = `${String(seq).padStart(3, '0')}-${catalog.api(exchange.request.apiKey).name}-v${exchange.request.apiVersion}`;
+      const stem = `${String(seq).padStart(3, '0')}-${apiName(exchange.request.apiKey)}-v${exchange.request.apiVersion}`;
       for (const frame of [exchange.request, exchange.response]) {
         const file = `${client}/${stem}-${frame.direction}.bin`;
         writeFileSync(join(goldenDir, file), frame.bytes);
-        fresh.push(entryFor(frame, file, catalog));
+        fresh.push(entryFor(frame, file));
       }
     }
   }

@@ -4,13 +4,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, closeSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { ensureKafkaLibs, KAFKA_VERSION, kafkaClasspath, repoRoot } from './kafka-release.js';
 
 const execFileAsync = promisify(execFile);
-
-export const DEFAULT_KAFKA_VERSION = '4.4.0';
 
 export interface KafkaOptions {
   /** Port of the PLAINTEXT listener. */
@@ -45,27 +43,6 @@ export class KafkaStartError extends Error {
     super(`${message} (see ${logFile})`);
     this.name = 'KafkaStartError';
   }
-}
-
-export function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'tools', 'kafka', 'pom.xml'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('repository root not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return dir;
-}
-
-/** Downloads the jars on first use (Maven Central only) and returns the libs directory. */
-export async function ensureKafkaLibs(version: string = DEFAULT_KAFKA_VERSION): Promise<string> {
-  const script = join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh');
-  const { stdout } = await execFileAsync(script, [version], { maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
-}
-
-export function kafkaClasspath(libsDir: string): string {
-  return join(libsDir, '*');
 }
 
 /**
@@ -149,7 +126,7 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 }
 
 export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
-  const version = opts.version ?? DEFAULT_KAFKA_VERSION;
+  const version = opts.version ?? KAFKA_VERSION;
   const libsDir = await ensureKafkaLibs(version);
   const classpath = kafkaClasspath(libsDir);
   const logDir = resolve(opts.logDir);

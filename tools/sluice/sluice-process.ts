@@ -7,7 +7,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BROKER_NODE_FLAGS } from '../../src/cli/broker-node-flags.js';
-import { repoRoot } from '../kafka/kafka-process.js';
+import { repoRoot } from '../kafka/kafka-release.js';
 
 export interface SluiceChildOptions {
   /** Broker settings as `--override key=value` pairs. */

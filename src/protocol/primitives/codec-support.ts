@@ -4,6 +4,7 @@
  * so the generated files stay a readable list of fields.
  */
 import { DecodeError, EncodeError } from './decode-error.js';
+import type { StructSchema } from './message-schema.js';
 import type { Reader } from './reader.js';
 import { Writer, type FileRegion } from './writer.js';
 
@@ -23,6 +24,7 @@ export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
 
 export interface VersionRange {
   readonly lo: number;
+  /** Inclusive upper bound; `Infinity` for an open range ("3+"). */
   readonly hi: number;
 }
 
@@ -33,6 +35,8 @@ export interface MessageCodec<T, I> {
   readonly validVersions: VersionRange;
   /** First flexible version, or null if none is. */
   readonly firstFlexibleVersion: number | null;
+  /** The fields of every version, as the definitions give them. */
+  readonly schema: StructSchema;
   read(r: Reader, version: number): T;
   write(w: Writer, value: I, version: number): void;
 }

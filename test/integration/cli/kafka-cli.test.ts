@@ -1,25 +1,17 @@
 /**
- * The `sluice` client tools against a real Apache Kafka 4.4 (one KRaft node for the whole
- * file). Skipped when Java or the Kafka jars are missing; `tools/kafka/fetch-kafka.sh` fetches
- * the jars.
+ * The `sluice` client tools against a real Apache Kafka of the pinned release (one KRaft node
+ * for the whole file). Skipped when Java or the Kafka jars are missing and cannot be fetched.
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_KAFKA_VERSION, repoRoot, startKafka, type KafkaHandle } from '../../../tools/kafka/kafka-process.js';
+import { startKafka, type KafkaHandle } from '../../../tools/kafka/kafka-process.js';
 import { cliScenario } from './cli-scenario.js';
 import { groupsScenario } from './groups-scenario.js';
-
-function skipReason(): string | false {
-  const libs = join(repoRoot(), '.cache', 'kafka', DEFAULT_KAFKA_VERSION, 'libs');
-  if (!existsSync(libs)) return `Apache Kafka jars not found in ${libs} (run tools/kafka/fetch-kafka.sh)`;
-  if (spawnSync(process.env['JAVA'] ?? 'java', ['-version']).status !== 0) return 'java is not installed';
-  return false;
-}
+import { javaSkip } from '../../helpers/requirements.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,7 +24,7 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('sluice CLI against Apache Kafka', { skip: skipReason() }, () => {
+describe('sluice CLI against Apache Kafka', { skip: javaSkip() }, () => {
   let kafka: KafkaHandle | undefined;
   let logDir: string | undefined;
   before(async () => {

@@ -7,7 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
-import { INTEROP_DIR, KAFKA_LIBS, type JsonLine } from '../../helpers/interop.js';
+import { INTEROP_DIR, type JsonLine } from '../../helpers/interop.js';
+import { kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -39,6 +40,12 @@ export class LineProcess {
   readonly lines: string[] = [];
   private partial = '';
   private stderrText = '';
+  /** Why the process could not be started (a missing binary: `spawn kcat ENOENT`), once known. */
+  private spawnError: Error | undefined;
+  /**
+   * Settles when the process is gone: on `close`, or on `error` for a process that never started
+   * (which emits no `close`, so waiting for that alone would hang).
+   */
   readonly exited: Promise<number | null>;
 
   constructor(
@@ -52,7 +59,13 @@ export class LineProcess {
     });
     child.stderr!.on('data', (d: Buffer) => (this.stderrText += d.toString('utf8')));
     child.stdin?.on('error', () => undefined);
-    this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
+    this.exited = new Promise((resolve) => {
+      child.once('close', (code) => resolve(code));
+      child.once('error', (err) => {
+        this.spawnError ??= err;
+        if (child.pid === undefined) resolve(null);
+      });
+    });
   }
 
   static start(name: string, command: string, args: readonly string[]): LineProcess {
@@ -60,7 +73,12 @@ export class LineProcess {
   }
 
   get stderr(): string {
-    return this.stderrText;
+    return this.spawnError === undefined ? this.stderrText : `${this.stderrText}${this.name}: ${this.spawnError.message}\n`;
+  }
+
+  /** Throws when the process could not be started, so a wait on its output fails at once, naming the binary. */
+  assertStarted(): void {
+    if (this.spawnError !== undefined && this.child.pid === undefined) throw new Error(`${this.name} did not start: ${this.spawnError.message}`);
   }
 
   /** stdout lines that parse as JSON objects. */
@@ -81,6 +99,7 @@ export class LineProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
     const code = await this.exited;
     clearTimeout(timer);
+    this.assertStarted();
     if (code !== 0) throw new Error(`${this.name} exited with ${code}:\n${this.stderrText.slice(-4000)}`);
   }
 
@@ -92,7 +111,7 @@ export class LineProcess {
 }
 
 /**
- * Launches `GroupClients.java` (single-file source launch, Kafka 4.4.0 jars) with `args`; the
+ * Launches `GroupClients.java` (single-file source launch, the pinned Kafka release's jars) with `args`; the
  * program prints one JSON object per line. Same JVM flags and log4j setup as the interop
  * tests' `runJava`, which runs a different program to completion.
  */
@@ -102,7 +121,7 @@ export function startJava(name: string, args: readonly string[]): LineProcess {
     '-XX:TieredStopAtLevel=1', // short-lived programs: quick start beats peak speed
     `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
     '-cp',
-    join(KAFKA_LIBS, '*'),
+    kafkaClasspath(),
     join(REPO_ROOT, 'test/integration/groups/GroupClients.java'),
     ...args,
   ]);

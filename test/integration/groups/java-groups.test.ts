@@ -8,8 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { JAVA_SKIP, type JsonLine } from '../../helpers/interop.js';
+import type { JsonLine } from '../../helpers/interop.js';
 import { splitsPartitions, startJava } from './group-helpers.js';
+import { javaSkip } from '../../helpers/requirements.js';
 
 const PARTITIONS = 4; // GroupClients.PARTITIONS
 const ASSIGNORS = ['range', 'roundrobin', 'sticky', 'cooperative-sticky'] as const;
@@ -63,7 +64,7 @@ function one(lines: readonly JsonLine[], type: string): JsonLine {
 
 type DescribedMember = { clientId: string; instanceId: string | null; partitions: number[] };
 
-describe('Java client in classic consumer groups', { skip: JAVA_SKIP }, () => {
+describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
   let broker: BrokerProcess;
   const assignorRuns = new Map<string, Promise<JsonLine[]>>();
 

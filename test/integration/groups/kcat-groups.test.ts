@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { LineProcess, splitsPartitions, waitFor } from './group-helpers.js';
+import { kcatSkip } from '../../helpers/requirements.js';
 
 const TOPIC = 'kcat-group';
 const GROUP = 'kcat-g';
@@ -20,7 +21,7 @@ function lastAssignment(member: LineProcess): number[] | undefined {
   return [...last[2]!.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
 }
 
-describe('kcat -G (librdkafka balanced consumer)', () => {
+describe('kcat -G (librdkafka balanced consumer)', { skip: kcatSkip() }, () => {
   let broker: BrokerProcess;
   let admin: Admin;
   const members: LineProcess[] = [];
@@ -51,6 +52,7 @@ describe('kcat -G (librdkafka balanced consumer)', () => {
       );
     }
     const split = await waitFor('both kcat members to be assigned', 30_000, () => {
+      for (const m of members) m.assertStarted();
       const a = members.map(lastAssignment);
       return a.every((x): x is number[] => x !== undefined) && splitsPartitions(a, PARTITIONS) ? a : undefined;
     });

@@ -15,6 +15,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { WireClient } from '../../helpers/wire-client.js';
 import { wireCall } from '../../helpers/wire-call.js';
+import { kcatSkip } from '../../helpers/requirements.js';
 
 const PRODUCE_VERSION = 11; // by topic name; served by Sluice and Kafka 4.4 alike
 const FETCH_VERSION = 12; // by topic name, the last version before topic ids
@@ -55,7 +56,7 @@ async function createTopic(bootstrap: string, name: string, configs: Record<stri
   assert.equal(res.topics[0]!.errorCode, ErrorCode.NONE, `create ${name}: ${res.topics[0]!.errorMessage}`);
 }
 
-describe('bad input from a raw socket, then a normal client', () => {
+describe('bad input from a raw socket, then a normal client', { skip: kcatSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   let round = 0;

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel, type Producer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { freePort, JAVA_SKIP, kcatRead, runJava } from '../../helpers/interop.js';
+import { freePort, kcatRead, runJava } from '../../helpers/interop.js';
 import { kafkajsHeaders, makeRecords, recordsByPartition, toKafkaJsMessage, type ReadRecord, type TestRecord } from '../../helpers/interop-records.js';
+import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
 
 const PARTITIONS = 3;
 
@@ -62,7 +63,7 @@ function assertAckedPresent(acked: readonly AckedBatch[], read: readonly ReadRec
   }
 }
 
-describe('durability with real clients', () => {
+describe('durability with real clients', { skip: kcatSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   const restart = async (): Promise<void> => {
@@ -143,7 +144,7 @@ describe('durability with real clients', () => {
   });
 });
 
-describe('idempotent Java producer across a broker crash', { skip: JAVA_SKIP }, () => {
+describe('idempotent Java producer across a broker crash', { skip: javaSkip() ?? kcatSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   let listeners: string;

@@ -6,12 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { JAVA_SKIP, runJava, type JsonLine } from '../../helpers/interop.js';
+import { runJava, type JsonLine } from '../../helpers/interop.js';
 import { assertRoundtrip, CODEC_ID, CODECS, linesOfType, makeRecords, recordsAsJson, timeQueries } from '../../helpers/interop-records.js';
+import { javaSkip } from '../../helpers/requirements.js';
 
 const PARTITIONS = 3;
 
-describe('Java client (kafka-clients 4.4.0)', { skip: JAVA_SKIP }, () => {
+describe('Java client (kafka-clients 4.4.0)', { skip: javaSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   before(async () => {

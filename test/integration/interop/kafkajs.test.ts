@@ -19,6 +19,7 @@ import {
   recordsByPartition,
   toKafkaJsMessage,
 } from '../../helpers/interop-records.js';
+import { kcatSkip } from '../../helpers/requirements.js';
 
 const PARTITIONS = 3;
 const PER_PARTITION = 12;
@@ -27,7 +28,7 @@ const CODECS = [
   { name: 'gzip', kafkajs: CompressionTypes.GZIP, id: CODEC_ID.gzip, idempotent: true },
 ] as const;
 
-describe('KafkaJS', () => {
+describe('KafkaJS', { skip: kcatSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   let kafka: Kafka;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { CODECS, codecsOnDisk, librdkafkaSentCodec, recordsByPartition, type ReadRecord, type TestRecord } from '../../helpers/interop-records.js';
+import { kcatSkip } from '../../helpers/requirements.js';
 
 const TOPIC = 'kcat-codecs';
 const PARTITIONS = 4;
@@ -46,7 +47,7 @@ function waveInput(wave: number, codec: string): { stdin: Buffer; records: TestR
 
 const identity = (r: { key: string | null; value: string | null }): string => `${r.key}|${r.value}`;
 
-describe('kcat (librdkafka)', () => {
+describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
   let dir: string;
   let broker: BrokerProcess;
   const waves: Wave[] = [];

@@ -4,57 +4,23 @@
  * when Java or Kafka's jars are missing (the jars are fetched from Maven Central by
  * tools/kafka/fetch-kafka.sh when Maven is installed).
  */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot, startKafka, kafkaClasspath } from '../../../tools/kafka/kafka-process.js';
+import { startKafka } from '../../../tools/kafka/kafka-process.js';
+import { KAFKA_VERSION, kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
 import { LogManager } from '../../../src/storage/index.js';
 import { decodeBatches, producedBatch, tempDir } from './storage-fixtures.js';
+import { javaSkip } from '../../helpers/requirements.js';
 
 const execFileAsync = promisify(execFile);
 const root = tempDir('compat');
 process.on('exit', root.remove);
 
-function has(command: string): boolean {
-  try {
-    execFileSync(command, ['-version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Kafka's libs directory, fetched if possible, or null with the reason to skip. */
-function kafkaLibs(): { libs: string } | { skip: string } {
-  if (!has('java')) return { skip: 'java is not installed' };
-  const libs = join(repoRoot(), '.cache', 'kafka', '4.4.0', 'libs');
-  if (existsSync(join(libs, 'kafka-tools-4.4.0.jar'))) return { libs };
-  const fetch = join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh');
-  if (!existsSync(fetch) || !has('mvn')) return { skip: "Kafka 4.4.0's jars are absent and cannot be fetched (no Maven)" };
-  try {
-    execFileSync(fetch, ['4.4.0'], { stdio: ['ignore', 'ignore', 'ignore'], timeout: 300_000 });
-  } catch (e) {
-    return { skip: `fetching Kafka's jars failed: ${(e as Error).message}` };
-  }
-  return existsSync(join(libs, 'kafka-tools-4.4.0.jar')) ? { libs } : { skip: 'Kafka jars missing after fetch' };
-}
-
-function usableLibs(t: TestContext): string | null {
-  const found = kafkaLibs();
-  if ('skip' in found) {
-    t.skip(found.skip);
-    return null;
-  }
-  return found.libs;
-}
-
-test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, records, indexes", async (t) => {
-  const libs = usableLibs(t);
-  if (libs === null) return;
+test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, records, indexes", { skip: javaSkip() }, async () => {
   const logDir = join(root.path, 'sluice');
   const manager = LogManager.open({ logDirs: [logDir] });
   const log = manager.getOrCreateLog({ topic: 'dump', partition: 0 }, { config: { 'segment.bytes': 4000, 'index.interval.bytes': 300 } });
@@ -64,7 +30,7 @@ test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, recor
   const segments = log.segmentBaseOffsets;
   manager.close();
   const files = segments.flatMap((base) => ['.log', '.index', '.timeindex'].map((ext) => join(logDir, 'dump-0', String(base).padStart(20, '0') + ext)));
-  const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(libs), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files.join(',')], {
+  const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files.join(',')], {
     maxBuffer: 64 * 1024 * 1024,
     timeout: 60_000,
   });
@@ -87,9 +53,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-test('Sluice serves a partition directory written by Kafka 4.4.0', { timeout: 120_000 }, async (t) => {
-  const libs = usableLibs(t);
-  if (libs === null) return;
+test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { timeout: 120_000, skip: javaSkip() }, async () => {
   const { Kafka, logLevel, CompressionTypes } = (await import('kafkajs')).default;
   const port = await freePort();
   const controllerPort = await freePort();

@@ -5,30 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CompressionType } from '../../../../src/protocol/records/index.js';
-import { kafkaClasspath, repoRoot } from '../../../../tools/kafka/kafka-process.js';
+import { kafkaClasspath } from '../../../../tools/kafka/kafka-release.js';
 import { FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readAll } from './cleaner-fixtures.js';
+import { javaSkip } from '../../../helpers/requirements.js';
 
 const execFileAsync = promisify(execFile);
 
-function skipReason(libs: string): string | null {
-  try {
-    execFileSync('java', ['-version'], { stdio: 'ignore' });
-  } catch {
-    return 'java is not installed';
-  }
-  return existsSync(join(libs, 'kafka-tools-4.4.0.jar')) ? null : "Kafka 4.4.0's jars are absent (run tools/kafka/fetch-kafka.sh 4.4.0)";
-}
-
-test("Kafka's DumpLogSegments reads a cleaned segment: offsets, tombstone, delete horizon, indexes", async (t) => {
-  const libs = join(repoRoot(), '.cache', 'kafka', '4.4.0', 'libs');
-  const reason = skipReason(libs);
-  if (reason !== null) return t.skip(reason);
+test("Kafka's DumpLogSegments reads a cleaned segment: offsets, tombstone, delete horizon, indexes", { skip: javaSkip() }, async () => {
   const root = tempDir('clean-dump');
   const clock = new FakeClock(Date.now());
   const manager = openManager(root.path, clock);
@@ -49,7 +37,7 @@ test("Kafka's DumpLogSegments reads a cleaned segment: offsets, tombstone, delet
 
     const stem = join(logDirOf(root.path), '00000000000000000000');
     const files = ['.log', '.index', '.timeindex'].map((ext) => stem + ext).join(',');
-    const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(libs), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files], {
+    const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files], {
       maxBuffer: 16 * 1024 * 1024,
       timeout: 60_000,
     });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,9 +21,10 @@ import {
   snapshotPath,
   writeSnapshot,
 } from '../../../../src/storage/producer-state/producer-snapshot.js';
-import { kafkaClasspath, repoRoot } from '../../../../tools/kafka/kafka-process.js';
+import { kafkaClasspath } from '../../../../tools/kafka/kafka-release.js';
 import { FakeClock, openLog, tempDir } from '../storage-fixtures.js';
 import { idempotentBatch } from './producer-fixtures.js';
+import { javaSkip } from '../../../helpers/requirements.js';
 
 const execFileAsync = promisify(execFile);
 const root = tempDir('pstate-snap');
@@ -112,21 +113,7 @@ test('writeSnapshot names the file by its offset in 20 digits and leaves no .tmp
   assert.deepEqual(loaded!.batches, [batchMetadata(3, offsetOf(41), 3, 9)]);
 });
 
-function javaAvailable(): string | null {
-  try {
-    execFileSync('java', ['-version'], { stdio: 'ignore' });
-  } catch {
-    return 'java is not installed';
-  }
-  return existsSync(join(repoRoot(), '.cache', 'kafka', '4.4.0', 'libs', 'kafka-tools-4.4.0.jar')) ? null : "Kafka 4.4.0's jars are absent";
-}
-
-test("Kafka's DumpLogSegments reads a snapshot Sluice wrote, and refuses it once a byte is flipped", async (t) => {
-  const skip = javaAvailable();
-  if (skip !== null) {
-    t.skip(skip);
-    return;
-  }
+test("Kafka's DumpLogSegments reads a snapshot Sluice wrote, and refuses it once a byte is flipped", { skip: javaSkip() }, async () => {
   const clock = new FakeClock();
   const log = openLog(join(root.path, 'dump'), clock);
   const big = (1n << 40n) + 3n;
@@ -135,7 +122,7 @@ test("Kafka's DumpLogSegments reads a snapshot Sluice wrote, and refuses it once
   log.append(idempotentBatch({ producerId: big, epoch: 0, sequence: 2_147_483_647, count: 2, timestamp: clock.nowMs + 2 }), { leaderEpoch: 0 });
   log.close();
   const file = snapshotPath(log.dir, offsetOf(7));
-  const classpath = kafkaClasspath(join(repoRoot(), '.cache', 'kafka', '4.4.0', 'libs'));
+  const classpath = kafkaClasspath();
   const dump = (): Promise<{ stdout: string; stderr: string }> =>
     execFileAsync('java', ['-cp', classpath, 'org.apache.kafka.tools.DumpLogSegments', '--files', file], { timeout: 60_000 });
   const { stdout } = await dump();

@@ -1,0 +1,44 @@
+/**
+ * What the optional tests need from the machine, each as a one-line skip reason naming what to
+ * install, or undefined when it is there. Tests pass these to `describe`/`test` as `skip`, so a
+ * machine without Java, Kafka's jars, kcat or confluent-kafka-python runs everything else and says
+ * what it left out. Each probe runs once per test process.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { KAFKA_VERSION, kafkaLibsPresent, repoRoot } from '../../tools/kafka/kafka-release.js';
+
+const PROBE_TIMEOUT_MS = 15_000;
+const FETCH_TIMEOUT_MS = 300_000;
+
+function runs(command: string, args: readonly string[]): boolean {
+  return spawnSync(command, args, { stdio: 'ignore', timeout: PROBE_TIMEOUT_MS }).status === 0;
+}
+
+function once<T>(probe: () => T): () => T {
+  let result: { value: T } | undefined;
+  return () => (result ??= { value: probe() }).value;
+}
+
+/** Kafka's jars of the pinned release, fetched from Maven Central here if Maven is installed. */
+export const kafkaJarsSkip = once((): string | undefined => {
+  if (kafkaLibsPresent()) return undefined;
+  if (!runs('mvn', ['-v'])) return `Kafka ${KAFKA_VERSION}'s jars are absent and Maven is not installed to fetch them (apt-get install maven)`;
+  const fetch = spawnSync(join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh'), [KAFKA_VERSION], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: FETCH_TIMEOUT_MS,
+    encoding: 'utf8',
+  });
+  if (fetch.status !== 0 || !kafkaLibsPresent()) {
+    return `fetching Kafka ${KAFKA_VERSION}'s jars failed: ${(fetch.error?.message ?? fetch.stderr).trim().split('\n').pop() ?? ''}`;
+  }
+  return undefined;
+});
+
+/** A Java runtime and the pinned release's jars: Kafka's client, broker and tools. */
+export const javaSkip = once((): string | undefined => {
+  if (!runs(process.env['JAVA'] ?? 'java', ['-version'])) return 'java is not installed (apt-get install openjdk-17-jdk-headless)';
+  return kafkaJarsSkip();
+});
+
+export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? undefined : 'kcat is not installed (apt-get install kcat)'));

@@ -1,0 +1,41 @@
+/**
+ * `npm test`: runs every compiled test file (or the files and folders given as arguments) with
+ * node:test, two files at a time, each file in its own process, with two bounds so that nothing
+ * can hang the suite:
+ * - each test gets the per-test timeout that `npm test` passes as `--test-timeout` (node hands
+ *   it to every file's process); a test that needs longer says so with its own `timeout`;
+ * - each file, hooks included, gets FILE_TIMEOUT_MS, after which its process is killed and the
+ *   file fails.
+ * Node 20's `node --test --test-timeout` applies the one value to whole files as well as to tests,
+ * which is why the file bound is set here, through `run()`.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const FILE_TIMEOUT_MS = 15 * 60_000;
+const CONCURRENCY = 2;
+
+function testFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => {
+      const child = join(path, name);
+      if (statSync(child).isDirectory()) return testFiles(child);
+      return name.endsWith('.test.js') ? [child] : [];
+    });
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [here];
+const files = roots.flatMap(testFiles);
+
+const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS });
+stream.on('test:fail', () => {
+  process.exitCode = 1;
+});
+const report = process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap);
+report.pipe(process.stdout);
