@@ -3,7 +3,8 @@
  * with the assigned base offset. acks=0 requests get no response at all; when one of their
  * partitions fails, the connection is closed instead, which is how Kafka tells such a producer.
  * acks=-1 equals acks=1 on a single broker, unless the topic asks for more in-sync replicas
- * than exist. Transactional batches are refused until transactions exist.
+ * than exist. Transactional batches are refused until transactions exist. Versions 0-2 are
+ * advertised but not served, as in Kafka 4.
  */
 import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -83,6 +84,10 @@ interface PendingAnswer {
 export const produceHandler = defineHandler({
   request: ProduceRequest,
   response: ProduceResponse,
+  // Kafka 4 serves Produce v3+ only, yet lists v0 in ApiVersions (KAFKA-18659): librdkafka before
+  // 2.11 sends gzip, snappy and lz4 batches uncompressed unless the broker lists Produce v0. Clients
+  // pick the highest common version, so none uses v0-v2; one that does has its connection closed.
+  advertisedVersions: { lo: 0, hi: ProduceRequest.validVersions.hi },
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const acks = request.acks;

@@ -49,7 +49,10 @@ export type ResponseBody = (w: Writer) => void;
 export interface RegisteredApi {
   readonly apiKey: number;
   readonly name: string;
+  /** Versions served: a request at any other version closes its connection. */
   readonly versions: VersionRange;
+  /** Versions advertised in ApiVersions; the served ones unless the handler says otherwise. */
+  readonly advertisedVersions: VersionRange;
   invoke(body: Reader, ctx: RequestContext): Promise<ResponseBody | typeof NO_RESPONSE>;
 }
 
@@ -58,6 +61,11 @@ export interface HandlerSpec<Req, Res> {
   readonly response: MessageCodec<unknown, Res>;
   /** Versions served; defaults to the generated codec's range. */
   readonly versions?: VersionRange;
+  /**
+   * Versions advertised, where Kafka advertises more than it serves (Produce, whose v0-v2 Kafka 4
+   * still lists for old librdkafka's sake); defaults to `versions`.
+   */
+  readonly advertisedVersions?: VersionRange;
   handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
 }
 
@@ -72,6 +80,7 @@ export function defineHandler<Req, Res>(spec: HandlerSpec<Req, Res>): Registered
     apiKey,
     name,
     versions,
+    advertisedVersions: spec.advertisedVersions ?? versions,
     async invoke(body, ctx) {
       const version = ctx.header.requestApiVersion;
       const request = spec.request.read(body, version);

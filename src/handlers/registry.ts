@@ -1,13 +1,15 @@
 /**
  * The dispatch table of the broker, built from the handler modules. It is also the only source
  * of the ApiVersions answer: an API is advertised exactly when a handler for it is registered,
- * with that handler's version range, never from a hand-kept list.
+ * with that handler's advertised range, never from a hand-kept list.
  */
 import { API_MESSAGES } from '../protocol/messages/index.js';
+import type { VersionRange } from '../protocol/primitives/codec-support.js';
 import type { ApiVersionRange, RegisteredApi } from './handler.js';
 
 export class HandlerRegistry {
   private readonly byKey = new Map<number, RegisteredApi>();
+  /** What ApiVersions lists. */
   readonly supportedApis: readonly ApiVersionRange[];
 
   constructor(handlers: readonly RegisteredApi[]) {
@@ -17,22 +19,23 @@ export class HandlerRegistry {
     }
     this.supportedApis = [...this.byKey.values()]
       .sort((a, b) => a.apiKey - b.apiKey)
-      .map((h) => ({ apiKey: h.apiKey, minVersion: h.versions.lo, maxVersion: advertisedMax(h) }));
+      .map((h) => ({ apiKey: h.apiKey, minVersion: h.advertisedVersions.lo, maxVersion: stableMax(h, h.advertisedVersions) }));
   }
 
   get(apiKey: number): RegisteredApi | undefined {
     return this.byKey.get(apiKey);
   }
 
+  /** Whether a request at `version` is served (which may be narrower than what is advertised). */
   supports(apiKey: number, version: number): boolean {
-    const range = this.supportedApis.find((a) => a.apiKey === apiKey);
-    return range !== undefined && version >= range.minVersion && version <= range.maxVersion;
+    const h = this.byKey.get(apiKey);
+    return h !== undefined && version >= h.versions.lo && version <= stableMax(h, h.versions);
   }
 }
 
-/** Kafka does not advertise a version its definitions mark as still unstable. */
-function advertisedMax(h: RegisteredApi): number {
+/** Kafka neither advertises nor serves a version its definitions mark as still unstable. */
+function stableMax(h: RegisteredApi, range: VersionRange): number {
   const api = API_MESSAGES.find((a) => a.apiKey === h.apiKey);
-  const unstable = api?.latestVersionUnstable === true && h.versions.hi === api.request.validVersions.hi;
-  return unstable ? h.versions.hi - 1 : h.versions.hi;
+  const unstable = api?.latestVersionUnstable === true && range.hi === api.request.validVersions.hi;
+  return unstable ? range.hi - 1 : range.hi;
 }

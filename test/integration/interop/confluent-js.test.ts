@@ -1,8 +1,7 @@
 // @confluentinc/kafka-javascript (librdkafka 2.15, KafkaJS-compatible API) against the broker
 // process: an idempotent producer per codec with keys, headers and timestamps, read back
-// byte-exact in order per partition by a consumer group member. Unlike librdkafka <= 2.11 (kcat,
-// confluent-kafka-python here), 2.15 really compresses gzip, snappy and lz4 against a broker
-// without Produce v0, so the stored batches must carry each codec.
+// byte-exact in order per partition by a consumer group member; the stored batches must carry
+// each codec.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

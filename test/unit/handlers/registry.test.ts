@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HANDLERS } from '../../../src/handlers/index.js';
+import { HandlerRegistry } from '../../../src/handlers/registry.js';
+import { ProduceRequest } from '../../../src/protocol/messages/index.js';
+
+const registry = new HandlerRegistry(HANDLERS);
+
+test('Produce is advertised from v0, as Kafka 4 does for librdkafka before 2.11, but served from v3 only', () => {
+  const produce = registry.supportedApis.find((a) => a.apiKey === 0);
+  assert.deepEqual(produce, { apiKey: 0, minVersion: 0, maxVersion: ProduceRequest.validVersions.hi });
+  for (const version of [0, 1, 2]) assert.equal(registry.supports(0, version), false, `v${version} is not served`);
+  assert.equal(registry.supports(0, 3), true);
+  assert.equal(registry.supports(0, ProduceRequest.validVersions.hi), true);
+  assert.equal(registry.supports(0, ProduceRequest.validVersions.hi + 1), false);
+});
+
+test('every other API is served exactly in the range it advertises', () => {
+  for (const api of registry.supportedApis.filter((a) => a.apiKey !== 0)) {
+    assert.equal(registry.supports(api.apiKey, api.minVersion), true, `API ${api.apiKey} v${api.minVersion}`);
+    assert.equal(registry.supports(api.apiKey, api.maxVersion), true, `API ${api.apiKey} v${api.maxVersion}`);
+    assert.equal(registry.supports(api.apiKey, api.minVersion - 1), false, `API ${api.apiKey} below its range`);
+    assert.equal(registry.supports(api.apiKey, api.maxVersion + 1), false, `API ${api.apiKey} above its range`);
+  }
+});
