@@ -11,11 +11,11 @@
 import { Logger } from '../common/logger.js';
 import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
-import { ClusterMetadata } from '../cluster/cluster-metadata.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
+import { LocalController } from '../cluster/local-controller.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
-import { ProducerIdManager } from '../coordinator/producer-id-manager.js';
+import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { withClusterContext } from '../handlers/cluster-context.js';
 import { HANDLERS } from '../handlers/index.js';
@@ -124,9 +124,9 @@ export class Broker {
     }
     try {
       const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
-      const metadata = new ClusterMetadata(clusterId, node, new MetadataStore(config.logDirs[0]!));
-      const configs = new ConfigResolver(config.staticSettings, metadata);
-      const admin = new TopicAdmin(metadata, configs, partitions, {
+      const controller = new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!));
+      const configs = new ConfigResolver(config.staticSettings, controller);
+      const admin = new TopicAdmin(controller, configs, partitions, {
         numPartitions: config.numPartitions,
         replicationFactor: config.defaultReplicationFactor,
         deleteTopicEnable: config.deleteTopicEnable,
@@ -142,14 +142,17 @@ export class Broker {
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       if (offsetsLog.exists()) groups.loadAll();
       cluster = {
-        metadata,
+        nodeId: node.nodeId,
+        get metadata() {
+          return controller.image;
+        },
         admin,
         configs,
         autoCreateTopicsEnable: config.autoCreateTopicsEnable,
         partitions,
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
         purgatory,
-        producerIds: ProducerIdManager.open(config.logDirs[0]!),
+        producerIds: new ProducerIdManager(new LocalProducerIdBlocks(config.logDirs[0]!)),
         groups,
       };
       if (config.metricsListener !== null) {
@@ -168,7 +171,7 @@ export class Broker {
         metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.topics().length, workers: host.size });
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: controller.image.topics().length, workers: host.size });
     } catch (err) {
       await listener.close();
       await partitions.close();

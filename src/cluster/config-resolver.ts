@@ -6,7 +6,7 @@
  * (DEFAULT_CONFIG). A topic key without an override takes the first of its broker synonyms that
  * has a value (`retention.ms` ← `log.retention.ms` ← `log.retention.minutes` ← `log.retention.hours`).
  */
-import type { ClusterMetadata, TopicMetadata } from './cluster-metadata.js';
+import type { MetadataSource, TopicImage } from './metadata-image.js';
 import {
   BROKER_CONFIG_BY_NAME,
   ConfigSource,
@@ -52,15 +52,15 @@ function scaled(value: string, scale: number): string {
 export class ConfigResolver {
   constructor(
     private readonly staticSettings: ReadonlyMap<string, string>,
-    private readonly metadata: ClusterMetadata,
+    private readonly metadata: MetadataSource,
   ) {}
 
   /** Every layer that sets broker key `key`, highest precedence first. */
   private brokerLayers(key: string): ConfigSynonym[] {
     const layers: ConfigSynonym[] = [];
-    const node = this.metadata.dynamicConfigs('node').get(key);
+    const node = this.metadata.image.dynamicConfigs('node').get(key);
     if (node !== undefined) layers.push({ name: key, value: node, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
-    const cluster = this.metadata.dynamicConfigs('clusterDefault').get(key);
+    const cluster = this.metadata.image.dynamicConfigs('clusterDefault').get(key);
     if (cluster !== undefined) layers.push({ name: key, value: cluster, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
     const stat = this.staticSettings.get(key);
     if (stat !== undefined) layers.push({ name: key, value: stat, source: ConfigSource.STATIC_BROKER_CONFIG });
@@ -89,7 +89,7 @@ export class ConfigResolver {
   /** The dynamic configs of one broker resource ("" = cluster default), as Kafka describes it. */
   dynamicEntries(scope: 'clusterDefault' | 'node'): ConfigEntry[] {
     const source = scope === 'node' ? ConfigSource.DYNAMIC_BROKER_CONFIG : ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG;
-    return [...this.metadata.dynamicConfigs(scope)].flatMap(([name, value]) => {
+    return [...this.metadata.image.dynamicConfigs(scope)].flatMap(([name, value]) => {
       const def = BROKER_CONFIG_BY_NAME.get(name);
       return def === undefined ? [] : [{ definition: def, value, source, readOnly: false, synonyms: [{ name, value, source }] }];
     });
@@ -117,7 +117,7 @@ export class ConfigResolver {
   }
 
   /** Every topic key with its effective value: what the partition logs are configured with. */
-  effectiveTopicConfig(topic: Pick<TopicMetadata, 'configs'>): Map<string, string> {
+  effectiveTopicConfig(topic: Pick<TopicImage, 'configs'>): Map<string, string> {
     return new Map(this.topicEntries(topic.configs).map((e) => [e.definition.name, e.value ?? '']));
   }
 

@@ -1,30 +1,38 @@
 /**
- * Persistence of the cluster metadata in `<first log dir>/__cluster_metadata.json`, replaced
- * atomically on every change (see `atomic-file.ts`). Format, version 1:
+ * Persistence of the single broker's cluster metadata in `<first log dir>/__cluster_metadata.json`,
+ * replaced atomically on every change (see `atomic-file.ts`). Format, version 2:
  *
  *   {
- *     "version": 1,
- *     "topics": [{ "name": "orders", "topicId": "<22-char base64url>", "partitions": 3,
- *                  "configs": { "retention.ms": "3600000" }, "internal": false }],
+ *     "version": 2,
+ *     "topics": [{ "name": "orders", "topicId": "<22-char base64url>",
+ *                  "configs": { "retention.ms": "3600000" },
+ *                  "partitions": [{ "partition": 0, "replicas": [1], "leader": 1, "leaderEpoch": 0,
+ *                                   "partitionEpoch": 0, "isr": [1] }] }],
  *     "brokerConfigs": { "clusterDefault": { "<key>": "<value>" }, "node": { "<key>": "<value>" } }
  *   }
  *
  * `configs` holds only a topic's overrides; `brokerConfigs` the dynamic broker configs set by
- * AlterConfigs (cluster-wide default resource "" and this node's resource).
+ * AlterConfigs (cluster-wide default resource "" and this node's resource). Version 1 (written
+ * until December 2026) kept a partition count per topic instead of registrations; it is read as
+ * every partition having this broker as its only replica and leader, at epoch 0, which is what
+ * a single broker always had. The next save writes version 2.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../common/atomic-file.js';
+import type { PartitionRegistration } from './metadata-image.js';
 
 export const METADATA_FILE = '__cluster_metadata.json';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+const FORMAT_V1 = 1;
+
+export type StoredPartition = Omit<PartitionRegistration, 'offlineReplicas'>;
 
 export interface StoredTopic {
   readonly name: string;
   readonly topicId: string;
-  readonly partitions: number;
   readonly configs: Readonly<Record<string, string>>;
-  readonly internal: boolean;
+  readonly partitions: readonly StoredPartition[];
 }
 
 export interface StoredMetadata {
@@ -48,24 +56,54 @@ function isStringRecord(v: unknown): v is Record<string, string> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
-function checkTopic(path: string, t: unknown): StoredTopic {
+function isIdList(v: unknown): v is number[] {
+  return Array.isArray(v) && v.every((x) => Number.isInteger(x) && (x as number) >= 0);
+}
+
+function checkPartition(path: string, topic: string, index: number, p: unknown): StoredPartition {
+  const r = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
+  const valid =
+    r['partition'] === index &&
+    isIdList(r['replicas']) &&
+    (r['replicas'] as number[]).length > 0 &&
+    Number.isInteger(r['leader']) &&
+    Number.isInteger(r['leaderEpoch']) &&
+    Number.isInteger(r['partitionEpoch']) &&
+    isIdList(r['isr']);
+  if (!valid) throw new MetadataFormatError(path, `malformed partition ${index} of topic ${topic}: ${JSON.stringify(p)}`);
+  return {
+    partition: index,
+    replicas: r['replicas'] as number[],
+    leader: r['leader'] as number,
+    leaderEpoch: r['leaderEpoch'] as number,
+    partitionEpoch: r['partitionEpoch'] as number,
+    isr: r['isr'] as number[],
+  };
+}
+
+/** Version 1's partition count, as registrations: this broker alone, at epoch 0. */
+function singleReplicaPartitions(count: number, nodeId: number): StoredPartition[] {
+  return Array.from({ length: count }, (_, partition) => ({ partition, replicas: [nodeId], leader: nodeId, leaderEpoch: 0, partitionEpoch: 0, isr: [nodeId] }));
+}
+
+function checkTopic(path: string, t: unknown, version: number, localNodeId: number): StoredTopic {
   if (typeof t !== 'object' || t === null) throw new MetadataFormatError(path, 'a topic entry is not an object');
   const r = t as Record<string, unknown>;
-  const valid =
-    typeof r['name'] === 'string' &&
-    typeof r['topicId'] === 'string' &&
-    Number.isInteger(r['partitions']) &&
-    (r['partitions'] as number) > 0 &&
-    isStringRecord(r['configs']) &&
-    typeof r['internal'] === 'boolean';
-  if (!valid) throw new MetadataFormatError(path, `malformed topic entry ${JSON.stringify(t)}`);
-  return {
-    name: r['name'] as string,
-    topicId: r['topicId'] as string,
-    partitions: r['partitions'] as number,
-    configs: r['configs'] as Record<string, string>,
-    internal: r['internal'] as boolean,
-  };
+  if (typeof r['name'] !== 'string' || typeof r['topicId'] !== 'string' || !isStringRecord(r['configs'])) {
+    throw new MetadataFormatError(path, `malformed topic entry ${JSON.stringify(t)}`);
+  }
+  const name = r['name'];
+  let partitions: StoredPartition[];
+  if (version === FORMAT_V1) {
+    const count = r['partitions'];
+    if (!Number.isInteger(count) || (count as number) <= 0) throw new MetadataFormatError(path, `malformed topic entry ${JSON.stringify(t)}`);
+    partitions = singleReplicaPartitions(count as number, localNodeId);
+  } else {
+    const list = r['partitions'];
+    if (!Array.isArray(list) || list.length === 0) throw new MetadataFormatError(path, `topic ${name} has no partitions`);
+    partitions = list.map((p, i) => checkPartition(path, name, i, p));
+  }
+  return { name, topicId: r['topicId'], configs: r['configs'], partitions };
 }
 
 export class MetadataStore {
@@ -75,7 +113,8 @@ export class MetadataStore {
     this.path = join(logDir, METADATA_FILE);
   }
 
-  load(): StoredMetadata {
+  /** `localNodeId` is the broker that was the only replica of everything a version 1 file lists. */
+  load(localNodeId: number): StoredMetadata {
     if (!existsSync(this.path)) return EMPTY_METADATA;
     let parsed: unknown;
     try {
@@ -84,14 +123,15 @@ export class MetadataStore {
       throw new MetadataFormatError(this.path, `not JSON (${String(err)})`);
     }
     const doc = parsed as Record<string, unknown>;
-    if (doc['version'] !== FORMAT_VERSION) throw new MetadataFormatError(this.path, `unsupported version ${String(doc['version'])}`);
+    const version = doc['version'];
+    if (version !== FORMAT_VERSION && version !== FORMAT_V1) throw new MetadataFormatError(this.path, `unsupported version ${String(version)}`);
     if (!Array.isArray(doc['topics'])) throw new MetadataFormatError(this.path, 'topics is not an array');
     const bc = doc['brokerConfigs'] as Record<string, unknown> | undefined;
     if (bc === undefined || !isStringRecord(bc['clusterDefault']) || !isStringRecord(bc['node'])) {
       throw new MetadataFormatError(this.path, 'brokerConfigs is malformed');
     }
     return {
-      topics: doc['topics'].map((t) => checkTopic(this.path, t)),
+      topics: doc['topics'].map((t) => checkTopic(this.path, t, version, localNodeId)),
       brokerConfigs: { clusterDefault: bc['clusterDefault'], node: bc['node'] },
     };
   }

@@ -6,10 +6,11 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { PartitionAdmin, TopicRef } from '../router/partition-admin.js';
-import type { ClusterMetadata, DynamicScope, TopicMetadata } from './cluster-metadata.js';
+import type { LocalController } from './local-controller.js';
+import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
-import { CLUSTER_METADATA_TOPIC, collisionKey, isInternalTopic, topicNameProblem } from './topic-names.js';
+import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from './topic-names.js';
 import { randomUuid } from '../common/uuid.js';
 
 export interface AdminResult {
@@ -41,14 +42,14 @@ export interface NewTopic {
 
 export interface CreatedTopic extends AdminResult {
   /** The topic as created (or as it would be, for validate_only); null on error. */
-  readonly topic: TopicMetadata | null;
+  readonly topic: TopicImage | null;
   readonly replicationFactor: number;
 }
 
 /** Kafka refuses more partitions than this in one request. */
 const MAX_PARTITIONS_PER_REQUEST = 10_000;
 
-function ref(t: TopicMetadata): TopicRef {
+function ref(t: TopicImage): TopicRef {
   return { name: t.name, topicId: t.topicId };
 }
 
@@ -60,11 +61,15 @@ export class TopicAdmin {
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
-    readonly metadata: ClusterMetadata,
+    private readonly controller: LocalController,
     readonly configs: ConfigResolver,
     readonly partitions: PartitionAdmin,
     private readonly defaults: TopicDefaults,
   ) {}
+
+  get metadata(): MetadataImage {
+    return this.controller.image;
+  }
 
   /** Runs changes one after another; a failed change does not block the next. */
   private serialize<T>(change: () => Promise<T>): Promise<T> {
@@ -84,13 +89,13 @@ export class TopicAdmin {
     return this.serialize(async () => {
       const checked = this.checkNewTopic(spec);
       if ('errorCode' in checked) return { ...checked, topic: null, replicationFactor: -1 };
-      const topic: TopicMetadata = { name: spec.name, topicId: randomUuid(), partitionCount: checked.partitions, configs: checked.configs, internal: isInternalTopic(spec.name) };
+      const topic = this.controller.proposeTopic(spec.name, randomUuid(), checked.partitions, checked.configs);
       if (validateOnly) return { ...OK, topic, replicationFactor: checked.replicationFactor };
-      const created = this.metadata.putTopic(topic);
+      const created = this.controller.createTopic(topic);
       try {
         await this.partitions.createPartitions(ref(created), range(0, created.partitionCount), this.configs.effectiveTopicConfig(created));
       } catch (err) {
-        this.metadata.removeTopic(created.name);
+        this.controller.removeTopic(created.name);
         return { ...fail(ErrorCode.KAFKA_STORAGE_ERROR, `creating the partition logs failed: ${String(err)}`), topic: null, replicationFactor: -1 };
       }
       return { ...OK, topic: created, replicationFactor: checked.replicationFactor };
@@ -124,10 +129,11 @@ export class TopicAdmin {
     if (replicationFactor <= 0) {
       return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
     }
-    if (replicationFactor > 1) {
+    const registered = this.metadata.brokers().length;
+    if (replicationFactor > registered) {
       return fail(
         ErrorCode.INVALID_REPLICATION_FACTOR,
-        `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned.`,
+        `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${registered} broker(s) are registered or some brokers have all their log directories cordoned.`,
       );
     }
     return { partitions, replicationFactor };
@@ -154,7 +160,7 @@ export class TopicAdmin {
 
   private checkReplicas(brokerIds: readonly number[], expected: number): AdminResult | null {
     if (brokerIds.length === 0) return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
-    const unknown = brokerIds.find((b) => b !== this.metadata.node.nodeId);
+    const unknown = brokerIds.find((b) => this.metadata.broker(b) === undefined);
     if (unknown !== undefined) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${unknown}, but no such broker is registered.`);
     }
@@ -164,11 +170,11 @@ export class TopicAdmin {
     return null;
   }
 
-  deleteTopic(topic: TopicMetadata): Promise<AdminResult> {
+  deleteTopic(topic: TopicImage): Promise<AdminResult> {
     return this.serialize(async () => {
       if (!this.defaults.deleteTopicEnable) return fail(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
       if (this.metadata.topic(topic.name)?.topicId !== topic.topicId) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
-      this.metadata.removeTopic(topic.name);
+      this.controller.removeTopic(topic.name);
       await this.partitions.deleteTopic(ref(topic), topic.partitionCount);
       return OK;
     });
@@ -206,7 +212,7 @@ export class TopicAdmin {
         }
       }
       if (validateOnly) return OK;
-      const grown = this.metadata.putTopic({ ...topic, partitionCount: count });
+      const grown = this.controller.addPartitions(name, count);
       await this.partitions.createPartitions(ref(grown), range(topic.partitionCount, count), this.configs.effectiveTopicConfig(grown));
       return OK;
     });
@@ -219,7 +225,7 @@ export class TopicAdmin {
       if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
       const problem = checkTopicOverrides(overrides);
       if (problem !== null || validateOnly) return problem ?? OK;
-      const updated = this.metadata.putTopic({ ...topic, configs: new Map(overrides) });
+      const updated = this.controller.setTopicConfigs(name, overrides);
       await this.partitions.updateTopicConfig(ref(updated), updated.partitionCount, this.configs.effectiveTopicConfig(updated));
       return OK;
     });
@@ -235,7 +241,7 @@ export class TopicAdmin {
       if (problem !== null || validateOnly) return problem ?? OK;
       const topics = this.metadata.topics();
       const before = topics.map((t) => this.configs.effectiveTopicConfig(t));
-      this.metadata.setDynamicConfigs(scope, configs);
+      this.controller.setDynamicConfigs(scope, configs);
       for (const [i, t] of topics.entries()) {
         const after = this.configs.effectiveTopicConfig(t);
         const changed = [...after].some(([k, v]) => before[i]!.get(k) !== v);

@@ -16,7 +16,7 @@ import {
   type ProduceResponseTopicProduceResponseInput,
 } from '../protocol/messages/index.js';
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AppendReply, AppendRequest } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
@@ -47,7 +47,7 @@ function countAppended(topic: string, records: Buffer): void {
 /** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
 function refusal(
   c: ClusterContext,
-  topic: TopicMetadata,
+  topic: TopicImage,
   p: ProduceRequestPartitionProduceData,
   acks: number,
   transactional: boolean,

@@ -19,7 +19,7 @@ import {
   type FetchResponsePartitionDataInput,
 } from '../protocol/messages/index.js';
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { TopicImage } from '../cluster/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
 import { partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
@@ -30,11 +30,11 @@ const NO_OFFSET = -1n;
 
 interface PartitionRead {
   readonly partition: SessionPartition;
-  readonly topic: TopicMetadata | undefined;
+  readonly topic: TopicImage | undefined;
   readonly result: ReadResult;
 }
 
-function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): TopicMetadata | undefined {
+function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): TopicImage | undefined {
   return byId ? c.metadata.topicById(p.topicId) : c.metadata.topic(p.topic);
 }
 

@@ -7,7 +7,7 @@
  */
 import { ZERO_UUID } from '../common/uuid.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { TopicImage } from '../cluster/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   MetadataRequest,
@@ -21,13 +21,13 @@ import { partitionStates } from './topic-description.js';
 
 type TopicResult = MetadataResponseMetadataResponseTopicInput;
 
-function described(c: ClusterContext, t: TopicMetadata, operations: number): TopicResult {
+function described(t: TopicImage, operations: number): TopicResult {
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,
     topicId: t.topicId,
     isInternal: t.internal,
-    partitions: partitionStates(t, c.metadata.node.nodeId),
+    partitions: partitionStates(t),
     topicAuthorizedOperations: operations,
   };
 }
@@ -38,12 +38,12 @@ function failed(errorCode: number, name: string | null, topicId = ZERO_UUID): To
 
 async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean, operations: number): Promise<TopicResult> {
   const existing = c.metadata.topic(name);
-  if (existing !== undefined) return described(c, existing, operations);
+  if (existing !== undefined) return described(existing, operations);
   if (topicNameProblem(name) !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, name);
   if (!allowAutoCreate || !c.autoCreateTopicsEnable) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name);
   const created = await c.admin.createTopic({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false);
   if (created.topic === null) return failed(created.errorCode, name);
-  return described(c, created.topic, operations);
+  return described(created.topic, operations);
 }
 
 export const metadataHandler = defineHandler({
@@ -55,24 +55,24 @@ export const metadataHandler = defineHandler({
     const operations = request.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : OPERATIONS_NOT_REQUESTED;
     let topics: TopicResult[];
     if (request.topics === null || (version === 0 && request.topics.length === 0)) {
-      topics = c.metadata.topics().map((t) => described(c, t, operations));
+      topics = c.metadata.topics().map((t) => described(t, operations));
     } else if (request.topics.some((t) => t.topicId !== ZERO_UUID)) {
       topics = request.topics
         .filter((t) => t.topicId !== ZERO_UUID)
         .map((t) => {
           const found = c.metadata.topicById(t.topicId);
-          return found === undefined ? failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId) : described(c, found, operations);
+          return found === undefined ? failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId) : described(found, operations);
         });
     } else {
       const names = [...new Set(request.topics.map((t) => t.name ?? ''))];
       topics = [];
       for (const name of names) topics.push(await byName(c, name, request.allowAutoTopicCreation, operations));
     }
-    const node = c.metadata.node;
+    const image = c.metadata;
     return {
-      brokers: [{ nodeId: node.nodeId, host: node.host, port: node.port, rack: node.rack }],
-      clusterId: c.metadata.clusterId,
-      controllerId: c.metadata.controllerId,
+      brokers: image.brokers().map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+      clusterId: image.clusterId,
+      controllerId: image.controllerId,
       topics,
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
     };

@@ -1,12 +1,15 @@
 /**
- * FindCoordinator (key 10): this broker coordinates every group (it leads every
- * `__consumer_offsets` partition), so the answer is always this node — one key in v0–3, a batch
- * in v4+. Looking up a group also starts loading its coordinator, as Kafka does, so the
- * following JoinGroup rarely waits. Transaction keys also answer this node; InitProducerId then
- * refuses transactional ids until transactions exist.
+ * FindCoordinator (key 10): a group's coordinator is the leader of its `__consumer_offsets`
+ * partition, as the metadata image names it — one key in v0–3, a batch in v4+. Looking up a
+ * group also starts loading its coordinator (creating the topic on first use), as Kafka does, so
+ * the following JoinGroup rarely waits. A partition without a live leader answers
+ * COORDINATOR_NOT_AVAILABLE. Transaction keys answer this node; InitProducerId then refuses
+ * transactional ids until transactions exist.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
+import type { BrokerRegistration } from '../cluster/metadata-image.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../cluster/topic-names.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { coordinatorErrorCode } from './group-errors.js';
@@ -20,23 +23,25 @@ export const findCoordinatorHandler = defineHandler({
   response: FindCoordinatorResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const node = c.metadata.node;
+    const self = c.metadata.broker(c.nodeId);
     const keys = ctx.header.requestApiVersion >= BATCHED_VERSION ? request.coordinatorKeys : [request.key];
     const coordinators: FindCoordinatorResponseCoordinatorInput[] = await Promise.all(
       keys.map(async (key) => {
-        const base = { key, nodeId: node.nodeId, host: node.host, port: node.port };
-        if (request.keyType !== GROUP_KEY_TYPE && request.keyType !== TRANSACTION_KEY_TYPE) {
-          return { ...base, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown key type ${request.keyType}` };
+        const failed = (errorCode: number, errorMessage: string | null): FindCoordinatorResponseCoordinatorInput => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
+        const found = (node: BrokerRegistration | undefined): FindCoordinatorResponseCoordinatorInput =>
+          node === undefined
+            ? failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
+            : { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
+        if (request.keyType === TRANSACTION_KEY_TYPE) return found(self);
+        if (request.keyType !== GROUP_KEY_TYPE) return failed(ErrorCode.INVALID_REQUEST, `unknown key type ${request.keyType}`);
+        if (key === '') return failed(ErrorCode.INVALID_REQUEST, 'empty group id');
+        try {
+          await c.groups.prepare(key);
+        } catch (err) {
+          return failed(coordinatorErrorCode(err), null);
         }
-        if (request.keyType === GROUP_KEY_TYPE) {
-          if (key === '') return { ...base, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'empty group id' };
-          try {
-            await c.groups.prepare(key);
-          } catch (err) {
-            return { ...base, nodeId: -1, host: '', port: -1, errorCode: coordinatorErrorCode(err), errorMessage: null };
-          }
-        }
-        return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
+        const leader = c.metadata.partition(CONSUMER_OFFSETS_TOPIC, c.groups.partitionOf(key))?.leader;
+        return found(leader === undefined ? undefined : c.metadata.broker(leader));
       }),
     );
     if (ctx.header.requestApiVersion >= BATCHED_VERSION) return { throttleTimeMs: 0, coordinators };

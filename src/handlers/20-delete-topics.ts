@@ -11,7 +11,7 @@ import {
   type DeleteTopicsResponseDataInput,
   type DeleteTopicsResponseDeletableTopicResultInput,
 } from '../protocol/messages/index.js';
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { TopicImage } from '../cluster/metadata-image.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
@@ -45,7 +45,7 @@ export const deleteTopicsHandler = defineHandler({
       const key = keyOf(target);
       if (seen.has(key)) continue;
       seen.add(key);
-      const result = (code: number, topic?: TopicMetadata, message = standardMessage(code)): Result => ({
+      const result = (code: number, topic?: TopicImage, message = standardMessage(code)): Result => ({
         name: topic?.name ?? target.name,
         topicId: topic?.topicId ?? target.topicId,
         errorCode: code,

@@ -11,11 +11,11 @@ import { defineHandler } from './handler.js';
 export const initProducerIdHandler = defineHandler({
   request: InitProducerIdRequest,
   response: InitProducerIdResponse,
-  handle(request, ctx) {
+  async handle(request, ctx) {
     const c = clusterOf(ctx);
     if (request.transactionalId !== null) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_TXN_STATE, producerId: -1n, producerEpoch: -1 };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: c.producerIds.nextProducerId(), producerEpoch: 0 };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await c.producerIds.nextProducerId(), producerEpoch: 0 };
   },
 });

@@ -64,7 +64,7 @@ function describe(c: ClusterContext, resource: DescribeConfigsRequestDescribeCon
       return describeEntries(resource, c.configs.topicEntries(topic.configs), options);
     }
     case ResourceType.BROKER: {
-      const nodeId = c.metadata.node.nodeId;
+      const nodeId = c.nodeId;
       if (resource.resourceName === '') return describeEntries(resource, c.configs.dynamicEntries('clusterDefault'), options);
       if (resource.resourceName !== String(nodeId)) {
         return error(resource, ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} or empty string, but received ${resource.resourceName}`);

@@ -1,6 +1,7 @@
 /**
- * DescribeCluster (key 60): cluster id, controller (this node) and the one broker. This is a
- * broker endpoint: a request for the controller endpoint type is refused as Kafka's brokers do.
+ * DescribeCluster (key 60): cluster id, controller and the registered brokers, from the metadata
+ * image. This is a broker endpoint: a request for the controller endpoint type is refused as
+ * Kafka's brokers do.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
@@ -25,14 +26,14 @@ export const describeClusterHandler = defineHandler({
         brokers: [],
       };
     }
-    const node = c.metadata.node;
+    const image = c.metadata;
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       endpointType: ENDPOINT_BROKER,
-      clusterId: c.metadata.clusterId,
-      controllerId: c.metadata.controllerId,
-      brokers: [{ brokerId: node.nodeId, host: node.host, port: node.port, rack: node.rack, isFenced: false }],
+      clusterId: image.clusterId,
+      controllerId: image.controllerId,
+      brokers: image.brokers().map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
     };
   },

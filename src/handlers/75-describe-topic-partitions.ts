@@ -27,7 +27,6 @@ export const describeTopicPartitionsHandler = defineHandler({
   response: DescribeTopicPartitionsResponse,
   handle(request, ctx): DescribeTopicPartitionsResponseDataInput {
     const c = clusterOf(ctx);
-    const nodeId = c.metadata.node.nodeId;
     const names =
       request.topics.length === 0 ? c.metadata.topics().map((t) => t.name) : [...new Set(request.topics.map((t) => t.name))].sort();
     const cursor = request.cursor;
@@ -54,7 +53,7 @@ export const describeTopicPartitionsHandler = defineHandler({
         name,
         topicId: topic.topicId,
         isInternal: topic.internal,
-        partitions: partitionStates(topic, nodeId, first, last).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] })),
+        partitions: partitionStates(topic, first, last).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] })),
         topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
       });
       if (last < topic.partitionCount) {

@@ -2,7 +2,7 @@
  * Resolves the resource of an AlterConfigs/IncrementalAlterConfigs entry and applies new
  * overrides to it: a topic, this broker (its id) or the cluster-wide broker default ("").
  */
-import type { DynamicScope } from '../cluster/cluster-metadata.js';
+import type { DynamicScope } from '../cluster/metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
 import type { AlterationTarget } from '../cluster/config-operations.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
@@ -25,7 +25,7 @@ export function resolveResource(c: ClusterContext, resourceType: number, resourc
     };
   }
   if (resourceType === ResourceType.BROKER) {
-    const nodeId = c.metadata.node.nodeId;
+    const nodeId = c.nodeId;
     if (resourceName !== '' && resourceName !== String(nodeId)) {
       return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${nodeId} or empty string, but received ${resourceName}` };
     }

@@ -3,7 +3,7 @@
  * partition owners only through `PartitionAdmin`), config resolution, and the routed data
  * operations. Handlers never see storage or sockets.
  */
-import type { ClusterMetadata } from '../cluster/cluster-metadata.js';
+import type { MetadataImage } from '../cluster/metadata-image.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
@@ -14,7 +14,10 @@ import type { PartitionData } from '../router/partition-data.js';
 import type { RegisteredApi, RequestContext } from './handler.js';
 
 export interface ClusterContext {
-  readonly metadata: ClusterMetadata;
+  /** This broker's id (`node.id`). */
+  readonly nodeId: number;
+  /** The current metadata image, read afresh on every access (a change replaces it). */
+  readonly metadata: MetadataImage;
   readonly admin: TopicAdmin;
   readonly configs: ConfigResolver;
   /** `auto.create.topics.enable`. */

@@ -4,10 +4,10 @@
  * answers UNKNOWN_TOPIC_OR_PARTITION for that partition only.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import type { TopicImage } from '../cluster/metadata-image.js';
 import type { ClusterContext } from './cluster-context.js';
 
-export type PartitionLookup = { readonly ok: true; readonly topic: TopicMetadata } | { readonly ok: false; readonly errorCode: number };
+export type PartitionLookup = { readonly ok: true; readonly topic: TopicImage } | { readonly ok: false; readonly errorCode: number };
 
 export function lookupPartition(c: ClusterContext, topicName: string, partition: number): PartitionLookup {
   const topic = c.metadata.topic(topicName);

@@ -1,8 +1,9 @@
 /**
- * The partition view shared by Metadata and DescribeTopicPartitions: on a single broker every
- * partition is led by this node at epoch 0, with this node as the only replica and in-sync.
+ * The partition view shared by Metadata and DescribeTopicPartitions, from the metadata image:
+ * each partition's leader, leader epoch, replicas, ISR and offline replicas. A partition without
+ * a leader answers LEADER_NOT_AVAILABLE, as Kafka's brokers do.
  */
-import type { TopicMetadata } from '../cluster/cluster-metadata.js';
+import { NO_LEADER, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 
 export interface PartitionState {
@@ -15,10 +16,18 @@ export interface PartitionState {
   readonly offlineReplicas: number[];
 }
 
-export function partitionState(partitionIndex: number, nodeId: number): PartitionState {
-  return { errorCode: ErrorCode.NONE, partitionIndex, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] };
+export function partitionState(p: PartitionRegistration): PartitionState {
+  return {
+    errorCode: p.leader === NO_LEADER ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    partitionIndex: p.partition,
+    leaderId: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    replicaNodes: [...p.replicas],
+    isrNodes: [...p.isr],
+    offlineReplicas: [...p.offlineReplicas],
+  };
 }
 
-export function partitionStates(topic: TopicMetadata, nodeId: number, from = 0, to = topic.partitionCount): PartitionState[] {
-  return Array.from({ length: Math.max(0, to - from) }, (_, i) => partitionState(from + i, nodeId));
+export function partitionStates(topic: TopicImage, from = 0, to = topic.partitionCount): PartitionState[] {
+  return topic.partitions.slice(from, to).map(partitionState);
 }

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { buildConfig, ConfigError } from '../../../src/broker/config.js';
 import { TOPIC_CONFIG_BY_NAME, validateValue } from '../../../src/cluster/config-definitions.js';
 import { collisionKey, topicNameProblem } from '../../../src/cluster/topic-names.js';
-import { ClusterMetadata } from '../../../src/cluster/cluster-metadata.js';
+import { LocalController } from '../../../src/cluster/local-controller.js';
 import { MetadataStore, METADATA_FILE } from '../../../src/cluster/metadata-store.js';
 import { loadOrFormatLogDirs } from '../../../src/broker/log-dir-format.js';
 
@@ -80,21 +80,94 @@ describe('topic names', () => {
 });
 
 describe('cluster metadata persistence', () => {
-  test('topics, ids, overrides and dynamic configs survive a reload; the file is replaced atomically', () => {
+  const node = { nodeId: 0, host: 'h', port: 1, rack: null };
+
+  test('topics, ids, partition registrations, overrides and dynamic configs survive a reload; the file is replaced atomically', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
     try {
-      const node = { nodeId: 0, host: 'h', port: 1, rack: null };
-      const a = new ClusterMetadata('cid', node, new MetadataStore(dir));
-      a.putTopic({ name: 't', topicId: 'TTTTTTTTTTTTTTTTTTTTTg', partitionCount: 3, configs: new Map([['retention.ms', '5']]) });
-      a.putTopic({ name: '__consumer_offsets', topicId: 'OOOOOOOOOOOOOOOOOOOOOg', partitionCount: 50, configs: new Map() });
+      const a = new LocalController('cid', node, new MetadataStore(dir));
+      a.createTopic(a.proposeTopic('t', 'TTTTTTTTTTTTTTTTTTTTTg', 3, new Map([['retention.ms', '5']])));
+      a.createTopic(a.proposeTopic('__consumer_offsets', 'OOOOOOOOOOOOOOOOOOOOOg', 50, new Map()));
+      a.addPartitions('t', 4);
       a.setDynamicConfigs('node', new Map([['log.retention.ms', '1000']]));
-      const b = new ClusterMetadata('cid', node, new MetadataStore(dir));
-      assert.deepEqual(b.topic('t'), a.topic('t'));
-      assert.equal(b.topicById('OOOOOOOOOOOOOOOOOOOOOg')!.internal, true);
-      assert.equal(b.dynamicConfigs('node').get('log.retention.ms'), '1000');
+      const b = new LocalController('cid', node, new MetadataStore(dir));
+      assert.deepEqual(b.image.topic('t'), a.image.topic('t'));
+      assert.deepEqual(b.image.partition('t', 3), { partition: 3, leader: 0, leaderEpoch: 0, partitionEpoch: 0, replicas: [0], isr: [0], offlineReplicas: [] });
+      assert.equal(b.image.topicById('OOOOOOOOOOOOOOOOOOOOOg')!.internal, true);
+      assert.equal(b.image.dynamicConfigs('node').get('log.retention.ms'), '1000');
+      assert.deepEqual(b.image.brokers(), [node]);
+      assert.equal(b.image.controllerId, 0);
       assert.deepEqual(readdirSync(dir), [METADATA_FILE], 'no temporary file left behind');
       b.removeTopic('t');
-      assert.equal(new ClusterMetadata('cid', node, new MetadataStore(dir)).topic('t'), undefined);
+      assert.equal(new LocalController('cid', node, new MetadataStore(dir)).image.topic('t'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an image is immutable: a reader keeps the one it read while a change makes the next', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const c = new LocalController('cid', node, new MetadataStore(dir));
+      c.createTopic(c.proposeTopic('t', 'TTTTTTTTTTTTTTTTTTTTTg', 1, new Map()));
+      const before = c.image;
+      c.addPartitions('t', 2);
+      c.removeTopic('t');
+      assert.equal(before.topic('t')!.partitionCount, 1);
+      assert.equal(c.image.topic('t'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a change that cannot be persisted does not become current', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const store = new MetadataStore(dir);
+      const c = new LocalController('cid', node, store);
+      c.createTopic(c.proposeTopic('t', 'TTTTTTTTTTTTTTTTTTTTTg', 1, new Map()));
+      store.save = () => {
+        throw new Error('disk full');
+      };
+      assert.throws(() => c.addPartitions('t', 5), /disk full/);
+      assert.throws(() => c.createTopic(c.proposeTopic('u', 'UUUUUUUUUUUUUUUUUUUUUg', 1, new Map())), /disk full/);
+      assert.equal(c.image.topic('t')!.partitionCount, 1);
+      assert.equal(c.image.topic('u'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a version 1 file (a partition count per topic) loads as this broker leading every partition at epoch 0', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const v1 = {
+        version: 1,
+        topics: [{ name: 'orders', topicId: 'TTTTTTTTTTTTTTTTTTTTTg', partitions: 2, configs: { 'retention.ms': '5' }, internal: false }],
+        brokerConfigs: { clusterDefault: {}, node: { 'log.retention.ms': '7' } },
+      };
+      writeFileSync(join(dir, METADATA_FILE), JSON.stringify(v1));
+      const c = new LocalController('cid', { ...node, nodeId: 3 }, new MetadataStore(dir));
+      const topic = c.image.topic('orders')!;
+      assert.equal(topic.partitionCount, 2);
+      assert.deepEqual(topic.partitions[1], { partition: 1, leader: 3, leaderEpoch: 0, partitionEpoch: 0, replicas: [3], isr: [3], offlineReplicas: [] });
+      assert.equal(topic.configs.get('retention.ms'), '5');
+      assert.equal(c.image.dynamicConfigs('node').get('log.retention.ms'), '7');
+      c.setTopicConfigs('orders', new Map());
+      const saved = JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')) as { version: number; topics: Array<{ partitions: unknown[] }> };
+      assert.equal(saved.version, 2, 'the next save writes version 2');
+      assert.equal(saved.topics[0]!.partitions.length, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a malformed partition registration is refused with the file named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const bad = { version: 2, topics: [{ name: 't', topicId: 'TTTTTTTTTTTTTTTTTTTTTg', configs: {}, partitions: [{ partition: 1, replicas: [0], leader: 0, leaderEpoch: 0, partitionEpoch: 0, isr: [0] }] }], brokerConfigs: { clusterDefault: {}, node: {} } };
+      writeFileSync(join(dir, METADATA_FILE), JSON.stringify(bad));
+      assert.throws(() => new LocalController('cid', node, new MetadataStore(dir)), /__cluster_metadata\.json: malformed partition 0 of topic t/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

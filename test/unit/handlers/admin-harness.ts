@@ -1,12 +1,12 @@
 /**
  * Runs admin handlers the way the broker does — request encoded with the generated codec,
- * decoded by the handler, response encoded and decoded again — over a real ClusterMetadata in
+ * decoded by the handler, response encoded and decoded again — over a real LocalController in
  * a temp dir and an in-memory PartitionAdmin that records what the handlers asked of it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClusterMetadata } from '../../../src/cluster/cluster-metadata.js';
+import { LocalController } from '../../../src/cluster/local-controller.js';
 import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
 import { MetadataStore } from '../../../src/cluster/metadata-store.js';
 import { TopicAdmin } from '../../../src/cluster/topic-admin.js';
@@ -15,7 +15,7 @@ import { NO_RESPONSE, type RegisteredApi } from '../../../src/handlers/handler.j
 import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
-import { ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
+import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
@@ -80,24 +80,27 @@ export interface HarnessOptions {
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
-  const metadata = new ClusterMetadata('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
-  const configs = new ConfigResolver(options.staticSettings ?? new Map(), metadata);
+  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
+  const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = new MemoryPartitionAdmin();
-  const admin = new TopicAdmin(metadata, configs, partitions, {
+  const admin = new TopicAdmin(controller, configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
     deleteTopicEnable: options.deleteEnable ?? true,
   });
   return {
     cluster: {
-      metadata,
+      nodeId: 0,
+      get metadata() {
+        return controller.image;
+      },
       admin,
       configs,
       autoCreateTopicsEnable: options.autoCreate ?? true,
       partitions: NO_DATA,
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
-      producerIds: ProducerIdManager.open(dir),
+      producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
       groups: new GroupCoordinatorRuntime(NO_GROUP_LOG, 1, {}, new Logger('test')),
     },
     partitions,

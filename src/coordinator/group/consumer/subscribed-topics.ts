@@ -18,7 +18,7 @@ export interface TopicImage {
   readonly internal: boolean;
 }
 
-/** The cluster's topics as the coordinator needs them (`ClusterMetadata` fits). */
+/** The cluster's topics as the coordinator needs them (the cluster's `MetadataImage` fits). */
 export interface TopicsImage {
   topic(name: string): TopicImage | undefined;
   topicById(topicId: string): TopicImage | undefined;

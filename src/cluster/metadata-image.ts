@@ -1,0 +1,138 @@
+/**
+ * The cluster metadata image: what every broker knows of the cluster at one moment — the
+ * registered brokers, the controller, each topic with each partition's leader, leader epoch,
+ * replicas and ISR, and the dynamic broker configs. Handlers read it; only the controller side
+ * (`LocalController` on a single broker, the ZooKeeper controller in a cluster) makes a new one.
+ * An image is immutable: a change produces the next image, so a request that read one sees a
+ * consistent cluster even while a change lands.
+ */
+import { isInternalTopic } from './topic-names.js';
+
+export interface BrokerRegistration {
+  readonly nodeId: number;
+  /** The advertised endpoint clients connect to. */
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** A partition's replica state, as Kafka's controller records it (`LeaderAndIsr` plus the assignment). */
+export interface PartitionRegistration {
+  readonly partition: number;
+  /** The leader's broker id, or -1 while no replica can lead. */
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  /** Bumped on every change of the registration (Kafka's partition epoch, the ZooKeeper znode version). */
+  readonly partitionEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+  readonly offlineReplicas: readonly number[];
+}
+
+export interface TopicImage {
+  readonly name: string;
+  /** Kafka's UUID text form (base64url, 22 chars). */
+  readonly topicId: string;
+  /** Indexed by partition number. */
+  readonly partitions: readonly PartitionRegistration[];
+  readonly partitionCount: number;
+  /** Overrides only; effective values come from `ConfigResolver`. */
+  readonly configs: ReadonlyMap<string, string>;
+  readonly internal: boolean;
+}
+
+/** Dynamic broker configs: the cluster-wide default resource ("") and this node's resource. */
+export type DynamicScope = 'clusterDefault' | 'node';
+
+export const NO_LEADER = -1;
+
+export function topicImage(name: string, topicId: string, partitions: readonly PartitionRegistration[], configs: ReadonlyMap<string, string>): TopicImage {
+  partitions.forEach((p, i) => {
+    if (p.partition !== i) throw new RangeError(`${name}: partition ${p.partition} registered at index ${i}`);
+  });
+  return { name, topicId, partitions, partitionCount: partitions.length, configs, internal: isInternalTopic(name) };
+}
+
+/** Where the current image is read; the controller side replaces it. */
+export interface MetadataSource {
+  readonly image: MetadataImage;
+}
+
+export interface MetadataImageParts {
+  readonly clusterId: string;
+  readonly controllerId: number;
+  readonly brokers: readonly BrokerRegistration[];
+  readonly topics: readonly TopicImage[];
+  readonly dynamicConfigs: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+}
+
+function byName(a: TopicImage, b: TopicImage): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export class MetadataImage {
+  readonly clusterId: string;
+  readonly controllerId: number;
+  private readonly brokerById: ReadonlyMap<number, BrokerRegistration>;
+  /** Sorted by name (Kafka lists them in no particular order; sorted is stable for cursors). */
+  private readonly sortedTopics: readonly TopicImage[];
+  private readonly topicByName: ReadonlyMap<string, TopicImage>;
+  private readonly topicByTopicId: ReadonlyMap<string, TopicImage>;
+  private readonly dynamic: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+
+  constructor(parts: MetadataImageParts) {
+    this.clusterId = parts.clusterId;
+    this.controllerId = parts.controllerId;
+    this.brokerById = new Map([...parts.brokers].sort((a, b) => a.nodeId - b.nodeId).map((b) => [b.nodeId, b]));
+    this.sortedTopics = [...parts.topics].sort(byName);
+    this.topicByName = new Map(this.sortedTopics.map((t) => [t.name, t]));
+    this.topicByTopicId = new Map(this.sortedTopics.map((t) => [t.topicId, t]));
+    this.dynamic = parts.dynamicConfigs;
+  }
+
+  private parts(): MetadataImageParts {
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic };
+  }
+
+  /** Registered brokers by id. */
+  brokers(): readonly BrokerRegistration[] {
+    return [...this.brokerById.values()];
+  }
+
+  broker(nodeId: number): BrokerRegistration | undefined {
+    return this.brokerById.get(nodeId);
+  }
+
+  topics(): readonly TopicImage[] {
+    return this.sortedTopics;
+  }
+
+  topic(name: string): TopicImage | undefined {
+    return this.topicByName.get(name);
+  }
+
+  topicById(topicId: string): TopicImage | undefined {
+    return this.topicByTopicId.get(topicId);
+  }
+
+  partition(topicName: string, partition: number): PartitionRegistration | undefined {
+    return this.topicByName.get(topicName)?.partitions[partition];
+  }
+
+  dynamicConfigs(scope: DynamicScope): ReadonlyMap<string, string> {
+    return this.dynamic[scope];
+  }
+
+  /** The next image with `topic` added or replaced (matched by name). */
+  withTopic(topic: TopicImage): MetadataImage {
+    return new MetadataImage({ ...this.parts(), topics: [...this.sortedTopics.filter((t) => t.name !== topic.name), topic] });
+  }
+
+  withoutTopic(name: string): MetadataImage {
+    return new MetadataImage({ ...this.parts(), topics: this.sortedTopics.filter((t) => t.name !== name) });
+  }
+
+  withDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): MetadataImage {
+    return new MetadataImage({ ...this.parts(), dynamicConfigs: { ...this.dynamic, [scope]: new Map(configs) } });
+  }
+}
