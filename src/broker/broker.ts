@@ -109,6 +109,9 @@ export class Broker {
     const listener = new Listener(
       new RequestDispatcher(registry, new Logger('handlers')),
       {
+        // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
+        listenerName: 'PLAINTEXT',
+        securityProtocol: 'PLAINTEXT',
         maxFrameBytes: config.socketRequestMaxBytes,
         maxInFlightRequests: config.maxInFlightRequests,
         idleTimeoutMs: config.connectionsMaxIdleMs,

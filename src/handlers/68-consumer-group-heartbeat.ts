@@ -17,7 +17,7 @@ export const consumerGroupHeartbeatHandler = defineHandler({
         coordinator.consumerGroupHeartbeat(request, {
           apiVersion: ctx.header.requestApiVersion,
           clientId: ctx.header.clientId ?? '',
-          clientHost: clientHostOf(ctx.clientAddress),
+          clientHost: clientHostOf(ctx.session.clientAddress),
           now,
           topics: c.metadata,
         }),

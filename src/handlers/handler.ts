@@ -3,6 +3,7 @@
  * handler to its generated codecs and erases the message types behind `RegisteredApi`, so the
  * dispatcher needs no casts and the registry can derive ApiVersions from what is registered.
  */
+import type { Session } from '../common/session.js';
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
@@ -18,7 +19,8 @@ export interface ApiVersionRange {
 
 export interface RequestContext {
   readonly header: RequestHeaderData;
-  readonly clientAddress: string;
+  /** The connection's listener, security protocol, principal and client address. */
+  readonly session: Session;
   /** The versions this broker serves, derived from the registered handlers (for ApiVersions). */
   readonly supportedApis: readonly ApiVersionRange[];
   /**

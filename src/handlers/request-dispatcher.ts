@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
+import type { Session } from '../common/session.js';
 import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { forEachErrorCode } from '../common/metrics/response-errors.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
@@ -26,7 +27,7 @@ export class RequestDispatcher {
     private readonly log: Logger,
   ) {}
 
-  async dispatch(header: RequestHeaderData, body: Reader, clientAddress: string): Promise<FrameParts | null> {
+  async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null> {
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);
@@ -43,7 +44,7 @@ export class RequestDispatcher {
       brokerMetrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
       return encodeResponse(apiKey, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, response, 0));
     }
-    const ctx: RequestContext = { header, clientAddress, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name) };
+    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name) };
     try {
       const response = await handler.invoke(body, ctx);
       const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
@@ -53,7 +54,8 @@ export class RequestDispatcher {
       brokerMetrics.requestFailed(handler.name);
       if (!(err instanceof DecodeError)) {
         this.log.error('request failed', {
-          client: clientAddress,
+          client: session.clientAddress,
+          principal: session.principal,
           clientId: header.clientId,
           api: handler.name,
           version,

@@ -6,6 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../common/logger.js';
+import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
 import { decodeRequestHeader } from '../protocol/envelope.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
@@ -15,6 +16,9 @@ import type { Dispatcher } from './dispatcher.js';
 import { OutboundQueue } from './outbound-queue.js';
 
 export interface ConnectionOptions {
+  /** The listener's name and security protocol, as `listener.security.protocol.map` pairs them. */
+  readonly listenerName: string;
+  readonly securityProtocol: SecurityProtocol;
   readonly maxFrameBytes: number;
   /** Stop reading from the socket while this many requests await their responses. */
   readonly maxInFlightRequests: number;
@@ -33,7 +37,7 @@ interface PendingResponse {
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly pending: PendingResponse[] = [];
-  private readonly clientAddress: string;
+  private readonly session: Session;
   private readonly outbound: OutboundQueue;
   private closed = false;
   /** Resolvers of `quiesce()`, called once no request is pending and everything is sent. */
@@ -46,11 +50,16 @@ export class Connection {
     private readonly log: Logger,
   ) {
     this.decoder = new FrameDecoder(options.maxFrameBytes);
-    this.clientAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.session = {
+      listenerName: options.listenerName,
+      securityProtocol: options.securityProtocol,
+      principal: ANONYMOUS_PRINCIPAL,
+      clientAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+    };
     this.outbound = new OutboundQueue(
       socket,
       (err) => {
-        this.log.debug('send failed', { client: this.clientAddress, error: err instanceof Error ? err.message : String(err) });
+        this.log.debug('send failed', { client: this.session.clientAddress, error: err instanceof Error ? err.message : String(err) });
         this.close();
       },
       () => this.notifyIfIdle(),
@@ -60,12 +69,12 @@ export class Connection {
       socket.setTimeout(options.idleTimeoutMs, () => {
         // A long-poll fetch in progress is not idleness: Kafka counts only connections with nothing pending.
         if (this.pending.length > 0) return;
-        this.log.debug('closing idle connection', { client: this.clientAddress, idleMs: options.idleTimeoutMs });
+        this.log.debug('closing idle connection', { client: this.session.clientAddress, idleMs: options.idleTimeoutMs });
         this.close();
       });
     }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', (err) => this.log.debug('connection error', { client: this.clientAddress, error: err.message }));
+    socket.on('error', (err) => this.log.debug('connection error', { client: this.session.clientAddress, error: err.message }));
     socket.on('close', () => this.close());
   }
 
@@ -83,7 +92,7 @@ export class Connection {
     const slot: PendingResponse = { frame: null, done: false };
     this.pending.push(slot);
     if (this.pending.length >= this.options.maxInFlightRequests) this.socket.pause();
-    this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.clientAddress).then(
+    this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session).then(
       (response) => this.complete(slot, response),
       (err: unknown) => this.closeAfterFailure(err),
     );
@@ -122,7 +131,7 @@ export class Connection {
 
   private closeForBadInput(err: unknown): void {
     this.log.warn('closing connection after bad input', {
-      client: this.clientAddress,
+      client: this.session.clientAddress,
       error: err instanceof Error ? err.message : String(err),
     });
     this.close();

@@ -1,9 +1,10 @@
 /**
  * What a connection needs from the layer above it: turn one decoded request header and its
- * body into a size-prefixed response frame (in-memory parts and file ranges) (or null when the request gets no response). The
- * network layer owns this interface and never imports handlers; the composition root passes
+ * body, sent on a connection with `session`, into a size-prefixed response frame (in-memory parts
+ * and file ranges), or null when the request gets no response. The network layer owns this interface and never imports handlers; the composition root passes
  * an implementation.
  */
+import type { Session } from '../common/session.js';
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { Reader } from '../protocol/primitives/reader.js';
 import type { FrameParts } from '../protocol/primitives/writer.js';
@@ -14,5 +15,5 @@ export interface Dispatcher {
    * DecodeError when the request cannot be served at all (unknown API, unsupported version,
    * malformed body), which closes the connection.
    */
-  dispatch(header: RequestHeaderData, body: Reader, clientAddress: string): Promise<FrameParts | null>;
+  dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null>;
 }

@@ -20,6 +20,7 @@ import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
 import { Logger } from '../../../src/common/logger.js';
+import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/router/partition-admin.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
 
@@ -110,6 +111,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   };
 }
 
+const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1' };
+
 export async function call<ReqIn, Res>(
   handler: RegisteredApi,
   request: MessageCodec<unknown, ReqIn>,
@@ -121,7 +124,7 @@ export async function call<ReqIn, Res>(
   const w = new Writer();
   request.write(w, body, version);
   const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
-  const result = await handler.invoke(new Reader(w.finish()), { header, clientAddress: 'test', supportedApis: [], cluster });
+  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster });
   if (result === NO_RESPONSE) throw new Error('admin handlers always respond');
   const out = new Writer();
   result(out);

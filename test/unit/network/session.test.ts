@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '../../../src/common/logger.js';
+import type { Session } from '../../../src/common/session.js';
+import { Listener } from '../../../src/network/listener.js';
+import { encodeRequest } from '../../../src/protocol/envelope.js';
+import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
+import { WireClient } from '../../helpers/wire-client.js';
+
+test("every request of a connection carries the connection's session: listener, security protocol, anonymous principal, client address", async () => {
+  const seen: Session[] = [];
+  const listener = new Listener(
+    {
+      dispatch: async (_header, _body, session) => {
+        seen.push(session);
+        return null;
+      },
+    },
+    { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0 },
+    new Logger('test'),
+  );
+  const { host, port } = await listener.listen('127.0.0.1', 0);
+  const clients = [await WireClient.connect(host, port), await WireClient.connect(host, port)];
+  try {
+    const request = (id: number): Buffer => encodeRequest(18, 3, id, 'session-test', (w) => ApiVersionsRequest.write(w, {}, 3));
+    clients[0]!.send(Buffer.concat([request(1), request(2)]));
+    clients[1]!.send(request(3));
+    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(seen.length, 3);
+    const local = clients.map((c) => `${c.socket.localAddress}:${c.socket.localPort}`);
+    const addresses = seen.map((s) => s.clientAddress).sort();
+    assert.deepEqual(addresses, [local[0], local[0], local[1]].sort());
+    for (const s of seen) {
+      assert.equal(s.listenerName, 'PLAINTEXT');
+      assert.equal(s.securityProtocol, 'PLAINTEXT');
+      assert.equal(s.principal, 'User:ANONYMOUS');
+    }
+  } finally {
+    for (const c of clients) c.close();
+    await listener.close();
+  }
+});
