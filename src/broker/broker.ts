@@ -88,9 +88,9 @@ export class Broker {
       cleanerThreads: config.logCleanerThreads,
     };
     const host = await PartitionWorkerHost.start({
-      handlerModule: new URL('../worker/partition-ops.js', import.meta.url),
+      opModule: new URL('../worker/partition-ops.js', import.meta.url),
       workers: config.numPartitionWorkers,
-      handlerOptions: workerOptions,
+      moduleOptions: workerOptions,
       onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
     });
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);

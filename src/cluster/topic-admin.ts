@@ -5,7 +5,7 @@
  * time, so two concurrent requests cannot both create the same topic.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { PartitionAdmin, TopicRef } from '../router/partition-admin.js';
+import type { PartitionAdmin, TopicRef } from './partition-admin.js';
 import type { LocalController } from './local-controller.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
@@ -53,10 +53,6 @@ function ref(t: TopicImage): TopicRef {
   return { name: t.name, topicId: t.topicId };
 }
 
-function range(from: number, to: number): number[] {
-  return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
-}
-
 export class TopicAdmin {
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -81,7 +77,7 @@ export class TopicAdmin {
   /** Opens (creating if missing) every partition log the metadata lists: called at start-up. */
   async openAll(): Promise<void> {
     for (const t of this.metadata.topics()) {
-      await this.partitions.createPartitions(ref(t), range(0, t.partitionCount), this.configs.effectiveTopicConfig(t));
+      await this.partitions.createPartitions(ref(t), t.partitions, this.configs.effectiveTopicConfig(t));
     }
   }
 
@@ -93,7 +89,7 @@ export class TopicAdmin {
       if (validateOnly) return { ...OK, topic, replicationFactor: checked.replicationFactor };
       const created = this.controller.createTopic(topic);
       try {
-        await this.partitions.createPartitions(ref(created), range(0, created.partitionCount), this.configs.effectiveTopicConfig(created));
+        await this.partitions.createPartitions(ref(created), created.partitions, this.configs.effectiveTopicConfig(created));
       } catch (err) {
         this.controller.removeTopic(created.name);
         return { ...fail(ErrorCode.KAFKA_STORAGE_ERROR, `creating the partition logs failed: ${String(err)}`), topic: null, replicationFactor: -1 };
@@ -213,7 +209,7 @@ export class TopicAdmin {
       }
       if (validateOnly) return OK;
       const grown = this.controller.addPartitions(name, count);
-      await this.partitions.createPartitions(ref(grown), range(topic.partitionCount, count), this.configs.effectiveTopicConfig(grown));
+      await this.partitions.createPartitions(ref(grown), grown.partitions.slice(topic.partitionCount), this.configs.effectiveTopicConfig(grown));
       return OK;
     });
   }

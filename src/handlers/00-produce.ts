@@ -2,9 +2,9 @@
  * Produce (key 0): appends each partition's record batch on the partition's owner and answers
  * with the assigned base offset. acks=0 requests get no response at all; when one of their
  * partitions fails, the connection is closed instead, which is how Kafka tells such a producer.
- * acks=-1 equals acks=1 on a single broker, unless the topic asks for more in-sync replicas
- * than exist. Transactional batches are refused until transactions exist. Versions 0-2 are
- * advertised but not served, as in Kafka 4.
+ * The partition's replica appends as leader with its own leader epoch and refuses acks=-1 while
+ * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). Transactional batches are
+ * refused until transactions exist. Versions 0-2 are advertised but not served, as in Kafka 4.
  */
 import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -18,13 +18,11 @@ import {
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AppendReply, AppendRequest } from '../router/partition-data.js';
-import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { clusterOf } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 
 const ATTRIBUTES_OFFSET = 21;
 const BATCH_HEADER_BYTES = 61;
-/** A single broker is the only replica of every partition, at leader epoch 0. */
-const LEADER_EPOCH = 0;
 
 function failed(index: number, errorCode: number, errorMessage: string | null = null): ProduceResponsePartitionProduceResponseInput {
   return { index, errorCode, errorMessage, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n };
@@ -45,20 +43,11 @@ function countAppended(topic: string, records: Buffer): void {
 }
 
 /** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
-function refusal(
-  c: ClusterContext,
-  topic: TopicImage,
-  p: ProduceRequestPartitionProduceData,
-  acks: number,
-  transactional: boolean,
-): ProduceResponsePartitionProduceResponseInput | null {
+function refusal(topic: TopicImage, p: ProduceRequestPartitionProduceData, transactional: boolean): ProduceResponsePartitionProduceResponseInput | null {
   if (p.index < 0 || p.index >= topic.partitionCount) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (p.records === null || p.records.length === 0) return failed(p.index, ErrorCode.INVALID_RECORD, 'no record batch');
   if (transactional || batchIsTransactional(p.records)) {
     return failed(p.index, ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by this broker yet');
-  }
-  if (acks === -1 && Number(c.configs.topicValue('min.insync.replicas', topic.configs) ?? '1') > 1) {
-    return failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS, 'min.insync.replicas is larger than the single replica');
   }
   return null;
 }
@@ -109,14 +98,14 @@ export const produceHandler = defineHandler({
           answers.push(failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;
         }
-        const refused = refusal(c, topic, p, acks, transactional);
+        const refused = refusal(topic, p, transactional);
         if (refused !== null) {
           answers.push(refused);
           continue;
         }
         // refusal() has checked that the partition carries records.
         pending.push({ answers, position: answers.length });
-        entries.push({ topic: topic.name, partition: p.index, leaderEpoch: LEADER_EPOCH, records: p.records! });
+        entries.push({ topic: topic.name, partition: p.index, requiredAcks: acks, records: p.records! });
         // Replaced by the append's answer below.
         answers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR));
       }

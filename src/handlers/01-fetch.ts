@@ -52,7 +52,6 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     let refused: number | null = null;
     if (topic === undefined) refused = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     else if (partition.partition < 0 || partition.partition >= topic.partitionCount) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    else if (partition.params.currentLeaderEpoch > 0) refused = ErrorCode.UNKNOWN_LEADER_EPOCH;
     if (refused !== null || topic === undefined) {
       reads.push({ partition, topic, result: errorResult(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
       continue;
@@ -62,6 +61,7 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     commands.push({
       topic: topic.name,
       partition: partition.partition,
+      currentLeaderEpoch: partition.params.currentLeaderEpoch,
       fetchOffset: partition.params.fetchOffset,
       maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
       readCommitted: request.isolationLevel === READ_COMMITTED,

@@ -4,7 +4,6 @@
  * the time index). Latest is the high watermark, which is also the last stable offset while
  * there are no transactions, so both isolation levels answer alike.
  */
-import { ErrorCode } from '../protocol/errors.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
@@ -21,8 +20,7 @@ export const listOffsetsHandler = defineHandler({
       const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
-      if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-      const reply = await c.partitions.listOffset(t.name, p.partitionIndex, p.timestamp);
+      const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp);
       return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };

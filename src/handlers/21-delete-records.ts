@@ -15,7 +15,7 @@ export const deleteRecordsHandler = defineHandler({
     const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
-      const reply = await c.partitions.deleteRecords(t.name, p.partitionIndex, p.offset);
+      const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
       return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: reply.errorCode };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };

@@ -2,7 +2,6 @@
  * OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, from the partition's
  * leader-epoch cache; consumers use it after a leader change to detect log truncation.
  */
-import { ErrorCode } from '../protocol/errors.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
@@ -17,8 +16,7 @@ export const offsetForLeaderEpochHandler = defineHandler({
       const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
       const found = lookupPartition(c, t.topic, p.partition);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
-      if (p.currentLeaderEpoch > 0) return { ...none, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-      const reply = await c.partitions.offsetForLeaderEpoch(t.topic, p.partition, p.leaderEpoch);
+      const reply = await c.partitions.offsetForLeaderEpoch({ topic: t.topic, partition: p.partition }, p.currentLeaderEpoch, p.leaderEpoch);
       return { partition: p.partition, errorCode: reply.errorCode, leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ topic: topic.topic, partitions: answers })) };

@@ -10,7 +10,7 @@ import {
   type DescribeLogDirsResponseDataInput,
   type DescribeLogDirsResponseDescribeLogDirsTopicInput,
 } from '../protocol/messages/index.js';
-import type { PartitionLogDescription } from '../router/partition-admin.js';
+import type { PartitionLogDescription } from '../cluster/partition-admin.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
 

@@ -15,7 +15,7 @@ export const describeProducersHandler = defineHandler({
     const answered = await answerPartitions(request.topics, (t) => t.partitionIndexes, async (t, partitionIndex) => {
       const found = lookupPartition(c, t.name, partitionIndex);
       if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
-      const reply = await c.partitions.describeProducers(t.name, partitionIndex);
+      const reply = await c.partitions.describeProducers({ topic: t.name, partition: partitionIndex });
       return {
         partitionIndex,
         errorCode: reply.errorCode,

@@ -9,7 +9,7 @@
  * byte 8  body                     op-specific; for REPLY_ERROR: [i16 LE Kafka code][UTF-8 message]
  * ```
  *
- * The transport knows nothing else about bodies: handler modules define them per op.
+ * The transport knows nothing else about bodies: op modules define them per op.
  */
 import { CommandFrameError } from './errors.js';
 
@@ -26,7 +26,7 @@ export const REPLY_OK = 0;
 export const REPLY_ERROR = 1;
 export type ReplyStatus = typeof REPLY_OK | typeof REPLY_ERROR;
 
-/** Ops from here to 0xffff are reserved for the transport; handler modules use 0..0xfeff. */
+/** Ops from here to 0xffff are reserved for the transport; op modules use 0..0xfeff. */
 export const FIRST_CONTROL_OP = 0xff00;
 /** Finish in-flight work, run close hooks, reply, exit. */
 export const SHUTDOWN_OP = 0xffff;

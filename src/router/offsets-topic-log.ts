@@ -12,14 +12,15 @@ import { decompress } from '../native/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { encodeRecordBatch, isControl, lastOffsetOf, readRecords, validateBatches } from '../protocol/records/index.js';
 import type { CoordinatorLog } from './group-coordinator-runtime.js';
+import { EARLIEST_TIMESTAMP, NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
 import type { PartitionService } from './partition-service.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';
 /** Replay reads this much at a time; it must stay well below the worker rings' capacity. */
 const REPLAY_CHUNK_BYTES = 1024 * 1024;
-/** A single broker is the only replica of every partition, at leader epoch 0. */
-const LEADER_EPOCH = 0;
+/** Group records are committed once every in-sync replica has them, as Kafka's coordinators append. */
+const ACKS_ALL = -1;
 
 export class OffsetsTopicLog implements CoordinatorLog {
   private creating: Promise<void> | null = null;
@@ -65,12 +66,12 @@ export class OffsetsTopicLog implements CoordinatorLog {
   async append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
     const timestamp = BigInt(Date.now());
     const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp })) });
-    const [reply] = await this.partitions.appendMany([{ topic: OFFSETS_TOPIC, partition, leaderEpoch: LEADER_EPOCH, records: batch }]);
+    const [reply] = await this.partitions.appendMany([{ topic: OFFSETS_TOPIC, partition, requiredAcks: ACKS_ALL, records: batch }]);
     return reply!.errorCode;
   }
 
   async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {
-    const start = await this.partitions.listOffset(OFFSETS_TOPIC, partition, -2n);
+    const start = await this.partitions.listOffset({ topic: OFFSETS_TOPIC, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP);
     if (start.errorCode !== ErrorCode.NONE) return start.errorCode;
     let offset = start.offset;
     for (;;) {

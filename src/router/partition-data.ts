@@ -1,21 +1,24 @@
 /**
  * The data operations the Produce, Fetch and offset handlers need from the partition owners.
  * Every result carries a Kafka error code for its partition; none throws for a partition fault.
+ * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
+ * replica checks it, so a client with stale metadata is fenced where the epoch is known.
  */
-import type { AppendReply, DescribeProducersReply, OffsetReply, ReadCommand } from '../worker/partition-protocol.js';
-import type { AppendRequest, ReadResult } from './partition-service.js';
+import type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand } from '../worker/partition-protocol.js';
+import type { ReadResult } from './partition-service.js';
 
-export type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, ReadCommand, ReadResult };
+export { NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
+export type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand, ReadResult };
 
 export interface PartitionData {
   /** Replies in the order of `entries`. */
   appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]>;
   /** Results in the order of `commands`. */
   readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
-  listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply>;
-  deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply>;
-  offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply>;
-  describeProducers(topic: string, partition: number): Promise<DescribeProducersReply>;
+  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply>;
+  deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply>;
+  offsetForLeaderEpoch(ref: PartitionRef, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply>;
+  describeProducers(ref: PartitionRef): Promise<DescribeProducersReply>;
 }
 
 /** The key under which fetches wait for a partition and appends announce it. */

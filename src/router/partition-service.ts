@@ -6,6 +6,8 @@
  * `PartitionAdmin` for the metadata handlers and the data operations for Produce, Fetch,
  * ListOffsets and friends. A dead worker answers KAFKA_STORAGE_ERROR for its partitions.
  */
+import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
+import type { PartitionRegistration } from '../cluster/metadata-image.js';
 import { KafkaError } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { PartitionEnd } from '../common/metrics/consumer-lag.js';
@@ -15,40 +17,24 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import {
-  PartitionOp,
-  decodeAppendReplies,
-  decodeJson,
-  decodeOffsetReply,
-  decodeReadBytesReply,
-  decodeReadReplies,
-  encodeAppendHeader,
-  encodeJson,
-  encodePartitionArg,
-  encodeReads,
-  encodeRelease,
+  NO_EPOCH_CHECK,
+  PartitionOps,
   type AppendReply,
-  type PartitionRef,
+  type AppendRequest,
   type DescribeProducersReply,
-  type MetricsCommand,
-  type MetricsReply,
   type OffsetReply,
+  type PartitionArgCommand,
+  type PartitionRef,
   type ReadBytesReply,
   type ReadCommand,
-  type WorkerLogDir,
 } from '../worker/partition-protocol.js';
-import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from './partition-admin.js';
+import type { WorkerOp } from '../worker/worker-op.js';
 import type { PartitionData } from './partition-data.js';
 
 const NO_OFFSET = -1n;
 /** Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16 unit) and records. */
-const APPEND_HEADER_ESTIMATE = 5 + 4 + 4 + 4;
-const READ_COMMAND_ESTIMATE = 5 + 4 + 8 + 4 + 1 + 1;
-
-/** One partition's records to append (a Produce partition, or a coordinator's batch). */
-export interface AppendRequest extends PartitionRef {
-  readonly leaderEpoch: number;
-  readonly records: Buffer;
-}
+const APPEND_HEADER_ESTIMATE = 5 + 4 + 2 + 4;
+const READ_COMMAND_ESTIMATE = 5 + 4 + 4 + 8 + 4 + 1 + 1;
 
 export interface ReadResult {
   readonly errorCode: number;
@@ -71,8 +57,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   constructor(
     private readonly host: PartitionWorkerHost,
     private readonly log: Logger,
-    /** Called after every successful append, so waiting fetches can read again. */
-    private readonly onAppend: (topic: string, partition: number) => void,
+    /** Called when a partition's high watermark moved, so fetches waiting on it can read again. */
+    private readonly onHighWatermarkMoved: (topic: string, partition: number) => void,
   ) {}
 
   private workerOf(topic: string, partition: number): number {
@@ -91,32 +77,33 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return groups;
   }
 
-  private async eachWorker(topic: string, partitions: readonly number[], op: number, body: (ps: number[]) => unknown): Promise<void> {
-    const groups = this.indexesByWorker(partitions.map((partition) => ({ topic, partition })));
-    await Promise.all([...groups].map(([w, indexes]) => this.host.request(w, op, { payloads: [encodeJson(body(indexes.map((i) => partitions[i]!)))] })));
+  /** One op per worker owning some of `partitions` of `topic`, each with its share. */
+  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void>, body: (share: T[]) => Req): Promise<void> {
+    const groups = this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })));
+    await Promise.all([...groups].map(([w, indexes]) => this.host.call(w, op, body(indexes.map((i) => partitions[i]!)))));
   }
 
-  async createPartitions(topic: TopicRef, partitions: readonly number[], config: TopicConfigValues): Promise<void> {
+  async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
     const settings = logSettings(config);
-    await this.eachWorker(topic.name, partitions, PartitionOp.OPEN, (ps) => ({ topic: topic.name, topicId: topic.topicId, partitions: ps, config: settings }));
-  }
-
-  async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
-    await this.eachWorker(topic.name, range(partitionCount), PartitionOp.DELETE, (ps) => ({ topic: topic.name, partitions: ps }));
-  }
-
-  async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {
-    const settings = logSettings(config);
-    await this.eachWorker(topic.name, range(partitionCount), PartitionOp.UPDATE_CONFIG, (ps) => ({
+    await this.eachWorker(topic.name, partitions, (p) => p.partition, PartitionOps.open, (share) => ({
       topic: topic.name,
       topicId: topic.topicId,
-      partitions: ps,
+      partitions: share.map((p) => ({ partition: p.partition, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr })),
       config: settings,
     }));
   }
 
+  async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
+    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }));
+  }
+
+  async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {
+    const settings = logSettings(config);
+    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.updateConfig, (share) => ({ topic: topic.name, partitions: share, config: settings }));
+  }
+
   async describeLogDirs(): Promise<LogDirDescription[]> {
-    const shares = await Promise.all(this.workers().map(async (w) => decodeJson<WorkerLogDir[]>(await this.host.request(w, PartitionOp.DESCRIBE_LOG_DIRS))));
+    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.describeLogDirs, undefined)));
     const byPath = new Map<string, { online: boolean; totalBytes: number; usableBytes: number; partitions: LogDirDescription['partitions'][number][] }>();
     for (const dir of shares.flat()) {
       const entry = byPath.get(dir.path) ?? { online: true, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes, partitions: [] };
@@ -142,22 +129,25 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     const replies = new Array<AppendReply>(entries.length);
     const sizeOf = (i: number): number => APPEND_HEADER_ESTIMATE + entries[i]!.topic.length * 3 + entries[i]!.records.byteLength;
     await this.eachMessage(entries, sizeOf, async (worker, indexes) => {
-      const payloads: Uint8Array[] = [];
-      for (const i of indexes) {
-        const e = entries[i]!;
-        payloads.push(encodeAppendHeader(e, e.records.byteLength), e.records);
-      }
       try {
-        const answers = await this.host.requestDecoded(worker, PartitionOp.APPEND, { payloads }, decodeAppendReplies);
+        const answers = await this.host.call(worker, PartitionOps.append, indexes.map((i) => entries[i]!));
         indexes.forEach((i, n) => (replies[i] = answers[n]!));
       } catch (err) {
-        const errorCode = transportErrorCode(err);
-        const failure: AppendReply = { errorCode, errorMessage: (err as Error).message, recordErrors: [], baseOffset: NO_OFFSET, logAppendTimeMs: NO_OFFSET, logStartOffset: NO_OFFSET, highWatermark: NO_OFFSET };
+        const failure: AppendReply = {
+          errorCode: transportErrorCode(err),
+          errorMessage: (err as Error).message,
+          recordErrors: [],
+          baseOffset: NO_OFFSET,
+          logAppendTimeMs: NO_OFFSET,
+          logStartOffset: NO_OFFSET,
+          highWatermark: NO_OFFSET,
+          highWatermarkMoved: false,
+        };
         for (const i of indexes) replies[i] = failure;
       }
     });
     entries.forEach((e, i) => {
-      if (replies[i]!.errorCode === ErrorCode.NONE) this.onAppend(e.topic, e.partition);
+      if (replies[i]!.highWatermarkMoved) this.onHighWatermarkMoved(e.topic, e.partition);
     });
     return replies;
   }
@@ -171,7 +161,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     const sizeOf = (i: number): number => READ_COMMAND_ESTIMATE + commands[i]!.topic.length * 3;
     await this.eachMessage(commands, sizeOf, async (worker, indexes) => {
       try {
-        const replies = await this.host.requestDecoded(worker, PartitionOp.READ, { payloads: [encodeReads(indexes.map((i) => commands[i]!))] }, decodeReadReplies);
+        const replies = await this.host.call(worker, PartitionOps.read, indexes.map((i) => commands[i]!));
         indexes.forEach((i, n) => {
           const r = replies[n]!;
           const slice = r.slice;
@@ -215,8 +205,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   /** Reads records into memory (bounded by the worker's ring), for coordinators replaying a partition. */
   async readBytes(topic: string, partition: number, fetchOffset: bigint, maxBytes: number): Promise<ReadBytesReply> {
     try {
-      const command = encodeReads([{ topic, partition, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true }]);
-      return decodeReadBytesReply(await this.host.request(this.workerOf(topic, partition), PartitionOp.READ_BYTES, { payloads: [command] }));
+      const command: ReadCommand = { topic, partition, currentLeaderEpoch: NO_EPOCH_CHECK, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true };
+      return await this.host.call(this.workerOf(topic, partition), PartitionOps.readBytes, command);
     } catch (err) {
       return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
@@ -236,7 +226,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   private postReleases(): void {
     for (const [worker, ids] of this.pendingReleases) {
       try {
-        this.host.post(worker, PartitionOp.RELEASE, { payloads: [encodeRelease(ids)] });
+        this.host.postOp(worker, PartitionOps.release, ids);
       } catch (err) {
         this.log.warn('releasing read leases failed', { worker, leases: ids.length, error: String(err) });
       }
@@ -244,30 +234,29 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     this.pendingReleases.clear();
   }
 
-  listOffset(topic: string, partition: number, timestamp: bigint): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.LIST_OFFSET, encodePartitionArg({ topic, partition, arg: timestamp }));
+  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.listOffset, { ...ref, currentLeaderEpoch, arg: timestamp });
   }
 
-  deleteRecords(topic: string, partition: number, offset: bigint): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.DELETE_RECORDS, encodePartitionArg({ topic, partition, arg: offset }));
+  deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.deleteRecords, { ...ref, currentLeaderEpoch: NO_EPOCH_CHECK, arg: offset });
   }
 
-  offsetForLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<OffsetReply> {
-    return this.offsetRequest(topic, partition, PartitionOp.OFFSET_FOR_EPOCH, encodePartitionArg({ topic, partition, arg: BigInt(leaderEpoch) }));
+  offsetForLeaderEpoch(ref: PartitionRef, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.offsetForEpoch, { ...ref, currentLeaderEpoch, arg: BigInt(leaderEpoch) });
   }
 
-  private async offsetRequest(topic: string, partition: number, op: number, body: Uint8Array): Promise<OffsetReply> {
+  private async offsetOp(op: WorkerOp<PartitionArgCommand, OffsetReply>, command: PartitionArgCommand): Promise<OffsetReply> {
     try {
-      return decodeOffsetReply(await this.host.request(this.workerOf(topic, partition), op, { payloads: [body] }));
+      return await this.host.call(this.workerOf(command.topic, command.partition), op, command);
     } catch (err) {
       return { errorCode: transportErrorCode(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
     }
   }
 
-  async describeProducers(topic: string, partition: number): Promise<DescribeProducersReply> {
+  async describeProducers(ref: PartitionRef): Promise<DescribeProducersReply> {
     try {
-      const reply = await this.host.request(this.workerOf(topic, partition), PartitionOp.DESCRIBE_PRODUCERS, { payloads: [encodeJson({ topic, partition })] });
-      return decodeJson<DescribeProducersReply>(reply);
+      return await this.host.call(this.workerOf(ref.topic, ref.partition), PartitionOps.describeProducers, { topic: ref.topic, partition: ref.partition });
     } catch (err) {
       return { errorCode: transportErrorCode(err), producers: [] };
     }
@@ -284,7 +273,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     // Every worker is asked, for its snapshot, whether or not it owns one of `ends`.
     const owned = this.workers().map((w) => (byWorker.get(w) ?? []).map((i) => ends[i]!));
     const replies = await Promise.allSettled(
-      owned.map(async (partitions, w) => decodeJson<MetricsReply>(await this.host.request(w, PartitionOp.METRICS, { payloads: [encodeJson({ partitions } satisfies MetricsCommand)] }))),
+      owned.map((partitions, w) => this.host.call(w, PartitionOps.metrics, { partitions })),
     );
     const snapshots: WorkerMetricsSnapshot[] = [];
     const hosted: PartitionEnd[] = [];
@@ -303,8 +292,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   /** Writes the per-log-dir checkpoint files from every worker's share (worker 0 writes them). */
   async checkpoint(): Promise<void> {
-    const shares = await Promise.all(this.workers().map(async (w) => decodeJson<unknown[]>(await this.host.request(w, PartitionOp.CHECKPOINT_ENTRIES))));
-    await this.host.request(0, PartitionOp.WRITE_CHECKPOINTS, { payloads: [encodeJson({ shares, cleanShutdown: false })] });
+    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.checkpointEntries, undefined)));
+    await this.host.call(0, PartitionOps.writeCheckpoints, { shares, cleanShutdown: false });
   }
 
   /**
@@ -312,8 +301,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * merged checkpoints and the clean-shutdown markers are written; then the workers exit.
    */
   async close(): Promise<void> {
-    const shares = await Promise.all(this.workers().map(async (w) => decodeJson<unknown[]>(await this.host.request(w, PartitionOp.CLOSE_LOGS))));
-    await this.host.request(0, PartitionOp.WRITE_CHECKPOINTS, { payloads: [encodeJson({ shares, cleanShutdown: true })] });
+    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.closeLogs, undefined)));
+    await this.host.call(0, PartitionOps.writeCheckpoints, { shares, cleanShutdown: true });
     await this.host.close();
   }
 

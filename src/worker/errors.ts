@@ -22,10 +22,10 @@ export class PartitionWorkerUnavailableError extends KafkaError {
   }
 }
 
-/** The handler module named to the host does not export a `registerHandlers` function. */
-export class HandlerModuleError extends Error {
+/** The op module named to the host does not export a `registerOps` function. */
+export class OpModuleError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'HandlerModuleError';
+    this.name = 'OpModuleError';
   }
 }

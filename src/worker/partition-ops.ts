@@ -1,5 +1,5 @@
 /**
- * The handler module of a partition worker: it owns a LogManager over the partitions routed to
+ * The op module of a partition worker: it owns a LogManager over the partitions routed to
  * this worker and serves the commands of `partition-protocol.ts`. Runs in the worker thread;
  * nothing here is shared with another thread except the leased file descriptors, which stay
  * open until the main thread sends RELEASE after its sendfile.
@@ -10,43 +10,23 @@ import { KafkaError } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
-import {
-  LogManager,
-  writeCleanShutdownMarker,
-  writeLogDirCheckpoints,
-  type LogDirCheckpoint,
-  type LogSlice,
-  type PartitionLog,
-} from '../storage/index.js';
-import type { RegisterHandlers } from './handler-module.js';
+import { LogManager, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
+import type { RegisterOps } from './op-module.js';
+import { Partition } from './partition.js';
 import {
   EARLIEST_TIMESTAMP,
   LATEST_TIMESTAMP,
   MAX_TIMESTAMP,
-  PartitionOp,
-  decodeAppends,
-  decodeJson,
-  decodePartitionArg,
-  decodeReads,
-  decodeRelease,
-  encodeAppendReplies,
-  encodeJson,
-  encodeOffsetReply,
-  encodeReadBytesHeader,
-  encodeReadReplies,
+  PartitionOps,
   parseWorkerOptions,
-  type AppendEntry,
   type AppendReply,
-  type ReadCommand,
-  type ReadReply,
-  type DeleteCommand,
-  type DescribeProducersReply,
-  type MetricsCommand,
-  type MetricsReply,
-  type OpenCommand,
+  type AppendRequest,
+  type OffsetReply,
+  type PartitionArgCommand,
   type PartitionEndReply,
   type PartitionRef,
-  type UpdateConfigCommand,
+  type ReadCommand,
+  type ReadReply,
   type WorkerLogDir,
 } from './partition-protocol.js';
 import { workerForPartition } from './partition-routing.js';
@@ -55,21 +35,22 @@ import { workerForPartition } from './partition-routing.js';
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
 const NO_OFFSET = -1n;
-/** A single broker never changes leader: every partition is at epoch 0. */
-const LEADER_EPOCH = 0;
-
-/** What WRITE_CHECKPOINTS carries: every worker's share of every log dir, and whether to mark a clean shutdown. */
-export interface WriteCheckpointsCommand {
-  readonly shares: readonly LogDirCheckpoint[][];
-  readonly cleanShutdown: boolean;
-}
+const NO_EPOCH = -1;
 
 function errorCodeOf(err: unknown): number {
   if (err instanceof KafkaError) return err.code;
   throw err;
 }
 
-export const registerHandlers: RegisterHandlers = (setup) => {
+function failedOffset(errorCode: number): OffsetReply {
+  return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
+}
+
+function partitionKey(ref: PartitionRef): string {
+  return `${ref.topic}\u0000${ref.partition}`;
+}
+
+export const registerOps: RegisterOps = (setup) => {
   const options = parseWorkerOptions(setup.options);
   const owns = (tp: PartitionRef): boolean => workerForPartition(tp.topic, tp.partition, setup.workerCount) === setup.workerIndex;
   const manager = LogManager.open({
@@ -81,14 +62,16 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     cleaner: options.cleanerThreads > 0 ? { threads: options.cleanerThreads } : false,
   });
   const metrics = new WorkerMetrics(setup.workerIndex);
+  /** The replicas this worker hosts: a log becomes one when the controller's state for it arrives (open). */
+  const partitions = new Map<string, Partition>();
   const leases = new Map<number, LogSlice>();
   let nextLeaseId = 1;
   let closed = false;
 
-  const logOf = (ref: PartitionRef): PartitionLog => {
-    const log = manager.getLog(ref);
-    if (log === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
-    return log;
+  const partitionOf = (ref: PartitionRef): Partition => {
+    const partition = partitions.get(partitionKey(ref));
+    if (partition === undefined || partition.log.closed) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
+    return partition;
   };
 
   const closeLogs = (): LogDirCheckpoint[] => {
@@ -101,32 +84,43 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     return manager.checkpointEntries();
   };
 
-  setup.handle(PartitionOp.OPEN, ({ body }) => {
-    const c = decodeJson<OpenCommand>(body);
-    for (const partition of c.partitions) {
-      const log = manager.getOrCreateLog({ topic: c.topic, partition }, { topicId: c.topicId, config: c.config });
+  setup.serve(PartitionOps.open, (c) => {
+    for (const state of c.partitions) {
+      const ref = { topic: c.topic, partition: state.partition };
+      const log = manager.getOrCreateLog(ref, { topicId: c.topicId, config: c.config });
       log.updateConfig(c.config);
+      let partition = partitions.get(partitionKey(ref));
+      if (partition === undefined || partition.log !== log) {
+        partition = new Partition(log, options.nodeId);
+        partitions.set(partitionKey(ref), partition);
+      }
+      partition.applyState(state, c.config);
     }
   });
 
-  setup.handle(PartitionOp.DELETE, ({ body }) => {
-    const c = decodeJson<DeleteCommand>(body);
-    for (const partition of c.partitions) manager.deleteLog({ topic: c.topic, partition });
+  setup.serve(PartitionOps.delete, (c) => {
+    for (const partition of c.partitions) {
+      const ref = { topic: c.topic, partition };
+      partitions.delete(partitionKey(ref));
+      manager.deleteLog(ref);
+    }
   });
 
-  setup.handle(PartitionOp.UPDATE_CONFIG, ({ body }) => {
-    const c = decodeJson<UpdateConfigCommand>(body);
-    for (const partition of c.partitions) manager.getLog({ topic: c.topic, partition })?.updateConfig(c.config);
+  setup.serve(PartitionOps.updateConfig, (c) => {
+    for (const p of c.partitions) {
+      const partition = partitions.get(partitionKey({ topic: c.topic, partition: p }));
+      partition?.log.updateConfig(c.config);
+      partition?.updateConfig(c.config);
+    }
   });
 
-  const append = ({ command, records }: AppendEntry): AppendReply => {
+  const append = ({ topic, partition: index, requiredAcks, records }: AppendRequest): AppendReply => {
     try {
-      const log = logOf(command);
+      const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const result = log.append(records, { leaderEpoch: command.leaderEpoch });
+      const { result, highWatermarkMoved } = partition.appendAsLeader(records, requiredAcks);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
-      metrics.appended(records.byteLength, (performance.now() - started) / 1000, log.flushState.unflushedMessages === 0);
-      log.highWatermark = log.logEndOffset;
+      metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,
@@ -134,7 +128,8 @@ export const registerHandlers: RegisterHandlers = (setup) => {
         baseOffset: BigInt(result.baseOffset),
         logAppendTimeMs: BigInt(result.logAppendTimeMs),
         logStartOffset: BigInt(result.logStartOffset),
-        highWatermark: BigInt(log.highWatermark),
+        highWatermark: BigInt(partition.highWatermark),
+        highWatermarkMoved,
       };
     } catch (err) {
       return {
@@ -145,29 +140,24 @@ export const registerHandlers: RegisterHandlers = (setup) => {
         logAppendTimeMs: NO_OFFSET,
         logStartOffset: NO_OFFSET,
         highWatermark: NO_OFFSET,
+        highWatermarkMoved: false,
       };
     }
   };
 
   // The records are views on ring memory: each append validates and writes them from there.
-  setup.handle(PartitionOp.APPEND, ({ body }) => encodeAppendReplies(decodeAppends(body).map(append)));
+  setup.serve(PartitionOps.append, (entries) => entries.map(append));
 
   const read = (c: ReadCommand): ReadReply => {
     const failed = (errorCode: number): ReadReply => ({ errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
-    let log: PartitionLog;
     try {
-      log = logOf(c);
-    } catch (err) {
-      return failed(errorCodeOf(err));
-    }
-    const state = {
-      highWatermark: BigInt(log.highWatermark),
-      // No transactions yet: every record below the high watermark is committed.
-      lastStableOffset: BigInt(log.highWatermark),
-      logStartOffset: BigInt(log.logStartOffset),
-    };
-    try {
-      const slice = log.read(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });
+      const partition = partitionOf(c);
+      const state = {
+        highWatermark: BigInt(partition.highWatermark),
+        lastStableOffset: BigInt(partition.lastStableOffset),
+        logStartOffset: BigInt(partition.log.logStartOffset),
+      };
+      const slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
       if (slice === null) return { errorCode: ErrorCode.NONE, ...state, slice: null };
       const leaseId = nextLeaseId++;
       if (nextLeaseId > 0xffffffff) nextLeaseId = 1;
@@ -179,84 +169,75 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     }
   };
 
-  setup.handle(PartitionOp.READ, ({ body }) => encodeReadReplies(decodeReads(body).map(read)));
+  setup.serve(PartitionOps.read, (commands) => commands.map(read));
 
-  setup.handle(PartitionOp.READ_BYTES, ({ body }) => {
-    const [c, ...more] = decodeReads(body);
-    if (c === undefined || more.length > 0) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'READ_BYTES reads exactly one partition');
+  setup.serve(PartitionOps.readBytes, (c) => {
     try {
-      const log = logOf(c);
-      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.highWatermark, minOneMessage: c.minOneMessage });
-      return { payloads: [encodeReadBytesHeader(ErrorCode.NONE, BigInt(log.highWatermark), BigInt(log.logStartOffset)), bytes] };
+      const partition = partitionOf(c);
+      partition.checkLeader(c.currentLeaderEpoch);
+      const bytes = partition.log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: partition.readBound(c.readCommitted), minOneMessage: c.minOneMessage });
+      return { errorCode: ErrorCode.NONE, highWatermark: BigInt(partition.highWatermark), logStartOffset: BigInt(partition.log.logStartOffset), bytes };
     } catch (err) {
-      return encodeReadBytesHeader(errorCodeOf(err), NO_OFFSET, NO_OFFSET);
+      return { errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   });
 
-  setup.handle(PartitionOp.RELEASE, ({ body }) => {
-    for (const id of decodeRelease(body)) {
+  setup.serve(PartitionOps.release, (ids) => {
+    for (const id of ids) {
       leases.get(id)?.release();
       leases.delete(id);
     }
   });
 
-  setup.handle(PartitionOp.LIST_OFFSET, ({ body }) => {
-    const c = decodePartitionArg(body);
-    const timestamp = c.arg;
-    const none = { timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+  /** The ops about one partition's offsets: answered by its leader, fenced by the client's epoch. */
+  const offsetOp = (answer: (partition: Partition, arg: bigint) => OffsetReply) => (c: PartitionArgCommand): OffsetReply => {
     try {
-      const log = logOf(c);
-      const at = (offset: number): { timestamp: bigint; offset: bigint; leaderEpoch: number } => ({ timestamp: NO_OFFSET, offset: BigInt(offset), leaderEpoch: LEADER_EPOCH });
-      let found: { timestamp: bigint; offset: bigint; leaderEpoch: number };
-      if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) found = at(log.logStartOffset);
-      else if (timestamp === LATEST_TIMESTAMP) found = at(log.highWatermark);
-      else if (timestamp === LATEST_TIERED_TIMESTAMP) found = none;
-      else if (timestamp === MAX_TIMESTAMP) {
-        const max = log.offsetOfMaxTimestamp();
-        found = max === null ? none : { timestamp: BigInt(max.timestamp), offset: BigInt(max.offset), leaderEpoch: LEADER_EPOCH };
-      } else if (timestamp < 0n) {
-        return encodeOffsetReply({ errorCode: ErrorCode.INVALID_REQUEST, ...none });
-      } else {
-        const hit = log.offsetForTimestamp(Number(timestamp));
-        found = hit === null ? none : { timestamp: BigInt(hit.timestamp), offset: BigInt(hit.offset), leaderEpoch: LEADER_EPOCH };
-      }
-      return encodeOffsetReply({ errorCode: ErrorCode.NONE, ...found });
+      const partition = partitionOf(c);
+      partition.checkLeader(c.currentLeaderEpoch);
+      return answer(partition, c.arg);
     } catch (err) {
-      return encodeOffsetReply({ errorCode: errorCodeOf(err), ...none });
+      return failedOffset(errorCodeOf(err));
     }
-  });
+  };
 
-  setup.handle(PartitionOp.DELETE_RECORDS, ({ body }) => {
-    const c = decodePartitionArg(body);
-    try {
-      const log = logOf(c);
-      const target = c.arg === -1n ? BigInt(log.highWatermark) : c.arg;
-      if (target < 0n || target > BigInt(log.highWatermark)) {
-        return encodeOffsetReply({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
-      }
-      const lowWatermark = log.deleteRecordsTo(Number(target));
-      return encodeOffsetReply({ errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(lowWatermark), leaderEpoch: LEADER_EPOCH });
-    } catch (err) {
-      return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
-    }
-  });
+  setup.serve(
+    PartitionOps.listOffset,
+    offsetOp((partition, timestamp) => {
+      const log = partition.log;
+      const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
+      const at = (offset: number): OffsetReply => ({ ...none, offset: BigInt(offset), leaderEpoch: partition.leaderEpoch });
+      const hit = (found: { timestamp: number; offset: number } | null): OffsetReply =>
+        found === null ? none : { ...none, timestamp: BigInt(found.timestamp), offset: BigInt(found.offset), leaderEpoch: partition.leaderEpoch };
+      if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(log.logStartOffset);
+      if (timestamp === LATEST_TIMESTAMP) return at(partition.highWatermark);
+      if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
+      if (timestamp === MAX_TIMESTAMP) return hit(log.offsetOfMaxTimestamp());
+      if (timestamp < 0n) return failedOffset(ErrorCode.INVALID_REQUEST);
+      return hit(log.offsetForTimestamp(Number(timestamp)));
+    }),
+  );
 
-  setup.handle(PartitionOp.OFFSET_FOR_EPOCH, ({ body }) => {
-    const c = decodePartitionArg(body);
-    try {
-      const log = logOf(c);
-      const { epoch, endOffset } = log.leaderEpochCache.endOffsetFor(Number(c.arg), log.logEndOffset);
-      return encodeOffsetReply({ errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch });
-    } catch (err) {
-      return encodeOffsetReply({ errorCode: errorCodeOf(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 });
-    }
-  });
+  setup.serve(
+    PartitionOps.deleteRecords,
+    offsetOp((partition, offset) => {
+      const target = offset === -1n ? BigInt(partition.highWatermark) : offset;
+      if (target < 0n || target > BigInt(partition.highWatermark)) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
+      const lowWatermark = partition.log.deleteRecordsTo(Number(target));
+      return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(lowWatermark), leaderEpoch: partition.leaderEpoch };
+    }),
+  );
 
-  setup.handle(PartitionOp.DESCRIBE_PRODUCERS, ({ body }) => {
-    const ref = decodeJson<PartitionRef>(body);
-    let reply: DescribeProducersReply;
+  setup.serve(
+    PartitionOps.offsetForEpoch,
+    offsetOp((partition, leaderEpoch) => {
+      const { epoch, endOffset } = partition.log.leaderEpochCache.endOffsetFor(Number(leaderEpoch), partition.log.logEndOffset);
+      return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch };
+    }),
+  );
+
+  setup.serve(PartitionOps.describeProducers, (ref) => {
     try {
-      const producers = [...logOf(ref).activeProducers().values()].map((p) => ({
+      const producers = [...partitionOf(ref).log.activeProducers().values()].map((p) => ({
         producerId: p.producerId.toString(),
         producerEpoch: p.producerEpoch,
         lastSequence: p.lastSeq,
@@ -264,15 +245,14 @@ export const registerHandlers: RegisterHandlers = (setup) => {
         coordinatorEpoch: p.coordinatorEpoch,
         currentTxnStartOffset: p.currentTxnFirstOffset,
       }));
-      reply = { errorCode: ErrorCode.NONE, producers };
+      return { errorCode: ErrorCode.NONE, producers };
     } catch (err) {
-      reply = { errorCode: errorCodeOf(err), producers: [] };
+      return { errorCode: errorCodeOf(err), producers: [] };
     }
-    return encodeJson(reply);
   });
 
-  setup.handle(PartitionOp.DESCRIBE_LOG_DIRS, () => {
-    const dirs: WorkerLogDir[] = manager.logDirs.map((dir) => {
+  setup.serve(PartitionOps.describeLogDirs, () =>
+    manager.logDirs.map((dir): WorkerLogDir => {
       let totalBytes = -1;
       let usableBytes = -1;
       try {
@@ -282,18 +262,16 @@ export const registerHandlers: RegisterHandlers = (setup) => {
       } catch {
         // An unreadable log dir is reported offline below; its sizes stay unknown (-1), as in Kafka.
       }
-      const partitions = [...manager.logs()]
+      const hosted = [...manager.logs()]
         .filter((log) => log.logDir === dir)
         .map((log) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size }));
-      return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions };
-    });
-    return encodeJson(dirs);
-  });
+      return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions: hosted };
+    }),
+  );
 
-  setup.handle(PartitionOp.CHECKPOINT_ENTRIES, () => encodeJson(manager.checkpointEntries()));
+  setup.serve(PartitionOps.checkpointEntries, () => manager.checkpointEntries());
 
-  setup.handle(PartitionOp.WRITE_CHECKPOINTS, ({ body }) => {
-    const c = decodeJson<WriteCheckpointsCommand>(body);
+  setup.serve(PartitionOps.writeCheckpoints, (c) => {
     const byDir = new Map<string, LogDirCheckpoint[]>();
     for (const share of c.shares.flat()) byDir.set(share.path, [...(byDir.get(share.path) ?? []), share]);
     for (const [path, shares] of byDir) {
@@ -303,26 +281,24 @@ export const registerHandlers: RegisterHandlers = (setup) => {
     }
   });
 
-  setup.handle(PartitionOp.CLOSE_LOGS, () => encodeJson(closeLogs()));
+  setup.serve(PartitionOps.closeLogs, () => closeLogs());
 
-  setup.handle(PartitionOp.METRICS, async ({ body }) => {
-    const c = decodeJson<MetricsCommand>(body);
-    let partitions = 0;
+  setup.serve(PartitionOps.metrics, async (c) => {
+    let hostedCount = 0;
     let segments = 0;
     if (!closed) {
       for (const log of manager.logs()) {
-        partitions++;
+        hostedCount++;
         segments += log.segmentCount;
       }
     }
     const ends = c.partitions.map((ref): PartitionEndReply => {
-      const log = closed ? undefined : manager.getLog(ref);
-      return log === undefined
+      const partition = closed ? undefined : partitions.get(partitionKey(ref));
+      return partition === undefined
         ? { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: Number(NO_OFFSET) }
-        : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: log.highWatermark };
+        : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark };
     });
-    const reply: MetricsReply = { metrics: await metrics.snapshot({ partitions, segments }), ends };
-    return encodeJson(reply);
+    return { metrics: await metrics.snapshot({ partitions: hostedCount, segments }), ends };
   });
 
   setup.every(options.maintenanceIntervalMs, () => {

@@ -1,8 +1,10 @@
 /**
- * The commands the main thread sends to a partition worker and the replies it gets, shared by
- * both ends. The hot ones (append, read, release, list offsets) are compact binary; the rare
- * administrative ones carry JSON. Every reply that concerns one partition starts with a Kafka
- * error code, so a partition's failure is an answer, not a transport error.
+ * The partition ops: every command the main thread sends to a partition worker, declared once
+ * (`PartitionOps`, at the end) with its request and reply types and codecs, for both ends —
+ * `PartitionService` calls them, `partition-ops.ts` serves them. The hot ones (append, read,
+ * release, list offsets) are compact binary; the rare administrative ones carry JSON. Every reply
+ * that concerns one partition starts with a Kafka error code, so a partition's failure is an
+ * answer, not a transport error.
  *
  * Partitions are named by topic name: that is what their directories are called, so a worker
  * can tell which partitions are its own when it loads the log dirs.
@@ -10,28 +12,10 @@
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
+import type { LogDirCheckpoint } from '../storage/index.js';
+import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from './worker-op.js';
 
-export const PartitionOp = {
-  OPEN: 1,
-  DELETE: 2,
-  UPDATE_CONFIG: 3,
-  APPEND: 10,
-  READ: 11,
-  RELEASE: 12,
-  LIST_OFFSET: 13,
-  DELETE_RECORDS: 14,
-  OFFSET_FOR_EPOCH: 15,
-  DESCRIBE_PRODUCERS: 16,
-  READ_BYTES: 17,
-  DESCRIBE_LOG_DIRS: 20,
-  CHECKPOINT_ENTRIES: 21,
-  WRITE_CHECKPOINTS: 22,
-  CLOSE_LOGS: 23,
-  /** The worker's metrics and the high watermarks a scrape asks for (`MetricsCommand`, `MetricsReply`), pulled when /metrics is scraped. */
-  METRICS: 24,
-} as const;
-
-/** What the worker module is started with (`handlerOptions`, structured-cloned). */
+/** What the worker module is started with (`moduleOptions`, structured-cloned). */
 export interface PartitionWorkerOptions {
   readonly logDirs: readonly string[];
   /** Log dirs that were shut down cleanly: their logs open without recovery. */
@@ -64,10 +48,23 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
 
 // ---- administrative commands (JSON) ----
 
+/**
+ * A partition's replica state as the controller assigns it (Kafka's LeaderAndIsr for one
+ * partition): which broker leads, at which epoch, with which replicas and in-sync replicas.
+ */
+export interface PartitionStateCommand {
+  readonly partition: number;
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+}
+
+/** Opens (creating if missing) the topic's partitions and applies their replica state. */
 export interface OpenCommand {
   readonly topic: string;
   readonly topicId: string;
-  readonly partitions: readonly number[];
+  readonly partitions: readonly PartitionStateCommand[];
   /** Effective topic configuration (Kafka keys). */
   readonly config: Readonly<Record<string, string>>;
 }
@@ -77,7 +74,11 @@ export interface DeleteCommand {
   readonly partitions: readonly number[];
 }
 
-export type UpdateConfigCommand = OpenCommand;
+export interface UpdateConfigCommand {
+  readonly topic: string;
+  readonly partitions: readonly number[];
+  readonly config: Readonly<Record<string, string>>;
+}
 
 export interface WorkerLogDir {
   readonly path: string;
@@ -102,12 +103,18 @@ export interface DescribeProducersReply {
   readonly producers: readonly ProducerDescription[];
 }
 
-/** METRICS: the partitions whose high watermarks the scrape needs (those with committed group offsets). */
+/** What writeCheckpoints carries: every worker's share of every log dir, and whether to mark a clean shutdown. */
+export interface WriteCheckpointsCommand {
+  readonly shares: readonly LogDirCheckpoint[][];
+  readonly cleanShutdown: boolean;
+}
+
+/** metrics: the partitions whose high watermarks the scrape needs (those with committed group offsets). */
 export interface MetricsCommand {
   readonly partitions: readonly PartitionRef[];
 }
 
-/** A partition's high watermark as METRICS answers it: a number, as the log keeps it. */
+/** A partition's high watermark as metrics answers it: a number, as the log keeps it. */
 export interface PartitionEndReply extends PartitionRef {
   readonly errorCode: number;
   /** -1 with an error. */
@@ -118,14 +125,6 @@ export interface MetricsReply {
   readonly metrics: WorkerMetricsSnapshot;
   /** One per partition of the command, in its order. */
   readonly ends: readonly PartitionEndReply[];
-}
-
-export function encodeJson(value: unknown): Uint8Array {
-  return Buffer.from(JSON.stringify(value));
-}
-
-export function decodeJson<T>(bytes: Uint8Array): T {
-  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
 }
 
 // ---- hot commands (binary) ----
@@ -155,48 +154,60 @@ function readRef(r: Reader): PartitionRef {
 }
 
 /**
- * The hot commands carry many partitions: one APPEND or READ per worker per request, not one
+ * The hot commands carry many partitions: one append or read per worker per request, not one
  * per partition, so a Produce or Fetch costs each worker one ring message, one wake-up and one
  * reply. Entries follow each other to the end of the body; replies come in the same order.
  */
-function encodeEach<T>(items: readonly T[], write: (w: Writer, item: T) => void): Uint8Array {
-  return finish((w) => {
-    for (const item of items) write(w, item);
-  });
+function each<T>(write: (w: Writer, item: T) => void, read: (r: Reader) => T): BodyCodec<readonly T[]> {
+  return binary(
+    (items) =>
+      finish((w) => {
+        for (const item of items) write(w, item);
+      }),
+    (bytes) => {
+      const r = reader(bytes);
+      const out: T[] = [];
+      while (r.remaining() > 0) out.push(read(r));
+      return out;
+    },
+  );
 }
 
-function decodeEach<T>(bytes: Uint8Array, read: (r: Reader) => T): T[] {
-  const r = reader(bytes);
-  const out: T[] = [];
-  while (r.remaining() > 0) out.push(read(r));
-  return out;
-}
+/** The leader epoch a client names for a partition, or this: "do not check". */
+export const NO_EPOCH_CHECK = -1;
 
-/** One partition's append: this header, then its records (copied once into the ring after it). */
-export interface AppendCommand extends PartitionRef {
-  readonly leaderEpoch: number;
-}
-
-export function encodeAppendHeader(c: AppendCommand, recordsLength: number): Uint8Array {
-  return finish((w) => {
-    writeRef(w, c);
-    w.int32(c.leaderEpoch);
-    w.int32(recordsLength);
-  });
-}
-
-export interface AppendEntry {
-  readonly command: AppendCommand;
-  /** A view over the command body (ring memory when it came through a ring). */
+/**
+ * One partition's records to append as its leader. On the wire: a header, then the records,
+ * copied once into the ring after it; on the worker, `records` is a view over ring memory.
+ */
+export interface AppendRequest extends PartitionRef {
+  /** Produce's acks: -1 needs `min.insync.replicas` in-sync replicas. */
+  readonly requiredAcks: number;
   readonly records: Buffer;
 }
 
-export function decodeAppends(bytes: Uint8Array): AppendEntry[] {
-  return decodeEach(bytes, (r) => {
-    const command = { ...readRef(r), leaderEpoch: r.int32() };
-    return { command, records: r.raw(r.int32()) };
-  });
-}
+const appends: BodyCodec<readonly AppendRequest[]> = {
+  encode: (entries) => ({
+    payloads: entries.flatMap((e) => [
+      finish((w) => {
+        writeRef(w, e);
+        w.int16(e.requiredAcks);
+        w.int32(e.records.byteLength);
+      }),
+      e.records,
+    ]),
+  }),
+  decode: (bytes) => {
+    const r = reader(bytes);
+    const out: AppendRequest[] = [];
+    while (r.remaining() > 0) {
+      const ref = readRef(r);
+      const requiredAcks = r.int16();
+      out.push({ ...ref, requiredAcks, records: r.raw(r.int32()) });
+    }
+    return out;
+  },
+};
 
 export interface RecordErrorReply {
   readonly batchIndex: number;
@@ -211,6 +222,8 @@ export interface AppendReply {
   readonly logAppendTimeMs: bigint;
   readonly logStartOffset: bigint;
   readonly highWatermark: bigint;
+  /** The append moved the high watermark: fetches waiting on the partition can read more. */
+  readonly highWatermarkMoved: boolean;
 }
 
 function writeAppendReply(w: Writer, a: AppendReply): void {
@@ -225,6 +238,7 @@ function writeAppendReply(w: Writer, a: AppendReply): void {
   w.int64(a.logAppendTimeMs);
   w.int64(a.logStartOffset);
   w.int64(a.highWatermark);
+  w.bool(a.highWatermarkMoved);
 }
 
 function readAppendReply(r: Reader): AppendReply {
@@ -232,27 +246,31 @@ function readAppendReply(r: Reader): AppendReply {
   const errorMessage = r.compactNullableString();
   const recordErrors: RecordErrorReply[] = [];
   for (let n = r.unsignedVarint(); n > 0; n--) recordErrors.push({ batchIndex: r.int32(), message: r.compactNullableString() });
-  return { errorCode, errorMessage, recordErrors, baseOffset: r.int64(), logAppendTimeMs: r.int64(), logStartOffset: r.int64(), highWatermark: r.int64() };
-}
-
-export function encodeAppendReplies(replies: readonly AppendReply[]): Uint8Array {
-  return encodeEach(replies, writeAppendReply);
-}
-
-export function decodeAppendReplies(bytes: Uint8Array): AppendReply[] {
-  return decodeEach(bytes, readAppendReply);
+  return {
+    errorCode,
+    errorMessage,
+    recordErrors,
+    baseOffset: r.int64(),
+    logAppendTimeMs: r.int64(),
+    logStartOffset: r.int64(),
+    highWatermark: r.int64(),
+    highWatermarkMoved: r.bool(),
+  };
 }
 
 export interface ReadCommand extends PartitionRef {
+  /** The leader epoch the client knows, checked against the partition's; NO_EPOCH_CHECK skips it. */
+  readonly currentLeaderEpoch: number;
   readonly fetchOffset: bigint;
   readonly maxBytes: number;
-  /** Nothing at or beyond this offset is returned (the high watermark, or the last stable offset). */
+  /** read_committed: nothing at or beyond the last stable offset; otherwise the high watermark bounds the read. */
   readonly readCommitted: boolean;
   readonly minOneMessage: boolean;
 }
 
 function writeReadCommand(w: Writer, c: ReadCommand): void {
   writeRef(w, c);
+  w.int32(c.currentLeaderEpoch);
   w.int64(c.fetchOffset);
   w.int32(c.maxBytes);
   w.bool(c.readCommitted);
@@ -260,18 +278,10 @@ function writeReadCommand(w: Writer, c: ReadCommand): void {
 }
 
 function readReadCommand(r: Reader): ReadCommand {
-  return { ...readRef(r), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+  return { ...readRef(r), currentLeaderEpoch: r.int32(), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
 }
 
-export function encodeReads(commands: readonly ReadCommand[]): Uint8Array {
-  return encodeEach(commands, writeReadCommand);
-}
-
-export function decodeReads(bytes: Uint8Array): ReadCommand[] {
-  return decodeEach(bytes, readReadCommand);
-}
-
-/** A leased file range: valid until RELEASE names its lease id. */
+/** A leased file range: valid until release names its lease id. */
 export interface ReadSlice {
   readonly leaseId: number;
   readonly fd: number;
@@ -310,23 +320,7 @@ function readReadReply(r: Reader): ReadReply {
   return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice };
 }
 
-export function encodeReadReplies(replies: readonly ReadReply[]): Uint8Array {
-  return encodeEach(replies, writeReadReply);
-}
-
-export function decodeReadReplies(bytes: Uint8Array): ReadReply[] {
-  return decodeEach(bytes, readReadReply);
-}
-
-/** READ_BYTES' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
-export function encodeReadBytesHeader(errorCode: number, highWatermark: bigint, logStartOffset: bigint): Uint8Array {
-  return finish((w) => {
-    w.int16(errorCode);
-    w.int64(highWatermark);
-    w.int64(logStartOffset);
-  });
-}
-
+/** readBytes' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
 export interface ReadBytesReply {
   readonly errorCode: number;
   readonly highWatermark: bigint;
@@ -334,24 +328,37 @@ export interface ReadBytesReply {
   readonly bytes: Buffer;
 }
 
-export function decodeReadBytesReply(bytes: Uint8Array): ReadBytesReply {
-  const r = reader(bytes);
-  return { errorCode: r.int16(), highWatermark: r.int64(), logStartOffset: r.int64(), bytes: r.raw(r.remaining()) };
-}
+const readBytesReply: BodyCodec<ReadBytesReply> = {
+  encode: (a) => ({
+    payloads: [
+      finish((w) => {
+        w.int16(a.errorCode);
+        w.int64(a.highWatermark);
+        w.int64(a.logStartOffset);
+      }),
+      a.bytes,
+    ],
+  }),
+  decode: (bytes) => {
+    const r = reader(bytes);
+    // The reply is decoded in the ring: the bytes are copied out, as the caller keeps them.
+    return { errorCode: r.int16(), highWatermark: r.int64(), logStartOffset: r.int64(), bytes: Buffer.from(r.raw(r.remaining())) };
+  },
+};
 
-export function encodeRelease(leaseIds: readonly number[]): Uint8Array {
-  return finish((w) => {
-    w.unsignedVarint(leaseIds.length);
-    for (const id of leaseIds) w.uint32(id);
-  });
-}
-
-export function decodeRelease(bytes: Uint8Array): number[] {
-  const r = reader(bytes);
-  const out: number[] = [];
-  for (let n = r.unsignedVarint(); n > 0; n--) out.push(r.uint32());
-  return out;
-}
+const leaseIds: BodyCodec<readonly number[]> = binary(
+  (ids) =>
+    finish((w) => {
+      w.unsignedVarint(ids.length);
+      for (const id of ids) w.uint32(id);
+    }),
+  (bytes) => {
+    const r = reader(bytes);
+    const out: number[] = [];
+    for (let n = r.unsignedVarint(); n > 0; n--) out.push(r.uint32());
+    return out;
+  },
+);
 
 /** ListOffsets' special timestamps, as Kafka defines them. */
 export const LATEST_TIMESTAMP = -1n;
@@ -359,24 +366,27 @@ export const EARLIEST_TIMESTAMP = -2n;
 export const MAX_TIMESTAMP = -3n;
 
 /**
- * A command about one partition with one number: the timestamp of LIST_OFFSET, the offset of
- * DELETE_RECORDS (-1: the high watermark, as in Kafka), the leader epoch of OFFSET_FOR_EPOCH.
+ * A command about one partition with one number: the timestamp of listOffset, the offset of
+ * deleteRecords (-1: the high watermark, as in Kafka), the leader epoch of offsetForEpoch.
  */
 export interface PartitionArgCommand extends PartitionRef {
+  /** As in `ReadCommand`. */
+  readonly currentLeaderEpoch: number;
   readonly arg: bigint;
 }
 
-export function encodePartitionArg(c: PartitionArgCommand): Uint8Array {
-  return finish((w) => {
-    writeRef(w, c);
-    w.int64(c.arg);
-  });
-}
-
-export function decodePartitionArg(bytes: Uint8Array): PartitionArgCommand {
-  const r = reader(bytes);
-  return { ...readRef(r), arg: r.int64() };
-}
+const partitionArg: BodyCodec<PartitionArgCommand> = binary(
+  (c) =>
+    finish((w) => {
+      writeRef(w, c);
+      w.int32(c.currentLeaderEpoch);
+      w.int64(c.arg);
+    }),
+  (bytes) => {
+    const r = reader(bytes);
+    return { ...readRef(r), currentLeaderEpoch: r.int32(), arg: r.int64() };
+  },
+);
 
 export interface OffsetReply {
   readonly errorCode: number;
@@ -385,16 +395,47 @@ export interface OffsetReply {
   readonly leaderEpoch: number;
 }
 
-export function encodeOffsetReply(a: OffsetReply): Uint8Array {
-  return finish((w) => {
-    w.int16(a.errorCode);
-    w.int64(a.timestamp);
-    w.int64(a.offset);
-    w.int32(a.leaderEpoch);
-  });
-}
+const offsetReply: BodyCodec<OffsetReply> = binary(
+  (a) =>
+    finish((w) => {
+      w.int16(a.errorCode);
+      w.int64(a.timestamp);
+      w.int64(a.offset);
+      w.int32(a.leaderEpoch);
+    }),
+  (bytes) => {
+    const r = reader(bytes);
+    return { errorCode: r.int16(), timestamp: r.int64(), offset: r.int64(), leaderEpoch: r.int32() };
+  },
+);
 
-export function decodeOffsetReply(bytes: Uint8Array): OffsetReply {
-  const r = reader(bytes);
-  return { errorCode: r.int16(), timestamp: r.int64(), offset: r.int64(), leaderEpoch: r.int32() };
-}
+const appendReplies = each(writeAppendReply, readAppendReply);
+const reads = each(writeReadCommand, readReadCommand);
+const readReplies = each(writeReadReply, readReadReply);
+const singleRead: BodyCodec<ReadCommand> = binary(
+  (c) => finish((w) => writeReadCommand(w, c)),
+  (bytes) => readReadCommand(reader(bytes)),
+);
+
+/** Every partition op, by the name both ends use. Op numbers are the ring's, 0..0xfeff. */
+export const PartitionOps = {
+  open: defineWorkerOp(1, 'open', json<OpenCommand>(), NOTHING),
+  delete: defineWorkerOp(2, 'delete', json<DeleteCommand>(), NOTHING),
+  updateConfig: defineWorkerOp(3, 'updateConfig', json<UpdateConfigCommand>(), NOTHING),
+  append: defineWorkerOp(10, 'append', appends, appendReplies),
+  read: defineWorkerOp(11, 'read', reads, readReplies),
+  /** Posted: ends read leases once their bytes are sent. */
+  release: defineWorkerOp(12, 'release', leaseIds, NOTHING),
+  listOffset: defineWorkerOp(13, 'listOffset', partitionArg, offsetReply),
+  deleteRecords: defineWorkerOp(14, 'deleteRecords', partitionArg, offsetReply),
+  offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', partitionArg, offsetReply),
+  describeProducers: defineWorkerOp(16, 'describeProducers', json<PartitionRef>(), json<DescribeProducersReply>()),
+  /** Records into memory, bounded by the ring, for coordinators replaying a partition. */
+  readBytes: defineWorkerOp(17, 'readBytes', singleRead, readBytesReply),
+  describeLogDirs: defineWorkerOp(20, 'describeLogDirs', NOTHING, json<WorkerLogDir[]>()),
+  checkpointEntries: defineWorkerOp(21, 'checkpointEntries', NOTHING, json<LogDirCheckpoint[]>()),
+  writeCheckpoints: defineWorkerOp(22, 'writeCheckpoints', json<WriteCheckpointsCommand>(), NOTHING),
+  closeLogs: defineWorkerOp(23, 'closeLogs', NOTHING, json<LogDirCheckpoint[]>()),
+  /** The worker's metrics and the high watermarks a scrape asks for, pulled when /metrics is scraped. */
+  metrics: defineWorkerOp(24, 'metrics', json<MetricsCommand>(), json<MetricsReply>()),
+} as const;

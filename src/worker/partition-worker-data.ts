@@ -5,9 +5,9 @@ export interface PartitionWorkerData {
   readonly workerIndex: number;
   readonly workerCount: number;
   readonly channel: ChannelBuffers;
-  /** URL (href) of the handler module. */
-  readonly handlerModule: string;
-  readonly handlerOptions: unknown;
+  /** URL (href) of the op module. */
+  readonly opModule: string;
+  readonly moduleOptions: unknown;
   /** Longest the worker blocks in `Atomics.wait` when it has nothing else due. */
   readonly maxIdleWaitMs: number;
 }
@@ -22,7 +22,7 @@ export function isPartitionWorkerData(value: unknown): value is PartitionWorkerD
   return (
     typeof data.workerIndex === 'number' &&
     typeof data.workerCount === 'number' &&
-    typeof data.handlerModule === 'string' &&
+    typeof data.opModule === 'string' &&
     typeof data.maxIdleWaitMs === 'number' &&
     typeof channel === 'object' &&
     channel !== null &&

@@ -16,16 +16,17 @@ import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
 import { topicHash, workerForHash } from './partition-routing.js';
+import type { WorkerOp } from './worker-op.js';
 
 export interface PartitionWorkerHostOptions {
-  /** URL of the compiled handler module (exports `registerHandlers`, see `handler-module.ts`). */
-  readonly handlerModule: URL;
+  /** URL of the compiled op module (exports `registerOps`, see `op-module.ts`). */
+  readonly opModule: URL;
   /** `num.partition.workers`; default `os.availableParallelism()`. */
   readonly workers?: number;
   /** Data bytes per ring (per direction, per worker); default 8 MiB. Bounds the largest message. */
   readonly ringCapacity?: number;
-  /** Structured-cloned to every worker's `registerHandlers` as `setup.options`. */
-  readonly handlerOptions?: unknown;
+  /** Structured-cloned to every worker's `registerOps` as `setup.options`. */
+  readonly moduleOptions?: unknown;
   /** Longest a worker blocks in `Atomics.wait` with nothing due; default 50 ms. */
   readonly maxIdleWaitMs?: number;
   /** How long `close()` lets a worker finish before terminating it; default 30 s. */
@@ -74,8 +75,8 @@ export class PartitionWorkerHost {
         workerIndex: index,
         workerCount: count,
         channel,
-        handlerModule: options.handlerModule.href,
-        handlerOptions: options.handlerOptions,
+        opModule: options.opModule.href,
+        moduleOptions: options.moduleOptions,
         maxIdleWaitMs: options.maxIdleWaitMs ?? DEFAULT_MAX_IDLE_WAIT_MS,
       };
       const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData: data });
@@ -156,6 +157,16 @@ export class PartitionWorkerHost {
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
     return slot.channel.requestDecoded(op, body, decode);
+  }
+
+  /** Calls declared op `op` on worker `workerIndex` (see `worker-op.ts`); rejects as `request` does. */
+  call<Req, Rep>(workerIndex: number, op: WorkerOp<Req, Rep>, request: Req): Promise<Rep> {
+    return this.requestDecoded(workerIndex, op.id, op.encodeRequest(request), (body) => op.decodeReply(body));
+  }
+
+  /** Posts declared op `op` (no reply, no wake-up; see `post`). */
+  postOp<Req>(workerIndex: number, op: WorkerOp<Req, void>, request: Req): void {
+    this.post(workerIndex, op.id, op.encodeRequest(request));
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * Entry point of a partition worker thread (spawned by `partition-worker-host.ts`). Imports the
- * handler module, registers its ops, tells the host it is ready, then serves the command ring
+ * op module, registers its ops, tells the host it is ready, then serves the command ring
  * until the shutdown command: in-flight commands are answered, close hooks run, the reply is
  * sent, timers are cleared and the thread exits when its event loop is empty.
  */
@@ -8,13 +8,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '../common/logger.js';
 import { isHandlerOp } from '../ipc/command-codec.js';
 import { RingChannelServer, type CommandHandler } from '../ipc/ring-channel.js';
-import { HandlerModuleError } from './errors.js';
-import type { HandlerModule, WorkerSetup } from './handler-module.js';
+import { OpModuleError } from './errors.js';
+import type { WorkerOpModule, WorkerSetup } from './op-module.js';
 import { WORKER_READY, isPartitionWorkerData } from './partition-worker-data.js';
 import { WorkerTicks } from './worker-ticks.js';
 
 if (parentPort === null || !isPartitionWorkerData(workerData)) {
-  throw new HandlerModuleError('partition-worker-main must run as a worker thread started by PartitionWorkerHost');
+  throw new OpModuleError('partition-worker-main must run as a worker thread started by PartitionWorkerHost');
 }
 const data = workerData;
 const host = parentPort;
@@ -27,11 +27,18 @@ const ticks = new WorkerTicks();
 const setup: WorkerSetup = {
   workerIndex: data.workerIndex,
   workerCount: data.workerCount,
-  options: data.handlerOptions,
+  options: data.moduleOptions,
   handle(op, handler) {
-    if (!isHandlerOp(op)) throw new HandlerModuleError(`op ${op} is outside the handler range 0..0xfeff`);
-    if (handlers.has(op)) throw new HandlerModuleError(`op ${op} already has a handler`);
+    if (!isHandlerOp(op)) throw new OpModuleError(`op ${op} is outside the handler range 0..0xfeff`);
+    if (handlers.has(op)) throw new OpModuleError(`op ${op} already has a handler`);
     handlers.set(op, handler);
+  },
+  serve(op, impl) {
+    // Decoding and the synchronous part of `impl` run while the body is still ring memory.
+    setup.handle(op.id, ({ body }) => {
+      const reply = impl(op.decodeRequest(body));
+      return reply instanceof Promise ? reply.then((r) => op.encodeReply(r)) : op.encodeReply(reply);
+    });
   },
   every(intervalMs, tick) {
     ticks.add(intervalMs, tick);
@@ -41,10 +48,10 @@ const setup: WorkerSetup = {
   },
 };
 
-const module: Partial<Record<keyof HandlerModule, unknown>> = await import(data.handlerModule);
-const register = module.registerHandlers;
-if (typeof register !== 'function') throw new HandlerModuleError(`${data.handlerModule} does not export a registerHandlers function`);
-await (register as HandlerModule['registerHandlers'])(setup);
+const module: Partial<Record<keyof WorkerOpModule, unknown>> = await import(data.opModule);
+const register = module.registerOps;
+if (typeof register !== 'function') throw new OpModuleError(`${data.opModule} does not export a registerOps function`);
+await (register as WorkerOpModule['registerOps'])(setup);
 
 const server = new RingChannelServer(data.channel.commands, data.channel.replies, {
   handlers,

@@ -11,7 +11,7 @@ import { SpscRingWriter, createRingBuffer } from '../../../src/ipc/spsc-ring.js'
 import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
 import { writeReport, type Row } from '../native/report.js';
 import type { BenchWorkerData, SinkReport } from './bench-worker.js';
-import { ECHO_OP } from './echo-handlers.js';
+import { ECHO_OP } from './echo-op-module.js';
 
 const workerUrl = new URL('./bench-worker.js', import.meta.url);
 const MiB = 1024 * 1024;
@@ -101,7 +101,7 @@ async function roundTripsPerSecond(total: number, inFlight: number, roundTrip: (
 }
 
 async function ringRoundTrips(inFlight: number): Promise<number> {
-  const host = await PartitionWorkerHost.start({ handlerModule: new URL('./echo-handlers.js', import.meta.url), workers: 1 });
+  const host = await PartitionWorkerHost.start({ opModule: new URL('./echo-op-module.js', import.meta.url), workers: 1 });
   const body = { payloads: [randomBytes(16)] };
   const perSecond = await roundTripsPerSecond(inFlight === 1 ? 100_000 : 400_000, inFlight, () => host.request(0, ECHO_OP, body));
   await host.close();

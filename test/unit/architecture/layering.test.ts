@@ -20,7 +20,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   storage: ['common', 'native', 'protocol'],
   worker: ['common', 'native', 'protocol', 'ipc', 'storage'],
   coordinator: ['common', 'protocol'],
-  cluster: ['common', 'protocol', 'router'],
+  cluster: ['common', 'protocol'],
   router: ['common', 'native', 'protocol', 'ipc', 'worker', 'cluster', 'coordinator'],
   handlers: ['common', 'protocol', 'cluster', 'router', 'coordinator'],
   network: ['common', 'native', 'protocol'],
@@ -45,6 +45,13 @@ function layerOf(file: string): string {
   const rel = relative(SRC, file);
   return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.';
 }
+
+test('no two layers may import each other', () => {
+  const twoWay = Object.entries(ALLOWED).flatMap(([from, tos]) =>
+    tos.filter((to) => to !== '*' && ALLOWED[to]?.includes(from)).map((to) => `${from} <-> ${to}`),
+  );
+  assert.deepEqual(twoWay, []);
+});
 
 test('imports in src/ follow the documented dependency direction', () => {
   const violations: string[] = [];

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalController } from '../../../src/cluster/local-controller.js';
+import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
 import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
 import { MetadataStore } from '../../../src/cluster/metadata-store.js';
 import { TopicAdmin } from '../../../src/cluster/topic-admin.js';
@@ -21,7 +22,7 @@ import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
 import { Logger } from '../../../src/common/logger.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
-import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/router/partition-admin.js';
+import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
 
 /** Admin handlers never touch groups; a call here means one reached for the group coordinators. */
@@ -46,8 +47,8 @@ export class MemoryPartitionAdmin implements PartitionAdmin {
   readonly partitions = new Map<string, { topicId: string; config: TopicConfigValues }>();
   readonly configUpdates: Array<{ topic: string; config: TopicConfigValues }> = [];
 
-  async createPartitions(topic: TopicRef, partitions: readonly number[], config: TopicConfigValues): Promise<void> {
-    for (const p of partitions) this.partitions.set(`${topic.name}-${p}`, { topicId: topic.topicId, config });
+  async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
+    for (const p of partitions) this.partitions.set(`${topic.name}-${p.partition}`, { topicId: topic.topicId, config });
   }
   async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
     for (let p = 0; p < partitionCount; p++) this.partitions.delete(`${topic.name}-${p}`);

@@ -1,58 +1,73 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  decodeAppendReplies,
-  decodeAppends,
-  decodeReadReplies,
-  decodeReads,
-  encodeAppendHeader,
-  encodeAppendReplies,
-  encodeReadReplies,
-  encodeReads,
-  type AppendReply,
-  type ReadCommand,
-  type ReadReply,
-} from '../../../src/worker/partition-protocol.js';
+import type { MessageBody } from '../../../src/ipc/ring-channel.js';
+import { PartitionOps, type AppendReply, type ReadCommand, type ReadReply } from '../../../src/worker/partition-protocol.js';
 
-const concat = (parts: readonly Uint8Array[]): Uint8Array => Buffer.concat(parts);
+/** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
+function wire(body: MessageBody | Uint8Array | void): Uint8Array {
+  if (body === undefined) return new Uint8Array(0);
+  if (body instanceof Uint8Array) return body;
+  return Buffer.concat([...(body.payloads ?? [])]);
+}
 
-test('an APPEND body carries many partitions, each header followed by its records, in order', () => {
+test('an append body carries many partitions, each header followed by its records, in order', () => {
   const entries = [
-    { topic: 'orders', partition: 3, leaderEpoch: 0, records: Buffer.from('first batch') },
-    { topic: 'ünïcode-topic', partition: 0, leaderEpoch: 7, records: Buffer.alloc(0) },
-    { topic: 'orders', partition: 11, leaderEpoch: 0, records: Buffer.alloc(70_000, 0xab) },
+    { topic: 'orders', partition: 3, requiredAcks: -1, records: Buffer.from('first batch') },
+    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, records: Buffer.alloc(0) },
+    { topic: 'orders', partition: 11, requiredAcks: 0, records: Buffer.alloc(70_000, 0xab) },
   ];
-  const body = concat(entries.flatMap((e) => [encodeAppendHeader(e, e.records.byteLength), e.records]));
-  const decoded = decodeAppends(body);
+  const body = PartitionOps.append.encodeRequest(entries);
+  assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
+  const decoded = PartitionOps.append.decodeRequest(wire(body));
   assert.deepEqual(
-    decoded.map((d) => ({ ...d.command, records: Buffer.from(d.records) })),
-    entries.map((e) => ({ topic: e.topic, partition: e.partition, leaderEpoch: e.leaderEpoch, records: e.records })),
+    decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
+    entries,
   );
 });
 
-test('append replies keep their order, record errors and int64 offsets', () => {
+test('append replies keep their order, record errors, int64 offsets and whether the high watermark moved', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n },
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false },
   ];
-  assert.deepEqual(decodeAppendReplies(encodeAppendReplies(replies)), replies);
-  assert.deepEqual(decodeAppendReplies(encodeAppendReplies([])), []);
+  const op = PartitionOps.append;
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
 });
 
-test('a READ body carries many partitions and the replies come back in the same order, with or without a lease', () => {
+test('a read body carries many partitions with their leader epochs, and the replies come back in the same order', () => {
   const commands: ReadCommand[] = [
-    { topic: 'a', partition: 0, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true },
-    { topic: 'b', partition: 4095, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false },
+    { topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true },
+    { topic: 'b', partition: 4095, currentLeaderEpoch: 7, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false },
   ];
-  assert.deepEqual(decodeReads(encodeReads(commands)), commands);
+  const op = PartitionOps.read;
+  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
   const replies: ReadReply[] = [
     { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 } },
     { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null },
   ];
-  assert.deepEqual(decodeReadReplies(encodeReadReplies(replies)), replies);
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
 });
 
 test('a truncated batched body is refused, not half-read', () => {
-  const body = encodeReads([{ topic: 'a', partition: 0, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true }]);
-  assert.throws(() => decodeReads(body.subarray(0, body.byteLength - 1)));
+  const op = PartitionOps.read;
+  const body = wire(op.encodeRequest([{ topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true }]));
+  assert.throws(() => op.decodeRequest(body.subarray(0, body.byteLength - 1)));
+});
+
+test('the bytes of a readBytes reply are copied out of the ring, which reuses its memory', () => {
+  const op = PartitionOps.readBytes;
+  const ring = wire(op.encodeReply({ errorCode: 0, highWatermark: 3n, logStartOffset: 0n, bytes: Buffer.from('records') }));
+  const reply = op.decodeReply(ring);
+  ring.fill(0);
+  assert.equal(reply.bytes.toString(), 'records');
+});
+
+test('every op has its own number in the handler range and its own name', () => {
+  const ops = Object.entries(PartitionOps);
+  assert.equal(new Set(ops.map(([, op]) => op.id)).size, ops.length);
+  for (const [name, op] of ops) {
+    assert.equal(op.name, name);
+    assert.ok(op.id >= 0 && op.id <= 0xfeff, `${name}: ${op.id}`);
+  }
 });

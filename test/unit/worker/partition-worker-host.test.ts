@@ -12,12 +12,12 @@ import { PartitionWorkerUnavailableError } from '../../../src/worker/errors.js';
 import { PartitionWorkerHost, type PartitionWorkerHostOptions } from '../../../src/worker/partition-worker-host.js';
 import { Op, generated, type TestHandlerOptions } from './fixtures/test-ops.js';
 
-const handlerModule = new URL('./fixtures/test-handlers.js', import.meta.url);
+const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'sluice-worker-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
-function start(options: Partial<PartitionWorkerHostOptions> & { handlerOptions?: TestHandlerOptions } = {}): Promise<PartitionWorkerHost> {
-  return PartitionWorkerHost.start({ handlerModule, workers: 2, ...options });
+function start(options: Partial<PartitionWorkerHostOptions> & { moduleOptions?: TestHandlerOptions } = {}): Promise<PartitionWorkerHost> {
+  return PartitionWorkerHost.start({ opModule, workers: 2, ...options });
 }
 
 /** Fails the test instead of hanging when a wake-up is lost. */
@@ -191,7 +191,7 @@ test('low load: single messages with pauses never stall (no lost wake-up on eith
 });
 
 test('periodic ticks run while the worker is idle in Atomics.wait', async () => {
-  const host = await start({ workers: 1, maxIdleWaitMs: 3_600_000, handlerOptions: { tickMs: 10 } });
+  const host = await start({ workers: 1, maxIdleWaitMs: 3_600_000, moduleOptions: { tickMs: 10 } });
   try {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ticks = new DataView((await host.request(0, Op.WHO)).buffer).getUint32(4, true);
@@ -203,7 +203,7 @@ test('periodic ticks run while the worker is idle in Atomics.wait', async () => 
 
 test('1 MiB batches go through the default rings and are appended to a file straight from ring memory', async () => {
   const file = join(dir, 'append.log');
-  const host = await start({ workers: 1, handlerOptions: { appendFile: file } });
+  const host = await start({ workers: 1, moduleOptions: { appendFile: file } });
   try {
     const batches = [randomBytes(1024 * 1024), randomBytes(1024 * 1024 - 3), randomBytes(17)];
     let expectedSize = 0;
@@ -244,7 +244,7 @@ test('a worker that dies rejects its pending and later requests with KAFKA_STORA
 
 test('clean shutdown finishes in-flight work, runs close hooks, then refuses requests', async () => {
   const marker = join(dir, 'closed.txt');
-  const host = await start({ workers: 2, handlerOptions: { closeMarkerFile: marker, tickMs: 5 } });
+  const host = await start({ workers: 2, moduleOptions: { closeMarkerFile: marker, tickMs: 5 } });
   const inFlight = host.request(1, Op.SLEEP_ECHO, { payloads: [sleepEcho(100, Uint8Array.of(9, 9))] });
   await within(host.close(), 5000, 'close');
   assert.deepEqual(Array.from(await inFlight), [9, 9]);
@@ -260,9 +260,9 @@ test('after close() no thread is left: a process that used the host exits by its
   assert.equal(output.trim(), 'done 1,2,3');
 });
 
-test('a handler module without registerHandlers fails start() loudly', async () => {
+test('an op module without registerOps fails start() loudly', async () => {
   await assert.rejects(
-    PartitionWorkerHost.start({ handlerModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 1 }),
-    (error: unknown) => error instanceof PartitionWorkerUnavailableError && error.reason === 'start-failed' && /registerHandlers/.test(error.message),
+    PartitionWorkerHost.start({ opModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 1 }),
+    (error: unknown) => error instanceof PartitionWorkerUnavailableError && error.reason === 'start-failed' && /registerOps/.test(error.message),
   );
 });

@@ -1,3 +1,5 @@
+import type { PartitionRegistration } from './metadata-image.js';
+
 /**
  * What the metadata and admin handlers need from the partition owners (the worker threads
  * that hold the logs): create, delete and reconfigure partition logs, and describe log dirs.
@@ -31,8 +33,12 @@ export interface LogDirDescription {
 }
 
 export interface PartitionAdmin {
-  /** Creates empty logs for these partitions of the topic. Idempotent for existing partitions. */
-  createPartitions(topic: TopicRef, partitions: readonly number[], config: TopicConfigValues): Promise<void>;
+  /**
+   * Opens these partitions of the topic (creating empty logs where missing) and gives each its
+   * replica state from the metadata image. Idempotent for existing partitions; a newer
+   * registration of an open partition updates its state (a leadership change).
+   */
+  createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void>;
   /** Deletes every partition log of the topic (renamed `-delete`, removed asynchronously, as Kafka). */
   deleteTopic(topic: TopicRef, partitionCount: number): Promise<void>;
   /** Applies new topic-level configuration to the live logs (segment size, retention, …). */

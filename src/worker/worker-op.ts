@@ -1,0 +1,52 @@
+/**
+ * A worker op declared once for both ends: its number on the ring, its name, and the codecs of
+ * its request and reply. The main thread calls it (`PartitionWorkerHost.call`), the worker serves
+ * it (`WorkerSetup.serve`), and both name the same declaration, so adding an op is one
+ * declaration and one implementation, and either end can be followed to the other by name.
+ *
+ * A request decoded on the worker may hold views over ring memory (a produce batch is one): they
+ * are valid only during the synchronous part of the implementation, which must copy what it keeps.
+ */
+import type { MessageBody, ReplyBody } from '../ipc/ring-channel.js';
+
+export interface WorkerOp<Req, Rep> {
+  readonly id: number;
+  readonly name: string;
+  encodeRequest(request: Req): MessageBody;
+  decodeRequest(body: Uint8Array): Req;
+  encodeReply(reply: Rep): ReplyBody;
+  /** Applied to the reply while it is still in the ring (no copy): keep nothing that points into it. */
+  decodeReply(body: Uint8Array): Rep;
+}
+
+export interface BodyCodec<T> {
+  encode(value: T): MessageBody;
+  decode(body: Uint8Array): T;
+}
+
+export function defineWorkerOp<Req, Rep>(id: number, name: string, request: BodyCodec<Req>, reply: BodyCodec<Rep>): WorkerOp<Req, Rep> {
+  return {
+    id,
+    name,
+    encodeRequest: (r) => request.encode(r),
+    decodeRequest: (b) => request.decode(b),
+    encodeReply: (r) => reply.encode(r),
+    decodeReply: (b) => reply.decode(b),
+  };
+}
+
+/** A body of one encoded part. */
+export function binary<T>(encode: (value: T) => Uint8Array, decode: (body: Uint8Array) => T): BodyCodec<T> {
+  return { encode: (value) => ({ payloads: [encode(value)] }), decode };
+}
+
+/** For the rare administrative ops, where readability beats compactness. */
+export function json<T>(): BodyCodec<T> {
+  return binary(
+    (value) => Buffer.from(JSON.stringify(value)),
+    (body) => JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as T,
+  );
+}
+
+/** An empty body: a command that needs no argument, or a reply that only says "done". */
+export const NOTHING: BodyCodec<void> = { encode: () => ({}), decode: () => undefined };
