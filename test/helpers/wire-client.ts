@@ -76,3 +76,21 @@ export class WireClient {
     this.socket.destroy();
   }
 }
+
+/**
+ * What a broker did with one request sent on a fresh connection: `answered` (with any response)
+ * or `closed` (the connection, without answering); anything else is the error text.
+ */
+export async function requestFate(bootstrap: string, frame: Buffer, timeoutMs = 10_000): Promise<string> {
+  const colon = bootstrap.lastIndexOf(':');
+  const client = await WireClient.connect(bootstrap.slice(0, colon), Number(bootstrap.slice(colon + 1)));
+  try {
+    client.send(frame);
+    return await client.readFrame(timeoutMs).then(
+      () => 'answered',
+      (err: unknown) => (client.closed ? 'closed' : String(err)),
+    );
+  } finally {
+    client.close();
+  }
+}

@@ -270,7 +270,8 @@ class FileEmitter {
       lines.push(`  let _unknownTaggedFields: ${this.use('RawTaggedField')}[] | undefined;`);
       const flex = this.flexExpr(null);
       lines.push(`  if (${flex}) {`);
-      lines.push(`    const count = r.unsignedVarint();`);
+      // The reader caps the count (Kafka 4.4's limit) before the loop below runs on it.
+      lines.push(`    const count = r.taggedFieldCount();`);
       lines.push(`    for (let i = 0; i < count; i++) {`);
       lines.push(`      const tag = r.unsignedVarint();`);
       lines.push(`      const size = r.unsignedVarint();`);

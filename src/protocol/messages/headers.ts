@@ -32,7 +32,7 @@ function readRequestHeaderData(r: Reader, v: number): RequestHeaderData {
   const clientId: string | null = readString(r, false, true, 'clientId');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -100,7 +100,7 @@ function readResponseHeaderData(r: Reader, v: number): ResponseHeaderData {
   const correlationId: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

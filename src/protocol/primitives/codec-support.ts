@@ -5,7 +5,7 @@
  */
 import { DecodeError, EncodeError } from './decode-error.js';
 import type { StructSchema } from './message-schema.js';
-import type { Reader } from './reader.js';
+import { MAX_STRING_BYTES, type Reader } from './reader.js';
 import { Writer, type FileRegion } from './writer.js';
 
 export type { FileRegion } from './writer.js';
@@ -57,7 +57,7 @@ export class UnsupportedVersionError extends EncodeError {
 }
 
 export function readString(r: Reader, flexible: boolean, nullable: boolean, field: string): string | null {
-  const s = flexible ? r.compactNullableString() : r.nullableString();
+  const s = flexible ? r.compactNullableString(MAX_STRING_BYTES) : r.nullableString();
   if (s === null && !nullable) throw new DecodeError(`non-nullable field ${field} was null`);
   return s;
 }

@@ -4,13 +4,29 @@
  * Every length read from the wire (string, bytes, array count, varint) is checked against the
  * bytes left before anything is allocated, so a hostile 2 GiB length in a 30-byte frame costs
  * nothing but a `DecodeError`. The reader never copies: `bytes()` returns views on the frame.
+ * Array and tagged-field counts are also held to the fixed caps of Kafka 4.4's decoders, which
+ * apply however large the frame is.
  */
-import { DecodeError } from './decode-error.js';
+import { DecodeError, DecodeLimitError, type DecodeBound } from './decode-error.js';
 
 const MAX_UNSIGNED_VARINT_BYTES = 5;
 const MAX_VARLONG_BYTES = 10;
 /** 7 bytes carry 49 bits: exact in a double. */
 const FAST_VARLONG_BYTES = 7;
+
+/**
+ * Kafka 4.4 refuses a request whose array claims more elements than this, even when the frame
+ * holds them all, so that no single request makes the broker build a giant collection. Exactly
+ * this many is accepted.
+ */
+export const MAX_ARRAY_ELEMENTS = 1_000_000;
+/** Likewise for the field count that opens a tagged-field section. */
+export const MAX_TAGGED_FIELDS = 10_000;
+/**
+ * A string field's most bytes: the classic int16 length cannot say more, and Kafka 4.4 holds the
+ * compact (varint) length of message fields to the same.
+ */
+export const MAX_STRING_BYTES = 0x7fff;
 
 export class Reader {
   readonly buf: Buffer;
@@ -181,9 +197,14 @@ export class Reader {
     return this.utf8(length);
   }
 
-  compactNullableString(): string | null {
+  /**
+   * `maxBytes` is for message fields (MAX_STRING_BYTES); Sluice's own worker protocol reuses the
+   * compact form without that cap. A longer length is refused before the bytes are decoded.
+   */
+  compactNullableString(maxBytes = Infinity): string | null {
     const length = this.unsignedVarint() - 1;
     if (length < 0) return null;
+    if (length > maxBytes) throw new DecodeLimitError('string bytes', length, maxBytes);
     return this.utf8(length);
   }
 
@@ -217,20 +238,29 @@ export class Reader {
     return this.view(length);
   }
 
-  /**
-   * Array element count; -1 means null. A count larger than the bytes left cannot be honest
-   * (every element takes at least one byte on the wire), so it is refused before the caller
-   * sizes anything by it.
-   */
+  /** Array element count; -1 means null. */
   arrayLength(): number {
-    const n = this.int32();
-    if (n > this.remaining()) throw new DecodeError(`array of ${n} elements with ${this.remaining()} bytes left`);
-    return n;
+    return this.checkedCount(this.int32(), 'array elements', MAX_ARRAY_ELEMENTS);
   }
 
   compactArrayLength(): number {
-    const n = this.unsignedVarint() - 1;
-    if (n > this.remaining()) throw new DecodeError(`array of ${n} elements with ${this.remaining()} bytes left`);
+    return this.checkedCount(this.unsignedVarint() - 1, 'array elements', MAX_ARRAY_ELEMENTS);
+  }
+
+  /** The field count that opens a tagged-field section. */
+  taggedFieldCount(): number {
+    return this.checkedCount(this.unsignedVarint(), 'tagged fields', MAX_TAGGED_FIELDS);
+  }
+
+  /**
+   * Refuses a count before the caller sizes or loops by it. The cap is checked first, so a count
+   * over it is a DecodeLimitError whatever the frame's size (Kafka checks the bytes left first,
+   * but either way its answer is the same closed connection). A count larger than the bytes left
+   * cannot be honest, as every element or field takes at least one byte on the wire.
+   */
+  private checkedCount(n: number, what: DecodeBound, limit: number): number {
+    if (n > limit) throw new DecodeLimitError(what, n, limit);
+    if (n > this.remaining()) throw new DecodeError(`${n} ${what} with ${this.remaining()} bytes left`);
     return n;
   }
 }

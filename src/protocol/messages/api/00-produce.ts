@@ -63,7 +63,7 @@ function readProduceRequestData(r: Reader, v: number): ProduceRequestData {
   const topicData: ProduceRequestTopicProduceData[] = readArray<ProduceRequestTopicProduceData>(r, v >= 9, false, 'topicData', (r) => readProduceRequestTopicProduceData(r, v)) as ProduceRequestTopicProduceData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -96,7 +96,7 @@ function readProduceRequestTopicProduceData(r: Reader, v: number): ProduceReques
   const partitionData: ProduceRequestPartitionProduceData[] = readArray<ProduceRequestPartitionProduceData>(r, v >= 9, false, 'partitionData', (r) => readProduceRequestPartitionProduceData(r, v)) as ProduceRequestPartitionProduceData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -131,7 +131,7 @@ function readProduceRequestPartitionProduceData(r: Reader, v: number): ProduceRe
   const records: Buffer | null = readBytes(r, v >= 9, true, 'records');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -319,7 +319,7 @@ function readProduceResponseData(r: Reader, v: number): ProduceResponseData {
   let nodeEndpoints: ProduceResponseNodeEndpoint[] = [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -356,7 +356,7 @@ function readProduceResponseTopicProduceResponse(r: Reader, v: number): ProduceR
   const partitionResponses: ProduceResponsePartitionProduceResponse[] = readArray<ProduceResponsePartitionProduceResponse>(r, v >= 9, false, 'partitionResponses', (r) => readProduceResponsePartitionProduceResponse(r, v)) as ProduceResponsePartitionProduceResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -397,7 +397,7 @@ function readProduceResponsePartitionProduceResponse(r: Reader, v: number): Prod
   let currentLeader: ProduceResponseLeaderIdAndEpoch = defaultProduceResponseLeaderIdAndEpoch();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -449,7 +449,7 @@ function readProduceResponseBatchIndexAndErrorMessage(r: Reader, v: number): Pro
   const batchIndexErrorMessage: string | null = v >= 8 ? readString(r, v >= 9, true, 'batchIndexErrorMessage') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -482,7 +482,7 @@ function readProduceResponseLeaderIdAndEpoch(r: Reader, v: number): ProduceRespo
   const leaderEpoch: number = v >= 10 ? r.int32() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -517,7 +517,7 @@ function readProduceResponseNodeEndpoint(r: Reader, v: number): ProduceResponseN
   const rack: string | null = v >= 10 ? readString(r, true, true, 'rack') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

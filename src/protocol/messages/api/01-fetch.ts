@@ -144,7 +144,7 @@ function readFetchRequestData(r: Reader, v: number): FetchRequestData {
   const rackId: string = v >= 11 ? readString(r, v >= 12, false, 'rackId') as string : "";
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -214,7 +214,7 @@ function readFetchRequestReplicaState(r: Reader, v: number): FetchRequestReplica
   const replicaEpoch: bigint = v >= 15 ? r.int64() : -1n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -248,7 +248,7 @@ function readFetchRequestFetchTopic(r: Reader, v: number): FetchRequestFetchTopi
   const partitions: FetchRequestFetchPartition[] = readArray<FetchRequestFetchPartition>(r, v >= 12, false, 'partitions', (r) => readFetchRequestFetchPartition(r, v)) as FetchRequestFetchPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -289,7 +289,7 @@ function readFetchRequestFetchPartition(r: Reader, v: number): FetchRequestFetch
   let highWatermark: bigint = 9223372036854775807n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -343,7 +343,7 @@ function readFetchRequestForgottenTopic(r: Reader, v: number): FetchRequestForgo
   const partitions: number[] = v >= 7 ? readArray<number>(r, v >= 12, false, 'partitions', (r) => r.int32()) as number[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -629,7 +629,7 @@ function readFetchResponseData(r: Reader, v: number): FetchResponseData {
   let nodeEndpoints: FetchResponseNodeEndpoint[] = [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -675,7 +675,7 @@ function readFetchResponseFetchableTopicResponse(r: Reader, v: number): FetchRes
   const partitions: FetchResponsePartitionData[] = readArray<FetchResponsePartitionData>(r, v >= 12, false, 'partitions', (r) => readFetchResponsePartitionData(r, v)) as FetchResponsePartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -719,7 +719,7 @@ function readFetchResponsePartitionData(r: Reader, v: number): FetchResponsePart
   const records: Buffer | null = readBytes(r, v >= 12, true, 'records');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -781,7 +781,7 @@ function readFetchResponseEpochEndOffset(r: Reader, v: number): FetchResponseEpo
   const endOffset: bigint = v >= 12 ? r.int64() : -1n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -814,7 +814,7 @@ function readFetchResponseLeaderIdAndEpoch(r: Reader, v: number): FetchResponseL
   const leaderEpoch: number = v >= 12 ? r.int32() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -847,7 +847,7 @@ function readFetchResponseSnapshotId(r: Reader, v: number): FetchResponseSnapsho
   const epoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -874,7 +874,7 @@ function readFetchResponseAbortedTransaction(r: Reader, v: number): FetchRespons
   const firstOffset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -903,7 +903,7 @@ function readFetchResponseNodeEndpoint(r: Reader, v: number): FetchResponseNodeE
   const rack: string | null = v >= 16 ? readString(r, true, true, 'rack') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 12) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

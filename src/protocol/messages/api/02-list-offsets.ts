@@ -63,7 +63,7 @@ function readListOffsetsRequestData(r: Reader, v: number): ListOffsetsRequestDat
   const timeoutMs: number = v >= 10 ? r.int32() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -100,7 +100,7 @@ function readListOffsetsRequestListOffsetsTopic(r: Reader, v: number): ListOffse
   const partitions: ListOffsetsRequestListOffsetsPartition[] = readArray<ListOffsetsRequestListOffsetsPartition>(r, v >= 6, false, 'partitions', (r) => readListOffsetsRequestListOffsetsPartition(r, v)) as ListOffsetsRequestListOffsetsPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -130,7 +130,7 @@ function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number): ListO
   const timestamp: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -258,7 +258,7 @@ function readListOffsetsResponseData(r: Reader, v: number): ListOffsetsResponseD
   const topics: ListOffsetsResponseListOffsetsTopicResponse[] = readArray<ListOffsetsResponseListOffsetsTopicResponse>(r, v >= 6, false, 'topics', (r) => readListOffsetsResponseListOffsetsTopicResponse(r, v)) as ListOffsetsResponseListOffsetsTopicResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -288,7 +288,7 @@ function readListOffsetsResponseListOffsetsTopicResponse(r: Reader, v: number): 
   const partitions: ListOffsetsResponseListOffsetsPartitionResponse[] = readArray<ListOffsetsResponseListOffsetsPartitionResponse>(r, v >= 6, false, 'partitions', (r) => readListOffsetsResponseListOffsetsPartitionResponse(r, v)) as ListOffsetsResponseListOffsetsPartitionResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -320,7 +320,7 @@ function readListOffsetsResponseListOffsetsPartitionResponse(r: Reader, v: numbe
   const leaderEpoch: number = v >= 4 ? r.int32() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -46,7 +46,7 @@ function readMetadataRequestData(r: Reader, v: number): MetadataRequestData {
   const includeTopicAuthorizedOperations: boolean = v >= 8 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -87,7 +87,7 @@ function readMetadataRequestMetadataRequestTopic(r: Reader, v: number): Metadata
   const name: string | null = readString(r, v >= 9, v >= 10, 'name');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -262,7 +262,7 @@ function readMetadataResponseData(r: Reader, v: number): MetadataResponseData {
   const errorCode: number = v >= 13 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -314,7 +314,7 @@ function readMetadataResponseMetadataResponseBroker(r: Reader, v: number): Metad
   const rack: string | null = v >= 1 ? readString(r, v >= 9, true, 'rack') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -352,7 +352,7 @@ function readMetadataResponseMetadataResponseTopic(r: Reader, v: number): Metada
   const topicAuthorizedOperations: number = v >= 8 ? r.int32() : -2147483648;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -401,7 +401,7 @@ function readMetadataResponseMetadataResponsePartition(r: Reader, v: number): Me
   const offlineReplicas: number[] = v >= 5 ? readArray<number>(r, v >= 9, false, 'offlineReplicas', (r) => r.int32()) as number[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 9) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

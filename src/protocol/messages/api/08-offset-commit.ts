@@ -77,7 +77,7 @@ function readOffsetCommitRequestData(r: Reader, v: number): OffsetCommitRequestD
   const topics: OffsetCommitRequestOffsetCommitRequestTopic[] = readArray<OffsetCommitRequestOffsetCommitRequestTopic>(r, v >= 8, false, 'topics', (r) => readOffsetCommitRequestOffsetCommitRequestTopic(r, v)) as OffsetCommitRequestOffsetCommitRequestTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -121,7 +121,7 @@ function readOffsetCommitRequestOffsetCommitRequestTopic(r: Reader, v: number): 
   const partitions: OffsetCommitRequestOffsetCommitRequestPartition[] = readArray<OffsetCommitRequestOffsetCommitRequestPartition>(r, v >= 8, false, 'partitions', (r) => readOffsetCommitRequestOffsetCommitRequestPartition(r, v)) as OffsetCommitRequestOffsetCommitRequestPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -158,7 +158,7 @@ function readOffsetCommitRequestOffsetCommitRequestPartition(r: Reader, v: numbe
   const committedMetadata: string | null = readString(r, v >= 8, true, 'committedMetadata');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -286,7 +286,7 @@ function readOffsetCommitResponseData(r: Reader, v: number): OffsetCommitRespons
   const topics: OffsetCommitResponseOffsetCommitResponseTopic[] = readArray<OffsetCommitResponseOffsetCommitResponseTopic>(r, v >= 8, false, 'topics', (r) => readOffsetCommitResponseOffsetCommitResponseTopic(r, v)) as OffsetCommitResponseOffsetCommitResponseTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -317,7 +317,7 @@ function readOffsetCommitResponseOffsetCommitResponseTopic(r: Reader, v: number)
   const partitions: OffsetCommitResponseOffsetCommitResponsePartition[] = readArray<OffsetCommitResponseOffsetCommitResponsePartition>(r, v >= 8, false, 'partitions', (r) => readOffsetCommitResponseOffsetCommitResponsePartition(r, v)) as OffsetCommitResponseOffsetCommitResponsePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -352,7 +352,7 @@ function readOffsetCommitResponseOffsetCommitResponsePartition(r: Reader, v: num
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 8) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

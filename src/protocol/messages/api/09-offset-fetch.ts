@@ -83,7 +83,7 @@ function readOffsetFetchRequestData(r: Reader, v: number): OffsetFetchRequestDat
   const requireStable: boolean = v >= 7 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -129,7 +129,7 @@ function readOffsetFetchRequestOffsetFetchRequestTopic(r: Reader, v: number): Of
   const partitionIndexes: number[] = v <= 7 ? readArray<number>(r, v >= 6, false, 'partitionIndexes', (r) => r.int32()) as number[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -166,7 +166,7 @@ function readOffsetFetchRequestOffsetFetchRequestGroup(r: Reader, v: number): Of
   const topics: OffsetFetchRequestOffsetFetchRequestTopics[] | null = v >= 8 ? readArray<OffsetFetchRequestOffsetFetchRequestTopics>(r, true, true, 'topics', (r) => readOffsetFetchRequestOffsetFetchRequestTopics(r, v)) : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -209,7 +209,7 @@ function readOffsetFetchRequestOffsetFetchRequestTopics(r: Reader, v: number): O
   const partitionIndexes: number[] = v >= 8 ? readArray<number>(r, true, false, 'partitionIndexes', (r) => r.int32()) as number[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -420,7 +420,7 @@ function readOffsetFetchResponseData(r: Reader, v: number): OffsetFetchResponseD
   const groups: OffsetFetchResponseOffsetFetchResponseGroup[] = v >= 8 ? readArray<OffsetFetchResponseOffsetFetchResponseGroup>(r, true, false, 'groups', (r) => readOffsetFetchResponseOffsetFetchResponseGroup(r, v)) as OffsetFetchResponseOffsetFetchResponseGroup[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -463,7 +463,7 @@ function readOffsetFetchResponseOffsetFetchResponseTopic(r: Reader, v: number): 
   const partitions: OffsetFetchResponseOffsetFetchResponsePartition[] = v <= 7 ? readArray<OffsetFetchResponseOffsetFetchResponsePartition>(r, v >= 6, false, 'partitions', (r) => readOffsetFetchResponseOffsetFetchResponsePartition(r, v)) as OffsetFetchResponseOffsetFetchResponsePartition[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -501,7 +501,7 @@ function readOffsetFetchResponseOffsetFetchResponsePartition(r: Reader, v: numbe
   const errorCode: number = v <= 7 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -549,7 +549,7 @@ function readOffsetFetchResponseOffsetFetchResponseGroup(r: Reader, v: number): 
   const errorCode: number = v >= 8 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -590,7 +590,7 @@ function readOffsetFetchResponseOffsetFetchResponseTopics(r: Reader, v: number):
   const partitions: OffsetFetchResponseOffsetFetchResponsePartitions[] = v >= 8 ? readArray<OffsetFetchResponseOffsetFetchResponsePartitions>(r, true, false, 'partitions', (r) => readOffsetFetchResponseOffsetFetchResponsePartitions(r, v)) as OffsetFetchResponseOffsetFetchResponsePartitions[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -631,7 +631,7 @@ function readOffsetFetchResponseOffsetFetchResponsePartitions(r: Reader, v: numb
   const errorCode: number = v >= 8 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -28,7 +28,7 @@ function readFindCoordinatorRequestData(r: Reader, v: number): FindCoordinatorRe
   const coordinatorKeys: string[] = v >= 4 ? readArray<string>(r, true, false, 'coordinatorKeys', (r) => readString(r, true, false, 'coordinatorKeys[]') as string) as string[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -154,7 +154,7 @@ function readFindCoordinatorResponseData(r: Reader, v: number): FindCoordinatorR
   const coordinators: FindCoordinatorResponseCoordinator[] = v >= 4 ? readArray<FindCoordinatorResponseCoordinator>(r, true, false, 'coordinators', (r) => readFindCoordinatorResponseCoordinator(r, v)) as FindCoordinatorResponseCoordinator[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -216,7 +216,7 @@ function readFindCoordinatorResponseCoordinator(r: Reader, v: number): FindCoord
   const errorMessage: string | null = v >= 4 ? readString(r, true, true, 'errorMessage') : "";
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -62,7 +62,7 @@ function readJoinGroupRequestData(r: Reader, v: number): JoinGroupRequestData {
   const reason: string | null = v >= 8 ? readString(r, true, true, 'reason') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -112,7 +112,7 @@ function readJoinGroupRequestJoinGroupRequestProtocol(r: Reader, v: number): Joi
   const metadata: Buffer = readBytes(r, v >= 6, false, 'metadata') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -240,7 +240,7 @@ function readJoinGroupResponseData(r: Reader, v: number): JoinGroupResponseData 
   const members: JoinGroupResponseJoinGroupResponseMember[] = readArray<JoinGroupResponseJoinGroupResponseMember>(r, v >= 6, false, 'members', (r) => readJoinGroupResponseJoinGroupResponseMember(r, v)) as JoinGroupResponseJoinGroupResponseMember[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -293,7 +293,7 @@ function readJoinGroupResponseJoinGroupResponseMember(r: Reader, v: number): Joi
   const metadata: Buffer = readBytes(r, v >= 6, false, 'metadata') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 6) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -32,7 +32,7 @@ function readHeartbeatRequestData(r: Reader, v: number): HeartbeatRequestData {
   const groupInstanceId: string | null = v >= 3 ? readString(r, v >= 4, true, 'groupInstanceId') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -109,7 +109,7 @@ function readHeartbeatResponseData(r: Reader, v: number): HeartbeatResponseData 
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

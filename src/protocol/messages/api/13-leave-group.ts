@@ -45,7 +45,7 @@ function readLeaveGroupRequestData(r: Reader, v: number): LeaveGroupRequestData 
   const members: LeaveGroupRequestMemberIdentity[] = v >= 3 ? readArray<LeaveGroupRequestMemberIdentity>(r, v >= 4, false, 'members', (r) => readLeaveGroupRequestMemberIdentity(r, v)) as LeaveGroupRequestMemberIdentity[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -84,7 +84,7 @@ function readLeaveGroupRequestMemberIdentity(r: Reader, v: number): LeaveGroupRe
   const reason: string | null = v >= 5 ? readString(r, true, true, 'reason') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -193,7 +193,7 @@ function readLeaveGroupResponseData(r: Reader, v: number): LeaveGroupResponseDat
   const members: LeaveGroupResponseMemberResponse[] = v >= 3 ? readArray<LeaveGroupResponseMemberResponse>(r, v >= 4, false, 'members', (r) => readLeaveGroupResponseMemberResponse(r, v)) as LeaveGroupResponseMemberResponse[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -229,7 +229,7 @@ function readLeaveGroupResponseMemberResponse(r: Reader, v: number): LeaveGroupR
   const errorCode: number = v >= 3 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -58,7 +58,7 @@ function readSyncGroupRequestData(r: Reader, v: number): SyncGroupRequestData {
   const assignments: SyncGroupRequestSyncGroupRequestAssignment[] = readArray<SyncGroupRequestSyncGroupRequestAssignment>(r, v >= 4, false, 'assignments', (r) => readSyncGroupRequestSyncGroupRequestAssignment(r, v)) as SyncGroupRequestSyncGroupRequestAssignment[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -105,7 +105,7 @@ function readSyncGroupRequestSyncGroupRequestAssignment(r: Reader, v: number): S
   const assignment: Buffer = readBytes(r, v >= 4, false, 'assignment') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -199,7 +199,7 @@ function readSyncGroupResponseData(r: Reader, v: number): SyncGroupResponseData 
   const assignment: Buffer = readBytes(r, v >= 4, false, 'assignment') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

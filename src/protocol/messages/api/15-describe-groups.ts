@@ -24,7 +24,7 @@ function readDescribeGroupsRequestData(r: Reader, v: number): DescribeGroupsRequ
   const includeAuthorizedOperations: boolean = v >= 3 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -152,7 +152,7 @@ function readDescribeGroupsResponseData(r: Reader, v: number): DescribeGroupsRes
   const groups: DescribeGroupsResponseDescribedGroup[] = readArray<DescribeGroupsResponseDescribedGroup>(r, v >= 5, false, 'groups', (r) => readDescribeGroupsResponseDescribedGroup(r, v)) as DescribeGroupsResponseDescribedGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -188,7 +188,7 @@ function readDescribeGroupsResponseDescribedGroup(r: Reader, v: number): Describ
   const authorizedOperations: number = v >= 3 ? r.int32() : -2147483648;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -242,7 +242,7 @@ function readDescribeGroupsResponseDescribedGroupMember(r: Reader, v: number): D
   const memberAssignment: Buffer = readBytes(r, v >= 5, false, 'memberAssignment') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

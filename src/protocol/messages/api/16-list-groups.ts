@@ -24,7 +24,7 @@ function readListGroupsRequestData(r: Reader, v: number): ListGroupsRequestData 
   const typesFilter: string[] = v >= 5 ? readArray<string>(r, true, false, 'typesFilter', (r) => readString(r, true, false, 'typesFilter[]') as string) as string[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -122,7 +122,7 @@ function readListGroupsResponseData(r: Reader, v: number): ListGroupsResponseDat
   const groups: ListGroupsResponseListedGroup[] = readArray<ListGroupsResponseListedGroup>(r, v >= 3, false, 'groups', (r) => readListGroupsResponseListedGroup(r, v)) as ListGroupsResponseListedGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -156,7 +156,7 @@ function readListGroupsResponseListedGroup(r: Reader, v: number): ListGroupsResp
   const groupType: string = v >= 5 ? readString(r, true, false, 'groupType') as string : "";
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -32,7 +32,7 @@ function readApiVersionsRequestData(r: Reader, v: number): ApiVersionsRequestDat
   const nodeId: number = v >= 5 ? r.int32() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -185,7 +185,7 @@ function readApiVersionsResponseData(r: Reader, v: number): ApiVersionsResponseD
   let zkMigrationReady: boolean = false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -237,7 +237,7 @@ function readApiVersionsResponseApiVersion(r: Reader, v: number): ApiVersionsRes
   const maxVersion: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -267,7 +267,7 @@ function readApiVersionsResponseSupportedFeatureKey(r: Reader, v: number): ApiVe
   const maxVersion: number = v >= 3 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -307,7 +307,7 @@ function readApiVersionsResponseFinalizedFeatureKey(r: Reader, v: number): ApiVe
   const minVersionLevel: number = v >= 3 ? r.int16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -79,7 +79,7 @@ function readCreateTopicsRequestData(r: Reader, v: number): CreateTopicsRequestD
   const validateOnly: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -112,7 +112,7 @@ function readCreateTopicsRequestCreatableTopic(r: Reader, v: number): CreateTopi
   const configs: CreateTopicsRequestCreatableTopicConfig[] = readArray<CreateTopicsRequestCreatableTopicConfig>(r, v >= 5, false, 'configs', (r) => readCreateTopicsRequestCreatableTopicConfig(r, v)) as CreateTopicsRequestCreatableTopicConfig[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -148,7 +148,7 @@ function readCreateTopicsRequestCreatableReplicaAssignment(r: Reader, v: number)
   const brokerIds: number[] = readArray<number>(r, v >= 5, false, 'brokerIds', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -176,7 +176,7 @@ function readCreateTopicsRequestCreatableTopicConfig(r: Reader, v: number): Crea
   const value: string | null = readString(r, v >= 5, true, 'value');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -329,7 +329,7 @@ function readCreateTopicsResponseData(r: Reader, v: number): CreateTopicsRespons
   const topics: CreateTopicsResponseCreatableTopicResult[] = readArray<CreateTopicsResponseCreatableTopicResult>(r, v >= 5, false, 'topics', (r) => readCreateTopicsResponseCreatableTopicResult(r, v)) as CreateTopicsResponseCreatableTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -363,7 +363,7 @@ function readCreateTopicsResponseCreatableTopicResult(r: Reader, v: number): Cre
   const configs: CreateTopicsResponseCreatableTopicConfigs[] | null = v >= 5 ? readArray<CreateTopicsResponseCreatableTopicConfigs>(r, true, true, 'configs', (r) => readCreateTopicsResponseCreatableTopicConfigs(r, v)) : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -419,7 +419,7 @@ function readCreateTopicsResponseCreatableTopicConfigs(r: Reader, v: number): Cr
   const isSensitive: boolean = v >= 5 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 5) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

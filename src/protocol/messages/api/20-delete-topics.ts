@@ -42,7 +42,7 @@ function readDeleteTopicsRequestData(r: Reader, v: number): DeleteTopicsRequestD
   const timeoutMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -78,7 +78,7 @@ function readDeleteTopicsRequestDeleteTopicState(r: Reader, v: number): DeleteTo
   const topicId: string = v >= 6 ? r.uuid() : ZERO_UUID;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -180,7 +180,7 @@ function readDeleteTopicsResponseData(r: Reader, v: number): DeleteTopicsRespons
   const responses: DeleteTopicsResponseDeletableTopicResult[] = readArray<DeleteTopicsResponseDeletableTopicResult>(r, v >= 4, false, 'responses', (r) => readDeleteTopicsResponseDeletableTopicResult(r, v)) as DeleteTopicsResponseDeletableTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -210,7 +210,7 @@ function readDeleteTopicsResponseDeletableTopicResult(r: Reader, v: number): Del
   const errorMessage: string | null = v >= 5 ? readString(r, true, true, 'errorMessage') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -52,7 +52,7 @@ function readDeleteRecordsRequestData(r: Reader, v: number): DeleteRecordsReques
   const timeoutMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -80,7 +80,7 @@ function readDeleteRecordsRequestDeleteRecordsTopic(r: Reader, v: number): Delet
   const partitions: DeleteRecordsRequestDeleteRecordsPartition[] = readArray<DeleteRecordsRequestDeleteRecordsPartition>(r, v >= 2, false, 'partitions', (r) => readDeleteRecordsRequestDeleteRecordsPartition(r, v)) as DeleteRecordsRequestDeleteRecordsPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -109,7 +109,7 @@ function readDeleteRecordsRequestDeleteRecordsPartition(r: Reader, v: number): D
   const offset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -224,7 +224,7 @@ function readDeleteRecordsResponseData(r: Reader, v: number): DeleteRecordsRespo
   const topics: DeleteRecordsResponseDeleteRecordsTopicResult[] = readArray<DeleteRecordsResponseDeleteRecordsTopicResult>(r, v >= 2, false, 'topics', (r) => readDeleteRecordsResponseDeleteRecordsTopicResult(r, v)) as DeleteRecordsResponseDeleteRecordsTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -252,7 +252,7 @@ function readDeleteRecordsResponseDeleteRecordsTopicResult(r: Reader, v: number)
   const partitions: DeleteRecordsResponseDeleteRecordsPartitionResult[] = readArray<DeleteRecordsResponseDeleteRecordsPartitionResult>(r, v >= 2, false, 'partitions', (r) => readDeleteRecordsResponseDeleteRecordsPartitionResult(r, v)) as DeleteRecordsResponseDeleteRecordsPartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -282,7 +282,7 @@ function readDeleteRecordsResponseDeleteRecordsPartitionResult(r: Reader, v: num
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -40,7 +40,7 @@ function readInitProducerIdRequestData(r: Reader, v: number): InitProducerIdRequ
   const keepPreparedTxn: boolean = v >= 6 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -146,7 +146,7 @@ function readInitProducerIdResponseData(r: Reader, v: number): InitProducerIdRes
   const ongoingTxnProducerEpoch: number = v >= 6 ? r.int16() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

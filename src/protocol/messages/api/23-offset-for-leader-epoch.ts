@@ -55,7 +55,7 @@ function readOffsetForLeaderEpochRequestData(r: Reader, v: number): OffsetForLea
   const topics: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = readArray<OffsetForLeaderEpochRequestOffsetForLeaderTopic>(r, v >= 4, false, 'topics', (r) => readOffsetForLeaderEpochRequestOffsetForLeaderTopic(r, v)) as OffsetForLeaderEpochRequestOffsetForLeaderTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -85,7 +85,7 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderTopic(r: Reader, v: numbe
   const partitions: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = readArray<OffsetForLeaderEpochRequestOffsetForLeaderPartition>(r, v >= 4, false, 'partitions', (r) => readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r, v)) as OffsetForLeaderEpochRequestOffsetForLeaderPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -115,7 +115,7 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r: Reader, v: n
   const leaderEpoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -236,7 +236,7 @@ function readOffsetForLeaderEpochResponseData(r: Reader, v: number): OffsetForLe
   const topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = readArray<OffsetForLeaderEpochResponseOffsetForLeaderTopicResult>(r, v >= 4, false, 'topics', (r) => readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(r, v)) as OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -264,7 +264,7 @@ function readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(r: Reader, v
   const partitions: OffsetForLeaderEpochResponseEpochEndOffset[] = readArray<OffsetForLeaderEpochResponseEpochEndOffset>(r, v >= 4, false, 'partitions', (r) => readOffsetForLeaderEpochResponseEpochEndOffset(r, v)) as OffsetForLeaderEpochResponseEpochEndOffset[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -295,7 +295,7 @@ function readOffsetForLeaderEpochResponseEpochEndOffset(r: Reader, v: number): O
   const endOffset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -73,7 +73,7 @@ function readAddPartitionsToTxnRequestData(r: Reader, v: number): AddPartitionsT
   const v3AndBelowTopics: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = v <= 3 ? readArray<AddPartitionsToTxnRequestAddPartitionsToTxnTopic>(r, v >= 3, false, 'v3AndBelowTopics', (r) => readAddPartitionsToTxnRequestAddPartitionsToTxnTopic(r, v)) as AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -127,7 +127,7 @@ function readAddPartitionsToTxnRequestAddPartitionsToTxnTransaction(r: Reader, v
   const topics: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = v >= 4 ? readArray<AddPartitionsToTxnRequestAddPartitionsToTxnTopic>(r, true, false, 'topics', (r) => readAddPartitionsToTxnRequestAddPartitionsToTxnTopic(r, v)) as AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -177,7 +177,7 @@ function readAddPartitionsToTxnRequestAddPartitionsToTxnTopic(r: Reader, v: numb
   const partitions: number[] = readArray<number>(r, v >= 3, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -319,7 +319,7 @@ function readAddPartitionsToTxnResponseData(r: Reader, v: number): AddPartitions
   const resultsByTopicV3AndBelow: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = v <= 3 ? readArray<AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult>(r, v >= 3, false, 'resultsByTopicV3AndBelow', (r) => readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult(r, v)) as AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -360,7 +360,7 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnResult(r: Reader, v: nu
   const topicResults: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = v >= 4 ? readArray<AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult>(r, true, false, 'topicResults', (r) => readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult(r, v)) as AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -395,7 +395,7 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult(r: Reader, 
   const resultsByPartition: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[] = readArray<AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult>(r, v >= 3, false, 'resultsByPartition', (r) => readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(r, v)) as AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -424,7 +424,7 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(r: Read
   const partitionErrorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -32,7 +32,7 @@ function readAddOffsetsToTxnRequestData(r: Reader, v: number): AddOffsetsToTxnRe
   const groupId: string = readString(r, v >= 3, false, 'groupId') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -106,7 +106,7 @@ function readAddOffsetsToTxnResponseData(r: Reader, v: number): AddOffsetsToTxnR
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

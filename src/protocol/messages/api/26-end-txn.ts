@@ -32,7 +32,7 @@ function readEndTxnRequestData(r: Reader, v: number): EndTxnRequestData {
   const committed: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -113,7 +113,7 @@ function readEndTxnResponseData(r: Reader, v: number): EndTxnResponseData {
   const producerEpoch: number = v >= 5 ? r.int16() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -60,7 +60,7 @@ function readWriteTxnMarkersRequestData(r: Reader, v: number): WriteTxnMarkersRe
   const markers: WriteTxnMarkersRequestWritableTxnMarker[] = readArray<WriteTxnMarkersRequestWritableTxnMarker>(r, true, false, 'markers', (r) => readWriteTxnMarkersRequestWritableTxnMarker(r, v)) as WriteTxnMarkersRequestWritableTxnMarker[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -90,7 +90,7 @@ function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, v: number): Writ
   const transactionVersion: number = v >= 2 ? r.int8() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -128,7 +128,7 @@ function readWriteTxnMarkersRequestWritableTxnMarkerTopic(r: Reader, _v: number)
   const partitionIndexes: number[] = readArray<number>(r, true, false, 'partitionIndexes', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -255,7 +255,7 @@ function readWriteTxnMarkersResponseData(r: Reader, v: number): WriteTxnMarkersR
   const markers: WriteTxnMarkersResponseWritableTxnMarkerResult[] = readArray<WriteTxnMarkersResponseWritableTxnMarkerResult>(r, true, false, 'markers', (r) => readWriteTxnMarkersResponseWritableTxnMarkerResult(r, v)) as WriteTxnMarkersResponseWritableTxnMarkerResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -281,7 +281,7 @@ function readWriteTxnMarkersResponseWritableTxnMarkerResult(r: Reader, v: number
   const topics: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = readArray<WriteTxnMarkersResponseWritableTxnMarkerTopicResult>(r, true, false, 'topics', (r) => readWriteTxnMarkersResponseWritableTxnMarkerTopicResult(r, v)) as WriteTxnMarkersResponseWritableTxnMarkerTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -309,7 +309,7 @@ function readWriteTxnMarkersResponseWritableTxnMarkerTopicResult(r: Reader, v: n
   const partitions: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = readArray<WriteTxnMarkersResponseWritableTxnMarkerPartitionResult>(r, true, false, 'partitions', (r) => readWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(r, v)) as WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -338,7 +338,7 @@ function readWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(r: Reader, 
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

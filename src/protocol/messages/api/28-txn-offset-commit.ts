@@ -85,7 +85,7 @@ function readTxnOffsetCommitRequestData(r: Reader, v: number): TxnOffsetCommitRe
   const topics: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = readArray<TxnOffsetCommitRequestTxnOffsetCommitRequestTopic>(r, v >= 3, false, 'topics', (r) => readTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(r, v)) as TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -138,7 +138,7 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(r: Reader, v: num
   const partitions: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = readArray<TxnOffsetCommitRequestTxnOffsetCommitRequestPartition>(r, v >= 3, false, 'partitions', (r) => readTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(r, v)) as TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -175,7 +175,7 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(r: Reader, v:
   const committedMetadata: string | null = readString(r, v >= 3, true, 'committedMetadata');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -305,7 +305,7 @@ function readTxnOffsetCommitResponseData(r: Reader, v: number): TxnOffsetCommitR
   const topics: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[] = readArray<TxnOffsetCommitResponseTxnOffsetCommitResponseTopic>(r, v >= 3, false, 'topics', (r) => readTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(r, v)) as TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -334,7 +334,7 @@ function readTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(r: Reader, v: n
   const partitions: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[] = readArray<TxnOffsetCommitResponseTxnOffsetCommitResponsePartition>(r, v >= 3, false, 'partitions', (r) => readTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(r, v)) as TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -369,7 +369,7 @@ function readTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(r: Reader, 
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 3) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -44,7 +44,7 @@ function readDescribeAclsRequestData(r: Reader, v: number): DescribeAclsRequestD
   const permissionType: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -173,7 +173,7 @@ function readDescribeAclsResponseData(r: Reader, v: number): DescribeAclsRespons
   const resources: DescribeAclsResponseDescribeAclsResource[] = readArray<DescribeAclsResponseDescribeAclsResource>(r, v >= 2, false, 'resources', (r) => readDescribeAclsResponseDescribeAclsResource(r, v)) as DescribeAclsResponseDescribeAclsResource[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -207,7 +207,7 @@ function readDescribeAclsResponseDescribeAclsResource(r: Reader, v: number): Des
   const acls: DescribeAclsResponseAclDescription[] = readArray<DescribeAclsResponseAclDescription>(r, v >= 2, false, 'acls', (r) => readDescribeAclsResponseAclDescription(r, v)) as DescribeAclsResponseAclDescription[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -242,7 +242,7 @@ function readDescribeAclsResponseAclDescription(r: Reader, v: number): DescribeA
   const permissionType: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

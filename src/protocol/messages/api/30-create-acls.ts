@@ -49,7 +49,7 @@ function readCreateAclsRequestData(r: Reader, v: number): CreateAclsRequestData 
   const creations: CreateAclsRequestAclCreation[] = readArray<CreateAclsRequestAclCreation>(r, v >= 2, false, 'creations', (r) => readCreateAclsRequestAclCreation(r, v)) as CreateAclsRequestAclCreation[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -80,7 +80,7 @@ function readCreateAclsRequestAclCreation(r: Reader, v: number): CreateAclsReque
   const permissionType: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -186,7 +186,7 @@ function readCreateAclsResponseData(r: Reader, v: number): CreateAclsResponseDat
   const results: CreateAclsResponseAclCreationResult[] = readArray<CreateAclsResponseAclCreationResult>(r, v >= 2, false, 'results', (r) => readCreateAclsResponseAclCreationResult(r, v)) as CreateAclsResponseAclCreationResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -214,7 +214,7 @@ function readCreateAclsResponseAclCreationResult(r: Reader, v: number): CreateAc
   const errorMessage: string | null = readString(r, v >= 2, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -49,7 +49,7 @@ function readDeleteAclsRequestData(r: Reader, v: number): DeleteAclsRequestData 
   const filters: DeleteAclsRequestDeleteAclsFilter[] = readArray<DeleteAclsRequestDeleteAclsFilter>(r, v >= 2, false, 'filters', (r) => readDeleteAclsRequestDeleteAclsFilter(r, v)) as DeleteAclsRequestDeleteAclsFilter[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -80,7 +80,7 @@ function readDeleteAclsRequestDeleteAclsFilter(r: Reader, v: number): DeleteAcls
   const permissionType: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -221,7 +221,7 @@ function readDeleteAclsResponseData(r: Reader, v: number): DeleteAclsResponseDat
   const filterResults: DeleteAclsResponseDeleteAclsFilterResult[] = readArray<DeleteAclsResponseDeleteAclsFilterResult>(r, v >= 2, false, 'filterResults', (r) => readDeleteAclsResponseDeleteAclsFilterResult(r, v)) as DeleteAclsResponseDeleteAclsFilterResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -250,7 +250,7 @@ function readDeleteAclsResponseDeleteAclsFilterResult(r: Reader, v: number): Del
   const matchingAcls: DeleteAclsResponseDeleteAclsMatchingAcl[] = readArray<DeleteAclsResponseDeleteAclsMatchingAcl>(r, v >= 2, false, 'matchingAcls', (r) => readDeleteAclsResponseDeleteAclsMatchingAcl(r, v)) as DeleteAclsResponseDeleteAclsMatchingAcl[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -287,7 +287,7 @@ function readDeleteAclsResponseDeleteAclsMatchingAcl(r: Reader, v: number): Dele
   const permissionType: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -45,7 +45,7 @@ function readDescribeConfigsRequestData(r: Reader, v: number): DescribeConfigsRe
   const includeDocumentation: boolean = v >= 3 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -79,7 +79,7 @@ function readDescribeConfigsRequestDescribeConfigsResource(r: Reader, v: number)
   const configurationKeys: string[] | null = readArray<string>(r, v >= 4, true, 'configurationKeys', (r) => readString(r, v >= 4, false, 'configurationKeys[]') as string);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -231,7 +231,7 @@ function readDescribeConfigsResponseData(r: Reader, v: number): DescribeConfigsR
   const results: DescribeConfigsResponseDescribeConfigsResult[] = readArray<DescribeConfigsResponseDescribeConfigsResult>(r, v >= 4, false, 'results', (r) => readDescribeConfigsResponseDescribeConfigsResult(r, v)) as DescribeConfigsResponseDescribeConfigsResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -262,7 +262,7 @@ function readDescribeConfigsResponseDescribeConfigsResult(r: Reader, v: number):
   const configs: DescribeConfigsResponseDescribeConfigsResourceResult[] = readArray<DescribeConfigsResponseDescribeConfigsResourceResult>(r, v >= 4, false, 'configs', (r) => readDescribeConfigsResponseDescribeConfigsResourceResult(r, v)) as DescribeConfigsResponseDescribeConfigsResourceResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -303,7 +303,7 @@ function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Reader, v: 
   const documentation: string | null = v >= 3 ? readString(r, v >= 4, true, 'documentation') : "";
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -349,7 +349,7 @@ function readDescribeConfigsResponseDescribeConfigsSynonym(r: Reader, v: number)
   const source: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -55,7 +55,7 @@ function readAlterConfigsRequestData(r: Reader, v: number): AlterConfigsRequestD
   const validateOnly: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -84,7 +84,7 @@ function readAlterConfigsRequestAlterConfigsResource(r: Reader, v: number): Alte
   const configs: AlterConfigsRequestAlterableConfig[] = readArray<AlterConfigsRequestAlterableConfig>(r, v >= 2, false, 'configs', (r) => readAlterConfigsRequestAlterableConfig(r, v)) as AlterConfigsRequestAlterableConfig[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -115,7 +115,7 @@ function readAlterConfigsRequestAlterableConfig(r: Reader, v: number): AlterConf
   const value: string | null = readString(r, v >= 2, true, 'value');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -221,7 +221,7 @@ function readAlterConfigsResponseData(r: Reader, v: number): AlterConfigsRespons
   const responses: AlterConfigsResponseAlterConfigsResourceResponse[] = readArray<AlterConfigsResponseAlterConfigsResourceResponse>(r, v >= 2, false, 'responses', (r) => readAlterConfigsResponseAlterConfigsResourceResponse(r, v)) as AlterConfigsResponseAlterConfigsResourceResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -251,7 +251,7 @@ function readAlterConfigsResponseAlterConfigsResourceResponse(r: Reader, v: numb
   const resourceName: string = readString(r, v >= 2, false, 'resourceName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -48,7 +48,7 @@ function readAlterReplicaLogDirsRequestData(r: Reader, v: number): AlterReplicaL
   const dirs: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = readArray<AlterReplicaLogDirsRequestAlterReplicaLogDir>(r, v >= 2, false, 'dirs', (r) => readAlterReplicaLogDirsRequestAlterReplicaLogDir(r, v)) as AlterReplicaLogDirsRequestAlterReplicaLogDir[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -74,7 +74,7 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDir(r: Reader, v: number):
   const topics: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = readArray<AlterReplicaLogDirsRequestAlterReplicaLogDirTopic>(r, v >= 2, false, 'topics', (r) => readAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(r, v)) as AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -103,7 +103,7 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(r: Reader, v: num
   const partitions: number[] = readArray<number>(r, v >= 2, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -216,7 +216,7 @@ function readAlterReplicaLogDirsResponseData(r: Reader, v: number): AlterReplica
   const results: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = readArray<AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult>(r, v >= 2, false, 'results', (r) => readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult(r, v)) as AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -244,7 +244,7 @@ function readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult(r: Reader,
   const partitions: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = readArray<AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult>(r, v >= 2, false, 'partitions', (r) => readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(r, v)) as AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -273,7 +273,7 @@ function readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(r: Rea
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -34,7 +34,7 @@ function readDescribeLogDirsRequestData(r: Reader, v: number): DescribeLogDirsRe
   const topics: DescribeLogDirsRequestDescribableLogDirTopic[] | null = readArray<DescribeLogDirsRequestDescribableLogDirTopic>(r, v >= 2, true, 'topics', (r) => readDescribeLogDirsRequestDescribableLogDirTopic(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -59,7 +59,7 @@ function readDescribeLogDirsRequestDescribableLogDirTopic(r: Reader, v: number):
   const partitions: number[] = readArray<number>(r, v >= 2, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -199,7 +199,7 @@ function readDescribeLogDirsResponseData(r: Reader, v: number): DescribeLogDirsR
   const results: DescribeLogDirsResponseDescribeLogDirsResult[] = readArray<DescribeLogDirsResponseDescribeLogDirsResult>(r, v >= 2, false, 'results', (r) => readDescribeLogDirsResponseDescribeLogDirsResult(r, v)) as DescribeLogDirsResponseDescribeLogDirsResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -235,7 +235,7 @@ function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, v: number):
   const isCordoned: boolean = v >= 5 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -278,7 +278,7 @@ function readDescribeLogDirsResponseDescribeLogDirsTopic(r: Reader, v: number): 
   const partitions: DescribeLogDirsResponseDescribeLogDirsPartition[] = readArray<DescribeLogDirsResponseDescribeLogDirsPartition>(r, v >= 2, false, 'partitions', (r) => readDescribeLogDirsResponseDescribeLogDirsPartition(r, v)) as DescribeLogDirsResponseDescribeLogDirsPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -309,7 +309,7 @@ function readDescribeLogDirsResponseDescribeLogDirsPartition(r: Reader, v: numbe
   const isFutureKey: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -20,7 +20,7 @@ function readSaslAuthenticateRequestData(r: Reader, v: number): SaslAuthenticate
   const authBytes: Buffer = readBytes(r, v >= 2, false, 'authBytes') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -92,7 +92,7 @@ function readSaslAuthenticateResponseData(r: Reader, v: number): SaslAuthenticat
   const sessionLifetimeMs: bigint = v >= 1 ? r.int64() : 0n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -56,7 +56,7 @@ function readCreatePartitionsRequestData(r: Reader, v: number): CreatePartitions
   const validateOnly: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -87,7 +87,7 @@ function readCreatePartitionsRequestCreatePartitionsTopic(r: Reader, v: number):
   const assignments: CreatePartitionsRequestCreatePartitionsAssignment[] | null = readArray<CreatePartitionsRequestCreatePartitionsAssignment>(r, v >= 2, true, 'assignments', (r) => readCreatePartitionsRequestCreatePartitionsAssignment(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -116,7 +116,7 @@ function readCreatePartitionsRequestCreatePartitionsAssignment(r: Reader, v: num
   const brokerIds: number[] = readArray<number>(r, v >= 2, false, 'brokerIds', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -217,7 +217,7 @@ function readCreatePartitionsResponseData(r: Reader, v: number): CreatePartition
   const results: CreatePartitionsResponseCreatePartitionsTopicResult[] = readArray<CreatePartitionsResponseCreatePartitionsTopicResult>(r, v >= 2, false, 'results', (r) => readCreatePartitionsResponseCreatePartitionsTopicResult(r, v)) as CreatePartitionsResponseCreatePartitionsTopicResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -246,7 +246,7 @@ function readCreatePartitionsResponseCreatePartitionsTopicResult(r: Reader, v: n
   const errorMessage: string | null = readString(r, v >= 2, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -46,7 +46,7 @@ function readCreateDelegationTokenRequestData(r: Reader, v: number): CreateDeleg
   const maxLifetimeMs: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -84,7 +84,7 @@ function readCreateDelegationTokenRequestCreatableRenewers(r: Reader, v: number)
   const principalName: string = readString(r, v >= 2, false, 'principalName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -199,7 +199,7 @@ function readCreateDelegationTokenResponseData(r: Reader, v: number): CreateDele
   const throttleTimeMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

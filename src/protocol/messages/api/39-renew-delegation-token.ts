@@ -24,7 +24,7 @@ function readRenewDelegationTokenRequestData(r: Reader, v: number): RenewDelegat
   const renewPeriodMs: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -95,7 +95,7 @@ function readRenewDelegationTokenResponseData(r: Reader, v: number): RenewDelega
   const throttleTimeMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

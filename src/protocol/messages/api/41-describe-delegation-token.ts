@@ -34,7 +34,7 @@ function readDescribeDelegationTokenRequestData(r: Reader, v: number): DescribeD
   const owners: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] | null = readArray<DescribeDelegationTokenRequestDescribeDelegationTokenOwner>(r, v >= 2, true, 'owners', (r) => readDescribeDelegationTokenRequestDescribeDelegationTokenOwner(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -59,7 +59,7 @@ function readDescribeDelegationTokenRequestDescribeDelegationTokenOwner(r: Reade
   const principalName: string = readString(r, v >= 2, false, 'principalName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -191,7 +191,7 @@ function readDescribeDelegationTokenResponseData(r: Reader, v: number): Describe
   const throttleTimeMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -229,7 +229,7 @@ function readDescribeDelegationTokenResponseDescribedDelegationToken(r: Reader, 
   const renewers: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = readArray<DescribeDelegationTokenResponseDescribedDelegationTokenRenewer>(r, v >= 2, false, 'renewers', (r) => readDescribeDelegationTokenResponseDescribedDelegationTokenRenewer(r, v)) as DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -285,7 +285,7 @@ function readDescribeDelegationTokenResponseDescribedDelegationTokenRenewer(r: R
   const principalName: string = readString(r, v >= 2, false, 'principalName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -20,7 +20,7 @@ function readDeleteGroupsRequestData(r: Reader, v: number): DeleteGroupsRequestD
   const groupsNames: string[] = readArray<string>(r, v >= 2, false, 'groupsNames', (r) => readString(r, v >= 2, false, 'groupsNames[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -101,7 +101,7 @@ function readDeleteGroupsResponseData(r: Reader, v: number): DeleteGroupsRespons
   const results: DeleteGroupsResponseDeletableGroupResult[] = readArray<DeleteGroupsResponseDeletableGroupResult>(r, v >= 2, false, 'results', (r) => readDeleteGroupsResponseDeletableGroupResult(r, v)) as DeleteGroupsResponseDeletableGroupResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -130,7 +130,7 @@ function readDeleteGroupsResponseDeletableGroupResult(r: Reader, v: number): Del
   const errorMessage: string | null = v >= 3 ? readString(r, true, true, 'errorMessage') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -42,7 +42,7 @@ function readElectLeadersRequestData(r: Reader, v: number): ElectLeadersRequestD
   const timeoutMs: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -74,7 +74,7 @@ function readElectLeadersRequestTopicPartitions(r: Reader, v: number): ElectLead
   const partitions: number[] = readArray<number>(r, v >= 2, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -187,7 +187,7 @@ function readElectLeadersResponseData(r: Reader, v: number): ElectLeadersRespons
   const replicaElectionResults: ElectLeadersResponseReplicaElectionResult[] = readArray<ElectLeadersResponseReplicaElectionResult>(r, v >= 2, false, 'replicaElectionResults', (r) => readElectLeadersResponseReplicaElectionResult(r, v)) as ElectLeadersResponseReplicaElectionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -220,7 +220,7 @@ function readElectLeadersResponseReplicaElectionResult(r: Reader, v: number): El
   const partitionResult: ElectLeadersResponsePartitionResult[] = readArray<ElectLeadersResponsePartitionResult>(r, v >= 2, false, 'partitionResult', (r) => readElectLeadersResponsePartitionResult(r, v)) as ElectLeadersResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -250,7 +250,7 @@ function readElectLeadersResponsePartitionResult(r: Reader, v: number): ElectLea
   const errorMessage: string | null = readString(r, v >= 2, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 2) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -58,7 +58,7 @@ function readIncrementalAlterConfigsRequestData(r: Reader, v: number): Increment
   const validateOnly: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -87,7 +87,7 @@ function readIncrementalAlterConfigsRequestAlterConfigsResource(r: Reader, v: nu
   const configs: IncrementalAlterConfigsRequestAlterableConfig[] = readArray<IncrementalAlterConfigsRequestAlterableConfig>(r, v >= 1, false, 'configs', (r) => readIncrementalAlterConfigsRequestAlterableConfig(r, v)) as IncrementalAlterConfigsRequestAlterableConfig[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -119,7 +119,7 @@ function readIncrementalAlterConfigsRequestAlterableConfig(r: Reader, v: number)
   const value: string | null = readString(r, v >= 1, true, 'value');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -228,7 +228,7 @@ function readIncrementalAlterConfigsResponseData(r: Reader, v: number): Incremen
   const responses: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = readArray<IncrementalAlterConfigsResponseAlterConfigsResourceResponse>(r, v >= 1, false, 'responses', (r) => readIncrementalAlterConfigsResponseAlterConfigsResourceResponse(r, v)) as IncrementalAlterConfigsResponseAlterConfigsResourceResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -258,7 +258,7 @@ function readIncrementalAlterConfigsResponseAlterConfigsResourceResponse(r: Read
   const resourceName: string = readString(r, v >= 1, false, 'resourceName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -56,7 +56,7 @@ function readAlterPartitionReassignmentsRequestData(r: Reader, v: number): Alter
   const topics: AlterPartitionReassignmentsRequestReassignableTopic[] = readArray<AlterPartitionReassignmentsRequestReassignableTopic>(r, true, false, 'topics', (r) => readAlterPartitionReassignmentsRequestReassignableTopic(r, v)) as AlterPartitionReassignmentsRequestReassignableTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -89,7 +89,7 @@ function readAlterPartitionReassignmentsRequestReassignableTopic(r: Reader, v: n
   const partitions: AlterPartitionReassignmentsRequestReassignablePartition[] = readArray<AlterPartitionReassignmentsRequestReassignablePartition>(r, true, false, 'partitions', (r) => readAlterPartitionReassignmentsRequestReassignablePartition(r, v)) as AlterPartitionReassignmentsRequestReassignablePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -118,7 +118,7 @@ function readAlterPartitionReassignmentsRequestReassignablePartition(r: Reader, 
   const replicas: number[] | null = readArray<number>(r, true, true, 'replicas', (r) => r.int32());
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -246,7 +246,7 @@ function readAlterPartitionReassignmentsResponseData(r: Reader, v: number): Alte
   const responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = readArray<AlterPartitionReassignmentsResponseReassignableTopicResponse>(r, true, false, 'responses', (r) => readAlterPartitionReassignmentsResponseReassignableTopicResponse(r, v)) as AlterPartitionReassignmentsResponseReassignableTopicResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -282,7 +282,7 @@ function readAlterPartitionReassignmentsResponseReassignableTopicResponse(r: Rea
   const partitions: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = readArray<AlterPartitionReassignmentsResponseReassignablePartitionResponse>(r, true, false, 'partitions', (r) => readAlterPartitionReassignmentsResponseReassignablePartitionResponse(r, v)) as AlterPartitionReassignmentsResponseReassignablePartitionResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -312,7 +312,7 @@ function readAlterPartitionReassignmentsResponseReassignablePartitionResponse(r:
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

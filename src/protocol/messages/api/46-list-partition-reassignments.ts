@@ -38,7 +38,7 @@ function readListPartitionReassignmentsRequestData(r: Reader, v: number): ListPa
   const topics: ListPartitionReassignmentsRequestListPartitionReassignmentsTopics[] | null = readArray<ListPartitionReassignmentsRequestListPartitionReassignmentsTopics>(r, true, true, 'topics', (r) => readListPartitionReassignmentsRequestListPartitionReassignmentsTopics(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -65,7 +65,7 @@ function readListPartitionReassignmentsRequestListPartitionReassignmentsTopics(r
   const partitionIndexes: number[] = readArray<number>(r, true, false, 'partitionIndexes', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -184,7 +184,7 @@ function readListPartitionReassignmentsResponseData(r: Reader, v: number): ListP
   const topics: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = readArray<ListPartitionReassignmentsResponseOngoingTopicReassignment>(r, true, false, 'topics', (r) => readListPartitionReassignmentsResponseOngoingTopicReassignment(r, v)) as ListPartitionReassignmentsResponseOngoingTopicReassignment[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -216,7 +216,7 @@ function readListPartitionReassignmentsResponseOngoingTopicReassignment(r: Reade
   const partitions: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = readArray<ListPartitionReassignmentsResponseOngoingPartitionReassignment>(r, true, false, 'partitions', (r) => readListPartitionReassignmentsResponseOngoingPartitionReassignment(r, v)) as ListPartitionReassignmentsResponseOngoingPartitionReassignment[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -247,7 +247,7 @@ function readListPartitionReassignmentsResponseOngoingPartitionReassignment(r: R
   const removingReplicas: number[] = readArray<number>(r, true, false, 'removingReplicas', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -41,7 +41,7 @@ function readDescribeClientQuotasRequestData(r: Reader, v: number): DescribeClie
   const strict: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -70,7 +70,7 @@ function readDescribeClientQuotasRequestComponentData(r: Reader, v: number): Des
   const match: string | null = readString(r, v >= 1, true, 'match');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -199,7 +199,7 @@ function readDescribeClientQuotasResponseData(r: Reader, v: number): DescribeCli
   const entries: DescribeClientQuotasResponseEntryData[] | null = readArray<DescribeClientQuotasResponseEntryData>(r, v >= 1, true, 'entries', (r) => readDescribeClientQuotasResponseEntryData(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -230,7 +230,7 @@ function readDescribeClientQuotasResponseEntryData(r: Reader, v: number): Descri
   const values: DescribeClientQuotasResponseValueData[] = readArray<DescribeClientQuotasResponseValueData>(r, v >= 1, false, 'values', (r) => readDescribeClientQuotasResponseValueData(r, v)) as DescribeClientQuotasResponseValueData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -259,7 +259,7 @@ function readDescribeClientQuotasResponseEntityData(r: Reader, v: number): Descr
   const entityName: string | null = readString(r, v >= 1, true, 'entityName');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -287,7 +287,7 @@ function readDescribeClientQuotasResponseValueData(r: Reader, v: number): Descri
   const value: number = r.float64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -69,7 +69,7 @@ function readAlterClientQuotasRequestData(r: Reader, v: number): AlterClientQuot
   const validateOnly: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -97,7 +97,7 @@ function readAlterClientQuotasRequestEntryData(r: Reader, v: number): AlterClien
   const ops: AlterClientQuotasRequestOpData[] = readArray<AlterClientQuotasRequestOpData>(r, v >= 1, false, 'ops', (r) => readAlterClientQuotasRequestOpData(r, v)) as AlterClientQuotasRequestOpData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -126,7 +126,7 @@ function readAlterClientQuotasRequestEntityData(r: Reader, v: number): AlterClie
   const entityName: string | null = readString(r, v >= 1, true, 'entityName');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -155,7 +155,7 @@ function readAlterClientQuotasRequestOpData(r: Reader, v: number): AlterClientQu
   const remove: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -283,7 +283,7 @@ function readAlterClientQuotasResponseData(r: Reader, v: number): AlterClientQuo
   const entries: AlterClientQuotasResponseEntryData[] = readArray<AlterClientQuotasResponseEntryData>(r, v >= 1, false, 'entries', (r) => readAlterClientQuotasResponseEntryData(r, v)) as AlterClientQuotasResponseEntryData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -312,7 +312,7 @@ function readAlterClientQuotasResponseEntryData(r: Reader, v: number): AlterClie
   const entity: AlterClientQuotasResponseEntityData[] = readArray<AlterClientQuotasResponseEntityData>(r, v >= 1, false, 'entity', (r) => readAlterClientQuotasResponseEntityData(r, v)) as AlterClientQuotasResponseEntityData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -342,7 +342,7 @@ function readAlterClientQuotasResponseEntityData(r: Reader, v: number): AlterCli
   const entityName: string | null = readString(r, v >= 1, true, 'entityName');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -31,7 +31,7 @@ function readDescribeUserScramCredentialsRequestData(r: Reader, v: number): Desc
   const users: DescribeUserScramCredentialsRequestUserName[] | null = readArray<DescribeUserScramCredentialsRequestUserName>(r, true, true, 'users', (r) => readDescribeUserScramCredentialsRequestUserName(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -55,7 +55,7 @@ function readDescribeUserScramCredentialsRequestUserName(r: Reader, _v: number):
   const name: string = readString(r, true, false, 'name') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -169,7 +169,7 @@ function readDescribeUserScramCredentialsResponseData(r: Reader, v: number): Des
   const results: DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult[] = readArray<DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult>(r, true, false, 'results', (r) => readDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult(r, v)) as DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -203,7 +203,7 @@ function readDescribeUserScramCredentialsResponseDescribeUserScramCredentialsRes
   const credentialInfos: DescribeUserScramCredentialsResponseCredentialInfo[] = readArray<DescribeUserScramCredentialsResponseCredentialInfo>(r, true, false, 'credentialInfos', (r) => readDescribeUserScramCredentialsResponseCredentialInfo(r, v)) as DescribeUserScramCredentialsResponseCredentialInfo[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -236,7 +236,7 @@ function readDescribeUserScramCredentialsResponseCredentialInfo(r: Reader, _v: n
   const iterations: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

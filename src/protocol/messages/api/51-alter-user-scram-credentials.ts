@@ -61,7 +61,7 @@ function readAlterUserScramCredentialsRequestData(r: Reader, v: number): AlterUs
   const upsertions: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = readArray<AlterUserScramCredentialsRequestScramCredentialUpsertion>(r, true, false, 'upsertions', (r) => readAlterUserScramCredentialsRequestScramCredentialUpsertion(r, v)) as AlterUserScramCredentialsRequestScramCredentialUpsertion[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -90,7 +90,7 @@ function readAlterUserScramCredentialsRequestScramCredentialDeletion(r: Reader, 
   const mechanism: number = r.int8();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -121,7 +121,7 @@ function readAlterUserScramCredentialsRequestScramCredentialUpsertion(r: Reader,
   const saltedPassword: Buffer = readBytes(r, true, false, 'saltedPassword') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -234,7 +234,7 @@ function readAlterUserScramCredentialsResponseData(r: Reader, v: number): AlterU
   const results: AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[] = readArray<AlterUserScramCredentialsResponseAlterUserScramCredentialsResult>(r, true, false, 'results', (r) => readAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(r, v)) as AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -263,7 +263,7 @@ function readAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(r:
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -45,7 +45,7 @@ function readDescribeQuorumRequestData(r: Reader, v: number): DescribeQuorumRequ
   const topics: DescribeQuorumRequestTopicData[] = readArray<DescribeQuorumRequestTopicData>(r, true, false, 'topics', (r) => readDescribeQuorumRequestTopicData(r, v)) as DescribeQuorumRequestTopicData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -71,7 +71,7 @@ function readDescribeQuorumRequestTopicData(r: Reader, v: number): DescribeQuoru
   const partitions: DescribeQuorumRequestPartitionData[] = readArray<DescribeQuorumRequestPartitionData>(r, true, false, 'partitions', (r) => readDescribeQuorumRequestPartitionData(r, v)) as DescribeQuorumRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -99,7 +99,7 @@ function readDescribeQuorumRequestPartitionData(r: Reader, _v: number): Describe
   const partitionIndex: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -287,7 +287,7 @@ function readDescribeQuorumResponseData(r: Reader, v: number): DescribeQuorumRes
   const nodes: DescribeQuorumResponseNode[] = v >= 2 ? readArray<DescribeQuorumResponseNode>(r, true, false, 'nodes', (r) => readDescribeQuorumResponseNode(r, v)) as DescribeQuorumResponseNode[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -325,7 +325,7 @@ function readDescribeQuorumResponseTopicData(r: Reader, v: number): DescribeQuor
   const partitions: DescribeQuorumResponsePartitionData[] = readArray<DescribeQuorumResponsePartitionData>(r, true, false, 'partitions', (r) => readDescribeQuorumResponsePartitionData(r, v)) as DescribeQuorumResponsePartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -360,7 +360,7 @@ function readDescribeQuorumResponsePartitionData(r: Reader, v: number): Describe
   const observers: DescribeQuorumResponseReplicaState[] = readArray<DescribeQuorumResponseReplicaState>(r, true, false, 'observers', (r) => readDescribeQuorumResponseReplicaState(r, v)) as DescribeQuorumResponseReplicaState[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -406,7 +406,7 @@ function readDescribeQuorumResponseReplicaState(r: Reader, v: number): DescribeQ
   const lastCaughtUpTimestamp: bigint = v >= 1 ? r.int64() : -1n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -446,7 +446,7 @@ function readDescribeQuorumResponseNode(r: Reader, v: number): DescribeQuorumRes
   const listeners: DescribeQuorumResponseListener[] = v >= 2 ? readArray<DescribeQuorumResponseListener>(r, true, false, 'listeners', (r) => readDescribeQuorumResponseListener(r, v)) as DescribeQuorumResponseListener[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -481,7 +481,7 @@ function readDescribeQuorumResponseListener(r: Reader, v: number): DescribeQuoru
   const port: number = v >= 2 ? r.uint16() : 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -48,7 +48,7 @@ function readUpdateFeaturesRequestData(r: Reader, v: number): UpdateFeaturesRequ
   const validateOnly: boolean = v >= 1 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -83,7 +83,7 @@ function readUpdateFeaturesRequestFeatureUpdateKey(r: Reader, v: number): Update
   const upgradeType: number = v >= 1 ? r.int8() : 1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -197,7 +197,7 @@ function readUpdateFeaturesResponseData(r: Reader, v: number): UpdateFeaturesRes
   const results: UpdateFeaturesResponseUpdatableFeatureResult[] = v <= 1 ? readArray<UpdateFeaturesResponseUpdatableFeatureResult>(r, true, false, 'results', (r) => readUpdateFeaturesResponseUpdatableFeatureResult(r, v)) as UpdateFeaturesResponseUpdatableFeatureResult[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -232,7 +232,7 @@ function readUpdateFeaturesResponseUpdatableFeatureResult(r: Reader, _v: number)
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -28,7 +28,7 @@ function readDescribeClusterRequestData(r: Reader, v: number): DescribeClusterRe
   const includeFencedBrokers: boolean = v >= 2 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -150,7 +150,7 @@ function readDescribeClusterResponseData(r: Reader, v: number): DescribeClusterR
   const clusterAuthorizedOperations: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -197,7 +197,7 @@ function readDescribeClusterResponseDescribeClusterBroker(r: Reader, v: number):
   const isFenced: boolean = v >= 2 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

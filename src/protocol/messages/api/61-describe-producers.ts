@@ -34,7 +34,7 @@ function readDescribeProducersRequestData(r: Reader, v: number): DescribeProduce
   const topics: DescribeProducersRequestTopicRequest[] = readArray<DescribeProducersRequestTopicRequest>(r, true, false, 'topics', (r) => readDescribeProducersRequestTopicRequest(r, v)) as DescribeProducersRequestTopicRequest[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -60,7 +60,7 @@ function readDescribeProducersRequestTopicRequest(r: Reader, _v: number): Descri
   const partitionIndexes: number[] = readArray<number>(r, true, false, 'partitionIndexes', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -196,7 +196,7 @@ function readDescribeProducersResponseData(r: Reader, v: number): DescribeProduc
   const topics: DescribeProducersResponseTopicResponse[] = readArray<DescribeProducersResponseTopicResponse>(r, true, false, 'topics', (r) => readDescribeProducersResponseTopicResponse(r, v)) as DescribeProducersResponseTopicResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -224,7 +224,7 @@ function readDescribeProducersResponseTopicResponse(r: Reader, v: number): Descr
   const partitions: DescribeProducersResponsePartitionResponse[] = readArray<DescribeProducersResponsePartitionResponse>(r, true, false, 'partitions', (r) => readDescribeProducersResponsePartitionResponse(r, v)) as DescribeProducersResponsePartitionResponse[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -255,7 +255,7 @@ function readDescribeProducersResponsePartitionResponse(r: Reader, v: number): D
   const activeProducers: DescribeProducersResponseProducerState[] = readArray<DescribeProducersResponseProducerState>(r, true, false, 'activeProducers', (r) => readDescribeProducersResponseProducerState(r, v)) as DescribeProducersResponseProducerState[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -291,7 +291,7 @@ function readDescribeProducersResponseProducerState(r: Reader, _v: number): Desc
   const currentTxnStartOffset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

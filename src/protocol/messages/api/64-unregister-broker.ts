@@ -20,7 +20,7 @@ function readUnregisterBrokerRequestData(r: Reader, _v: number): UnregisterBroke
   const brokerId: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -87,7 +87,7 @@ function readUnregisterBrokerResponseData(r: Reader, _v: number): UnregisterBrok
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

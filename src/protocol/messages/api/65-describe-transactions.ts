@@ -20,7 +20,7 @@ function readDescribeTransactionsRequestData(r: Reader, _v: number): DescribeTra
   const transactionalIds: string[] = readArray<string>(r, true, false, 'transactionalIds', (r) => readString(r, true, false, 'transactionalIds[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -130,7 +130,7 @@ function readDescribeTransactionsResponseData(r: Reader, v: number): DescribeTra
   const transactionStates: DescribeTransactionsResponseTransactionState[] = readArray<DescribeTransactionsResponseTransactionState>(r, true, false, 'transactionStates', (r) => readDescribeTransactionsResponseTransactionState(r, v)) as DescribeTransactionsResponseTransactionState[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -164,7 +164,7 @@ function readDescribeTransactionsResponseTransactionState(r: Reader, v: number):
   const topics: DescribeTransactionsResponseTopicData[] = readArray<DescribeTransactionsResponseTopicData>(r, true, false, 'topics', (r) => readDescribeTransactionsResponseTopicData(r, v)) as DescribeTransactionsResponseTopicData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -206,7 +206,7 @@ function readDescribeTransactionsResponseTopicData(r: Reader, _v: number): Descr
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

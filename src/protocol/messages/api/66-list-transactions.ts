@@ -32,7 +32,7 @@ function readListTransactionsRequestData(r: Reader, v: number): ListTransactions
   const transactionalIdPattern: string | null = v >= 2 ? readString(r, true, true, 'transactionalIdPattern') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -137,7 +137,7 @@ function readListTransactionsResponseData(r: Reader, v: number): ListTransaction
   const transactionStates: ListTransactionsResponseTransactionState[] = readArray<ListTransactionsResponseTransactionState>(r, true, false, 'transactionStates', (r) => readListTransactionsResponseTransactionState(r, v)) as ListTransactionsResponseTransactionState[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -171,7 +171,7 @@ function readListTransactionsResponseTransactionState(r: Reader, _v: number): Li
   const transactionState: string = readString(r, true, false, 'transactionState') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

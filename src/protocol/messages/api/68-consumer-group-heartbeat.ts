@@ -70,7 +70,7 @@ function readConsumerGroupHeartbeatRequestData(r: Reader, v: number): ConsumerGr
   const topicPartitions: ConsumerGroupHeartbeatRequestTopicPartitions[] | null = readArray<ConsumerGroupHeartbeatRequestTopicPartitions>(r, true, true, 'topicPartitions', (r) => readConsumerGroupHeartbeatRequestTopicPartitions(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -118,7 +118,7 @@ function readConsumerGroupHeartbeatRequestTopicPartitions(r: Reader, _v: number)
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -247,7 +247,7 @@ function readConsumerGroupHeartbeatResponseData(r: Reader, v: number): ConsumerG
   const assignment: ConsumerGroupHeartbeatResponseAssignment | null = (true ? readNullableStruct(r, (r) => readConsumerGroupHeartbeatResponseAssignment(r, v)) : readConsumerGroupHeartbeatResponseAssignment(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -283,7 +283,7 @@ function readConsumerGroupHeartbeatResponseAssignment(r: Reader, v: number): Con
   const topicPartitions: ConsumerGroupHeartbeatResponseTopicPartitions[] = readArray<ConsumerGroupHeartbeatResponseTopicPartitions>(r, true, false, 'topicPartitions', (r) => readConsumerGroupHeartbeatResponseTopicPartitions(r, v)) as ConsumerGroupHeartbeatResponseTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -309,7 +309,7 @@ function readConsumerGroupHeartbeatResponseTopicPartitions(r: Reader, _v: number
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

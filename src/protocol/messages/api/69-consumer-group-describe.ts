@@ -24,7 +24,7 @@ function readConsumerGroupDescribeRequestData(r: Reader, _v: number): ConsumerGr
   const includeAuthorizedOperations: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -195,7 +195,7 @@ function readConsumerGroupDescribeResponseData(r: Reader, v: number): ConsumerGr
   const groups: ConsumerGroupDescribeResponseDescribedGroup[] = readArray<ConsumerGroupDescribeResponseDescribedGroup>(r, true, false, 'groups', (r) => readConsumerGroupDescribeResponseDescribedGroup(r, v)) as ConsumerGroupDescribeResponseDescribedGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -230,7 +230,7 @@ function readConsumerGroupDescribeResponseDescribedGroup(r: Reader, v: number): 
   const authorizedOperations: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -284,7 +284,7 @@ function readConsumerGroupDescribeResponseMember(r: Reader, v: number): Consumer
   const memberType: number = v >= 1 ? r.int8() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -336,7 +336,7 @@ function readConsumerGroupDescribeResponseAssignment(r: Reader, v: number): Cons
   const topicPartitions: ConsumerGroupDescribeResponseTopicPartitions[] = readArray<ConsumerGroupDescribeResponseTopicPartitions>(r, true, false, 'topicPartitions', (r) => readConsumerGroupDescribeResponseTopicPartitions(r, v)) as ConsumerGroupDescribeResponseTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -363,7 +363,7 @@ function readConsumerGroupDescribeResponseTopicPartitions(r: Reader, _v: number)
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -20,7 +20,7 @@ function readGetTelemetrySubscriptionsRequestData(r: Reader, _v: number): GetTel
   const clientInstanceId: string = r.uuid();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -111,7 +111,7 @@ function readGetTelemetrySubscriptionsResponseData(r: Reader, _v: number): GetTe
   const requestedMetrics: string[] = readArray<string>(r, true, false, 'requestedMetrics', (r) => readString(r, true, false, 'requestedMetrics[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -36,7 +36,7 @@ function readPushTelemetryRequestData(r: Reader, _v: number): PushTelemetryReque
   const metrics: Buffer = readBytes(r, true, false, 'metrics') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -112,7 +112,7 @@ function readPushTelemetryResponseData(r: Reader, _v: number): PushTelemetryResp
   const errorCode: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

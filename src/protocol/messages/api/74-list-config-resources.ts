@@ -20,7 +20,7 @@ function readListConfigResourcesRequestData(r: Reader, v: number): ListConfigRes
   const resourceTypes: number[] = v >= 1 ? readArray<number>(r, true, false, 'resourceTypes', (r) => r.int8()) as number[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -105,7 +105,7 @@ function readListConfigResourcesResponseData(r: Reader, v: number): ListConfigRe
   const configResources: ListConfigResourcesResponseConfigResource[] = readArray<ListConfigResourcesResponseConfigResource>(r, true, false, 'configResources', (r) => readListConfigResourcesResponseConfigResource(r, v)) as ListConfigResourcesResponseConfigResource[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -135,7 +135,7 @@ function readListConfigResourcesResponseConfigResource(r: Reader, v: number): Li
   const resourceType: number = v >= 1 ? r.int8() : 16;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -53,7 +53,7 @@ function readDescribeTopicPartitionsRequestData(r: Reader, v: number): DescribeT
   const cursor: DescribeTopicPartitionsRequestCursor | null = (true ? readNullableStruct(r, (r) => readDescribeTopicPartitionsRequestCursor(r, v)) : readDescribeTopicPartitionsRequestCursor(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -82,7 +82,7 @@ function readDescribeTopicPartitionsRequestTopicRequest(r: Reader, _v: number): 
   const name: string = readString(r, true, false, 'name') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -108,7 +108,7 @@ function readDescribeTopicPartitionsRequestCursor(r: Reader, _v: number): Descri
   const partitionIndex: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -272,7 +272,7 @@ function readDescribeTopicPartitionsResponseData(r: Reader, v: number): Describe
   const nextCursor: DescribeTopicPartitionsResponseCursor | null = (true ? readNullableStruct(r, (r) => readDescribeTopicPartitionsResponseCursor(r, v)) : readDescribeTopicPartitionsResponseCursor(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -306,7 +306,7 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic
   const topicAuthorizedOperations: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -349,7 +349,7 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
   const offlineReplicas: number[] = readArray<number>(r, true, false, 'offlineReplicas', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -393,7 +393,7 @@ function readDescribeTopicPartitionsResponseCursor(r: Reader, _v: number): Descr
   const partitionIndex: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -36,7 +36,7 @@ function readShareGroupHeartbeatRequestData(r: Reader, _v: number): ShareGroupHe
   const subscribedTopicNames: string[] | null = readArray<string>(r, true, true, 'subscribedTopicNames', (r) => readString(r, true, false, 'subscribedTopicNames[]') as string);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -158,7 +158,7 @@ function readShareGroupHeartbeatResponseData(r: Reader, v: number): ShareGroupHe
   const assignment: ShareGroupHeartbeatResponseAssignment | null = (true ? readNullableStruct(r, (r) => readShareGroupHeartbeatResponseAssignment(r, v)) : readShareGroupHeartbeatResponseAssignment(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -194,7 +194,7 @@ function readShareGroupHeartbeatResponseAssignment(r: Reader, v: number): ShareG
   const topicPartitions: ShareGroupHeartbeatResponseTopicPartitions[] = readArray<ShareGroupHeartbeatResponseTopicPartitions>(r, true, false, 'topicPartitions', (r) => readShareGroupHeartbeatResponseTopicPartitions(r, v)) as ShareGroupHeartbeatResponseTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -220,7 +220,7 @@ function readShareGroupHeartbeatResponseTopicPartitions(r: Reader, _v: number): 
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

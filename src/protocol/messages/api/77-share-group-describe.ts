@@ -24,7 +24,7 @@ function readShareGroupDescribeRequestData(r: Reader, _v: number): ShareGroupDes
   const includeAuthorizedOperations: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -183,7 +183,7 @@ function readShareGroupDescribeResponseData(r: Reader, v: number): ShareGroupDes
   const groups: ShareGroupDescribeResponseDescribedGroup[] = readArray<ShareGroupDescribeResponseDescribedGroup>(r, true, false, 'groups', (r) => readShareGroupDescribeResponseDescribedGroup(r, v)) as ShareGroupDescribeResponseDescribedGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -218,7 +218,7 @@ function readShareGroupDescribeResponseDescribedGroup(r: Reader, v: number): Sha
   const authorizedOperations: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -268,7 +268,7 @@ function readShareGroupDescribeResponseMember(r: Reader, v: number): ShareGroupD
   const assignment: ShareGroupDescribeResponseAssignment = readShareGroupDescribeResponseAssignment(r, v);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -309,7 +309,7 @@ function readShareGroupDescribeResponseAssignment(r: Reader, v: number): ShareGr
   const topicPartitions: ShareGroupDescribeResponseTopicPartitions[] = readArray<ShareGroupDescribeResponseTopicPartitions>(r, true, false, 'topicPartitions', (r) => readShareGroupDescribeResponseTopicPartitions(r, v)) as ShareGroupDescribeResponseTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -336,7 +336,7 @@ function readShareGroupDescribeResponseTopicPartitions(r: Reader, _v: number): S
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -126,7 +126,7 @@ function readShareFetchRequestData(r: Reader, v: number): ShareFetchRequestData 
   const forgottenTopicsData: ShareFetchRequestForgottenTopic[] = readArray<ShareFetchRequestForgottenTopic>(r, true, false, 'forgottenTopicsData', (r) => readShareFetchRequestForgottenTopic(r, v)) as ShareFetchRequestForgottenTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -180,7 +180,7 @@ function readShareFetchRequestFetchTopic(r: Reader, v: number): ShareFetchReques
   const partitions: ShareFetchRequestFetchPartition[] = readArray<ShareFetchRequestFetchPartition>(r, true, false, 'partitions', (r) => readShareFetchRequestFetchPartition(r, v)) as ShareFetchRequestFetchPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -209,7 +209,7 @@ function readShareFetchRequestFetchPartition(r: Reader, v: number): ShareFetchRe
   const acknowledgementBatches: ShareFetchRequestAcknowledgementBatch[] = readArray<ShareFetchRequestAcknowledgementBatch>(r, true, false, 'acknowledgementBatches', (r) => readShareFetchRequestAcknowledgementBatch(r, v)) as ShareFetchRequestAcknowledgementBatch[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -240,7 +240,7 @@ function readShareFetchRequestAcknowledgementBatch(r: Reader, _v: number): Share
   const acknowledgeTypes: number[] = readArray<number>(r, true, false, 'acknowledgeTypes', (r) => r.int8()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -270,7 +270,7 @@ function readShareFetchRequestForgottenTopic(r: Reader, _v: number): ShareFetchR
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -498,7 +498,7 @@ function readShareFetchResponseData(r: Reader, v: number): ShareFetchResponseDat
   const nodeEndpoints: ShareFetchResponseNodeEndpoint[] = readArray<ShareFetchResponseNodeEndpoint>(r, true, false, 'nodeEndpoints', (r) => readShareFetchResponseNodeEndpoint(r, v)) as ShareFetchResponseNodeEndpoint[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -535,7 +535,7 @@ function readShareFetchResponseShareFetchableTopicResponse(r: Reader, v: number)
   const partitions: ShareFetchResponsePartitionData[] = readArray<ShareFetchResponsePartitionData>(r, true, false, 'partitions', (r) => readShareFetchResponsePartitionData(r, v)) as ShareFetchResponsePartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -569,7 +569,7 @@ function readShareFetchResponsePartitionData(r: Reader, v: number): ShareFetchRe
   const acquiredRecords: ShareFetchResponseAcquiredRecords[] = readArray<ShareFetchResponseAcquiredRecords>(r, true, false, 'acquiredRecords', (r) => readShareFetchResponseAcquiredRecords(r, v)) as ShareFetchResponseAcquiredRecords[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -611,7 +611,7 @@ function readShareFetchResponseLeaderIdAndEpoch(r: Reader, _v: number): ShareFet
   const leaderEpoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -639,7 +639,7 @@ function readShareFetchResponseAcquiredRecords(r: Reader, _v: number): ShareFetc
   const deliveryCount: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -670,7 +670,7 @@ function readShareFetchResponseNodeEndpoint(r: Reader, _v: number): ShareFetchRe
   const rack: string | null = readString(r, true, true, 'rack');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

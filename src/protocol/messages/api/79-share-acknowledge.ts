@@ -81,7 +81,7 @@ function readShareAcknowledgeRequestData(r: Reader, v: number): ShareAcknowledge
   const topics: ShareAcknowledgeRequestAcknowledgeTopic[] = readArray<ShareAcknowledgeRequestAcknowledgeTopic>(r, true, false, 'topics', (r) => readShareAcknowledgeRequestAcknowledgeTopic(r, v)) as ShareAcknowledgeRequestAcknowledgeTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -118,7 +118,7 @@ function readShareAcknowledgeRequestAcknowledgeTopic(r: Reader, v: number): Shar
   const partitions: ShareAcknowledgeRequestAcknowledgePartition[] = readArray<ShareAcknowledgeRequestAcknowledgePartition>(r, true, false, 'partitions', (r) => readShareAcknowledgeRequestAcknowledgePartition(r, v)) as ShareAcknowledgeRequestAcknowledgePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -146,7 +146,7 @@ function readShareAcknowledgeRequestAcknowledgePartition(r: Reader, v: number): 
   const acknowledgementBatches: ShareAcknowledgeRequestAcknowledgementBatch[] = readArray<ShareAcknowledgeRequestAcknowledgementBatch>(r, true, false, 'acknowledgementBatches', (r) => readShareAcknowledgeRequestAcknowledgementBatch(r, v)) as ShareAcknowledgeRequestAcknowledgementBatch[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -175,7 +175,7 @@ function readShareAcknowledgeRequestAcknowledgementBatch(r: Reader, _v: number):
   const acknowledgeTypes: number[] = readArray<number>(r, true, false, 'acknowledgeTypes', (r) => r.int8()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -359,7 +359,7 @@ function readShareAcknowledgeResponseData(r: Reader, v: number): ShareAcknowledg
   const nodeEndpoints: ShareAcknowledgeResponseNodeEndpoint[] = readArray<ShareAcknowledgeResponseNodeEndpoint>(r, true, false, 'nodeEndpoints', (r) => readShareAcknowledgeResponseNodeEndpoint(r, v)) as ShareAcknowledgeResponseNodeEndpoint[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -398,7 +398,7 @@ function readShareAcknowledgeResponseShareAcknowledgeTopicResponse(r: Reader, v:
   const partitions: ShareAcknowledgeResponsePartitionData[] = readArray<ShareAcknowledgeResponsePartitionData>(r, true, false, 'partitions', (r) => readShareAcknowledgeResponsePartitionData(r, v)) as ShareAcknowledgeResponsePartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -428,7 +428,7 @@ function readShareAcknowledgeResponsePartitionData(r: Reader, v: number): ShareA
   const currentLeader: ShareAcknowledgeResponseLeaderIdAndEpoch = readShareAcknowledgeResponseLeaderIdAndEpoch(r, v);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -460,7 +460,7 @@ function readShareAcknowledgeResponseLeaderIdAndEpoch(r: Reader, _v: number): Sh
   const leaderEpoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -489,7 +489,7 @@ function readShareAcknowledgeResponseNodeEndpoint(r: Reader, _v: number): ShareA
   const rack: string | null = readString(r, true, true, 'rack');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

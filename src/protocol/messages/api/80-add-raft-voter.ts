@@ -57,7 +57,7 @@ function readAddRaftVoterRequestData(r: Reader, v: number): AddRaftVoterRequestD
   const ackWhenCommitted: boolean = v >= 1 ? r.bool() : true;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -97,7 +97,7 @@ function readAddRaftVoterRequestListener(r: Reader, _v: number): AddRaftVoterReq
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -185,7 +185,7 @@ function readAddRaftVoterResponseData(r: Reader, _v: number): AddRaftVoterRespon
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -28,7 +28,7 @@ function readRemoveRaftVoterRequestData(r: Reader, _v: number): RemoveRaftVoterR
   const voterDirectoryId: string = r.uuid();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -101,7 +101,7 @@ function readRemoveRaftVoterResponseData(r: Reader, _v: number): RemoveRaftVoter
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -55,7 +55,7 @@ function readInitializeShareGroupStateRequestData(r: Reader, v: number): Initial
   const topics: InitializeShareGroupStateRequestInitializeStateData[] = readArray<InitializeShareGroupStateRequestInitializeStateData>(r, true, false, 'topics', (r) => readInitializeShareGroupStateRequestInitializeStateData(r, v)) as InitializeShareGroupStateRequestInitializeStateData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -84,7 +84,7 @@ function readInitializeShareGroupStateRequestInitializeStateData(r: Reader, v: n
   const partitions: InitializeShareGroupStateRequestPartitionData[] = readArray<InitializeShareGroupStateRequestPartitionData>(r, true, false, 'partitions', (r) => readInitializeShareGroupStateRequestPartitionData(r, v)) as InitializeShareGroupStateRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -113,7 +113,7 @@ function readInitializeShareGroupStateRequestPartitionData(r: Reader, _v: number
   const startOffset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -227,7 +227,7 @@ function readInitializeShareGroupStateResponseData(r: Reader, v: number): Initia
   const results: InitializeShareGroupStateResponseInitializeStateResult[] = readArray<InitializeShareGroupStateResponseInitializeStateResult>(r, true, false, 'results', (r) => readInitializeShareGroupStateResponseInitializeStateResult(r, v)) as InitializeShareGroupStateResponseInitializeStateResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -253,7 +253,7 @@ function readInitializeShareGroupStateResponseInitializeStateResult(r: Reader, v
   const partitions: InitializeShareGroupStateResponsePartitionResult[] = readArray<InitializeShareGroupStateResponsePartitionResult>(r, true, false, 'partitions', (r) => readInitializeShareGroupStateResponsePartitionResult(r, v)) as InitializeShareGroupStateResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -282,7 +282,7 @@ function readInitializeShareGroupStateResponsePartitionResult(r: Reader, _v: num
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

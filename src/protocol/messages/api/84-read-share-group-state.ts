@@ -52,7 +52,7 @@ function readReadShareGroupStateRequestData(r: Reader, v: number): ReadShareGrou
   const topics: ReadShareGroupStateRequestReadStateData[] = readArray<ReadShareGroupStateRequestReadStateData>(r, true, false, 'topics', (r) => readReadShareGroupStateRequestReadStateData(r, v)) as ReadShareGroupStateRequestReadStateData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -81,7 +81,7 @@ function readReadShareGroupStateRequestReadStateData(r: Reader, v: number): Read
   const partitions: ReadShareGroupStateRequestPartitionData[] = readArray<ReadShareGroupStateRequestPartitionData>(r, true, false, 'partitions', (r) => readReadShareGroupStateRequestPartitionData(r, v)) as ReadShareGroupStateRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -109,7 +109,7 @@ function readReadShareGroupStateRequestPartitionData(r: Reader, _v: number): Rea
   const leaderEpoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -249,7 +249,7 @@ function readReadShareGroupStateResponseData(r: Reader, v: number): ReadShareGro
   const results: ReadShareGroupStateResponseReadStateResult[] = readArray<ReadShareGroupStateResponseReadStateResult>(r, true, false, 'results', (r) => readReadShareGroupStateResponseReadStateResult(r, v)) as ReadShareGroupStateResponseReadStateResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -275,7 +275,7 @@ function readReadShareGroupStateResponseReadStateResult(r: Reader, v: number): R
   const partitions: ReadShareGroupStateResponsePartitionResult[] = readArray<ReadShareGroupStateResponsePartitionResult>(r, true, false, 'partitions', (r) => readReadShareGroupStateResponsePartitionResult(r, v)) as ReadShareGroupStateResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -307,7 +307,7 @@ function readReadShareGroupStateResponsePartitionResult(r: Reader, v: number): R
   const stateBatches: ReadShareGroupStateResponseStateBatch[] = readArray<ReadShareGroupStateResponseStateBatch>(r, true, false, 'stateBatches', (r) => readReadShareGroupStateResponseStateBatch(r, v)) as ReadShareGroupStateResponseStateBatch[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -345,7 +345,7 @@ function readReadShareGroupStateResponseStateBatch(r: Reader, _v: number): ReadS
   const deliveryCount: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

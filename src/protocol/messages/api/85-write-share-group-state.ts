@@ -84,7 +84,7 @@ function readWriteShareGroupStateRequestData(r: Reader, v: number): WriteShareGr
   const topics: WriteShareGroupStateRequestWriteStateData[] = readArray<WriteShareGroupStateRequestWriteStateData>(r, true, false, 'topics', (r) => readWriteShareGroupStateRequestWriteStateData(r, v)) as WriteShareGroupStateRequestWriteStateData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -113,7 +113,7 @@ function readWriteShareGroupStateRequestWriteStateData(r: Reader, v: number): Wr
   const partitions: WriteShareGroupStateRequestPartitionData[] = readArray<WriteShareGroupStateRequestPartitionData>(r, true, false, 'partitions', (r) => readWriteShareGroupStateRequestPartitionData(r, v)) as WriteShareGroupStateRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -145,7 +145,7 @@ function readWriteShareGroupStateRequestPartitionData(r: Reader, v: number): Wri
   const stateBatches: WriteShareGroupStateRequestStateBatch[] = readArray<WriteShareGroupStateRequestStateBatch>(r, true, false, 'stateBatches', (r) => readWriteShareGroupStateRequestStateBatch(r, v)) as WriteShareGroupStateRequestStateBatch[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -185,7 +185,7 @@ function readWriteShareGroupStateRequestStateBatch(r: Reader, _v: number): Write
   const deliveryCount: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -315,7 +315,7 @@ function readWriteShareGroupStateResponseData(r: Reader, v: number): WriteShareG
   const results: WriteShareGroupStateResponseWriteStateResult[] = readArray<WriteShareGroupStateResponseWriteStateResult>(r, true, false, 'results', (r) => readWriteShareGroupStateResponseWriteStateResult(r, v)) as WriteShareGroupStateResponseWriteStateResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -341,7 +341,7 @@ function readWriteShareGroupStateResponseWriteStateResult(r: Reader, v: number):
   const partitions: WriteShareGroupStateResponsePartitionResult[] = readArray<WriteShareGroupStateResponsePartitionResult>(r, true, false, 'partitions', (r) => readWriteShareGroupStateResponsePartitionResult(r, v)) as WriteShareGroupStateResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -370,7 +370,7 @@ function readWriteShareGroupStateResponsePartitionResult(r: Reader, _v: number):
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -49,7 +49,7 @@ function readDeleteShareGroupStateRequestData(r: Reader, v: number): DeleteShare
   const topics: DeleteShareGroupStateRequestDeleteStateData[] = readArray<DeleteShareGroupStateRequestDeleteStateData>(r, true, false, 'topics', (r) => readDeleteShareGroupStateRequestDeleteStateData(r, v)) as DeleteShareGroupStateRequestDeleteStateData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -78,7 +78,7 @@ function readDeleteShareGroupStateRequestDeleteStateData(r: Reader, v: number): 
   const partitions: DeleteShareGroupStateRequestPartitionData[] = readArray<DeleteShareGroupStateRequestPartitionData>(r, true, false, 'partitions', (r) => readDeleteShareGroupStateRequestPartitionData(r, v)) as DeleteShareGroupStateRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -105,7 +105,7 @@ function readDeleteShareGroupStateRequestPartitionData(r: Reader, _v: number): D
   const partition: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -213,7 +213,7 @@ function readDeleteShareGroupStateResponseData(r: Reader, v: number): DeleteShar
   const results: DeleteShareGroupStateResponseDeleteStateResult[] = readArray<DeleteShareGroupStateResponseDeleteStateResult>(r, true, false, 'results', (r) => readDeleteShareGroupStateResponseDeleteStateResult(r, v)) as DeleteShareGroupStateResponseDeleteStateResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -239,7 +239,7 @@ function readDeleteShareGroupStateResponseDeleteStateResult(r: Reader, v: number
   const partitions: DeleteShareGroupStateResponsePartitionResult[] = readArray<DeleteShareGroupStateResponsePartitionResult>(r, true, false, 'partitions', (r) => readDeleteShareGroupStateResponsePartitionResult(r, v)) as DeleteShareGroupStateResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -268,7 +268,7 @@ function readDeleteShareGroupStateResponsePartitionResult(r: Reader, _v: number)
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -52,7 +52,7 @@ function readReadShareGroupStateSummaryRequestData(r: Reader, v: number): ReadSh
   const topics: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = readArray<ReadShareGroupStateSummaryRequestReadStateSummaryData>(r, true, false, 'topics', (r) => readReadShareGroupStateSummaryRequestReadStateSummaryData(r, v)) as ReadShareGroupStateSummaryRequestReadStateSummaryData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -81,7 +81,7 @@ function readReadShareGroupStateSummaryRequestReadStateSummaryData(r: Reader, v:
   const partitions: ReadShareGroupStateSummaryRequestPartitionData[] = readArray<ReadShareGroupStateSummaryRequestPartitionData>(r, true, false, 'partitions', (r) => readReadShareGroupStateSummaryRequestPartitionData(r, v)) as ReadShareGroupStateSummaryRequestPartitionData[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -109,7 +109,7 @@ function readReadShareGroupStateSummaryRequestPartitionData(r: Reader, _v: numbe
   const leaderEpoch: number = r.int32();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -232,7 +232,7 @@ function readReadShareGroupStateSummaryResponseData(r: Reader, v: number): ReadS
   const results: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = readArray<ReadShareGroupStateSummaryResponseReadStateSummaryResult>(r, true, false, 'results', (r) => readReadShareGroupStateSummaryResponseReadStateSummaryResult(r, v)) as ReadShareGroupStateSummaryResponseReadStateSummaryResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -258,7 +258,7 @@ function readReadShareGroupStateSummaryResponseReadStateSummaryResult(r: Reader,
   const partitions: ReadShareGroupStateSummaryResponsePartitionResult[] = readArray<ReadShareGroupStateSummaryResponsePartitionResult>(r, true, false, 'partitions', (r) => readReadShareGroupStateSummaryResponsePartitionResult(r, v)) as ReadShareGroupStateSummaryResponsePartitionResult[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -291,7 +291,7 @@ function readReadShareGroupStateSummaryResponsePartitionResult(r: Reader, v: num
   const deliveryCompleteCount: number = v >= 1 ? r.int32() : -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

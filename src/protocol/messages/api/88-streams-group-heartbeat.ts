@@ -223,7 +223,7 @@ function readStreamsGroupHeartbeatRequestData(r: Reader, v: number): StreamsGrou
   const shutdownApplication: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -282,7 +282,7 @@ function readStreamsGroupHeartbeatRequestTopology(r: Reader, v: number): Streams
   const subtopologies: StreamsGroupHeartbeatRequestSubtopology[] = readArray<StreamsGroupHeartbeatRequestSubtopology>(r, true, false, 'subtopologies', (r) => readStreamsGroupHeartbeatRequestSubtopology(r, v)) as StreamsGroupHeartbeatRequestSubtopology[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -315,7 +315,7 @@ function readStreamsGroupHeartbeatRequestSubtopology(r: Reader, v: number): Stre
   const copartitionGroups: StreamsGroupHeartbeatRequestCopartitionGroup[] = readArray<StreamsGroupHeartbeatRequestCopartitionGroup>(r, true, false, 'copartitionGroups', (r) => readStreamsGroupHeartbeatRequestCopartitionGroup(r, v)) as StreamsGroupHeartbeatRequestCopartitionGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -361,7 +361,7 @@ function readStreamsGroupHeartbeatRequestTopicInfo(r: Reader, v: number): Stream
   const topicConfigs: StreamsGroupHeartbeatRequestKeyValue[] = readArray<StreamsGroupHeartbeatRequestKeyValue>(r, true, false, 'topicConfigs', (r) => readStreamsGroupHeartbeatRequestKeyValue(r, v)) as StreamsGroupHeartbeatRequestKeyValue[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -394,7 +394,7 @@ function readStreamsGroupHeartbeatRequestKeyValue(r: Reader, _v: number): Stream
   const value: string = readString(r, true, false, 'value') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -424,7 +424,7 @@ function readStreamsGroupHeartbeatRequestCopartitionGroup(r: Reader, _v: number)
   const repartitionSourceTopics: number[] = readArray<number>(r, true, false, 'repartitionSourceTopics', (r) => r.int16()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -456,7 +456,7 @@ function readStreamsGroupHeartbeatRequestTaskIds(r: Reader, _v: number): Streams
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -485,7 +485,7 @@ function readStreamsGroupHeartbeatRequestEndpoint(r: Reader, _v: number): Stream
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -514,7 +514,7 @@ function readStreamsGroupHeartbeatRequestTaskOffset(r: Reader, _v: number): Stre
   const offset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -808,7 +808,7 @@ function readStreamsGroupHeartbeatResponseData(r: Reader, v: number): StreamsGro
   const partitionsByUserEndpoint: StreamsGroupHeartbeatResponseEndpointToPartitions[] | null = readArray<StreamsGroupHeartbeatResponseEndpointToPartitions>(r, true, true, 'partitionsByUserEndpoint', (r) => readStreamsGroupHeartbeatResponseEndpointToPartitions(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -872,7 +872,7 @@ function readStreamsGroupHeartbeatResponseStatus(r: Reader, _v: number): Streams
   const statusDetail: string = readString(r, true, false, 'statusDetail') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -900,7 +900,7 @@ function readStreamsGroupHeartbeatResponseTaskIds(r: Reader, _v: number): Stream
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -930,7 +930,7 @@ function readStreamsGroupHeartbeatResponseEndpointToPartitions(r: Reader, v: num
   const standbyPartitions: StreamsGroupHeartbeatResponseTopicPartition[] = readArray<StreamsGroupHeartbeatResponseTopicPartition>(r, true, false, 'standbyPartitions', (r) => readStreamsGroupHeartbeatResponseTopicPartition(r, v)) as StreamsGroupHeartbeatResponseTopicPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -962,7 +962,7 @@ function readStreamsGroupHeartbeatResponseEndpoint(r: Reader, _v: number): Strea
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -990,7 +990,7 @@ function readStreamsGroupHeartbeatResponseTopicPartition(r: Reader, _v: number):
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -28,7 +28,7 @@ function readStreamsGroupDescribeRequestData(r: Reader, v: number): StreamsGroup
   const includeTopologyDescription: boolean = v >= 1 ? r.bool() : false;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -399,7 +399,7 @@ function readStreamsGroupDescribeResponseData(r: Reader, v: number): StreamsGrou
   const groups: StreamsGroupDescribeResponseDescribedGroup[] = readArray<StreamsGroupDescribeResponseDescribedGroup>(r, true, false, 'groups', (r) => readStreamsGroupDescribeResponseDescribedGroup(r, v)) as StreamsGroupDescribeResponseDescribedGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -437,7 +437,7 @@ function readStreamsGroupDescribeResponseDescribedGroup(r: Reader, v: number): S
   const assignorName: string | null = v >= 1 ? readString(r, true, true, 'assignorName') : null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -495,7 +495,7 @@ function readStreamsGroupDescribeResponseTopology(r: Reader, v: number): Streams
   const subtopologies: StreamsGroupDescribeResponseSubtopology[] | null = readArray<StreamsGroupDescribeResponseSubtopology>(r, true, true, 'subtopologies', (r) => readStreamsGroupDescribeResponseSubtopology(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -525,7 +525,7 @@ function readStreamsGroupDescribeResponseSubtopology(r: Reader, v: number): Stre
   const repartitionSourceTopics: StreamsGroupDescribeResponseTopicInfo[] = readArray<StreamsGroupDescribeResponseTopicInfo>(r, true, false, 'repartitionSourceTopics', (r) => readStreamsGroupDescribeResponseTopicInfo(r, v)) as StreamsGroupDescribeResponseTopicInfo[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -565,7 +565,7 @@ function readStreamsGroupDescribeResponseTopicInfo(r: Reader, v: number): Stream
   const topicConfigs: StreamsGroupDescribeResponseKeyValue[] = readArray<StreamsGroupDescribeResponseKeyValue>(r, true, false, 'topicConfigs', (r) => readStreamsGroupDescribeResponseKeyValue(r, v)) as StreamsGroupDescribeResponseKeyValue[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -598,7 +598,7 @@ function readStreamsGroupDescribeResponseKeyValue(r: Reader, _v: number): Stream
   const value: string = readString(r, true, false, 'value') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -640,7 +640,7 @@ function readStreamsGroupDescribeResponseMember(r: Reader, v: number): StreamsGr
   const isClassic: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -702,7 +702,7 @@ function readStreamsGroupDescribeResponseEndpoint(r: Reader, _v: number): Stream
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -731,7 +731,7 @@ function readStreamsGroupDescribeResponseTaskOffset(r: Reader, _v: number): Stre
   const offset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -762,7 +762,7 @@ function readStreamsGroupDescribeResponseAssignment(r: Reader, v: number): Strea
   const warmupTasks: StreamsGroupDescribeResponseTaskIds[] = readArray<StreamsGroupDescribeResponseTaskIds>(r, true, false, 'warmupTasks', (r) => readStreamsGroupDescribeResponseTaskIds(r, v)) as StreamsGroupDescribeResponseTaskIds[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -794,7 +794,7 @@ function readStreamsGroupDescribeResponseTaskIds(r: Reader, _v: number): Streams
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -823,7 +823,7 @@ function readStreamsGroupDescribeResponseTopologyDescription(r: Reader, v: numbe
   const globalStores: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] = v >= 1 ? readArray<StreamsGroupDescribeResponseTopologyDescriptionGlobalStore>(r, true, false, 'globalStores', (r) => readStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(r, v)) as StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -858,7 +858,7 @@ function readStreamsGroupDescribeResponseTopologyDescriptionSubtopology(r: Reade
   const nodes: StreamsGroupDescribeResponseTopologyDescriptionNode[] = v >= 1 ? readArray<StreamsGroupDescribeResponseTopologyDescriptionNode>(r, true, false, 'nodes', (r) => readStreamsGroupDescribeResponseTopologyDescriptionNode(r, v)) as StreamsGroupDescribeResponseTopologyDescriptionNode[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -897,7 +897,7 @@ function readStreamsGroupDescribeResponseTopologyDescriptionNode(r: Reader, v: n
   const successors: string[] = v >= 1 ? readArray<string>(r, true, false, 'successors', (r) => readString(r, true, false, 'successors[]') as string) as string[] : [];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -954,7 +954,7 @@ function readStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(r: Reade
   const processor: StreamsGroupDescribeResponseTopologyDescriptionNode = v >= 1 ? readStreamsGroupDescribeResponseTopologyDescriptionNode(r, v) : defaultStreamsGroupDescribeResponseTopologyDescriptionNode();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -48,7 +48,7 @@ function readDescribeShareGroupOffsetsRequestData(r: Reader, v: number): Describ
   const groups: DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup[] = readArray<DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup>(r, true, false, 'groups', (r) => readDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup(r, v)) as DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -74,7 +74,7 @@ function readDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGro
   const topics: DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic[] | null = readArray<DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic>(r, true, true, 'topics', (r) => readDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic(r, v));
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -102,7 +102,7 @@ function readDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTop
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -249,7 +249,7 @@ function readDescribeShareGroupOffsetsResponseData(r: Reader, v: number): Descri
   const groups: DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup[] = readArray<DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup>(r, true, false, 'groups', (r) => readDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup(r, v)) as DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -279,7 +279,7 @@ function readDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseG
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -313,7 +313,7 @@ function readDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseT
   const partitions: DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition[] = readArray<DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition>(r, true, false, 'partitions', (r) => readDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition(r, v)) as DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -348,7 +348,7 @@ function readDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseP
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -52,7 +52,7 @@ function readAlterShareGroupOffsetsRequestData(r: Reader, v: number): AlterShare
   const topics: AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic[] = readArray<AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic>(r, true, false, 'topics', (r) => readAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic(r, v)) as AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -81,7 +81,7 @@ function readAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic(r: 
   const partitions: AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition[] = readArray<AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition>(r, true, false, 'partitions', (r) => readAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition(r, v)) as AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -110,7 +110,7 @@ function readAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition
   const startOffset: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -235,7 +235,7 @@ function readAlterShareGroupOffsetsResponseData(r: Reader, v: number): AlterShar
   const responses: AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic[] = readArray<AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic>(r, true, false, 'responses', (r) => readAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(r, v)) as AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -268,7 +268,7 @@ function readAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(r
   const partitions: AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition[] = readArray<AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition>(r, true, false, 'partitions', (r) => readAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition(r, v)) as AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -300,7 +300,7 @@ function readAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartiti
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

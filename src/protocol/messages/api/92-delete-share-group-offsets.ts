@@ -35,7 +35,7 @@ function readDeleteShareGroupOffsetsRequestData(r: Reader, v: number): DeleteSha
   const topics: DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic[] = readArray<DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic>(r, true, false, 'topics', (r) => readDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic(r, v)) as DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -63,7 +63,7 @@ function readDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic(r
   const topicName: string = readString(r, true, false, 'topicName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -164,7 +164,7 @@ function readDeleteShareGroupOffsetsResponseData(r: Reader, v: number): DeleteSh
   const responses: DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic[] = readArray<DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic>(r, true, false, 'responses', (r) => readDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic(r, v)) as DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -198,7 +198,7 @@ function readDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -100,7 +100,7 @@ function readStreamsGroupTopologyDescriptionUpdateRequestData(r: Reader, v: numb
   const topologyDescription: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription = readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(r, v);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -134,7 +134,7 @@ function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(r: 
   const globalStores: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[] = readArray<StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore>(r, true, false, 'globalStores', (r) => readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(r, v)) as StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -163,7 +163,7 @@ function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubt
   const nodes: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[] = readArray<StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode>(r, true, false, 'nodes', (r) => readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(r, v)) as StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -196,7 +196,7 @@ function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode
   const successors: string[] = readArray<string>(r, true, false, 'successors', (r) => readString(r, true, false, 'successors[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -235,7 +235,7 @@ function readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlob
   const processor: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode = readStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(r, v);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -349,7 +349,7 @@ function readStreamsGroupTopologyDescriptionUpdateResponseData(r: Reader, _v: nu
   const errorMessage: string | null = readString(r, true, true, 'errorMessage');
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -105,7 +105,7 @@ function readConsumerGroupCurrentMemberAssignmentValueData(r: Reader, v: number)
   const partitionsPendingRevocation: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[] = readArray<ConsumerGroupCurrentMemberAssignmentValueTopicPartitions>(r, true, false, 'partitionsPendingRevocation', (r) => readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r, v)) as ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -141,7 +141,7 @@ function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader,
   let assignmentEpochs: number[] | null = null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -132,7 +132,7 @@ function readConsumerGroupMemberMetadataValueData(r: Reader, v: number): Consume
   let classicMemberMetadata: ConsumerGroupMemberMetadataValueClassicMemberMetadata | null = null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -181,7 +181,7 @@ function readConsumerGroupMemberMetadataValueClassicMemberMetadata(r: Reader, v:
   const supportedProtocols: ConsumerGroupMemberMetadataValueClassicProtocol[] = readArray<ConsumerGroupMemberMetadataValueClassicProtocol>(r, true, false, 'supportedProtocols', (r) => readConsumerGroupMemberMetadataValueClassicProtocol(r, v)) as ConsumerGroupMemberMetadataValueClassicProtocol[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -209,7 +209,7 @@ function readConsumerGroupMemberMetadataValueClassicProtocol(r: Reader, _v: numb
   const metadata: Buffer = readBytes(r, true, false, 'metadata') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -98,7 +98,7 @@ function readConsumerGroupPartitionMetadataValueData(r: Reader, v: number): Cons
   const topics: ConsumerGroupPartitionMetadataValueTopicMetadata[] = readArray<ConsumerGroupPartitionMetadataValueTopicMetadata>(r, true, false, 'topics', (r) => readConsumerGroupPartitionMetadataValueTopicMetadata(r, v)) as ConsumerGroupPartitionMetadataValueTopicMetadata[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -126,7 +126,7 @@ function readConsumerGroupPartitionMetadataValueTopicMetadata(r: Reader, v: numb
   const partitionMetadata: ConsumerGroupPartitionMetadataValuePartitionMetadata[] = readArray<ConsumerGroupPartitionMetadataValuePartitionMetadata>(r, true, false, 'partitionMetadata', (r) => readConsumerGroupPartitionMetadataValuePartitionMetadata(r, v)) as ConsumerGroupPartitionMetadataValuePartitionMetadata[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -159,7 +159,7 @@ function readConsumerGroupPartitionMetadataValuePartitionMetadata(r: Reader, _v:
   const racks: string[] = readArray<string>(r, true, false, 'racks', (r) => readString(r, true, false, 'racks[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

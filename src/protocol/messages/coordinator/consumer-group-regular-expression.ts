@@ -77,7 +77,7 @@ function readConsumerGroupRegularExpressionValueData(r: Reader, _v: number): Con
   const timestamp: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

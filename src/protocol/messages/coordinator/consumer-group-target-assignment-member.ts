@@ -86,7 +86,7 @@ function readConsumerGroupTargetAssignmentMemberValueData(r: Reader, v: number):
   const topicPartitions: ConsumerGroupTargetAssignmentMemberValueTopicPartition[] = readArray<ConsumerGroupTargetAssignmentMemberValueTopicPartition>(r, true, false, 'topicPartitions', (r) => readConsumerGroupTargetAssignmentMemberValueTopicPartition(r, v)) as ConsumerGroupTargetAssignmentMemberValueTopicPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -112,7 +112,7 @@ function readConsumerGroupTargetAssignmentMemberValueTopicPartition(r: Reader, _
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

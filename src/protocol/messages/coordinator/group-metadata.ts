@@ -116,7 +116,7 @@ function readGroupMetadataValueData(r: Reader, v: number): GroupMetadataValueDat
   const members: GroupMetadataValueMemberMetadata[] = readArray<GroupMetadataValueMemberMetadata>(r, v >= 4, false, 'members', (r) => readGroupMetadataValueMemberMetadata(r, v)) as GroupMetadataValueMemberMetadata[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -161,7 +161,7 @@ function readGroupMetadataValueMemberMetadata(r: Reader, v: number): GroupMetada
   const assignment: Buffer = readBytes(r, v >= 4, false, 'assignment') as Buffer;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

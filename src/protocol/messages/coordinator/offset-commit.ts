@@ -99,7 +99,7 @@ function readOffsetCommitValueData(r: Reader, v: number): OffsetCommitValueData 
   let topicId: string = ZERO_UUID;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 4) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -98,7 +98,7 @@ function readShareGroupCurrentMemberAssignmentValueData(r: Reader, v: number): S
   const assignedPartitions: ShareGroupCurrentMemberAssignmentValueTopicPartitions[] = readArray<ShareGroupCurrentMemberAssignmentValueTopicPartitions>(r, true, false, 'assignedPartitions', (r) => readShareGroupCurrentMemberAssignmentValueTopicPartitions(r, v)) as ShareGroupCurrentMemberAssignmentValueTopicPartitions[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -130,7 +130,7 @@ function readShareGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader, _v
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

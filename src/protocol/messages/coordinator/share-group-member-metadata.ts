@@ -84,7 +84,7 @@ function readShareGroupMemberMetadataValueData(r: Reader, _v: number): ShareGrou
   const subscribedTopicNames: string[] = readArray<string>(r, true, false, 'subscribedTopicNames', (r) => readString(r, true, false, 'subscribedTopicNames[]') as string) as string[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

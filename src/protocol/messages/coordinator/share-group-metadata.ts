@@ -68,7 +68,7 @@ function readShareGroupMetadataValueData(r: Reader, _v: number): ShareGroupMetad
   const metadataHash: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

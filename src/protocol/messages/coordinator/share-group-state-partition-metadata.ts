@@ -103,7 +103,7 @@ function readShareGroupStatePartitionMetadataValueData(r: Reader, v: number): Sh
   const deletingTopics: ShareGroupStatePartitionMetadataValueTopicInfo[] = readArray<ShareGroupStatePartitionMetadataValueTopicInfo>(r, true, false, 'deletingTopics', (r) => readShareGroupStatePartitionMetadataValueTopicInfo(r, v)) as ShareGroupStatePartitionMetadataValueTopicInfo[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -136,7 +136,7 @@ function readShareGroupStatePartitionMetadataValueTopicPartitionsInfo(r: Reader,
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -167,7 +167,7 @@ function readShareGroupStatePartitionMetadataValueTopicInfo(r: Reader, _v: numbe
   const topicName: string = readString(r, true, false, 'topicName') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

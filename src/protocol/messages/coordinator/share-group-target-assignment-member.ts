@@ -86,7 +86,7 @@ function readShareGroupTargetAssignmentMemberValueData(r: Reader, v: number): Sh
   const topicPartitions: ShareGroupTargetAssignmentMemberValueTopicPartition[] = readArray<ShareGroupTargetAssignmentMemberValueTopicPartition>(r, true, false, 'topicPartitions', (r) => readShareGroupTargetAssignmentMemberValueTopicPartition(r, v)) as ShareGroupTargetAssignmentMemberValueTopicPartition[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -112,7 +112,7 @@ function readShareGroupTargetAssignmentMemberValueTopicPartition(r: Reader, _v: 
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -121,7 +121,7 @@ function readStreamsGroupCurrentMemberAssignmentValueData(r: Reader, v: number):
   const warmupTasksPendingRevocation: StreamsGroupCurrentMemberAssignmentValueTaskIds[] = readArray<StreamsGroupCurrentMemberAssignmentValueTaskIds>(r, true, false, 'warmupTasksPendingRevocation', (r) => readStreamsGroupCurrentMemberAssignmentValueTaskIds(r, v)) as StreamsGroupCurrentMemberAssignmentValueTaskIds[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -169,7 +169,7 @@ function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, _v: numb
   let assignmentEpochs: number[] | null = null;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -132,7 +132,7 @@ function readStreamsGroupMemberMetadataValueData(r: Reader, v: number): StreamsG
   const clientTags: StreamsGroupMemberMetadataValueKeyValue[] = readArray<StreamsGroupMemberMetadataValueKeyValue>(r, true, false, 'clientTags', (r) => readStreamsGroupMemberMetadataValueKeyValue(r, v)) as StreamsGroupMemberMetadataValueKeyValue[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -177,7 +177,7 @@ function readStreamsGroupMemberMetadataValueEndpoint(r: Reader, _v: number): Str
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -205,7 +205,7 @@ function readStreamsGroupMemberMetadataValueKeyValue(r: Reader, _v: number): Str
   const value: string = readString(r, true, false, 'value') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

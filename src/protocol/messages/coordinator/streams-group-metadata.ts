@@ -98,7 +98,7 @@ function readStreamsGroupMetadataValueData(r: Reader, v: number): StreamsGroupMe
   let failedDescriptionTopologyEpoch: number = -1;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -144,7 +144,7 @@ function readStreamsGroupMetadataValueLastAssignmentConfig(r: Reader, _v: number
   const value: string = readString(r, true, false, 'value') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -94,7 +94,7 @@ function readStreamsGroupTargetAssignmentMemberValueData(r: Reader, v: number): 
   const warmupTasks: StreamsGroupTargetAssignmentMemberValueTaskIds[] = readArray<StreamsGroupTargetAssignmentMemberValueTaskIds>(r, true, false, 'warmupTasks', (r) => readStreamsGroupTargetAssignmentMemberValueTaskIds(r, v)) as StreamsGroupTargetAssignmentMemberValueTaskIds[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -126,7 +126,7 @@ function readStreamsGroupTargetAssignmentMemberValueTaskIds(r: Reader, _v: numbe
   const partitions: number[] = readArray<number>(r, true, false, 'partitions', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -68,7 +68,7 @@ function readStreamsGroupTargetAssignmentMetadataValueData(r: Reader, _v: number
   let assignmentTimestamp: bigint = 0n;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

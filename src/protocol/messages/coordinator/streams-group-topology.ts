@@ -148,7 +148,7 @@ function readStreamsGroupTopologyValueData(r: Reader, v: number): StreamsGroupTo
   const subtopologies: StreamsGroupTopologyValueSubtopology[] = readArray<StreamsGroupTopologyValueSubtopology>(r, true, false, 'subtopologies', (r) => readStreamsGroupTopologyValueSubtopology(r, v)) as StreamsGroupTopologyValueSubtopology[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -181,7 +181,7 @@ function readStreamsGroupTopologyValueSubtopology(r: Reader, v: number): Streams
   const copartitionGroups: StreamsGroupTopologyValueCopartitionGroup[] = readArray<StreamsGroupTopologyValueCopartitionGroup>(r, true, false, 'copartitionGroups', (r) => readStreamsGroupTopologyValueCopartitionGroup(r, v)) as StreamsGroupTopologyValueCopartitionGroup[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -227,7 +227,7 @@ function readStreamsGroupTopologyValueTopicInfo(r: Reader, v: number): StreamsGr
   const topicConfigs: StreamsGroupTopologyValueTopicConfig[] = readArray<StreamsGroupTopologyValueTopicConfig>(r, true, false, 'topicConfigs', (r) => readStreamsGroupTopologyValueTopicConfig(r, v)) as StreamsGroupTopologyValueTopicConfig[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -260,7 +260,7 @@ function readStreamsGroupTopologyValueTopicConfig(r: Reader, _v: number): Stream
   const value: string = readString(r, true, false, 'value') as string;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -290,7 +290,7 @@ function readStreamsGroupTopologyValueCopartitionGroup(r: Reader, _v: number): S
   const repartitionSourceTopics: number[] = readArray<number>(r, true, false, 'repartitionSourceTopics', (r) => r.int16()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -118,7 +118,7 @@ function readTransactionLogValueData(r: Reader, v: number): TransactionLogValueD
   let clientTransactionVersion: number = 0;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -178,7 +178,7 @@ function readTransactionLogValuePartitionsSchema(r: Reader, v: number): Transact
   const partitionIds: number[] = readArray<number>(r, v >= 1, false, 'partitionIds', (r) => r.int32()) as number[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (v >= 1) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

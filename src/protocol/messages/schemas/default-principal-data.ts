@@ -28,7 +28,7 @@ function readDefaultPrincipalDataData(r: Reader, _v: number): DefaultPrincipalDa
   const tokenAuthenticated: boolean = r.bool();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -24,7 +24,7 @@ function readKRaftVersionRecordData(r: Reader, _v: number): KRaftVersionRecordDa
   const kRaftVersion: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

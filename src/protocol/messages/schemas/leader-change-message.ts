@@ -46,7 +46,7 @@ function readLeaderChangeMessageData(r: Reader, v: number): LeaderChangeMessageD
   const grantingVoters: LeaderChangeMessageVoter[] = readArray<LeaderChangeMessageVoter>(r, true, false, 'grantingVoters', (r) => readLeaderChangeMessageVoter(r, v)) as LeaderChangeMessageVoter[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -79,7 +79,7 @@ function readLeaderChangeMessageVoter(r: Reader, v: number): LeaderChangeMessage
   const voterDirectoryId: string = v >= 1 ? r.uuid() : ZERO_UUID;
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -20,7 +20,7 @@ function readSnapshotFooterRecordData(r: Reader, _v: number): SnapshotFooterReco
   const version: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

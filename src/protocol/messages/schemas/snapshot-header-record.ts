@@ -24,7 +24,7 @@ function readSnapshotHeaderRecordData(r: Reader, _v: number): SnapshotHeaderReco
   const lastContainedLogTimestamp: bigint = r.int64();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();

@@ -75,7 +75,7 @@ function readVotersRecordData(r: Reader, v: number): VotersRecordData {
   const voters: VotersRecordVoter[] = readArray<VotersRecordVoter>(r, true, false, 'voters', (r) => readVotersRecordVoter(r, v)) as VotersRecordVoter[];
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -105,7 +105,7 @@ function readVotersRecordVoter(r: Reader, v: number): VotersRecordVoter {
   const kRaftVersionFeature: VotersRecordKRaftVersionFeature = readVotersRecordKRaftVersionFeature(r, v);
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -139,7 +139,7 @@ function readVotersRecordEndpoint(r: Reader, _v: number): VotersRecordEndpoint {
   const port: number = r.uint16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
@@ -170,7 +170,7 @@ function readVotersRecordKRaftVersionFeature(r: Reader, _v: number): VotersRecor
   const maxSupportedVersion: number = r.int16();
   let _unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
-    const count = r.unsignedVarint();
+    const count = r.taggedFieldCount();
     for (let i = 0; i < count; i++) {
       const tag = r.unsignedVarint();
       const size = r.unsignedVarint();
