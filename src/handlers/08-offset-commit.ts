@@ -1,28 +1,33 @@
 /**
  * OffsetCommit (key 8): stores committed offsets as records of the group's `__consumer_offsets`
- * partition, with generation fencing for group members and none for simple consumers. Served
- * up to v9: v10 names topics by id, which the coordinator's records do not carry yet.
+ * partition, with generation fencing for group members and none for simple consumers. Topics and
+ * partitions the cluster does not have are refused here, before the coordinator sees the request
+ * (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID for an id at v10), as Kafka refuses them.
  */
-import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/index.js';
+import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitResponseOffsetCommitResponseTopicInput } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
+import { commitAnswer, splitCommitTopics } from './offset-topics.js';
 
 export const offsetCommitHandler = defineHandler({
   request: OffsetCommitRequest,
   response: OffsetCommitResponse,
-  versions: { lo: OffsetCommitRequest.validVersions.lo, hi: 9 },
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    const version = ctx.header.requestApiVersion;
+    const { known, refused } = splitCommitTopics(c.metadata, request.topics, version);
+    // With no partition left to store, Kafka does not ask the coordinator: no group check, and
+    // no simple group created.
+    if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], version) };
+    let stored: OffsetCommitResponseOffsetCommitResponseTopicInput[];
     try {
-      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.commitOffsets(request, ctx.header.requestApiVersion, now));
-      return { throttleTimeMs: 0, ...response };
+      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.commitOffsets({ ...request, topics: known }, version, now));
+      stored = response.topics ?? [];
     } catch (err) {
       const errorCode = coordinatorErrorCode(err);
-      return {
-        throttleTimeMs: 0,
-        topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-      };
+      stored = known.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     }
+    return { throttleTimeMs: 0, topics: commitAnswer(refused, stored, version) };
   },
 });

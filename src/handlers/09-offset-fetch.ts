@@ -1,18 +1,26 @@
 /**
  * OffsetFetch (key 9): committed offsets of one group (v0–7) or several (v8+), each answered by
- * its own coordinator. Served up to v9: v10 names topics by id.
+ * its own coordinator. v10 names topics by id, resolved here to the names the coordinator keys
+ * offsets by. A topic or partition that does not exist is no error when named (Kafka answers
+ * offset -1 for it); an unknown id is UNKNOWN_TOPIC_ID.
  */
-import { OffsetFetchRequest, OffsetFetchResponse, type OffsetFetchResponseDataInput } from '../protocol/messages/index.js';
+import {
+  OffsetFetchRequest,
+  OffsetFetchResponse,
+  type OffsetFetchRequestOffsetFetchRequestGroup,
+  type OffsetFetchResponseDataInput,
+  type OffsetFetchResponseOffsetFetchResponseGroupInput,
+} from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
+import { FIRST_VERSION_WITH_TOPIC_IDS, fetchByTopicId } from './offset-topics.js';
 
 const BATCHED_VERSION = 8;
 
 export const offsetFetchHandler = defineHandler({
   request: OffsetFetchRequest,
   response: OffsetFetchResponse,
-  versions: { lo: OffsetFetchRequest.validVersions.lo, hi: 9 },
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
@@ -24,16 +32,16 @@ export const offsetFetchHandler = defineHandler({
         return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), topics: [] };
       }
     }
-    const groups = await Promise.all(
-      request.groups.map(async (g) => {
-        try {
-          const one: OffsetFetchResponseDataInput = await c.groups.read(g.groupId, (coordinator) => coordinator.fetchOffsets({ ...request, groups: [g] }, version));
-          return one.groups?.[0] ?? { groupId: g.groupId, topics: [] };
-        } catch (err) {
-          return { groupId: g.groupId, errorCode: coordinatorErrorCode(err), topics: [] };
-        }
-      }),
-    );
+    const fetchGroup = async (g: OffsetFetchRequestOffsetFetchRequestGroup): Promise<OffsetFetchResponseOffsetFetchResponseGroupInput> => {
+      try {
+        const one: OffsetFetchResponseDataInput = await c.groups.read(g.groupId, (coordinator) => coordinator.fetchOffsets({ ...request, groups: [g] }, version));
+        return one.groups?.[0] ?? { groupId: g.groupId, topics: [] };
+      } catch (err) {
+        return { groupId: g.groupId, errorCode: coordinatorErrorCode(err), topics: [] };
+      }
+    };
+    const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
+    const groups = await Promise.all(request.groups.map((g) => (byId ? fetchByTopicId(c.metadata, g, fetchGroup) : fetchGroup(g))));
     return { throttleTimeMs: 0, groups };
   },
 });

@@ -26,10 +26,7 @@ const API_VERSIONS_VERSION = 3;
  * APIs both serve whose ranges still differ, each with the reason; the list shrinks as Sluice
  * catches up, and a difference not listed here fails the test.
  */
-const KNOWN_DIFFERENCES: Readonly<Record<number, string>> = {
-  8: 'OffsetCommit v10 (topic ids) is not served yet',
-  9: 'OffsetFetch v10 (topic ids) is not served yet',
-};
+const KNOWN_DIFFERENCES: Readonly<Record<number, string>> = {};
 
 async function connectTo(bootstrap: string): Promise<WireClient> {
   const colon = bootstrap.lastIndexOf(':');

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.*;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -31,6 +32,7 @@ public class GroupClients {
     switch (args[0]) {
       case "assignor" -> assignor(args[3]);
       case "static" -> staticMembership();
+      case "alter-offsets" -> alterOffsets();
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -211,6 +213,38 @@ public class GroupClients {
     describe(group);
     again.close();
     b.close();
+  }
+
+  /**
+   * Admin alterConsumerGroupOffsets for a group without members: a partition of `topic`, an
+   * index past its last partition, and a topic that does not exist. Prints each partition's
+   * outcome (the exception's class when it failed), then the group's committed offsets.
+   */
+  static void alterOffsets() throws Exception {
+    String group = topic + "-admin";
+    TopicPartition present = new TopicPartition(topic, 0);
+    TopicPartition outside = new TopicPartition(topic, PARTITIONS);
+    TopicPartition missing = new TopicPartition(topic + "-missing", 0);
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      AlterConsumerGroupOffsetsResult result = admin.alterConsumerGroupOffsets(group, Map.of(present, new OffsetAndMetadata(7), outside, new OffsetAndMetadata(1), missing, new OffsetAndMetadata(1)));
+      Map<String, String> outcomes = new TreeMap<>();
+      for (TopicPartition tp : List.of(present, outside, missing)) {
+        try {
+          result.partitionResult(tp).get();
+          outcomes.put(tp.toString(), "ok");
+        } catch (ExecutionException e) {
+          outcomes.put(tp.toString(), e.getCause().getClass().getSimpleName());
+        }
+      }
+      emit("altered", "group", group, "outcomes", outcomes);
+      Map<String, Long> offsets = new TreeMap<>();
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet()) {
+        offsets.put(e.getKey().toString(), e.getValue().offset());
+      }
+      emit("offsets", "group", group, "offsets", offsets);
+    }
   }
 
   /** The Admin views of `group`: listConsumerGroups, describeConsumerGroups, listConsumerGroupOffsets. */

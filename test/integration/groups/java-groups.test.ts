@@ -3,7 +3,8 @@
 // roundrobin, sticky, cooperative-sticky) as a second member joins; with cooperative-sticky the
 // first member gives up only the partitions that move. Static membership: a member restarted
 // with the same group.instance.id within its session gets its partitions back without a
-// rebalance. Admin listConsumerGroups, describeConsumerGroups, listConsumerGroupOffsets.
+// rebalance. Admin listConsumerGroups, describeConsumerGroups, listConsumerGroupOffsets, and
+// alterConsumerGroupOffsets for topics and partitions that do not exist.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
@@ -72,7 +73,7 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     broker = await startBrokerProcess({ 'group.initial.rebalance.delay.ms': '0' });
     const admin = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [...ASSIGNORS.map((a) => `java-${a}`), 'java-static'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await admin.createTopics({ topics: [...ASSIGNORS.map((a) => `java-${a}`), 'java-static', 'java-alter'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
     await admin.disconnect();
     // The four assignor runs use separate groups and topics: run them side by side.
     for (const a of ASSIGNORS) {
@@ -152,5 +153,15 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     } finally {
       await admin.disconnect();
     }
+  });
+
+  test('Admin alterConsumerGroupOffsets: a topic or partition that does not exist fails alone, UnknownTopicOrPartitionException as on Kafka 4.4', async () => {
+    const lines = await runScenario(broker.bootstrap, 'java-alter', 'alter-offsets');
+    assert.deepEqual(one(lines, 'altered')['outcomes'], {
+      'java-alter-0': 'ok',
+      [`java-alter-${PARTITIONS}`]: 'UnknownTopicOrPartitionException',
+      'java-alter-missing-0': 'UnknownTopicOrPartitionException',
+    });
+    assert.deepEqual(one(lines, 'offsets')['offsets'], { 'java-alter-0': 7 });
   });
 });

@@ -79,6 +79,8 @@ export interface HarnessOptions {
   readonly autoCreate?: boolean;
   readonly deleteEnable?: boolean;
   readonly staticSettings?: ReadonlyMap<string, string>;
+  /** `__consumer_offsets` for the group handlers' tests; the admin handlers run without one. */
+  readonly groupLog?: CoordinatorLog;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
@@ -103,7 +105,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
       producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
-      groups: new GroupCoordinatorRuntime(NO_GROUP_LOG, 1, {}, new Logger('test')),
+      groups: new GroupCoordinatorRuntime(options.groupLog ?? NO_GROUP_LOG, 1, {}, new Logger('test')),
     },
     partitions,
     dir,
