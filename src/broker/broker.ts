@@ -15,7 +15,10 @@ import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
+import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
+import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { withClusterContext } from '../handlers/cluster-context.js';
 import { HANDLERS } from '../handlers/index.js';
@@ -24,14 +27,13 @@ import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
-import { GroupCoordinatorRuntime } from '../router/group-coordinator-runtime.js';
-import { OffsetsTopicLog } from '../router/offsets-topic-log.js';
 import { partitionKey } from '../router/partition-data.js';
 import { PartitionService } from '../router/partition-service.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
+import { internalTopicPartitions, offsetsTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { MetricsServer } from './metrics-server.js';
 
@@ -56,7 +58,7 @@ export class Broker {
     private readonly listener: Listener,
     private readonly partitions: PartitionService,
     private readonly purgatory: FetchPurgatory,
-    private readonly groups: GroupCoordinatorRuntime,
+    private readonly groups: GroupCoordinatorService,
     private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
     readonly port: number,
@@ -98,7 +100,7 @@ export class Broker {
     const purgatory = new FetchPurgatory();
     const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
-    let groups: GroupCoordinatorRuntime | null = null;
+    let groups: GroupCoordinatorService | null = null;
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(
       withClusterContext(HANDLERS, () => {
@@ -135,15 +137,16 @@ export class Broker {
         deleteTopicEnable: config.deleteTopicEnable,
       });
       await admin.openAll();
-      const offsetsLog = new OffsetsTopicLog(admin, partitions, config.offsetsTopicNumPartitions, new Logger('groups'));
-      groups = new GroupCoordinatorRuntime(
-        offsetsLog,
-        config.offsetsTopicNumPartitions,
-        config.groupCoordinator,
-        new Logger('groups'),
-      );
+      const groupLogger = new Logger('groups');
+      groups = new GroupCoordinatorService({
+        log: new InternalTopicLog(offsetsTopicSpec(config.offsetsTopicNumPartitions), internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions)),
+        numPartitions: config.offsetsTopicNumPartitions,
+        config: config.groupCoordinator,
+        leads: (p) => controller.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
+        logger: groupLogger,
+      });
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
-      if (offsetsLog.exists()) groups.loadAll();
+      groups.onLeadership();
       cluster = {
         nodeId: node.nodeId,
         get metadata() {

@@ -2,11 +2,11 @@
  * Kafka's topic name rules: what a name may contain, and which names collide because metric
  * names replace '.' with '_'. Messages are phrased as the Kafka 4.4 controller phrases them.
  */
+import { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+
 export const MAX_TOPIC_NAME_LENGTH = 249;
 
-export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
-export const TRANSACTION_STATE_TOPIC = '__transaction_state';
-export const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
+export { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC };
 
 const INTERNAL_TOPICS: ReadonlySet<string> = new Set([CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC]);
 const LEGAL = /^[a-zA-Z0-9._-]+$/;

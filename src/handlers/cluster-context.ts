@@ -8,7 +8,7 @@ import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { FetchPurgatory } from '../router/fetch-purgatory.js';
-import type { GroupCoordinatorRuntime } from '../router/group-coordinator-runtime.js';
+import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
 import type { RegisteredApi, RequestContext } from './handler.js';
@@ -29,7 +29,7 @@ export interface ClusterContext {
   readonly purgatory: FetchPurgatory;
   readonly producerIds: ProducerIdManager;
   /** The classic group coordinators (one per `__consumer_offsets` partition). */
-  readonly groups: GroupCoordinatorRuntime;
+  readonly groups: GroupCoordinatorService;
 }
 
 /** Kafka's "authorized operations not requested" marker. */

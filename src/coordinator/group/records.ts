@@ -23,13 +23,10 @@ import type { MessageCodec } from '../../protocol/primitives/codec-support.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import { Writer } from '../../protocol/primitives/writer.js';
 import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
+import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 
 /** One record for the caller to append to the group's `__consumer_offsets` partition. */
-export interface CoordinatorRecord {
-  key: Buffer;
-  /** null: a tombstone. */
-  value: Buffer | null;
-}
+export type { CoordinatorRecord };
 
 const LEGACY_OFFSET_COMMIT_TYPE = 0;
 const OFFSET_COMMIT_TYPE = 1;

@@ -19,7 +19,8 @@ import { Writer } from '../../../src/protocol/primitives/writer.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
-import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
+import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
+import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
@@ -105,7 +106,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
       producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
-      groups: new GroupCoordinatorRuntime(options.groupLog ?? NO_GROUP_LOG, 1, {}, new Logger('test')),
+      groups: new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') }),
     },
     partitions,
     dir,

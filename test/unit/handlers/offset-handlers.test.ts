@@ -1,5 +1,5 @@
 /**
- * OffsetCommit and OffsetFetch handlers over a real ClusterMetadata and group coordinator runtime
+ * OffsetCommit and OffsetFetch handlers over a real LocalController and group coordinator service
  * (in-memory `__consumer_offsets`): topics named by id at v10, and topics or partitions the
  * cluster does not have, answered as Apache Kafka 4.4 answers them (see
  * test/compat/offsets-vs-kafka.test.ts for the same requests sent to both).
@@ -14,7 +14,7 @@ import { deleteTopicsHandler } from '../../../src/handlers/20-delete-topics.js';
 import { consumerGroupHeartbeatHandler } from '../../../src/handlers/68-consumer-group-heartbeat.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
-import type { CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
+import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION: UNKNOWN_TP, UNKNOWN_TOPIC_ID, GROUP_ID_NOT_FOUND, ILLEGAL_GENERATION, COORDINATOR_NOT_AVAILABLE } = ErrorCode;

@@ -1,13 +1,15 @@
 /**
- * The runtime's committed-offsets read for the lag metrics: it never creates __consumer_offsets,
- * answers only once what it saw is durable, and leaves out a coordinator that failed to load.
+ * The group coordinators over the generic runtime: the committed-offsets read for the lag
+ * metrics never creates __consumer_offsets, answers only once what it saw is durable, and leaves
+ * out a coordinator that failed to load; groups follow the leadership of their partitions.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { GroupCoordinatorRuntime, type CoordinatorLog } from '../../../src/router/group-coordinator-runtime.js';
-import { commitRequest } from '../coordinator/group/harness.js';
+import { Logger } from '../../../../src/common/logger.js';
+import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { GroupCoordinatorService } from '../../../../src/coordinator/group/group-coordinator-service.js';
+import type { CoordinatorLog } from '../../../../src/coordinator/runtime/coordinator-log.js';
+import { commitRequest } from './harness.js';
 
 const PARTITIONS = 4;
 
@@ -38,6 +40,10 @@ class HeldLog implements CoordinatorLog {
   }
 }
 
+function service(log: CoordinatorLog, leads: (partition: number) => boolean = () => true): GroupCoordinatorService {
+  return new GroupCoordinatorService({ log, numPartitions: PARTITIONS, config: {}, leads, logger: new Logger('test') });
+}
+
 const settled = async <T>(p: Promise<T>): Promise<{ done: boolean }> => {
   const state = { done: false };
   void p.then(() => (state.done = true));
@@ -47,7 +53,7 @@ const settled = async <T>(p: Promise<T>): Promise<{ done: boolean }> => {
 
 test('committed offsets: nothing loaded, nothing created', async () => {
   const log = new HeldLog();
-  const runtime = new GroupCoordinatorRuntime(log, PARTITIONS, {}, new Logger('test'));
+  const runtime = service(log);
   assert.deepEqual(await runtime.committedOffsets(), []);
   assert.equal(log.created, false, 'a scrape does not create __consumer_offsets');
   runtime.close();
@@ -55,7 +61,7 @@ test('committed offsets: nothing loaded, nothing created', async () => {
 
 test('committed offsets are answered once durable, from every loaded coordinator; a failed load is left out', async () => {
   const log = new HeldLog();
-  const runtime = new GroupCoordinatorRuntime(log, PARTITIONS, {}, new Logger('test'));
+  const runtime = service(log);
   const groups = ['g-a', 'g-b', 'g-c', 'g-d', 'g-e', 'g-f'];
   const commits = groups.map((g, i) =>
     runtime.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: i, offset: BigInt(10 + i) }], g), 8, now)),
@@ -74,7 +80,7 @@ test('committed offsets are answered once durable, from every loaded coordinator
   // A coordinator whose partition cannot be replayed is left out; the others still answer.
   const broken = new HeldLog();
   broken.failReplayOf = runtime.partitionOf('g-a');
-  const partial = new GroupCoordinatorRuntime(broken, PARTITIONS, {}, new Logger('test'));
+  const partial = service(broken);
   const landed = groups.map((g) => partial.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }], g), 8, now)).catch(() => 'failed'));
   await new Promise((r) => setImmediate(r));
   const survivors = partial.committedOffsets();
@@ -85,4 +91,22 @@ test('committed offsets are answered once durable, from every loaded coordinator
   assert.deepEqual((await survivors).map((o) => o.group).sort(), expected);
   runtime.close();
   partial.close();
+});
+
+test('a group whose partition this broker does not lead answers NOT_COORDINATOR; losing leadership unloads it', async () => {
+  const log = new HeldLog();
+  log.release();
+  let led = new Set([0, 1, 2, 3]);
+  const groups = service(log, (p) => led.has(p));
+  const commit = (g: string): Promise<unknown> => groups.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 5n }], g), 8, now));
+  await commit('g-a');
+  const partition = groups.partitionOf('g-a');
+  led = new Set([0, 1, 2, 3].filter((p) => p !== partition));
+  groups.onLeadership();
+  await assert.rejects(commit('g-a'), (err: unknown) => (err as { code?: number }).code === ErrorCode.NOT_COORDINATOR);
+  await assert.rejects(groups.prepare('g-a'), (err: unknown) => (err as { code?: number }).code === ErrorCode.NOT_COORDINATOR);
+  led.add(partition);
+  groups.onLeadership();
+  await commit('g-a');
+  groups.close();
 });

@@ -1,0 +1,45 @@
+/**
+ * The coordinators' internal topics as the composition root wires them: their creation spec and
+ * the `InternalTopicPartitions` port over the topic admin (creation) and the partition owners
+ * (appends and reads, routed to each partition's worker).
+ */
+import type { TopicAdmin } from '../cluster/topic-admin.js';
+import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
+import type { PartitionService } from '../router/partition-service.js';
+import { EARLIEST_TIMESTAMP, NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
+
+/** Kafka's `offsets.topic.segment.bytes` default. */
+const OFFSETS_SEGMENT_BYTES = '104857600';
+/** Coordinator records are committed once every in-sync replica has them, as Kafka's coordinators append. */
+const ACKS_ALL = -1;
+
+/** `__consumer_offsets` as Kafka creates it: compacted, 100 MiB segments, batches kept as written. */
+export function offsetsTopicSpec(numPartitions: number): InternalTopicSpec {
+  return {
+    name: CONSUMER_OFFSETS_TOPIC,
+    numPartitions,
+    configs: new Map([
+      ['cleanup.policy', 'compact'],
+      ['segment.bytes', OFFSETS_SEGMENT_BYTES],
+      ['compression.type', 'producer'],
+    ]),
+  };
+}
+
+export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService): InternalTopicPartitions {
+  return {
+    exists: () => admin.metadata.topic(topic) !== undefined,
+    create: (numPartitions, configs) =>
+      admin.createTopic(
+        { name: topic, numPartitions, replicationFactor: -1, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
+        false,
+      ),
+    append: async (partition, batch) => {
+      const [reply] = await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch }]);
+      return reply!.errorCode;
+    },
+    logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
+    read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The group coordinators of this broker (main thread): a `GroupCoordinator` state machine per
+ * `__consumer_offsets` partition this broker leads, run by the generic `CoordinatorRuntime`. A
+ * group lives in the partition `partitionFor(groupId)` names; a request for a group whose
+ * partition this broker does not lead answers NOT_COORDINATOR, so clients look the coordinator
+ * up again. Shards load when this broker becomes the partition's leader (`onLeadership`, and on
+ * first use of a led partition) and unload when it stops leading.
+ */
+import { KafkaError } from '../../common/kafka-error.js';
+import type { Logger } from '../../common/logger.js';
+import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC as OFFSETS_TOPIC } from '../../protocol/internal-topics.js';
+import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/index.js';
+import type { CoordinatorLog } from '../runtime/coordinator-log.js';
+import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
+import type { GroupCoordinatorConfig } from './config.js';
+import { GroupCoordinator } from './group-coordinator.js';
+import { partitionFor } from './partition-for.js';
+import type { CoordinatorResult, Released } from './results.js';
+
+/** Where a parked JoinGroup or SyncGroup gets its answer. */
+export type ParkedReply = (released: Released<ParkedReply>) => void;
+
+export type Coordinator = GroupCoordinator<ParkedReply>;
+
+export interface GroupCoordinatorServiceOptions {
+  readonly log: CoordinatorLog;
+  /** `offsets.topic.num.partitions`. */
+  readonly numPartitions: number;
+  readonly config: Partial<GroupCoordinatorConfig>;
+  /** Whether this broker leads partition `partition` of `__consumer_offsets` now. */
+  readonly leads: (partition: number) => boolean;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+export class GroupCoordinatorService {
+  private readonly runtime: CoordinatorRuntime<Coordinator, Released<ParkedReply>>;
+
+  constructor(private readonly options: GroupCoordinatorServiceOptions) {
+    this.runtime = new CoordinatorRuntime({
+      topic: OFFSETS_TOPIC,
+      log: options.log,
+      newShard: () => new GroupCoordinator<ParkedReply>({ config: options.config }),
+      deliver: (released) => released.to(released),
+      logger: options.logger,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  }
+
+  partitionOf(groupId: string): number {
+    return partitionFor(groupId, this.options.numPartitions);
+  }
+
+  /** The partition of `groupId`, if this broker coordinates it; NOT_COORDINATOR otherwise. */
+  private coordinated(groupId: string): number {
+    const partition = this.partitionOf(groupId);
+    // Before `__consumer_offsets` exists nobody leads it: the first operation creates it here.
+    if (this.options.log.exists() && !this.options.leads(partition)) {
+      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `this broker does not lead ${OFFSETS_TOPIC}-${partition}`);
+    }
+    return partition;
+  }
+
+  /**
+   * Follows the leadership of `__consumer_offsets`: loads the shards of the partitions this broker
+   * leads and unloads the others, as a broker does on LeaderAndIsr (and at start-up).
+   */
+  onLeadership(): void {
+    if (!this.options.log.exists()) return;
+    for (let p = 0; p < this.options.numPartitions; p++) {
+      // A failed load is logged by the runtime; the next operation on the partition retries it.
+      if (this.options.leads(p)) this.runtime.load(p).catch(() => undefined);
+      else this.runtime.unload(p);
+    }
+  }
+
+  /** Makes sure the coordinator of `groupId` is loaded (FindCoordinator starts this early). */
+  async prepare(groupId: string): Promise<void> {
+    await this.runtime.load(this.coordinated(groupId));
+  }
+
+  /**
+   * Applies an operation to `groupId`'s coordinator in arrival order and resolves with its
+   * response once it is durable (see `CoordinatorRuntime.run`).
+   */
+  async run<R>(groupId: string, op: (c: Coordinator, now: number) => CoordinatorResult<R, ParkedReply>): Promise<R> {
+    const partition = this.coordinated(groupId);
+    return this.runtime.run(partition, (c, now): ShardResult<R, Released<ParkedReply>> => op(c, now));
+  }
+
+  /** Like `run`, for JoinGroup and SyncGroup: a parked request resolves when a later operation answers it. */
+  runParkable<R>(groupId: string, api: Released<ParkedReply>['api'], op: (c: Coordinator, now: number, replyTo: ParkedReply) => CoordinatorResult<R | null, ParkedReply>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const replyTo: ParkedReply = (released) => {
+        if (released.api !== api) {
+          reject(new Error(`a ${api} was answered as ${released.api}`));
+          return;
+        }
+        resolve(released.response as R);
+      };
+      this.run(groupId, (c, now) => op(c, now, replyTo)).then((response) => {
+        if (response !== null) resolve(response);
+      }, reject);
+    });
+  }
+
+  /** A read-only operation: computed in order with the writes, answered once what it saw is durable. */
+  async read<R>(groupId: string, op: (c: Coordinator) => R): Promise<R> {
+    return this.runtime.read(this.coordinated(groupId), op);
+  }
+
+  /** ListGroups covers every coordinator of this broker: all led partitions are loaded once the topic exists. */
+  async listGroups(request: ListGroupsRequestData): Promise<ListGroupsResponseDataInput> {
+    this.onLeadership();
+    const { values, rejected } = await this.runtime.readLoaded((c) => c.listGroups(request));
+    if (rejected.length > 0) throw rejected[0];
+    return { errorCode: ErrorCode.NONE, groups: values.flatMap((r) => r.groups ?? []) };
+  }
+
+  /**
+   * Every group's committed offsets, for the consumer lag metrics. Only coordinators already
+   * loaded or loading are asked — a scrape must not create `__consumer_offsets` — and each answers,
+   * like any read, once what it showed is durable; one that fails or is dropped meanwhile is left
+   * out of this answer (and logged) rather than failing it.
+   */
+  async committedOffsets(): Promise<GroupOffset[]> {
+    const { values, rejected } = await this.runtime.readLoaded((c) => c.committedOffsets());
+    for (const reason of rejected) this.options.logger.debug('committed offsets unavailable for metrics', { error: String(reason) });
+    const offsets: GroupOffset[] = [];
+    // A loop, not push(...): a coordinator may hold more offsets than a call takes arguments.
+    for (const list of values) for (const o of list) offsets.push(o);
+    return offsets;
+  }
+
+  /** Shutdown: timers stop and every parked request is answered NOT_COORDINATOR. */
+  close(): void {
+    this.runtime.close();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * A coordinator's internal topic (`__consumer_offsets`, later `__transaction_state`) as the
+ * coordinator runtime uses it: created on first use, appended one batch per group commit, and
+ * replayed record by record when a partition's coordinator loads. `InternalTopicLog` turns
+ * records into batches and batches back into records; where the partitions live is the
+ * `InternalTopicPartitions` port, which the composition root routes to the partition owners.
+ * Main thread.
+ */
+import { decompress } from '../../native/index.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { encodeRecordBatch, isControl, lastOffsetOf, readRecords, validateBatches } from '../../protocol/records/index.js';
+
+export interface CoordinatorRecord {
+  key: Buffer;
+  /** null: a tombstone. */
+  value: Buffer | null;
+}
+
+/** What the coordinator runtime needs of its topic. */
+export interface CoordinatorLog {
+  /** True once the topic exists (it is created on the first coordinator operation, as in Kafka). */
+  exists(): boolean;
+  /** Creates the topic if it does not exist yet. */
+  ensureTopic(): Promise<void>;
+  /** Appends the records as one batch; resolves with the Kafka error code. */
+  append(partition: number, records: readonly CoordinatorRecord[]): Promise<number>;
+  /** Calls `onRecord` for every record of the partition in offset order; resolves with the error code. */
+  replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number>;
+}
+
+/** The topic's partitions, wherever they are: every answer carries a Kafka error code. */
+export interface InternalTopicPartitions {
+  exists(): boolean;
+  create(numPartitions: number, configs: ReadonlyMap<string, string>): Promise<{ readonly errorCode: number; readonly errorMessage: string | null }>;
+  /** Appends one record batch as the partition's leader, with acks=all. */
+  append(partition: number, batch: Buffer): Promise<number>;
+  logStartOffset(partition: number): Promise<{ readonly errorCode: number; readonly offset: bigint }>;
+  /** Committed record batches from `offset`, at most about `maxBytes` (at least one batch). */
+  read(partition: number, offset: bigint, maxBytes: number): Promise<{ readonly errorCode: number; readonly highWatermark: bigint; readonly bytes: Buffer }>;
+}
+
+export interface InternalTopicSpec {
+  readonly name: string;
+  readonly numPartitions: number;
+  /** Overrides the topic is created with (compacted, as Kafka creates its internal topics). */
+  readonly configs: ReadonlyMap<string, string>;
+}
+
+export class InternalTopicCreateError extends Error {
+  override name = 'InternalTopicCreateError';
+}
+
+/** Replay reads this much at a time; it must stay well below the worker rings' capacity. */
+const REPLAY_CHUNK_BYTES = 1024 * 1024;
+
+export class InternalTopicLog implements CoordinatorLog {
+  private creating: Promise<void> | null = null;
+
+  constructor(
+    private readonly spec: InternalTopicSpec,
+    private readonly partitions: InternalTopicPartitions,
+  ) {}
+
+  exists(): boolean {
+    return this.partitions.exists();
+  }
+
+  ensureTopic(): Promise<void> {
+    if (this.exists()) return Promise.resolve();
+    this.creating ??= this.create().finally(() => (this.creating = null));
+    return this.creating;
+  }
+
+  private async create(): Promise<void> {
+    const created = await this.partitions.create(this.spec.numPartitions, this.spec.configs);
+    if (created.errorCode !== ErrorCode.NONE && created.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) {
+      throw new InternalTopicCreateError(`creating ${this.spec.name} failed: ${created.errorMessage ?? created.errorCode}`);
+    }
+  }
+
+  append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
+    const timestamp = BigInt(Date.now());
+    return this.partitions.append(partition, encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp })) }));
+  }
+
+  async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {
+    const start = await this.partitions.logStartOffset(partition);
+    if (start.errorCode !== ErrorCode.NONE) return start.errorCode;
+    let offset = start.offset;
+    for (;;) {
+      const chunk = await this.partitions.read(partition, offset, REPLAY_CHUNK_BYTES);
+      if (chunk.errorCode !== ErrorCode.NONE) return chunk.errorCode;
+      if (chunk.bytes.length === 0) return ErrorCode.NONE;
+      const scan = validateBatches(chunk.bytes);
+      if (!scan.ok) return scan.error.code;
+      if (scan.batches.length === 0) return ErrorCode.CORRUPT_MESSAGE;
+      for (const header of scan.batches) {
+        if (!isControl(header.attributes)) {
+          for (const record of readRecords(chunk.bytes, header, { decompress })) {
+            if (record.offset >= offset && record.key !== null) onRecord(record.key, record.value);
+          }
+        }
+        offset = lastOffsetOf(header) + 1n;
+      }
+      if (offset >= chunk.highWatermark) return ErrorCode.NONE;
+    }
+  }
+}
