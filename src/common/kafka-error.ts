@@ -12,3 +12,12 @@ export class KafkaError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The Kafka code an operation's failure answers with. Only a `KafkaError` is an answer; anything
+ * else is a bug, rethrown so that it is logged with its request rather than hidden behind a code.
+ */
+export function kafkaErrorCode(err: unknown): number {
+  if (err instanceof KafkaError) return err.code;
+  throw err;
+}

@@ -21,12 +21,11 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
-import { partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
+import { NO_OFFSET, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
 const READ_COMMITTED = 1;
-const NO_OFFSET = -1n;
 
 interface PartitionRead {
   readonly partition: SessionPartition;

@@ -4,9 +4,9 @@
  * partitions the cluster does not have are refused here, before the coordinator sees the request
  * (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID for an id at v10), as Kafka refuses them.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitResponseOffsetCommitResponseTopicInput } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 import { commitAnswer, splitCommitTopics } from './offset-topics.js';
 
@@ -25,7 +25,7 @@ export const offsetCommitHandler = defineHandler({
       const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.commitOffsets({ ...request, topics: known }, version, now));
       stored = response.topics ?? [];
     } catch (err) {
-      const errorCode = coordinatorErrorCode(err);
+      const errorCode = kafkaErrorCode(err);
       stored = known.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     }
     return { throttleTimeMs: 0, topics: commitAnswer(refused, stored, version) };

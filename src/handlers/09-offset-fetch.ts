@@ -4,6 +4,7 @@
  * offsets by. A topic or partition that does not exist is no error when named (Kafka answers
  * offset -1 for it); an unknown id is UNKNOWN_TOPIC_ID.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import {
   OffsetFetchRequest,
   OffsetFetchResponse,
@@ -12,7 +13,6 @@ import {
   type OffsetFetchResponseOffsetFetchResponseGroupInput,
 } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 import { FIRST_VERSION_WITH_TOPIC_IDS, fetchByTopicId } from './offset-topics.js';
 
@@ -29,7 +29,7 @@ export const offsetFetchHandler = defineHandler({
         const response = await c.groups.read(request.groupId, (coordinator) => coordinator.fetchOffsets(request, version));
         return { throttleTimeMs: 0, ...response };
       } catch (err) {
-        return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), topics: [] };
+        return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), topics: [] };
       }
     }
     const fetchGroup = async (g: OffsetFetchRequestOffsetFetchRequestGroup): Promise<OffsetFetchResponseOffsetFetchResponseGroupInput> => {
@@ -37,7 +37,7 @@ export const offsetFetchHandler = defineHandler({
         const one: OffsetFetchResponseDataInput = await c.groups.read(g.groupId, (coordinator) => coordinator.fetchOffsets({ ...request, groups: [g] }, version));
         return one.groups?.[0] ?? { groupId: g.groupId, topics: [] };
       } catch (err) {
-        return { groupId: g.groupId, errorCode: coordinatorErrorCode(err), topics: [] };
+        return { groupId: g.groupId, errorCode: kafkaErrorCode(err), topics: [] };
       }
     };
     const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;

@@ -6,13 +6,13 @@
  * COORDINATOR_NOT_AVAILABLE. Transaction keys answer this node; InitProducerId then refuses
  * transactional ids until transactions exist.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
 import type { BrokerRegistration } from '../cluster/metadata-image.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../cluster/topic-names.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { coordinatorErrorCode } from './group-errors.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
@@ -38,7 +38,7 @@ export const findCoordinatorHandler = defineHandler({
         try {
           await c.groups.prepare(key);
         } catch (err) {
-          return failed(coordinatorErrorCode(err), null);
+          return failed(kafkaErrorCode(err), null);
         }
         const leader = c.metadata.partition(CONSUMER_OFFSETS_TOPIC, c.groups.partitionOf(key))?.leader;
         return found(leader === undefined ? undefined : c.metadata.broker(leader));

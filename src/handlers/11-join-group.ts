@@ -2,9 +2,10 @@
  * JoinGroup (key 11): enters a member into its group's rebalance. The answer may wait until every
  * member has (re)joined or the rebalance times out; the group coordinator parks it meanwhile.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { JoinGroupRequest, JoinGroupResponse, type JoinGroupResponseDataInput } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { clientHostOf, coordinatorErrorCode } from './group-errors.js';
+import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const joinGroupHandler = defineHandler({
@@ -24,7 +25,7 @@ export const joinGroupHandler = defineHandler({
       );
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), generationId: -1, memberId: request.memberId };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), generationId: -1, memberId: request.memberId };
     }
   },
 });

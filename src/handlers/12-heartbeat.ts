@@ -1,7 +1,7 @@
 /** Heartbeat (key 12): keeps a member's session alive; answers REBALANCE_IN_PROGRESS during a rebalance. */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { HeartbeatRequest, HeartbeatResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const heartbeatHandler = defineHandler({
@@ -13,7 +13,7 @@ export const heartbeatHandler = defineHandler({
       const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.heartbeat(request, now));
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };
     }
   },
 });

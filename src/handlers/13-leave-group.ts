@@ -1,7 +1,7 @@
 /** LeaveGroup (key 13): members leave (batched from v3), which starts a rebalance for the rest. */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { LeaveGroupRequest, LeaveGroupResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const leaveGroupHandler = defineHandler({
@@ -13,7 +13,7 @@ export const leaveGroupHandler = defineHandler({
       const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.leaveGroup(request, ctx.header.requestApiVersion, now));
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };
     }
   },
 });

@@ -2,9 +2,9 @@
  * SyncGroup (key 14): the leader hands in the members' assignments; every member gets its own.
  * Followers' answers wait (parked in the coordinator) until the leader's SyncGroup arrives.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseDataInput } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const syncGroupHandler = defineHandler({
@@ -18,7 +18,7 @@ export const syncGroupHandler = defineHandler({
       );
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err) };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };
     }
   },
 });

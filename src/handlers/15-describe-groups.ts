@@ -1,7 +1,7 @@
 /** DescribeGroups (key 15): state, protocol and members of each group, from its coordinator. */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../protocol/messages/index.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 /** With no authorizer every group operation is allowed: READ, DELETE and DESCRIBE. */
@@ -20,7 +20,7 @@ export const describeGroupsHandler = defineHandler({
           const described = await c.groups.read(groupId, (coordinator) => coordinator.describeGroups({ ...request, groups: [groupId] }, version));
           return { ...described.groups![0]!, authorizedOperations };
         } catch (err) {
-          return { groupId, errorCode: coordinatorErrorCode(err), groupState: 'Dead', authorizedOperations };
+          return { groupId, errorCode: kafkaErrorCode(err), groupState: 'Dead', authorizedOperations };
         }
       }),
     );

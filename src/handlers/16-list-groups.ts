@@ -1,7 +1,7 @@
 /** ListGroups (key 16): every group this broker coordinates, filtered by state (v4+) and type (v5+). */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const listGroupsHandler = defineHandler({
@@ -21,7 +21,7 @@ export const listGroupsHandler = defineHandler({
       }));
       return { throttleTimeMs: 0, errorCode: response.errorCode, groups };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), groups: [] };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), groups: [] };
     }
   },
 });

@@ -1,7 +1,7 @@
 /** DeleteGroups (key 42): removes empty groups and their offsets (tombstones in `__consumer_offsets`). */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const deleteGroupsHandler = defineHandler({
@@ -15,7 +15,7 @@ export const deleteGroupsHandler = defineHandler({
           const response = await c.groups.run(groupId, (coordinator) => coordinator.deleteGroups({ groupsNames: [groupId] }));
           return response.results?.[0] ?? { groupId, errorCode: 0, errorMessage: null };
         } catch (err) {
-          return { groupId, errorCode: coordinatorErrorCode(err), errorMessage: null };
+          return { groupId, errorCode: kafkaErrorCode(err), errorMessage: null };
         }
       }),
     );

@@ -1,7 +1,7 @@
 /** OffsetDelete (key 47): deletes a group's committed offsets for partitions it no longer consumes. */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const offsetDeleteHandler = defineHandler({
@@ -13,7 +13,7 @@ export const offsetDeleteHandler = defineHandler({
       const response = await c.groups.run(request.groupId, (coordinator) => coordinator.deleteOffsets(request));
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), topics: [] };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), topics: [] };
     }
   },
 });

@@ -2,9 +2,10 @@
  * ConsumerGroupHeartbeat (key 68, KIP-848): join, heartbeat and leave of consumer-protocol groups.
  * The coordinator gets the cluster's topics so every heartbeat sees topics appear and grow.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
-import { clientHostOf, coordinatorErrorCode } from './group-errors.js';
+import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
 export const consumerGroupHeartbeatHandler = defineHandler({
@@ -24,7 +25,7 @@ export const consumerGroupHeartbeatHandler = defineHandler({
       );
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: coordinatorErrorCode(err), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 };
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 };
     }
   },
 });

@@ -1,7 +1,7 @@
 /** ConsumerGroupDescribe (key 69, KIP-848): epochs, assignor and members of consumer-protocol groups. */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/index.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
-import { coordinatorErrorCode } from './group-errors.js';
 import { defineHandler } from './handler.js';
 import { ALL_GROUP_OPERATIONS } from './15-describe-groups.js';
 
@@ -17,7 +17,7 @@ export const consumerGroupDescribeHandler = defineHandler({
           const described = await c.groups.read(groupId, (coordinator) => coordinator.consumerGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata));
           return { ...described.groups![0]!, authorizedOperations };
         } catch (err) {
-          return { groupId, errorCode: coordinatorErrorCode(err), authorizedOperations };
+          return { groupId, errorCode: kafkaErrorCode(err), authorizedOperations };
         }
       }),
     );

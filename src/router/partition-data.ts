@@ -7,7 +7,7 @@
 import type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand } from '../worker/partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
-export { NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
+export { NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
 export type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand, ReadResult };
 
 export interface PartitionData {

@@ -8,7 +8,7 @@
  */
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
 import type { PartitionRegistration } from '../cluster/metadata-image.js';
-import { KafkaError } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { PartitionEnd } from '../common/metrics/consumer-lag.js';
 import type { WorkerScrape } from '../common/metrics/scrape.js';
@@ -18,7 +18,9 @@ import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import {
   NO_EPOCH_CHECK,
+  NO_OFFSET,
   PartitionOps,
+  failedAppend,
   type AppendReply,
   type AppendRequest,
   type DescribeProducersReply,
@@ -31,7 +33,6 @@ import {
 import type { WorkerOp } from '../worker/worker-op.js';
 import type { PartitionData } from './partition-data.js';
 
-const NO_OFFSET = -1n;
 /** Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16 unit) and records. */
 const APPEND_HEADER_ESTIMATE = 5 + 4 + 2 + 4;
 const READ_COMMAND_ESTIMATE = 5 + 4 + 4 + 8 + 4 + 1 + 1;
@@ -43,11 +44,6 @@ export interface ReadResult {
   readonly logStartOffset: bigint;
   /** The records, leased in the owner's segment file: send, then release (FileRegion.release). */
   readonly records: FileRegion | null;
-}
-
-function transportErrorCode(err: unknown): number {
-  if (err instanceof KafkaError) return err.code;
-  throw err;
 }
 
 export class PartitionService implements PartitionAdmin, PartitionData {
@@ -133,16 +129,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
         const answers = await this.host.call(worker, PartitionOps.append, indexes.map((i) => entries[i]!));
         indexes.forEach((i, n) => (replies[i] = answers[n]!));
       } catch (err) {
-        const failure: AppendReply = {
-          errorCode: transportErrorCode(err),
-          errorMessage: (err as Error).message,
-          recordErrors: [],
-          baseOffset: NO_OFFSET,
-          logAppendTimeMs: NO_OFFSET,
-          logStartOffset: NO_OFFSET,
-          highWatermark: NO_OFFSET,
-          highWatermarkMoved: false,
-        };
+        const failure = failedAppend(kafkaErrorCode(err), (err as Error).message);
         for (const i of indexes) replies[i] = failure;
       }
     });
@@ -170,7 +157,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
           results[i] = { errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, records };
         });
       } catch (err) {
-        const failure: ReadResult = { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+        const failure: ReadResult = { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
         for (const i of indexes) results[i] = failure;
       }
     });
@@ -208,7 +195,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       const command: ReadCommand = { topic, partition, currentLeaderEpoch: NO_EPOCH_CHECK, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true };
       return await this.host.call(this.workerOf(topic, partition), PartitionOps.readBytes, command);
     } catch (err) {
-      return { errorCode: transportErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
+      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   }
 
@@ -250,7 +237,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     try {
       return await this.host.call(this.workerOf(command.topic, command.partition), op, command);
     } catch (err) {
-      return { errorCode: transportErrorCode(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+      return { errorCode: kafkaErrorCode(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
     }
   }
 
@@ -258,7 +245,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     try {
       return await this.host.call(this.workerOf(ref.topic, ref.partition), PartitionOps.describeProducers, { topic: ref.topic, partition: ref.partition });
     } catch (err) {
-      return { errorCode: transportErrorCode(err), producers: [] };
+      return { errorCode: kafkaErrorCode(err), producers: [] };
     }
   }
 

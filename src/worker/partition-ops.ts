@@ -6,7 +6,7 @@
  */
 import { statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
@@ -17,7 +17,9 @@ import {
   EARLIEST_TIMESTAMP,
   LATEST_TIMESTAMP,
   MAX_TIMESTAMP,
+  NO_OFFSET,
   PartitionOps,
+  failedAppend,
   parseWorkerOptions,
   type AppendReply,
   type AppendRequest,
@@ -34,13 +36,7 @@ import { workerForPartition } from './partition-routing.js';
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
-const NO_OFFSET = -1n;
 const NO_EPOCH = -1;
-
-function errorCodeOf(err: unknown): number {
-  if (err instanceof KafkaError) return err.code;
-  throw err;
-}
 
 function failedOffset(errorCode: number): OffsetReply {
   return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
@@ -132,16 +128,7 @@ export const registerOps: RegisterOps = (setup) => {
         highWatermarkMoved,
       };
     } catch (err) {
-      return {
-        errorCode: errorCodeOf(err),
-        errorMessage: (err as Error).message,
-        recordErrors: err instanceof RecordValidationError ? err.recordErrors : [],
-        baseOffset: NO_OFFSET,
-        logAppendTimeMs: NO_OFFSET,
-        logStartOffset: NO_OFFSET,
-        highWatermark: NO_OFFSET,
-        highWatermarkMoved: false,
-      };
+      return failedAppend(kafkaErrorCode(err), (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
     }
   };
 
@@ -165,7 +152,7 @@ export const registerOps: RegisterOps = (setup) => {
       return { errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } };
     } catch (err) {
       // Kafka reports no offsets alongside a partition error.
-      return failed(errorCodeOf(err));
+      return failed(kafkaErrorCode(err));
     }
   };
 
@@ -178,7 +165,7 @@ export const registerOps: RegisterOps = (setup) => {
       const bytes = partition.log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: partition.readBound(c.readCommitted), minOneMessage: c.minOneMessage });
       return { errorCode: ErrorCode.NONE, highWatermark: BigInt(partition.highWatermark), logStartOffset: BigInt(partition.log.logStartOffset), bytes };
     } catch (err) {
-      return { errorCode: errorCodeOf(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
+      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   });
 
@@ -196,7 +183,7 @@ export const registerOps: RegisterOps = (setup) => {
       partition.checkLeader(c.currentLeaderEpoch);
       return answer(partition, c.arg);
     } catch (err) {
-      return failedOffset(errorCodeOf(err));
+      return failedOffset(kafkaErrorCode(err));
     }
   };
 
@@ -247,7 +234,7 @@ export const registerOps: RegisterOps = (setup) => {
       }));
       return { errorCode: ErrorCode.NONE, producers };
     } catch (err) {
-      return { errorCode: errorCodeOf(err), producers: [] };
+      return { errorCode: kafkaErrorCode(err), producers: [] };
     }
   });
 

@@ -226,6 +226,14 @@ export interface AppendReply {
   readonly highWatermarkMoved: boolean;
 }
 
+/** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
+export const NO_OFFSET = -1n;
+
+/** An append that failed: its error, and no offsets. */
+export function failedAppend(errorCode: number, errorMessage: string | null, recordErrors: readonly RecordErrorReply[] = []): AppendReply {
+  return { errorCode, errorMessage, recordErrors, baseOffset: NO_OFFSET, logAppendTimeMs: NO_OFFSET, logStartOffset: NO_OFFSET, highWatermark: NO_OFFSET, highWatermarkMoved: false };
+}
+
 function writeAppendReply(w: Writer, a: AppendReply): void {
   w.int16(a.errorCode);
   w.compactNullableString(a.errorMessage);
