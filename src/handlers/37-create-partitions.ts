@@ -7,14 +7,21 @@ import { ErrorCode } from '../protocol/errors.js';
 import {
   CreatePartitionsRequest,
   CreatePartitionsResponse,
+  type CreatePartitionsRequestCreatePartitionsTopic,
   type CreatePartitionsResponseCreatePartitionsTopicResultInput,
   type CreatePartitionsResponseDataInput,
 } from '../protocol/messages/index.js';
 import { defineHandler } from './handler.js';
-import { clusterOf } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { answerEachOnce } from './answer-each-once.js';
 
 type TopicResult = CreatePartitionsResponseCreatePartitionsTopicResultInput;
+
+async function grow(c: ClusterContext, t: CreatePartitionsRequestCreatePartitionsTopic, validateOnly: boolean): Promise<TopicResult> {
+  const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
+  const r = await c.admin.createPartitions(t.name, t.count, assignments, validateOnly);
+  return { name: t.name, errorCode: r.errorCode, errorMessage: r.errorMessage };
+}
 
 export const createPartitionsHandler = defineHandler({
   request: CreatePartitionsRequest,
@@ -25,11 +32,7 @@ export const createPartitionsHandler = defineHandler({
       request.topics,
       (t) => t.name,
       (t): TopicResult => ({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' }),
-      async (t): Promise<TopicResult> => {
-        const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
-        const r = await c.admin.createPartitions(t.name, t.count, assignments, request.validateOnly);
-        return { name: t.name, errorCode: r.errorCode, errorMessage: r.errorMessage };
-      },
+      (t) => grow(c, t, request.validateOnly),
     );
     return { results };
   },
