@@ -14,6 +14,7 @@ import {
 } from '../protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { answerEachOnce } from './answer-each-once.js';
 
 type TopicResult = CreateTopicsResponseCreatableTopicResultInput;
 
@@ -56,19 +57,12 @@ export const createTopicsHandler = defineHandler({
   response: CreateTopicsResponse,
   async handle(request, ctx): Promise<CreateTopicsResponseDataInput> {
     const c = clusterOf(ctx);
-    const counts = new Map<string, number>();
-    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics: TopicResult[] = [];
-    const seen = new Set<string>();
-    for (const t of request.topics) {
-      if (seen.has(t.name)) continue;
-      seen.add(t.name);
-      topics.push(
-        counts.get(t.name)! > 1
-          ? failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')
-          : await create(c, t, request.validateOnly),
-      );
-    }
+    const topics = await answerEachOnce(
+      request.topics,
+      (t) => t.name,
+      (t) => failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'),
+      (t) => create(c, t, request.validateOnly),
+    );
     return { topics };
   },
 });

@@ -14,7 +14,8 @@ import {
 import type { TopicImage } from '../cluster/metadata-image.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { defineHandler } from './handler.js';
-import { clusterOf } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { answerEachOnce } from './answer-each-once.js';
 
 type Result = DeleteTopicsResponseDeletableTopicResultInput;
 
@@ -27,6 +28,23 @@ function standardMessage(code: number): string | null {
   return code === ErrorCode.NONE ? null : (ERRORS.get(code)?.message ?? null);
 }
 
+function resultFor(target: Target, code: number, topic?: TopicImage, message = standardMessage(code)): Result {
+  return {
+    name: topic?.name ?? target.name,
+    topicId: topic?.topicId ?? target.topicId,
+    errorCode: code,
+    errorMessage: message,
+  };
+}
+
+async function deleteTarget(c: ClusterContext, target: Target): Promise<Result> {
+  if (!c.admin.deletionEnabled) return resultFor(target, ErrorCode.TOPIC_DELETION_DISABLED);
+  const topic = target.name !== null ? c.metadata.topic(target.name) : c.metadata.topicById(target.topicId);
+  if (topic === undefined) return resultFor(target, target.name !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
+  const deleted = await c.admin.deleteTopic(topic);
+  return resultFor(target, deleted.errorCode, topic, deleted.errorMessage ?? standardMessage(deleted.errorCode));
+}
+
 export const deleteTopicsHandler = defineHandler({
   request: DeleteTopicsRequest,
   response: DeleteTopicsResponse,
@@ -36,37 +54,12 @@ export const deleteTopicsHandler = defineHandler({
       ctx.header.requestApiVersion >= 6
         ? request.topics.map((t) => ({ name: t.topicId === ZERO_UUID ? t.name : null, topicId: t.topicId }))
         : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-    const keyOf = (t: Target): string => (t.name !== null ? `name:${t.name}` : `id:${t.topicId}`);
-    const counts = new Map<string, number>();
-    for (const t of targets) counts.set(keyOf(t), (counts.get(keyOf(t)) ?? 0) + 1);
-    const responses: Result[] = [];
-    const seen = new Set<string>();
-    for (const target of targets) {
-      const key = keyOf(target);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const result = (code: number, topic?: TopicImage, message = standardMessage(code)): Result => ({
-        name: topic?.name ?? target.name,
-        topicId: topic?.topicId ?? target.topicId,
-        errorCode: code,
-        errorMessage: message,
-      });
-      if (counts.get(key)! > 1) {
-        responses.push(result(ErrorCode.INVALID_REQUEST, undefined, target.name !== null ? 'Duplicate topic name.' : 'Duplicate topic id.'));
-        continue;
-      }
-      if (!c.admin.deletionEnabled) {
-        responses.push(result(ErrorCode.TOPIC_DELETION_DISABLED));
-        continue;
-      }
-      const topic = target.name !== null ? c.metadata.topic(target.name) : c.metadata.topicById(target.topicId);
-      if (topic === undefined) {
-        responses.push(result(target.name !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID));
-        continue;
-      }
-      const deleted = await c.admin.deleteTopic(topic);
-      responses.push(result(deleted.errorCode, topic, deleted.errorMessage ?? standardMessage(deleted.errorCode)));
-    }
+    const responses = await answerEachOnce(
+      targets,
+      (t) => (t.name !== null ? `name:${t.name}` : `id:${t.topicId}`),
+      (t) => resultFor(t, ErrorCode.INVALID_REQUEST, undefined, t.name !== null ? 'Duplicate topic name.' : 'Duplicate topic id.'),
+      (t) => deleteTarget(c, t),
+    );
     return { responses };
   },
 });

@@ -8,17 +8,15 @@ import {
   AlterConfigsRequest,
   AlterConfigsResponse,
   type AlterConfigsRequestAlterConfigsResource,
-  type AlterConfigsResponseAlterConfigsResourceResponseInput,
   type AlterConfigsResponseDataInput,
 } from '../protocol/messages/index.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { defineHandler } from './handler.js';
-import { clusterOf, type ClusterContext } from './cluster-context.js';
-import { isResolved, resolveResource } from './alter-config-targets.js';
+import { clusterOf } from './cluster-context.js';
+import { alterResources } from './alter-config-targets.js';
 
-async function alter(c: ClusterContext, r: AlterConfigsRequestAlterConfigsResource, validateOnly: boolean): Promise<AdminResult> {
-  const target = resolveResource(c, r.resourceType, r.resourceName);
-  if (!isResolved(target)) return target;
+/** The legacy form's new set is exactly the entry's keys; a null value is refused, not a deletion. */
+function overridesOf(r: AlterConfigsRequestAlterConfigsResource): ReadonlyMap<string, string> | AdminResult {
   const names = r.configs.map((kv) => kv.name);
   if (new Set(names).size !== names.length) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
   const overrides = new Map<string, string>();
@@ -26,19 +24,13 @@ async function alter(c: ClusterContext, r: AlterConfigsRequestAlterConfigsResour
     if (kv.value === null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Null value not supported for : ${kv.name}` };
     overrides.set(kv.name, kv.value);
   }
-  return target.replace(overrides, validateOnly);
+  return overrides;
 }
 
 export const alterConfigsHandler = defineHandler({
   request: AlterConfigsRequest,
   response: AlterConfigsResponse,
   async handle(request, ctx): Promise<AlterConfigsResponseDataInput> {
-    const c = clusterOf(ctx);
-    const responses: AlterConfigsResponseAlterConfigsResourceResponseInput[] = [];
-    for (const r of request.resources) {
-      const result = await alter(c, r, request.validateOnly);
-      responses.push({ ...result, resourceType: r.resourceType, resourceName: r.resourceName });
-    }
-    return { responses };
+    return { responses: await alterResources(clusterOf(ctx), request.resources, request.validateOnly, overridesOf) };
   },
 });

@@ -7,32 +7,33 @@ import { ErrorCode } from '../protocol/errors.js';
 import {
   CreatePartitionsRequest,
   CreatePartitionsResponse,
+  type CreatePartitionsRequestCreatePartitionsTopic,
   type CreatePartitionsResponseCreatePartitionsTopicResultInput,
   type CreatePartitionsResponseDataInput,
 } from '../protocol/messages/index.js';
 import { defineHandler } from './handler.js';
-import { clusterOf } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { answerEachOnce } from './answer-each-once.js';
+
+type TopicResult = CreatePartitionsResponseCreatePartitionsTopicResultInput;
+
+async function grow(c: ClusterContext, t: CreatePartitionsRequestCreatePartitionsTopic, validateOnly: boolean): Promise<TopicResult> {
+  const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
+  const r = await c.admin.createPartitions(t.name, t.count, assignments, validateOnly);
+  return { name: t.name, errorCode: r.errorCode, errorMessage: r.errorMessage };
+}
 
 export const createPartitionsHandler = defineHandler({
   request: CreatePartitionsRequest,
   response: CreatePartitionsResponse,
   async handle(request, ctx): Promise<CreatePartitionsResponseDataInput> {
     const c = clusterOf(ctx);
-    const counts = new Map<string, number>();
-    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const results: CreatePartitionsResponseCreatePartitionsTopicResultInput[] = [];
-    const seen = new Set<string>();
-    for (const t of request.topics) {
-      if (seen.has(t.name)) continue;
-      seen.add(t.name);
-      if (counts.get(t.name)! > 1) {
-        results.push({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
-        continue;
-      }
-      const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
-      const r = await c.admin.createPartitions(t.name, t.count, assignments, request.validateOnly);
-      results.push({ name: t.name, errorCode: r.errorCode, errorMessage: r.errorMessage });
-    }
+    const results = await answerEachOnce(
+      request.topics,
+      (t) => t.name,
+      (t): TopicResult => ({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' }),
+      (t) => grow(c, t, request.validateOnly),
+    );
     return { results };
   },
 });

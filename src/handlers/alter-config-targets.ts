@@ -1,6 +1,7 @@
 /**
- * Resolves the resource of an AlterConfigs/IncrementalAlterConfigs entry and applies new
- * overrides to it: a topic, this broker (its id) or the cluster-wide broker default ("").
+ * The per-resource work both AlterConfigs forms share: resolve each entry's resource (a topic,
+ * this broker by its id, or the cluster-wide broker default "") and replace its overrides with
+ * the set the form computes. The forms differ only in how that set is computed.
  */
 import type { DynamicScope } from '../cluster/metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
@@ -13,7 +14,7 @@ export interface ResolvedResource extends AlterationTarget {
   replace(overrides: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult>;
 }
 
-export function resolveResource(c: ClusterContext, resourceType: number, resourceName: string): ResolvedResource | AdminResult {
+function resolveResource(c: ClusterContext, resourceType: number, resourceName: string): ResolvedResource | AdminResult {
   if (resourceType === ResourceType.TOPIC) {
     const topic = c.metadata.topic(resourceName);
     if (topic === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `The topic '${resourceName}' does not exist.` };
@@ -40,6 +41,46 @@ export function resolveResource(c: ClusterContext, resourceType: number, resourc
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resourceType}` };
 }
 
-export function isResolved(r: ResolvedResource | AdminResult): r is ResolvedResource {
+function isResolved(r: ResolvedResource | AdminResult): r is ResolvedResource {
   return 'replace' in r;
+}
+
+/** The fields of an AlterConfigs or IncrementalAlterConfigs resource entry the loop reads. */
+interface ResourceEntry {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
+export interface ResourceResult extends AdminResult {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
+/** A form's new override set for a resolved entry, or the error that refuses the entry. */
+export type OverridesFor<E> = (entry: E, target: ResolvedResource) => ReadonlyMap<string, string> | AdminResult;
+
+/**
+ * Answers every entry in request order, one after another so that two entries naming the same
+ * resource apply in the order they were sent.
+ */
+export async function alterResources<E extends ResourceEntry>(
+  c: ClusterContext,
+  entries: readonly E[],
+  validateOnly: boolean,
+  overridesFor: OverridesFor<E>,
+): Promise<ResourceResult[]> {
+  const results: ResourceResult[] = [];
+  for (const entry of entries) {
+    const result = await alterResource(c, entry, validateOnly, overridesFor);
+    results.push({ ...result, resourceType: entry.resourceType, resourceName: entry.resourceName });
+  }
+  return results;
+}
+
+async function alterResource<E extends ResourceEntry>(c: ClusterContext, entry: E, validateOnly: boolean, overridesFor: OverridesFor<E>): Promise<AdminResult> {
+  const target = resolveResource(c, entry.resourceType, entry.resourceName);
+  if (!isResolved(target)) return target;
+  const overrides = overridesFor(entry, target);
+  if ('errorCode' in overrides) return overrides;
+  return target.replace(overrides, validateOnly);
 }

@@ -2,14 +2,14 @@
  * The int16 `attributes` field of a magic-2 batch. Only the low 7 bits carry meaning; the rest
  * are written as zero and ignored on read, as Kafka does.
  */
-export const CompressionType = {
-  None: 0,
-  Gzip: 1,
-  Snappy: 2,
-  Lz4: 3,
-  Zstd: 4,
-} as const;
-export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
+import { CompressionCodec } from '../../native/index.js';
+
+/**
+ * The codec ids of bits 0-2 are the ones the codecs are called by, so the records module names
+ * native's table (Kafka's `CompressionType`) rather than keeping a copy that could drift.
+ */
+export const CompressionType = CompressionCodec;
+export type CompressionType = CompressionCodec;
 
 export const TimestampType = {
   CreateTime: 0,

@@ -1,6 +1,6 @@
 /**
- * The log of one partition: its directory `<log dir>/<topic>-<partition>/`, a sorted array of
- * segments (the last one active), and the offsets that frame them.
+ * The log of one partition: its directory `<log dir>/<topic>-<partition>/`, its segments
+ * (sorted, the last one active) and the offsets that frame them.
  *
  *   logStartOffset <= highWatermark <= logEndOffset
  *   recoveryPoint  <= logEndOffset     (everything below it has been fsynced)
@@ -13,15 +13,17 @@
  * against the partition's producer table before offsets are assigned (`producer-state/`); its
  * `.snapshot` files are written at each roll and on clean close, deleted with their segments.
  *
- * Crash behaviour: see `open` (recovery from the recovery point after an unclean shutdown, then
- * the producer table from the newest snapshot at or below the log end plus a scan). An
- * I/O error takes the whole log dir offline (`LogDir`); nothing acknowledged is truncated, and
- * a failed write never moves the log end offset.
+ * This module owns those offsets, appends, reads, truncation and the producer table; opening
+ * and crash recovery are log-loader.ts's, the segment list and its deletions segment-list.ts's,
+ * and which segments retention deletes log-retention.ts's.
  *
- * Single-threaded: owned by the worker that owns the partition. Leases are released on it too.
+ * Crash behaviour: see log-loader.ts (recovery from the recovery point after an unclean
+ * shutdown, then the producer table from the newest snapshot at or below the log end plus a
+ * scan). An I/O error takes the whole log dir offline (`LogDir`); nothing acknowledged is
+ * truncated, and a failed write never moves the log end offset.
+ *
+ * Single-threaded: owned by the partition's worker thread. Leases are released on it too.
  */
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
 import { decompress } from '../../native/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -32,50 +34,27 @@ import {
   validateBatches,
   validateProduceRecords,
 } from '../../protocol/records/index.js';
-import { readPartitionMetadata, writePartitionMetadata } from '../checkpoint/partition-metadata-file.js';
-import {
-  CLEANED_SUFFIX,
-  DELETED_SUFFIX,
-  INDEX_SUFFIX,
-  LOG_SUFFIX,
-  TIME_INDEX_SUFFIX,
-  TMP_SUFFIX,
-  baseOffsetOfFile,
-  type TopicPartition,
-} from '../file-names.js';
+import type { TopicPartition } from '../file-names.js';
 import { deletesSegments, isCompacted, maxSegmentMs, withOverrides, type LogConfig } from '../log-config.js';
 import { offsetOf, type FilePosition, type Offset } from '../offsets.js';
 import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error.js';
 import type { TimestampOffset } from '../index/time-index.js';
-import { LogSegment, segmentSettings, type AppendedBatch, type SegmentSettings } from '../segment/log-segment.js';
+import type { AppendedBatch, LogSegment } from '../segment/log-segment.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
-import { DEFAULT_PRODUCER_ID_EXPIRATION_MS, ProducerStateManager } from '../producer-state/producer-state-manager.js';
+import type { ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { carriesProducerState, type ProducerState } from '../producer-state/producer-state-entry.js';
 import type { CleanedSegment } from '../cleaner/clean-task.js';
-import { completeInterruptedSwaps, swapCleanedSegment } from '../cleaner/segment-swap.js';
-import { LeaderEpochCache } from './leader-epoch-cache.js';
-import { LogDir } from './log-dir.js';
+import type { LeaderEpochCache } from './leader-epoch-cache.js';
+import type { LogDir } from './log-dir.js';
+import { loadLog, type LoadedLog, type LoadOptions } from './log-loader.js';
+import { belowLogStart, deletableCount, pastRetentionSize, pastRetentionTime, type Breach } from './log-retention.js';
+import { SegmentList } from './segment-list.js';
 
-export interface PartitionLogOptions {
+export interface PartitionLogOptions extends LoadOptions {
   readonly topicPartition: TopicPartition;
-  /** The partition directory itself (`<log dir>/<topic>-<partition>`). */
-  readonly dir: string;
   readonly logDir: LogDir;
-  readonly config: LogConfig;
-  readonly topicId?: string;
-  /** From `recovery-point-offset-checkpoint`; 0 when unknown (everything is recovered after a crash). */
-  readonly recoveryPoint?: number;
-  /** From `log-start-offset-checkpoint`. */
-  readonly logStartOffset?: number;
-  /** From `replication-offset-checkpoint`; defaults to the log end offset (a single broker's leader). */
-  readonly highWatermark?: number;
-  /** The log dir had `.kafka_cleanshutdown`: indexes and sizes are trusted, no data is read. */
-  readonly cleanShutdown?: boolean;
-  readonly clock?: () => number;
   readonly deleter?: SegmentDeleter;
-  /** Broker setting `producer.id.expiration.ms` (Kafka's default: one day). */
-  readonly producerIdExpirationMs?: number;
 }
 
 export interface AppendOptions {
@@ -133,8 +112,7 @@ export class PartitionLog {
   readonly #producers: ProducerStateManager;
 
   #config: LogConfig;
-  #settings: SegmentSettings;
-  #segments: LogSegment[];
+  readonly #segments: SegmentList;
   #logStartOffset: Offset;
   #logEndOffset: Offset;
   #highWatermark: Offset;
@@ -142,49 +120,33 @@ export class PartitionLog {
   #unflushedMessages = 0;
   #lastFlushMs: number;
   #clock: () => number;
-  #deleter: SegmentDeleter;
   #closed = false;
   /** Bumped by every truncation: a cleaning planned before one must not swap its result in. */
   #truncations = 0;
 
-  private constructor(options: PartitionLogOptions, topicId: string | null, segments: LogSegment[], leaderEpochCache: LeaderEpochCache) {
+  private constructor(options: PartitionLogOptions, loaded: LoadedLog) {
     this.topicPartition = options.topicPartition;
     this.dir = options.dir;
     this.logDir = options.logDir;
-    this.topicId = topicId;
+    this.topicId = loaded.topicId;
+    this.leaderEpochCache = loaded.leaderEpochCache;
+    this.#producers = loaded.producers;
     this.#config = options.config;
-    this.#settings = segmentSettings(options.config);
-    this.#segments = segments;
     this.#clock = options.clock ?? Date.now;
-    this.#deleter = options.deleter ?? new SegmentDeleter();
-    this.leaderEpochCache = leaderEpochCache;
-    this.#producers = new ProducerStateManager(options.dir, options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS);
+    this.#segments = new SegmentList(options.dir, loaded.segments, options.config, options.deleter ?? new SegmentDeleter(), this.#clock);
     this.#lastFlushMs = this.#clock();
-    this.#logEndOffset = 0 as Offset;
-    this.#logStartOffset = 0 as Offset;
-    this.#highWatermark = 0 as Offset;
-    this.#recoveryPoint = 0 as Offset;
+    this.#logStartOffset = loaded.logStartOffset;
+    this.#logEndOffset = loaded.logEndOffset;
+    this.#highWatermark = loaded.highWatermark;
+    this.#recoveryPoint = loaded.recoveryPoint;
   }
 
-  /**
-   * Opens (or creates) the partition directory. Kafka's `LogLoader`:
-   * - completes compaction swaps a crash interrupted (`.swap` files, see cleaner/segment-swap.ts);
-   * - removes leftovers of interrupted work (`.deleted`, `.cleaned`, `.tmp`, index files without
-   *   a `.log`);
-   * - lists segments with their sizes from `stat`; no index is opened yet;
-   * - after a clean shutdown reads nothing else but the tail of the active segment (to find the
-   *   log end offset from its last index entry);
-   * - after a crash recovers every segment from the one holding the recovery point: CRC scan,
-   *   torn tail truncated, indexes rebuilt; a segment cut short drops the segments after it;
-   * - loads the producer table: snapshots that start no segment are dropped (but the newest one
-   *   above them all), then the newest readable one at or below the log end, then a scan of the
-   *   batches after it (none after a clean close).
-   */
+  /** Opens (or creates) the partition directory, recovering it after a crash: see log-loader.ts. */
   static open(options: PartitionLogOptions): PartitionLog {
     const { dir, logDir } = options;
     logDir.checkOnline();
     try {
-      return PartitionLog.#load(options);
+      return new PartitionLog(options, loadLog(options));
     } catch (e) {
       if (isIoError(e)) {
         logDir.markOffline(e);
@@ -194,98 +156,15 @@ export class PartitionLog {
     }
   }
 
-  static #load(options: PartitionLogOptions): PartitionLog {
-    const { dir } = options;
-    mkdirSync(dir, { recursive: true });
-    completeInterruptedSwaps(dir);
-    const topicId = PartitionLog.#checkTopicId(dir, options.topicId);
-    const clock = options.clock ?? Date.now;
-    const settings = segmentSettings(options.config);
-
-    const logs = new Map<Offset, { size: number; mtimeMs: number }>();
-    const indexes = new Set<string>();
-    for (const name of readdirSync(dir)) {
-      if (name.endsWith(DELETED_SUFFIX) || name.endsWith(CLEANED_SUFFIX) || name.endsWith(TMP_SUFFIX)) {
-        unlinkSync(join(dir, name));
-        continue;
-      }
-      const base = baseOffsetOfFile(name, LOG_SUFFIX);
-      if (base !== null) {
-        const stat = statSync(join(dir, name));
-        logs.set(base, { size: stat.size, mtimeMs: stat.mtimeMs });
-      } else if (name.endsWith(INDEX_SUFFIX) || name.endsWith(TIME_INDEX_SUFFIX)) {
-        indexes.add(name);
-      }
-    }
-    for (const name of indexes) {
-      const base = baseOffsetOfFile(name, INDEX_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX);
-      if (base !== null && !logs.has(base)) unlinkSync(join(dir, name));
-    }
-
-    const bases = [...logs.keys()].sort((a, b) => a - b);
-    const segments = bases.map((base, i) => {
-      const stem = String(base).padStart(20, '0');
-      const indexesPresent = indexes.has(stem + INDEX_SUFFIX) && indexes.has(stem + TIME_INDEX_SUFFIX);
-      const { size, mtimeMs } = logs.get(base)!;
-      return LogSegment.open(dir, base, size, settings, { active: i === bases.length - 1, indexesPresent, mtimeMs });
-    });
-    const startHint = offsetOf(Math.max(0, options.logStartOffset ?? 0));
-    if (segments.length === 0) segments.push(LogSegment.create(dir, startHint, settings, clock()));
-
-    const log = new PartitionLog(options, topicId, segments, new LeaderEpochCache(dir));
-    let recoveryPoint = offsetOf(Math.max(0, options.recoveryPoint ?? 0));
-    if (options.cleanShutdown !== true) recoveryPoint = log.#recoverFrom(recoveryPoint);
-    log.#logEndOffset = log.activeSegment.readNextOffset();
-    log.#recoveryPoint = Math.min(recoveryPoint, log.#logEndOffset) as Offset;
-    log.#logStartOffset = Math.min(Math.max(startHint, log.#segments[0]!.baseOffset), log.#logEndOffset) as Offset;
-    const hw = options.highWatermark ?? log.#logEndOffset;
-    log.#highWatermark = Math.min(Math.max(hw, log.#logStartOffset), log.#logEndOffset) as Offset;
-    log.leaderEpochCache.truncateFromEnd(log.#logEndOffset);
-    log.leaderEpochCache.truncateFromStart(log.#logStartOffset);
-    log.#producers.removeStraySnapshots(log.segmentBaseOffsets);
-    log.#rebuildProducerState(options.cleanShutdown === true);
-    return log;
-  }
-
-  /** Producer table from the newest snapshot at or below the log end, plus the batches after it. */
-  #rebuildProducerState(reloadFromCleanShutdown: boolean): void {
+  /** After a truncation: the producer table from the newest snapshot at or below the new log end, plus the batches after it. */
+  #rebuildProducerState(): void {
     rebuildProducerState(this.#producers, {
-      segments: this.#segments,
+      segments: this.#segments.all,
       logStartOffset: this.#logStartOffset,
       logEndOffset: this.#logEndOffset,
       nowMs: this.#clock(),
-      reloadFromCleanShutdown,
+      reloadFromCleanShutdown: false,
     });
-  }
-
-  static #checkTopicId(dir: string, topicId: string | undefined): string | null {
-    const stored = readPartitionMetadata(dir);
-    if (topicId === undefined) return stored;
-    if (stored !== null && stored !== topicId) {
-      throw new KafkaError(ErrorCode.INCONSISTENT_TOPIC_ID, `${dir} belongs to topic id ${stored}, not ${topicId}`);
-    }
-    if (stored === null) writePartitionMetadata(dir, topicId);
-    return topicId;
-  }
-
-  /** Recovers the segments holding offsets >= `recoveryPoint`; returns the new recovery point. */
-  #recoverFrom(recoveryPoint: Offset): Offset {
-    const segments = this.#segments;
-    let first = this.#floorIndex(recoveryPoint);
-    if (first < 0) first = 0;
-    for (let i = first; i < segments.length; i++) {
-      const truncated = segments[i]!.recover();
-      if (truncated > 0 && i < segments.length - 1) {
-        // Kafka: data after a corrupt point cannot be trusted to follow on; drop later segments.
-        for (const later of segments.splice(i + 1)) {
-          later.markDeleted();
-          later.deleteFiles();
-        }
-        segments[i]!.becomeActive();
-      }
-      segments[i]!.flush();
-    }
-    return this.activeSegment.readNextOffset();
   }
 
   // ---- state -----------------------------------------------------------------------------
@@ -319,22 +198,20 @@ export class PartitionLog {
   }
 
   get segmentCount(): number {
-    return this.#segments.length;
+    return this.#segments.count;
   }
 
   get segmentBaseOffsets(): Offset[] {
-    return this.#segments.map((s) => s.baseOffset);
+    return this.#segments.baseOffsets;
   }
 
   /** Bytes in all segments. */
   get size(): number {
-    let total = 0;
-    for (const segment of this.#segments) total += segment.size;
-    return total;
+    return this.#segments.size;
   }
 
   get activeSegment(): LogSegment {
-    return this.#segments[this.#segments.length - 1]!;
+    return this.#segments.active;
   }
 
   /** The producer table (producer id → epoch, last batches): DescribeProducers, tests. */
@@ -354,8 +231,7 @@ export class PartitionLog {
   /** Applies changed topic settings; new index sizes and jitter apply to segments created from now on. */
   updateConfig(overrides: Readonly<Record<string, string | number>>): void {
     this.#config = withOverrides(this.#config, overrides);
-    this.#settings = segmentSettings(this.#config);
-    for (const segment of this.#segments) segment.updateSettings(this.#settings);
+    this.#segments.updateConfig(this.#config);
   }
 
   // ---- appends ---------------------------------------------------------------------------
@@ -506,9 +382,7 @@ export class PartitionLog {
    * after a crash scans at most the new segment.
    */
   #roll(baseOffset: Offset, now: number): void {
-    const next = LogSegment.create(this.dir, baseOffset, this.#settings, now);
-    this.activeSegment.becomeInactive();
-    this.#segments.push(next);
+    this.#segments.roll(baseOffset, now);
     this.#producers.updateMapEndOffset(baseOffset);
     this.#producers.takeSnapshot();
   }
@@ -532,9 +406,10 @@ export class PartitionLog {
     if (fetchOffset >= bound) return null;
     const minOneMessage = options.minOneMessage ?? true;
     return this.#io('read', () => {
-      const boundIndex = this.#floorIndex(bound);
-      for (let i = Math.max(0, this.#floorIndex(fetchOffset as Offset)); i < this.#segments.length && i <= boundIndex; i++) {
-        const segment = this.#segments[i]!;
+      const segments = this.#segments.all;
+      const boundIndex = this.#segments.floorIndex(bound);
+      for (let i = Math.max(0, this.#segments.floorIndex(fetchOffset as Offset)); i < segments.length && i <= boundIndex; i++) {
+        const segment = segments[i]!;
         const maxPosition = bound >= this.#logEndOffset || i < boundIndex ? segment.size : this.#positionOf(segment, bound);
         const slice = segment.read(Math.max(fetchOffset, segment.baseOffset) as Offset, maxBytes, maxPosition, minOneMessage);
         if (slice === null) continue;
@@ -559,7 +434,7 @@ export class PartitionLog {
     const slice = this.read(fetchOffset, maxBytes, options);
     if (slice === null) return Buffer.alloc(0);
     try {
-      const segment = this.#segments.find((s) => s.baseOffset === slice.segmentBaseOffset);
+      const segment = this.#segments.find(slice.segmentBaseOffset);
       if (segment === undefined) throw new Error(`segment ${slice.segmentBaseOffset} vanished during a read`);
       return this.#io('read', () => segment.readBytes(slice.position, slice.length));
     } finally {
@@ -572,24 +447,6 @@ export class PartitionLog {
     return segment.translateOffset(offset)?.position ?? segment.size;
   }
 
-  /** Index of the last segment whose base offset is <= `offset`, or -1. */
-  #floorIndex(offset: Offset): number {
-    const segments = this.#segments;
-    let lo = 0;
-    let hi = segments.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (segments[mid]!.baseOffset <= offset) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
-  }
-
   // ---- ListOffsets -----------------------------------------------------------------------
 
   /**
@@ -599,7 +456,7 @@ export class PartitionLog {
   offsetForTimestamp(timestamp: number): TimestampOffset | null {
     this.#checkOpen();
     return this.#io('offsetForTimestamp', () => {
-      for (const segment of this.#segments) {
+      for (const segment of this.#segments.all) {
         if (segment.size === 0 || segment.maxTimestampSoFar().timestamp < timestamp) continue;
         const found = segment.findOffsetByTimestamp(timestamp, Math.max(this.#logStartOffset, segment.baseOffset) as Offset);
         if (found !== null && found.offset < this.#logEndOffset) return found;
@@ -613,7 +470,7 @@ export class PartitionLog {
     this.#checkOpen();
     return this.#io('offsetOfMaxTimestamp', () => {
       let best: LogSegment | null = null;
-      for (const segment of this.#segments) {
+      for (const segment of this.#segments.all) {
         if (segment.size === 0) continue;
         if (best === null || segment.maxTimestampSoFar().timestamp > best.maxTimestampSoFar().timestamp) best = segment;
       }
@@ -635,47 +492,31 @@ export class PartitionLog {
   deleteOldSegments(): number {
     this.#checkOpen();
     const now = this.#clock();
-    let deleted = this.#deleteSegmentsWhile((_segment, next) => next !== null && next.baseOffset <= this.#logStartOffset);
+    let deleted = this.#deleteSegmentsWhile(belowLogStart(this.#logStartOffset));
     if (!deletesSegments(this.#config)) return deleted;
-    const retentionMs = this.#config['retention.ms'];
-    if (retentionMs >= 0) deleted += this.#deleteSegmentsWhile((segment) => now - segment.largestTimestamp() > retentionMs);
-    const retentionBytes = this.#config['retention.bytes'];
-    if (retentionBytes >= 0) {
-      let excess = this.size - retentionBytes;
-      deleted += this.#deleteSegmentsWhile((segment) => {
-        if (excess - segment.size < 0) return false;
-        excess -= segment.size;
-        return true;
-      });
-    }
+    deleted += this.#deleteSegmentsWhile(pastRetentionTime(this.#config, now));
+    deleted += this.#deleteSegmentsWhile(pastRetentionSize(this.#config, this.size));
     return deleted;
   }
 
-  #deleteSegmentsWhile(predicate: (segment: LogSegment, next: LogSegment | null) => boolean): number {
+  /** Drops the oldest segments `breach` selects and moves the log start offset past them. */
+  #deleteSegmentsWhile(breach: Breach | null): number {
+    if (breach === null) return 0;
     return this.#io('retention', () => {
-      const doomed: LogSegment[] = [];
-      for (let i = 0; i < this.#segments.length; i++) {
-        const segment = this.#segments[i]!;
-        const next = this.#segments[i + 1] ?? null;
-        const upper = next?.baseOffset ?? this.#logEndOffset;
-        const lastAndEmpty = next === null && segment.size === 0;
-        if (this.#highWatermark < upper || lastAndEmpty || !predicate(segment, next)) break;
-        doomed.push(segment);
-      }
-      if (doomed.length === 0) return 0;
-      if (doomed.length === this.#segments.length) this.#roll(this.#logEndOffset, this.#clock());
-      this.#segments.splice(0, doomed.length);
-      for (const segment of doomed) {
-        this.#retire(segment);
+      const count = deletableCount(this.#segments.all, this.#highWatermark, this.#logEndOffset, breach);
+      if (count === 0) return 0;
+      if (count === this.#segments.count) this.#roll(this.#logEndOffset, this.#clock());
+      for (const segment of this.#segments.removeOldest(count)) {
+        this.#segments.retire(segment);
         this.#producers.deleteSnapshot(segment.baseOffset);
       }
-      const newStart = Math.max(this.#logStartOffset, this.#segments[0]!.baseOffset) as Offset;
+      const newStart = Math.max(this.#logStartOffset, this.#segments.first.baseOffset) as Offset;
       if (newStart > this.#logStartOffset) {
         this.#logStartOffset = newStart;
         this.leaderEpochCache.truncateFromStart(newStart);
         this.#producers.onLogStartOffsetIncremented(newStart);
       }
-      return doomed.length;
+      return count;
     });
   }
 
@@ -684,7 +525,7 @@ export class PartitionLog {
   /** What the cleaner plans from: the inactive segments, oldest first, and the truncation count. */
   cleanableSegments(): { readonly segments: readonly LogSegment[]; readonly truncations: number } {
     this.#checkOpen();
-    return { segments: this.#segments.slice(0, -1), truncations: this.#truncations };
+    return { segments: this.#segments.inactive(), truncations: this.#truncations };
   }
 
   /**
@@ -696,23 +537,9 @@ export class PartitionLog {
    */
   replaceWithCleaned(cleaned: readonly CleanedSegment[], planned: { readonly segments: readonly LogSegment[]; readonly truncations: number }): boolean {
     this.#checkOpen();
-    const inactive = new Set(this.#segments.slice(0, -1));
-    if (planned.truncations !== this.#truncations || !planned.segments.every((s) => inactive.has(s))) return false;
-    const byBase = new Map(planned.segments.map((s) => [s.baseOffset as number, s]));
-    this.#io('compaction swap', () => {
-      for (const c of cleaned) {
-        const replaced = c.replaces.map((base) => byBase.get(base)!);
-        const fresh = swapCleanedSegment(this.dir, c.baseOffset, c.size, replaced, this.#settings, (segment) => this.#retire(segment));
-        this.#segments.splice(this.#segments.indexOf(replaced[0]!), replaced.length, fresh);
-      }
-    });
+    if (planned.truncations !== this.#truncations || !this.#segments.holdsInactive(planned.segments)) return false;
+    this.#io('compaction swap', () => this.#segments.swapIn(cleaned, planned.segments));
     return true;
-  }
-
-  /** Renames a dropped segment to `.deleted` and schedules the unlink. */
-  #retire(segment: LogSegment): void {
-    segment.markDeleted();
-    this.#deleter.schedule(segment, this.#clock() + this.#config['file.delete.delay.ms']);
   }
 
   /**
@@ -730,7 +557,7 @@ export class PartitionLog {
       this.#logStartOffset = offset as Offset;
       this.leaderEpochCache.truncateFromStart(offset);
       this.#producers.onLogStartOffsetIncremented(this.#logStartOffset);
-      this.#deleteSegmentsWhile((_segment, next) => next !== null && next.baseOffset <= this.#logStartOffset);
+      this.#deleteSegmentsWhile(belowLogStart(this.#logStartOffset));
     }
     return this.#logStartOffset;
   }
@@ -747,16 +574,8 @@ export class PartitionLog {
     const target = offset as Offset;
     this.#truncations++;
     this.#io('truncate', () => {
-      if (target < this.#segments[0]!.baseOffset) {
-        this.#truncateFullyAndStartAt(target);
-        return;
-      }
-      const keep = this.#floorIndex(target);
-      const dropped = this.#segments.splice(keep + 1);
-      for (const segment of dropped) this.#retire(segment);
-      const segment = this.activeSegment;
-      if (dropped.length > 0) segment.becomeActive();
-      segment.truncateTo(target);
+      if (target < this.#segments.first.baseOffset) this.#truncateFullyAndStartAt(target);
+      else this.#segments.truncateTo(target);
     });
     // A batch is kept or dropped whole, so the end may fall below `target` when it was not a
     // batch boundary.
@@ -766,16 +585,12 @@ export class PartitionLog {
     this.#recoveryPoint = Math.min(this.#recoveryPoint, end) as Offset;
     this.#logStartOffset = Math.min(this.#logStartOffset, end) as Offset;
     this.leaderEpochCache.truncateFromEnd(end);
-    this.#io('truncate', () => this.#rebuildProducerState(false));
+    this.#io('truncate', () => this.#rebuildProducerState());
     return true;
   }
 
   #truncateFullyAndStartAt(offset: Offset): void {
-    const now = this.#clock();
-    const fresh = LogSegment.create(this.dir, offset, this.#settings, now);
-    const old = this.#segments;
-    this.#segments = [fresh];
-    for (const segment of old) this.#retire(segment);
+    this.#segments.truncateFullyAndStartAt(offset, this.#clock());
     this.#logStartOffset = offset;
     this.#producers.truncateFullyAndStartAt(offset);
   }
@@ -787,10 +602,7 @@ export class PartitionLog {
     this.#checkOpen();
     const target = Math.min(upTo, this.#logEndOffset) as Offset;
     if (target <= this.#recoveryPoint && this.#unflushedMessages === 0) return;
-    this.#io('flush', () => {
-      const first = Math.max(0, this.#floorIndex(this.#recoveryPoint));
-      for (let i = first; i < this.#segments.length && this.#segments[i]!.baseOffset < target; i++) this.#segments[i]!.flush();
-    });
+    this.#io('flush', () => this.#segments.flush(this.#recoveryPoint, target));
     this.#recoveryPoint = Math.max(this.#recoveryPoint, target) as Offset;
     if (target === this.#logEndOffset) this.#unflushedMessages = 0;
     this.#lastFlushMs = this.#clock();
@@ -808,18 +620,18 @@ export class PartitionLog {
     if (this.#recoveryPoint < this.activeSegment.baseOffset) this.flush(this.activeSegment.baseOffset);
     if (this.#unflushedMessages > 0 && now - this.#lastFlushMs >= this.#config['flush.ms']) this.flush();
     const deleted = this.deleteOldSegments();
-    this.#deleter.run(now);
+    this.#segments.runDeletions(now);
     this.#producers.removeExpiredProducers(now);
     return deleted;
   }
 
   /** Unlinks due `.deleted` files (also part of `maintain`). */
   runDeletions(): number {
-    return this.#deleter.run(this.#clock());
+    return this.#segments.runDeletions(this.#clock());
   }
 
   get pendingDeletions(): number {
-    return this.#deleter.pending;
+    return this.#segments.pendingDeletions;
   }
 
   /**
@@ -833,10 +645,10 @@ export class PartitionLog {
       this.#io('close', () => {
         this.leaderEpochCache.flush();
         this.#producers.takeSnapshot();
-        for (const segment of this.#segments) segment.close();
+        this.#segments.close();
       });
     } else {
-      for (const segment of this.#segments) segment.abandon();
+      this.#segments.abandon();
     }
     this.#closed = true;
   }
@@ -844,7 +656,7 @@ export class PartitionLog {
   /** Drops everything in memory without flushing or trimming, as a crash would (tests). */
   abandon(): void {
     if (this.#closed) return;
-    for (const segment of this.#segments) segment.abandon();
+    this.#segments.abandon();
     this.#closed = true;
   }
 
