@@ -2,14 +2,16 @@
  * The composition root: builds the configuration, formats the log dirs, starts the partition
  * workers, loads the cluster metadata, and wires the handlers to the listener. Usable
  * in-process by test suites: `const broker = await Broker.start({ port: 0 })`,
- * `broker.bootstrap`, `await broker.stop()`.
+ * `broker.bootstrap`, `await broker.stop()`. Everything a broker counts or logs is its own (its
+ * `BrokerMetrics`, loggers tagged with its node id), so several can share one process given
+ * different log dirs.
  *
  * Start-up order matters for crash safety: the clean-shutdown markers are read before any
  * worker opens a log (they decide whether logs are recovered) and removed only once every
  * worker has loaded, so a crash from then on is never mistaken for a clean stop.
  */
 import { Logger } from '../common/logger.js';
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
@@ -74,7 +76,8 @@ export class Broker {
       settings.set('listeners', `PLAINTEXT://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
     }
     const { config, unknownKeys } = buildConfig(settings);
-    const log = new Logger('broker');
+    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId });
+    const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
 
     const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, config.clusterId);
@@ -96,7 +99,7 @@ export class Broker {
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
     const purgatory = new FetchPurgatory();
-    const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
+    const partitions = new PartitionService(host, logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorRuntime | null = null;
     let metricsServer: MetricsServer | null = null;
@@ -106,8 +109,9 @@ export class Broker {
         return cluster;
       }),
     );
+    const metrics = new BrokerMetrics();
     const listener = new Listener(
-      new RequestDispatcher(registry, new Logger('handlers')),
+      new RequestDispatcher(registry, logger('handlers'), metrics),
       {
         // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
         listenerName: 'PLAINTEXT',
@@ -115,8 +119,9 @@ export class Broker {
         maxFrameBytes: config.socketRequestMaxBytes,
         maxInFlightRequests: config.maxInFlightRequests,
         idleTimeoutMs: config.connectionsMaxIdleMs,
+        metrics,
       },
-      new Logger('network'),
+      logger('network'),
     );
     let bound: { host: string; port: number };
     try {
@@ -135,12 +140,12 @@ export class Broker {
         deleteTopicEnable: config.deleteTopicEnable,
       });
       await admin.openAll();
-      const offsetsLog = new OffsetsTopicLog(admin, partitions, config.offsetsTopicNumPartitions, new Logger('groups'));
+      const offsetsLog = new OffsetsTopicLog(admin, partitions, config.offsetsTopicNumPartitions, logger('groups'));
       groups = new GroupCoordinatorRuntime(
         offsetsLog,
         config.offsetsTopicNumPartitions,
         config.groupCoordinator,
-        new Logger('groups'),
+        logger('groups'),
       );
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       if (offsetsLog.exists()) groups.loadAll();
@@ -161,10 +166,10 @@ export class Broker {
       if (config.metricsListener !== null) {
         // A const the closure below sees as non-null.
         const coordinators = groups;
-        const metricsLog = new Logger('metrics');
+        const metricsLog = logger('metrics');
         const scraper = new MetricsScraper(
           {
-            broker: brokerMetrics.registry,
+            broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
             committedOffsets: () => coordinators.committedOffsets(),

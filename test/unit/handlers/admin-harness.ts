@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { LocalController } from '../../../src/cluster/local-controller.js';
 import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
 import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
@@ -127,7 +128,7 @@ export async function call<ReqIn, Res>(
   const w = new Writer();
   request.write(w, body, version);
   const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
-  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster });
+  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster, metrics: new BrokerMetrics() });
   if (result === NO_RESPONSE) throw new Error('admin handlers always respond');
   const out = new Writer();
   result(out);
