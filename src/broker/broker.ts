@@ -2,14 +2,16 @@
  * The composition root: builds the configuration, formats the log dirs, starts the partition
  * workers, loads the cluster metadata, and wires the handlers to the listener. Usable
  * in-process by test suites: `const broker = await Broker.start({ port: 0 })`,
- * `broker.bootstrap`, `await broker.stop()`.
+ * `broker.bootstrap`, `await broker.stop()`. Everything a broker counts or logs is its own (its
+ * `BrokerMetrics`, loggers tagged with its node id), so several can share one process given
+ * different log dirs.
  *
  * Start-up order matters for crash safety: the clean-shutdown markers are read before any
  * worker opens a log (they decide whether logs are recovered) and removed only once every
  * worker has loaded, so a crash from then on is never mistaken for a clean stop.
  */
 import { Logger } from '../common/logger.js';
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
@@ -76,7 +78,8 @@ export class Broker {
       settings.set('listeners', `PLAINTEXT://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
     }
     const { config, unknownKeys } = buildConfig(settings);
-    const log = new Logger('broker');
+    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId });
+    const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
 
     const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, config.clusterId);
@@ -98,7 +101,7 @@ export class Broker {
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
     const purgatory = new FetchPurgatory();
-    const partitions = new PartitionService(host, new Logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
+    const partitions = new PartitionService(host, logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
     let metricsServer: MetricsServer | null = null;
@@ -108,8 +111,9 @@ export class Broker {
         return cluster;
       }),
     );
+    const metrics = new BrokerMetrics();
     const listener = new Listener(
-      new RequestDispatcher(registry, new Logger('handlers')),
+      new RequestDispatcher(registry, logger('handlers'), metrics),
       {
         // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
         listenerName: 'PLAINTEXT',
@@ -117,8 +121,9 @@ export class Broker {
         maxFrameBytes: config.socketRequestMaxBytes,
         maxInFlightRequests: config.maxInFlightRequests,
         idleTimeoutMs: config.connectionsMaxIdleMs,
+        metrics,
       },
-      new Logger('network'),
+      logger('network'),
     );
     let bound: { host: string; port: number };
     try {
@@ -137,7 +142,7 @@ export class Broker {
         deleteTopicEnable: config.deleteTopicEnable,
       });
       await admin.openAll();
-      const groupLogger = new Logger('groups');
+      const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
         log: new InternalTopicLog(offsetsTopicSpec(config.offsetsTopicNumPartitions), internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions)),
         numPartitions: config.offsetsTopicNumPartitions,
@@ -164,10 +169,10 @@ export class Broker {
       if (config.metricsListener !== null) {
         // A const the closure below sees as non-null.
         const coordinators = groups;
-        const metricsLog = new Logger('metrics');
+        const metricsLog = logger('metrics');
         const scraper = new MetricsScraper(
           {
-            broker: brokerMetrics.registry,
+            broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
             committedOffsets: () => coordinators.committedOffsets(),

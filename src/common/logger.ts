@@ -1,6 +1,8 @@
 /**
- * Minimal structured logger: one line per event, `level message {context}` to stderr, so broker
- * output stays greppable and tests can silence it with SLUICE_LOG_LEVEL=error.
+ * Minimal structured logger: one line per event, `level [component] message {context}` to
+ * stderr, so broker output stays greppable and tests can silence it with SLUICE_LOG_LEVEL=error.
+ * A broker's loggers name its node id in the tag (`[network node=1]`), so the lines of brokers
+ * sharing one process (test suites) can be told apart.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -13,13 +15,16 @@ function configuredLevel(): LogLevel {
 
 export class Logger {
   private readonly threshold = RANK[configuredLevel()];
+  private readonly tag: string;
 
-  constructor(private readonly component: string) {}
+  constructor(component: string, owner?: { readonly nodeId: number }) {
+    this.tag = owner === undefined ? component : `${component} node=${owner.nodeId}`;
+  }
 
   private emit(level: LogLevel, message: string, context?: Record<string, unknown>): void {
     if (RANK[level] < this.threshold) return;
     const ctx = context ? ` ${JSON.stringify(context, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}` : '';
-    process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} [${this.component}] ${message}${ctx}\n`);
+    process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} [${this.tag}] ${message}${ctx}\n`);
   }
 
   debug(message: string, context?: Record<string, unknown>): void {

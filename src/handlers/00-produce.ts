@@ -6,7 +6,7 @@
  * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). Transactional batches are
  * refused until transactions exist. Versions 0-2 are advertised but not served, as in Kafka 4.
  */
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   ProduceRequest,
@@ -33,11 +33,11 @@ function batchIsTransactional(records: Buffer): boolean {
 }
 
 /** Counts an appended partition's batches for /metrics; the append has validated their framing. */
-function countAppended(topic: string, records: Buffer): void {
+function countAppended(metrics: BrokerMetrics, topic: string, records: Buffer): void {
   let position = 0;
   while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
     const size = BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
-    brokerMetrics.batchAppended(topic, size, records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET));
+    metrics.batchAppended(topic, size, records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET));
     position += size;
   }
 }
@@ -82,7 +82,7 @@ export const produceHandler = defineHandler({
     const acks = request.acks;
     const byId = ctx.header.requestApiVersion >= 13;
     const transactional = request.transactionalId !== null;
-    brokerMetrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
+    ctx.metrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
     // Every partition of the request goes to the workers at once (one message per worker).
     const entries: AppendRequest[] = [];
     const pending: PendingAnswer[] = [];
@@ -117,7 +117,7 @@ export const produceHandler = defineHandler({
         const { answers, position } = pending[i]!;
         const entry = entries[i]!;
         answers[position] = appended(entry.partition, reply);
-        if (reply.errorCode === ErrorCode.NONE) countAppended(entry.topic, entry.records);
+        if (reply.errorCode === ErrorCode.NONE) countAppended(ctx.metrics, entry.topic, entry.records);
       });
     }
     if (acks === 0) {

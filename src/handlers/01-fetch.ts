@@ -9,7 +9,7 @@
  * - Long polling: until `min_bytes` have gathered or `max_wait_ms` passes, the fetch waits in
  *   the purgatory on its partitions and reads again when one of them gets an append.
  */
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   FetchRequest,
@@ -97,7 +97,7 @@ function releaseAll(reads: readonly PartitionRead[]): void {
   for (const r of reads) r.result.records?.release();
 }
 
-function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean): FetchResponseFetchableTopicResponseInput[] {
+function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean, metrics: BrokerMetrics): FetchResponseFetchableTopicResponseInput[] {
   const topics = new Map<string, FetchResponseFetchableTopicResponseInput & { partitions: FetchResponsePartitionDataInput[] }>();
   for (const r of reads) {
     const include = context.include(r.partition, {
@@ -111,7 +111,7 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
       r.result.records?.release();
       continue;
     }
-    if (r.result.records !== null) brokerMetrics.bytesFetched(r.partition.topic, r.result.records.byteLength);
+    if (r.result.records !== null) metrics.bytesFetched(r.partition.topic, r.result.records.byteLength);
     const key = byId ? r.partition.topicId : r.partition.topic;
     let topic = topics.get(key);
     if (topic === undefined) {
@@ -171,6 +171,6 @@ export const fetchHandler = defineHandler({
       reads = await readAll(c, context, request, byId);
       if (reason === 'shutdown') break;
     }
-    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId), throttleTimeMs: 0 };
+    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId, ctx.metrics), throttleTimeMs: 0 };
   },
 });

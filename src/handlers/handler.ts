@@ -3,6 +3,7 @@
  * handler to its generated codecs and erases the message types behind `RegisteredApi`, so the
  * dispatcher needs no casts and the registry can derive ApiVersions from what is registered.
  */
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { Session } from '../common/session.js';
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
@@ -30,6 +31,8 @@ export interface RequestContext {
   readonly cluster?: ClusterContext;
   /** Sees each decoded response before it is encoded (the dispatcher counts its error codes for /metrics). */
   readonly onResponse?: (response: unknown) => void;
+  /** The broker's own instruments (bytes and messages per topic, produce batches), shared with the dispatcher. */
+  readonly metrics: BrokerMetrics;
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { Session } from '../common/session.js';
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
 import { forEachErrorCode } from '../common/metrics/response-errors.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
 import { API_VERSIONS_KEY, encodeResponse } from '../protocol/envelope.js';
@@ -25,6 +25,7 @@ export class RequestDispatcher {
   constructor(
     private readonly registry: HandlerRegistry,
     private readonly log: Logger,
+    private readonly metrics: BrokerMetrics,
   ) {}
 
   async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null> {
@@ -35,23 +36,23 @@ export class RequestDispatcher {
     const started = performance.now();
     if (!this.registry.supports(apiKey, version)) {
       if (apiKey !== API_VERSIONS_KEY) {
-        brokerMetrics.requestFailed(handler.name);
+        this.metrics.requestFailed(handler.name);
         throw new DecodeError(`unsupported version ${version} of ${handler.name}`);
       }
       // KIP-511: answer with version 0, the error and our ranges, so the client can pick a version.
       const response = apiVersionsBody(ErrorCode.UNSUPPORTED_VERSION, this.registry.supportedApis);
-      brokerMetrics.requestError(handler.name, ErrorCode.UNSUPPORTED_VERSION, errorName(ErrorCode.UNSUPPORTED_VERSION));
-      brokerMetrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
+      this.metrics.requestError(handler.name, ErrorCode.UNSUPPORTED_VERSION, errorName(ErrorCode.UNSUPPORTED_VERSION));
+      this.metrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
       return encodeResponse(apiKey, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, response, 0));
     }
-    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name) };
+    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics };
     try {
       const response = await handler.invoke(body, ctx);
       const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
-      brokerMetrics.requestServed(handler.name, version, (performance.now() - started) / 1000);
+      this.metrics.requestServed(handler.name, version, (performance.now() - started) / 1000);
       return frame;
     } catch (err) {
-      brokerMetrics.requestFailed(handler.name);
+      this.metrics.requestFailed(handler.name);
       if (!(err instanceof DecodeError)) {
         this.log.error('request failed', {
           client: session.clientAddress,
@@ -70,7 +71,7 @@ export class RequestDispatcher {
   private errorCounter(api: string): (response: unknown) => void {
     let counter = this.errorCounters.get(api);
     if (counter === undefined) {
-      const count = (errorCode: number): void => brokerMetrics.requestError(api, errorCode, errorName(errorCode));
+      const count = (errorCode: number): void => this.metrics.requestError(api, errorCode, errorName(errorCode));
       counter = (response) => forEachErrorCode(response, count);
       this.errorCounters.set(api, counter);
     }

@@ -6,6 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../common/logger.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
 import { decodeRequestHeader } from '../protocol/envelope.js';
 import { FrameDecoder } from '../protocol/framing.js';
@@ -27,6 +28,8 @@ export interface ConnectionOptions {
    * connections left behind by firewalls do not pile up. 0 disables it.
    */
   readonly idleTimeoutMs: number;
+  /** The broker's instruments, which count the response bytes sent. */
+  readonly metrics: BrokerMetrics;
 }
 
 interface PendingResponse {
@@ -58,6 +61,7 @@ export class Connection {
     };
     this.outbound = new OutboundQueue(
       socket,
+      options.metrics,
       (err) => {
         this.log.debug('send failed', { client: this.session.clientAddress, error: err instanceof Error ? err.message : String(err) });
         this.close();

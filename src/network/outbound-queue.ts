@@ -6,7 +6,7 @@
  * range is released exactly once, sent or not, so the owner's lease on the segment ends.
  */
 import type { Socket } from 'node:net';
-import { brokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { sendFile, sendFileNow } from '../native/index.js';
 import type { FileRegion, FrameParts } from '../protocol/primitives/writer.js';
 
@@ -17,6 +17,8 @@ export class OutboundQueue {
 
   constructor(
     private readonly socket: Socket,
+    /** Counts the bytes sent, by path (zero copy or buffered). */
+    private readonly metrics: BrokerMetrics,
     private readonly onSendError: (err: unknown) => void,
     /** Called whenever everything queued has been handed to the socket. */
     private readonly onIdle: () => void,
@@ -41,7 +43,7 @@ export class OutboundQueue {
       const part = this.queue.shift()!;
       if (Buffer.isBuffer(part)) {
         this.socket.write(part);
-        brokerMetrics.bufferedBytesSent(part.length);
+        this.metrics.bufferedBytesSent(part.length);
         continue;
       }
       let sent: number;
@@ -54,7 +56,7 @@ export class OutboundQueue {
       }
       if (sent === part.byteLength) {
         part.release();
-        brokerMetrics.zeroCopyBytesSent(part.byteLength);
+        this.metrics.zeroCopyBytesSent(part.byteLength);
         continue;
       }
       // The socket's buffer filled up: the rest goes from the thread pool, which waits for room.
@@ -62,7 +64,7 @@ export class OutboundQueue {
       sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent).then(
         () => {
           part.release();
-          brokerMetrics.zeroCopyBytesSent(part.byteLength);
+          this.metrics.zeroCopyBytesSent(part.byteLength);
           this.sending = false;
           this.drain();
         },

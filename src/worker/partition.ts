@@ -12,6 +12,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { AppendResult, LogSlice, PartitionLog, ReadOptions } from '../storage/index.js';
+import { leaderEpochError } from './leader-epoch.js';
 import { NO_EPOCH_CHECK, type PartitionStateCommand } from './partition-protocol.js';
 
 export type ReplicaRole = 'leader' | 'follower';
@@ -89,14 +90,9 @@ export class Partition {
     this.minInsync = Number(config['min.insync.replicas'] ?? '1');
   }
 
-  /**
-   * The error for a client that names `currentLeaderEpoch`: FENCED_LEADER_EPOCH when it is behind
-   * this replica (its metadata is stale), UNKNOWN_LEADER_EPOCH when it is ahead (ours is), none
-   * when it matches or the client asked for no check.
-   */
+  /** The error for a client that names `currentLeaderEpoch` (see `leaderEpochError`). */
   epochError(currentLeaderEpoch: number): number {
-    if (currentLeaderEpoch === NO_EPOCH_CHECK || currentLeaderEpoch === this.epoch) return ErrorCode.NONE;
-    return currentLeaderEpoch < this.epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+    return leaderEpochError(currentLeaderEpoch, this.epoch);
   }
 
   /** Throws the epoch error, or NOT_LEADER_OR_FOLLOWER when this replica does not lead. */

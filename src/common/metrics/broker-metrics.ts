@@ -4,9 +4,9 @@
  * produce batch statistics, plus how response bytes left: by sendfile (zero copy) or through
  * the socket's buffers. Names and labels are listed in docs/notes/metrics.md.
  *
- * They live on a registry of their own, never prom-client's global one, so that importing this
- * module registers nothing behind anyone's back. `brokerMetrics` is process-wide, like the
- * process metrics beside it: brokers started in-process by one test suite add up.
+ * Each broker makes one (`Broker.start`) and hands it to the dispatcher, the handlers (through
+ * the request context) and the network layer, on a registry of its own, never prom-client's
+ * global one: brokers started in one process count, and their `/metrics` show, only their own.
  *
  * Updates happen once per request, per partition batch or per socket write, never per record.
  * Label objects are cached (per API version, per topic, per error), so an update allocates only
@@ -165,6 +165,3 @@ export class BrokerMetrics {
     return labels;
   }
 }
-
-/** The process's instruments, fed by the network layer, the dispatcher and the handlers. */
-export const brokerMetrics = new BrokerMetrics();

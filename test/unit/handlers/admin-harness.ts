@@ -1,11 +1,14 @@
 /**
- * Runs admin handlers the way the broker does — request encoded with the generated codec,
- * decoded by the handler, response encoded and decoded again — over a real LocalController in
- * a temp dir and an in-memory PartitionAdmin that records what the handlers asked of it.
+ * Runs handlers the way the broker does — request encoded with the generated codec, decoded by
+ * the handler, response encoded and decoded again — over a real LocalController in a temp dir
+ * and an in-memory PartitionAdmin that records what the handlers asked of it. The data
+ * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
+import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
 import { LocalController } from '../../../src/cluster/local-controller.js';
 import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
 import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
@@ -82,12 +85,14 @@ export interface HarnessOptions {
   readonly staticSettings?: ReadonlyMap<string, string>;
   /** `__consumer_offsets` for the group handlers' tests; the admin handlers run without one. */
   readonly groupLog?: CoordinatorLog;
+  /** The partitions' owner for the data handlers' tests; by default one that refuses data operations. */
+  readonly partitions?: MemoryPartitionAdmin & PartitionData;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
   const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
-  const partitions = new MemoryPartitionAdmin();
+  const partitions = options.partitions ?? new MemoryPartitionAdmin();
   const admin = new TopicAdmin(controller, configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
@@ -102,7 +107,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       admin,
       configs,
       autoCreateTopicsEnable: options.autoCreate ?? true,
-      partitions: NO_DATA,
+      partitions: options.partitions ?? NO_DATA,
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
       producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
@@ -117,6 +122,50 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
 
 const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1' };
 
+/** A file range whose bytes the test holds: what the in-memory owner's reads lease. */
+export interface HeldRegion extends FileRegion {
+  readonly bytes: Buffer;
+}
+
+function isHeld(region: FileRegion): region is HeldRegion {
+  return 'bytes' in region && Buffer.isBuffer(region.bytes);
+}
+
+/** The response's bytes with its file ranges read in, each released once read, as a connection does after sendfile. */
+function responseBytes(out: Writer): Buffer {
+  return Buffer.concat(
+    out.finishParts().map((part) => {
+      if (Buffer.isBuffer(part)) return part;
+      if (!isHeld(part)) throw new Error('a response carries a file range the test cannot read');
+      part.release();
+      return part.bytes;
+    }),
+  );
+}
+
+/** The handler's decoded response to `body` at `version`, or NO_RESPONSE when it gives none (acks=0). */
+export async function exchange<ReqIn, Res>(
+  handler: RegisteredApi,
+  request: MessageCodec<unknown, ReqIn>,
+  response: MessageCodec<Res, unknown>,
+  version: number,
+  body: ReqIn,
+  cluster: ClusterContext,
+  metrics = new BrokerMetrics(),
+): Promise<Res | typeof NO_RESPONSE> {
+  const w = new Writer();
+  request.write(w, body, version);
+  const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
+  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster, metrics });
+  if (result === NO_RESPONSE) return NO_RESPONSE;
+  const out = new Writer();
+  result(out);
+  const r = new Reader(responseBytes(out));
+  const decoded = response.read(r, version);
+  if (r.remaining() !== 0) throw new Error('trailing bytes in response');
+  return decoded;
+}
+
 export async function call<ReqIn, Res>(
   handler: RegisteredApi,
   request: MessageCodec<unknown, ReqIn>,
@@ -124,18 +173,11 @@ export async function call<ReqIn, Res>(
   version: number,
   body: ReqIn,
   cluster: ClusterContext,
+  metrics?: BrokerMetrics,
 ): Promise<Res> {
-  const w = new Writer();
-  request.write(w, body, version);
-  const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
-  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster });
-  if (result === NO_RESPONSE) throw new Error('admin handlers always respond');
-  const out = new Writer();
-  result(out);
-  const r = new Reader(out.finish());
-  const decoded = response.read(r, version);
-  if (r.remaining() !== 0) throw new Error('trailing bytes in response');
-  return decoded;
+  const result = await exchange(handler, request, response, version, body, cluster, metrics);
+  if (result === NO_RESPONSE) throw new Error(`${handler.name} gave no response`);
+  return result;
 }
 
 export function versions(codec: MessageCodec<unknown, unknown>): number[] {

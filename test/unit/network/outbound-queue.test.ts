@@ -5,8 +5,10 @@ import { createServer, connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { OutboundQueue } from '../../../src/network/outbound-queue.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
+import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 
 async function socketPair(): Promise<{ client: Socket; server: Socket; close: () => void }> {
   const srv = createServer();
@@ -21,7 +23,7 @@ async function socketPair(): Promise<{ client: Socket; server: Socket; close: ()
   return { client, server, close: () => (client.destroy(), server.destroy(), srv.close()) };
 }
 
-test('buffers and file ranges reach the peer in order, and each range is released once', async () => {
+test('buffers and file ranges reach the peer in order, each range is released once, and the bytes are counted by path', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-outbound-'));
   const path = join(dir, 'segment.log');
   const file = Buffer.alloc(300_000);
@@ -40,7 +42,8 @@ test('buffers and file ranges reach the peer in order, and each range is release
     const received: Buffer[] = [];
     client.on('data', (d: Buffer) => received.push(d));
     let idleCalls = 0;
-    const queue = new OutboundQueue(server, (err) => assert.fail(String(err)), () => idleCalls++);
+    const metrics = new BrokerMetrics();
+    const queue = new OutboundQueue(server, metrics, (err) => assert.fail(String(err)), () => idleCalls++);
     queue.enqueue([Buffer.from('A'), region(10, 200_000, 1), Buffer.from('B')]);
     queue.enqueue([region(0, 5, 2)]);
     queue.enqueue([Buffer.from('C')]);
@@ -49,6 +52,9 @@ test('buffers and file ranges reach the peer in order, and each range is release
     assert.deepEqual(Buffer.concat(received), expected);
     assert.deepEqual(released, [1, 2]);
     assert.ok(queue.idle && idleCalls > 0, 'the queue reports when everything is handed to the socket');
+    const sent = parseExposition(await metrics.registry.metrics());
+    assert.equal(total(sent, 'sluice_network_bytes_sent_total', { path: 'zero_copy' }), 200_005);
+    assert.equal(total(sent, 'sluice_network_bytes_sent_total', { path: 'buffered' }), 3);
   } finally {
     close();
     closeSync(fd);
@@ -61,7 +67,7 @@ test('after a failure every queued and later file range is released without bein
   try {
     const released: string[] = [];
     const failures: unknown[] = [];
-    const queue = new OutboundQueue(server, (err) => failures.push(err), () => undefined);
+    const queue = new OutboundQueue(server, new BrokerMetrics(), (err) => failures.push(err), () => undefined);
     queue.fail(new Error('connection reset'));
     assert.equal(failures.length, 1);
     queue.enqueue([Buffer.from('x'), { fd: 0, position: 0, byteLength: 1, release: () => released.push('late') }]);

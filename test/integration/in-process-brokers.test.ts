@@ -1,0 +1,121 @@
+/**
+ * Two brokers started in this process with `Broker.start`, side by side: different node ids and
+ * log dirs, the same topic name on each. A KafkaJS producer and consumer group on each broker
+ * see only that broker's records, and each broker's /metrics counts only the requests it
+ * served — nothing the two record is process-wide.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { Broker } from '../../src/broker/broker.js';
+import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
+import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
+import { parseExposition, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';
+import { WireClient } from '../helpers/wire-client.js';
+import { waitFor } from './groups/group-helpers.js';
+
+const TOPIC = 'side-by-side';
+
+interface Running {
+  readonly broker: Broker;
+  readonly dir: string;
+  /** Records produced to this broker. */
+  readonly values: readonly string[];
+}
+
+async function start(nodeId: number): Promise<Broker> {
+  const dir = mkdtempSync(join(tmpdir(), `sluice-in-process-${nodeId}-`));
+  return Broker.start({
+    port: 0,
+    config: {
+      'log.dirs': dir,
+      'node.id': String(nodeId),
+      'metrics.listener': 'http://127.0.0.1:0',
+      'num.partition.workers': '1',
+      'offsets.topic.num.partitions': '1',
+      'group.initial.rebalance.delay.ms': '0',
+    },
+  });
+}
+
+async function scrape(broker: Broker): Promise<Sample[]> {
+  const res = await fetch(broker.metrics!.url);
+  assert.equal(res.status, 200);
+  return parseExposition(await res.text());
+}
+
+/** Produces `values` with KafkaJS, then reads them back with a consumer group; returns what the group read. */
+async function produceAndConsume(broker: Broker, values: readonly string[]): Promise<string[]> {
+  const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: `node-${broker.config.nodeId}`, logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  const cluster = await admin.describeCluster();
+  assert.deepEqual(cluster.brokers.map((b) => [b.nodeId, b.port]), [[broker.config.nodeId, broker.port]]);
+  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }] });
+  await admin.disconnect();
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) });
+  await producer.disconnect();
+  const read: string[] = [];
+  const consumer = kafka.consumer({ groupId: 'readers', heartbeatInterval: 500, maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) });
+    await waitFor(`the group on node ${broker.config.nodeId} to read ${values.length} records`, 30_000, () => (read.length >= values.length ? true : undefined));
+  } finally {
+    await consumer.disconnect();
+  }
+  return read;
+}
+
+describe('two brokers in one process', () => {
+  const running: Running[] = [];
+
+  before(async () => {
+    for (const [nodeId, count] of [[1, 3], [2, 5]] as const) {
+      const broker = await start(nodeId);
+      running.push({ broker, dir: broker.config.logDirs[0]!, values: Array.from({ length: count }, (_, i) => `node ${nodeId} record ${i}`) });
+    }
+  });
+  after(async () => {
+    for (const r of running) {
+      await r.broker.stop();
+      rmSync(r.dir, { recursive: true, force: true });
+    }
+  });
+
+  test('each serves its own producer and consumer group, as its own node, on its own port and log dir', async () => {
+    const [a, b] = running;
+    assert.notEqual(a!.broker.port, b!.broker.port);
+    assert.notEqual(a!.broker.metrics!.url, b!.broker.metrics!.url);
+    // One after the other, so that each broker's counts below are only its own clients'.
+    for (const r of running) assert.deepEqual(await produceAndConsume(r.broker, r.values), r.values);
+  });
+
+  test("each /metrics counts only that broker's records and requests", async () => {
+    const [a, b] = running;
+    const [beforeA, beforeB] = [await scrape(a!.broker), await scrape(b!.broker)];
+    for (const r of running) {
+      assert.equal(total(await scrape(r.broker), 'sluice_topic_messages_in_total', { topic: TOPIC }), r.values.length, `node ${r.broker.config.nodeId}`);
+    }
+
+    // Four ApiVersions requests to the first broker only.
+    const client = await WireClient.connect(a!.broker.host, a!.broker.port);
+    try {
+      for (let id = 1; id <= 4; id++) {
+        client.send(encodeRequest(18, 3, id, 'in-process-test', (w) => ApiVersionsRequest.write(w, {}, 3)));
+        assert.equal(decodeResponseHeader(await client.readFrame(), 18, 3).correlationId, id);
+      }
+    } finally {
+      client.close();
+    }
+    const apiVersions = (s: readonly Sample[]): number => total(s, 'sluice_requests_total', { api: 'ApiVersions', version: '3' });
+    assert.equal(apiVersions(await scrape(a!.broker)) - apiVersions(beforeA), 4);
+    assert.equal(apiVersions(await scrape(b!.broker)) - apiVersions(beforeB), 0);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The handler harness over an in-memory partition owner, for the Produce, Fetch and ListOffsets
+ * tests: topics are created with CreateTopics, so the owner opens their partitions from the
+ * controller's registrations as the workers do, and each harness has its own `BrokerMetrics`
+ * for the handlers to count into.
+ */
+import assert from 'node:assert/strict';
+import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
+import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
+import type { RegisteredApi } from '../../../src/handlers/handler.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '../../../src/protocol/messages/index.js';
+import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
+import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
+import { call, exchange, harness, type Harness } from './admin-harness.js';
+import { MemoryPartitions } from './memory-partitions.js';
+
+export class DataHarness {
+  readonly owner = new MemoryPartitions();
+  readonly metrics = new BrokerMetrics();
+  readonly h: Harness = harness({ partitions: this.owner });
+
+  /** Creates `name` with `numPartitions` partitions (and topic `configs`); returns its id. */
+  async createTopic(name: string, numPartitions = 1, configs: Record<string, string> = {}): Promise<string> {
+    const res = await this.call(createTopicsHandler, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+      topics: [{ name, numPartitions, replicationFactor: -1, configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })) }],
+    });
+    assert.equal(res.topics[0]!.errorCode, ErrorCode.NONE, res.topics[0]!.errorMessage ?? '');
+    return res.topics[0]!.topicId;
+  }
+
+  /** What a leadership change does to a replica: a registration with a later leader epoch. */
+  async moveLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<void> {
+    const image = this.h.cluster.metadata.topic(topic)!;
+    const registration = { ...image.partitions[partition]!, leaderEpoch };
+    await this.owner.createPartitions(image, [registration], this.h.cluster.configs.effectiveTopicConfig(image));
+  }
+
+  call<ReqIn, Res>(handler: RegisteredApi, request: MessageCodec<unknown, ReqIn>, response: MessageCodec<Res, unknown>, version: number, body: ReqIn): Promise<Res> {
+    return call(handler, request, response, version, body, this.h.cluster, this.metrics);
+  }
+
+  exchange<ReqIn, Res>(handler: RegisteredApi, request: MessageCodec<unknown, ReqIn>, response: MessageCodec<Res, unknown>, version: number, body: ReqIn) {
+    return exchange(handler, request, response, version, body, this.h.cluster, this.metrics);
+  }
+
+  async scrape(): Promise<Sample[]> {
+    return parseExposition(await this.metrics.registry.metrics());
+  }
+
+  close(): void {
+    this.h.close();
+  }
+}
+
+/** One uncompressed batch of `values`, the i-th record stamped `timestamps[i]` (now by default). */
+export function batch(values: readonly string[], timestamps: readonly bigint[] = []): Buffer {
+  const now = BigInt(Date.now());
+  return encodeRecordBatch({ records: values.map((v, i) => ({ key: null, value: Buffer.from(v), headers: [], timestamp: timestamps[i] ?? now })) });
+}

@@ -1,0 +1,151 @@
+/**
+ * The Fetch handler over the in-memory partition owner: topics by name (v4-v12) and by id
+ * (v13+), the response's `max_bytes` and each partition's `partition_max_bytes` with KIP-74's
+ * first batch, errors answered per partition beside partitions that read, every leased range
+ * released once, and the bytes out counted for /metrics.
+ */
+import { afterEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fetchHandler } from '../../../src/handlers/01-fetch.js';
+import { produceHandler } from '../../../src/handlers/00-produce.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '../../../src/protocol/messages/index.js';
+import { total } from '../metrics/prometheus-text-helper.js';
+import { versions } from './admin-harness.js';
+import { batch, DataHarness } from './data-harness.js';
+
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH } = ErrorCode;
+const NO_SUCH_ID = 'AAAAAAAAAAAAAAAAAAAABw';
+const BY_ID = 13;
+const MIB = 1 << 20;
+
+const open: DataHarness[] = [];
+function fresh(): DataHarness {
+  const d = new DataHarness();
+  open.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of open.splice(0)) {
+    assert.equal(d.owner.outstandingLeases, 0, 'every range the owner leased was released');
+    d.close();
+  }
+});
+
+async function append(d: DataHarness, topic: string, partition: number, records: Buffer): Promise<void> {
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, NONE);
+}
+
+type Wanted = M.FetchRequestFetchPartitionInput & { partition: number };
+
+async function fetch(d: DataHarness, version: number, topics: Array<{ topic?: string; topicId?: string; partitions: Wanted[] }>, maxBytes = MIB) {
+  const res = await d.call(fetchHandler, M.FetchRequest, M.FetchResponse, version, {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => ({ fetchOffset: 0n, partitionMaxBytes: MIB, ...p })) })),
+  });
+  assert.equal(res.errorCode, NONE);
+  return res.responses.map((t) => ({
+    topic: version >= BY_ID ? t.topicId : t.topic,
+    partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, errorCode: p.errorCode, highWatermark: p.highWatermark, records: p.records ?? Buffer.alloc(0) })),
+  }));
+}
+
+describe('Fetch', () => {
+  test('by name (v4-v12) and by id (v13+): the appended batches from the fetch offset, with the high watermark', async () => {
+    const d = fresh();
+    const id = await d.createTopic('t');
+    await append(d, 't', 0, batch(['a', 'b']));
+    await append(d, 't', 0, batch(['c']));
+    const [first, second] = d.owner.batchesOf({ topic: 't', partition: 0 });
+    for (const v of versions(M.FetchRequest)) {
+      const named = v >= BY_ID ? { topicId: id } : { topic: 't' };
+      const all = await fetch(d, v, [{ ...named, partitions: [{ partition: 0 }] }]);
+      assert.deepEqual(all, [{ topic: v >= BY_ID ? id : 't', partitions: [{ partition: 0, errorCode: NONE, highWatermark: 3n, records: Buffer.concat([first!, second!]) }] }], `v${v}`);
+      // From inside the first batch: the batch holding the offset and everything after.
+      assert.deepEqual((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 1n }] }]))[0]!.partitions[0]!.records, Buffer.concat([first!, second!]));
+      assert.deepEqual((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 2n }] }]))[0]!.partitions[0]!.records, second);
+      assert.equal((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 3n }] }]))[0]!.partitions[0]!.records.length, 0, 'nothing at the log end');
+    }
+  });
+
+  test('max_bytes: the first partition with data always gets its first batch (KIP-74), later ones only what fits', async () => {
+    const d = fresh();
+    await d.createTopic('t', 3);
+    for (const p of [0, 1, 2]) await append(d, 't', p, batch([`value of partition ${p}`.repeat(20)]));
+    const size = d.owner.batchesOf({ topic: 't', partition: 0 })[0]!.length;
+    const partitions = [{ partition: 0 }, { partition: 1 }, { partition: 2 }];
+    const lengths = async (maxBytes: number) => (await fetch(d, 12, [{ topic: 't', partitions }], maxBytes))[0]!.partitions.map((p) => [p.errorCode, p.records.length]);
+    assert.deepEqual(await lengths(10), [[NONE, size], [NONE, 0], [NONE, 0]], 'over max_bytes, yet the first batch');
+    assert.deepEqual(await lengths(2 * size), [[NONE, size], [NONE, size], [NONE, 0]]);
+    assert.deepEqual(await lengths(3 * size), [[NONE, size], [NONE, size], [NONE, size]]);
+  });
+
+  test('partition_max_bytes bounds each partition to whole batches, at least the first', async () => {
+    const d = fresh();
+    await d.createTopic('t');
+    for (const v of ['one', 'two', 'three']) await append(d, 't', 0, batch([v.repeat(30)]));
+    const sizes = d.owner.batchesOf({ topic: 't', partition: 0 }).map((b) => b.length);
+    const read = async (partitionMaxBytes: number) => (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0, partitionMaxBytes }] }]))[0]!.partitions[0]!.records.length;
+    assert.equal(await read(1), sizes[0]);
+    assert.equal(await read(sizes[0]! + sizes[1]!), sizes[0]! + sizes[1]!);
+    assert.equal(await read(sizes[0]! + sizes[1]! + sizes[2]! - 1), sizes[0]! + sizes[1]!);
+  });
+
+  test('v13+: an unknown topic id is UNKNOWN_TOPIC_ID, beside a known id that reads', async () => {
+    const d = fresh();
+    const id = await d.createTopic('t');
+    await append(d, 't', 0, batch(['a']));
+    const res = await fetch(d, BY_ID, [
+      { topicId: NO_SUCH_ID, partitions: [{ partition: 0 }] },
+      { topicId: id, partitions: [{ partition: 0 }] },
+    ]);
+    assert.deepEqual(
+      res.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.errorCode, p.highWatermark, p.records.length > 0])]),
+      [
+        [NO_SUCH_ID, [[0, UNKNOWN_TOPIC_ID, -1n, false]]],
+        [id, [[0, NONE, 1n, true]]],
+      ],
+    );
+  });
+
+  test('errors are per partition: unknown topic or partition, offset out of range, fenced and unknown leader epochs', async () => {
+    const d = fresh();
+    await d.createTopic('t', 4);
+    for (const p of [0, 1]) await append(d, 't', p, batch(['a']));
+    for (const p of [2, 3]) await d.moveLeaderEpoch('t', p, 4);
+    const res = await fetch(d, 12, [
+      {
+        topic: 't',
+        partitions: [
+          { partition: 0, currentLeaderEpoch: 0 },
+          { partition: 1, fetchOffset: 5n },
+          { partition: 2, currentLeaderEpoch: 3 },
+          { partition: 3, currentLeaderEpoch: 5 },
+          { partition: 4 },
+        ],
+      },
+      { topic: 'missing', partitions: [{ partition: 0 }] },
+    ]);
+    assert.deepEqual(
+      res.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.errorCode, p.records.length > 0])]),
+      [
+        ['t', [[0, NONE, true], [1, OFFSET_OUT_OF_RANGE, false], [2, FENCED_LEADER_EPOCH, false], [3, UNKNOWN_LEADER_EPOCH, false], [4, UNKNOWN_TOPIC_OR_PARTITION, false]]],
+        ['missing', [[0, UNKNOWN_TOPIC_OR_PARTITION, false]]],
+      ],
+    );
+  });
+
+  test('counts the record bytes it answers per topic', async () => {
+    const d = fresh();
+    await d.createTopic('t');
+    await append(d, 't', 0, batch(['a', 'b']));
+    const records = (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0 }] }]))[0]!.partitions[0]!.records;
+    assert.equal(total(await d.scrape(), 'sluice_topic_bytes_out_total', { topic: 't' }), records.length);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The Produce handler over the in-memory partition owner: acks 0, 1 and -1 (and the ISR rule
+ * behind -1), acks values Kafka refuses, topics and partitions the cluster does not have, by
+ * name and by id (v13), transactional batches refused, and what the handler counts for /metrics.
+ */
+import { afterEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { produceHandler } from '../../../src/handlers/00-produce.js';
+import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '../../../src/protocol/messages/index.js';
+import { encodeRecordBatch, readBatchHeader } from '../../../src/protocol/records/index.js';
+import { total } from '../metrics/prometheus-text-helper.js';
+import { versions } from './admin-harness.js';
+import { batch, DataHarness } from './data-harness.js';
+
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, INVALID_TXN_STATE, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE } = ErrorCode;
+/** An id no topic has: the harness's topics get random ones. */
+const NO_SUCH_ID = 'AAAAAAAAAAAAAAAAAAAABw';
+const BY_ID = 13;
+
+const open: DataHarness[] = [];
+function fresh(): DataHarness {
+  const d = new DataHarness();
+  open.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of open.splice(0)) d.close();
+});
+
+type Partition = M.ProduceRequestPartitionProduceDataInput;
+type Topic = { name?: string; topicId?: string; partitionData: Partition[] };
+
+async function produce(d: DataHarness, version: number, acks: number, topicData: Topic[], transactionalId: string | null = null) {
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, version, { acks, timeoutMs: 1000, transactionalId, topicData });
+  return res.responses.map((t) => ({ topic: version >= BY_ID ? t.topicId : t.name, partitions: t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]) }));
+}
+
+/** Base offset and leader epoch of each batch the owner holds for the partition. */
+function stored(d: DataHarness, topic: string, partition = 0): Array<[bigint, number]> {
+  return d.owner.batchesOf({ topic, partition }).map((b) => {
+    const header = readBatchHeader(b, 0)!;
+    return [header.baseOffset, header.partitionLeaderEpoch];
+  });
+}
+
+describe('Produce', () => {
+  test('serves v3-v13 and advertises v0 as Kafka 4 does', () => {
+    assert.deepEqual(produceHandler.versions, { lo: 3, hi: 13 });
+    assert.equal(produceHandler.advertisedVersions.lo, 0);
+  });
+
+  test('acks=1 and acks=-1 append at every version by name: offsets assigned in order, stamped with the leader epoch', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    let next = 0n;
+    for (const v of versions(M.ProduceRequest).filter((v) => v < BY_ID)) {
+      for (const acks of [1, -1]) {
+        const res = await produce(d, v, acks, [{ name: 't', partitionData: [{ index: 1, records: batch(['a', 'b', 'c']) }] }]);
+        assert.deepEqual(res, [{ topic: 't', partitions: [[1, NONE, next]] }], `v${v} acks=${acks}`);
+        next += 3n;
+      }
+    }
+    assert.deepEqual(stored(d, 't', 1), Array.from({ length: Number(next / 3n) }, (_, i) => [BigInt(i * 3), 0]));
+    assert.deepEqual(stored(d, 't', 0), []);
+  });
+
+  test('v13 names topics by id: a known id appends, an unknown one is UNKNOWN_TOPIC_ID, each id echoed', async () => {
+    const d = fresh();
+    const id = await d.createTopic('t');
+    const res = await produce(d, BY_ID, 1, [
+      { topicId: id, partitionData: [{ index: 0, records: batch(['x']) }] },
+      { topicId: NO_SUCH_ID, partitionData: [{ index: 0, records: batch(['y']) }] },
+    ]);
+    assert.deepEqual(res, [
+      { topic: id, partitions: [[0, NONE, 0n]] },
+      { topic: NO_SUCH_ID, partitions: [[0, UNKNOWN_TOPIC_ID, -1n]] },
+    ]);
+    assert.equal(stored(d, 't').length, 1);
+  });
+
+  test('acks=0 gets no response; a failed partition closes the connection instead', async () => {
+    const d = fresh();
+    await d.createTopic('t');
+    const body = (index: number) => ({ acks: 0, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index, records: batch(['a']) }] }] });
+    assert.equal(await d.exchange(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, body(0)), NO_RESPONSE);
+    assert.deepEqual(stored(d, 't'), [[0n, 0]]);
+    await assert.rejects(d.exchange(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, body(3)), CloseConnection);
+  });
+
+  test('acks=-1 is refused while the ISR is below min.insync.replicas; acks=1 still appends', async () => {
+    const d = fresh();
+    await d.createTopic('t', 1, { 'min.insync.replicas': '2' });
+    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NOT_ENOUGH_REPLICAS, -1n]] }]);
+    assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+  });
+
+  test('acks other than 0, 1 and -1 are INVALID_REQUIRED_ACKS for every partition, and nothing is appended', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    for (const acks of [2, -2]) {
+      const res = await produce(d, 9, acks, [
+        { name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 1, records: batch(['b']) }] },
+        { name: 'missing', partitionData: [{ index: 0, records: batch(['c']) }] },
+      ]);
+      assert.deepEqual(res, [
+        { topic: 't', partitions: [[0, INVALID_REQUIRED_ACKS, -1n], [1, INVALID_REQUIRED_ACKS, -1n]] },
+        { topic: 'missing', partitions: [[0, INVALID_REQUIRED_ACKS, -1n]] },
+      ]);
+    }
+    assert.deepEqual([stored(d, 't', 0), stored(d, 't', 1)], [[], []]);
+  });
+
+  test('unknown topics and partitions fail per partition, beside partitions that append', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    const res = await produce(d, 9, 1, [
+      { name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 2, records: batch(['b']) }, { index: -1, records: batch(['c']) }] },
+      { name: 'missing', partitionData: [{ index: 0, records: batch(['d']) }] },
+    ]);
+    assert.deepEqual(res, [
+      { topic: 't', partitions: [[0, NONE, 0n], [2, UNKNOWN_TOPIC_OR_PARTITION, -1n], [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
+      { topic: 'missing', partitions: [[0, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
+    ]);
+  });
+
+  test('transactional produce is refused: a transactional id, or a transactional batch without one', async () => {
+    const d = fresh();
+    await d.createTopic('t');
+    const plain = [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }];
+    assert.deepEqual(await produce(d, 9, -1, plain, 'txn'), [{ topic: 't', partitions: [[0, INVALID_TXN_STATE, -1n]] }]);
+    const transactional = encodeRecordBatch({ producerId: 7n, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('a'), headers: [], timestamp: 1n }] });
+    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: transactional }] }]), [{ topic: 't', partitions: [[0, INVALID_TXN_STATE, -1n]] }]);
+    assert.deepEqual(stored(d, 't'), []);
+  });
+
+  test("a partition without records is INVALID_RECORD; the owner's validation errors reach the partition's answer", async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    const corrupt = batch(['a']);
+    corrupt[corrupt.length - 1]! ^= 0xff;
+    const res = await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: null }, { index: 1, records: corrupt }] }]);
+    assert.deepEqual(res, [{ topic: 't', partitions: [[0, INVALID_RECORD, -1n], [1, CORRUPT_MESSAGE, -1n]] }]);
+  });
+
+  test('counts the appended batches (bytes, records) per topic, and every partition batch of each request', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    const appended = batch(['a', 'b', 'c']);
+    await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: appended }, { index: 5, records: batch(['x']) }] }]);
+    const s = await d.scrape();
+    assert.equal(total(s, 'sluice_topic_messages_in_total', { topic: 't' }), 3);
+    assert.equal(total(s, 'sluice_topic_bytes_in_total', { topic: 't' }), appended.length);
+    assert.equal(total(s, 'sluice_produce_batch_records_count'), 1);
+    assert.equal(total(s, 'sluice_produce_request_batches_sum'), 2);
+  });
+});
