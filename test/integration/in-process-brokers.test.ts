@@ -6,11 +6,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { Broker } from '../../src/broker/broker.js';
+import type { Broker } from '../../src/broker/broker.js';
+import { startInProcessBrokers, type InProcessBrokers } from '../helpers/in-process-brokers.js';
 import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
 import { parseExposition, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';
@@ -19,27 +17,8 @@ import { waitFor } from './groups/group-helpers.js';
 
 const TOPIC = 'side-by-side';
 
-interface Running {
-  readonly broker: Broker;
-  readonly dir: string;
-  /** Records produced to this broker. */
-  readonly values: readonly string[];
-}
-
-async function start(nodeId: number): Promise<Broker> {
-  const dir = mkdtempSync(join(tmpdir(), `sluice-in-process-${nodeId}-`));
-  return Broker.start({
-    port: 0,
-    config: {
-      'log.dirs': dir,
-      'node.id': String(nodeId),
-      'metrics.listener': 'http://127.0.0.1:0',
-      'num.partition.workers': '1',
-      'offsets.topic.num.partitions': '1',
-      'group.initial.rebalance.delay.ms': '0',
-    },
-  });
-}
+/** Records produced to each broker. */
+const VALUES: readonly (readonly string[])[] = [1, 2].map((nodeId, i) => Array.from({ length: 3 + 2 * i }, (_, n) => `node ${nodeId} record ${n}`));
 
 async function scrape(broker: Broker): Promise<Sample[]> {
   const res = await fetch(broker.metrics!.url);
@@ -74,19 +53,20 @@ async function produceAndConsume(broker: Broker, values: readonly string[]): Pro
 }
 
 describe('two brokers in one process', () => {
-  const running: Running[] = [];
+  let cluster: InProcessBrokers | undefined;
+  const running: Array<{ broker: Broker; values: readonly string[] }> = [];
 
   before(async () => {
-    for (const [nodeId, count] of [[1, 3], [2, 5]] as const) {
-      const broker = await start(nodeId);
-      running.push({ broker, dir: broker.config.logDirs[0]!, values: Array.from({ length: count }, (_, i) => `node ${nodeId} record ${i}`) });
-    }
+    cluster = await startInProcessBrokers(2, {
+      'metrics.listener': 'http://127.0.0.1:0',
+      'num.partition.workers': '1',
+      'offsets.topic.num.partitions': '1',
+      'group.initial.rebalance.delay.ms': '0',
+    });
+    cluster.brokers.forEach((broker, i) => running.push({ broker, values: VALUES[i]! }));
   });
   after(async () => {
-    for (const r of running) {
-      await r.broker.stop();
-      rmSync(r.dir, { recursive: true, force: true });
-    }
+    await cluster?.stop();
   });
 
   test('each serves its own producer and consumer group, as its own node, on its own port and log dir', async () => {

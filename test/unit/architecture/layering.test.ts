@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
 
@@ -45,6 +45,17 @@ function layerOf(file: string): string {
   const rel = relative(SRC, file);
   return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.';
 }
+
+test("every src/ folder's README says what it may import, as the table does", () => {
+  for (const [layer, allowed] of Object.entries(ALLOWED)) {
+    if (layer === '.') continue;
+    const path = join(SRC, layer, 'README.md');
+    assert.ok(existsSync(path), `src/${layer} has no README.md`);
+    const line = /^May import: (.*)\.$/m.exec(readFileSync(path, 'utf8'))?.[1];
+    const expected = allowed.includes('*') ? 'anything' : allowed.length === 0 ? 'nothing else in src/' : allowed.join(', ');
+    assert.equal(line, expected, `src/${layer}/README.md`);
+  }
+});
 
 test('no two layers may import each other', () => {
   const twoWay = Object.entries(ALLOWED).flatMap(([from, tos]) =>
