@@ -22,7 +22,6 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/produce
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
-import { withClusterContext } from '../handlers/cluster-context.js';
 import { HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
@@ -105,15 +104,13 @@ export class Broker {
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
     let metricsServer: MetricsServer | null = null;
-    const registry = new HandlerRegistry(
-      withClusterContext(HANDLERS, () => {
+    const registry = new HandlerRegistry(HANDLERS);
+    const metrics = new BrokerMetrics();
+    const listener = new Listener(
+      new RequestDispatcher(registry, logger('handlers'), metrics, () => {
         if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
         return cluster;
       }),
-    );
-    const metrics = new BrokerMetrics();
-    const listener = new Listener(
-      new RequestDispatcher(registry, logger('handlers'), metrics),
       {
         // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
         listenerName: 'PLAINTEXT',

@@ -11,7 +11,7 @@ import type { FetchPurgatory } from '../router/fetch-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
-import type { RegisteredApi, RequestContext } from './handler.js';
+import type { RequestContext } from './handler.js';
 
 export interface ClusterContext {
   /** This broker's id (`node.id`). */
@@ -47,15 +47,6 @@ export const ALL_CLUSTER_OPERATIONS = 8096;
 export const ResourceType = { TOPIC: 2, BROKER: 4 } as const;
 
 export function clusterOf(ctx: RequestContext): ClusterContext {
-  if (ctx.cluster === undefined) throw new Error('admin handler invoked without a cluster context: the composition root must wrap it');
+  if (ctx.cluster === undefined) throw new Error('handler invoked without a cluster context: the dispatcher was built without one');
   return ctx.cluster;
-}
-
-/**
- * Gives every handler's context the cluster state; used once by the composition root. The state
- * is read per request because it exists only once the listener is bound (the advertised port
- * may be the one the OS picked).
- */
-export function withClusterContext(handlers: readonly RegisteredApi[], cluster: () => ClusterContext): RegisteredApi[] {
-  return handlers.map((h) => ({ ...h, invoke: (body, ctx) => h.invoke(body, { ...ctx, cluster: cluster() }) }));
 }

@@ -25,8 +25,8 @@ export interface RequestContext {
   /** The versions this broker serves, derived from the registered handlers (for ApiVersions). */
   readonly supportedApis: readonly ApiVersionRange[];
   /**
-   * Broker-wide state for the metadata and admin handlers. The composition root supplies it by
-   * wrapping the registered handlers (`withClusterContext`), so the network layer need not know it.
+   * Broker-wide state for the handlers, from the dispatcher (the composition root gives it the
+   * source), so the network layer need not know it.
    */
   readonly cluster?: ClusterContext;
   /** Sees each decoded response before it is encoded (the dispatcher counts its error codes for /metrics). */

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { ClusterContext } from './cluster-context.js';
 import type { Session } from '../common/session.js';
 import { forEachErrorCode } from '../common/metrics/response-errors.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
@@ -26,6 +27,11 @@ export class RequestDispatcher {
     private readonly registry: HandlerRegistry,
     private readonly log: Logger,
     private readonly metrics: BrokerMetrics,
+    /**
+     * The cluster state each request's context carries, read per request: it exists only once
+     * the listener is bound (the advertised port may be the one the OS picked).
+     */
+    private readonly cluster: () => ClusterContext | undefined = () => undefined,
   ) {}
 
   async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null> {
@@ -45,7 +51,7 @@ export class RequestDispatcher {
       this.metrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
       return encodeResponse(apiKey, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, response, 0));
     }
-    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics };
+    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics, cluster: this.cluster() };
     try {
       const response = await handler.invoke(body, ctx);
       const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);

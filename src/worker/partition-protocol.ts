@@ -149,10 +149,6 @@ function writeRef(w: Writer, ref: PartitionRef): void {
   w.int32(ref.partition);
 }
 
-function readRef(r: Reader): PartitionRef {
-  return { topic: r.compactString(), partition: r.int32() };
-}
-
 /**
  * The hot commands carry many partitions: one append or read per worker per request, not one
  * per partition, so a Produce or Fetch costs each worker one ring message, one wake-up and one
@@ -201,9 +197,12 @@ const appends: BodyCodec<readonly AppendRequest[]> = {
     const r = reader(bytes);
     const out: AppendRequest[] = [];
     while (r.remaining() > 0) {
-      const ref = readRef(r);
+      // Fields one by one into a literal: this runs per partition of every Produce, and spreading
+      // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
+      const topic = r.compactString();
+      const partition = r.int32();
       const requiredAcks = r.int16();
-      out.push({ ...ref, requiredAcks, records: r.raw(r.int32()) });
+      out.push({ topic, partition, requiredAcks, records: r.raw(r.int32()) });
     }
     return out;
   },
@@ -286,7 +285,10 @@ function writeReadCommand(w: Writer, c: ReadCommand): void {
 }
 
 function readReadCommand(r: Reader): ReadCommand {
-  return { ...readRef(r), currentLeaderEpoch: r.int32(), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+  // In wire order into one literal (see the append decoder on spreads).
+  const topic = r.compactString();
+  const partition = r.int32();
+  return { topic, partition, currentLeaderEpoch: r.int32(), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
 }
 
 /** A leased file range: valid until release names its lease id. */
@@ -392,7 +394,9 @@ const partitionArg: BodyCodec<PartitionArgCommand> = binary(
     }),
   (bytes) => {
     const r = reader(bytes);
-    return { ...readRef(r), currentLeaderEpoch: r.int32(), arg: r.int64() };
+    const topic = r.compactString();
+    const partition = r.int32();
+    return { topic, partition, currentLeaderEpoch: r.int32(), arg: r.int64() };
   },
 );
 
