@@ -4,47 +4,28 @@
  * bytes) over raw sockets: each must meet the same fate, an answer at a cap and a closed
  * connection one over, and both must serve the next connection.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { encodeRequest } from '../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
-import { startKafka, type KafkaHandle } from '../../tools/kafka/kafka-process.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
-import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { BOUND_FRAMES } from '../helpers/bound-frames.js';
-import { freePort } from '../helpers/interop.js';
 import { javaSkip } from '../helpers/requirements.js';
+import { sideBySide } from '../helpers/side-by-side.js';
 import { requestFate } from '../helpers/wire-client.js';
 
 const apiVersions = encodeRequest(18, 3, 2, 'compat', (w) => ApiVersionsRequest.write(w, { clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1' }, 3));
 
 describe(`decoder caps, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
-  let kafka: KafkaHandle | undefined;
-  let kafkaDir: string | undefined;
-  let sluice: BrokerProcess | undefined;
-
-  before(async () => {
-    kafkaDir = mkdtempSync(join(tmpdir(), 'sluice-compat-kafka-'));
-    [kafka, sluice] = await Promise.all([
-      startKafka({ port: await freePort(), controllerPort: await freePort(), logDir: kafkaDir, heap: '384m' }),
-      startBrokerProcess(),
-    ]);
-  });
-  after(async () => {
-    await Promise.all([kafka?.stop(), sluice?.stop()]);
-    if (kafkaDir !== undefined) rmSync(kafkaDir, { recursive: true, force: true });
-  });
+  const brokers = sideBySide();
 
   for (const c of BOUND_FRAMES) {
     test(`${c.name}: the same fate from both (${c.overLimit ? 'closed' : 'answered'})`, async () => {
       const frame = c.frame();
-      const [ours, theirs] = await Promise.all([requestFate(sluice!.bootstrap, frame), requestFate(kafka!.bootstrap, frame)]);
+      const [ours, theirs] = await Promise.all([requestFate(brokers().sluice.bootstrap, frame), requestFate(brokers().kafka.bootstrap, frame)]);
       assert.equal(theirs, c.overLimit ? 'closed' : 'answered', 'Kafka did not do what this test expects of it');
       assert.equal(ours, theirs);
-      const next = await Promise.all([requestFate(sluice!.bootstrap, apiVersions), requestFate(kafka!.bootstrap, apiVersions)]);
+      const next = await Promise.all([requestFate(brokers().sluice.bootstrap, apiVersions), requestFate(brokers().kafka.bootstrap, apiVersions)]);
       assert.deepEqual(next, ['answered', 'answered'], 'both serve the next connection');
     });
   }

@@ -5,20 +5,15 @@
  * classic group member and a KIP-848 one, group errors next to refused partitions. Each broker gives the topic its
  * own id; the answers are compared with the ids replaced by what they stand for.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ZERO_UUID } from '../../src/common/uuid.js';
 import * as M from '../../src/protocol/messages/index.js';
-import { startKafka, type KafkaHandle } from '../../tools/kafka/kafka-process.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
-import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
-import { freePort } from '../helpers/interop.js';
 import { NO_SUCH_TOPIC_ID, SIMPLE, awaitCoordinator, commitOffsets, committed, createTopic, fetchOffsets, joinClassicGroup, joinConsumerGroup } from '../helpers/offset-wire.js';
 import { wireCall } from '../helpers/wire-call.js';
 import { javaSkip } from '../helpers/requirements.js';
+import { sideBySide } from '../helpers/side-by-side.js';
 
 const TOPIC = 'compat-offsets';
 const PARTITIONS = 2;
@@ -108,23 +103,12 @@ async function askAll(bootstrap: string): Promise<Answers> {
 }
 
 describe(`OffsetCommit and OffsetFetch, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
-  let kafka: KafkaHandle | undefined;
-  let kafkaDir: string | undefined;
-  let sluice: BrokerProcess | undefined;
+  const brokers = sideBySide({ 'group.initial.rebalance.delay.ms': '0' });
   let ours: Answers;
   let theirs: Answers;
 
   before(async () => {
-    kafkaDir = mkdtempSync(join(tmpdir(), 'sluice-compat-kafka-'));
-    [kafka, sluice] = await Promise.all([
-      startKafka({ port: await freePort(), controllerPort: await freePort(), logDir: kafkaDir, heap: '384m' }),
-      startBrokerProcess({ 'group.initial.rebalance.delay.ms': '0' }),
-    ]);
-    [ours, theirs] = await Promise.all([askAll(sluice.bootstrap), askAll(kafka.bootstrap)]);
-  });
-  after(async () => {
-    await Promise.all([kafka?.stop(), sluice?.stop()]);
-    if (kafkaDir !== undefined) rmSync(kafkaDir, { recursive: true, force: true });
+    [ours, theirs] = await Promise.all([askAll(brokers().sluice.bootstrap), askAll(brokers().kafka.bootstrap)]);
   });
 
   test('every answer is the same, field by field and in the same order', () => {
