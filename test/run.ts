@@ -8,9 +8,12 @@
  *   file fails.
  * Node 20's `node --test --test-timeout` applies the one value to whole files as well as to tests,
  * which is why the file bound is set here, through `run()`.
+ *
+ * Only compiled tests whose TypeScript source still exists run: `tsc` does not delete the output
+ * of a source that was moved or removed, and such a leftover would test code that is gone.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +33,11 @@ function testFiles(path: string): string[] {
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const dist = resolve(here, '..');
+const repo = resolve(dist, '..');
+const hasSource = (compiled: string): boolean => existsSync(join(repo, relative(dist, compiled)).replace(/\.js$/, '.ts'));
 const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [here];
-const files = roots.flatMap(testFiles);
+const files = roots.flatMap(testFiles).filter(hasSource);
 
 const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS });
 stream.on('test:fail', () => {
