@@ -1,8 +1,9 @@
 /**
  * The op module of a partition worker: it owns a LogManager over the partitions routed to
- * this worker and serves the commands of `partition-protocol.ts`. Runs in the worker thread;
- * nothing here is shared with another thread except the leased file descriptors, which stay
- * open until the main thread sends RELEASE after its sendfile.
+ * this worker, a `Partition` replica for each partition the controller's state has reached
+ * (`open`), and serves `PartitionOps`. Runs in the worker thread; nothing here is shared with
+ * another thread except the leased file descriptors, which stay open until the main thread
+ * posts `release` after its sendfile.
  */
 import { statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
