@@ -14,7 +14,7 @@ import type { MessageCodec } from '../../../src/protocol/primitives/codec-suppor
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
 import { call, exchange, harness, type Harness } from './admin-harness.js';
-import { MemoryPartitions } from './memory-partitions.js';
+import { MemoryPartitions } from './memory-partitions-fixture.js';
 
 export class DataHarness {
   readonly owner = new MemoryPartitions();

@@ -32,11 +32,11 @@ function testFiles(path: string): string[] {
     });
 }
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const dist = resolve(here, '..');
+const tests = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const dist = resolve(tests, '..');
 const repo = resolve(dist, '..');
 const hasSource = (compiled: string): boolean => existsSync(join(repo, relative(dist, compiled)).replace(/\.js$/, '.ts'));
-const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [here];
+const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [tests];
 const files = roots.flatMap(testFiles).filter(hasSource);
 
 const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS });
