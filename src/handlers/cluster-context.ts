@@ -44,7 +44,7 @@ export const ALL_TOPIC_OPERATIONS = 3576;
 export const ALL_CLUSTER_OPERATIONS = 8096;
 
 /** Kafka's config resource types. */
-export const ResourceType = { TOPIC: 2, BROKER: 4 } as const;
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
 
 export function clusterOf(ctx: RequestContext): ClusterContext {
   if (ctx.cluster === undefined) throw new Error('handler invoked without a cluster context: the dispatcher was built without one');

@@ -30,6 +30,7 @@ import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
 import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
+import { listConfigResourcesHandler } from './74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
 export const HANDLERS: readonly RegisteredApi[] = [
@@ -63,5 +64,6 @@ export const HANDLERS: readonly RegisteredApi[] = [
   describeProducersHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  listConfigResourcesHandler,
   describeTopicPartitionsHandler,
 ];

@@ -13,6 +13,7 @@ import { describeLogDirsHandler } from '../../../src/handlers/35-describe-log-di
 import { createPartitionsHandler } from '../../../src/handlers/37-create-partitions.js';
 import { incrementalAlterConfigsHandler } from '../../../src/handlers/44-incremental-alter-configs.js';
 import { describeClusterHandler } from '../../../src/handlers/60-describe-cluster.js';
+import { listConfigResourcesHandler } from '../../../src/handlers/74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from '../../../src/handlers/75-describe-topic-partitions.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
 
@@ -336,5 +337,29 @@ describe('DescribeCluster, DescribeLogDirs, DescribeTopicPartitions', () => {
     assert.deepEqual(seen, ['p1-0', 'p1-1', 'p2-0', 'p2-1', 'p2-2', 'p3-0']);
     const named = await call(describeTopicPartitionsHandler, M.DescribeTopicPartitionsRequest, M.DescribeTopicPartitionsResponse, 0, { topics: [{ name: 'p3' }, { name: 'nope' }], responsePartitionLimit: 100 }, h.cluster);
     assert.deepEqual(named.topics.map((t) => [t.name, t.errorCode]), [['nope', 3], ['p3', 0]]);
+  });
+});
+
+describe('ListConfigResources', () => {
+  const list = (h: Harness, version: number, resourceTypes: number[]) =>
+    call(listConfigResourcesHandler, M.ListConfigResourcesRequest, M.ListConfigResourcesResponse, version, { resourceTypes }, h.cluster);
+  const named = (r: M.ListConfigResourcesResponseData) => r.configResources.map((c) => `${c.resourceType}:${c.resourceName}`);
+
+  test('all types: the broker logger, the broker, then every topic; a filter keeps that order', async () => {
+    const h = fresh();
+    await createTopic(h, 'b-topic');
+    await createTopic(h, 'a-topic');
+    assert.deepEqual(named(await list(h, 1, [])), ['8:0', '4:0', '2:a-topic', '2:b-topic']);
+    assert.deepEqual(named(await list(h, 1, [2, 4])), ['4:0', '2:a-topic', '2:b-topic']);
+    assert.deepEqual(named(await list(h, 1, [16, 32])), [], 'no client metrics subscriptions or group configs exist');
+  });
+
+  test('v0 (ListClientMetricsResources) lists client metrics only; a type without configs is UNSUPPORTED_VERSION', async () => {
+    const h = fresh();
+    await createTopic(h, 'a-topic');
+    assert.deepEqual(named(await list(h, 0, [])), []);
+    const unknown = await list(h, 1, [4, 99]);
+    assert.equal(unknown.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+    assert.deepEqual(unknown.configResources, []);
   });
 });
