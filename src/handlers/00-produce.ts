@@ -20,6 +20,7 @@ import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AppendReply, AppendRequest } from '../router/partition-data.js';
 import { clusterOf } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
+import { mergePartitions } from './partition-lookup.js';
 
 const ATTRIBUTES_OFFSET = 21;
 const BATCH_HEADER_BYTES = 61;
@@ -86,10 +87,13 @@ export const produceHandler = defineHandler({
     // Every partition of the request goes to the workers at once (one message per worker).
     const entries: AppendRequest[] = [];
     const pending: PendingAnswer[] = [];
-    const responses: ProduceResponseTopicProduceResponseInput[] = request.topicData.map((t) => {
+    // As Kafka, which keys the partitions by topic-partition: a topic named twice answers once,
+    // and of a partition named twice only the last copy's records are appended.
+    const merged = mergePartitions(request.topicData, (t) => (byId ? t.topicId : t.name), (t) => t.partitionData, (p) => p.index);
+    const responses: ProduceResponseTopicProduceResponseInput[] = merged.map(({ topic: t, partitions }) => {
       const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
       const answers: ProduceResponsePartitionProduceResponseInput[] = [];
-      for (const p of t.partitionData) {
+      for (const { entry: p } of partitions) {
         if (acks !== 0 && acks !== 1 && acks !== -1) {
           answers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS));
           continue;

@@ -24,6 +24,7 @@ import type { FetchContext, SessionPartition } from '../router/fetch-session-cac
 import { NO_OFFSET, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
+import { mergePartitions } from './partition-lookup.js';
 
 const READ_COMMITTED = 1;
 
@@ -142,8 +143,10 @@ export const fetchHandler = defineHandler({
       sessionId: request.sessionId,
       sessionEpoch: request.sessionEpoch,
       usesTopicIds: byId,
-      partitions: request.topics.flatMap((t) =>
-        t.partitions.map((p) => ({
+      // As Kafka, which keys the partitions by topic-partition: a partition named twice is read
+      // once, with its last copy's position, and answered once under its topic.
+      partitions: mergePartitions(request.topics, (t) => (byId ? t.topicId : t.topic), (t) => t.partitions, (p) => p.partition).flatMap(({ topic: t, partitions }) =>
+        partitions.map(({ entry: p }) => ({
           topicId: t.topicId,
           topic: byId ? (c.metadata.topicById(t.topicId)?.name ?? '') : t.topic,
           partition: p.partition,

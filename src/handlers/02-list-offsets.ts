@@ -7,7 +7,8 @@
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { answerPartitions, lookupPartition } from './partition-lookup.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
 
 export const listOffsetsHandler = defineHandler({
   request: ListOffsetsRequest,
@@ -16,13 +17,17 @@ export const listOffsetsHandler = defineHandler({
     const c = clusterOf(ctx);
     // Leader epochs are carried from version 4 on; older versions must leave the default.
     const withEpoch = ctx.header.requestApiVersion >= 4;
-    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
+    // Kafka answers each topic once and refuses a partition asked for more than once, since
+    // the copies may ask for different timestamps and one answer cannot serve them all.
+    const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p, copies }) => {
       const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+      if (copies > 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
       const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp);
       return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
     });
-    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },
 });

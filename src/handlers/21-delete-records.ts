@@ -5,19 +5,21 @@
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { answerPartitions, lookupPartition } from './partition-lookup.js';
+import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
 
 export const deleteRecordsHandler = defineHandler({
   request: DeleteRecordsRequest,
   response: DeleteRecordsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
+    // As Kafka: each topic answered once, and of a partition named twice the last offset wins.
+    const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p }) => {
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
       const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
       return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: reply.errorCode };
     });
-    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
+    return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },
 });

@@ -1,7 +1,9 @@
 /**
  * Resolves a (topic name, partition) of a request against the cluster metadata, as every
  * partition-level API does first: an unknown topic or a partition index outside the topic
- * answers UNKNOWN_TOPIC_OR_PARTITION for that partition only.
+ * answers UNKNOWN_TOPIC_OR_PARTITION for that partition only. Also how a request's partitions
+ * are answered: concurrently, and, for the APIs where Kafka keys them by topic-partition, each
+ * distinct partition once.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
@@ -27,4 +29,46 @@ export async function answerPartitions<T, P, R>(
   answer: (topic: T, partition: P) => Promise<R>,
 ): Promise<Array<{ topic: T; answers: R[] }>> {
   return Promise.all(topics.map(async (topic) => ({ topic, answers: await Promise.all(partitionsOf(topic).map((p) => answer(topic, p))) })));
+}
+
+/** One distinct partition of a request: the last of its copies, and how many copies there were. */
+export interface MergedPartition<P> {
+  readonly entry: P;
+  readonly copies: number;
+}
+
+export interface MergedTopic<T, P> {
+  /** The topic's first entry in the request (its name or id is the same in every entry). */
+  readonly topic: T;
+  readonly partitions: MergedPartition<P>[];
+}
+
+/**
+ * A request's topics and partitions as Kafka sees them once it has put them in a map keyed by
+ * topic-partition (ListOffsets, DeleteRecords, Produce, Fetch): a topic named in several entries
+ * answers once, each partition once, and a later copy of a partition replaces an earlier one
+ * (a map's put). Kept in the order of first appearance. `copies` lets ListOffsets refuse a
+ * duplicated partition with INVALID_REQUEST, as Kafka does, rather than pick one.
+ */
+export function mergePartitions<T, P>(
+  topics: readonly T[],
+  topicKey: (topic: T) => string,
+  partitionsOf: (topic: T) => readonly P[],
+  indexOf: (partition: P) => number,
+): MergedTopic<T, P>[] {
+  const merged = new Map<string, { topic: T; partitions: Map<number, { entry: P; copies: number }> }>();
+  for (const topic of topics) {
+    const key = topicKey(topic);
+    let into = merged.get(key);
+    if (into === undefined) {
+      into = { topic, partitions: new Map() };
+      merged.set(key, into);
+    }
+    for (const entry of partitionsOf(topic)) {
+      const index = indexOf(entry);
+      const seen = into.partitions.get(index);
+      into.partitions.set(index, { entry, copies: (seen?.copies ?? 0) + 1 });
+    }
+  }
+  return [...merged.values()].map(({ topic, partitions }) => ({ topic, partitions: [...partitions.values()] }));
 }

@@ -13,7 +13,7 @@ import * as M from '../../../src/protocol/messages/index.js';
 import { versions } from './admin-harness.js';
 import { batch, DataHarness } from './data-harness.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH } = ErrorCode;
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, INVALID_REQUEST } = ErrorCode;
 const LATEST = -1n;
 const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
@@ -116,5 +116,15 @@ describe('ListOffsets', () => {
       { topic: 't', answers: [[0, NONE, -1n, 0n, 0], [1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1], [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1]] },
       { topic: 'missing', answers: [[0, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1]] },
     ]);
+  });
+
+  test('a partition asked for twice is INVALID_REQUEST, once; a topic named twice is answered once', async () => {
+    const d = fresh();
+    await d.createTopic('t', 3);
+    const res = await listOffsets(d, 9, [
+      { name: 't', partitions: [{ partitionIndex: 0, timestamp: LATEST }, { partitionIndex: 1, timestamp: LATEST }, { partitionIndex: 0, timestamp: EARLIEST }] },
+      { name: 't', partitions: [{ partitionIndex: 2, timestamp: LATEST }, { partitionIndex: 1, timestamp: LATEST }] },
+    ]);
+    assert.deepEqual(res, [{ topic: 't', answers: [[0, INVALID_REQUEST, -1n, -1n, -1], [1, INVALID_REQUEST, -1n, -1n, -1], [2, NONE, -1n, 0n, 0]] }]);
   });
 });

@@ -155,4 +155,17 @@ describe('Produce', () => {
     assert.equal(total(s, 'sluice_produce_batch_records_count'), 1);
     assert.equal(total(s, 'sluice_produce_request_batches_sum'), 2);
   });
+
+  test('a partition named twice, the topic twice: one answer a partition, only the last copy appended', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    const res = await produce(d, 9, 1, [
+      { name: 't', partitionData: [{ index: 0, records: batch(['first', 'x']) }, { index: 0, records: batch(['last']) }] },
+      { name: 't', partitionData: [{ index: 1, records: batch(['one']) }] },
+    ]);
+    assert.deepEqual(res, [{ topic: 't', partitions: [[0, NONE, 0n], [1, NONE, 0n]] }]);
+    // One batch of one record at offset 0: the last copy's.
+    assert.deepEqual(stored(d, 't', 0), [[0n, 0]]);
+    assert.equal(readBatchHeader(d.owner.batchesOf({ topic: 't', partition: 0 })[0]!, 0)!.lastOffsetDelta, 0);
+  });
 });
