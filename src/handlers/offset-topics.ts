@@ -5,6 +5,7 @@
  * the cluster metadata first, answer for what does not exist themselves, hand the coordinator
  * the rest by name, and carry the ids back into its answer.
  */
+import type { MetadataImage } from '../cluster/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type {
   OffsetCommitRequestOffsetCommitRequestTopic,
@@ -19,18 +20,8 @@ import type {
 /** OffsetCommit v10 and OffsetFetch v10 name topics by id instead of by name. */
 export const FIRST_VERSION_WITH_TOPIC_IDS = 10;
 
-/** What these checks need to know of a topic. */
-export interface KnownTopic {
-  readonly name: string;
-  readonly topicId: string;
-  readonly partitionCount: number;
-}
-
-/** The cluster metadata's lookups (a `MetadataImage` is one). */
-export interface TopicLookup {
-  topic(name: string): KnownTopic | undefined;
-  topicById(topicId: string): KnownTopic | undefined;
-}
+/** The metadata image's topic lookups, all these checks need. */
+type TopicLookup = Pick<MetadataImage, 'topic' | 'topicById'>;
 
 type CommitTopicAnswer = OffsetCommitResponseOffsetCommitResponseTopicInput;
 

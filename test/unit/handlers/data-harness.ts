@@ -5,6 +5,7 @@
  * for the handlers to count into.
  */
 import assert from 'node:assert/strict';
+import { afterEach } from 'node:test';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import type { RegisteredApi } from '../../../src/handlers/handler.js';
@@ -15,6 +16,25 @@ import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
 import { call, exchange, harness, type Harness } from './admin-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
+
+/**
+ * A factory of fresh harnesses for one test file, each closed after its test; `beforeClose` runs
+ * first on each (a check every test must pass, such as every lease released).
+ */
+export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => undefined): () => DataHarness {
+  const open: DataHarness[] = [];
+  afterEach(() => {
+    for (const d of open.splice(0)) {
+      beforeClose(d);
+      d.close();
+    }
+  });
+  return () => {
+    const d = new DataHarness();
+    open.push(d);
+    return d;
+  };
+}
 
 export class DataHarness {
   readonly owner = new MemoryPartitions();

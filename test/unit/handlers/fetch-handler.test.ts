@@ -4,7 +4,7 @@
  * first batch, errors answered per partition beside partitions that read, every leased range
  * released once, and the bytes out counted for /metrics.
  */
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
@@ -12,25 +12,14 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
-import { batch, DataHarness } from './data-harness.js';
+import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
+import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH } = ErrorCode;
-const NO_SUCH_ID = 'AAAAAAAAAAAAAAAAAAAABw';
 const BY_ID = 13;
 const MIB = 1 << 20;
 
-const open: DataHarness[] = [];
-function fresh(): DataHarness {
-  const d = new DataHarness();
-  open.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of open.splice(0)) {
-    assert.equal(d.owner.outstandingLeases, 0, 'every range the owner leased was released');
-    d.close();
-  }
-});
+const fresh = dataHarnesses((d) => assert.equal(d.owner.outstandingLeases, 0, 'every range the owner leased was released'));
 
 async function append(d: DataHarness, topic: string, partition: number, records: Buffer): Promise<void> {
   const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
@@ -102,13 +91,13 @@ describe('Fetch', () => {
     const id = await d.createTopic('t');
     await append(d, 't', 0, batch(['a']));
     const res = await fetch(d, BY_ID, [
-      { topicId: NO_SUCH_ID, partitions: [{ partition: 0 }] },
+      { topicId: NO_SUCH_TOPIC_ID, partitions: [{ partition: 0 }] },
       { topicId: id, partitions: [{ partition: 0 }] },
     ]);
     assert.deepEqual(
       res.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.errorCode, p.highWatermark, p.records.length > 0])]),
       [
-        [NO_SUCH_ID, [[0, UNKNOWN_TOPIC_ID, -1n, false]]],
+        [NO_SUCH_TOPIC_ID, [[0, UNKNOWN_TOPIC_ID, -1n, false]]],
         [id, [[0, NONE, 1n, true]]],
       ],
     );

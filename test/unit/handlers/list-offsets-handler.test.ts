@@ -4,14 +4,14 @@
  * (FENCED_LEADER_EPOCH behind it, UNKNOWN_LEADER_EPOCH ahead), leader epochs answered from v4,
  * and topics or partitions the cluster does not have.
  */
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { versions } from './admin-harness.js';
-import { batch, DataHarness } from './data-harness.js';
+import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, INVALID_REQUEST } = ErrorCode;
 const LATEST = -1n;
@@ -22,15 +22,7 @@ const LATEST_TIERED = -5n;
 /** The first version carrying the client's current leader epoch and answering the offset's. */
 const WITH_EPOCH = 4;
 
-const open: DataHarness[] = [];
-function fresh(): DataHarness {
-  const d = new DataHarness();
-  open.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of open.splice(0)) d.close();
-});
+const fresh = dataHarnesses();
 
 async function append(d: DataHarness, topic: string, records: Buffer): Promise<void> {
   const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });

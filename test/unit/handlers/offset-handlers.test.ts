@@ -16,10 +16,10 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
+import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION: UNKNOWN_TP, UNKNOWN_TOPIC_ID, GROUP_ID_NOT_FOUND, ILLEGAL_GENERATION, COORDINATOR_NOT_AVAILABLE } = ErrorCode;
 /** An id no topic has: the harness's topics get random ones. */
-const NO_SUCH_ID = 'AAAAAAAAAAAAAAAAAAAABw';
 
 /** `__consumer_offsets` in memory; `failAppends` makes every append fail as a full disk would. */
 class MemoryGroupLog implements CoordinatorLog {
@@ -81,13 +81,13 @@ describe('OffsetCommit', () => {
     assert.deepEqual(
       await commit(h, 10, [
         { topicId: id, partitions: [part(0), part(1), part(7)] },
-        { topicId: NO_SUCH_ID, partitions: [part(0), part(1)] },
+        { topicId: NO_SUCH_TOPIC_ID, partitions: [part(0), part(1)] },
         { topicId: ZERO_UUID, partitions: [part(0)] },
       ]),
       // Refused partitions come first, each in its topic's entry, as Kafka's response builder puts them.
       [
         [id, [[7, UNKNOWN_TP], [0, NONE], [1, NONE]]],
-        [NO_SUCH_ID, [[0, UNKNOWN_TOPIC_ID], [1, UNKNOWN_TOPIC_ID]]],
+        [NO_SUCH_TOPIC_ID, [[0, UNKNOWN_TOPIC_ID], [1, UNKNOWN_TOPIC_ID]]],
         [ZERO_UUID, [[0, UNKNOWN_TOPIC_ID]]],
       ],
     );
@@ -120,8 +120,8 @@ describe('OffsetCommit', () => {
       ['missing', [[0, UNKNOWN_TP]]],
       ['t', [[0, ILLEGAL_GENERATION]]],
     ]);
-    assert.deepEqual(await commit(h, 10, [{ topicId: NO_SUCH_ID, partitions: [part(0)] }, { topicId: id, partitions: [part(0)] }], stale), [
-      [NO_SUCH_ID, [[0, UNKNOWN_TOPIC_ID]]],
+    assert.deepEqual(await commit(h, 10, [{ topicId: NO_SUCH_TOPIC_ID, partitions: [part(0)] }, { topicId: id, partitions: [part(0)] }], stale), [
+      [NO_SUCH_TOPIC_ID, [[0, UNKNOWN_TOPIC_ID]]],
       [id, [[0, GROUP_ID_NOT_FOUND]]],
     ]);
     // Nothing that exists: no group check, and no simple group left behind.
@@ -150,9 +150,9 @@ describe('OffsetCommit', () => {
     const h = fresh(log);
     const id = await createTopic(h, 't', 1);
     log.failAppends = true;
-    assert.deepEqual(await commit(h, 10, [{ topicId: id, partitions: [part(0), part(3)] }, { topicId: NO_SUCH_ID, partitions: [part(0)] }]), [
+    assert.deepEqual(await commit(h, 10, [{ topicId: id, partitions: [part(0), part(3)] }, { topicId: NO_SUCH_TOPIC_ID, partitions: [part(0)] }]), [
       [id, [[3, UNKNOWN_TP], [0, COORDINATOR_NOT_AVAILABLE]]],
-      [NO_SUCH_ID, [[0, UNKNOWN_TOPIC_ID]]],
+      [NO_SUCH_TOPIC_ID, [[0, UNKNOWN_TOPIC_ID]]],
     ]);
   });
 });
@@ -164,7 +164,7 @@ describe('OffsetFetch', () => {
     await commit(h, 9, [{ name: 't', partitions: [part(0, 11n)] }]);
     assert.deepEqual(
       await fetchGroup(h, 10, [
-        { topicId: NO_SUCH_ID, partitionIndexes: [0] },
+        { topicId: NO_SUCH_TOPIC_ID, partitionIndexes: [0] },
         { topicId: id, partitionIndexes: [0, 1, 7] },
         { topicId: ZERO_UUID, partitionIndexes: [] },
       ]),
@@ -173,7 +173,7 @@ describe('OffsetFetch', () => {
         // Kafka answers the ids it knows first, in request order, then the others.
         topics: [
           [id, [[0, 11n, NONE], [1, -1n, NONE], [7, -1n, NONE]]],
-          [NO_SUCH_ID, [[0, -1n, UNKNOWN_TOPIC_ID]]],
+          [NO_SUCH_TOPIC_ID, [[0, -1n, UNKNOWN_TOPIC_ID]]],
           [ZERO_UUID, []],
         ],
       },
@@ -227,8 +227,8 @@ describe('OffsetFetch', () => {
       10,
       {
         groups: [
-          { groupId: 'cg', memberId, memberEpoch: epoch + 1, topics: [{ topicId: NO_SUCH_ID, partitionIndexes: [0] }, { topicId: id, partitionIndexes: [0] }] },
-          { groupId: 'cg', memberId, memberEpoch: epoch, topics: [{ topicId: NO_SUCH_ID, partitionIndexes: [0] }, { topicId: id, partitionIndexes: [0] }] },
+          { groupId: 'cg', memberId, memberEpoch: epoch + 1, topics: [{ topicId: NO_SUCH_TOPIC_ID, partitionIndexes: [0] }, { topicId: id, partitionIndexes: [0] }] },
+          { groupId: 'cg', memberId, memberEpoch: epoch, topics: [{ topicId: NO_SUCH_TOPIC_ID, partitionIndexes: [0] }, { topicId: id, partitionIndexes: [0] }] },
         ],
       },
       h.cluster,
@@ -237,7 +237,7 @@ describe('OffsetFetch', () => {
       res.groups.map((g) => [g.errorCode, g.topics.map((t) => [t.topicId, t.partitions.map((p) => [p.committedOffset, p.errorCode])])]),
       [
         [ErrorCode.STALE_MEMBER_EPOCH, []],
-        [NONE, [[id, [[21n, NONE]]], [NO_SUCH_ID, [[-1n, UNKNOWN_TOPIC_ID]]]]],
+        [NONE, [[id, [[21n, NONE]]], [NO_SUCH_TOPIC_ID, [[-1n, UNKNOWN_TOPIC_ID]]]]],
       ],
     );
   });

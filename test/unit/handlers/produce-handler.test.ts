@@ -3,7 +3,7 @@
  * behind -1), acks values Kafka refuses, topics and partitions the cluster does not have, by
  * name and by id (v13), transactional batches refused, and what the handler counts for /metrics.
  */
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
@@ -12,22 +12,13 @@ import * as M from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch, readBatchHeader } from '../../../src/protocol/records/index.js';
 import { total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
-import { batch, DataHarness } from './data-harness.js';
+import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
+import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, INVALID_TXN_STATE, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE } = ErrorCode;
-/** An id no topic has: the harness's topics get random ones. */
-const NO_SUCH_ID = 'AAAAAAAAAAAAAAAAAAAABw';
 const BY_ID = 13;
 
-const open: DataHarness[] = [];
-function fresh(): DataHarness {
-  const d = new DataHarness();
-  open.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of open.splice(0)) d.close();
-});
+const fresh = dataHarnesses();
 
 type Partition = M.ProduceRequestPartitionProduceDataInput;
 type Topic = { name?: string; topicId?: string; partitionData: Partition[] };
@@ -71,11 +62,11 @@ describe('Produce', () => {
     const id = await d.createTopic('t');
     const res = await produce(d, BY_ID, 1, [
       { topicId: id, partitionData: [{ index: 0, records: batch(['x']) }] },
-      { topicId: NO_SUCH_ID, partitionData: [{ index: 0, records: batch(['y']) }] },
+      { topicId: NO_SUCH_TOPIC_ID, partitionData: [{ index: 0, records: batch(['y']) }] },
     ]);
     assert.deepEqual(res, [
       { topic: id, partitions: [[0, NONE, 0n]] },
-      { topic: NO_SUCH_ID, partitions: [[0, UNKNOWN_TOPIC_ID, -1n]] },
+      { topic: NO_SUCH_TOPIC_ID, partitions: [[0, UNKNOWN_TOPIC_ID, -1n]] },
     ]);
     assert.equal(stored(d, 't').length, 1);
   });
