@@ -15,6 +15,7 @@ import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
+import { LocalMetadataWriter } from '../cluster/local-metadata-writer.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
@@ -133,7 +134,7 @@ export class Broker {
       const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
       const controller = new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!));
       const configs = new ConfigResolver(config.staticSettings, controller);
-      const admin = new TopicAdmin(controller, configs, partitions, {
+      const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
         numPartitions: config.numPartitions,
         replicationFactor: config.defaultReplicationFactor,
         deleteTopicEnable: config.deleteTopicEnable,

@@ -43,6 +43,34 @@ export interface BrokerConfig {
   readonly metricsLagMaxPartitions: number;
   /** Every key set explicitly (validated): DescribeConfigs reports them as STATIC_BROKER_CONFIG. */
   readonly staticSettings: ReadonlyMap<string, string>;
+  /** Set when `zookeeper.connect` is: the broker is a member of a ZooKeeper-coordinated cluster. */
+  readonly cluster: ClusterMemberConfig | null;
+}
+
+/** What a cluster member reads beyond a single broker's keys (Kafka's ZooKeeper-era broker keys). */
+export interface ClusterMemberConfig {
+  readonly zookeeperConnect: string;
+  readonly zookeeperSessionTimeoutMs: number;
+  readonly zookeeperConnectionTimeoutMs: number;
+  /** `broker.rack`. */
+  readonly rack: string | null;
+  readonly numReplicaFetchers: number;
+  readonly replicaFetchMaxBytes: number;
+  readonly replicaFetchResponseMaxBytes: number;
+  readonly replicaFetchWaitMaxMs: number;
+  readonly replicaFetchMinBytes: number;
+  readonly replicaFetchBackoffMs: number;
+  readonly replicaLagTimeMaxMs: number;
+  readonly replicaSocketTimeoutMs: number;
+  readonly controllerSocketTimeoutMs: number;
+  readonly controlledShutdownEnable: boolean;
+  readonly controlledShutdownMaxRetries: number;
+  readonly controlledShutdownRetryBackoffMs: number;
+  readonly offsetsTopicReplicationFactor: number;
+  readonly uncleanLeaderElectionEnable: boolean;
+  readonly autoLeaderRebalanceEnable: boolean;
+  readonly leaderImbalanceCheckIntervalMs: number;
+  readonly leaderImbalancePerBrokerPercentage: number;
 }
 
 export class ConfigError extends Error {
@@ -192,8 +220,41 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
+      cluster: clusterMember(values),
     },
     unknownKeys,
+  };
+}
+
+function clusterMember(values: Values): ClusterMemberConfig | null {
+  const connect = values.raw('zookeeper.connect');
+  if (connect === undefined || connect === '') return null;
+  if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect)) throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
+  const sessionTimeoutMs = values.int('zookeeper.session.timeout.ms');
+  const inter = values.raw('inter.broker.listener.name');
+  if (inter !== undefined && inter !== 'PLAINTEXT') throw new ConfigError('inter.broker.listener.name', `'${inter}' is not a listener of this broker (PLAINTEXT)`);
+  return {
+    zookeeperConnect: connect,
+    zookeeperSessionTimeoutMs: sessionTimeoutMs,
+    zookeeperConnectionTimeoutMs: values.raw('zookeeper.connection.timeout.ms') === undefined ? sessionTimeoutMs : values.int('zookeeper.connection.timeout.ms'),
+    rack: values.raw('broker.rack') ?? null,
+    numReplicaFetchers: values.int('num.replica.fetchers'),
+    replicaFetchMaxBytes: values.int('replica.fetch.max.bytes'),
+    replicaFetchResponseMaxBytes: values.int('replica.fetch.response.max.bytes'),
+    replicaFetchWaitMaxMs: values.int('replica.fetch.wait.max.ms'),
+    replicaFetchMinBytes: values.int('replica.fetch.min.bytes'),
+    replicaFetchBackoffMs: values.int('replica.fetch.backoff.ms'),
+    replicaLagTimeMaxMs: values.int('replica.lag.time.max.ms'),
+    replicaSocketTimeoutMs: values.int('replica.socket.timeout.ms'),
+    controllerSocketTimeoutMs: values.int('controller.socket.timeout.ms'),
+    controlledShutdownEnable: values.bool('controlled.shutdown.enable'),
+    controlledShutdownMaxRetries: values.int('controlled.shutdown.max.retries'),
+    controlledShutdownRetryBackoffMs: values.int('controlled.shutdown.retry.backoff.ms'),
+    offsetsTopicReplicationFactor: values.int('offsets.topic.replication.factor'),
+    uncleanLeaderElectionEnable: values.bool('unclean.leader.election.enable'),
+    autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
+    leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
+    leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),
   };
 }
 

@@ -1,12 +1,13 @@
 /**
- * Topic and configuration changes of the single broker, with Kafka's checks and error codes:
- * the metadata change is persisted first, then the partition owners are told (through
- * `PartitionAdmin`), as Kafka's brokers act on the controller's records. Changes run one at a
- * time, so two concurrent requests cannot both create the same topic.
+ * Topic and configuration changes, with Kafka's checks and error codes, handed once valid to the
+ * `MetadataWriter` (the single broker's own controller, or ZooKeeper in a cluster), which applies
+ * them to the partition owners or lets the controller do so. Changes run one at a time on this
+ * broker, so two concurrent requests to it cannot both create the same topic.
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { PartitionAdmin, TopicRef } from './partition-admin.js';
-import type { LocalController } from './local-controller.js';
+import type { PartitionAdmin } from './partition-admin.js';
+import type { MetadataWriter } from './metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
@@ -49,22 +50,18 @@ export interface CreatedTopic extends AdminResult {
 /** Kafka refuses more partitions than this in one request. */
 const MAX_PARTITIONS_PER_REQUEST = 10_000;
 
-function ref(t: TopicImage): TopicRef {
-  return { name: t.name, topicId: t.topicId };
-}
-
 export class TopicAdmin {
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly controller: LocalController,
+    private readonly writer: MetadataWriter,
     readonly configs: ConfigResolver,
     readonly partitions: PartitionAdmin,
     private readonly defaults: TopicDefaults,
   ) {}
 
   get metadata(): MetadataImage {
-    return this.controller.image;
+    return this.writer.image;
   }
 
   /** Runs changes one after another; a failed change does not block the next. */
@@ -74,10 +71,20 @@ export class TopicAdmin {
     return run;
   }
 
-  /** Opens (creating if missing) every partition log the metadata lists: called at start-up. */
+  /** Opens (creating if missing) every partition log the metadata lists: a single broker's start-up. */
   async openAll(): Promise<void> {
     for (const t of this.metadata.topics()) {
-      await this.partitions.createPartitions(ref(t), t.partitions, this.configs.effectiveTopicConfig(t));
+      await this.partitions.createPartitions({ name: t.name, topicId: t.topicId }, t.partitions, this.configs.effectiveTopicConfig(t));
+    }
+  }
+
+  /** Runs a writer change, answering its failure with the error code it carries. */
+  private async apply(change: () => Promise<void>): Promise<AdminResult> {
+    try {
+      await change();
+      return OK;
+    } catch (err) {
+      return fail(kafkaErrorCode(err), (err as Error).message);
     }
   }
 
@@ -85,16 +92,17 @@ export class TopicAdmin {
     return this.serialize(async () => {
       const checked = this.checkNewTopic(spec);
       if ('errorCode' in checked) return { ...checked, topic: null, replicationFactor: -1 };
-      const topic = this.controller.proposeTopic(spec.name, randomUuid(), checked.partitions, checked.configs);
-      if (validateOnly) return { ...OK, topic, replicationFactor: checked.replicationFactor };
-      const created = this.controller.createTopic(topic);
+      const assignments = spec.assignments.length > 0 ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds) : null;
+      let topic: TopicImage;
       try {
-        await this.partitions.createPartitions(ref(created), created.partitions, this.configs.effectiveTopicConfig(created));
+        topic = this.writer.proposeTopic(spec.name, randomUuid(), checked.partitions, checked.replicationFactor, checked.configs, assignments);
       } catch (err) {
-        this.controller.removeTopic(created.name);
-        return { ...fail(ErrorCode.KAFKA_STORAGE_ERROR, `creating the partition logs failed: ${String(err)}`), topic: null, replicationFactor: -1 };
+        return { ...fail(kafkaErrorCode(err), (err as Error).message), topic: null, replicationFactor: -1 };
       }
-      return { ...OK, topic: created, replicationFactor: checked.replicationFactor };
+      if (validateOnly) return { ...OK, topic, replicationFactor: checked.replicationFactor };
+      const result = await this.apply(() => this.writer.createTopic(topic));
+      if (result.errorCode !== ErrorCode.NONE) return { ...result, topic: null, replicationFactor: -1 };
+      return { ...OK, topic: this.metadata.topic(topic.name) ?? topic, replicationFactor: checked.replicationFactor };
     });
   }
 
@@ -147,11 +155,12 @@ export class TopicAdmin {
     if (indexes.some((p, i) => p !== i)) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
     }
+    const replicationFactor = spec.assignments[0]!.brokerIds.length;
     for (const a of spec.assignments) {
-      const problem = this.checkReplicas(a.brokerIds, 1);
+      const problem = this.checkReplicas(a.brokerIds, replicationFactor);
       if (problem !== null) return problem;
     }
-    return { partitions: spec.assignments.length, replicationFactor: 1 };
+    return { partitions: spec.assignments.length, replicationFactor };
   }
 
   private checkReplicas(brokerIds: readonly number[], expected: number): AdminResult | null {
@@ -160,8 +169,12 @@ export class TopicAdmin {
     if (unknown !== undefined) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${unknown}, but no such broker is registered.`);
     }
+    const repeated = brokerIds.find((b, i) => brokerIds.indexOf(b) !== i);
+    if (repeated !== undefined) {
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${repeated} more than once.`);
+    }
     if (brokerIds.length !== expected) {
-      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${brokerIds[0]} more than once.`);
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes a partition with ${brokerIds.length} replica(s), but this is not consistent with previous partitions, which have ${expected} replica(s).`);
     }
     return null;
   }
@@ -170,9 +183,7 @@ export class TopicAdmin {
     return this.serialize(async () => {
       if (!this.defaults.deleteTopicEnable) return fail(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
       if (this.metadata.topic(topic.name)?.topicId !== topic.topicId) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
-      this.controller.removeTopic(topic.name);
-      await this.partitions.deleteTopic(ref(topic), topic.partitionCount);
-      return OK;
+      return this.apply(() => this.writer.deleteTopic(topic));
     });
   }
 
@@ -203,14 +214,12 @@ export class TopicAdmin {
           );
         }
         for (const a of assignments) {
-          const problem = this.checkReplicas(a, 1);
+          const problem = this.checkReplicas(a, topic.partitions[0]!.replicas.length);
           if (problem !== null) return problem;
         }
       }
       if (validateOnly) return OK;
-      const grown = this.controller.addPartitions(name, count);
-      await this.partitions.createPartitions(ref(grown), grown.partitions.slice(topic.partitionCount), this.configs.effectiveTopicConfig(grown));
-      return OK;
+      return this.apply(() => this.writer.addPartitions(topic, count, assignments));
     });
   }
 
@@ -221,29 +230,16 @@ export class TopicAdmin {
       if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
       const problem = checkTopicOverrides(overrides);
       if (problem !== null || validateOnly) return problem ?? OK;
-      const updated = this.controller.setTopicConfigs(name, overrides);
-      await this.partitions.updateTopicConfig(ref(updated), updated.partitionCount, this.configs.effectiveTopicConfig(updated));
-      return OK;
+      return this.apply(() => this.writer.setTopicConfigs(topic, overrides));
     });
   }
 
-  /**
-   * Replaces the dynamic configs of a broker resource. Topic defaults follow broker `log.*`
-   * keys, so topics whose effective configuration changes are reconfigured live.
-   */
+  /** Replaces the dynamic configs of a broker resource. */
   setBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
     return this.serialize(async () => {
       const problem = checkDynamicBrokerConfigs(configs);
       if (problem !== null || validateOnly) return problem ?? OK;
-      const topics = this.metadata.topics();
-      const before = topics.map((t) => this.configs.effectiveTopicConfig(t));
-      this.controller.setDynamicConfigs(scope, configs);
-      for (const [i, t] of topics.entries()) {
-        const after = this.configs.effectiveTopicConfig(t);
-        const changed = [...after].some(([k, v]) => before[i]!.get(k) !== v);
-        if (changed) await this.partitions.updateTopicConfig(ref(t), t.partitionCount, after);
-      }
-      return OK;
+      return this.apply(() => this.writer.setDynamicConfigs(scope, configs));
     });
   }
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
 import { LocalController } from '../../../src/cluster/local-controller.js';
+import { LocalMetadataWriter } from '../../../src/cluster/local-metadata-writer.js';
 import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
 import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
 import { MetadataStore } from '../../../src/cluster/metadata-store.js';
@@ -93,7 +94,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
-  const admin = new TopicAdmin(controller, configs, partitions, {
+  const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
     deleteTopicEnable: options.deleteEnable ?? true,

@@ -1,0 +1,108 @@
+/**
+ * A cluster member's metadata image, as Kafka's ZooKeeper-era `MetadataCache`: the controller's
+ * UpdateMetadata requests bring the live brokers and partition states, and topic and broker
+ * configs come from ZooKeeper's `/config` znodes. Each change builds the next immutable image, so
+ * readers always see one consistent cluster. UpdateMetadata is incremental: partitions it names
+ * replace the ones held, a partition named with the "being deleted" leader leaves the image, the
+ * rest stay. Owned by the main thread.
+ */
+import {
+  MetadataImage,
+  topicImage,
+  type BrokerRegistration,
+  type DynamicScope,
+  type MetadataSource,
+  type PartitionRegistration,
+  type TopicImage,
+} from './metadata-image.js';
+
+/** Kafka's `LeaderAndIsr.LeaderDuringDelete`: the controller names a partition being deleted with it. */
+export const LEADER_DURING_DELETE = -2;
+
+export interface PartitionUpdate {
+  readonly topic: string;
+  /** Kafka's UUID text form; the zero UUID when the controller's version carries none. */
+  readonly topicId: string;
+  readonly partition: PartitionRegistration;
+}
+
+export interface MetadataUpdate {
+  readonly controllerId: number;
+  readonly controllerEpoch: number;
+  readonly brokers: readonly BrokerRegistration[];
+  readonly partitions: readonly PartitionUpdate[];
+}
+
+interface HeldTopic {
+  readonly topicId: string;
+  readonly partitions: Map<number, PartitionRegistration>;
+}
+
+export class ClusterMetadataCache implements MetadataSource {
+  private current: MetadataImage;
+  private controllerEpoch = 0;
+  private readonly held = new Map<string, HeldTopic>();
+  private readonly topicConfigs = new Map<string, ReadonlyMap<string, string>>();
+  private dynamic: Record<DynamicScope, ReadonlyMap<string, string>> = { clusterDefault: new Map(), node: new Map() };
+  private brokers: readonly BrokerRegistration[] = [];
+  private controllerId = -1;
+
+  constructor(private readonly clusterId: string) {
+    this.current = this.build();
+  }
+
+  get image(): MetadataImage {
+    return this.current;
+  }
+
+  /** The epoch of the controller whose update was applied last (older controllers are refused). */
+  get latestControllerEpoch(): number {
+    return this.controllerEpoch;
+  }
+
+  /** Applies an UpdateMetadata; the caller has checked the controller epoch. Returns the topics whose partitions changed. */
+  applyUpdate(update: MetadataUpdate): Set<string> {
+    this.controllerEpoch = update.controllerEpoch;
+    this.controllerId = update.controllerId;
+    this.brokers = update.brokers;
+    const changed = new Set<string>();
+    for (const { topic, topicId, partition } of update.partitions) {
+      changed.add(topic);
+      let held = this.held.get(topic);
+      if (partition.leader === LEADER_DURING_DELETE) {
+        held?.partitions.delete(partition.partition);
+        if (held !== undefined && held.partitions.size === 0) this.held.delete(topic);
+        continue;
+      }
+      if (held === undefined || held.topicId !== topicId) {
+        held = { topicId, partitions: new Map() };
+        this.held.set(topic, held);
+      }
+      held.partitions.set(partition.partition, partition);
+    }
+    this.current = this.build();
+    return changed;
+  }
+
+  setTopicConfigs(topic: string, overrides: ReadonlyMap<string, string>): void {
+    this.topicConfigs.set(topic, overrides);
+    this.current = this.build();
+  }
+
+  setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): void {
+    this.dynamic = { ...this.dynamic, [scope]: configs };
+    this.current = this.build();
+  }
+
+  private build(): MetadataImage {
+    const topics: TopicImage[] = [];
+    for (const [name, held] of this.held) {
+      const sorted = [...held.partitions.values()].sort((a, b) => a.partition - b.partition);
+      // A topic is shown once its partitions are contiguous from 0: mid-creation updates can
+      // arrive in pieces, and a gap would make the image refuse it.
+      if (sorted.some((p, i) => p.partition !== i)) continue;
+      topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
+    }
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic });
+  }
+}
