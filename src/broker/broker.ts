@@ -23,7 +23,7 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/produce
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
-import { HANDLERS } from '../handlers/index.js';
+import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
@@ -37,6 +37,10 @@ import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
+import { ClusterMember } from './cluster-member.js';
+import { replicaLogs } from './replica-logs-adapter.js';
+import { randomUuid } from '../common/uuid.js';
+import type { MetadataSource } from '../cluster/metadata-image.js';
 import { MetricsServer } from './metrics-server.js';
 
 export interface BrokerStartOptions {
@@ -66,6 +70,7 @@ export class Broker {
     readonly port: number,
     /** The `/metrics` endpoint, when `metrics.listener` is set. */
     readonly metrics: MetricsServer | null,
+    private readonly member: ClusterMember | null,
   ) {}
 
   get bootstrap(): string {
@@ -82,7 +87,9 @@ export class Broker {
     const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
 
-    const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, config.clusterId);
+    // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
+    const member = config.cluster === null ? null : await ClusterMember.connect(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
+    const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, member?.clusterId ?? config.clusterId);
     const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
     const workerOptions: PartitionWorkerOptions = {
       logDirs: config.logDirs,
@@ -105,7 +112,7 @@ export class Broker {
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
     let metricsServer: MetricsServer | null = null;
-    const registry = new HandlerRegistry(HANDLERS);
+    const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
     const listener = new Listener(
       new RequestDispatcher(registry, logger('handlers'), metrics, () => {
@@ -128,32 +135,43 @@ export class Broker {
       bound = await listener.listen(config.listenerHost, config.listenerPort);
     } catch (err) {
       await partitions.close();
+      await member?.close();
       throw err;
     }
     try {
       const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
-      const controller = new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!));
-      const configs = new ConfigResolver(config.staticSettings, controller);
-      const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
+      const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
+      const metadata: MetadataSource = local ?? member!.cache;
+      const configs = new ConfigResolver(config.staticSettings, metadata);
+      const writer = local !== null ? new LocalMetadataWriter(local, partitions, configs) : member!.writer(node.nodeId);
+      const admin = new TopicAdmin(writer, configs, partitions, {
         numPartitions: config.numPartitions,
         replicationFactor: config.defaultReplicationFactor,
         deleteTopicEnable: config.deleteTopicEnable,
       });
-      await admin.openAll();
+      // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
+      if (local !== null) await admin.openAll();
       const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
-        log: new InternalTopicLog(offsetsTopicSpec(config.offsetsTopicNumPartitions), internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions)),
+        log: new InternalTopicLog(
+          offsetsTopicSpec(config.offsetsTopicNumPartitions),
+          internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, config.cluster?.offsetsTopicReplicationFactor ?? 1),
+        ),
         numPartitions: config.offsetsTopicNumPartitions,
         config: config.groupCoordinator,
-        leads: (p) => controller.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
+        leads: (p) => metadata.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
         logger: groupLogger,
       });
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       groups.onLeadership();
+      const coordinators = groups;
+      member?.prepare(node, config.deleteTopicEnable, replicaLogs(partitions), configs, (topics) => {
+        if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
+      }, logger);
       cluster = {
         nodeId: node.nodeId,
         get metadata() {
-          return controller.image;
+          return metadata.image;
         },
         admin,
         configs,
@@ -161,12 +179,13 @@ export class Broker {
         partitions,
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
         purgatory,
-        producerIds: new ProducerIdManager(new LocalProducerIdBlocks(config.logDirs[0]!)),
+        producerIds: new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!)),
         groups,
+        membership: member?.membership() ?? null,
       };
+      // Registering invites the controller's requests, which need everything above.
+      await member?.join(node, config.cluster!.rack);
       if (config.metricsListener !== null) {
-        // A const the closure below sees as non-null.
-        const coordinators = groups;
         const metricsLog = logger('metrics');
         const scraper = new MetricsScraper(
           {
@@ -180,9 +199,10 @@ export class Broker {
         metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: controller.image.topics().length, workers: host.size });
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
       await listener.close();
+      await member?.close();
       await partitions.close();
       throw err;
     }
@@ -190,12 +210,14 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer);
+    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
     clearInterval(this.checkpointTimer);
+    // Leaderships move away while this broker still serves, so clients lose nothing acknowledged.
+    await this.member?.controlledShutdown();
     const closing = this.listener.close();
     // Long-poll fetches answer now with what they have, and parked JoinGroup/SyncGroup requests
     // learn NOT_COORDINATOR, so every connection can drain.
@@ -204,6 +226,7 @@ export class Broker {
     await closing;
     // Scrapes ask the workers, so the endpoint goes before them.
     await this.metrics?.close();
+    await this.member?.close();
     await this.partitions.close();
   }
 }

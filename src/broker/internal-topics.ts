@@ -27,12 +27,12 @@ export function offsetsTopicSpec(numPartitions: number): InternalTopicSpec {
   };
 }
 
-export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService): InternalTopicPartitions {
+export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService, replicationFactor: number): InternalTopicPartitions {
   return {
     exists: () => admin.metadata.topic(topic) !== undefined,
     create: (numPartitions, configs) =>
       admin.createTopic(
-        { name: topic, numPartitions, replicationFactor: -1, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
+        { name: topic, numPartitions, replicationFactor, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
         false,
       ),
     append: async (partition, batch) => {

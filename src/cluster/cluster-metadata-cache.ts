@@ -80,18 +80,46 @@ export class ClusterMetadataCache implements MetadataSource {
       }
       held.partitions.set(partition.partition, partition);
     }
-    this.current = this.build();
+    this.replace();
     return changed;
   }
 
   setTopicConfigs(topic: string, overrides: ReadonlyMap<string, string>): void {
     this.topicConfigs.set(topic, overrides);
-    this.current = this.build();
+    this.replace();
   }
 
   setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): void {
     this.dynamic = { ...this.dynamic, [scope]: configs };
+    this.replace();
+  }
+
+  /**
+   * Resolves once `ready` holds for the current image, or with false after `timeoutMs`: a
+   * member's admin request waits so for the controller's answer to reach it.
+   */
+  waitUntil(ready: (image: MetadataImage) => boolean, timeoutMs: number): Promise<boolean> {
+    if (ready(this.current)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = (): void => {
+        if (!ready(this.current)) return;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  private readonly waiters = new Set<() => void>();
+
+  private replace(): void {
     this.current = this.build();
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   private build(): MetadataImage {

@@ -6,6 +6,7 @@
 import type { MetadataImage } from '../cluster/metadata-image.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
+import type { ClusterMembership } from '../cluster/replica-control.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { FetchPurgatory } from '../router/fetch-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
@@ -30,6 +31,13 @@ export interface ClusterContext {
   readonly producerIds: ProducerIdManager;
   /** The classic group coordinators (one per `__consumer_offsets` partition). */
   readonly groups: GroupCoordinatorService;
+  /** Set on a member of a ZooKeeper-coordinated cluster: where the inter-broker requests go. */
+  readonly membership: ClusterMembership | null;
+}
+
+export function membershipOf(c: ClusterContext): ClusterMembership {
+  if (c.membership === null) throw new Error('an inter-broker request reached a broker that is not a cluster member: its handler is registered only on members');
+  return c.membership;
 }
 
 /** Kafka's "authorized operations not requested" marker. */

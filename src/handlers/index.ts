@@ -32,6 +32,11 @@ import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js'
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { listConfigResourcesHandler } from './74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
+import { leaderAndIsrHandler } from './04-leader-and-isr.js';
+import { stopReplicaHandler } from './05-stop-replica.js';
+import { updateMetadataHandler } from './06-update-metadata.js';
+import { controlledShutdownHandler } from './07-controlled-shutdown.js';
+import { alterPartitionHandler } from './56-alter-partition.js';
 
 export const HANDLERS: readonly RegisteredApi[] = [
   produceHandler,
@@ -67,3 +72,6 @@ export const HANDLERS: readonly RegisteredApi[] = [
   listConfigResourcesHandler,
   describeTopicPartitionsHandler,
 ];
+
+/** Kafka's ZooKeeper-era inter-broker APIs: registered (and advertised) only on cluster members. */
+export const CLUSTER_HANDLERS: readonly RegisteredApi[] = [leaderAndIsrHandler, stopReplicaHandler, updateMetadataHandler, controlledShutdownHandler, alterPartitionHandler];

@@ -1,0 +1,196 @@
+/**
+ * The parts of a broker that exist only in a ZooKeeper-coordinated cluster, wired together: the
+ * ZooKeeper session and Kafka's layout in it, the broker's registration (its epoch is the
+ * znode's czxid), the controller every member runs for election, the metadata cache the
+ * controller feeds, the replica manager and fetchers, the ISR change sender, config watching and
+ * producer-id blocks. `connect` comes first (the cluster id decides how log dirs are formatted);
+ * `join` last, once the listener serves requests, because registering invites the controller's.
+ */
+import type { Logger } from '../common/logger.js';
+import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
+import type { ConfigResolver } from '../cluster/config-resolver.js';
+import type { ClusterMembership } from '../cluster/replica-control.js';
+import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/producer-id-manager.js';
+import { ZkController } from '../controller/zk-controller.js';
+import { ControllerClient } from '../member/controller-client.js';
+import { IsrChangeSender } from '../member/isr-change-sender.js';
+import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
+import type { ReplicaLogs } from '../member/replica-logs.js';
+import { ReplicaManager } from '../member/replica-manager.js';
+import { ZkMetadataWriter } from '../member/zk-metadata-writer.js';
+import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { KafkaZkClient } from '../zk/kafka-zk-client.js';
+import type { ClusterMemberConfig } from './config.js';
+
+/** How long an admin request waits for the controller's answer to reach this broker. */
+const ADMIN_WAIT_MS = 30_000;
+/** Kafka's producer-id block size. */
+const PRODUCER_ID_BLOCK_SIZE = 1000;
+
+export interface MemberIdentity {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export class ClusterMember {
+  readonly cache: ClusterMetadataCache;
+  private brokerEpoch = -1n;
+  private controller: ZkController | null = null;
+  private replicaManager: ReplicaManager | null = null;
+  private fetchers: ReplicaFetcherManager | null = null;
+  private isrSender: IsrChangeSender | null = null;
+  private controllerClient: ControllerClient | null = null;
+  private selfId = -1;
+
+  private constructor(
+    private readonly zk: KafkaZkClient,
+    readonly clusterId: string,
+    private readonly config: ClusterMemberConfig,
+    private readonly log: Logger,
+  ) {
+    this.cache = new ClusterMetadataCache(clusterId);
+  }
+
+  /** Connects to ZooKeeper, creates Kafka's top-level paths and reads (or sets) the cluster id. */
+  static async connect(config: ClusterMemberConfig, proposedClusterId: string, log: Logger): Promise<ClusterMember> {
+    const zk = await KafkaZkClient.connect({
+      connect: config.zookeeperConnect,
+      sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
+      connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+    });
+    try {
+      await zk.createTopLevelPaths();
+      const clusterId = await zk.getOrCreateClusterId(proposedClusterId);
+      return new ClusterMember(zk, clusterId, config, log);
+    } catch (err) {
+      await zk.close();
+      throw err;
+    }
+  }
+
+  writer(nodeId: number): ZkMetadataWriter {
+    return new ZkMetadataWriter(this.zk, this.cache, nodeId, ADMIN_WAIT_MS);
+  }
+
+  producerIdBlocks(nodeId: number): ProducerIdBlockSource {
+    return {
+      allocate: async (): Promise<ProducerIdBlock> => {
+        const block = await this.zk.allocateProducerIdBlock(nodeId, PRODUCER_ID_BLOCK_SIZE);
+        return { firstProducerId: block.firstProducerId, size: block.size };
+      },
+    };
+  }
+
+  /** What the handlers reach; valid once `prepare` ran. */
+  membership(): ClusterMembership {
+    if (this.replicaManager === null || this.controller === null) throw new Error('cluster membership used before it was prepared');
+    return { replicas: this.replicaManager, controller: this.controller };
+  }
+
+  /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
+  prepare(self: MemberIdentity, deleteTopicEnable: boolean, logs: ReplicaLogs, configs: ConfigResolver, onLeadershipChange: (topics: ReadonlySet<string>) => void, logger: (component: string) => Logger): void {
+    this.selfId = self.nodeId;
+    const brokerEpoch = (): bigint => this.brokerEpoch;
+    this.controller = new ZkController(
+      this.zk,
+      { brokerId: self.nodeId, uncleanLeaderElectionEnable: this.config.uncleanLeaderElectionEnable, deleteTopicEnable, requestTimeoutMs: this.config.controllerSocketTimeoutMs },
+      logger('controller'),
+    );
+    this.fetchers = new ReplicaFetcherManager(
+      logs,
+      {
+        brokerId: self.nodeId,
+        brokerEpoch,
+        maxWaitMs: this.config.replicaFetchWaitMaxMs,
+        minBytes: this.config.replicaFetchMinBytes,
+        maxBytes: this.config.replicaFetchResponseMaxBytes,
+        partitionMaxBytes: this.config.replicaFetchMaxBytes,
+        backoffMs: this.config.replicaFetchBackoffMs,
+        requestTimeoutMs: this.config.replicaSocketTimeoutMs,
+      },
+      this.config.numReplicaFetchers,
+      logger('replica-fetcher'),
+    );
+    this.replicaManager = new ReplicaManager({
+      nodeId: self.nodeId,
+      brokerEpoch,
+      cache: this.cache,
+      configs,
+      logs,
+      fetchers: this.fetchers,
+      topicOverrides: async (topic) => new Map(Object.entries(await this.zk.getEntityConfig('topics', topic))),
+      onLeadershipChange,
+      log: logger('replicas'),
+    });
+    this.controllerClient = new ControllerClient(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
+    this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(this.config.replicaLagTimeMaxMs / 2)), logger('isr'));
+    this.watchConfigs(logs, configs);
+  }
+
+  /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
+  async join(self: MemberIdentity, rack: string | null): Promise<void> {
+    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, host: self.host, port: self.port, rack });
+    this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
+    this.controller!.start();
+    this.isrSender!.start();
+  }
+
+  /** Tells the ISR sender a follower may rejoin (a fetch reached the leader's end). */
+  isrMayExpand(): void {
+    this.isrSender?.trigger();
+  }
+
+  private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {
+    this.zk.watchConfigChanges((entityPath) => {
+      void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) => this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }));
+    });
+  }
+
+  private async applyConfigChange(entityPath: string, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
+    const [type, name] = entityPath.split('/', 2) as [string, string];
+    if (type === 'topics') {
+      const overrides = new Map(Object.entries(await this.zk.getEntityConfig('topics', name)));
+      this.cache.setTopicConfigs(name, overrides);
+      const topic = this.cache.image.topic(name);
+      if (topic !== undefined) await logs.updateTopicConfig({ name, topicId: topic.topicId }, topic.partitionCount, configs.effectiveTopicConfig(topic));
+    } else if (type === 'brokers') {
+      const values = new Map(Object.entries(await this.zk.getEntityConfig('brokers', name)));
+      if (name === '<default>') this.cache.setDynamicConfigs('clusterDefault', values);
+      else if (name === String(this.selfId)) this.cache.setDynamicConfigs('node', values);
+    }
+  }
+
+  /**
+   * Controlled shutdown (`controlled.shutdown.enable`): asks the controller to move this broker's
+   * leaderships away, retrying up to `controlled.shutdown.max.retries`, before the logs close.
+   */
+  async controlledShutdown(): Promise<boolean> {
+    if (!this.config.controlledShutdownEnable || this.controllerClient === null) return false;
+    for (let attempt = 1; attempt <= this.config.controlledShutdownMaxRetries; attempt++) {
+      try {
+        const connection = await this.controllerClient.connect();
+        const response = await connection.request(ControlledShutdownRequest, ControlledShutdownResponse, () => ({ brokerId: this.selfId, brokerEpoch: this.brokerEpoch }));
+        if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
+          this.log.info('controlled shutdown succeeded');
+          return true;
+        }
+        this.log.warn('controlled shutdown incomplete', { attempt, errorCode: response.errorCode, remaining: response.remainingPartitions.length });
+      } catch (err) {
+        this.log.warn('controlled shutdown attempt failed', { attempt, error: (err as Error).message });
+        this.controllerClient.close();
+      }
+      await new Promise((r) => setTimeout(r, this.config.controlledShutdownRetryBackoffMs));
+    }
+    return false;
+  }
+
+  /** Stops fetching and controlling, then closes the session (the registration goes with it). */
+  async close(): Promise<void> {
+    this.isrSender?.close();
+    this.fetchers?.close();
+    this.controller?.close();
+    await this.zk.close();
+  }
+}

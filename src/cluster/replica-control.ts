@@ -1,0 +1,76 @@
+/**
+ * The ports through which a cluster member's handlers reach what the controller's requests
+ * change (`ReplicaControl`: LeaderAndIsr, UpdateMetadata, StopReplica) and, on the active
+ * controller, what brokers ask of it (`ControllerPort`: AlterPartition, ControlledShutdown).
+ * Handlers decode and encode; these interfaces carry plain values, so the handlers know nothing
+ * of ZooKeeper or of the fetchers. A single broker has neither.
+ */
+import type { MetadataUpdate } from './cluster-metadata-cache.js';
+
+export interface ControllerStamp {
+  readonly controllerId: number;
+  readonly controllerEpoch: number;
+  /** The epoch of this broker's registration the controller knows; -1 when not sent. */
+  readonly brokerEpoch: bigint;
+}
+
+export interface LeaderAndIsrPartition {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partition: number;
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly isr: readonly number[];
+  readonly partitionEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isNew: boolean;
+}
+
+export interface PartitionError {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partition: number;
+  readonly errorCode: number;
+}
+
+export interface ControlAnswer {
+  readonly errorCode: number;
+  readonly partitionErrors: readonly PartitionError[];
+}
+
+export interface StopReplicaPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly leaderEpoch: number;
+  readonly deletePartition: boolean;
+}
+
+export interface ReplicaControl {
+  leaderAndIsr(stamp: ControllerStamp, partitions: readonly LeaderAndIsrPartition[]): Promise<ControlAnswer>;
+  updateMetadata(stamp: ControllerStamp, update: MetadataUpdate): Promise<number>;
+  stopReplica(stamp: ControllerStamp, partitions: readonly StopReplicaPartition[]): Promise<ControlAnswer>;
+}
+
+export interface IsrChangeRequest {
+  readonly topic: string;
+  readonly partition: number;
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly newIsr: readonly number[];
+}
+
+export interface IsrChangeAnswer extends IsrChangeRequest {
+  readonly errorCode: number;
+  readonly leader: number;
+}
+
+export interface ControllerPort {
+  alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;
+  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly { topic: string; partition: number }[] }>;
+}
+
+/** What a cluster member adds to the handlers' context. */
+export interface ClusterMembership {
+  readonly replicas: ReplicaControl;
+  readonly controller: ControllerPort;
+}

@@ -1,0 +1,72 @@
+/**
+ * What the active controller holds in memory, read from ZooKeeper when it takes over and kept
+ * current by its watches (Kafka's `ControllerContext`): the live brokers with their epochs, each
+ * topic's assignment, each partition's leader and ISR with the znode version the next write must
+ * name, and the brokers in controlled shutdown. Only `ZkController` changes it.
+ */
+import type { RegisteredBroker } from '../zk/kafka-zk-client.js';
+
+export interface PartitionLeadership {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly isr: readonly number[];
+  readonly controllerEpoch: number;
+  /** The state znode's version: Kafka's partition epoch, checked by every write and by AlterPartition. */
+  readonly zkVersion: number;
+}
+
+export interface TopicAssignmentState {
+  readonly topicId: string;
+  readonly replicas: Map<number, readonly number[]>;
+}
+
+export interface TopicPartitionKey {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export function tpKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+export class ControllerContext {
+  readonly brokers = new Map<number, RegisteredBroker>();
+  readonly shuttingDown = new Set<number>();
+  readonly topics = new Map<string, TopicAssignmentState>();
+  readonly leaderships = new Map<string, PartitionLeadership>();
+
+  isLive = (id: number): boolean => this.brokers.has(id) && !this.shuttingDown.has(id);
+
+  /** Whether the broker is registered (shutting down or not): it still hosts its replicas. */
+  isRegistered(id: number): boolean {
+    return this.brokers.has(id);
+  }
+
+  replicas(topic: string, partition: number): readonly number[] {
+    return this.topics.get(topic)?.replicas.get(partition) ?? [];
+  }
+
+  leadership(topic: string, partition: number): PartitionLeadership | undefined {
+    return this.leaderships.get(tpKey(topic, partition));
+  }
+
+  *partitions(): Generator<TopicPartitionKey> {
+    for (const [topic, t] of this.topics) for (const partition of t.replicas.keys()) yield { topic, partition };
+  }
+
+  partitionsOf(topic: string): TopicPartitionKey[] {
+    return [...(this.topics.get(topic)?.replicas.keys() ?? [])].map((partition) => ({ topic, partition }));
+  }
+
+  removeTopic(topic: string): void {
+    for (const p of this.partitionsOf(topic)) this.leaderships.delete(tpKey(topic, p.partition));
+    this.topics.delete(topic);
+  }
+
+  clear(): void {
+    this.brokers.clear();
+    this.shuttingDown.clear();
+    this.topics.clear();
+    this.leaderships.clear();
+  }
+}

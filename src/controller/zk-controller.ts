@@ -1,0 +1,458 @@
+/**
+ * Kafka's ZooKeeper-era controller (`KafkaController`), run by every cluster member and active on
+ * the one that wins the `/controller` znode. When active it reads the cluster from ZooKeeper,
+ * watches brokers, topics and deletions, elects partition leaders, keeps the ISR (shrinking it
+ * when a broker goes, as Kafka's offline-replica transition does), writes every change to the
+ * partition state znodes under a check of the controller epoch's version, and then tells the
+ * brokers: LeaderAndIsr to the replicas of the partitions that changed, UpdateMetadata to every
+ * live broker. It answers AlterPartition (ISR changes asked by leaders) and ControlledShutdown.
+ *
+ * Events run one at a time in arrival order (Kafka's single controller event thread), so the
+ * context is never seen half-changed. A write refused because another controller has taken over
+ * (`ControllerMovedError`) makes this one resign.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import type { Logger } from '../common/logger.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ControllerPort, IsrChangeAnswer, IsrChangeRequest } from '../cluster/replica-control.js';
+import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/kafka-zk-client.js';
+import { ControllerChannel } from './controller-channel.js';
+import { ControllerContext, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
+import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
+import { controlledShutdownElection, offlineElection, type Election } from './leader-election.js';
+
+export interface ZkControllerOptions {
+  readonly brokerId: number;
+  readonly uncleanLeaderElectionEnable: boolean;
+  readonly deleteTopicEnable: boolean;
+  readonly requestTimeoutMs: number;
+}
+
+const RETRY_BACKOFF_MS = 200;
+/** Retries of a partition state write whose znode version moved meanwhile (an AlterPartition raced it). */
+const WRITE_ATTEMPTS = 5;
+
+export class ZkController implements ControllerPort {
+  private readonly ctx = new ControllerContext();
+  private readonly channel: ControllerChannel;
+  private guard: ControllerGuard | null = null;
+  private events: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly zk: KafkaZkClient,
+    private readonly options: ZkControllerOptions,
+    private readonly log: Logger,
+  ) {
+    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}` }, log);
+  }
+
+  get isActive(): boolean {
+    return this.guard !== null;
+  }
+
+  get epoch(): number {
+    return this.guard?.epoch ?? -1;
+  }
+
+  /** Competes for `/controller` now and whenever it is freed. */
+  start(): void {
+    this.enqueue('elect', () => this.elect());
+  }
+
+  close(): void {
+    this.closed = true;
+    this.resign();
+  }
+
+  private enqueue(name: string, event: () => Promise<void>): Promise<void> {
+    const run = this.events.then(async () => {
+      if (this.closed) return;
+      try {
+        await event();
+      } catch (err) {
+        if (err instanceof ControllerMovedError) {
+          this.log.warn('another controller took over; resigning', { event: name });
+          this.resign();
+          this.enqueue('elect', () => this.elect());
+          return;
+        }
+        this.log.error('controller event failed', { event: name, error: (err as Error).stack ?? String(err) });
+      }
+    });
+    this.events = run;
+    return run;
+  }
+
+  private async elect(): Promise<void> {
+    if (this.guard !== null) return;
+    const won = await this.zk.tryBecomeController(this.options.brokerId);
+    if (won === null) {
+      const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
+      // Freed between our attempt and the watch: try again rather than wait for a change that happened.
+      if (current === null) this.enqueue('elect', () => this.elect());
+      return;
+    }
+    this.guard = won;
+    this.log.info('became the controller', { epoch: won.epoch });
+    await this.onBecomingController();
+  }
+
+  private async onControllerChange(): Promise<void> {
+    const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
+    if (current !== this.options.brokerId && this.guard !== null) {
+      this.log.warn('lost the controller znode; resigning', { now: current });
+      this.resign();
+    }
+    if (current === null) await this.elect();
+  }
+
+  private resign(): void {
+    this.guard = null;
+    this.channel.close();
+    this.ctx.clear();
+  }
+
+  private get identity(): ControllerIdentity {
+    return { controllerId: this.options.brokerId, controllerEpoch: this.requireGuard().epoch };
+  }
+
+  private requireGuard(): ControllerGuard {
+    if (this.guard === null) throw new KafkaError(ErrorCode.NOT_CONTROLLER, `broker ${this.options.brokerId} is not the controller`);
+    return this.guard;
+  }
+
+  // ---- taking over ---------------------------------------------------------------------------
+
+  private async onBecomingController(): Promise<void> {
+    await this.refreshBrokers();
+    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    for (const topic of topics) await this.loadTopic(topic);
+    const all = [...this.ctx.partitions()];
+    for (const p of all) {
+      const stored = await this.zk.getPartitionState(p.topic, p.partition);
+      if (stored !== null) this.ctx.leaderships.set(tpKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
+    }
+    await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
+    await this.electLeaders(all.filter((p) => !this.leaderAlive(p)), new Set());
+    await this.dropDeadFromIsr(all, new Set());
+    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
+    await this.onTopicDeletion();
+  }
+
+  private async refreshBrokers(): Promise<{ added: number[]; removed: number[] }> {
+    const registered = await this.zk.getBrokers(() => this.enqueue('broker change', () => this.onBrokerChange()));
+    const before = new Map(this.ctx.brokers);
+    this.ctx.brokers.clear();
+    for (const b of registered) this.ctx.brokers.set(b.id, b);
+    const added: number[] = [];
+    const removed: number[] = [];
+    for (const b of registered) {
+      const old = before.get(b.id);
+      if (old === undefined) added.push(b.id);
+      else if (old.epoch !== b.epoch) {
+        // Re-registered (a restart faster than the watch): it lost its state, so it is new again.
+        removed.push(b.id);
+        added.push(b.id);
+        this.channel.resetBroker(b.id);
+      }
+    }
+    for (const id of before.keys()) if (!this.ctx.brokers.has(id)) removed.push(id);
+    for (const id of removed) this.ctx.shuttingDown.delete(id);
+    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, host: b.host, port: b.port })));
+    return { added, removed };
+  }
+
+  private async loadTopic(topic: string): Promise<boolean> {
+    const assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    if (assignment === null) return false;
+    this.ctx.topics.set(topic, { topicId: assignment.topicId, replicas: new Map(assignment.partitions) });
+    return true;
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  private async onBrokerChange(): Promise<void> {
+    if (this.guard === null) return;
+    const { added, removed } = await this.refreshBrokers();
+    if (added.length === 0 && removed.length === 0) return;
+    this.log.info('brokers changed', { added, removed, live: [...this.ctx.brokers.keys()] });
+    const all = [...this.ctx.partitions()];
+    const restarted = new Set(removed);
+    // As Kafka: first the departed (and restarted) brokers fail — their leaderships move to other
+    // in-sync replicas and they leave the ISRs — then the new ones start, which can bring
+    // offline partitions back and lets partitions that never had a live replica begin.
+    const leaderless = all.filter((p) => {
+      const l = this.ctx.leadership(p.topic, p.partition);
+      return l !== undefined && restarted.has(l.leader);
+    });
+    const changed = new Set<string>();
+    const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(tpKey(p.topic, p.partition)));
+    note(await this.electLeaders(leaderless, restarted));
+    note(await this.dropDeadFromIsr(all, restarted));
+    note(await this.electLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
+    note(await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
+    const changedPartitions = all.filter((p) => changed.has(tpKey(p.topic, p.partition)));
+    const live = [...this.ctx.brokers.keys()];
+    // A new broker learns every partition it hosts; the others learn what changed.
+    for (const id of live) this.sendLeaderAndIsr(id, this.hostedBy(id, added.includes(id) ? all : changedPartitions), false);
+    // Every broker's cache holds the live brokers, which changed.
+    this.sendUpdateMetadata(live, all);
+  }
+
+  private async onTopicChange(): Promise<void> {
+    if (this.guard === null) return;
+    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    const added = topics.filter((t) => !this.ctx.topics.has(t));
+    for (const t of this.ctx.topics.keys()) if (!topics.includes(t)) this.ctx.removeTopic(t);
+    const created: TopicPartitionKey[] = [];
+    for (const t of added) if (await this.loadTopic(t)) created.push(...this.ctx.partitionsOf(t));
+    if (created.length === 0) return;
+    this.log.info('topics created', { topics: added });
+    await this.onNewPartitions(created);
+  }
+
+  private async onPartitionChange(topic: string): Promise<void> {
+    if (this.guard === null) return;
+    const before = new Set(this.ctx.topics.get(topic)?.replicas.keys() ?? []);
+    if (!(await this.loadTopic(topic))) return;
+    const added = this.ctx.partitionsOf(topic).filter((p) => !before.has(p.partition));
+    if (added.length > 0) await this.onNewPartitions(added);
+  }
+
+  private async onNewPartitions(partitions: readonly TopicPartitionKey[]): Promise<void> {
+    const initialized = await this.initializePartitions(partitions);
+    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, initialized), true);
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], initialized);
+  }
+
+  private async onTopicDeletion(): Promise<void> {
+    if (this.guard === null) return;
+    const marked = await this.zk.getTopicsToDelete(() => this.enqueue('topic deletion', () => this.onTopicDeletion()));
+    for (const topic of marked) {
+      if (!this.options.deleteTopicEnable || !this.ctx.topics.has(topic)) {
+        await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
+        continue;
+      }
+      const partitions = this.ctx.partitionsOf(topic);
+      this.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions, new Set([topic]));
+      for (const id of this.ctx.brokers.keys()) {
+        const hosted = this.hostedBy(id, partitions);
+        if (hosted.length > 0) this.channel.send(id, 'StopReplica(delete)', stopReplica(this.ctx, this.identity, id, hosted, true));
+      }
+      await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
+      this.ctx.removeTopic(topic);
+      this.log.info('topic deleted', { topic });
+    }
+  }
+
+  // ---- requests from brokers -----------------------------------------------------------------
+
+  /** AlterPartition: a leader's ISR change, checked against the partition's current epochs. */
+  alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue('alter partition', async () => {
+        try {
+          resolve(await this.applyAlterPartition(brokerId, brokerEpoch, items));
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+      });
+    });
+  }
+
+  private async applyAlterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
+    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, partitions: [] };
+    const broker = this.ctx.brokers.get(brokerId);
+    if (broker === undefined || (brokerEpoch !== -1n && brokerEpoch < broker.epoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitions: [] };
+    const answers: IsrChangeAnswer[] = [];
+    const changed: TopicPartitionKey[] = [];
+    for (const item of items) {
+      const current = this.ctx.leadership(item.topic, item.partition);
+      const answer = (errorCode: number, l: PartitionLeadership | undefined = current): IsrChangeAnswer => ({
+        topic: item.topic,
+        partition: item.partition,
+        errorCode,
+        leader: l?.leader ?? -1,
+        leaderEpoch: l?.leaderEpoch ?? -1,
+        newIsr: l?.isr ?? [],
+        partitionEpoch: l?.zkVersion ?? -1,
+      });
+      if (current === undefined) answers.push(answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+      else if (current.leader !== brokerId) answers.push(answer(ErrorCode.NOT_LEADER_OR_FOLLOWER));
+      else if (item.leaderEpoch !== current.leaderEpoch) answers.push(answer(ErrorCode.FENCED_LEADER_EPOCH));
+      else if (item.partitionEpoch !== current.zkVersion) answers.push(answer(ErrorCode.INVALID_UPDATE_VERSION));
+      else if (item.newIsr.some((id) => !this.ctx.isLive(id) && id !== brokerId) || !item.newIsr.every((id) => this.ctx.replicas(item.topic, item.partition).includes(id))) {
+        answers.push(answer(ErrorCode.INELIGIBLE_REPLICA));
+      } else {
+        const next = await this.writeLeadership(item, { ...current, isr: item.newIsr }, false);
+        if (next === null) answers.push(answer(ErrorCode.INVALID_UPDATE_VERSION));
+        else {
+          changed.push(item);
+          answers.push(answer(ErrorCode.NONE, next));
+        }
+      }
+    }
+    if (changed.length > 0) {
+      this.log.info('ISR changed', { broker: brokerId, partitions: changed.map((p) => `${p.topic}-${p.partition}:[${this.ctx.leadership(p.topic, p.partition)!.isr.join(',')}]`) });
+      this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
+    }
+    return { errorCode: ErrorCode.NONE, partitions: answers };
+  }
+
+  /**
+   * ControlledShutdown: the broker's leaderships move to other in-sync replicas and it leaves the
+   * ISRs it is in; answers the partitions it still leads (no other replica could take over).
+   */
+  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue('controlled shutdown', async () => {
+        try {
+          resolve(await this.applyControlledShutdown(brokerId, brokerEpoch));
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+      });
+    });
+  }
+
+  private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
+    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remaining: [] };
+    const broker = this.ctx.brokers.get(brokerId);
+    if (broker === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remaining: [] };
+    if (brokerEpoch !== -1n && brokerEpoch < broker.epoch) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remaining: [] };
+    this.ctx.shuttingDown.add(brokerId);
+    const hosted = this.hostedBy(brokerId, [...this.ctx.partitions()]);
+    const changed: TopicPartitionKey[] = [];
+    const stopped: TopicPartitionKey[] = [];
+    for (const p of hosted) {
+      const l = this.ctx.leadership(p.topic, p.partition);
+      if (l === undefined) continue;
+      const replicas = this.ctx.replicas(p.topic, p.partition);
+      let election: Election | null = null;
+      if (l.leader === brokerId) {
+        if (replicas.length > 1) election = controlledShutdownElection(replicas, l.isr, this.ctx.isLive, this.ctx.shuttingDown);
+      } else if (l.isr.includes(brokerId)) {
+        election = { leader: l.leader, isr: l.isr.filter((id) => id !== brokerId) };
+        stopped.push(p);
+      } else stopped.push(p);
+      if (election === null) continue;
+      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) !== null) changed.push(p);
+    }
+    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), false);
+    if (stopped.length > 0) this.channel.send(brokerId, 'StopReplica', stopReplica(this.ctx, this.identity, brokerId, stopped, false));
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
+    const remaining = hosted.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
+    this.log.info('controlled shutdown', { broker: brokerId, moved: changed.length, remaining: remaining.length });
+    return { errorCode: ErrorCode.NONE, remaining };
+  }
+
+  // ---- state changes -------------------------------------------------------------------------
+
+  private leaderAlive(p: TopicPartitionKey): boolean {
+    const l = this.ctx.leadership(p.topic, p.partition);
+    return l !== undefined && l.leader >= 0 && this.ctx.isLive(l.leader);
+  }
+
+  private hostedBy(brokerId: number, partitions: readonly TopicPartitionKey[]): TopicPartitionKey[] {
+    return partitions.filter((p) => this.ctx.replicas(p.topic, p.partition).includes(brokerId));
+  }
+
+  /** New partitions: the first live replica leads, every live replica is in sync; none live leaves it for later. */
+  private async initializePartitions(partitions: readonly TopicPartitionKey[]): Promise<TopicPartitionKey[]> {
+    const entries: { topic: string; partition: number; state: LeaderAndIsrZk }[] = [];
+    for (const p of partitions) {
+      const live = this.ctx.replicas(p.topic, p.partition).filter(this.ctx.isLive);
+      if (live.length === 0) continue;
+      entries.push({ ...p, state: { leader: live[0]!, leaderEpoch: 0, isr: live, controllerEpoch: this.requireGuard().epoch } });
+    }
+    if (entries.length === 0) return [];
+    try {
+      await this.zk.createPartitionStates(this.requireGuard(), entries);
+      for (const e of entries) this.ctx.leaderships.set(tpKey(e.topic, e.partition), { ...e.state, zkVersion: 0 });
+    } catch (err) {
+      if (err instanceof ControllerMovedError) throw err;
+      // Some already have a state (written by an earlier controller): read what is there.
+      for (const e of entries) {
+        const stored = await this.zk.getPartitionState(e.topic, e.partition);
+        if (stored !== null) this.ctx.leaderships.set(tpKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
+      }
+    }
+    return entries.filter((e) => this.ctx.leadership(e.topic, e.partition) !== undefined);
+  }
+
+  /** Offline partitions get the first live in-sync replica as leader, at the next leader epoch. */
+  private async electLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
+    const changed: TopicPartitionKey[] = [];
+    const eligible = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id);
+    for (const p of partitions) {
+      const l = this.ctx.leadership(p.topic, p.partition);
+      if (l === undefined) continue;
+      const election = offlineElection(this.ctx.replicas(p.topic, p.partition), l.isr, eligible, this.options.uncleanLeaderElectionEnable);
+      // No live in-sync replica: the partition is offline (leader -1), keeping its last ISR so the
+      // replica that returns first from it can lead without losing acknowledged records.
+      const next = election ?? { leader: -1, isr: l.isr };
+      if (next.leader === l.leader && next.isr.length === l.isr.length) continue;
+      if ((await this.writeLeadership(p, { ...l, leader: next.leader, isr: next.isr }, true)) !== null) changed.push(p);
+    }
+    return changed;
+  }
+
+  /** Replicas on brokers that are gone leave the ISR of partitions that still have a leader. */
+  private async dropDeadFromIsr(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
+    const changed: TopicPartitionKey[] = [];
+    for (const p of partitions) {
+      const l = this.ctx.leadership(p.topic, p.partition);
+      if (l === undefined || l.leader < 0) continue;
+      const isr = l.isr.filter((id) => id === l.leader || (this.ctx.isRegistered(id) && !failed.has(id)));
+      if (isr.length === l.isr.length) continue;
+      if ((await this.writeLeadership(p, { ...l, isr }, true)) !== null) changed.push(p);
+    }
+    return changed;
+  }
+
+  /**
+   * Writes a partition's next state with a check on the znode version it was read at, bumping the
+   * leader epoch when asked (leader changes and controller-made ISR changes do, as in Kafka).
+   * On a version conflict the state is re-read and the change given up (null): the caller's next
+   * event sees the newer state.
+   */
+  private async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean): Promise<PartitionLeadership | null> {
+    const guard = this.requireGuard();
+    let current = this.ctx.leadership(p.topic, p.partition)!;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const state: LeaderAndIsrZk = {
+        leader: next.leader,
+        leaderEpoch: bumpEpoch ? current.leaderEpoch + 1 : current.leaderEpoch,
+        isr: [...next.isr],
+        controllerEpoch: guard.epoch,
+      };
+      try {
+        const zkVersion = await this.zk.updatePartitionState(guard, p.topic, p.partition, state, current.zkVersion);
+        const written = { ...state, zkVersion };
+        this.ctx.leaderships.set(tpKey(p.topic, p.partition), written);
+        return written;
+      } catch (err) {
+        if (!(err instanceof ZkBadVersionError)) throw err;
+        const stored = await this.zk.getPartitionState(p.topic, p.partition);
+        if (stored === null) return null;
+        current = { ...stored.state, zkVersion: stored.zkVersion };
+        this.ctx.leaderships.set(tpKey(p.topic, p.partition), current);
+        if (current.leader !== next.leader || current.leaderEpoch !== next.leaderEpoch) return null;
+      }
+    }
+    return null;
+  }
+
+  private sendLeaderAndIsr(brokerId: number, partitions: readonly TopicPartitionKey[], isNew: boolean): void {
+    if (partitions.length === 0) return;
+    this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.identity, brokerId, partitions, isNew));
+  }
+
+  private sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[], deleting: ReadonlySet<string> = new Set()): void {
+    for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.identity, id, partitions, deleting));
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * LeaderAndIsr (key 4, Kafka's ZooKeeper-era inter-broker API): the controller tells this broker
+ * its role for each partition it hosts — leader or follower, the leader epoch, replicas and ISR.
+ * Served only on cluster members; the work is `ReplicaControl.leaderAndIsr`.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '../protocol/messages/index.js';
+import type { LeaderAndIsrPartition } from '../cluster/replica-control.js';
+import { clusterOf, membershipOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+export const leaderAndIsrHandler = defineHandler({
+  request: LeaderAndIsrRequest,
+  response: LeaderAndIsrResponse,
+  async handle(request, ctx): Promise<LeaderAndIsrResponseDataInput> {
+    const member = membershipOf(clusterOf(ctx));
+    const partitions: LeaderAndIsrPartition[] = request.topicStates.flatMap((t) =>
+      t.partitionStates.map((p) => ({
+        topic: t.topicName,
+        topicId: t.topicId,
+        partition: p.partitionIndex,
+        leader: p.leader,
+        leaderEpoch: p.leaderEpoch,
+        isr: p.isr,
+        partitionEpoch: p.partitionEpoch,
+        replicas: p.replicas,
+        isNew: p.isNew,
+      })),
+    );
+    const answer = await member.replicas.leaderAndIsr({ controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch }, partitions);
+    const byTopic = new Map<string, { partitionIndex: number; errorCode: number }[]>();
+    const errors = new Map(answer.partitionErrors.map((e) => [`${e.topic}\u0000${e.partition}`, e.errorCode]));
+    for (const p of partitions) {
+      let list = byTopic.get(p.topicId);
+      if (list === undefined) byTopic.set(p.topicId, (list = []));
+      list.push({ partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE });
+    }
+    if (ctx.header.requestApiVersion < 5) {
+      return {
+        errorCode: answer.errorCode,
+        partitionErrors: partitions.map((p) => ({ topicName: p.topic, partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE })),
+      };
+    }
+    return { errorCode: answer.errorCode, topics: [...byTopic].map(([topicId, partitionErrors]) => ({ topicId, partitionErrors })) };
+  },
+});

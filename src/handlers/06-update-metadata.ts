@@ -1,0 +1,46 @@
+/**
+ * UpdateMetadata (key 6, Kafka's ZooKeeper-era inter-broker API): the controller's view of the
+ * live brokers and of partitions' leaders and ISRs, for this broker's metadata cache (what it
+ * answers clients in Metadata and what its fetchers follow). Served only on cluster members.
+ */
+import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '../protocol/messages/index.js';
+import type { PartitionUpdate } from '../cluster/cluster-metadata-cache.js';
+import type { BrokerRegistration } from '../cluster/metadata-image.js';
+import { ZERO_UUID } from '../common/uuid.js';
+import { clusterOf, membershipOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+const PLAINTEXT = 'PLAINTEXT';
+
+export const updateMetadataHandler = defineHandler({
+  request: UpdateMetadataRequest,
+  response: UpdateMetadataResponse,
+  async handle(request, ctx): Promise<UpdateMetadataResponseDataInput> {
+    const member = membershipOf(clusterOf(ctx));
+    const brokers: BrokerRegistration[] = request.liveBrokers.flatMap((b) => {
+      const endpoint = b.endpoints.find((e) => e.listener === PLAINTEXT) ?? b.endpoints[0];
+      return endpoint === undefined ? [] : [{ nodeId: b.id, host: endpoint.host, port: endpoint.port, rack: b.rack }];
+    });
+    const states = ctx.header.requestApiVersion >= 5
+      ? request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ topic: t.topicName, topicId: t.topicId ?? ZERO_UUID, p })))
+      : request.ungroupedPartitionStates.map((p) => ({ topic: p.topicName, topicId: ZERO_UUID, p }));
+    const partitions: PartitionUpdate[] = states.map(({ topic, topicId, p }) => ({
+      topic,
+      topicId,
+      partition: {
+        partition: p.partitionIndex,
+        leader: p.leader,
+        leaderEpoch: p.leaderEpoch,
+        partitionEpoch: p.zkVersion,
+        replicas: p.replicas,
+        isr: p.isr,
+        offlineReplicas: p.offlineReplicas,
+      },
+    }));
+    const errorCode = await member.replicas.updateMetadata(
+      { controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch },
+      { controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokers, partitions },
+    );
+    return { errorCode };
+  },
+});

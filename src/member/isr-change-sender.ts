@@ -1,0 +1,107 @@
+/**
+ * Carries the ISR changes this broker's leaderships decide to the controller (Kafka's
+ * `AlterPartitionManager`): every `replica.lag.time.max.ms / 2` (Kafka's ISR expiration period),
+ * and at once when a follower's fetch shows it may rejoin, the workers' proposals go out in one
+ * AlterPartition; the controller's answers (the committed ISR and partition epoch, or an error
+ * that drops the proposal) go back to the workers. One request in flight at a time, so each
+ * partition has at most one change pending, as Kafka requires.
+ */
+import type { Logger } from '../common/logger.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { AlterPartitionRequest, AlterPartitionResponse } from '../protocol/messages/index.js';
+import type { MetadataSource } from '../cluster/metadata-image.js';
+import type { IsrChangeAnswer } from '../cluster/replica-control.js';
+import type { ControllerClient } from './controller-client.js';
+import type { ReplicaLogs } from './replica-logs.js';
+
+export class IsrChangeSender {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private again = false;
+
+  constructor(
+    private readonly brokerId: number,
+    private readonly brokerEpoch: () => bigint,
+    private readonly logs: ReplicaLogs,
+    private readonly controller: ControllerClient,
+    private readonly metadata: MetadataSource,
+    private readonly intervalMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.trigger(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Sends the current proposals now (or right after the request in flight). */
+  trigger(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.sendOnce()
+      .catch((err: unknown) => this.log.warn('sending ISR changes failed', { error: (err as Error).message }))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.trigger();
+        }
+      });
+  }
+
+  private async sendOnce(): Promise<void> {
+    const proposals = await this.logs.isrProposals();
+    if (proposals.length === 0) return;
+    let answers: IsrChangeAnswer[];
+    try {
+      answers = await this.request(proposals);
+    } catch (err) {
+      // The proposals stay pending nowhere: an error answer for each lets the workers propose again.
+      await this.logs.applyIsrAnswers(proposals.map((p) => ({ ...p, errorCode: ErrorCode.NETWORK_EXCEPTION, leader: this.brokerId })));
+      throw err;
+    }
+    await this.logs.applyIsrAnswers(answers);
+  }
+
+  private async request(proposals: Awaited<ReturnType<ReplicaLogs['isrProposals']>>): Promise<IsrChangeAnswer[]> {
+    const connection = await this.controller.connect();
+    const byTopic = new Map<string, typeof proposals>();
+    for (const p of proposals) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+    const image = this.metadata.image;
+    const response = await connection.request(AlterPartitionRequest, AlterPartitionResponse, (version) => ({
+      brokerId: this.brokerId,
+      brokerEpoch: this.brokerEpoch(),
+      topics: [...byTopic].map(([topic, ps]) => ({
+        ...(version >= 2 ? { topicId: image.topic(topic)?.topicId } : { topicName: topic }),
+        partitions: ps.map((p) => ({
+          partitionIndex: p.partition,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          ...(version >= 3 ? { newIsrWithEpochs: p.newIsr.map((id) => ({ brokerId: id, brokerEpoch: -1n })) } : { newIsr: [...p.newIsr] }),
+        })),
+      })),
+    }));
+    if (response.errorCode !== ErrorCode.NONE) {
+      return proposals.map((p) => ({ ...p, errorCode: response.errorCode, leader: this.brokerId }));
+    }
+    const answers: IsrChangeAnswer[] = [];
+    for (const t of response.topics) {
+      const topic = t.topicName !== '' ? t.topicName : image.topicById(t.topicId)?.name;
+      if (topic === undefined) continue;
+      for (const p of t.partitions) {
+        answers.push({ topic, partition: p.partitionIndex, errorCode: p.errorCode, leader: p.leaderId, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, newIsr: p.isr });
+      }
+    }
+    const answered = new Set(answers.map((a) => `${a.topic}\u0000${a.partition}`));
+    for (const p of proposals) if (!answered.has(`${p.topic}\u0000${p.partition}`)) answers.push({ ...p, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, leader: this.brokerId });
+    return answers;
+  }
+
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.controller.close();
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * One follower fetch loop (Kafka's `ReplicaFetcherThread`, as an async loop on the main thread):
+ * for the partitions this broker follows from one leader, it sends Kafka's Fetch with this
+ * broker's replica id and each partition's log end offset and last fetched epoch, hands the
+ * returned batches to the owning workers in one message per worker (they keep offsets and
+ * epochs and check CRCs), and carries the leader's high watermark to the follower. A diverging
+ * epoch in the answer truncates the follower to where its log and the leader's agree (KIP-320,
+ * KIP-595's fetch-time divergence check). Errors back the partition (or the whole leader, for a
+ * connection failure) off for `replica.fetch.backoff.ms`; the controller's next LeaderAndIsr
+ * moves a partition to another leader.
+ */
+import { KafkaConnection } from '../client/connection.js';
+import type { Logger } from '../common/logger.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '../protocol/messages/index.js';
+import type { FollowerAppend, ReplicaLogs } from './replica-logs.js';
+
+export interface FetcherSettings {
+  readonly brokerId: number;
+  readonly brokerEpoch: () => bigint;
+  readonly maxWaitMs: number;
+  readonly minBytes: number;
+  readonly maxBytes: number;
+  readonly partitionMaxBytes: number;
+  readonly backoffMs: number;
+  readonly requestTimeoutMs: number;
+}
+
+export interface LeaderEndpoint {
+  readonly id: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface FollowedPartition {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partition: number;
+  /** The leader epoch this broker learned from LeaderAndIsr: the leader fences older ones. */
+  readonly leaderEpoch: number;
+}
+
+interface FetchState extends FollowedPartition {
+  fetchOffset: bigint;
+  lastFetchedEpoch: number;
+  logStartOffset: bigint;
+  /** Not fetched before this time (ms since epoch) after an error. */
+  delayedUntil: number;
+}
+
+/** Kafka's Fetch isolation level read_uncommitted: a follower copies everything, transactions included. */
+const READ_UNCOMMITTED = 0;
+const NO_EPOCH = -1;
+
+function key(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+export class ReplicaFetcher {
+  private readonly states = new Map<string, FetchState>();
+  private connection: KafkaConnection | null = null;
+  private running = false;
+  private stopped = false;
+  private idle: { timer: NodeJS.Timeout; resolve: () => void } | null = null;
+
+  constructor(
+    readonly leader: LeaderEndpoint,
+    private readonly logs: ReplicaLogs,
+    private readonly settings: FetcherSettings,
+    private readonly log: Logger,
+  ) {}
+
+  get size(): number {
+    return this.states.size;
+  }
+
+  has(topic: string, partition: number): boolean {
+    return this.states.has(key(topic, partition));
+  }
+
+  /** Starts following from the partition's current log end (read from its worker). */
+  async add(p: FollowedPartition): Promise<void> {
+    const position = await this.logs.replicaPosition(p.topic, p.partition);
+    this.states.set(key(p.topic, p.partition), {
+      ...p,
+      fetchOffset: position.logEndOffset,
+      lastFetchedEpoch: position.lastFetchedEpoch,
+      logStartOffset: position.logStartOffset,
+      delayedUntil: 0,
+    });
+    this.wake();
+    if (!this.running) void this.run();
+  }
+
+  remove(topic: string, partition: number): void {
+    this.states.delete(key(topic, partition));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.states.clear();
+    this.wake();
+    this.connection?.close();
+    this.connection = null;
+  }
+
+  private wake(): void {
+    if (this.idle === null) return;
+    clearTimeout(this.idle.timer);
+    this.idle.resolve();
+    this.idle = null;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.idle = { timer: setTimeout(() => ((this.idle = null), resolve()), ms), resolve };
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (!this.stopped && this.states.size > 0) {
+        const now = Date.now();
+        const ready = [...this.states.values()].filter((s) => s.delayedUntil <= now);
+        if (ready.length === 0) {
+          await this.sleep(Math.max(1, Math.min(...[...this.states.values()].map((s) => s.delayedUntil)) - now));
+          continue;
+        }
+        try {
+          await this.fetchOnce(ready);
+        } catch (err) {
+          if (this.stopped) break;
+          this.log.warn('follower fetch failed; backing off', { leader: this.leader.id, error: (err as Error).message });
+          this.connection?.close();
+          this.connection = null;
+          await this.sleep(this.settings.backoffMs);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async fetchOnce(ready: readonly FetchState[]): Promise<void> {
+    this.connection ??= await KafkaConnection.connect({
+      host: this.leader.host,
+      port: this.leader.port,
+      clientId: `replica-fetcher-${this.settings.brokerId}`,
+      requestTimeoutMs: this.settings.requestTimeoutMs,
+    });
+    const topics = new Map<string, FetchRequestFetchTopicInput & { partitions: NonNullable<FetchRequestFetchTopicInput['partitions']> }>();
+    for (const s of ready) {
+      let t = topics.get(s.topic);
+      if (t === undefined) topics.set(s.topic, (t = { topic: s.topic, topicId: s.topicId, partitions: [] }));
+      t.partitions.push({
+        partition: s.partition,
+        currentLeaderEpoch: s.leaderEpoch,
+        fetchOffset: s.fetchOffset,
+        lastFetchedEpoch: s.lastFetchedEpoch,
+        logStartOffset: s.logStartOffset,
+        partitionMaxBytes: this.settings.partitionMaxBytes,
+      });
+    }
+    const response = await this.connection.request(
+      FetchRequest,
+      FetchResponse,
+      (version) => ({
+        ...(version >= 15 ? { replicaState: { replicaId: this.settings.brokerId, replicaEpoch: this.settings.brokerEpoch() } } : { replicaId: this.settings.brokerId }),
+        maxWaitMs: this.settings.maxWaitMs,
+        minBytes: this.settings.minBytes,
+        maxBytes: this.settings.maxBytes,
+        isolationLevel: READ_UNCOMMITTED,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [...topics.values()],
+      }),
+      { timeoutMs: this.settings.requestTimeoutMs + this.settings.maxWaitMs },
+    );
+    if (response.errorCode !== ErrorCode.NONE) throw new Error(`leader ${this.leader.id} answered Fetch with error ${response.errorCode}`);
+    const appends: FollowerAppend[] = [];
+    const appended: FetchState[] = [];
+    for (const t of response.responses) {
+      for (const p of t.partitions) {
+        const name = t.topic !== '' ? t.topic : ready.find((s) => s.topicId === t.topicId)?.topic;
+        const state = name === undefined ? undefined : this.states.get(key(name, p.partitionIndex));
+        if (state === undefined) continue;
+        if (p.errorCode !== ErrorCode.NONE) {
+          this.onPartitionError(state, p.errorCode);
+          continue;
+        }
+        if (p.divergingEpoch.epoch !== NO_EPOCH) {
+          await this.truncateDiverged(state, p.divergingEpoch.endOffset);
+          continue;
+        }
+        appends.push({
+          topic: state.topic,
+          partition: state.partition,
+          records: p.records ?? Buffer.alloc(0),
+          leaderHighWatermark: p.highWatermark,
+          leaderLogStartOffset: p.logStartOffset,
+        });
+        appended.push(state);
+      }
+    }
+    if (appends.length === 0) return;
+    const results = await this.logs.appendAsFollower(appends);
+    results.forEach((r, i) => {
+      const state = appended[i]!;
+      if (this.states.get(key(state.topic, state.partition)) !== state) return;
+      if (r.errorCode !== ErrorCode.NONE) {
+        this.log.warn('follower append failed', { topic: state.topic, partition: state.partition, errorCode: r.errorCode, error: r.errorMessage });
+        this.onPartitionError(state, r.errorCode);
+        return;
+      }
+      state.fetchOffset = r.logEndOffset;
+      state.lastFetchedEpoch = r.lastFetchedEpoch;
+      state.logStartOffset = r.logStartOffset;
+    });
+  }
+
+  private async truncateDiverged(state: FetchState, leaderEndOffset: bigint): Promise<void> {
+    const target = leaderEndOffset < state.fetchOffset ? leaderEndOffset : state.fetchOffset;
+    this.log.info('follower diverged from its leader; truncating', { topic: state.topic, partition: state.partition, from: state.fetchOffset.toString(), to: target.toString() });
+    await this.logs.truncate(state.topic, state.partition, target);
+    const position = await this.logs.replicaPosition(state.topic, state.partition);
+    state.fetchOffset = position.logEndOffset;
+    state.lastFetchedEpoch = position.lastFetchedEpoch;
+  }
+
+  private onPartitionError(state: FetchState, errorCode: number): void {
+    if (errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+      // The leader's log no longer has (or never had) this offset: start over from its log start.
+      this.log.warn('follower fetch offset out of range on the leader', { topic: state.topic, partition: state.partition, offset: state.fetchOffset.toString() });
+    }
+    state.delayedUntil = Date.now() + this.settings.backoffMs;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What a cluster member needs from the partition owners beyond `PartitionAdmin`: a follower's
+ * position, its appends of the leader's batches, truncation, and the leader's ISR proposals. The
+ * composition root adapts the router's `PartitionService` to it, so this layer never sees the
+ * workers.
+ */
+import type { PartitionAdmin } from '../cluster/partition-admin.js';
+import type { IsrChangeAnswer, IsrChangeRequest } from '../cluster/replica-control.js';
+
+export interface ReplicaPosition {
+  readonly logEndOffset: bigint;
+  /** The epoch of the last batch in the log (-1 when empty): a Fetch's `last_fetched_epoch`. */
+  readonly lastFetchedEpoch: number;
+  readonly logStartOffset: bigint;
+}
+
+export interface FollowerAppend {
+  readonly topic: string;
+  readonly partition: number;
+  /** Whole batches as the leader returned them (may be empty: the leader's HW still moves the follower's). */
+  readonly records: Buffer;
+  readonly leaderHighWatermark: bigint;
+  readonly leaderLogStartOffset: bigint;
+}
+
+export interface FollowerAppendResult extends ReplicaPosition {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+export interface ReplicaLogs extends PartitionAdmin {
+  replicaPosition(topic: string, partition: number): Promise<ReplicaPosition>;
+  appendAsFollower(entries: readonly FollowerAppend[]): Promise<FollowerAppendResult[]>;
+  /** Drops every record at or after `offset` (a follower that diverged from its leader). */
+  truncate(topic: string, partition: number, offset: bigint): Promise<void>;
+  /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
+  isrProposals(): Promise<IsrChangeRequest[]>;
+  applyIsrAnswers(answers: readonly IsrChangeAnswer[]): Promise<void>;
+}

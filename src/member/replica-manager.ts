@@ -1,0 +1,144 @@
+/**
+ * A cluster member's side of the controller's requests (Kafka's `ReplicaManager` for
+ * LeaderAndIsr and StopReplica, and the `MetadataCache` update): requests from a controller
+ * older than the latest one seen, or naming an older registration of this broker, are refused;
+ * LeaderAndIsr opens (creating if new) each partition with its role and epochs in its worker,
+ * then starts following from the leader or stops following where this broker now leads;
+ * StopReplica stops following and, for deleted topics, deletes the logs. Requests are applied
+ * one at a time in arrival order, as the controller sent them.
+ */
+import type { Logger } from '../common/logger.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ClusterMetadataCache, MetadataUpdate } from '../cluster/cluster-metadata-cache.js';
+import type { ConfigResolver } from '../cluster/config-resolver.js';
+import type { PartitionRegistration } from '../cluster/metadata-image.js';
+import type { ControlAnswer, ControllerStamp, LeaderAndIsrPartition, PartitionError, ReplicaControl, StopReplicaPartition } from '../cluster/replica-control.js';
+import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
+import type { ReplicaLogs } from './replica-logs.js';
+
+export interface ReplicaManagerDeps {
+  readonly nodeId: number;
+  readonly brokerEpoch: () => bigint;
+  readonly cache: ClusterMetadataCache;
+  readonly configs: ConfigResolver;
+  readonly logs: ReplicaLogs;
+  readonly fetchers: ReplicaFetcherManager;
+  /** A topic's overrides as stored in ZooKeeper (`/config/topics/<t>`). */
+  readonly topicOverrides: (topic: string) => Promise<ReadonlyMap<string, string>>;
+  /** Called after leadership of some partitions changed (coordinators load or unload). */
+  readonly onLeadershipChange: (topics: ReadonlySet<string>) => void;
+  readonly log: Logger;
+}
+
+export class ReplicaManager implements ReplicaControl {
+  private controllerEpoch = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: ReplicaManagerDeps) {}
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH when the request must be refused, else none (and the epoch is remembered). */
+  private admit(stamp: ControllerStamp): number {
+    if (stamp.controllerEpoch < this.controllerEpoch) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (stamp.brokerEpoch !== -1n && stamp.brokerEpoch < this.deps.brokerEpoch()) return ErrorCode.STALE_BROKER_EPOCH;
+    this.controllerEpoch = stamp.controllerEpoch;
+    return ErrorCode.NONE;
+  }
+
+  leaderAndIsr(stamp: ControllerStamp, partitions: readonly LeaderAndIsrPartition[]): Promise<ControlAnswer> {
+    return this.serialize(async () => {
+      const refused = this.admit(stamp);
+      if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
+      const errors: PartitionError[] = [];
+      const byTopic = new Map<string, LeaderAndIsrPartition[]>();
+      for (const p of partitions) {
+        let list = byTopic.get(p.topic);
+        if (list === undefined) byTopic.set(p.topic, (list = []));
+        list.push(p);
+      }
+      for (const [topic, list] of byTopic) {
+        const overrides = await this.deps.topicOverrides(topic);
+        this.deps.cache.setTopicConfigs(topic, overrides);
+        const registrations: PartitionRegistration[] = list.map((p) => ({
+          partition: p.partition,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          replicas: p.replicas,
+          isr: p.isr,
+          offlineReplicas: [],
+        }));
+        try {
+          await this.deps.logs.createPartitions({ name: topic, topicId: list[0]!.topicId }, registrations, this.deps.configs.effectiveTopicConfig({ configs: overrides }));
+        } catch (err) {
+          this.deps.log.error('opening partitions for LeaderAndIsr failed', { topic, error: (err as Error).message });
+          for (const p of list) errors.push({ topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+          continue;
+        }
+        for (const p of list) {
+          if (p.leader === this.deps.nodeId || p.leader < 0) {
+            this.deps.fetchers.unfollow(topic, p.partition);
+            continue;
+          }
+          const leader = this.deps.cache.image.broker(p.leader);
+          if (leader === undefined) {
+            // The leader's endpoint comes with UpdateMetadata, which the controller sends after; follow once it is known.
+            this.pendingFollows.set(`${topic}\u0000${p.partition}`, p);
+            continue;
+          }
+          await this.deps.fetchers.follow({ topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+        }
+      }
+      this.deps.onLeadershipChange(new Set(byTopic.keys()));
+      return { errorCode: ErrorCode.NONE, partitionErrors: errors };
+    });
+  }
+
+  /** Followers whose leader's endpoint was not yet known when their LeaderAndIsr arrived. */
+  private readonly pendingFollows = new Map<string, LeaderAndIsrPartition>();
+
+  updateMetadata(stamp: ControllerStamp, update: MetadataUpdate): Promise<number> {
+    return this.serialize(async () => {
+      const refused = this.admit(stamp);
+      if (refused !== ErrorCode.NONE) return refused;
+      const changed = this.deps.cache.applyUpdate(update);
+      for (const [k, p] of [...this.pendingFollows]) {
+        const leader = this.deps.cache.image.broker(p.leader);
+        if (leader === undefined) continue;
+        this.pendingFollows.delete(k);
+        await this.deps.fetchers.follow({ topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+      }
+      if (changed.size > 0) this.deps.onLeadershipChange(changed);
+      return ErrorCode.NONE;
+    });
+  }
+
+  stopReplica(stamp: ControllerStamp, partitions: readonly StopReplicaPartition[]): Promise<ControlAnswer> {
+    return this.serialize(async () => {
+      const refused = this.admit(stamp);
+      if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
+      const deleted = new Map<string, number>();
+      for (const p of partitions) {
+        this.deps.fetchers.unfollow(p.topic, p.partition);
+        this.pendingFollows.delete(`${p.topic}\u0000${p.partition}`);
+        if (p.deletePartition) deleted.set(p.topic, Math.max(deleted.get(p.topic) ?? 0, p.partition + 1));
+      }
+      const errors: PartitionError[] = [];
+      for (const [topic, count] of deleted) {
+        try {
+          await this.deps.logs.deleteTopic({ name: topic, topicId: '' }, count);
+        } catch (err) {
+          this.deps.log.error('deleting partition logs for StopReplica failed', { topic, error: (err as Error).message });
+          for (const p of partitions) if (p.topic === topic) errors.push({ topic, topicId: '', partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+        }
+      }
+      if (deleted.size > 0) this.deps.onLeadershipChange(new Set(deleted.keys()));
+      return { errorCode: ErrorCode.NONE, partitionErrors: errors };
+    });
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * A cluster member's `MetadataWriter`, as Kafka's ZooKeeper-era brokers administer topics
+ * (`AdminZkClient`): any broker writes the change where the controller watches — the topic's
+ * assignment and configs, the grown assignment, a deletion marker, a config entity with its
+ * change notification — and then waits until the controller's UpdateMetadata has brought the
+ * result into this broker's cache (Kafka's `DelayedCreatePartitions`), so the answer to the
+ * client is true of the cluster. A wait that outlasts the request times out as in Kafka: the
+ * change stands, the answer is REQUEST_TIMED_OUT.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
+import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
+import type { MetadataWriter } from '../cluster/metadata-writer.js';
+import { assignReplicas } from '../cluster/replica-assignment.js';
+import { TopicExistsError, type KafkaZkClient } from '../zk/kafka-zk-client.js';
+
+/** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
+const DEFAULT_BROKER_ENTITY = '<default>';
+
+export class ZkMetadataWriter implements MetadataWriter {
+  constructor(
+    private readonly zk: KafkaZkClient,
+    private readonly cache: ClusterMetadataCache,
+    private readonly nodeId: number,
+    private readonly waitTimeoutMs: number,
+  ) {}
+
+  get image(): MetadataImage {
+    return this.cache.image;
+  }
+
+  private assignment(partitions: number, replicationFactor: number, startPartitionId: number, fixedStartIndex?: number): number[][] {
+    const brokers = this.image.brokers().map((b) => ({ id: b.nodeId, rack: b.rack }));
+    const assigned = assignReplicas(brokers, partitions, replicationFactor, { startPartitionId, ...(fixedStartIndex === undefined ? {} : { fixedStartIndex }) });
+    return [...assigned.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
+  }
+
+  proposeTopic(name: string, topicId: string, partitions: number, replicationFactor: number, configs: ReadonlyMap<string, string>, assignments: readonly (readonly number[])[] | null): TopicImage {
+    const replicas = assignments ?? this.assignment(partitions, replicationFactor, 0);
+    const registrations: PartitionRegistration[] = replicas.map((r, partition) => ({
+      partition,
+      leader: r[0]!,
+      leaderEpoch: 0,
+      partitionEpoch: 0,
+      replicas: [...r],
+      isr: [...r],
+      offlineReplicas: [],
+    }));
+    return topicImage(name, topicId, registrations, new Map(configs));
+  }
+
+  async createTopic(topic: TopicImage): Promise<void> {
+    try {
+      await this.zk.createTopic(topic.name, topic.topicId, new Map(topic.partitions.map((p) => [p.partition, [...p.replicas]])), Object.fromEntries(topic.configs));
+    } catch (err) {
+      if (err instanceof TopicExistsError) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
+      throw err;
+    }
+    await this.awaitImage(`topic ${topic.name} to be created`, (image) => {
+      const t = image.topic(topic.name);
+      return t !== undefined && t.partitionCount === topic.partitionCount && t.partitions.every((p) => p.leader >= 0);
+    });
+  }
+
+  async addPartitions(topic: TopicImage, count: number, assignments: readonly (readonly number[])[] | null): Promise<void> {
+    const current = await this.zk.getTopicAssignment(topic.name);
+    if (current === null) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic.name}' does not exist.`);
+    const existing = current.partitions.get(0) ?? [];
+    // As Kafka: new partitions continue the spread from where partition 0's first replica sits.
+    const startIndex = Math.max(0, this.image.brokers().findIndex((b) => b.nodeId === existing[0]));
+    const added = assignments ?? this.assignment(count - topic.partitionCount, existing.length, topic.partitionCount, startIndex);
+    const next = new Map(current.partitions);
+    added.forEach((replicas, i) => next.set(topic.partitionCount + i, [...replicas]));
+    await this.zk.setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);
+    await this.awaitImage(`topic ${topic.name} to grow to ${count} partitions`, (image) => {
+      const t = image.topic(topic.name);
+      return t !== undefined && t.partitionCount === count && t.partitions.every((p) => p.leader >= 0);
+    });
+  }
+
+  async setTopicConfigs(topic: TopicImage, overrides: ReadonlyMap<string, string>): Promise<void> {
+    await this.zk.setEntityConfig('topics', topic.name, Object.fromEntries(overrides));
+    // The notification reaches every member, this one too; showing it at once keeps read-your-writes.
+    this.cache.setTopicConfigs(topic.name, overrides);
+  }
+
+  async deleteTopic(topic: TopicImage): Promise<void> {
+    await this.zk.markTopicForDeletion(topic.name);
+    await this.awaitImage(`topic ${topic.name} to be deleted`, (image) => image.topic(topic.name)?.topicId !== topic.topicId);
+  }
+
+  async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
+    await this.zk.setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
+    this.cache.setDynamicConfigs(scope, configs);
+  }
+
+  private async awaitImage(what: string, ready: (image: MetadataImage) => boolean): Promise<void> {
+    if (!(await this.cache.waitUntil(ready, this.waitTimeoutMs))) {
+      throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `Timed out waiting for ${what}: the controller has not answered within ${this.waitTimeoutMs} ms.`);
+    }
+  }
+}
