@@ -15,11 +15,26 @@ export interface BrokerApiRange extends VersionRange {
   readonly apiKey: number;
 }
 
-/** The versions this client can encode, per API key; an upstream version still in development is left out. */
+const CONTROLLED_SHUTDOWN_KEY = 7;
+
+/**
+ * ControlledShutdown v0 travels behind request header v0 (no client id), which Kafka 4 dropped
+ * from the RequestHeader definition this client writes; every broker that has the API also
+ * serves v1+, so the client starts there.
+ */
+function lowestEncodable(apiKey: number, lo: number): number {
+  return apiKey === CONTROLLED_SHUTDOWN_KEY ? Math.max(lo, 1) : lo;
+}
+
+/**
+ * The versions this client can encode, per API key: every generated API, so the ZooKeeper-era
+ * inter-broker ones too (a controller sends them); an upstream version still in development is
+ * left out.
+ */
 export const CLIENT_API_RANGES: ReadonlyMap<number, VersionRange> = new Map(
   API_MESSAGES.map((api) => {
     const { lo, hi } = api.request.validVersions;
-    return [api.apiKey, { min: lo, max: api.latestVersionUnstable ? hi - 1 : hi }];
+    return [api.apiKey, { min: lowestEncodable(api.apiKey, lo), max: api.latestVersionUnstable ? hi - 1 : hi }];
   }),
 );
 

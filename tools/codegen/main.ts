@@ -1,6 +1,8 @@
 /**
  * Generates src/protocol/messages from Apache Kafka's JSON message definitions, read from the jars
- * of the pinned release (tools/kafka/kafka-version), fetched from Maven Central on first use.
+ * of the pinned release (tools/kafka/kafka-version), fetched from Maven Central on first use; the
+ * ZooKeeper-era inter-broker APIs, which Kafka 4 removed, from the kafka-clients jar of
+ * tools/kafka/zookeeper-era-version (see kafka-definitions.ts).
  *
  *   npm run codegen [-- --kafka-version <version>] [--out <dir>]
  *
@@ -13,7 +15,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureKafkaLibs, KAFKA_VERSION, KAFKA_VERSION_FILE } from '../kafka/kafka-release.js';
+import { ensureKafkaLibs, KAFKA_VERSION, KAFKA_VERSION_FILE, ZOOKEEPER_ERA_VERSION } from '../kafka/kafka-release.js';
 import { emitFile, GENERATED_BANNER } from './emit.js';
 import { generateErrors } from './errors.js';
 import { loadKafkaDefinitions, type KafkaDefinitions } from './kafka-definitions.js';
@@ -48,6 +50,8 @@ export function generate(definitions: KafkaDefinitions, outDir: string): string[
     if (m.kind === 'request' && m.listeners.includes('broker')) requests.set(m.apiKey!, m);
     if (m.kind === 'response') responses.set(m.apiKey!, m);
   }
+  // Their listeners name the ZooKeeper-era broker and controller, not `broker`: taken all the same.
+  for (const m of definitions.zookeeperEraApis) (m.kind === 'request' ? requests : responses).set(m.apiKey!, m);
   const apis: ApiPair[] = [...requests.values()]
     .sort((a, b) => a.apiKey! - b.apiKey!)
     .map((request) => {
@@ -107,7 +111,11 @@ export interface ApiMessages {
   readonly listeners: readonly string[];
 }
 
-/** Every API whose definition lists the broker among its listeners, by API key. */
+/**
+ * Every API whose definition lists the broker among its listeners, and the ZooKeeper-era
+ * inter-broker APIs (listeners zkBroker, controller), by API key. Being here makes an API
+ * encodable and decodable, not advertised: ApiVersions lists only APIs with a handler.
+ */
 export const API_MESSAGES: readonly ApiMessages[] = [`);
   for (const a of apis) {
     lines.push(
@@ -136,5 +144,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const files = generate(loadKafkaDefinitions(version), out);
   generateErrors(REPO_ROOT);
   if (version !== KAFKA_VERSION) writeFileSync(KAFKA_VERSION_FILE, `${version}\n`);
-  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version}`);
+  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version} (ZooKeeper-era APIs from ${ZOOKEEPER_ERA_VERSION})`);
 }

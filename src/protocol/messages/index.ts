@@ -5,6 +5,10 @@ import { ProduceRequest, ProduceResponse } from './api/00-produce.js';
 import { FetchRequest, FetchResponse } from './api/01-fetch.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from './api/02-list-offsets.js';
 import { MetadataRequest, MetadataResponse } from './api/03-metadata.js';
+import { LeaderAndIsrRequest, LeaderAndIsrResponse } from './api/04-leader-and-isr.js';
+import { StopReplicaRequest, StopReplicaResponse } from './api/05-stop-replica.js';
+import { UpdateMetadataRequest, UpdateMetadataResponse } from './api/06-update-metadata.js';
+import { ControlledShutdownRequest, ControlledShutdownResponse } from './api/07-controlled-shutdown.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from './api/08-offset-commit.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from './api/09-offset-fetch.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from './api/10-find-coordinator.js';
@@ -85,6 +89,10 @@ export * from './api/00-produce.js';
 export * from './api/01-fetch.js';
 export * from './api/02-list-offsets.js';
 export * from './api/03-metadata.js';
+export * from './api/04-leader-and-isr.js';
+export * from './api/05-stop-replica.js';
+export * from './api/06-update-metadata.js';
+export * from './api/07-controlled-shutdown.js';
 export * from './api/08-offset-commit.js';
 export * from './api/09-offset-fetch.js';
 export * from './api/10-find-coordinator.js';
@@ -207,12 +215,20 @@ export interface ApiMessages {
   readonly listeners: readonly string[];
 }
 
-/** Every API whose definition lists the broker among its listeners, by API key. */
+/**
+ * Every API whose definition lists the broker among its listeners, and the ZooKeeper-era
+ * inter-broker APIs (listeners zkBroker, controller), by API key. Being here makes an API
+ * encodable and decodable, not advertised: ApiVersions lists only APIs with a handler.
+ */
 export const API_MESSAGES: readonly ApiMessages[] = [
   { apiKey: 0, name: 'Produce', request: ProduceRequest, response: ProduceResponse, latestVersionUnstable: false, listeners: ["broker"] },
   { apiKey: 1, name: 'Fetch', request: FetchRequest, response: FetchResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
   { apiKey: 2, name: 'ListOffsets', request: ListOffsetsRequest, response: ListOffsetsResponse, latestVersionUnstable: false, listeners: ["broker"] },
   { apiKey: 3, name: 'Metadata', request: MetadataRequest, response: MetadataResponse, latestVersionUnstable: false, listeners: ["broker"] },
+  { apiKey: 4, name: 'LeaderAndIsr', request: LeaderAndIsrRequest, response: LeaderAndIsrResponse, latestVersionUnstable: false, listeners: ["zkBroker"] },
+  { apiKey: 5, name: 'StopReplica', request: StopReplicaRequest, response: StopReplicaResponse, latestVersionUnstable: false, listeners: ["zkBroker"] },
+  { apiKey: 6, name: 'UpdateMetadata', request: UpdateMetadataRequest, response: UpdateMetadataResponse, latestVersionUnstable: false, listeners: ["zkBroker"] },
+  { apiKey: 7, name: 'ControlledShutdown', request: ControlledShutdownRequest, response: ControlledShutdownResponse, latestVersionUnstable: false, listeners: ["zkBroker","controller"] },
   { apiKey: 8, name: 'OffsetCommit', request: OffsetCommitRequest, response: OffsetCommitResponse, latestVersionUnstable: false, listeners: ["broker"] },
   { apiKey: 9, name: 'OffsetFetch', request: OffsetFetchRequest, response: OffsetFetchResponse, latestVersionUnstable: false, listeners: ["broker"] },
   { apiKey: 10, name: 'FindCoordinator', request: FindCoordinatorRequest, response: FindCoordinatorResponse, latestVersionUnstable: false, listeners: ["broker"] },

@@ -46,4 +46,24 @@ describe('ApiVersionTable', () => {
     assert.deepEqual(CLIENT_API_RANGES.get(18), { min: 0, max: 5 });
     assert.equal(CLIENT_API_RANGES.get(0)?.min, 3);
   });
+
+  test('the client knows the ZooKeeper-era inter-broker APIs, ControlledShutdown from v1 (v0 needs request header v0)', () => {
+    assert.deepEqual(CLIENT_API_RANGES.get(4), { min: 0, max: 7 }, 'LeaderAndIsr');
+    assert.deepEqual(CLIENT_API_RANGES.get(5), { min: 0, max: 4 }, 'StopReplica');
+    assert.deepEqual(CLIENT_API_RANGES.get(6), { min: 0, max: 8 }, 'UpdateMetadata');
+    assert.deepEqual(CLIENT_API_RANGES.get(7), { min: 1, max: 3 }, 'ControlledShutdown');
+  });
+
+  test('against a Kafka 3.9 ZooKeeper broker it picks the versions a 3.9 controller sends', () => {
+    const table = new ApiVersionTable([
+      { apiKey: 4, min: 0, max: 7 },
+      { apiKey: 5, min: 0, max: 4 },
+      { apiKey: 6, min: 0, max: 8 },
+      { apiKey: 7, min: 0, max: 3 },
+    ]);
+    assert.deepEqual(
+      [table.version(4, 'LeaderAndIsr'), table.version(5, 'StopReplica'), table.version(6, 'UpdateMetadata'), table.version(7, 'ControlledShutdown')],
+      [7, 4, 8, 3],
+    );
+  });
 });

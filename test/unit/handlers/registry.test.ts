@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HANDLERS } from '../../../src/handlers/index.js';
 import { HandlerRegistry } from '../../../src/handlers/registry.js';
-import { ProduceRequest } from '../../../src/protocol/messages/index.js';
+import { API_MESSAGES, ProduceRequest } from '../../../src/protocol/messages/index.js';
 
 const registry = new HandlerRegistry(HANDLERS);
 
@@ -21,5 +21,13 @@ test('every other API is served exactly in the range it advertises', () => {
     assert.equal(registry.supports(api.apiKey, api.maxVersion), true, `API ${api.apiKey} v${api.maxVersion}`);
     assert.equal(registry.supports(api.apiKey, api.minVersion - 1), false, `API ${api.apiKey} below its range`);
     assert.equal(registry.supports(api.apiKey, api.maxVersion + 1), false, `API ${api.apiKey} above its range`);
+  }
+});
+
+test('the ZooKeeper-era inter-broker APIs have codecs but are not advertised: only a cluster-mode broker will', () => {
+  for (const apiKey of [4, 5, 6, 7]) {
+    assert.ok(API_MESSAGES.some((a) => a.apiKey === apiKey), `API ${apiKey} has generated codecs`);
+    assert.equal(registry.supportedApis.some((a) => a.apiKey === apiKey), false, `API ${apiKey} is advertised`);
+    assert.equal(registry.supports(apiKey, 0), false, `API ${apiKey} is served`);
   }
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DEFAULT_OUT_DIR, REPO_ROOT, generate } from '../../../tools/codegen/main.js';
 import { loadKafkaDefinitions } from '../../../tools/codegen/kafka-definitions.js';
-import { KAFKA_VERSION } from '../../../tools/kafka/kafka-release.js';
+import { KAFKA_VERSION, ZOOKEEPER_ERA_VERSION } from '../../../tools/kafka/kafka-release.js';
 import { kafkaJarsSkip } from '../../helpers/requirements.js';
 import { emitErrors, type KafkaErrorEntry } from '../../../tools/codegen/errors.js';
 
@@ -34,6 +34,21 @@ test(`the committed codecs are exactly what the generator produces from Kafka ${
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test(`exactly the ZooKeeper-era inter-broker APIs are generated from Kafka ${ZOOKEEPER_ERA_VERSION}, each from its own request and response`, () => {
+  const expected = new Map([
+    ['api/04-leader-and-isr.ts', 'LeaderAndIsr'],
+    ['api/05-stop-replica.ts', 'StopReplica'],
+    ['api/06-update-metadata.ts', 'UpdateMetadata'],
+    ['api/07-controlled-shutdown.ts', 'ControlledShutdown'],
+  ]);
+  const jar = `kafka-clients-${ZOOKEEPER_ERA_VERSION}.jar`;
+  const sourceLine = (rel: string): string => readFileSync(join(DEFAULT_OUT_DIR, rel), 'utf8').split('\n')[1] ?? '';
+  assert.deepEqual(listFiles(DEFAULT_OUT_DIR).filter((rel) => sourceLine(rel).includes(jar)), [...expected.keys()]);
+  for (const [rel, name] of expected) {
+    assert.equal(sourceLine(rel), `// Source: ${jar}:common/message/${name}Request.json, ${jar}:common/message/${name}Response.json`);
   }
 });
 
