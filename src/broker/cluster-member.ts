@@ -78,7 +78,7 @@ export class ClusterMember {
     return {
       allocate: async (): Promise<ProducerIdBlock> => {
         const block = await this.zk.allocateProducerIdBlock(nodeId, PRODUCER_ID_BLOCK_SIZE);
-        return { firstProducerId: block.firstProducerId, size: block.size };
+        return { firstId: block.firstProducerId, size: BigInt(block.size) };
       },
     };
   }

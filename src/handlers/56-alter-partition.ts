@@ -1,11 +1,11 @@
 /**
  * AlterPartition (key 56): a partition leader asks the controller to change its ISR (a follower
  * fell behind or caught up). Served by the active controller, which checks the leader and
- * partition epochs; any other broker answers NOT_CONTROLLER. Versions 2+ name topics by id,
- * version 3 carries each new ISR member's broker epoch.
+ * partition epochs; any other broker answers NOT_CONTROLLER. Kafka 4.4 defines versions 2–3,
+ * which name topics by id; version 3 carries each new ISR member's broker epoch.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { AlterPartitionRequest, AlterPartitionResponse, type AlterPartitionResponseDataInput } from '../protocol/messages/index.js';
+import { AlterPartitionRequest, AlterPartitionResponse, type AlterPartitionResponseDataInput, type AlterPartitionResponsePartitionDataInput } from '../protocol/messages/index.js';
 import type { IsrChangeRequest } from '../cluster/replica-control.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
@@ -16,14 +16,13 @@ export const alterPartitionHandler = defineHandler({
   async handle(request, ctx): Promise<AlterPartitionResponseDataInput> {
     const c = clusterOf(ctx);
     const member = membershipOf(c);
-    const byId = ctx.header.requestApiVersion >= 2;
     const items: IsrChangeRequest[] = [];
-    const unknown: { topicId: string; topicName: string; partitionIndex: number }[] = [];
+    const unknown: { topicId: string; partitionIndex: number }[] = [];
     for (const t of request.topics) {
-      const name = byId ? c.metadata.topicById(t.topicId)?.name : t.topicName;
+      const name = c.metadata.topicById(t.topicId)?.name;
       for (const p of t.partitions) {
         if (name === undefined) {
-          unknown.push({ topicId: t.topicId, topicName: t.topicName, partitionIndex: p.partitionIndex });
+          unknown.push({ topicId: t.topicId, partitionIndex: p.partitionIndex });
           continue;
         }
         const newIsr = ctx.header.requestApiVersion >= 3 ? p.newIsrWithEpochs.map((b) => b.brokerId) : p.newIsr;
@@ -31,14 +30,14 @@ export const alterPartitionHandler = defineHandler({
       }
     }
     const answer = await member.controller.alterPartition(request.brokerId, request.brokerEpoch, items);
-    const topics = new Map<string, { topicId: string; topicName: string; partitions: AlterPartitionResponseDataInput['topics'] extends (infer T)[] | undefined ? T extends { partitions?: infer P } ? NonNullable<P> : never : never }>();
-    const topicOf = (topicName: string, topicId: string) => {
-      let t = topics.get(topicName);
-      if (t === undefined) topics.set(topicName, (t = { topicId, topicName, partitions: [] }));
-      return t;
+    const topics = new Map<string, AlterPartitionResponsePartitionDataInput[]>();
+    const partitionsOf = (topicId: string): AlterPartitionResponsePartitionDataInput[] => {
+      let list = topics.get(topicId);
+      if (list === undefined) topics.set(topicId, (list = []));
+      return list;
     };
     for (const a of answer.partitions) {
-      topicOf(a.topic, c.metadata.topic(a.topic)?.topicId ?? '').partitions.push({
+      partitionsOf(c.metadata.topic(a.topic)?.topicId ?? '').push({
         partitionIndex: a.partition,
         errorCode: a.errorCode,
         leaderId: a.leader,
@@ -48,18 +47,11 @@ export const alterPartitionHandler = defineHandler({
       });
     }
     for (const u of unknown) {
-      topicOf(u.topicName || u.topicId, u.topicId).partitions.push({
-        partitionIndex: u.partitionIndex,
-        errorCode: byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        leaderId: -1,
-        leaderEpoch: -1,
-        isr: [],
-        partitionEpoch: -1,
-      });
+      partitionsOf(u.topicId).push({ partitionIndex: u.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, leaderId: -1, leaderEpoch: -1, isr: [], partitionEpoch: -1 });
     }
     return {
       errorCode: answer.errorCode,
-      topics: [...topics.values()].map((t) => (byId ? { topicId: t.topicId, partitions: t.partitions } : { topicName: t.topicName, partitions: t.partitions })),
+      topics: [...topics].map(([topicId, partitions]) => ({ topicId, partitions })),
     };
   },
 });

@@ -75,7 +75,7 @@ export class IsrChangeSender {
       brokerId: this.brokerId,
       brokerEpoch: this.brokerEpoch(),
       topics: [...byTopic].map(([topic, ps]) => ({
-        ...(version >= 2 ? { topicId: image.topic(topic)?.topicId } : { topicName: topic }),
+        topicId: image.topic(topic)?.topicId,
         partitions: ps.map((p) => ({
           partitionIndex: p.partition,
           leaderEpoch: p.leaderEpoch,
@@ -89,7 +89,7 @@ export class IsrChangeSender {
     }
     const answers: IsrChangeAnswer[] = [];
     for (const t of response.topics) {
-      const topic = t.topicName !== '' ? t.topicName : image.topicById(t.topicId)?.name;
+      const topic = image.topicById(t.topicId)?.name;
       if (topic === undefined) continue;
       for (const p of t.partitions) {
         answers.push({ topic, partition: p.partitionIndex, errorCode: p.errorCode, leader: p.leaderId, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, newIsr: p.isr });

@@ -12,7 +12,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import type { MetadataWriter } from '../cluster/metadata-writer.js';
-import { assignReplicas } from '../cluster/replica-assignment.js';
+import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
 import { TopicExistsError, type KafkaZkClient } from '../zk/kafka-zk-client.js';
 
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
@@ -30,14 +30,12 @@ export class ZkMetadataWriter implements MetadataWriter {
     return this.cache.image;
   }
 
-  private assignment(partitions: number, replicationFactor: number, startPartitionId: number, fixedStartIndex?: number): number[][] {
-    const brokers = this.image.brokers().map((b) => ({ id: b.nodeId, rack: b.rack }));
-    const assigned = assignReplicas(brokers, partitions, replicationFactor, { startPartitionId, ...(fixedStartIndex === undefined ? {} : { fixedStartIndex }) });
-    return [...assigned.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
+  private brokerPlacements(): { id: number; rack: string | null }[] {
+    return this.image.brokers().map((b) => ({ id: b.nodeId, rack: b.rack }));
   }
 
   proposeTopic(name: string, topicId: string, partitions: number, replicationFactor: number, configs: ReadonlyMap<string, string>, assignments: readonly (readonly number[])[] | null): TopicImage {
-    const replicas = assignments ?? this.assignment(partitions, replicationFactor, 0);
+    const replicas = assignments ?? [...assignReplicas(this.brokerPlacements(), partitions, replicationFactor).entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
     const registrations: PartitionRegistration[] = replicas.map((r, partition) => ({
       partition,
       leader: r[0]!,
@@ -66,10 +64,8 @@ export class ZkMetadataWriter implements MetadataWriter {
   async addPartitions(topic: TopicImage, count: number, assignments: readonly (readonly number[])[] | null): Promise<void> {
     const current = await this.zk.getTopicAssignment(topic.name);
     if (current === null) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic.name}' does not exist.`);
-    const existing = current.partitions.get(0) ?? [];
-    // As Kafka: new partitions continue the spread from where partition 0's first replica sits.
-    const startIndex = Math.max(0, this.image.brokers().findIndex((b) => b.nodeId === existing[0]));
-    const added = assignments ?? this.assignment(count - topic.partitionCount, existing.length, topic.partitionCount, startIndex);
+    const existing = [...current.partitions.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
+    const added = assignments ?? [...assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount).entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
     const next = new Map(current.partitions);
     added.forEach((replicas, i) => next.set(topic.partitionCount + i, [...replicas]));
     await this.zk.setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);

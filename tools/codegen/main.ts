@@ -38,6 +38,12 @@ interface ApiPair {
   response: MessageDef;
 }
 
+/**
+ * Requests Kafka 4.4 lists for its KRaft controller only, which a ZooKeeper-era controller also
+ * serves to brokers: AlterPartition (a leader's ISR change).
+ */
+const BROKER_TO_CONTROLLER_API_KEYS: readonly number[] = [56];
+
 export function generate(definitions: KafkaDefinitions, outDir: string): string[] {
   const messages = definitions.messages;
   const coordinator = definitions.coordinatorRecords;
@@ -47,7 +53,7 @@ export function generate(definitions: KafkaDefinitions, outDir: string): string[
   const requests = new Map<number, MessageDef>();
   const responses = new Map<number, MessageDef>();
   for (const m of messages) {
-    if (m.kind === 'request' && m.listeners.includes('broker')) requests.set(m.apiKey!, m);
+    if (m.kind === 'request' && (m.listeners.includes('broker') || BROKER_TO_CONTROLLER_API_KEYS.includes(m.apiKey!))) requests.set(m.apiKey!, m);
     if (m.kind === 'response') responses.set(m.apiKey!, m);
   }
   // Their listeners name the ZooKeeper-era broker and controller, not `broker`: taken all the same.

@@ -54,6 +54,7 @@ import { AlterClientQuotasRequest, AlterClientQuotasResponse } from './api/49-al
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './api/50-describe-user-scram-credentials.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './api/51-alter-user-scram-credentials.js';
 import { DescribeQuorumRequest, DescribeQuorumResponse } from './api/55-describe-quorum.js';
+import { AlterPartitionRequest, AlterPartitionResponse } from './api/56-alter-partition.js';
 import { UpdateFeaturesRequest, UpdateFeaturesResponse } from './api/57-update-features.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './api/60-describe-cluster.js';
 import { DescribeProducersRequest, DescribeProducersResponse } from './api/61-describe-producers.js';
@@ -138,6 +139,7 @@ export * from './api/49-alter-client-quotas.js';
 export * from './api/50-describe-user-scram-credentials.js';
 export * from './api/51-alter-user-scram-credentials.js';
 export * from './api/55-describe-quorum.js';
+export * from './api/56-alter-partition.js';
 export * from './api/57-update-features.js';
 export * from './api/60-describe-cluster.js';
 export * from './api/61-describe-producers.js';
@@ -274,6 +276,7 @@ export const API_MESSAGES: readonly ApiMessages[] = [
   { apiKey: 50, name: 'DescribeUserScramCredentials', request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
   { apiKey: 51, name: 'AlterUserScramCredentials', request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
   { apiKey: 55, name: 'DescribeQuorum', request: DescribeQuorumRequest, response: DescribeQuorumResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
+  { apiKey: 56, name: 'AlterPartition', request: AlterPartitionRequest, response: AlterPartitionResponse, latestVersionUnstable: false, listeners: ["controller"] },
   { apiKey: 57, name: 'UpdateFeatures', request: UpdateFeaturesRequest, response: UpdateFeaturesResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
   { apiKey: 60, name: 'DescribeCluster', request: DescribeClusterRequest, response: DescribeClusterResponse, latestVersionUnstable: false, listeners: ["broker","controller"] },
   { apiKey: 61, name: 'DescribeProducers', request: DescribeProducersRequest, response: DescribeProducersResponse, latestVersionUnstable: false, listeners: ["broker"] },

@@ -26,6 +26,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   network: ['common', 'native', 'protocol'],
   client: ['common', 'native', 'protocol'],
   tune: ['common', 'protocol', 'client'],
+  controller: ['common', 'protocol', 'cluster', 'zk', 'client'],
+  member: ['common', 'protocol', 'cluster', 'zk', 'client'],
   broker: ['*'],
   cli: ['*'],
   '.': ['*'],

@@ -113,6 +113,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       purgatory: new FetchPurgatory(),
       producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
       groups: new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') }),
+      membership: null,
     },
     partitions,
     dir,
