@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --single-threaded-gc
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
- * foreground until SIGINT/SIGTERM. `sluice topics|configs|produce|consume|groups ...` are client
+ * foreground until SIGINT/SIGTERM. `sluice cluster up --brokers N` runs a ZooKeeper and N
+ * brokers (`cluster-up.ts`). `sluice topics|configs|produce|consume|groups ...` are client
  * tools for any Kafka-compatible broker (`src/cli/commands/`); `sluice tune` profiles producer
  * batching against one.
  */
@@ -9,11 +10,13 @@ import { Broker } from '../broker/broker.js';
 import { ConfigError, loadPropertiesFile } from '../broker/config.js';
 import { CLIENT_COMMANDS, runCommand, type Command } from './commands/index.js';
 import { tuneCommand } from './commands/tune.js';
+import { clusterUp, UsageError } from './cluster-up.js';
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([...CLIENT_COMMANDS, ['tune', tuneCommand]]);
 
 function usage(): never {
   process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
+  process.stderr.write('       sluice cluster up --brokers N [--dir DIR] [--override key=value]...\n');
   process.stderr.write(`       sluice ${[...COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)\n`);
   process.exit(2);
 }
@@ -51,7 +54,12 @@ async function start(args: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
 if (clientCommand !== undefined) void runCommand(command!, clientCommand, rest);
-else if (command !== 'start') usage();
+else if (command === 'cluster') {
+  clusterUp(rest).catch((err: unknown) => {
+    process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  });
+} else if (command !== 'start') usage();
 else start(rest).catch((err: unknown) => {
   process.stderr.write(`sluice: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
