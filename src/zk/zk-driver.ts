@@ -185,7 +185,7 @@ export class ZkDriver {
 
   get(path: string, watcher?: ZkWatcher): Promise<ZkNode> {
     return call(path, (settle) =>
-      this.client.getData(path, wrapWatcher(watcher), (e, data, stat) => settle(e, e ? undefined : { data: data ?? null, stat: toStat(stat) })),
+      this.client.getData(path, wrapWatcher(watcher), (e, data, stat) => settle(e, e ? undefined : { data: data && data.length > 0 ? data : null, stat: toStat(stat) })),
     );
   }
 
@@ -198,7 +198,8 @@ export class ZkDriver {
   }
 
   set(path: string, data: Buffer | null, version: number): Promise<ZkStat> {
-    return call(path, (settle) => this.client.setData(path, data, version, (e, stat) => settle(e, e ? undefined : toStat(stat))));
+    // The package's setData cannot send null (it reads data.length); zero bytes read back as null too.
+    return call(path, (settle) => this.client.setData(path, data ?? Buffer.alloc(0), version, (e, stat) => settle(e, e ? undefined : toStat(stat))));
   }
 
   delete(path: string, version: number): Promise<void> {

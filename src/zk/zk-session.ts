@@ -20,6 +20,7 @@ import { ZkDriver } from './zk-driver.js';
 import {
   ZkClosedError,
   ZkCode,
+  ZkConnectionLossError,
   ZkConnectTimeoutError,
   ZkError,
   ZkNodeExistsError,
@@ -155,6 +156,23 @@ export class ZkSession {
         }
       });
     });
+  }
+
+  /**
+   * Runs `op`, and runs it again after each connection loss once reconnected (Kafka's
+   * `retryRequestsUntilConnected`). A write whose answer was lost may have been applied, so
+   * its retry can meet its own effect (`ZkNodeExistsError`, `ZkBadVersionError`): callers of
+   * non-idempotent writes check for that.
+   */
+  async retrying<T>(op: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await op();
+      } catch (err) {
+        if (!(err instanceof ZkConnectionLossError)) throw err;
+        await this.waitUntilConnected();
+      }
+    }
   }
 
   /** Creates a znode; returns its path (with the sequence number for sequential modes). */

@@ -24,7 +24,7 @@ export interface ZkStat {
 }
 
 export interface ZkNode {
-  /** null when the znode holds no data (created with null). */
+  /** null when the znode holds no data (none, or zero bytes). */
   readonly data: Buffer | null;
   readonly stat: ZkStat;
 }
