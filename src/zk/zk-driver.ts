@@ -52,7 +52,17 @@ interface NzkTransaction {
   remove(path: string, version: number): NzkTransaction;
   commit(callback: (error: NzkFailure | null | undefined, results?: readonly NzkOpResult[]) => void): void;
 }
+/**
+ * The package's connection manager: only `abandon` touches it, to silence a reconnect attempt
+ * still under way when a session is closed while disconnected.
+ */
+interface NzkConnectionManager {
+  socket?: { destroy(): void };
+  onSocketConnected: (this: NzkConnectionManager) => void;
+  onSocketData: (this: NzkConnectionManager, data: Buffer) => void;
+}
 interface NzkClient {
+  readonly connectionManager: NzkConnectionManager;
   connect(): void;
   close(): void;
   on(event: 'state', listener: (state: NzkState) => void): unknown;
@@ -168,6 +178,22 @@ export class ZkDriver {
   /** Sends closeSession (the server then deletes the session's ephemerals) and stops reconnecting. */
   close(): void {
     this.client.close();
+  }
+
+  /**
+   * Stops a client that is not connected, for good (the server expires its session, if any).
+   * The package's own close() leaves a reconnect attempt running, and if that one connects, it
+   * reads the server's handshake as a reply and throws from its socket handler, out of reach of
+   * any caller: so the attempt's socket is destroyed, and a later one closes itself unheard.
+   */
+  abandon(): void {
+    this.client.close();
+    const manager = this.client.connectionManager;
+    manager.onSocketConnected = function (this: NzkConnectionManager) {
+      this.socket?.destroy();
+    };
+    manager.onSocketData = () => undefined;
+    manager.socket?.destroy();
   }
 
   get sessionId(): bigint {

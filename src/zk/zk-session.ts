@@ -48,7 +48,7 @@ function isTerminal(state: ZkState): boolean {
 }
 
 /** Splits `hosts/chroot` at the first '/'; a chroot of just '/' is none. */
-export function splitConnectString(connect: string): { servers: string; chroot: string | undefined } {
+function splitConnectString(connect: string): { servers: string; chroot: string | undefined } {
   const slash = connect.indexOf('/');
   const servers = slash < 0 ? connect : connect.slice(0, slash);
   if (servers.trim() === '') throw new ZkError(ZkCode.BAD_ARGUMENTS, `ZooKeeper connect string '${connect}' names no server`);
@@ -200,11 +200,6 @@ export class ZkSession {
     return (await this.run(() => this.driver.set(path, data, expectedVersion))).version;
   }
 
-  /** Like `set`, returning the whole new stat. */
-  setWithStat(path: string, data: Buffer | null, expectedVersion: number): Promise<ZkStat> {
-    return this.run(() => this.driver.set(path, data, expectedVersion));
-  }
-
   delete(path: string, expectedVersion: number): Promise<void> {
     return this.run(() => this.driver.delete(path, expectedVersion));
   }
@@ -261,7 +256,7 @@ export class ZkSession {
       await acknowledged;
       clearTimeout(timer);
     } else {
-      this.driver.close();
+      this.driver.abandon();
     }
     this.rejectPending(new ZkClosedError());
   }

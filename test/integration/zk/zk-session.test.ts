@@ -210,6 +210,29 @@ describe('ZkSession against a ZooKeeper server', { skip: zooKeeperSkip(), timeou
     await s.close();
   });
 
+  test('closing while disconnected stops the client for good, even if the server comes back', async () => {
+    // The npm client would otherwise finish a reconnect attempt after close and throw from its
+    // socket handler (an uncaught exception, which fails this file).
+    const proxy = await startTcpProxy(zk.port);
+    try {
+      const s = await ZkSession.connect({ connect: `127.0.0.1:${proxy.port}`, ...SESSION });
+      await proxy.cut();
+      const deadline = Date.now() + 5_000;
+      while (s.state !== 'disconnected' && Date.now() < deadline) await sleep(20);
+      const pending = s.get('/');
+      await s.close();
+      await assert.rejects(pending, ZkClosedError);
+      await proxy.restore();
+
+      await proxy.cut();
+      await assert.rejects(ZkSession.connect({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 2_000, connectionTimeoutMs: 300 }), ZkConnectTimeoutError);
+      await proxy.restore();
+      await sleep(1_000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('a partition longer than the session timeout expires the session', { timeout: 30_000 }, async () => {
     const proxy = await startTcpProxy(zk.port);
     const s = await ZkSession.connect({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 1_000, connectionTimeoutMs: 5_000 });
