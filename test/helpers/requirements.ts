@@ -1,12 +1,13 @@
 /**
  * What the optional tests need from the machine, each as a one-line skip reason naming what to
  * install, or undefined when it is there. Tests pass these to `describe`/`test` as `skip`, so a
- * machine without Java, Kafka's jars, kcat or confluent-kafka-python runs everything else and says
- * what it left out. Each probe runs once per test process.
+ * machine without Java, Kafka's jars, ZooKeeper, kcat or confluent-kafka-python runs everything
+ * else and says what it left out. Each probe runs once per test process.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { KAFKA_VERSION, kafkaLibsPresent, repoRoot } from '../../tools/kafka/kafka-release.js';
+import { zooKeeperInstallProblem } from '../../src/zk/zookeeper-server.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 const FETCH_TIMEOUT_MS = 300_000;
@@ -42,3 +43,6 @@ export const javaSkip = once((): string | undefined => {
 });
 
 export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? undefined : 'kcat is not installed (apt-get install kcat)'));
+
+/** A Java runtime and Debian's ZooKeeper server (`apt-get install zookeeper`). */
+export const zooKeeperSkip = once((): string | undefined => zooKeeperInstallProblem());

@@ -21,6 +21,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   worker: ['common', 'native', 'protocol', 'ipc', 'storage'],
   coordinator: ['common', 'native', 'protocol'],
   cluster: ['common', 'protocol'],
+  zk: ['common'],
   router: ['common', 'native', 'protocol', 'ipc', 'worker', 'cluster'],
   handlers: ['common', 'protocol', 'cluster', 'router', 'coordinator'],
   network: ['common', 'native', 'protocol'],
