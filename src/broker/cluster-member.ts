@@ -20,7 +20,7 @@ import { ReplicaManager } from '../member/replica-manager.js';
 import { ZkMetadataWriter } from '../member/zk-metadata-writer.js';
 import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { KafkaZkClient } from '../zk/kafka-zk-client.js';
+import { KafkaZkClient } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
 
 /** How long an admin request waits for the controller's answer to reach this broker. */
@@ -131,7 +131,7 @@ export class ClusterMember {
 
   /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
   async join(self: MemberIdentity, rack: string | null): Promise<void> {
-    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, host: self.host, port: self.port, rack });
+    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: self.host, port: self.port }], rack });
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.controller!.start();
     this.isrSender!.start();

@@ -4,7 +4,7 @@
  * topic's assignment, each partition's leader and ISR with the znode version the next write must
  * name, and the brokers in controlled shutdown. Only `ZkController` changes it.
  */
-import type { RegisteredBroker } from '../zk/kafka-zk-client.js';
+import type { RegisteredBroker } from '../zk/index.js';
 
 export interface PartitionLeadership {
   readonly leader: number;
@@ -23,6 +23,13 @@ export interface TopicAssignmentState {
 export interface TopicPartitionKey {
   readonly topic: string;
   readonly partition: number;
+}
+
+/** Where the controller reaches a broker: its PLAINTEXT endpoint, else the first it registered. */
+export function endpointOf(b: RegisteredBroker): { host: string; port: number } {
+  if (b.host !== null) return { host: b.host, port: b.port };
+  const first = b.endpoints[0];
+  return { host: first?.host ?? '', port: first?.port ?? -1 };
 }
 
 export function tpKey(topic: string, partition: number): string {

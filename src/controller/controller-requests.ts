@@ -19,7 +19,7 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import type { KafkaConnection } from '../client/connection.js';
 import { KafkaError } from '../common/kafka-error.js';
-import type { ControllerContext, TopicPartitionKey } from './controller-context.js';
+import { endpointOf, type ControllerContext, type TopicPartitionKey } from './controller-context.js';
 import type { ControllerRequest } from './controller-channel.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: UpdateMetadata names partitions being deleted with it. */
@@ -81,7 +81,7 @@ export function leaderAndIsr(ctx: ControllerContext, id: ControllerIdentity, bro
     topicStates,
     liveLeaders: [...leaders].flatMap((l) => {
       const b = ctx.brokers.get(l);
-      return b === undefined ? [] : [{ brokerId: l, hostName: b.host, port: b.port }];
+      return b === undefined ? [] : [{ brokerId: l, hostName: endpointOf(b).host, port: endpointOf(b).port }];
     }),
   };
   return async (connection: KafkaConnection) => {
@@ -119,7 +119,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
     topicStates,
     liveBrokers: [...ctx.brokers.values()].map((b) => ({
       id: b.id,
-      endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: PLAINTEXT }],
+      endpoints: b.endpoints.map((e) => ({ port: e.port, host: e.host, listener: e.listenerName, securityProtocol: e.securityProtocol === 'PLAINTEXT' ? PLAINTEXT : -1 })),
       rack: b.rack,
     })),
   };

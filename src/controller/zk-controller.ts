@@ -12,12 +12,13 @@
  * (`ControllerMovedError`) makes this one resign.
  */
 import { KafkaError } from '../common/kafka-error.js';
+import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ControllerPort, IsrChangeAnswer, IsrChangeRequest } from '../cluster/replica-control.js';
-import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/kafka-zk-client.js';
+import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
-import { ControllerContext, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
+import { ControllerContext, endpointOf, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
 import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
 import { controlledShutdownElection, offlineElection, type Election } from './leader-election.js';
 
@@ -160,14 +161,20 @@ export class ZkController implements ControllerPort {
     }
     for (const id of before.keys()) if (!this.ctx.brokers.has(id)) removed.push(id);
     for (const id of removed) this.ctx.shuttingDown.delete(id);
-    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, host: b.host, port: b.port })));
+    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b) })));
     return { added, removed };
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
     const assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
     if (assignment === null) return false;
-    this.ctx.topics.set(topic, { topicId: assignment.topicId, replicas: new Map(assignment.partitions) });
+    let topicId = assignment.topicId;
+    if (topicId === null) {
+      // Written before topic ids (Kafka 2.8): the controller gives it one, as Kafka's does.
+      topicId = randomUuid();
+      await this.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.requireGuard());
+    }
+    this.ctx.topics.set(topic, { topicId, replicas: new Map(assignment.partitions) });
     return true;
   }
 

@@ -13,7 +13,7 @@ import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js'
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import type { MetadataWriter } from '../cluster/metadata-writer.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
-import { TopicExistsError, type KafkaZkClient } from '../zk/kafka-zk-client.js';
+import { TopicExistsError, type KafkaZkClient } from '../zk/index.js';
 
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
 const DEFAULT_BROKER_ENTITY = '<default>';
