@@ -80,7 +80,7 @@ export class ReplicaFetcher {
 
   /** Starts following from the partition's current log end (read from its worker). */
   async add(p: FollowedPartition): Promise<void> {
-    const position = await this.logs.replicaPosition(p.topic, p.partition);
+    const position = await this.logs.replicaPosition(p.topic, p.partition, p.leaderEpoch);
     this.states.set(key(p.topic, p.partition), {
       ...p,
       fetchOffset: position.logEndOffset,
@@ -185,6 +185,10 @@ export class ReplicaFetcher {
         const name = t.topic !== '' ? t.topic : ready.find((s) => s.topicId === t.topicId)?.topic;
         const state = name === undefined ? undefined : this.states.get(key(name, p.partitionIndex));
         if (state === undefined) continue;
+        if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && p.logStartOffset > state.fetchOffset) {
+          await this.restartAt(state, p.logStartOffset);
+          continue;
+        }
         if (p.errorCode !== ErrorCode.NONE) {
           this.onPartitionError(state, p.errorCode);
           continue;
@@ -193,9 +197,14 @@ export class ReplicaFetcher {
           await this.truncateDiverged(state, p.divergingEpoch.endOffset);
           continue;
         }
+        if (p.logStartOffset > state.fetchOffset && state.fetchOffset >= 0n) {
+          await this.restartAt(state, p.logStartOffset);
+          continue;
+        }
         appends.push({
           topic: state.topic,
           partition: state.partition,
+          leaderEpoch: state.leaderEpoch,
           records: p.records ?? Buffer.alloc(0),
           leaderHighWatermark: p.highWatermark,
           leaderLogStartOffset: p.logStartOffset,
@@ -222,17 +231,23 @@ export class ReplicaFetcher {
   private async truncateDiverged(state: FetchState, leaderEndOffset: bigint): Promise<void> {
     const target = leaderEndOffset < state.fetchOffset ? leaderEndOffset : state.fetchOffset;
     this.log.info('follower diverged from its leader; truncating', { topic: state.topic, partition: state.partition, from: state.fetchOffset.toString(), to: target.toString() });
-    await this.logs.truncate(state.topic, state.partition, target);
-    const position = await this.logs.replicaPosition(state.topic, state.partition);
+    this.moveTo(state, await this.logs.truncate(state.topic, state.partition, state.leaderEpoch, target, false));
+  }
+
+  /** The leader's log starts after everything this follower has: start over from the leader's log start (Kafka's truncateFullyAndStartAt). */
+  private async restartAt(state: FetchState, leaderLogStartOffset: bigint): Promise<void> {
+    this.log.info('leader log starts past this follower; restarting the log', { topic: state.topic, partition: state.partition, at: leaderLogStartOffset.toString() });
+    this.moveTo(state, await this.logs.truncate(state.topic, state.partition, state.leaderEpoch, leaderLogStartOffset, true));
+  }
+
+  private moveTo(state: FetchState, position: { logEndOffset: bigint; lastFetchedEpoch: number; logStartOffset: bigint }): void {
     state.fetchOffset = position.logEndOffset;
     state.lastFetchedEpoch = position.lastFetchedEpoch;
+    state.logStartOffset = position.logStartOffset;
   }
 
   private onPartitionError(state: FetchState, errorCode: number): void {
-    if (errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
-      // The leader's log no longer has (or never had) this offset: start over from its log start.
-      this.log.warn('follower fetch offset out of range on the leader', { topic: state.topic, partition: state.partition, offset: state.fetchOffset.toString() });
-    }
+    this.log.warn('follower fetch answered an error; backing off', { topic: state.topic, partition: state.partition, errorCode, offset: state.fetchOffset.toString() });
     state.delayedUntil = Date.now() + this.settings.backoffMs;
   }
 }

@@ -17,6 +17,8 @@ export interface ReplicaPosition {
 export interface FollowerAppend {
   readonly topic: string;
   readonly partition: number;
+  /** The leader epoch the records were fetched at: a replica that has moved past it refuses them. */
+  readonly leaderEpoch: number;
   /** Whole batches as the leader returned them (may be empty: the leader's HW still moves the follower's). */
   readonly records: Buffer;
   readonly leaderHighWatermark: bigint;
@@ -29,10 +31,13 @@ export interface FollowerAppendResult extends ReplicaPosition {
 }
 
 export interface ReplicaLogs extends PartitionAdmin {
-  replicaPosition(topic: string, partition: number): Promise<ReplicaPosition>;
+  replicaPosition(topic: string, partition: number, leaderEpoch: number): Promise<ReplicaPosition>;
   appendAsFollower(entries: readonly FollowerAppend[]): Promise<FollowerAppendResult[]>;
-  /** Drops every record at or after `offset` (a follower that diverged from its leader). */
-  truncate(topic: string, partition: number, offset: bigint): Promise<void>;
+  /**
+   * Drops every record at or after `offset` (a follower that diverged from its leader), or with
+   * `fully` empties the log and starts it at `offset` (the leader's log starts past ours).
+   */
+  truncate(topic: string, partition: number, leaderEpoch: number, offset: bigint, fully: boolean): Promise<ReplicaPosition>;
   /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
   isrProposals(): Promise<IsrChangeRequest[]>;
   applyIsrAnswers(answers: readonly IsrChangeAnswer[]): Promise<void>;
