@@ -1,0 +1,94 @@
+/**
+ * A real cluster for the integration tests: a ZooKeeper (Debian's package) and N broker
+ * processes (`sluice start` with `zookeeper.connect`), each on a free port with its own log dir,
+ * stopped by PID. `metadata` asks any live broker; `waitFor` polls until a condition on the
+ * metadata holds, bounded in time.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
+import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
+import { wireCall } from './wire-call.js';
+import { startZooKeeper, type ZooKeeperServer } from './zookeeper-server.js';
+
+export interface TestCluster {
+  readonly zookeeper: ZooKeeperServer;
+  /** Indexed by broker id - 1; a stopped broker's slot keeps its last process. */
+  readonly brokers: BrokerProcess[];
+  readonly dir: string;
+  bootstrap(): string;
+  logDir(id: number): string;
+  /** Starts (again) broker `id` with the cluster's settings. */
+  startBroker(id: number): Promise<BrokerProcess>;
+  metadata(topics: string[] | null, via?: number): Promise<MetadataResponseData>;
+  waitFor(what: string, ready: (m: MetadataResponseData) => boolean, timeoutMs?: number, via?: number): Promise<MetadataResponseData>;
+  stop(): Promise<void>;
+}
+
+const METADATA_VERSION = 12;
+
+export async function startCluster(size: number, overrides: Record<string, string> = {}): Promise<TestCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-test-'));
+  const zookeeper = await startZooKeeper();
+  const brokers: BrokerProcess[] = [];
+  const live = new Set<number>();
+  const settings = (id: number): Record<string, string> => ({
+    'node.id': String(id),
+    'log.dirs': join(dir, `broker-${id}`),
+    'zookeeper.connect': `${zookeeper.connect}/sluice`,
+    'zookeeper.session.timeout.ms': '6000',
+    'offsets.topic.replication.factor': String(Math.min(3, size)),
+    'num.partition.workers': '1',
+    ...overrides,
+  });
+  const cluster: TestCluster = {
+    zookeeper,
+    brokers,
+    dir,
+    bootstrap: () => [...live].map((id) => brokers[id - 1]!.bootstrap).join(','),
+    logDir: (id) => join(dir, `broker-${id}`),
+    async startBroker(id) {
+      const b = await startBrokerProcess(settings(id));
+      brokers[id - 1] = b;
+      live.add(id);
+      b.child.once('exit', () => live.delete(id));
+      return b;
+    },
+    async metadata(topics, via) {
+      const id = via ?? [...live][0]!;
+      return wireCall(brokers[id - 1]!.bootstrap, MetadataRequest, MetadataResponse, METADATA_VERSION, {
+        topics: topics === null ? null : topics.map((name) => ({ name })),
+        allowAutoTopicCreation: false,
+      });
+    },
+    async waitFor(what, ready, timeoutMs = 30_000, via) {
+      const deadline = Date.now() + timeoutMs;
+      let last: MetadataResponseData | null = null;
+      while (Date.now() < deadline) {
+        try {
+          last = await cluster.metadata(null, via);
+          if (ready(last)) return last;
+        } catch {
+          // A broker between start and registration may refuse: ask again.
+        }
+        await sleep(100);
+      }
+      throw new Error(`timed out waiting for ${what}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    },
+    async stop() {
+      await Promise.all([...live].map((id) => brokers[id - 1]!.stop()));
+      await zookeeper.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    for (let id = 1; id <= size; id++) await cluster.startBroker(id);
+    await cluster.waitFor(`${size} brokers and a controller`, (m) => m.brokers.length === size && m.controllerId > 0);
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}

@@ -1,0 +1,106 @@
+// A 3-broker cluster on a real ZooKeeper: an RF=3 topic created through any broker, acks=all
+// produce by librdkafka (kcat) and the Java client, read back byte-exact, leadership moved by a
+// controlled shutdown without loss, every broker answering the same metadata.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { CreateTopicsRequest, CreateTopicsResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { kcat, kcatRead, runJava } from '../../helpers/interop.js';
+import { javaSkip, kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { wireCall } from '../../helpers/wire-call.js';
+
+const TOPIC = 'replicated';
+const PARTITIONS = 3;
+
+function partitionsOf(m: MetadataResponseData, topic: string) {
+  return m.topics.find((t) => t.name === topic)?.partitions.slice().sort((a, b) => a.partitionIndex - b.partitionIndex) ?? [];
+}
+
+function fullyReplicated(topic: string, partitions: number, replicas: number) {
+  return (m: MetadataResponseData): boolean => {
+    const ps = partitionsOf(m, topic);
+    return ps.length === partitions && ps.every((p) => p.errorCode === ErrorCode.NONE && p.leaderId > 0 && p.replicaNodes.length === replicas && p.isrNodes.length === replicas);
+  };
+}
+
+async function createTopic(bootstrap: string, name: string, partitions: number, replicationFactor: number, configs: Record<string, string> = {}): Promise<number> {
+  const response = await wireCall(bootstrap, CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })) }],
+    timeoutMs: 30_000,
+    validateOnly: false,
+  });
+  return response.topics[0]!.errorCode;
+}
+
+describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startCluster(3, { 'auto.create.topics.enable': 'false' });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('an RF=3 topic created through a broker that is not the controller: every broker answers the same leaders, replicas and ISR', async () => {
+    const m = await cluster.metadata(null);
+    const other = [1, 2, 3].find((id) => id !== m.controllerId)!;
+    assert.equal(await createTopic(cluster.brokers[other - 1]!.bootstrap, TOPIC, PARTITIONS, 3), ErrorCode.NONE);
+    const views = [];
+    for (const id of [1, 2, 3]) views.push(await cluster.waitFor(`broker ${id} to see ${TOPIC} fully replicated`, fullyReplicated(TOPIC, PARTITIONS, 3), 30_000, id));
+    const shape = (v: MetadataResponseData) => partitionsOf(v, TOPIC).map((p) => [p.partitionIndex, p.leaderId, p.leaderEpoch, [...p.replicaNodes], [...p.isrNodes].sort()]);
+    assert.deepEqual(shape(views[1]!), shape(views[0]!));
+    assert.deepEqual(shape(views[2]!), shape(views[0]!));
+    const leaders = new Set(partitionsOf(views[0]!, TOPIC).map((p) => p.leaderId));
+    assert.equal(leaders.size, 3, 'leadership spread over the three brokers, as Kafka assigns it');
+    assert.equal(await createTopic(cluster.bootstrap(), 'too-wide', 1, 4), ErrorCode.INVALID_REPLICATION_FACTOR);
+  });
+
+  test('acks=all from librdkafka, read back byte-exact; still there after the leader of partition 0 shuts down', async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `k${i}:value-${i}`).join('\n') + '\n';
+    await kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-K', ':', '-X', 'acks=all', '-X', 'partitioner=murmur2_random'], lines);
+    const read = await kcatRead(cluster.bootstrap(), TOPIC);
+    assert.equal(read.length, 300);
+    const values = new Set(read.map((r) => Buffer.from(r.value!, 'hex').toString()));
+    for (let i = 0; i < 300; i++) assert.ok(values.has(`value-${i}`), `value-${i} read back`);
+
+    const before = partitionsOf(await cluster.metadata([TOPIC]), TOPIC)[0]!;
+    const leader = before.leaderId;
+    assert.equal(await cluster.brokers[leader - 1]!.stop(), 0, 'the leader stops cleanly');
+    const moved = await cluster.waitFor('partition 0 to get a new leader', (m) => {
+      const p = partitionsOf(m, TOPIC)[0];
+      return p !== undefined && p.leaderId > 0 && p.leaderId !== leader;
+    });
+    const now = partitionsOf(moved, TOPIC)[0]!;
+    assert.ok(now.leaderEpoch > before.leaderEpoch, 'a new leader epoch');
+    assert.ok(!now.isrNodes.includes(leader), 'the stopped broker left the ISR');
+    const again = await kcatRead(cluster.bootstrap(), TOPIC);
+    assert.deepEqual(again.map((r) => [r.partition, r.offset, r.value]).sort(), read.map((r) => [r.partition, r.offset, r.value]).sort(), 'the new leaders hold every acknowledged record');
+
+    await cluster.startBroker(leader);
+    await cluster.waitFor('the restarted broker back in every ISR', fullyReplicated(TOPIC, PARTITIONS, 3), 60_000);
+  });
+
+  test('the Java producer (idempotent, acks=all) into the RF=3 topic, read back by kcat', { skip: javaSkip() }, async () => {
+    const records = Array.from({ length: 30 }, (_, i) => ({ partition: i % PARTITIONS, timestamp: 1_700_000_000_000 + i, key: Buffer.from(`jk${i}`).toString('hex'), value: Buffer.from(`java-${i}`).toString('hex'), headers: [] }));
+    const sent = await runJava('produce', cluster.bootstrap(), { topic: TOPIC, codec: 'lz4', records });
+    assert.equal(sent.filter((l) => l['type'] === 'sent').length, 30);
+    const read = await kcatRead(cluster.bootstrap(), TOPIC);
+    const values = new Set(read.map((r) => Buffer.from(r.value!, 'hex').toString()));
+    for (let i = 0; i < 30; i++) assert.ok(values.has(`java-${i}`), `java-${i} read back`);
+  });
+
+  test('min.insync.replicas=3 with a replica down: acks=all is refused with NOT_ENOUGH_REPLICAS', async () => {
+    assert.equal(await createTopic(cluster.bootstrap(), 'strict', 1, 3, { 'min.insync.replicas': '3' }), ErrorCode.NONE);
+    const m = await cluster.waitFor('strict fully replicated', fullyReplicated('strict', 1, 3));
+    const follower = partitionsOf(m, 'strict')[0]!.replicaNodes.find((id) => id !== partitionsOf(m, 'strict')[0]!.leaderId)!;
+    await cluster.brokers[follower - 1]!.stop();
+    await cluster.waitFor('the ISR of strict to shrink', (x) => (partitionsOf(x, 'strict')[0]?.isrNodes.length ?? 3) === 2);
+    await assert.rejects(kcat(['-b', cluster.bootstrap(), '-P', '-t', 'strict', '-X', 'acks=all', '-X', 'message.timeout.ms=3000'], 'refused\n'), /NOT_ENOUGH_REPLICAS|Not enough in-sync replicas|timed out/i);
+    await cluster.startBroker(follower);
+    await cluster.waitFor('strict back to three in sync', fullyReplicated('strict', 1, 3), 60_000);
+    await kcat(['-b', cluster.bootstrap(), '-P', '-t', 'strict', '-X', 'acks=all'], 'accepted\n');
+    const read = await kcatRead(cluster.bootstrap(), 'strict');
+    assert.deepEqual(read.map((r) => Buffer.from(r.value!, 'hex').toString()), ['accepted']);
+  });
+});
