@@ -32,6 +32,8 @@ export interface BrokerConfig {
   /** `log.cleaner.threads`: compaction threads per partition worker (0 disables compaction). */
   readonly logCleanerThreads: number;
   readonly numPartitionWorkers: number;
+  /** `replica.lag.time.max.ms`: a follower that has not caught up for this long leaves the ISR. */
+  readonly replicaLagTimeMaxMs: number;
   readonly offsetsTopicNumPartitions: number;
   /** The group coordinator's settings from the `group.*` and `offset*` keys. */
   readonly groupCoordinator: GroupCoordinatorConfig;
@@ -173,6 +175,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       logRetentionCheckIntervalMs: values.int('log.retention.check.interval.ms'),
       logCleanerThreads: values.int('log.cleaner.threads'),
       numPartitionWorkers: values.int('num.partition.workers'),
+      replicaLagTimeMaxMs: values.int('replica.lag.time.max.ms'),
       offsetsTopicNumPartitions: values.int('offsets.topic.num.partitions'),
       groupCoordinator: {
         ...DEFAULT_GROUP_COORDINATOR_CONFIG,

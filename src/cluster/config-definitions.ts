@@ -123,6 +123,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('compression.zstd.level', 'int', '3', true, 'zstd level when the broker compresses.', { min: -131072, max: 22 }),
   broker('min.insync.replicas', 'int', '1', true, 'Replicas that must acknowledge an acks=all write.', { min: 1 }),
   broker('unclean.leader.election.enable', 'boolean', 'false', true, 'Whether an out-of-sync replica may become leader.'),
+  broker('replica.lag.time.max.ms', 'long', '30000', false, 'A follower that has not caught up with its leader for this long leaves the ISR.', { min: 1 }),
   broker('socket.request.max.bytes', 'int', '104857600', false, 'Largest request frame; larger ones close the connection before any allocation.', { min: 1 }),
   broker('queued.max.requests', 'int', '500', false, 'Responses pending on one connection before the broker stops reading it.', { min: 1 }),
   broker('connections.max.idle.ms', 'long', '600000', false, 'Connections idle for longer are closed.'),
