@@ -14,7 +14,10 @@ export interface PartitionEvents {
   highWatermarkMoved(topic: string, partition: number, highWatermark: bigint): void;
   /** The controller's state reached the partition: its leadership, epoch or ISR may have changed. */
   stateApplied(topic: string, partition: number): void;
-  /** A follower outside the ISR qualified to join it with its fetch: time to ask for `isrProposals`. */
+  /**
+   * A follower outside the ISR qualified to join it with its fetch: time to ask for
+   * `isrProposals`. Told on each such fetch until the expansion is proposed: coalesce.
+   */
   isrCandidate(topic: string, partition: number): void;
 }
 

@@ -17,7 +17,7 @@ export class FollowerReplica {
    * The largest time at which the follower's latest fetch offset had reached the leader's log end
    * (Kafka's lastCaughtUpTimeMs).
    */
-  lastCaughtUpMs = NEVER;
+  private lastCaughtUpMs = NEVER;
   /** The leader's log end offset when the previous fetch arrived, and that fetch's time. */
   private lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
   private lastFetchMs = NEVER;
