@@ -147,7 +147,7 @@ export class Broker {
       await admin.openAll();
       const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
-        log: new InternalTopicLog(offsetsTopicSpec(config.offsetsTopicNumPartitions), internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions)),
+        log: new InternalTopicLog(offsetsTopicSpec(config.offsetsTopicNumPartitions), internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory)),
         numPartitions: config.offsetsTopicNumPartitions,
         config: config.groupCoordinator,
         leads: (p) => controller.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
