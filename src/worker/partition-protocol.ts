@@ -213,13 +213,17 @@ function each<T>(write: (w: Writer, item: T) => void, read: (r: Reader) => T): B
       finish((w) => {
         for (const item of items) write(w, item);
       }),
-    (bytes) => {
-      const r = reader(bytes);
-      const out: T[] = [];
-      while (r.remaining() > 0) out.push(read(r));
-      return out;
-    },
+    readEach(read),
   );
+}
+
+function readEach<T>(read: (r: Reader) => T): (body: Uint8Array) => T[] {
+  return (bytes) => {
+    const r = reader(bytes);
+    const out: T[] = [];
+    while (r.remaining() > 0) out.push(read(r));
+    return out;
+  };
 }
 
 /** The leader epoch a client names for a partition, or this: "do not check". */
@@ -235,31 +239,39 @@ export interface AppendRequest extends PartitionRef {
   readonly records: Buffer;
 }
 
-const appends: BodyCodec<readonly AppendRequest[]> = {
-  encode: (entries) => ({
-    payloads: entries.flatMap((e) => [
-      finish((w) => {
-        writeRef(w, e);
-        w.int16(e.requiredAcks);
-        w.int32(e.records.byteLength);
-      }),
-      e.records,
-    ]),
-  }),
-  decode: (bytes) => {
-    const r = reader(bytes);
-    const out: AppendRequest[] = [];
-    while (r.remaining() > 0) {
-      // Fields one by one into a literal: this runs per partition of every Produce, and spreading
-      // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
-      const topic = r.compactString();
-      const partition = r.int32();
-      const requiredAcks = r.int16();
-      out.push({ topic, partition, requiredAcks, records: r.raw(r.int32()) });
-    }
-    return out;
+/**
+ * Entries that each carry records: a header (ending with the records' length), then the records
+ * as they are, so they are copied once, into the ring. On the worker, `records` views ring memory.
+ */
+function withRecords<T extends { readonly records: Buffer }>(writeHeader: (w: Writer, entry: T) => void, read: (r: Reader) => T): BodyCodec<readonly T[]> {
+  return {
+    encode: (entries) => ({
+      payloads: entries.flatMap((e) => [
+        finish((w) => {
+          writeHeader(w, e);
+          w.int32(e.records.byteLength);
+        }),
+        e.records,
+      ]),
+    }),
+    decode: readEach(read),
+  };
+}
+
+const appends = withRecords<AppendRequest>(
+  (w, e) => {
+    writeRef(w, e);
+    w.int16(e.requiredAcks);
   },
-};
+  (r) => {
+    // Fields one by one into a literal: this runs per partition of every Produce, and spreading
+    // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
+    const topic = r.compactString();
+    const partition = r.int32();
+    const requiredAcks = r.int16();
+    return { topic, partition, requiredAcks, records: r.raw(r.int32()) };
+  },
+);
 
 export interface RecordErrorReply {
   readonly batchIndex: number;
@@ -560,33 +572,22 @@ export interface FollowerAppendRequest extends PartitionRef {
   readonly records: Buffer;
 }
 
-const followerAppends: BodyCodec<readonly FollowerAppendRequest[]> = {
-  encode: (entries) => ({
-    payloads: entries.flatMap((e) => [
-      finish((w) => {
-        writeRef(w, e);
-        w.int32(e.currentLeaderEpoch);
-        w.int64(e.leaderHighWatermark);
-        w.int64(e.leaderLogStartOffset);
-        w.int32(e.records.byteLength);
-      }),
-      e.records,
-    ]),
-  }),
-  decode: (bytes) => {
-    const r = reader(bytes);
-    const out: FollowerAppendRequest[] = [];
-    while (r.remaining() > 0) {
-      const topic = r.compactString();
-      const partition = r.int32();
-      const currentLeaderEpoch = r.int32();
-      const leaderHighWatermark = r.int64();
-      const leaderLogStartOffset = r.int64();
-      out.push({ topic, partition, currentLeaderEpoch, leaderHighWatermark, leaderLogStartOffset, records: r.raw(r.int32()) });
-    }
-    return out;
+const followerAppends = withRecords<FollowerAppendRequest>(
+  (w, e) => {
+    writeRef(w, e);
+    w.int32(e.currentLeaderEpoch);
+    w.int64(e.leaderHighWatermark);
+    w.int64(e.leaderLogStartOffset);
   },
-};
+  (r) => {
+    const topic = r.compactString();
+    const partition = r.int32();
+    const currentLeaderEpoch = r.int32();
+    const leaderHighWatermark = r.int64();
+    const leaderLogStartOffset = r.int64();
+    return { topic, partition, currentLeaderEpoch, leaderHighWatermark, leaderLogStartOffset, records: r.raw(r.int32()) };
+  },
+);
 
 /**
  * Cuts a follower's log: every record at or after `offset` goes (Kafka's `truncateTo`, for a

@@ -36,7 +36,7 @@ import {
   type ReadResult,
 } from '../../../src/router/partition-data.js';
 import { leaderEpochError } from '../../../src/worker/leader-epoch.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/worker/partition-protocol.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, failedAppend } from '../../../src/worker/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 
 const NO_OFFSET = -1n;
@@ -275,31 +275,19 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   /** The worker's append: as leader, acks=all refused below `min.insync.replicas`, one validated batch. */
   private append(entry: AppendRequest): AppendReply {
-    const failed = (errorCode: number, errorMessage: string, recordErrors: AppendReply['recordErrors'] = []): AppendReply => ({
-      errorCode,
-      errorMessage,
-      recordErrors,
-      baseOffset: NO_OFFSET,
-      logAppendTimeMs: NO_OFFSET,
-      logStartOffset: NO_OFFSET,
-      highWatermark: NO_OFFSET,
-      highWatermarkMoved: false,
-      leaderEpoch: -1,
-      requiredOffset: NO_OFFSET,
-    });
     let replica: MemoryReplica;
     try {
       replica = this.replicaOf(entry);
       replica.checkLeader(NO_EPOCH_CHECK, this.localId);
     } catch (err) {
       if (!(err instanceof KafkaError)) throw err;
-      return failed(err.code, err.message);
+      return failedAppend(err.code, err.message);
     }
     if (entry.requiredAcks === ACKS_ALL && replica.isr.length < replica.effectiveMinIsr) {
-      return failed(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`);
+      return failedAppend(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`);
     }
     const validation = validateProduceRecords(entry.records);
-    if (!validation.ok) return failed(validation.error.code, validation.error.message, validation.error.recordErrors);
+    if (!validation.ok) return failedAppend(validation.error.code, validation.error.message, validation.error.recordErrors);
     const baseOffset = replica.logEndOffset;
     // A copy: the request's records are a view on its frame, which the connection reuses.
     const bytes = Buffer.from(entry.records.subarray(validation.batch.start, validation.batch.end));
