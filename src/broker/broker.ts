@@ -29,8 +29,9 @@ import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
-import { partitionKey } from '../router/partition-data.js';
+import { purgatoryEvents } from '../router/partition-events.js';
 import { PartitionService } from '../router/partition-service.js';
+import { ProducePurgatory } from '../router/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
@@ -64,6 +65,7 @@ export class Broker {
     private readonly listener: Listener,
     private readonly partitions: PartitionService,
     private readonly purgatory: FetchPurgatory,
+    private readonly producePurgatory: ProducePurgatory,
     private readonly groups: GroupCoordinatorService,
     private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
@@ -98,6 +100,7 @@ export class Broker {
       clusterId,
       maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
       cleanerThreads: config.logCleanerThreads,
+      replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
     };
     const host = await PartitionWorkerHost.start({
       opModule: new URL('../worker/partition-ops.js', import.meta.url),
@@ -108,7 +111,10 @@ export class Broker {
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
     const purgatory = new FetchPurgatory();
-    const partitions = new PartitionService(host, logger('partitions'), (topic, partition) => purgatory.notify(partitionKey(topic, partition)));
+    // The purgatory asks the service, whose events reach the purgatory: the closure binds late.
+    const producePurgatory: ProducePurgatory = new ProducePurgatory((waits) => partitions.checkAcks(waits));
+    // A follower that may rejoin an ISR tells the member's ISR sender (a single broker has no followers).
+    const partitions: PartitionService = new PartitionService(host, logger('partitions'), purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand()));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
     let metricsServer: MetricsServer | null = null;
@@ -155,7 +161,7 @@ export class Broker {
       groups = new GroupCoordinatorService({
         log: new InternalTopicLog(
           offsetsTopicSpec(config.offsetsTopicNumPartitions),
-          internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, config.cluster?.offsetsTopicReplicationFactor ?? 1),
+          internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory, config.cluster?.offsetsTopicReplicationFactor ?? 1),
         ),
         numPartitions: config.offsetsTopicNumPartitions,
         config: config.groupCoordinator,
@@ -165,7 +171,7 @@ export class Broker {
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       groups.onLeadership();
       const coordinators = groups;
-      member?.prepare(node, config.deleteTopicEnable, replicaLogs(partitions), configs, (topics) => {
+      member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, (topics) => {
         if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
       }, logger);
       cluster = {
@@ -179,6 +185,7 @@ export class Broker {
         partitions,
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
         purgatory,
+        producePurgatory,
         producerIds: new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!)),
         groups,
         membership: member?.membership() ?? null,
@@ -210,7 +217,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    return new Broker(config, listener, partitions, purgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
+    return new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
@@ -222,6 +229,7 @@ export class Broker {
     // Long-poll fetches answer now with what they have, and parked JoinGroup/SyncGroup requests
     // learn NOT_COORDINATOR, so every connection can drain.
     this.purgatory.wakeAll('shutdown');
+    this.producePurgatory.close();
     this.groups.close();
     await closing;
     // Scrapes ask the workers, so the endpoint goes before them.

@@ -90,7 +90,7 @@ export class ClusterMember {
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
-  prepare(self: MemberIdentity, deleteTopicEnable: boolean, logs: ReplicaLogs, configs: ConfigResolver, onLeadershipChange: (topics: ReadonlySet<string>) => void, logger: (component: string) => Logger): void {
+  prepare(self: MemberIdentity, deleteTopicEnable: boolean, replicaLagTimeMaxMs: number, logs: ReplicaLogs, configs: ConfigResolver, onLeadershipChange: (topics: ReadonlySet<string>) => void, logger: (component: string) => Logger): void {
     this.selfId = self.nodeId;
     const brokerEpoch = (): bigint => this.brokerEpoch;
     this.controller = new ZkController(
@@ -125,7 +125,7 @@ export class ClusterMember {
       log: logger('replicas'),
     });
     this.controllerClient = new ControllerClient(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
-    this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(this.config.replicaLagTimeMaxMs / 2)), logger('isr'));
+    this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
     this.watchConfigs(logs, configs);
   }
 

@@ -32,6 +32,8 @@ export interface BrokerConfig {
   /** `log.cleaner.threads`: compaction threads per partition worker (0 disables compaction). */
   readonly logCleanerThreads: number;
   readonly numPartitionWorkers: number;
+  /** `replica.lag.time.max.ms`: a follower that has not caught up for this long leaves the ISR. */
+  readonly replicaLagTimeMaxMs: number;
   readonly offsetsTopicNumPartitions: number;
   /** The group coordinator's settings from the `group.*` and `offset*` keys. */
   readonly groupCoordinator: GroupCoordinatorConfig;
@@ -60,7 +62,6 @@ export interface ClusterMemberConfig {
   readonly replicaFetchWaitMaxMs: number;
   readonly replicaFetchMinBytes: number;
   readonly replicaFetchBackoffMs: number;
-  readonly replicaLagTimeMaxMs: number;
   readonly replicaSocketTimeoutMs: number;
   readonly controllerSocketTimeoutMs: number;
   readonly controlledShutdownEnable: boolean;
@@ -201,6 +202,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       logRetentionCheckIntervalMs: values.int('log.retention.check.interval.ms'),
       logCleanerThreads: values.int('log.cleaner.threads'),
       numPartitionWorkers: values.int('num.partition.workers'),
+      replicaLagTimeMaxMs: values.int('replica.lag.time.max.ms'),
       offsetsTopicNumPartitions: values.int('offsets.topic.num.partitions'),
       groupCoordinator: {
         ...DEFAULT_GROUP_COORDINATOR_CONFIG,
@@ -244,7 +246,6 @@ function clusterMember(values: Values): ClusterMemberConfig | null {
     replicaFetchWaitMaxMs: values.int('replica.fetch.wait.max.ms'),
     replicaFetchMinBytes: values.int('replica.fetch.min.bytes'),
     replicaFetchBackoffMs: values.int('replica.fetch.backoff.ms'),
-    replicaLagTimeMaxMs: values.int('replica.lag.time.max.ms'),
     replicaSocketTimeoutMs: values.int('replica.socket.timeout.ms'),
     controllerSocketTimeoutMs: values.int('controller.socket.timeout.ms'),
     controlledShutdownEnable: values.bool('controlled.shutdown.enable'),

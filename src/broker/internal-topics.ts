@@ -5,14 +5,18 @@
  */
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import type { PartitionService } from '../router/partition-service.js';
+import type { ProducePurgatory } from '../router/produce-purgatory.js';
 import { EARLIEST_TIMESTAMP, NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';
 /** Coordinator records are committed once every in-sync replica has them, as Kafka's coordinators append. */
 const ACKS_ALL = -1;
+/** Kafka's `offsets.commit.timeout.ms` default: how long a coordinator's append waits for the in-sync replicas. */
+const COMMIT_TIMEOUT_MS = 5000;
 
 /** `__consumer_offsets` as Kafka creates it: compacted, 100 MiB segments, batches kept as written. */
 export function offsetsTopicSpec(numPartitions: number): InternalTopicSpec {
@@ -27,7 +31,8 @@ export function offsetsTopicSpec(numPartitions: number): InternalTopicSpec {
   };
 }
 
-export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService, replicationFactor: number): InternalTopicPartitions {
+/** `commits`: where an append waits until its followers have it (answered at once on a single broker). */
+export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService, commits: ProducePurgatory, replicationFactor: number): InternalTopicPartitions {
   return {
     exists: () => admin.metadata.topic(topic) !== undefined,
     create: (numPartitions, configs) =>
@@ -37,7 +42,9 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
       ),
     append: async (partition, batch) => {
       const [reply] = await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch }]);
-      return reply!.errorCode;
+      if (reply!.errorCode !== ErrorCode.NONE || reply!.requiredOffset < 0n) return reply!.errorCode;
+      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply!.leaderEpoch, requiredOffset: reply!.requiredOffset }], COMMIT_TIMEOUT_MS);
+      return errorCode!;
     },
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),

@@ -3,8 +3,11 @@
  * with the assigned base offset. acks=0 requests get no response at all; when one of their
  * partitions fails, the connection is closed instead, which is how Kafka tells such a producer.
  * The partition's replica appends as leader with its own leader epoch and refuses acks=-1 while
- * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). Transactional batches are
- * refused until transactions exist. Versions 0-2 are advertised but not served, as in Kafka 4.
+ * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). An acks=-1 append its
+ * followers have yet to fetch waits in the produce purgatory, up to the request's timeout, until
+ * the high watermark passes it; every partition of the request is answered together, in request
+ * order. Transactional batches are refused until transactions exist. Versions 0-2 are advertised
+ * but not served, as in Kafka 4.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -17,7 +20,7 @@ import {
 } from '../protocol/messages/index.js';
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
-import type { AppendReply, AppendRequest } from '../router/partition-data.js';
+import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
 import { clusterOf } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
@@ -71,6 +74,12 @@ interface PendingAnswer {
   readonly position: number;
 }
 
+/** acks=all appends whose records the followers have yet to fetch, and where their answers are. */
+interface AwaitedAcks {
+  readonly waits: AcksWait[];
+  readonly answers: PendingAnswer[];
+}
+
 export const produceHandler = defineHandler({
   request: ProduceRequest,
   response: ProduceResponse,
@@ -117,12 +126,26 @@ export const produceHandler = defineHandler({
     });
     if (entries.length > 0) {
       const replies = await c.partitions.appendMany(entries);
+      const awaited: AwaitedAcks = { waits: [], answers: [] };
       replies.forEach((reply, i) => {
         const { answers, position } = pending[i]!;
         const entry = entries[i]!;
         answers[position] = appended(entry.partition, reply);
-        if (reply.errorCode === ErrorCode.NONE) countAppended(ctx.metrics, entry.topic, entry.records);
+        if (reply.errorCode !== ErrorCode.NONE) return;
+        countAppended(ctx.metrics, entry.topic, entry.records);
+        if (reply.requiredOffset >= 0n) {
+          awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
+          awaited.answers.push(pending[i]!);
+        }
       });
+      if (awaited.waits.length > 0) {
+        // As Kafka: the offsets stay in the answer, whatever the wait's outcome.
+        const codes = await c.producePurgatory.wait(awaited.waits, request.timeoutMs);
+        codes.forEach((errorCode, n) => {
+          const { answers, position } = awaited.answers[n]!;
+          if (errorCode !== ErrorCode.NONE) answers[position] = { ...answers[position]!, errorCode, errorMessage: null };
+        });
+      }
     }
     if (acks === 0) {
       const failure = responses.flatMap((t) => t.partitionResponses ?? []).find((p) => (p.errorCode ?? 0) !== ErrorCode.NONE);

@@ -7,7 +7,12 @@
  * - Limits: each partition up to its `partition_max_bytes`, the response up to `max_bytes`,
  *   but always the first batch found (KIP-74), so a consumer never sticks on a large batch.
  * - Long polling: until `min_bytes` have gathered or `max_wait_ms` passes, the fetch waits in
- *   the purgatory on its partitions and reads again when one of them gets an append.
+ *   the purgatory on its partitions and reads again when one of them gets data it may read.
+ * - Followers (a broker's replica id: `replica_id` up to v14, `replica_state.replica_id` from
+ *   v15): each partition's read is bounded by the log end instead of the high watermark and
+ *   records the follower's position on the leader (which may move the high watermark); a log
+ *   that diverged from the leader's answers its diverging epoch (v12+) and no records. Their
+ *   long polls wake on any append; their bytes are not counted as consumers' bytes out.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -21,12 +26,14 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
-import { NO_OFFSET, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
+import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
 
 const READ_COMMITTED = 1;
+/** Fetch v15 moved the replica id into `replica_state`. */
+const REPLICA_STATE_VERSION = 15;
 
 interface PartitionRead {
   readonly partition: SessionPartition;
@@ -38,12 +45,11 @@ function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): To
   return byId ? c.metadata.topicById(p.topicId) : c.metadata.topic(p.topic);
 }
 
-function errorResult(errorCode: number): ReadResult {
-  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
-}
-
-/** Reads every partition of the context once (one message per worker), keeping the response within `maxBytes`. */
-async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean): Promise<PartitionRead[]> {
+/**
+ * Reads every partition of the context once (one message per worker), keeping the response
+ * within `maxBytes`. `replicaId` is the fetching broker's, or negative for a consumer.
+ */
+async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number): Promise<PartitionRead[]> {
   const reads: PartitionRead[] = [];
   const commands: ReadCommand[] = [];
   const positions: number[] = [];
@@ -53,11 +59,11 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     if (topic === undefined) refused = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     else if (partition.partition < 0 || partition.partition >= topic.partitionCount) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     if (refused !== null || topic === undefined) {
-      reads.push({ partition, topic, result: errorResult(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+      reads.push({ partition, topic, result: failedRead(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
       continue;
     }
     positions.push(reads.length);
-    reads.push({ partition, topic, result: errorResult(ErrorCode.UNKNOWN_SERVER_ERROR) });
+    reads.push({ partition, topic, result: failedRead(ErrorCode.UNKNOWN_SERVER_ERROR) });
     commands.push({
       topic: topic.name,
       partition: partition.partition,
@@ -66,6 +72,8 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
       maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
       readCommitted: request.isolationLevel === READ_COMMITTED,
       minOneMessage: true,
+      replicaId,
+      lastFetchedEpoch: partition.params.lastFetchedEpoch,
     });
   }
   if (commands.length > 0) {
@@ -98,7 +106,7 @@ function releaseAll(reads: readonly PartitionRead[]): void {
   for (const r of reads) r.result.records?.release();
 }
 
-function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean, metrics: BrokerMetrics): FetchResponseFetchableTopicResponseInput[] {
+function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean, fromReplica: boolean, metrics: BrokerMetrics): FetchResponseFetchableTopicResponseInput[] {
   const topics = new Map<string, FetchResponseFetchableTopicResponseInput & { partitions: FetchResponsePartitionDataInput[] }>();
   for (const r of reads) {
     const include = context.include(r.partition, {
@@ -107,19 +115,20 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
       lastStableOffset: r.result.lastStableOffset,
       logStartOffset: r.result.logStartOffset,
       recordBytes: r.result.records?.byteLength ?? 0,
+      diverged: r.result.divergingEpoch !== null,
     });
     if (!include) {
       r.result.records?.release();
       continue;
     }
-    if (r.result.records !== null) metrics.bytesFetched(r.partition.topic, r.result.records.byteLength);
+    if (r.result.records !== null && !fromReplica) metrics.bytesFetched(r.partition.topic, r.result.records.byteLength);
     const key = byId ? r.partition.topicId : r.partition.topic;
     let topic = topics.get(key);
     if (topic === undefined) {
       topic = { topic: r.partition.topic, topicId: r.partition.topicId, partitions: [] };
       topics.set(key, topic);
     }
-    topic.partitions.push({
+    const answer: FetchResponsePartitionDataInput = {
       partitionIndex: r.partition.partition,
       errorCode: r.result.errorCode,
       highWatermark: r.result.highWatermark,
@@ -128,7 +137,10 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
       abortedTransactions: null,
       preferredReadReplica: -1,
       records: r.result.records ?? EMPTY_BYTES,
-    });
+    };
+    // Only a fetch naming a last fetched epoch (v12+) can diverge, so the field always fits the version.
+    if (r.result.divergingEpoch !== null) answer.divergingEpoch = r.result.divergingEpoch;
+    topic.partitions.push(answer);
   }
   return [...topics.values()];
 }
@@ -139,6 +151,8 @@ export const fetchHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const byId = ctx.header.requestApiVersion >= 13;
+    const replicaId = ctx.header.requestApiVersion >= REPLICA_STATE_VERSION ? request.replicaState.replicaId : request.replicaId;
+    const fromReplica = replicaId >= 0;
     const opened = c.fetchSessions.newContext({
       sessionId: request.sessionId,
       sessionEpoch: request.sessionEpoch,
@@ -163,17 +177,18 @@ export const fetchHandler = defineHandler({
     const context = opened.context;
 
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
-    let reads = await readAll(c, context, request, byId);
+    let reads = await readAll(c, context, request, byId, replicaId);
     const keys = reads.filter((r) => r.topic !== undefined).map((r) => partitionKey(r.topic!.name, r.partition.partition));
     for (;;) {
-      const ready = bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE) || keys.length === 0;
+      const ready =
+        bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE || r.result.divergingEpoch !== null) || keys.length === 0;
       const left = deadline - Date.now();
       if (ready || left <= 0) break;
       releaseAll(reads);
-      const reason = await c.purgatory.wait(keys, left);
-      reads = await readAll(c, context, request, byId);
+      const reason = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark');
+      reads = await readAll(c, context, request, byId, replicaId);
       if (reason === 'shutdown') break;
     }
-    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId, ctx.metrics), throttleTimeMs: 0 };
+    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId, fromReplica, ctx.metrics), throttleTimeMs: 0 };
   },
 });

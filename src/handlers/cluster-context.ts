@@ -9,6 +9,7 @@ import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { FetchPurgatory } from '../router/fetch-purgatory.js';
+import type { ProducePurgatory } from '../router/produce-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
@@ -28,6 +29,8 @@ export interface ClusterContext {
   readonly fetchSessions: FetchSessionCache;
   /** Where long-poll fetches wait for appends. */
   readonly purgatory: FetchPurgatory;
+  /** Where acks=all produces wait for their followers. */
+  readonly producePurgatory: ProducePurgatory;
   readonly producerIds: ProducerIdManager;
   /** The classic group coordinators (one per `__consumer_offsets` partition). */
   readonly groups: GroupCoordinatorService;

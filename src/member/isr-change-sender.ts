@@ -10,9 +10,13 @@ import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { AlterPartitionRequest, AlterPartitionResponse } from '../protocol/messages/index.js';
 import type { MetadataSource } from '../cluster/metadata-image.js';
-import type { IsrChangeAnswer } from '../cluster/replica-control.js';
+import type { IsrChangeRequest } from '../cluster/replica-control.js';
 import type { ControllerClient } from './controller-client.js';
-import type { ReplicaLogs } from './replica-logs.js';
+import type { IsrOutcome, ReplicaLogs } from './replica-logs.js';
+
+function failed(proposal: IsrChangeRequest, errorCode: number): IsrOutcome {
+  return { proposal, errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr };
+}
 
 export class IsrChangeSender {
   private timer: NodeJS.Timeout | null = null;
@@ -55,22 +59,22 @@ export class IsrChangeSender {
   private async sendOnce(): Promise<void> {
     const proposals = await this.logs.isrProposals();
     if (proposals.length === 0) return;
-    let answers: IsrChangeAnswer[];
+    let outcomes: IsrOutcome[];
     try {
-      answers = await this.request(proposals);
+      outcomes = await this.request(proposals);
     } catch (err) {
-      // The proposals stay pending nowhere: an error answer for each lets the workers propose again.
-      await this.logs.applyIsrAnswers(proposals.map((p) => ({ ...p, errorCode: ErrorCode.NETWORK_EXCEPTION, leader: this.brokerId })));
+      // Unanswered, each proposal is answered with a retriable error, so its worker proposes it again.
+      await this.logs.applyIsrAnswers(proposals.map((p) => failed(p, ErrorCode.NETWORK_EXCEPTION)));
       throw err;
     }
-    await this.logs.applyIsrAnswers(answers);
+    await this.logs.applyIsrAnswers(outcomes);
   }
 
-  private async request(proposals: Awaited<ReturnType<ReplicaLogs['isrProposals']>>): Promise<IsrChangeAnswer[]> {
+  private async request(proposals: readonly IsrChangeRequest[]): Promise<IsrOutcome[]> {
     const connection = await this.controller.connect();
-    const byTopic = new Map<string, typeof proposals>();
-    for (const p of proposals) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
     const image = this.metadata.image;
+    const byTopic = new Map<string, IsrChangeRequest[]>();
+    for (const p of proposals) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
     const response = await connection.request(AlterPartitionRequest, AlterPartitionResponse, (version) => ({
       brokerId: this.brokerId,
       brokerEpoch: this.brokerEpoch(),
@@ -84,20 +88,17 @@ export class IsrChangeSender {
         })),
       })),
     }));
-    if (response.errorCode !== ErrorCode.NONE) {
-      return proposals.map((p) => ({ ...p, errorCode: response.errorCode, leader: this.brokerId }));
-    }
-    const answers: IsrChangeAnswer[] = [];
+    if (response.errorCode !== ErrorCode.NONE) return proposals.map((p) => failed(p, response.errorCode));
+    const answered = new Map<string, { errorCode: number; leaderEpoch: number; partitionEpoch: number; isr: number[] }>();
     for (const t of response.topics) {
       const topic = image.topicById(t.topicId)?.name;
       if (topic === undefined) continue;
-      for (const p of t.partitions) {
-        answers.push({ topic, partition: p.partitionIndex, errorCode: p.errorCode, leader: p.leaderId, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, newIsr: p.isr });
-      }
+      for (const p of t.partitions) answered.set(`${topic}\u0000${p.partitionIndex}`, { errorCode: p.errorCode, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, isr: p.isr });
     }
-    const answered = new Set(answers.map((a) => `${a.topic}\u0000${a.partition}`));
-    for (const p of proposals) if (!answered.has(`${p.topic}\u0000${p.partition}`)) answers.push({ ...p, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, leader: this.brokerId });
-    return answers;
+    return proposals.map((p) => {
+      const a = answered.get(`${p.topic}\u0000${p.partition}`);
+      return a === undefined ? failed(p, ErrorCode.UNKNOWN_SERVER_ERROR) : { proposal: p, ...a };
+    });
   }
 
   close(): void {

@@ -5,7 +5,7 @@
  * workers.
  */
 import type { PartitionAdmin } from '../cluster/partition-admin.js';
-import type { IsrChangeAnswer, IsrChangeRequest } from '../cluster/replica-control.js';
+import type { IsrChangeRequest } from '../cluster/replica-control.js';
 
 export interface ReplicaPosition {
   readonly logEndOffset: bigint;
@@ -30,6 +30,15 @@ export interface FollowerAppendResult extends ReplicaPosition {
   readonly errorMessage: string | null;
 }
 
+/** The controller's answer to one proposal: the committed state, or the error that drops the proposal. */
+export interface IsrOutcome {
+  readonly proposal: IsrChangeRequest;
+  readonly errorCode: number;
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly isr: readonly number[];
+}
+
 export interface ReplicaLogs extends PartitionAdmin {
   replicaPosition(topic: string, partition: number, leaderEpoch: number): Promise<ReplicaPosition>;
   appendAsFollower(entries: readonly FollowerAppend[]): Promise<FollowerAppendResult[]>;
@@ -40,5 +49,5 @@ export interface ReplicaLogs extends PartitionAdmin {
   truncate(topic: string, partition: number, leaderEpoch: number, offset: bigint, fully: boolean): Promise<ReplicaPosition>;
   /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
   isrProposals(): Promise<IsrChangeRequest[]>;
-  applyIsrAnswers(answers: readonly IsrChangeAnswer[]): Promise<void>;
+  applyIsrAnswers(outcomes: readonly IsrOutcome[]): Promise<void>;
 }

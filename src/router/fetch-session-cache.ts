@@ -2,7 +2,8 @@
  * Incremental fetch sessions (KIP-227), owned by the main thread. A client that opens a session
  * (session id 0, epoch 0) gets an id; afterwards it sends only the partitions that changed and
  * the broker answers only the partitions with something new (records, a moved high watermark,
- * log start or last stable offset, or an error). The session remembers every partition's fetch
+ * log start or last stable offset, an error, or a follower's diverging epoch). Followers use
+ * sessions too, as Kafka's replica fetchers do. The session remembers every partition's fetch
  * parameters and what the client was last told.
  *
  *   id 0,  epoch -1  full fetch, no session
@@ -41,6 +42,8 @@ export interface FetchPartitionOutcome {
   readonly lastStableOffset: bigint;
   readonly logStartOffset: bigint;
   readonly recordBytes: number;
+  /** A follower's log diverged: the answer tells it where to truncate. */
+  readonly diverged: boolean;
 }
 
 export interface SessionPartition extends FetchPartitionKey {
@@ -89,7 +92,7 @@ export class FetchContext {
    * this partition: always in a full fetch; in an incremental one only when something changed.
    */
   include(p: SessionPartition, outcome: FetchPartitionOutcome): boolean {
-    let changed = outcome.recordBytes > 0 || outcome.errorCode !== ErrorCode.NONE;
+    let changed = outcome.recordBytes > 0 || outcome.errorCode !== ErrorCode.NONE || outcome.diverged;
     if (p.highWatermark !== outcome.highWatermark) {
       p.highWatermark = outcome.highWatermark;
       changed = true;

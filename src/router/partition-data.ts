@@ -4,17 +4,20 @@
  * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
  * replica checks it, so a client with stale metadata is fenced where the epoch is known.
  */
-import type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand } from '../worker/partition-protocol.js';
+import type { AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand } from '../worker/partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
-export { NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
-export type { AppendReply, AppendRequest, DescribeProducersReply, OffsetReply, PartitionRef, ReadCommand, ReadResult };
+export { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
+export { failedRead } from './partition-service.js';
+export type { AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand, ReadResult };
 
 export interface PartitionData {
   /** Replies in the order of `entries`. */
   appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]>;
   /** Results in the order of `commands`. */
   readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
+  /** Where acks=all appends stand, in the order of `waits` (see `AcksStatus`). */
+  checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]>;
   listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply>;
   deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply>;
   offsetForLeaderEpoch(ref: PartitionRef, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply>;

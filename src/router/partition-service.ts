@@ -4,7 +4,11 @@
  * turns replies into typed results, and keeps the per-log-dir files consistent across workers
  * (each worker reports its share; one writes the merged checkpoint files). Implements
  * `PartitionAdmin` for the metadata handlers and the data operations for Produce, Fetch,
- * ListOffsets and friends. A dead worker answers KAFKA_STORAGE_ERROR for its partitions.
+ * ListOffsets and friends, and the replication operations: a follower's appends, truncations
+ * and position (for its fetcher), and a leader's ISR proposals and the controller's answers.
+ * What the replies say beyond their answers (appends, high watermark moves, state changes, ISR
+ * candidates) goes to `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its
+ * partitions.
  */
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
 import type { PartitionRegistration } from '../cluster/metadata-image.js';
@@ -17,25 +21,47 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import {
+  CONSUMER_REPLICA_ID,
+  NO_EPOCH,
   NO_EPOCH_CHECK,
   NO_OFFSET,
   PartitionOps,
   failedAppend,
+  failedPosition,
+  type AcksStatus,
+  type AcksWait,
   type AppendReply,
   type AppendRequest,
   type DescribeProducersReply,
+  type DivergingEpoch,
+  type FollowerAppendRequest,
+  type IsrAnswer,
+  type IsrAnswerReply,
+  type IsrProposal,
   type OffsetReply,
   type PartitionArgCommand,
   type PartitionRef,
   type ReadBytesReply,
   type ReadCommand,
+  type ReplicaPositionCommand,
+  type ReplicaPositionReply,
+  type TruncateCommand,
 } from '../worker/partition-protocol.js';
 import type { WorkerOp } from '../worker/worker-op.js';
 import type { PartitionData } from './partition-data.js';
+import type { PartitionEvents } from './partition-events.js';
 
-/** Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16 unit) and records. */
-const APPEND_HEADER_ESTIMATE = 5 + 4 + 2 + 4;
-const READ_COMMAND_ESTIMATE = 5 + 4 + 4 + 8 + 4 + 1 + 1;
+/**
+ * Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16
+ * unit) and records: the name's length prefix (5), the partition (4), then the entry's fields.
+ */
+const REF_ESTIMATE = 5 + 4;
+const APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 2 + 4;
+const READ_COMMAND_ESTIMATE = REF_ESTIMATE + 4 + 8 + 4 + 1 + 1 + 4 + 4;
+const FOLLOWER_APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 4 + 8 + 8 + 4;
+const TRUNCATE_ESTIMATE = REF_ESTIMATE + 4 + 8 + 1;
+const POSITION_ESTIMATE = REF_ESTIMATE + 4;
+const ACKS_WAIT_ESTIMATE = REF_ESTIMATE + 4 + 8;
 
 export interface ReadResult {
   readonly errorCode: number;
@@ -44,7 +70,16 @@ export interface ReadResult {
   readonly logStartOffset: bigint;
   /** The records, leased in the owner's segment file: send, then release (FileRegion.release). */
   readonly records: FileRegion | null;
+  /** A follower's log diverged from the leader's (Fetch v12+ answers it; the follower truncates). */
+  readonly divergingEpoch: DivergingEpoch | null;
 }
+
+/** A read that failed: its error, no offsets, no records. */
+export function failedRead(errorCode: number): ReadResult {
+  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null, divergingEpoch: null };
+}
+
+const topicBytes = (ref: PartitionRef): number => ref.topic.length * 3;
 
 export class PartitionService implements PartitionAdmin, PartitionData {
   /** Lease ids to release, per worker, gathered during the current turn of the event loop. */
@@ -53,8 +88,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   constructor(
     private readonly host: PartitionWorkerHost,
     private readonly log: Logger,
-    /** Called when a partition's high watermark moved, so fetches waiting on it can read again. */
-    private readonly onHighWatermarkMoved: (topic: string, partition: number) => void,
+    private readonly events: PartitionEvents,
   ) {}
 
   private workerOf(topic: string, partition: number): number {
@@ -79,14 +113,29 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     await Promise.all([...groups].map(([w, indexes]) => this.host.call(w, op, body(indexes.map((i) => partitions[i]!)))));
   }
 
+  /**
+   * Opens the partitions (creating their logs if missing) and applies their controller state:
+   * what a LeaderAndIsr does, so it is also how a leadership or ISR change reaches a replica.
+   */
   async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
     const settings = logSettings(config);
-    await this.eachWorker(topic.name, partitions, (p) => p.partition, PartitionOps.open, (share) => ({
-      topic: topic.name,
-      topicId: topic.topicId,
-      partitions: share.map((p) => ({ partition: p.partition, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr })),
-      config: settings,
-    }));
+    try {
+      await this.eachWorker(topic.name, partitions, (p) => p.partition, PartitionOps.open, (share) => ({
+        topic: topic.name,
+        topicId: topic.topicId,
+        partitions: share.map((p) => ({
+          partition: p.partition,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          replicas: p.replicas,
+          isr: p.isr,
+        })),
+        config: settings,
+      }));
+    } finally {
+      for (const p of partitions) this.events.stateApplied(topic.name, p.partition);
+    }
   }
 
   async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
@@ -122,19 +171,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
    */
   async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
-    const replies = new Array<AppendReply>(entries.length);
-    const sizeOf = (i: number): number => APPEND_HEADER_ESTIMATE + entries[i]!.topic.length * 3 + entries[i]!.records.byteLength;
-    await this.eachMessage(entries, sizeOf, async (worker, indexes) => {
-      try {
-        const answers = await this.host.call(worker, PartitionOps.append, indexes.map((i) => entries[i]!));
-        indexes.forEach((i, n) => (replies[i] = answers[n]!));
-      } catch (err) {
-        const failure = failedAppend(kafkaErrorCode(err), (err as Error).message);
-        for (const i of indexes) replies[i] = failure;
-      }
-    });
+    const replies = await this.eachEntry(PartitionOps.append, entries, (e) => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, (err) =>
+      failedAppend(kafkaErrorCode(err), (err as Error).message),
+    );
     entries.forEach((e, i) => {
-      if (replies[i]!.highWatermarkMoved) this.onHighWatermarkMoved(e.topic, e.partition);
+      const reply = replies[i]!;
+      if (reply.errorCode === ErrorCode.NONE) this.events.appended(e.topic, e.partition, reply.highWatermarkMoved ? reply.highWatermark : null);
     });
     return replies;
   }
@@ -145,7 +187,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    */
   async readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]> {
     const results = new Array<ReadResult>(commands.length);
-    const sizeOf = (i: number): number => READ_COMMAND_ESTIMATE + commands[i]!.topic.length * 3;
+    const sizeOf = (i: number): number => READ_COMMAND_ESTIMATE + topicBytes(commands[i]!);
     await this.eachMessage(commands, sizeOf, async (worker, indexes) => {
       try {
         const replies = await this.host.call(worker, PartitionOps.read, indexes.map((i) => commands[i]!));
@@ -154,14 +196,94 @@ export class PartitionService implements PartitionAdmin, PartitionData {
           const slice = r.slice;
           const records: FileRegion | null =
             slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
-          results[i] = { errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, records };
+          results[i] = { errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, records, divergingEpoch: r.divergingEpoch };
+          // Only a follower's fetch moves the high watermark or qualifies a replica for the ISR.
+          const c = commands[i]!;
+          if (r.highWatermarkMoved) this.events.highWatermarkMoved(c.topic, c.partition, r.highWatermark);
+          if (r.isrCandidate) this.events.isrCandidate(c.topic, c.partition);
         });
       } catch (err) {
-        const failure: ReadResult = { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
+        const failure = failedRead(kafkaErrorCode(err));
         for (const i of indexes) results[i] = failure;
       }
     });
     return results;
+  }
+
+  /** A follower's fetched records, appended on its owner (see `PartitionOps.appendAsFollower`); answers where each log then stands. */
+  appendAsFollower(entries: readonly FollowerAppendRequest[]): Promise<ReplicaPositionReply[]> {
+    return this.eachEntry(PartitionOps.appendAsFollower, entries, (e) => FOLLOWER_APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, failedPositionOf);
+  }
+
+  /** Truncates follower logs (see `TruncateCommand`); answers where each log then stands. */
+  truncate(commands: readonly TruncateCommand[]): Promise<ReplicaPositionReply[]> {
+    return this.eachEntry(PartitionOps.truncate, commands, (c) => TRUNCATE_ESTIMATE + topicBytes(c), failedPositionOf);
+  }
+
+  /** Where follower logs stand (log end, latest epoch, high watermark): where their fetcher starts. */
+  replicaPositions(commands: readonly ReplicaPositionCommand[]): Promise<ReplicaPositionReply[]> {
+    return this.eachEntry(PartitionOps.replicaPosition, commands, (c) => POSITION_ESTIMATE + topicBytes(c), failedPositionOf);
+  }
+
+  /** Where acks=all appends stand (the produce purgatory's `CheckAcks`). */
+  checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]> {
+    return this.eachEntry(PartitionOps.checkAcks, waits, (w) => ACKS_WAIT_ESTIMATE + topicBytes(w), (err) => ({ done: true, errorCode: kafkaErrorCode(err) }));
+  }
+
+  /**
+   * The ISR changes the leaders hosted here want now — of `partitions`, or of every partition
+   * when null — each marked pending until `isrAnswers` brings the controller's answer (or a new
+   * state arrives with `createPartitions`). To be called every `replica.lag.time.max.ms / 2`
+   * and on `PartitionEvents.isrCandidate`. A worker that fails to answer proposes nothing.
+   */
+  async isrProposals(partitions: readonly PartitionRef[] | null = null): Promise<IsrProposal[]> {
+    const asks: Array<[number, readonly PartitionRef[] | null]> =
+      partitions === null ? this.workers().map((w) => [w, null]) : [...this.indexesByWorker(partitions)].map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
+    const replies = await Promise.allSettled(asks.map(([w, share]) => this.host.call(w, PartitionOps.isrProposals, { partitions: share })));
+    return replies.flatMap((reply, i) => {
+      if (reply.status === 'fulfilled') return reply.value;
+      this.log.warn('ISR proposals unavailable', { worker: asks[i]![0], error: String(reply.reason) });
+      return [];
+    });
+  }
+
+  /** Applies the controller's answers to ISR proposals; a committed ISR that moves a high watermark wakes its waiters. */
+  async isrAnswers(answers: readonly IsrAnswer[]): Promise<IsrAnswerReply[]> {
+    const replies = new Array<IsrAnswerReply>(answers.length);
+    await Promise.all(
+      [...this.indexesByWorker(answers)].map(async ([worker, indexes]) => {
+        try {
+          const got = await this.host.call(worker, PartitionOps.isrAnswers, indexes.map((i) => answers[i]!));
+          indexes.forEach((i, n) => (replies[i] = got[n]!));
+        } catch (err) {
+          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, retry: true };
+        }
+      }),
+    );
+    answers.forEach((a, i) => {
+      const reply = replies[i]!;
+      if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, BigInt(reply.highWatermark));
+    });
+    return replies;
+  }
+
+  /**
+   * Runs a many-partition op: one ring message per worker (split only where a worker's share
+   * exceeds the ring's message limit). Replies come back in the order of `entries`; a worker
+   * that fails answers `failed(error)` for its share.
+   */
+  private async eachEntry<C extends PartitionRef, R>(op: WorkerOp<readonly C[], readonly R[]>, entries: readonly C[], sizeOf: (entry: C) => number, failed: (err: unknown) => R): Promise<R[]> {
+    const replies = new Array<R>(entries.length);
+    await this.eachMessage(entries, (i) => sizeOf(entries[i]!), async (worker, indexes) => {
+      try {
+        const answers = await this.host.call(worker, op, indexes.map((i) => entries[i]!));
+        indexes.forEach((i, n) => (replies[i] = answers[n]!));
+      } catch (err) {
+        const failure = failed(err);
+        for (const i of indexes) replies[i] = failure;
+      }
+    });
+    return replies;
   }
 
   /**
@@ -192,7 +314,17 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   /** Reads records into memory (bounded by the worker's ring), for coordinators replaying a partition. */
   async readBytes(topic: string, partition: number, fetchOffset: bigint, maxBytes: number): Promise<ReadBytesReply> {
     try {
-      const command: ReadCommand = { topic, partition, currentLeaderEpoch: NO_EPOCH_CHECK, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true };
+      const command: ReadCommand = {
+        topic,
+        partition,
+        currentLeaderEpoch: NO_EPOCH_CHECK,
+        fetchOffset,
+        maxBytes,
+        readCommitted: false,
+        minOneMessage: true,
+        replicaId: CONSUMER_REPLICA_ID,
+        lastFetchedEpoch: NO_EPOCH,
+      };
       return await this.host.call(this.workerOf(topic, partition), PartitionOps.readBytes, command);
     } catch (err) {
       return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
@@ -296,6 +428,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   private workers(): number[] {
     return range(this.host.size);
   }
+}
+
+function failedPositionOf(err: unknown): ReplicaPositionReply {
+  return failedPosition(kafkaErrorCode(err), (err as Error).message);
 }
 
 function range(n: number): number[] {

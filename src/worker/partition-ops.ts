@@ -18,18 +18,26 @@ import {
   EARLIEST_TIMESTAMP,
   LATEST_TIMESTAMP,
   MAX_TIMESTAMP,
+  NO_EPOCH,
   NO_OFFSET,
   PartitionOps,
   failedAppend,
+  failedPosition,
   parseWorkerOptions,
+  type AcksStatus,
+  type AcksWait,
   type AppendReply,
   type AppendRequest,
+  type IsrAnswer,
+  type IsrAnswerReply,
+  type IsrProposal,
   type OffsetReply,
   type PartitionArgCommand,
   type PartitionEndReply,
   type PartitionRef,
   type ReadCommand,
   type ReadReply,
+  type ReplicaPositionReply,
   type WorkerLogDir,
 } from './partition-protocol.js';
 import { workerForPartition } from './partition-routing.js';
@@ -37,7 +45,6 @@ import { workerForPartition } from './partition-routing.js';
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
-const NO_EPOCH = -1;
 
 function failedOffset(errorCode: number): OffsetReply {
   return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
@@ -88,7 +95,7 @@ export const registerOps: RegisterOps = (setup) => {
       log.updateConfig(c.config);
       let partition = partitions.get(partitionKey(ref));
       if (partition === undefined || partition.log !== log) {
-        partition = new Partition(log, options.nodeId);
+        partition = new Partition(log, options.nodeId, { replicaLagTimeMaxMs: options.replicaLagTimeMaxMs });
         partitions.set(partitionKey(ref), partition);
       }
       partition.applyState(state, c.config);
@@ -115,7 +122,7 @@ export const registerOps: RegisterOps = (setup) => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const { result, highWatermarkMoved } = partition.appendAsLeader(records, requiredAcks);
+      const { result, highWatermarkMoved, requiredOffset } = partition.appendAsLeader(records, requiredAcks);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       return {
@@ -127,6 +134,8 @@ export const registerOps: RegisterOps = (setup) => {
         logStartOffset: BigInt(result.logStartOffset),
         highWatermark: BigInt(partition.highWatermark),
         highWatermarkMoved,
+        leaderEpoch: partition.leaderEpoch,
+        requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
       };
     } catch (err) {
       return failedAppend(kafkaErrorCode(err), (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
@@ -136,24 +145,53 @@ export const registerOps: RegisterOps = (setup) => {
   // The records are views on ring memory: each append validates and writes them from there.
   setup.serve(PartitionOps.append, (entries) => entries.map(append));
 
+  const lease = (slice: LogSlice | null): ReadReply['slice'] => {
+    if (slice === null) return null;
+    const leaseId = nextLeaseId++;
+    if (nextLeaseId > 0xffffffff) nextLeaseId = 1;
+    leases.set(leaseId, slice);
+    return { leaseId, fd: slice.fd, position: slice.position, length: slice.length };
+  };
+
+  /** A consumer's read bounded by its isolation level, a follower's by the log end (see `Partition.readForFollower`). */
   const read = (c: ReadCommand): ReadReply => {
-    const failed = (errorCode: number): ReadReply => ({ errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, slice: null });
     try {
       const partition = partitionOf(c);
-      const state = {
+      let slice: LogSlice | null;
+      let highWatermarkMoved = false;
+      let divergingEpoch: ReadReply['divergingEpoch'] = null;
+      let isrCandidate = false;
+      if (c.replicaId < 0) {
+        slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
+      } else {
+        const r = partition.readForFollower(c.replicaId, c.currentLeaderEpoch, Number(c.fetchOffset), c.lastFetchedEpoch, c.maxBytes, c.minOneMessage);
+        slice = r.slice;
+        highWatermarkMoved = r.highWatermarkMoved;
+        isrCandidate = r.isrCandidate;
+        if (r.divergingEpoch !== null) divergingEpoch = { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) };
+      }
+      return {
+        errorCode: ErrorCode.NONE,
         highWatermark: BigInt(partition.highWatermark),
         lastStableOffset: BigInt(partition.lastStableOffset),
         logStartOffset: BigInt(partition.log.logStartOffset),
+        slice: lease(slice),
+        highWatermarkMoved,
+        divergingEpoch,
+        isrCandidate,
       };
-      const slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
-      if (slice === null) return { errorCode: ErrorCode.NONE, ...state, slice: null };
-      const leaseId = nextLeaseId++;
-      if (nextLeaseId > 0xffffffff) nextLeaseId = 1;
-      leases.set(leaseId, slice);
-      return { errorCode: ErrorCode.NONE, ...state, slice: { leaseId, fd: slice.fd, position: slice.position, length: slice.length } };
     } catch (err) {
       // Kafka reports no offsets alongside a partition error.
-      return failed(kafkaErrorCode(err));
+      return {
+        errorCode: kafkaErrorCode(err),
+        highWatermark: NO_OFFSET,
+        lastStableOffset: NO_OFFSET,
+        logStartOffset: NO_OFFSET,
+        slice: null,
+        highWatermarkMoved: false,
+        divergingEpoch: null,
+        isrCandidate: false,
+      };
     }
   };
 
@@ -220,6 +258,76 @@ export const registerOps: RegisterOps = (setup) => {
     offsetOp((partition, leaderEpoch) => {
       const { epoch, endOffset } = partition.log.leaderEpochCache.endOffsetFor(Number(leaderEpoch), partition.log.logEndOffset);
       return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch };
+    }),
+  );
+
+  /** The replication ops on a follower's log answer where the log then stands. */
+  const followerOp =
+    <C extends PartitionRef>(apply: (partition: Partition, command: C) => void) =>
+    (c: C): ReplicaPositionReply => {
+      try {
+        const partition = partitionOf(c);
+        apply(partition, c);
+        const log = partition.log;
+        return {
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          logEndOffset: BigInt(log.logEndOffset),
+          highWatermark: BigInt(log.highWatermark),
+          logStartOffset: BigInt(log.logStartOffset),
+          lastFetchedEpoch: partition.latestEpoch,
+        };
+      } catch (err) {
+        return failedPosition(kafkaErrorCode(err), (err as Error).message);
+      }
+    };
+
+  // As with append, the records are views on ring memory, written from there.
+  setup.serve(PartitionOps.appendAsFollower, (entries) =>
+    entries.map(
+      followerOp((partition, e) => {
+        const started = performance.now();
+        partition.appendAsFollower(e.records, Number(e.leaderHighWatermark), Number(e.leaderLogStartOffset), e.currentLeaderEpoch);
+        if (e.records.byteLength > 0) metrics.appended(e.records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
+      }),
+    ),
+  );
+  setup.serve(PartitionOps.truncate, (commands) => commands.map(followerOp((partition, c) => partition.truncate(Number(c.offset), c.fully, c.currentLeaderEpoch))));
+  setup.serve(PartitionOps.replicaPosition, (commands) => commands.map(followerOp((partition, c) => partition.checkFollower(c.currentLeaderEpoch))));
+
+  setup.serve(PartitionOps.checkAcks, (waits) =>
+    waits.map((w: AcksWait): AcksStatus => {
+      try {
+        const errorCode = partitionOf(w).acksStatus(w.leaderEpoch, Number(w.requiredOffset));
+        return errorCode === null ? { done: false, errorCode: ErrorCode.NONE } : { done: true, errorCode };
+      } catch (err) {
+        return { done: true, errorCode: kafkaErrorCode(err) };
+      }
+    }),
+  );
+
+  setup.serve(PartitionOps.isrProposals, (c) => {
+    const proposals: IsrProposal[] = [];
+    const candidates = c.partitions === null ? partitions.values() : c.partitions.flatMap((ref) => partitions.get(partitionKey(ref)) ?? []);
+    for (const partition of candidates) {
+      if (partition.log.closed) continue;
+      const proposal = partition.proposeIsr();
+      if (proposal === null) continue;
+      const { topic, partition: index } = partition.log.topicPartition;
+      proposals.push({ topic, partition: index, leader: options.nodeId, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.isr });
+    }
+    return proposals;
+  });
+
+  setup.serve(PartitionOps.isrAnswers, (answers) =>
+    answers.map((a: IsrAnswer): IsrAnswerReply => {
+      try {
+        const partition = partitionOf(a);
+        const { highWatermarkMoved, retry } = partition.answerIsr(a);
+        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark, retry };
+      } catch (err) {
+        return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1, retry: false };
+      }
     }),
   );
 

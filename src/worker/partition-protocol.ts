@@ -26,6 +26,8 @@ export interface PartitionWorkerOptions {
   readonly maintenanceIntervalMs: number;
   /** `log.cleaner.threads`: 0 turns compaction off. */
   readonly cleanerThreads: number;
+  /** `replica.lag.time.max.ms`: how long a follower may go without catching up before it leaves the ISR. */
+  readonly replicaLagTimeMaxMs: number;
 }
 
 export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
@@ -39,7 +41,8 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     typeof o.nodeId !== 'number' ||
     typeof o.clusterId !== 'string' ||
     typeof o.maintenanceIntervalMs !== 'number' ||
-    typeof o.cleanerThreads !== 'number'
+    typeof o.cleanerThreads !== 'number' ||
+    typeof o.replicaLagTimeMaxMs !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');
   }
@@ -56,6 +59,12 @@ export interface PartitionStateCommand {
   readonly partition: number;
   readonly leader: number;
   readonly leaderEpoch: number;
+  /**
+   * The version of this state in ZooKeeper (the partition state znode's version): every ISR
+   * change bumps it, and a leader names it in AlterPartition so that the controller refuses a
+   * proposal made from an outdated state.
+   */
+  readonly partitionEpoch: number;
   readonly replicas: readonly number[];
   readonly isr: readonly number[];
 }
@@ -127,6 +136,50 @@ export interface MetricsReply {
   readonly ends: readonly PartitionEndReply[];
 }
 
+/** isrProposals: the leader partitions to look at, or null for every one the worker hosts. */
+export interface IsrProposalsCommand {
+  readonly partitions: readonly PartitionRef[] | null;
+}
+
+/**
+ * An ISR change a leader wants (Kafka's AlterPartition for one partition): the ISR it asks for,
+ * stated from the leader epoch and partition epoch it holds. Once proposed, the change is pending
+ * until `isrAnswers` brings the controller's answer or a new state arrives with `open`; no
+ * other change is proposed meanwhile.
+ */
+export interface IsrProposal extends PartitionRef {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly isr: readonly number[];
+}
+
+/** The controller's answer to one `IsrProposal`. */
+export interface IsrAnswer extends PartitionRef {
+  /** The proposal answered: its leader epoch and partition epoch, as `isrProposals` gave them. */
+  readonly proposedLeaderEpoch: number;
+  readonly proposedPartitionEpoch: number;
+  /** NONE, with the state the controller committed below; otherwise the controller's error for the partition. */
+  readonly errorCode: number;
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly isr: readonly number[];
+}
+
+export interface IsrAnswerReply {
+  /** UNKNOWN_TOPIC_OR_PARTITION when the partition is not hosted here; otherwise NONE. */
+  readonly errorCode: number;
+  /** The committed ISR let the high watermark advance. */
+  readonly highWatermarkMoved: boolean;
+  /** The high watermark after the answer (-1 with an error). */
+  readonly highWatermark: number;
+  /**
+   * The error was not one Kafka's leader gives up on (nor one that waits for the controller's
+   * next state): the change stays pending and the same proposal should be sent again.
+   */
+  readonly retry: boolean;
+}
+
 // ---- hot commands (binary) ----
 
 function reader(bytes: Uint8Array): Reader {
@@ -160,13 +213,17 @@ function each<T>(write: (w: Writer, item: T) => void, read: (r: Reader) => T): B
       finish((w) => {
         for (const item of items) write(w, item);
       }),
-    (bytes) => {
-      const r = reader(bytes);
-      const out: T[] = [];
-      while (r.remaining() > 0) out.push(read(r));
-      return out;
-    },
+    readEach(read),
   );
+}
+
+function readEach<T>(read: (r: Reader) => T): (body: Uint8Array) => T[] {
+  return (bytes) => {
+    const r = reader(bytes);
+    const out: T[] = [];
+    while (r.remaining() > 0) out.push(read(r));
+    return out;
+  };
 }
 
 /** The leader epoch a client names for a partition, or this: "do not check". */
@@ -182,31 +239,39 @@ export interface AppendRequest extends PartitionRef {
   readonly records: Buffer;
 }
 
-const appends: BodyCodec<readonly AppendRequest[]> = {
-  encode: (entries) => ({
-    payloads: entries.flatMap((e) => [
-      finish((w) => {
-        writeRef(w, e);
-        w.int16(e.requiredAcks);
-        w.int32(e.records.byteLength);
-      }),
-      e.records,
-    ]),
-  }),
-  decode: (bytes) => {
-    const r = reader(bytes);
-    const out: AppendRequest[] = [];
-    while (r.remaining() > 0) {
-      // Fields one by one into a literal: this runs per partition of every Produce, and spreading
-      // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
-      const topic = r.compactString();
-      const partition = r.int32();
-      const requiredAcks = r.int16();
-      out.push({ topic, partition, requiredAcks, records: r.raw(r.int32()) });
-    }
-    return out;
+/**
+ * Entries that each carry records: a header (ending with the records' length), then the records
+ * as they are, so they are copied once, into the ring. On the worker, `records` views ring memory.
+ */
+function withRecords<T extends { readonly records: Buffer }>(writeHeader: (w: Writer, entry: T) => void, read: (r: Reader) => T): BodyCodec<readonly T[]> {
+  return {
+    encode: (entries) => ({
+      payloads: entries.flatMap((e) => [
+        finish((w) => {
+          writeHeader(w, e);
+          w.int32(e.records.byteLength);
+        }),
+        e.records,
+      ]),
+    }),
+    decode: readEach(read),
+  };
+}
+
+const appends = withRecords<AppendRequest>(
+  (w, e) => {
+    writeRef(w, e);
+    w.int16(e.requiredAcks);
   },
-};
+  (r) => {
+    // Fields one by one into a literal: this runs per partition of every Produce, and spreading
+    // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
+    const topic = r.compactString();
+    const partition = r.int32();
+    const requiredAcks = r.int16();
+    return { topic, partition, requiredAcks, records: r.raw(r.int32()) };
+  },
+);
 
 export interface RecordErrorReply {
   readonly batchIndex: number;
@@ -223,6 +288,13 @@ export interface AppendReply {
   readonly highWatermark: bigint;
   /** The append moved the high watermark: fetches waiting on the partition can read more. */
   readonly highWatermarkMoved: boolean;
+  /** The leader epoch the records were appended at (-1 with an error). */
+  readonly leaderEpoch: number;
+  /**
+   * acks=all: the high watermark the answer waits for (the last appended offset + 1), or -1 when
+   * there is nothing to wait for — the records are committed already, or acks is not all.
+   */
+  readonly requiredOffset: bigint;
 }
 
 /** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
@@ -230,7 +302,18 @@ export const NO_OFFSET = -1n;
 
 /** An append that failed: its error, and no offsets. */
 export function failedAppend(errorCode: number, errorMessage: string | null, recordErrors: readonly RecordErrorReply[] = []): AppendReply {
-  return { errorCode, errorMessage, recordErrors, baseOffset: NO_OFFSET, logAppendTimeMs: NO_OFFSET, logStartOffset: NO_OFFSET, highWatermark: NO_OFFSET, highWatermarkMoved: false };
+  return {
+    errorCode,
+    errorMessage,
+    recordErrors,
+    baseOffset: NO_OFFSET,
+    logAppendTimeMs: NO_OFFSET,
+    logStartOffset: NO_OFFSET,
+    highWatermark: NO_OFFSET,
+    highWatermarkMoved: false,
+    leaderEpoch: -1,
+    requiredOffset: NO_OFFSET,
+  };
 }
 
 function writeAppendReply(w: Writer, a: AppendReply): void {
@@ -246,6 +329,8 @@ function writeAppendReply(w: Writer, a: AppendReply): void {
   w.int64(a.logStartOffset);
   w.int64(a.highWatermark);
   w.bool(a.highWatermarkMoved);
+  w.int32(a.leaderEpoch);
+  w.int64(a.requiredOffset);
 }
 
 function readAppendReply(r: Reader): AppendReply {
@@ -262,8 +347,15 @@ function readAppendReply(r: Reader): AppendReply {
     logStartOffset: r.int64(),
     highWatermark: r.int64(),
     highWatermarkMoved: r.bool(),
+    leaderEpoch: r.int32(),
+    requiredOffset: r.int64(),
   };
 }
+
+/** A fetch's replica id when a consumer sends it (Kafka's CONSUMER_REPLICA_ID); brokers send their id. */
+export const CONSUMER_REPLICA_ID = -1;
+/** "No epoch": a fetch without a last fetched epoch, a diverging epoch's absence. */
+export const NO_EPOCH = -1;
 
 export interface ReadCommand extends PartitionRef {
   /** The leader epoch the client knows, checked against the partition's; NO_EPOCH_CHECK skips it. */
@@ -273,6 +365,13 @@ export interface ReadCommand extends PartitionRef {
   /** read_committed: nothing at or beyond the last stable offset; otherwise the high watermark bounds the read. */
   readonly readCommitted: boolean;
   readonly minOneMessage: boolean;
+  /**
+   * The fetching broker's id, or CONSUMER_REPLICA_ID. A follower's fetch is bounded by the log
+   * end offset instead of the high watermark, and its offset is the follower's log end.
+   */
+  readonly replicaId: number;
+  /** The epoch of the follower's last fetched batch, checked for divergence; NO_EPOCH for none. */
+  readonly lastFetchedEpoch: number;
 }
 
 function writeReadCommand(w: Writer, c: ReadCommand): void {
@@ -282,13 +381,25 @@ function writeReadCommand(w: Writer, c: ReadCommand): void {
   w.int32(c.maxBytes);
   w.bool(c.readCommitted);
   w.bool(c.minOneMessage);
+  w.int32(c.replicaId);
+  w.int32(c.lastFetchedEpoch);
 }
 
 function readReadCommand(r: Reader): ReadCommand {
   // In wire order into one literal (see the append decoder on spreads).
   const topic = r.compactString();
   const partition = r.int32();
-  return { topic, partition, currentLeaderEpoch: r.int32(), fetchOffset: r.int64(), maxBytes: r.int32(), readCommitted: r.bool(), minOneMessage: r.bool() };
+  return {
+    topic,
+    partition,
+    currentLeaderEpoch: r.int32(),
+    fetchOffset: r.int64(),
+    maxBytes: r.int32(),
+    readCommitted: r.bool(),
+    minOneMessage: r.bool(),
+    replicaId: r.int32(),
+    lastFetchedEpoch: r.int32(),
+  };
 }
 
 /** A leased file range: valid until release names its lease id. */
@@ -299,25 +410,47 @@ export interface ReadSlice {
   readonly length: number;
 }
 
+/** Where the leader's log leaves a follower's: the largest epoch not after the follower's, and where it ends. */
+export interface DivergingEpoch {
+  readonly epoch: number;
+  readonly endOffset: bigint;
+}
+
 export interface ReadReply {
   readonly errorCode: number;
   readonly highWatermark: bigint;
   readonly lastStableOffset: bigint;
   readonly logStartOffset: bigint;
   readonly slice: ReadSlice | null;
+  /** A follower's fetch moved the high watermark: consumers and acks=all produces waiting on it can go on. */
+  readonly highWatermarkMoved: boolean;
+  /** The follower's log diverged from the leader's (no records then): it truncates to `endOffset`. */
+  readonly divergingEpoch: DivergingEpoch | null;
+  /** The fetching follower, outside the ISR, now qualifies to join it: `isrProposals` will propose it. */
+  readonly isrCandidate: boolean;
 }
+
+/** Which optional parts a read reply carries, in one byte. */
+const HAS_SLICE = 1;
+const HW_MOVED = 2;
+const HAS_DIVERGING_EPOCH = 4;
+const ISR_CANDIDATE = 8;
 
 function writeReadReply(w: Writer, a: ReadReply): void {
   w.int16(a.errorCode);
   w.int64(a.highWatermark);
   w.int64(a.lastStableOffset);
   w.int64(a.logStartOffset);
-  w.bool(a.slice !== null);
+  w.int8((a.slice !== null ? HAS_SLICE : 0) | (a.highWatermarkMoved ? HW_MOVED : 0) | (a.divergingEpoch !== null ? HAS_DIVERGING_EPOCH : 0) | (a.isrCandidate ? ISR_CANDIDATE : 0));
   if (a.slice !== null) {
     w.uint32(a.slice.leaseId);
     w.int32(a.slice.fd);
     w.float64(a.slice.position);
     w.int32(a.slice.length);
+  }
+  if (a.divergingEpoch !== null) {
+    w.int32(a.divergingEpoch.epoch);
+    w.int64(a.divergingEpoch.endOffset);
   }
 }
 
@@ -326,8 +459,10 @@ function readReadReply(r: Reader): ReadReply {
   const highWatermark = r.int64();
   const lastStableOffset = r.int64();
   const logStartOffset = r.int64();
-  const slice = r.bool() ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
-  return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice };
+  const flags = r.int8();
+  const slice = (flags & HAS_SLICE) !== 0 ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
+  const divergingEpoch = (flags & HAS_DIVERGING_EPOCH) !== 0 ? { epoch: r.int32(), endOffset: r.int64() } : null;
+  return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice, highWatermarkMoved: (flags & HW_MOVED) !== 0, divergingEpoch, isrCandidate: (flags & ISR_CANDIDATE) !== 0 };
 }
 
 /** readBytes' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
@@ -421,9 +556,152 @@ const offsetReply: BodyCodec<OffsetReply> = binary(
   },
 );
 
+// ---- replication (binary, many partitions per message like append and read) ----
+
+/**
+ * A follower's records from its leader's Fetch answer, appended as they are (offsets and leader
+ * epochs kept). On the wire like an append: a header, then the records copied once into the ring.
+ */
+export interface FollowerAppendRequest extends PartitionRef {
+  /** The leader epoch the records were fetched at, checked against the replica's; NO_EPOCH_CHECK skips it. */
+  readonly currentLeaderEpoch: number;
+  /** The leader's high watermark and log start offset from the same answer. */
+  readonly leaderHighWatermark: bigint;
+  readonly leaderLogStartOffset: bigint;
+  /** Whole batches; may be empty (the answer then only moves the high watermark). A view over ring memory on the worker. */
+  readonly records: Buffer;
+}
+
+const followerAppends = withRecords<FollowerAppendRequest>(
+  (w, e) => {
+    writeRef(w, e);
+    w.int32(e.currentLeaderEpoch);
+    w.int64(e.leaderHighWatermark);
+    w.int64(e.leaderLogStartOffset);
+  },
+  (r) => {
+    const topic = r.compactString();
+    const partition = r.int32();
+    const currentLeaderEpoch = r.int32();
+    const leaderHighWatermark = r.int64();
+    const leaderLogStartOffset = r.int64();
+    return { topic, partition, currentLeaderEpoch, leaderHighWatermark, leaderLogStartOffset, records: r.raw(r.int32()) };
+  },
+);
+
+/**
+ * Cuts a follower's log: every record at or after `offset` goes (Kafka's `truncateTo`, for a
+ * diverging epoch or a leader whose log ends before the follower's); with `fully`, every record
+ * goes and the log restarts empty at `offset` (`truncateFullyAndStartAt`, for a follower behind
+ * the leader's log start).
+ */
+export interface TruncateCommand extends PartitionRef {
+  /** As in `FollowerAppendRequest`. */
+  readonly currentLeaderEpoch: number;
+  readonly offset: bigint;
+  readonly fully: boolean;
+}
+
+/** replicaPosition: where a follower's log stands, for its fetcher's first Fetch. */
+export interface ReplicaPositionCommand extends PartitionRef {
+  /** As in `FollowerAppendRequest`. */
+  readonly currentLeaderEpoch: number;
+}
+
+/** What appendAsFollower, truncate and replicaPosition answer: the follower's log as it now stands. */
+export interface ReplicaPositionReply {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  readonly logEndOffset: bigint;
+  readonly highWatermark: bigint;
+  readonly logStartOffset: bigint;
+  /** The latest leader epoch in the log: what the next Fetch names as its last fetched epoch (NO_EPOCH for none). */
+  readonly lastFetchedEpoch: number;
+}
+
+export function failedPosition(errorCode: number, errorMessage: string | null): ReplicaPositionReply {
+  return { errorCode, errorMessage, logEndOffset: NO_OFFSET, highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, lastFetchedEpoch: NO_EPOCH };
+}
+
+function writeTruncate(w: Writer, c: TruncateCommand): void {
+  writeRef(w, c);
+  w.int32(c.currentLeaderEpoch);
+  w.int64(c.offset);
+  w.bool(c.fully);
+}
+
+function readTruncate(r: Reader): TruncateCommand {
+  const topic = r.compactString();
+  const partition = r.int32();
+  return { topic, partition, currentLeaderEpoch: r.int32(), offset: r.int64(), fully: r.bool() };
+}
+
+function writePositionCommand(w: Writer, c: ReplicaPositionCommand): void {
+  writeRef(w, c);
+  w.int32(c.currentLeaderEpoch);
+}
+
+function readPositionCommand(r: Reader): ReplicaPositionCommand {
+  const topic = r.compactString();
+  const partition = r.int32();
+  return { topic, partition, currentLeaderEpoch: r.int32() };
+}
+
+function writePosition(w: Writer, a: ReplicaPositionReply): void {
+  w.int16(a.errorCode);
+  w.compactNullableString(a.errorMessage);
+  w.int64(a.logEndOffset);
+  w.int64(a.highWatermark);
+  w.int64(a.logStartOffset);
+  w.int32(a.lastFetchedEpoch);
+}
+
+function readPosition(r: Reader): ReplicaPositionReply {
+  const errorCode = r.int16();
+  const errorMessage = r.compactNullableString();
+  return { errorCode, errorMessage, logEndOffset: r.int64(), highWatermark: r.int64(), logStartOffset: r.int64(), lastFetchedEpoch: r.int32() };
+}
+
+/** An acks=all append waiting for its records to be committed, as its append reply described it. */
+export interface AcksWait extends PartitionRef {
+  readonly leaderEpoch: number;
+  readonly requiredOffset: bigint;
+}
+
+/**
+ * Where an acks=all append stands (Kafka's `checkEnoughReplicasReachOffset`): not done while the
+ * high watermark is below its required offset; done with NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND
+ * (committed while the ISR is below `min.insync.replicas`) or NOT_LEADER_OR_FOLLOWER (the replica
+ * stopped leading since the append).
+ */
+export interface AcksStatus {
+  readonly done: boolean;
+  readonly errorCode: number;
+}
+
+function writeAcksWait(w: Writer, c: AcksWait): void {
+  writeRef(w, c);
+  w.int32(c.leaderEpoch);
+  w.int64(c.requiredOffset);
+}
+
+function readAcksWait(r: Reader): AcksWait {
+  const topic = r.compactString();
+  const partition = r.int32();
+  return { topic, partition, leaderEpoch: r.int32(), requiredOffset: r.int64() };
+}
+
 const appendReplies = each(writeAppendReply, readAppendReply);
 const reads = each(writeReadCommand, readReadCommand);
 const readReplies = each(writeReadReply, readReadReply);
+const positions = each(writePosition, readPosition);
+const acksStatuses = each<AcksStatus>(
+  (w, a) => {
+    w.bool(a.done);
+    w.int16(a.errorCode);
+  },
+  (r) => ({ done: r.bool(), errorCode: r.int16() }),
+);
 const singleRead: BodyCodec<ReadCommand> = binary(
   (c) => finish((w) => writeReadCommand(w, c)),
   (bytes) => readReadCommand(reader(bytes)),
@@ -450,4 +728,16 @@ export const PartitionOps = {
   closeLogs: defineWorkerOp(23, 'closeLogs', NOTHING, json<LogDirCheckpoint[]>()),
   /** The worker's metrics and the high watermarks a scrape asks for, pulled when /metrics is scraped. */
   metrics: defineWorkerOp(24, 'metrics', json<MetricsCommand>(), json<MetricsReply>()),
+  /** A follower's fetched records, appended with their offsets and epochs; its high watermark and log start follow the leader's. */
+  appendAsFollower: defineWorkerOp(30, 'appendAsFollower', followerAppends, positions),
+  /** A follower's truncation (diverging epoch, KIP-101; a leader's log ending before it; a reset past the leader's log start). */
+  truncate: defineWorkerOp(31, 'truncate', each(writeTruncate, readTruncate), positions),
+  /** Where follower logs stand: the fetcher's starting point. */
+  replicaPosition: defineWorkerOp(32, 'replicaPosition', each(writePositionCommand, readPositionCommand), positions),
+  /** acks=all: whether the appends' records are committed yet (the produce purgatory asks on high watermark moves). */
+  checkAcks: defineWorkerOp(33, 'checkAcks', each(writeAcksWait, readAcksWait), acksStatuses),
+  /** The ISR changes the worker's leaders want now (shrink on lag, expand on catch-up), each then pending. */
+  isrProposals: defineWorkerOp(34, 'isrProposals', json<IsrProposalsCommand>(), json<IsrProposal[]>()),
+  /** The controller's answers to ISR proposals. */
+  isrAnswers: defineWorkerOp(35, 'isrAnswers', json<IsrAnswer[]>(), json<IsrAnswerReply[]>()),
 } as const;

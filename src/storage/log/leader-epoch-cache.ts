@@ -55,6 +55,13 @@ export class LeaderEpochCache {
     this.#persist();
   }
 
+  /** The log lost every record: no epoch is known any more. */
+  clear(): void {
+    if (this.#entries.length === 0) return;
+    this.#entries = [];
+    this.#persist();
+  }
+
   /** The log now starts at `startOffset`: the epoch covering it starts there. */
   truncateFromStart(startOffset: number): void {
     let firstKept = -1;

@@ -589,6 +589,24 @@ export class PartitionLog {
     return true;
   }
 
+  /**
+   * Drops every record and restarts the log, empty, at `offset` (Kafka's `truncateFullyAndStartAt`):
+   * a follower whose log is behind the leader's log start, or whose first fetched batch begins
+   * before its empty log's start. Every epoch goes from the leader epoch cache with the records.
+   */
+  truncateFullyAndStartAt(offset: number): void {
+    this.#checkOpen();
+    if (offset < 0) throw new RangeError(`cannot start the log at ${offset}`);
+    const target = offset as Offset;
+    this.#truncations++;
+    this.#io('truncate', () => this.#truncateFullyAndStartAt(target));
+    this.#logEndOffset = target;
+    this.#highWatermark = target;
+    this.#recoveryPoint = target;
+    this.#unflushedMessages = 0;
+    this.leaderEpochCache.clear();
+  }
+
   #truncateFullyAndStartAt(offset: Offset): void {
     this.#segments.truncateFullyAndStartAt(offset, this.#clock());
     this.#logStartOffset = offset;

@@ -22,6 +22,7 @@ import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
+import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
@@ -46,6 +47,7 @@ const NO_DATA: PartitionData = {
   deleteRecords: () => Promise.reject(new Error('admin handlers do not delete records')),
   offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),
   describeProducers: () => Promise.reject(new Error('admin handlers do not describe producers')),
+  checkAcks: () => Promise.reject(new Error('admin handlers do not produce')),
 };
 
 export class MemoryPartitionAdmin implements PartitionAdmin {
@@ -94,6 +96,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
+  const data = options.partitions ?? NO_DATA;
   const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
@@ -108,9 +111,10 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       admin,
       configs,
       autoCreateTopicsEnable: options.autoCreate ?? true,
-      partitions: options.partitions ?? NO_DATA,
+      partitions: data,
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
+      producePurgatory: new ProducePurgatory((waits) => data.checkAcks(waits)),
       producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
       groups: new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') }),
       membership: null,

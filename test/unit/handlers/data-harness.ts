@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach } from 'node:test';
+import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import type { RegisteredApi } from '../../../src/handlers/handler.js';
@@ -13,6 +14,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { purgatoryEvents } from '../../../src/router/partition-events.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
 import { call, exchange, harness, type Harness } from './admin-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
@@ -21,7 +23,7 @@ import { MemoryPartitions } from './memory-partitions-fixture.js';
  * A factory of fresh harnesses for one test file, each closed after its test; `beforeClose` runs
  * first on each (a check every test must pass, such as every lease released).
  */
-export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => undefined): () => DataHarness {
+export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => undefined): (owner?: MemoryPartitions) => DataHarness {
   const open: DataHarness[] = [];
   afterEach(() => {
     for (const d of open.splice(0)) {
@@ -29,17 +31,23 @@ export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => unde
       d.close();
     }
   });
-  return () => {
-    const d = new DataHarness();
+  return (owner) => {
+    const d = new DataHarness(owner);
     open.push(d);
     return d;
   };
 }
 
 export class DataHarness {
-  readonly owner = new MemoryPartitions();
   readonly metrics = new BrokerMetrics();
-  readonly h: Harness = harness({ partitions: this.owner });
+  readonly h: Harness;
+
+  /** `owner`: the partitions' owner, e.g. `new MemoryPartitions(1)` to be broker 1; its events reach the harness's purgatories. */
+  constructor(readonly owner = new MemoryPartitions()) {
+    this.h = harness({ partitions: owner });
+    // The in-memory owner keeps no ISR changes, so it has no ISR candidates to tell.
+    owner.listen(purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined));
+  }
 
   /** Creates `name` with `numPartitions` partitions (and topic `configs`); returns its id. */
   async createTopic(name: string, numPartitions = 1, configs: Record<string, string> = {}): Promise<string> {
@@ -52,8 +60,16 @@ export class DataHarness {
 
   /** What a leadership change does to a replica: a registration with a later leader epoch. */
   async moveLeaderEpoch(topic: string, partition: number, leaderEpoch: number): Promise<void> {
+    await this.assign(topic, partition, { leaderEpoch });
+  }
+
+  /**
+   * What the controller's LeaderAndIsr does to the owner's replica: the partition's registration
+   * with `changes` (leader, replicas, ISR, epochs), as a cluster's controller would send it.
+   */
+  async assign(topic: string, partition: number, changes: Partial<PartitionRegistration>): Promise<void> {
     const image = this.h.cluster.metadata.topic(topic)!;
-    const registration = { ...image.partitions[partition]!, leaderEpoch };
+    const registration = { ...image.partitions[partition]!, ...changes };
     await this.owner.createPartitions(image, [registration], this.h.cluster.configs.effectiveTopicConfig(image));
   }
 

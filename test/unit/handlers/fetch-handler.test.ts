@@ -2,7 +2,9 @@
  * The Fetch handler over the in-memory partition owner: topics by name (v4-v12) and by id
  * (v13+), the response's `max_bytes` and each partition's `partition_max_bytes` with KIP-74's
  * first batch, errors answered per partition beside partitions that read, every leased range
- * released once, and the bytes out counted for /metrics.
+ * released once, and the bytes out counted for /metrics. Followers' fetches (replica id up to
+ * v14, replica state from v15): read to the log end, move the high watermark, diverging epochs,
+ * brokers that are no replica, long polls woken by appends, incremental sessions.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,8 +16,9 @@ import { total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
 import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
+import { MemoryPartitions } from './memory-partitions-fixture.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH } = ErrorCode;
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER } = ErrorCode;
 const BY_ID = 13;
 const MIB = 1 << 20;
 
@@ -136,5 +139,116 @@ describe('Fetch', () => {
     await append(d, 't', 0, batch(['a', 'b']));
     const records = (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0 }] }]))[0]!.partitions[0]!.records;
     assert.equal(total(await d.scrape(), 'sluice_topic_bytes_out_total', { topic: 't' }), records.length);
+  });
+
+  describe("a follower's fetch (broker 1 leads, broker 2 follows, both in the ISR)", () => {
+    const LEADER = 1;
+    const FOLLOWER = 2;
+
+    async function replicated(): Promise<{ d: DataHarness; id: string }> {
+      const d = fresh(new MemoryPartitions(LEADER));
+      const id = await d.createTopic('t');
+      await d.assign('t', 0, { leader: LEADER, leaderEpoch: 1, replicas: [LEADER, FOLLOWER], isr: [LEADER, FOLLOWER] });
+      return { d, id };
+    }
+
+    interface ReplicaFetch {
+      readonly replicaId?: number;
+      readonly fetchOffset?: bigint;
+      readonly lastFetchedEpoch?: number;
+      readonly currentLeaderEpoch?: number;
+      readonly maxWaitMs?: number;
+      readonly minBytes?: number;
+      readonly sessionId?: number;
+      readonly sessionEpoch?: number;
+      readonly partitions?: boolean;
+    }
+
+    /** A broker's fetch at `version`: its id in `replica_id` up to v14, in `replica_state` from v15, the topic by id from v13. */
+    async function replicaFetch(d: DataHarness, id: string, version: number, f: ReplicaFetch = {}) {
+      const replicaId = f.replicaId ?? FOLLOWER;
+      const partition = { partition: 0, fetchOffset: f.fetchOffset ?? 0n, partitionMaxBytes: MIB, currentLeaderEpoch: f.currentLeaderEpoch ?? 1, lastFetchedEpoch: f.lastFetchedEpoch ?? -1 };
+      const res = await d.call(fetchHandler, M.FetchRequest, M.FetchResponse, version, {
+        ...(version >= 15 ? { replicaState: { replicaId, replicaEpoch: 7n } } : { replicaId }),
+        maxWaitMs: f.maxWaitMs ?? 0,
+        minBytes: f.minBytes ?? 0,
+        maxBytes: MIB,
+        sessionId: f.sessionId ?? 0,
+        sessionEpoch: f.sessionEpoch ?? -1,
+        topics: f.partitions === false ? [] : [{ ...(version >= BY_ID ? { topicId: id } : { topic: 't' }), partitions: [partition] }],
+      });
+      assert.equal(res.errorCode, NONE);
+      return { sessionId: res.sessionId, partitions: res.responses.flatMap((t) => t.partitions) };
+    }
+
+    test('reads up to the log end, not the high watermark, and its offset moves the high watermark (v12 replica_id, v15 replica_state)', async () => {
+      for (const v of [12, 15, 18]) {
+        const { d, id } = await replicated();
+        await append(d, 't', 0, batch(['a', 'b']));
+        await append(d, 't', 0, batch(['c']));
+        const stored = Buffer.concat(d.owner.batchesOf({ topic: 't', partition: 0 }));
+        const consumed = async () => (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0 }] }]))[0]!.partitions[0]!;
+        assert.deepEqual(await consumed(), { partition: 0, errorCode: NONE, highWatermark: 0n, records: Buffer.alloc(0) }, `v${v}: nothing committed for consumers`);
+        const first = (await replicaFetch(d, id, v)).partitions[0]!;
+        assert.deepEqual([first.errorCode, first.highWatermark, first.logStartOffset, first.records], [NONE, 0n, 0n, stored], `v${v}: the follower gets everything to the log end`);
+        const second = (await replicaFetch(d, id, v, { fetchOffset: 3n, lastFetchedEpoch: 1 })).partitions[0]!;
+        assert.deepEqual([second.errorCode, second.highWatermark, second.records?.length ?? 0, second.divergingEpoch.epoch], [NONE, 3n, 0, -1], `v${v}: its log end commits the records`);
+        assert.deepEqual(await consumed(), { partition: 0, errorCode: NONE, highWatermark: 3n, records: stored });
+        assert.equal(total(await d.scrape(), 'sluice_topic_bytes_out_total', { topic: 't' }), stored.length, "a follower's bytes are not consumers' bytes out");
+      }
+    });
+
+    test('a follower whose last fetched epoch ended before its fetch offset here gets the diverging epoch and no records', async () => {
+      const { d, id } = await replicated();
+      await append(d, 't', 0, batch(['a', 'b']));
+      // Epoch 1 holds offsets 0-1; epoch 3 starts at 2.
+      await d.assign('t', 0, { leader: LEADER, leaderEpoch: 3, replicas: [LEADER, FOLLOWER], isr: [LEADER, FOLLOWER] });
+      await append(d, 't', 0, batch(['c']));
+      const [answer] = (await replicaFetch(d, id, 12, { fetchOffset: 3n, lastFetchedEpoch: 2, currentLeaderEpoch: 3 })).partitions;
+      assert.deepEqual([answer!.errorCode, answer!.divergingEpoch.epoch, answer!.divergingEpoch.endOffset, answer!.records?.length ?? 0], [NONE, 1, 2n, 0]);
+      const [agreed] = (await replicaFetch(d, id, 12, { fetchOffset: 2n, lastFetchedEpoch: 1, currentLeaderEpoch: 3 })).partitions;
+      assert.deepEqual([agreed!.divergingEpoch.epoch, agreed!.records!.length > 0], [-1, true]);
+    });
+
+    test('a broker that is no replica: UNKNOWN_LEADER_EPOCH when it names an epoch, NOT_LEADER_OR_FOLLOWER when not', async () => {
+      const { d, id } = await replicated();
+      assert.equal((await replicaFetch(d, id, 12, { replicaId: 9 })).partitions[0]!.errorCode, UNKNOWN_LEADER_EPOCH);
+      assert.equal((await replicaFetch(d, id, 15, { replicaId: 9, currentLeaderEpoch: -1 })).partitions[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
+    });
+
+    test("a follower's long poll wakes on an append, which leaves the high watermark where consumers' long polls wait", async () => {
+      const { d, id } = await replicated();
+      const started = Date.now();
+      const waiting = replicaFetch(d, id, 12, { maxWaitMs: 10_000, minBytes: 1 });
+      const consumer = d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
+        replicaId: -1,
+        maxWaitMs: 300,
+        minBytes: 1,
+        maxBytes: MIB,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ topic: 't', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: MIB }] }],
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(d.h.cluster.purgatory.waiting, 2);
+      await append(d, 't', 0, batch(['a']));
+      const woken = (await waiting).partitions[0]!;
+      assert.ok(woken.records!.length > 0 && Date.now() - started < 5000, 'the follower reads the append at once');
+      const unwoken = (await consumer).responses[0]!.partitions[0]!;
+      assert.equal(unwoken.records?.length ?? 0, 0);
+      assert.ok(Date.now() - started >= 250, 'the consumer waited out its max wait: nothing was committed');
+    });
+
+    test('followers keep incremental fetch sessions: an answer carries the partition when its high watermark moved', async () => {
+      const { d, id } = await replicated();
+      await append(d, 't', 0, batch(['a']));
+      const opened = await replicaFetch(d, id, 13, { sessionEpoch: 0 });
+      assert.notEqual(opened.sessionId, 0);
+      assert.equal(opened.partitions[0]!.records!.length > 0, true);
+      const caughtUp = await replicaFetch(d, id, 13, { sessionId: opened.sessionId, sessionEpoch: 1, fetchOffset: 1n });
+      assert.deepEqual(caughtUp.partitions.map((p) => p.highWatermark), [1n], 'its fetch moved the high watermark: news');
+      const idle = await replicaFetch(d, id, 13, { sessionId: opened.sessionId, sessionEpoch: 2, partitions: false });
+      assert.deepEqual(idle.partitions, [], 'nothing new');
+    });
   });
 });

@@ -3,9 +3,13 @@
  * serve, over logs kept as lists of record batches, and the `PartitionAdmin` that opens them
  * from the controller's registrations. Each partition is a replica as the worker's `Partition`
  * keeps it — leader epoch (fenced by the same `leaderEpochError`), leadership, ISR against
- * `min.insync.replicas` — on one broker, so its high watermark is its log end. Appends assign
- * offsets and stamp the leader epoch; reads lease `HeldRegion`s and count them, so a test can
- * check that every range a handler was given was released exactly once.
+ * `min.insync.replicas`, followers' log end offsets from their fetches, the high watermark as
+ * the lowest log end in the ISR, the epochs of its batches for a follower's diverging epoch —
+ * without the ISR's own changes (lag, proposals; the worker's tests cover them). On one broker
+ * its high watermark is its log end. Appends assign offsets and stamp the leader epoch; reads
+ * lease `HeldRegion`s and count them, so a test can check that every range a handler was given
+ * was released exactly once. What the worker's replies tell the main thread goes to the
+ * `PartitionEvents` given to `listen`, as `PartitionService` sends it.
  *
  * Not kept: OffsetForLeaderEpoch and DescribeProducers (their tests run on the worker's logs).
  */
@@ -14,9 +18,14 @@ import type { TopicConfigValues, TopicRef } from '../../../src/cluster/partition
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { BatchScan, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
+import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import {
+  NO_EPOCH,
   NO_EPOCH_CHECK,
+  failedRead,
   partitionKey,
+  type AcksStatus,
+  type AcksWait,
   type AppendReply,
   type AppendRequest,
   type DescribeProducersReply,
@@ -27,7 +36,7 @@ import {
   type ReadResult,
 } from '../../../src/router/partition-data.js';
 import { leaderEpochError } from '../../../src/worker/leader-epoch.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/worker/partition-protocol.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, failedAppend } from '../../../src/worker/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 
 const NO_OFFSET = -1n;
@@ -47,16 +56,60 @@ interface TimestampHit {
   readonly offset: bigint;
 }
 
+interface EpochStart {
+  readonly epoch: number;
+  readonly startOffset: bigint;
+}
+
 class MemoryReplica {
   leader = -1;
   leaderEpoch = -1;
+  replicas: readonly number[] = [];
   isr: readonly number[] = [];
   minInsync = 1;
   logStartOffset = 0n;
+  highWatermark = 0n;
   readonly batches: StoredBatch[] = [];
+  /** Followers' log end offsets as their fetches told them (-1 before the first), while leading. */
+  readonly followers = new Map<number, bigint>();
+  /** Where each leader epoch starts in the log, as the worker's leader epoch cache keeps it. */
+  private epochs: EpochStart[] = [];
 
   get logEndOffset(): bigint {
     return this.batches.at(-1)?.nextOffset ?? 0n;
+  }
+
+  /** `min.insync.replicas`, never more than the replicas there are (Kafka's effective min ISR). */
+  get effectiveMinIsr(): number {
+    return Math.min(this.minInsync, this.replicas.length);
+  }
+
+  /** The lowest log end offset among the ISR, held while the ISR is below the effective min ISR. */
+  advanceHighWatermark(localId: number): boolean {
+    if (this.leader !== localId || this.isr.length < this.effectiveMinIsr) return false;
+    let committed = this.logEndOffset;
+    for (const id of this.isr) {
+      const end = id === localId ? committed : (this.followers.get(id) ?? -1n);
+      if (end < committed) committed = end;
+    }
+    if (committed <= this.highWatermark) return false;
+    this.highWatermark = committed;
+    return true;
+  }
+
+  assignEpoch(epoch: number, startOffset: bigint): void {
+    const latest = this.epochs.at(-1);
+    if (epoch < 0 || (latest !== undefined && latest.epoch === epoch)) return;
+    this.epochs = [...this.epochs.filter((e) => e.epoch < epoch && e.startOffset < startOffset), { epoch, startOffset }];
+  }
+
+  /** OffsetForLeaderEpoch's answer: the largest epoch not after `requested` and where it ends, or (-1, -1). */
+  endOffsetFor(requested: number): { epoch: number; endOffset: bigint } {
+    const latest = this.epochs.at(-1);
+    if (latest === undefined || requested > latest.epoch) return { epoch: NO_EPOCH, endOffset: -1n };
+    if (requested === latest.epoch) return { epoch: requested, endOffset: this.logEndOffset };
+    const higher = this.epochs.findIndex((e) => e.epoch > requested);
+    return { epoch: higher > 0 ? this.epochs[higher - 1]!.epoch : requested, endOffset: this.epochs[higher]!.startOffset };
   }
 
   /** The worker's `Partition.checkLeader`: the client's epoch first, then leadership. */
@@ -86,17 +139,20 @@ function failedOffset(errorCode: number): OffsetReply {
   return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
 }
 
-function failedRead(errorCode: number): ReadResult {
-  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null };
-}
-
 export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionData {
   private readonly replicas = new Map<string, MemoryReplica>();
   private leased = 0;
 
+  private events: PartitionEvents | null = null;
+
   /** `localId` is the broker's `node.id`: the partitions it leads accept appends and reads. */
   constructor(private readonly localId = 0) {
     super();
+  }
+
+  /** Where appends, high watermark moves and state changes are told (the harness's purgatories). */
+  listen(events: PartitionEvents): void {
+    this.events = events;
   }
 
   /** Read ranges handed out and not yet released. */
@@ -109,7 +165,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return this.replicaOf(ref).batches.map((b) => b.bytes);
   }
 
-  /** Like the worker's `Partition.applyState`: a registration older than the replica's epoch is ignored. */
+  /**
+   * Like the worker's `Partition.applyState`: a registration older than the replica's epoch is
+   * ignored; a leader starts its epoch at its log end and tracks its followers.
+   */
   override async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
     await super.createPartitions(topic, partitions, config);
     for (const p of partitions) {
@@ -118,9 +177,19 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       if (replica === undefined) this.replicas.set(key, (replica = new MemoryReplica()));
       replica.minInsync = minInsyncOf(config);
       if (p.leaderEpoch < replica.leaderEpoch) continue;
+      const newEpoch = p.leaderEpoch > replica.leaderEpoch;
       replica.leader = p.leader;
       replica.leaderEpoch = p.leaderEpoch;
+      replica.replicas = [...p.replicas];
       replica.isr = [...p.isr];
+      if (p.leader !== this.localId) {
+        replica.followers.clear();
+      } else {
+        for (const id of p.replicas) if (id !== this.localId && !replica.followers.has(id)) replica.followers.set(id, -1n);
+        if (newEpoch) replica.assignEpoch(p.leaderEpoch, replica.logEndOffset);
+        replica.advanceHighWatermark(this.localId);
+      }
+      this.events?.stateApplied(topic.name, p.partition);
     }
   }
 
@@ -145,13 +214,24 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return commands.map((c) => this.read(c));
   }
 
+  /** The worker's `Partition.acksStatus`, without its leadership terms. */
+  async checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]> {
+    return waits.map((w) => {
+      const replica = this.replicas.get(partitionKey(w.topic, w.partition));
+      if (replica === undefined) return { done: true, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+      if (replica.leader !== this.localId) return { done: true, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+      if (replica.highWatermark < w.requiredOffset) return { done: false, errorCode: ErrorCode.NONE };
+      return { done: true, errorCode: replica.isr.length >= replica.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
+    });
+  }
+
   async listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
     return this.offsetOp(ref, currentLeaderEpoch, (replica) => {
       const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
       const at = (offset: bigint): OffsetReply => ({ ...none, offset, leaderEpoch: replica.leaderEpoch });
       const hit = (found: TimestampHit | null): OffsetReply => (found === null ? none : { ...none, ...found, leaderEpoch: replica.leaderEpoch });
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(replica.logStartOffset);
-      if (timestamp === LATEST_TIMESTAMP) return at(replica.logEndOffset);
+      if (timestamp === LATEST_TIMESTAMP) return at(replica.highWatermark);
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
       if (timestamp === MAX_TIMESTAMP) return hit(maxTimestampRecord(replica));
       if (timestamp < 0n) return failedOffset(ErrorCode.INVALID_REQUEST);
@@ -161,8 +241,8 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   async deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply> {
     return this.offsetOp(ref, NO_EPOCH_CHECK, (replica) => {
-      const target = offset === -1n ? replica.logEndOffset : offset;
-      if (target < 0n || target > replica.logEndOffset) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
+      const target = offset === -1n ? replica.highWatermark : offset;
+      if (target < 0n || target > replica.highWatermark) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
       if (target > replica.logStartOffset) replica.logStartOffset = target;
       return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: replica.logStartOffset, leaderEpoch: replica.leaderEpoch };
     });
@@ -195,35 +275,29 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   /** The worker's append: as leader, acks=all refused below `min.insync.replicas`, one validated batch. */
   private append(entry: AppendRequest): AppendReply {
-    const failed = (errorCode: number, errorMessage: string, recordErrors: AppendReply['recordErrors'] = []): AppendReply => ({
-      errorCode,
-      errorMessage,
-      recordErrors,
-      baseOffset: NO_OFFSET,
-      logAppendTimeMs: NO_OFFSET,
-      logStartOffset: NO_OFFSET,
-      highWatermark: NO_OFFSET,
-      highWatermarkMoved: false,
-    });
     let replica: MemoryReplica;
     try {
       replica = this.replicaOf(entry);
       replica.checkLeader(NO_EPOCH_CHECK, this.localId);
     } catch (err) {
       if (!(err instanceof KafkaError)) throw err;
-      return failed(err.code, err.message);
+      return failedAppend(err.code, err.message);
     }
-    if (entry.requiredAcks === ACKS_ALL && replica.isr.length < replica.minInsync) {
-      return failed(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.minInsync}`);
+    if (entry.requiredAcks === ACKS_ALL && replica.isr.length < replica.effectiveMinIsr) {
+      return failedAppend(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`);
     }
     const validation = validateProduceRecords(entry.records);
-    if (!validation.ok) return failed(validation.error.code, validation.error.message, validation.error.recordErrors);
+    if (!validation.ok) return failedAppend(validation.error.code, validation.error.message, validation.error.recordErrors);
     const baseOffset = replica.logEndOffset;
     // A copy: the request's records are a view on its frame, which the connection reuses.
     const bytes = Buffer.from(entry.records.subarray(validation.batch.start, validation.batch.end));
     setBaseOffset(bytes, 0, baseOffset);
     setPartitionLeaderEpoch(bytes, 0, replica.leaderEpoch);
-    replica.batches.push({ nextOffset: baseOffset + BigInt(validation.batch.lastOffsetDelta) + 1n, bytes });
+    const nextOffset = baseOffset + BigInt(validation.batch.lastOffsetDelta) + 1n;
+    replica.batches.push({ nextOffset, bytes });
+    replica.assignEpoch(replica.leaderEpoch, baseOffset);
+    const highWatermarkMoved = replica.advanceHighWatermark(this.localId);
+    this.events?.appended(entry.topic, entry.partition, highWatermarkMoved ? replica.highWatermark : null);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
@@ -231,33 +305,55 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       baseOffset,
       logAppendTimeMs: NO_OFFSET,
       logStartOffset: replica.logStartOffset,
-      highWatermark: replica.logEndOffset,
-      highWatermarkMoved: true,
+      highWatermark: replica.highWatermark,
+      highWatermarkMoved,
+      leaderEpoch: replica.leaderEpoch,
+      requiredOffset: entry.requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
     };
   }
 
-  /** The worker's read: fenced by epoch, out of range outside [log start, log end], whole batches up to `maxBytes` (the first one regardless with `minOneMessage`). */
+  /**
+   * The worker's read: fenced by epoch, out of range outside [log start, log end], whole batches
+   * up to `maxBytes` (the first one regardless with `minOneMessage`), below the high watermark
+   * for a consumer and the log end for a follower, whose fetch offset is its log end.
+   */
   private read(c: ReadCommand): ReadResult {
     let replica: MemoryReplica;
     try {
       replica = this.replicaOf(c);
       replica.checkLeader(c.currentLeaderEpoch, this.localId);
+      if (c.replicaId >= 0 && !replica.followers.has(c.replicaId)) {
+        throw new KafkaError(c.currentLeaderEpoch === NO_EPOCH_CHECK ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_LEADER_EPOCH, `broker ${c.replicaId} is not a replica`);
+      }
     } catch (err) {
       return failedRead(errorCodeOf(err));
     }
+    if (c.replicaId >= 0 && c.lastFetchedEpoch !== NO_EPOCH) {
+      const end = replica.endOffsetFor(c.lastFetchedEpoch);
+      if (end.epoch === NO_EPOCH || c.fetchOffset < replica.logStartOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
+      if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset) return { ...this.state(replica), records: null, divergingEpoch: end };
+    }
     if (c.fetchOffset < replica.logStartOffset || c.fetchOffset > replica.logEndOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
-    const highWatermark = replica.logEndOffset;
-    const state = { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset: highWatermark, logStartOffset: replica.logStartOffset };
+    const bound = c.replicaId >= 0 ? replica.logEndOffset : replica.highWatermark;
+    if (c.replicaId >= 0) {
+      replica.followers.set(c.replicaId, c.fetchOffset);
+      if (replica.advanceHighWatermark(this.localId)) this.events?.highWatermarkMoved(c.topic, c.partition, replica.highWatermark);
+    }
     const taken: Buffer[] = [];
     let bytes = 0;
     for (const batch of replica.batches) {
       if (batch.nextOffset <= c.fetchOffset) continue;
+      if (batch.nextOffset > bound) break;
       const fits = bytes + batch.bytes.length <= c.maxBytes || (taken.length === 0 && c.minOneMessage);
       if (!fits) break;
       taken.push(batch.bytes);
       bytes += batch.bytes.length;
     }
-    return { ...state, records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)) };
+    return { ...this.state(replica), records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)), divergingEpoch: null };
+  }
+
+  private state(replica: MemoryReplica): Pick<ReadResult, 'errorCode' | 'highWatermark' | 'lastStableOffset' | 'logStartOffset'> {
+    return { errorCode: ErrorCode.NONE, highWatermark: replica.highWatermark, lastStableOffset: replica.highWatermark, logStartOffset: replica.logStartOffset };
   }
 
   private lease(bytes: Buffer): HeldRegion {

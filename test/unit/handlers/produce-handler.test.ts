@@ -2,10 +2,13 @@
  * The Produce handler over the in-memory partition owner: acks 0, 1 and -1 (and the ISR rule
  * behind -1), acks values Kafka refuses, topics and partitions the cluster does not have, by
  * name and by id (v13), transactional batches refused, and what the handler counts for /metrics.
+ * On a replicated partition, acks=-1 waits until the followers' fetches commit the records, up to
+ * the request's timeout.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
+import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
@@ -14,8 +17,10 @@ import { total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
 import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
+import { MemoryPartitions } from './memory-partitions-fixture.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, INVALID_TXN_STATE, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE } = ErrorCode;
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, INVALID_TXN_STATE, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER } =
+  ErrorCode;
 const BY_ID = 13;
 
 const fresh = dataHarnesses();
@@ -23,8 +28,8 @@ const fresh = dataHarnesses();
 type Partition = M.ProduceRequestPartitionProduceDataInput;
 type Topic = { name?: string; topicId?: string; partitionData: Partition[] };
 
-async function produce(d: DataHarness, version: number, acks: number, topicData: Topic[], transactionalId: string | null = null) {
-  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, version, { acks, timeoutMs: 1000, transactionalId, topicData });
+async function produce(d: DataHarness, version: number, acks: number, topicData: Topic[], transactionalId: string | null = null, timeoutMs = 1000) {
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, version, { acks, timeoutMs, transactionalId, topicData });
   return res.responses.map((t) => ({ topic: version >= BY_ID ? t.topicId : t.name, partitions: t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]) }));
 }
 
@@ -83,8 +88,15 @@ describe('Produce', () => {
   test('acks=-1 is refused while the ISR is below min.insync.replicas; acks=1 still appends', async () => {
     const d = fresh();
     await d.createTopic('t', 1, { 'min.insync.replicas': '2' });
+    await d.assign('t', 0, { replicas: [0, 1], isr: [0] });
     assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NOT_ENOUGH_REPLICAS, -1n]] }]);
     assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+  });
+
+  test('min.insync.replicas above the replication factor counts as the replication factor, as in Kafka: one replica takes acks=-1', async () => {
+    const d = fresh();
+    await d.createTopic('t', 1, { 'min.insync.replicas': '2' });
+    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
   });
 
   test('acks other than 0, 1 and -1 are INVALID_REQUIRED_ACKS for every partition, and nothing is appended', async () => {
@@ -158,5 +170,69 @@ describe('Produce', () => {
     // One batch of one record at offset 0: the last copy's.
     assert.deepEqual(stored(d, 't', 0), [[0n, 0]]);
     assert.equal(readBatchHeader(d.owner.batchesOf({ topic: 't', partition: 0 })[0]!, 0)!.lastOffsetDelta, 0);
+  });
+
+  describe('acks=-1 on a replicated partition (broker 1 leads, broker 2 follows, both in the ISR)', () => {
+    const FOLLOWER = 2;
+
+    async function replicated(): Promise<DataHarness> {
+      const d = fresh(new MemoryPartitions(1));
+      await d.createTopic('t', 2);
+      for (const p of [0, 1]) await d.assign('t', p, { leader: 1, leaderEpoch: 1, replicas: [1, FOLLOWER], isr: [1, FOLLOWER] });
+      return d;
+    }
+
+    /** The follower's fetch of `partition` at `offset`: its log end as the leader learns it. */
+    async function followerFetch(d: DataHarness, partition: number, offset: bigint): Promise<void> {
+      const res = await d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
+        replicaId: FOLLOWER,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ topic: 't', partitions: [{ partition, fetchOffset: offset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: 1 }] }],
+      });
+      assert.equal(res.responses[0]!.partitions[0]!.errorCode, NONE);
+    }
+
+    test('waits until the follower has fetched the records, then answers every partition together in request order', async () => {
+      const d = await replicated();
+      let answered = false;
+      const pending = produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 1, records: batch(['a', 'b']) }, { index: 0, records: batch(['c']) }] }]).then((r) => {
+        answered = true;
+        return r;
+      });
+      await followerFetch(d, 1, 0n);
+      await followerFetch(d, 0, 1n);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(answered, false, 'partition 1 is still only on the leader');
+      assert.equal(d.h.cluster.producePurgatory.waiting, 1);
+      await followerFetch(d, 1, 2n);
+      assert.deepEqual(await pending, [{ topic: 't', partitions: [[1, NONE, 0n], [0, NONE, 0n]] }]);
+      assert.equal(d.h.cluster.producePurgatory.waiting, 0);
+    });
+
+    test("times out with REQUEST_TIMED_OUT for the partitions the follower has not fetched, keeping the append's offsets", async () => {
+      const d = await replicated();
+      const pending = produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 1, records: batch(['b', 'c']) }] }], null, 50);
+      await followerFetch(d, 0, 1n);
+      assert.deepEqual(await pending, [{ topic: 't', partitions: [[0, NONE, 0n], [1, REQUEST_TIMED_OUT, 0n]] }]);
+      assert.equal(stored(d, 't', 1).length, 1, 'the records stay appended, as in Kafka');
+    });
+
+    test('answers NOT_LEADER_OR_FOLLOWER as soon as the leadership moves', async () => {
+      const d = await replicated();
+      const pending = produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }], null, 60_000);
+      await d.assign('t', 0, { leader: FOLLOWER, leaderEpoch: 2, replicas: [1, FOLLOWER], isr: [1, FOLLOWER] });
+      assert.deepEqual(await pending, [{ topic: 't', partitions: [[0, NOT_LEADER_OR_FOLLOWER, 0n]] }]);
+    });
+
+    test('acks=1 answers at once; so does acks=-1 once the ISR is the leader alone', async () => {
+      const d = await replicated();
+      assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }], null, 60_000), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+      await d.assign('t', 0, { leader: 1, leaderEpoch: 1, partitionEpoch: 1, replicas: [1, FOLLOWER], isr: [1] });
+      assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['b']) }] }], null, 60_000), [{ topic: 't', partitions: [[0, NONE, 1n]] }]);
+    });
   });
 });

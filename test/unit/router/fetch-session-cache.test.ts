@@ -14,7 +14,7 @@ const part = (partition: number, fetchOffset = 0n): FetchPartitionRequest => ({
   logStartOffset: -1n,
 });
 const outcome = (o: Partial<FetchPartitionOutcome> = {}): FetchPartitionOutcome => ({
-  errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, recordBytes: 0, ...o,
+  errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, recordBytes: 0, diverged: false, ...o,
 });
 
 function ids(...values: number[]): () => number {
@@ -40,6 +40,7 @@ test('a full fetch with epoch 0 opens a session; incremental fetches answer only
   assert.deepEqual(inc2.context.partitions.map((p) => [p.partition, p.params.fetchOffset]), [[0, 5n]]);
   assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ recordBytes: 100 })), true, 'records are news');
   assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE })), true);
+  assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ diverged: true })), true, "a follower's diverging epoch is news");
 });
 
 test('wrong epochs, unknown sessions and a switch between names and ids are refused', () => {

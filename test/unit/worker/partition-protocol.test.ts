@@ -25,33 +25,34 @@ test('an append body carries many partitions, each header followed by its record
   );
 });
 
-test('append replies keep their order, record errors, int64 offsets and whether the high watermark moved', () => {
+test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved and what acks=all waits for', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false },
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n },
   ];
   const op = PartitionOps.append;
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
   assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
 });
 
-test('a read body carries many partitions with their leader epochs, and the replies come back in the same order', () => {
+test("a read body carries many partitions with their leader epochs and the fetcher's replica id and last epoch; the replies come back in the same order", () => {
   const commands: ReadCommand[] = [
-    { topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true },
-    { topic: 'b', partition: 4095, currentLeaderEpoch: 7, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false },
+    { topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 },
+    { topic: 'b', partition: 4095, currentLeaderEpoch: 7, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false, replicaId: 3, lastFetchedEpoch: 6 },
   ];
   const op = PartitionOps.read;
   assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
   const replies: ReadReply[] = [
-    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 } },
-    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null },
+    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 }, highWatermarkMoved: true, divergingEpoch: null, isrCandidate: true },
+    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrCandidate: false },
   ];
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
 });
 
 test('a truncated batched body is refused, not half-read', () => {
   const op = PartitionOps.read;
-  const body = wire(op.encodeRequest([{ topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true }]));
+  const body = wire(op.encodeRequest([{ topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 }]));
   assert.throws(() => op.decodeRequest(body.subarray(0, body.byteLength - 1)));
 });
 
@@ -61,6 +62,33 @@ test('the bytes of a readBytes reply are copied out of the ring, which reuses it
   const reply = op.decodeReply(ring);
   ring.fill(0);
   assert.equal(reply.bytes.toString(), 'records');
+});
+
+test("a follower's append body carries the leader's watermarks, then its records copied once into the ring", () => {
+  const entries = [
+    { topic: 't', partition: 2, currentLeaderEpoch: 5, leaderHighWatermark: 2n ** 33n, leaderLogStartOffset: 7n, records: Buffer.from('fetched batches') },
+    { topic: 'u', partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: Buffer.alloc(0) },
+  ];
+  const op = PartitionOps.appendAsFollower;
+  const body = op.encodeRequest(entries);
+  assert.equal(body.payloads?.[1], entries[0]!.records);
+  assert.deepEqual(op.decodeRequest(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })), entries);
+  const positions = [
+    { errorCode: 0, errorMessage: null, logEndOffset: 2n ** 34n, highWatermark: 2n ** 33n, logStartOffset: 7n, lastFetchedEpoch: 5 },
+    { errorCode: 6, errorMessage: 'this broker leads t-2', logEndOffset: -1n, highWatermark: -1n, logStartOffset: -1n, lastFetchedEpoch: -1 },
+  ];
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(positions))), positions);
+});
+
+test('truncate, replicaPosition and checkAcks carry many partitions each, in order', () => {
+  const truncations = [{ topic: 't', partition: 1, currentLeaderEpoch: 3, offset: 2n ** 40n, fully: false }, { topic: 't', partition: 2, currentLeaderEpoch: -1, offset: 0n, fully: true }];
+  assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
+  const refs = [{ topic: 'a', partition: 0, currentLeaderEpoch: 9 }, { topic: 'b', partition: 7, currentLeaderEpoch: -1 }];
+  assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
+  const waits = [{ topic: 'a', partition: 0, leaderEpoch: 2, requiredOffset: 2n ** 41n }];
+  assert.deepEqual(PartitionOps.checkAcks.decodeRequest(wire(PartitionOps.checkAcks.encodeRequest(waits))), waits);
+  const statuses = [{ done: false, errorCode: 0 }, { done: true, errorCode: 20 }];
+  assert.deepEqual(PartitionOps.checkAcks.decodeReply(wire(PartitionOps.checkAcks.encodeReply(statuses))), statuses);
 });
 
 test('every op has its own number in the handler range and its own name', () => {
