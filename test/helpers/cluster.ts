@@ -18,7 +18,10 @@ export interface TestCluster {
   /** Indexed by broker id - 1; a stopped broker's slot keeps its last process. */
   readonly brokers: BrokerProcess[];
   readonly dir: string;
+  /** Every live broker's address, comma-separated (for clients). */
   bootstrap(): string;
+  /** One live broker's address (for a single connection). */
+  anyBroker(): string;
   logDir(id: number): string;
   /** Starts (again) broker `id` with the cluster's settings. */
   startBroker(id: number): Promise<BrokerProcess>;
@@ -48,6 +51,7 @@ export async function startCluster(size: number, overrides: Record<string, strin
     brokers,
     dir,
     bootstrap: () => [...live].map((id) => brokers[id - 1]!.bootstrap).join(','),
+    anyBroker: () => brokers[[...live][0]! - 1]!.bootstrap,
     logDir: (id) => join(dir, `broker-${id}`),
     async startBroker(id) {
       const b = await startBrokerProcess(settings(id));
