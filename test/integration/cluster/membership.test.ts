@@ -1,0 +1,115 @@
+// Cluster membership on a real ZooKeeper: a paused follower leaves the ISR after
+// replica.lag.time.max.ms and rejoins once it runs again (AlterPartition both ways); a consumer
+// group keeps its committed offsets while its coordinator's broker stops; a deleted topic goes
+// from every replica; a duplicate broker.id is refused at start-up.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kafka, logLevel } from 'kafkajs';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { startBrokerProcess } from '../../helpers/broker-process.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { zooKeeperSkip } from '../../helpers/requirements.js';
+import { wireCall } from '../../helpers/wire-call.js';
+
+const LAG_MS = 2000;
+
+function partition0(m: MetadataResponseData, topic: string) {
+  return m.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === 0);
+}
+
+async function createTopic(bootstrap: string, name: string, partitions: number, replicationFactor: number): Promise<void> {
+  const r = await wireCall(bootstrap, CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
+  assert.equal(r.topics[0]!.errorCode, ErrorCode.NONE, `creating ${name}: ${r.topics[0]!.errorMessage}`);
+}
+
+describe('cluster membership', { skip: zooKeeperSkip() }, () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startCluster(3, { 'replica.lag.time.max.ms': String(LAG_MS), 'zookeeper.session.timeout.ms': '15000', 'group.initial.rebalance.delay.ms': '0' });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('a paused follower leaves the ISR after replica.lag.time.max.ms and rejoins when it runs again', async () => {
+    await createTopic(cluster.anyBroker(), 'lagging', 1, 3);
+    const m = await cluster.waitFor('lagging replicated', (x) => partition0(x, 'lagging')?.isrNodes.length === 3);
+    const p = partition0(m, 'lagging')!;
+    const follower = p.replicaNodes.find((id) => id !== p.leaderId && id !== m.controllerId) ?? p.replicaNodes.find((id) => id !== p.leaderId)!;
+    const child = cluster.brokers[follower - 1]!.child;
+    const paused = Date.now();
+    child.kill('SIGSTOP');
+    try {
+      const shrunk = await cluster.waitFor('the paused follower to leave the ISR', (x) => partition0(x, 'lagging')?.isrNodes.includes(follower) === false, 12_000, p.leaderId);
+      assert.ok(Date.now() - paused >= LAG_MS, 'not before the lag time');
+      assert.equal(partition0(shrunk, 'lagging')!.leaderId, p.leaderId, 'the leader stays');
+    } finally {
+      child.kill('SIGCONT');
+    }
+    await cluster.waitFor('the follower back in the ISR', (x) => partition0(x, 'lagging')?.isrNodes.includes(follower) === true, 15_000, p.leaderId);
+  });
+
+  test('a consumer group keeps its committed offsets while its coordinator moves to another broker', async () => {
+    await createTopic(cluster.anyBroker(), 'grouped', 3, 3);
+    await cluster.waitFor('grouped replicated', (x) => x.topics.find((t) => t.name === 'grouped')?.partitions.every((q) => q.isrNodes.length === 3) === true);
+    const kafka = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: 'grouped', acks: -1, messages: Array.from({ length: 60 }, (_, i) => ({ partition: i % 3, value: `g${i}` })) });
+    await producer.disconnect();
+
+    const consumeAll = async (expected: number): Promise<string[]> => {
+      const seen: string[] = [];
+      const consumer = kafka.consumer({ groupId: 'moving', sessionTimeout: 6000, heartbeatInterval: 500, maxWaitTimeInMs: 500 });
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'grouped', fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
+      const deadline = Date.now() + 30_000;
+      while (seen.length < expected && Date.now() < deadline) await sleep(100);
+      // Time for more than `expected` to show up, were offsets lost.
+      await sleep(1000);
+      await consumer.disconnect();
+      return seen;
+    };
+    const first = await consumeAll(60);
+    assert.equal(new Set(first).size, 60);
+
+    const found = await wireCall(cluster.anyBroker(), FindCoordinatorRequest, FindCoordinatorResponse, 3, { key: 'moving', keyType: 0 });
+    const coordinator = found.nodeId;
+    assert.equal(found.errorCode, ErrorCode.NONE);
+    await cluster.brokers[coordinator - 1]!.stop();
+    const producer2 = kafka.producer();
+    await producer2.connect();
+    await producer2.send({ topic: 'grouped', acks: -1, messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `h${i}` })) });
+    await producer2.disconnect();
+    const second = await consumeAll(30);
+    assert.deepEqual([...new Set(second)].sort(), Array.from({ length: 30 }, (_, i) => `h${i}`).sort(), 'only the new records: the commits survived the move');
+    const moved = await wireCall(cluster.anyBroker(), FindCoordinatorRequest, FindCoordinatorResponse, 3, { key: 'moving', keyType: 0 });
+    assert.notEqual(moved.nodeId, coordinator);
+    await cluster.startBroker(coordinator);
+    await cluster.waitFor('all three brokers back', (x) => x.brokers.length === 3);
+  });
+
+  test('a deleted topic goes from the metadata and from every replica\'s log dir', async () => {
+    await createTopic(cluster.anyBroker(), 'doomed', 2, 3);
+    await cluster.waitFor('doomed replicated', (x) => x.topics.find((t) => t.name === 'doomed')?.partitions.every((q) => q.isrNodes.length === 3) === true);
+    const hasLogs = (id: number): boolean => existsSync(cluster.logDir(id)) && readdirSync(cluster.logDir(id)).some((d) => d === 'doomed-0' || d === 'doomed-1');
+    assert.ok([1, 2, 3].every(hasLogs));
+    const r = await wireCall(cluster.anyBroker(), DeleteTopicsRequest, DeleteTopicsResponse, 5, { topicNames: ['doomed'], timeoutMs: 30_000 });
+    assert.equal(r.responses[0]!.errorCode, ErrorCode.NONE);
+    for (const id of [1, 2, 3]) await cluster.waitFor(`broker ${id} to forget doomed`, (x) => x.topics.every((t) => t.name !== 'doomed'), 30_000, id);
+    const deadline = Date.now() + 10_000;
+    while ([1, 2, 3].some(hasLogs) && Date.now() < deadline) await sleep(100);
+    assert.deepEqual([1, 2, 3].filter(hasLogs), [], 'no replica keeps a live log of the deleted topic');
+  });
+
+  test('a second broker with a registered broker.id is refused at start-up, saying so', async () => {
+    await assert.rejects(
+      startBrokerProcess({ 'node.id': '1', 'zookeeper.connect': `${cluster.zookeeper.connect}/sluice` }),
+      /broker\.id|\/brokers\/ids\/1|already registered|node already exists/i,
+    );
+  });
+});
