@@ -76,9 +76,12 @@ export class GroupCoordinatorService {
     }
   }
 
-  /** Makes sure the coordinator of `groupId` is loaded (FindCoordinator starts this early). */
+  /** Creates `__consumer_offsets` on first use and loads `groupId`'s coordinator if this broker leads it (FindCoordinator starts this early). */
   async prepare(groupId: string): Promise<void> {
-    await this.runtime.load(this.coordinated(groupId));
+    const partition = this.partitionOf(groupId);
+    await this.options.log.ensureTopic();
+    // In a cluster another broker may lead the group's partition: it loads the coordinator there.
+    if (this.options.leads(partition)) await this.runtime.load(partition);
   }
 
   /**

@@ -7,6 +7,7 @@
  * Main thread.
  */
 import { decompress } from '../../native/index.js';
+import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { encodeRecordBatch, isControl, lastOffsetOf, readRecords, validateBatches } from '../../protocol/records/index.js';
 
@@ -46,8 +47,12 @@ export interface InternalTopicSpec {
   readonly configs: ReadonlyMap<string, string>;
 }
 
-export class InternalTopicCreateError extends Error {
-  override name = 'InternalTopicCreateError';
+/** Kafka answers coordinator lookups with COORDINATOR_NOT_AVAILABLE while its topic cannot be created (too few brokers for its replication factor). */
+export class InternalTopicCreateError extends KafkaError {
+  constructor(message: string) {
+    super(ErrorCode.COORDINATOR_NOT_AVAILABLE, message);
+    this.name = 'InternalTopicCreateError';
+  }
 }
 
 /** Replay reads this much at a time; it must stay well below the worker rings' capacity. */
