@@ -123,6 +123,7 @@ export async function clusterUp(args: readonly string[]): Promise<void> {
     ];
     const child = spawn(process.execPath, [cli, 'start', ...settings.flatMap((s) => ['--override', s])], { stdio: ['ignore', 'pipe', 'pipe'] });
     brokers.push(child);
+    process.stderr.write(`[broker-${id}] starting as pid ${child.pid ?? -1} on 127.0.0.1:${port}, log dir ${logDir}\n`);
     ready.push(
       new Promise((resolveReady, reject) => {
         const timer = setTimeout(() => reject(new Error(`broker ${id} did not accept connections within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);

@@ -1,0 +1,71 @@
+// `sluice cluster up --brokers 3`: one bootstrap line once every broker accepts connections, an
+// RF=3 topic described like kafka-topics.sh (leader, replicas, ISR), and SIGTERM stopping the
+// brokers and ZooKeeper (no process of it left).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { repoRoot } from '../../../tools/kafka/kafka-release.js';
+import { ok, runCli } from '../../helpers/run-cli.js';
+import { zooKeeperSkip } from '../../helpers/requirements.js';
+
+const SLUICE = join(repoRoot(), 'dist', 'src', 'cli', 'sluice.js');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described with its ISR, all stopped by SIGTERM', { skip: zooKeeperSkip() }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-up-'));
+  const child = spawn(process.execPath, [SLUICE, 'cluster', 'up', '--brokers', '3', '--dir', dir, '--override', 'num.partition.workers=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const bootstrap = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no bootstrap line in 60 s; stderr: ${stderr}`)), 60_000);
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /^bootstrap: (\S+)$/m.exec(out);
+        if (m !== null) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    });
+    assert.equal(bootstrap.split(',').length, 3);
+    assert.match(stderr, /^\[broker-2\] /m, 'broker output is streamed with a prefix');
+    ok(await runCli(['topics', '--bootstrap-server', bootstrap, '--create', '--topic', 'up', '--partitions', '3', '--replication-factor', '3']), 'create');
+    let described = '';
+    for (let attempt = 0; attempt < 50; attempt++) {
+      described = ok(await runCli(['topics', '--bootstrap-server', bootstrap, '--describe', '--topic', 'up']), 'describe');
+      if ((described.match(/Isr: \d,\d,\d/g) ?? []).length === 3) break;
+      await sleep(200);
+    }
+    assert.match(described, /ReplicationFactor: 3/);
+    const rows = described.split('\n').filter((l) => l.includes('Partition:'));
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      const m = /Leader: (\d)\tReplicas: (\d,\d,\d)\tIsr: (\d,\d,\d)/.exec(row);
+      assert.ok(m !== null, row);
+      assert.equal(new Set(m[2]!.split(',')).size, 3);
+      assert.ok(m[2]!.split(',').includes(m[1]!), 'the leader is a replica');
+    }
+    const pids = [...stderr.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} stopped`);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
