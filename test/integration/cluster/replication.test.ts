@@ -91,6 +91,25 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     for (let i = 0; i < 30; i++) assert.ok(values.has(`java-${i}`), `java-${i} read back`);
   });
 
+  test("Kafka's Java Admin: RF=3 creation with leaders, replicas and ISR, growth, configs, the cluster's nodes, deletion", { skip: javaSkip() }, async () => {
+    const lines = await runJava('clusterAdmin', cluster.bootstrap(), { topic: 'java-admin' });
+    const replicas = lines.filter((l) => l['type'] === 'replicas').map((l) => l['partitions'] as [number, number, number[], number[]][]);
+    assert.equal(replicas.length, 2);
+    const [created, grown] = replicas as [[number, number, number[], number[]][], [number, number, number[], number[]][]];
+    assert.equal(created.length, 2);
+    assert.equal(grown.length, 4);
+    for (const [, leader, assigned, isr] of grown) {
+      assert.equal(new Set(assigned).size, 3, 'three distinct replicas');
+      assert.ok(assigned.includes(leader));
+      assert.ok(isr.length >= 1 && isr.includes(leader));
+    }
+    assert.deepEqual(lines.find((l) => l['type'] === 'config'), { type: 'config', value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' });
+    const info = lines.find((l) => l['type'] === 'cluster')!;
+    assert.deepEqual(info['nodes'], [1, 2, 3]);
+    assert.ok([1, 2, 3].includes(info['controller'] as number));
+    assert.deepEqual(lines.find((l) => l['type'] === 'deleted'), { type: 'deleted', stillListed: false });
+  });
+
   test('min.insync.replicas=3 with a replica down: acks=all is refused with NOT_ENOUGH_REPLICAS', async () => {
     assert.equal(await createTopic(cluster.anyBroker(), 'strict', 1, 3, { 'min.insync.replicas': '3' }), ErrorCode.NONE);
     const m = await cluster.waitFor('strict fully replicated', fullyReplicated('strict', 1, 3));

@@ -32,6 +32,7 @@ public class JavaClients {
       case "produce" -> produce(input.get("topic").asText(), input.get("codec").asText(), input.get("records"));
       case "consume" -> consume(input.get("topic").asText(), input.get("partitions").asInt());
       case "admin" -> admin(input.get("topic").asText());
+      case "clusterAdmin" -> clusterAdmin(input.get("topic").asText());
       case "stream" -> stream(input.get("topic").asText(), input.get("partitions").asInt(), input.get("count").asInt(), input.get("intervalMs").asInt());
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
@@ -223,6 +224,30 @@ public class JavaClients {
       admin.deleteTopics(List.of(topic)).all().get();
       emit("deleted", "topic", topic, "stillListed", admin.listTopics().names().get().contains(topic));
     }
+  }
+
+  /** Admin against a replicated cluster: RF=3 creation, leaders/replicas/ISR, growth, configs, the cluster's nodes, deletion. */
+  static void clusterAdmin(String topic) throws Exception {
+    try (Admin admin = Admin.create(common())) {
+      admin.createTopics(List.of(new NewTopic(topic, 2, (short) 3))).all().get();
+      describeReplicas(admin, topic);
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get();
+      describeReplicas(admin, topic);
+      ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "7200000"), AlterConfigOp.OpType.SET)))).all().get();
+      ConfigEntry retention = admin.describeConfigs(List.of(res)).all().get().get(res).get("retention.ms");
+      emit("config", "value", retention.value(), "source", retention.source().name());
+      DescribeClusterResult cluster = admin.describeCluster();
+      emit("cluster", "controller", cluster.controller().get().id(), "nodes", cluster.nodes().get().stream().map(n -> n.id()).sorted().toList());
+      admin.deleteTopics(List.of(topic)).all().get();
+      emit("deleted", "stillListed", admin.listTopics().names().get().contains(topic));
+    }
+  }
+
+  static void describeReplicas(Admin admin, String topic) throws Exception {
+    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+    emit("replicas", "partitions", d.partitions().stream().map(tpi -> List.of(tpi.partition(), tpi.leader().id(),
+        tpi.replicas().stream().map(n -> n.id()).toList(), tpi.isr().stream().map(n -> n.id()).sorted().toList())).toList());
   }
 
   static void describeTopic(Admin admin, String topic) throws Exception {
