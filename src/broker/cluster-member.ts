@@ -95,7 +95,17 @@ export class ClusterMember {
     const brokerEpoch = (): bigint => this.brokerEpoch;
     this.controller = new ZkController(
       this.zk,
-      { brokerId: self.nodeId, uncleanLeaderElectionEnable: this.config.uncleanLeaderElectionEnable, deleteTopicEnable, requestTimeoutMs: this.config.controllerSocketTimeoutMs },
+      {
+        brokerId: self.nodeId,
+        uncleanLeaderElectionEnable: this.config.uncleanLeaderElectionEnable,
+        deleteTopicEnable,
+        requestTimeoutMs: this.config.controllerSocketTimeoutMs,
+        autoLeaderRebalance: {
+          enabled: this.config.autoLeaderRebalanceEnable,
+          checkIntervalMs: this.config.leaderImbalanceCheckIntervalMs,
+          perBrokerPercentage: this.config.leaderImbalancePerBrokerPercentage,
+        },
+      },
       logger('controller'),
     );
     this.fetchers = new ReplicaFetcherManager(

@@ -64,7 +64,19 @@ export interface IsrChangeAnswer extends IsrChangeRequest {
   readonly leader: number;
 }
 
+/** ElectLeaders' election types. */
+export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
+
+export interface ElectionResult {
+  readonly topic: string;
+  readonly partition: number;
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
 export interface ControllerPort {
+  /** ElectLeaders: `partitions` null means every partition (then only those elected or failing are answered). */
+  electLeaders(electionType: number, partitions: readonly { topic: string; partition: number }[] | null): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
   alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;
   controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly { topic: string; partition: number }[] }>;
 }

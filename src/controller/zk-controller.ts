@@ -15,18 +15,20 @@ import { KafkaError } from '../common/kafka-error.js';
 import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { ControllerPort, IsrChangeAnswer, IsrChangeRequest } from '../cluster/replica-control.js';
+import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest } from '../cluster/replica-control.js';
 import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
 import { ControllerContext, endpointOf, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
 import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
-import { controlledShutdownElection, offlineElection, type Election } from './leader-election.js';
+import { controlledShutdownElection, offlineElection, preferredElection, type Election } from './leader-election.js';
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
   readonly uncleanLeaderElectionEnable: boolean;
   readonly deleteTopicEnable: boolean;
   readonly requestTimeoutMs: number;
+  /** `auto.leader.rebalance.enable`, `leader.imbalance.check.interval.seconds` (in ms), `leader.imbalance.per.broker.percentage`. */
+  readonly autoLeaderRebalance: { readonly enabled: boolean; readonly checkIntervalMs: number; readonly perBrokerPercentage: number };
 }
 
 const RETRY_BACKOFF_MS = 200;
@@ -39,6 +41,7 @@ export class ZkController implements ControllerPort {
   private guard: ControllerGuard | null = null;
   private events: Promise<void> = Promise.resolve();
   private closed = false;
+  private rebalanceTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly zk: KafkaZkClient,
@@ -97,6 +100,11 @@ export class ZkController implements ControllerPort {
     this.guard = won;
     this.log.info('became the controller', { epoch: won.epoch });
     await this.onBecomingController();
+    const rebalance = this.options.autoLeaderRebalance;
+    if (rebalance.enabled) {
+      this.rebalanceTimer = setInterval(() => void this.enqueue('leader imbalance check', () => this.checkLeaderImbalance()), rebalance.checkIntervalMs);
+      this.rebalanceTimer.unref();
+    }
   }
 
   private async onControllerChange(): Promise<void> {
@@ -109,6 +117,8 @@ export class ZkController implements ControllerPort {
   }
 
   private resign(): void {
+    if (this.rebalanceTimer !== null) clearInterval(this.rebalanceTimer);
+    this.rebalanceTimer = null;
     this.guard = null;
     this.channel.close();
     this.ctx.clear();
@@ -135,7 +145,7 @@ export class ZkController implements ControllerPort {
       if (stored !== null) this.ctx.leaderships.set(tpKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
     }
     await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
-    await this.electLeaders(all.filter((p) => !this.leaderAlive(p)), new Set());
+    await this.electOfflineLeaders(all.filter((p) => !this.leaderAlive(p)), new Set());
     await this.dropDeadFromIsr(all, new Set());
     for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
@@ -196,9 +206,9 @@ export class ZkController implements ControllerPort {
     });
     const changed = new Set<string>();
     const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(tpKey(p.topic, p.partition)));
-    note(await this.electLeaders(leaderless, restarted));
+    note(await this.electOfflineLeaders(leaderless, restarted));
     note(await this.dropDeadFromIsr(all, restarted));
-    note(await this.electLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
+    note(await this.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
     note(await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
     const changedPartitions = all.filter((p) => changed.has(tpKey(p.topic, p.partition)));
     const live = [...this.ctx.brokers.keys()];
@@ -357,6 +367,102 @@ export class ZkController implements ControllerPort {
     return { errorCode: ErrorCode.NONE, remaining };
   }
 
+  /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
+  electLeaders(electionType: number, partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue('elect leaders', async () => {
+        try {
+          resolve(await this.applyElectLeaders(electionType, partitions));
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+      });
+    });
+  }
+
+  private async applyElectLeaders(electionType: number, asked: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
+    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, results: [] };
+    const partitions = asked ?? [...this.ctx.partitions()];
+    const results: ElectionResult[] = [];
+    const changed: TopicPartitionKey[] = [];
+    for (const p of partitions) {
+      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: p.topic, partition: p.partition, errorCode, errorMessage });
+      const l = this.ctx.leadership(p.topic, p.partition);
+      const replicas = this.ctx.replicas(p.topic, p.partition);
+      if (l === undefined) {
+        results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partition ${p.topic}-${p.partition} does not exist.`));
+        continue;
+      }
+      let election: Election | null;
+      if (electionType === ElectionType.PREFERRED) {
+        if (l.leader === replicas[0]) {
+          results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
+          continue;
+        }
+        election = preferredElection(replicas, l.isr, this.ctx.isLive);
+        if (election === null) {
+          results.push(result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`));
+          continue;
+        }
+      } else if (electionType === ElectionType.UNCLEAN) {
+        if (l.leader >= 0 && this.ctx.isLive(l.leader)) {
+          results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
+          continue;
+        }
+        election = offlineElection(replicas, l.isr, this.ctx.isLive, true);
+        if (election === null) {
+          results.push(result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`));
+          continue;
+        }
+      } else {
+        results.push(result(ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}`));
+        continue;
+      }
+      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) === null) {
+        results.push(result(ErrorCode.NOT_CONTROLLER, 'the partition state changed meanwhile'));
+        continue;
+      }
+      changed.push(p);
+      results.push(result(ErrorCode.NONE));
+    }
+    this.announce(changed);
+    // Asked for everything, Kafka answers only what it elected or failed to.
+    return { errorCode: ErrorCode.NONE, results: asked === null ? results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : results };
+  }
+
+  /**
+   * `auto.leader.rebalance.enable`: a broker leading too few of the partitions it is the
+   * preferred replica of (more than `leader.imbalance.per.broker.percentage` led elsewhere) gets
+   * them back, where it is alive and in sync (Kafka's `checkAndTriggerAutoLeaderRebalance`).
+   */
+  private async checkLeaderImbalance(): Promise<void> {
+    if (this.guard === null) return;
+    const byPreferred = new Map<number, TopicPartitionKey[]>();
+    for (const p of this.ctx.partitions()) {
+      const preferred = this.ctx.replicas(p.topic, p.partition)[0];
+      if (preferred === undefined) continue;
+      byPreferred.set(preferred, [...(byPreferred.get(preferred) ?? []), p]);
+    }
+    const toElect: TopicPartitionKey[] = [];
+    for (const [broker, preferredOf] of byPreferred) {
+      if (!this.ctx.isLive(broker)) continue;
+      const notLed = preferredOf.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader !== broker);
+      const ratio = (notLed.length * 100) / preferredOf.length;
+      if (ratio > this.options.autoLeaderRebalance.perBrokerPercentage) toElect.push(...notLed);
+    }
+    if (toElect.length === 0) return;
+    const { results } = await this.applyElectLeaders(ElectionType.PREFERRED, toElect);
+    this.log.info('leader imbalance: preferred leaders elected', { elected: results.filter((r) => r.errorCode === ErrorCode.NONE).length, asked: toElect.length });
+  }
+
+  /** LeaderAndIsr to the replicas of the changed partitions, UpdateMetadata to every live broker. */
+  private announce(changed: readonly TopicPartitionKey[]): void {
+    if (changed.length === 0) return;
+    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), false);
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
+  }
+
   // ---- state changes -------------------------------------------------------------------------
 
   private leaderAlive(p: TopicPartitionKey): boolean {
@@ -392,7 +498,7 @@ export class ZkController implements ControllerPort {
   }
 
   /** Offline partitions get the first live in-sync replica as leader, at the next leader epoch. */
-  private async electLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
+  private async electOfflineLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
     const changed: TopicPartitionKey[] = [];
     const eligible = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id);
     for (const p of partitions) {

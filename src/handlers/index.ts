@@ -24,6 +24,7 @@ import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
+import { electLeadersHandler } from './43-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
@@ -63,6 +64,7 @@ export const HANDLERS: readonly RegisteredApi[] = [
   describeLogDirsHandler,
   createPartitionsHandler,
   deleteGroupsHandler,
+  electLeadersHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   describeClusterHandler,

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead, runJava } from '../../helpers/interop.js';
@@ -80,6 +80,25 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
 
     await cluster.startBroker(leader);
     await cluster.waitFor('the restarted broker back in every ISR', fullyReplicated(TOPIC, PARTITIONS, 3), 60_000);
+  });
+
+  test('preferred leader election (ElectLeaders) gives partition 0 back to its first replica; other brokers answer NOT_CONTROLLER', async () => {
+    const m = await cluster.metadata([TOPIC]);
+    const ps = partitionsOf(m, TOPIC);
+    const displaced = ps.filter((p) => p.leaderId !== p.replicaNodes[0]).map((p) => p.partitionIndex);
+    assert.ok(displaced.includes(0), 'the restart left partition 0 led by another replica');
+    const elect = (via: number) =>
+      wireCall(cluster.brokers[via - 1]!.bootstrap, ElectLeadersRequest, ElectLeadersResponse, 2, { electionType: 0, topicPartitions: [{ topic: TOPIC, partitions: [0, 1, 2] }], timeoutMs: 30_000 });
+    const other = [1, 2, 3].find((id) => id !== m.controllerId)!;
+    assert.equal((await elect(other)).errorCode, ErrorCode.NOT_CONTROLLER);
+    const answer = await elect(m.controllerId);
+    assert.equal(answer.errorCode, ErrorCode.NONE);
+    const codes = Object.fromEntries(answer.replicaElectionResults[0]!.partitionResult.map((r) => [r.partitionId, r.errorCode]));
+    for (const p of [0, 1, 2]) assert.equal(codes[p], displaced.includes(p) ? ErrorCode.NONE : ErrorCode.ELECTION_NOT_NEEDED, `partition ${p}`);
+    const after = await cluster.waitFor('preferred leaders everywhere', (x) => partitionsOf(x, TOPIC).every((p) => p.leaderId === p.replicaNodes[0]));
+    assert.ok(partitionsOf(after, TOPIC)[0]!.leaderEpoch > ps[0]!.leaderEpoch);
+    const read = await kcatRead(cluster.bootstrap(), TOPIC);
+    assert.equal(read.length, 300, 'nothing lost to the election');
   });
 
   test('the Java producer (idempotent, acks=all) into the RF=3 topic, read back by kcat', { skip: javaSkip() }, async () => {
