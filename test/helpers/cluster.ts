@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
+import { freePort } from './interop.js';
 import { wireCall } from './wire-call.js';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper-server.js';
 
@@ -37,8 +38,11 @@ export async function startCluster(size: number, overrides: Record<string, strin
   const zookeeper = await startZooKeeper();
   const brokers: BrokerProcess[] = [];
   const live = new Set<number>();
-  const settings = (id: number): Record<string, string> => ({
+  // A broker keeps its address across restarts, as a real one does: clients know it by it.
+  const ports = new Map<number, number>();
+  const settings = (id: number, port: number): Record<string, string> => ({
     'node.id': String(id),
+    listeners: `PLAINTEXT://127.0.0.1:${port}`,
     'log.dirs': join(dir, `broker-${id}`),
     'zookeeper.connect': `${zookeeper.connect}/sluice`,
     'zookeeper.session.timeout.ms': '6000',
@@ -54,7 +58,9 @@ export async function startCluster(size: number, overrides: Record<string, strin
     anyBroker: () => brokers[[...live][0]! - 1]!.bootstrap,
     logDir: (id) => join(dir, `broker-${id}`),
     async startBroker(id) {
-      const b = await startBrokerProcess(settings(id));
+      const port = ports.get(id) ?? (await freePort());
+      ports.set(id, port);
+      const b = await startBrokerProcess(settings(id, port));
       brokers[id - 1] = b;
       live.add(id);
       b.child.once('exit', () => live.delete(id));

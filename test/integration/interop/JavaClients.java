@@ -33,7 +33,8 @@ public class JavaClients {
       case "consume" -> consume(input.get("topic").asText(), input.get("partitions").asInt());
       case "admin" -> admin(input.get("topic").asText());
       case "clusterAdmin" -> clusterAdmin(input.get("topic").asText());
-      case "stream" -> stream(input.get("topic").asText(), input.get("partitions").asInt(), input.get("count").asInt(), input.get("intervalMs").asInt());
+      case "stream" -> stream(input.get("topic").asText(), input.get("partitions").asInt(), input.get("count").asInt(), input.get("intervalMs").asInt(),
+          (short) (input.has("replicationFactor") ? input.get("replicationFactor").asInt() : 1));
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -106,9 +107,9 @@ public class JavaClients {
    * idempotent producer, while the test crashes and restarts the broker: requests fail or time
    * out and are retried. Prints each acknowledgement as it arrives, with its wall-clock time.
    */
-  static void stream(String topic, int partitions, int count, int intervalMs) throws Exception {
+  static void stream(String topic, int partitions, int count, int intervalMs, short replicationFactor) throws Exception {
     try (Admin admin = Admin.create(common())) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+      admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor).configs(replicationFactor > 1 ? Map.of("min.insync.replicas", "2") : Map.of()))).all().get();
     }
     Properties p = common();
     p.put("key.serializer", ByteArraySerializer.class.getName());
