@@ -24,6 +24,10 @@ import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-d
 import { clusterOf } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
+import { LeaderHints } from './leader-hints.js';
+
+/** KIP-951: Produce answers carry the current leader from v10. */
+const LEADER_HINT_VERSION = 10;
 
 const ATTRIBUTES_OFFSET = 21;
 const BATCH_HEADER_BYTES = 61;
@@ -152,6 +156,15 @@ export const produceHandler = defineHandler({
       if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
       return NO_RESPONSE;
     }
-    return { responses, throttleTimeMs: 0 };
+    if (ctx.header.requestApiVersion < LEADER_HINT_VERSION) return { responses, throttleTimeMs: 0 };
+    const hints = new LeaderHints(c.metadata);
+    for (const t of responses) {
+      const name = byId ? (c.metadata.topicById(t.topicId ?? '')?.name ?? '') : (t.name ?? '');
+      for (const p of t.partitionResponses ?? []) {
+        const hint = hints.hint(p.errorCode ?? ErrorCode.NONE, name, p.index ?? -1);
+        if (hint !== null) p.currentLeader = hint;
+      }
+    }
+    return { responses, throttleTimeMs: 0, nodeEndpoints: hints.endpoints() };
   },
 });

@@ -30,6 +30,11 @@ import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
+import { LeaderHints } from './leader-hints.js';
+
+/** KIP-951: Fetch answers carry the current leader from v12 and the leaders' endpoints from v16. */
+const LEADER_HINT_VERSION = 12;
+const NODE_ENDPOINTS_VERSION = 16;
 
 const READ_COMMITTED = 1;
 /** Fetch v15 moved the replica id into `replica_state`. */
@@ -189,6 +194,22 @@ export const fetchHandler = defineHandler({
       reads = await readAll(c, context, request, byId, replicaId);
       if (reason === 'shutdown') break;
     }
-    return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses: respond(context, reads, byId, fromReplica, ctx.metrics), throttleTimeMs: 0 };
+    const responses = respond(context, reads, byId, fromReplica, ctx.metrics);
+    const version = ctx.header.requestApiVersion;
+    if (version < LEADER_HINT_VERSION) return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses, throttleTimeMs: 0 };
+    const hints = new LeaderHints(c.metadata);
+    for (const t of responses) {
+      for (const p of t.partitions ?? []) {
+        const hint = hints.hint(p.errorCode ?? ErrorCode.NONE, t.topic ?? '', p.partitionIndex ?? -1);
+        if (hint !== null) p.currentLeader = hint;
+      }
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      sessionId: context.sessionId,
+      responses,
+      throttleTimeMs: 0,
+      ...(version >= NODE_ENDPOINTS_VERSION ? { nodeEndpoints: hints.endpoints() } : {}),
+    };
   },
 });

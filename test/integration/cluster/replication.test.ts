@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse, FetchRequest, FetchResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead, runJava } from '../../helpers/interop.js';
@@ -127,6 +127,32 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     assert.deepEqual(info['nodes'], [1, 2, 3]);
     assert.ok([1, 2, 3].includes(info['controller'] as number));
     assert.deepEqual(lines.find((l) => l['type'] === 'deleted'), { type: 'deleted', stillListed: false });
+  });
+
+  test('a follower asked for data answers NOT_LEADER_OR_FOLLOWER with the current leader and its endpoint (KIP-951)', async () => {
+    const p = partitionsOf(await cluster.metadata([TOPIC]), TOPIC)[1]!;
+    const follower = p.replicaNodes.find((id) => id !== p.leaderId)!;
+    const leader = cluster.brokers[p.leaderId - 1]!;
+    const produced = await wireCall(cluster.brokers[follower - 1]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
+      acks: -1,
+      timeoutMs: 5_000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 1, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('misdirected'), timestamp: BigInt(Date.now()) }] }) }] }],
+    });
+    const answer = produced.responses[0]!.partitionResponses[0]!;
+    assert.equal(answer.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.deepEqual({ ...answer.currentLeader }, { leaderId: p.leaderId, leaderEpoch: p.leaderEpoch });
+    assert.deepEqual(produced.nodeEndpoints.map((n) => [n.nodeId, `${n.host}:${n.port}`]), [[p.leaderId, leader.bootstrap]]);
+    const fetched = await wireCall(cluster.brokers[follower - 1]!.bootstrap, FetchRequest, FetchResponse, 16, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      topics: [{ topicId: (await cluster.metadata([TOPIC])).topics[0]!.topicId, partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }],
+    });
+    const part = fetched.responses[0]!.partitions[0]!;
+    assert.equal(part.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(part.currentLeader.leaderId, p.leaderId);
+    assert.deepEqual(fetched.nodeEndpoints.map((n) => n.nodeId), [p.leaderId]);
   });
 
   test('min.insync.replicas=3 with a replica down: acks=all is refused with NOT_ENOUGH_REPLICAS', async () => {
