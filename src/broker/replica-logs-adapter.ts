@@ -21,6 +21,7 @@ export function replicaLogs(partitions: PartitionService): ReplicaLogs {
   return {
     createPartitions: (topic, registrations, config) => partitions.createPartitions(topic, registrations, config),
     deleteTopic: (topic, count) => partitions.deleteTopic(topic, count),
+    deletePartitions: (topic, indexes) => partitions.deletePartitions({ name: topic, topicId: '' }, indexes),
     updateTopicConfig: (topic, count, config) => partitions.updateTopicConfig(topic, count, config),
     describeLogDirs: () => partitions.describeLogDirs(),
     async replicaPosition(topic, partition, leaderEpoch) {

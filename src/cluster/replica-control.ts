@@ -67,6 +67,7 @@ export interface IsrChangeAnswer extends IsrChangeRequest {
 /** ElectLeaders' election types. */
 export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
 
+/** One partition's answer to an election or a reassignment. */
 export interface ElectionResult {
   readonly topic: string;
   readonly partition: number;
@@ -74,7 +75,25 @@ export interface ElectionResult {
   readonly errorMessage: string | null;
 }
 
+export interface ReassignmentRequest {
+  readonly topic: string;
+  readonly partition: number;
+  /** The replicas wanted, or null to cancel the reassignment in progress. */
+  readonly target: readonly number[] | null;
+}
+
+export interface ReassignmentState {
+  readonly topic: string;
+  readonly partition: number;
+  readonly replicas: readonly number[];
+  readonly adding: readonly number[];
+  readonly removing: readonly number[];
+}
+
 export interface ControllerPort {
+  /** AlterPartitionReassignments (KIP-455), answered per partition. */
+  alterReassignments(items: readonly ReassignmentRequest[]): Promise<readonly ElectionResult[]>;
+  listReassignments(partitions: readonly { topic: string; partition: number }[] | null): Promise<{ errorCode: number; reassignments: readonly ReassignmentState[] }>;
   /** ElectLeaders: `partitions` null means every partition (then only those elected or failing are answered). */
   electLeaders(electionType: number, partitions: readonly { topic: string; partition: number }[] | null): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
   alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;

@@ -18,6 +18,15 @@ export interface PartitionLeadership {
 export interface TopicAssignmentState {
   readonly topicId: string;
   readonly replicas: Map<number, readonly number[]>;
+  /** The assignment znode's version, for the next write of it. */
+  zkVersion: number;
+}
+
+/** A partition reassignment in progress (KIP-455): the target, and what it adds and removes. */
+export interface Reassignment {
+  readonly target: readonly number[];
+  readonly adding: readonly number[];
+  readonly removing: readonly number[];
 }
 
 export interface TopicPartitionKey {
@@ -41,6 +50,7 @@ export class ControllerContext {
   readonly shuttingDown = new Set<number>();
   readonly topics = new Map<string, TopicAssignmentState>();
   readonly leaderships = new Map<string, PartitionLeadership>();
+  readonly reassignments = new Map<string, Reassignment>();
 
   isLive = (id: number): boolean => this.brokers.has(id) && !this.shuttingDown.has(id);
 
@@ -66,7 +76,10 @@ export class ControllerContext {
   }
 
   removeTopic(topic: string): void {
-    for (const p of this.partitionsOf(topic)) this.leaderships.delete(tpKey(topic, p.partition));
+    for (const p of this.partitionsOf(topic)) {
+      this.leaderships.delete(tpKey(topic, p.partition));
+      this.reassignments.delete(tpKey(topic, p.partition));
+    }
     this.topics.delete(topic);
   }
 
@@ -75,5 +88,6 @@ export class ControllerContext {
     this.shuttingDown.clear();
     this.topics.clear();
     this.leaderships.clear();
+    this.reassignments.clear();
   }
 }

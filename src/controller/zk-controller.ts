@@ -15,7 +15,7 @@ import { KafkaError } from '../common/kafka-error.js';
 import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest } from '../cluster/replica-control.js';
+import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest, type ReassignmentRequest, type ReassignmentState } from '../cluster/replica-control.js';
 import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
 import { ControllerContext, endpointOf, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
@@ -29,6 +29,10 @@ export interface ZkControllerOptions {
   readonly requestTimeoutMs: number;
   /** `auto.leader.rebalance.enable`, `leader.imbalance.check.interval.seconds` (in ms), `leader.imbalance.per.broker.percentage`. */
   readonly autoLeaderRebalance: { readonly enabled: boolean; readonly checkIntervalMs: number; readonly perBrokerPercentage: number };
+}
+
+function sameOrder(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 const RETRY_BACKOFF_MS = 200;
@@ -176,15 +180,24 @@ export class ZkController implements ControllerPort {
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
-    const assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    let assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
     if (assignment === null) return false;
     let topicId = assignment.topicId;
     if (topicId === null) {
       // Written before topic ids (Kafka 2.8): the controller gives it one, as Kafka's does.
       topicId = randomUuid();
-      await this.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.requireGuard());
+      const zkVersion = await this.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.requireGuard());
+      assignment = { ...assignment, topicId, zkVersion };
     }
-    this.ctx.topics.set(topic, { topicId, replicas: new Map(assignment.partitions) });
+    this.ctx.topics.set(topic, { topicId, replicas: new Map(assignment.partitions), zkVersion: assignment.zkVersion });
+    // Reassignments a previous controller started continue (KIP-455: the target is the replicas minus those being removed).
+    for (const [partition, replicas] of assignment.partitions) {
+      const adding = assignment.addingReplicas.get(partition) ?? [];
+      const removing = assignment.removingReplicas.get(partition) ?? [];
+      const key = tpKey(topic, partition);
+      if (adding.length === 0 && removing.length === 0) this.ctx.reassignments.delete(key);
+      else this.ctx.reassignments.set(key, { target: replicas.filter((r) => !removing.includes(r)), adding, removing });
+    }
     return true;
   }
 
@@ -312,6 +325,7 @@ export class ZkController implements ControllerPort {
         }
       }
     }
+    for (const p of changed) await this.maybeCompleteReassignment(p);
     if (changed.length > 0) {
       this.log.info('ISR changed', { broker: brokerId, partitions: changed.map((p) => `${p.topic}-${p.partition}:[${this.ctx.leadership(p.topic, p.partition)!.isr.join(',')}]`) });
       this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
@@ -454,6 +468,137 @@ export class ZkController implements ControllerPort {
     if (toElect.length === 0) return;
     const { results } = await this.applyElectLeaders(ElectionType.PREFERRED, toElect);
     this.log.info('leader imbalance: preferred leaders elected', { elected: results.filter((r) => r.errorCode === ErrorCode.NONE).length, asked: toElect.length });
+  }
+
+  /**
+   * AlterPartitionReassignments (KIP-455, as Kafka's ZooKeeper controller runs it): the partition's
+   * replicas become the target plus the original ones, the new replicas start following (a new
+   * leader epoch tells every replica), and once every target replica is in the ISR the
+   * reassignment completes (`maybeCompleteReassignment`). A null target cancels one in progress.
+   */
+  alterReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue('alter reassignments', async () => {
+        try {
+          resolve(await this.applyReassignments(items));
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+      });
+    });
+  }
+
+  /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
+  listReassignments(partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
+    return new Promise((resolve) => {
+      void this.enqueue('list reassignments', async () => {
+        if (this.guard === null) return resolve({ errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] });
+        const wanted = partitions === null ? null : new Set(partitions.map((p) => tpKey(p.topic, p.partition)));
+        const reassignments: ReassignmentState[] = [];
+        for (const p of this.ctx.partitions()) {
+          const r = this.ctx.reassignments.get(tpKey(p.topic, p.partition));
+          if (r === undefined || (wanted !== null && !wanted.has(tpKey(p.topic, p.partition)))) continue;
+          reassignments.push({ ...p, replicas: this.ctx.replicas(p.topic, p.partition), adding: r.adding, removing: r.removing });
+        }
+        resolve({ errorCode: ErrorCode.NONE, reassignments });
+      });
+    });
+  }
+
+  private async applyReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
+    const results: ElectionResult[] = [];
+    for (const item of items) {
+      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: item.topic, partition: item.partition, errorCode, errorMessage });
+      if (this.guard === null) {
+        results.push(result(ErrorCode.NOT_CONTROLLER));
+        continue;
+      }
+      const key = tpKey(item.topic, item.partition);
+      const l = this.ctx.leadership(item.topic, item.partition);
+      if (l === undefined) {
+        results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partition ${item.topic}-${item.partition} does not exist.`));
+        continue;
+      }
+      const ongoing = this.ctx.reassignments.get(key);
+      const current = this.ctx.replicas(item.topic, item.partition);
+      const original = ongoing === undefined ? current : current.filter((r) => !ongoing.adding.includes(r));
+      let target: readonly number[];
+      if (item.target === null) {
+        if (ongoing === undefined) {
+          results.push(result(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, `No reassignment in progress for ${item.topic}-${item.partition}.`));
+          continue;
+        }
+        target = original;
+      } else {
+        const problem = this.targetProblem(item.target);
+        if (problem !== null) {
+          results.push(result(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem));
+          continue;
+        }
+        target = item.target;
+      }
+      const adding = target.filter((r) => !original.includes(r));
+      const removing = original.filter((r) => !target.includes(r));
+      const replicas = [...target, ...original.filter((r) => !target.includes(r))];
+      this.ctx.topics.get(item.topic)!.replicas.set(item.partition, replicas);
+      if (adding.length === 0 && removing.length === 0 && sameOrder(target, current)) this.ctx.reassignments.delete(key);
+      else this.ctx.reassignments.set(key, { target, adding, removing });
+      await this.writeAssignment(item.topic);
+      // A new leader epoch with the grown replica set: the leader tracks the new followers, which start fetching.
+      if ((await this.writeLeadership(item, { ...l }, true)) !== null) {
+        for (const id of replicas) this.sendLeaderAndIsr(id, [item], adding.includes(id));
+        this.sendUpdateMetadata([...this.ctx.brokers.keys()], [item]);
+      }
+      await this.maybeCompleteReassignment(item);
+      this.log.info('reassignment started', { topic: item.topic, partition: item.partition, target, adding, removing });
+      results.push(result(ErrorCode.NONE));
+    }
+    return results;
+  }
+
+  private targetProblem(target: readonly number[]): string | null {
+    if (target.length === 0) return 'The replica list must not be empty.';
+    if (new Set(target).size !== target.length) return `Duplicate replica assignment: ${target.join(', ')}.`;
+    const unknown = target.filter((id) => !this.ctx.isRegistered(id));
+    return unknown.length > 0 ? `The proposed assignment contains non-live brokers: ${unknown.join(', ')}.` : null;
+  }
+
+  /**
+   * Finishes a reassignment whose target replicas are all in the ISR: the replicas become the
+   * target, a leader outside it (or gone) hands over to the first live in-sync target replica,
+   * the removed replicas leave the ISR and delete their logs, and the assignment znode loses its
+   * adding/removing entries.
+   */
+  private async maybeCompleteReassignment(p: TopicPartitionKey): Promise<void> {
+    const key = tpKey(p.topic, p.partition);
+    const r = this.ctx.reassignments.get(key);
+    const l = this.ctx.leadership(p.topic, p.partition);
+    if (r === undefined || l === undefined || !r.target.every((id) => l.isr.includes(id))) return;
+    const isr = l.isr.filter((id) => r.target.includes(id));
+    const leader = r.target.includes(l.leader) && this.ctx.isLive(l.leader) ? l.leader : r.target.find((id) => this.ctx.isLive(id) && isr.includes(id));
+    if (leader === undefined) return;
+    this.ctx.topics.get(p.topic)!.replicas.set(p.partition, [...r.target]);
+    this.ctx.reassignments.delete(key);
+    if ((await this.writeLeadership(p, { ...l, leader, isr }, true)) === null) return;
+    await this.writeAssignment(p.topic);
+    for (const id of r.target) this.sendLeaderAndIsr(id, [p], false);
+    for (const id of r.removing) if (this.ctx.isRegistered(id)) this.channel.send(id, 'StopReplica(delete)', stopReplica(this.ctx, this.identity, id, [p], true));
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], [p]);
+    this.log.info('reassignment completed', { topic: p.topic, partition: p.partition, replicas: r.target, leader });
+  }
+
+  private async writeAssignment(topic: string): Promise<void> {
+    const t = this.ctx.topics.get(topic)!;
+    const adding = new Map<number, readonly number[]>();
+    const removing = new Map<number, readonly number[]>();
+    for (const partition of t.replicas.keys()) {
+      const r = this.ctx.reassignments.get(tpKey(topic, partition));
+      if (r === undefined) continue;
+      if (r.adding.length > 0) adding.set(partition, r.adding);
+      if (r.removing.length > 0) removing.set(partition, r.removing);
+    }
+    t.zkVersion = await this.zk.setTopicAssignment(topic, { topicId: t.topicId, partitions: t.replicas, addingReplicas: adding, removingReplicas: removing }, t.zkVersion, this.requireGuard());
   }
 
   /** LeaderAndIsr to the replicas of the changed partitions, UpdateMetadata to every live broker. */

@@ -25,6 +25,8 @@ import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
 import { electLeadersHandler } from './43-elect-leaders.js';
+import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
+import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
@@ -65,6 +67,8 @@ export const HANDLERS: readonly RegisteredApi[] = [
   createPartitionsHandler,
   deleteGroupsHandler,
   electLeadersHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   describeClusterHandler,

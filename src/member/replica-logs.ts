@@ -40,6 +40,8 @@ export interface IsrOutcome {
 }
 
 export interface ReplicaLogs extends PartitionAdmin {
+  /** Deletes these partitions' logs (StopReplica with deletion: a deleted topic, or a replica moved away). */
+  deletePartitions(topic: string, partitions: readonly number[]): Promise<void>;
   replicaPosition(topic: string, partition: number, leaderEpoch: number): Promise<ReplicaPosition>;
   appendAsFollower(entries: readonly FollowerAppend[]): Promise<FollowerAppendResult[]>;
   /**

@@ -122,16 +122,16 @@ export class ReplicaManager implements ReplicaControl {
     return this.serialize(async () => {
       const refused = this.admit(stamp);
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
-      const deleted = new Map<string, number>();
+      const deleted = new Map<string, number[]>();
       for (const p of partitions) {
         this.deps.fetchers.unfollow(p.topic, p.partition);
         this.pendingFollows.delete(`${p.topic}\u0000${p.partition}`);
-        if (p.deletePartition) deleted.set(p.topic, Math.max(deleted.get(p.topic) ?? 0, p.partition + 1));
+        if (p.deletePartition) deleted.set(p.topic, [...(deleted.get(p.topic) ?? []), p.partition]);
       }
       const errors: PartitionError[] = [];
-      for (const [topic, count] of deleted) {
+      for (const [topic, indexes] of deleted) {
         try {
-          await this.deps.logs.deleteTopic({ name: topic, topicId: '' }, count);
+          await this.deps.logs.deletePartitions(topic, indexes);
         } catch (err) {
           this.deps.log.error('deleting partition logs for StopReplica failed', { topic, error: (err as Error).message });
           for (const p of partitions) if (p.topic === topic) errors.push({ topic, topicId: '', partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });

@@ -139,7 +139,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
-    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }));
+    await this.deletePartitions(topic, range(partitionCount));
+  }
+
+  /** Deletes these partition logs of the topic (a replica moved away by a reassignment, or the whole topic). */
+  async deletePartitions(topic: TopicRef, partitions: readonly number[]): Promise<void> {
+    await this.eachWorker(topic.name, partitions, (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }));
   }
 
   async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {

@@ -1,17 +1,20 @@
-// Cluster membership on a real ZooKeeper: a paused follower leaves the ISR after
+// Cluster membership on a real ZooKeeper: a paused follower that falls behind leaves the ISR after
 // replica.lag.time.max.ms and rejoins once it runs again (AlterPartition both ways); a consumer
 // group keeps its committed offsets while its coordinator's broker stops; a deleted topic goes
 // from every replica; a duplicate broker.id is refused at start-up.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, ProduceRequest, ProduceResponse, DeleteTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
 import { startBrokerProcess } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
-import { zooKeeperSkip } from '../../helpers/requirements.js';
+import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { kcat, kcatRead } from '../../helpers/interop.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const LAG_MS = 2000;
@@ -25,7 +28,7 @@ async function createTopic(bootstrap: string, name: string, partitions: number, 
   assert.equal(r.topics[0]!.errorCode, ErrorCode.NONE, `creating ${name}: ${r.topics[0]!.errorMessage}`);
 }
 
-describe('cluster membership', { skip: zooKeeperSkip() }, () => {
+describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
   let cluster: TestCluster;
   before(async () => {
     cluster = await startCluster(3, { 'replica.lag.time.max.ms': String(LAG_MS), 'zookeeper.session.timeout.ms': '15000', 'group.initial.rebalance.delay.ms': '0' });
@@ -43,6 +46,14 @@ describe('cluster membership', { skip: zooKeeperSkip() }, () => {
     const paused = Date.now();
     child.kill('SIGSTOP');
     try {
+      // As Kafka: a follower level with the leader's log end is in sync however long it is silent;
+      // a record it cannot fetch makes it fall behind.
+      const produced = await wireCall(cluster.brokers[p.leaderId - 1]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
+        acks: 1,
+        timeoutMs: 5_000,
+        topicData: [{ name: 'lagging', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('behind'), timestamp: BigInt(Date.now()) }] }) }] }],
+      });
+      assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
       const shrunk = await cluster.waitFor('the paused follower to leave the ISR', (x) => partition0(x, 'lagging')?.isrNodes.includes(follower) === false, 12_000, p.leaderId);
       assert.ok(Date.now() - paused >= LAG_MS, 'not before the lag time');
       assert.equal(partition0(shrunk, 'lagging')!.leaderId, p.leaderId, 'the leader stays');
@@ -97,6 +108,9 @@ describe('cluster membership', { skip: zooKeeperSkip() }, () => {
     await createTopic(cluster.anyBroker(), 'doomed', 2, 3);
     await cluster.waitFor('doomed replicated', (x) => x.topics.find((t) => t.name === 'doomed')?.partitions.every((q) => q.isrNodes.length === 3) === true);
     const hasLogs = (id: number): boolean => existsSync(cluster.logDir(id)) && readdirSync(cluster.logDir(id)).some((d) => d === 'doomed-0' || d === 'doomed-1');
+    // The ISR starts as every live replica; each replica creates its log when its LeaderAndIsr arrives.
+    const created = Date.now() + 10_000;
+    while (![1, 2, 3].every(hasLogs) && Date.now() < created) await sleep(50);
     assert.ok([1, 2, 3].every(hasLogs));
     const r = await wireCall(cluster.anyBroker(), DeleteTopicsRequest, DeleteTopicsResponse, 5, { topicNames: ['doomed'], timeoutMs: 30_000 });
     assert.equal(r.responses[0]!.errorCode, ErrorCode.NONE);
@@ -104,6 +118,38 @@ describe('cluster membership', { skip: zooKeeperSkip() }, () => {
     const deadline = Date.now() + 10_000;
     while ([1, 2, 3].some(hasLogs) && Date.now() < deadline) await sleep(100);
     assert.deepEqual([1, 2, 3].filter(hasLogs), [], 'no replica keeps a live log of the deleted topic');
+  });
+
+  test('a partition reassigned from brokers [1,2] to [2,3] moves with its records; the old replica deletes its log', async () => {
+    const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: 'moved', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }], configs: [] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+    await cluster.waitFor('moved on [1,2] in sync', (x) => partition0(x, 'moved')?.isrNodes.length === 2);
+    await kcat(['-b', cluster.bootstrap(), '-P', '-t', 'moved', '-X', 'acks=all'], Array.from({ length: 50 }, (_, i) => `m${i}`).join('\n') + '\n');
+    const m = await cluster.metadata(null);
+    const controller = cluster.brokers[m.controllerId - 1]!.bootstrap;
+    const other = cluster.brokers[[1, 2, 3].find((id) => id !== m.controllerId)! - 1]!.bootstrap;
+    const reassign = (via: string) =>
+      wireCall(via, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, { timeoutMs: 30_000, topics: [{ name: 'moved', partitions: [{ partitionIndex: 0, replicas: [2, 3] }] }] });
+    assert.equal((await reassign(other)).errorCode, ErrorCode.NOT_CONTROLLER);
+    const answer = await reassign(controller);
+    assert.equal(answer.errorCode, ErrorCode.NONE);
+    assert.equal(answer.responses[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+    const done = await cluster.waitFor('moved on [2,3]', (x) => {
+      const p = partition0(x, 'moved');
+      return p !== undefined && p.replicaNodes.join() === '2,3' && [...p.isrNodes].sort().join() === '2,3';
+    });
+    assert.ok([2, 3].includes(partition0(done, 'moved')!.leaderId));
+    const listed = await wireCall(controller, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, { timeoutMs: 30_000, topics: null });
+    assert.deepEqual(listed.topics, [], 'nothing left in progress');
+    const deadline = Date.now() + 10_000;
+    while (existsSync(join(cluster.logDir(1), 'moved-0')) && Date.now() < deadline) await sleep(100);
+    assert.equal(existsSync(join(cluster.logDir(1), 'moved-0')), false, 'broker 1 deleted its replica');
+    const read = await kcatRead(cluster.bootstrap(), 'moved');
+    assert.deepEqual(read.map((r) => Buffer.from(r.value!, 'hex').toString()), Array.from({ length: 50 }, (_, i) => `m${i}`));
   });
 
   test('a second broker with a registered broker.id is refused at start-up, saying so', async () => {
