@@ -3,6 +3,8 @@ import type { Command } from './command-support.js';
 import { configsCommand } from './configs.js';
 import { consumeCommand } from './consume.js';
 import { groupsCommand } from './groups.js';
+import { leaderElectionCommand } from './leader-election.js';
+import { reassignPartitionsCommand } from './reassign-partitions.js';
 import { produceCommand } from './produce.js';
 import { topicsCommand } from './topics.js';
 
@@ -14,4 +16,6 @@ export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['produce', produceCommand],
   ['consume', consumeCommand],
   ['groups', groupsCommand],
+  ['leader-election', leaderElectionCommand],
+  ['reassign-partitions', reassignPartitionsCommand],
 ]);

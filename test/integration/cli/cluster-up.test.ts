@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
   }
 }
 
-test('sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described with its ISR, all stopped by SIGTERM', { skip: zooKeeperSkip() }, async () => {
+test('sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described with its ISR, reassigned and its preferred leader elected with the tools, all stopped by SIGTERM', { skip: zooKeeperSkip() }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-up-'));
   const child = spawn(process.execPath, [SLUICE, 'cluster', 'up', '--brokers', '3', '--dir', dir, '--override', 'num.partition.workers=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -60,6 +60,25 @@ test('sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described
       assert.equal(new Set(m[2]!.split(',')).size, 3);
       assert.ok(m[2]!.split(',').includes(m[1]!), 'the leader is a replica');
     }
+
+    // reassign-partitions: partition 0 onto two of its replicas, reversed, then verified.
+    const replicas = /Partition: 0\tLeader: \d\tReplicas: (\d),(\d),(\d)/.exec(described)!.slice(1, 4).map(Number);
+    const plan = join(dir, 'plan.json');
+    writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'up', partition: 0, replicas: [replicas[1], replicas[0]] }] }));
+    assert.match(ok(await runCli(['reassign-partitions', '--bootstrap-server', bootstrap, '--reassignment-json-file', plan, '--execute']), 'execute'), /Successfully started partition reassignment for up-0/);
+    let verified = '';
+    for (let attempt = 0; attempt < 100 && !verified.includes('is completed'); attempt++) {
+      verified = ok(await runCli(['reassign-partitions', '--bootstrap-server', bootstrap, '--reassignment-json-file', plan, '--verify']), 'verify');
+      if (!verified.includes('is completed')) await sleep(200);
+    }
+    assert.match(verified, /Reassignment of partition up-0 is completed\./);
+    assert.equal(ok(await runCli(['reassign-partitions', '--bootstrap-server', bootstrap, '--list']), 'list'), 'Current partition reassignments:\n');
+    // leader-election: the reversed order makes replicas[1] the preferred leader of partition 0.
+    const elected = ok(await runCli(['leader-election', '--bootstrap-server', bootstrap, '--election-type', 'PREFERRED', '--topic', 'up']), 'leader-election');
+    assert.match(elected, /Successfully completed leader election \(PREFERRED\) for partitions up-0|Valid replica already elected for partitions .*up-0/);
+    const after = ok(await runCli(['topics', '--bootstrap-server', bootstrap, '--describe', '--topic', 'up']), 'describe');
+    assert.match(after, new RegExp(`Partition: 0\tLeader: ${replicas[1]}\tReplicas: ${replicas[1]},${replicas[0]}\t`));
+
     const pids = [...stderr.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);

@@ -1,0 +1,98 @@
+/**
+ * Leadership and placement administration, the requests behind `sluice leader-election` and
+ * `sluice reassign-partitions` (Kafka's ElectLeaders, AlterPartitionReassignments and
+ * ListPartitionReassignments). They are the controller's to answer: sent to the broker the
+ * metadata names as controller, and once more after fresh metadata if it answers NOT_CONTROLLER.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  AlterPartitionReassignmentsRequest,
+  AlterPartitionReassignmentsResponse,
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+  ListPartitionReassignmentsRequest,
+  ListPartitionReassignmentsResponse,
+} from '../protocol/messages/index.js';
+import { throwIfError } from './client-errors.js';
+import type { KafkaCluster } from './cluster.js';
+import type { KafkaConnection } from './connection.js';
+
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface PartitionOutcome extends TopicPartition {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+export interface OngoingReassignment extends TopicPartition {
+  readonly replicas: readonly number[];
+  readonly adding: readonly number[];
+  readonly removing: readonly number[];
+}
+
+export const ElectionTypes = { PREFERRED: 0, UNCLEAN: 1 } as const;
+
+const TIMEOUT_MS = 30_000;
+
+function byTopic<T extends TopicPartition, R>(items: readonly T[], entry: (item: T) => R): Map<string, R[]> {
+  const out = new Map<string, R[]>();
+  for (const item of items) out.set(item.topic, [...(out.get(item.topic) ?? []), entry(item)]);
+  return out;
+}
+
+export class ReplicaAdminClient {
+  constructor(private readonly cluster: KafkaCluster) {}
+
+  /** Runs `send` on the controller's connection, again on the new controller if the first one was not it. */
+  private async onController<T>(send: (c: KafkaConnection) => Promise<{ errorCode: number; value: T }>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const metadata = await this.cluster.metadata([]);
+      if (metadata.controllerId < 0) throw new KafkaError(ErrorCode.NOT_CONTROLLER, 'the cluster names no controller');
+      const { errorCode, value } = await send(await this.cluster.nodeConnection(metadata.controllerId));
+      if (errorCode !== ErrorCode.NOT_CONTROLLER || attempt > 0) {
+        throwIfError(errorCode, null, 'the controller refused the request');
+        return value;
+      }
+    }
+  }
+
+  /** ElectLeaders: `partitions` null elects wherever the election type applies. */
+  electLeaders(electionType: number, partitions: readonly TopicPartition[] | null): Promise<PartitionOutcome[]> {
+    return this.onController(async (c) => {
+      const r = await c.request(ElectLeadersRequest, ElectLeadersResponse, () => ({
+        electionType,
+        topicPartitions: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
+        timeoutMs: TIMEOUT_MS,
+      }));
+      const value = r.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      return { errorCode: r.errorCode, value };
+    });
+  }
+
+  /** AlterPartitionReassignments: `replicas` null cancels a partition's reassignment in progress. */
+  alterReassignments(moves: readonly (TopicPartition & { readonly replicas: readonly number[] | null })[]): Promise<PartitionOutcome[]> {
+    return this.onController(async (c) => {
+      const r = await c.request(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, () => ({
+        timeoutMs: TIMEOUT_MS,
+        topics: [...byTopic(moves, (m) => ({ partitionIndex: m.partition, replicas: m.replicas === null ? null : [...m.replicas] }))].map(([name, partitions]) => ({ name, partitions })),
+      }));
+      const value = r.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      return { errorCode: r.errorCode, value };
+    });
+  }
+
+  listReassignments(partitions: readonly TopicPartition[] | null = null): Promise<OngoingReassignment[]> {
+    return this.onController(async (c) => {
+      const r = await c.request(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, () => ({
+        timeoutMs: TIMEOUT_MS,
+        topics: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+      }));
+      const value = r.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, adding: p.addingReplicas, removing: p.removingReplicas })));
+      return { errorCode: r.errorCode, value };
+    });
+  }
+}
