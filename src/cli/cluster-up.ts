@@ -3,7 +3,7 @@
  * command, for users and tests. Starts a ZooKeeper (Debian's package) on a free port with its
  * data under DIR, then N brokers (ids 1..N) as their own processes, each with a free port and its
  * log dir under DIR, all given the overrides. Their output is streamed with a `[broker-N]` or
- * `[zookeeper]` prefix. Once every broker accepts connections it prints one line,
+ * `[zookeeper]` prefix. Once every broker accepts connections and knows all the others it prints one line,
  * `bootstrap: host:port,host:port,…`. SIGINT/SIGTERM stops the brokers (each does its controlled
  * shutdown) and then ZooKeeper; a broker that dies stops the rest.
  */
@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startZooKeeper, zooKeeperInstallProblem, type ZooKeeperServer } from '../zk/zookeeper-server.js';
 import { LineSplitter } from './commands/line-splitter.js';
+import { KafkaCluster, parseBootstrapServers } from '../client/index.js';
 
 const USAGE = 'usage: sluice cluster up --brokers N [--dir DIR] [--override key=value]...';
 const READY = /sluice: accepting connections on (\S+)/;
@@ -84,6 +85,22 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Accepting connections is not enough: each broker must also know the others (the controller's first metadata). */
+async function untilEveryBrokerSeesAll(bootstraps: readonly string[]): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (const bootstrap of bootstraps) {
+    const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(bootstrap) });
+    try {
+      while ((await cluster.metadata([])).brokers.size < bootstraps.length) {
+        if (Date.now() > deadline) throw new Error(`broker ${bootstrap} did not learn of all ${bootstraps.length} brokers within ${START_TIMEOUT_MS} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      cluster.close();
+    }
+  }
+}
+
 export async function clusterUp(args: readonly string[]): Promise<void> {
   const parsed = parse(args);
   const problem = zooKeeperInstallProblem();
@@ -147,6 +164,7 @@ export async function clusterUp(args: readonly string[]): Promise<void> {
   }
   try {
     const bootstraps = await Promise.all(ready);
+    await untilEveryBrokerSeesAll(bootstraps);
     process.stdout.write(`bootstrap: ${bootstraps.join(',')}\n`);
   } catch (err) {
     process.stderr.write(`sluice cluster: ${(err as Error).message}\n`);

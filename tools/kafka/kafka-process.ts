@@ -24,6 +24,8 @@ export interface KafkaOptions {
   config?: Record<string, string>;
   heap?: string;
   startTimeoutMs?: number;
+  /** The cluster id the log dir is formatted with; the nodes of one KRaft cluster share it. Default: a new one. */
+  clusterId?: string;
 }
 
 export interface KafkaHandle {
@@ -49,7 +51,7 @@ export class KafkaStartError extends Error {
  * A cluster id in Kafka's Uuid text form: 16 random bytes, unpadded base64url. Like Kafka's
  * Uuid.randomUuid, reject ids starting with '-', which command-line parsers take for an option.
  */
-function randomClusterId(): string {
+export function randomClusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
@@ -142,7 +144,7 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
   if (!existsSync(join(dataDir, 'meta.properties'))) {
     await execFileAsync(java, [
       '-Xmx256m', log4j, '-cp', classpath, 'kafka.tools.StorageTool',
-      'format', '--config', propsFile, '--cluster-id', randomClusterId(),
+      'format', '--config', propsFile, '--cluster-id', opts.clusterId ?? randomClusterId(),
     ]);
   }
 
