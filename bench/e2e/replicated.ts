@@ -166,7 +166,9 @@ const median = (xs: readonly number[]): number => {
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   mkdirSync(o.out, { recursive: true });
-  const tools = await prepareJavaTools(o.out);
+  // The compiled load-generator classes are scratch, not results.
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-replicated-tools-'));
+  const tools = await prepareJavaTools(scratch);
   const results: Result[] = [];
   for (let rep = 0; rep < o.reps; rep++) {
     const order = rep % 2 === 0 ? o.brokers : [...o.brokers].reverse();
@@ -203,6 +205,7 @@ async function main(): Promise<void> {
   ].join('\n');
   writeFileSync(join(o.out, 'replicated.md'), md);
   process.stdout.write(md);
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 main().catch((err: unknown) => {

@@ -110,7 +110,7 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     for (let i = 0; i < 30; i++) assert.ok(values.has(`java-${i}`), `java-${i} read back`);
   });
 
-  test("Kafka's Java Admin: RF=3 creation with leaders, replicas and ISR, growth, configs, the cluster's nodes, deletion", { skip: javaSkip() }, async () => {
+  test("Kafka's Java Admin: RF=3 creation with leaders, replicas and ISR, growth, configs, the cluster's nodes, a reassignment, a preferred election, deletion", { skip: javaSkip() }, async () => {
     const lines = await runJava('clusterAdmin', cluster.bootstrap(), { topic: 'java-admin' });
     const replicas = lines.filter((l) => l['type'] === 'replicas').map((l) => l['partitions'] as [number, number, number[], number[]][]);
     assert.equal(replicas.length, 2);
@@ -126,6 +126,9 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     const info = lines.find((l) => l['type'] === 'cluster')!;
     assert.deepEqual(info['nodes'], [1, 2, 3]);
     assert.ok([1, 2, 3].includes(info['controller'] as number));
+    assert.equal((lines.find((l) => l['type'] === 'reassigned')!['replicas'] as number[]).length, 2, 'partition 0 moved onto two replicas');
+    assert.ok([null, 'ElectionNotNeededException'].includes(lines.find((l) => l['type'] === 'elected')!['error'] as string | null), JSON.stringify(lines.find((l) => l['type'] === 'elected')));
+    assert.ok(lines.some((l) => l['type'] === 'leader'), 'the preferred replica leads');
     assert.deepEqual(lines.find((l) => l['type'] === 'deleted'), { type: 'deleted', stillListed: false });
   });
 

@@ -240,9 +240,32 @@ public class JavaClients {
       emit("config", "value", retention.value(), "source", retention.source().name());
       DescribeClusterResult cluster = admin.describeCluster();
       emit("cluster", "controller", cluster.controller().get().id(), "nodes", cluster.nodes().get().stream().map(n -> n.id()).sorted().toList());
+
+      TopicPartition tp0 = new TopicPartition(topic, 0);
+      List<Integer> current = replicasOf(admin, topic, 0);
+      List<Integer> target = List.of(current.get(1), current.get(0));
+      admin.alterPartitionReassignments(Map.of(tp0, Optional.of(new NewPartitionReassignment(target)))).all().get();
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (admin.listPartitionReassignments().reassignments().get().containsKey(tp0) || !replicasOf(admin, topic, 0).equals(target)) {
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("the reassignment did not complete: " + replicasOf(admin, topic, 0));
+        Thread.sleep(200);
+      }
+      emit("reassigned", "replicas", replicasOf(admin, topic, 0));
+      Optional<Throwable> election = admin.electLeaders(ElectionType.PREFERRED, Set.of(tp0)).partitions().get().get(tp0);
+      emit("elected", "error", election.map(e -> e.getClass().getSimpleName()).orElse(null));
+      while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0).leader().id() != target.get(0)) {
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("the preferred replica did not become leader");
+        Thread.sleep(200);
+      }
+      emit("leader", "id", target.get(0));
+
       admin.deleteTopics(List.of(topic)).all().get();
       emit("deleted", "stillListed", admin.listTopics().names().get().contains(topic));
     }
+  }
+
+  static List<Integer> replicasOf(Admin admin, String topic, int partition) throws Exception {
+    return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition).replicas().stream().map(n -> n.id()).toList();
   }
 
   static void describeReplicas(Admin admin, String topic) throws Exception {
