@@ -51,6 +51,8 @@ export class ControllerContext {
   readonly topics = new Map<string, TopicAssignmentState>();
   readonly leaderships = new Map<string, PartitionLeadership>();
   readonly reassignments = new Map<string, Reassignment>();
+  /** Topics marked for deletion whose logs are not all deleted yet (some replica's broker is down). */
+  readonly deleting = new Set<string>();
 
   isLive = (id: number): boolean => this.brokers.has(id) && !this.shuttingDown.has(id);
 
@@ -81,6 +83,7 @@ export class ControllerContext {
       this.reassignments.delete(tpKey(topic, p.partition));
     }
     this.topics.delete(topic);
+    this.deleting.delete(topic);
   }
 
   clear(): void {
@@ -89,5 +92,6 @@ export class ControllerContext {
     this.topics.clear();
     this.leaderships.clear();
     this.reassignments.clear();
+    this.deleting.clear();
   }
 }

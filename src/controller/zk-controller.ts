@@ -229,6 +229,7 @@ export class ZkController implements ControllerPort {
     for (const id of live) this.sendLeaderAndIsr(id, this.hostedBy(id, added.includes(id) ? all : changedPartitions), false);
     // Every broker's cache holds the live brokers, which changed.
     this.sendUpdateMetadata(live, all);
+    if (added.length > 0 && this.ctx.deleting.size > 0) await this.onTopicDeletion();
   }
 
   private async onTopicChange(): Promise<void> {
@@ -257,16 +258,34 @@ export class ZkController implements ControllerPort {
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], initialized);
   }
 
+  /**
+   * Topic deletion (Kafka's `TopicDeletionManager`): clients stop seeing the topic at once
+   * (UpdateMetadata names its partitions as being deleted), but the logs go only when every
+   * replica can be told: while one of its brokers is down the deletion waits, and resumes when
+   * that broker registers again, so no broker keeps a stray log of a deleted topic.
+   */
   private async onTopicDeletion(): Promise<void> {
     if (this.guard === null) return;
     const marked = await this.zk.getTopicsToDelete(() => this.enqueue('topic deletion', () => this.onTopicDeletion()));
     for (const topic of marked) {
-      if (!this.options.deleteTopicEnable || !this.ctx.topics.has(topic)) {
+      if (!this.ctx.topics.has(topic)) {
         await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
         continue;
       }
+      if (!this.options.deleteTopicEnable) {
+        this.log.warn('topic deletion is disabled: the deletion mark is dropped', { topic });
+        await this.zk.unmarkTopicForDeletion(this.requireGuard(), topic);
+        continue;
+      }
       const partitions = this.ctx.partitionsOf(topic);
-      this.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions, new Set([topic]));
+      const firstSeen = !this.ctx.deleting.has(topic);
+      this.ctx.deleting.add(topic);
+      if (firstSeen) this.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions);
+      const down = [...new Set(partitions.flatMap((p) => this.ctx.replicas(p.topic, p.partition)))].filter((id) => !this.ctx.isRegistered(id));
+      if (down.length > 0) {
+        if (firstSeen) this.log.info('topic deletion waits for brokers hosting replicas', { topic, brokers: down });
+        continue;
+      }
       for (const id of this.ctx.brokers.keys()) {
         const hosted = this.hostedBy(id, partitions);
         if (hosted.length > 0) this.channel.send(id, 'StopReplica(delete)', stopReplica(this.ctx, this.identity, id, hosted, true));
@@ -710,7 +729,7 @@ export class ZkController implements ControllerPort {
     this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.identity, brokerId, partitions, isNew));
   }
 
-  private sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[], deleting: ReadonlySet<string> = new Set()): void {
-    for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.identity, id, partitions, deleting));
+  private sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[]): void {
+    for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.identity, id, partitions, this.ctx.deleting));
   }
 }

@@ -489,6 +489,11 @@ export class KafkaZkClient {
     }
   }
 
+  /** Drops a deletion mark without deleting (the controller's answer when `delete.topic.enable` is off). */
+  async unmarkTopicForDeletion(guard: ControllerGuard, name: string): Promise<void> {
+    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: deleteTopicPath(name), version: ANY_VERSION }).catch(ignoreNoNode);
+  }
+
   /** Topics marked for deletion, sorted; `watch` fires when one is marked or unmarked. */
   async getTopicsToDelete(watch?: ZkWatcher): Promise<string[]> {
     return (await this.children(DELETE_TOPICS_PATH, watch)).sort();

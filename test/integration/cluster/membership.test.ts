@@ -132,6 +132,26 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     assert.deepEqual([1, 2, 3].filter(hasLogs), [], 'no replica keeps a live log of the deleted topic');
   });
 
+  test('a topic deleted while one of its replicas is down disappears at once and leaves that replica\'s disk when it returns', async () => {
+    await createTopic(cluster.anyBroker(), 'absent', 1, 3);
+    await cluster.waitFor('absent replicated', (x) => partition0(x, 'absent')?.isrNodes.length === 3);
+    const m = await cluster.metadata(null);
+    const away = [1, 2, 3].find((id) => id !== m.controllerId)!;
+    const logOf = (id: number): boolean => existsSync(join(cluster.logDir(id), 'absent-0'));
+    const created = Date.now() + 10_000;
+    while (![1, 2, 3].every(logOf) && Date.now() < created) await sleep(50);
+    await cluster.brokers[away - 1]!.stop();
+    const r = await wireCall(cluster.anyBroker(), DeleteTopicsRequest, DeleteTopicsResponse, 5, { topicNames: ['absent'], timeoutMs: 30_000 });
+    assert.equal(r.responses[0]!.errorCode, ErrorCode.NONE);
+    await cluster.waitFor('absent gone from the metadata', (x) => x.topics.every((t) => t.name !== 'absent'));
+    assert.equal(logOf(away), true, 'the stopped broker still has its log');
+    await cluster.startBroker(away);
+    const deadline = Date.now() + 20_000;
+    while (logOf(away) && Date.now() < deadline) await sleep(100);
+    assert.equal(logOf(away), false, 'the deletion finished on the broker that came back');
+    await cluster.waitFor('absent still gone', (x) => x.brokers.length === 3 && x.topics.every((t) => t.name !== 'absent'));
+  });
+
   test('a partition reassigned from brokers [1,2] to [2,3] moves with its records; the old replica deletes its log', async () => {
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
       topics: [{ name: 'moved', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }], configs: [] }],
