@@ -5,6 +5,7 @@
  * metadata names as controller, and once more after fresh metadata if it answers NOT_CONTROLLER.
  */
 import { KafkaError } from '../common/kafka-error.js';
+import { groupBy } from '../common/group-by.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   AlterPartitionReassignmentsRequest,
@@ -39,9 +40,7 @@ export const ElectionTypes = { PREFERRED: 0, UNCLEAN: 1 } as const;
 const TIMEOUT_MS = 30_000;
 
 function byTopic<T extends TopicPartition, R>(items: readonly T[], entry: (item: T) => R): Map<string, R[]> {
-  const out = new Map<string, R[]>();
-  for (const item of items) out.set(item.topic, [...(out.get(item.topic) ?? []), entry(item)]);
-  return out;
+  return groupBy(items, (item) => item.topic, entry);
 }
 
 export class ReplicaAdminClient {

@@ -19,6 +19,7 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import type { KafkaConnection } from '../client/connection.js';
 import { KafkaError } from '../common/kafka-error.js';
+import { groupBy } from '../common/group-by.js';
 import { endpointOf, type ControllerContext, type TopicPartitionKey } from './controller-context.js';
 import type { ControllerRequest } from './controller-channel.js';
 
@@ -32,16 +33,13 @@ export interface ControllerIdentity {
   readonly controllerEpoch: number;
 }
 
+/** Each topic's entries, partitions with nothing to say left out. */
 function byTopic<T>(partitions: readonly TopicPartitionKey[], entry: (p: TopicPartitionKey) => T | null): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const p of partitions) {
+  const entries = partitions.flatMap((p) => {
     const e = entry(p);
-    if (e === null) continue;
-    let list = out.get(p.topic);
-    if (list === undefined) out.set(p.topic, (list = []));
-    list.push(e);
-  }
-  return out;
+    return e === null ? [] : [{ topic: p.topic, e }];
+  });
+  return groupBy(entries, (x) => x.topic, (x) => x.e);
 }
 
 /** A response's error: a stale controller epoch means a newer controller exists, and retrying would not help. */

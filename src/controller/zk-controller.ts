@@ -92,6 +92,20 @@ export class ZkController implements ControllerPort {
     return run;
   }
 
+  /** Runs a broker's request as a controller event (in order with the others) and answers with its result. */
+  private ask<T>(name: string, work: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue(name, async () => {
+        try {
+          resolve(await work());
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+      });
+    });
+  }
+
   private async elect(): Promise<void> {
     if (this.guard !== null) return;
     const won = await this.zk.tryBecomeController(this.options.brokerId);
@@ -300,16 +314,7 @@ export class ZkController implements ControllerPort {
 
   /** AlterPartition: a leader's ISR change, checked against the partition's current epochs. */
   alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
-    return new Promise((resolve, reject) => {
-      void this.enqueue('alter partition', async () => {
-        try {
-          resolve(await this.applyAlterPartition(brokerId, brokerEpoch, items));
-        } catch (err) {
-          reject(err);
-          throw err;
-        }
-      });
-    });
+    return this.ask('alter partition', () => this.applyAlterPartition(brokerId, brokerEpoch, items));
   }
 
   private async applyAlterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
@@ -357,16 +362,7 @@ export class ZkController implements ControllerPort {
    * ISRs it is in; answers the partitions it still leads (no other replica could take over).
    */
   controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
-    return new Promise((resolve, reject) => {
-      void this.enqueue('controlled shutdown', async () => {
-        try {
-          resolve(await this.applyControlledShutdown(brokerId, brokerEpoch));
-        } catch (err) {
-          reject(err);
-          throw err;
-        }
-      });
-    });
+    return this.ask('controlled shutdown', () => this.applyControlledShutdown(brokerId, brokerEpoch));
   }
 
   private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
@@ -402,16 +398,7 @@ export class ZkController implements ControllerPort {
 
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
   electLeaders(electionType: number, partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
-    return new Promise((resolve, reject) => {
-      void this.enqueue('elect leaders', async () => {
-        try {
-          resolve(await this.applyElectLeaders(electionType, partitions));
-        } catch (err) {
-          reject(err);
-          throw err;
-        }
-      });
-    });
+    return this.ask('elect leaders', () => this.applyElectLeaders(electionType, partitions));
   }
 
   private async applyElectLeaders(electionType: number, asked: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
@@ -496,32 +483,21 @@ export class ZkController implements ControllerPort {
    * reassignment completes (`maybeCompleteReassignment`). A null target cancels one in progress.
    */
   alterReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
-    return new Promise((resolve, reject) => {
-      void this.enqueue('alter reassignments', async () => {
-        try {
-          resolve(await this.applyReassignments(items));
-        } catch (err) {
-          reject(err);
-          throw err;
-        }
-      });
-    });
+    return this.ask('alter reassignments', () => this.applyReassignments(items));
   }
 
   /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
   listReassignments(partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
-    return new Promise((resolve) => {
-      void this.enqueue('list reassignments', async () => {
-        if (this.guard === null) return resolve({ errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] });
-        const wanted = partitions === null ? null : new Set(partitions.map((p) => tpKey(p.topic, p.partition)));
-        const reassignments: ReassignmentState[] = [];
-        for (const p of this.ctx.partitions()) {
-          const r = this.ctx.reassignments.get(tpKey(p.topic, p.partition));
-          if (r === undefined || (wanted !== null && !wanted.has(tpKey(p.topic, p.partition)))) continue;
-          reassignments.push({ ...p, replicas: this.ctx.replicas(p.topic, p.partition), adding: r.adding, removing: r.removing });
-        }
-        resolve({ errorCode: ErrorCode.NONE, reassignments });
-      });
+    return this.ask('list reassignments', async () => {
+      if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] };
+      const wanted = partitions === null ? null : new Set(partitions.map((p) => tpKey(p.topic, p.partition)));
+      const reassignments: ReassignmentState[] = [];
+      for (const p of this.ctx.partitions()) {
+        const r = this.ctx.reassignments.get(tpKey(p.topic, p.partition));
+        if (r === undefined || (wanted !== null && !wanted.has(tpKey(p.topic, p.partition)))) continue;
+        reassignments.push({ ...p, replicas: this.ctx.replicas(p.topic, p.partition), adding: r.adding, removing: r.removing });
+      }
+      return { errorCode: ErrorCode.NONE, reassignments };
     });
   }
 

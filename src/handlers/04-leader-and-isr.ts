@@ -4,6 +4,7 @@
  * Served only on cluster members; the work is `ReplicaControl.leaderAndIsr`.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { groupBy } from '../common/group-by.js';
 import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '../protocol/messages/index.js';
 import type { LeaderAndIsrPartition } from '../cluster/replica-control.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
@@ -28,13 +29,8 @@ export const leaderAndIsrHandler = defineHandler({
       })),
     );
     const answer = await member.replicas.leaderAndIsr({ controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch }, partitions);
-    const byTopic = new Map<string, { partitionIndex: number; errorCode: number }[]>();
     const errors = new Map(answer.partitionErrors.map((e) => [`${e.topic}\u0000${e.partition}`, e.errorCode]));
-    for (const p of partitions) {
-      let list = byTopic.get(p.topicId);
-      if (list === undefined) byTopic.set(p.topicId, (list = []));
-      list.push({ partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE });
-    }
+    const byTopic = groupBy(partitions, (p) => p.topicId, (p) => ({ partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE }));
     if (ctx.header.requestApiVersion < 5) {
       return {
         errorCode: answer.errorCode,

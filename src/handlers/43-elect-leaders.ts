@@ -5,6 +5,7 @@
  * only and preferred replica: nothing to elect.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { groupBy } from '../common/group-by.js';
 import { ElectLeadersRequest, ElectLeadersResponse, type ElectLeadersResponseDataInput } from '../protocol/messages/index.js';
 import { ElectionType, type ElectionResult } from '../cluster/replica-control.js';
 import type { MetadataImage } from '../cluster/metadata-image.js';
@@ -30,12 +31,7 @@ export const electLeadersHandler = defineHandler({
     const electionType = ctx.header.requestApiVersion >= 1 ? request.electionType : ElectionType.PREFERRED;
     const asked = request.topicPartitions === null ? null : request.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
     const { errorCode, results } = c.membership === null ? { errorCode: ErrorCode.NONE, results: localElection(c.metadata, electionType, asked) } : await c.membership.controller.electLeaders(electionType, asked);
-    const byTopic = new Map<string, { partitionId: number; errorCode: number; errorMessage: string | null }[]>();
-    for (const r of results) {
-      let list = byTopic.get(r.topic);
-      if (list === undefined) byTopic.set(r.topic, (list = []));
-      list.push({ partitionId: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage });
-    }
+    const byTopic = groupBy(results, (r) => r.topic, (r) => ({ partitionId: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage }));
     return {
       throttleTimeMs: 0,
       errorCode,

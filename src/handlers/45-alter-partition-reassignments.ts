@@ -5,6 +5,7 @@
  * only "move" a partition onto itself, which is already where it is.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { groupBy } from '../common/group-by.js';
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseDataInput } from '../protocol/messages/index.js';
 import type { ElectionResult, ReassignmentRequest } from '../cluster/replica-control.js';
 import type { MetadataImage } from '../cluster/metadata-image.js';
@@ -29,12 +30,7 @@ export const alterPartitionReassignmentsHandler = defineHandler({
     const items: ReassignmentRequest[] = request.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, target: p.replicas })));
     const results = c.membership === null ? localReassignment(c.metadata, c.nodeId, items) : await c.membership.controller.alterReassignments(items);
     const notController = results.length > 0 && results.every((r) => r.errorCode === ErrorCode.NOT_CONTROLLER);
-    const byTopic = new Map<string, { partitionIndex: number; errorCode: number; errorMessage: string | null }[]>();
-    for (const r of results) {
-      let list = byTopic.get(r.topic);
-      if (list === undefined) byTopic.set(r.topic, (list = []));
-      list.push({ partitionIndex: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage });
-    }
+    const byTopic = groupBy(results, (r) => r.topic, (r) => ({ partitionIndex: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage }));
     return {
       throttleTimeMs: 0,
       errorCode: notController ? ErrorCode.NOT_CONTROLLER : ErrorCode.NONE,

@@ -4,6 +4,7 @@
  * answer; another broker answers NOT_CONTROLLER. A single broker never has one.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { groupBy } from '../common/group-by.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, type ListPartitionReassignmentsResponseDataInput } from '../protocol/messages/index.js';
 import type { ReassignmentState } from '../cluster/replica-control.js';
 import { clusterOf } from './cluster-context.js';
@@ -16,12 +17,7 @@ export const listPartitionReassignmentsHandler = defineHandler({
     const c = clusterOf(ctx);
     const asked = request.topics === null ? null : request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
     const { errorCode, reassignments } = c.membership === null ? { errorCode: ErrorCode.NONE, reassignments: [] as ReassignmentState[] } : await c.membership.controller.listReassignments(asked);
-    const byTopic = new Map<string, { partitionIndex: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }[]>();
-    for (const r of reassignments) {
-      let list = byTopic.get(r.topic);
-      if (list === undefined) byTopic.set(r.topic, (list = []));
-      list.push({ partitionIndex: r.partition, replicas: [...r.replicas], addingReplicas: [...r.adding], removingReplicas: [...r.removing] });
-    }
+    const byTopic = groupBy(reassignments, (r) => r.topic, (r) => ({ partitionIndex: r.partition, replicas: [...r.replicas], addingReplicas: [...r.adding], removingReplicas: [...r.removing] }));
     return { throttleTimeMs: 0, errorCode, errorMessage: null, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
   },
 });

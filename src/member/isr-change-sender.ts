@@ -7,6 +7,7 @@
  * partition has at most one change pending, as Kafka requires.
  */
 import type { Logger } from '../common/logger.js';
+import { groupBy } from '../common/group-by.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { AlterPartitionRequest, AlterPartitionResponse } from '../protocol/messages/index.js';
 import type { MetadataSource } from '../cluster/metadata-image.js';
@@ -73,8 +74,7 @@ export class IsrChangeSender {
   private async request(proposals: readonly IsrChangeRequest[]): Promise<IsrOutcome[]> {
     const connection = await this.controller.connect();
     const image = this.metadata.image;
-    const byTopic = new Map<string, IsrChangeRequest[]>();
-    for (const p of proposals) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+    const byTopic = groupBy(proposals, (p) => p.topic);
     const response = await connection.request(AlterPartitionRequest, AlterPartitionResponse, (version) => ({
       brokerId: this.brokerId,
       brokerEpoch: this.brokerEpoch(),

@@ -8,6 +8,7 @@
  * one at a time in arrival order, as the controller sent them.
  */
 import type { Logger } from '../common/logger.js';
+import { groupBy } from '../common/group-by.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ClusterMetadataCache, MetadataUpdate } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
@@ -55,12 +56,7 @@ export class ReplicaManager implements ReplicaControl {
       const refused = this.admit(stamp);
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       const errors: PartitionError[] = [];
-      const byTopic = new Map<string, LeaderAndIsrPartition[]>();
-      for (const p of partitions) {
-        let list = byTopic.get(p.topic);
-        if (list === undefined) byTopic.set(p.topic, (list = []));
-        list.push(p);
-      }
+      const byTopic = groupBy(partitions, (p) => p.topic);
       for (const [topic, list] of byTopic) {
         const overrides = await this.deps.topicOverrides(topic);
         this.deps.cache.setTopicConfigs(topic, overrides);
@@ -122,12 +118,11 @@ export class ReplicaManager implements ReplicaControl {
     return this.serialize(async () => {
       const refused = this.admit(stamp);
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
-      const deleted = new Map<string, number[]>();
       for (const p of partitions) {
         this.deps.fetchers.unfollow(p.topic, p.partition);
         this.pendingFollows.delete(`${p.topic}\u0000${p.partition}`);
-        if (p.deletePartition) deleted.set(p.topic, [...(deleted.get(p.topic) ?? []), p.partition]);
       }
+      const deleted = groupBy(partitions.filter((p) => p.deletePartition), (p) => p.topic, (p) => p.partition);
       const errors: PartitionError[] = [];
       for (const [topic, indexes] of deleted) {
         try {
