@@ -44,8 +44,13 @@ export class ClusterMember {
   private controllerClient: ControllerClient | null = null;
   private selfId = -1;
 
+  private closed = false;
+  private renewing: Promise<void> | null = null;
+  private configWatch: { close(): void } | null = null;
+  private self: { identity: MemberIdentity; rack: string | null } | null = null;
+
   private constructor(
-    private readonly zk: KafkaZkClient,
+    private zk: KafkaZkClient,
     readonly clusterId: string,
     private readonly config: ClusterMemberConfig,
     private readonly log: Logger,
@@ -71,7 +76,7 @@ export class ClusterMember {
   }
 
   writer(nodeId: number): ZkMetadataWriter {
-    return new ZkMetadataWriter(this.zk, this.cache, nodeId, ADMIN_WAIT_MS);
+    return new ZkMetadataWriter(() => this.zk, this.cache, nodeId, ADMIN_WAIT_MS);
   }
 
   producerIdBlocks(nodeId: number): ProducerIdBlockSource {
@@ -141,11 +146,52 @@ export class ClusterMember {
 
   /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
   async join(self: MemberIdentity, rack: string | null): Promise<void> {
-    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: self.host, port: self.port }], rack });
-    this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
+    this.self = { identity: self, rack };
+    await this.register();
     this.controller!.start();
     this.isrSender!.start();
   }
+
+  private async register(): Promise<void> {
+    const { identity, rack } = this.self!;
+    this.brokerEpoch = await this.zk.registerBroker({ id: identity.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: identity.host, port: identity.port }], rack });
+    this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
+    this.zk.onSessionExpired(() => {
+      this.renewing ??= this.renewSession().finally(() => (this.renewing = null));
+    });
+  }
+
+  /**
+   * Kafka's answer to an expired session: a new session, the same broker id registered again
+   * (a new broker epoch, so the controller treats this broker as restarted and sends it its roles
+   * afresh, fencing what it led), config watching and the controller election over the new
+   * session. Retried until it works or the broker stops.
+   */
+  private async renewSession(): Promise<void> {
+    this.log.warn('the ZooKeeper session expired; opening a new one and registering again');
+    const expired = this.zk;
+    this.configWatch?.close();
+    while (!this.closed) {
+      try {
+        this.zk = await KafkaZkClient.connect({
+          connect: this.config.zookeeperConnect,
+          sessionTimeoutMs: this.config.zookeeperSessionTimeoutMs,
+          connectionTimeoutMs: this.config.zookeeperConnectionTimeoutMs,
+        });
+        await this.register();
+        break;
+      } catch (err) {
+        this.log.error('re-registering in ZooKeeper failed; retrying', { error: (err as Error).message });
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    await expired.close().catch(() => undefined);
+    if (this.closed) return;
+    if (this.watchedLogs !== null) this.watchConfigs(this.watchedLogs.logs, this.watchedLogs.configs);
+    this.controller?.replaceSession(this.zk);
+  }
+
+  private watchedLogs: { logs: ReplicaLogs; configs: ConfigResolver } | null = null;
 
   /** Tells the ISR sender a follower may rejoin (a fetch reached the leader's end). */
   isrMayExpand(): void {
@@ -153,7 +199,8 @@ export class ClusterMember {
   }
 
   private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {
-    this.zk.watchConfigChanges((entityPath) => {
+    this.watchedLogs = { logs, configs };
+    this.configWatch = this.zk.watchConfigChanges((entityPath) => {
       void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) => this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }));
     });
   }
@@ -198,6 +245,8 @@ export class ClusterMember {
 
   /** Stops fetching and controlling, then closes the session (the registration goes with it). */
   async close(): Promise<void> {
+    this.closed = true;
+    this.configWatch?.close();
     this.isrSender?.close();
     this.fetchers?.close();
     this.controller?.close();

@@ -48,7 +48,7 @@ export class ZkController implements ControllerPort {
   private rebalanceTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly zk: KafkaZkClient,
+    private zk: KafkaZkClient,
     private readonly options: ZkControllerOptions,
     private readonly log: Logger,
   ) {
@@ -71,6 +71,20 @@ export class ZkController implements ControllerPort {
   close(): void {
     this.closed = true;
     this.resign();
+  }
+
+  /**
+   * The member's ZooKeeper session expired and a new one replaced it: whatever this controller
+   * was is void (its `/controller` znode went with the old session), so it resigns and competes
+   * again over the new session.
+   */
+  replaceSession(zk: KafkaZkClient): void {
+    void this.enqueue('session replaced', async () => {
+      if (this.guard !== null) this.log.warn('the ZooKeeper session that made this broker controller expired; resigning');
+      this.resign();
+      this.zk = zk;
+      await this.elect();
+    });
   }
 
   private enqueue(name: string, event: () => Promise<void>): Promise<void> {

@@ -20,7 +20,8 @@ const DEFAULT_BROKER_ENTITY = '<default>';
 
 export class ZkMetadataWriter implements MetadataWriter {
   constructor(
-    private readonly zk: KafkaZkClient,
+    /** The member's current session (replaced when one expires). */
+    private readonly session: () => KafkaZkClient,
     private readonly cache: ClusterMetadataCache,
     private readonly nodeId: number,
     private readonly waitTimeoutMs: number,
@@ -50,7 +51,7 @@ export class ZkMetadataWriter implements MetadataWriter {
 
   async createTopic(topic: TopicImage): Promise<void> {
     try {
-      await this.zk.createTopic(topic.name, topic.topicId, new Map(topic.partitions.map((p) => [p.partition, [...p.replicas]])), Object.fromEntries(topic.configs));
+      await this.session().createTopic(topic.name, topic.topicId, new Map(topic.partitions.map((p) => [p.partition, [...p.replicas]])), Object.fromEntries(topic.configs));
     } catch (err) {
       if (err instanceof TopicExistsError) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
       throw err;
@@ -62,13 +63,13 @@ export class ZkMetadataWriter implements MetadataWriter {
   }
 
   async addPartitions(topic: TopicImage, count: number, assignments: readonly (readonly number[])[] | null): Promise<void> {
-    const current = await this.zk.getTopicAssignment(topic.name);
+    const current = await this.session().getTopicAssignment(topic.name);
     if (current === null) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic.name}' does not exist.`);
     const existing = [...current.partitions.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
     const added = assignments ?? [...assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount).entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
     const next = new Map(current.partitions);
     added.forEach((replicas, i) => next.set(topic.partitionCount + i, [...replicas]));
-    await this.zk.setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);
+    await this.session().setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);
     await this.awaitImage(`topic ${topic.name} to grow to ${count} partitions`, (image) => {
       const t = image.topic(topic.name);
       return t !== undefined && t.partitionCount === count && t.partitions.every((p) => p.leader >= 0);
@@ -76,18 +77,18 @@ export class ZkMetadataWriter implements MetadataWriter {
   }
 
   async setTopicConfigs(topic: TopicImage, overrides: ReadonlyMap<string, string>): Promise<void> {
-    await this.zk.setEntityConfig('topics', topic.name, Object.fromEntries(overrides));
+    await this.session().setEntityConfig('topics', topic.name, Object.fromEntries(overrides));
     // The notification reaches every member, this one too; showing it at once keeps read-your-writes.
     this.cache.setTopicConfigs(topic.name, overrides);
   }
 
   async deleteTopic(topic: TopicImage): Promise<void> {
-    await this.zk.markTopicForDeletion(topic.name);
+    await this.session().markTopicForDeletion(topic.name);
     await this.awaitImage(`topic ${topic.name} to be deleted`, (image) => image.topic(topic.name)?.topicId !== topic.topicId);
   }
 
   async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
-    await this.zk.setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
+    await this.session().setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
     this.cache.setDynamicConfigs(scope, configs);
   }
 
