@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../src/common/free-port.js';
 import { startKafka } from '../../tools/kafka/kafka-process.js';
 import { spawnSluice } from '../../tools/sluice/sluice-process.js';
 
@@ -32,15 +32,7 @@ export const SEGMENT_BYTES = 1024 * 1024 * 1024;
  */
 export const DELETE_DELAY_MS = 1000;
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+export { freePort };
 
 export interface SluiceOptions {
   readonly dataDir: string;

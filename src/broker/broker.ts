@@ -191,7 +191,7 @@ export class Broker {
         membership: member?.membership() ?? null,
       };
       // Registering invites the controller's requests, which need everything above.
-      await member?.join(node, config.cluster!.rack);
+      await member?.join();
       if (config.metricsListener !== null) {
         const metricsLog = logger('metrics');
         const scraper = new MetricsScraper(

@@ -42,13 +42,13 @@ export class ClusterMember {
   private fetchers: ReplicaFetcherManager | null = null;
   private isrSender: IsrChangeSender | null = null;
   private controllerClient: ControllerClient | null = null;
-  private selfId = -1;
 
   private closed = false;
   private renewing: Promise<void> | null = null;
   private configWatch: { close(): void } | null = null;
-  private self: { identity: MemberIdentity; rack: string | null } | null = null;
-
+  /** This broker as it registers, known from `prepare` on. */
+  private identity: MemberIdentity | null = null;
+  /** What config changes reconfigure, known from `prepare` on. */
   private constructor(
     private zk: KafkaZkClient,
     readonly clusterId: string,
@@ -96,7 +96,7 @@ export class ClusterMember {
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
   prepare(self: MemberIdentity, deleteTopicEnable: boolean, replicaLagTimeMaxMs: number, logs: ReplicaLogs, configs: ConfigResolver, onLeadershipChange: (topics: ReadonlySet<string>) => void, logger: (component: string) => Logger): void {
-    this.selfId = self.nodeId;
+    this.identity = self;
     const brokerEpoch = (): bigint => this.brokerEpoch;
     this.controller = new ZkController(
       this.zk,
@@ -144,17 +144,21 @@ export class ClusterMember {
     this.watchConfigs(logs, configs);
   }
 
+  private requireIdentity(): MemberIdentity {
+    if (this.identity === null) throw new Error('the cluster member is used before it was prepared');
+    return this.identity;
+  }
+
   /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
-  async join(self: MemberIdentity, rack: string | null): Promise<void> {
-    this.self = { identity: self, rack };
+  async join(): Promise<void> {
     await this.register();
     this.controller!.start();
     this.isrSender!.start();
   }
 
   private async register(): Promise<void> {
-    const { identity, rack } = this.self!;
-    this.brokerEpoch = await this.zk.registerBroker({ id: identity.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: identity.host, port: identity.port }], rack });
+    const self = this.requireIdentity();
+    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: self.host, port: self.port }], rack: this.config.rack });
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.zk.onSessionExpired(() => {
       this.renewing ??= this.renewSession().finally(() => (this.renewing = null));
@@ -215,7 +219,7 @@ export class ClusterMember {
     } else if (type === 'brokers') {
       const values = new Map(Object.entries(await this.zk.getEntityConfig('brokers', name)));
       if (name === '<default>') this.cache.setDynamicConfigs('clusterDefault', values);
-      else if (name === String(this.selfId)) this.cache.setDynamicConfigs('node', values);
+      else if (name === String(this.identity?.nodeId)) this.cache.setDynamicConfigs('node', values);
     }
   }
 
@@ -228,7 +232,7 @@ export class ClusterMember {
     for (let attempt = 1; attempt <= this.config.controlledShutdownMaxRetries; attempt++) {
       try {
         const connection = await this.controllerClient.connect();
-        const response = await connection.request(ControlledShutdownRequest, ControlledShutdownResponse, () => ({ brokerId: this.selfId, brokerEpoch: this.brokerEpoch }));
+        const response = await connection.request(ControlledShutdownRequest, ControlledShutdownResponse, () => ({ brokerId: this.requireIdentity().nodeId, brokerEpoch: this.brokerEpoch }));
         if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
           this.log.info('controlled shutdown succeeded');
           return true;

@@ -9,12 +9,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startZooKeeper, zooKeeperInstallProblem, type ZooKeeperServer } from '../zk/zookeeper-server.js';
 import { LineSplitter } from './commands/line-splitter.js';
+import { freePort } from '../common/free-port.js';
 import { KafkaCluster, parseBootstrapServers } from '../client/index.js';
 
 const USAGE = 'usage: sluice cluster up --brokers N [--dir DIR] [--override key=value]...';
@@ -52,18 +52,6 @@ function parse(args: readonly string[]): ClusterArgs {
 
 export class UsageError extends Error {}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 function streamWithPrefix(child: ChildProcess, prefix: string, onLine?: (line: string) => void): void {
   for (const stream of [child.stdout, child.stderr]) {

@@ -79,7 +79,9 @@ export function leaderAndIsr(ctx: ControllerContext, id: ControllerIdentity, bro
     topicStates,
     liveLeaders: [...leaders].flatMap((l) => {
       const b = ctx.brokers.get(l);
-      return b === undefined ? [] : [{ brokerId: l, hostName: endpointOf(b).host, port: endpointOf(b).port }];
+      if (b === undefined) return [];
+      const { host, port } = endpointOf(b);
+      return [{ brokerId: l, hostName: host, port }];
     }),
   };
   return async (connection: KafkaConnection) => {

@@ -281,9 +281,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async onNewPartitions(partitions: readonly TopicPartitionKey[]): Promise<void> {
-    const initialized = await this.initializePartitions(partitions);
-    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, initialized), true);
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], initialized);
+    this.announce(await this.initializePartitions(partitions), true);
   }
 
   /**
@@ -611,9 +609,9 @@ export class ZkController implements ControllerPort {
   }
 
   /** LeaderAndIsr to the replicas of the changed partitions, UpdateMetadata to every live broker. */
-  private announce(changed: readonly TopicPartitionKey[]): void {
+  private announce(changed: readonly TopicPartitionKey[], isNew = false): void {
     if (changed.length === 0) return;
-    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), false);
+    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), isNew);
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
   }
 

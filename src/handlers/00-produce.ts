@@ -24,7 +24,7 @@ import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-d
 import { clusterOf } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
-import { LeaderHints } from './leader-hints.js';
+import { isMoved, LeaderHints } from './leader-hints.js';
 
 /** KIP-951: Produce answers carry the current leader from v10. */
 const LEADER_HINT_VERSION = 10;
@@ -156,7 +156,8 @@ export const produceHandler = defineHandler({
       if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
       return NO_RESPONSE;
     }
-    if (ctx.header.requestApiVersion < LEADER_HINT_VERSION) return { responses, throttleTimeMs: 0 };
+    const moved = ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
+    if (!moved) return { responses, throttleTimeMs: 0 };
     const hints = new LeaderHints(c.metadata);
     for (const t of responses) {
       const name = byId ? (c.metadata.topicById(t.topicId ?? '')?.name ?? '') : (t.name ?? '');

@@ -30,7 +30,7 @@ import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
-import { LeaderHints } from './leader-hints.js';
+import { isMoved, LeaderHints } from './leader-hints.js';
 
 /** KIP-951: Fetch answers carry the current leader from v12 and the leaders' endpoints from v16. */
 const LEADER_HINT_VERSION = 12;
@@ -196,7 +196,8 @@ export const fetchHandler = defineHandler({
     }
     const responses = respond(context, reads, byId, fromReplica, ctx.metrics);
     const version = ctx.header.requestApiVersion;
-    if (version < LEADER_HINT_VERSION) return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses, throttleTimeMs: 0 };
+    const moved = version >= LEADER_HINT_VERSION && responses.some((t) => t.partitions?.some((p) => isMoved(p.errorCode)));
+    if (!moved) return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses, throttleTimeMs: 0 };
     const hints = new LeaderHints(c.metadata);
     for (const t of responses) {
       for (const p of t.partitions ?? []) {

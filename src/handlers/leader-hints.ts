@@ -21,6 +21,11 @@ export interface NodeEndpoint {
 
 const MOVED = new Set<number>([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH]);
 
+/** Whether an answer with this error carries a leader hint: most answers do not, and then nothing is built. */
+export function isMoved(errorCode: number | undefined): boolean {
+  return errorCode !== undefined && MOVED.has(errorCode);
+}
+
 /** Collects the hints of one response. */
 export class LeaderHints {
   private readonly leaders = new Set<number>();
@@ -29,7 +34,7 @@ export class LeaderHints {
 
   /** The hint for a partition answered `errorCode`, or null when the error does not call for one. */
   hint(errorCode: number, topic: string, partition: number): LeaderHint | null {
-    if (!MOVED.has(errorCode)) return null;
+    if (!isMoved(errorCode)) return null;
     const p = this.image.partition(topic, partition);
     if (p === undefined) return null;
     if (p.leader >= 0) this.leaders.add(p.leader);

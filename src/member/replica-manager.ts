@@ -12,7 +12,7 @@ import { groupBy } from '../common/group-by.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ClusterMetadataCache, MetadataUpdate } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
-import type { PartitionRegistration } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, PartitionRegistration } from '../cluster/metadata-image.js';
 import type { ControlAnswer, ControllerStamp, LeaderAndIsrPartition, PartitionError, ReplicaControl, StopReplicaPartition } from '../cluster/replica-control.js';
 import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
 import type { ReplicaLogs } from './replica-logs.js';
@@ -34,6 +34,8 @@ export interface ReplicaManagerDeps {
 export class ReplicaManager implements ReplicaControl {
   private controllerEpoch = 0;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Followers whose leader's endpoint was not yet known when their LeaderAndIsr arrived. */
+  private readonly pendingFollows = new Map<string, LeaderAndIsrPartition>();
 
   constructor(private readonly deps: ReplicaManagerDeps) {}
 
@@ -87,7 +89,7 @@ export class ReplicaManager implements ReplicaControl {
             this.pendingFollows.set(`${topic}\u0000${p.partition}`, p);
             continue;
           }
-          await this.deps.fetchers.follow({ topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+          await this.follow(p, leader);
         }
       }
       this.deps.onLeadershipChange(new Set(byTopic.keys()));
@@ -95,8 +97,9 @@ export class ReplicaManager implements ReplicaControl {
     });
   }
 
-  /** Followers whose leader's endpoint was not yet known when their LeaderAndIsr arrived. */
-  private readonly pendingFollows = new Map<string, LeaderAndIsrPartition>();
+  private follow(p: LeaderAndIsrPartition, leader: BrokerRegistration): Promise<void> {
+    return this.deps.fetchers.follow({ topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+  }
 
   updateMetadata(stamp: ControllerStamp, update: MetadataUpdate): Promise<number> {
     return this.serialize(async () => {
@@ -107,7 +110,7 @@ export class ReplicaManager implements ReplicaControl {
         const leader = this.deps.cache.image.broker(p.leader);
         if (leader === undefined) continue;
         this.pendingFollows.delete(k);
-        await this.deps.fetchers.follow({ topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+        await this.follow(p, leader);
       }
       if (changed.size > 0) this.deps.onLeadershipChange(changed);
       return ErrorCode.NONE;

@@ -18,6 +18,11 @@ import { TopicExistsError, type KafkaZkClient } from '../zk/index.js';
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
 const DEFAULT_BROKER_ENTITY = '<default>';
 
+/** An assignment's replica lists by partition index. */
+function inPartitionOrder(assignment: ReadonlyMap<number, readonly number[]>): (readonly number[])[] {
+  return [...assignment.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
+}
+
 export class ZkMetadataWriter implements MetadataWriter {
   constructor(
     /** The member's current session (replaced when one expires). */
@@ -36,7 +41,7 @@ export class ZkMetadataWriter implements MetadataWriter {
   }
 
   proposeTopic(name: string, topicId: string, partitions: number, replicationFactor: number, configs: ReadonlyMap<string, string>, assignments: readonly (readonly number[])[] | null): TopicImage {
-    const replicas = assignments ?? [...assignReplicas(this.brokerPlacements(), partitions, replicationFactor).entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+    const replicas = assignments ?? inPartitionOrder(assignReplicas(this.brokerPlacements(), partitions, replicationFactor));
     const registrations: PartitionRegistration[] = replicas.map((r, partition) => ({
       partition,
       leader: r[0]!,
@@ -65,8 +70,8 @@ export class ZkMetadataWriter implements MetadataWriter {
   async addPartitions(topic: TopicImage, count: number, assignments: readonly (readonly number[])[] | null): Promise<void> {
     const current = await this.session().getTopicAssignment(topic.name);
     if (current === null) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic.name}' does not exist.`);
-    const existing = [...current.partitions.entries()].sort((a, b) => a[0] - b[0]).map(([, replicas]) => replicas);
-    const added = assignments ?? [...assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount).entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+    const existing = inPartitionOrder(current.partitions);
+    const added = assignments ?? inPartitionOrder(assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount));
     const next = new Map(current.partitions);
     added.forEach((replicas, i) => next.set(topic.partitionCount + i, [...replicas]));
     await this.session().setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);

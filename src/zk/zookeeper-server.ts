@@ -15,9 +15,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer, connect as connectTcp } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../common/free-port.js';
 
 /** Where Debian's packages put the server and its configuration. */
 export const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
@@ -86,17 +87,6 @@ export function zooKeeperInstallProblem(options: { java?: string } = {}): string
   return undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Sends a four-letter word and returns the whole answer ('' if the connection fails). */
 export function fourLetterWord(port: number, word: string, timeoutMs = 1_000): Promise<string> {

@@ -6,7 +6,6 @@
  * rather than a failure, so the suite still runs on a machine without Java or Python's client.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 import { kafkaClasspath } from '../../tools/kafka/kafka-release.js';
@@ -14,18 +13,7 @@ import type { Header, ReadRecord } from './interop-records.js';
 
 export const INTEROP_DIR = join(REPO_ROOT, 'test/integration/interop');
 
-/**
- * A TCP port that was free a moment ago, for a broker that must come back on the same address
- * after a restart (clients keep reconnecting to the address they know).
- */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
-}
+export { freePort } from '../../src/common/free-port.js';
 
 export interface ProcessResult {
   readonly code: number | null;

@@ -5,24 +5,14 @@
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafka, type KafkaHandle } from '../../../tools/kafka/kafka-process.js';
 import { cliScenario } from './cli-scenario.js';
 import { groupsScenario } from './groups-scenario.js';
 import { javaSkip } from '../../helpers/requirements.js';
+import { freePort } from '../../../src/common/free-port.js';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('sluice CLI against Apache Kafka', { skip: javaSkip() }, () => {
   let kafka: KafkaHandle | undefined;

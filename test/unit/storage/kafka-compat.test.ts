@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startKafka } from '../../../tools/kafka/kafka-process.js';
@@ -15,6 +14,7 @@ import { KAFKA_VERSION, kafkaClasspath } from '../../../tools/kafka/kafka-releas
 import { LogManager } from '../../../src/storage/index.js';
 import { decodeBatches, producedBatch, tempDir } from './storage-fixtures.js';
 import { javaSkip } from '../../helpers/requirements.js';
+import { freePort } from '../../../src/common/free-port.js';
 
 const execFileAsync = promisify(execFile);
 const root = tempDir('compat');
@@ -43,15 +43,6 @@ test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, recor
   assert.ok([...stdout.matchAll(/^timestamp: \d+ offset: \d+$/gm)].length > 0, 'time index entries dumped');
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { timeout: 120_000, skip: javaSkip() }, async () => {
   const { Kafka, logLevel, CompressionTypes } = (await import('kafkajs')).default;
