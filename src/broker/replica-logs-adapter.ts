@@ -8,7 +8,7 @@ import type { IsrChangeRequest } from '../cluster/replica-control.js';
 import type { FollowerAppend, FollowerAppendResult, IsrOutcome, ReplicaLogs, ReplicaPosition } from '../member/replica-logs.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { PartitionService } from '../router/partition-service.js';
-import type { ReplicaPositionReply } from '../worker/partition-protocol.js';
+import { NO_EPOCH, type ReplicaPositionReply } from '../worker/partition-protocol.js';
 
 function position(topic: string, partition: number, reply: ReplicaPositionReply | undefined): ReplicaPosition {
   if (reply === undefined || reply.errorCode !== ErrorCode.NONE) {
@@ -41,8 +41,12 @@ export function replicaLogs(partitions: PartitionService): ReplicaLogs {
       );
       return replies.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, logEndOffset: r.logEndOffset, lastFetchedEpoch: r.lastFetchedEpoch, logStartOffset: r.logStartOffset }));
     },
-    async truncate(topic, partition, leaderEpoch, offset, fully) {
-      const [reply] = await partitions.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, offset, fully }]);
+    async truncateToDivergence(topic, partition, leaderEpoch, divergingEpoch, endOffset) {
+      const [reply] = await partitions.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'diverged', offset: endOffset, divergingEpoch }]);
+      return position(topic, partition, reply);
+    },
+    async restartAt(topic, partition, leaderEpoch, offset) {
+      const [reply] = await partitions.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'restart', offset, divergingEpoch: NO_EPOCH }]);
       return position(topic, partition, reply);
     },
     async isrProposals(): Promise<IsrChangeRequest[]> {

@@ -194,7 +194,7 @@ export class ReplicaFetcher {
           continue;
         }
         if (p.divergingEpoch.epoch !== NO_EPOCH) {
-          await this.truncateDiverged(state, p.divergingEpoch.endOffset);
+          await this.truncateDiverged(state, p.divergingEpoch.epoch, p.divergingEpoch.endOffset);
           continue;
         }
         if (p.logStartOffset > state.fetchOffset && state.fetchOffset >= 0n) {
@@ -228,16 +228,23 @@ export class ReplicaFetcher {
     });
   }
 
-  private async truncateDiverged(state: FetchState, leaderEndOffset: bigint): Promise<void> {
-    const target = leaderEndOffset < state.fetchOffset ? leaderEndOffset : state.fetchOffset;
-    this.log.info('follower diverged from its leader; truncating', { topic: state.topic, partition: state.partition, from: state.fetchOffset.toString(), to: target.toString() });
-    this.moveTo(state, await this.logs.truncate(state.topic, state.partition, state.leaderEpoch, target, false));
+  private async truncateDiverged(state: FetchState, divergingEpoch: number, leaderEndOffset: bigint): Promise<void> {
+    const from = state.fetchOffset;
+    this.moveTo(state, await this.logs.truncateToDivergence(state.topic, state.partition, state.leaderEpoch, divergingEpoch, leaderEndOffset));
+    this.log.info('follower diverged from its leader; truncated', {
+      topic: state.topic,
+      partition: state.partition,
+      leaderEpoch: divergingEpoch,
+      leaderEndOffset: leaderEndOffset.toString(),
+      from: from.toString(),
+      to: state.fetchOffset.toString(),
+    });
   }
 
   /** The leader's log starts after everything this follower has: start over from the leader's log start (Kafka's truncateFullyAndStartAt). */
   private async restartAt(state: FetchState, leaderLogStartOffset: bigint): Promise<void> {
     this.log.info('leader log starts past this follower; restarting the log', { topic: state.topic, partition: state.partition, at: leaderLogStartOffset.toString() });
-    this.moveTo(state, await this.logs.truncate(state.topic, state.partition, state.leaderEpoch, leaderLogStartOffset, true));
+    this.moveTo(state, await this.logs.restartAt(state.topic, state.partition, state.leaderEpoch, leaderLogStartOffset));
   }
 
   private moveTo(state: FetchState, position: { logEndOffset: bigint; lastFetchedEpoch: number; logStartOffset: bigint }): void {

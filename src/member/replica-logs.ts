@@ -45,10 +45,13 @@ export interface ReplicaLogs extends PartitionAdmin {
   replicaPosition(topic: string, partition: number, leaderEpoch: number): Promise<ReplicaPosition>;
   appendAsFollower(entries: readonly FollowerAppend[]): Promise<FollowerAppendResult[]>;
   /**
-   * Drops every record at or after `offset` (a follower that diverged from its leader), or with
-   * `fully` empties the log and starts it at `offset` (the leader's log starts past ours).
+   * A follower that diverged from its leader, whose epoch `divergingEpoch` ends at `endOffset`:
+   * its log is cut where the two agree, as far as its own epochs tell (the next Fetch checks
+   * again from there).
    */
-  truncate(topic: string, partition: number, leaderEpoch: number, offset: bigint, fully: boolean): Promise<ReplicaPosition>;
+  truncateToDivergence(topic: string, partition: number, leaderEpoch: number, divergingEpoch: number, endOffset: bigint): Promise<ReplicaPosition>;
+  /** Empties the log and starts it at `offset` (the leader's log starts past this one). */
+  restartAt(topic: string, partition: number, leaderEpoch: number, offset: bigint): Promise<ReplicaPosition>;
   /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
   isrProposals(): Promise<IsrChangeRequest[]>;
   applyIsrAnswers(outcomes: readonly IsrOutcome[]): Promise<void>;

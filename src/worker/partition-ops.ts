@@ -292,7 +292,14 @@ export const registerOps: RegisterOps = (setup) => {
       }),
     ),
   );
-  setup.serve(PartitionOps.truncate, (commands) => commands.map(followerOp((partition, c) => partition.truncate(Number(c.offset), c.fully, c.currentLeaderEpoch))));
+  setup.serve(PartitionOps.truncate, (commands) =>
+    commands.map(
+      followerOp((partition, c) => {
+        if (c.kind === 'restart') partition.truncate(Number(c.offset), true, c.currentLeaderEpoch);
+        else partition.truncateToDivergence({ epoch: c.divergingEpoch, endOffset: Number(c.offset) }, c.currentLeaderEpoch);
+      }),
+    ),
+  );
   setup.serve(PartitionOps.replicaPosition, (commands) => commands.map(followerOp((partition, c) => partition.checkFollower(c.currentLeaderEpoch))));
 
   setup.serve(PartitionOps.checkAcks, (waits) =>

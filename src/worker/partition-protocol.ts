@@ -590,16 +590,20 @@ const followerAppends = withRecords<FollowerAppendRequest>(
 );
 
 /**
- * Cuts a follower's log: every record at or after `offset` goes (Kafka's `truncateTo`, for a
- * diverging epoch or a leader whose log ends before the follower's); with `fully`, every record
- * goes and the log restarts empty at `offset` (`truncateFullyAndStartAt`, for a follower behind
- * the leader's log start).
+ * How a follower's log is cut: `diverged`, the leader answered that its epoch `divergingEpoch`
+ * ends at `offset` there, and the worker finds from its own epochs where the logs agree
+ * (`Partition.truncateToDivergence`); `restart`, every record goes and the log restarts empty at
+ * `offset` (`truncateFullyAndStartAt`, for a follower behind the leader's log start).
  */
+export type TruncationKind = 'diverged' | 'restart';
+
 export interface TruncateCommand extends PartitionRef {
   /** As in `FollowerAppendRequest`. */
   readonly currentLeaderEpoch: number;
+  readonly kind: TruncationKind;
   readonly offset: bigint;
-  readonly fully: boolean;
+  /** The leader's epoch that ends at `offset` (`diverged`); NO_EPOCH for `restart`. */
+  readonly divergingEpoch: number;
 }
 
 /** replicaPosition: where a follower's log stands, for its fetcher's first Fetch. */
@@ -626,14 +630,17 @@ export function failedPosition(errorCode: number, errorMessage: string | null): 
 function writeTruncate(w: Writer, c: TruncateCommand): void {
   writeRef(w, c);
   w.int32(c.currentLeaderEpoch);
+  w.bool(c.kind === 'restart');
   w.int64(c.offset);
-  w.bool(c.fully);
+  w.int32(c.divergingEpoch);
 }
 
 function readTruncate(r: Reader): TruncateCommand {
   const topic = r.compactString();
   const partition = r.int32();
-  return { topic, partition, currentLeaderEpoch: r.int32(), offset: r.int64(), fully: r.bool() };
+  const currentLeaderEpoch = r.int32();
+  const kind: TruncationKind = r.bool() ? 'restart' : 'diverged';
+  return { topic, partition, currentLeaderEpoch, kind, offset: r.int64(), divergingEpoch: r.int32() };
 }
 
 function writePositionCommand(w: Writer, c: ReplicaPositionCommand): void {

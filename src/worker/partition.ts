@@ -444,9 +444,29 @@ export class Partition {
   }
 
   /**
-   * A follower's truncation: to `offset` (a diverging epoch, or a leader whose log ends before
-   * this one), or with `fully`, to nothing, the log restarting at `offset` (behind the leader's
-   * log start).
+   * A follower's truncation after its leader answered a diverging epoch (Kafka's
+   * `getOffsetTruncationState`): the leader's `epoch` (the largest it has at or below this log's
+   * last) ends at `endOffset` there. If this log holds that epoch too, they agree up to the
+   * smaller of the two ends of it. If not, this log's records after its own last epoch below it
+   * were written in an epoch the leader never had: they go, and the next fetch checks again from
+   * the earlier epoch (KIP-279: after quick successive elections one step is not enough). Never
+   * to the high watermark alone (KIP-101). Returns the offset the log now ends at.
+   */
+  truncateToDivergence(diverging: EpochEndOffset, currentLeaderEpoch: number): number {
+    this.checkFollower(currentLeaderEpoch);
+    const end = this.log.logEndOffset;
+    const own = this.log.leaderEpochCache.endOffsetFor(diverging.epoch, end);
+    let target: number;
+    if (own.endOffset < 0) target = Math.min(diverging.endOffset, end);
+    else if (own.epoch !== diverging.epoch) target = Math.min(own.endOffset, end);
+    else target = Math.min(own.endOffset, diverging.endOffset, end);
+    this.truncate(target, false, currentLeaderEpoch);
+    return this.log.logEndOffset;
+  }
+
+  /**
+   * A follower's truncation: to `offset` (a leader whose log ends before this one), or with
+   * `fully`, to nothing, the log restarting at `offset` (behind the leader's log start).
    */
   truncate(offset: number, fully: boolean, currentLeaderEpoch: number = NO_EPOCH_CHECK): void {
     this.checkFollower(currentLeaderEpoch);

@@ -190,9 +190,9 @@ describe('a follower', () => {
     ]);
     assert.deepEqual(events.take(), [], 'a follower append is no leader append: nothing to wake');
     assert.deepEqual(await service.replicaPositions([{ topic: name, partition: 0, currentLeaderEpoch: 3 }]), [positions[0]]);
-    const [truncated] = await service.truncate([{ topic: name, partition: 0, currentLeaderEpoch: 3, offset: 3n, fully: false }]);
+    const [truncated] = await service.truncate([{ topic: name, partition: 0, currentLeaderEpoch: 3, kind: 'diverged', offset: 3n, divergingEpoch: 2 }]);
     assert.deepEqual(truncated, { errorCode: NONE, errorMessage: null, logEndOffset: 3n, highWatermark: 3n, logStartOffset: 0n, lastFetchedEpoch: 2 });
-    const [restarted] = await service.truncate([{ topic: name, partition: 1, currentLeaderEpoch: 3, offset: 50n, fully: true }]);
+    const [restarted] = await service.truncate([{ topic: name, partition: 1, currentLeaderEpoch: 3, kind: 'restart', offset: 50n, divergingEpoch: -1 }]);
     assert.deepEqual(restarted, { errorCode: NONE, errorMessage: null, logEndOffset: 50n, highWatermark: 50n, logStartOffset: 50n, lastFetchedEpoch: -1 });
   });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
-import { PartitionOps, type AppendReply, type ReadCommand, type ReadReply } from '../../../src/worker/partition-protocol.js';
+import { PartitionOps, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand } from '../../../src/worker/partition-protocol.js';
 
 /** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
 function wire(body: MessageBody | Uint8Array | void): Uint8Array {
@@ -81,7 +81,10 @@ test("a follower's append body carries the leader's watermarks, then its records
 });
 
 test('truncate, replicaPosition and checkAcks carry many partitions each, in order', () => {
-  const truncations = [{ topic: 't', partition: 1, currentLeaderEpoch: 3, offset: 2n ** 40n, fully: false }, { topic: 't', partition: 2, currentLeaderEpoch: -1, offset: 0n, fully: true }];
+  const truncations: TruncateCommand[] = [
+    { topic: 't', partition: 1, currentLeaderEpoch: 3, kind: 'diverged', offset: 2n ** 40n, divergingEpoch: 7 },
+    { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
+  ];
   assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
   const refs = [{ topic: 'a', partition: 0, currentLeaderEpoch: 9 }, { topic: 'b', partition: 7, currentLeaderEpoch: -1 }];
   assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
