@@ -41,7 +41,14 @@ async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean,
   if (existing !== undefined) return described(existing, operations);
   if (topicNameProblem(name) !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, name);
   if (!allowAutoCreate || !c.autoCreateTopicsEnable) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name);
+  // A cluster member that has not yet had the controller's first UpdateMetadata knows no broker,
+  // not even itself: the topic may well exist, so the client is asked to retry, not to fail on a
+  // replication factor no empty view could satisfy.
+  if (c.metadata.brokers().length === 0) return failed(ErrorCode.LEADER_NOT_AVAILABLE, name);
   const created = await c.admin.createTopic({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false);
+  // Kafka's answer when another broker created it meanwhile, or the creation stands but has not
+  // reached this broker yet: retriable, the next Metadata finds it.
+  if (created.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS || created.errorCode === ErrorCode.REQUEST_TIMED_OUT) return failed(ErrorCode.LEADER_NOT_AVAILABLE, name);
   if (created.topic === null) return failed(created.errorCode, name);
   return described(created.topic, operations);
 }

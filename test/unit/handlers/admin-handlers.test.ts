@@ -16,6 +16,8 @@ import { describeClusterHandler } from '../../../src/handlers/60-describe-cluste
 import { listConfigResourcesHandler } from '../../../src/handlers/74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from '../../../src/handlers/75-describe-topic-partitions.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
+import { ClusterMetadataCache } from '../../../src/cluster/cluster-metadata-cache.js';
+import type { ClusterContext } from '../../../src/handlers/cluster-context.js';
 
 const open: Harness[] = [];
 function fresh(options: Parameters<typeof harness>[0] = {}): Harness {
@@ -143,6 +145,14 @@ describe('Metadata', () => {
     const offRes = await call(metadataHandler, M.MetadataRequest, M.MetadataResponse, 3, { topics: [{ name: 'auto3' }] }, off.cluster);
     assert.equal(offRes.topics[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     assert.equal(off.cluster.metadata.topic('auto3'), undefined);
+  });
+
+  test('a cluster member before its first UpdateMetadata knows no broker: an unknown topic is LEADER_NOT_AVAILABLE (retriable), not auto-created', async () => {
+    const h = fresh();
+    const unaware: ClusterContext = { ...h.cluster, metadata: new ClusterMetadataCache('cluster').image };
+    const res = await call(metadataHandler, M.MetadataRequest, M.MetadataResponse, 9, { topics: [{ name: 'exists-elsewhere' }], allowAutoTopicCreation: true }, unaware);
+    assert.deepEqual(res.topics.map((t) => [t.name, t.errorCode]), [['exists-elsewhere', ErrorCode.LEADER_NOT_AVAILABLE]]);
+    assert.equal(h.partitions.partitions.size, 0, 'nothing created');
   });
 
   test('topic ids (v10+): known ids resolve, unknown ones answer UNKNOWN_TOPIC_ID', async () => {
