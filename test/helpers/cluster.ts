@@ -24,8 +24,8 @@ export interface TestCluster {
   /** One live broker's address (for a single connection). */
   anyBroker(): string;
   logDir(id: number): string;
-  /** Starts (again) broker `id` with the cluster's settings. */
-  startBroker(id: number): Promise<BrokerProcess>;
+  /** Starts (again) broker `id` with the cluster's settings, and `overrides` of them for this start. */
+  startBroker(id: number, overrides?: Record<string, string>): Promise<BrokerProcess>;
   metadata(topics: string[] | null, via?: number): Promise<MetadataResponseData>;
   waitFor(what: string, ready: (m: MetadataResponseData) => boolean, timeoutMs?: number, via?: number): Promise<MetadataResponseData>;
   stop(): Promise<void>;
@@ -57,10 +57,10 @@ export async function startCluster(size: number, overrides: Record<string, strin
     bootstrap: () => [...live].map((id) => brokers[id - 1]!.bootstrap).join(','),
     anyBroker: () => brokers[[...live][0]! - 1]!.bootstrap,
     logDir: (id) => join(dir, `broker-${id}`),
-    async startBroker(id) {
+    async startBroker(id, brokerOverrides = {}) {
       const port = ports.get(id) ?? (await freePort());
       ports.set(id, port);
-      const b = await startBrokerProcess(settings(id, port));
+      const b = await startBrokerProcess({ ...settings(id, port), ...brokerOverrides });
       brokers[id - 1] = b;
       live.add(id);
       b.child.once('exit', () => live.delete(id));
