@@ -49,6 +49,8 @@ export interface ReplicaLogs extends PartitionAdmin {
    * `fully` empties the log and starts it at `offset` (the leader's log starts past ours).
    */
   truncate(topic: string, partition: number, leaderEpoch: number, offset: bigint, fully: boolean): Promise<ReplicaPosition>;
+  /** Takes a failed log dir offline on every partition owner (its partitions then answer KAFKA_STORAGE_ERROR). */
+  takeLogDirOffline(path: string, reason: string): Promise<void>;
   /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
   isrProposals(): Promise<IsrChangeRequest[]>;
   applyIsrAnswers(outcomes: readonly IsrOutcome[]): Promise<void>;
