@@ -14,6 +14,7 @@ import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/prod
 import { ZkController } from '../controller/zk-controller.js';
 import { ControllerClient } from '../member/controller-client.js';
 import { IsrChangeSender } from '../member/isr-change-sender.js';
+import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
 import type { ReplicaLogs } from '../member/replica-logs.js';
 import { ReplicaManager } from '../member/replica-manager.js';
@@ -27,6 +28,8 @@ import type { ClusterMemberConfig } from './config.js';
 const ADMIN_WAIT_MS = 30_000;
 /** Kafka's producer-id block size. */
 const PRODUCER_ID_BLOCK_SIZE = 1000;
+/** How often the member asks the workers whether a log dir failed. */
+const LOG_DIR_CHECK_INTERVAL_MS = 500;
 
 export interface MemberIdentity {
   readonly nodeId: number;
@@ -42,6 +45,7 @@ export class ClusterMember {
   private fetchers: ReplicaFetcherManager | null = null;
   private isrSender: IsrChangeSender | null = null;
   private controllerClient: ControllerClient | null = null;
+  private logDirFailures: LogDirFailureHandler | null = null;
 
   private closed = false;
   private renewing: Promise<void> | null = null;
@@ -139,6 +143,17 @@ export class ClusterMember {
       onLeadershipChange,
       log: logger('replicas'),
     });
+    const replicaManager = this.replicaManager;
+    this.logDirFailures = new LogDirFailureHandler({
+      logs,
+      markOffline: (partitions) => replicaManager.markOffline(partitions),
+      notifyController: () => this.zk.propagateLogDirEvent(self.nodeId),
+      // Kafka halts the broker here; leaving the cluster is what the others see of that: the
+      // registration goes, and the controller moves every leadership of this broker away.
+      onAllFailed: () => void this.close().catch((err: unknown) => this.log.error('leaving the cluster after every log dir failed went wrong', { error: (err as Error).message })),
+      checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
+      log: logger('log-dirs'),
+    });
     this.controllerClient = new ControllerClient(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
     this.watchConfigs(logs, configs);
@@ -154,6 +169,7 @@ export class ClusterMember {
     await this.register();
     this.controller!.start();
     this.isrSender!.start();
+    this.logDirFailures!.start();
   }
 
   private async register(): Promise<void> {
@@ -249,7 +265,9 @@ export class ClusterMember {
 
   /** Stops fetching and controlling, then closes the session (the registration goes with it). */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    this.logDirFailures?.close();
     this.configWatch?.close();
     this.isrSender?.close();
     this.fetchers?.close();

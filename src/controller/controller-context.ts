@@ -2,7 +2,7 @@
  * What the active controller holds in memory, read from ZooKeeper when it takes over and kept
  * current by its watches (Kafka's `ControllerContext`): the live brokers with their epochs, each
  * topic's assignment, each partition's leader and ISR with the znode version the next write must
- * name, and the brokers in controlled shutdown. Only `ZkController` changes it.
+ * name, the brokers in controlled shutdown, and the replicas on failed log dirs. Only `ZkController` changes it.
  */
 import type { RegisteredBroker } from '../zk/index.js';
 
@@ -53,12 +53,18 @@ export class ControllerContext {
   readonly reassignments = new Map<string, Reassignment>();
   /** Topics marked for deletion whose logs are not all deleted yet (some replica's broker is down). */
   readonly deleting = new Set<string>();
+  /** Replicas whose log dir failed, by broker (Kafka's `replicasOnOfflineDirs`), until the broker registers again. */
+  readonly offlineDirReplicas = new Map<number, Set<string>>();
 
   isLive = (id: number): boolean => this.brokers.has(id) && !this.shuttingDown.has(id);
 
   /** Whether the broker is registered (shutting down or not): it still hosts its replicas. */
   isRegistered(id: number): boolean {
     return this.brokers.has(id);
+  }
+
+  isOnOfflineDir(id: number, topic: string, partition: number): boolean {
+    return this.offlineDirReplicas.get(id)?.has(tpKey(topic, partition)) ?? false;
   }
 
   replicas(topic: string, partition: number): readonly number[] {
@@ -93,5 +99,6 @@ export class ControllerContext {
     this.leaderships.clear();
     this.reassignments.clear();
     this.deleting.clear();
+    this.offlineDirReplicas.clear();
   }
 }

@@ -48,7 +48,18 @@ function checkTopLevel(api: string, errorCode: number): void {
   throw new KafkaError(errorCode, `${api} answered error ${errorCode}`);
 }
 
-export function leaderAndIsr(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartitionKey[], isNew: boolean): ControllerRequest {
+/**
+ * `onStorageErrors` hears of the partitions the broker answered KAFKA_STORAGE_ERROR for: their
+ * log dir failed there (Kafka's `handleLeaderAndIsrResponse`).
+ */
+export function leaderAndIsr(
+  ctx: ControllerContext,
+  id: ControllerIdentity,
+  brokerId: number,
+  partitions: readonly TopicPartitionKey[],
+  isNew: boolean,
+  onStorageErrors: (partitions: TopicPartitionKey[]) => void,
+): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => {
     const l = ctx.leadership(topic, partition);
     if (l === undefined) return null;
@@ -87,6 +98,11 @@ export function leaderAndIsr(ctx: ControllerContext, id: ControllerIdentity, bro
   return async (connection: KafkaConnection) => {
     const response = await connection.request(LeaderAndIsrRequest, LeaderAndIsrResponse, () => body);
     checkTopLevel('LeaderAndIsr', response.errorCode);
+    // v5 on names topics by id, older versions by name.
+    const names = new Map(topicStates.map((t) => [t.topicId, t.topicName]));
+    const answered = [...response.partitionErrors, ...response.topics.flatMap((t) => t.partitionErrors.map((e) => ({ ...e, topicName: names.get(t.topicId) ?? e.topicName })))];
+    const failed = answered.filter((e) => e.errorCode === ErrorCode.KAFKA_STORAGE_ERROR).map((e) => ({ topic: e.topicName, partition: e.partitionIndex }));
+    if (failed.length > 0) onStorageErrors(failed);
   };
 }
 
@@ -104,7 +120,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
       isr: [...(l?.isr ?? [])],
       zkVersion: l?.zkVersion ?? 0,
       replicas: [...replicas],
-      offlineReplicas: replicas.filter((r) => !ctx.isRegistered(r)),
+      offlineReplicas: replicas.filter((r) => !ctx.isRegistered(r) || ctx.isOnOfflineDir(r, topic, partition)),
     };
   });
   const topicStates: UpdateMetadataRequestUpdateMetadataTopicStateInput[] = [...states].map(([topic, partitionStates]) => ({

@@ -182,6 +182,7 @@ export class ZkController implements ControllerPort {
     for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
     await this.onTopicDeletion();
+    await this.onLogDirEvent();
   }
 
   private async refreshBrokers(): Promise<{ added: number[]; removed: number[] }> {
@@ -202,7 +203,10 @@ export class ZkController implements ControllerPort {
       }
     }
     for (const id of before.keys()) if (!this.ctx.brokers.has(id)) removed.push(id);
-    for (const id of removed) this.ctx.shuttingDown.delete(id);
+    for (const id of removed) {
+      this.ctx.shuttingDown.delete(id);
+      this.ctx.offlineDirReplicas.delete(id);
+    }
     this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b) })));
     return { added, removed };
   }
@@ -615,6 +619,51 @@ export class ZkController implements ControllerPort {
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
   }
 
+  // ---- log dir failures ----------------------------------------------------------------------
+
+  /**
+   * Log dir event notifications (Kafka's `processLogDirEventNotification`): each names a broker
+   * a log dir of which failed. The controller deletes them and sends that broker LeaderAndIsr for
+   * all its replicas (`onBrokerLogDirFailure`); the broker's KAFKA_STORAGE_ERROR answers say which
+   * replicas are offline (`onReplicasOffline`).
+   */
+  private async onLogDirEvent(): Promise<void> {
+    if (this.guard === null) return;
+    const names = await this.zk.getLogDirEventNotifications(() => this.enqueue('log dir event', () => this.onLogDirEvent()));
+    if (names.length === 0) return;
+    const brokers = new Set(await this.zk.getLogDirEventBrokers(names));
+    await this.zk.deleteLogDirEventNotifications(this.requireGuard(), names);
+    const all = [...this.ctx.partitions()];
+    for (const id of brokers) {
+      if (!this.ctx.isRegistered(id)) continue;
+      this.log.warn('a log dir of a broker failed; asking it about all its replicas', { broker: id });
+      this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
+    }
+  }
+
+  /**
+   * Replicas a broker answered KAFKA_STORAGE_ERROR for (Kafka's `onReplicasBecomeOffline`): offline
+   * until that registration of the broker ends, so the partitions they led elect another in-sync
+   * replica, they leave the ISRs, and every broker's metadata lists them as offline replicas.
+   */
+  private async onReplicasOffline(brokerId: number, brokerEpoch: bigint, partitions: readonly TopicPartitionKey[]): Promise<void> {
+    // An answer from an earlier registration says nothing about the broker's current dirs.
+    if (this.guard === null || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
+    const offline = this.ctx.offlineDirReplicas.get(brokerId) ?? new Set<string>();
+    const fresh = partitions.filter((p) => !offline.has(tpKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined);
+    if (fresh.length === 0) return;
+    for (const p of fresh) offline.add(tpKey(p.topic, p.partition));
+    this.ctx.offlineDirReplicas.set(brokerId, offline);
+    this.log.warn('replicas on a failed log dir are offline', { broker: brokerId, partitions: fresh.map((p) => `${p.topic}-${p.partition}`) });
+    const failed = new Set([brokerId]);
+    const led = fresh.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
+    const changed = new Set([...(await this.electOfflineLeaders(led, failed)), ...(await this.dropDeadFromIsr(fresh, failed))].map((p) => tpKey(p.topic, p.partition)));
+    const changedPartitions = fresh.filter((p) => changed.has(tpKey(p.topic, p.partition)));
+    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.sendLeaderAndIsr(id, this.hostedBy(id, changedPartitions), false);
+    // Their offline replicas changed even where the leadership did not.
+    this.sendUpdateMetadata([...this.ctx.brokers.keys()], fresh);
+  }
+
   // ---- state changes -------------------------------------------------------------------------
 
   private leaderAlive(p: TopicPartitionKey): boolean {
@@ -714,7 +763,9 @@ export class ZkController implements ControllerPort {
 
   private sendLeaderAndIsr(brokerId: number, partitions: readonly TopicPartitionKey[], isNew: boolean): void {
     if (partitions.length === 0) return;
-    this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.identity, brokerId, partitions, isNew));
+    const epoch = this.ctx.brokers.get(brokerId)?.epoch ?? -1n;
+    const onStorageErrors = (offline: TopicPartitionKey[]): void => void this.enqueue('replicas offline', () => this.onReplicasOffline(brokerId, epoch, offline));
+    this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.identity, brokerId, partitions, isNew, onStorageErrors));
   }
 
   private sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[]): void {

@@ -52,6 +52,8 @@ export interface ReplicaLogs extends PartitionAdmin {
   truncateToDivergence(topic: string, partition: number, leaderEpoch: number, divergingEpoch: number, endOffset: bigint): Promise<ReplicaPosition>;
   /** Empties the log and starts it at `offset` (the leader's log starts past this one). */
   restartAt(topic: string, partition: number, leaderEpoch: number, offset: bigint): Promise<ReplicaPosition>;
+  /** Takes a failed log dir offline on every partition owner (its partitions then answer KAFKA_STORAGE_ERROR). */
+  takeLogDirOffline(path: string, reason: string): Promise<void>;
   /** The ISR each led partition wants now (each marked pending until `applyIsrAnswers`). */
   isrProposals(): Promise<IsrChangeRequest[]>;
   applyIsrAnswers(outcomes: readonly IsrOutcome[]): Promise<void>;

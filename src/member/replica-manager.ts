@@ -5,7 +5,9 @@
  * LeaderAndIsr opens (creating if new) each partition with its role and epochs in its worker,
  * then starts following from the leader or stops following where this broker now leads;
  * StopReplica stops following and, for deleted topics, deletes the logs. Requests are applied
- * one at a time in arrival order, as the controller sent them.
+ * one at a time in arrival order, as the controller sent them. Partitions of a failed log dir are
+ * offline (Kafka's `HostedPartition.Offline`): not followed, and answered KAFKA_STORAGE_ERROR in
+ * LeaderAndIsr, which tells the controller to move them away.
  */
 import type { Logger } from '../common/logger.js';
 import { groupBy } from '../common/group-by.js';
@@ -16,6 +18,10 @@ import type { BrokerRegistration, PartitionRegistration } from '../cluster/metad
 import type { ControlAnswer, ControllerStamp, LeaderAndIsrPartition, PartitionError, ReplicaControl, StopReplicaPartition } from '../cluster/replica-control.js';
 import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
 import type { ReplicaLogs } from './replica-logs.js';
+
+function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
 
 export interface ReplicaManagerDeps {
   readonly nodeId: number;
@@ -36,6 +42,8 @@ export class ReplicaManager implements ReplicaControl {
   private tail: Promise<unknown> = Promise.resolve();
   /** Followers whose leader's endpoint was not yet known when their LeaderAndIsr arrived. */
   private readonly pendingFollows = new Map<string, LeaderAndIsrPartition>();
+  /** Partitions whose log dir failed, until the broker restarts. */
+  private readonly offline = new Set<string>();
 
   constructor(private readonly deps: ReplicaManagerDeps) {}
 
@@ -58,7 +66,13 @@ export class ReplicaManager implements ReplicaControl {
       const refused = this.admit(stamp);
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       const errors: PartitionError[] = [];
-      const byTopic = groupBy(partitions, (p) => p.topic);
+      for (const p of partitions) {
+        if (this.offline.has(partitionKey(p.topic, p.partition))) errors.push({ topic: p.topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+      }
+      const byTopic = groupBy(
+        partitions.filter((p) => !this.offline.has(partitionKey(p.topic, p.partition))),
+        (p) => p.topic,
+      );
       for (const [topic, list] of byTopic) {
         const overrides = await this.deps.topicOverrides(topic);
         this.deps.cache.setTopicConfigs(topic, overrides);
@@ -86,7 +100,7 @@ export class ReplicaManager implements ReplicaControl {
           const leader = this.deps.cache.image.broker(p.leader);
           if (leader === undefined) {
             // The leader's endpoint comes with UpdateMetadata, which the controller sends after; follow once it is known.
-            this.pendingFollows.set(`${topic}\u0000${p.partition}`, p);
+            this.pendingFollows.set(partitionKey(topic, p.partition), p);
             continue;
           }
           await this.follow(p, leader);
@@ -94,6 +108,18 @@ export class ReplicaManager implements ReplicaControl {
       }
       this.deps.onLeadershipChange(new Set(byTopic.keys()));
       return { errorCode: ErrorCode.NONE, partitionErrors: errors };
+    });
+  }
+
+  /** The partitions of a failed log dir stop being followed and are offline from now on. */
+  markOffline(partitions: readonly { readonly topic: string; readonly partition: number }[]): Promise<void> {
+    return this.serialize(async () => {
+      for (const p of partitions) {
+        const key = partitionKey(p.topic, p.partition);
+        this.offline.add(key);
+        this.pendingFollows.delete(key);
+        this.deps.fetchers.unfollow(p.topic, p.partition);
+      }
     });
   }
 
@@ -123,7 +149,7 @@ export class ReplicaManager implements ReplicaControl {
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       for (const p of partitions) {
         this.deps.fetchers.unfollow(p.topic, p.partition);
-        this.pendingFollows.delete(`${p.topic}\u0000${p.partition}`);
+        this.pendingFollows.delete(partitionKey(p.topic, p.partition));
       }
       const deleted = groupBy(partitions.filter((p) => p.deletePartition), (p) => p.topic, (p) => p.partition);
       const errors: PartitionError[] = [];

@@ -170,6 +170,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     }));
   }
 
+  /** Takes a failed log dir offline in every worker: none appends to it, reads from it or places new partitions in it. */
+  async takeLogDirOffline(path: string, reason: string): Promise<void> {
+    await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.takeLogDirOffline, { path, reason })));
+  }
+
   /**
    * Appends each entry's records on its partition's owner: one ring message per worker (split
    * only where a worker's share exceeds the ring's message limit), the records copied once, into

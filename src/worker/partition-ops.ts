@@ -11,7 +11,7 @@ import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
-import { LogManager, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
+import { LogManager, StorageError, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
 import type { RegisterOps } from './op-module.js';
 import { Partition } from './partition.js';
 import {
@@ -371,6 +371,10 @@ export const registerOps: RegisterOps = (setup) => {
       return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions: hosted };
     }),
   );
+
+  setup.serve(PartitionOps.takeLogDirOffline, (c) => {
+    manager.logDirs.find((dir) => dir.path === c.path)?.markOffline(new StorageError(`log dir ${c.path} failed: ${c.reason}`));
+  });
 
   setup.serve(PartitionOps.checkpointEntries, () => manager.checkpointEntries());
 

@@ -118,6 +118,12 @@ export interface WriteCheckpointsCommand {
   readonly cleanShutdown: boolean;
 }
 
+/** takeLogDirOffline: a log dir that failed in some worker, to be given up by all of them. */
+export interface TakeLogDirOfflineCommand {
+  readonly path: string;
+  readonly reason: string;
+}
+
 /** metrics: the partitions whose high watermarks the scrape needs (those with committed group offsets). */
 export interface MetricsCommand {
   readonly partitions: readonly PartitionRef[];
@@ -735,6 +741,8 @@ export const PartitionOps = {
   closeLogs: defineWorkerOp(23, 'closeLogs', NOTHING, json<LogDirCheckpoint[]>()),
   /** The worker's metrics and the high watermarks a scrape asks for, pulled when /metrics is scraped. */
   metrics: defineWorkerOp(24, 'metrics', json<MetricsCommand>(), json<MetricsReply>()),
+  /** A log dir that failed in another worker goes offline in this one too (one `LogDirFailureChannel` per broker, as in Kafka). */
+  takeLogDirOffline: defineWorkerOp(25, 'takeLogDirOffline', json<TakeLogDirOfflineCommand>(), NOTHING),
   /** A follower's fetched records, appended with their offsets and epochs; its high watermark and log start follow the leader's. */
   appendAsFollower: defineWorkerOp(30, 'appendAsFollower', followerAppends, positions),
   /** A follower's truncation (diverging epoch, KIP-101; a leader's log ending before it; a reset past the leader's log start). */

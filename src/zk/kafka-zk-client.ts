@@ -26,6 +26,8 @@ import {
   CONTROLLER_EPOCH_PATH,
   CONTROLLER_PATH,
   DELETE_TOPICS_PATH,
+  LOG_DIR_EVENT_NOTIFICATION_PATH,
+  LOG_DIR_EVENT_PREFIX,
   PERSISTENT_PATHS,
   PRODUCER_ID_BLOCK_PATH,
   TOPICS_PATH,
@@ -36,6 +38,7 @@ import {
   decodeController,
   decodeControllerEpoch,
   decodeEntityConfig,
+  decodeLogDirEvent,
   decodePartitionState,
   decodeProducerIdBlock,
   decodeTopicAssignment,
@@ -46,6 +49,7 @@ import {
   encodeController,
   encodeControllerEpoch,
   encodeEntityConfig,
+  encodeLogDirEvent,
   encodePartitionState,
   encodeProducerIdBlock,
   encodeTopicAssignment,
@@ -515,6 +519,41 @@ export class KafkaZkClient {
     if (children === null) return;
     await Promise.all(children.map((child) => this.deleteRecursive(guard, `${path}/${child}`)));
     await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path, version: ANY_VERSION }).catch(ignoreNoNode);
+  }
+
+  // --- Log dir events ---
+
+  /**
+   * Tells the controller that a log dir of `brokerId` failed (Kafka's `propagateLogDirEvent`):
+   * a sequential znode under /log_dir_event_notification, which the controller deletes once read.
+   */
+  async propagateLogDirEvent(brokerId: number): Promise<void> {
+    const s = this.session;
+    await s.retrying(() => s.createRecursive(`${LOG_DIR_EVENT_NOTIFICATION_PATH}/${LOG_DIR_EVENT_PREFIX}`, encodeLogDirEvent(brokerId), 'persistent_sequential'));
+  }
+
+  /** The pending log dir event notifications (znode names), oldest first; `watch` fires when one is added. */
+  async getLogDirEventNotifications(watch?: ZkWatcher): Promise<string[]> {
+    return (await this.children(LOG_DIR_EVENT_NOTIFICATION_PATH, watch)).filter((name) => name.startsWith(LOG_DIR_EVENT_PREFIX)).sort();
+  }
+
+  /** The brokers the notifications name (one deleted meanwhile names none). */
+  async getLogDirEventBrokers(names: readonly string[]): Promise<number[]> {
+    const brokers = await Promise.all(
+      names.map(async (name) => {
+        const path = `${LOG_DIR_EVENT_NOTIFICATION_PATH}/${name}`;
+        const node = await this.read(path);
+        return node === null ? null : decodeLogDirEvent(path, node.data);
+      }),
+    );
+    return brokers.filter((b): b is number => b !== null);
+  }
+
+  /** Removes handled notifications, as the controller of `guard`'s epoch. */
+  async deleteLogDirEventNotifications(guard: ControllerGuard, names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: `${LOG_DIR_EVENT_NOTIFICATION_PATH}/${name}`, version: ANY_VERSION }).catch(ignoreNoNode);
+    }
   }
 
   // --- Producer ids ---

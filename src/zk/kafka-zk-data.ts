@@ -20,6 +20,7 @@ export const CONFIG_CHANGE_PREFIX = 'config_change_';
 export const DELETE_TOPICS_PATH = '/admin/delete_topics';
 export const ISR_CHANGE_NOTIFICATION_PATH = '/isr_change_notification';
 export const LOG_DIR_EVENT_NOTIFICATION_PATH = '/log_dir_event_notification';
+export const LOG_DIR_EVENT_PREFIX = 'log_dir_event_';
 export const PRODUCER_ID_BLOCK_PATH = '/latest_producer_id_block';
 
 /** The config entity types (`ConfigType.ALL`), each a folder under /config. */
@@ -392,6 +393,22 @@ export function decodeConfigChange(path: string, data: Buffer | null): string {
   if (version === 2) return r.string(obj, 'entity_path');
   if (version === 1) return `${r.string(obj, 'entity_type')}/${r.string(obj, 'entity_name')}`;
   return r.fail(`unsupported config change notification version ${version}`);
+}
+
+// --- /log_dir_event_notification ---
+
+/** Kafka's `LogDirEventNotificationHandler.LogDirFailureEvent`, the only event there is. */
+const LOG_DIR_FAILURE_EVENT = 1;
+
+/** A broker's notice that one of its log dirs failed (`LogDirEventNotificationSequenceZNode`). */
+export function encodeLogDirEvent(brokerId: number): Buffer {
+  return encode({ version: 1, broker: brokerId, event: LOG_DIR_FAILURE_EVENT });
+}
+
+/** The broker a log dir event names. */
+export function decodeLogDirEvent(path: string, data: Buffer | null): number {
+  const r: Reader = new Reader(path, data);
+  return r.int(r.object(), 'broker');
 }
 
 // --- /latest_producer_id_block ---

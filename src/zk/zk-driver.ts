@@ -8,6 +8,7 @@
  * no multi-op, and every controller write is a multi guarded by the controller epoch's version.
  */
 import { createRequire } from 'node:module';
+import { Logger } from '../common/logger.js';
 import { ZkCode, ZkError, zkErrorFromCode } from './zk-errors.js';
 import type { CreateMode, ZkNode, ZkOp, ZkOpResult, ZkStat, ZkState, ZkWatcher, ZkWatchEventType } from './zk-types.js';
 
@@ -53,11 +54,12 @@ interface NzkTransaction {
   commit(callback: (error: NzkFailure | null | undefined, results?: readonly NzkOpResult[]) => void): void;
 }
 /**
- * The package's connection manager: only `abandon` touches it, to silence a reconnect attempt
- * still under way when a session is closed while disconnected.
+ * The package's connection manager: touched to see when the server last sent anything (the read
+ * timeout) and, in `abandon`, to silence a reconnect attempt still under way when a session is
+ * closed while disconnected.
  */
 interface NzkConnectionManager {
-  socket?: { destroy(): void };
+  socket?: { destroy(): void; readonly destroyed: boolean; readonly connecting: boolean };
   onSocketConnected: (this: NzkConnectionManager) => void;
   onSocketData: (this: NzkConnectionManager, data: Buffer) => void;
 }
@@ -95,6 +97,10 @@ const STATES: Record<number, ZkState> = { 0: 'disconnected', 3: 'connected', 4: 
 
 /** How long the package waits before it tries the servers again after trying them all. */
 const RECONNECT_SPIN_DELAY_MS = 200;
+/** How many times per read timeout the watchdog looks: a dead server is noticed within 1¼ read timeouts. */
+const READ_TIMEOUT_CHECKS = 4;
+
+const log = new Logger('zk');
 
 function toStat(s: NzkStat): ZkStat {
   return {
@@ -161,23 +167,88 @@ function toOpResult(r: NzkOpResult): ZkOpResult {
  */
 export class ZkDriver {
   private readonly client: NzkClient;
+  /** When the server last sent a byte on the current connection (or, before it did, when the connection opened). */
+  private lastHeardMs = 0;
+  private watchdog: NodeJS.Timeout | null = null;
+  private closing = false;
 
-  constructor(connect: string, sessionTimeoutMs: number, onState: (state: ZkState) => void) {
+  constructor(
+    private readonly connectString: string,
+    sessionTimeoutMs: number,
+    onState: (state: ZkState) => void,
+  ) {
     // retries 0: a connection loss is reported, not silently retried; KafkaZkClient decides.
-    this.client = nzk.createClient(connect, { sessionTimeout: sessionTimeoutMs, spinDelay: RECONNECT_SPIN_DELAY_MS, retries: 0 });
+    this.client = nzk.createClient(connectString, { sessionTimeout: sessionTimeoutMs, spinDelay: RECONNECT_SPIN_DELAY_MS, retries: 0 });
     this.client.on('state', (state) => {
       const mapped = STATES[state.code];
-      if (mapped !== undefined) onState(mapped);
+      if (mapped === undefined) return;
+      if (mapped === 'expired' || mapped === 'auth_failed' || (this.closing && mapped === 'disconnected')) this.stopWatchdog();
+      onState(mapped);
     });
+    this.noteServerTraffic();
   }
 
   connect(): void {
     this.client.connect();
+    this.startWatchdog();
   }
 
   /** Sends closeSession (the server then deletes the session's ephemerals) and stops reconnecting. */
   close(): void {
+    // The watchdog stays until the connection closes: a silent server must not hold the socket open.
+    this.closing = true;
     this.client.close();
+  }
+
+  /**
+   * The package pings after a third of the session timeout of socket inactivity, but its own
+   * pings count as activity, so a server that accepts bytes and never answers (a paused
+   * process, a black-holing network) leaves the connection open and every request pending
+   * forever. So the read timeout is kept here as the Java client keeps it: nothing received for
+   * two thirds of the session timeout closes the connection, which fails the requests in flight
+   * with a connection loss and makes the package reconnect (to this server or the next). Also
+   * while the handshake is unanswered, which the package's connect timeout no longer covers once
+   * TCP is up.
+   */
+  private noteServerTraffic(): void {
+    const manager = this.client.connectionManager;
+    const connected = manager.onSocketConnected;
+    const received = manager.onSocketData;
+    const note = (): void => {
+      this.lastHeardMs = Date.now();
+    };
+    manager.onSocketConnected = function (this: NzkConnectionManager) {
+      note();
+      connected.call(this);
+    };
+    manager.onSocketData = function (this: NzkConnectionManager, data: Buffer) {
+      note();
+      received.call(this, data);
+    };
+  }
+
+  private get readTimeoutMs(): number {
+    return Math.floor((this.client.getSessionTimeout() * 2) / 3);
+  }
+
+  private startWatchdog(): void {
+    if (this.watchdog !== null) return;
+    this.watchdog = setInterval(() => this.checkReadTimeout(), Math.max(10, Math.floor(this.readTimeoutMs / READ_TIMEOUT_CHECKS)));
+    this.watchdog.unref();
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog !== null) clearInterval(this.watchdog);
+    this.watchdog = null;
+  }
+
+  private checkReadTimeout(): void {
+    const socket = this.client.connectionManager.socket;
+    if (socket === undefined || socket.destroyed || socket.connecting) return;
+    const silentMs = Date.now() - this.lastHeardMs;
+    if (silentMs <= this.readTimeoutMs) return;
+    log.warn('ZooKeeper server sent nothing within the read timeout; closing the connection', { servers: this.connectString, silentMs, readTimeoutMs: this.readTimeoutMs });
+    socket.destroy();
   }
 
   /**
@@ -187,6 +258,7 @@ export class ZkDriver {
    * any caller: so the attempt's socket is destroyed, and a later one closes itself unheard.
    */
   abandon(): void {
+    this.stopWatchdog();
     this.client.close();
     const manager = this.client.connectionManager;
     manager.onSocketConnected = function (this: NzkConnectionManager) {

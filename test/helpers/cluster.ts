@@ -33,7 +33,8 @@ export interface TestCluster {
 
 const METADATA_VERSION = 12;
 
-export async function startCluster(size: number, overrides: Record<string, string> = {}): Promise<TestCluster> {
+/** `brokerOverrides` adds settings for one broker (its own `log.dirs`, say) over `overrides`. */
+export async function startCluster(size: number, overrides: Record<string, string> = {}, brokerOverrides: (id: number) => Record<string, string> = () => ({})): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-test-'));
   const zookeeper = await startZooKeeper();
   const brokers: BrokerProcess[] = [];
@@ -49,6 +50,7 @@ export async function startCluster(size: number, overrides: Record<string, strin
     'offsets.topic.replication.factor': String(Math.min(3, size)),
     'num.partition.workers': '1',
     ...overrides,
+    ...brokerOverrides(id),
   });
   const cluster: TestCluster = {
     zookeeper,

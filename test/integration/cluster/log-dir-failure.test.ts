@@ -1,0 +1,120 @@
+// A broker with two log dirs, one a small tmpfs that fills up: the partitions in the full dir go
+// offline on that broker alone (their leaderships move to other in-sync replicas, it leaves
+// their ISRs, metadata lists it as their offline replica), acks=all produce goes on without
+// losing an acknowledged record, and the partitions in its healthy dir keep their leader. Once
+// the dir has room again, a restart brings the broker back into every ISR.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { CreateTopicsRequest, CreateTopicsResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { kcat, kcatRead } from '../../helpers/interop.js';
+import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { wireCall } from '../../helpers/wire-call.js';
+
+const TOPIC = 'disks';
+const PARTITIONS = 4;
+const FAILING = 3;
+/** Bigger than the slack in the last page of a segment file, so the first produce after the fill needs new blocks. */
+const PADDING = 'x'.repeat(1000);
+const root = mkdtempSync(join(tmpdir(), 'sluice-log-dir-failure-'));
+const small = join(root, 'small');
+const healthy = join(root, 'healthy');
+const filler = join(small, 'filler');
+
+function mountTmpfs(): string | undefined {
+  mkdirSync(small);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', small], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'cannot mount a tmpfs here (needs root)';
+  }
+}
+
+/** Writes zeros until the file system refuses: ENOSPC is the point. */
+function fill(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function partitionsOf(m: MetadataResponseData): MetadataResponseData['topics'][number]['partitions'] {
+  return m.topics.find((t) => t.name === TOPIC)?.partitions ?? [];
+}
+
+const mountProblem = zooKeeperSkip() ?? kcatSkip() ?? mountTmpfs();
+
+describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000 }, () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startCluster(3, { 'replica.lag.time.max.ms': '2000' }, (id): Record<string, string> => (id === FAILING ? { 'log.dirs': `${healthy},${small}` } : {}));
+  });
+  after(async () => {
+    await cluster?.stop();
+    try {
+      execFileSync('umount', [small], { stdio: 'ignore' });
+    } catch {
+      // not mounted
+    }
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('its partitions move to other brokers, nothing acknowledged is lost, its other dir serves on; a restart heals it', async () => {
+    // Broker 3 leads every partition; it places them alternately in its two dirs. Small indexes:
+    // they are preallocated, and the default 10 MiB ones would fill the tmpfs by themselves.
+    const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: TOPIC, numPartitions: -1, replicationFactor: -1, assignments: Array.from({ length: PARTITIONS }, (_, i) => ({ partitionIndex: i, brokerIds: [FAILING, 1 + (i % 2), 2 - (i % 2)] })), configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+    const replicated = (m: MetadataResponseData): boolean => partitionsOf(m).length === PARTITIONS && partitionsOf(m).every((p) => p.isrNodes.length === 3 && p.offlineReplicas.length === 0);
+    await cluster.waitFor('the topic replicated', replicated);
+    const inSmall = new Set(readdirSync(small).filter((d) => d.startsWith(`${TOPIC}-`)).map((d) => Number(d.slice(TOPIC.length + 1))));
+    const inHealthy = new Set(readdirSync(healthy).filter((d) => d.startsWith(`${TOPIC}-`)).map((d) => Number(d.slice(TOPIC.length + 1))));
+    assert.ok(inSmall.size > 0 && inHealthy.size > 0, `partitions in both dirs (small: ${[...inSmall]}, healthy: ${[...inHealthy]})`);
+
+    const produce = (prefix: string): Promise<Buffer> =>
+      kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
+    await produce('before');
+    fill(filler);
+    // The next appends in the full dir fail there; kcat retries on the new leaders.
+    await produce('after');
+
+    const moved = await cluster.waitFor(
+      'the full dir’s partitions moved away from broker 3',
+      (m) =>
+        partitionsOf(m).every((p) =>
+          inSmall.has(p.partitionIndex)
+            ? p.leaderId !== FAILING && !p.isrNodes.includes(FAILING) && p.offlineReplicas.includes(FAILING)
+            : p.leaderId === FAILING && p.isrNodes.length === 3 && p.offlineReplicas.length === 0,
+        ),
+      30_000,
+      1,
+    );
+    assert.equal(moved.brokers.length, 3, 'broker 3 stays in the cluster');
+    await produce('moved');
+
+    const values = new Set((await kcatRead(cluster.bootstrap(), TOPIC)).map((r) => Buffer.from(r.value!, 'hex').toString()));
+    for (const prefix of ['before', 'after', 'moved']) {
+      for (let i = 0; i < 200; i++) assert.ok(values.has(`${prefix}-${i}-${PADDING}`), `acknowledged record ${prefix}-${i} is there`);
+    }
+
+    // Room again, and a restart: broker 3 recovers the dir, follows the new leaders and rejoins.
+    await cluster.brokers[FAILING - 1]!.stop();
+    unlinkSync(filler);
+    await cluster.startBroker(FAILING);
+    await cluster.waitFor('broker 3 back in every ISR', (m) => m.brokers.length === 3 && replicated(m), 60_000, 1);
+  });
+});
