@@ -570,7 +570,12 @@ export class PartitionLog {
   truncateTo(offset: number): boolean {
     this.#checkOpen();
     if (offset < 0) throw new RangeError(`cannot truncate to ${offset}`);
-    if (offset >= this.#logEndOffset) return false;
+    if (offset >= this.#logEndOffset) {
+      // A replica that led an epoch without writing in it holds that epoch's start at its log
+      // end: kept, its next fetch would name an epoch its leader never had, and diverge again.
+      this.leaderEpochCache.truncateFromEnd(this.#logEndOffset);
+      return false;
+    }
     const target = offset as Offset;
     this.#truncations++;
     this.#io('truncate', () => {

@@ -102,7 +102,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
         ),
       30_000,
       1,
-    );
+    ).catch((e) => { require_dump(cluster); throw e; });
     assert.equal(moved.brokers.length, 3, 'broker 3 stays in the cluster');
     await produce('moved');
 
@@ -118,3 +118,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     await cluster.waitFor('broker 3 back in every ISR', (m) => m.brokers.length === 3 && replicated(m), 60_000, 1);
   });
 });
+
+function require_dump(c: TestCluster): void {
+  console.error('BROKER3 STDERR >>>\n' + c.brokers[2]!.stderr().split('\n').filter((l) => !l.includes('DEBUG')).slice(-80).join('\n'));
+}

@@ -198,3 +198,21 @@ test('a follower with an epoch the leader skipped, and without the epoch the lea
     assert.deepEqual(b!.contents(), [[0, 1, 0], [1, 2, 0], [2, 3, 0], [3, 7, 1], [4, 8, 1], [5, 9, 3]]);
   });
 });
+
+test('a follower that led an epoch without writing in it forgets that epoch when it truncates, so its next fetch agrees with the leader', () => {
+  withReplicas(2, ([a, b]) => {
+    a!.become(1, 0, [1, 2]);
+    b!.become(1, 0, [1, 2]);
+    a!.write(1);
+    a!.write(2);
+    catchUp(a!, b!);
+    // b leads epoch 1 and writes nothing; a leads epoch 2 and writes m3.
+    b!.become(2, 1, [2]);
+    a!.become(1, 2, [1]);
+    a!.write(3);
+    b!.become(1, 2, [1]);
+    assert.deepEqual(catchUp(a!, b!), [2], 'nothing to cut but the empty epoch');
+    assert.deepEqual(b!.contents(), a!.contents());
+    assert.deepEqual(b!.partition.log.leaderEpochCache.entries, a!.partition.log.leaderEpochCache.entries);
+  });
+});
