@@ -42,9 +42,12 @@ function byTopic<T>(partitions: readonly TopicPartitionKey[], entry: (p: TopicPa
   return groupBy(entries, (x) => x.topic, (x) => x.e);
 }
 
-/** A response's error: a stale controller epoch means a newer controller exists, and retrying would not help. */
-function checkTopLevel(api: string, errorCode: number): void {
-  if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.STALE_CONTROLLER_EPOCH) return;
+/**
+ * A response's error: a stale controller epoch means a newer controller exists, and retrying
+ * would not help, so it is answered to the channel, which logs it; anything else is retried.
+ */
+function checkTopLevel(api: string, errorCode: number): number {
+  if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.STALE_CONTROLLER_EPOCH) return errorCode;
   throw new KafkaError(errorCode, `${api} answered error ${errorCode}`);
 }
 
@@ -86,7 +89,7 @@ export function leaderAndIsr(ctx: ControllerContext, id: ControllerIdentity, bro
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(LeaderAndIsrRequest, LeaderAndIsrResponse, () => body);
-    checkTopLevel('LeaderAndIsr', response.errorCode);
+    return checkTopLevel('LeaderAndIsr', response.errorCode);
   };
 }
 
@@ -125,7 +128,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(UpdateMetadataRequest, UpdateMetadataResponse, () => body);
-    checkTopLevel('UpdateMetadata', response.errorCode);
+    return checkTopLevel('UpdateMetadata', response.errorCode);
   };
 }
 
@@ -145,6 +148,6 @@ export function stopReplica(ctx: ControllerContext, id: ControllerIdentity, brok
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(StopReplicaRequest, StopReplicaResponse, () => body);
-    checkTopLevel('StopReplica', response.errorCode);
+    return checkTopLevel('StopReplica', response.errorCode);
   };
 }
