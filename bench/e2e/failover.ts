@@ -316,6 +316,9 @@ async function createTopic(cluster: SluiceCluster, partitions: number): Promise<
   }
 }
 
+const NOTE =
+  'Times from the kill. "Detected" is when the controller logged the broker change: ZooKeeper expires a session a timeout after the last heartbeat it got, and an idle client sends one every third of the timeout, so detection comes up to a third early. "After detection" is the election, the LeaderAndIsr and UpdateMetadata round, and the writer finding the new leader (it retries every 20 ms).';
+
 const stats = (xs: readonly number[]): { min: number; median: number; max: number } => {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0]!, median: s[Math.floor(s.length / 2)]!, max: s[s.length - 1]! };
@@ -337,7 +340,7 @@ function report(rounds: readonly Round[]): string {
     return [String(timeout), String(rs.length), `${meta.min} / ${meta.median} / ${meta.max}`, `${produce.min} / ${produce.median} / ${produce.max}`, `${after.min} / ${after.median} / ${after.max}`, `${timeout + 1000}`];
   });
   const summary = table(['session timeout (ms)', 'rounds', 'Metadata new leader, min / median / max (ms)', 'first acks=all, min / median / max (ms)', 'after detection, min / median / max (ms)', 'target (ms)'], bySession);
-  return `# Broker failover (kill -9), 3 brokers, RF 3, min.insync.replicas=2\n\n${summary}\n\n## Rounds\n\n${perRound}\n`;
+  return `# Broker failover (kill -9), 3 brokers, RF 3, min.insync.replicas=2\n\n${summary}\n\n${NOTE}\n\n## Rounds\n\n${perRound}\n`;
 }
 
 async function main(): Promise<void> {
