@@ -173,7 +173,7 @@ export class Broker {
       const coordinators = groups;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, (topics) => {
         if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
-      }, logger);
+      }, () => metrics.uncleanLeaderElection(), logger);
       cluster = {
         nodeId: node.nodeId,
         get metadata() {

@@ -99,14 +99,24 @@ export class ClusterMember {
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
-  prepare(self: MemberIdentity, deleteTopicEnable: boolean, replicaLagTimeMaxMs: number, logs: ReplicaLogs, configs: ConfigResolver, onLeadershipChange: (topics: ReadonlySet<string>) => void, logger: (component: string) => Logger): void {
+  prepare(
+    self: MemberIdentity,
+    deleteTopicEnable: boolean,
+    replicaLagTimeMaxMs: number,
+    logs: ReplicaLogs,
+    configs: ConfigResolver,
+    onLeadershipChange: (topics: ReadonlySet<string>) => void,
+    onUncleanElection: () => void,
+    logger: (component: string) => Logger,
+  ): void {
     this.identity = self;
     const brokerEpoch = (): bigint => this.brokerEpoch;
     this.controller = new ZkController(
       this.zk,
       {
         brokerId: self.nodeId,
-        uncleanLeaderElectionEnable: this.config.uncleanLeaderElectionEnable,
+        brokerSetting: (key) => configs.brokerValue(key),
+        onUncleanElection,
         deleteTopicEnable,
         requestTimeoutMs: this.config.controllerSocketTimeoutMs,
         autoLeaderRebalance: {
@@ -230,6 +240,7 @@ export class ClusterMember {
     if (type === 'topics') {
       const overrides = new Map(Object.entries(await this.zk.getEntityConfig('topics', name)));
       this.cache.setTopicConfigs(name, overrides);
+      this.controller?.topicConfigChanged(name, overrides);
       const topic = this.cache.image.topic(name);
       if (topic !== undefined) await logs.updateTopicConfig({ name, topicId: topic.topicId }, topic.partitionCount, configs.effectiveTopicConfig(topic));
     } else if (type === 'brokers') {

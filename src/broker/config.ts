@@ -68,7 +68,6 @@ export interface ClusterMemberConfig {
   readonly controlledShutdownMaxRetries: number;
   readonly controlledShutdownRetryBackoffMs: number;
   readonly offsetsTopicReplicationFactor: number;
-  readonly uncleanLeaderElectionEnable: boolean;
   readonly autoLeaderRebalanceEnable: boolean;
   readonly leaderImbalanceCheckIntervalMs: number;
   readonly leaderImbalancePerBrokerPercentage: number;
@@ -252,7 +251,6 @@ function clusterMember(values: Values): ClusterMemberConfig | null {
     controlledShutdownMaxRetries: values.int('controlled.shutdown.max.retries'),
     controlledShutdownRetryBackoffMs: values.int('controlled.shutdown.retry.backoff.ms'),
     offsetsTopicReplicationFactor: values.int('offsets.topic.replication.factor'),
-    uncleanLeaderElectionEnable: values.bool('unclean.leader.election.enable'),
     autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../common/logger.js';
 import { KafkaConnection } from '../client/connection.js';
+import { ErrorCode } from '../protocol/errors.js';
 
 export interface BrokerEndpoint {
   readonly id: number;
@@ -13,8 +14,8 @@ export interface BrokerEndpoint {
   readonly port: number;
 }
 
-/** One request to a broker: sends on the connection and checks the answer (throwing retries it). */
-export type ControllerRequest = (connection: KafkaConnection) => Promise<void>;
+/** One request to a broker: sends on the connection and checks the answer (throwing retries it); answers NONE or STALE_CONTROLLER_EPOCH. */
+export type ControllerRequest = (connection: KafkaConnection) => Promise<number>;
 
 export interface ControllerChannelOptions {
   readonly requestTimeoutMs: number;
@@ -53,8 +54,10 @@ class BrokerQueue {
           clientId: this.options.clientId,
           requestTimeoutMs: this.options.requestTimeoutMs,
         });
-        await next.send(this.connection);
+        const answer = await next.send(this.connection);
         this.queue.shift();
+        // The broker has heard from a newer controller; this one resigns when ZooKeeper tells it.
+        if (answer === ErrorCode.STALE_CONTROLLER_EPOCH) this.log.warn('a broker refused this controller: STALE_CONTROLLER_EPOCH, a newer controller exists', { broker: this.endpoint.id, request: next.name });
       } catch (err) {
         this.log.warn('controller request failed; retrying', { broker: this.endpoint.id, request: next.name, error: (err as Error).message });
         this.connection?.close();

@@ -2,7 +2,10 @@
  * What the active controller holds in memory, read from ZooKeeper when it takes over and kept
  * current by its watches (Kafka's `ControllerContext`): the live brokers with their epochs, each
  * topic's assignment, each partition's leader and ISR with the znode version the next write must
- * name, the brokers in controlled shutdown, and the replicas on failed log dirs. Only `ZkController` changes it.
+ * name, the brokers in controlled shutdown, the replicas on failed log dirs, the eligible leader
+ * replicas it has seen leave an ISR (kept in memory only: a new controller starts without, which
+ * can only withhold a clean election, never allow a lossy one) and the topic config overrides it
+ * has read. Only `ZkController` changes it.
  */
 import type { RegisteredBroker } from '../zk/index.js';
 
@@ -55,6 +58,10 @@ export class ControllerContext {
   readonly deleting = new Set<string>();
   /** Replicas whose log dir failed, by broker (Kafka's `replicasOnOfflineDirs`), until the broker registers again. */
   readonly offlineDirReplicas = new Map<number, Set<string>>();
+  /** Per partition, the replicas out of the ISR that still hold every committed record (`eligibleAfterIsrChange`). */
+  readonly eligibleLeaders = new Map<string, readonly number[]>();
+  /** Per topic, its `/config/topics` overrides, read when first needed and replaced on each config change. */
+  readonly topicOverrides = new Map<string, ReadonlyMap<string, string>>();
 
   isLive = (id: number): boolean => this.brokers.has(id) && !this.shuttingDown.has(id);
 
@@ -75,6 +82,10 @@ export class ControllerContext {
     return this.leaderships.get(tpKey(topic, partition));
   }
 
+  eligible(topic: string, partition: number): readonly number[] {
+    return this.eligibleLeaders.get(tpKey(topic, partition)) ?? [];
+  }
+
   *partitions(): Generator<TopicPartitionKey> {
     for (const [topic, t] of this.topics) for (const partition of t.replicas.keys()) yield { topic, partition };
   }
@@ -87,7 +98,9 @@ export class ControllerContext {
     for (const p of this.partitionsOf(topic)) {
       this.leaderships.delete(tpKey(topic, p.partition));
       this.reassignments.delete(tpKey(topic, p.partition));
+      this.eligibleLeaders.delete(tpKey(topic, p.partition));
     }
+    this.topicOverrides.delete(topic);
     this.topics.delete(topic);
     this.deleting.delete(topic);
   }
@@ -100,5 +113,7 @@ export class ControllerContext {
     this.reassignments.clear();
     this.deleting.clear();
     this.offlineDirReplicas.clear();
+    this.eligibleLeaders.clear();
+    this.topicOverrides.clear();
   }
 }

@@ -42,9 +42,12 @@ function byTopic<T>(partitions: readonly TopicPartitionKey[], entry: (p: TopicPa
   return groupBy(entries, (x) => x.topic, (x) => x.e);
 }
 
-/** A response's error: a stale controller epoch means a newer controller exists, and retrying would not help. */
-function checkTopLevel(api: string, errorCode: number): void {
-  if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.STALE_CONTROLLER_EPOCH) return;
+/**
+ * A response's error: a stale controller epoch means a newer controller exists, and retrying
+ * would not help, so it is answered to the channel, which logs it; anything else is retried.
+ */
+function checkTopLevel(api: string, errorCode: number): number {
+  if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.STALE_CONTROLLER_EPOCH) return errorCode;
   throw new KafkaError(errorCode, `${api} answered error ${errorCode}`);
 }
 
@@ -97,12 +100,14 @@ export function leaderAndIsr(
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(LeaderAndIsrRequest, LeaderAndIsrResponse, () => body);
-    checkTopLevel('LeaderAndIsr', response.errorCode);
+    const code = checkTopLevel('LeaderAndIsr', response.errorCode);
+    if (code !== ErrorCode.NONE) return code;
     // v5 on names topics by id, older versions by name.
     const names = new Map(topicStates.map((t) => [t.topicId, t.topicName]));
     const answered = [...response.partitionErrors, ...response.topics.flatMap((t) => t.partitionErrors.map((e) => ({ ...e, topicName: names.get(t.topicId) ?? e.topicName })))];
     const failed = answered.filter((e) => e.errorCode === ErrorCode.KAFKA_STORAGE_ERROR).map((e) => ({ topic: e.topicName, partition: e.partitionIndex }));
     if (failed.length > 0) onStorageErrors(failed);
+    return code;
   };
 }
 
@@ -141,7 +146,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(UpdateMetadataRequest, UpdateMetadataResponse, () => body);
-    checkTopLevel('UpdateMetadata', response.errorCode);
+    return checkTopLevel('UpdateMetadata', response.errorCode);
   };
 }
 
@@ -161,6 +166,6 @@ export function stopReplica(ctx: ControllerContext, id: ControllerIdentity, brok
   };
   return async (connection: KafkaConnection) => {
     const response = await connection.request(StopReplicaRequest, StopReplicaResponse, () => body);
-    checkTopLevel('StopReplica', response.errorCode);
+    return checkTopLevel('StopReplica', response.errorCode);
   };
 }

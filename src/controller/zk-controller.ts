@@ -20,11 +20,14 @@ import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type Kaf
 import { ControllerChannel } from './controller-channel.js';
 import { ControllerContext, endpointOf, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
 import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
-import { controlledShutdownElection, offlineElection, preferredElection, type Election } from './leader-election.js';
+import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, preferredElection, type Election, type ElectionKind } from './leader-election.js';
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
-  readonly uncleanLeaderElectionEnable: boolean;
+  /** This broker's value of a broker config key (dynamic, static or default): what a topic without an override inherits. */
+  readonly brokerSetting: (key: string) => string | null;
+  /** Counts an unclean leader election (Kafka's UncleanLeaderElectionsPerSec). */
+  readonly onUncleanElection: () => void;
   readonly deleteTopicEnable: boolean;
   readonly requestTimeoutMs: number;
   /** `auto.leader.rebalance.enable`, `leader.imbalance.check.interval.seconds` (in ms), `leader.imbalance.per.broker.percentage`. */
@@ -284,6 +287,25 @@ export class ZkController implements ControllerPort {
     if (added.length > 0) await this.onNewPartitions(added);
   }
 
+  /**
+   * A topic's config overrides changed (the member's config watcher read them): the controller's
+   * copy is replaced, and a changed `min.insync.replicas` voids the eligible leader replicas,
+   * judged by the old value. As Kafka's `TopicUncleanLeaderElectionEnable`: unclean election
+   * enabled on the topic elects its offline partitions at once, rather than at the next broker
+   * change.
+   */
+  topicConfigChanged(topic: string, overrides: ReadonlyMap<string, string>): void {
+    void this.enqueue(`topic config change ${topic}`, async () => {
+      if (this.guard === null || !this.ctx.topics.has(topic)) return;
+      const before = this.ctx.topicOverrides.get(topic);
+      this.ctx.topicOverrides.set(topic, overrides);
+      const partitions = this.ctx.partitionsOf(topic);
+      if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas')) for (const p of partitions) this.ctx.eligibleLeaders.delete(tpKey(p.topic, p.partition));
+      if (!(await this.uncleanElectionEnabled(topic))) return;
+      this.announce(await this.electOfflineLeaders(partitions.filter((p) => !this.leaderAlive(p)), new Set()));
+    });
+  }
+
   private async onNewPartitions(partitions: readonly TopicPartitionKey[]): Promise<void> {
     this.announce(await this.initializePartitions(partitions), true);
   }
@@ -431,6 +453,7 @@ export class ZkController implements ControllerPort {
         continue;
       }
       let election: Election | null;
+      let kind: ElectionKind = 'isr';
       if (electionType === ElectionType.PREFERRED) {
         if (l.leader === replicas[0]) {
           results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
@@ -446,19 +469,22 @@ export class ZkController implements ControllerPort {
           results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
           continue;
         }
-        election = offlineElection(replicas, l.isr, this.ctx.isLive, true);
-        if (election === null) {
+        const offline = offlineElection(replicas, l.isr, this.ctx.eligible(p.topic, p.partition), this.ctx.isLive, true);
+        if (offline === null) {
           results.push(result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`));
           continue;
         }
+        election = offline;
+        kind = offline.kind;
       } else {
         results.push(result(ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}`));
         continue;
       }
-      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) === null) {
+      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true, kind)) === null) {
         results.push(result(ErrorCode.NOT_CONTROLLER, 'the partition state changed meanwhile'));
         continue;
       }
+      this.noteElection(p, l, election.leader, kind);
       changed.push(p);
       results.push(result(ErrorCode.NONE));
     }
@@ -698,21 +724,68 @@ export class ZkController implements ControllerPort {
     return entries.filter((e) => this.ctx.leadership(e.topic, e.partition) !== undefined);
   }
 
-  /** Offline partitions get the first live in-sync replica as leader, at the next leader epoch. */
+  /**
+   * Offline partitions get the first live in-sync replica as leader, at the next leader epoch;
+   * else an eligible leader replica; else, where the topic's `unclean.leader.election.enable`
+   * (its override, else this broker's value — read only now, as Kafka does) allows it, any live
+   * replica.
+   */
   private async electOfflineLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
     const changed: TopicPartitionKey[] = [];
-    const eligible = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id);
     for (const p of partitions) {
       const l = this.ctx.leadership(p.topic, p.partition);
       if (l === undefined) continue;
-      const election = offlineElection(this.ctx.replicas(p.topic, p.partition), l.isr, eligible, this.options.uncleanLeaderElectionEnable);
+      // A replica on a failed log dir of a live broker has nothing to serve: never a leader.
+      const candidate = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id) && !this.ctx.isOnOfflineDir(id, p.topic, p.partition);
+      const replicas = this.ctx.replicas(p.topic, p.partition);
+      const eligible = this.ctx.eligible(p.topic, p.partition);
+      const election =
+        offlineElection(replicas, l.isr, eligible, candidate, false) ??
+        ((await this.uncleanElectionEnabled(p.topic)) ? offlineElection(replicas, l.isr, eligible, candidate, true) : null);
       // No live in-sync replica: the partition is offline (leader -1), keeping its last ISR so the
       // replica that returns first from it can lead without losing acknowledged records.
-      const next = election ?? { leader: -1, isr: l.isr };
+      const next = election ?? { leader: -1, isr: l.isr, kind: 'isr' as const };
       if (next.leader === l.leader && next.isr.length === l.isr.length) continue;
-      if ((await this.writeLeadership(p, { ...l, leader: next.leader, isr: next.isr }, true)) !== null) changed.push(p);
+      if ((await this.writeLeadership(p, { ...l, leader: next.leader, isr: next.isr }, true, next.kind)) === null) continue;
+      changed.push(p);
+      if (next.leader >= 0) this.noteElection(p, l, next.leader, next.kind);
     }
     return changed;
+  }
+
+  /**
+   * An election that did not come from the ISR is told: from the eligible leader replicas at
+   * info (nothing committed is lost), an unclean one at warn and counted, since records the old
+   * ISR acknowledged may be gone; which ones is known only when an old ISR member rejoins and
+   * truncates to the new leader's log.
+   */
+  private noteElection(p: TopicPartitionKey, before: PartitionLeadership, leader: number, kind: ElectionKind): void {
+    const context = { topic: p.topic, partition: p.partition, oldLeader: before.leader, oldIsr: before.isr, leader, leaderEpoch: before.leaderEpoch + 1 };
+    if (kind === 'eligible') this.log.info('leader elected from the eligible leader replicas (KIP-966)', context);
+    else if (kind === 'unclean') {
+      this.log.warn('unclean leader election: an out-of-sync replica leads, records the old ISR had may be lost', context);
+      this.options.onUncleanElection();
+    }
+  }
+
+  /** The topic's override of `key`, else this broker's value. */
+  private async topicSetting(topic: string, key: string): Promise<string | null> {
+    let overrides = this.ctx.topicOverrides.get(topic);
+    if (overrides === undefined) {
+      overrides = new Map(Object.entries(await this.zk.getEntityConfig('topics', topic)));
+      this.ctx.topicOverrides.set(topic, overrides);
+    }
+    return overrides.get(key) ?? this.options.brokerSetting(key);
+  }
+
+  private async uncleanElectionEnabled(topic: string): Promise<boolean> {
+    return (await this.topicSetting(topic, 'unclean.leader.election.enable'))?.toLowerCase() === 'true';
+  }
+
+  /** Kafka's effective `min.insync.replicas` of a partition: never more than its replicas, as its leader counts it. */
+  private async effectiveMinIsr(p: TopicPartitionKey): Promise<number> {
+    const configured = Number((await this.topicSetting(p.topic, 'min.insync.replicas')) ?? '1');
+    return Math.min(configured, this.ctx.replicas(p.topic, p.partition).length);
   }
 
   /** Replicas on brokers that are gone leave the ISR of partitions that still have a leader. */
@@ -734,8 +807,10 @@ export class ZkController implements ControllerPort {
    * On a version conflict the state is re-read and the change given up (null): the caller's next
    * event sees the newer state.
    */
-  private async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean): Promise<PartitionLeadership | null> {
+  private async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
     const guard = this.requireGuard();
+    const key = tpKey(p.topic, p.partition);
+    const minIsr = await this.effectiveMinIsr(p);
     let current = this.ctx.leadership(p.topic, p.partition)!;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const state: LeaderAndIsrZk = {
@@ -747,14 +822,20 @@ export class ZkController implements ControllerPort {
       try {
         const zkVersion = await this.zk.updatePartitionState(guard, p.topic, p.partition, state, current.zkVersion);
         const written = { ...state, zkVersion };
-        this.ctx.leaderships.set(tpKey(p.topic, p.partition), written);
+        this.ctx.leaderships.set(key, written);
+        // After an unclean election the new leader's log is the truth: no one else is vouched for.
+        const eligible = kind === 'unclean' ? [] : eligibleAfterIsrChange(this.ctx.eligible(p.topic, p.partition), current.isr, state.isr, minIsr);
+        if (eligible.length > 0) this.ctx.eligibleLeaders.set(key, eligible);
+        else this.ctx.eligibleLeaders.delete(key);
         return written;
       } catch (err) {
         if (!(err instanceof ZkBadVersionError)) throw err;
         const stored = await this.zk.getPartitionState(p.topic, p.partition);
         if (stored === null) return null;
         current = { ...stored.state, zkVersion: stored.zkVersion };
-        this.ctx.leaderships.set(tpKey(p.topic, p.partition), current);
+        this.ctx.leaderships.set(key, current);
+        // ISR changes this controller did not see: what it knew of who left when is void.
+        this.ctx.eligibleLeaders.delete(key);
         if (current.leader !== next.leader || current.leaderEpoch !== next.leaderEpoch) return null;
       }
     }

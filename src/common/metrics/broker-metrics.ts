@@ -96,6 +96,12 @@ export class BrokerMetrics {
     registers: [this.registry],
   });
 
+  private readonly uncleanLeaderElections = new Counter({
+    name: 'sluice_controller_unclean_leader_elections_total',
+    help: 'Leaders this broker elected, as controller, from outside the ISR: acknowledged records may have been lost (Kafka UncleanLeaderElectionsPerSec).',
+    registers: [this.registry],
+  });
+
   private readonly apiLabels = new Map<string, ApiLabels[]>();
   private readonly errorLabels = new Map<string, Map<number, ErrorLabels>>();
   private readonly failureLabels = new Map<string, { readonly api: string }>();
@@ -143,6 +149,11 @@ export class BrokerMetrics {
   /** `bytes` of `topic`'s records went into a Fetch response. */
   bytesFetched(topic: string, bytes: number): void {
     this.bytesOut.inc(this.topicLabelsOf(topic), bytes);
+  }
+
+  /** This broker's controller elected an out-of-sync replica. */
+  uncleanLeaderElection(): void {
+    this.uncleanLeaderElections.inc();
   }
 
   zeroCopyBytesSent(bytes: number): void {
