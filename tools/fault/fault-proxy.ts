@@ -7,15 +7,19 @@
  * - `blackhole`: nothing is forwarded any more but no connection is closed and new ones are
  *   accepted, as when packets are silently dropped: peers learn only from their timeouts;
  * - `forward` heals either; connections held by a black hole carry on where they stopped.
+ * A mode can be limited to the connections one process (a partitioned peer) opened, the others
+ * being forwarded: that is how the rest of the cluster loses a broker's outbound traffic.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connectionFrom } from './socket-owner.js';
 
 export type ProxyMode = 'forward' | 'reset' | 'blackhole';
 
 export interface FaultProxy {
   readonly port: number;
   readonly mode: ProxyMode;
-  setMode(mode: ProxyMode): void;
+  /** Applies `mode` to every connection, or with `fromPid` only to that process's (the others forward). */
+  setMode(mode: ProxyMode, fromPid?: number): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +35,13 @@ interface Link {
 export async function startFaultProxy(targetPort: number, port = 0): Promise<FaultProxy> {
   const links = new Set<Link>();
   let mode: ProxyMode = 'forward';
+  let only: number | undefined;
+  let bound = port;
+  const modeFor = (link: Link): ProxyMode => {
+    if (only === undefined || mode === 'forward') return mode;
+    const from = link.client.remotePort;
+    return from !== undefined && connectionFrom(only, from, bound) ? mode : 'forward';
+  };
 
   const drop = (link: Link): void => {
     links.delete(link);
@@ -64,14 +75,15 @@ export async function startFaultProxy(targetPort: number, port = 0): Promise<Fau
 
   const server: Server = createServer((client) => {
     const link: Link = { client, upstream: null, flowing: false };
-    if (mode === 'reset') {
+    const now = modeFor(link);
+    if (now === 'reset') {
       client.resetAndDestroy();
       return;
     }
     links.add(link);
     client.on('error', () => drop(link));
     client.on('close', () => drop(link));
-    if (mode === 'forward') forward(link);
+    if (now === 'forward') forward(link);
     else hold(link);
   });
   await new Promise<void>((resolve, reject) => {
@@ -79,18 +91,20 @@ export async function startFaultProxy(targetPort: number, port = 0): Promise<Fau
     server.listen(port, HOST, () => resolve());
   });
   const address = server.address();
-  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  if (typeof address === 'object' && address !== null) bound = address.port;
 
   return {
     port: bound,
     get mode() {
       return mode;
     },
-    setMode(next) {
+    setMode(next, fromPid) {
       mode = next;
+      only = fromPid;
       for (const link of [...links]) {
-        if (next === 'reset') reset(link);
-        else if (next === 'blackhole') hold(link);
+        const now = modeFor(link);
+        if (now === 'reset') reset(link);
+        else if (now === 'blackhole') hold(link);
         else forward(link);
       }
     },

@@ -86,12 +86,14 @@ export function nemesis(cluster: FaultCluster, topic: string, prng: Prng, timing
       return `broker ${id}`;
     },
   };
+  /** Cuts a broker off from its peers and the clients, both ways; its ZooKeeper session stays. */
   const isolate = async (mode: 'reset' | 'blackhole'): Promise<string> => {
     const id = prng.pick(brokerIds);
-    const proxy = cluster.broker(id).proxy;
-    proxy.setMode(mode);
+    const pid = cluster.broker(id).process?.child.pid;
+    if (pid === undefined) throw new Error(`broker ${id} has no process to isolate`);
+    for (const b of cluster.brokers) b.proxy.setMode(mode, b.id === id ? undefined : pid);
     await hold(timings.replicaLagMs + 500, timings.replicaLagMs + 3_000);
-    proxy.setMode('forward');
+    for (const b of cluster.brokers) b.proxy.setMode('forward');
     return `broker ${id}`;
   };
 

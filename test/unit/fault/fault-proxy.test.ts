@@ -88,3 +88,25 @@ test('a black hole forwards nothing and closes nothing; healed, held bytes arriv
     upstream.server.close();
   }
 });
+
+test("limited to one process, a mode cuts only that process's connections", async () => {
+  const upstream = await echoServer();
+  const proxy = await startFaultProxy(upstream.port);
+  try {
+    const mine = await open(proxy.port);
+    const cut = ended(mine);
+    // This test's own process opened the connection: cut from another pid, it still flows.
+    proxy.setMode('reset', process.pid + 1_000_000);
+    assert.equal(await echoed(mine, 'still'), 'still');
+    proxy.setMode('reset', process.pid);
+    assert.equal(await cut, 'ECONNRESET');
+    assert.equal(await ended(connect({ host: '127.0.0.1', port: proxy.port })), 'ECONNRESET');
+    proxy.setMode('forward');
+    const again = await open(proxy.port);
+    assert.equal(await echoed(again, 'back'), 'back');
+    again.destroy();
+  } finally {
+    await proxy.close();
+    upstream.server.close();
+  }
+});
