@@ -60,7 +60,8 @@ export interface CkAdmin {
 export type CkCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 export interface CkKafka {
-  producer(config: { kafkaJS: { acks?: number; compression?: CkCompression; idempotent?: boolean } }): CkProducer;
+  /** Besides the KafkaJS-style block, librdkafka's own properties by name (they take precedence). */
+  producer(config: { kafkaJS: { acks?: number; compression?: CkCompression; idempotent?: boolean; retry?: { retries: number } }; 'message.timeout.ms'?: number }): CkProducer;
   consumer(config: {
     kafkaJS: { groupId: string; fromBeginning?: boolean; autoCommit?: boolean; sessionTimeout?: number; heartbeatInterval?: number };
   }): CkConsumer;

@@ -133,23 +133,22 @@ export async function runJava(scenario: string, bootstrap: string, input: JsonVa
       partial = lines.pop()!;
       for (const l of lines) if (l.trim() !== '') onLine(JSON.parse(l) as JsonLine);
     });
-  const out = await runChecked(
-    'java',
-    [
-      '-Xmx256m',
-      '-XX:TieredStopAtLevel=1', // these programs are short-lived: quick start beats peak speed
-      `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
-      '-cp',
-      kafkaClasspath(),
-      join(INTEROP_DIR, 'JavaClients.java'),
-      scenario,
-      bootstrap,
-    ],
-    JSON.stringify(input),
-    180_000,
-    onStdout,
-  );
+  const out = await runChecked('java', javaClientArgs(scenario, bootstrap), JSON.stringify(input), 180_000, onStdout);
   return parseJsonLines(out);
+}
+
+/** The `java` arguments that launch one scenario of `JavaClients.java` against `bootstrap`. */
+export function javaClientArgs(scenario: string, bootstrap: string): string[] {
+  return [
+    '-Xmx256m',
+    '-XX:TieredStopAtLevel=1', // these programs are short-lived: quick start beats peak speed
+    `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
+    '-cp',
+    kafkaClasspath(),
+    join(INTEROP_DIR, 'JavaClients.java'),
+    scenario,
+    bootstrap,
+  ];
 }
 
 /**

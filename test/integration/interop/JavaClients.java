@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.*;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
@@ -35,6 +37,7 @@ public class JavaClients {
       case "clusterAdmin" -> clusterAdmin(input.get("topic").asText());
       case "stream" -> stream(input.get("topic").asText(), input.get("partitions").asInt(), input.get("count").asInt(), input.get("intervalMs").asInt(),
           (short) (input.has("replicationFactor") ? input.get("replicationFactor").asInt() : 1));
+      case "faultClient" -> faultClient(input);
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -278,5 +281,131 @@ public class JavaClients {
     TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
     emit("described", "topic", d.name(), "topicId", d.topicId().toString(), "internal", d.isInternal(),
         "partitions", d.partitions().stream().map(tpi -> List.of(tpi.partition(), tpi.leader().id(), tpi.replicas().size(), tpi.isr().size())).toList());
+  }
+
+  /**
+   * The fault suite's Java workload (tools/fault), running until SIGTERM: an idempotent acks=all
+   * producer sends "<writer>-<seq>" to partition seq % partitions every `intervalMs`, and a
+   * consumer in `group` reads from the beginning and commits after each poll. Every send, its
+   * outcome (acked with its offset, failed, or unknown when it timed out: the broker may still
+   * have it), every consumed record and every commit is printed as it happens, so the history
+   * survives whatever the brokers do. On SIGTERM both stop, the producer waits for what is in
+   * flight, and the group's committed offsets are fetched once more.
+   */
+  static void faultClient(JsonNode input) throws Exception {
+    String topic = input.get("topic").asText();
+    int partitions = input.get("partitions").asInt();
+    String writer = input.get("writer").asText();
+    String group = input.get("group").asText();
+    int intervalMs = input.get("intervalMs").asInt();
+    AtomicBoolean stopping = new AtomicBoolean(false);
+    CountDownLatch done = new CountDownLatch(2);
+    Thread producing = new Thread(() -> faultProducer(topic, partitions, writer, intervalMs, stopping, done), "fault-producer");
+    Thread consuming = new Thread(() -> faultConsumer(topic, partitions, group, stopping, done), "fault-consumer");
+    Thread main = Thread.currentThread();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      stopping.set(true);
+      try {
+        main.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    producing.start();
+    consuming.start();
+    emit("started", "writer", writer, "group", group);
+    done.await();
+    emit("stopped", "writer", writer);
+    System.out.flush();
+  }
+
+  static void faultProducer(String topic, int partitions, String writer, int intervalMs, AtomicBoolean stopping, CountDownLatch done) {
+    Properties p = common();
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    p.put("enable.idempotence", "true");
+    p.put("acks", "all");
+    p.put("request.timeout.ms", "3000");
+    p.put("retry.backoff.ms", "100");
+    p.put("reconnect.backoff.max.ms", "500");
+    p.put("delivery.timeout.ms", "60000");
+    p.put("max.block.ms", "10000");
+    p.put("linger.ms", "0");
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      for (long seq = 0; !stopping.get(); seq++) {
+        String value = writer + "-" + seq;
+        int partition = (int) (seq % partitions);
+        emit("send", "value", value, "partition", partition, "atMs", System.currentTimeMillis());
+        try {
+          producer.send(new ProducerRecord<>(topic, partition, null, value.getBytes()), (m, e) -> {
+            try {
+              if (e == null) emit("acked", "value", value, "partition", m.partition(), "offset", m.offset(), "atMs", System.currentTimeMillis());
+              else emit(e instanceof org.apache.kafka.common.errors.TimeoutException ? "unknown" : "failed", "value", value, "error", e.toString(), "atMs", System.currentTimeMillis());
+            } catch (Exception io) {
+              throw new RuntimeException(io);
+            }
+          });
+        } catch (KafkaException e) {
+          // send() itself refused (metadata unavailable within max.block.ms): nothing was sent.
+          emit("failed", "value", value, "error", e.toString(), "atMs", System.currentTimeMillis());
+        }
+        Thread.sleep(intervalMs);
+      }
+      producer.flush();
+    } catch (Exception e) {
+      emitQuietly("producerError", "error", e.toString());
+    } finally {
+      done.countDown();
+    }
+  }
+
+  static void faultConsumer(String topic, int partitions, String group, AtomicBoolean stopping, CountDownLatch done) {
+    Properties p = common();
+    p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    p.put("group.id", group);
+    p.put("enable.auto.commit", "false");
+    p.put("auto.offset.reset", "earliest");
+    p.put("session.timeout.ms", "10000");
+    p.put("heartbeat.interval.ms", "1000");
+    p.put("request.timeout.ms", "5000");
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      consumer.subscribe(List.of(topic));
+      while (!stopping.get()) {
+        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        try {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+            emit("consumed", "partition", r.partition(), "offset", r.offset(), "value", new String(r.value()));
+            next.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+          }
+          if (next.isEmpty()) continue;
+          consumer.commitSync(next, Duration.ofSeconds(5));
+          long at = System.currentTimeMillis();
+          for (Map.Entry<TopicPartition, OffsetAndMetadata> e : next.entrySet()) {
+            emit("commit", "group", group, "partition", e.getKey().partition(), "offset", e.getValue().offset(), "atMs", at);
+          }
+        } catch (KafkaException e) {
+          // A commit or poll that fails during a fault is retried by the next round.
+          emit("commitFailed", "group", group, "error", e.toString());
+        }
+      }
+      Set<TopicPartition> all = new HashSet<>();
+      for (int i = 0; i < partitions; i++) all.add(new TopicPartition(topic, i));
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> e : consumer.committed(all, Duration.ofSeconds(30)).entrySet()) {
+        if (e.getValue() != null) emit("fetchedOffset", "group", group, "partition", e.getKey().partition(), "offset", e.getValue().offset());
+      }
+    } catch (Exception e) {
+      emitQuietly("consumerError", "error", e.toString());
+    } finally {
+      done.countDown();
+    }
+  }
+
+  static void emitQuietly(String type, Object... fields) {
+    try {
+      emit(type, fields);
+    } catch (Exception e) {
+      e.printStackTrace();
+    }
   }
 }
