@@ -10,6 +10,7 @@ import type { Recorder } from './recorder.js';
 import type { Workload, WorkloadSettings } from './workload.js';
 
 const CLIENT = 'librdkafka';
+const COMMIT_READ_TIMEOUT_MS = 5_000;
 const COMMIT_EVERY_MS = 500;
 /** How long librdkafka keeps retrying one message before reporting it timed out. */
 const MESSAGE_TIMEOUT_MS = 60_000;
@@ -68,9 +69,11 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
     const offsets = [...readUpTo].map(([partition, offset]) => ({ topic: settings.topic, partition, offset: String(offset) }));
     if (offsets.length === 0) return;
     try {
+      // commitOffsets only queues the commit; what counts is what the coordinator then holds.
       await consumer.commitOffsets(offsets);
+      const held = await consumer.committed(offsets.map((o) => ({ topic: o.topic, partition: o.partition })), COMMIT_READ_TIMEOUT_MS);
       const atMs = Date.now();
-      for (const o of offsets) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
+      for (const o of held) if (Number(o.offset) >= 0) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
     } catch (err) {
       // A commit that fails during a fault is made again by the next round.
       log.write(`commit failed: ${err instanceof Error ? err.message : String(err)}\n`);
