@@ -1,3 +1,4 @@
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -19,6 +20,8 @@ const char* ErrnoName(int errnum) {
     case ETIMEDOUT: return "ETIMEDOUT";
     case ENOTCONN: return "ENOTCONN";
     case EIO: return "EIO";
+    case EFAULT: return "EFAULT";
+    case ENOSPC: return "ENOSPC";
     default: return "EUNKNOWN";
   }
 }

@@ -50,6 +50,11 @@ export interface BrokerStartOptions {
   readonly port?: number;
   /** Kafka configuration keys, e.g. `{ 'log.dirs': '/tmp/sluice' }`. */
   readonly config?: Readonly<Record<string, string>>;
+  /**
+   * The broker cannot go on (a cluster member whose every log dir failed): `sluice start` exits
+   * with status 1, as Kafka halts. Embedded, the default stops the broker.
+   */
+  readonly onFatal?: (reason: string, broker: Broker) => void;
 }
 
 /** Kafka's `log.flush.offset.checkpoint.interval.ms` default. */
@@ -117,6 +122,13 @@ export class Broker {
     const partitions: PartitionService = new PartitionService(host, logger('partitions'), purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand()));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
+    // The member's log dir checks start before the broker is built: a fatal error then waits for it.
+    let started: Broker | null = null;
+    let pendingFatal: string | null = null;
+    const halt = (broker: Broker, reason: string): void => {
+      if (options.onFatal !== undefined) options.onFatal(reason, broker);
+      else void broker.stop().catch((err: unknown) => log.error('stopping after a fatal error failed', { error: (err as Error).message }));
+    };
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
@@ -171,9 +183,17 @@ export class Broker {
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       groups.onLeadership();
       const coordinators = groups;
-      member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, (topics) => {
-        if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
-      }, () => metrics.uncleanLeaderElection(), logger);
+      member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
+        onLeadershipChange: (topics) => {
+          if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
+        },
+        onUncleanElection: () => metrics.uncleanLeaderElection(),
+        onFatal: (reason) => {
+          log.error('the broker cannot go on; stopping', { reason });
+          if (started === null) pendingFatal = reason;
+          else halt(started, reason);
+        },
+      }, logger);
       cluster = {
         nodeId: node.nodeId,
         get metadata() {
@@ -217,7 +237,9 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    return new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
+    started = new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
+    if (pendingFatal !== null) halt(started, pendingFatal);
+    return started;
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */

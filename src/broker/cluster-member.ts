@@ -31,6 +31,15 @@ const PRODUCER_ID_BLOCK_SIZE = 1000;
 /** How often the member asks the workers whether a log dir failed. */
 const LOG_DIR_CHECK_INTERVAL_MS = 500;
 
+/** What the member tells the broker around it. */
+export interface MemberHooks {
+  /** Leadership of some partitions changed (coordinators load or unload). */
+  readonly onLeadershipChange: (topics: ReadonlySet<string>) => void;
+  readonly onUncleanElection: () => void;
+  /** The broker cannot go on (every log dir failed): Kafka halts it. Called once the member has left the cluster. */
+  readonly onFatal: (reason: string) => void;
+}
+
 export interface MemberIdentity {
   readonly nodeId: number;
   readonly host: string;
@@ -105,8 +114,7 @@ export class ClusterMember {
     replicaLagTimeMaxMs: number,
     logs: ReplicaLogs,
     configs: ConfigResolver,
-    onLeadershipChange: (topics: ReadonlySet<string>) => void,
-    onUncleanElection: () => void,
+    hooks: MemberHooks,
     logger: (component: string) => Logger,
   ): void {
     this.identity = self;
@@ -116,7 +124,7 @@ export class ClusterMember {
       {
         brokerId: self.nodeId,
         brokerSetting: (key) => configs.brokerValue(key),
-        onUncleanElection,
+        onUncleanElection: hooks.onUncleanElection,
         deleteTopicEnable,
         requestTimeoutMs: this.config.controllerSocketTimeoutMs,
         autoLeaderRebalance: {
@@ -150,7 +158,7 @@ export class ClusterMember {
       logs,
       fetchers: this.fetchers,
       topicOverrides: async (topic) => new Map(Object.entries(await this.zk.getEntityConfig('topics', topic))),
-      onLeadershipChange,
+      onLeadershipChange: hooks.onLeadershipChange,
       log: logger('replicas'),
     });
     const replicaManager = this.replicaManager;
@@ -158,9 +166,14 @@ export class ClusterMember {
       logs,
       markOffline: (partitions) => replicaManager.markOffline(partitions),
       notifyController: () => this.zk.propagateLogDirEvent(self.nodeId),
-      // Kafka halts the broker here; leaving the cluster is what the others see of that: the
-      // registration goes, and the controller moves every leadership of this broker away.
-      onAllFailed: () => void this.close().catch((err: unknown) => this.log.error('leaving the cluster after every log dir failed went wrong', { error: (err as Error).message })),
+      // Kafka halts the broker here. Leaving the cluster first lets the controller move every
+      // leadership away at once instead of after the session timeout.
+      onAllFailed: (dirs) => {
+        const reason = `all log dirs in ${dirs.join(', ')} have failed`;
+        void this.close()
+          .catch((err: unknown) => this.log.error('leaving the cluster after every log dir failed went wrong', { error: (err as Error).message }))
+          .finally(() => hooks.onFatal(reason));
+      },
       checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
       log: logger('log-dirs'),
     });

@@ -36,7 +36,14 @@ async function start(args: string[]): Promise<void> {
       usage();
     }
   }
-  const broker = await Broker.start({ config: Object.fromEntries(settings) });
+  const broker = await Broker.start({
+    config: Object.fromEntries(settings),
+    // Kafka halts here: nothing more is written to dirs that failed.
+    onFatal: (reason) => {
+      process.stderr.write(`sluice: ${reason}; exiting\n`);
+      process.exit(1);
+    },
+  });
   process.stdout.write(`sluice: accepting connections on ${broker.bootstrap}\n`);
   const shutdown = (): void => {
     broker.stop().then(

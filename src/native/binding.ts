@@ -24,6 +24,7 @@ export interface NativeBinding {
   mapFile(fd: number, offset: number, length: number, writable: boolean): ArrayBuffer;
   msync(region: ArrayBuffer): void;
   unmap(region: ArrayBuffer): void;
+  populate(region: ArrayBuffer, offset: number, length: number): void;
   readonly codecsAvailable: { readonly snappy: boolean; readonly lz4: boolean; readonly zstd: boolean };
   compress(codec: NativeCodec, data: Uint8Array): Buffer;
   decompress(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer;

@@ -28,6 +28,22 @@ export class MappedRegion {
     native.msync(this.buffer);
   }
 
+  /**
+   * Backs `length` bytes from `offset` with file system blocks now, so that a full disk fails
+   * here (an EFAULT error) rather than with SIGBUS at the first write to a page of a sparse file.
+   * Returns false where the kernel does not know how (before Linux 5.14): nothing is checked then.
+   */
+  populate(offset: number, length: number): boolean {
+    this.#checkMapped();
+    try {
+      native.populate(this.buffer, offset, length);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EINVAL') return false;
+      throw err;
+    }
+  }
+
   /** Detaches `buffer` (its views read as empty afterwards) and releases the mapping. Idempotent. */
   unmap(): void {
     if (!this.#mapped) return;

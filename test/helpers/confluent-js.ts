@@ -48,8 +48,6 @@ export interface CkConsumer {
   run(config: { eachMessage: (payload: CkEachMessagePayload) => Promise<void> }): Promise<void>;
   /** Queues a commit (librdkafka's commitAsync): resolving says nothing of the broker's answer. */
   commitOffsets(offsets: Array<CkTopicPartition & { offset: string }>): Promise<void>;
-  /** The group's committed offsets as the coordinator answers them (OffsetFetch). */
-  committed(partitions: CkTopicPartition[], timeoutMs: number): Promise<Array<CkTopicPartition & { offset: string }>>;
   assignment(): CkTopicPartition[];
 }
 

@@ -5,12 +5,12 @@
  */
 import { createWriteStream } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Kafka, logLevel } from 'kafkajs';
 import { confluentKafka, type CkConsumer, type CkProducer } from '../../test/helpers/confluent-js.js';
 import type { Recorder } from './recorder.js';
 import type { Workload, WorkloadSettings } from './workload.js';
 
 const CLIENT = 'librdkafka';
-const COMMIT_READ_TIMEOUT_MS = 5_000;
 const COMMIT_EVERY_MS = 500;
 /** How long librdkafka keeps retrying one message before reporting it timed out. */
 const MESSAGE_TIMEOUT_MS = 60_000;
@@ -27,6 +27,8 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
   const log = createWriteStream(settings.logFile);
   const producer: CkProducer = kafka.producer({ kafkaJS: { acks: -1, idempotent: true, retry: { retries: 1_000_000 } }, 'message.timeout.ms': MESSAGE_TIMEOUT_MS });
   const consumer: CkConsumer = kafka.consumer({ kafkaJS: { groupId: group, fromBeginning: true, autoCommit: false, sessionTimeout: 10_000, heartbeatInterval: 1_000 } });
+  const observer = new Kafka({ brokers: settings.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 3 } }).admin();
+  await observer.connect();
   await producer.connect();
   await consumer.connect();
   await consumer.subscribe({ topics: [settings.topic] });
@@ -69,11 +71,13 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
     const offsets = [...readUpTo].map(([partition, offset]) => ({ topic: settings.topic, partition, offset: String(offset) }));
     if (offsets.length === 0) return;
     try {
-      // commitOffsets only queues the commit; what counts is what the coordinator then holds.
+      // commitOffsets only queues the commit (librdkafka's commitAsync): what counts is what the
+      // coordinator then holds, read over the wire by KafkaJS (the package's own committed()
+      // throws from a native callback on a coordinator error, taking the process down).
       await consumer.commitOffsets(offsets);
-      const held = await consumer.committed(offsets.map((o) => ({ topic: o.topic, partition: o.partition })), COMMIT_READ_TIMEOUT_MS);
+      const [held] = await observer.fetchOffsets({ groupId: group, topics: [settings.topic] });
       const atMs = Date.now();
-      for (const o of held) if (Number(o.offset) >= 0) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
+      for (const o of held?.partitions ?? []) if (Number(o.offset) >= 0) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
     } catch (err) {
       // A commit that fails during a fault is made again by the next round.
       log.write(`commit failed: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -104,6 +108,7 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
       bound.abort();
       await producer.disconnect();
       await consumer.disconnect();
+      await observer.disconnect();
       const admin = kafka.admin();
       await admin.connect();
       try {

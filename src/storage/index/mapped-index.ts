@@ -13,7 +13,10 @@
  *   such indexes from the log rather than trusting them (see `LogSegment`).
  *
  * The mapping is unmapped before the file is shrunk: touching a mapped page past a file's end
- * raises SIGBUS. Owned by the thread that owns the partition; never shared.
+ * raises SIGBUS. So does the first write to a page of the (sparse) preallocated file on a full
+ * disk: appends back the pages ahead of them with blocks first (`MappedRegion.populate`), so a
+ * full disk fails the append with an I/O error, which takes the log dir offline, instead of
+ * killing the process. Owned by the thread that owns the partition; never shared.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { MappedRegion } from '../../native/index.js';
@@ -22,6 +25,8 @@ import type { Offset } from '../offsets.js';
 
 /** Kafka searches the newest 8 KiB first: lookups near the end (tailing consumers, appends) touch only hot pages. */
 const WARM_SECTION_BYTES = 8192;
+/** How much of the file an append backs with blocks at a time: one call per 8,192 offset-index entries. */
+const POPULATE_BYTES = 65_536;
 
 export abstract class MappedIndex {
   abstract readonly entrySize: number;
@@ -34,6 +39,8 @@ export abstract class MappedIndex {
   #loaded = false;
   #writable: boolean;
   #maxIndexSize: number;
+  /** Bytes from the start of the mapping known to be backed by blocks. */
+  #populated = 0;
   /** File length seen when the index was mapped, for the sanity check. */
   protected lengthAtLoad = 0;
 
@@ -90,7 +97,15 @@ export abstract class MappedIndex {
     faultPoint('index.append');
     if (!this.#writable) throw new Error(`index ${this.#path} is read-only`);
     if (this.entries >= this.maxEntries) throw new Error(`index ${this.#path} is full (${this.#maxEntries} entries)`);
-    return this.#entries * this.entrySize;
+    const position = this.#entries * this.entrySize;
+    if (position + this.entrySize > this.#populated) this.#populateFrom(position);
+    return position;
+  }
+
+  #populateFrom(position: number): void {
+    const region = this.#region!;
+    const end = Math.min(region.buffer.byteLength, position + POPULATE_BYTES);
+    this.#populated = region.populate(position, end - position) ? end : region.buffer.byteLength;
   }
 
   protected commitSlot(): void {
@@ -192,6 +207,7 @@ export abstract class MappedIndex {
         this.#region = new MappedRegion(fd, 0, mapped, true);
         this.#maxEntries = mapped / this.entrySize;
         this.#entries = Math.min(entries, this.#maxEntries);
+        this.#populated = 0;
       } else {
         this.#region = entries === 0 ? null : new MappedRegion(fd, 0, entries * this.entrySize, false);
         this.#maxEntries = entries;

@@ -1,10 +1,13 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Faults, LogManager, StorageError } from '../../../src/storage/index.js';
+import { OffsetIndex } from '../../../src/storage/index/offset-index.js';
+import { offsetOf, positionOf } from '../../../src/storage/offsets.js';
+import { isIoError } from '../../../src/storage/storage-error.js';
 import { producedBatch, tempDir } from '../../unit/storage/storage-fixtures.js';
 
 const root = tempDir('full');
@@ -12,23 +15,41 @@ process.on('exit', root.remove);
 
 const isStorageError = (e: unknown): boolean => e instanceof StorageError && e.code === ErrorCode.KAFKA_STORAGE_ERROR;
 
-test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other dir continues; reopen recovers', (t) => {
-  const small = join(root.path, 'tmpfs');
-  const big = join(root.path, 'disk');
-  mkdirSync(small);
+/** A tmpfs of `size` at `dir`, unmounted after the test; false (the test skipped) where mounting needs root. */
+function mountTmpfs(t: TestContext, dir: string, size: string): boolean {
+  mkdirSync(dir);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', small], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
   } catch {
     t.skip('cannot mount a tmpfs here (needs root)');
-    return;
+    return false;
   }
   t.after(() => {
     try {
-      execFileSync('umount', [small], { stdio: 'ignore' });
+      execFileSync('umount', [dir], { stdio: 'ignore' });
     } catch {
       // already unmounted
     }
   });
+  return true;
+}
+
+/** Writes until the file system refuses with ENOSPC. */
+function fill(path: string): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (;;) writeSync(fd, Buffer.alloc(64 * 1024));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other dir continues; reopen recovers', (t) => {
+  const small = join(root.path, 'tmpfs');
+  const big = join(root.path, 'disk');
+  if (!mountTmpfs(t, small, '2m')) return;
   const config = { 'segment.index.bytes': 64 * 1024 };
   // Space an operator can free after the disk fills.
   writeFileSync(join(small, 'reserve'), Buffer.alloc(256 * 1024, 1));
@@ -67,6 +88,26 @@ test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other 
   assert.equal(reopened.append(producedBatch(1, 10, Date.now()), { leaderEpoch: 0 }).baseOffset, acked.length);
   manager.close();
   rmSync(join(small, 'a-0'), { recursive: true, force: true });
+});
+
+test('an index append onto a full disk fails with an I/O error instead of SIGBUS on a page of the sparse file', (t) => {
+  const dir = join(root.path, 'index-tmpfs');
+  if (!mountTmpfs(t, dir, '1m')) return;
+  // Preallocated (sparse) to 512 KiB; the first append backs the first 64 KiB of it.
+  const index = new OffsetIndex(join(dir, '00000000000000000000.index'), offsetOf(0), 512 * 1024, true);
+  index.append(offsetOf(0), positionOf(0));
+  fill(join(dir, 'filler'));
+  let failure: unknown = null;
+  for (let i = 1; i < 65_536 && failure === null; i++) {
+    try {
+      index.append(offsetOf(i), positionOf(i * 100));
+    } catch (e) {
+      failure = e;
+    }
+  }
+  assert.ok(isIoError(failure), `expected an I/O error, got ${String(failure)}`);
+  assert.equal(index.entries, 8192, 'every entry on backed pages was written; the next one failed');
+  index.close();
 });
 
 test('injected EIO at named points: the dir goes offline, nothing acknowledged is lost', () => {

@@ -102,7 +102,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
         ),
       30_000,
       1,
-    ).catch((e) => { require_dump(cluster); throw e; });
+    );
     assert.equal(moved.brokers.length, 3, 'broker 3 stays in the cluster');
     await produce('moved');
 
@@ -117,8 +117,33 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     await cluster.startBroker(FAILING);
     await cluster.waitFor('broker 3 back in every ISR', (m) => m.brokers.length === 3 && replicated(m), 60_000, 1);
   });
-});
 
-function require_dump(c: TestCluster): void {
-  console.error('BROKER3 STDERR >>>\n' + c.brokers[2]!.stderr().split('\n').filter((l) => !l.includes('DEBUG')).slice(-80).join('\n'));
-}
+  test('with every log dir failed the broker exits with status 1, as Kafka halts, and its leaderships move', async () => {
+    // Broker 3 again, now with the tmpfs as its only log dir.
+    assert.equal(await cluster.brokers[FAILING - 1]!.stop(), 0);
+    const doomed = await cluster.startBroker(FAILING, { 'log.dirs': small });
+    const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: 'doomed', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [FAILING, 1, 2] }], configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+    const partition = (m: MetadataResponseData) => m.topics.find((t) => t.name === 'doomed')?.partitions[0];
+    await cluster.waitFor('doomed led by broker 3 with a full ISR', (m) => partition(m)?.leaderId === FAILING && partition(m)?.isrNodes.length === 3);
+    const exited = new Promise<number | null>((resolve) => doomed.child.once('exit', (code) => resolve(code)));
+    const produce = (prefix: string): Promise<Buffer> =>
+      kcat(['-b', cluster.bootstrap(), '-P', '-t', 'doomed', '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
+    await produce('before');
+    fill(filler);
+    await produce('after');
+    assert.equal(await exited, 1, 'the broker exits with status 1');
+    assert.match(doomed.stderr(), /all log dirs in .* have failed/);
+    await cluster.waitFor('doomed led by another broker', (m) => [1, 2].includes(partition(m)?.leaderId ?? -1), 30_000, 1);
+    const values = new Set((await kcatRead(cluster.bootstrap(), 'doomed')).map((r) => Buffer.from(r.value!, 'hex').toString()));
+    for (const prefix of ['before', 'after']) {
+      for (let i = 0; i < 200; i++) assert.ok(values.has(`${prefix}-${i}-${PADDING}`), `acknowledged record ${prefix}-${i} is there`);
+    }
+    unlinkSync(filler);
+    await cluster.startBroker(FAILING);
+  });
+});
