@@ -48,5 +48,13 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
     },
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
+    awaitCommitted: async (partition, leaderEpoch, offset) => {
+      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch, requiredOffset: offset }], COMMIT_TIMEOUT_MS);
+      // That answer comes only once the high watermark is there: committed, if by a small ISR.
+      if (errorCode === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) return ErrorCode.NONE;
+      // The followers have not caught up yet: the client asks again, as during any load.
+      if (errorCode === ErrorCode.REQUEST_TIMED_OUT) return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+      return errorCode!;
+    },
   };
 }

@@ -201,10 +201,18 @@ export const registerOps: RegisterOps = (setup) => {
     try {
       const partition = partitionOf(c);
       partition.checkLeader(c.currentLeaderEpoch);
-      const bytes = partition.log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: partition.readBound(c.readCommitted), minOneMessage: c.minOneMessage });
-      return { errorCode: ErrorCode.NONE, highWatermark: BigInt(partition.highWatermark), logStartOffset: BigInt(partition.log.logStartOffset), bytes };
+      const log = partition.log;
+      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.logEndOffset, minOneMessage: c.minOneMessage });
+      return {
+        errorCode: ErrorCode.NONE,
+        highWatermark: BigInt(log.highWatermark),
+        logEndOffset: BigInt(log.logEndOffset),
+        leaderEpoch: partition.leaderEpoch,
+        logStartOffset: BigInt(log.logStartOffset),
+        bytes,
+      };
     } catch (err) {
-      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
+      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logEndOffset: NO_OFFSET, leaderEpoch: NO_EPOCH, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
     }
   });
 

@@ -472,9 +472,17 @@ function readReadReply(r: Reader): ReadReply {
 }
 
 /** readBytes' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
+/**
+ * A coordinator's replay read, on the leader: records up to the log end, not the high watermark —
+ * a new leader's high watermark lags records the old one had committed, and a coordinator loading
+ * only up to it would lose them. The replay then waits for `logEndOffset` to be committed at
+ * `leaderEpoch` before the coordinator serves.
+ */
 export interface ReadBytesReply {
   readonly errorCode: number;
   readonly highWatermark: bigint;
+  readonly logEndOffset: bigint;
+  readonly leaderEpoch: number;
   readonly logStartOffset: bigint;
   readonly bytes: Buffer;
 }
@@ -485,6 +493,8 @@ const readBytesReply: BodyCodec<ReadBytesReply> = {
       finish((w) => {
         w.int16(a.errorCode);
         w.int64(a.highWatermark);
+        w.int64(a.logEndOffset);
+        w.int32(a.leaderEpoch);
         w.int64(a.logStartOffset);
       }),
       a.bytes,
@@ -493,7 +503,7 @@ const readBytesReply: BodyCodec<ReadBytesReply> = {
   decode: (bytes) => {
     const r = reader(bytes);
     // The reply is decoded in the ring: the bytes are copied out, as the caller keeps them.
-    return { errorCode: r.int16(), highWatermark: r.int64(), logStartOffset: r.int64(), bytes: Buffer.from(r.raw(r.remaining())) };
+    return { errorCode: r.int16(), highWatermark: r.int64(), logEndOffset: r.int64(), leaderEpoch: r.int32(), logStartOffset: r.int64(), bytes: Buffer.from(r.raw(r.remaining())) };
   },
 };
 

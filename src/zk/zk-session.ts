@@ -7,8 +7,10 @@
  * the client reconnects by itself after a connection loss (state `disconnected`, then
  * `connected` again; requests in flight at the loss fail with `ZkConnectionLossError`, requests
  * made meanwhile wait). A server that sends nothing for two thirds of the session timeout counts
- * as lost (the read timeout, in `zk-driver.ts`), and no server reached for a whole session timeout
- * means the session is expired. A session that the server expired stays dead: every pending and later
+ * as lost (the read timeout, in `zk-driver.ts`). Only the server expires a session, and says so
+ * when the client reaches it again: a client that cannot reach it stays `disconnected` (it does
+ * not guess: a ZooKeeper restarted after a session timeout keeps its sessions, and every broker
+ * re-registering at once would move every leadership). A session that the server expired stays dead: every pending and later
  * request fails with `ZkSessionExpiredError`, its ephemeral znodes are gone and its watches never
  * fire — the owner opens a new session and re-registers (Kafka's `afterInitializingSession`).
  *
@@ -72,8 +74,6 @@ export class ZkSession {
   private readonly pending = new Set<(err: ZkError) => void>();
   /** Set while `close()` waits for the server's acknowledgement. */
   private closeAcknowledged: (() => void) | undefined;
-  /** Armed while disconnected: fires when the server must have expired the session. */
-  private expiryTimer: NodeJS.Timeout | undefined;
 
   private constructor(connect: string, sessionTimeoutMs: number) {
     this.connectString = connect;
@@ -248,7 +248,6 @@ export class ZkSession {
     if (this.current === 'closed') return;
     const wasConnected = this.current === 'connected';
     const endedBefore = isTerminal(this.current);
-    this.disarmLocalExpiry();
     this.setState('closed');
     if (endedBefore) return;
     if (wasConnected) {
@@ -303,37 +302,9 @@ export class ZkSession {
       return;
     }
     if (isTerminal(this.current)) return;
-    if (state === 'disconnected' && this.current === 'connected') this.armLocalExpiry();
-    if (state !== 'disconnected') this.disarmLocalExpiry();
     this.setState(state);
     const ended = this.endedError();
     if (ended) this.rejectPending(ended);
-  }
-
-  /**
-   * A server that heard nothing from this client for a whole session timeout has expired the
-   * session, but says so only to a client that reaches it again: one that cannot (the server
-   * hung, or unreachable) would wait forever in `disconnected`. So after a session timeout
-   * without a connection the session counts as expired here (as Curator does), and the owner
-   * starts a new one, which works as soon as a server answers.
-   */
-  private armLocalExpiry(): void {
-    this.disarmLocalExpiry();
-    const timeoutMs = this.driver.sessionTimeoutMs;
-    this.expiryTimer = setTimeout(() => {
-      this.expiryTimer = undefined;
-      if (this.current !== 'disconnected') return;
-      log.warn('no ZooKeeper server reached within the session timeout; the session is expired', { servers: this.connectString, sessionTimeoutMs: timeoutMs });
-      this.driver.abandon();
-      this.setState('expired');
-      this.rejectPending(new ZkSessionExpiredError());
-    }, timeoutMs);
-    this.expiryTimer.unref();
-  }
-
-  private disarmLocalExpiry(): void {
-    clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
   }
 
   private setState(state: ZkState): void {

@@ -7,6 +7,7 @@ import { startZooKeeper as startServer, type ZooKeeperServer } from '../../src/z
 
 export type { ZooKeeperServer };
 
-export function startZooKeeper(options: { dataDir?: string } = {}): Promise<ZooKeeperServer> {
+/** `dataDir` (kept when the server stops) and `port` let a test restart a server where it was. */
+export function startZooKeeper(options: { dataDir?: string; port?: number } = {}): Promise<ZooKeeperServer> {
   return startServer({ ...options, startTimeoutMs: 30_000 });
 }

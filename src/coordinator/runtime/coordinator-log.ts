@@ -36,8 +36,13 @@ export interface InternalTopicPartitions {
   /** Appends one record batch as the partition's leader, with acks=all. */
   append(partition: number, batch: Buffer): Promise<number>;
   logStartOffset(partition: number): Promise<{ readonly errorCode: number; readonly offset: bigint }>;
-  /** Committed record batches from `offset`, at most about `maxBytes` (at least one batch). */
-  read(partition: number, offset: bigint, maxBytes: number): Promise<{ readonly errorCode: number; readonly highWatermark: bigint; readonly bytes: Buffer }>;
+  /**
+   * Record batches from `offset` up to the leader's log end, at most about `maxBytes` (at least
+   * one batch), with where the log ends and at which leader epoch.
+   */
+  read(partition: number, offset: bigint, maxBytes: number): Promise<{ readonly errorCode: number; readonly logEndOffset: bigint; readonly leaderEpoch: number; readonly bytes: Buffer }>;
+  /** Resolves with NONE once the leader's high watermark has reached `offset` at `leaderEpoch`, else with the error (a timeout, a lost leadership). */
+  awaitCommitted(partition: number, leaderEpoch: number, offset: bigint): Promise<number>;
 }
 
 export interface InternalTopicSpec {
@@ -88,6 +93,12 @@ export class InternalTopicLog implements CoordinatorLog {
     return this.partitions.append(partition, encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp })) }));
   }
 
+  /**
+   * Replays the whole of the leader's log, then waits until all of it is committed: a leader new to
+   * the partition holds records the old one had committed above its own, lagging, high watermark
+   * (they are acknowledged: stopping at the high watermark would lose them), and the state is
+   * served only once no failover can take them back.
+   */
   async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {
     const start = await this.partitions.logStartOffset(partition);
     if (start.errorCode !== ErrorCode.NONE) return start.errorCode;
@@ -95,7 +106,7 @@ export class InternalTopicLog implements CoordinatorLog {
     for (;;) {
       const chunk = await this.partitions.read(partition, offset, REPLAY_CHUNK_BYTES);
       if (chunk.errorCode !== ErrorCode.NONE) return chunk.errorCode;
-      if (chunk.bytes.length === 0) return ErrorCode.NONE;
+      if (chunk.bytes.length === 0) return this.partitions.awaitCommitted(partition, chunk.leaderEpoch, offset);
       const scan = validateBatches(chunk.bytes);
       if (!scan.ok) return scan.error.code;
       if (scan.batches.length === 0) return ErrorCode.CORRUPT_MESSAGE;
@@ -107,7 +118,7 @@ export class InternalTopicLog implements CoordinatorLog {
         }
         offset = lastOffsetOf(header) + 1n;
       }
-      if (offset >= chunk.highWatermark) return ErrorCode.NONE;
+      if (offset >= chunk.logEndOffset) return this.partitions.awaitCommitted(partition, chunk.leaderEpoch, offset);
     }
   }
 }

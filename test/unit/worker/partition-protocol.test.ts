@@ -58,10 +58,11 @@ test('a truncated batched body is refused, not half-read', () => {
 
 test('the bytes of a readBytes reply are copied out of the ring, which reuses its memory', () => {
   const op = PartitionOps.readBytes;
-  const ring = wire(op.encodeReply({ errorCode: 0, highWatermark: 3n, logStartOffset: 0n, bytes: Buffer.from('records') }));
+  const ring = wire(op.encodeReply({ errorCode: 0, highWatermark: 3n, logEndOffset: 5n, leaderEpoch: 2, logStartOffset: 0n, bytes: Buffer.from('records') }));
   const reply = op.decodeReply(ring);
   ring.fill(0);
   assert.equal(reply.bytes.toString(), 'records');
+  assert.deepEqual([reply.highWatermark, reply.logEndOffset, reply.leaderEpoch], [3n, 5n, 2]);
 });
 
 test("a follower's append body carries the leader's watermarks, then its records copied once into the ring", () => {
