@@ -51,7 +51,12 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
     const p = producer
       .send({ topic: settings.topic, messages: [{ value, partition }] })
       .then(
-        ([md]) => recorder.done(value, 'acked', Date.now(), { offset: Number(md!.baseOffset) }),
+        ([md]) => {
+          // librdkafka acknowledges a message without an offset (-1001) when a later one's
+          // acknowledgement covers it (its own answer was lost): acked, where unknown.
+          const offset = Number(md!.baseOffset);
+          recorder.done(value, 'acked', Date.now(), offset >= 0 ? { offset } : {});
+        },
         (err: CodedError) => {
           const timedOut = (err.code !== undefined && TIMED_OUT.has(err.code)) || /timed out/i.test(err.message ?? '');
           recorder.done(value, timedOut ? 'unknown' : 'failed', Date.now(), { error: `${err.code ?? ''} ${err.message ?? String(err)}` });
