@@ -93,6 +93,8 @@ export class ReplicaManager implements ReplicaControl {
           continue;
         }
         for (const p of list) {
+          // This state replaces any follow still waiting for an older leader's endpoint.
+          this.pendingFollows.delete(partitionKey(topic, p.partition));
           if (p.leader === this.deps.nodeId || p.leader < 0) {
             this.deps.fetchers.unfollow(topic, p.partition);
             continue;
