@@ -68,6 +68,19 @@ export class IsrChangeSender {
       await this.logs.applyIsrAnswers(proposals.map((p) => failed(p, ErrorCode.NETWORK_EXCEPTION)));
       throw err;
     }
+    // A refusal can leave a partition's change pending until the controller's next state: said
+    // here, a partition that never changes its ISR again can be traced.
+    for (const o of outcomes) {
+      if (o.errorCode === ErrorCode.NONE) continue;
+      this.log.warn('the controller refused an ISR change', {
+        topic: o.proposal.topic,
+        partition: o.proposal.partition,
+        errorCode: o.errorCode,
+        proposedIsr: o.proposal.newIsr,
+        leaderEpoch: o.proposal.leaderEpoch,
+        partitionEpoch: o.proposal.partitionEpoch,
+      });
+    }
     await this.logs.applyIsrAnswers(outcomes);
   }
 
