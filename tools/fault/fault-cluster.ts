@@ -5,22 +5,21 @@
  * each broker's real port for its own questions (metadata), which no network fault cuts.
  * Optionally one broker's log dir is a small tmpfs that can be filled to the last byte.
  */
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../src/common/free-port.js';
 import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
 import { fourLetterWord, startZooKeeper, type ZooKeeperServer } from '../../src/zk/zookeeper-server.js';
 import { startBrokerProcess, type BrokerProcess } from '../../test/helpers/broker-process.js';
+import { fillUntilFull, mountTmpfs, unmountTmpfs } from '../../test/helpers/tmpfs.js';
 import { wireCall } from '../../test/helpers/wire-call.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 
 const HOST = '127.0.0.1';
 const METADATA_VERSION = 12;
 const ZOOKEEPER_START_MS = 30_000;
-const FILL_CHUNK = Buffer.alloc(1 << 20);
 
 export interface FaultClusterOptions {
   readonly size: number;
@@ -174,13 +173,8 @@ export class FaultCluster {
   }
 
   private mountDisk(id: number, bytes: number): void {
-    mkdirSync(this.logDir(id), { recursive: true });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', this.logDir(id)], { stdio: 'ignore' });
-      this.diskSkip = undefined;
-    } catch (err) {
-      this.diskSkip = `cannot mount a tmpfs as broker ${id}'s log dir (needs root): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
-    }
+    const problem = mountTmpfs(this.logDir(id), bytes);
+    this.diskSkip = problem === undefined ? undefined : `broker ${id}'s log dir: ${problem}`;
   }
 
   private fillFile(id: number): string {
@@ -189,22 +183,7 @@ export class FaultCluster {
 
   /** Writes to the tmpfs until it has no byte left. */
   fillDisk(id: number): void {
-    const fd = openSync(this.fillFile(id), 'w');
-    try {
-      for (;;) writeSync(fd, FILL_CHUNK);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-      // What is left is smaller than a chunk: fill it too.
-      for (let size = FILL_CHUNK.length >> 1; size > 0; size >>= 1) {
-        try {
-          writeSync(fd, FILL_CHUNK, 0, size);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
+    fillUntilFull(this.fillFile(id));
   }
 
   freeDisk(id: number): void {
@@ -252,7 +231,7 @@ export class FaultCluster {
     await Promise.all(this.brokers.map((b) => b.proxy.close()));
     await this.zookeeper.stop();
     if (this.options.diskBroker !== undefined && this.diskSkip === undefined) {
-      execFileSync('umount', [this.logDir(this.options.diskBroker)], { stdio: 'ignore' });
+      unmountTmpfs(this.logDir(this.options.diskBroker));
     }
   }
 }

@@ -1,7 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Faults, LogManager, StorageError } from '../../../src/storage/index.js';
@@ -9,6 +8,7 @@ import { OffsetIndex } from '../../../src/storage/index/offset-index.js';
 import { offsetOf, positionOf } from '../../../src/storage/offsets.js';
 import { isIoError } from '../../../src/storage/storage-error.js';
 import { producedBatch, tempDir } from '../../unit/storage/storage-fixtures.js';
+import { fillUntilFull, mountTmpfs, unmountTmpfs } from '../../helpers/tmpfs.js';
 
 const root = tempDir('full');
 process.on('exit', root.remove);
@@ -16,40 +16,20 @@ process.on('exit', root.remove);
 const isStorageError = (e: unknown): boolean => e instanceof StorageError && e.code === ErrorCode.KAFKA_STORAGE_ERROR;
 
 /** A tmpfs of `size` at `dir`, unmounted after the test; false (the test skipped) where mounting needs root. */
-function mountTmpfs(t: TestContext, dir: string, size: string): boolean {
-  mkdirSync(dir);
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
-    t.skip('cannot mount a tmpfs here (needs root)');
+function mountForTest(t: TestContext, dir: string, size: string): boolean {
+  const problem = mountTmpfs(dir, size);
+  if (problem !== undefined) {
+    t.skip(problem);
     return false;
   }
-  t.after(() => {
-    try {
-      execFileSync('umount', [dir], { stdio: 'ignore' });
-    } catch {
-      // already unmounted
-    }
-  });
+  t.after(() => unmountTmpfs(dir));
   return true;
-}
-
-/** Writes until the file system refuses with ENOSPC. */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (;;) writeSync(fd, Buffer.alloc(64 * 1024));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other dir continues; reopen recovers', (t) => {
   const small = join(root.path, 'tmpfs');
   const big = join(root.path, 'disk');
-  if (!mountTmpfs(t, small, '2m')) return;
+  if (!mountForTest(t, small, '2m')) return;
   const config = { 'segment.index.bytes': 64 * 1024 };
   // Space an operator can free after the disk fills.
   writeFileSync(join(small, 'reserve'), Buffer.alloc(256 * 1024, 1));
@@ -92,11 +72,11 @@ test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other 
 
 test('an index append onto a full disk fails with an I/O error instead of SIGBUS on a page of the sparse file', (t) => {
   const dir = join(root.path, 'index-tmpfs');
-  if (!mountTmpfs(t, dir, '1m')) return;
+  if (!mountForTest(t, dir, '1m')) return;
   // Preallocated (sparse) to 512 KiB; the first append backs the first 64 KiB of it.
   const index = new OffsetIndex(join(dir, '00000000000000000000.index'), offsetOf(0), 512 * 1024, true);
   index.append(offsetOf(0), positionOf(0));
-  fill(join(dir, 'filler'));
+  fillUntilFull(join(dir, 'filler'));
   let failure: unknown = null;
   for (let i = 1; i < 65_536 && failure === null; i++) {
     try {

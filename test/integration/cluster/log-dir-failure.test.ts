@@ -5,8 +5,7 @@
 // the dir has room again, a restart brings the broker back into every ISR.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +15,7 @@ import type { BrokerProcess } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { fillUntilFull, mountTmpfs, unmountTmpfs } from '../../helpers/tmpfs.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const TOPIC = 'disks';
@@ -28,29 +28,6 @@ const small = join(root, 'small');
 const healthy = join(root, 'healthy');
 const filler = join(small, 'filler');
 
-function mountTmpfs(): string | undefined {
-  mkdirSync(small);
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', small], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'cannot mount a tmpfs here (needs root)';
-  }
-}
-
-/** Writes zeros until the file system refuses: ENOSPC is the point. */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The last lines a broker wrote, for a failure's message. */
 function logTail(broker: BrokerProcess): string {
   return broker.stderr().split('\n').slice(-40).join('\n');
@@ -60,7 +37,7 @@ function partitionsOf(m: MetadataResponseData): MetadataResponseData['topics'][n
   return m.topics.find((t) => t.name === TOPIC)?.partitions ?? [];
 }
 
-const mountProblem = zooKeeperSkip() ?? kcatSkip() ?? mountTmpfs();
+const mountProblem = zooKeeperSkip() ?? kcatSkip() ?? mountTmpfs(small, '16m');
 
 describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000 }, () => {
   let cluster: TestCluster;
@@ -69,11 +46,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
   });
   after(async () => {
     await cluster?.stop();
-    try {
-      execFileSync('umount', [small], { stdio: 'ignore' });
-    } catch {
-      // not mounted
-    }
+    unmountTmpfs(small);
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -99,7 +72,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     const produce = (prefix: string): Promise<Buffer> =>
       kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
     await produce('before');
-    fill(filler);
+    fillUntilFull(filler);
     // The next appends in the full dir fail there; kcat retries on the new leaders.
     await produce('after');
 
@@ -149,7 +122,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     const produce = (prefix: string): Promise<Buffer> =>
       kcat(['-b', cluster.bootstrap(), '-P', '-t', 'doomed', '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
     await produce('before');
-    fill(filler);
+    fillUntilFull(filler);
     await produce('after');
     assert.equal(await exited, 1, 'the broker exits with status 1');
     assert.match(doomed.stderr(), /all log dirs in .* have failed/);
