@@ -6,7 +6,8 @@
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import type { AppendReply } from '../router/partition-data.js';
 import type { PartitionService } from '../router/partition-service.js';
 import type { ProducePurgatory } from '../router/produce-purgatory.js';
 import { EARLIEST_TIMESTAMP, NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
@@ -31,8 +32,35 @@ export function offsetsTopicSpec(numPartitions: number): InternalTopicSpec {
   };
 }
 
+/** `transaction.state.log.*`: how `__transaction_state` is created. */
+export interface TransactionStateLogSettings {
+  readonly numPartitions: number;
+  readonly segmentBytes: number;
+  readonly minIsr: number;
+}
+
+/** `__transaction_state` as Kafka creates it: compacted, uncompressed, its own segment size and min ISR. */
+export function transactionStateTopicSpec(settings: TransactionStateLogSettings): InternalTopicSpec {
+  return {
+    name: TRANSACTION_STATE_TOPIC,
+    numPartitions: settings.numPartitions,
+    configs: new Map([
+      ['cleanup.policy', 'compact'],
+      ['segment.bytes', String(settings.segmentBytes)],
+      ['min.insync.replicas', String(settings.minIsr)],
+      ['compression.type', 'uncompressed'],
+    ]),
+  };
+}
+
 /** `commits`: where an append waits until its followers have it (answered at once on a single broker). */
 export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService, commits: ProducePurgatory, replicationFactor: number): InternalTopicPartitions {
+  /** An append's answer once the in-sync replicas hold it. */
+  const committed = async (partition: number, reply: AppendReply): Promise<number> => {
+    if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return reply.errorCode;
+    const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset }], COMMIT_TIMEOUT_MS);
+    return errorCode!;
+  };
   return {
     exists: () => admin.metadata.topic(topic) !== undefined,
     create: (numPartitions, configs) =>
@@ -40,12 +68,8 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
         { name: topic, numPartitions, replicationFactor, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
         false,
       ),
-    append: async (partition, batch) => {
-      const [reply] = await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch }]);
-      if (reply!.errorCode !== ErrorCode.NONE || reply!.requiredOffset < 0n) return reply!.errorCode;
-      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply!.leaderEpoch, requiredOffset: reply!.requiredOffset }], COMMIT_TIMEOUT_MS);
-      return errorCode!;
-    },
+    append: async (partition, batch) => committed(partition, (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch }]))[0]!),
+    appendMarker: async (partition, marker) => committed(partition, (await partitions.writeTxnMarkers([{ topic, partition, ...marker }]))[0]!),
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
     awaitCommitted: async (partition, leaderEpoch, offset) => {

@@ -6,8 +6,9 @@
  * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). An acks=-1 append its
  * followers have yet to fetch waits in the produce purgatory, up to the request's timeout, until
  * the high watermark passes it; every partition of the request is answered together, in request
- * order. Transactional batches are refused until transactions exist. Versions 0-2 are advertised
- * but not served, as in Kafka 4.
+ * order. Transactional batches need the request's transactional id and one producer, and are
+ * verified with the transaction coordinator before they are appended (KIP-890, see
+ * `txn-verification.ts`). Versions 0-2 are advertised but not served, as in Kafka 4.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -21,23 +22,61 @@ import {
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
-import { clusterOf } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
+import { verifyTransactionalPartitions } from './txn-verification.js';
 
 /** KIP-951: Produce answers carry the current leader from v10. */
 const LEADER_HINT_VERSION = 10;
 
-const ATTRIBUTES_OFFSET = 21;
-const BATCH_HEADER_BYTES = 61;
 
 function failed(index: number, errorCode: number, errorMessage: string | null = null): ProduceResponsePartitionProduceResponseInput {
   return { index, errorCode, errorMessage, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n };
 }
 
 function batchIsTransactional(records: Buffer): boolean {
-  return records.length >= BATCH_HEADER_BYTES && isTransactional(records.readInt16BE(ATTRIBUTES_OFFSET));
+  return records.length >= BatchLayout.RECORDS_OFFSET && isTransactional(records.readInt16BE(BatchLayout.ATTRIBUTES_OFFSET));
+}
+
+const NOTHING_REFUSED: ReadonlyMap<number, number> = new Map();
+
+/**
+ * Which appends are refused before they reach their logs, by index, for their transactional
+ * batches: without a transactional id every partition is refused (as Kafka answers the whole
+ * request), as with batches of more than one producer; otherwise the coordinator verifies them.
+ */
+async function unverifiedTransactional(
+  c: ClusterContext,
+  transactionalId: string | null,
+  entries: readonly AppendRequest[],
+  transactional: readonly number[],
+  version: number,
+): Promise<ReadonlyMap<number, number>> {
+  const refused = new Map<number, number>();
+  const refuseAll = (errorCode: number): Map<number, number> => new Map(entries.map((_, i) => [i, errorCode]));
+  if (transactionalId === null) return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  const producers = new Set(
+    transactional.map((i) => {
+      const records = entries[i]!.records;
+      return `${records.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET)}:${records.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET)}`;
+    }),
+  );
+  if (producers.size > 1) return refuseAll(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+  const first = entries[transactional[0]!]!.records;
+  const refs = transactional.map((i) => ({ topic: entries[i]!.topic, partition: entries[i]!.partition }));
+  const errors = await verifyTransactionalPartitions(
+    c,
+    { transactionalId, producerId: first.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET), producerEpoch: first.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET) },
+    refs,
+    version,
+  );
+  refs.forEach((ref, n) => {
+    const errorCode = errors.get(ref);
+    if (errorCode !== undefined) refused.set(transactional[n]!, errorCode);
+  });
+  return refused;
 }
 
 /** Counts an appended partition's batches for /metrics; the append has validated their framing. */
@@ -51,12 +90,9 @@ function countAppended(metrics: BrokerMetrics, topic: string, records: Buffer): 
 }
 
 /** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
-function refusal(topic: TopicImage, p: ProduceRequestPartitionProduceData, transactional: boolean): ProduceResponsePartitionProduceResponseInput | null {
+function refusal(topic: TopicImage, p: ProduceRequestPartitionProduceData): ProduceResponsePartitionProduceResponseInput | null {
   if (p.index < 0 || p.index >= topic.partitionCount) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (p.records === null || p.records.length === 0) return failed(p.index, ErrorCode.INVALID_RECORD, 'no record batch');
-  if (transactional || batchIsTransactional(p.records)) {
-    return failed(p.index, ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by this broker yet');
-  }
   return null;
 }
 
@@ -95,7 +131,6 @@ export const produceHandler = defineHandler({
     const c = clusterOf(ctx);
     const acks = request.acks;
     const byId = ctx.header.requestApiVersion >= 13;
-    const transactional = request.transactionalId !== null;
     ctx.metrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
     // Every partition of the request goes to the workers at once (one message per worker).
     const entries: AppendRequest[] = [];
@@ -115,7 +150,7 @@ export const produceHandler = defineHandler({
           answers.push(failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;
         }
-        const refused = refusal(topic, p, transactional);
+        const refused = refusal(topic, p);
         if (refused !== null) {
           answers.push(refused);
           continue;
@@ -128,18 +163,28 @@ export const produceHandler = defineHandler({
       }
       return { name: t.name, topicId: t.topicId, partitionResponses: answers };
     });
-    if (entries.length > 0) {
-      const replies = await c.partitions.appendMany(entries);
+    const transactional = entries.flatMap((e, i) => (batchIsTransactional(e.records) ? [i] : []));
+    // Idempotent and plain batches skip the coordinator altogether (and the extra await).
+    const unverified = transactional.length === 0 ? NOTHING_REFUSED : await unverifiedTransactional(c, request.transactionalId, entries, transactional, ctx.header.requestApiVersion);
+    for (const [i, errorCode] of unverified) {
+      const { answers, position } = pending[i]!;
+      answers[position] = failed(entries[i]!.partition, errorCode);
+    }
+    const verified = (_: unknown, i: number): boolean => !unverified.has(i);
+    const appends = unverified.size === 0 ? entries : entries.filter(verified);
+    const appendAnswers = unverified.size === 0 ? pending : pending.filter(verified);
+    if (appends.length > 0) {
+      const replies = await c.partitions.appendMany(appends);
       const awaited: AwaitedAcks = { waits: [], answers: [] };
       replies.forEach((reply, i) => {
-        const { answers, position } = pending[i]!;
-        const entry = entries[i]!;
+        const { answers, position } = appendAnswers[i]!;
+        const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
         if (reply.errorCode !== ErrorCode.NONE) return;
         countAppended(ctx.metrics, entry.topic, entry.records);
         if (reply.requiredOffset >= 0n) {
           awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
-          awaited.answers.push(pending[i]!);
+          awaited.answers.push(appendAnswers[i]!);
         }
       });
       if (awaited.waits.length > 0) {

@@ -5,10 +5,10 @@
  * (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID for an id at v10), as Kafka refuses them.
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
-import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitResponseOffsetCommitResponseTopicInput } from '../protocol/messages/index.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { commitAnswer, splitCommitTopics } from './offset-topics.js';
+import { commitAnswer, commitFailed, FIRST_VERSION_WITH_TOPIC_IDS, splitCommitTopics, type CommitTopicAnswer } from './offset-topics.js';
 
 export const offsetCommitHandler = defineHandler({
   request: OffsetCommitRequest,
@@ -16,18 +16,18 @@ export const offsetCommitHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
-    const { known, refused } = splitCommitTopics(c.metadata, request.topics, version);
+    const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
+    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId);
     // With no partition left to store, Kafka does not ask the coordinator: no group check, and
     // no simple group created.
-    if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], version) };
-    let stored: OffsetCommitResponseOffsetCommitResponseTopicInput[];
+    if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], byId) };
+    let stored: CommitTopicAnswer[];
     try {
       const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.commitOffsets({ ...request, topics: known }, version, now));
       stored = response.topics ?? [];
     } catch (err) {
-      const errorCode = kafkaErrorCode(err);
-      stored = known.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+      stored = commitFailed(known, kafkaErrorCode(err));
     }
-    return { throttleTimeMs: 0, topics: commitAnswer(refused, stored, version) };
+    return { throttleTimeMs: 0, topics: commitAnswer(refused, stored, byId) };
   },
 });

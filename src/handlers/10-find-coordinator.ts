@@ -1,29 +1,41 @@
 /**
  * FindCoordinator (key 10): a group's coordinator is the leader of its `__consumer_offsets`
- * partition, as the metadata image names it — one key in v0–3, a batch in v4+. Looking up a
- * group also starts loading its coordinator (creating the topic on first use), as Kafka does, so
- * the following JoinGroup rarely waits. A partition without a live leader answers
- * COORDINATOR_NOT_AVAILABLE. Transaction keys answer this node; InitProducerId then refuses
- * transactional ids until transactions exist.
+ * partition, a transactional id's the leader of its `__transaction_state` partition, as the
+ * metadata image names them — one key in v0–3, a batch in v4+. Looking a key up also starts
+ * loading its coordinator (creating the topic on first use), as Kafka does, so the request that
+ * follows rarely waits. A partition without a live leader answers COORDINATOR_NOT_AVAILABLE.
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
 import type { BrokerRegistration } from '../cluster/metadata-image.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../cluster/topic-names.js';
-import { clusterOf } from './cluster-context.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
 const BATCHED_VERSION = 4;
 
+/** What FindCoordinator needs of a kind of coordinator. */
+interface CoordinatorKind {
+  readonly topic: string;
+  readonly what: string;
+  prepare(key: string): Promise<void>;
+  partitionOf(key: string): number;
+}
+
+function coordinatorKind(c: ClusterContext, keyType: number): CoordinatorKind | null {
+  if (keyType === GROUP_KEY_TYPE) return { topic: CONSUMER_OFFSETS_TOPIC, what: 'group id', prepare: (k) => c.groups.prepare(k), partitionOf: (k) => c.groups.partitionOf(k) };
+  if (keyType === TRANSACTION_KEY_TYPE) return { topic: TRANSACTION_STATE_TOPIC, what: 'transactional id', prepare: (k) => c.transactions.prepare(k), partitionOf: (k) => c.transactions.partitionOf(k) };
+  return null;
+}
+
 export const findCoordinatorHandler = defineHandler({
   request: FindCoordinatorRequest,
   response: FindCoordinatorResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const self = c.metadata.broker(c.nodeId);
     const keys = ctx.header.requestApiVersion >= BATCHED_VERSION ? request.coordinatorKeys : [request.key];
     const coordinators: FindCoordinatorResponseCoordinatorInput[] = await Promise.all(
       keys.map(async (key) => {
@@ -32,15 +44,15 @@ export const findCoordinatorHandler = defineHandler({
           node === undefined
             ? failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
             : { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
-        if (request.keyType === TRANSACTION_KEY_TYPE) return found(self);
-        if (request.keyType !== GROUP_KEY_TYPE) return failed(ErrorCode.INVALID_REQUEST, `unknown key type ${request.keyType}`);
-        if (key === '') return failed(ErrorCode.INVALID_REQUEST, 'empty group id');
+        const kind = coordinatorKind(c, request.keyType);
+        if (kind === null) return failed(ErrorCode.INVALID_REQUEST, `unknown key type ${request.keyType}`);
+        if (key === '') return failed(ErrorCode.INVALID_REQUEST, `empty ${kind.what}`);
         try {
-          await c.groups.prepare(key);
+          await kind.prepare(key);
         } catch (err) {
           return failed(kafkaErrorCode(err), null);
         }
-        const leader = c.metadata.partition(CONSUMER_OFFSETS_TOPIC, c.groups.partitionOf(key))?.leader;
+        const leader = c.metadata.partition(kind.topic, kind.partitionOf(key))?.leader;
         return found(leader === undefined ? undefined : c.metadata.broker(leader));
       }),
     );

@@ -1,8 +1,10 @@
 /**
- * InitProducerId (key 22): gives an idempotent producer a fresh producer id at epoch 0. As in
- * Kafka, a request without a transactional id always gets a new id (even when it names its old
- * one to bump the epoch). Transactional producers are refused until transactions exist.
+ * InitProducerId (key 22). Without a transactional id: an idempotent producer gets a fresh
+ * producer id at epoch 0 (as in Kafka, even when it names its old one to bump the epoch). With one:
+ * the transaction coordinator of that id answers — a new id, or the id's producer at the next
+ * epoch, which fences every older instance of it (KIP-98, KIP-360).
  */
+import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
@@ -13,9 +15,19 @@ export const initProducerIdHandler = defineHandler({
   response: InitProducerIdResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (request.transactionalId !== null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_TXN_STATE, producerId: -1n, producerEpoch: -1 };
+    if (request.transactionalId === null) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await c.producerIds.nextProducerId(), producerEpoch: 0 };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await c.producerIds.nextProducerId(), producerEpoch: 0 };
+    try {
+      const answer = await c.transactions.initProducerId({
+        transactionalId: request.transactionalId,
+        transactionTimeoutMs: request.transactionTimeoutMs,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+      });
+      return { throttleTimeMs: 0, ...answer };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), producerId: -1n, producerEpoch: -1 };
+    }
   },
 });

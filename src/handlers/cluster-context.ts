@@ -11,6 +11,7 @@ import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { FetchPurgatory } from '../router/fetch-purgatory.js';
 import type { ProducePurgatory } from '../router/produce-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
+import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
 import type { RequestContext } from './handler.js';
@@ -34,6 +35,8 @@ export interface ClusterContext {
   readonly producerIds: ProducerIdManager;
   /** The classic group coordinators (one per `__consumer_offsets` partition). */
   readonly groups: GroupCoordinatorService;
+  /** The transaction coordinators (one per `__transaction_state` partition this broker leads). */
+  readonly transactions: TransactionCoordinatorService;
   /** Set on a member of a ZooKeeper-coordinated cluster: where the inter-broker requests go. */
   readonly membership: ClusterMembership | null;
 }

@@ -1,5 +1,6 @@
 /**
- * OffsetCommit and OffsetFetch name topics by name up to v9 and by id from v10 (KIP-848). The
+ * OffsetCommit and OffsetFetch name topics by name up to v9 and by id from v10 (KIP-848),
+ * TxnOffsetCommit up to v5 and from v6. The
  * group coordinator keys offsets by topic name, as Kafka's records do, and takes no part in
  * deciding which topics exist: as Kafka's KafkaApis does, the handlers check each topic against
  * the cluster metadata first, answer for what does not exist themselves, hand the coordinator
@@ -8,9 +9,6 @@
 import type { MetadataImage } from '../cluster/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type {
-  OffsetCommitRequestOffsetCommitRequestTopic,
-  OffsetCommitResponseOffsetCommitResponsePartitionInput,
-  OffsetCommitResponseOffsetCommitResponseTopicInput,
   OffsetFetchRequestOffsetFetchRequestGroup,
   OffsetFetchRequestOffsetFetchRequestTopics,
   OffsetFetchResponseOffsetFetchResponseGroupInput,
@@ -23,21 +21,33 @@ export const FIRST_VERSION_WITH_TOPIC_IDS = 10;
 /** The metadata image's topic lookups, all these checks need. */
 type TopicLookup = Pick<MetadataImage, 'topic' | 'topicById'>;
 
-type CommitTopicAnswer = OffsetCommitResponseOffsetCommitResponseTopicInput;
+/** A topic of an OffsetCommit or TxnOffsetCommit request: both name topics by name, or by id in their later versions. */
+interface CommitTopic {
+  readonly name: string;
+  readonly topicId: string;
+  readonly partitions: ReadonlyArray<{ readonly partitionIndex: number }>;
+}
 
-/** An OffsetCommit's topics split into what the coordinator is to store and what is answered here. */
-export interface CommitTopics {
+/** A topic's answer in OffsetCommit and TxnOffsetCommit responses. */
+export interface CommitTopicAnswer {
+  name?: string;
+  topicId?: string;
+  partitions?: Array<{ partitionIndex?: number; errorCode?: number }>;
+}
+
+/** A commit's topics split into what the coordinator is to store and what is answered here. */
+export interface CommitTopics<T extends CommitTopic> {
   /** The partitions that exist, their topics named by name (and still carrying the id asked by). */
-  readonly known: OffsetCommitRequestOffsetCommitRequestTopic[];
+  readonly known: T[];
   /** The answers for the rest: every partition of an unknown topic, and indexes the topic does not have. */
   readonly refused: CommitTopicAnswer[];
 }
 
-export function splitCommitTopics(lookup: TopicLookup, topics: readonly OffsetCommitRequestOffsetCommitRequestTopic[], version: number): CommitTopics {
-  const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
-  const known: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
+/** `byId`: the request names its topics by id (OffsetCommit v10+, TxnOffsetCommit v6+). */
+export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, topics: readonly T[], byId: boolean): CommitTopics<T> {
+  const known: T[] = [];
   const refused: CommitTopicAnswer[] = [];
-  const refuse = (t: OffsetCommitRequestOffsetCommitRequestTopic, partitions: typeof t.partitions, errorCode: number): void => {
+  const refuse = (t: T, partitions: T['partitions'], errorCode: number): void => {
     refused.push({ name: t.name, topicId: t.topicId, partitions: partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) });
   };
   for (const t of topics) {
@@ -57,15 +67,15 @@ export function splitCommitTopics(lookup: TopicLookup, topics: readonly OffsetCo
 }
 
 /**
- * The OffsetCommit answer as Kafka builds it: the refused partitions first, then the
- * coordinator's, each added to the entry of its topic (by id from v10, where every unknown
+ * The commit answer as Kafka builds it: the refused partitions first, then the coordinator's,
+ * each added to the entry of its topic (by id when the request names ids, where every unknown
  * topic has the same empty name) in order of first appearance. When nothing was refused the
  * coordinator's answer stands as it is, one entry per topic of the request.
  */
-export function commitAnswer(refused: readonly CommitTopicAnswer[], stored: readonly CommitTopicAnswer[], version: number): CommitTopicAnswer[] {
+export function commitAnswer<A extends CommitTopicAnswer>(refused: readonly CommitTopicAnswer[], stored: readonly A[], byId: boolean): CommitTopicAnswer[] {
   if (refused.length === 0) return [...stored];
-  const keyOf = (t: CommitTopicAnswer): string => (version >= FIRST_VERSION_WITH_TOPIC_IDS ? (t.topicId ?? '') : (t.name ?? ''));
-  const entries = new Map<string, { topic: CommitTopicAnswer; partitions: OffsetCommitResponseOffsetCommitResponsePartitionInput[] }>();
+  const keyOf = (t: CommitTopicAnswer): string => (byId ? (t.topicId ?? '') : (t.name ?? ''));
+  const entries = new Map<string, { topic: CommitTopicAnswer; partitions: Array<{ partitionIndex?: number; errorCode?: number }> }>();
   for (const t of [...refused, ...stored]) {
     const entry = entries.get(keyOf(t));
     if (entry === undefined) entries.set(keyOf(t), { topic: t, partitions: [...(t.partitions ?? [])] });
@@ -73,6 +83,11 @@ export function commitAnswer(refused: readonly CommitTopicAnswer[], stored: read
     else for (const p of t.partitions ?? []) entry.partitions.push(p);
   }
   return [...entries.values()].map(({ topic, partitions }) => ({ ...topic, partitions }));
+}
+
+/** Every known partition answered with the coordinator's error. */
+export function commitFailed(known: readonly CommitTopic[], errorCode: number): CommitTopicAnswer[] {
+  return known.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
 }
 
 type FetchGroupAnswer = OffsetFetchResponseOffsetFetchResponseGroupInput;

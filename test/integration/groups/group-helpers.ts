@@ -111,20 +111,25 @@ export class LineProcess {
 }
 
 /**
- * Launches `GroupClients.java` (single-file source launch, the pinned Kafka release's jars) with `args`; the
- * program prints one JSON object per line. Same JVM flags and log4j setup as the interop
- * tests' `runJava`, which runs a different program to completion.
+ * Launches a single-file Java program of the tests (source launch, the pinned Kafka release's
+ * jars) with `args`; the program prints one JSON object per line. Same JVM flags and log4j setup
+ * as the interop tests' `runJava`, which runs a different program to completion.
  */
-export function startJava(name: string, args: readonly string[]): LineProcess {
+export function startJavaProgram(program: string, name: string, args: readonly string[]): LineProcess {
   return LineProcess.start(name, 'java', [
     '-Xmx192m',
     '-XX:TieredStopAtLevel=1', // short-lived programs: quick start beats peak speed
     `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
     '-cp',
     kafkaClasspath(),
-    join(REPO_ROOT, 'test/integration/groups/GroupClients.java'),
+    join(REPO_ROOT, program),
     ...args,
   ]);
+}
+
+/** `GroupClients.java` with `args`. */
+export function startJava(name: string, args: readonly string[]): LineProcess {
+  return startJavaProgram('test/integration/groups/GroupClients.java', name, args);
 }
 
 /** One record as a group member read it. */

@@ -119,10 +119,55 @@ def admin_scenario(bootstrap, spec):
     emit("listedAfterDelete", present=topic in admin.list_topics(timeout=10).topics)
 
 
+def read_values(bootstrap, topic, partitions, isolation, expect):
+    """Every value of the topic at `isolation`, read until each partition reached its end and at least `expect` values came."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused-assign-only", "enable.auto.commit": False,
+                         "enable.partition.eof": True, "isolation.level": isolation})
+    try:
+        consumer.assign([TopicPartition(topic, p, -2) for p in range(partitions)])  # -2: OFFSET_BEGINNING
+        values, at_end = [], set()
+        deadline = time.time() + 30
+        while len(at_end) < partitions or len(values) < expect:
+            if time.time() > deadline:
+                raise RuntimeError(f"{isolation}: {len(values)} values of {expect}, partitions at their end: {sorted(at_end)}")
+            msg = consumer.poll(0.5)
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                if msg.error().code() == -191:  # partition EOF
+                    at_end.add(msg.partition())
+                    continue
+                raise KafkaException(msg.error())
+            at_end.discard(msg.partition())
+            values.append(msg.value().decode())
+        return values
+    finally:
+        consumer.close()
+
+
+def transactions(bootstrap, spec):
+    """Transactions c1 (committed), a2 (aborted), c3 (committed) of `count` records each, then what each isolation level reads."""
+    topic, count, partitions = spec["topic"], spec["count"], spec["partitions"]
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": spec["transactionalId"], "linger.ms": 5})
+    producer.init_transactions(30)
+    for tag in ("c1", "a2", "c3"):
+        producer.begin_transaction()
+        for i in range(count):
+            producer.produce(topic, key=f"{tag}-{i}", value=f"{tag}-{i}")
+        producer.flush(30)
+        if tag.startswith("a"):
+            producer.abort_transaction(30)
+        else:
+            producer.commit_transaction(30)
+        emit("ended", tag=tag)
+    emit("read", isolation="read_committed", values=read_values(bootstrap, topic, partitions, "read_committed", 2 * count))
+    emit("read", isolation="read_uncommitted", values=read_values(bootstrap, topic, partitions, "read_uncommitted", 3 * count))
+
+
 def main():
     scenario, bootstrap = sys.argv[1], sys.argv[2]
     spec = json.load(sys.stdin)
-    {"roundtrip": roundtrip, "admin": admin_scenario}[scenario](bootstrap, spec)
+    {"roundtrip": roundtrip, "admin": admin_scenario, "transactions": transactions}[scenario](bootstrap, spec)
 
 
 if __name__ == "__main__":

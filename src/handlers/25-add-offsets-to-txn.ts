@@ -1,0 +1,27 @@
+/**
+ * AddOffsetsToTxn (key 25): adds the group's `__consumer_offsets` partition to the producer's
+ * transaction, so that the offsets it then commits with TxnOffsetCommit end with the transaction.
+ */
+import { kafkaErrorCode } from '../common/kafka-error.js';
+import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+export const addOffsetsToTxnHandler = defineHandler({
+  request: AddOffsetsToTxnRequest,
+  response: AddOffsetsToTxnResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const errorCode = await c.transactions.addOffsets({
+        transactionalId: request.transactionalId,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+        groupId: request.groupId,
+      });
+      return { throttleTimeMs: 0, errorCode };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };
+    }
+  },
+});

@@ -1,0 +1,32 @@
+/**
+ * EndTxn (key 26): commits or aborts the producer's transaction. Answered once the coordinator has
+ * durably decided (PrepareCommit/PrepareAbort); the markers follow. From v5 the producer runs
+ * transaction version 2 (KIP-890 part 2): the coordinator bumps its epoch at the end of every
+ * transaction and the answer carries the producer id and epoch to go on with.
+ */
+import { kafkaErrorCode } from '../common/kafka-error.js';
+import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+const FIRST_TV2_VERSION = 5;
+
+export const endTxnHandler = defineHandler({
+  request: EndTxnRequest,
+  response: EndTxnResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    try {
+      const answer = await c.transactions.endTxn({
+        transactionalId: request.transactionalId,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+        commit: request.committed,
+        clientTransactionVersion: ctx.header.requestApiVersion >= FIRST_TV2_VERSION ? 2 : 0,
+      });
+      return { throttleTimeMs: 0, ...answer };
+    } catch (err) {
+      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), producerId: -1n, producerEpoch: -1 };
+    }
+  },
+});

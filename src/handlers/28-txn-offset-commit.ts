@@ -1,0 +1,33 @@
+/**
+ * TxnOffsetCommit (key 28): offsets committed inside a transaction (`sendOffsetsToTransaction`).
+ * The group coordinator writes them to the group's `__consumer_offsets` partition as the
+ * producer's transactional records and holds them pending until the transaction's marker lands
+ * there: a commit applies them, an abort drops them. Topics and partitions the cluster does not
+ * have are refused here first, as for OffsetCommit (by id from v6).
+ */
+import { kafkaErrorCode } from '../common/kafka-error.js';
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../protocol/messages/index.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+import { commitAnswer, commitFailed, splitCommitTopics, type CommitTopicAnswer } from './offset-topics.js';
+
+const FIRST_VERSION_WITH_TOPIC_IDS = 6;
+
+export const txnOffsetCommitHandler = defineHandler({
+  request: TxnOffsetCommitRequest,
+  response: TxnOffsetCommitResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const version = ctx.header.requestApiVersion;
+    const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
+    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId);
+    if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], byId) };
+    let stored: CommitTopicAnswer[];
+    try {
+      stored = (await c.groups.commitTransactionalOffsets({ ...request, topics: known }, version)).topics ?? [];
+    } catch (err) {
+      stored = commitFailed(known, kafkaErrorCode(err));
+    }
+    return { throttleTimeMs: 0, topics: commitAnswer(refused, stored, byId) };
+  },
+});

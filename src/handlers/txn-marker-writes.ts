@@ -1,0 +1,72 @@
+/**
+ * Writes the end of a transaction (a COMMIT or ABORT control batch) to the partitions this
+ * broker leads, as Kafka's WriteTxnMarkers does: a `__consumer_offsets` partition through its
+ * group coordinator, which applies or drops the transaction's pending offsets, every other one
+ * through its partition owner. Each partition is answered once the marker is committed (acks=all),
+ * so the coordinator writes CompleteCommit/CompleteAbort only after every marker is safe.
+ */
+import { kafkaErrorCode } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
+import type { AcksWait, TxnMarkerEntry } from '../router/partition-data.js';
+import type { ClusterContext } from './cluster-context.js';
+import { lookupPartition } from './partition-lookup.js';
+import type { PartitionErrorRef, TopicPartitionRef } from './txn-partitions.js';
+
+/** How long a marker waits for the in-sync replicas: Kafka appends markers with the request timeout. */
+const MARKER_COMMIT_TIMEOUT_MS = 30_000;
+
+export interface TxnMarkerWrite {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  readonly commit: boolean;
+  readonly transactionVersion: number;
+  readonly partitions: readonly TopicPartitionRef[];
+}
+
+export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWrite): Promise<PartitionErrorRef[]> {
+  const marker = {
+    producerId: write.producerId,
+    producerEpoch: write.producerEpoch,
+    coordinatorEpoch: write.coordinatorEpoch,
+    commit: write.commit,
+    transactionVersion: write.transactionVersion,
+  };
+  const answers: Array<Promise<number>> = [];
+  const entries: TxnMarkerEntry[] = [];
+  const settle: Array<(errorCode: number) => void> = [];
+  for (const ref of write.partitions) {
+    const found = lookupPartition(c, ref.topic, ref.partition);
+    if (!found.ok) answers.push(Promise.resolve(found.errorCode));
+    else if (ref.topic === CONSUMER_OFFSETS_TOPIC) answers.push(c.groups.completeTransaction(ref.partition, marker).catch((err: unknown) => kafkaErrorCode(err)));
+    else {
+      entries.push({ topic: ref.topic, partition: ref.partition, ...marker });
+      answers.push(new Promise<number>((resolve) => settle.push(resolve)));
+    }
+  }
+  if (entries.length > 0) {
+    const codes = await appendMarkers(c, entries);
+    codes.forEach((code, i) => settle[i]!(code));
+  }
+  const codes = await Promise.all(answers);
+  return write.partitions.map((ref, i) => ({ topic: ref.topic, partition: ref.partition, errorCode: codes[i]! }));
+}
+
+/** Appends the markers on the partitions' owners, then waits until each is committed. */
+async function appendMarkers(c: ClusterContext, entries: readonly TxnMarkerEntry[]): Promise<number[]> {
+  const replies = await c.partitions.writeTxnMarkers(entries);
+  const codes = replies.map((r) => r.errorCode);
+  const waits: AcksWait[] = [];
+  const waiting: number[] = [];
+  replies.forEach((reply, i) => {
+    if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return;
+    waits.push({ topic: entries[i]!.topic, partition: entries[i]!.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
+    waiting.push(i);
+  });
+  if (waits.length > 0) {
+    const committed = await c.producePurgatory.wait(waits, MARKER_COMMIT_TIMEOUT_MS);
+    committed.forEach((code, n) => (codes[waiting[n]!] = code));
+  }
+  return codes;
+}

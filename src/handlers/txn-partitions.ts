@@ -1,0 +1,28 @@
+/**
+ * The partitions of a transaction as the transaction APIs carry them: requests name them per
+ * topic, the coordinator and the marker writes take them flat, and answers go back per topic in
+ * the order the topics first appeared.
+ */
+import { groupBy } from '../common/group-by.js';
+
+export interface TopicPartitionRef {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface PartitionErrorRef extends TopicPartitionRef {
+  readonly errorCode: number;
+}
+
+export function flattenTopics<T>(topics: readonly T[], name: (topic: T) => string, partitions: (topic: T) => readonly number[]): TopicPartitionRef[] {
+  return topics.flatMap((t) => partitions(t).map((partition) => ({ topic: name(t), partition })));
+}
+
+export function answersByTopic(results: readonly PartitionErrorRef[]): Array<{ name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }> {
+  return [...groupBy(results, (r) => r.topic)].map(([name, rs]) => ({ name, partitions: rs.map((r) => ({ partitionIndex: r.partition, errorCode: r.errorCode })) }));
+}
+
+/** Every partition answered with one error: a request that fails as a whole. */
+export function allFailed(refs: readonly TopicPartitionRef[], errorCode: number): PartitionErrorRef[] {
+  return refs.map((r) => ({ topic: r.topic, partition: r.partition, errorCode }));
+}
