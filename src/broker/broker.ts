@@ -21,7 +21,9 @@ import { TopicAdmin } from '../cluster/topic-admin.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
+import { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { writeMarkersLocally } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
@@ -36,7 +38,7 @@ import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/in
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
-import { internalTopicPartitions, offsetsTopicSpec } from './internal-topics.js';
+import { internalTopicPartitions, offsetsTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { ClusterMember } from './cluster-member.js';
 import { replicaLogs } from './replica-logs-adapter.js';
@@ -72,6 +74,7 @@ export class Broker {
     private readonly purgatory: FetchPurgatory,
     private readonly producePurgatory: ProducePurgatory,
     private readonly groups: GroupCoordinatorService,
+    private readonly transactions: TransactionCoordinatorService,
     private readonly checkpointTimer: NodeJS.Timeout,
     readonly host: string,
     readonly port: number,
@@ -122,6 +125,7 @@ export class Broker {
     const partitions: PartitionService = new PartitionService(host, logger('partitions'), purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand()));
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
+    let transactions: TransactionCoordinatorService | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.
     let started: Broker | null = null;
     let pendingFatal: string | null = null;
@@ -183,9 +187,29 @@ export class Broker {
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       groups.onLeadership();
       const coordinators = groups;
+      const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
+      const transactionState = (p: number): { leader: number; leaderEpoch: number } | undefined => metadata.image.partition(TRANSACTION_STATE_TOPIC, p);
+      transactions = new TransactionCoordinatorService({
+        log: new InternalTopicLog(
+          transactionStateTopicSpec(config.transactionStateLog),
+          internalTopicPartitions(TRANSACTION_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.transactionStateLogReplicationFactor ?? 1),
+        ),
+        numPartitions: config.transactionStateLog.numPartitions,
+        config: config.transactionCoordinator,
+        leads: (p) => transactionState(p)?.leader === node.nodeId,
+        coordinatorEpoch: (p) => transactionState(p)?.leaderEpoch ?? -1,
+        producerIds,
+        // The markers are written through the handlers' context, built below before any request is served.
+        markers: { write: (marker) => writeMarkersLocally(cluster!, marker) },
+        offsetsPartitionFor: (groupId) => coordinators.partitionOf(groupId),
+        logger: logger('transactions'),
+      });
+      transactions.onLeadership();
+      const txnCoordinators = transactions;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
         onLeadershipChange: (topics) => {
           if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
+          if (topics.has(TRANSACTION_STATE_TOPIC)) txnCoordinators.onLeadership();
         },
         onUncleanElection: () => metrics.uncleanLeaderElection(),
         onFatal: (reason) => {
@@ -206,8 +230,9 @@ export class Broker {
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
         purgatory,
         producePurgatory,
-        producerIds: new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!)),
+        producerIds,
         groups,
+        transactions,
         membership: member?.membership() ?? null,
       };
       // Registering invites the controller's requests, which need everything above.
@@ -237,7 +262,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, checkpointTimer, bound.host, bound.port, metricsServer, member);
+    started = new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, bound.host, bound.port, metricsServer, member);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -253,6 +278,7 @@ export class Broker {
     this.purgatory.wakeAll('shutdown');
     this.producePurgatory.close();
     this.groups.close();
+    this.transactions.close();
     await closing;
     // Scrapes ask the workers, so the endpoint goes before them.
     await this.metrics?.close();

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
+import type { TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
+import type { TransactionStateLogSettings } from './internal-topics.js';
 
 export interface BrokerConfig {
   /** `listeners`: PLAINTEXT://host:port. */
@@ -37,6 +39,12 @@ export interface BrokerConfig {
   readonly offsetsTopicNumPartitions: number;
   /** The group coordinator's settings from the `group.*` and `offset*` keys. */
   readonly groupCoordinator: GroupCoordinatorConfig;
+  /** `transaction.state.log.*`: how `__transaction_state` is created (its replication factor is a cluster member's). */
+  readonly transactionStateLog: TransactionStateLogSettings;
+  /** The transaction coordinator's settings from the `transaction*` keys. */
+  readonly transactionCoordinator: TransactionCoordinatorConfig;
+  /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
+  readonly producerIdExpirationMs: number;
   /** `cluster.id` when configured; otherwise read from or generated into meta.properties. */
   readonly clusterId: string | null;
   /** `metrics.listener`: where `/metrics` is served (port 0 picks one); null leaves it off. */
@@ -68,6 +76,7 @@ export interface ClusterMemberConfig {
   readonly controlledShutdownMaxRetries: number;
   readonly controlledShutdownRetryBackoffMs: number;
   readonly offsetsTopicReplicationFactor: number;
+  readonly transactionStateLogReplicationFactor: number;
   readonly autoLeaderRebalanceEnable: boolean;
   readonly leaderImbalanceCheckIntervalMs: number;
   readonly leaderImbalancePerBrokerPercentage: number;
@@ -217,6 +226,18 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         consumerGroupMaxSize: values.int('group.consumer.max.size'),
         consumerGroupAssignors: splitList(values.raw('group.consumer.assignors') ?? ''),
       },
+      transactionStateLog: {
+        numPartitions: values.int('transaction.state.log.num.partitions'),
+        segmentBytes: values.int('transaction.state.log.segment.bytes'),
+        minIsr: values.int('transaction.state.log.min.isr'),
+      },
+      transactionCoordinator: {
+        transactionMaxTimeoutMs: values.int('transaction.max.timeout.ms'),
+        transactionalIdExpirationMs: values.int('transactional.id.expiration.ms'),
+        abortTimedOutTransactionsIntervalMs: values.int('transaction.abort.timed.out.transaction.cleanup.interval.ms'),
+        removeExpiredTransactionalIdsIntervalMs: values.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
+      },
+      producerIdExpirationMs: values.int('producer.id.expiration.ms'),
       clusterId,
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
@@ -251,6 +272,7 @@ function clusterMember(values: Values): ClusterMemberConfig | null {
     controlledShutdownMaxRetries: values.int('controlled.shutdown.max.retries'),
     controlledShutdownRetryBackoffMs: values.int('controlled.shutdown.retry.backoff.ms'),
     offsetsTopicReplicationFactor: values.int('offsets.topic.replication.factor'),
+    transactionStateLogReplicationFactor: values.int('transaction.state.log.replication.factor'),
     autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),
