@@ -23,7 +23,7 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/produce
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
 import { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
-import { writeMarkersLocally } from '../handlers/txn-marker-writes.js';
+import { writeMarkers } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
@@ -200,7 +200,7 @@ export class Broker {
         coordinatorEpoch: (p) => transactionState(p)?.leaderEpoch ?? -1,
         producerIds,
         // The markers are written through the handlers' context, built below before any request is served.
-        markers: { write: (marker) => writeMarkersLocally(cluster!, marker) },
+        markers: { write: (marker) => writeMarkers(cluster!, marker) },
         offsetsPartitionFor: (groupId) => coordinators.partitionOf(groupId),
         logger: logger('transactions'),
       });

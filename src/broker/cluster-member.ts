@@ -12,7 +12,9 @@ import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
 import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/producer-id-manager.js';
 import { ZkController } from '../controller/zk-controller.js';
+import { BrokerConnections } from '../member/broker-connections.js';
 import { ControllerClient } from '../member/controller-client.js';
+import { TransactionPeerClient } from '../member/transaction-peer-client.js';
 import { IsrChangeSender } from '../member/isr-change-sender.js';
 import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
@@ -53,6 +55,8 @@ export class ClusterMember {
   private replicaManager: ReplicaManager | null = null;
   private fetchers: ReplicaFetcherManager | null = null;
   private isrSender: IsrChangeSender | null = null;
+  private brokerConnections: BrokerConnections | null = null;
+  private transactionPeers: TransactionPeerClient | null = null;
   private controllerClient: ControllerClient | null = null;
   private logDirFailures: LogDirFailureHandler | null = null;
 
@@ -103,8 +107,8 @@ export class ClusterMember {
 
   /** What the handlers reach; valid once `prepare` ran. */
   membership(): ClusterMembership {
-    if (this.replicaManager === null || this.controller === null) throw new Error('cluster membership used before it was prepared');
-    return { replicas: this.replicaManager, controller: this.controller };
+    if (this.replicaManager === null || this.controller === null || this.transactionPeers === null) throw new Error('cluster membership used before it was prepared');
+    return { replicas: this.replicaManager, controller: this.controller, transactionPeers: this.transactionPeers };
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
@@ -177,7 +181,9 @@ export class ClusterMember {
       checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
       log: logger('log-dirs'),
     });
-    this.controllerClient = new ControllerClient(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
+    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
+    this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
+    this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
     this.watchConfigs(logs, configs);
   }
@@ -296,6 +302,7 @@ export class ClusterMember {
     this.isrSender?.close();
     this.fetchers?.close();
     this.controller?.close();
+    this.brokerConnections?.close();
     await this.zk.close();
   }
 }

@@ -100,8 +100,44 @@ export interface ControllerPort {
   controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly { topic: string; partition: number }[] }>;
 }
 
+export interface TopicPartitionError {
+  readonly topic: string;
+  readonly partition: number;
+  readonly errorCode: number;
+}
+
+/** The end of one transaction, to be written to `partitions` (WriteTxnMarkers' fields). */
+export interface TxnMarkerSpec {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  readonly commit: boolean;
+  readonly transactionVersion: number;
+  readonly partitions: readonly { readonly topic: string; readonly partition: number }[];
+}
+
+/** One transaction's partitions as a leader asks its coordinator about them (AddPartitionsToTxn v4+). */
+export interface TxnPartitionsSpec {
+  readonly transactionalId: string;
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly verifyOnly: boolean;
+  readonly partitions: readonly { readonly topic: string; readonly partition: number }[];
+}
+
+/**
+ * The transaction requests between brokers: a coordinator's markers to the partitions' leaders,
+ * and a leader's verification with the coordinator (KIP-890). Answers come per partition, in
+ * the order asked; a broker that cannot be reached answers every partition with a retriable error.
+ */
+export interface TransactionPeers {
+  writeMarkers(brokerId: number, marker: TxnMarkerSpec): Promise<TopicPartitionError[]>;
+  addPartitions(brokerId: number, request: TxnPartitionsSpec): Promise<TopicPartitionError[]>;
+}
+
 /** What a cluster member adds to the handlers' context. */
 export interface ClusterMembership {
   readonly replicas: ReplicaControl;
   readonly controller: ControllerPort;
+  readonly transactionPeers: TransactionPeers;
 }

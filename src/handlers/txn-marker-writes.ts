@@ -1,10 +1,12 @@
 /**
- * Writes the end of a transaction (a COMMIT or ABORT control batch) to the partitions this
- * broker leads, as Kafka's WriteTxnMarkers does: a `__consumer_offsets` partition through its
- * group coordinator, which applies or drops the transaction's pending offsets, every other one
- * through its partition owner. Each partition is answered once the marker is committed (acks=all),
- * so the coordinator writes CompleteCommit/CompleteAbort only after every marker is safe.
+ * Writes the end of a transaction (a COMMIT or ABORT control batch) to its partitions. Those this
+ * broker leads are written here, as Kafka's WriteTxnMarkers does: a `__consumer_offsets` partition
+ * through its group coordinator, which applies or drops the transaction's pending offsets, every
+ * other one through its partition owner. On a cluster the others go to their leaders as
+ * WriteTxnMarkers. Each partition is answered once the marker is committed (acks=all), so the
+ * coordinator writes CompleteCommit/CompleteAbort only after every marker is safe.
  */
+import { groupBy } from '../common/group-by.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
@@ -13,6 +15,8 @@ import type { ClusterContext } from './cluster-context.js';
 import { lookupPartition } from './partition-lookup.js';
 import type { PartitionErrorRef, TopicPartitionRef } from './txn-partitions.js';
 
+/** A partition without a live leader: its marker waits for one. */
+const NO_LEADER = -1;
 /** How long a marker waits for the in-sync replicas: Kafka appends markers with the request timeout. */
 const MARKER_COMMIT_TIMEOUT_MS = 30_000;
 
@@ -23,6 +27,26 @@ export interface TxnMarkerWrite {
   readonly commit: boolean;
   readonly transactionVersion: number;
   readonly partitions: readonly TopicPartitionRef[];
+}
+
+/** The coordinator's marker writes: each partition at its current leader, here or on a peer. */
+export async function writeMarkers(c: ClusterContext, write: TxnMarkerWrite): Promise<PartitionErrorRef[]> {
+  const peers = c.membership?.transactionPeers;
+  if (peers === undefined) return writeMarkersLocally(c, write);
+  const byLeader = groupBy(write.partitions, (ref) => c.metadata.partition(ref.topic, ref.partition)?.leader ?? NO_LEADER);
+  const answers = new Map<TopicPartitionRef, number>();
+  await Promise.all(
+    [...byLeader].map(async ([leader, partitions]) => {
+      const results =
+        leader === c.nodeId
+          ? await writeMarkersLocally(c, { ...write, partitions })
+          : leader === NO_LEADER
+            ? partitions.map((ref) => ({ ...ref, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }))
+            : await peers.writeMarkers(leader, { ...write, partitions });
+      results.forEach((r, i) => answers.set(partitions[i]!, r.errorCode));
+    }),
+  );
+  return write.partitions.map((ref) => ({ topic: ref.topic, partition: ref.partition, errorCode: answers.get(ref)! }));
 }
 
 export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWrite): Promise<PartitionErrorRef[]> {

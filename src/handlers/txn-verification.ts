@@ -2,7 +2,8 @@
  * KIP-890 on the produce path: before a leader appends a producer's transactional batches it asks
  * the transaction coordinator whether each partition is in that producer's ongoing transaction
  * (part 1, `verifyOnly`), or — for a producer on transaction version 2 (Produce v12+), which sends
- * no AddPartitionsToTxn itself — adds it (part 2). A late or retried batch of a transaction that
+ * no AddPartitionsToTxn itself — adds it (part 2); on a cluster whose coordinator of the
+ * transactional id is another broker, by AddPartitionsToTxn v4+ to it. A late or retried batch of a transaction that
  * has ended is refused instead of opening a transaction the coordinator knows nothing of, whose
  * open state would hold every read_committed consumer at its first offset forever.
  *
@@ -11,6 +12,7 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
 import type { ClusterContext } from './cluster-context.js';
 import type { TopicPartitionRef } from './txn-partitions.js';
 
@@ -42,13 +44,14 @@ export async function verifyTransactionalPartitions(
   produceVersion: number,
 ): Promise<Map<TopicPartitionRef, number>> {
   let answers: ReadonlyArray<{ errorCode: number }>;
+  const verifyOnly = produceVersion < FIRST_TV2_VERSION;
+  const coordinator = c.metadata.partition(TRANSACTION_STATE_TOPIC, c.transactions.partitionOf(producer.transactionalId))?.leader;
+  const peers = c.membership?.transactionPeers;
   try {
-    answers = await c.transactions.addPartitions({
-      ...producer,
-      partitions,
-      verifyOnly: produceVersion < FIRST_TV2_VERSION,
-      clientTransactionVersion: produceVersion >= FIRST_TV2_VERSION ? TV2 : 0,
-    });
+    answers =
+      peers === undefined || coordinator === undefined || coordinator === c.nodeId
+        ? await c.transactions.addPartitions({ ...producer, partitions, verifyOnly, clientTransactionVersion: verifyOnly ? 0 : TV2 })
+        : await peers.addPartitions(coordinator, { ...producer, partitions, verifyOnly });
   } catch (err) {
     const errorCode = kafkaErrorCode(err);
     answers = partitions.map(() => ({ errorCode }));
