@@ -232,11 +232,19 @@ export class TransactionCoordinatorService {
     this.sender.send({ ...job, txnPartition, coordinatorEpoch: this.options.coordinatorEpoch(txnPartition) });
   }
 
-  /** Every marker is written: Complete* is appended (a failure is logged; the reloaded shard writes the markers again). */
+  /**
+   * Every marker is written: Complete* is appended. If that append fails the runtime drops the
+   * shard; it is loaded again at once, and the transaction, still in Prepare* there, gets its
+   * markers written again.
+   */
   private complete(job: DispatchedMarkers): void {
-    if (!this.options.leads(job.txnPartition)) return;
+    const partition = job.txnPartition;
+    if (!this.options.leads(partition)) return;
     this.runtime
-      .run(job.txnPartition, (c, now) => c.completeTransaction(job, now))
-      .catch((err: unknown) => this.options.logger.warn('completing a transaction failed', { transactionalId: job.transactionalId, error: String(err) }));
+      .run(partition, (c, now) => c.completeTransaction(job, now))
+      .catch((err: unknown) => {
+        this.options.logger.warn('completing a transaction failed', { transactionalId: job.transactionalId, error: String(err) });
+        if (this.options.leads(partition)) this.runtime.load(partition).catch(() => undefined);
+      });
   }
 }

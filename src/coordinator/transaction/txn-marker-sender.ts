@@ -95,12 +95,15 @@ export class TxnMarkerSender {
 
   send(job: DispatchedMarkers): void {
     const key = `${job.transactionalId}\u0000${job.producerId}\u0000${job.producerEpoch}`;
-    if (this.closed || this.sending.has(key)) return;
+    // A cancelled sending may still await its last write (leadership came back meanwhile): replaced, not joined.
+    if (this.closed || this.sending.get(key)?.cancelled === false) return;
     const sending = new Sending(job);
     this.sending.set(key, sending);
     this.run(sending)
       .catch((err: unknown) => this.options.logger.error('writing transaction markers failed', { transactionalId: job.transactionalId, error: String(err) }))
-      .finally(() => this.sending.delete(key));
+      .finally(() => {
+        if (this.sending.get(key) === sending) this.sending.delete(key);
+      });
   }
 
   /** Stops the jobs of a `__transaction_state` partition this broker gave up. */

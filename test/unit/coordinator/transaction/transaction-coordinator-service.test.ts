@@ -21,6 +21,8 @@ class MemoryLog implements CoordinatorLog {
   created = false;
   readonly partitions = new Map<number, CoordinatorRecord[]>();
   holdReplay: Promise<void> | null = null;
+  /** How many of the next appends fail (and are not kept). */
+  failAppends = 0;
 
   exists(): boolean {
     return this.created;
@@ -29,6 +31,10 @@ class MemoryLog implements CoordinatorLog {
     this.created = true;
   }
   async append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
+    if (this.failAppends > 0) {
+      this.failAppends--;
+      return ErrorCode.NOT_ENOUGH_REPLICAS;
+    }
     const list = this.partitions.get(partition) ?? [];
     list.push(...records);
     this.partitions.set(partition, list);
@@ -173,6 +179,24 @@ test('a transaction found in Prepare* on load gets its markers written and compl
   assert.deepEqual(second.markers.calls[0]!.partitions, [TP0]);
   await untilState(second.service, id, 'CompleteCommit');
   second.service.close();
+});
+
+test('when appending Complete* fails, the coordinator reloads and writes the markers again before completing', async () => {
+  const { service, markers, log } = setup();
+  let open = (): void => undefined;
+  markers.gate = new Promise((r) => (open = r));
+  const id = 'txn-i';
+  await service.prepare(id);
+  const p = await init(service, id);
+  await add(service, id, p, [TP0]);
+  await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 0 });
+  await eventually('the first write', () => markers.calls.length === 1);
+  log.failAppends = 1;
+  markers.gate = null;
+  open();
+  await eventually('the markers written again', () => markers.calls.length === 2);
+  await untilState(service, id, 'CompleteCommit');
+  service.close();
 });
 
 test('routing: NOT_COORDINATOR for an id this broker does not lead, COORDINATOR_LOAD_IN_PROGRESS while loading, INVALID_REQUEST for an empty id', async () => {
