@@ -111,11 +111,6 @@ export class TxnMarkerSender {
     for (const s of this.sending.values()) if (s.job.txnPartition === txnPartition) s.cancel();
   }
 
-  /** The transactional ids whose markers are being written (for tests and diagnostics). */
-  inFlight(): string[] {
-    return [...this.sending.values()].map((s) => s.job.transactionalId);
-  }
-
   close(): void {
     this.closed = true;
     for (const s of this.sending.values()) s.cancel();
