@@ -1,0 +1,79 @@
+/** Helpers for the transaction coordinator tests: a shard whose records are kept, and short requests. */
+import type { CoordinatorRecord } from '../../../../src/coordinator/runtime/coordinator-log.js';
+import type { ShardResult } from '../../../../src/coordinator/runtime/coordinator-runtime.js';
+import type { TransactionCoordinatorConfig } from '../../../../src/coordinator/transaction/config.js';
+import {
+  type MarkerJob,
+  NEEDS_PRODUCER_ID,
+  type NeedsProducerId,
+  type ProducerIdAndEpoch,
+  TransactionCoordinator,
+} from '../../../../src/coordinator/transaction/transaction-coordinator.js';
+import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
+
+export const TXN = 'txn-1';
+export const TIMEOUT_MS = 60_000;
+export const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
+export const TP1: TopicPartitionRef = { topic: 't', partition: 1 };
+export const OTHER: TopicPartitionRef = { topic: 'u', partition: 3 };
+
+/** A shard that keeps every record it emitted (its log) and every marker job it released. */
+export class Harness {
+  readonly c: TransactionCoordinator;
+  readonly log: CoordinatorRecord[] = [];
+  readonly jobs: MarkerJob[] = [];
+  /** Producer ids handed out when an operation asks for one. */
+  nextProducerId = 1000n;
+  allocations = 0;
+
+  constructor(config: Partial<TransactionCoordinatorConfig> = {}) {
+    this.c = new TransactionCoordinator(config);
+    this.c.loaded(0);
+  }
+
+  keep<R>(result: ShardResult<R, MarkerJob> | Omit<ShardResult<R, MarkerJob>, 'response'>): void {
+    this.log.push(...result.records);
+    this.jobs.push(...result.released);
+  }
+
+  /** Runs an operation, allocating a producer id and running it again when it asks, as the service does. */
+  private withId(op: (allocated: bigint | null) => ShardResult<ProducerIdAndEpoch | NeedsProducerId, MarkerJob>): ProducerIdAndEpoch {
+    let result = op(null);
+    this.keep(result);
+    if (result.response === NEEDS_PRODUCER_ID) {
+      this.allocations++;
+      result = op(this.nextProducerId++);
+      this.keep(result);
+    }
+    if (result.response === NEEDS_PRODUCER_ID) throw new Error('asked twice for a producer id');
+    return result.response;
+  }
+
+  init(now: number, opts: { id?: string; timeoutMs?: number; producerId?: bigint; producerEpoch?: number } = {}): ProducerIdAndEpoch {
+    const request = { transactionalId: opts.id ?? TXN, transactionTimeoutMs: opts.timeoutMs ?? TIMEOUT_MS, producerId: opts.producerId ?? -1n, producerEpoch: opts.producerEpoch ?? -1 };
+    return this.withId((allocated) => this.c.initProducerId(request, allocated, now));
+  }
+
+  add(now: number, producer: { producerId: bigint; producerEpoch: number }, partitions: TopicPartitionRef[], opts: { id?: string; tv?: number } = {}): number {
+    const result = this.c.addPartitions({ transactionalId: opts.id ?? TXN, ...producer, partitions, clientTransactionVersion: opts.tv ?? 0 }, now);
+    this.keep(result);
+    return result.response;
+  }
+
+  end(now: number, producer: { producerId: bigint; producerEpoch: number }, commit: boolean, opts: { id?: string; tv?: number } = {}): ProducerIdAndEpoch {
+    const request = { transactionalId: opts.id ?? TXN, ...producer, commit, clientTransactionVersion: opts.tv ?? 0 };
+    return this.withId((allocated) => this.c.endTxn(request, allocated, now));
+  }
+
+  /** Completes the last released marker job (its markers are written). */
+  markersWritten(now: number): void {
+    const job = this.jobs.pop();
+    if (job === undefined) throw new Error('no marker job');
+    this.keep(this.c.completeTransaction(job, now));
+  }
+
+  state(id = TXN): string | undefined {
+    const m = this.c.transaction(id);
+    return m === undefined ? undefined : this.c.describe(id).transactionState;
+  }
+}
