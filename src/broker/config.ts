@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
-import type { TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
+import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
 
 export interface BrokerConfig {
@@ -232,6 +232,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         minIsr: values.int('transaction.state.log.min.isr'),
       },
       transactionCoordinator: {
+        ...DEFAULT_TRANSACTION_COORDINATOR_CONFIG,
         transactionMaxTimeoutMs: values.int('transaction.max.timeout.ms'),
         transactionalIdExpirationMs: values.int('transactional.id.expiration.ms'),
         abortTimedOutTransactionsIntervalMs: values.int('transaction.abort.timed.out.transaction.cleanup.interval.ms'),

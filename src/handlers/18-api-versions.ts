@@ -7,6 +7,7 @@
  * when `transaction.version` is finalized at 2 or more).
  */
 import { ApiVersionsRequest, ApiVersionsResponse, type ApiVersionsResponseDataInput } from '../protocol/messages/index.js';
+import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG } from '../coordinator/transaction/config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { defineHandler, type ApiVersionRange } from './handler.js';
 
@@ -27,7 +28,7 @@ interface Feature {
  */
 const FEATURES: readonly Feature[] = [
   { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
-  { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
+  { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: DEFAULT_TRANSACTION_COORDINATOR_CONFIG.transactionVersionLevel },
 ];
 /** The levels never change, so their epoch never moves; clients compare it against -1 (none seen). */
 const FINALIZED_FEATURES_EPOCH = 0n;

@@ -4,11 +4,9 @@
  * the order the topics first appeared.
  */
 import { groupBy } from '../common/group-by.js';
+import type { TopicPartitionRef } from '../coordinator/transaction/topic-partitions.js';
 
-export interface TopicPartitionRef {
-  readonly topic: string;
-  readonly partition: number;
-}
+export type { TopicPartitionRef };
 
 export interface PartitionErrorRef extends TopicPartitionRef {
   readonly errorCode: number;
