@@ -24,6 +24,7 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinat
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
+import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
@@ -38,6 +39,15 @@ const NO_GROUP_LOG: CoordinatorLog = {
   append: () => Promise.reject(new Error('admin handlers do not append group records')),
   replay: () => Promise.reject(new Error('admin handlers do not replay group records')),
 };
+
+const NO_TRANSACTION_LOG: CoordinatorLog = {
+  exists: () => false,
+  ensureTopic: () => Promise.reject(new Error('these handlers do not create __transaction_state')),
+  append: () => Promise.reject(new Error('these handlers do not append transaction records')),
+  replay: () => Promise.reject(new Error('these handlers do not replay transaction records')),
+};
+
+const NO_MARKERS: TxnMarkerWriter = { write: () => Promise.reject(new Error('these handlers do not end transactions')) };
 
 /** Admin handlers never append or read; a call here means a handler reached for data it must not touch. */
 const NO_DATA: PartitionData = {
@@ -88,6 +98,10 @@ export interface HarnessOptions {
   readonly staticSettings?: ReadonlyMap<string, string>;
   /** `__consumer_offsets` for the group handlers' tests; the admin handlers run without one. */
   readonly groupLog?: CoordinatorLog;
+  /** `__transaction_state` for the transaction handlers' tests. */
+  readonly transactionLog?: CoordinatorLog;
+  /** Where the transaction coordinator writes its markers; by default nowhere (a call fails the test's transaction). */
+  readonly markers?: TxnMarkerWriter;
   /** The partitions' owner for the data handlers' tests; by default one that refuses data operations. */
   readonly partitions?: MemoryPartitionAdmin & PartitionData;
 }
@@ -102,6 +116,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
     replicationFactor: 1,
     deleteTopicEnable: options.deleteEnable ?? true,
   });
+  const producerIds = new ProducerIdManager(new LocalProducerIdBlocks(dir));
+  const groups = new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') });
   return {
     cluster: {
       nodeId: 0,
@@ -115,8 +131,19 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
       producePurgatory: new ProducePurgatory((waits) => data.checkAcks(waits)),
-      producerIds: new ProducerIdManager(new LocalProducerIdBlocks(dir)),
-      groups: new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') }),
+      producerIds,
+      groups,
+      transactions: new TransactionCoordinatorService({
+        log: options.transactionLog ?? NO_TRANSACTION_LOG,
+        numPartitions: 1,
+        config: { markerRetryBackoffMs: 10 },
+        leads: () => true,
+        coordinatorEpoch: () => 0,
+        producerIds,
+        markers: options.markers ?? NO_MARKERS,
+        offsetsPartitionFor: (groupId) => groups.partitionOf(groupId),
+        logger: new Logger('test'),
+      }),
       membership: null,
     },
     partitions,
