@@ -46,6 +46,7 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
       const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply!.leaderEpoch, requiredOffset: reply!.requiredOffset }], COMMIT_TIMEOUT_MS);
       return errorCode!;
     },
+    appendMarker: () => Promise.reject(new Error('appendMarker: wired at merge')),
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
     awaitCommitted: async (partition, leaderEpoch, offset) => {

@@ -36,6 +36,7 @@ const NO_GROUP_LOG: CoordinatorLog = {
   exists: () => false,
   ensureTopic: () => Promise.reject(new Error('admin handlers do not create __consumer_offsets')),
   append: () => Promise.reject(new Error('admin handlers do not append group records')),
+  appendMarker: () => Promise.reject(new Error('admin handlers do not end transactions')),
   replay: () => Promise.reject(new Error('admin handlers do not replay group records')),
 };
 
