@@ -148,7 +148,7 @@ export class InternalTopicLog implements CoordinatorLog {
       if (!scan.ok) return scan.error.code;
       if (scan.batches.length === 0) return ErrorCode.CORRUPT_MESSAGE;
       for (const header of scan.batches) {
-        if (lastOffsetOf(header) >= offset) replayBatch(chunk.bytes, header, offset, sink);
+        replayBatch(chunk.bytes, header, offset, sink);
         offset = lastOffsetOf(header) + 1n;
       }
       if (offset >= chunk.logEndOffset) return this.partitions.awaitCommitted(partition, chunk.leaderEpoch, offset);
