@@ -63,7 +63,7 @@ export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWri
   for (const ref of write.partitions) {
     const found = lookupPartition(c, ref.topic, ref.partition);
     if (!found.ok) answers.push(Promise.resolve(found.errorCode));
-    else if (ref.topic === CONSUMER_OFFSETS_TOPIC) answers.push(c.groups.completeTransaction(ref.partition, marker).catch((err: unknown) => kafkaErrorCode(err)));
+    else if (ref.topic === CONSUMER_OFFSETS_TOPIC) answers.push(c.groups.completeTransaction(ref.partition, marker).then(asLeaderAnswer, (err: unknown) => asLeaderAnswer(kafkaErrorCode(err))));
     else {
       entries.push({ topic: ref.topic, partition: ref.partition, ...marker });
       answers.push(new Promise<number>((resolve) => settle.push(resolve)));
@@ -75,6 +75,16 @@ export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWri
   }
   const codes = await Promise.all(answers);
   return write.partitions.map((ref, i) => ({ topic: ref.topic, partition: ref.partition, errorCode: codes[i]! }));
+}
+
+/**
+ * A group coordinator that does not (or not yet) serve the partition means its leadership is
+ * moving: the transaction coordinator retries on NOT_LEADER_OR_FOLLOWER, as with Kafka.
+ */
+const MOVING_COORDINATOR: ReadonlySet<number> = new Set([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]);
+
+function asLeaderAnswer(errorCode: number): number {
+  return MOVING_COORDINATOR.has(errorCode) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : errorCode;
 }
 
 /** Appends the markers on the partitions' owners, then waits until each is committed. */

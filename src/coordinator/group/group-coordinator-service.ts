@@ -5,15 +5,21 @@
  * partition this broker does not lead answers NOT_COORDINATOR, so clients look the coordinator
  * up again. Shards load when this broker becomes the partition's leader (`onLeadership`, and on
  * first use of a led partition) and unload when it stops leading.
+ *
+ * Transactions: TxnOffsetCommit's records are appended as its producer's transactional batch, and
+ * WriteTxnMarkers for a `__consumer_offsets` partition ends here (`completeTransaction`): the group
+ * coordinator writes the end marker itself, as Kafka's does.
  */
-import { KafkaError } from '../../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
 import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC as OFFSETS_TOPIC } from '../../protocol/internal-topics.js';
 import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/index.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
 import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
+import type { TxnMarker } from '../runtime/transaction-marker.js';
 import type { GroupCoordinatorConfig } from './config.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { partitionFor } from './partition-for.js';
@@ -107,6 +113,36 @@ export class GroupCoordinatorService {
         if (response !== null) resolve(response);
       }, reject);
     });
+  }
+
+  /**
+   * TxnOffsetCommit: applied in order like `run`, its records appended as one transactional batch
+   * of the request's producer; the offsets stay pending until the transaction's end marker.
+   * Rejects as `run` does (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE). `_apiVersion`: v5+ also
+   * adds the partition to the transaction (KIP-890), a verification with the transaction
+   * coordinator this broker does not make yet.
+   */
+  async commitTransactionalOffsets(request: TxnOffsetCommitRequestData, _apiVersion: number): Promise<TxnOffsetCommitResponseDataInput> {
+    const partition = this.coordinated(request.groupId);
+    const producer = { producerId: request.producerId, producerEpoch: request.producerEpoch };
+    return this.runtime.runTransactional(partition, producer, (c, now) => c.commitTransactionalOffsets(request, now));
+  }
+
+  /**
+   * Ends a transaction in partition `partition` of `__consumer_offsets` (WriteTxnMarkers): writes
+   * the marker and commits or drops the producer's pending offsets. Resolves with the error code:
+   * NONE once the marker is durable, NOT_COORDINATOR when this broker does not lead the partition,
+   * the log's code when it refused the marker, COORDINATOR_NOT_AVAILABLE while the coordinator
+   * reloads. (Kafka's WriteTxnMarkers answers the coordinator errors as NOT_LEADER_OR_FOLLOWER.)
+   */
+  async completeTransaction(partition: number, marker: TxnMarker): Promise<number> {
+    if (!this.options.leads(partition)) return ErrorCode.NOT_COORDINATOR;
+    try {
+      await this.runtime.completeTransaction(partition, marker);
+      return ErrorCode.NONE;
+    } catch (err) {
+      return kafkaErrorCode(err);
+    }
   }
 
   /** A read-only operation: computed in order with the writes, answered once what it saw is durable. */

@@ -10,8 +10,12 @@
  * - Time moves only through `now` arguments and `tick(now)`, which fires due deadlines (sessions,
  *   rebalance and sync timeouts, the initial rebalance delay, the offset-expiry sweep) in deadline
  *   order, each at its own deadline. `nextDeadline()` says when to call `tick` next.
- * - `replay(key, value)` rebuilds state from the partition's records; call `loaded(now)` once the
- *   partition is read (also for an empty one) to start member sessions and the expiry sweep.
+ * - `replay(key, value, producerId)` and `replayEndTransactionMarker` rebuild state from the
+ *   partition's records and transaction markers; call `loaded(now)` once the partition is read
+ *   (also for an empty one) to start member sessions and the expiry sweep.
+ * - TxnOffsetCommit's records belong in its producer's transactional batch; the offsets stay
+ *   pending until the transaction's end marker is applied (`replayEndTransactionMarker`, also
+ *   for markers written live).
  * - Reads (OffsetFetch, DescribeGroups, ListGroups) return their response directly. State changes
  *   as soon as an operation returns, so the caller should run one coordinator's operations in
  *   order, each after the previous one's append; if an append fails, `unload()` and replay.
@@ -29,6 +33,7 @@ import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '../../pro
 import type { LeaveGroupRequestData, LeaveGroupResponseDataInput } from '../../protocol/messages/api/13-leave-group.js';
 import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/api/16-list-groups.js';
 import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
 import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../../protocol/messages/api/09-offset-fetch.js';
 import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
@@ -47,7 +52,7 @@ import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '.
 import { DeadlineTimer } from './deadline-timer.js';
 import { groupFromMetadataValue } from './group-metadata-value.js';
 import { type Group, GroupMembership, type TimerAction } from './group-membership.js';
-import { GroupOffsets, type OffsetFetchGroupQuery, committedOffsetOf } from './group-offsets.js';
+import { GroupOffsets, type OffsetFetchGroupQuery } from './group-offsets.js';
 import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
 import { OffsetStore } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
@@ -181,15 +186,27 @@ export class GroupCoordinator<T> {
     return { records: fx.records, response, released: [] };
   }
 
+  /**
+   * TxnOffsetCommit: `records` go in one transactional batch of `request.producerId` (the caller
+   * appends them so); the offsets stay pending until the transaction's end marker.
+   */
+  commitTransactionalOffsets(request: TxnOffsetCommitRequestData, now: number): CoordinatorResult<TxnOffsetCommitResponseDataInput, T> {
+    const fx = new Effects<T>();
+    const response = this.offsets.commitTransactional(request, now, fx.records);
+    return { records: fx.records, response, released: [] };
+  }
+
   fetchOffsets(request: OffsetFetchRequestData, apiVersion: number): OffsetFetchResponseDataInput {
+    const { requireStable } = request;
     if (apiVersion >= FIRST_FETCH_VERSION_WITH_GROUPS) {
-      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics })) };
+      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics, requireStable })) };
     }
     const query: OffsetFetchGroupQuery = {
       groupId: request.groupId,
       memberId: null,
       memberEpoch: -1,
       topics: request.topics === null ? null : request.topics.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })),
+      requireStable,
     };
     const group = this.offsets.fetch(query);
     return {
@@ -291,21 +308,17 @@ export class GroupCoordinator<T> {
     return this.timer.nextDeadline();
   }
 
-  /** Applies one record of the partition, in log order. Records of other group types are skipped. */
-  replay(key: Buffer, value: Buffer | null): void {
+  /**
+   * Applies one record of the partition, in log order; `producerId`: the producer whose
+   * transactional batch holds it, null outside transactions. Records of other group types are skipped.
+   */
+  replay(key: Buffer, value: Buffer | null, producerId: bigint | null = null): void {
     const record = decodeRecord(key, value);
     switch (record.type) {
-      case 'offset-commit': {
-        const { group, topic, partition } = record.key;
-        if (record.value === null) {
-          this.store.remove(group, topic, partition);
-        } else {
-          // Offsets without group metadata belong to a simple consumer's group.
-          if (!this.consumerGroups.has(group)) this.offsets.simpleGroup(group);
-          this.store.put(group, topic, partition, committedOffsetOf(record.value));
-        }
+      case 'offset-commit':
+        if (record.value === null) this.offsets.replayOffsetTombstone(record.key);
+        else this.offsets.replayOffsetCommit(record.key, record.value, producerId);
         return;
-      }
       case 'group-metadata': {
         const existing = this.groups.get(record.group);
         if (existing !== undefined) this.forget(existing);
@@ -322,6 +335,11 @@ export class GroupCoordinator<T> {
         return;
       }
     }
+  }
+
+  /** A transaction's end marker in the partition, replayed or just written: its pending offsets are committed or dropped. */
+  replayEndTransactionMarker(producerId: bigint, _producerEpoch: number, commit: boolean): void {
+    this.offsets.replayEndTransactionMarker(producerId, commit);
   }
 
   /** The partition is loaded: members' sessions start now, and so does the offset-expiry sweep. */

@@ -1,20 +1,29 @@
 /**
- * OffsetCommit, OffsetFetch, OffsetDelete and offset expiry for classic and simple groups,
- * following Kafka's rules: generation checks on commit (a memberless commit with generation -1 is
- * a simple consumer's and is allowed while the group is Empty), metadata size limit, per-commit
- * expiry for OffsetCommit v2-v4, retention counted from when the group fell Empty. Members of KIP-848
- * consumer groups commit with their member epoch (STALE_MEMBER_EPOCH when it is not the current one).
+ * OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete and offset expiry for classic and simple
+ * groups, following Kafka's rules: generation checks on commit (a memberless commit with generation
+ * -1 is a simple consumer's and is allowed while the group is Empty), metadata size limit,
+ * per-commit expiry for OffsetCommit v2-v4, retention counted from when the group fell Empty.
+ * Members of KIP-848 consumer groups commit with their member epoch (STALE_MEMBER_EPOCH when it is
+ * not the current one).
+ *
+ * Offsets committed in a transaction are pending (`TransactionalOffsets`) until its end marker;
+ * a COMMIT makes each one the committed offset unless a commit record written after it already
+ * is (Kafka keeps the latest record, transactional or not). Live commits and replay apply records
+ * through the same `replayOffsetCommit`, so a reloaded coordinator holds exactly what was written.
  */
-import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type { OffsetCommitRequestData, OffsetCommitRequestOffsetCommitRequestPartition, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
-import type { OffsetFetchResponseOffsetFetchResponseGroupInput } from '../../protocol/messages/api/09-offset-fetch.js';
+import type { OffsetFetchResponseOffsetFetchResponseGroupInput, OffsetFetchResponseOffsetFetchResponsePartitionsInput } from '../../protocol/messages/api/09-offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../common/uuid.js';
 import { ClassicGroup } from './classic-group.js';
 import type { GroupCoordinatorConfig } from './config.js';
 import { type Group, type GroupMembership, memberError } from './group-membership.js';
 import { OffsetStore, type CommittedOffset } from './offset-store.js';
-import { type CoordinatorRecord, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
+import { type CoordinatorRecord, type OffsetKey, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
+import { TransactionalOffsets } from './transactional-offsets.js';
+import type { OffsetCommitValueData } from '../../protocol/messages/coordinator/offset-commit.js';
 import type { ConsumerGroup } from './consumer/consumer-group.js';
 import type { ConsumerGroups } from './consumer/consumer-groups.js';
 import { regexMatches } from './consumer/subscribed-topics.js';
@@ -34,9 +43,18 @@ export interface OffsetFetchGroupQuery {
   memberId: string | null;
   memberEpoch: number;
   topics: Array<{ name: string; topicId: string; partitionIndexes: number[] }> | null;
+  /** OffsetFetch v7+ (KIP-447): partitions with offsets of an open transaction answer UNSTABLE_OFFSET_COMMIT. */
+  requireStable: boolean;
 }
 
+/** A commit's partition, as OffsetCommit and TxnOffsetCommit both carry it. */
+type CommitPartition = Pick<OffsetCommitRequestOffsetCommitRequestPartition, 'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'>;
+
 export class GroupOffsets<T> {
+  private readonly pending = new TransactionalOffsets();
+  /** The `recordOrder` of the next offset commit record applied. */
+  private nextRecordOrder = 0;
+
   constructor(
     private readonly groups: Map<string, Group<T>>,
     private readonly consumerGroups: ConsumerGroups,
@@ -52,20 +70,48 @@ export class GroupOffsets<T> {
       topics: request.topics.map((topic) => ({
         name: topic.name,
         topicId: topic.topicId,
-        partitions: topic.partitions.map((p) => {
-          if (groupError !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: groupError };
-          const metadata = p.committedMetadata ?? '';
-          if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
-          }
-          const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: BigInt(now), expireTimestamp };
-          const key = { group: request.groupId, topic: topic.name, partition: p.partitionIndex };
-          records.push(offsetCommitRecord(key, value));
-          this.store.put(key.group, key.topic, key.partition, committedOffsetOf(value));
-          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
-        }),
+        partitions: topic.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: groupError !== ErrorCode.NONE ? groupError : this.commitPartition(request.groupId, topic.name, p, { now, expireTimestamp, producerId: null }, records),
+        })),
       })),
     };
+  }
+
+  /**
+   * TxnOffsetCommit: the offsets are written as they are for OffsetCommit, in the transaction's
+   * batch (the caller appends `records` as producer `request.producerId`'s), and stay pending
+   * until the transaction's end marker.
+   */
+  commitTransactional(request: TxnOffsetCommitRequestData, now: number, records: CoordinatorRecord[]): TxnOffsetCommitResponseDataInput {
+    const groupError = this.validateTransactionalCommit(request);
+    return {
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        topicId: topic.topicId,
+        partitions: topic.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: groupError !== ErrorCode.NONE ? groupError : this.commitPartition(request.groupId, topic.name, p, { now, expireTimestamp: -1n, producerId: request.producerId }, records),
+        })),
+      })),
+    };
+  }
+
+  /** Writes and applies one partition's commit record; answers its error code. */
+  private commitPartition(
+    group: string,
+    topic: string,
+    p: CommitPartition,
+    commit: { now: number; expireTimestamp: bigint; producerId: bigint | null },
+    records: CoordinatorRecord[],
+  ): number {
+    const metadata = p.committedMetadata ?? '';
+    if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: BigInt(commit.now), expireTimestamp: commit.expireTimestamp };
+    const key = { group, topic, partition: p.partitionIndex };
+    records.push(offsetCommitRecord(key, value));
+    this.replayOffsetCommit(key, value, commit.producerId);
+    return ErrorCode.NONE;
   }
 
   private validateCommit(request: OffsetCommitRequestData, apiVersion: number, now: number): number {
@@ -79,21 +125,54 @@ export class GroupOffsets<T> {
       if (generation >= 0) return apiVersion >= FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
       group = this.simpleGroup(groupId);
     }
-    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    // No generation and no members: a simple consumer or an admin tool.
-    if (generation < 0 && group.is('Empty')) return ErrorCode.NONE;
-    if (generation >= 0 || memberId !== '' || groupInstanceId !== null) {
-      const error = memberError(group, memberId, groupInstanceId);
-      if (error !== ErrorCode.NONE) return error;
-      if (generation !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
-    } else {
-      return ErrorCode.UNKNOWN_MEMBER_ID;
-    }
-    // The member has the new generation but the assignment is not out yet.
-    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    const error = validateClassicCommit(group, memberId, groupInstanceId, generation, false);
+    if (error !== ErrorCode.NONE) return error;
     // In the classic protocol a commit also proves the member alive.
     if (group.is('Stable') || group.is('PreparingRebalance')) this.membership.keepAlive(group, memberId, now);
     return ErrorCode.NONE;
+  }
+
+  /** Kafka's `validateTransactionalOffsetCommit`: the group state is not enforced, and a memberless commit is a producer's own. */
+  private validateTransactionalCommit(request: TxnOffsetCommitRequestData): number {
+    const { groupId, memberId, groupInstanceId } = request;
+    const generation = request.generationIdOrMemberEpoch;
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const consumerGroup = this.consumerGroups.get(groupId);
+    if (consumerGroup !== undefined) return validateConsumerGroupCommit(consumerGroup, memberId, generation, null);
+    const group = this.groups.get(groupId) ?? (generation < 0 ? this.simpleGroup(groupId) : undefined);
+    if (group === undefined) return ErrorCode.ILLEGAL_GENERATION;
+    return validateClassicCommit(group, memberId, groupInstanceId, generation, true);
+  }
+
+  /**
+   * Applies one offset commit record, live or replayed: into the committed offsets, or with
+   * `producerId` into that producer's open transaction. Offsets without a group belong to a
+   * simple consumer's group, created here.
+   */
+  replayOffsetCommit(key: OffsetKey, value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>, producerId: bigint | null): void {
+    if (!this.consumerGroups.has(key.group)) this.simpleGroup(key.group);
+    const offset = committedOffsetOf(value, this.nextRecordOrder++);
+    if (producerId === null) this.store.put(key.group, key.topic, key.partition, offset);
+    else this.pending.put(producerId, key.group, key.topic, key.partition, offset);
+  }
+
+  /** Applies an offset tombstone, live or replayed: the committed offset goes, and so does the partition's offset in every open transaction of the group. */
+  replayOffsetTombstone(key: OffsetKey): void {
+    this.store.remove(key.group, key.topic, key.partition);
+    this.pending.remove(key.group, key.topic, key.partition);
+  }
+
+  /**
+   * A transaction's end marker, live or replayed. On COMMIT each of the producer's pending offsets
+   * becomes the committed one unless the committed one's record came later; on ABORT they go.
+   */
+  replayEndTransactionMarker(producerId: bigint, commit: boolean): void {
+    const ended = this.pending.end(producerId);
+    if (!commit) return;
+    for (const { group, topic, partition, offset } of ended.entries()) {
+      const committed = this.store.get(group, topic, partition);
+      if (committed === undefined || offset.recordOrder > committed.recordOrder) this.store.put(group, topic, partition, offset);
+    }
   }
 
   /** A group that only stores offsets: Empty, no protocol type. Created by commits and their replay. */
@@ -115,14 +194,18 @@ export class GroupOffsets<T> {
     }
     // An unknown group is not an error: it simply has no offsets.
     const offsets = this.store.ofGroup(query.groupId);
-    const partition = (partitionIndex: number, o: CommittedOffset | undefined): { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string } =>
-      o === undefined
+    const partition = (topic: string, partitionIndex: number, o: CommittedOffset | undefined): OffsetFetchResponseOffsetFetchResponsePartitionsInput => {
+      if (query.requireStable && this.pending.has(query.groupId, topic, partitionIndex)) {
+        return { partitionIndex, committedOffset: INVALID_OFFSET, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+      }
+      return o === undefined
         ? { partitionIndex, committedOffset: INVALID_OFFSET, committedLeaderEpoch: -1, metadata: '' }
         : { partitionIndex, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata };
+    };
     const topics =
       query.topics === null
-        ? [...offsets].map(([name, parts]) => ({ name, topicId: ZERO_UUID, partitions: [...parts].map(([i, o]) => partition(i, o)) }))
-        : query.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitionIndexes.map((i) => partition(i, offsets.get(t.name)?.get(i))) }));
+        ? [...offsets].map(([name, parts]) => ({ name, topicId: ZERO_UUID, partitions: [...parts].map(([i, o]) => partition(name, i, o)) }))
+        : query.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitionIndexes.map((i) => partition(t.name, i, offsets.get(t.name)?.get(i))) }));
     return { groupId: query.groupId, errorCode: query.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.NONE, topics };
   }
 
@@ -146,7 +229,10 @@ export class GroupOffsets<T> {
           name: topic.name,
           partitions: topic.partitions.map(({ partitionIndex }) => {
             if (subscribed) return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
-            if (this.store.get(groupId, topic.name, partitionIndex) !== undefined) this.removeOffset(groupId, topic.name, partitionIndex, records);
+            // A pending transactional offset is deleted too: its commit marker would bring it back.
+            if (this.store.get(groupId, topic.name, partitionIndex) !== undefined || this.pending.has(groupId, topic.name, partitionIndex)) {
+              this.removeOffset(groupId, topic.name, partitionIndex, records);
+            }
             return { partitionIndex, errorCode: ErrorCode.NONE };
           }),
         };
@@ -154,11 +240,13 @@ export class GroupOffsets<T> {
     };
   }
 
-  /** Tombstones every offset of a group (DeleteGroups). */
+  /** Tombstones every offset of a group, those of open transactions too (DeleteGroups). */
   deleteAll(groupId: string, records: CoordinatorRecord[]): void {
-    for (const [topic, partitions] of [...this.store.ofGroup(groupId)]) {
-      for (const partition of [...partitions.keys()]) this.removeOffset(groupId, topic, partition, records);
+    const partitions = [...this.pending.partitionsOf(groupId)];
+    for (const [topic, committed] of this.store.ofGroup(groupId)) {
+      for (const partition of committed.keys()) if (!this.pending.has(groupId, topic, partition)) partitions.push({ topic, partition });
     }
+    for (const { topic, partition } of partitions) this.removeOffset(groupId, topic, partition, records);
   }
 
   /** Tombstones an empty KIP-848 group's assignment epoch and then the group (DeleteGroups, expiry). */
@@ -169,7 +257,8 @@ export class GroupOffsets<T> {
 
   /**
    * The periodic sweep: tombstones offsets past retention, then groups left Empty with no offsets.
-   * Offsets of topics a live consumer group subscribes to never expire.
+   * Offsets of topics a live consumer group subscribes to never expire; neither do offsets an open
+   * transaction is about to replace, nor groups with an open transaction.
    */
   expire(now: number, records: CoordinatorRecord[]): void {
     this.expireConsumerGroups(now, records);
@@ -184,11 +273,11 @@ export class GroupOffsets<T> {
         }
         for (const [partition, o] of [...partitions]) {
           const expired = o.expireTimestamp !== null ? now >= o.expireTimestamp : now - baseTimestamp(o) >= this.config.offsetsRetentionMs;
-          if (expired) this.removeOffset(group.groupId, topic, partition, records);
+          if (expired && !this.pending.has(group.groupId, topic, partition)) this.removeOffset(group.groupId, topic, partition, records);
           else allExpired = false;
         }
       }
-      if (allExpired && group.is('Empty')) {
+      if (allExpired && group.is('Empty') && !this.pending.hasOpenTransactions(group.groupId)) {
         records.push(groupMetadataTombstone(group.groupId));
         this.groups.delete(group.groupId);
       }
@@ -202,10 +291,11 @@ export class GroupOffsets<T> {
         if (group.isSubscribedToTopic(topic, regexMatches)) continue;
         for (const [partition, o] of [...partitions]) {
           const expired = o.expireTimestamp !== null ? now >= o.expireTimestamp : now - o.commitTimestamp >= this.config.offsetsRetentionMs;
-          if (expired) this.removeOffset(group.groupId, topic, partition, records);
+          if (expired && !this.pending.has(group.groupId, topic, partition)) this.removeOffset(group.groupId, topic, partition, records);
         }
       }
-      if (group.members.size === 0 && this.store.ofGroup(group.groupId).size === 0) this.deleteConsumerGroup(group, records);
+      const unused = group.members.size === 0 && this.store.ofGroup(group.groupId).size === 0 && !this.pending.hasOpenTransactions(group.groupId);
+      if (unused) this.deleteConsumerGroup(group, records);
     }
   }
 
@@ -219,27 +309,54 @@ export class GroupOffsets<T> {
   }
 
   private removeOffset(group: string, topic: string, partition: number, records: CoordinatorRecord[]): void {
-    records.push(offsetCommitTombstone({ group, topic, partition }));
-    this.store.remove(group, topic, partition);
+    const key = { group, topic, partition };
+    records.push(offsetCommitTombstone(key));
+    this.replayOffsetTombstone(key);
   }
 }
 
-export function committedOffsetOf(value: { offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint; expireTimestamp: bigint }): CommittedOffset {
+function committedOffsetOf(value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>, recordOrder: number): CommittedOffset {
   return {
     offset: value.offset,
     leaderEpoch: value.leaderEpoch,
     metadata: value.metadata,
     commitTimestamp: Number(value.commitTimestamp),
     expireTimestamp: value.expireTimestamp === -1n ? null : Number(value.expireTimestamp),
+    recordOrder,
   };
 }
 
-/** Kafka's `ConsumerGroup.validateOffsetCommit` for members using the consumer protocol. */
-function validateConsumerGroupCommit(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number {
+/**
+ * Kafka's `ClassicGroup.validateOffsetCommit`. A transactional commit is not held to the group's
+ * state (no REBALANCE_IN_PROGRESS) and needs no member: older producers send none.
+ */
+function validateClassicCommit<T>(group: Group<T>, memberId: string, groupInstanceId: string | null, generation: number, transactional: boolean): number {
+  if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  // No generation and no members: a simple consumer or an admin tool.
+  if (generation < 0 && group.is('Empty')) return ErrorCode.NONE;
+  if (generation >= 0 || memberId !== '' || groupInstanceId !== null) {
+    const error = memberError(group, memberId, groupInstanceId);
+    if (error !== ErrorCode.NONE) return error;
+    if (generation !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+  } else if (!transactional) {
+    return ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+  // The member has the new generation but the assignment is not out yet.
+  if (!transactional && group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+  return ErrorCode.NONE;
+}
+
+/**
+ * Kafka's `ConsumerGroup.validateOffsetCommit` for members using the consumer protocol;
+ * `offsetCommitVersion` is null for TxnOffsetCommit.
+ */
+function validateConsumerGroupCommit(group: ConsumerGroup, memberId: string, memberEpoch: number, offsetCommitVersion: number | null): number {
   // An admin tool or a consumer outside group management may commit while nobody is in the group.
   if (memberEpoch < 0 && group.members.size === 0) return ErrorCode.NONE;
   const member = group.members.get(memberId);
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (apiVersion < FIRST_COMMIT_VERSION_FOR_CONSUMER_MEMBERS) return ErrorCode.UNSUPPORTED_VERSION;
-  return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
+  if (offsetCommitVersion !== null && offsetCommitVersion < FIRST_COMMIT_VERSION_FOR_CONSUMER_MEMBERS) return ErrorCode.UNSUPPORTED_VERSION;
+  if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
+  // Producers know no STALE_MEMBER_EPOCH: to TxnOffsetCommit a stale epoch is a stale generation.
+  return offsetCommitVersion === null ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
 }

@@ -1,7 +1,7 @@
 /**
- * Committed offsets by group, topic and partition, in commit order. Changed only by applying
- * offset commit records (live or replayed), so a reloaded coordinator holds exactly what was
- * written.
+ * Offsets by group, topic and partition, in commit order: the committed ones, and (one store per
+ * producer) those of open transactions. Changed only by applying offset commit records (live or
+ * replayed), so a reloaded coordinator holds exactly what was written.
  */
 import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
 
@@ -13,6 +13,18 @@ export interface CommittedOffset {
   commitTimestamp: number;
   /** Only commits of OffsetCommit v2-v4 with an explicit retention time carry one. */
   expireTimestamp: number | null;
+  /**
+   * Where its commit record sits among the partition's records: a later record has a larger
+   * value (Kafka compares the records' log offsets; the coordinator numbers them as it applies them).
+   */
+  recordOrder: number;
+}
+
+export interface StoredOffset {
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: CommittedOffset;
 }
 
 export class OffsetStore {
@@ -44,14 +56,19 @@ export class OffsetStore {
     return this.byGroup.get(group) ?? new Map();
   }
 
-  /** Every group's committed offsets, flattened. */
-  all(): GroupOffset[] {
-    const out: GroupOffset[] = [];
+  /** Every group's offsets, flattened. */
+  *entries(): Generator<StoredOffset> {
     for (const [group, topics] of this.byGroup) {
       for (const [topic, partitions] of topics) {
-        for (const [partition, committed] of partitions) out.push({ group, topic, partition, offset: committed.offset });
+        for (const [partition, offset] of partitions) yield { group, topic, partition, offset };
       }
     }
+  }
+
+  /** Every group's committed offsets, flattened, for the lag metrics. */
+  all(): GroupOffset[] {
+    const out: GroupOffset[] = [];
+    for (const { group, topic, partition, offset } of this.entries()) out.push({ group, topic, partition, offset: offset.offset });
     return out;
   }
 }

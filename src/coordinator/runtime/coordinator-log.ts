@@ -4,17 +4,40 @@
  * replayed record by record when a partition's coordinator loads. `InternalTopicLog` turns
  * records into batches and batches back into records; where the partitions live is the
  * `InternalTopicPartitions` port, which the composition root routes to the partition owners.
+ *
+ * Transactions (TxnOffsetCommit): a transactional write is one batch carrying the producer id and
+ * epoch, and the transaction ends with a marker (a control batch) the port appends; a replay
+ * hands records over with the producer id of their transactional batch, and markers apart.
  * Main thread.
  */
 import { decompress } from '../../native/index.js';
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { encodeRecordBatch, isControl, lastOffsetOf, readRecords, validateBatches } from '../../protocol/records/index.js';
+import {
+  ControlRecordType,
+  type BatchHeader,
+  decodeControlRecordKey,
+  encodeRecordBatch,
+  isControl,
+  isTransactional,
+  lastOffsetOf,
+  readRecords,
+  validateBatches,
+} from '../../protocol/records/index.js';
+import type { TxnMarker, TxnProducer } from './transaction-marker.js';
 
 export interface CoordinatorRecord {
   key: Buffer;
   /** null: a tombstone. */
   value: Buffer | null;
+}
+
+/** Where a replay hands the partition's contents, in offset order. */
+export interface ReplaySink {
+  /** `producerId`: the producer whose transactional batch holds the record; null outside transactions. */
+  record(key: Buffer, value: Buffer | null, producerId: bigint | null): void;
+  /** A transaction's end marker (COMMIT or ABORT) of producer `producerId`. */
+  marker(producerId: bigint, producerEpoch: number, commit: boolean): void;
 }
 
 /** What the coordinator runtime needs of its topic. */
@@ -23,10 +46,15 @@ export interface CoordinatorLog {
   exists(): boolean;
   /** Creates the topic if it does not exist yet. */
   ensureTopic(): Promise<void>;
-  /** Appends the records as one batch; resolves with the Kafka error code. */
-  append(partition: number, records: readonly CoordinatorRecord[]): Promise<number>;
-  /** Calls `onRecord` for every record of the partition in offset order; resolves with the error code. */
-  replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number>;
+  /**
+   * Appends the records as one batch (transactional, of `producer`, when given); resolves with the
+   * Kafka error code.
+   */
+  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer): Promise<number>;
+  /** Appends a transaction's end marker; resolves with the Kafka error code. */
+  appendMarker(partition: number, marker: TxnMarker): Promise<number>;
+  /** Hands every record and transaction marker of the partition to `sink` in offset order; resolves with the error code. */
+  replay(partition: number, sink: ReplaySink): Promise<number>;
 }
 
 /** The topic's partitions, wherever they are: every answer carries a Kafka error code. */
@@ -35,6 +63,8 @@ export interface InternalTopicPartitions {
   create(numPartitions: number, configs: ReadonlyMap<string, string>): Promise<{ readonly errorCode: number; readonly errorMessage: string | null }>;
   /** Appends one record batch as the partition's leader, with acks=all. */
   append(partition: number, batch: Buffer): Promise<number>;
+  /** Appends one transaction marker (a control batch) as the partition's leader, acks=all; resolves with the Kafka error code. */
+  appendMarker(partition: number, marker: TxnMarker): Promise<number>;
   logStartOffset(partition: number): Promise<{ readonly errorCode: number; readonly offset: bigint }>;
   /**
    * Record batches from `offset` up to the leader's log end, at most about `maxBytes` (at least
@@ -88,9 +118,16 @@ export class InternalTopicLog implements CoordinatorLog {
     }
   }
 
-  append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
+  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer): Promise<number> {
     const timestamp = BigInt(Date.now());
-    return this.partitions.append(partition, encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp })) }));
+    const batchRecords = records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp }));
+    // Kafka's coordinators write base sequence 0: the partition does not check their sequences.
+    const transactional = producer === undefined ? {} : { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: 0, isTransactional: true };
+    return this.partitions.append(partition, encodeRecordBatch({ ...transactional, records: batchRecords }));
+  }
+
+  appendMarker(partition: number, marker: TxnMarker): Promise<number> {
+    return this.partitions.appendMarker(partition, marker);
   }
 
   /**
@@ -99,7 +136,7 @@ export class InternalTopicLog implements CoordinatorLog {
    * (they are acknowledged: stopping at the high watermark would lose them), and the state is
    * served only once no failover can take them back.
    */
-  async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {
+  async replay(partition: number, sink: ReplaySink): Promise<number> {
     const start = await this.partitions.logStartOffset(partition);
     if (start.errorCode !== ErrorCode.NONE) return start.errorCode;
     let offset = start.offset;
@@ -111,14 +148,26 @@ export class InternalTopicLog implements CoordinatorLog {
       if (!scan.ok) return scan.error.code;
       if (scan.batches.length === 0) return ErrorCode.CORRUPT_MESSAGE;
       for (const header of scan.batches) {
-        if (!isControl(header.attributes)) {
-          for (const record of readRecords(chunk.bytes, header, { decompress })) {
-            if (record.offset >= offset && record.key !== null) onRecord(record.key, record.value);
-          }
-        }
+        replayBatch(chunk.bytes, header, offset, sink);
         offset = lastOffsetOf(header) + 1n;
       }
       if (offset >= chunk.logEndOffset) return this.partitions.awaitCommitted(partition, chunk.leaderEpoch, offset);
     }
+  }
+}
+
+/** One batch's records from `from` on: data records with their transaction's producer, end markers apart. */
+function replayBatch(bytes: Buffer, header: BatchHeader, from: bigint, sink: ReplaySink): void {
+  const control = isControl(header.attributes);
+  const producerId = isTransactional(header.attributes) ? header.producerId : null;
+  for (const record of readRecords(bytes, header, { decompress })) {
+    if (record.offset < from) continue;
+    if (!control) {
+      if (record.key !== null) sink.record(record.key, record.value, producerId);
+      continue;
+    }
+    // Other control records (leader changes) say nothing to a coordinator.
+    const type = decodeControlRecordKey(record.key, header.start).type;
+    if (type === ControlRecordType.Commit || type === ControlRecordType.Abort) sink.marker(header.producerId, header.producerEpoch, type === ControlRecordType.Commit);
   }
 }

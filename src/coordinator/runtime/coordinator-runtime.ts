@@ -11,11 +11,18 @@
  * gathered and appended together (group commit). If an append fails, the shard is dropped with
  * everything not yet durable and rebuilt from the log on next use. One timer per shard drives
  * `tick` at its next deadline.
+ *
+ * Transactions, as Kafka's runtime: a transactional operation's records are appended as a batch
+ * of their own, carrying the producer id and epoch (`runTransactional`), never shared with other
+ * records; `completeTransaction` applies a transaction's end marker to the shard and appends it
+ * in order with the writes around it. Appends go out one at a time in the order their
+ * operations were applied, so the shard's state is always that of its log plus what is in flight.
  */
 import { KafkaError } from '../../common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
+import type { TxnMarker, TxnProducer } from './transaction-marker.js';
 
 /** What an operation or a timer produced: records to append, then answers to hand out once durable. */
 export interface ShardResult<R, D> {
@@ -27,8 +34,13 @@ export interface ShardResult<R, D> {
 
 /** A coordinator state machine over one partition; `D` is an answer it releases to a parked request. */
 export interface CoordinatorShard<D> {
-  /** Applies one record of the partition, during load. */
-  replay(key: Buffer, value: Buffer | null): void;
+  /** Applies one record of the partition, during load; `producerId`: its transaction's producer, null outside transactions. */
+  replay(key: Buffer, value: Buffer | null, producerId: bigint | null): void;
+  /**
+   * Applies a transaction's end marker, during load and when `completeTransaction` writes one.
+   * Shards whose topic never holds transactional records leave it out.
+   */
+  replayEndTransactionMarker?(producerId: bigint, producerEpoch: number, commit: boolean): void;
   /** The replay is over: the shard starts serving at `now`. */
   loaded(now: number): void;
   tick(now: number): Omit<ShardResult<void, D>, 'response'>;
@@ -49,21 +61,70 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<D>, D> {
   readonly clock?: () => number;
 }
 
-/** Operations applied since the last append started: their records, and what to do once durable. */
-class PendingBatch {
-  readonly records: CoordinatorRecord[] = [];
+/** One append: plain records (several operations' together), a transactional batch, or an end marker. */
+type PendingWrite =
+  | { readonly kind: 'records'; readonly records: CoordinatorRecord[]; readonly producer: TxnProducer | null }
+  | { readonly kind: 'marker'; readonly marker: TxnMarker };
+
+/**
+ * Called when a step is lost: `failure` is the operation's answer; `refusedWith` is the log's
+ * error code when it was this step's own append that the log refused.
+ */
+type OnFailed = (failure: KafkaError, refusedWith: number | null) => void;
+
+/** One append (or none: reads only) and the operations answered once it, and every step before it, is durable. */
+class Step {
   readonly onDurable: Array<() => void> = [];
-  readonly onFailed: Array<(err: Error) => void> = [];
+  readonly onFailed: OnFailed[] = [];
+
+  constructor(public write: PendingWrite | null) {}
+}
+
+/** Operations applied since the last append started, as the steps that append them in order. */
+class PendingBatch {
+  readonly steps: Step[] = [];
 
   get empty(): boolean {
-    return this.onDurable.length === 0;
+    return this.steps.length === 0;
   }
+
+  /**
+   * The step an operation joins: plain records join plain records before them (group commit), a
+   * read joins the last step; a transactional batch or a marker always starts a step of its own.
+   */
+  stepFor(write: PendingWrite | null): Step {
+    const last = this.steps.at(-1);
+    if (last !== undefined) {
+      if (write === null) return last;
+      if (last.write === null) {
+        last.write = write;
+        return last;
+      }
+      if (isPlain(write) && isPlain(last.write)) {
+        for (const r of write.records) last.write.records.push(r);
+        return last;
+      }
+    }
+    const step = new Step(write);
+    this.steps.push(step);
+    return step;
+  }
+}
+
+/** An operation's records as a write of their own; null when it wrote nothing. */
+function recordsWrite(records: readonly CoordinatorRecord[], producer: TxnProducer | null): PendingWrite | null {
+  return records.length === 0 ? null : { kind: 'records', records: [...records], producer };
+}
+
+function isPlain(write: PendingWrite): write is Extract<PendingWrite, { kind: 'records' }> {
+  return write.kind === 'records' && write.producer === null;
 }
 
 class LoadedShard<S> {
   batch = new PendingBatch();
   appending = false;
-  dropped = false;
+  /** Why the shard was dropped; null while it serves. */
+  dropped: KafkaError | null = null;
   timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -123,7 +184,10 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
 
   private async replay(partition: number, shard: S): Promise<void> {
     await this.options.log.ensureTopic();
-    const errorCode = await this.options.log.replay(partition, (key, value) => shard.replay(key, value));
+    const errorCode = await this.options.log.replay(partition, {
+      record: (key, value, producerId) => shard.replay(key, value, producerId),
+      marker: (producerId, producerEpoch, commit) => shard.replayEndTransactionMarker?.(producerId, producerEpoch, commit),
+    });
     if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `replaying ${this.options.topic}-${partition} failed`);
     shard.loaded(this.clock());
   }
@@ -134,11 +198,43 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
    * Rejects with COORDINATOR_NOT_AVAILABLE when that append fails or the shard is reloading.
    */
   run<R>(partition: number, op: (shard: S, now: number) => ShardResult<R, D>): Promise<R> {
+    return this.apply(partition, null, op);
+  }
+
+  /**
+   * Like `run`, for an operation inside producer `producer`'s transaction (Kafka's
+   * scheduleTransactionalWriteOperation): its records are appended as one transactional batch of
+   * that producer, apart from every other operation's.
+   */
+  runTransactional<R>(partition: number, producer: TxnProducer, op: (shard: S, now: number) => ShardResult<R, D>): Promise<R> {
+    return this.apply(partition, producer, op);
+  }
+
+  private apply<R>(partition: number, producer: TxnProducer | null, op: (shard: S, now: number) => ShardResult<R, D>): Promise<R> {
     const loaded = this.shardOf(partition);
     return loaded.loaded.then(() => {
-      if (loaded.dropped) throw this.reloading(loaded);
+      if (loaded.dropped !== null) throw this.reloading(loaded);
       const result = op(loaded.shard, this.clock());
-      return this.whenDurable(loaded, result.records, result.released, result.response);
+      return this.whenDurable(loaded, recordsWrite(result.records, producer), result.released, result.response);
+    });
+  }
+
+  /**
+   * Ends a transaction in `partition` (Kafka's scheduleTransactionCompletion): the shard applies
+   * the end marker at once, in order with the operations around it, and the marker is appended
+   * after everything applied before it. Resolves once the marker is durable; rejects with the
+   * log's error code when the marker's append is refused (the shard then reloads from the log,
+   * which does not hold the marker), with COORDINATOR_NOT_AVAILABLE when an earlier append failed
+   * or the shard is reloading.
+   */
+  completeTransaction(partition: number, marker: TxnMarker): Promise<void> {
+    const loaded = this.shardOf(partition);
+    return loaded.loaded.then(() => {
+      if (loaded.dropped !== null) throw this.reloading(loaded);
+      loaded.shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
+      return this.whenDurable(loaded, { kind: 'marker', marker: { ...marker } }, [], undefined, (failure, refusedWith) =>
+        refusedWith === null ? failure : new KafkaError(refusedWith, `writing the ${marker.commit ? 'COMMIT' : 'ABORT'} marker of producer ${marker.producerId} to ${this.options.topic}-${partition} failed`),
+      );
     });
   }
 
@@ -155,8 +251,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
   async readLoaded<R>(op: (shard: S) => R): Promise<{ readonly values: R[]; readonly rejected: unknown[] }> {
     const reads = [...this.shards.values()].map((loaded) =>
       loaded.loaded.then(() => {
-        if (loaded.dropped) throw this.reloading(loaded);
-        return this.whenDurable(loaded, [], [], op(loaded.shard));
+        if (loaded.dropped !== null) throw this.reloading(loaded);
+        return this.whenDurable(loaded, null, [], op(loaded.shard));
       }),
     );
     const values: R[] = [];
@@ -172,46 +268,39 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
     return new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `the coordinator of ${this.options.topic}-${loaded.partition} is reloading`);
   }
 
-  /** Adds an applied operation to the pending batch; resolves with `response` once the batch is durable. */
-  private whenDurable<R>(loaded: LoadedShard<S>, records: readonly CoordinatorRecord[], released: readonly D[], response: R): Promise<R> {
+  /**
+   * Adds an applied operation to the pending batch; resolves with `response` once its write, and
+   * every write before it, is durable. `failedWith` picks the rejection when its step is lost.
+   */
+  private whenDurable<R>(
+    loaded: LoadedShard<S>,
+    write: PendingWrite | null,
+    released: readonly D[],
+    response: R,
+    failedWith: (failure: KafkaError, refusedWith: number | null) => KafkaError = (failure) => failure,
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      for (const r of records) loaded.batch.records.push(r);
-      loaded.batch.onDurable.push(() => {
+      const step = loaded.batch.stepFor(write);
+      step.onDurable.push(() => {
         for (const r of released) this.options.deliver(r);
         resolve(response);
       });
-      loaded.batch.onFailed.push(reject);
+      step.onFailed.push((failure, refusedWith) => reject(failedWith(failure, refusedWith)));
       this.flush(loaded);
     });
   }
 
   /** Appends the pending batch unless an append is in flight; the next batch follows when it lands. */
   private flush(loaded: LoadedShard<S>): void {
-    if (loaded.appending || loaded.batch.empty || loaded.dropped) return;
+    if (loaded.appending || loaded.batch.empty || loaded.dropped !== null) return;
     const batch = loaded.batch;
     loaded.batch = new PendingBatch();
     loaded.appending = true;
-    const appended = batch.records.length === 0 ? Promise.resolve(ErrorCode.NONE) : this.options.log.append(loaded.partition, batch.records);
-    appended
-      .then(
-        (errorCode) => {
-          if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `${this.options.topic}-${loaded.partition} append failed with ${errorCode}`);
-          for (const done of batch.onDurable) done();
-          this.schedule(loaded);
-        },
-        (err: unknown) => {
-          throw err instanceof Error ? err : new Error(String(err));
-        },
-      )
-      .catch((err: Error) => {
-        this.options.logger.error('appending coordinator records failed; the coordinator reloads from the log', {
-          topic: this.options.topic,
-          partition: loaded.partition,
-          error: err.message,
-        });
-        const failure = new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, err.message);
-        for (const fail of batch.onFailed) fail(failure);
-        this.drop(loaded, failure);
+    this.appendSteps(loaded, batch.steps)
+      .catch((err: unknown) => {
+        // A broken answer callback, not a log failure: the shard's answers can no longer be trusted.
+        this.options.logger.error('answering coordinator operations failed; the coordinator reloads from the log', { topic: this.options.topic, partition: loaded.partition, error: String(err) });
+        this.drop(loaded, new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, String(err)));
       })
       .finally(() => {
         loaded.appending = false;
@@ -219,16 +308,55 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
       });
   }
 
+  /** Appends the steps one after the other; the first that fails loses it and every later one, and drops the shard. */
+  private async appendSteps(loaded: LoadedShard<S>, steps: readonly Step[]): Promise<void> {
+    for (const [i, step] of steps.entries()) {
+      // Dropped meanwhile (leadership moved): what is not appended yet is lost with the shard.
+      const refusal = loaded.dropped === null ? await this.append(loaded.partition, step.write) : { errorCode: null, message: loaded.dropped.message };
+      if (refusal === null) {
+        for (const done of step.onDurable) done();
+        continue;
+      }
+      if (loaded.dropped === null) {
+        this.options.logger.error('appending coordinator records failed; the coordinator reloads from the log', {
+          topic: this.options.topic,
+          partition: loaded.partition,
+          error: refusal.message,
+        });
+      }
+      const failure = loaded.dropped ?? new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, refusal.message);
+      for (const fail of step.onFailed) fail(failure, refusal.errorCode);
+      for (const later of steps.slice(i + 1)) for (const fail of later.onFailed) fail(failure, null);
+      this.drop(loaded, failure);
+      return;
+    }
+    this.schedule(loaded);
+  }
+
+  /** Appends one step's write: null once durable, else the log's error code (null if the append threw) and why. */
+  private async append(partition: number, write: PendingWrite | null): Promise<{ errorCode: number | null; message: string } | null> {
+    if (write === null) return null;
+    try {
+      const errorCode =
+        write.kind === 'marker'
+          ? await this.options.log.appendMarker(partition, write.marker)
+          : await this.options.log.append(partition, write.records, write.producer ?? undefined);
+      return errorCode === ErrorCode.NONE ? null : { errorCode, message: `${this.options.topic}-${partition} append failed with ${errorCode}` };
+    } catch (err) {
+      return { errorCode: null, message: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
   /**
    * Forgets a shard whose state may be ahead of its log: operations not yet durable fail with
    * `failure`, parked requests get the shard's unload answers, and the next use replays afresh.
    */
-  private drop(loaded: LoadedShard<S>, failure: Error): void {
-    if (loaded.dropped) return;
-    loaded.dropped = true;
+  private drop(loaded: LoadedShard<S>, failure: KafkaError): void {
+    if (loaded.dropped !== null) return;
+    loaded.dropped = failure;
     if (loaded.timer !== null) clearTimeout(loaded.timer);
     if (this.shards.get(loaded.partition) === loaded) this.shards.delete(loaded.partition);
-    for (const fail of loaded.batch.onFailed) fail(failure);
+    for (const step of loaded.batch.steps) for (const fail of step.onFailed) fail(failure, null);
     loaded.batch = new PendingBatch();
     for (const r of loaded.shard.unload()) this.options.deliver(r);
   }
@@ -237,12 +365,12 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
     if (loaded.timer !== null) clearTimeout(loaded.timer);
     loaded.timer = null;
     const deadline = loaded.shard.nextDeadline();
-    if (deadline === null || this.closed || loaded.dropped) return;
+    if (deadline === null || this.closed || loaded.dropped !== null) return;
     loaded.timer = setTimeout(() => {
       loaded.timer = null;
-      if (loaded.dropped) return;
+      if (loaded.dropped !== null) return;
       const result = loaded.shard.tick(this.clock());
-      this.whenDurable(loaded, result.records, result.released, undefined).catch((err: unknown) =>
+      this.whenDurable(loaded, recordsWrite(result.records, null), result.released, undefined).catch((err: unknown) =>
         this.options.logger.error('coordinator tick failed', { topic: this.options.topic, partition: loaded.partition, error: String(err) }),
       );
     }, Math.max(0, deadline - this.clock()));

@@ -91,11 +91,12 @@ export class TransactionCoordinatorService {
     return {
       exists: () => log.exists(),
       ensureTopic: () => log.ensureTopic(),
-      append: (partition, records) => log.append(partition, records),
-      replay: async (partition, onRecord) => {
+      append: (partition, records, producer) => log.append(partition, records, producer),
+      appendMarker: (partition, marker) => log.appendMarker(partition, marker),
+      replay: async (partition, sink) => {
         this.loading.add(partition);
         try {
-          return await log.replay(partition, onRecord);
+          return await log.replay(partition, sink);
         } finally {
           this.loading.delete(partition);
         }

@@ -37,6 +37,7 @@ const NO_GROUP_LOG: CoordinatorLog = {
   exists: () => false,
   ensureTopic: () => Promise.reject(new Error('admin handlers do not create __consumer_offsets')),
   append: () => Promise.reject(new Error('admin handlers do not append group records')),
+  appendMarker: () => Promise.reject(new Error('admin handlers do not end transactions')),
   replay: () => Promise.reject(new Error('admin handlers do not replay group records')),
 };
 
@@ -44,6 +45,7 @@ const NO_TRANSACTION_LOG: CoordinatorLog = {
   exists: () => false,
   ensureTopic: () => Promise.reject(new Error('these handlers do not create __transaction_state')),
   append: () => Promise.reject(new Error('these handlers do not append transaction records')),
+  appendMarker: () => Promise.reject(new Error('these handlers do not append transaction markers')),
   replay: () => Promise.reject(new Error('these handlers do not replay transaction records')),
 };
 

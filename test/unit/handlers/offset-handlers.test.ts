@@ -31,6 +31,9 @@ class MemoryGroupLog implements CoordinatorLog {
   async append(): Promise<number> {
     return this.failAppends ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.NONE;
   }
+  async appendMarker(): Promise<number> {
+    return this.failAppends ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.NONE;
+  }
   async replay(): Promise<number> {
     return ErrorCode.NONE;
   }

@@ -30,6 +30,9 @@ class HeldLog implements CoordinatorLog {
     if (!this.holding) return Promise.resolve(ErrorCode.NONE);
     return new Promise((resolve) => this.held.push(() => resolve(ErrorCode.NONE)));
   }
+  appendMarker(): Promise<number> {
+    return this.append();
+  }
   async replay(partition: number): Promise<number> {
     return partition === this.failReplayOf ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.NONE;
   }

@@ -25,6 +25,7 @@ function leaderLog(count: number, commit: (offset: bigint) => number): InternalT
     exists: () => true,
     create: () => Promise.resolve({ errorCode: ErrorCode.NONE, errorMessage: null }),
     append: () => Promise.reject(new Error('a replay appends nothing')),
+    appendMarker: () => Promise.reject(new Error('a replay appends no marker')),
     logStartOffset: () => Promise.resolve({ errorCode: ErrorCode.NONE, offset: 0n }),
     read: (_partition, offset) =>
       Promise.resolve({
@@ -42,12 +43,13 @@ function leaderLog(count: number, commit: (offset: bigint) => number): InternalT
   };
 }
 
+const IGNORE = { record: () => undefined, marker: () => undefined };
 const spec = { name: '__consumer_offsets', numPartitions: 1, configs: new Map<string, string>() };
 
 test('a replay reads the leader’s whole log (its high watermark may lag it), then waits for the log end to be committed', async () => {
   const partitions = leaderLog(5, () => ErrorCode.NONE);
   const keys: string[] = [];
-  const code = await new InternalTopicLog(spec, partitions).replay(0, (key) => keys.push(key.toString()));
+  const code = await new InternalTopicLog(spec, partitions).replay(0, { record: (key) => keys.push(key.toString()), marker: () => assert.fail('no markers here') });
   assert.equal(code, ErrorCode.NONE);
   assert.deepEqual(keys, ['k0', 'k1', 'k2', 'k3', 'k4'], 'every record to the log end');
   assert.deepEqual(partitions.committedWaits, [5n], 'the shard serves once the log end is committed');
@@ -55,8 +57,8 @@ test('a replay reads the leader’s whole log (its high watermark may lag it), t
 
 test('an empty partition waits for nothing but its empty log end; a log end that does not commit fails the load', async () => {
   const empty = leaderLog(0, () => ErrorCode.NONE);
-  assert.equal(await new InternalTopicLog(spec, empty).replay(0, () => undefined), ErrorCode.NONE);
+  assert.equal(await new InternalTopicLog(spec, empty).replay(0, IGNORE), ErrorCode.NONE);
   assert.deepEqual(empty.committedWaits, [0n]);
   const stuck = leaderLog(3, () => ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-  assert.equal(await new InternalTopicLog(spec, stuck).replay(0, () => undefined), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  assert.equal(await new InternalTopicLog(spec, stuck).replay(0, IGNORE), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 });

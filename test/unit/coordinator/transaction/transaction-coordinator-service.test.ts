@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
-import type { CoordinatorLog, CoordinatorRecord } from '../../../../src/coordinator/runtime/coordinator-log.js';
+import type { CoordinatorLog, CoordinatorRecord, ReplaySink } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
 
@@ -40,9 +40,12 @@ class MemoryLog implements CoordinatorLog {
     this.partitions.set(partition, list);
     return ErrorCode.NONE;
   }
-  async replay(partition: number, onRecord: (key: Buffer, value: Buffer | null) => void): Promise<number> {
+  async appendMarker(): Promise<number> {
+    throw new Error('__transaction_state holds no transaction markers');
+  }
+  async replay(partition: number, sink: ReplaySink): Promise<number> {
     if (this.holdReplay !== null) await this.holdReplay;
-    for (const r of this.partitions.get(partition) ?? []) onRecord(r.key, r.value);
+    for (const r of this.partitions.get(partition) ?? []) sink.record(r.key, r.value, null);
     return ErrorCode.NONE;
   }
 }
