@@ -48,7 +48,7 @@ import { SegmentDeleter } from '../segment/segment-deleter.js';
 import type { ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { carriesProducerState, isProducerControl, type ProducerState } from '../producer-state/producer-state-entry.js';
-import { readTxnMarker, type CompletedTxn, type TxnMarker, type TxnMarkerRequest } from '../producer-state/txn-marker.js';
+import { abortedTxnEntry, readTxnMarker, type CompletedTxn, type TxnMarker, type TxnMarkerRequest } from '../producer-state/txn-marker.js';
 import type { AbortedTxn } from '../index/transaction-index.js';
 import type { CleanedSegment } from '../cleaner/clean-task.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
@@ -145,6 +145,8 @@ export class PartitionLog {
     this.#logEndOffset = loaded.logEndOffset;
     this.#highWatermark = loaded.highWatermark;
     this.#recoveryPoint = loaded.recoveryPoint;
+    // The scan completed transactions without knowing the high watermark: those below it are stable.
+    this.#producers.onHighWatermarkUpdated(this.#highWatermark);
   }
 
   /** Opens (or creates) the partition directory, recovering it after a crash: see log-loader.ts. */
@@ -359,7 +361,7 @@ export class PartitionLog {
   #applyMarker(marker: TxnMarker): CompletedTxn | null {
     const txnIndex = this.activeSegment.txnIndex;
     return this.#io('transaction index', () =>
-      this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append({ producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset })),
+      this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))),
     );
   }
 
@@ -672,6 +674,7 @@ export class PartitionLog {
     this.#logStartOffset = Math.min(this.#logStartOffset, end) as Offset;
     this.leaderEpochCache.truncateFromEnd(end);
     this.#io('truncate', () => this.#rebuildProducerState());
+    this.#producers.onHighWatermarkUpdated(this.#highWatermark);
     return true;
   }
 

@@ -22,7 +22,7 @@ import { readFully, walkBatchHeaders, type BatchLocation } from '../segment/batc
 import type { LogSegment } from '../segment/log-segment.js';
 import { carriesProducerState, isProducerControl } from './producer-state-entry.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
-import { readTxnMarker } from './txn-marker.js';
+import { abortedTxnEntry, readTxnMarker } from './txn-marker.js';
 
 /** From `attributes` through `baseSequence`: the header fields the walk does not return. */
 const FIELDS_START = BatchLayout.ATTRIBUTES_OFFSET;
@@ -107,6 +107,6 @@ function replayMarker(state: ProducerStateManager, segment: LogSegment, batch: B
   const marker = header === null ? null : readTxnMarker(bytes, header);
   if (marker === null) return;
   state.applyMarker(marker, (txn, lastStableOffset) => {
-    if (!segment.txnIndex.holdsMarker(txn.lastOffset)) segment.txnIndex.append({ ...txn, lastStableOffset });
+    if (!segment.txnIndex.holdsMarker(txn.lastOffset)) segment.txnIndex.append(abortedTxnEntry(txn, lastStableOffset));
   });
 }

@@ -5,6 +5,7 @@
  */
 import { decompress } from '../../native/index.js';
 import { ControlRecordType, decodeControlRecordKey, decodeEndTxnMarker, readRecords, type BatchHeader } from '../../protocol/records/index.js';
+import type { AbortedTxn } from '../index/transaction-index.js';
 import type { Offset } from '../offsets.js';
 
 /** A marker a partition leader is asked to write for a producer. */
@@ -55,4 +56,9 @@ export function readTxnMarker(bytes: Buffer, header: BatchHeader): TxnMarker | n
     };
   }
   return null;
+}
+
+/** The transaction index entry of an aborted transaction. */
+export function abortedTxnEntry(txn: CompletedTxn, lastStableOffset: Offset): AbortedTxn {
+  return { producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset };
 }
