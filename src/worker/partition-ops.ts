@@ -269,7 +269,9 @@ export const registerOps: RegisterOps = (setup) => {
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
       if (timestamp === MAX_TIMESTAMP) return hit(log.offsetOfMaxTimestamp());
       if (timestamp < 0n) return failedOffset(ErrorCode.INVALID_REQUEST);
-      return hit(log.offsetForTimestamp(Number(timestamp)));
+      // Kafka: a record found by time counts only below what the isolation level may read.
+      const found = log.offsetForTimestamp(Number(timestamp));
+      return hit(found !== null && found.offset < partition.readBound(command.readCommitted) ? found : null);
     }),
   );
 

@@ -86,6 +86,9 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   assert.deepEqual([open[0]!.lastStableOffset, open[0]!.highWatermark, open[0]!.bytes, open[0]!.abortedTransactions], [0n, 1n, 0, []]);
   assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, LATEST, true)).offset, 0n);
   assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, LATEST)).offset, 1n);
+  // By time, a record counts only below the isolation level's bound (Kafka).
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, 0n, true)).offset, -1n);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, 0n)).offset, 0n);
   assert.equal((await service.describeProducers({ topic: TOPIC, partition: 0 })).producers[0]!.currentTxnStartOffset, 0);
 
   const replies = await service.writeTxnMarkers([marker(0, 10n, true), { ...marker(0, 10n, true), topic: 'missing' }, marker(1, 11n, false)]);
