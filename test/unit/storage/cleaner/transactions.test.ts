@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeRecordBatch, isControl } from '../../../../src/protocol/records/index.js';
-import type { PartitionLog } from '../../../../src/storage/index.js';
+import { Faults, type PartitionLog } from '../../../../src/storage/index.js';
 import { FakeClock, tempDir } from '../storage-fixtures.js';
-import { clean, compactedLog, keyedBatch, logDirOf, openManager, readBatches } from './cleaner-fixtures.js';
+import { clean, compactedLog, keyedBatch, logDirOf, openManager, readBatches, TP } from './cleaner-fixtures.js';
 
 function txnRecord(log: PartitionLog, producerId: bigint, sequence: number, key: string, value: string, timestamp: number): void {
   const batch = encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: Buffer.from(key), value: Buffer.from(value), timestamp: BigInt(timestamp) }] });
@@ -65,6 +65,46 @@ test('cleaning drops aborted data, compacts committed data, keeps markers, stops
     assert.equal(log.lastStableOffset, 6);
   } finally {
     manager.close();
+    root.remove();
+  }
+});
+
+test('a crash in the middle of a swap: the reopened log has the same aborted transactions', async () => {
+  const root = tempDir('clean-txn-crash');
+  const clock = new FakeClock();
+  try {
+    const manager = openManager(root.path, clock);
+    const log = compactedLog(manager);
+    txnRecord(log, 1n, 0, 'a', 'aborted', clock.nowMs); // 0
+    end(log, 1n, false); // 1
+    log.roll();
+    log.append(keyedBatch([{ key: 'a', value: 'v' }], clock.nowMs), { leaderEpoch: 0 }); // 2
+    log.roll();
+    txnRecord(log, 2n, 0, 'b', 'aborted', clock.nowMs); // 3
+    end(log, 2n, false); // 4
+    log.roll();
+    log.append(keyedBatch([{ key: 'c', value: 'v' }], clock.nowMs), { leaderEpoch: 0 }); // 5
+    log.highWatermark = log.logEndOffset;
+    const before = log.collectAbortedTransactions(0, log.logEndOffset);
+    assert.equal(before.length, 2);
+    // The swap stops after renaming the first replaced segment to .deleted (step 2).
+    Faults.arm('segment.delete', { after: 1 });
+    manager.maintain();
+    await manager.cleaningIdle();
+    assert.equal(manager.logDirs[0]!.online, false);
+    manager.abandon();
+    Faults.disarmAll();
+
+    const reopened = openManager(root.path, clock, { cleaner: false });
+    try {
+      const recovered = reopened.getLog(TP)!;
+      assert.deepEqual(recovered.collectAbortedTransactions(0, recovered.logEndOffset), before);
+      assert.equal(recovered.segmentCount, 2, 'the swap completed at open: one cleaned segment and the active one');
+    } finally {
+      reopened.close();
+    }
+  } finally {
+    Faults.disarmAll();
     root.remove();
   }
 });
