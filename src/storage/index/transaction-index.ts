@@ -16,7 +16,7 @@
  * rebuilds the index from the markers (`reset`, then the producer state scan appends again).
  * Owned by the partition's worker thread, like its segment.
  */
-import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { AbortedTxn as AbortedTxnSchema } from '../../protocol/messages/schemas/aborted-txn.js';
 import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
 import { offsetOf, type Offset } from '../offsets.js';
@@ -70,10 +70,6 @@ export class TransactionIndex {
 
   get path(): string {
     return this.#path;
-  }
-
-  setPath(path: string): void {
-    this.#path = path;
   }
 
   get entries(): readonly AbortedTxn[] {
@@ -153,10 +149,6 @@ export class TransactionIndex {
   renameTo(path: string): void {
     ignoreMissing(() => renameSync(this.#path, path));
     this.#path = path;
-  }
-
-  deleteFile(): void {
-    ignoreMissing(() => unlinkSync(this.#path));
   }
 
   #truncateFile(entries: number): void {

@@ -48,7 +48,7 @@ import { SegmentDeleter } from '../segment/segment-deleter.js';
 import type { ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { carriesProducerState, isProducerControl, type ProducerState } from '../producer-state/producer-state-entry.js';
-import { abortedTxnEntry, readTxnMarker, type CompletedTxn, type TxnMarker, type TxnMarkerRequest } from '../producer-state/txn-marker.js';
+import { abortedTxnEntry, readTxnMarker, type TxnMarker, type TxnMarkerRequest } from '../producer-state/txn-marker.js';
 import type { AbortedTxn } from '../index/transaction-index.js';
 import type { CleanedSegment } from '../cleaner/clean-task.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
@@ -358,11 +358,9 @@ export class PartitionLog {
   }
 
   /** A written marker ends its producer's transaction; an abort goes to the active segment's (the marker's) transaction index. */
-  #applyMarker(marker: TxnMarker): CompletedTxn | null {
+  #applyMarker(marker: TxnMarker): void {
     const txnIndex = this.activeSegment.txnIndex;
-    return this.#io('transaction index', () =>
-      this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))),
-    );
+    this.#io('transaction index', () => this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))));
   }
 
   /**
