@@ -8,6 +8,9 @@
  *   but always the first batch found (KIP-74), so a consumer never sticks on a large batch.
  * - Long polling: until `min_bytes` have gathered or `max_wait_ms` passes, the fetch waits in
  *   the purgatory on its partitions and reads again when one of them gets data it may read.
+ * - read_committed (v4+): reads stop at the last stable offset and answer the aborted
+ *   transactions overlapping them ([] for none; null for read_uncommitted, as Kafka), so the
+ *   consumer drops their records; the records themselves are still sent with sendfile.
  * - Followers (a broker's replica id: `replica_id` up to v14, `replica_state.replica_id` from
  *   v15): each partition's read is bounded by the log end instead of the high watermark and
  *   records the follower's position on the leader (which may move the high watermark); a log
@@ -139,7 +142,7 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
       highWatermark: r.result.highWatermark,
       lastStableOffset: r.result.lastStableOffset,
       logStartOffset: r.result.logStartOffset,
-      abortedTransactions: null,
+      abortedTransactions: r.result.abortedTransactions === null ? null : [...r.result.abortedTransactions],
       preferredReadReplica: -1,
       records: r.result.records ?? EMPTY_BYTES,
     };

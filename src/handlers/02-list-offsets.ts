@@ -1,14 +1,16 @@
 /**
  * ListOffsets (key 2): the earliest (-2), latest (-1) or max-timestamp (-3) offset of a
  * partition, or the first offset whose timestamp is at or after a given time (found through
- * the time index). Latest is the high watermark, which is also the last stable offset while
- * there are no transactions, so both isolation levels answer alike.
+ * the time index). Latest is the high watermark for read_uncommitted and the last stable offset
+ * for read_committed (v2+), as Kafka answers.
  */
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
+
+const READ_COMMITTED = 1;
 
 export const listOffsetsHandler = defineHandler({
   request: ListOffsetsRequest,
@@ -25,7 +27,7 @@ export const listOffsetsHandler = defineHandler({
       if (copies > 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
-      const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp);
+      const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp, request.isolationLevel === READ_COMMITTED);
       return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };

@@ -4,12 +4,24 @@
  * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
  * replica checks it, so a client with stale metadata is fenced where the epoch is known.
  */
-import type { AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand } from '../worker/partition-protocol.js';
+import type {
+  AbortedTransaction,
+  AcksStatus,
+  AcksWait,
+  AppendReply,
+  AppendRequest,
+  DescribeProducersReply,
+  DivergingEpoch,
+  OffsetReply,
+  PartitionRef,
+  ReadCommand,
+  TxnMarkerEntry,
+} from '../worker/partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
 export { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
 export { failedRead } from './partition-service.js';
-export type { AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand, ReadResult };
+export type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand, ReadResult, TxnMarkerEntry };
 
 export interface PartitionData {
   /** Replies in the order of `entries`. */
@@ -18,10 +30,18 @@ export interface PartitionData {
   readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
   /** Where acks=all appends stand, in the order of `waits` (see `AcksStatus`). */
   checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]>;
-  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply>;
+  /** `readCommitted` (default false): LATEST (-1) is the last stable offset rather than the high watermark. */
+  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint, readCommitted?: boolean): Promise<OffsetReply>;
   deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply>;
   offsetForLeaderEpoch(ref: PartitionRef, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply>;
   describeProducers(ref: PartitionRef): Promise<DescribeProducersReply>;
+  /**
+   * WriteTxnMarkers: each entry's marker written by its partition's leader. Replies in the order
+   * of `entries`, as appends (acks=all: wait for `requiredOffset` at `leaderEpoch` as Produce
+   * does); a partition's failure is its `errorCode` (INVALID_PRODUCER_EPOCH,
+   * TRANSACTION_COORDINATOR_FENCED, NOT_LEADER_OR_FOLLOWER, ...).
+   */
+  writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;
 }
 
 /** The key under which fetches wait for a partition and appends announce it. */

@@ -46,6 +46,8 @@ import {
   type ReplicaPositionCommand,
   type ReplicaPositionReply,
   type TruncateCommand,
+  type TxnMarkerEntry,
+  type AbortedTransaction,
 } from '../worker/partition-protocol.js';
 import type { WorkerOp } from '../worker/worker-op.js';
 import type { PartitionData } from './partition-data.js';
@@ -62,6 +64,7 @@ const FOLLOWER_APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 4 + 8 + 8 + 4;
 const TRUNCATE_ESTIMATE = REF_ESTIMATE + 4 + 8 + 1;
 const POSITION_ESTIMATE = REF_ESTIMATE + 4;
 const ACKS_WAIT_ESTIMATE = REF_ESTIMATE + 4 + 8;
+const TXN_MARKER_ESTIMATE = REF_ESTIMATE + 8 + 2 + 4 + 1 + 1;
 
 export interface ReadResult {
   readonly errorCode: number;
@@ -72,11 +75,13 @@ export interface ReadResult {
   readonly records: FileRegion | null;
   /** A follower's log diverged from the leader's (Fetch v12+ answers it; the follower truncates). */
   readonly divergingEpoch: DivergingEpoch | null;
+  /** A consumer's read_committed read: the aborted transactions overlapping it ([] for none); null otherwise. */
+  readonly abortedTransactions: readonly AbortedTransaction[] | null;
 }
 
 /** A read that failed: its error, no offsets, no records. */
 export function failedRead(errorCode: number): ReadResult {
-  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null, divergingEpoch: null };
+  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null, divergingEpoch: null, abortedTransactions: null };
 }
 
 const topicBytes = (ref: PartitionRef): number => ref.topic.length * 3;
@@ -181,14 +186,29 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
    */
   async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
-    const replies = await this.eachEntry(PartitionOps.append, entries, (e) => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, (err) =>
-      failedAppend(kafkaErrorCode(err), (err as Error).message),
-    );
+    const replies = await this.eachEntry(PartitionOps.append, entries, (e) => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, failedAppendOf);
+    this.announceAppends(entries, replies);
+    return replies;
+  }
+
+  /**
+   * Writes each entry's transaction marker on its partition's leader (WriteTxnMarkers), as
+   * `appendMany` appends: replies in the order of `entries`, acks=all (wait in the produce
+   * purgatory for `requiredOffset` at `leaderEpoch`), a failure is the entry's error code. A
+   * marker wakes waiting fetches as an append does; a read_committed fetch reads again when the
+   * high watermark moves, which is when the last stable offset can move.
+   */
+  async writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]> {
+    const replies = await this.eachEntry(PartitionOps.writeTxnMarkers, entries, (e) => TXN_MARKER_ESTIMATE + topicBytes(e), failedAppendOf);
+    this.announceAppends(entries, replies);
+    return replies;
+  }
+
+  private announceAppends(entries: readonly PartitionRef[], replies: readonly AppendReply[]): void {
     entries.forEach((e, i) => {
       const reply = replies[i]!;
       if (reply.errorCode === ErrorCode.NONE) this.events.appended(e.topic, e.partition, reply.highWatermarkMoved ? reply.highWatermark : null);
     });
-    return replies;
   }
 
   /**
@@ -206,7 +226,15 @@ export class PartitionService implements PartitionAdmin, PartitionData {
           const slice = r.slice;
           const records: FileRegion | null =
             slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
-          results[i] = { errorCode: r.errorCode, highWatermark: r.highWatermark, lastStableOffset: r.lastStableOffset, logStartOffset: r.logStartOffset, records, divergingEpoch: r.divergingEpoch };
+          results[i] = {
+            errorCode: r.errorCode,
+            highWatermark: r.highWatermark,
+            lastStableOffset: r.lastStableOffset,
+            logStartOffset: r.logStartOffset,
+            records,
+            divergingEpoch: r.divergingEpoch,
+            abortedTransactions: r.abortedTransactions,
+          };
           // Only a follower's fetch moves the high watermark or qualifies a replica for the ISR.
           const c = commands[i]!;
           if (r.highWatermarkMoved) this.events.highWatermarkMoved(c.topic, c.partition, r.highWatermark);
@@ -363,8 +391,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     this.pendingReleases.clear();
   }
 
-  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
-    return this.offsetOp(PartitionOps.listOffset, { ...ref, currentLeaderEpoch, arg: timestamp });
+  /** `readCommitted`: LATEST (-1) answers the last stable offset instead of the high watermark. */
+  listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.listOffset, { ...ref, currentLeaderEpoch, arg: timestamp, readCommitted });
   }
 
   deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply> {
@@ -375,7 +404,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return this.offsetOp(PartitionOps.offsetForEpoch, { ...ref, currentLeaderEpoch, arg: BigInt(leaderEpoch) });
   }
 
-  private async offsetOp(op: WorkerOp<PartitionArgCommand, OffsetReply>, command: PartitionArgCommand): Promise<OffsetReply> {
+  private async offsetOp<C extends PartitionArgCommand>(op: WorkerOp<C, OffsetReply>, command: C): Promise<OffsetReply> {
     try {
       return await this.host.call(this.workerOf(command.topic, command.partition), op, command);
     } catch (err) {
@@ -438,6 +467,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   private workers(): number[] {
     return range(this.host.size);
   }
+}
+
+function failedAppendOf(err: unknown): AppendReply {
+  return failedAppend(kafkaErrorCode(err), (err as Error).message);
 }
 
 function failedPositionOf(err: unknown): ReplicaPositionReply {

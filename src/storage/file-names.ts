@@ -9,6 +9,7 @@ import { offsetOf, type Offset } from './offsets.js';
 export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
+export const TXN_INDEX_SUFFIX = '.txnindex';
 export const DELETED_SUFFIX = '.deleted';
 export const TMP_SUFFIX = '.tmp';
 /** Left by Kafka's compactor mid-swap; Sluice never writes them but cleans them up. */
@@ -40,6 +41,10 @@ export function offsetIndexPath(dir: string, baseOffset: Offset): string {
 
 export function timeIndexPath(dir: string, baseOffset: Offset): string {
   return join(dir, segmentFileStem(baseOffset) + TIME_INDEX_SUFFIX);
+}
+
+export function txnIndexPath(dir: string, baseOffset: Offset): string {
+  return join(dir, segmentFileStem(baseOffset) + TXN_INDEX_SUFFIX);
 }
 
 /** The base offset a segment file name stands for, or null if `name` is not `<20 digits><suffix>`. */

@@ -13,7 +13,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
 import { LogManager, StorageError, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
 import type { RegisterOps } from './op-module.js';
-import { Partition } from './partition.js';
+import { Partition, type LeaderAppend } from './partition.js';
 import {
   EARLIEST_TIMESTAMP,
   LATEST_TIMESTAMP,
@@ -31,6 +31,7 @@ import {
   type IsrAnswer,
   type IsrAnswerReply,
   type IsrProposal,
+  type ListOffsetCommand,
   type OffsetReply,
   type PartitionArgCommand,
   type PartitionEndReply,
@@ -38,6 +39,7 @@ import {
   type ReadCommand,
   type ReadReply,
   type ReplicaPositionReply,
+  type TxnMarkerEntry,
   type WorkerLogDir,
 } from './partition-protocol.js';
 import { workerForPartition } from './partition-routing.js';
@@ -118,25 +120,27 @@ export const registerOps: RegisterOps = (setup) => {
     }
   });
 
+  const appendReply = (partition: Partition, { result, highWatermarkMoved, requiredOffset }: LeaderAppend): AppendReply => ({
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    recordErrors: [],
+    baseOffset: BigInt(result.baseOffset),
+    logAppendTimeMs: BigInt(result.logAppendTimeMs),
+    logStartOffset: BigInt(result.logStartOffset),
+    highWatermark: BigInt(partition.highWatermark),
+    highWatermarkMoved,
+    leaderEpoch: partition.leaderEpoch,
+    requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
+  });
+
   const append = ({ topic, partition: index, requiredAcks, records }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const { result, highWatermarkMoved, requiredOffset } = partition.appendAsLeader(records, requiredAcks);
+      const appended = partition.appendAsLeader(records, requiredAcks);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
-      return {
-        errorCode: ErrorCode.NONE,
-        errorMessage: null,
-        recordErrors: [],
-        baseOffset: BigInt(result.baseOffset),
-        logAppendTimeMs: BigInt(result.logAppendTimeMs),
-        logStartOffset: BigInt(result.logStartOffset),
-        highWatermark: BigInt(partition.highWatermark),
-        highWatermarkMoved,
-        leaderEpoch: partition.leaderEpoch,
-        requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
-      };
+      return appendReply(partition, appended);
     } catch (err) {
       return failedAppend(kafkaErrorCode(err), (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
     }
@@ -144,6 +148,17 @@ export const registerOps: RegisterOps = (setup) => {
 
   // The records are views on ring memory: each append validates and writes them from there.
   setup.serve(PartitionOps.append, (entries) => entries.map(append));
+
+  setup.serve(PartitionOps.writeTxnMarkers, (entries) =>
+    entries.map((e: TxnMarkerEntry): AppendReply => {
+      try {
+        const partition = partitionOf(e);
+        return appendReply(partition, partition.writeTxnMarker(e));
+      } catch (err) {
+        return failedAppend(kafkaErrorCode(err), (err as Error).message);
+      }
+    }),
+  );
 
   const lease = (slice: LogSlice | null): ReadReply['slice'] => {
     if (slice === null) return null;
@@ -161,8 +176,13 @@ export const registerOps: RegisterOps = (setup) => {
       let highWatermarkMoved = false;
       let divergingEpoch: ReadReply['divergingEpoch'] = null;
       let isrCandidate = false;
+      let abortedTransactions: ReadReply['abortedTransactions'] = null;
       if (c.replicaId < 0) {
         slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
+        if (c.readCommitted) {
+          const aborted = slice === null ? [] : partition.abortedTransactions(Number(c.fetchOffset));
+          abortedTransactions = aborted.map((t) => ({ producerId: t.producerId, firstOffset: BigInt(t.firstOffset) }));
+        }
       } else {
         const r = partition.readForFollower(c.replicaId, c.currentLeaderEpoch, Number(c.fetchOffset), c.lastFetchedEpoch, c.maxBytes, c.minOneMessage);
         slice = r.slice;
@@ -176,6 +196,7 @@ export const registerOps: RegisterOps = (setup) => {
         lastStableOffset: BigInt(partition.lastStableOffset),
         logStartOffset: BigInt(partition.log.logStartOffset),
         slice: lease(slice),
+        abortedTransactions,
         highWatermarkMoved,
         divergingEpoch,
         isrCandidate,
@@ -188,6 +209,7 @@ export const registerOps: RegisterOps = (setup) => {
         lastStableOffset: NO_OFFSET,
         logStartOffset: NO_OFFSET,
         slice: null,
+        abortedTransactions: null,
         highWatermarkMoved: false,
         divergingEpoch: null,
         isrCandidate: false,
@@ -224,11 +246,11 @@ export const registerOps: RegisterOps = (setup) => {
   });
 
   /** The ops about one partition's offsets: answered by its leader, fenced by the client's epoch. */
-  const offsetOp = (answer: (partition: Partition, arg: bigint) => OffsetReply) => (c: PartitionArgCommand): OffsetReply => {
+  const offsetOp = <C extends PartitionArgCommand>(answer: (partition: Partition, arg: bigint, command: C) => OffsetReply) => (c: C): OffsetReply => {
     try {
       const partition = partitionOf(c);
       partition.checkLeader(c.currentLeaderEpoch);
-      return answer(partition, c.arg);
+      return answer(partition, c.arg, c);
     } catch (err) {
       return failedOffset(kafkaErrorCode(err));
     }
@@ -236,18 +258,20 @@ export const registerOps: RegisterOps = (setup) => {
 
   setup.serve(
     PartitionOps.listOffset,
-    offsetOp((partition, timestamp) => {
+    offsetOp((partition, timestamp, command: ListOffsetCommand) => {
       const log = partition.log;
       const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
       const at = (offset: number): OffsetReply => ({ ...none, offset: BigInt(offset), leaderEpoch: partition.leaderEpoch });
       const hit = (found: { timestamp: number; offset: number } | null): OffsetReply =>
         found === null ? none : { ...none, timestamp: BigInt(found.timestamp), offset: BigInt(found.offset), leaderEpoch: partition.leaderEpoch };
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(log.logStartOffset);
-      if (timestamp === LATEST_TIMESTAMP) return at(partition.highWatermark);
+      if (timestamp === LATEST_TIMESTAMP) return at(partition.readBound(command.readCommitted));
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
       if (timestamp === MAX_TIMESTAMP) return hit(log.offsetOfMaxTimestamp());
       if (timestamp < 0n) return failedOffset(ErrorCode.INVALID_REQUEST);
-      return hit(log.offsetForTimestamp(Number(timestamp)));
+      // Kafka: a record found by time counts only below what the isolation level may read.
+      const found = log.offsetForTimestamp(Number(timestamp));
+      return hit(found !== null && found.offset < partition.readBound(command.readCommitted) ? found : null);
     }),
   );
 

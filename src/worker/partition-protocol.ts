@@ -422,12 +422,20 @@ export interface DivergingEpoch {
   readonly endOffset: bigint;
 }
 
+/** An aborted transaction overlapping a read_committed read: the consumer drops its producer's records from `firstOffset`. */
+export interface AbortedTransaction {
+  readonly producerId: bigint;
+  readonly firstOffset: bigint;
+}
+
 export interface ReadReply {
   readonly errorCode: number;
   readonly highWatermark: bigint;
   readonly lastStableOffset: bigint;
   readonly logStartOffset: bigint;
   readonly slice: ReadSlice | null;
+  /** A consumer's read_committed read: the aborted transactions overlapping it ([] for none); null for other reads. */
+  readonly abortedTransactions: readonly AbortedTransaction[] | null;
   /** A follower's fetch moved the high watermark: consumers and acks=all produces waiting on it can go on. */
   readonly highWatermarkMoved: boolean;
   /** The follower's log diverged from the leader's (no records then): it truncates to `endOffset`. */
@@ -441,13 +449,20 @@ const HAS_SLICE = 1;
 const HW_MOVED = 2;
 const HAS_DIVERGING_EPOCH = 4;
 const ISR_CANDIDATE = 8;
+const HAS_ABORTED_TRANSACTIONS = 16;
 
 function writeReadReply(w: Writer, a: ReadReply): void {
   w.int16(a.errorCode);
   w.int64(a.highWatermark);
   w.int64(a.lastStableOffset);
   w.int64(a.logStartOffset);
-  w.int8((a.slice !== null ? HAS_SLICE : 0) | (a.highWatermarkMoved ? HW_MOVED : 0) | (a.divergingEpoch !== null ? HAS_DIVERGING_EPOCH : 0) | (a.isrCandidate ? ISR_CANDIDATE : 0));
+  w.int8(
+    (a.slice !== null ? HAS_SLICE : 0) |
+      (a.highWatermarkMoved ? HW_MOVED : 0) |
+      (a.divergingEpoch !== null ? HAS_DIVERGING_EPOCH : 0) |
+      (a.isrCandidate ? ISR_CANDIDATE : 0) |
+      (a.abortedTransactions !== null ? HAS_ABORTED_TRANSACTIONS : 0),
+  );
   if (a.slice !== null) {
     w.uint32(a.slice.leaseId);
     w.int32(a.slice.fd);
@@ -458,6 +473,19 @@ function writeReadReply(w: Writer, a: ReadReply): void {
     w.int32(a.divergingEpoch.epoch);
     w.int64(a.divergingEpoch.endOffset);
   }
+  if (a.abortedTransactions !== null) {
+    w.unsignedVarint(a.abortedTransactions.length);
+    for (const t of a.abortedTransactions) {
+      w.int64(t.producerId);
+      w.int64(t.firstOffset);
+    }
+  }
+}
+
+function readAbortedTransactions(r: Reader): AbortedTransaction[] {
+  const out: AbortedTransaction[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) out.push({ producerId: r.int64(), firstOffset: r.int64() });
+  return out;
 }
 
 function readReadReply(r: Reader): ReadReply {
@@ -468,7 +496,18 @@ function readReadReply(r: Reader): ReadReply {
   const flags = r.int8();
   const slice = (flags & HAS_SLICE) !== 0 ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
   const divergingEpoch = (flags & HAS_DIVERGING_EPOCH) !== 0 ? { epoch: r.int32(), endOffset: r.int64() } : null;
-  return { errorCode, highWatermark, lastStableOffset, logStartOffset, slice, highWatermarkMoved: (flags & HW_MOVED) !== 0, divergingEpoch, isrCandidate: (flags & ISR_CANDIDATE) !== 0 };
+  const abortedTransactions = (flags & HAS_ABORTED_TRANSACTIONS) !== 0 ? readAbortedTransactions(r) : null;
+  return {
+    errorCode,
+    highWatermark,
+    lastStableOffset,
+    logStartOffset,
+    slice,
+    abortedTransactions,
+    highWatermarkMoved: (flags & HW_MOVED) !== 0,
+    divergingEpoch,
+    isrCandidate: (flags & ISR_CANDIDATE) !== 0,
+  };
 }
 
 /** readBytes' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
@@ -548,6 +587,28 @@ const partitionArg: BodyCodec<PartitionArgCommand> = binary(
     const topic = r.compactString();
     const partition = r.int32();
     return { topic, partition, currentLeaderEpoch: r.int32(), arg: r.int64() };
+  },
+);
+
+/** listOffset: a partition, the timestamp (or a special one), and the isolation level that bounds LATEST. */
+export interface ListOffsetCommand extends PartitionArgCommand {
+  /** read_committed: LATEST is the last stable offset; otherwise the high watermark. */
+  readonly readCommitted: boolean;
+}
+
+const listOffsetCommand: BodyCodec<ListOffsetCommand> = binary(
+  (c) =>
+    finish((w) => {
+      writeRef(w, c);
+      w.int32(c.currentLeaderEpoch);
+      w.int64(c.arg);
+      w.bool(c.readCommitted);
+    }),
+  (bytes) => {
+    const r = reader(bytes);
+    const topic = r.compactString();
+    const partition = r.int32();
+    return { topic, partition, currentLeaderEpoch: r.int32(), arg: r.int64(), readCommitted: r.bool() };
   },
 );
 
@@ -685,6 +746,40 @@ function readPosition(r: Reader): ReplicaPositionReply {
   return { errorCode, errorMessage, logEndOffset: r.int64(), highWatermark: r.int64(), logStartOffset: r.int64(), lastFetchedEpoch: r.int32() };
 }
 
+// ---- transaction markers (binary, many partitions per message like append) ----
+
+/**
+ * One partition's transaction marker from a WriteTxnMarkers request, written by the partition's
+ * leader as a control batch; answered like an append (acks=all: `requiredOffset`/`leaderEpoch`
+ * say what to wait for in the produce purgatory).
+ */
+export interface TxnMarkerEntry {
+  readonly topic: string;
+  readonly partition: number;
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  /** true: COMMIT, false: ABORT. */
+  readonly commit: boolean;
+  /** WriteTxnMarkers' TransactionVersion: 0/1 legacy, 2 = KIP-890 part 2. */
+  readonly transactionVersion: number;
+}
+
+function writeTxnMarker(w: Writer, e: TxnMarkerEntry): void {
+  writeRef(w, e);
+  w.int64(e.producerId);
+  w.int16(e.producerEpoch);
+  w.int32(e.coordinatorEpoch);
+  w.bool(e.commit);
+  w.int8(e.transactionVersion);
+}
+
+function readTxnMarker(r: Reader): TxnMarkerEntry {
+  const topic = r.compactString();
+  const partition = r.int32();
+  return { topic, partition, producerId: r.int64(), producerEpoch: r.int16(), coordinatorEpoch: r.int32(), commit: r.bool(), transactionVersion: r.int8() };
+}
+
 /** An acks=all append waiting for its records to be committed, as its append reply described it. */
 export interface AcksWait extends PartitionRef {
   readonly leaderEpoch: number;
@@ -739,12 +834,14 @@ export const PartitionOps = {
   read: defineWorkerOp(11, 'read', reads, readReplies),
   /** Posted: ends read leases once their bytes are sent. */
   release: defineWorkerOp(12, 'release', leaseIds, NOTHING),
-  listOffset: defineWorkerOp(13, 'listOffset', partitionArg, offsetReply),
+  listOffset: defineWorkerOp(13, 'listOffset', listOffsetCommand, offsetReply),
   deleteRecords: defineWorkerOp(14, 'deleteRecords', partitionArg, offsetReply),
   offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', partitionArg, offsetReply),
   describeProducers: defineWorkerOp(16, 'describeProducers', json<PartitionRef>(), json<DescribeProducersReply>()),
   /** Records into memory, bounded by the ring, for coordinators replaying a partition. */
   readBytes: defineWorkerOp(17, 'readBytes', singleRead, readBytesReply),
+  /** WriteTxnMarkers: each entry's marker appended by its partition's leader, answered as appends are. */
+  writeTxnMarkers: defineWorkerOp(18, 'writeTxnMarkers', each(writeTxnMarker, readTxnMarker), appendReplies),
   describeLogDirs: defineWorkerOp(20, 'describeLogDirs', NOTHING, json<WorkerLogDir[]>()),
   checkpointEntries: defineWorkerOp(21, 'checkpointEntries', NOTHING, json<LogDirCheckpoint[]>()),
   writeCheckpoints: defineWorkerOp(22, 'writeCheckpoints', json<WriteCheckpointsCommand>(), NOTHING),

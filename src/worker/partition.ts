@@ -3,8 +3,9 @@
  * the role this broker plays (leader or follower), the leader epoch and its fencing, the replica
  * set and the in-sync replicas with the ISR change proposed to the controller, each follower's
  * log end offset and when it last caught up, the high watermark and its advancement,
- * `min.insync.replicas`, and which offset bounds a read at each isolation level. Nothing else
- * moves the high watermark or answers an epoch check.
+ * `min.insync.replicas`, and which offset bounds a read at each isolation level (the last stable
+ * offset, held back by open transactions, for read_committed). It writes the transaction markers
+ * of WriteTxnMarkers as leader. Nothing else moves the high watermark or answers an epoch check.
  *
  * Owned by the partition's worker thread. The controller's state for the partition arrives as a
  * `PartitionStateCommand` (`applyState`), at open and on every leadership or ISR change; the
@@ -14,7 +15,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { BatchLayout } from '../protocol/records/index.js';
-import type { AppendResult, LogSlice, PartitionLog, ReadOptions } from '../storage/index.js';
+import type { AbortedTxn, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
 import { FollowerReplica } from './follower-replica.js';
 import { leaderEpochError } from './leader-epoch.js';
 import { NO_EPOCH, NO_EPOCH_CHECK, type IsrAnswer, type PartitionStateCommand } from './partition-protocol.js';
@@ -144,9 +145,9 @@ export class Partition {
     return this.log.highWatermark;
   }
 
-  /** Until transactions exist, every record below the high watermark is committed. */
+  /** Below the high watermark, up to the first transaction still open or whose marker is not replicated yet. */
   get lastStableOffset(): number {
-    return this.log.highWatermark;
+    return this.log.lastStableOffset;
   }
 
   /** The latest leader epoch in the log: a follower's next Fetch names it as its last fetched epoch. */
@@ -241,6 +242,19 @@ export class Partition {
    * is refused up front while the ISR is smaller than `min.insync.replicas`, as Kafka does.
    */
   appendAsLeader(records: Buffer, requiredAcks: number): LeaderAppend {
+    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch }));
+  }
+
+  /**
+   * Writes a transaction marker as leader (WriteTxnMarkers), with acks=all as Kafka's coordinator
+   * asks: refused while the ISR is below `min.insync.replicas`, answered once the high watermark
+   * passes it. The producer state checks are the log's (`appendTxnMarker`).
+   */
+  writeTxnMarker(marker: TxnMarkerRequest): LeaderAppend {
+    return this.leaderAppend(ACKS_ALL, () => this.log.appendTxnMarker(marker, { leaderEpoch: this.epoch }));
+  }
+
+  private leaderAppend(requiredAcks: number, append: () => AppendResult): LeaderAppend {
     this.checkLeader(NO_EPOCH_CHECK);
     if (requiredAcks === ACKS_ALL && this.committedIsr.size < this.effectiveMinIsr) {
       throw new KafkaError(
@@ -248,7 +262,7 @@ export class Partition {
         `The size of the current ISR ${this.committedIsr.size} is insufficient to satisfy the min.isr requirement of ${this.effectiveMinIsr}`,
       );
     }
-    const result = this.log.append(records, { leaderEpoch: this.epoch });
+    const result = append();
     const highWatermarkMoved = this.maybeAdvanceHighWatermark();
     const committed = this.log.highWatermark > result.lastOffset;
     return { result, highWatermarkMoved, requiredOffset: requiredAcks === ACKS_ALL && !committed ? result.lastOffset + 1 : NO_REQUIRED_OFFSET };
@@ -309,6 +323,15 @@ export class Partition {
   read(currentLeaderEpoch: number, fetchOffset: number, maxBytes: number, options: { readCommitted: boolean } & Pick<ReadOptions, 'minOneMessage'>): LogSlice | null {
     this.checkLeader(currentLeaderEpoch);
     return this.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: this.readBound(options.readCommitted), minOneMessage: options.minOneMessage });
+  }
+
+  /**
+   * The aborted transactions a read_committed read from `fetchOffset` must tell the consumer
+   * about: those overlapping [fetchOffset, last stable offset) — the read's bound, so they cover
+   * whatever part of it the read returns.
+   */
+  abortedTransactions(fetchOffset: number): AbortedTxn[] {
+    return this.log.collectAbortedTransactions(fetchOffset, this.lastStableOffset);
   }
 
   /**

@@ -54,6 +54,7 @@ try {
     maxIndexBytes: 10 * 1024 * 1024,
     maxMapEntries: 4 * 1024 * 1024,
     producerLastOffsets: [],
+    abortedTransactions: [],
   });
   const inlineMs = performance.now() - started;
   const peak = process.resourceUsage().maxRSS * 1024;

@@ -2,6 +2,7 @@
  * Kafka's `MemoryRecords.filterTo` with the cleaner's record and batch policies, for one magic-2
  * batch of the cleanable range:
  *
+ * - a record of an aborted transaction is dropped;
  * - a record is kept when it lies past the map's range, or holds its key's latest offset and
  *   either has a value or is a tombstone whose batch has no delete horizon yet / one still in
  *   the future (KIP-534); a record without a key is dropped (Kafka: "invalid message");
@@ -12,7 +13,8 @@
  *   a tombstone and had none, the delete horizon `now + delete.retention.ms`;
  * - a batch left empty is dropped, unless it is its producer's last data batch: then Kafka's
  *   empty header (no records, same offsets and producer fields) is written in its place;
- * - control batches are copied as they are (Sluice has no transactions yet).
+ * - control batches (transaction markers) are copied as they are: Kafka drops a marker once its
+ *   transaction has no data left, which Sluice does not do yet.
  *
  * Pure function of its inputs; runs on a cleaner thread.
  */
@@ -35,10 +37,12 @@ import {
   type DecodedRecord,
 } from '../../protocol/records/index.js';
 import { CorruptSegmentError } from '../storage-error.js';
+import type { AbortedData } from './aborted-data.js';
 import type { KeyOffsetMap } from './offset-map.js';
 
 export interface FilterContext {
   readonly map: KeyOffsetMap;
+  readonly aborted: AbortedData;
   readonly nowMs: number;
   readonly deleteRetentionMs: number;
   /** Producer id → last offset of its last data batch (Kafka's `lastRecordsOfActiveProducers`). */
@@ -59,12 +63,13 @@ export function filterBatch(bytes: Buffer, header: BatchHeader, ctx: FilterConte
   if (isControl(header.attributes)) return { bytes, recordsRead: 0, recordsKept: 0, rewritten: false, deleteHorizonMs: null };
   const horizon = hasDeleteHorizon(header.attributes) ? Number(header.baseTimestamp) : null;
   const retainDeletes = horizon === null || ctx.nowMs < horizon;
+  const abortedData = ctx.aborted.holds(header);
   const kept: DecodedRecord[] = [];
   let recordsRead = 0;
   let tombstones = false;
   for (const record of readRecords(bytes, header, { decompress })) {
     recordsRead++;
-    if (!shouldRetain(record, ctx.map, retainDeletes)) continue;
+    if (abortedData || !shouldRetain(record, ctx.map, retainDeletes)) continue;
     kept.push(record);
     if (record.value === null) tombstones = true;
   }

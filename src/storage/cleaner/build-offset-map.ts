@@ -1,7 +1,7 @@
 /**
  * Kafka's `Cleaner.buildOffsetMap`: reads the dirty segments, oldest first, and records the
  * offset of every keyed record, so the map ends holding the latest offset of each key. Control
- * batches carry no data keys and are skipped. The map is filled a whole segment at a time and
+ * batches carry no data keys and are skipped, as is the data of aborted transactions. The map is filled a whole segment at a time and
  * stops at the first segment end once it holds `maxEntries` keys, so the cleaned range (and the
  * next checkpoint) always ends on a segment boundary.
  *
@@ -9,6 +9,7 @@
  */
 import { decompress } from '../../native/index.js';
 import { isControl, readRecords } from '../../protocol/records/index.js';
+import type { AbortedData } from './aborted-data.js';
 import type { CleanSegmentInput } from './clean-task.js';
 import { KeyOffsetMap } from './offset-map.js';
 import { segmentBatches } from './segment-batches.js';
@@ -20,7 +21,7 @@ export interface OffsetMapBuild {
   readonly bytesRead: number;
 }
 
-export function buildOffsetMap(segments: readonly CleanSegmentInput[], firstDirtyOffset: number, firstUncleanableOffset: number, maxEntries: number): OffsetMapBuild {
+export function buildOffsetMap(segments: readonly CleanSegmentInput[], firstDirtyOffset: number, firstUncleanableOffset: number, maxEntries: number, aborted: AbortedData): OffsetMapBuild {
   const map = new KeyOffsetMap();
   let endOffset = firstDirtyOffset;
   let bytesRead = 0;
@@ -28,7 +29,7 @@ export function buildOffsetMap(segments: readonly CleanSegmentInput[], firstDirt
     if (segment.nextOffset <= firstDirtyOffset) continue;
     if (segment.baseOffset >= firstUncleanableOffset || map.size >= maxEntries) break;
     for (const { header, bytes } of segmentBatches(segment.fd, segment.size)) {
-      if (isControl(header.attributes)) continue;
+      if (isControl(header.attributes) || aborted.holds(header)) continue;
       for (const record of readRecords(bytes, header, { decompress })) {
         const offset = Number(record.offset);
         if (offset >= firstDirtyOffset && record.key !== null) map.put(record.key, offset);

@@ -15,6 +15,7 @@
 import { fstatSync } from 'node:fs';
 import { BatchLayout } from '../../protocol/records/index.js';
 import { INT32_MAX } from '../offsets.js';
+import { AbortedData } from './aborted-data.js';
 import { emptyBatch, filterBatch, type FilterContext } from './batch-filter.js';
 import { buildOffsetMap } from './build-offset-map.js';
 import { CleanedSegmentWriter } from './cleaned-segment-writer.js';
@@ -23,9 +24,11 @@ import { segmentBatches, type SegmentBatch } from './segment-batches.js';
 
 export function cleanSegments(task: CleanTask): CleanResult {
   const started = performance.now();
-  const { map, endOffset, bytesRead: mapBytes } = buildOffsetMap(task.segments, task.firstDirtyOffset, task.firstUncleanableOffset, task.maxMapEntries);
+  const aborted = new AbortedData(task.abortedTransactions);
+  const { map, endOffset, bytesRead: mapBytes } = buildOffsetMap(task.segments, task.firstDirtyOffset, task.firstUncleanableOffset, task.maxMapEntries, aborted);
   const ctx: FilterContext = {
     map,
+    aborted,
     nowMs: task.nowMs,
     deleteRetentionMs: task.deleteRetentionMs,
     producerLastOffsets: new Map(task.producerLastOffsets),

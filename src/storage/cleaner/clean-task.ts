@@ -6,6 +6,7 @@
  * descriptor table, and the owner holds a read lease on each one until the job settles, so the
  * bytes stay readable even if retention renames the file meanwhile (PITFALLS: fd reuse).
  */
+import type { AbortedRange } from './aborted-data.js';
 
 export interface CleanSegmentInput {
   readonly baseOffset: number;
@@ -34,6 +35,8 @@ export interface CleanTask {
   readonly maxMapEntries: number;
   /** Producer id → last offset of its last data batch: that batch is kept, empty if need be (Kafka's RETAIN_EMPTY). */
   readonly producerLastOffsets: ReadonlyArray<readonly [bigint, number]>;
+  /** The aborted transactions of the cleaned range (from the transaction indexes): their data is dropped. */
+  readonly abortedTransactions: readonly AbortedRange[];
 }
 
 export interface CleanedSegment {

@@ -81,7 +81,9 @@ export class LogCleaner {
         {
           config: log.config,
           logStartOffset: log.logStartOffset,
-          highWatermark: log.highWatermark,
+          // Kafka bounds cleaning by the first unstable offset too: open transactions, and ones
+          // whose marker is not replicated yet, are never cleaned (their outcome is unknown here).
+          highWatermark: log.lastStableOffset,
           segments,
           activeBaseOffset: log.activeSegment.baseOffset,
           checkpoint,
@@ -129,6 +131,7 @@ export class LogCleaner {
       maxIndexBytes: config['segment.index.bytes'],
       maxMapEntries: this.#maxMapEntries,
       producerLastOffsets,
+      abortedTransactions: log.collectAbortedTransactions(segments[0]!.baseOffset, plan.firstUncleanableOffset).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset, lastOffset: t.lastOffset })),
     };
     const job = this.#runner(task)
       .then(

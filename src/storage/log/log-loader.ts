@@ -7,10 +7,12 @@
  * - after a clean shutdown reads nothing else but the tail of the active segment (to find the
  *   log end offset from its last index entry);
  * - after a crash recovers every segment from the one holding the recovery point: CRC scan,
- *   torn tail truncated, indexes rebuilt; a segment cut short drops the segments after it;
+ *   torn tail truncated, indexes rebuilt; a segment cut short drops the segments after it; their
+ *   transaction indexes are emptied and the snapshots above the first of them dropped, so that
+ *   the producer table's scan passes every recovered marker and rebuilds those indexes;
  * - loads the producer table: snapshots that start no segment are dropped (but the newest one
  *   above them all), then the newest readable one at or below the log end, then a scan of the
- *   batches after it (none after a clean close).
+ *   batches after it (none after a clean close), which also reopens the open transactions.
  *
  * Runs on the partition's worker thread. I/O errors propagate: PartitionLog.open takes the log
  * dir offline for them.
@@ -28,6 +30,7 @@ import {
   LOG_SUFFIX,
   TIME_INDEX_SUFFIX,
   TMP_SUFFIX,
+  TXN_INDEX_SUFFIX,
   baseOffsetOfFile,
 } from '../file-names.js';
 import type { LogConfig } from '../log-config.js';
@@ -88,7 +91,11 @@ export function loadLog(options: LoadOptions): LoadedLog {
   const leaderEpochCache = new LeaderEpochCache(dir);
   const producers = new ProducerStateManager(dir, options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS);
   let recoveryPoint = offsetOf(Math.max(0, options.recoveryPoint ?? 0));
-  if (options.cleanShutdown !== true) recoveryPoint = recoverFrom(segments, recoveryPoint);
+  if (options.cleanShutdown !== true) {
+    const firstRecovered = segments[Math.max(0, floorIndex(segments, recoveryPoint))]!.baseOffset;
+    for (const offset of [...producers.snapshotOffsets]) if (offset > firstRecovered) producers.deleteSnapshot(offset);
+    recoveryPoint = recoverFrom(segments, recoveryPoint);
+  }
   const logEndOffset = segments[segments.length - 1]!.readNextOffset();
   const logStartOffset = Math.min(Math.max(startHint, segments[0]!.baseOffset), logEndOffset) as Offset;
   const hw = options.highWatermark ?? logEndOffset;
@@ -128,12 +135,12 @@ function openSegments(dir: string, settings: SegmentSettings): LogSegment[] {
     if (base !== null) {
       const stat = statSync(join(dir, name));
       logs.set(base, { size: stat.size, mtimeMs: stat.mtimeMs });
-    } else if (name.endsWith(INDEX_SUFFIX) || name.endsWith(TIME_INDEX_SUFFIX)) {
+    } else if (name.endsWith(INDEX_SUFFIX) || name.endsWith(TIME_INDEX_SUFFIX) || name.endsWith(TXN_INDEX_SUFFIX)) {
       indexes.add(name);
     }
   }
   for (const name of indexes) {
-    const base = baseOffsetOfFile(name, INDEX_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX);
+    const base = baseOffsetOfFile(name, INDEX_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX) ?? baseOffsetOfFile(name, TXN_INDEX_SUFFIX);
     if (base !== null && !logs.has(base)) unlinkSync(join(dir, name));
   }
 
@@ -157,10 +164,14 @@ function checkTopicId(dir: string, topicId: string | undefined): string | null {
   return topicId;
 }
 
-/** Recovers the segments holding offsets >= `recoveryPoint`; returns the new recovery point. */
+/**
+ * Recovers the segments holding offsets >= `recoveryPoint` and empties their transaction indexes
+ * (the producer state scan rebuilds them); returns the new recovery point.
+ */
 function recoverFrom(segments: LogSegment[], recoveryPoint: Offset): Offset {
   for (let i = Math.max(0, floorIndex(segments, recoveryPoint)); i < segments.length; i++) {
     const truncated = segments[i]!.recover();
+    segments[i]!.txnIndex.reset();
     if (truncated > 0 && i < segments.length - 1) {
       // Kafka: data after a corrupt point cannot be trusted to follow on; drop later segments.
       for (const later of segments.splice(i + 1)) {

@@ -12,6 +12,9 @@
  * unlinked after `file.delete.delay.ms` once no lease remains. Idempotent producers are checked
  * against the partition's producer table before offsets are assigned (`producer-state/`); its
  * `.snapshot` files are written at each roll and on clean close, deleted with their segments.
+ * Transactions: data batches open them, markers (`appendTxnMarker` as leader, replicated ones as
+ * follower) end them; an abort is recorded in the active segment's `.txnindex`; the open and
+ * not-yet-replicated ones hold the last stable offset below the high watermark.
  *
  * This module owns those offsets, appends, reads, truncation and the producer table; opening
  * and crash recovery are log-loader.ts's, the segment list and its deletions segment-list.ts's,
@@ -28,6 +31,7 @@ import { KafkaError } from '../../common/kafka-error.js';
 import { decompress } from '../../native/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import {
+  encodeEndTxnMarkerBatch,
   setBaseOffset,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -43,7 +47,9 @@ import type { AppendedBatch, LogSegment } from '../segment/log-segment.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
 import type { ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
-import { carriesProducerState, type ProducerState } from '../producer-state/producer-state-entry.js';
+import { carriesProducerState, isProducerControl, type ProducerState } from '../producer-state/producer-state-entry.js';
+import { abortedTxnEntry, readTxnMarker, type TxnMarker, type TxnMarkerRequest } from '../producer-state/txn-marker.js';
+import type { AbortedTxn } from '../index/transaction-index.js';
 import type { CleanedSegment } from '../cleaner/clean-task.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogDir } from './log-dir.js';
@@ -139,6 +145,8 @@ export class PartitionLog {
     this.#logEndOffset = loaded.logEndOffset;
     this.#highWatermark = loaded.highWatermark;
     this.#recoveryPoint = loaded.recoveryPoint;
+    // The scan completed transactions without knowing the high watermark: those below it are stable.
+    this.#producers.onHighWatermarkUpdated(this.#highWatermark);
   }
 
   /** Opens (or creates) the partition directory, recovering it after a crash: see log-loader.ts. */
@@ -185,12 +193,27 @@ export class PartitionLog {
     return this.#highWatermark;
   }
 
-  /** Set by the owner (a single broker's leader sets it to `logEndOffset` after each append). */
+  /**
+   * Set by the owner (a single broker's leader sets it to `logEndOffset` after each append).
+   * Transactions whose marker it passes become stable (Kafka's `onHighWatermarkUpdated`).
+   */
   set highWatermark(offset: number) {
     if (offset < this.#logStartOffset || offset > this.#logEndOffset) {
       throw new RangeError(`high watermark ${offset} outside [${this.#logStartOffset}, ${this.#logEndOffset}]`);
     }
     this.#highWatermark = offset as Offset;
+    this.#producers.onHighWatermarkUpdated(this.#highWatermark);
+  }
+
+  /**
+   * What a read_committed consumer may read up to: the first offset of the earliest transaction
+   * that is open or whose marker is not yet replicated, never above the high watermark nor below
+   * the log start.
+   */
+  get lastStableOffset(): Offset {
+    const firstUnstable = this.#producers.firstUnstableOffset;
+    if (firstUnstable === null) return this.#highWatermark;
+    return Math.min(Math.max(firstUnstable, this.#logStartOffset), this.#highWatermark) as Offset;
   }
 
   get recoveryPoint(): Offset {
@@ -305,6 +328,42 @@ export class PartitionLog {
   }
 
   /**
+   * The leader's append of a transaction marker for a WriteTxnMarkers entry: checked against the
+   * producer's state first (see `checkTxnMarker`: INVALID_PRODUCER_EPOCH,
+   * TRANSACTION_COORDINATOR_FENCED; nothing written on failure), then written as a one-record
+   * control batch (control and transactional bits, the producer's id and the marker's epoch, no
+   * sequence) at the log end, stamped with the leader epoch and the current time. It ends the
+   * producer's open transaction; an abort is recorded in the transaction index.
+   */
+  appendTxnMarker(request: TxnMarkerRequest, options: AppendOptions): AppendResult {
+    this.#checkOpen();
+    this.#producers.checkMarker(request);
+    const now = this.#clock();
+    const offset = this.#logEndOffset;
+    const batch = encodeEndTxnMarkerBatch({
+      baseOffset: BigInt(offset),
+      partitionLeaderEpoch: options.leaderEpoch,
+      producerId: request.producerId,
+      producerEpoch: request.producerEpoch,
+      coordinatorEpoch: request.coordinatorEpoch,
+      committed: request.commit,
+      timestamp: BigInt(now),
+    });
+    this.#write(batch, [{ start: 0, size: batch.length, lastOffset: offset, maxTimestamp: now }], offset, now);
+    this.#applyMarker({ ...request, offset, timestamp: now });
+    this.#producers.updateMapEndOffset(this.#logEndOffset);
+    this.leaderEpochCache.assign(options.leaderEpoch, offset);
+    this.#afterAppend(1);
+    return { baseOffset: offset, lastOffset: offset, logAppendTimeMs: -1, logStartOffset: this.#logStartOffset, recordCount: 1, duplicate: false };
+  }
+
+  /** A written marker ends its producer's transaction; an abort goes to the active segment's (the marker's) transaction index. */
+  #applyMarker(marker: TxnMarker): void {
+    const txnIndex = this.activeSegment.txnIndex;
+    this.#io('transaction index', () => this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))));
+  }
+
+  /**
    * The follower's (and tools') append: whole batches that already carry their offsets, checked
    * for framing and CRC and for offsets increasing from the log end offset. Written as they are,
    * with one write call. A trailing partial batch is ignored.
@@ -335,6 +394,9 @@ export class PartitionLog {
       // Replicated batches are not sequence-checked (the leader did it), only recorded.
       if (carriesProducerState(header.producerId, header.attributes)) {
         this.#producers.update(header, offsetOf(header.baseOffset), Number(header.maxTimestamp));
+      } else if (isProducerControl(header.producerId, header.attributes)) {
+        const marker = readTxnMarker(records, header);
+        if (marker !== null) this.#applyMarker(marker);
       }
     }
     this.#producers.updateMapEndOffset(this.#logEndOffset);
@@ -440,6 +502,25 @@ export class PartitionLog {
     } finally {
       slice.release();
     }
+  }
+
+  /**
+   * Kafka's `collectAbortedTransactions` for a read_committed fetch: the aborted transactions that
+   * end at or after `fetchOffset` and start before `upperBoundOffset`, from the transaction index
+   * of the segment holding `fetchOffset` onward, until one segment's search is complete.
+   */
+  collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): AbortedTxn[] {
+    this.#checkOpen();
+    return this.#io('read', () => {
+      const aborted: AbortedTxn[] = [];
+      const segments = this.#segments.all;
+      for (let i = Math.max(0, this.#segments.floorIndex(fetchOffset as Offset)); i < segments.length; i++) {
+        const search = segments[i]!.txnIndex.collect(fetchOffset, upperBoundOffset);
+        aborted.push(...search.aborted);
+        if (search.complete) break;
+      }
+      return aborted;
+    });
   }
 
   /** Where the batch holding `offset` starts in `segment` (its size if past the end). */
@@ -591,6 +672,7 @@ export class PartitionLog {
     this.#logStartOffset = Math.min(this.#logStartOffset, end) as Offset;
     this.leaderEpochCache.truncateFromEnd(end);
     this.#io('truncate', () => this.#rebuildProducerState());
+    this.#producers.onHighWatermarkUpdated(this.#highWatermark);
     return true;
   }
 

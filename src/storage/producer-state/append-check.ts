@@ -9,7 +9,11 @@
  *    PRODUCER_FENCED since 2.7 so that the producer can abort and retry);
  * 3. a new epoch must start at sequence 0 → else OUT_OF_ORDER_SEQUENCE_NUMBER (45), unless the
  *    producer is unknown here;
- * 4. same epoch: first sequence = last sequence + 1 (wrapping) → else OUT_OF_ORDER_SEQUENCE_NUMBER.
+ * 4. same epoch: first sequence = last sequence + 1 (wrapping) → else OUT_OF_ORDER_SEQUENCE_NUMBER;
+ * 5. a non-transactional batch from a producer with an open transaction → INVALID_TXN_STATE (48).
+ *
+ * And the leader's check of a transaction marker (`checkTxnMarker`, Kafka 4.x's
+ * `appendEndTxnMarker`): the epoch first, then the coordinator epoch.
  *
  * A producer id with no state (never seen, expired, or its records deleted by retention) is
  * accepted at any sequence and epoch: Kafka 2.5+ (KIP-360) no longer answers UNKNOWN_PRODUCER_ID
@@ -17,8 +21,13 @@
  */
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { isTransactional } from '../../protocol/records/index.js';
 import { NO_PRODUCER_EPOCH, type BatchMetadata, type ProducerBatch, type ProducerStateEntry } from './producer-state-entry.js';
 import { inSequence } from './sequence.js';
+import type { TxnMarkerRequest } from './txn-marker.js';
+
+/** WriteTxnMarkers' TransactionVersion from which the coordinator bumps the epoch for each marker (KIP-890 part 2). */
+export const TRANSACTION_VERSION_2 = 2;
 
 /** Returns the kept batch `batch` duplicates, or null when it is new and in sequence; throws otherwise. */
 export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch: ProducerBatch): BatchMetadata | null {
@@ -40,13 +49,51 @@ export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch
         `producer ${producerId} starts epoch ${producerEpoch} at sequence ${baseSequence}, not 0 (current epoch ${current})`,
       );
     }
-    return null;
-  }
-  if (current !== NO_PRODUCER_EPOCH && !inSequence(entry.lastSeq, baseSequence)) {
+  } else if (current !== NO_PRODUCER_EPOCH && !inSequence(entry.lastSeq, baseSequence)) {
     throw new KafkaError(
       ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
       `out of order sequence for producer ${producerId}: ${baseSequence} after ${entry.lastSeq} (epoch ${producerEpoch})`,
     );
   }
+  if (entry.hasOpenTxn && !isTransactional(batch.attributes)) {
+    throw new KafkaError(
+      ErrorCode.INVALID_TXN_STATE,
+      `producer ${producerId} wrote a non-transactional batch while its transaction from offset ${entry.currentTxnFirstOffset} is open`,
+    );
+  }
   return null;
+}
+
+/**
+ * The leader's check of a marker against its producer's state:
+ *
+ * 1. epoch: legacy markers (transaction version 0/1) carry the transaction's epoch and must not
+ *    be older than the producer's; from version 2 the coordinator bumps the epoch for every
+ *    marker, so it must be newer — a marker at the producer's epoch is a late one from an earlier
+ *    transaction → INVALID_PRODUCER_EPOCH. Kafka's one exception (KAFKA-19999): at the same
+ *    epoch with no transaction open, it is a retry of the marker already written, accepted again;
+ * 2. coordinator epoch older than the one of the producer's last marker: a zombie coordinator →
+ *    TRANSACTION_COORDINATOR_FENCED.
+ *
+ * A producer with no state passes both (its marker completes nothing).
+ */
+export function checkTxnMarker(entry: ProducerStateEntry | undefined, marker: TxnMarkerRequest): void {
+  if (entry === undefined) return;
+  const current = entry.producerEpoch;
+  const { producerId, producerEpoch, transactionVersion } = marker;
+  const strict = transactionVersion >= TRANSACTION_VERSION_2;
+  const stale = strict ? producerEpoch <= current : producerEpoch < current;
+  const retriedMarker = strict && producerEpoch === current && !entry.hasOpenTxn;
+  if (stale && !retriedMarker) {
+    throw new KafkaError(
+      ErrorCode.INVALID_PRODUCER_EPOCH,
+      `marker epoch ${producerEpoch} of producer ${producerId} is ${strict ? 'not above' : 'older than'} the last seen epoch ${current} (transaction version ${transactionVersion})`,
+    );
+  }
+  if (marker.coordinatorEpoch < entry.coordinatorEpoch) {
+    throw new KafkaError(
+      ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+      `coordinator epoch ${marker.coordinatorEpoch} of the marker for producer ${producerId} is older than ${entry.coordinatorEpoch}`,
+    );
+  }
 }

@@ -2,9 +2,9 @@
  * What a partition remembers about one producer id (Kafka's `ProducerStateEntry` and
  * `BatchMetadata`): its current epoch, the metadata of its last five batches (enough to answer
  * the retries of a producer with `max.in.flight.requests.per.connection` <= 5 with the original
- * offsets), and the timestamp that producer expiry is measured from. The coordinator epoch and
- * the first offset of an open transaction are carried as they are found (-1 until Sluice has
- * transactions) so that snapshots round-trip.
+ * offsets), the timestamp that producer expiry is measured from, the epoch of the transaction
+ * coordinator that wrote its last marker, and the first offset of its open transaction (-1: none),
+ * which a transactional batch sets and a marker clears.
  *
  * In memory only; persisted through `producer-snapshot.ts`. Owned by the partition's worker.
  */
@@ -46,14 +46,18 @@ export interface ProducerBatch {
   readonly producerEpoch: number;
   readonly baseSequence: number;
   readonly lastOffsetDelta: number;
+  /** The batch attributes: the transactional and control bits matter here. */
+  readonly attributes: number;
 }
 
-/**
- * Whether a batch updates producer state: it has a producer id and carries data. Control batches
- * (transaction markers) are left to transaction support, which Sluice does not have yet.
- */
+/** Whether a batch is producer data (not a control batch) from a producer with an id. */
 export function carriesProducerState(producerId: bigint, attributes: number): boolean {
   return producerId >= 0n && !isControl(attributes);
+}
+
+/** Whether a batch is a transaction marker or another control batch of a producer. */
+export function isProducerControl(producerId: bigint, attributes: number): boolean {
+  return producerId >= 0n && isControl(attributes);
 }
 
 export function lastSequenceOf(batch: ProducerBatch): number {
@@ -77,8 +81,8 @@ export class ProducerStateEntry implements ProducerState {
   /** Oldest first, at most NUM_BATCHES_TO_RETAIN, all of the current epoch. */
   #batches: BatchMetadata[] = [];
   #lastTimestamp: number;
-  readonly coordinatorEpoch: number;
-  readonly currentTxnFirstOffset: number;
+  #coordinatorEpoch: number;
+  #currentTxnFirstOffset: number;
 
   constructor(
     producerId: bigint,
@@ -91,8 +95,8 @@ export class ProducerStateEntry implements ProducerState {
     this.producerId = producerId;
     this.#producerEpoch = producerEpoch;
     this.#lastTimestamp = lastTimestamp;
-    this.coordinatorEpoch = coordinatorEpoch;
-    this.currentTxnFirstOffset = currentTxnFirstOffset;
+    this.#coordinatorEpoch = coordinatorEpoch;
+    this.#currentTxnFirstOffset = currentTxnFirstOffset;
     if (lastBatch !== null) this.#batches.push(lastBatch);
   }
 
@@ -107,6 +111,19 @@ export class ProducerStateEntry implements ProducerState {
 
   get lastTimestamp(): number {
     return this.#lastTimestamp;
+  }
+
+  get coordinatorEpoch(): number {
+    return this.#coordinatorEpoch;
+  }
+
+  /** The first offset of the open transaction, or -1. */
+  get currentTxnFirstOffset(): number {
+    return this.#currentTxnFirstOffset;
+  }
+
+  get hasOpenTxn(): boolean {
+    return this.#currentTxnFirstOffset >= 0;
   }
 
   get batches(): readonly BatchMetadata[] {
@@ -127,13 +144,33 @@ export class ProducerStateEntry implements ProducerState {
    * restart at 0); the oldest batch makes room once five are kept.
    */
   addBatch(producerEpoch: number, batch: BatchMetadata): void {
-    if (producerEpoch !== this.#producerEpoch) {
-      this.#batches = [];
-      this.#producerEpoch = producerEpoch;
-    }
+    this.#updateEpoch(producerEpoch);
     if (this.#batches.length === NUM_BATCHES_TO_RETAIN) this.#batches.shift();
     this.#batches.push(batch);
     this.#lastTimestamp = batch.timestamp;
+  }
+
+  /** A transactional batch at `firstOffset` opened a transaction. */
+  beginTxn(firstOffset: Offset): void {
+    this.#currentTxnFirstOffset = firstOffset;
+  }
+
+  /**
+   * A transaction marker (Kafka's `ProducerStateEntry.update` for markers): the producer takes the
+   * marker's epoch (a new one forgets the old epoch's batches, so sequences restart) and
+   * coordinator epoch, and no longer has an open transaction.
+   */
+  endTxn(producerEpoch: number, coordinatorEpoch: number, timestamp: number): void {
+    this.#updateEpoch(producerEpoch);
+    this.#coordinatorEpoch = coordinatorEpoch;
+    this.#lastTimestamp = timestamp;
+    this.#currentTxnFirstOffset = -1;
+  }
+
+  #updateEpoch(producerEpoch: number): void {
+    if (producerEpoch === this.#producerEpoch) return;
+    this.#batches = [];
+    this.#producerEpoch = producerEpoch;
   }
 
   /** The kept batch with exactly this epoch and sequence range: a retry of a batch already written. */
@@ -142,5 +179,4 @@ export class ProducerStateEntry implements ProducerState {
     const lastSeq = lastSequenceOf(batch);
     return this.#batches.find((b) => b.firstSeq === batch.baseSequence && b.lastSeq === lastSeq) ?? null;
   }
-
 }

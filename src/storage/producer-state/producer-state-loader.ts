@@ -10,15 +10,19 @@
  *   segment bases on the way and at the log end, so the next open scans little.
  *
  * After a clean close there is a snapshot at the log end and nothing is scanned. Batches are
- * applied as the follower's are: no sequence check, the epoch of the newest batch wins. Control
- * batches are skipped (their transaction markers belong to transaction support, not yet here).
+ * applied as the follower's are: no sequence check, the epoch of the newest batch wins. A
+ * transaction marker (read whole: one small record) ends its producer's transaction; an abort is
+ * added to its segment's `.txnindex` unless the index holds it already, so a scan after a
+ * truncation adds nothing and one over segments whose index recovery emptied rebuilds it
+ * (Kafka's `LogSegment.recover` with producer state).
  */
-import { BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout, readBatchHeader } from '../../protocol/records/index.js';
 import type { Offset } from '../offsets.js';
-import { readFully, walkBatchHeaders } from '../segment/batch-headers.js';
+import { readFully, walkBatchHeaders, type BatchLocation } from '../segment/batch-headers.js';
 import type { LogSegment } from '../segment/log-segment.js';
-import { carriesProducerState } from './producer-state-entry.js';
+import { carriesProducerState, isProducerControl } from './producer-state-entry.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
+import { abortedTxnEntry, readTxnMarker } from './txn-marker.js';
 
 /** From `attributes` through `baseSequence`: the header fields the walk does not return. */
 const FIELDS_START = BatchLayout.ATTRIBUTES_OFFSET;
@@ -75,12 +79,18 @@ function scanSegment(state: ProducerStateManager, segment: LogSegment, from: Off
       // batches after the newest snapshot (a segment at most, as one starts each segment).
       readFully(lease.fd, fields, FIELDS_BYTES, batch.position + FIELDS_START);
       const producerId = fields.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET - FIELDS_START);
-      if (!carriesProducerState(producerId, fields.readInt16BE(0))) return true;
+      const attributes = fields.readInt16BE(0);
+      if (isProducerControl(producerId, attributes)) {
+        replayMarker(state, segment, batch);
+        return true;
+      }
+      if (!carriesProducerState(producerId, attributes)) return true;
       const producerBatch = {
         producerId,
         producerEpoch: fields.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET - FIELDS_START),
         baseSequence: fields.readInt32BE(BatchLayout.BASE_SEQUENCE_OFFSET - FIELDS_START),
         lastOffsetDelta: batch.lastOffset - batch.baseOffset,
+        attributes,
       };
       state.update(producerBatch, batch.baseOffset, batch.maxTimestamp);
       return true;
@@ -88,4 +98,15 @@ function scanSegment(state: ProducerStateManager, segment: LogSegment, from: Off
   } finally {
     lease.release();
   }
+}
+
+/** Applies the marker of a control batch; an abort goes to the segment's transaction index unless it is there. */
+function replayMarker(state: ProducerStateManager, segment: LogSegment, batch: BatchLocation): void {
+  const bytes = segment.readBytes(batch.position, batch.size);
+  const header = readBatchHeader(bytes, 0);
+  const marker = header === null ? null : readTxnMarker(bytes, header);
+  if (marker === null) return;
+  state.applyMarker(marker, (txn, lastStableOffset) => {
+    if (!segment.txnIndex.holdsMarker(txn.lastOffset)) segment.txnIndex.append(abortedTxnEntry(txn, lastStableOffset));
+  });
 }

@@ -1,7 +1,10 @@
 /**
  * The producer table of one partition (Kafka's `ProducerStateManager`): producer id → epoch and
  * last five batches, the offset the table is valid up to (`mapEndOffset`, exclusive), and the
- * `.snapshot` files of the partition directory (format in `producer-snapshot.ts`).
+ * `.snapshot` files of the partition directory (format in `producer-snapshot.ts`). It also knows
+ * the partition's transactions: a transactional batch opens one for its producer, a marker ends
+ * it; the open ones and the ended ones whose marker the high watermark has not passed yet hold
+ * the first unstable offset, which bounds the last stable offset (`unstable-transactions.ts`).
  *
  * Snapshots are taken at the base offset of each new segment and at the log end on clean close,
  * deleted with the segment they start, and pruned on truncation (none above the new end). Loading
@@ -10,11 +13,14 @@
  *
  * Crash behaviour: the table lives in memory; what a crash loses is rebuilt from the newest
  * snapshot plus the batches after it. A snapshot above the recovered log end is deleted before
- * loading. Owned by the partition's worker, like the `PartitionLog` that holds it.
+ * loading. A snapshot carries each producer's open transaction, so loading one reopens them (an
+ * open transaction lost here would hold read_committed consumers back forever). Owned by the
+ * partition's worker, like the `PartitionLog` that holds it.
  */
 import { unlinkSync } from 'node:fs';
 import type { Offset } from '../offsets.js';
-import { checkProducerAppend } from './append-check.js';
+import { isTransactional } from '../../protocol/records/index.js';
+import { checkProducerAppend, checkTxnMarker } from './append-check.js';
 import {
   batchMetadata,
   lastSequenceOf,
@@ -24,6 +30,8 @@ import {
   type ProducerState,
 } from './producer-state-entry.js';
 import { CorruptSnapshotError, listSnapshotOffsets, readSnapshot, snapshotPath, writeSnapshot } from './producer-snapshot.js';
+import type { CompletedTxn, TxnMarker, TxnMarkerRequest } from './txn-marker.js';
+import { UnstableTransactions } from './unstable-transactions.js';
 
 /** Kafka's `producer.id.expiration.ms` default: one day. */
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
@@ -32,6 +40,7 @@ export class ProducerStateManager {
   readonly dir: string;
   readonly #expirationMs: number;
   readonly #producers = new Map<bigint, ProducerStateEntry>();
+  readonly #transactions = new UnstableTransactions();
   /** Offsets of the snapshot files on disk, ascending. */
   #snapshots: Offset[];
   #mapEndOffset = 0 as Offset;
@@ -57,7 +66,12 @@ export class ProducerStateManager {
   }
 
   get isEmpty(): boolean {
-    return this.#producers.size === 0;
+    return this.#producers.size === 0 && !this.#transactions.hasUnreplicated;
+  }
+
+  /** The first offset of the earliest open transaction or ended one not yet replicated, or null. */
+  get firstUnstableOffset(): Offset | null {
+    return this.#transactions.firstUnstableOffset();
   }
 
   activeProducers(): ReadonlyMap<bigint, ProducerState> {
@@ -69,15 +83,55 @@ export class ProducerStateManager {
     return checkProducerAppend(this.#producers.get(batch.producerId), batch);
   }
 
-  /** Records a batch written at `baseOffset` (leader, follower and recovery alike). */
+  /** The leader's check of a marker (see `append-check.ts`); throws the Kafka error. */
+  checkMarker(marker: TxnMarkerRequest): void {
+    checkTxnMarker(this.#producers.get(marker.producerId), marker);
+  }
+
+  /**
+   * Records a data batch written at `baseOffset` (leader, follower and recovery alike); a
+   * transactional one opens its producer's transaction if none is open.
+   */
   update(batch: ProducerBatch, baseOffset: Offset, maxTimestamp: number): void {
-    let entry = this.#producers.get(batch.producerId);
-    if (entry === undefined) {
-      entry = ProducerStateEntry.empty(batch.producerId);
-      this.#producers.set(batch.producerId, entry);
-    }
+    const entry = this.#entryOf(batch.producerId);
     const lastOffset = (baseOffset + batch.lastOffsetDelta) as Offset;
     entry.addBatch(batch.producerEpoch, batchMetadata(lastSequenceOf(batch), lastOffset, batch.lastOffsetDelta, maxTimestamp));
+    if (isTransactional(batch.attributes) && !entry.hasOpenTxn) {
+      entry.beginTxn(baseOffset);
+      this.#transactions.begin(batch.producerId, baseOffset);
+    }
+  }
+
+  /**
+   * Records a written marker (leader, follower and recovery alike): it ends its producer's open
+   * transaction, if any, and sets the producer's epoch and coordinator epoch. An aborted
+   * transaction is handed to `indexAbort` with the last stable offset the transaction index
+   * records for it, before the transaction counts as completed (Kafka's order: a failed index
+   * write leaves it open). Returns the completed transaction, or null when none was open.
+   */
+  applyMarker(marker: TxnMarker, indexAbort: (txn: CompletedTxn, lastStableOffset: Offset) => void): CompletedTxn | null {
+    const entry = this.#entryOf(marker.producerId);
+    const completed: CompletedTxn | null = entry.hasOpenTxn
+      ? { producerId: marker.producerId, firstOffset: entry.currentTxnFirstOffset as Offset, lastOffset: marker.offset, aborted: !marker.commit }
+      : null;
+    if (completed !== null && completed.aborted) indexAbort(completed, this.#transactions.lastStableOffset(completed));
+    entry.endTxn(marker.producerEpoch, marker.coordinatorEpoch, marker.timestamp);
+    if (completed !== null) this.#transactions.complete(completed);
+    return completed;
+  }
+
+  /** Kafka's `onHighWatermarkUpdated`: completed transactions whose marker is below it are stable. */
+  onHighWatermarkUpdated(highWatermark: Offset): void {
+    this.#transactions.removeUnreplicatedBelow(highWatermark);
+  }
+
+  #entryOf(producerId: bigint): ProducerStateEntry {
+    let entry = this.#producers.get(producerId);
+    if (entry === undefined) {
+      entry = ProducerStateEntry.empty(producerId);
+      this.#producers.set(producerId, entry);
+    }
+    return entry;
   }
 
   updateMapEndOffset(offset: Offset): void {
@@ -135,6 +189,8 @@ export class ProducerStateManager {
     }
     if (logEndOffset !== this.#mapEndOffset) {
       this.#producers.clear();
+      // The new end is at or below the high watermark: no completed transaction is unreplicated.
+      this.#transactions.clear();
       this.#loadFromSnapshot(logStartOffset, nowMs);
     } else {
       this.onLogStartOffsetIncremented(logStartOffset);
@@ -158,7 +214,9 @@ export class ProducerStateManager {
         continue;
       }
       for (const entry of entries) {
-        if (!this.#isExpired(entry, nowMs)) this.#producers.set(entry.producerId, entry);
+        if (this.#isExpired(entry, nowMs)) continue;
+        this.#producers.set(entry.producerId, entry);
+        if (entry.hasOpenTxn) this.#transactions.begin(entry.producerId, entry.currentTxnFirstOffset as Offset);
       }
       this.#lastSnapOffset = latest;
       this.#mapEndOffset = latest;
@@ -169,12 +227,14 @@ export class ProducerStateManager {
   /** Empties the table and deletes every snapshot: the log restarts at `offset`. */
   truncateFullyAndStartAt(offset: Offset): void {
     this.#producers.clear();
+    this.#transactions.clear();
     for (const snapshot of [...this.#snapshots]) this.deleteSnapshot(snapshot);
     this.#lastSnapOffset = 0 as Offset;
     this.#mapEndOffset = offset;
   }
 
   onLogStartOffsetIncremented(logStartOffset: Offset): void {
+    this.#transactions.removeUnreplicatedBelow(logStartOffset);
     if (this.#mapEndOffset < logStartOffset) this.#mapEndOffset = logStartOffset;
     this.#lastSnapOffset = this.latestSnapshotOffset ?? logStartOffset;
   }

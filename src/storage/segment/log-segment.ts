@@ -1,5 +1,6 @@
 /**
- * One segment of a partition log: `<base offset>.log` plus its `.index` and `.timeindex`.
+ * One segment of a partition log: `<base offset>.log` plus its `.index` and `.timeindex`, and
+ * its `.txnindex` once a transaction aborted in it (`TransactionIndex`).
  *
  * `.log` holds magic-2 record batches exactly as produced, with offsets assigned, back to back;
  * a fetch sends its bytes unchanged. Appends go at the end with one positional write per
@@ -8,7 +9,8 @@
  *
  * Indexes are opened lazily and sanity-checked at first use; one that fails the check, or is
  * missing, is rebuilt from the `.log` (never trusted). After a crash, `recover` rescans the
- * `.log` with CRC checks, truncates the torn tail and rebuilds both indexes.
+ * `.log` with CRC checks, truncates the torn tail and rebuilds both indexes; the log loader then
+ * empties the transaction index, which its producer state scan rebuilds from the markers.
  *
  * Reads hand out leases on the `.log` descriptor (`SegmentFile`); a truncation while leases are
  * outstanding writes a new file and swaps it in, so a send in progress keeps its bytes.
@@ -19,12 +21,13 @@ import { closeSync, constants, copyFileSync, fdatasyncSync, fstatSync, ftruncate
 import { decompress } from '../../native/index.js';
 import { readBatchHeader, readRecords } from '../../protocol/records/index.js';
 import { faultPoint } from '../fault-injection.js';
-import { CLEANED_SUFFIX, DELETED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath } from '../file-names.js';
+import { CLEANED_SUFFIX, DELETED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
 import type { LogConfig } from '../log-config.js';
 import { fitsRelative, type FilePosition, type Offset } from '../offsets.js';
 import { CorruptIndexError } from '../storage-error.js';
 import { OffsetIndex } from '../index/offset-index.js';
 import { NO_TIMESTAMP, TimeIndex, type TimestampOffset } from '../index/time-index.js';
+import { TransactionIndex } from '../index/transaction-index.js';
 import { findBatchContaining, readFully, walkBatchHeaders, type BatchLocation } from './batch-headers.js';
 import { scanValidBatches } from './batch-validation-scan.js';
 import { SegmentFile, type FileLease } from './segment-file.js';
@@ -64,6 +67,7 @@ export class LogSegment {
   readonly baseOffset: Offset;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
+  readonly txnIndex: TransactionIndex;
   readonly rollJitterMs: number;
 
   #dir: string;
@@ -89,6 +93,7 @@ export class LogSegment {
     this.rollJitterMs = settings.rollJitterMs;
     this.offsetIndex = new OffsetIndex(offsetIndexPath(dir, baseOffset), baseOffset, settings.maxIndexBytes, active);
     this.timeIndex = new TimeIndex(timeIndexPath(dir, baseOffset), baseOffset, settings.maxIndexBytes, active);
+    this.txnIndex = new TransactionIndex(txnIndexPath(dir, baseOffset));
     this.#indexState = indexesPresent ? 'unchecked' : 'missing';
     this.#createdMs = createdMs;
     this.#rollingBasedTimestamp = size === 0 ? null : undefined;
@@ -103,6 +108,7 @@ export class LogSegment {
       const segment = new LogSegment(dir, baseOffset, file, 0, settings, true, true, nowMs);
       segment.offsetIndex.reset();
       segment.timeIndex.reset();
+      segment.txnIndex.reset();
       segment.#indexState = 'ready';
       return segment;
     } catch (e) {
@@ -402,6 +408,7 @@ export class LogSegment {
     fdatasyncSync(this.#file.fd);
     this.offsetIndex.flush();
     this.timeIndex.flush();
+    this.txnIndex.flush();
   }
 
   /**
@@ -414,6 +421,7 @@ export class LogSegment {
     if (batch === null) return 0;
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
+    this.txnIndex.truncateTo(offset);
     const removed = this.#size - batch.position;
     if (this.#file.leases > 0) this.#replaceWithPrefix(batch.position);
     else ftruncateSync(this.#file.fd, batch.position);
@@ -448,6 +456,7 @@ export class LogSegment {
     }
     this.offsetIndex.close();
     this.timeIndex.close();
+    this.txnIndex.flush();
     this.#file.close();
   }
 
@@ -470,6 +479,7 @@ export class LogSegment {
       renameIfExists(index.path, index.path + DELETED_SUFFIX);
       index.setPath(index.path + DELETED_SUFFIX);
     }
+    this.txnIndex.renameTo(this.txnIndex.path + DELETED_SUFFIX);
     const path = this.#file.path;
     renameSync(path, path + DELETED_SUFFIX);
     this.#file.setPath(path + DELETED_SUFFIX);
@@ -479,7 +489,7 @@ export class LogSegment {
 
   /** Step two: unlink the `.deleted` files. */
   deleteFiles(): void {
-    for (const path of [this.#file.path, this.offsetIndex.path, this.timeIndex.path]) unlinkIfExists(path);
+    for (const path of [this.#file.path, this.offsetIndex.path, this.timeIndex.path, this.txnIndex.path]) unlinkIfExists(path);
   }
 }
 

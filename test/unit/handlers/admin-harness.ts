@@ -60,6 +60,7 @@ const NO_DATA: PartitionData = {
   offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),
   describeProducers: () => Promise.reject(new Error('admin handlers do not describe producers')),
   checkAcks: () => Promise.reject(new Error('admin handlers do not produce')),
+  writeTxnMarkers: () => Promise.reject(new Error('admin handlers do not write transaction markers')),
 };
 
 export class MemoryPartitionAdmin implements PartitionAdmin {

@@ -17,7 +17,7 @@ import type { PartitionRegistration } from '../../../src/cluster/metadata-image.
 import type { TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { BatchScan, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
+import { BatchScan, encodeEndTxnMarkerBatch, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import {
   NO_EPOCH,
@@ -34,6 +34,7 @@ import {
   type PartitionRef,
   type ReadCommand,
   type ReadResult,
+  type TxnMarkerEntry,
 } from '../../../src/router/partition-data.js';
 import { leaderEpochError } from '../../../src/worker/leader-epoch.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, failedAppend } from '../../../src/worker/partition-protocol.js';
@@ -210,6 +211,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return entries.map((e) => this.append(e));
   }
 
+  async writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]> {
+    return entries.map((e) => this.writeTxnMarker(e));
+  }
+
   async readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]> {
     return commands.map((c) => this.read(c));
   }
@@ -275,29 +280,50 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   /** The worker's append: as leader, acks=all refused below `min.insync.replicas`, one validated batch. */
   private append(entry: AppendRequest): AppendReply {
+    const replica = this.leaderFor(entry, entry.requiredAcks);
+    if (!(replica instanceof MemoryReplica)) return replica;
+    const validation = validateProduceRecords(entry.records);
+    if (!validation.ok) return failedAppend(validation.error.code, validation.error.message, validation.error.recordErrors);
+    // A copy: the request's records are a view on its frame, which the connection reuses.
+    const bytes = Buffer.from(entry.records.subarray(validation.batch.start, validation.batch.end));
+    return this.store(entry, replica, bytes, validation.batch.lastOffsetDelta, entry.requiredAcks);
+  }
+
+  /** A marker as the leader writes it, acks=all; no producer state here, so no epoch checks. */
+  private writeTxnMarker(entry: TxnMarkerEntry): AppendReply {
+    const replica = this.leaderFor(entry, ACKS_ALL);
+    if (!(replica instanceof MemoryReplica)) return replica;
+    const { producerId, producerEpoch, coordinatorEpoch, commit } = entry;
+    const bytes = encodeEndTxnMarkerBatch({ producerId, producerEpoch, coordinatorEpoch, committed: commit, timestamp: BigInt(Date.now()) });
+    return this.store(entry, replica, bytes, 0, ACKS_ALL);
+  }
+
+  /** The partition's replica if it leads here and, for acks=all, has enough in-sync replicas; else the append's failure. */
+  private leaderFor(ref: PartitionRef, requiredAcks: number): MemoryReplica | AppendReply {
     let replica: MemoryReplica;
     try {
-      replica = this.replicaOf(entry);
+      replica = this.replicaOf(ref);
       replica.checkLeader(NO_EPOCH_CHECK, this.localId);
     } catch (err) {
       if (!(err instanceof KafkaError)) throw err;
       return failedAppend(err.code, err.message);
     }
-    if (entry.requiredAcks === ACKS_ALL && replica.isr.length < replica.effectiveMinIsr) {
+    if (requiredAcks === ACKS_ALL && replica.isr.length < replica.effectiveMinIsr) {
       return failedAppend(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`);
     }
-    const validation = validateProduceRecords(entry.records);
-    if (!validation.ok) return failedAppend(validation.error.code, validation.error.message, validation.error.recordErrors);
+    return replica;
+  }
+
+  /** Stores one batch at the log end with the leader's epoch and answers as the worker does. */
+  private store(ref: PartitionRef, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
     const baseOffset = replica.logEndOffset;
-    // A copy: the request's records are a view on its frame, which the connection reuses.
-    const bytes = Buffer.from(entry.records.subarray(validation.batch.start, validation.batch.end));
     setBaseOffset(bytes, 0, baseOffset);
     setPartitionLeaderEpoch(bytes, 0, replica.leaderEpoch);
-    const nextOffset = baseOffset + BigInt(validation.batch.lastOffsetDelta) + 1n;
+    const nextOffset = baseOffset + BigInt(lastOffsetDelta) + 1n;
     replica.batches.push({ nextOffset, bytes });
     replica.assignEpoch(replica.leaderEpoch, baseOffset);
     const highWatermarkMoved = replica.advanceHighWatermark(this.localId);
-    this.events?.appended(entry.topic, entry.partition, highWatermarkMoved ? replica.highWatermark : null);
+    this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? replica.highWatermark : null);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
@@ -308,7 +334,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       highWatermark: replica.highWatermark,
       highWatermarkMoved,
       leaderEpoch: replica.leaderEpoch,
-      requiredOffset: entry.requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
+      requiredOffset: requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
     };
   }
 
@@ -331,7 +357,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (c.replicaId >= 0 && c.lastFetchedEpoch !== NO_EPOCH) {
       const end = replica.endOffsetFor(c.lastFetchedEpoch);
       if (end.epoch === NO_EPOCH || c.fetchOffset < replica.logStartOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
-      if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset) return { ...this.state(replica), records: null, divergingEpoch: end };
+      if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset) return { ...this.state(replica), records: null, divergingEpoch: end, abortedTransactions: null };
     }
     if (c.fetchOffset < replica.logStartOffset || c.fetchOffset > replica.logEndOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
     const bound = c.replicaId >= 0 ? replica.logEndOffset : replica.highWatermark;
@@ -349,7 +375,9 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       taken.push(batch.bytes);
       bytes += batch.bytes.length;
     }
-    return { ...this.state(replica), records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)), divergingEpoch: null };
+    // No transactions here: a read_committed read is bounded by the high watermark and has nothing aborted.
+    const abortedTransactions = c.readCommitted && c.replicaId < 0 ? [] : null;
+    return { ...this.state(replica), records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)), divergingEpoch: null, abortedTransactions };
   }
 
   private state(replica: MemoryReplica): Pick<ReadResult, 'errorCode' | 'highWatermark' | 'lastStableOffset' | 'logStartOffset'> {

@@ -85,3 +85,15 @@ test('a full cache evicts its least recently used session', () => {
   }, 'session 2 was the least recently used');
   assert.ok(cache.newContext({ sessionId: 1, sessionEpoch: 2, usesTopicIds: true, partitions: [], forgotten: [] }).ok);
 });
+
+test('an incremental fetch answers a partition whose last stable offset alone moved (a transaction completed)', () => {
+  const cache = new FetchSessionCache({ maxSessions: 10, randomId: ids(5) });
+  const full = cache.newContext({ sessionId: 0, sessionEpoch: 0, usesTopicIds: true, partitions: [part(0)], forgotten: [] });
+  assert.ok(full.ok);
+  full.context.include(full.context.partitions[0]!, outcome({ lastStableOffset: 4n }));
+  const inc = cache.newContext({ sessionId: 5, sessionEpoch: 1, usesTopicIds: true, partitions: [], forgotten: [] });
+  assert.ok(inc.ok);
+  const [p0] = inc.context.partitions;
+  assert.equal(inc.context.include(p0!, outcome({ lastStableOffset: 4n })), false);
+  assert.equal(inc.context.include(p0!, outcome({ lastStableOffset: 10n })), true);
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
-import { PartitionOps, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand } from '../../../src/worker/partition-protocol.js';
+import { PartitionOps, failedAppend, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/worker/partition-protocol.js';
 
 /** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
 function wire(body: MessageBody | Uint8Array | void): Uint8Array {
@@ -43,11 +43,30 @@ test("a read body carries many partitions with their leader epochs and the fetch
   const op = PartitionOps.read;
   assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
   const replies: ReadReply[] = [
-    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 }, highWatermarkMoved: true, divergingEpoch: null, isrCandidate: true },
-    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
-    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrCandidate: false },
+    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 }, abortedTransactions: [{ producerId: 2n ** 40n, firstOffset: 3n }, { producerId: 7n, firstOffset: 9n }], highWatermarkMoved: true, divergingEpoch: null, isrCandidate: true },
+    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrCandidate: false },
   ];
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+});
+
+test('a writeTxnMarkers body carries each entry whole, in order; replies are append replies', () => {
+  const entries: TxnMarkerEntry[] = [
+    { topic: 'a', partition: 0, producerId: 2n ** 50n, producerEpoch: 32767, coordinatorEpoch: 9, commit: true, transactionVersion: 2 },
+    { topic: 'b', partition: 7, producerId: 0n, producerEpoch: 0, coordinatorEpoch: -1, commit: false, transactionVersion: 0 },
+  ];
+  const op = PartitionOps.writeTxnMarkers;
+  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(entries))), entries);
+  const replies = [failedAppend(52, 'fenced'), { ...failedAppend(0, null), baseOffset: 5n, requiredOffset: 6n, leaderEpoch: 3 }];
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+});
+
+test('a listOffset command carries the isolation level', () => {
+  const op = PartitionOps.listOffset;
+  for (const readCommitted of [true, false]) {
+    const command = { topic: 't', partition: 3, currentLeaderEpoch: 4, arg: -1n, readCommitted };
+    assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(command))), command);
+  }
 });
 
 test('a truncated batched body is refused, not half-read', () => {

@@ -228,18 +228,19 @@ test('follower appends record producer state without sequence checks; the leader
       baseSequence: sequence,
       records: [0, 1].map(() => ({ key: null, value: Buffer.from('r'), timestamp: BigInt(clock.nowMs) })),
     });
-  // A transaction marker (control batch) of a later epoch is replicated too, but does not touch the table.
-  const marker = encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 8n, producerEpoch: 2, coordinatorEpoch: 0, committed: true, timestamp: BigInt(clock.nowMs) });
+  // A transaction marker (control batch) of the same epoch is replicated too: it records its
+  // coordinator epoch and leaves the producer's batches (a marker of a later epoch would drop them).
+  const marker = encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 8n, producerEpoch: 1, coordinatorEpoch: 5, committed: true, timestamp: BigInt(clock.nowMs) });
   log.appendAsFollower(Buffer.concat([replicated(0, 0, 1), replicated(2, 7, 1), marker]));
   const entry = log.activeProducers().get(8n)!;
-  assert.deepEqual([entry.producerEpoch, entry.lastSeq, entry.batches.length], [1, 8, 2]);
+  assert.deepEqual([entry.producerEpoch, entry.lastSeq, entry.batches.length, entry.coordinatorEpoch], [1, 8, 2, 5]);
   const again = log.append(idempotentBatch({ producerId: 8n, epoch: 1, sequence: 7, count: 2, timestamp: clock.nowMs }), { leaderEpoch: 1 });
   assert.deepEqual([again.baseOffset, again.duplicate], [2, true]);
   // The same table after a crash and a rebuild by scanning.
   log.abandon();
   const reopened = openLog(dir, clock);
   const rebuilt = reopened.activeProducers().get(8n)!;
-  assert.deepEqual([rebuilt.producerEpoch, rebuilt.lastSeq, rebuilt.batches.length], [1, 8, 2]);
+  assert.deepEqual([rebuilt.producerEpoch, rebuilt.lastSeq, rebuilt.batches.length, rebuilt.coordinatorEpoch], [1, 8, 2, 5]);
   reopened.close();
 });
 
