@@ -68,7 +68,7 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
         { name: topic, numPartitions, replicationFactor, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
         false,
       ),
-    append: async (partition, batch) => committed(partition, (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch }]))[0]!),
+    append: async (partition, batch) => committed(partition, (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!),
     appendMarker: async (partition, marker) => committed(partition, (await partitions.writeTxnMarkers([{ topic, partition, ...marker }]))[0]!),
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),

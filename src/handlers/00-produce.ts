@@ -26,7 +26,7 @@ import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
-import { verifyTransactionalPartitions } from './txn-verification.js';
+import { produceSupport, verifyTransactionalPartitions } from './txn-verification.js';
 
 /** KIP-951: Produce answers carry the current leader from v10. */
 const LEADER_HINT_VERSION = 10;
@@ -70,7 +70,7 @@ async function unverifiedTransactional(
     c,
     { transactionalId, producerId: first.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET), producerEpoch: first.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET) },
     refs,
-    version,
+    produceSupport(version),
   );
   refs.forEach((ref, n) => {
     const errorCode = errors.get(ref);

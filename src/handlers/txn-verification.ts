@@ -1,5 +1,6 @@
 /**
- * KIP-890 on the produce path: before a leader appends a producer's transactional batches it asks
+ * KIP-890 on the produce path (and for TxnOffsetCommit, whose `__consumer_offsets` partition is the
+ * transaction's too): before a leader appends a producer's transactional batches it asks
  * the transaction coordinator whether each partition is in that producer's ongoing transaction
  * (part 1, `verifyOnly`), or — for a producer on transaction version 2 (Produce v12+), which sends
  * no AddPartitionsToTxn itself — adds it (part 2); on a cluster whose coordinator of the
@@ -16,12 +17,29 @@ import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
 import type { ClusterContext } from './cluster-context.js';
 import type { TopicPartitionRef } from './txn-partitions.js';
 
-/** Produce v11 is the first whose producers handle TRANSACTION_ABORTABLE; v12 the first on transaction version 2. */
-const FIRST_ABORTABLE_VERSION = 11;
-const FIRST_TV2_VERSION = 12;
+/** What the client's request version says it handles, and so how its partitions are verified and refused. */
+export interface TransactionSupport {
+  /** A producer on transaction version 2 sends no AddPartitionsToTxn: the partition is added for it. */
+  readonly addsPartitions: boolean;
+  /** It knows TRANSACTION_ABORTABLE; older clients get INVALID_TXN_STATE instead. */
+  readonly knowsAbortable: boolean;
+  /** What a transient coordinator error becomes, so that every client retries it. */
+  readonly retryError: number;
+}
+
+/** Produce v11 is the first whose producers handle TRANSACTION_ABORTABLE, v12 the first on transaction version 2; NOT_ENOUGH_REPLICAS makes every producer retry without a metadata refresh. */
+export function produceSupport(version: number): TransactionSupport {
+  return { addsPartitions: version >= 12, knowsAbortable: version >= 11, retryError: ErrorCode.NOT_ENOUGH_REPLICAS };
+}
+
+/** TxnOffsetCommit v4 is the first that handles TRANSACTION_ABORTABLE, v5 the first on transaction version 2. */
+export function txnOffsetCommitSupport(version: number): TransactionSupport {
+  return { addsPartitions: version >= 5, knowsAbortable: version >= 4, retryError: ErrorCode.COORDINATOR_NOT_AVAILABLE };
+}
+
 const TV2 = 2;
 
-/** Errors after which the producer must simply retry: NOT_ENOUGH_REPLICAS makes every client do so without a metadata refresh. */
+/** The coordinator's transient errors: the client should simply retry. */
 const RETRY_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.CONCURRENT_TRANSACTIONS,
   ErrorCode.NETWORK_EXCEPTION,
@@ -36,15 +54,15 @@ export interface TransactionalProducer {
   readonly producerEpoch: number;
 }
 
-/** The error each partition's batches are refused with; partitions missing from the answer may be appended. */
+/** The error each partition is refused with; partitions missing from the answer may be written. */
 export async function verifyTransactionalPartitions(
   c: ClusterContext,
   producer: TransactionalProducer,
   partitions: readonly TopicPartitionRef[],
-  produceVersion: number,
+  support: TransactionSupport,
 ): Promise<Map<TopicPartitionRef, number>> {
   let answers: ReadonlyArray<{ errorCode: number }>;
-  const verifyOnly = produceVersion < FIRST_TV2_VERSION;
+  const verifyOnly = !support.addsPartitions;
   const coordinator = c.metadata.partition(TRANSACTION_STATE_TOPIC, c.transactions.partitionOf(producer.transactionalId))?.leader;
   const peers = c.membership?.transactionPeers;
   try {
@@ -58,14 +76,14 @@ export async function verifyTransactionalPartitions(
   }
   const refused = new Map<TopicPartitionRef, number>();
   answers.forEach((a, i) => {
-    if (a.errorCode !== ErrorCode.NONE) refused.set(partitions[i]!, produceError(a.errorCode, produceVersion));
+    if (a.errorCode !== ErrorCode.NONE) refused.set(partitions[i]!, clientError(a.errorCode, support));
   });
   return refused;
 }
 
-function produceError(errorCode: number, produceVersion: number): number {
+function clientError(errorCode: number, support: TransactionSupport): number {
   if (errorCode === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
-  if (errorCode === ErrorCode.TRANSACTION_ABORTABLE && produceVersion < FIRST_ABORTABLE_VERSION) return ErrorCode.INVALID_TXN_STATE;
-  if (RETRY_ERRORS.has(errorCode)) return ErrorCode.NOT_ENOUGH_REPLICAS;
+  if (errorCode === ErrorCode.TRANSACTION_ABORTABLE && !support.knowsAbortable) return ErrorCode.INVALID_TXN_STATE;
+  if (RETRY_ERRORS.has(errorCode)) return support.retryError;
   return errorCode;
 }

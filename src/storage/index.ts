@@ -25,6 +25,7 @@ export type { CleanResult, CleanTask } from './cleaner/clean-task.js';
 export { DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state/producer-state-manager.js';
 export { NUM_BATCHES_TO_RETAIN, type BatchMetadata, type ProducerState } from './producer-state/producer-state-entry.js';
 export type { TxnMarkerRequest } from './producer-state/txn-marker.js';
+export type { AppendOrigin } from './producer-state/append-check.js';
 export type { AbortedTxn } from './index/transaction-index.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
 export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type TimestampTypeName } from './log-config.js';

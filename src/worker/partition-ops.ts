@@ -133,11 +133,11 @@ export const registerOps: RegisterOps = (setup) => {
     requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
   });
 
-  const append = ({ topic, partition: index, requiredAcks, records }: AppendRequest): AppendReply => {
+  const append = ({ topic, partition: index, requiredAcks, records, origin }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const appended = partition.appendAsLeader(records, requiredAcks);
+      const appended = partition.appendAsLeader(records, requiredAcks, origin);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       return appendReply(partition, appended);

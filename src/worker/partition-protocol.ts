@@ -12,7 +12,7 @@
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
-import type { LogDirCheckpoint } from '../storage/index.js';
+import type { AppendOrigin, LogDirCheckpoint } from '../storage/index.js';
 import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from './worker-op.js';
 
 /** What the worker module is started with (`moduleOptions`, structured-cloned). */
@@ -243,6 +243,8 @@ export interface AppendRequest extends PartitionRef {
   /** Produce's acks: -1 needs `min.insync.replicas` in-sync replicas. */
   readonly requiredAcks: number;
   readonly records: Buffer;
+  /** A coordinator's own append to its internal topic (default: a client's Produce). */
+  readonly origin?: AppendOrigin;
 }
 
 /**
@@ -268,6 +270,7 @@ const appends = withRecords<AppendRequest>(
   (w, e) => {
     writeRef(w, e);
     w.int16(e.requiredAcks);
+    w.bool(e.origin === 'coordinator');
   },
   (r) => {
     // Fields one by one into a literal: this runs per partition of every Produce, and spreading
@@ -275,7 +278,8 @@ const appends = withRecords<AppendRequest>(
     const topic = r.compactString();
     const partition = r.int32();
     const requiredAcks = r.int16();
-    return { topic, partition, requiredAcks, records: r.raw(r.int32()) };
+    const origin: AppendOrigin = r.bool() ? 'coordinator' : 'client';
+    return { topic, partition, requiredAcks, origin, records: r.raw(r.int32()) };
   },
 );
 

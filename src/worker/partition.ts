@@ -15,7 +15,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { BatchLayout } from '../protocol/records/index.js';
-import type { AbortedTxn, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
+import type { AbortedTxn, AppendOrigin, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
 import { FollowerReplica } from './follower-replica.js';
 import { leaderEpochError } from './leader-epoch.js';
 import { NO_EPOCH, NO_EPOCH_CHECK, type IsrAnswer, type PartitionStateCommand } from './partition-protocol.js';
@@ -241,8 +241,8 @@ export class Partition {
    * Appends a producer's records as leader, stamped with this replica's leader epoch. acks=all
    * is refused up front while the ISR is smaller than `min.insync.replicas`, as Kafka does.
    */
-  appendAsLeader(records: Buffer, requiredAcks: number): LeaderAppend {
-    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch }));
+  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client'): LeaderAppend {
+    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin }));
   }
 
   /**

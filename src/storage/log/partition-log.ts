@@ -45,6 +45,7 @@ import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error
 import type { TimestampOffset } from '../index/time-index.js';
 import type { AppendedBatch, LogSegment } from '../segment/log-segment.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
+import type { AppendOrigin } from '../producer-state/append-check.js';
 import type { ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { carriesProducerState, isProducerControl, type ProducerState } from '../producer-state/producer-state-entry.js';
@@ -65,6 +66,8 @@ export interface PartitionLogOptions extends LoadOptions {
 
 export interface AppendOptions {
   readonly leaderEpoch: number;
+  /** Who wrote the batch (default a client): a coordinator's transactional batches skip the sequence checks. */
+  readonly origin?: AppendOrigin;
 }
 
 export interface AppendResult {
@@ -294,7 +297,7 @@ export class PartitionLog {
     if (!validation.ok) throw validation.error;
     const header = validation.batch;
     const idempotent = header.producerId >= 0n;
-    const duplicate = idempotent ? this.#producers.checkAppend(header) : null;
+    const duplicate = idempotent ? this.#producers.checkAppend(header, options.origin ?? 'client') : null;
     if (duplicate !== null) {
       return {
         baseOffset: duplicate.firstOffset,

@@ -29,19 +29,42 @@ import type { TxnMarkerRequest } from './txn-marker.js';
 /** WriteTxnMarkers' TransactionVersion from which the coordinator bumps the epoch for each marker (KIP-890 part 2). */
 export const TRANSACTION_VERSION_2 = 2;
 
+/**
+ * Who wrote a batch the leader appends: a client, whose sequence numbers are checked, or a
+ * coordinator writing its internal topic as a transaction's producer (TxnOffsetCommit), whose
+ * batches all start at sequence 0 and are never retried, as Kafka's coordinator-origin appends.
+ */
+export type AppendOrigin = 'client' | 'coordinator';
+
 /** Returns the kept batch `batch` duplicates, or null when it is new and in sequence; throws otherwise. */
-export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch: ProducerBatch): BatchMetadata | null {
+export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch: ProducerBatch, origin: AppendOrigin = 'client'): BatchMetadata | null {
   if (entry === undefined) return null;
-  const duplicate = entry.findDuplicate(batch);
+  const client = origin === 'client';
+  const duplicate = client ? entry.findDuplicate(batch) : null;
   if (duplicate !== null) return duplicate;
   const current = entry.producerEpoch;
-  const { producerId, producerEpoch, baseSequence } = batch;
+  const { producerId, producerEpoch } = batch;
   if (producerEpoch < current) {
     throw new KafkaError(
       ErrorCode.INVALID_PRODUCER_EPOCH,
       `epoch ${producerEpoch} of producer ${producerId} is older than the last seen epoch ${current}`,
     );
   }
+  // A coordinator's batches are checked for their epoch and transaction state only.
+  if (client) checkSequence(entry, batch);
+  if (entry.hasOpenTxn && !isTransactional(batch.attributes)) {
+    throw new KafkaError(
+      ErrorCode.INVALID_TXN_STATE,
+      `producer ${producerId} wrote a non-transactional batch while its transaction from offset ${entry.currentTxnFirstOffset} is open`,
+    );
+  }
+  return null;
+}
+
+/** A client batch's sequence: a new epoch starts at 0, the same epoch goes on where it stopped. */
+function checkSequence(entry: ProducerStateEntry, batch: ProducerBatch): void {
+  const current = entry.producerEpoch;
+  const { producerId, producerEpoch, baseSequence } = batch;
   if (producerEpoch !== current) {
     if (baseSequence !== 0 && current !== NO_PRODUCER_EPOCH) {
       throw new KafkaError(
@@ -55,13 +78,6 @@ export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch
       `out of order sequence for producer ${producerId}: ${baseSequence} after ${entry.lastSeq} (epoch ${producerEpoch})`,
     );
   }
-  if (entry.hasOpenTxn && !isTransactional(batch.attributes)) {
-    throw new KafkaError(
-      ErrorCode.INVALID_TXN_STATE,
-      `producer ${producerId} wrote a non-transactional batch while its transaction from offset ${entry.currentTxnFirstOffset} is open`,
-    );
-  }
-  return null;
 }
 
 /**

@@ -20,7 +20,7 @@
 import { unlinkSync } from 'node:fs';
 import type { Offset } from '../offsets.js';
 import { isTransactional } from '../../protocol/records/index.js';
-import { checkProducerAppend, checkTxnMarker } from './append-check.js';
+import { checkProducerAppend, checkTxnMarker, type AppendOrigin } from './append-check.js';
 import {
   batchMetadata,
   lastSequenceOf,
@@ -79,8 +79,8 @@ export class ProducerStateManager {
   }
 
   /** The leader's check of an idempotent batch (see `append-check.ts`): the duplicated batch, or null. */
-  checkAppend(batch: ProducerBatch): BatchMetadata | null {
-    return checkProducerAppend(this.#producers.get(batch.producerId), batch);
+  checkAppend(batch: ProducerBatch, origin: AppendOrigin): BatchMetadata | null {
+    return checkProducerAppend(this.#producers.get(batch.producerId), batch, origin);
   }
 
   /** The leader's check of a marker (see `append-check.ts`); throws the Kafka error. */

@@ -25,7 +25,7 @@ public class TxnClients {
       case "timeout" -> timeout(args[2], args[3]);
       case "produce" -> produce(args[2], Integer.parseInt(args[3]));
       case "consume" -> consume(args[2], args[3]);
-      case "rpw" -> readProcessWrite(args[2], args[3], args[4], args[5], Integer.parseInt(args[6]));
+      case "rpw" -> readProcessWrite(args[2], args[3], args[4], args[5], Integer.parseInt(args[6]), Long.parseLong(args[7]));
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -166,20 +166,20 @@ public class TxnClients {
    * Kafka's exactly-once loop: read `in` in group `group` (read_committed), write each value to
    * `out` prefixed "out-", and commit the input offsets in the same transaction, every
    * `batch` records at most. Any error closes the clients and starts over from the committed
-   * offsets (the new producer fences the old one and aborts its open transaction). Exits after 10
-   * idle seconds once it has processed something.
+   * offsets (the new producer fences the old one and aborts its open transaction). Exits after
+   * `idleMs` without a record once it has processed something.
    */
-  static void readProcessWrite(String in, String out, String group, String transactionalId, int batch) throws InterruptedException {
+  static void readProcessWrite(String in, String out, String group, String transactionalId, int batch, long idleMs) throws InterruptedException {
     long processed = 0;
     long lastProgress = System.currentTimeMillis();
-    while (processed == 0 || System.currentTimeMillis() - lastProgress < 10_000) {
+    while (processed == 0 || System.currentTimeMillis() - lastProgress < idleMs) {
       Properties cp = consumerProps(group, "read_committed");
       cp.put("max.poll.records", String.valueOf(batch));
       try (Consumer<String, String> consumer = new KafkaConsumer<>(cp);
           Producer<String, String> producer = new KafkaProducer<>(producerProps(transactionalId))) {
         producer.initTransactions();
         consumer.subscribe(List.of(in));
-        while (processed == 0 || System.currentTimeMillis() - lastProgress < 10_000) {
+        while (processed == 0 || System.currentTimeMillis() - lastProgress < idleMs) {
           ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
           if (records.isEmpty()) continue;
           producer.beginTransaction();

@@ -109,7 +109,8 @@ describe('Java read-process-write across kill -9 of the broker and of the applic
   test('every input record appears exactly once in the committed output', async () => {
     const bootstrap = broker!.bootstrap;
     const processed = (p: LineProcess): number => Math.max(0, ...p.json().filter((l) => l['type'] === 'committed').map((l) => l['processed'] as number));
-    let app = startTxnClient('rpw', bootstrap, 'eos-in', 'eos-out', 'eos-group', 'eos-app', '50');
+    // The first run outlasts the broker's restart (it is killed); the second stops 15 s after the input runs dry.
+    let app = startTxnClient('rpw', bootstrap, 'eos-in', 'eos-out', 'eos-group', 'eos-app', '50', '300000');
     await waitFor('the application to commit 500 records', 90_000, () => (processed(app) >= 500 ? true : undefined));
     broker!.child.kill('SIGKILL');
     await broker!.stop();
@@ -117,7 +118,7 @@ describe('Java read-process-write across kill -9 of the broker and of the applic
     const before = processed(app);
     await waitFor('the application to go on after the broker restart', 120_000, () => (processed(app) >= before + 500 ? true : undefined));
     await app.kill('SIGKILL');
-    app = startTxnClient('rpw', bootstrap, 'eos-in', 'eos-out', 'eos-group', 'eos-app', '50');
+    app = startTxnClient('rpw', bootstrap, 'eos-in', 'eos-out', 'eos-group', 'eos-app', '50', '15000');
     await app.succeeded(180_000);
     const output = await consumed(bootstrap, 'eos-out', 'read_committed');
     const expected = Array.from({ length: INPUT }, (_, i) => `out-v-${i}`).sort();
