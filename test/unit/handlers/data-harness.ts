@@ -16,14 +16,16 @@ import type { MessageCodec } from '../../../src/protocol/primitives/codec-suppor
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { purgatoryEvents } from '../../../src/router/partition-events.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
-import { call, exchange, harness, type Harness } from './admin-harness.js';
+import { call, exchange, harness, type Harness, type HarnessOptions } from './admin-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
 /**
  * A factory of fresh harnesses for one test file, each closed after its test; `beforeClose` runs
  * first on each (a check every test must pass, such as every lease released).
  */
-export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => undefined): (owner?: MemoryPartitions) => DataHarness {
+export function dataHarnesses(
+  beforeClose: (d: DataHarness) => void = () => undefined,
+): (owner?: MemoryPartitions, transactions?: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers'>) => DataHarness {
   const open: DataHarness[] = [];
   afterEach(() => {
     for (const d of open.splice(0)) {
@@ -31,8 +33,8 @@ export function dataHarnesses(beforeClose: (d: DataHarness) => void = () => unde
       d.close();
     }
   });
-  return (owner) => {
-    const d = new DataHarness(owner);
+  return (owner, transactions) => {
+    const d = new DataHarness(owner, transactions);
     open.push(d);
     return d;
   };
@@ -42,9 +44,16 @@ export class DataHarness {
   readonly metrics = new BrokerMetrics();
   readonly h: Harness;
 
-  /** `owner`: the partitions' owner, e.g. `new MemoryPartitions(1)` to be broker 1; its events reach the harness's purgatories. */
-  constructor(readonly owner = new MemoryPartitions()) {
-    this.h = harness({ partitions: owner });
+  /**
+   * `owner`: the partitions' owner, e.g. `new MemoryPartitions(1)` to be broker 1; its events reach
+   * the harness's purgatories. `transactions`: a `__transaction_state` and marker writer for the
+   * transaction handlers' tests.
+   */
+  constructor(
+    readonly owner = new MemoryPartitions(),
+    transactions: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers'> = {},
+  ) {
+    this.h = harness({ partitions: owner, ...transactions });
     // The in-memory owner keeps no ISR changes, so it has no ISR candidates to tell.
     owner.listen(purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined));
   }

@@ -1,7 +1,7 @@
 /**
  * The Produce handler over the in-memory partition owner: acks 0, 1 and -1 (and the ISR rule
  * behind -1), acks values Kafka refuses, topics and partitions the cluster does not have, by
- * name and by id (v13), transactional batches refused, and what the handler counts for /metrics.
+ * name and by id (v13), and what the handler counts for /metrics (transactional produce: transaction-handlers.test.ts).
  * On a replicated partition, acks=-1 waits until the followers' fetches commit the records, up to
  * the request's timeout.
  */
@@ -12,14 +12,14 @@ import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch, readBatchHeader } from '../../../src/protocol/records/index.js';
+import { readBatchHeader } from '../../../src/protocol/records/index.js';
 import { total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
 import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, INVALID_TXN_STATE, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER } =
+const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER } =
   ErrorCode;
 const BY_ID = 13;
 
@@ -126,16 +126,6 @@ describe('Produce', () => {
       { topic: 't', partitions: [[0, NONE, 0n], [2, UNKNOWN_TOPIC_OR_PARTITION, -1n], [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
       { topic: 'missing', partitions: [[0, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
     ]);
-  });
-
-  test('transactional produce is refused: a transactional id, or a transactional batch without one', async () => {
-    const d = fresh();
-    await d.createTopic('t');
-    const plain = [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }];
-    assert.deepEqual(await produce(d, 9, -1, plain, 'txn'), [{ topic: 't', partitions: [[0, INVALID_TXN_STATE, -1n]] }]);
-    const transactional = encodeRecordBatch({ producerId: 7n, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('a'), headers: [], timestamp: 1n }] });
-    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: transactional }] }]), [{ topic: 't', partitions: [[0, INVALID_TXN_STATE, -1n]] }]);
-    assert.deepEqual(stored(d, 't'), []);
   });
 
   test("a partition without records is INVALID_RECORD; the owner's validation errors reach the partition's answer", async () => {

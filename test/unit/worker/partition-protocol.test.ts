@@ -10,11 +10,11 @@ function wire(body: MessageBody | Uint8Array | void): Uint8Array {
   return Buffer.concat([...(body.payloads ?? [])]);
 }
 
-test('an append body carries many partitions, each header followed by its records, in order', () => {
+test("an append body carries many partitions, each header followed by its records, in order, with who wrote them", () => {
   const entries = [
-    { topic: 'orders', partition: 3, requiredAcks: -1, records: Buffer.from('first batch') },
-    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, records: Buffer.alloc(0) },
-    { topic: 'orders', partition: 11, requiredAcks: 0, records: Buffer.alloc(70_000, 0xab) },
+    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, records: Buffer.from('first batch') },
+    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, records: Buffer.alloc(0) },
+    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, records: Buffer.alloc(70_000, 0xab) },
   ];
   const body = PartitionOps.append.encodeRequest(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');

@@ -8,47 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
-import type { CoordinatorLog, CoordinatorRecord, ReplaySink } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
+import { MemoryLog } from './memory-log.js';
 
 const PARTITIONS = 4;
 const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
 const TP1: TopicPartitionRef = { topic: 't', partition: 1 };
-
-/** An in-memory __transaction_state; a replay can be held until the test releases it. */
-class MemoryLog implements CoordinatorLog {
-  created = false;
-  readonly partitions = new Map<number, CoordinatorRecord[]>();
-  holdReplay: Promise<void> | null = null;
-  /** How many of the next appends fail (and are not kept). */
-  failAppends = 0;
-
-  exists(): boolean {
-    return this.created;
-  }
-  async ensureTopic(): Promise<void> {
-    this.created = true;
-  }
-  async append(partition: number, records: readonly CoordinatorRecord[]): Promise<number> {
-    if (this.failAppends > 0) {
-      this.failAppends--;
-      return ErrorCode.NOT_ENOUGH_REPLICAS;
-    }
-    const list = this.partitions.get(partition) ?? [];
-    list.push(...records);
-    this.partitions.set(partition, list);
-    return ErrorCode.NONE;
-  }
-  async appendMarker(): Promise<number> {
-    throw new Error('__transaction_state holds no transaction markers');
-  }
-  async replay(partition: number, sink: ReplaySink): Promise<number> {
-    if (this.holdReplay !== null) await this.holdReplay;
-    for (const r of this.partitions.get(partition) ?? []) sink.record(r.key, r.value, null);
-    return ErrorCode.NONE;
-  }
-}
 
 type Marker = Parameters<TxnMarkerWriter['write']>[0];
 
