@@ -109,6 +109,7 @@ export class Broker {
       maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
       cleanerThreads: config.logCleanerThreads,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
+      producerIdExpirationMs: config.producerIdExpirationMs,
     };
     const host = await PartitionWorkerHost.start({
       opModule: new URL('../worker/partition-ops.js', import.meta.url),

@@ -28,6 +28,8 @@ export interface PartitionWorkerOptions {
   readonly cleanerThreads: number;
   /** `replica.lag.time.max.ms`: how long a follower may go without catching up before it leaves the ISR. */
   readonly replicaLagTimeMaxMs: number;
+  /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
+  readonly producerIdExpirationMs: number;
 }
 
 export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
@@ -42,7 +44,8 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     typeof o.clusterId !== 'string' ||
     typeof o.maintenanceIntervalMs !== 'number' ||
     typeof o.cleanerThreads !== 'number' ||
-    typeof o.replicaLagTimeMaxMs !== 'number'
+    typeof o.replicaLagTimeMaxMs !== 'number' ||
+    typeof o.producerIdExpirationMs !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');
   }

@@ -69,6 +69,8 @@ export interface LogManagerOptions {
    * `log.cleaner.enable`, default on); `false` turns it off.
    */
   readonly cleaner?: LogCleanerOptions | false;
+  /** `producer.id.expiration.ms`, for every log this manager opens. */
+  readonly producerIdExpirationMs?: number;
 }
 
 /** One log dir's share of the per-dir checkpoint files, as one manager knows it. */
@@ -103,6 +105,7 @@ const key = (tp: TopicPartition): string => partitionDirName(tp);
 export class LogManager {
   readonly #dirs: DirState[];
   readonly #clock: () => number;
+  readonly #producerIdExpirationMs: number | undefined;
   readonly #defaultConfig: LogConfig;
   readonly #topicConfig: (topic: string) => Readonly<Record<string, string | number>>;
   readonly #deleter = new SegmentDeleter();
@@ -116,6 +119,7 @@ export class LogManager {
 
   private constructor(options: LogManagerOptions) {
     this.#clock = options.clock ?? Date.now;
+    this.#producerIdExpirationMs = options.producerIdExpirationMs;
     this.#defaultConfig = options.defaultConfig ?? DEFAULT_LOG_CONFIG;
     this.#topicConfig = options.topicConfig ?? (() => ({}));
     this.#checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
@@ -175,6 +179,7 @@ export class LogManager {
           cleanShutdown,
           clock: this.#clock,
           deleter: this.#deleter,
+          producerIdExpirationMs: this.#producerIdExpirationMs,
         });
         state.logs.set(name, log);
       }
@@ -227,6 +232,7 @@ export class LogManager {
       cleanShutdown: true,
       clock: this.#clock,
       deleter: this.#deleter,
+      producerIdExpirationMs: this.#producerIdExpirationMs,
     });
     target.logs.set(key(tp), log);
     return log;

@@ -58,6 +58,7 @@ before(async () => {
     maintenanceIntervalMs: 1000,
     cleanerThreads: 0,
     replicaLagTimeMaxMs: LAG_MS,
+    producerIdExpirationMs: 86_400_000,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
   service = new PartitionService(host, new Logger('test'), events);
