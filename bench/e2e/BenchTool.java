@@ -5,6 +5,11 @@
 //   delete   BOOTSTRAP TOPIC
 //   consume  BOOTSTRAP TOPIC                            assign() every partition, read from the beginning to the end offsets
 //   latency  BOOTSTRAP TOPIC RATE SIZE SECONDS WARMUP   fixed-rate producer + assign() consumer, send time in the record
+//   txnProduce BOOTSTRAP TOPIC RECORDS SIZE PER_TXN_RECORDS PER_TXN_MS ABORT_EVERY
+//                                                      transactional producer: a transaction ends after PER_TXN_RECORDS
+//                                                      records or PER_TXN_MS ms (0: no limit), every ABORT_EVERY-th aborts (0: none)
+//   consumeAt BOOTSTRAP TOPIC ISOLATION                 assign() every partition, read at read_committed or read_uncommitted
+//                                                      until each position reaches its end offset (markers and aborted records count no record)
 //   loopback SECONDS                                    one TCP stream over 127.0.0.1, 1 MiB writes
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,6 +52,9 @@ public class BenchTool {
       case "latency" -> latency(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
           Integer.parseInt(args[5]), Integer.parseInt(args[6]));
       case "loopback" -> loopback(Integer.parseInt(args[1]));
+      case "txnProduce" -> txnProduce(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]), Long.parseLong(args[5]),
+          Long.parseLong(args[6]), Integer.parseInt(args[7]));
+      case "consumeAt" -> consumeAt(args[1], args[2], args[3]);
       default -> throw new IllegalArgumentException("unknown command " + args[0]);
     }
   }
@@ -125,6 +133,64 @@ public class BenchTool {
         ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofSeconds(10));
         if (batch.isEmpty() && System.nanoTime() - start > 300_000_000_000L) throw new IllegalStateException("consume timed out");
         for (ConsumerRecord<byte[], byte[]> r : batch) {
+          records++;
+          bytes += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      System.out.printf("{\"records\":%d,\"bytes\":%d,\"seconds\":%.3f}%n", records, bytes, seconds);
+    }
+  }
+
+  private static void txnProduce(String bootstrap, String topic, long records, int size, long perTxnRecords, long perTxnMs, int abortEvery) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    p.put("transactional.id", "bench-" + topic);
+    p.put("linger.ms", "5");
+    p.put("batch.size", "262144");
+    byte[] value = new byte[size];
+    long transactions = 0, aborted = 0;
+    long start = System.nanoTime();
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      producer.initTransactions();
+      long sent = 0;
+      while (sent < records) {
+        producer.beginTransaction();
+        long txnStart = System.nanoTime();
+        long inTxn = 0;
+        while (sent < records && (perTxnRecords <= 0 || inTxn < perTxnRecords) && (perTxnMs <= 0 || System.nanoTime() - txnStart < perTxnMs * 1_000_000L)) {
+          producer.send(new ProducerRecord<>(topic, value));
+          sent++;
+          inTxn++;
+        }
+        transactions++;
+        if (abortEvery > 0 && transactions % abortEvery == 0) {
+          producer.abortTransaction();
+          aborted++;
+        } else {
+          producer.commitTransaction();
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    System.out.printf("{\"records\":%d,\"bytes\":%d,\"seconds\":%.3f,\"transactions\":%d,\"aborted\":%d}%n", records, records * size, seconds, transactions, aborted);
+  }
+
+  private static void consumeAt(String bootstrap, String topic, String isolation) {
+    Properties props = consumerProps(bootstrap);
+    props.put("isolation.level", isolation);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+      List<TopicPartition> parts = partitionsOf(consumer, topic);
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+      long records = 0, bytes = 0;
+      long start = System.nanoTime();
+      while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.nanoTime() - start > 300_000_000_000L) throw new IllegalStateException("consume timed out");
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
           records++;
           bytes += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
         }
