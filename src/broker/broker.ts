@@ -10,6 +10,7 @@
  * worker opens a log (they decide whether logs are recovered) and removed only once every
  * worker has loaded, so a crash from then on is never mistaken for a clean stop.
  */
+import { KeyedQueue } from '../common/keyed-queue.js';
 import { Logger } from '../common/logger.js';
 import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
@@ -232,6 +233,7 @@ export class Broker {
         purgatory,
         producePurgatory,
         producerIds,
+        transactionalProduces: new KeyedQueue(),
         groups,
         transactions,
         membership: member?.membership() ?? null,

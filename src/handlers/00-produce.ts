@@ -6,9 +6,10 @@
  * its ISR is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS). An acks=-1 append its
  * followers have yet to fetch waits in the produce purgatory, up to the request's timeout, until
  * the high watermark passes it; every partition of the request is answered together, in request
- * order. Transactional batches need the request's transactional id and one producer, and are
- * verified with the transaction coordinator before they are appended (KIP-890, see
- * `txn-verification.ts`). Versions 0-2 are advertised but not served, as in Kafka 4.
+ * order. Transactional batches need the request's transactional id and one producer; one that
+ * would open its producer's transaction in a partition is verified with the transaction
+ * coordinator first (KIP-890, see `txn-verification.ts`) — the partition says so, and the handler
+ * appends it again once verified. Versions 0-2 are advertised but not served, as in Kafka 4.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -42,41 +43,47 @@ function batchIsTransactional(records: Buffer): boolean {
 
 const NOTHING_REFUSED: ReadonlyMap<number, number> = new Map();
 
+function producerOf(records: Buffer): { producerId: bigint; producerEpoch: number } {
+  return { producerId: records.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET), producerEpoch: records.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET) };
+}
+
 /**
  * Which appends are refused before they reach their logs, by index, for their transactional
  * batches: without a transactional id every partition is refused (as Kafka answers the whole
- * request), as with batches of more than one producer; otherwise the coordinator verifies them.
+ * request), and so with batches of more than one producer.
  */
-async function unverifiedTransactional(
-  c: ClusterContext,
-  transactionalId: string | null,
-  entries: readonly AppendRequest[],
-  transactional: readonly number[],
-  version: number,
-): Promise<ReadonlyMap<number, number>> {
-  const refused = new Map<number, number>();
+function transactionalRefusals(transactionalId: string | null, entries: readonly AppendRequest[], transactional: readonly number[]): ReadonlyMap<number, number> {
   const refuseAll = (errorCode: number): Map<number, number> => new Map(entries.map((_, i) => [i, errorCode]));
   if (transactionalId === null) return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const producers = new Set(
     transactional.map((i) => {
-      const records = entries[i]!.records;
-      return `${records.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET)}:${records.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET)}`;
+      const { producerId, producerEpoch } = producerOf(entries[i]!.records);
+      return `${producerId}:${producerEpoch}`;
     }),
   );
-  if (producers.size > 1) return refuseAll(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-  const first = entries[transactional[0]!]!.records;
-  const refs = transactional.map((i) => ({ topic: entries[i]!.topic, partition: entries[i]!.partition }));
-  const errors = await verifyTransactionalPartitions(
-    c,
-    { transactionalId, producerId: first.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET), producerEpoch: first.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET) },
-    refs,
-    produceSupport(version),
-  );
+  return producers.size > 1 ? refuseAll(ErrorCode.INVALID_PRODUCER_ID_MAPPING) : NOTHING_REFUSED;
+}
+
+/**
+ * The appends a partition refused until verified (KIP-890: their batch would open the producer's
+ * transaction there): the transaction coordinator confirms (or, for a version-2 producer, adds)
+ * those partitions, and the confirmed ones are appended again, verified. The others keep the
+ * coordinator's error. Replies in the order of `appends`.
+ */
+async function verifyAndAppend(c: ClusterContext, transactionalId: string, appends: readonly AppendRequest[], replies: AppendReply[], version: number): Promise<AppendReply[]> {
+  const waiting = replies.flatMap((r, i) => (r.needsVerification ? [i] : []));
+  const refs = waiting.map((i) => ({ topic: appends[i]!.topic, partition: appends[i]!.partition }));
+  const refused = await verifyTransactionalPartitions(c, { transactionalId, ...producerOf(appends[waiting[0]!]!.records) }, refs, produceSupport(version));
+  const verified: number[] = [];
   refs.forEach((ref, n) => {
-    const errorCode = errors.get(ref);
-    if (errorCode !== undefined) refused.set(transactional[n]!, errorCode);
+    const errorCode = refused.get(ref);
+    if (errorCode === undefined) verified.push(waiting[n]!);
+    else replies[waiting[n]!] = { ...replies[waiting[n]!]!, errorCode, errorMessage: null, needsVerification: false };
   });
-  return refused;
+  if (verified.length === 0) return replies;
+  const again = await c.partitions.appendMany(verified.map((i) => ({ ...appends[i]!, txnVerified: true })));
+  again.forEach((reply, n) => (replies[verified[n]!] = reply));
+  return replies;
 }
 
 /** Counts an appended partition's batches for /metrics; the append has validated their framing. */
@@ -164,8 +171,7 @@ export const produceHandler = defineHandler({
       return { name: t.name, topicId: t.topicId, partitionResponses: answers };
     });
     const transactional = entries.flatMap((e, i) => (batchIsTransactional(e.records) ? [i] : []));
-    // Idempotent and plain batches skip the coordinator altogether (and the extra await).
-    const unverified = transactional.length === 0 ? NOTHING_REFUSED : await unverifiedTransactional(c, request.transactionalId, entries, transactional, ctx.header.requestApiVersion);
+    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(request.transactionalId, entries, transactional);
     for (const [i, errorCode] of unverified) {
       const { answers, position } = pending[i]!;
       answers[position] = failed(entries[i]!.partition, errorCode);
@@ -174,7 +180,14 @@ export const produceHandler = defineHandler({
     const appends = unverified.size === 0 ? entries : entries.filter(verified);
     const appendAnswers = unverified.size === 0 ? pending : pending.filter(verified);
     if (appends.length > 0) {
-      const replies = await c.partitions.appendMany(appends);
+      const transactionalId = transactional.length > 0 ? request.transactionalId : null;
+      const appendAll = async (): Promise<AppendReply[]> => {
+        const replies = await c.partitions.appendMany(appends);
+        // Only a transactional batch opening its transaction in a partition waits for the coordinator.
+        if (transactionalId === null || !replies.some((r) => r.needsVerification)) return replies;
+        return verifyAndAppend(c, transactionalId, appends, replies, ctx.header.requestApiVersion);
+      };
+      const replies = transactionalId === null ? await appendAll() : await c.transactionalProduces.run(transactionalId, appendAll);
       const awaited: AwaitedAcks = { waits: [], answers: [] };
       replies.forEach((reply, i) => {
         const { answers, position } = appendAnswers[i]!;

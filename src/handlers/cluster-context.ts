@@ -14,6 +14,7 @@ import type { GroupCoordinatorService } from '../coordinator/group/group-coordin
 import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
+import type { KeyedQueue } from '../common/keyed-queue.js';
 import type { RequestContext } from './handler.js';
 
 export interface ClusterContext {
@@ -33,6 +34,12 @@ export interface ClusterContext {
   /** Where acks=all produces wait for their followers. */
   readonly producePurgatory: ProducePurgatory;
   readonly producerIds: ProducerIdManager;
+  /**
+   * Where a transactional producer's Produce requests are appended one at a time (keyed by
+   * transactional id), as Kafka reads a connection's requests: one waiting for the coordinator to
+   * verify its partitions must not let a later one overtake it.
+   */
+  readonly transactionalProduces: KeyedQueue;
   /** The classic group coordinators (one per `__consumer_offsets` partition). */
   readonly groups: GroupCoordinatorService;
   /** The transaction coordinators (one per `__transaction_state` partition this broker leads). */

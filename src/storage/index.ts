@@ -26,6 +26,7 @@ export { DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state/producer-sta
 export { NUM_BATCHES_TO_RETAIN, type BatchMetadata, type ProducerState } from './producer-state/producer-state-entry.js';
 export type { TxnMarkerRequest } from './producer-state/txn-marker.js';
 export type { AppendOrigin } from './producer-state/append-check.js';
+export { VerificationRequired } from './producer-state/transaction-verifications.js';
 export type { AbortedTxn } from './index/transaction-index.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
 export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type TimestampTypeName } from './log-config.js';

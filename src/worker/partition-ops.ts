@@ -11,7 +11,7 @@ import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
-import { LogManager, StorageError, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
+import { LogManager, StorageError, VerificationRequired, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
 import type { RegisterOps } from './op-module.js';
 import { Partition, type LeaderAppend } from './partition.js';
 import {
@@ -132,17 +132,20 @@ export const registerOps: RegisterOps = (setup) => {
     highWatermarkMoved,
     leaderEpoch: partition.leaderEpoch,
     requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
+    needsVerification: false,
   });
 
-  const append = ({ topic, partition: index, requiredAcks, records, origin }: AppendRequest): AppendReply => {
+  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const appended = partition.appendAsLeader(records, requiredAcks, origin);
+      const appended = partition.appendAsLeader(records, requiredAcks, origin, txnVerified);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       return appendReply(partition, appended);
     } catch (err) {
+      // Not a failure: the handler verifies the batch with the transaction coordinator and sends it again.
+      if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true };
       return failedAppend(kafkaErrorCode(err), (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
     }
   };

@@ -248,7 +248,12 @@ export interface AppendRequest extends PartitionRef {
   readonly records: Buffer;
   /** A coordinator's own append to its internal topic (default: a client's Produce). */
   readonly origin?: AppendOrigin;
+  /** The transaction coordinator confirmed the batch's partition is in its producer's transaction (KIP-890). */
+  readonly txnVerified?: boolean;
 }
+
+const FROM_COORDINATOR = 1;
+const TXN_VERIFIED = 2;
 
 /**
  * Entries that each carry records: a header (ending with the records' length), then the records
@@ -273,7 +278,7 @@ const appends = withRecords<AppendRequest>(
   (w, e) => {
     writeRef(w, e);
     w.int16(e.requiredAcks);
-    w.bool(e.origin === 'coordinator');
+    w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0));
   },
   (r) => {
     // Fields one by one into a literal: this runs per partition of every Produce, and spreading
@@ -281,8 +286,9 @@ const appends = withRecords<AppendRequest>(
     const topic = r.compactString();
     const partition = r.int32();
     const requiredAcks = r.int16();
-    const origin: AppendOrigin = r.bool() ? 'coordinator' : 'client';
-    return { topic, partition, requiredAcks, origin, records: r.raw(r.int32()) };
+    const flags = r.int8();
+    const origin: AppendOrigin = (flags & FROM_COORDINATOR) !== 0 ? 'coordinator' : 'client';
+    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records: r.raw(r.int32()) };
   },
 );
 
@@ -308,6 +314,11 @@ export interface AppendReply {
    * there is nothing to wait for — the records are committed already, or acks is not all.
    */
   readonly requiredOffset: bigint;
+  /**
+   * Nothing was appended: the client's transactional batch would open a transaction here and must
+   * first be verified with the transaction coordinator, then sent again verified (KIP-890).
+   */
+  readonly needsVerification: boolean;
 }
 
 /** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
@@ -326,6 +337,7 @@ export function failedAppend(errorCode: number, errorMessage: string | null, rec
     highWatermarkMoved: false,
     leaderEpoch: -1,
     requiredOffset: NO_OFFSET,
+    needsVerification: false,
   };
 }
 
@@ -344,6 +356,7 @@ function writeAppendReply(w: Writer, a: AppendReply): void {
   w.bool(a.highWatermarkMoved);
   w.int32(a.leaderEpoch);
   w.int64(a.requiredOffset);
+  w.bool(a.needsVerification);
 }
 
 function readAppendReply(r: Reader): AppendReply {
@@ -362,6 +375,7 @@ function readAppendReply(r: Reader): AppendReply {
     highWatermarkMoved: r.bool(),
     leaderEpoch: r.int32(),
     requiredOffset: r.int64(),
+    needsVerification: r.bool(),
   };
 }
 

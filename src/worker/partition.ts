@@ -241,8 +241,8 @@ export class Partition {
    * Appends a producer's records as leader, stamped with this replica's leader epoch. acks=all
    * is refused up front while the ISR is smaller than `min.insync.replicas`, as Kafka does.
    */
-  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client'): LeaderAppend {
-    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin }));
+  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client', txnVerified = false): LeaderAppend {
+    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin, txnVerified }));
   }
 
   /**

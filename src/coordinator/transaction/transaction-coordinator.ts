@@ -226,6 +226,11 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
    * TV2: the epoch in the request says which transaction it ends. The current epoch ends the open
    * one (or aborts an idle id); one below it — or the last epoch of a producer id that ran out — is
    * a retry of the EndTxn that ended the last one, answered again if it asked the same.
+   *
+   * While the last transaction's markers are still being written, the current epoch is the next
+   * transaction's, ended before any of its records reached a partition (the Java producer aborting
+   * right after its sends): Kafka fences the producer there, fatally for it; Sluice answers
+   * CONCURRENT_TRANSACTIONS, which the producer retries until the markers are written.
    */
   private endTv2(request: EndTxnRequest, allocated: bigint | null, now: number, fx: Effects): ProducerIdAndEpoch | NeedsProducerId {
     const m = this.txns.get(request.transactionalId);
@@ -234,7 +239,7 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
     const retryOnEpochBump = m.producerEpoch === request.producerEpoch + 1;
     const isRetry = retryOnEpochBump || retryOnOverflow;
     const current = request.producerEpoch === m.producerEpoch;
-    const validEpoch = isPreparing(m.state) ? retryOnEpochBump : isIdle(m.state) && m.state !== TransactionState.Empty ? isRetry || current : current;
+    const validEpoch = isPreparing(m.state) ? retryOnEpochBump || current : isIdle(m.state) && m.state !== TransactionState.Empty ? isRetry || current : current;
     if (m.producerId !== request.producerId && !retryOnOverflow) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `producer id ${request.producerId} is not the one of ${request.transactionalId}`);
     if (!validEpoch) throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${request.producerEpoch} does not end a transaction of ${request.transactionalId} (epoch ${m.producerEpoch})`);
     if (isPreparing(m.state)) throw concurrent(m);

@@ -68,6 +68,12 @@ export interface AppendOptions {
   readonly leaderEpoch: number;
   /** Who wrote the batch (default a client): a coordinator's transactional batches skip the sequence checks. */
   readonly origin?: AppendOrigin;
+  /**
+   * The transaction coordinator confirmed that a client's transactional batch belongs to the
+   * producer's open transaction (KIP-890): without it, a batch that would open a transaction here
+   * throws `VerificationRequired`.
+   */
+  readonly txnVerified?: boolean;
 }
 
 export interface AppendResult {
@@ -297,7 +303,7 @@ export class PartitionLog {
     if (!validation.ok) throw validation.error;
     const header = validation.batch;
     const idempotent = header.producerId >= 0n;
-    const duplicate = idempotent ? this.#producers.checkAppend(header, options.origin ?? 'client') : null;
+    const duplicate = idempotent ? this.#producers.checkAppend(header, options.origin ?? 'client', options.txnVerified ?? false, now) : null;
     if (duplicate !== null) {
       return {
         baseOffset: duplicate.firstOffset,
@@ -354,6 +360,7 @@ export class PartitionLog {
     });
     this.#write(batch, [{ start: 0, size: batch.length, lastOffset: offset, maxTimestamp: now }], offset, now);
     this.#applyMarker({ ...request, offset, timestamp: now });
+    this.#producers.endVerifications(request);
     this.#producers.updateMapEndOffset(this.#logEndOffset);
     this.leaderEpochCache.assign(options.leaderEpoch, offset);
     this.#afterAppend(1);

@@ -31,6 +31,7 @@ import {
 } from './producer-state-entry.js';
 import { CorruptSnapshotError, listSnapshotOffsets, readSnapshot, snapshotPath, writeSnapshot } from './producer-snapshot.js';
 import type { CompletedTxn, TxnMarker, TxnMarkerRequest } from './txn-marker.js';
+import { TransactionVerifications } from './transaction-verifications.js';
 import { UnstableTransactions } from './unstable-transactions.js';
 
 /** Kafka's `producer.id.expiration.ms` default: one day. */
@@ -41,6 +42,7 @@ export class ProducerStateManager {
   readonly #expirationMs: number;
   readonly #producers = new Map<bigint, ProducerStateEntry>();
   readonly #transactions = new UnstableTransactions();
+  readonly #verifications = new TransactionVerifications();
   /** Offsets of the snapshot files on disk, ascending. */
   #snapshots: Offset[];
   #mapEndOffset = 0 as Offset;
@@ -78,9 +80,22 @@ export class ProducerStateManager {
     return this.#producers;
   }
 
-  /** The leader's check of an idempotent batch (see `append-check.ts`): the duplicated batch, or null. */
-  checkAppend(batch: ProducerBatch, origin: AppendOrigin): BatchMetadata | null {
-    return checkProducerAppend(this.#producers.get(batch.producerId), batch, origin);
+  /**
+   * The leader's check of an idempotent batch (see `append-check.ts`): the duplicated batch, or
+   * null. A client's transactional batch that would open a transaction passes KIP-890's
+   * verification first (`transaction-verifications.ts`), before its sequence is judged: the
+   * sequences of a transaction not yet open here are the verification's to order.
+   */
+  checkAppend(batch: ProducerBatch, origin: AppendOrigin, txnVerified: boolean, nowMs: number): BatchMetadata | null {
+    const entry = this.#producers.get(batch.producerId);
+    if (origin === 'client') {
+      const duplicate = entry?.findDuplicate(batch) ?? null;
+      if (duplicate !== null) return duplicate;
+      if (isTransactional(batch.attributes) && !(entry !== undefined && entry.hasOpenTxn && entry.producerEpoch === batch.producerEpoch)) {
+        this.#verifications.check(batch, txnVerified, nowMs);
+      }
+    }
+    return checkProducerAppend(entry, batch, origin);
   }
 
   /** The leader's check of a marker (see `append-check.ts`); throws the Kafka error. */
@@ -99,7 +114,14 @@ export class ProducerStateManager {
     if (isTransactional(batch.attributes) && !entry.hasOpenTxn) {
       entry.beginTxn(baseOffset);
       this.#transactions.begin(batch.producerId, baseOffset);
+      this.#verifications.opened(batch.producerId);
     }
+  }
+
+
+  /** The leader wrote a marker: the verifications of the transaction it ends are void. */
+  endVerifications(marker: TxnMarkerRequest): void {
+    this.#verifications.ended(marker.producerId, marker.producerEpoch, marker.transactionVersion);
   }
 
   /**
@@ -191,6 +213,7 @@ export class ProducerStateManager {
       this.#producers.clear();
       // The new end is at or below the high watermark: no completed transaction is unreplicated.
       this.#transactions.clear();
+      this.#verifications.clear();
       this.#loadFromSnapshot(logStartOffset, nowMs);
     } else {
       this.onLogStartOffsetIncremented(logStartOffset);
@@ -228,6 +251,7 @@ export class ProducerStateManager {
   truncateFullyAndStartAt(offset: Offset): void {
     this.#producers.clear();
     this.#transactions.clear();
+    this.#verifications.clear();
     for (const snapshot of [...this.#snapshots]) this.deleteSnapshot(snapshot);
     this.#lastSnapOffset = 0 as Offset;
     this.#mapEndOffset = offset;
@@ -244,6 +268,7 @@ export class ProducerStateManager {
    * their last batch (as Kafka does); one with an open transaction stays. Returns how many went.
    */
   removeExpiredProducers(nowMs: number): number {
+    this.#verifications.expire(nowMs, this.#expirationMs);
     let removed = 0;
     for (const [producerId, entry] of this.#producers) {
       if (!this.#isExpired(entry, nowMs)) continue;

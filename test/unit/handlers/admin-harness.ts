@@ -4,6 +4,7 @@
  * and an in-memory PartitionAdmin that records what the handlers asked of it. The data
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
+import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +136,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       purgatory: new FetchPurgatory(),
       producePurgatory: new ProducePurgatory((waits) => data.checkAcks(waits)),
       producerIds,
+      transactionalProduces: new KeyedQueue(),
       groups,
       transactions: new TransactionCoordinatorService({
         log: options.transactionLog ?? NO_TRANSACTION_LOG,

@@ -17,7 +17,7 @@ import type { PartitionRegistration } from '../../../src/cluster/metadata-image.
 import type { TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { BatchScan, encodeEndTxnMarkerBatch, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
+import { BatchScan, encodeEndTxnMarkerBatch, isTransactional, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import {
   NO_EPOCH,
@@ -71,6 +71,8 @@ class MemoryReplica {
   logStartOffset = 0n;
   highWatermark = 0n;
   readonly batches: StoredBatch[] = [];
+  /** `producerId:epoch` of the transactions open here: their batches need no verification (KIP-890). */
+  readonly openTransactions = new Set<string>();
   /** Followers' log end offsets as their fetches told them (-1 before the first), while leading. */
   readonly followers = new Map<number, bigint>();
   /** Where each leader epoch starts in the log, as the worker's leader epoch cache keeps it. */
@@ -284,9 +286,18 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (!(replica instanceof MemoryReplica)) return replica;
     const validation = validateProduceRecords(entry.records);
     if (!validation.ok) return failedAppend(validation.error.code, validation.error.message, validation.error.recordErrors);
+    const header = validation.batch;
+    // The worker's KIP-890 rule, without its sequence bookkeeping: a batch opening a transaction is verified first.
+    if (isTransactional(header.attributes) && (entry.origin ?? 'client') === 'client') {
+      const txn = `${header.producerId}:${header.producerEpoch}`;
+      if (!replica.openTransactions.has(txn)) {
+        if (entry.txnVerified !== true) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, 'verification required'), needsVerification: true };
+        replica.openTransactions.add(txn);
+      }
+    }
     // A copy: the request's records are a view on its frame, which the connection reuses.
-    const bytes = Buffer.from(entry.records.subarray(validation.batch.start, validation.batch.end));
-    return this.store(entry, replica, bytes, validation.batch.lastOffsetDelta, entry.requiredAcks);
+    const bytes = Buffer.from(entry.records.subarray(header.start, header.end));
+    return this.store(entry, replica, bytes, header.lastOffsetDelta, entry.requiredAcks);
   }
 
   /** A marker as the leader writes it, acks=all; no producer state here, so no epoch checks. */
@@ -294,6 +305,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     const replica = this.leaderFor(entry, ACKS_ALL);
     if (!(replica instanceof MemoryReplica)) return replica;
     const { producerId, producerEpoch, coordinatorEpoch, commit } = entry;
+    for (const txn of [...replica.openTransactions]) if (txn.startsWith(`${producerId}:`)) replica.openTransactions.delete(txn);
     const bytes = encodeEndTxnMarkerBatch({ producerId, producerEpoch, coordinatorEpoch, committed: commit, timestamp: BigInt(Date.now()) });
     return this.store(entry, replica, bytes, 0, ACKS_ALL);
   }
@@ -335,6 +347,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       highWatermarkMoved,
       leaderEpoch: replica.leaderEpoch,
       requiredOffset: requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
+      needsVerification: false,
     };
   }
 

@@ -79,7 +79,11 @@ async function read(commands: ReadCommand[]) {
 }
 
 test('markers commit and abort; read_committed reads, ListOffsets and DescribeProducers follow', async () => {
-  const data = await service.appendMany([0, 1].map((partition) => ({ topic: TOPIC, partition, requiredAcks: 1, records: txnData(BigInt(10 + partition)) })));
+  const entries = [0, 1].map((partition) => ({ topic: TOPIC, partition, requiredAcks: 1, records: txnData(BigInt(10 + partition)) }));
+  // Each batch opens its producer's transaction: the partition asks for verification first (KIP-890).
+  const unverified = await service.appendMany(entries);
+  assert.deepEqual(unverified.map((r) => r.needsVerification), [true, true]);
+  const data = await service.appendMany(entries.map((e) => ({ ...e, txnVerified: true })));
   assert.deepEqual(data.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.NONE]);
   appended.length = 0;
 

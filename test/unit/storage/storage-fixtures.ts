@@ -1,11 +1,12 @@
-/** Shared fixtures of the storage tests: temporary log dirs, a settable clock, produced batches. */
+/** Shared fixtures of the storage tests: temporary log dirs, a settable clock, produced batches, verified transactional appends. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decompress } from '../../../src/native/index.js';
 import { encodeRecordBatch, readBatchHeader, readRecords } from '../../../src/protocol/records/index.js';
 import { LogDir } from '../../../src/storage/log/log-dir.js';
-import { PartitionLog, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
+import { PartitionLog, type AppendOptions, type AppendResult, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
+import { VerificationRequired } from '../../../src/storage/producer-state/transaction-verifications.js';
 import { logConfig } from '../../../src/storage/log-config.js';
 
 export function tempDir(prefix: string): { path: string; remove(): void } {
@@ -66,4 +67,18 @@ export function openLog(dir: string, clock: FakeClock, overrides: Record<string,
     clock: clock.now,
     ...extra,
   });
+}
+
+/**
+ * A client's append as the Produce handler makes it (KIP-890): a transactional batch that would
+ * open its producer's transaction is refused until verified, then appended verified (the tests
+ * play a coordinator that confirms every partition).
+ */
+export function appendVerified(log: PartitionLog, records: Buffer, options: AppendOptions): AppendResult {
+  try {
+    return log.append(records, options);
+  } catch (err) {
+    if (!(err instanceof VerificationRequired)) throw err;
+    return log.append(records, { ...options, txnVerified: true });
+  }
 }

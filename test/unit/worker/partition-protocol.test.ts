@@ -10,11 +10,11 @@ function wire(body: MessageBody | Uint8Array | void): Uint8Array {
   return Buffer.concat([...(body.payloads ?? [])]);
 }
 
-test("an append body carries many partitions, each header followed by its records, in order, with who wrote them", () => {
+test("an append body carries many partitions, each header followed by its records, in order, with who wrote them and whether they are verified", () => {
   const entries = [
-    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, records: Buffer.from('first batch') },
-    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, records: Buffer.alloc(0) },
-    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, records: Buffer.alloc(70_000, 0xab) },
+    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch') },
+    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, txnVerified: true, records: Buffer.alloc(0) },
+    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab) },
   ];
   const body = PartitionOps.append.encodeRequest(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
@@ -27,8 +27,8 @@ test("an append body carries many partitions, each header followed by its record
 
 test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved and what acks=all waits for', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n },
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true },
   ];
   const op = PartitionOps.append;
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);

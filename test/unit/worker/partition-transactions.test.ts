@@ -10,7 +10,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { Partition } from '../../../src/worker/partition.js';
 import type { PartitionStateCommand } from '../../../src/worker/partition-protocol.js';
-import type { TxnMarkerRequest } from '../../../src/storage/index.js';
+import { VerificationRequired, type TxnMarkerRequest } from '../../../src/storage/index.js';
 import { FakeClock, decodeBatches, openLog, tempDir } from '../storage/storage-fixtures.js';
 
 const SELF = 1;
@@ -33,6 +33,16 @@ function txnData(producerId: bigint, sequence: number): Buffer {
   return encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: null, value: Buffer.from(`v${sequence}`), timestamp: 1n }] });
 }
 
+/** A client's transactional batch as the Produce handler appends it: verified with the coordinator once it opens the transaction (KIP-890). */
+function appendTxn(partition: Partition, records: Buffer): void {
+  try {
+    partition.appendAsLeader(records, -1);
+  } catch (err) {
+    if (!(err instanceof VerificationRequired)) throw err;
+    partition.appendAsLeader(records, -1, 'client', true);
+  }
+}
+
 const marker = (producerId: bigint, commit: boolean): TxnMarkerRequest => ({ producerId, producerEpoch: 0, coordinatorEpoch: 0, commit, transactionVersion: 0 });
 
 const codeOf = (fn: () => unknown): number => {
@@ -49,8 +59,8 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
   const { partition, remove } = hosted();
   try {
     partition.appendAsLeader(encodeRecordBatch({ records: [{ key: null, value: Buffer.from('plain'), timestamp: 1n }] }), -1);
-    partition.appendAsLeader(txnData(7n, 0), -1);
-    partition.appendAsLeader(txnData(7n, 1), -1);
+    appendTxn(partition, txnData(7n, 0));
+    appendTxn(partition, txnData(7n, 1));
     assert.deepEqual([partition.highWatermark, partition.lastStableOffset, partition.readBound(true), partition.readBound(false)], [3, 1, 1, 3]);
     const committed = partition.read(-1, 0, 1 << 20, { readCommitted: true });
     try {
@@ -73,7 +83,7 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
 test('an abort marker: reads from before it report the aborted transaction with its first offset', () => {
   const { partition, remove } = hosted();
   try {
-    partition.appendAsLeader(txnData(7n, 0), -1);
+    appendTxn(partition, txnData(7n, 0));
     partition.writeTxnMarker(marker(7n, false));
     assert.deepEqual(partition.abortedTransactions(0), [{ producerId: 7n, firstOffset: 0, lastOffset: 1, lastStableOffset: 2 }]);
     assert.deepEqual(partition.abortedTransactions(2), []);
@@ -85,7 +95,7 @@ test('an abort marker: reads from before it report the aborted transaction with 
 test('with followers the marker waits for acks=all: required offset, and the LSO moves only when the high watermark passes the marker', () => {
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
   try {
-    partition.appendAsLeader(txnData(7n, 0), -1);
+    appendTxn(partition, txnData(7n, 0));
     partition.updateFollower(2, 1);
     assert.equal(partition.lastStableOffset, 0);
     const written = partition.writeTxnMarker(marker(7n, true));

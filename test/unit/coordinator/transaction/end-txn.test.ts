@@ -67,7 +67,9 @@ test('TV2 retries with the previous epoch: CONCURRENT while markers are written,
   h.add(1, p, [TP0], { tv: 2 });
   const answer = h.end(2, p, true, { tv: 2 });
   assert.equal(h.end(3, p, true, { tv: 2 }).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS);
-  assert.equal(h.end(3, { producerId: p.producerId, producerEpoch: 1 }, true, { tv: 2 }).errorCode, ErrorCode.PRODUCER_FENCED, 'the new epoch has no transaction to end yet');
+  // The next transaction, ended before its records left the producer: it waits for the markers (Kafka fences it).
+  assert.equal(h.end(3, { producerId: p.producerId, producerEpoch: 1 }, false, { tv: 2 }).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS, 'the new epoch waits for the markers');
+  assert.equal(h.end(3, { producerId: p.producerId, producerEpoch: 2 }, false, { tv: 2 }).errorCode, ErrorCode.PRODUCER_FENCED, 'an epoch never handed out');
   h.markersWritten(4);
   assert.deepEqual(h.end(5, p, true, { tv: 2 }), answer);
   assert.equal(h.end(5, p, false, { tv: 2 }).errorCode, ErrorCode.INVALID_TXN_STATE);

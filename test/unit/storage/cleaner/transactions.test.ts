@@ -10,12 +10,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeRecordBatch, isControl } from '../../../../src/protocol/records/index.js';
 import { Faults, type PartitionLog } from '../../../../src/storage/index.js';
-import { FakeClock, tempDir } from '../storage-fixtures.js';
+import { appendVerified, FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readBatches, TP } from './cleaner-fixtures.js';
 
 function txnRecord(log: PartitionLog, producerId: bigint, sequence: number, key: string, value: string, timestamp: number): void {
   const batch = encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: Buffer.from(key), value: Buffer.from(value), timestamp: BigInt(timestamp) }] });
-  log.append(batch, { leaderEpoch: 0 });
+  appendVerified(log, batch, { leaderEpoch: 0 });
 }
 
 function end(log: PartitionLog, producerId: bigint, commit: boolean): void {

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { encodeRecordBatch } from '../../../../src/protocol/records/index.js';
 import { kafkaClasspath } from '../../../../tools/kafka/kafka-release.js';
 import { javaSkip } from '../../../helpers/requirements.js';
-import { FakeClock, openLog, tempDir } from '../storage-fixtures.js';
+import { appendVerified, FakeClock, openLog, tempDir } from '../storage-fixtures.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -22,9 +22,9 @@ test("Kafka's DumpLogSegments lists the abort marker, its .txnindex entry and an
     const log = openLog(root.path, clock);
     const data = (producerId: bigint): Buffer =>
       encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('x'), timestamp: BigInt(clock.nowMs) }] });
-    log.append(data(7n), { leaderEpoch: 0 }); // 0
+    appendVerified(log, data(7n), { leaderEpoch: 0 }); // 0
     log.appendTxnMarker({ producerId: 7n, producerEpoch: 0, coordinatorEpoch: 5, commit: false, transactionVersion: 0 }, { leaderEpoch: 0 }); // 1
-    log.append(data(8n), { leaderEpoch: 0 }); // 2: left open
+    appendVerified(log, data(8n), { leaderEpoch: 0 }); // 2: left open
     log.close();
     const stem = join(log.dir, '00000000000000000000');
     const files = [`${stem}.log`, `${stem}.txnindex`, join(log.dir, '00000000000000000003.snapshot')].join(',');

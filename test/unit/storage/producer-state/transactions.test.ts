@@ -8,11 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { KafkaError } from '../../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { encodeEndTxnMarkerBatch, encodeRecordBatch } from '../../../../src/protocol/records/index.js';
 import type { PartitionLog } from '../../../../src/storage/log/partition-log.js';
 import type { TxnMarkerRequest } from '../../../../src/storage/producer-state/txn-marker.js';
-import { decodeBatches, FakeClock, openLog, tempDir } from '../storage-fixtures.js';
+import { VerificationRequired } from '../../../../src/storage/producer-state/transaction-verifications.js';
+import { appendVerified, decodeBatches, FakeClock, openLog, tempDir } from '../storage-fixtures.js';
 import { hasCode } from './producer-fixtures.js';
 
 const root = tempDir('pstate-txn');
@@ -40,7 +42,7 @@ function txnBatch(b: TxnBatch, timestamp: number): Buffer {
 
 /** Appends as leader; returns the base offset. */
 function produce(log: PartitionLog, clock: FakeClock, b: TxnBatch): number {
-  return log.append(txnBatch(b, clock.nowMs), { leaderEpoch: 0 }).baseOffset;
+  return appendVerified(log, txnBatch(b, clock.nowMs), { leaderEpoch: 0 }).baseOffset;
 }
 
 function marker(producerId: bigint, commit: boolean, o: Partial<TxnMarkerRequest> = {}): TxnMarkerRequest {
@@ -308,4 +310,70 @@ test('retention deletes the .txnindex with its segment', () => {
   assert.equal(existsSync(path), false);
   assert.equal(existsSync(path + '.deleted'), log.pendingDeletions > 0);
   log.close();
+});
+
+const codeOf = (fn: () => unknown): number | 'verify' => {
+  try {
+    fn();
+    return ErrorCode.NONE;
+  } catch (err) {
+    if (err instanceof VerificationRequired) return 'verify';
+    if (err instanceof KafkaError) return err.code;
+    throw err;
+  }
+};
+
+test('KIP-890: a batch opening a transaction is verified first; later batches of the open transaction are not', () => {
+  const clock = new FakeClock();
+  const log = openLog(fresh(), clock);
+  const first = txnBatch({ producerId: 1n, sequence: 0, count: 2 }, clock.nowMs);
+  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0 })), 'verify');
+  assert.equal(log.logEndOffset, 0, 'nothing written before the coordinator confirms');
+  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(codeOf(() => log.append(txnBatch({ producerId: 1n, sequence: 2 }, clock.nowMs), { leaderEpoch: 0 })), ErrorCode.NONE);
+  const coordinator = txnBatch({ producerId: 2n, sequence: 0 }, clock.nowMs);
+  assert.equal(codeOf(() => log.append(coordinator, { leaderEpoch: 0, origin: 'coordinator' })), ErrorCode.NONE, "a coordinator's own transactional batch is verified by its coordinator already");
+});
+
+test('KIP-890: a later batch verified before an earlier one cannot open the transaction past it (retried: NOT_ENOUGH_REPLICAS)', () => {
+  const clock = new FakeClock();
+  const log = openLog(fresh(), clock);
+  const early = txnBatch({ producerId: 1n, sequence: 0, count: 5 }, clock.nowMs);
+  const late = txnBatch({ producerId: 1n, sequence: 5 }, clock.nowMs);
+  assert.equal(codeOf(() => log.append(early, { leaderEpoch: 0 })), 'verify');
+  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0 })), 'verify');
+  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NOT_ENOUGH_REPLICAS);
+  assert.equal(codeOf(() => log.append(early, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(log.logEndOffset, 6);
+});
+
+test('KIP-890: a marker written between verification and append voids it (INVALID_TXN_STATE); a version-2 marker keeps the next epoch\'s', () => {
+  const clock = new FakeClock();
+  const log = openLog(fresh(), clock);
+  produce(log, clock, { producerId: 1n, sequence: 0 });
+  const lateBatch = txnBatch({ producerId: 1n, sequence: 1 }, clock.nowMs);
+  endTxn(log, marker(1n, true));
+  assert.equal(codeOf(() => log.append(lateBatch, { leaderEpoch: 0 })), 'verify', 'the transaction ended: the next batch opens one');
+  endTxn(log, marker(1n, false));
+  assert.equal(codeOf(() => log.append(lateBatch, { leaderEpoch: 0, txnVerified: true })), ErrorCode.INVALID_TXN_STATE, 'the verification died with the transaction');
+  // Transaction version 2: the next transaction runs at the marker's epoch and may be verified before that marker lands.
+  const next = txnBatch({ producerId: 1n, epoch: 2, sequence: 0 }, clock.nowMs);
+  assert.equal(codeOf(() => log.append(next, { leaderEpoch: 0 })), 'verify');
+  endTxn(log, marker(1n, true, { producerEpoch: 2, transactionVersion: 2 }));
+  assert.equal(codeOf(() => log.append(next, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+});
+
+test('KIP-890, transaction version 2: after the marker moves the producer to the next epoch, a later batch of the next transaction waits for the first one', () => {
+  const clock = new FakeClock();
+  const log = openLog(fresh(), clock);
+  produce(log, clock, { producerId: 1n, sequence: 0 });
+  endTxn(log, marker(1n, true, { producerEpoch: 1, transactionVersion: 2 }));
+  const first = txnBatch({ producerId: 1n, epoch: 1, sequence: 0, count: 3 }, clock.nowMs);
+  const second = txnBatch({ producerId: 1n, epoch: 1, sequence: 3 }, clock.nowMs);
+  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0 })), 'verify');
+  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0 })), 'verify', 'not judged by its sequence before the transaction is open');
+  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NOT_ENOUGH_REPLICAS);
+  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0 })), ErrorCode.NONE);
 });
