@@ -3,7 +3,10 @@
 // travel as WriteTxnMarkers and the leaders verify with the coordinator by AddPartitionsToTxn —
 // read back by read_committed and read_uncommitted consumers; and Kafka's read-process-write loop
 // keeping every input exactly once in its output while the broker that coordinates its
-// transactional id is killed -9 (its coordinator moves to another broker, which resumes it).
+// transactional id is killed -9 (its coordinator moves to another broker, which resumes it); and
+// concurrent transactional producers through a kill -9 and restart of a partition leader, checked
+// for Jepsen's anomaly classes (lost writes, aborted and intermediate reads, torn transactions,
+// duplicates) by tools/fault/txn-checker.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
@@ -13,6 +16,7 @@ import { javaSkip, zooKeeperSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../../src/protocol/messages/index.js';
 import { startJavaProgram, waitFor, type LineProcess } from '../groups/group-helpers.js';
+import { checkTransactions, TXN_ANOMALY_KINDS, type PartitionReads, type TxnOutcome } from '../../../tools/fault/txn-checker.js';
 
 const PARTITIONS = 3;
 const PROGRAM = 'test/integration/transactions/TxnClients.java';
@@ -43,7 +47,7 @@ describe('transactions on a cluster', { skip: zooKeeperSkip() ?? javaSkip() }, (
     cluster = await startCluster(3, { 'group.initial.rebalance.delay.ms': '0', 'transaction.state.log.num.partitions': '5', 'offsets.topic.num.partitions': '5' });
     const admin = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: ['ctxn', 'ceos-in', 'ceos-out'].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 3 })), waitForLeaders: true });
+    await admin.createTopics({ topics: ['ctxn', 'ceos-in', 'ceos-out', 'cwork'].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 3 })), waitForLeaders: true });
     await admin.disconnect();
   });
 
@@ -79,5 +83,29 @@ describe('transactions on a cluster', { skip: zooKeeperSkip() ?? javaSkip() }, (
     const lost = Array.from({ length: INPUT }, (_, i) => `out-v-${i}`).filter((v) => !seen.has(v));
     assert.deepEqual({ duplicated: duplicated.length, lost: lost.length }, { duplicated: 0, lost: 0 }, `duplicated ${duplicated.slice(0, 5)}, lost ${lost.slice(0, 5)}`);
     assert.equal(output.length, INPUT);
+  });
+
+  test('concurrent transactions through a kill -9 and restart of a partition leader: no anomaly', { timeout: 420_000 }, async (t) => {
+    const workload = startTxnClient('workload', cluster.bootstrap(), 'cwork', '3', '40', '8');
+    const ended = (): number => workload.json().filter((l) => l['type'] === 'txn').length;
+    await waitFor('30 transactions', 120_000, () => (ended() >= 30 ? true : undefined));
+    const victim = (await cluster.metadata(['cwork'])).topics[0]!.partitions[0]!.leaderId;
+    const endedBeforeKill = ended();
+    cluster.brokers[victim - 1]!.child.kill('SIGKILL');
+    await cluster.brokers[victim - 1]!.stop();
+    // Its registration goes with its ZooKeeper session (6 s); then it may register again.
+    await cluster.waitFor(`broker ${victim} to leave`, (m) => !m.brokers.some((b) => b.nodeId === victim), 30_000);
+    await cluster.startBroker(victim);
+    await workload.succeeded(300_000);
+    const lines = workload.json();
+    const txns: TxnOutcome[] = lines
+      .filter((l) => l['type'] === 'txn')
+      .map((l) => ({ id: l['id'] as string, outcome: l['outcome'] as TxnOutcome['outcome'], values: l['values'] as string[] }));
+    const partitionsOf = (type: string): PartitionReads => lines.find((l) => l['type'] === type)!['partitions'] as PartitionReads;
+    const result = checkTransactions(txns, partitionsOf('final'), [partitionsOf('observed')]);
+    t.diagnostic(`transactions ${JSON.stringify(result.transactions)}, broker ${victim} killed after ${endedBeforeKill} had ended`);
+    assert.deepEqual(result.counts, Object.fromEntries(TXN_ANOMALY_KINDS.map((k) => [k, 0])), JSON.stringify(result.anomalies.slice(0, 5)));
+    assert.equal(txns.length, 120);
+    assert.ok(result.transactions.committed > 0 && result.transactions.aborted > 0, JSON.stringify(result.transactions));
   });
 });

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.*;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
 import org.apache.kafka.common.*;
@@ -25,6 +28,7 @@ public class TxnClients {
       case "timeout" -> timeout(args[2], args[3]);
       case "produce" -> produce(args[2], Integer.parseInt(args[3]));
       case "consume" -> consume(args[2], args[3]);
+      case "workload" -> workload(args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
       case "rpw" -> readProcessWrite(args[2], args[3], args[4], args[5], Integer.parseInt(args[6]), Long.parseLong(args[7]));
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
@@ -200,5 +204,104 @@ public class TxnClients {
       }
     }
     emit("idle", "processed", processed);
+  }
+
+  /**
+   * A concurrent transactional workload for the anomaly checker: `producers` transactional
+   * producers each run `txns` transactions of `records` records ("<producer>-<txn>-<k>", spread
+   * over the partitions), a fifth of them aborted at random, and print each transaction's outcome
+   * (unknown when neither its commit nor an abort after a failure succeeded). A read_committed
+   * consumer reads alongside; at the end it prints what it read per partition, and a fresh
+   * read_committed consumer prints the final content of every partition.
+   */
+  static void workload(String topic, int producers, int txns, int records) throws Exception {
+    int partitions;
+    try (Consumer<String, String> probe = new KafkaConsumer<>(consumerProps(null, "read_committed"))) {
+      partitions = probe.partitionsFor(topic).size();
+    }
+    AtomicBoolean producing = new AtomicBoolean(true);
+    Map<Integer, List<String>> observed = new ConcurrentHashMap<>();
+    Thread reader = new Thread(() -> observed.putAll(readCommitted(topic, producing)));
+    reader.start();
+    List<Thread> writers = new ArrayList<>();
+    for (int p = 0; p < producers; p++) {
+      final int producer = p;
+      Thread w = new Thread(() -> writeTransactions(topic, partitions, producer, txns, records));
+      writers.add(w);
+      w.start();
+    }
+    for (Thread w : writers) w.join();
+    producing.set(false);
+    reader.join();
+    emit("observed", "partitions", observed);
+    emit("final", "partitions", readCommitted(topic, new AtomicBoolean(false)));
+  }
+
+  static void writeTransactions(String topic, int partitions, int producer, int txns, int records) {
+    Properties props = producerProps("workload-" + producer);
+    props.put("delivery.timeout.ms", "60000");
+    Producer<String, String> p = new KafkaProducer<>(props);
+    p.initTransactions();
+    for (int t = 0; t < txns; t++) {
+      List<String> values = new ArrayList<>();
+      String outcome;
+      try {
+        p.beginTransaction();
+        for (int k = 0; k < records; k++) {
+          String v = producer + "-" + t + "-" + k;
+          values.add(v);
+          p.send(new ProducerRecord<>(topic, (t * records + k) % partitions, v, v));
+        }
+        if (ThreadLocalRandom.current().nextInt(5) == 0) {
+          p.abortTransaction();
+          outcome = "aborted";
+        } else {
+          p.commitTransaction();
+          outcome = "committed";
+        }
+      } catch (KafkaException e) {
+        outcome = "unknown";
+        try {
+          p.abortTransaction();
+          outcome = "aborted";
+        } catch (KafkaException | IllegalStateException abortFailed) {
+          p.close(Duration.ofSeconds(5));
+          p = new KafkaProducer<>(props);
+          p.initTransactions();
+        }
+      }
+      emit("txn", "id", producer + "-" + t, "outcome", outcome, "values", values);
+    }
+    p.close(Duration.ofSeconds(5));
+  }
+
+  /** Every partition of `topic` at read_committed, from the beginning, until `producing` is off and each position reached its end offset. */
+  static Map<Integer, List<String>> readCommitted(String topic, AtomicBoolean producing) {
+    Map<Integer, List<String>> out = new TreeMap<>();
+    try (Consumer<String, String> consumer = new KafkaConsumer<>(consumerProps(null, "read_committed"))) {
+      List<TopicPartition> tps = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+      for (TopicPartition tp : tps) out.put(tp.partition(), new ArrayList<>());
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = null;
+      long deadline = Long.MAX_VALUE;
+      for (;;) {
+        if (end == null && !producing.get()) {
+          end = consumer.endOffsets(tps, Duration.ofSeconds(60));
+          deadline = System.currentTimeMillis() + 120_000;
+        }
+        if (end != null) {
+          final Map<TopicPartition, Long> ends = end;
+          if (tps.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp))) break;
+          if (System.currentTimeMillis() > deadline) throw new IllegalStateException("not at the end offsets " + end + " after 120 s");
+        }
+        try {
+          for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) out.get(r.partition()).add(r.value());
+        } catch (KafkaException e) {
+          // A broker killed under the reader: it reconnects on the next poll.
+        }
+      }
+    }
+    return out;
   }
 }
