@@ -65,13 +65,17 @@ function transactionalRefusals(transactionalId: string | null, entries: readonly
 }
 
 /**
- * The appends a partition refused until verified (KIP-890: their batch would open the producer's
- * transaction there): the transaction coordinator confirms (or, for a version-2 producer, adds)
- * those partitions, and the confirmed ones are appended again, verified. The others keep the
- * coordinator's error. Replies in the order of `appends`.
+ * A request's appends when it carries transactional batches. Those a partition refused until
+ * verified (KIP-890: their batch would open the producer's transaction there) wait for the
+ * transaction coordinator to confirm (or, for a version-2 producer, add) their partitions; the
+ * confirmed ones are appended again, verified, the others keep the coordinator's error. Replies
+ * in the order of `appends`.
  */
-async function verifyAndAppend(c: ClusterContext, transactionalId: string, appends: readonly AppendRequest[], replies: AppendReply[], version: number): Promise<AppendReply[]> {
+async function appendTransactional(c: ClusterContext, transactionalId: string, appends: readonly AppendRequest[], version: number): Promise<AppendReply[]> {
+  const replies = await c.partitions.appendMany(appends);
+  // Only a transactional batch opening its transaction in a partition waits for the coordinator.
   const waiting = replies.flatMap((r, i) => (r.needsVerification ? [i] : []));
+  if (waiting.length === 0) return replies;
   const refs = waiting.map((i) => ({ topic: appends[i]!.topic, partition: appends[i]!.partition }));
   const refused = await verifyTransactionalPartitions(c, { transactionalId, ...producerOf(appends[waiting[0]!]!.records) }, refs, produceSupport(version));
   const verified: number[] = [];
@@ -181,13 +185,10 @@ export const produceHandler = defineHandler({
     const appendAnswers = unverified.size === 0 ? pending : pending.filter(verified);
     if (appends.length > 0) {
       const transactionalId = transactional.length > 0 ? request.transactionalId : null;
-      const appendAll = async (): Promise<AppendReply[]> => {
-        const replies = await c.partitions.appendMany(appends);
-        // Only a transactional batch opening its transaction in a partition waits for the coordinator.
-        if (transactionalId === null || !replies.some((r) => r.needsVerification)) return replies;
-        return verifyAndAppend(c, transactionalId, appends, replies, ctx.header.requestApiVersion);
-      };
-      const replies = transactionalId === null ? await appendAll() : await c.transactionalProduces.run(transactionalId, appendAll);
+      const replies =
+        transactionalId === null
+          ? await c.partitions.appendMany(appends)
+          : await c.transactionalProduces.run(transactionalId, () => appendTransactional(c, transactionalId, appends, ctx.header.requestApiVersion));
       const awaited: AwaitedAcks = { waits: [], answers: [] };
       replies.forEach((reply, i) => {
         const { answers, position } = appendAnswers[i]!;

@@ -23,7 +23,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch, isControl, readBatchHeader } from '../../../src/protocol/records/index.js';
 import { MemoryPartitions, memoryOffsetsLog } from '../coordinator/runtime/memory-partitions.js';
-import { MemoryLog } from '../coordinator/transaction/memory-log.js';
+import { MemoryLog } from '../coordinator/transaction/harness.js';
 import { dataHarnesses, type DataHarness } from './data-harness.js';
 
 const { NONE, INVALID_TXN_STATE, TRANSACTION_ABORTABLE, TRANSACTIONAL_ID_AUTHORIZATION_FAILED, INVALID_PRODUCER_ID_MAPPING, UNKNOWN_TOPIC_OR_PARTITION, OPERATION_NOT_ATTEMPTED, INVALID_REQUEST } = ErrorCode;

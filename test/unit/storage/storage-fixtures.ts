@@ -72,13 +72,17 @@ export function openLog(dir: string, clock: FakeClock, overrides: Record<string,
 /**
  * A client's append as the Produce handler makes it (KIP-890): a transactional batch that would
  * open its producer's transaction is refused until verified, then appended verified (the tests
- * play a coordinator that confirms every partition).
+ * play a coordinator that confirms every partition). `append` is called with whether it is.
  */
-export function appendVerified(log: PartitionLog, records: Buffer, options: AppendOptions): AppendResult {
+export function withVerification<T>(append: (txnVerified: boolean) => T): T {
   try {
-    return log.append(records, options);
+    return append(false);
   } catch (err) {
     if (!(err instanceof VerificationRequired)) throw err;
-    return log.append(records, { ...options, txnVerified: true });
+    return append(true);
   }
+}
+
+export function appendVerified(log: PartitionLog, records: Buffer, options: AppendOptions): AppendResult {
+  return withVerification((txnVerified) => log.append(records, { ...options, txnVerified }));
 }

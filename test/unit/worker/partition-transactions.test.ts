@@ -5,55 +5,30 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { Partition } from '../../../src/worker/partition.js';
 import type { PartitionStateCommand } from '../../../src/worker/partition-protocol.js';
-import { VerificationRequired, type TxnMarkerRequest } from '../../../src/storage/index.js';
-import { FakeClock, decodeBatches, openLog, tempDir } from '../storage/storage-fixtures.js';
+import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
+import type { TxnMarkerRequest } from '../../../src/storage/index.js';
+import { decodeBatches, withVerification } from '../storage/storage-fixtures.js';
 
 const SELF = 1;
 
-function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): { partition: Partition; remove(): void } {
-  const dir = tempDir('replica-txn');
-  const clock = new FakeClock();
-  const partition = new Partition(openLog(dir.path, clock), SELF, { clock: clock.now });
-  partition.applyState({ partition: 0, leader: SELF, leaderEpoch: 4, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s }, config);
-  return {
-    partition,
-    remove: () => {
-      partition.log.close();
-      dir.remove();
-    },
-  };
+function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): HostedPartition {
+  return hostPartition(SELF, { partition: 0, leader: SELF, leaderEpoch: 4, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s }, config);
 }
 
 function txnData(producerId: bigint, sequence: number): Buffer {
   return encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: null, value: Buffer.from(`v${sequence}`), timestamp: 1n }] });
 }
 
-/** A client's transactional batch as the Produce handler appends it: verified with the coordinator once it opens the transaction (KIP-890). */
 function appendTxn(partition: Partition, records: Buffer): void {
-  try {
-    partition.appendAsLeader(records, -1);
-  } catch (err) {
-    if (!(err instanceof VerificationRequired)) throw err;
-    partition.appendAsLeader(records, -1, 'client', true);
-  }
+  withVerification((txnVerified) => partition.appendAsLeader(records, -1, 'client', txnVerified));
 }
 
 const marker = (producerId: bigint, commit: boolean): TxnMarkerRequest => ({ producerId, producerEpoch: 0, coordinatorEpoch: 0, commit, transactionVersion: 0 });
 
-const codeOf = (fn: () => unknown): number => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof KafkaError) return err.code;
-    throw err;
-  }
-  return ErrorCode.NONE;
-};
 
 test('read_committed reads stop at the last stable offset; a commit marker moves it with the high watermark', () => {
   const { partition, remove } = hosted();

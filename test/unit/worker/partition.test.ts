@@ -6,12 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import { Partition } from '../../../src/worker/partition.js';
 import type { IsrAnswer, PartitionStateCommand } from '../../../src/worker/partition-protocol.js';
-import { FakeClock, decodeBatches, openLog, producedBatch, tempDir } from '../storage/storage-fixtures.js';
+import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
+import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
 
 const SELF = 1;
 const LAG_MS = 30_000;
@@ -20,19 +20,8 @@ function state(s: Partial<PartitionStateCommand> = {}): PartitionStateCommand {
   return { partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s };
 }
 
-function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): { partition: Partition; clock: FakeClock; remove(): void } {
-  const dir = tempDir('replica');
-  const clock = new FakeClock();
-  const partition = new Partition(openLog(dir.path, clock), SELF, { clock: clock.now, replicaLagTimeMaxMs: LAG_MS });
-  partition.applyState(state(s), config);
-  return {
-    partition,
-    clock,
-    remove: () => {
-      partition.log.close();
-      dir.remove();
-    },
-  };
+function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): HostedPartition {
+  return hostPartition(SELF, state(s), config, { replicaLagTimeMaxMs: LAG_MS });
 }
 
 /** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
@@ -55,16 +44,6 @@ function answer(partition: Partition, a: Partial<IsrAnswer> & { isr: readonly nu
     ...a,
   });
 }
-
-const codeOf = (fn: () => unknown): number => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof KafkaError) return err.code;
-    throw err;
-  }
-  return ErrorCode.NONE;
-};
 
 test('a single-replica leader commits each append at once: the high watermark follows the log end', () => {
   const { partition, remove } = hosted();

@@ -10,7 +10,7 @@ import { Logger } from '../../../../src/common/logger.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
-import { MemoryLog } from './memory-log.js';
+import { MemoryLog } from './harness.js';
 
 const PARTITIONS = 4;
 const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
