@@ -1,8 +1,8 @@
 /**
- * Who a connection's requests act as, fixed when the connection is accepted: the listener it
- * came in on, that listener's security protocol, the authenticated principal and the client's
- * address. Authorization and quotas decide on it; until SASL and TLS exist every connection is a
- * PLAINTEXT one and its principal is Kafka's anonymous user.
+ * Who a connection's requests act as: the listener it came in on, that listener's security
+ * protocol, the client's address and the principal. Authorization and quotas decide on it.
+ * The principal starts as Kafka's anonymous user and is set once by the connection's
+ * authentication (a TLS client certificate, or SASL), which is why it alone is writable.
  */
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 
@@ -13,7 +13,9 @@ export interface Session {
   readonly listenerName: string;
   readonly securityProtocol: SecurityProtocol;
   /** `User:<name>`, as Kafka's KafkaPrincipal prints it. */
-  readonly principal: string;
+  principal: string;
   /** `host:port` of the client's end of the connection. */
   readonly clientAddress: string;
+  /** The client's IP address alone, as ACL host entries and `ips` quota entities name it. */
+  readonly clientHost: string;
 }

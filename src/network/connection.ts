@@ -58,6 +58,7 @@ export class Connection {
       securityProtocol: options.securityProtocol,
       principal: ANONYMOUS_PRINCIPAL,
       clientAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      clientHost: socket.remoteAddress ?? '?',
     };
     this.outbound = new OutboundQueue(
       socket,

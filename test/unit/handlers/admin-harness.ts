@@ -158,7 +158,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   };
 }
 
-const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1' };
+const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
 
 /** A file range whose bytes the test holds: what the in-memory owner's reads lease. */
 export interface HeldRegion extends FileRegion {
