@@ -5,6 +5,7 @@
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { Session } from '../common/session.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
@@ -33,6 +34,8 @@ export interface RequestContext {
   readonly onResponse?: (response: unknown) => void;
   /** The broker's own instruments (bytes and messages per topic, produce batches), shared with the dispatcher. */
   readonly metrics: BrokerMetrics;
+  /** The SASL state of the connections, for SaslHandshake and SaslAuthenticate; absent on a broker without SASL listeners. */
+  readonly authenticator?: SaslAuthenticator;
 }
 
 /**

@@ -11,6 +11,8 @@ import type { Session } from '../common/session.js';
 import { forEachErrorCode } from '../common/metrics/response-errors.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
 import { API_VERSIONS_KEY, encodeResponse } from '../protocol/envelope.js';
+import type { FinalResponse } from '../protocol/framing.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { ApiVersionsResponse, type RequestHeaderData } from '../protocol/messages/index.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import type { Reader } from '../protocol/primitives/reader.js';
@@ -32,9 +34,11 @@ export class RequestDispatcher {
      * the listener is bound (the advertised port may be the one the OS picked).
      */
     private readonly cluster: () => ClusterContext | undefined = () => undefined,
+    /** Decides which requests an unauthenticated connection of a SASL listener may send; none without SASL listeners. */
+    private readonly authenticator?: SaslAuthenticator,
   ) {}
 
-  async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null> {
+  async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | FinalResponse | null> {
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);
@@ -51,12 +55,17 @@ export class RequestDispatcher {
       this.metrics.requestServed(handler.name, 0, (performance.now() - started) / 1000);
       return encodeResponse(apiKey, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, response, 0));
     }
-    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics, cluster: this.cluster() };
+    if (this.authenticator?.admit(session, apiKey) === 'close') {
+      this.metrics.requestFailed(handler.name);
+      throw new DecodeError(`${handler.name} request not allowed in the connection's SASL state`);
+    }
+    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics, cluster: this.cluster(), authenticator: this.authenticator };
     try {
       const response = await handler.invoke(body, ctx);
       const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
       this.metrics.requestServed(handler.name, version, (performance.now() - started) / 1000);
-      return frame;
+      const closingDelay = frame === null ? null : (this.authenticator?.takeClosingDelay(session) ?? null);
+      return closingDelay === null ? frame : { finalFrame: frame!, delayMs: closingDelay };
     } catch (err) {
       this.metrics.requestFailed(handler.name);
       if (!(err instanceof DecodeError)) {

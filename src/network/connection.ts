@@ -9,7 +9,7 @@ import type { Logger } from '../common/logger.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
 import { decodeRequestHeader } from '../protocol/envelope.js';
-import { FrameDecoder } from '../protocol/framing.js';
+import { FrameDecoder, type FinalResponse } from '../protocol/framing.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import type { FrameParts } from '../protocol/primitives/writer.js';
@@ -43,6 +43,8 @@ export class Connection {
   private readonly session: Session;
   private readonly outbound: OutboundQueue;
   private closed = false;
+  /** A final response is on its way: nothing more is read, and the socket ends once it is sent. */
+  private finishing = false;
   /** Resolvers of `quiesce()`, called once no request is pending and everything is sent. */
   private idleWaiters: Array<() => void> = [];
 
@@ -92,15 +94,35 @@ export class Connection {
   }
 
   private onFrame(frame: Buffer): void {
-    if (this.closed) return;
+    if (this.closed || this.finishing) return;
     const { header, bodyOffset } = decodeRequestHeader(frame);
     const slot: PendingResponse = { frame: null, done: false };
     this.pending.push(slot);
     if (this.pending.length >= this.options.maxInFlightRequests) this.socket.pause();
     this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session).then(
-      (response) => this.complete(slot, response),
+      (response) => (isFinal(response) ? this.finish(slot, response) : this.complete(slot, response)),
       (err: unknown) => this.closeAfterFailure(err),
     );
+  }
+
+  private finish(slot: PendingResponse, response: FinalResponse): void {
+    this.finishing = true;
+    this.socket.pause();
+    setTimeout(() => {
+      if (this.closed) return;
+      this.complete(slot, response.finalFrame);
+      this.endWhenSent();
+    }, response.delayMs).unref();
+  }
+
+  /** Ends the socket once every response before the final one is written (end() flushes, then closes). */
+  private endWhenSent(): void {
+    if (this.closed) return;
+    if (this.pending.length > 0 || !this.outbound.idle) {
+      this.idleWaiters.push(() => this.endWhenSent());
+      return;
+    }
+    this.socket.end(() => this.close());
   }
 
   private complete(slot: PendingResponse, frame: FrameParts | null): void {
@@ -110,7 +132,7 @@ export class Connection {
       const head = this.pending.shift()!;
       if (head.frame !== null) this.outbound.enqueue(head.frame);
     }
-    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused() && this.idleWaiters.length === 0) this.socket.resume();
+    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused() && this.idleWaiters.length === 0 && !this.finishing) this.socket.resume();
     this.notifyIfIdle();
   }
 
@@ -159,4 +181,8 @@ export class Connection {
     this.socket.destroy();
     this.notifyIfIdle();
   }
+}
+
+function isFinal(response: FrameParts | FinalResponse | null): response is FinalResponse {
+  return response !== null && !Array.isArray(response);
 }

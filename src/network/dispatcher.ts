@@ -5,15 +5,17 @@
  * an implementation.
  */
 import type { Session } from '../common/session.js';
+import type { FinalResponse } from '../protocol/framing.js';
 import type { RequestHeaderData } from '../protocol/messages/index.js';
 import type { Reader } from '../protocol/primitives/reader.js';
 import type { FrameParts } from '../protocol/primitives/writer.js';
 
 export interface Dispatcher {
   /**
-   * Resolves to the response frame, or null for no response (acks=0). Rejects with
+   * Resolves to the response frame, or null for no response (acks=0), or a `FinalResponse`
+   * after which the connection closes. Rejects with
    * DecodeError when the request cannot be served at all (unknown API, unsupported version,
    * malformed body), which closes the connection.
    */
-  dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | null>;
+  dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | FinalResponse | null>;
 }

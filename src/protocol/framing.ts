@@ -5,8 +5,19 @@
  * socket chunk is handed out as a view; only frames that span chunks are assembled, once.
  */
 import { DecodeError } from './primitives/decode-error.js';
+import type { FrameParts } from './primitives/writer.js';
 
 export const SIZE_PREFIX_BYTES = 4;
+
+/**
+ * A connection's last response (a failed authentication): the connection reads nothing more,
+ * holds the frame back `delayMs` (Kafka's `connection.failed.authentication.delay.ms`, which
+ * slows password guessing), sends it, then closes.
+ */
+export interface FinalResponse {
+  readonly finalFrame: FrameParts;
+  readonly delayMs: number;
+}
 
 export class FrameSizeError extends DecodeError {
   readonly size: number;

@@ -102,6 +102,19 @@ export class BrokerMetrics {
     registers: [this.registry],
   });
 
+  private readonly authentications = new Counter({
+    name: 'sluice_authentications_total',
+    help: 'SASL authentications and re-authentications by listener, mechanism and result (Kafka successful-/failed-authentication-total and -reauthentication-total).',
+    labelNames: ['listener', 'mechanism', 'result', 'reauthentication'],
+    registers: [this.registry],
+  });
+  private readonly expiredConnectionsKilled = new Counter({
+    name: 'sluice_expired_connections_killed_total',
+    help: 'Connections closed because their SASL session expired (connections.max.reauth.ms) without re-authentication (Kafka expired-connections-killed-count).',
+    labelNames: ['listener'],
+    registers: [this.registry],
+  });
+
   private readonly apiLabels = new Map<string, ApiLabels[]>();
   private readonly errorLabels = new Map<string, Map<number, ErrorLabels>>();
   private readonly failureLabels = new Map<string, { readonly api: string }>();
@@ -154,6 +167,15 @@ export class BrokerMetrics {
   /** This broker's controller elected an out-of-sync replica. */
   uncleanLeaderElection(): void {
     this.uncleanLeaderElections.inc();
+  }
+
+  /** One SASL exchange ended (rare: label objects are not cached). */
+  authentication(listener: string, mechanism: string, result: 'success' | 'failure', reauthentication: boolean): void {
+    this.authentications.inc({ listener, mechanism, result, reauthentication: String(reauthentication) });
+  }
+
+  expiredConnectionKilled(listener: string): void {
+    this.expiredConnectionsKilled.inc({ listener });
   }
 
   zeroCopyBytesSent(bytes: number): void {
