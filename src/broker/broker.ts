@@ -14,6 +14,7 @@ import { KeyedQueue } from '../common/keyed-queue.js';
 import { Logger } from '../common/logger.js';
 import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
+import { ClientEntityStore } from '../cluster/client-entity-store.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
 import { LocalMetadataWriter } from '../cluster/local-metadata-writer.js';
@@ -227,6 +228,7 @@ export class Broker {
         },
         admin,
         configs,
+        clientEntities: new ClientEntityStore(writer),
         autoCreateTopicsEnable: config.autoCreateTopicsEnable,
         partitions,
         fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),

@@ -7,6 +7,7 @@
  * `join` last, once the listener serves requests, because registering invites the controller's.
  */
 import type { Logger } from '../common/logger.js';
+import { parseEntityPath } from '../cluster/client-entities.js';
 import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
@@ -23,7 +24,7 @@ import { ReplicaManager } from '../member/replica-manager.js';
 import { ZkMetadataWriter } from '../member/zk-metadata-writer.js';
 import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { KafkaZkClient } from '../zk/index.js';
+import { KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
 
 /** How long an admin request waits for the controller's answer to reach this broker. */
@@ -249,13 +250,28 @@ export class ClusterMember {
 
   private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {
     this.watchedLogs = { logs, configs };
+    const zk = this.zk;
+    void this.loadClientEntities(zk).catch((err: unknown) => this.log.error('loading client entity configs failed', { error: (err as Error).message }));
     this.configWatch = this.zk.watchConfigChanges((entityPath) => {
       void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) => this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }));
     });
   }
 
+  private async loadClientEntities(zk: KafkaZkClient): Promise<void> {
+    for (const path of await zk.listClientEntityPaths()) await this.applyClientEntityChange(zk, path);
+  }
+
+  private async applyClientEntityChange(zk: KafkaZkClient, path: string): Promise<void> {
+    const [type, ...name] = path.split('/');
+    this.cache.setClientEntityConfigs(parseEntityPath(path), new Map(Object.entries(await zk.getEntityConfig(type as ConfigEntityType, name.join('/')))));
+  }
+
   private async applyConfigChange(entityPath: string, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
     const [type, name] = entityPath.split('/', 2) as [string, string];
+    if (type === 'users' || type === 'clients' || type === 'ips') {
+      await this.applyClientEntityChange(this.zk, entityPath);
+      return;
+    }
     if (type === 'topics') {
       const overrides = new Map(Object.entries(await this.zk.getEntityConfig('topics', name)));
       this.cache.setTopicConfigs(name, overrides);

@@ -6,6 +6,7 @@
  * replace the ones held, a partition named with the "being deleted" leader leaves the image, the
  * rest stay. Owned by the main thread.
  */
+import { entityPath, type ClientEntity } from './client-entities.js';
 import {
   MetadataImage,
   topicImage,
@@ -44,6 +45,7 @@ export class ClusterMetadataCache implements MetadataSource {
   private readonly held = new Map<string, HeldTopic>();
   private readonly topicConfigs = new Map<string, ReadonlyMap<string, string>>();
   private dynamic: Record<DynamicScope, ReadonlyMap<string, string>> = { clusterDefault: new Map(), node: new Map() };
+  private readonly clientEntities = new Map<string, ReadonlyMap<string, string>>();
   private brokers: readonly BrokerRegistration[] = [];
   private controllerId = -1;
 
@@ -94,6 +96,13 @@ export class ClusterMetadataCache implements MetadataSource {
     this.replace();
   }
 
+  /** The entity's configs as ZooKeeper now holds them (empty: it has none). */
+  setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): void {
+    if (configs.size === 0) this.clientEntities.delete(entityPath(entity));
+    else this.clientEntities.set(entityPath(entity), new Map(configs));
+    this.replace();
+  }
+
   /**
    * Resolves once `ready` holds for the current image, or with false after `timeoutMs`: a
    * member's admin request waits so for the controller's answer to reach it.
@@ -131,6 +140,6 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic });
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities) });
   }
 }

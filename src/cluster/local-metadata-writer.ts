@@ -5,6 +5,7 @@
  * so the metadata never lists partitions that have no log.
  */
 import { KafkaError } from '../common/kafka-error.js';
+import type { ClientEntity } from './client-entities.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ConfigResolver } from './config-resolver.js';
 import type { LocalController } from './local-controller.js';
@@ -66,5 +67,9 @@ export class LocalMetadataWriter implements MetadataWriter {
       const after = this.configs.effectiveTopicConfig(t);
       if ([...after].some(([k, v]) => before[i]!.get(k) !== v)) await this.partitions.updateTopicConfig(ref(t), t.partitionCount, after);
     }
+  }
+
+  async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {
+    this.controller.setClientEntityConfigs(entity, configs);
   }
 }

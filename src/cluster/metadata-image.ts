@@ -1,11 +1,13 @@
 /**
  * The cluster metadata image: what every broker knows of the cluster at one moment — the
  * registered brokers, the controller, each topic with each partition's leader, leader epoch,
- * replicas and ISR, and the dynamic broker configs. Handlers read it; only the controller side
+ * replicas and ISR, the dynamic broker configs, and the configs of client entities (SCRAM credentials,
+ * quotas). Handlers read it; only the controller side
  * (`LocalController` on a single broker, the ZooKeeper controller in a cluster) makes a new one.
  * An image is immutable: a change produces the next image, so a request that read one sees a
  * consistent cluster even while a change lands.
  */
+import { entityPath, parseEntityPath, type ClientEntity, type ClientEntityConfigs } from './client-entities.js';
 import { isInternalTopic } from './topic-names.js';
 
 export interface BrokerRegistration {
@@ -46,6 +48,8 @@ export type DynamicScope = 'clusterDefault' | 'node';
 
 export const NO_LEADER = -1;
 
+const NO_CONFIGS: ReadonlyMap<string, string> = new Map();
+
 export function topicImage(name: string, topicId: string, partitions: readonly PartitionRegistration[], configs: ReadonlyMap<string, string>): TopicImage {
   partitions.forEach((p, i) => {
     if (p.partition !== i) throw new RangeError(`${name}: partition ${p.partition} registered at index ${i}`);
@@ -64,6 +68,8 @@ export interface MetadataImageParts {
   readonly brokers: readonly BrokerRegistration[];
   readonly topics: readonly TopicImage[];
   readonly dynamicConfigs: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+  /** Configs of users, client ids and ips (SCRAM credentials, quotas) by entity path; none left empty. */
+  readonly clientEntities: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 function byName(a: TopicImage, b: TopicImage): number {
@@ -79,6 +85,7 @@ export class MetadataImage {
   private readonly topicByName: ReadonlyMap<string, TopicImage>;
   private readonly topicByTopicId: ReadonlyMap<string, TopicImage>;
   private readonly dynamic: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+  private readonly entityConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
 
   constructor(parts: MetadataImageParts) {
     this.clusterId = parts.clusterId;
@@ -88,10 +95,11 @@ export class MetadataImage {
     this.topicByName = new Map(this.sortedTopics.map((t) => [t.name, t]));
     this.topicByTopicId = new Map(this.sortedTopics.map((t) => [t.topicId, t]));
     this.dynamic = parts.dynamicConfigs;
+    this.entityConfigs = parts.clientEntities;
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic };
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs };
   }
 
   /** Registered brokers by id. */
@@ -121,6 +129,23 @@ export class MetadataImage {
 
   dynamicConfigs(scope: DynamicScope): ReadonlyMap<string, string> {
     return this.dynamic[scope];
+  }
+
+  /** The entity's configs; empty when it has none. */
+  clientEntityConfigs(entity: ClientEntity): ReadonlyMap<string, string> {
+    return this.entityConfigs.get(entityPath(entity)) ?? NO_CONFIGS;
+  }
+
+  clientEntities(): readonly ClientEntityConfigs[] {
+    return [...this.entityConfigs].map(([path, configs]) => ({ entity: parseEntityPath(path), configs }));
+  }
+
+  /** The next image with the entity's configs replaced; an empty map removes the entity. */
+  withClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): MetadataImage {
+    const next = new Map(this.entityConfigs);
+    if (configs.size === 0) next.delete(entityPath(entity));
+    else next.set(entityPath(entity), new Map(configs));
+    return new MetadataImage({ ...this.parts(), clientEntities: next });
   }
 
   /** The next image with `topic` added or replaced (matched by name). */

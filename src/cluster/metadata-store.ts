@@ -8,11 +8,14 @@
  *                  "configs": { "retention.ms": "3600000" },
  *                  "partitions": [{ "partition": 0, "replicas": [1], "leader": 1, "leaderEpoch": 0,
  *                                   "partitionEpoch": 0, "isr": [1] }] }],
- *     "brokerConfigs": { "clusterDefault": { "<key>": "<value>" }, "node": { "<key>": "<value>" } }
+ *     "brokerConfigs": { "clusterDefault": { "<key>": "<value>" }, "node": { "<key>": "<value>" } },
+ *     "clientEntities": { "users/alice": { "SCRAM-SHA-512": "salt=…", "producer_byte_rate": "1048576" } }
  *   }
  *
  * `configs` holds only a topic's overrides; `brokerConfigs` the dynamic broker configs set by
- * AlterConfigs (cluster-wide default resource "" and this node's resource). Version 1 (written
+ * AlterConfigs (cluster-wide default resource "" and this node's resource); `clientEntities` the
+ * configs of users, client ids and ips by their Kafka config path (see `client-entities.ts`),
+ * absent from files written before it existed. Version 1 (written
  * until December 2026) kept a partition count per topic instead of registrations; it is read as
  * every partition having this broker as its only replica and leader, at epoch 0, which is what
  * a single broker always had. The next save writes version 2.
@@ -20,6 +23,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../common/atomic-file.js';
+import { parseEntityPath } from './client-entities.js';
 import type { PartitionRegistration } from './metadata-image.js';
 
 export const METADATA_FILE = '__cluster_metadata.json';
@@ -41,9 +45,10 @@ export interface StoredMetadata {
     readonly clusterDefault: Readonly<Record<string, string>>;
     readonly node: Readonly<Record<string, string>>;
   };
+  readonly clientEntities: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} } };
+export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {} };
 
 export class MetadataFormatError extends Error {
   constructor(path: string, problem: string) {
@@ -106,6 +111,20 @@ function checkTopic(path: string, t: unknown, version: number, localNodeId: numb
   return { name, topicId: r['topicId'], configs: r['configs'], partitions };
 }
 
+function checkClientEntities(path: string, v: unknown): Record<string, Record<string, string>> {
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MetadataFormatError(path, 'clientEntities is not an object');
+  for (const [entity, configs] of Object.entries(v)) {
+    if (!isStringRecord(configs)) throw new MetadataFormatError(path, `client entity ${entity} has malformed configs`);
+    try {
+      parseEntityPath(entity);
+    } catch {
+      throw new MetadataFormatError(path, `'${entity}' is not a client entity`);
+    }
+  }
+  return v as Record<string, Record<string, string>>;
+}
+
 export class MetadataStore {
   readonly path: string;
 
@@ -133,6 +152,7 @@ export class MetadataStore {
     return {
       topics: doc['topics'].map((t) => checkTopic(this.path, t, version, localNodeId)),
       brokerConfigs: { clusterDefault: bc['clusterDefault'], node: bc['node'] },
+      clientEntities: checkClientEntities(this.path, doc['clientEntities']),
     };
   }
 

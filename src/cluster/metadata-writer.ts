@@ -5,6 +5,7 @@
  * the controller's answer has reached this broker's image). Either way the caller's next read of
  * `image` shows the change. Failures are `KafkaError`s carrying the code the request answers.
  */
+import type { ClientEntity } from './client-entities.js';
 import type { DynamicScope, MetadataSource, TopicImage } from './metadata-image.js';
 
 export interface MetadataWriter extends MetadataSource {
@@ -19,4 +20,6 @@ export interface MetadataWriter extends MetadataSource {
   setTopicConfigs(topic: TopicImage, overrides: ReadonlyMap<string, string>): Promise<void>;
   deleteTopic(topic: TopicImage): Promise<void>;
   setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void>;
+  /** Replaces a user's, client id's or ip's configs (SCRAM credentials, quotas); an empty map removes them. */
+  setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * operations. Handlers never see storage or sockets.
  */
 import type { MetadataImage } from '../cluster/metadata-image.js';
+import type { ClientEntityStore } from '../cluster/client-entity-store.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
@@ -24,6 +25,8 @@ export interface ClusterContext {
   readonly metadata: MetadataImage;
   readonly admin: TopicAdmin;
   readonly configs: ConfigResolver;
+  /** Users', client ids' and ips' configs: SCRAM credentials and quotas. */
+  readonly clientEntities: ClientEntityStore;
   /** `auto.create.topics.enable`. */
   readonly autoCreateTopicsEnable: boolean;
   /** Appends, reads and offset lookups, routed to the partitions' owners. */

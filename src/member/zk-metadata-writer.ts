@@ -9,11 +9,12 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { entityPath, type ClientEntity } from '../cluster/client-entities.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import type { MetadataWriter } from '../cluster/metadata-writer.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
-import { TopicExistsError, type KafkaZkClient } from '../zk/index.js';
+import { TopicExistsError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
 
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
 const DEFAULT_BROKER_ENTITY = '<default>';
@@ -95,6 +96,12 @@ export class ZkMetadataWriter implements MetadataWriter {
   async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
     await this.session().setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
     this.cache.setDynamicConfigs(scope, configs);
+  }
+
+  async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {
+    const [type, ...name] = entityPath(entity).split('/');
+    await this.session().setEntityConfig(type as ConfigEntityType, name.join('/'), Object.fromEntries(configs));
+    this.cache.setClientEntityConfigs(entity, configs);
   }
 
   private async awaitImage(what: string, ready: (image: MetadataImage) => boolean): Promise<void> {

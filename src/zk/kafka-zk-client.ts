@@ -472,6 +472,22 @@ export class KafkaZkClient {
   }
 
   /**
+   * The config paths of every user, client id and ip entity (`users/alice`,
+   * `users/alice/clients/app`, `clients/app`, `ips/10.0.0.1`), read at start-up: change
+   * notifications older than their expiry are gone, the entities are not.
+   */
+  async listClientEntityPaths(): Promise<string[]> {
+    const paths: string[] = [];
+    for (const type of ['users', 'clients', 'ips'] as const) {
+      for (const name of await this.children(`/config/${type}`)) {
+        paths.push(`${type}/${name}`);
+        if (type === 'users') for (const client of await this.children(`/config/users/${name}/clients`)) paths.push(`users/${name}/clients/${client}`);
+      }
+    }
+    return paths;
+  }
+
+  /**
    * Calls `listener` with the entity path (`topics/<t>`, `brokers/<id>`, `brokers/<default>`) of
    * every config change notification, in order and once each — those already present first, as
    * Kafka's listener does at start-up. See `ConfigChangeWatcher`.

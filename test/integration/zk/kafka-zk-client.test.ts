@@ -328,6 +328,20 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     assert.equal(late.length, 4);
   });
 
+  test('client entities: nested user/client paths listed with the others, configs read back', async () => {
+    const { connect } = await cluster();
+    const c = await connect();
+    await c.createTopLevelPaths();
+    assert.deepEqual(await c.listClientEntityPaths(), []);
+    await c.setEntityConfig('users', 'alice', { 'SCRAM-SHA-512': 'salt=YQ==,stored_key=Yg==,server_key=Yw==,iterations=4096' });
+    await c.setEntityConfig('users', 'alice/clients/app', { producer_byte_rate: '1024' });
+    await c.setEntityConfig('users', `${DEFAULT_ENTITY}/clients/${DEFAULT_ENTITY}`, { consumer_byte_rate: '2048' });
+    await c.setEntityConfig('clients', 'app', { request_percentage: '50' });
+    await c.setEntityConfig('ips', '10.0.0.1', { connection_creation_rate: '5' });
+    assert.deepEqual((await c.listClientEntityPaths()).sort(), ['clients/app', 'ips/10.0.0.1', 'users/<default>', 'users/<default>/clients/<default>', 'users/alice', 'users/alice/clients/app']);
+    assert.deepEqual(await c.getEntityConfig('users', 'alice/clients/app'), { producer_byte_rate: '1024' });
+  });
+
   test('producer id blocks from two sessions never overlap', async () => {
     const { connect, rawPath } = await cluster();
     const c1 = await connect();

@@ -4,6 +4,7 @@
  * and an in-memory PartitionAdmin that records what the handlers asked of it. The data
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
+import { ClientEntityStore } from '../../../src/cluster/client-entity-store.js';
 import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,7 +116,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
   const data = options.partitions ?? NO_DATA;
-  const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
+  const writer = new LocalMetadataWriter(controller, partitions, configs);
+  const admin = new TopicAdmin(writer, configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
     deleteTopicEnable: options.deleteEnable ?? true,
@@ -130,6 +132,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       },
       admin,
       configs,
+      clientEntities: new ClientEntityStore(writer),
       autoCreateTopicsEnable: options.autoCreate ?? true,
       partitions: data,
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),

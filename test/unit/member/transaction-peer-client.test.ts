@@ -42,6 +42,7 @@ describe('TransactionPeerClient', () => {
       ],
       topics: [],
       dynamicConfigs: { clusterDefault: new Map(), node: new Map() },
+      clientEntities: new Map(),
     });
     const metadata: MetadataSource = { image };
     connections = new BrokerConnections(metadata, 'peer-test', 2000);
