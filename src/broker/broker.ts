@@ -47,6 +47,8 @@ import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { MetadataSource } from '../cluster/metadata-image.js';
 import { MetricsServer } from './metrics-server.js';
+import { SaslAuthenticator } from '../security/sasl/authenticator.js';
+import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;
@@ -92,12 +94,14 @@ export class Broker {
   static async start(options: BrokerStartOptions = {}): Promise<Broker> {
     const settings = new Map(Object.entries(options.config ?? {}));
     if (options.host !== undefined || options.port !== undefined) {
-      settings.set('listeners', `PLAINTEXT://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
+      const protocol = /^(\w+):\/\//.exec(settings.get('listeners') ?? '')?.[1] ?? 'PLAINTEXT';
+      settings.set('listeners', `${protocol}://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
     }
     const { config, unknownKeys } = buildConfig(settings);
     const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId });
     const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
+    for (const warning of config.sasl.warnings) log.warn(warning);
 
     // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
     const member = config.cluster === null ? null : await ClusterMember.connect(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
@@ -139,15 +143,17 @@ export class Broker {
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
+    // SCRAM credentials are read from the metadata image, which exists once the listener is bound.
+    let metadataSource: MetadataSource | null = null;
+    const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(metadataSource, user, mechanism), metrics, logger('security'));
     const listener = new Listener(
       new RequestDispatcher(registry, logger('handlers'), metrics, () => {
         if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
         return cluster;
-      }),
+      }, authenticator),
       {
-        // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
-        listenerName: 'PLAINTEXT',
-        securityProtocol: 'PLAINTEXT',
+        listenerName: config.listenerName,
+        securityProtocol: config.securityProtocol,
         maxFrameBytes: config.socketRequestMaxBytes,
         maxInFlightRequests: config.maxInFlightRequests,
         idleTimeoutMs: config.connectionsMaxIdleMs,
@@ -167,6 +173,7 @@ export class Broker {
       const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
       const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
       const metadata: MetadataSource = local ?? member!.cache;
+      metadataSource = metadata;
       const configs = new ConfigResolver(config.staticSettings, metadata);
       const writer = local !== null ? new LocalMetadataWriter(local, partitions, configs) : member!.writer(node.nodeId);
       const admin = new TopicAdmin(writer, configs, partitions, {
@@ -290,4 +297,10 @@ export class Broker {
     await this.member?.close();
     await this.partitions.close();
   }
+}
+
+/** A user's SCRAM credential from the client-entity configs (`SCRAM-SHA-256=salt=…,stored_key=…`). */
+function scramCredentialOf(metadata: MetadataSource | null, user: string, mechanism: ScramMechanism): ScramCredential | undefined {
+  const text = metadata?.image.clientEntityConfigs({ user }).get(mechanism.name);
+  return text === undefined ? undefined : parseCredential(text);
 }

@@ -9,11 +9,17 @@ import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from 
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
+import type { SecurityProtocol } from '../common/session.js';
+import { buildSaslConfig, interBrokerCredentials, isListenerSaslKey, SaslConfigError, type SaslClientCredentials, type SaslConfig } from '../security/sasl/sasl-config.js';
 
 export interface BrokerConfig {
-  /** `listeners`: PLAINTEXT://host:port. */
+  /** `listeners`: <protocol>://host:port, one listener named after its protocol. */
   readonly listenerHost: string;
   readonly listenerPort: number;
+  readonly listenerName: string;
+  readonly securityProtocol: SecurityProtocol;
+  /** The SASL settings of the SASL listeners (none on a PLAINTEXT broker). */
+  readonly sasl: SaslConfig;
   /** `advertised.listeners`, or the listener; port 0 means "the port actually bound". */
   readonly advertisedHost: string;
   readonly advertisedPort: number;
@@ -80,6 +86,8 @@ export interface ClusterMemberConfig {
   readonly autoLeaderRebalanceEnable: boolean;
   readonly leaderImbalanceCheckIntervalMs: number;
   readonly leaderImbalancePerBrokerPercentage: number;
+  /** How this member authenticates to the others when the inter-broker listener is a SASL one. */
+  readonly interBrokerSasl: SaslClientCredentials | null;
 }
 
 export class ConfigError extends Error {
@@ -95,15 +103,22 @@ export const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
 
 const UNADVERTISABLE_HOSTS = new Set(['0.0.0.0', '::', '']);
 
-function parseListener(key: string, value: string): { host: string; port: number } {
+interface ListenerAddress {
+  readonly protocol: SecurityProtocol;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One listener, named after its protocol; SSL ones wait for TLS. */
+function parseListener(key: string, value: string): ListenerAddress {
   const items = splitList(value);
-  if (items.length !== 1) throw new ConfigError(key, `'${value}' must name exactly one PLAINTEXT listener`);
-  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(items[0]!);
-  if (!m) throw new ConfigError(key, `'${value}' is not PLAINTEXT://host:port (the only listener type served)`);
-  const port = Number(m[2]);
+  if (items.length !== 1) throw new ConfigError(key, `'${value}' must name exactly one listener`);
+  const m = /^(PLAINTEXT|SASL_PLAINTEXT):\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(items[0]!);
+  if (!m) throw new ConfigError(key, `'${value}' is not PLAINTEXT://host:port or SASL_PLAINTEXT://host:port (the listener types served)`);
+  const port = Number(m[3]);
   if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
-  const host = m[1]!.replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  const host = m[2]!.replace(/^\[|\]$/g, '');
+  return { protocol: m[1] as SecurityProtocol, host: host === '' ? '0.0.0.0' : host, port };
 }
 
 function parseMetricsListener(value: string | undefined): { host: string; port: number } | null {
@@ -155,7 +170,7 @@ function nodeId(values: Values, settings: ReadonlyMap<string, string>): number {
   return node === undefined && brokerId !== undefined ? values.int('broker.id') : values.int('node.id');
 }
 
-function advertised(values: Values, listener: { host: string; port: number }): { host: string; port: number } {
+function advertised(values: Values, listener: ListenerAddress): ListenerAddress {
   const explicit = values.raw('advertised.listeners');
   const chosen = explicit === undefined ? listener : parseListener('advertised.listeners', explicit);
   if (UNADVERTISABLE_HOSTS.has(chosen.host)) {
@@ -172,7 +187,13 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
   const merged = new Map(Object.entries(DEFAULTS));
   const staticSettings = new Map<string, string>();
   const unknownKeys: string[] = [];
+  const listenerSettings = new Map<string, string>();
   for (const [k, v] of settings) {
+    // Listener-prefixed keys hold JAAS passwords: kept out of what DescribeConfigs reports.
+    if (isListenerSaslKey(k)) {
+      listenerSettings.set(k, v.trim());
+      continue;
+    }
     const def = BROKER_CONFIG_BY_NAME.get(k);
     if (def === undefined) {
       unknownKeys.push(k);
@@ -185,6 +206,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
   }
   const values = new Values(merged);
   const listener = parseListener('listeners', values.raw('listeners')!);
+  const sasl = saslConfig(values, listenerSettings, listener);
   const adv = advertised(values, listener);
   const logDirs = splitList(values.raw('log.dirs') ?? values.raw('log.dir')!);
   if (logDirs.length === 0) throw new ConfigError(settings.has('log.dirs') ? 'log.dirs' : 'log.dir', 'at least one directory is required');
@@ -196,6 +218,9 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
     config: {
       listenerHost: listener.host,
       listenerPort: listener.port,
+      listenerName: listener.protocol,
+      securityProtocol: listener.protocol,
+      sasl,
       advertisedHost: adv.host,
       advertisedPort: adv.port,
       nodeId: nodeId(values, settings),
@@ -243,19 +268,38 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
-      cluster: clusterMember(values),
+      cluster: clusterMember(values, sasl, listener),
     },
     unknownKeys,
   };
 }
 
-function clusterMember(values: Values): ClusterMemberConfig | null {
+function saslConfig(values: Values, listenerSettings: ReadonlyMap<string, string>, listener: ListenerAddress): SaslConfig {
+  const saslListeners = listener.protocol === 'SASL_PLAINTEXT' || listener.protocol === 'SASL_SSL' ? [listener.protocol] : [];
+  return asConfigError(() => buildSaslConfig((key) => listenerSettings.get(key) ?? values.raw(key), saslListeners));
+}
+
+function asConfigError<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof SaslConfigError) throw new ConfigError(err.key, err.reason);
+    throw err;
+  }
+}
+
+function interBrokerSasl(values: Values, sasl: SaslConfig, listener: ListenerAddress): SaslClientCredentials | null {
+  if (!sasl.listeners.has(listener.protocol)) return null;
+  return asConfigError(() => interBrokerCredentials(sasl, listener.protocol, values.raw('sasl.mechanism.inter.broker.protocol')!));
+}
+
+function clusterMember(values: Values, sasl: SaslConfig, listener: ListenerAddress): ClusterMemberConfig | null {
   const connect = values.raw('zookeeper.connect');
   if (connect === undefined || connect === '') return null;
   if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect)) throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
   const sessionTimeoutMs = values.int('zookeeper.session.timeout.ms');
   const inter = values.raw('inter.broker.listener.name');
-  if (inter !== undefined && inter !== 'PLAINTEXT') throw new ConfigError('inter.broker.listener.name', `'${inter}' is not a listener of this broker (PLAINTEXT)`);
+  if (inter !== undefined && inter !== listener.protocol) throw new ConfigError('inter.broker.listener.name', `'${inter}' is not a listener of this broker (${listener.protocol})`);
   return {
     zookeeperConnect: connect,
     zookeeperSessionTimeoutMs: sessionTimeoutMs,
@@ -277,6 +321,7 @@ function clusterMember(values: Values): ClusterMemberConfig | null {
     autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),
+    interBrokerSasl: interBrokerSasl(values, sasl, listener),
   };
 }
 

@@ -19,6 +19,7 @@ import { Reader } from '../protocol/primitives/reader.js';
 import type { Writer } from '../protocol/primitives/writer.js';
 import { ApiVersionTable, CLIENT_API_RANGES } from './api-versions.js';
 import { brokerError, networkError, timeoutError } from './client-errors.js';
+import { authenticate, roundTripsOver, type SaslCredentials } from './sasl-client.js';
 
 export interface ConnectionOptions {
   readonly host: string;
@@ -29,6 +30,8 @@ export interface ConnectionOptions {
   readonly requestTimeoutMs?: number;
   /** Larger response frames close the connection before anything is allocated. */
   readonly maxResponseBytes?: number;
+  /** Authenticate with SASL after the version negotiation (the broker's listener is SASL_PLAINTEXT). */
+  readonly sasl?: SaslCredentials;
 }
 
 export interface RequestOptions {
@@ -78,6 +81,7 @@ export class KafkaConnection {
     const connection = new KafkaConnection(socket, options);
     try {
       connection.negotiated = await connection.negotiateVersions();
+      if (options.sasl !== undefined) await authenticate(roundTripsOver((req, res, body) => connection.request(req, res, body)), options.sasl);
     } catch (err) {
       connection.close();
       throw err;

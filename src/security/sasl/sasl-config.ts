@@ -48,8 +48,8 @@ export interface SaslConfig {
 }
 
 export class SaslConfigError extends Error {
-  constructor(readonly key: string, message: string) {
-    super(`invalid value for ${key}: ${message}`);
+  constructor(readonly key: string, readonly reason: string) {
+    super(`invalid value for ${key}: ${reason}`);
     this.name = 'SaslConfigError';
   }
 }
