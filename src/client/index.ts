@@ -8,6 +8,8 @@ export { parseBootstrapServers, parseBrokerAddress, type BrokerAddress } from '.
 export { KafkaCluster, type ClusterOptions, type MetadataOptions } from './cluster.js';
 export type { BrokerNode, ClusterMetadata, PartitionMetadata, TopicMetadata } from './cluster-metadata.js';
 export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './connection.js';
+export { authenticate, type SaslCredentials } from './sasl-client.js';
+export { alterScramCredentials, describeScramCredentials, type ScramCredentialChange, type UserScramCredentials } from './scram-credentials-admin.js';
 export { ElectionTypes, ReplicaAdminClient, type OngoingReassignment, type PartitionOutcome, type TopicPartition } from './replica-admin-client.js';
 export { KafkaAdminClient, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
 export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type ConfigResource } from './config-resources.js';

@@ -36,6 +36,8 @@ import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassig
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
+import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
 import { describeTransactionsHandler } from './65-describe-transactions.js';
@@ -87,6 +89,8 @@ export const HANDLERS: readonly RegisteredApi[] = [
   listPartitionReassignmentsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
   describeClusterHandler,
   describeProducersHandler,
   describeTransactionsHandler,

@@ -69,8 +69,15 @@ export interface CkKafka {
   admin(): CkAdmin;
 }
 
+/** KafkaJS-style SASL settings (mechanism in lower case: plain, scram-sha-256, scram-sha-512). */
+export interface CkSasl {
+  readonly mechanism: string;
+  readonly username: string;
+  readonly password: string;
+}
+
 interface KafkaJsModule {
-  Kafka: new (config: { kafkaJS: { brokers: string[]; logLevel?: number } }) => CkKafka;
+  Kafka: new (config: { kafkaJS: { brokers: string[]; logLevel?: number; sasl?: CkSasl } }) => CkKafka;
   logLevel: { NOTHING: number };
 }
 
@@ -92,9 +99,9 @@ const loaded = await load();
 export const CONFLUENT_JS_SKIP: string | undefined = 'skip' in loaded ? loaded.skip : undefined;
 
 /** A client for `bootstrap` with librdkafka's logging silenced; throws when the package is absent. */
-export function confluentKafka(bootstrap: string): CkKafka {
+export function confluentKafka(bootstrap: string, sasl?: CkSasl): CkKafka {
   if ('skip' in loaded) throw new Error(loaded.skip);
-  return new loaded.api.Kafka({ kafkaJS: { brokers: [bootstrap], logLevel: loaded.api.logLevel.NOTHING } });
+  return new loaded.api.Kafka({ kafkaJS: { brokers: [bootstrap], logLevel: loaded.api.logLevel.NOTHING, ...(sasl === undefined ? {} : { sasl }) } });
 }
 
 /**
