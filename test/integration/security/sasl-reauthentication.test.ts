@@ -1,0 +1,44 @@
+// KIP-368 against the broker process with a short connections.max.reauth.ms: the Java producer
+// re-authenticates by itself and keeps producing across several sessions; a client that does not
+// re-authenticate (this repository's own connection) is closed on its first request after its
+// session expired.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KafkaConnection } from '../../../src/client/connection.js';
+import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { javaSkip } from '../../helpers/requirements.js';
+import { brokerCount, createScramUsers, hostPort, line, runSaslJava, saslBrokerSettings, SCRAM_USERS, type SaslProtocol } from './sasl-setup.js';
+
+const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];
+const SESSION_MS = 1500;
+
+for (const protocol of PROTOCOLS) {
+  describe(`SASL re-authentication over ${protocol}`, () => {
+    let broker: BrokerProcess;
+
+    before(async () => {
+      broker = await startBrokerProcess(saslBrokerSettings(protocol, { 'connections.max.reauth.ms': String(SESSION_MS) }));
+      await createScramUsers(broker.bootstrap);
+    });
+
+    after(async () => {
+      await broker?.stop();
+    });
+
+    test('the Java producer keeps producing across several re-authentications', { skip: javaSkip() }, async () => {
+      const lines = await runSaslJava('reauth', broker.bootstrap, protocol, 'SCRAM-SHA-512', SCRAM_USERS['SCRAM-SHA-512'], 'reauth', '5000');
+      const result = line(lines, 'reauth');
+      assert.deepEqual(result['errors'], []);
+      assert.ok((result['acked'] as number) >= 20, `acked ${String(result['acked'])}`);
+      assert.ok((result['reauthentications'] as number) >= 2, `re-authenticated ${String(result['reauthentications'])} times`);
+    });
+
+    test('a client that does not re-authenticate is closed on its first request after the session expired', async () => {
+      const connection = await KafkaConnection.connect({ ...hostPort(broker.bootstrap), sasl: { mechanism: 'SCRAM-SHA-256', ...SCRAM_USERS['SCRAM-SHA-256'] } });
+      assert.equal(await brokerCount(connection), 1);
+      await sleep(SESSION_MS + 200);
+      await assert.rejects(brokerCount(connection), /closed/);
+    });
+  });
+}
