@@ -132,6 +132,7 @@ export class ClusterMember {
         onUncleanElection: hooks.onUncleanElection,
         deleteTopicEnable,
         requestTimeoutMs: this.config.controllerSocketTimeoutMs,
+        ...(this.config.interBrokerSasl === null ? {} : { sasl: this.config.interBrokerSasl }),
         autoLeaderRebalance: {
           enabled: this.config.autoLeaderRebalanceEnable,
           checkIntervalMs: this.config.leaderImbalanceCheckIntervalMs,
@@ -151,6 +152,7 @@ export class ClusterMember {
         partitionMaxBytes: this.config.replicaFetchMaxBytes,
         backoffMs: this.config.replicaFetchBackoffMs,
         requestTimeoutMs: this.config.replicaSocketTimeoutMs,
+        ...(this.config.interBrokerSasl === null ? {} : { sasl: this.config.interBrokerSasl }),
       },
       this.config.numReplicaFetchers,
       logger('replica-fetcher'),
@@ -182,7 +184,7 @@ export class ClusterMember {
       checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
       log: logger('log-dirs'),
     });
-    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs);
+    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs, this.config.interBrokerSasl ?? undefined);
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));

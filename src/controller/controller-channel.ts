@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../common/logger.js';
 import { KafkaConnection } from '../client/connection.js';
+import type { SaslCredentials } from '../client/sasl-client.js';
 import { ErrorCode } from '../protocol/errors.js';
 
 export interface BrokerEndpoint {
@@ -21,6 +22,8 @@ export interface ControllerChannelOptions {
   readonly requestTimeoutMs: number;
   readonly retryBackoffMs: number;
   readonly clientId: string;
+  /** How to authenticate when the inter-broker listener is a SASL one. */
+  readonly sasl?: SaslCredentials;
 }
 
 class BrokerQueue {
@@ -53,6 +56,7 @@ class BrokerQueue {
           port: this.endpoint.port,
           clientId: this.options.clientId,
           requestTimeoutMs: this.options.requestTimeoutMs,
+          ...(this.options.sasl === undefined ? {} : { sasl: this.options.sasl }),
         });
         const answer = await next.send(this.connection);
         this.queue.shift();

@@ -11,6 +11,7 @@
  * context is never seen half-changed. A write refused because another controller has taken over
  * (`ControllerMovedError`) makes this one resign.
  */
+import type { SaslCredentials } from '../client/sasl-client.js';
 import { KafkaError } from '../common/kafka-error.js';
 import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
@@ -30,6 +31,8 @@ export interface ZkControllerOptions {
   readonly onUncleanElection: () => void;
   readonly deleteTopicEnable: boolean;
   readonly requestTimeoutMs: number;
+  /** How the controller authenticates to the brokers when the inter-broker listener is a SASL one. */
+  readonly sasl?: SaslCredentials;
   /** `auto.leader.rebalance.enable`, `leader.imbalance.check.interval.seconds` (in ms), `leader.imbalance.per.broker.percentage`. */
   readonly autoLeaderRebalance: { readonly enabled: boolean; readonly checkIntervalMs: number; readonly perBrokerPercentage: number };
 }
@@ -55,7 +58,7 @@ export class ZkController implements ControllerPort {
     private readonly options: ZkControllerOptions,
     private readonly log: Logger,
   ) {
-    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}` }, log);
+    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, ...(options.sasl === undefined ? {} : { sasl: options.sasl }) }, log);
   }
 
   get isActive(): boolean {

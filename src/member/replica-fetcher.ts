@@ -10,6 +10,7 @@
  * moves a partition to another leader.
  */
 import { KafkaConnection } from '../client/connection.js';
+import type { SaslCredentials } from '../client/sasl-client.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '../protocol/messages/index.js';
@@ -24,6 +25,8 @@ export interface FetcherSettings {
   readonly partitionMaxBytes: number;
   readonly backoffMs: number;
   readonly requestTimeoutMs: number;
+  /** How to authenticate when the inter-broker listener is a SASL one. */
+  readonly sasl?: SaslCredentials;
 }
 
 export interface LeaderEndpoint {
@@ -148,6 +151,7 @@ export class ReplicaFetcher {
       port: this.leader.port,
       clientId: `replica-fetcher-${this.settings.brokerId}`,
       requestTimeoutMs: this.settings.requestTimeoutMs,
+      ...(this.settings.sasl === undefined ? {} : { sasl: this.settings.sasl }),
     });
     const topics = new Map<string, FetchRequestFetchTopicInput & { partitions: NonNullable<FetchRequestFetchTopicInput['partitions']> }>();
     for (const s of ready) {
