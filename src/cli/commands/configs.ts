@@ -4,15 +4,20 @@
  */
 import { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, KafkaAdminClient, type ConfigEntry, type ConfigResource } from '../../client/index.js';
 import { parseAddConfig, parseDeleteConfig } from './config-assignments.js';
-import { oneAction, parseOptions, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+import { alterUserScramConfigs, describeUserScramConfigs } from './user-scram-configs.js';
+import { oneAction, parseOptions, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 
-const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT --entity-type topics|brokers (--entity-name NAME | --entity-default)
+const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type topics|brokers (--entity-name NAME | --entity-default)
          --describe [--all]
        | --alter [--add-config k=v[,k=[a,b]]...] [--delete-config k[,k]...]
+       sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type users [--entity-name USER]
+         --describe
+       | --alter [--add-config 'SCRAM-SHA-256=[iterations=N,password=P]'] [--delete-config SCRAM-SHA-512]
 `;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   'entity-type': { type: 'string' },
   'entity-name': { type: 'string' },
   'entity-default': { type: 'boolean' },
@@ -26,8 +31,12 @@ const OPTIONS = {
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
   const action = oneAction({ describe: o.describe, alter: o.alter });
+  if (o['entity-type'] === 'users') {
+    await userConfigs(o, action);
+    return;
+  }
   const resource = configResource(o['entity-type'], o['entity-name'], o['entity-default'] === true);
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     const admin = new KafkaAdminClient(cluster);
     if (action === 'describe') {
       const all = o.all === true;
@@ -36,11 +45,7 @@ async function run(args: string[]): Promise<void> {
       for (const e of entries.filter((x) => all || x.source === ownSource(resource))) await writeOut(`  ${describeEntry(e)}\n`);
       return;
     }
-    const additions = new Map((o['add-config'] ?? []).flatMap((text) => [...parseAddConfig(text)]));
-    const deletions = (o['delete-config'] ?? []).flatMap(parseDeleteConfig);
-    if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
-    const overlap = deletions.filter((k) => additions.has(k));
-    if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
+    const { additions, deletions } = alterations(o);
     await admin.incrementalAlterConfigs(resource, [
       ...[...additions].map(([name, value]) => ({ name, op: AlterConfigOp.Set, value })),
       ...deletions.map((name) => ({ name, op: AlterConfigOp.Delete, value: null })),
@@ -49,8 +54,32 @@ async function run(args: string[]): Promise<void> {
   });
 }
 
+type ParsedOptions = ReturnType<typeof parseOptions<typeof OPTIONS>>;
+
+function alterations(o: ParsedOptions): { additions: Map<string, string>; deletions: string[] } {
+  const additions = new Map((o['add-config'] ?? []).flatMap((text) => [...parseAddConfig(text)]));
+  const deletions = (o['delete-config'] ?? []).flatMap(parseDeleteConfig);
+  if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
+  const overlap = deletions.filter((k) => additions.has(k));
+  if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
+  return { additions, deletions };
+}
+
+async function userConfigs(o: ParsedOptions, action: 'describe' | 'alter'): Promise<void> {
+  if (o['entity-default'] === true) throw new UsageError('users have no default SCRAM credential: give --entity-name');
+  const user = o['entity-name'];
+  if (action === 'alter' && user === undefined) throw new UsageError('--alter of users needs --entity-name');
+  await withCluster(o, async (cluster) => {
+    if (action === 'describe') await describeUserScramConfigs(cluster, user);
+    else {
+      const { additions, deletions } = alterations(o);
+      await alterUserScramConfigs(cluster, user!, additions, deletions);
+    }
+  });
+}
+
 function configResource(entityType: string | undefined, entityName: string | undefined, entityDefault: boolean): ConfigResource {
-  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics or brokers, not '${entityType ?? ''}'`);
+  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics, brokers or users, not '${entityType ?? ''}'`);
   if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
   if (entityType === 'topics') {
     if (entityDefault) throw new UsageError('--entity-default applies to brokers only');

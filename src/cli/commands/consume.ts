@@ -6,15 +6,16 @@
  * the count on stderr as Kafka's tool does.
  */
 import { KafkaConsumerClient, type OffsetSpec, type Positions } from '../../client/index.js';
-import { integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+import { integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 
-const USAGE = `usage: sluice consume --bootstrap-server HOST:PORT --topic T [--partition P]
+const USAGE = `usage: sluice consume --bootstrap-server HOST:PORT [--command-config FILE] --topic T [--partition P]
          [--from-beginning | --offset N|earliest|latest | --from-timestamp EPOCH_MS]
          [--max-messages N] [--timeout-ms N] [--print-key] [--key-separator SEP]
 `;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   topic: { type: 'string' },
   partition: { type: 'string' },
   'from-beginning': { type: 'boolean' },
@@ -51,7 +52,7 @@ async function run(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
   let count = 0;
   try {
-    await withCluster(o['bootstrap-server'], async (cluster) => {
+    await withCluster(o, async (cluster) => {
       const consumer = new KafkaConsumerClient(cluster, topic, { maxWaitMs: Math.min(MAX_WAIT_MS, timeoutMs ?? MAX_WAIT_MS) });
       const metadata = await consumer.partitions();
       const partitions = partition === undefined ? metadata.partitions.map((p) => p.partition) : [partition];

@@ -19,10 +19,10 @@ import {
   type ResetSpec,
   type TopicPartitions,
 } from '../../client/index.js';
-import { oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+import { oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 import { formatTable } from './table.js';
 
-const USAGE = `usage: sluice groups --bootstrap-server HOST:PORT
+const USAGE = `usage: sluice groups --bootstrap-server HOST:PORT [--command-config FILE]
          --list [--state] [--type]
        | --describe --group G [--members | --state]
        | --reset-offsets --group G (--topic T[:P,...]... | --all-topics)
@@ -34,6 +34,7 @@ const USAGE = `usage: sluice groups --bootstrap-server HOST:PORT
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   list: { type: 'boolean' },
   describe: { type: 'boolean' },
   'reset-offsets': { type: 'boolean' },
@@ -70,7 +71,7 @@ async function run(args: string[]): Promise<void> {
   const topics = (o.topic ?? []).map(parseTopicPartitions);
   if (o['dry-run'] === true && o.execute === true) throw new UsageError('give at most one of --dry-run, --execute');
   if (o.members === true && o.state === true && action === 'describe') throw new UsageError('give at most one of --members, --state');
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     const groups = new KafkaGroupAdminClient(cluster);
     switch (action) {
       case 'list':

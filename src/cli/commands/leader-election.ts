@@ -6,14 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { ElectionTypes, ReplicaAdminClient, type PartitionOutcome, type TopicPartition } from '../../client/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { InputError, integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+import { InputError, integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 
-const USAGE = `usage: sluice leader-election --bootstrap-server HOST:PORT --election-type PREFERRED|UNCLEAN
+const USAGE = `usage: sluice leader-election --bootstrap-server HOST:PORT [--command-config FILE] --election-type PREFERRED|UNCLEAN
          (--all-topic-partitions | --topic T [--partition P] | --path-to-json-file FILE)
 `;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   'election-type': { type: 'string' },
   'all-topic-partitions': { type: 'boolean' },
   topic: { type: 'string' },
@@ -41,7 +42,7 @@ async function run(args: string[]): Promise<void> {
   if (type !== 'PREFERRED' && type !== 'UNCLEAN') throw new UsageError(`--election-type is PREFERRED or UNCLEAN, not ${type}`);
   const chosen = [o['all-topic-partitions'] === true, o.topic !== undefined, o['path-to-json-file'] !== undefined].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('exactly one of --all-topic-partitions, --topic, --path-to-json-file');
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     let partitions: TopicPartition[] | null = null;
     if (o['path-to-json-file'] !== undefined) partitions = partitionsFromFile(o['path-to-json-file']);
     else if (o.topic !== undefined) {

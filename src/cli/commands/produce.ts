@@ -4,16 +4,17 @@
  * ready, so piped files go out in large batches and typed lines go out at once.
  */
 import { COMPRESSION_NAMES, compressionType, isCompressionName, KafkaProducerClient, type Acks, type ProducerRecord } from '../../client/index.js';
-import { InputError, integerOption, parseOptions, required, UsageError, withCluster, type Command } from './command-support.js';
+import { InputError, integerOption, parseOptions, required, UsageError, withCluster, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 import { LineSplitter } from './line-splitter.js';
 
-const USAGE = `usage: sluice produce --bootstrap-server HOST:PORT --topic T [--partition P] [--acks -1|0|1]
+const USAGE = `usage: sluice produce --bootstrap-server HOST:PORT [--command-config FILE] --topic T [--partition P] [--acks -1|0|1]
          [--compression ${COMPRESSION_NAMES.join('|')}] [--key-separator SEP]
   reads one record per line from stdin; with --key-separator each line is KEY<SEP>VALUE
 `;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   topic: { type: 'string' },
   partition: { type: 'string' },
   acks: { type: 'string' },
@@ -34,7 +35,7 @@ async function run(args: string[]): Promise<void> {
   const separator = o['key-separator'] === undefined ? null : Buffer.from(o['key-separator']);
   if (separator !== null && separator.length === 0) throw new UsageError('--key-separator must not be empty');
 
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     const producer = new KafkaProducerClient(cluster, { acks, compression: compressionType(compression) });
     const splitter = new LineSplitter();
     let lineNumber = 0;

@@ -7,15 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { ReplicaAdminClient, type TopicPartition } from '../../client/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { InputError, oneAction, parseOptions, required, withCluster, writeOut, type Command } from './command-support.js';
+import { InputError, oneAction, parseOptions, required, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 
-const USAGE = `usage: sluice reassign-partitions --bootstrap-server HOST:PORT
+const USAGE = `usage: sluice reassign-partitions --bootstrap-server HOST:PORT [--command-config FILE]
          (--execute | --verify | --cancel) --reassignment-json-file FILE
        | --list
 `;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   'reassignment-json-file': { type: 'string' },
   execute: { type: 'boolean' },
   verify: { type: 'boolean' },
@@ -41,7 +42,7 @@ function movesFromFile(path: string): Move[] {
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
   const action = oneAction({ execute: o.execute, verify: o.verify, cancel: o.cancel, list: o.list });
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     const admin = new ReplicaAdminClient(cluster);
     if (action === 'list') {
       await writeOut('Current partition reassignments:\n');

@@ -3,9 +3,9 @@
  * topics on any Kafka-compatible broker.
  */
 import { ConfigResourceType, ConfigSource, KafkaAdminClient, type TopicMetadata } from '../../client/index.js';
-import { integerOption, oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
+import { integerOption, oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 
-const USAGE = `usage: sluice topics --bootstrap-server HOST:PORT
+const USAGE = `usage: sluice topics --bootstrap-server HOST:PORT [--command-config FILE]
          --list
        | --describe [--topic T]
        | --create --topic T [--partitions N] [--replication-factor R] [--config k=v]...
@@ -15,6 +15,7 @@ const USAGE = `usage: sluice topics --bootstrap-server HOST:PORT
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
+  ...COMMAND_CONFIG_OPTION,
   list: { type: 'boolean' },
   describe: { type: 'boolean' },
   create: { type: 'boolean' },
@@ -35,7 +36,7 @@ async function run(args: string[]): Promise<void> {
   const partitions = integerOption(o.partitions, 'partitions', 1, INT32_MAX);
   const replicationFactor = integerOption(o['replication-factor'], 'replication-factor', 1, INT16_MAX);
   const configs = parseTopicConfigs(o.config ?? []);
-  await withCluster(o['bootstrap-server'], async (cluster) => {
+  await withCluster(o, async (cluster) => {
     const admin = new KafkaAdminClient(cluster);
     switch (action) {
       case 'list':

@@ -87,7 +87,7 @@ async function run(args: string[]): Promise<void> {
   const startedAt = new Date();
   const outDir = out ?? `tune-report-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
 
-  const outcome = await withCluster(bootstrap, async (cluster) => {
+  const outcome = await withCluster({ 'bootstrap-server': bootstrap }, async (cluster) => {
     const runs = settings.batchSizes.length * settings.lingerMs.length * settings.repeat;
     const progress = new SweepProgress(process.stderr, runs, settings.cellSeconds, settings.repeat > 1 ? 'runs' : 'cells');
     try {
