@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '../../../src/common/logger.js';
+import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
+import { Listener } from '../../../src/network/listener.js';
+import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
+import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
+import { WireClient } from '../../helpers/wire-client.js';
+
+test('a FinalResponse is held back its delay, sent, and the connection closed; nothing sent after it is dispatched', async () => {
+  const dispatched: number[] = [];
+  const delayMs = 300;
+  const listener = new Listener(
+    {
+      dispatch: async (header) => {
+        dispatched.push(header.correlationId);
+        return { finalFrame: encodeResponse(18, 0, header.correlationId, (w) => w.int16(58)), delayMs };
+      },
+    },
+    { listenerName: 'SASL_PLAINTEXT', securityProtocol: 'SASL_PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0, metrics: new BrokerMetrics() },
+    new Logger('test'),
+  );
+  const { host, port } = await listener.listen('127.0.0.1', 0);
+  const client = await WireClient.connect(host, port);
+  try {
+    const request = (id: number): Buffer => encodeRequest(18, 0, id, 'final-test', (w) => ApiVersionsRequest.write(w, {}, 0));
+    const sent = Date.now();
+    client.send(request(7));
+    await new Promise((r) => setTimeout(r, 50));
+    client.send(request(8));
+    const frame = await client.readFrame(5000);
+    assert.ok(Date.now() - sent >= delayMs - 20, `answered after ${Date.now() - sent} ms`);
+    assert.equal(frame.readInt32BE(0), 7);
+    assert.equal(await client.closedWithin(2000), true);
+    assert.deepEqual(dispatched, [7]);
+  } finally {
+    client.close();
+    await listener.close();
+  }
+});
