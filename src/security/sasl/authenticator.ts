@@ -202,7 +202,8 @@ export class SaslAuthenticator {
   private fail(session: Session, listener: SaslListenerConfig, mechanism: string, reauthentication: boolean, detail: string): void {
     this.states.set(session, { phase: 'failed' });
     this.closing.set(session, this.config.failedAuthenticationDelayMs);
-    this.metrics.authentication(listener.listenerName, mechanism, 'failure', reauthentication);
+    // The mechanism a client asked for is any string: only enabled ones become label values.
+    this.metrics.authentication(listener.listenerName, listener.mechanisms.includes(mechanism) ? mechanism : 'other', 'failure', reauthentication);
     const now = this.now();
     if (now - this.lastFailureLogMs < FAILURE_LOG_INTERVAL_MS) {
       this.suppressedFailures++;

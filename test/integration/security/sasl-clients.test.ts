@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { KafkaConnection } from '../../../src/client/connection.js';
-import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { confluentKafka, CONFLUENT_JS_SKIP } from '../../helpers/confluent-js.js';
 import { runProcess } from '../../helpers/interop.js';
 import { failsWith, ok, runCli } from '../../helpers/run-cli.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
-import { ADMIN, brokerCount, createScramUsers, hostPort, line, PLAIN_USER, runSaslJava, saslBrokerSettings, SCRAM_USERS, userFor, type Mechanism, type SaslProtocol } from './sasl-setup.js';
+import { ADMIN, brokerCount, counterValue, createScramUsers, hostPort, line, PLAIN_USER, runSaslJava, saslBrokerSettings, SCRAM_USERS, userFor, type Mechanism, type SaslProtocol } from './sasl-setup.js';
 
 const MECHANISMS: readonly Mechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];
@@ -26,14 +26,6 @@ function kafkajsSasl(mechanism: Mechanism, password = userFor(mechanism).passwor
   const { username } = userFor(mechanism);
   if (mechanism === 'PLAIN') return { mechanism: 'plain', username, password };
   return mechanism === 'SCRAM-SHA-256' ? { mechanism: 'scram-sha-256', username, password } : { mechanism: 'scram-sha-512', username, password };
-}
-
-async function failedAuthentications(broker: BrokerProcess): Promise<number> {
-  const text = await (await fetch(await metricsUrl(broker))).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('sluice_authentications_total{') && l.includes('result="failure"'))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 for (const protocol of PROTOCOLS) {
@@ -105,7 +97,7 @@ for (const protocol of PROTOCOLS) {
     });
 
     test('wrong passwords and unknown users fail with the clients\' authentication errors; the broker counts them and serves on', async (t) => {
-      const before = await failedAuthentications(broker);
+      const before = await counterValue(broker, 'sluice_authentications_total', 'result="failure"');
       const wrongPassword = new Kafka({ brokers: [broker.bootstrap], sasl: kafkajsSasl('SCRAM-SHA-512', 'wrong'), logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
       await assert.rejects(wrongPassword.connect(), (err: Error) => err.name === 'KafkaJSSASLAuthenticationError' && /invalid credentials with SASL mechanism SCRAM-SHA-512/.test(err.message));
       await wrongPassword.disconnect();
@@ -117,7 +109,7 @@ for (const protocol of PROTOCOLS) {
           assert.equal(line(lines, 'admin')['message'], expected);
         }
       });
-      assert.ok((await failedAuthentications(broker)) > before);
+      assert.ok((await counterValue(broker, 'sluice_authentications_total', 'result="failure"')) > before);
       const connection = await KafkaConnection.connect({ ...hostPort(broker.bootstrap), sasl: { mechanism: 'SCRAM-SHA-256', ...SCRAM_USERS['SCRAM-SHA-256'] } });
       try {
         assert.equal(await brokerCount(connection), 1);

@@ -8,6 +8,7 @@ import { KafkaCluster } from '../../../src/client/cluster.js';
 import type { KafkaConnection } from '../../../src/client/connection.js';
 import { alterScramCredentials } from '../../../src/client/scram-credentials-admin.js';
 import { MetadataRequest, MetadataResponse } from '../../../src/protocol/messages/index.js';
+import { metricsUrl, type BrokerProcess } from '../../helpers/broker-process.js';
 import { startJavaProgram } from '../groups/group-helpers.js';
 import type { JsonLine } from '../../helpers/interop.js';
 
@@ -82,3 +83,12 @@ export async function createScramUsers(bootstrap: string): Promise<void> {
   }
 }
 
+
+/** The sum of a counter's series on the broker's /metrics whose labels contain every one of `labels`. */
+export async function counterValue(broker: BrokerProcess, name: string, ...labels: string[]): Promise<number> {
+  const text = await (await fetch(await metricsUrl(broker))).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
