@@ -31,6 +31,7 @@ import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
+import { ClientQuotas } from '../quota/client-quotas.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
 import { purgatoryEvents } from '../router/partition-events.js';
@@ -139,11 +140,13 @@ export class Broker {
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
+    const currentCluster = (): ClusterContext => {
+      if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
+      return cluster;
+    };
+    const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
     const listener = new Listener(
-      new RequestDispatcher(registry, logger('handlers'), metrics, () => {
-        if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
-        return cluster;
-      }),
+      new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas),
       {
         // `listeners` takes one PLAINTEXT listener for now (config.ts refuses others).
         listenerName: 'PLAINTEXT',

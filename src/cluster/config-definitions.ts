@@ -127,6 +127,8 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('socket.request.max.bytes', 'int', '104857600', false, 'Largest request frame; larger ones close the connection before any allocation.', { min: 1 }),
   broker('queued.max.requests', 'int', '500', false, 'Responses pending on one connection before the broker stops reading it.', { min: 1 }),
   broker('connections.max.idle.ms', 'long', '600000', false, 'Connections idle for longer are closed.'),
+  broker('quota.window.num', 'int', '11', false, 'Samples kept to measure client quota rates.', { min: 1 }),
+  broker('quota.window.size.seconds', 'int', '1', false, 'Time span of each client quota sample.', { min: 1 }),
   broker('zookeeper.connect', 'string', null, false, 'ZooKeeper connection string host:port[,host:port][/chroot]; set, the broker is a member of a cluster.'),
   broker('zookeeper.session.timeout.ms', 'int', '18000', false, 'ZooKeeper session timeout: a broker silent for longer leaves the cluster.', { min: 1 }),
   broker('zookeeper.connection.timeout.ms', 'int', null, false, 'How long the broker waits to connect to ZooKeeper; defaults to the session timeout.', { min: 1 }),
