@@ -34,6 +34,8 @@ import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassig
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
+import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
+import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
 import { describeTransactionsHandler } from './65-describe-transactions.js';
@@ -83,6 +85,8 @@ export const HANDLERS: readonly RegisteredApi[] = [
   listPartitionReassignmentsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
   describeClusterHandler,
   describeProducersHandler,
   describeTransactionsHandler,
