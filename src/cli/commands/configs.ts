@@ -1,14 +1,18 @@
 /**
  * `sluice configs`, after Kafka's kafka-configs.sh: describe and incrementally alter the
- * configs of a topic, a broker, or the cluster-wide broker default.
+ * configs of a topic, a broker, or the cluster-wide broker default, and the quotas of users and
+ * client ids (`client-quota-configs.ts`).
  */
 import { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, KafkaAdminClient, type ConfigEntry, type ConfigResource } from '../../client/index.js';
 import { parseAddConfig, parseDeleteConfig } from './config-assignments.js';
+import { alterQuotas, describeQuotas, isQuotaEntityType, quotaTarget } from './client-quota-configs.js';
 import { oneAction, parseOptions, UsageError, withCluster, writeOut, type Command } from './command-support.js';
 
-const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT --entity-type topics|brokers (--entity-name NAME | --entity-default)
+const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT --entity-type topics|brokers|users|clients (--entity-name NAME | --entity-default)
          --describe [--all]
        | --alter [--add-config k=v[,k=[a,b]]...] [--delete-config k[,k]...]
+       (users and clients: quotas, e.g. --add-config producer_byte_rate=1024,consumer_byte_rate=2048;
+        --describe without a name lists every entity of the type)
 `;
 
 const OPTIONS = {
@@ -26,6 +30,10 @@ const OPTIONS = {
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
   const action = oneAction({ describe: o.describe, alter: o.alter });
+  if (isQuotaEntityType(o['entity-type'])) {
+    await runQuotas(o['bootstrap-server'], action, quotaTarget(o['entity-type']!, o['entity-name'], o['entity-default'] === true), o['add-config'], o['delete-config']);
+    return;
+  }
   const resource = configResource(o['entity-type'], o['entity-name'], o['entity-default'] === true);
   await withCluster(o['bootstrap-server'], async (cluster) => {
     const admin = new KafkaAdminClient(cluster);
@@ -36,11 +44,7 @@ async function run(args: string[]): Promise<void> {
       for (const e of entries.filter((x) => all || x.source === ownSource(resource))) await writeOut(`  ${describeEntry(e)}\n`);
       return;
     }
-    const additions = new Map((o['add-config'] ?? []).flatMap((text) => [...parseAddConfig(text)]));
-    const deletions = (o['delete-config'] ?? []).flatMap(parseDeleteConfig);
-    if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
-    const overlap = deletions.filter((k) => additions.has(k));
-    if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
+    const { additions, deletions } = configChanges(o['add-config'], o['delete-config']);
     await admin.incrementalAlterConfigs(resource, [
       ...[...additions].map(([name, value]) => ({ name, op: AlterConfigOp.Set, value })),
       ...deletions.map((name) => ({ name, op: AlterConfigOp.Delete, value: null })),
@@ -49,8 +53,26 @@ async function run(args: string[]): Promise<void> {
   });
 }
 
+async function runQuotas(bootstrap: string | undefined, action: 'describe' | 'alter', target: ReturnType<typeof quotaTarget>, add: string[] | undefined, del: string[] | undefined): Promise<void> {
+  await withCluster(bootstrap, async (cluster) => {
+    if (action === 'describe') return describeQuotas(cluster, target);
+    const { additions, deletions } = configChanges(add, del);
+    return alterQuotas(cluster, target, additions, deletions);
+  });
+}
+
+/** `--add-config` and `--delete-config`, which must change something and not the same key twice. */
+function configChanges(add: string[] | undefined, del: string[] | undefined): { additions: Map<string, string>; deletions: string[] } {
+  const additions = new Map((add ?? []).flatMap((text) => [...parseAddConfig(text)]));
+  const deletions = (del ?? []).flatMap(parseDeleteConfig);
+  if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
+  const overlap = deletions.filter((k) => additions.has(k));
+  if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
+  return { additions, deletions };
+}
+
 function configResource(entityType: string | undefined, entityName: string | undefined, entityDefault: boolean): ConfigResource {
-  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics or brokers, not '${entityType ?? ''}'`);
+  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics, brokers, users or clients, not '${entityType ?? ''}'`);
   if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
   if (entityType === 'topics') {
     if (entityDefault) throw new UsageError('--entity-default applies to brokers only');
