@@ -67,6 +67,34 @@ describe('client quotas on the wire and from sluice configs', () => {
     await alterQuota(broker.bootstrap, [{ entityType: 'client-id', entityName: WIRE_CLIENT }], 'producer_byte_rate', null);
   });
 
+  test('a fetch over consumer_byte_rate is answered empty with the throttle time (KIP-219), and its bytes are not counted', async () => {
+    await alterQuota(broker.bootstrap, [{ entityType: 'client-id', entityName: WIRE_CLIENT }], 'consumer_byte_rate', 1000);
+    const fetch = (): Promise<M.FetchResponseData> =>
+      wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, 12, {
+        replicaId: -1,
+        maxWaitMs: 0,
+        minBytes: 1,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ topic: 'wire-quota', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+      });
+    // The partition holds two batches of 30 kB: far over 1000 B/s even over the 10 s minimum window.
+    for (let i = 0; i < 2; i++) {
+      const throttled = await fetch();
+      assert.deepEqual(throttled.responses, []);
+      assert.equal(throttled.errorCode, 0);
+      assert.ok(throttled.throttleTimeMs > 15_000, `throttle_time_ms ${throttled.throttleTimeMs}`);
+      // Unrecorded: the second throttle is no longer than the first would be with twice the bytes.
+      assert.ok(throttled.throttleTimeMs < 40_000, `throttle_time_ms ${throttled.throttleTimeMs}`);
+    }
+    await alterQuota(broker.bootstrap, [{ entityType: 'client-id', entityName: WIRE_CLIENT }], 'consumer_byte_rate', null);
+    const free = await fetch();
+    assert.equal(free.throttleTimeMs, 0);
+    assert.equal(free.responses[0]!.partitions[0]!.partitionIndex, 0);
+  });
+
   test('sluice configs alters, describes and deletes the quotas of users and client ids', async () => {
     const cli = (...args: string[]) => runCli(['configs', '--bootstrap-server', broker.bootstrap, ...args]);
     assert.equal(ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--alter', '--add-config', 'producer_byte_rate=1024,consumer_byte_rate=2048'), 'alter user'), 'Completed updating config for user carol.\n');
