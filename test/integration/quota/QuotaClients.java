@@ -18,6 +18,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public class QuotaClients {
   static final ObjectMapper JSON = new ObjectMapper();
+  static final long MAX_BACKLOG_BYTES = 256 * 1024;
   static String bootstrap;
 
   public static void main(String[] args) throws Exception {
@@ -25,8 +26,7 @@ public class QuotaClients {
     switch (args[0]) {
       case "produce" -> produce(args[2], args[3], Long.parseLong(args[4]), Integer.parseInt(args[5]));
       case "consume" -> consume(args[2], args[3], Long.parseLong(args[4]));
-      case "alter" -> alter(args[2], args[3], args[4], args[5]);
-      case "describe" -> describe(args[2], args[3]);
+      case "admin" -> admin();
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -51,7 +51,7 @@ public class QuotaClients {
     return Double.NaN;
   }
 
-  /** Sends fixed-size records as fast as the producer takes them for `millis`, counting acknowledged value bytes. */
+  /** Sends fixed-size records as fast as the producer takes them for `millis`, then flushes; counts acknowledged value bytes. */
   static void produce(String topic, String clientId, long millis, int recordBytes) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -75,17 +75,29 @@ public class QuotaClients {
       producer.partitionsFor(topic);
       start = System.nanoTime();
       long deadline = start + millis * 1_000_000L;
+      AtomicLong completed = new AtomicLong();
+      long sent = 0;
       while (System.nanoTime() < deadline) {
+        // A bounded backlog keeps send() from blocking past the end of the run on a full buffer.
+        if (sent - completed.get() >= MAX_BACKLOG_BYTES) {
+          Thread.sleep(1);
+          continue;
+        }
         producer.send(new ProducerRecord<>(topic, value), (md, err) -> {
           if (err == null) acked.addAndGet(recordBytes);
+          completed.addAndGet(recordBytes);
         });
+        sent += recordBytes;
       }
+      // The run ends once what it sent is acknowledged: bytes over the quota are paid for by the
+      // throttle of the responses that follow them, so cutting the run short would count bytes
+      // whose throttle has not been served yet.
+      producer.flush();
       end = System.nanoTime();
       ackedInRun = acked.get();
       throttleAvg = metric(producer.metrics(), "produce-throttle-time-avg");
       throttleMax = metric(producer.metrics(), "produce-throttle-time-max");
     }
-    // Only what was acknowledged within the run counts, not what close() flushes afterwards.
     emit("produced", "bytes", ackedInRun, "seconds", (end - start) / 1e9, "throttleAvg", throttleAvg, "throttleMax", throttleMax);
   }
 
@@ -129,33 +141,39 @@ public class QuotaClients {
     return new ClientQuotaEntity(m);
   }
 
-  /** Sets `key` to `value` (or removes it for "remove") on the entity, and reports each entity's outcome. */
-  static void alter(String type, String name, String key, String value) throws Exception {
+  /** The AdminClient's quota calls in one JVM: set, describe, a refused value, remove, describe again. */
+  static void admin() throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Double v = value.equals("remove") ? null : Double.valueOf(value);
-      ClientQuotaAlteration alteration = new ClientQuotaAlteration(entity(type, name), List.of(new ClientQuotaAlteration.Op(key, v)));
-      try {
-        admin.alterClientQuotas(List.of(alteration)).all().get();
-        emit("altered");
-      } catch (Exception e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        emit("alter-failed", "error", cause.getClass().getSimpleName(), "message", String.valueOf(cause.getMessage()));
-      }
+      alter(admin, "user", "alice", "consumer_byte_rate", 2048.0);
+      alter(admin, "client-id", "<default>", "producer_byte_rate", 4096.0);
+      describe(admin, ClientQuotaFilterComponent.ofEntity("user", "alice"));
+      describe(admin, ClientQuotaFilterComponent.ofDefaultEntity("client-id"));
+      alter(admin, "user", "alice", "producer_byte_rate", -5.0);
+      alter(admin, "user", "alice", "consumer_byte_rate", null);
+      alter(admin, "client-id", "<default>", "producer_byte_rate", null);
+      describe(admin, ClientQuotaFilterComponent.ofEntityType("user"));
     }
   }
 
-  /** Describes the entities of `type` named `name` ("<default>", or "*" for any). */
-  static void describe(String type, String name) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      ClientQuotaFilterComponent c = name.equals("*") ? ClientQuotaFilterComponent.ofEntityType(type)
-          : name.equals("<default>") ? ClientQuotaFilterComponent.ofDefaultEntity(type) : ClientQuotaFilterComponent.ofEntity(type, name);
-      Map<ClientQuotaEntity, Map<String, Double>> quotas = admin.describeClientQuotas(ClientQuotaFilter.contains(List.of(c))).entities().get();
-      for (Map.Entry<ClientQuotaEntity, Map<String, Double>> e : quotas.entrySet()) {
-        Map<String, String> names = new TreeMap<>();
-        e.getKey().entries().forEach((k, n) -> names.put(k, n == null ? "<default>" : n));
-        emit("quota", "entity", names, "values", new TreeMap<>(e.getValue()));
-      }
-      emit("described", "count", quotas.size());
+  /** Sets `key` to `value` (removes it when null) on the entity, and reports the outcome. */
+  static void alter(Admin admin, String type, String name, String key, Double value) {
+    ClientQuotaAlteration alteration = new ClientQuotaAlteration(entity(type, name), List.of(new ClientQuotaAlteration.Op(key, value)));
+    try {
+      admin.alterClientQuotas(List.of(alteration)).all().get();
+      emit("altered");
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      emit("alter-failed", "error", cause.getClass().getSimpleName(), "message", String.valueOf(cause.getMessage()));
     }
+  }
+
+  static void describe(Admin admin, ClientQuotaFilterComponent component) throws Exception {
+    Map<ClientQuotaEntity, Map<String, Double>> quotas = admin.describeClientQuotas(ClientQuotaFilter.contains(List.of(component))).entities().get();
+    for (Map.Entry<ClientQuotaEntity, Map<String, Double>> e : quotas.entrySet()) {
+      Map<String, String> names = new TreeMap<>();
+      e.getKey().entries().forEach((k, n) -> names.put(k, n == null ? "<default>" : n));
+      emit("quota", "entity", names, "values", new TreeMap<>(e.getValue()));
+    }
+    emit("described", "count", quotas.size());
   }
 }
