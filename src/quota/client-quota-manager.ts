@@ -26,8 +26,6 @@ export interface QuotaSensorView {
   readonly tags: QuotaTags;
   /** The measured rate: bytes per second, or percent of one thread's time. */
   readonly rate: number;
-  /** The limit its tags resolve to; null when unlimited. */
-  readonly limit: number | null;
 }
 
 export class ClientQuotaManager {
@@ -86,7 +84,7 @@ export class ClientQuotaManager {
 
   /** Every live sensor with its rate at `nowMs`, for /metrics. */
   sensorViews(nowMs: number): QuotaSensorView[] {
-    return [...this.sensors.values()].map((s) => ({ type: this.type, tags: s.tags, rate: s.rate.measure(nowMs), limit: this.limits.limitOf(s.tags) }));
+    return [...this.sensors.values()].map((s) => ({ type: this.type, tags: s.tags, rate: s.rate.measure(nowMs) }));
   }
 
   private sensorOf(user: string, clientId: string, nowMs: number): Sensor {

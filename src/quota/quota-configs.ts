@@ -25,7 +25,7 @@ const IP_QUOTA_KEYS: ReadonlyMap<string, QuotaValueType> = new Map([[CONNECTION_
 
 export type EntityKind = 'client' | 'ip';
 
-export function quotaKeysOf(kind: EntityKind): ReadonlyMap<string, QuotaValueType> {
+function quotaKeysOf(kind: EntityKind): ReadonlyMap<string, QuotaValueType> {
   return kind === 'ip' ? IP_QUOTA_KEYS : CLIENT_QUOTA_KEYS;
 }
 

@@ -8,15 +8,13 @@
  * The throttle time of a violation is Kafka's: how long, with nothing more recorded, until the
  * rate is back at the quota — (rate − quota) / quota × the window the rate was measured over.
  */
+/** Kafka's defaults are 11 samples of 1 s. */
 export interface QuotaWindow {
   /** `quota.window.num`. */
   readonly samples: number;
   /** `quota.window.size.seconds`, in milliseconds. */
   readonly sampleMs: number;
 }
-
-/** Kafka's defaults: 11 samples of 1 s. */
-export const DEFAULT_QUOTA_WINDOW: QuotaWindow = { samples: 11, sampleMs: 1000 };
 
 interface Sample {
   value: number;
