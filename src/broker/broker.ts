@@ -31,6 +31,7 @@ import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
 import { Listener } from '../network/listener.js';
+import { ClientQuotas } from '../quota/client-quotas.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
 import { purgatoryEvents } from '../router/partition-events.js';
@@ -143,14 +144,16 @@ export class Broker {
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
+    const currentCluster = (): ClusterContext => {
+      if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
+      return cluster;
+    };
+    const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
     // SCRAM credentials are read from the metadata image, which exists once the listener is bound.
     let metadataSource: MetadataSource | null = null;
     const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(metadataSource, user, mechanism), metrics, logger('security'));
     const listener = new Listener(
-      new RequestDispatcher(registry, logger('handlers'), metrics, () => {
-        if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
-        return cluster;
-      }, authenticator),
+      new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator),
       {
         listenerName: config.listenerName,
         securityProtocol: config.securityProtocol,

@@ -36,6 +36,8 @@ export interface BrokerConfig {
   /** `queued.max.requests` per connection before the broker stops reading from it. */
   readonly maxInFlightRequests: number;
   readonly connectionsMaxIdleMs: number;
+  /** `quota.window.num` and `quota.window.size.seconds` (in ms): how client quota rates are measured. */
+  readonly quotaWindow: { readonly samples: number; readonly sampleMs: number };
   readonly logRetentionCheckIntervalMs: number;
   /** `log.cleaner.threads`: compaction threads per partition worker (0 disables compaction). */
   readonly logCleanerThreads: number;
@@ -232,6 +234,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       socketRequestMaxBytes: values.int('socket.request.max.bytes'),
       maxInFlightRequests: values.int('queued.max.requests'),
       connectionsMaxIdleMs: values.int('connections.max.idle.ms'),
+      quotaWindow: { samples: values.int('quota.window.num'), sampleMs: values.int('quota.window.size.seconds') * 1000 },
       logRetentionCheckIntervalMs: values.int('log.retention.check.interval.ms'),
       logCleanerThreads: values.int('log.cleaner.threads'),
       numPartitionWorkers: values.int('num.partition.workers'),

@@ -131,6 +131,8 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI', false, 'The SASL mechanism brokers use towards each other when the inter-broker listener is a SASL one.'),
   broker('connections.max.reauth.ms', 'long', '0', false, 'Longest SASL session before the client must re-authenticate (KIP-368); 0 disables. Per listener and mechanism: listener.name.<listener>.<mechanism>.connections.max.reauth.ms.', { min: 0 }),
   broker('connection.failed.authentication.delay.ms', 'int', '100', false, 'How long the response to a failed authentication, and the close after it, are delayed.', { min: 0 }),
+  broker('quota.window.num', 'int', '11', false, 'Samples kept to measure client quota rates.', { min: 1 }),
+  broker('quota.window.size.seconds', 'int', '1', false, 'Time span of each client quota sample.', { min: 1 }),
   broker('zookeeper.connect', 'string', null, false, 'ZooKeeper connection string host:port[,host:port][/chroot]; set, the broker is a member of a cluster.'),
   broker('zookeeper.session.timeout.ms', 'int', '18000', false, 'ZooKeeper session timeout: a broker silent for longer leaves the cluster.', { min: 1 }),
   broker('zookeeper.connection.timeout.ms', 'int', null, false, 'How long the broker waits to connect to ZooKeeper; defaults to the session timeout.', { min: 1 }),

@@ -10,8 +10,12 @@
  * would open its producer's transaction in a partition is verified with the transaction
  * coordinator first (KIP-890, see `txn-verification.ts`) — the partition says so, and the handler
  * appends it again once verified. Versions 0-2 are advertised but not served, as in Kafka 4.
+ * Client quotas: the request's bytes count against `producer_byte_rate` and its handler time
+ * against `request_percentage` (not for acks=0, as Kafka exempts it); the larger throttle goes in
+ * `throttle_time_ms` and mutes the connection.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { RequestQuotas } from '../quota/client-quotas.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   ProduceRequest,
@@ -131,6 +135,14 @@ interface AwaitedAcks {
   readonly answers: PendingAnswer[];
 }
 
+/** Records the request against the produce and request quotas and answers its throttle time. */
+function settleQuotas(quotas: RequestQuotas | undefined, acks: number): number {
+  if (quotas === undefined) return 0;
+  const bytesThrottleMs = quotas.produceThrottleMs();
+  if (acks === 0) quotas.exempt();
+  return quotas.throttleForLarger('Produce', bytesThrottleMs, quotas.requestThrottleMs());
+}
+
 export const produceHandler = defineHandler({
   request: ProduceRequest,
   response: ProduceResponse,
@@ -210,13 +222,14 @@ export const produceHandler = defineHandler({
         });
       }
     }
+    const throttleTimeMs = settleQuotas(ctx.quotas, acks);
     if (acks === 0) {
       const failure = responses.flatMap((t) => t.partitionResponses ?? []).find((p) => (p.errorCode ?? 0) !== ErrorCode.NONE);
       if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
       return NO_RESPONSE;
     }
     const moved = ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
-    if (!moved) return { responses, throttleTimeMs: 0 };
+    if (!moved) return { responses, throttleTimeMs };
     const hints = new LeaderHints(c.metadata);
     for (const t of responses) {
       const name = byId ? (c.metadata.topicById(t.topicId ?? '')?.name ?? '') : (t.name ?? '');
@@ -225,6 +238,6 @@ export const produceHandler = defineHandler({
         if (hint !== null) p.currentLeader = hint;
       }
     }
-    return { responses, throttleTimeMs: 0, nodeEndpoints: hints.endpoints() };
+    return { responses, throttleTimeMs, nodeEndpoints: hints.endpoints() };
   },
 });

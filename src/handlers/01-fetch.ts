@@ -16,8 +16,13 @@
  *   records the follower's position on the leader (which may move the high watermark); a log
  *   that diverged from the leader's answers its diverging epoch (v12+) and no records. Their
  *   long polls wake on any append; their bytes are not counted as consumers' bytes out.
+ * - Client quotas (consumers only): the response's record bytes count against
+ *   `consumer_byte_rate` and the handler time against `request_percentage`; a throttled fetch
+ *   is answered with no partitions and the throttle time (KIP-219), and reads at most what the
+ *   quota window can take (Kafka's maxValueInQuotaWindow).
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { RequestQuotas } from '../quota/client-quotas.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   FetchRequest,
@@ -55,9 +60,10 @@ function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): To
 
 /**
  * Reads every partition of the context once (one message per worker), keeping the response
- * within `maxBytes`. `replicaId` is the fetching broker's, or negative for a consumer.
+ * within `maxBytes` (the request's, or less under a consumer byte quota). `replicaId` is the
+ * fetching broker's, or negative for a consumer.
  */
-async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number): Promise<PartitionRead[]> {
+async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number, maxBytes: number): Promise<PartitionRead[]> {
   const reads: PartitionRead[] = [];
   const commands: ReadCommand[] = [];
   const positions: number[] = [];
@@ -77,7 +83,7 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
       partition: partition.partition,
       currentLeaderEpoch: partition.params.currentLeaderEpoch,
       fetchOffset: partition.params.fetchOffset,
-      maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, request.maxBytes)),
+      maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, maxBytes)),
       readCommitted: request.isolationLevel === READ_COMMITTED,
       minOneMessage: true,
       replicaId,
@@ -97,7 +103,7 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
   return reads.map((r) => {
     const records = r.result.records;
     if (records === null) return r;
-    if (total > 0 && total + records.byteLength > request.maxBytes) {
+    if (total > 0 && total + records.byteLength > maxBytes) {
       records.release();
       return { ...r, result: { ...r.result, records: null } };
     }
@@ -153,6 +159,18 @@ function respond(context: FetchContext, reads: readonly PartitionRead[], byId: b
   return [...topics.values()];
 }
 
+/**
+ * Records a consumer's fetch against its byte and request quotas and answers the throttle time.
+ * A throttled fetch is answered empty (KIP-219), so its bytes are taken back from the byte rate.
+ */
+function settleQuotas(quotas: RequestQuotas, responseBytes: number): number {
+  const requestThrottleMs = quotas.requestThrottleMs();
+  const bytesThrottleMs = quotas.fetchThrottleMs(responseBytes);
+  const throttleTimeMs = quotas.throttleForLarger('Fetch', bytesThrottleMs, requestThrottleMs);
+  if (throttleTimeMs > 0) quotas.unrecordFetch(responseBytes);
+  return throttleTimeMs;
+}
+
 export const fetchHandler = defineHandler({
   request: FetchRequest,
   response: FetchResponse,
@@ -184,8 +202,12 @@ export const fetchHandler = defineHandler({
     if (!opened.ok) return { errorCode: opened.errorCode, sessionId: 0, responses: [], throttleTimeMs: 0 };
     const context = opened.context;
 
+    const quotas = fromReplica ? undefined : ctx.quotas;
+    // Followers are exempt from client quotas; a consumer never gets more than its quota window can take at once.
+    if (fromReplica) ctx.quotas?.exempt();
+    const maxBytes = quotas === undefined ? request.maxBytes : Math.min(request.maxBytes, Math.floor(quotas.fetchMaxBytes()));
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
-    let reads = await readAll(c, context, request, byId, replicaId);
+    let reads = await readAll(c, context, request, byId, replicaId, maxBytes);
     const keys = reads.filter((r) => r.topic !== undefined).map((r) => partitionKey(r.topic!.name, r.partition.partition));
     for (;;) {
       const ready =
@@ -194,8 +216,15 @@ export const fetchHandler = defineHandler({
       if (ready || left <= 0) break;
       releaseAll(reads);
       const reason = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark');
-      reads = await readAll(c, context, request, byId, replicaId);
+      reads = await readAll(c, context, request, byId, replicaId, maxBytes);
       if (reason === 'shutdown') break;
+    }
+    const throttleTimeMs = quotas === undefined ? 0 : settleQuotas(quotas, bytesOf(reads));
+    if (throttleTimeMs > 0) {
+      releaseAll(reads);
+      // The session is left as it was: the client sends the same fetch again after the throttle.
+      if (!context.incremental) c.fetchSessions.remove(context.sessionId);
+      return { errorCode: ErrorCode.NONE, sessionId: context.incremental ? context.sessionId : 0, responses: [], throttleTimeMs };
     }
     const responses = respond(context, reads, byId, fromReplica, ctx.metrics);
     const version = ctx.header.requestApiVersion;

@@ -11,6 +11,7 @@ import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-su
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import type { Reader } from '../protocol/primitives/reader.js';
 import type { Writer } from '../protocol/primitives/writer.js';
+import type { RequestQuotas } from '../quota/client-quotas.js';
 import type { ClusterContext } from './cluster-context.js';
 
 export interface ApiVersionRange {
@@ -36,6 +37,12 @@ export interface RequestContext {
   readonly metrics: BrokerMetrics;
   /** The SASL state of the connections, for SaslHandshake and SaslAuthenticate; absent on a broker without SASL listeners. */
   readonly authenticator?: SaslAuthenticator;
+  /**
+   * The client quotas of this request, when the broker enforces them. Produce and Fetch settle
+   * them themselves; for any other API `defineHandler` records the request quota and puts its
+   * throttle in the response's `throttle_time_ms`.
+   */
+  readonly quotas?: RequestQuotas;
 }
 
 /**
@@ -84,6 +91,7 @@ export function defineHandler<Req, Res>(spec: HandlerSpec<Req, Res>): Registered
   }
   const name = spec.request.name.replace(/Request$/, '');
   const versions = spec.versions ?? spec.request.validVersions;
+  const hasThrottleTime = spec.response.schema.fields.some((f) => f.prop === 'throttleTimeMs');
   return {
     apiKey,
     name,
@@ -94,6 +102,11 @@ export function defineHandler<Req, Res>(spec: HandlerSpec<Req, Res>): Registered
       const request = spec.request.read(body, version);
       const response = await spec.handle(request, ctx);
       if (response === NO_RESPONSE) return NO_RESPONSE;
+      if (ctx.quotas !== undefined && !ctx.quotas.settled) {
+        const throttleTimeMs = ctx.quotas.settleRequestQuota();
+        // Every response type with the field carries the request quota's throttle (KIP-219).
+        if (throttleTimeMs > 0 && hasThrottleTime) (response as { throttleTimeMs?: number }).throttleTimeMs = throttleTimeMs;
+      }
       ctx.onResponse?.(response);
       return (w) => spec.response.write(w, response, version);
     },

@@ -38,6 +38,8 @@ import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.j
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
+import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
+import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
 import { describeTransactionsHandler } from './65-describe-transactions.js';
@@ -91,6 +93,8 @@ export const HANDLERS: readonly RegisteredApi[] = [
   offsetDeleteHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
   describeClusterHandler,
   describeProducersHandler,
   describeTransactionsHandler,

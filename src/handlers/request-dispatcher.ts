@@ -2,6 +2,10 @@
  * Serves one request: finds its handler in the registry, answers an ApiVersions request at an
  * unknown version the KIP-511 way, and encodes the handler's response with the header version
  * Kafka uses. Failures other than bad input are logged with the request's identity and rethrown.
+ * With client quotas, each request gets its `RequestQuotas`, charged with the main thread's time
+ * spent on it: the synchronous part of its handling (decoding, the handler up to its first wait),
+ * which is what Sluice's single request thread gives it — time waiting on partition workers,
+ * purgatories or coordinators is no handler time, as Kafka counts no purgatory time.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
@@ -20,6 +24,12 @@ import type { FrameParts } from '../protocol/primitives/writer.js';
 import { apiVersionsBody } from './18-api-versions.js';
 import { NO_RESPONSE, type RequestContext } from './handler.js';
 import type { HandlerRegistry } from './registry.js';
+import type { ClientQuotas } from '../quota/client-quotas.js';
+import { CLUSTER_HANDLERS } from './index.js';
+
+/** Inter-broker requests, which Kafka exempts from the request quota (they are cluster actions). */
+const WRITE_TXN_MARKERS_KEY = 27;
+const QUOTA_EXEMPT_APIS: ReadonlySet<number> = new Set([...CLUSTER_HANDLERS.map((h) => h.apiKey), WRITE_TXN_MARKERS_KEY]);
 
 export class RequestDispatcher {
   /** Per API, the `onResponse` hook counting its responses' error codes (made once, not per request). */
@@ -34,11 +44,13 @@ export class RequestDispatcher {
      * the listener is bound (the advertised port may be the one the OS picked).
      */
     private readonly cluster: () => ClusterContext | undefined = () => undefined,
+    /** The broker's client quotas; none enforced without. */
+    private readonly quotas: ClientQuotas | null = null,
     /** Decides which requests an unauthenticated connection of a SASL listener may send; none without SASL listeners. */
     private readonly authenticator?: SaslAuthenticator,
   ) {}
 
-  async dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | FinalResponse | null> {
+  async dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle: (ms: number) => void = () => {}): Promise<FrameParts | FinalResponse | null> {
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);
@@ -59,9 +71,25 @@ export class RequestDispatcher {
       this.metrics.requestFailed(handler.name);
       throw new DecodeError(`${handler.name} request not allowed in the connection's SASL state`);
     }
-    const ctx: RequestContext = { header, session, supportedApis: this.registry.supportedApis, onResponse: this.errorCounter(handler.name), metrics: this.metrics, cluster: this.cluster(), authenticator: this.authenticator };
+    const quotas = this.quotas?.forRequest(session.principal, header.clientId ?? '', throttle);
+    if (quotas !== undefined) {
+      quotas.requestBytes = body.buf.length;
+      if (QUOTA_EXEMPT_APIS.has(apiKey)) quotas.exempt();
+    }
+    const ctx: RequestContext = {
+      header,
+      session,
+      supportedApis: this.registry.supportedApis,
+      onResponse: this.errorCounter(handler.name),
+      metrics: this.metrics,
+      cluster: this.cluster(),
+      authenticator: this.authenticator,
+      ...(quotas === undefined ? {} : { quotas }),
+    };
     try {
-      const response = await handler.invoke(body, ctx);
+      const invoked = handler.invoke(body, ctx);
+      if (quotas !== undefined) quotas.handlerMs = performance.now() - started;
+      const response = await invoked;
       const frame = response === NO_RESPONSE ? null : encodeResponse(apiKey, version, header.correlationId, response);
       this.metrics.requestServed(handler.name, version, (performance.now() - started) / 1000);
       const closingDelay = frame === null ? null : (this.authenticator?.takeClosingDelay(session) ?? null);

@@ -2,7 +2,9 @@
  * One client connection, on the main thread: frames the byte stream, decodes request headers,
  * hands them to the dispatcher and writes responses strictly in request order, even when a later
  * request finishes first. Bad input (oversized or malformed frames, unknown APIs, unparsable
- * requests) closes only this connection, as Kafka does.
+ * requests) closes only this connection, as Kafka does. A client quota's throttle mutes the
+ * connection: its response still goes out at once, but nothing more is read until the throttle
+ * time has passed (KIP-219), as Kafka's socket server mutes a throttled channel.
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../common/logger.js';
@@ -47,6 +49,10 @@ export class Connection {
   private finishing = false;
   /** Resolvers of `quiesce()`, called once no request is pending and everything is sent. */
   private idleWaiters: Array<() => void> = [];
+  /** Ends the current quota throttle; set while the connection is muted for one. */
+  private throttleTimer: NodeJS.Timeout | null = null;
+  private throttledUntilMs = 0;
+  private readonly throttle = (ms: number): void => this.mute(ms);
 
   constructor(
     private readonly socket: Socket,
@@ -99,7 +105,7 @@ export class Connection {
     const slot: PendingResponse = { frame: null, done: false };
     this.pending.push(slot);
     if (this.pending.length >= this.options.maxInFlightRequests) this.socket.pause();
-    this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session).then(
+    this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session, this.throttle).then(
       (response) => (isFinal(response) ? this.finish(slot, response) : this.complete(slot, response)),
       (err: unknown) => this.closeAfterFailure(err),
     );
@@ -132,8 +138,27 @@ export class Connection {
       const head = this.pending.shift()!;
       if (head.frame !== null) this.outbound.enqueue(head.frame);
     }
-    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused() && this.idleWaiters.length === 0 && !this.finishing) this.socket.resume();
+    this.resumeIfAllowed();
     this.notifyIfIdle();
+  }
+
+  /** Stops reading for `ms` (or until an earlier throttle ends, if that is later). */
+  private mute(ms: number): void {
+    const until = Date.now() + ms;
+    if (this.closed || ms <= 0 || until <= this.throttledUntilMs) return;
+    this.throttledUntilMs = until;
+    this.socket.pause();
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      this.resumeIfAllowed();
+    }, ms);
+  }
+
+  /** Reading resumes only when no throttle, no full in-flight window and no quiesce holds it. */
+  private resumeIfAllowed(): void {
+    if (this.closed || this.finishing || this.throttleTimer !== null || this.idleWaiters.length > 0) return;
+    if (this.pending.length < this.options.maxInFlightRequests && this.socket.isPaused()) this.socket.resume();
   }
 
   /**
@@ -177,6 +202,7 @@ export class Connection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.outbound.fail();
     this.socket.destroy();
     this.notifyIfIdle();

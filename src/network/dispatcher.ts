@@ -15,7 +15,8 @@ export interface Dispatcher {
    * Resolves to the response frame, or null for no response (acks=0), or a `FinalResponse`
    * after which the connection closes. Rejects with
    * DecodeError when the request cannot be served at all (unknown API, unsupported version,
-   * malformed body), which closes the connection.
+   * malformed body), which closes the connection. `throttle` mutes the connection (no reading)
+   * for that many ms, once the response is on its way: a client quota's throttle (KIP-219).
    */
-  dispatch(header: RequestHeaderData, body: Reader, session: Session): Promise<FrameParts | FinalResponse | null>;
+  dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle?: (ms: number) => void): Promise<FrameParts | FinalResponse | null>;
 }

@@ -166,6 +166,11 @@ export class FetchSessionCache {
     return { ok: true, context: new FetchContext(session.id, [...session.partitions.values()], true) };
   }
 
+  /** Drops a session its client never learned of (a throttled fetch answers it without the id). */
+  remove(sessionId: number): void {
+    if (sessionId !== NO_SESSION) this.sessions.delete(sessionId);
+  }
+
   private open(usesTopicIds: boolean): FetchSession | null {
     if (this.options.maxSessions <= 0) return null;
     if (this.sessions.size >= this.options.maxSessions) {

@@ -1,18 +1,21 @@
 /**
  * `sluice configs`, after Kafka's kafka-configs.sh: describe and incrementally alter the
- * configs of a topic, a broker, or the cluster-wide broker default.
+ * configs of a topic, a broker, or the cluster-wide broker default, and the quotas of users and
+ * client ids (`client-quota-configs.ts`).
  */
 import { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, KafkaAdminClient, type ConfigEntry, type ConfigResource } from '../../client/index.js';
 import { parseAddConfig, parseDeleteConfig } from './config-assignments.js';
+import { scramMechanism } from '../../security/sasl/scram-formatter.js';
+import { alterQuotas, describeQuotas, isQuotaEntityType, quotaTarget } from './client-quota-configs.js';
 import { alterUserScramConfigs, describeUserScramConfigs } from './user-scram-configs.js';
-import { oneAction, parseOptions, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import { COMMAND_CONFIG_OPTION, oneAction, parseOptions, UsageError, withCluster, writeOut, type Command } from './command-support.js';
 
-const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type topics|brokers (--entity-name NAME | --entity-default)
+const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type topics|brokers|users|clients (--entity-name NAME | --entity-default)
          --describe [--all]
        | --alter [--add-config k=v[,k=[a,b]]...] [--delete-config k[,k]...]
-       sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type users [--entity-name USER]
-         --describe
-       | --alter [--add-config 'SCRAM-SHA-256=[iterations=N,password=P]'] [--delete-config SCRAM-SHA-512]
+       (users and clients: quotas, e.g. --add-config producer_byte_rate=1024,consumer_byte_rate=2048;
+        users also SCRAM credentials, e.g. --add-config 'SCRAM-SHA-512=[iterations=8192,password=P]',
+        --delete-config SCRAM-SHA-512; --describe without a name lists every entity of the type)
 `;
 
 const OPTIONS = {
@@ -31,8 +34,8 @@ const OPTIONS = {
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
   const action = oneAction({ describe: o.describe, alter: o.alter });
-  if (o['entity-type'] === 'users') {
-    await userConfigs(o, action);
+  if (isQuotaEntityType(o['entity-type'])) {
+    await clientEntityConfigs(o, action);
     return;
   }
   const resource = configResource(o['entity-type'], o['entity-name'], o['entity-default'] === true);
@@ -45,7 +48,7 @@ async function run(args: string[]): Promise<void> {
       for (const e of entries.filter((x) => all || x.source === ownSource(resource))) await writeOut(`  ${describeEntry(e)}\n`);
       return;
     }
-    const { additions, deletions } = alterations(o);
+    const { additions, deletions } = configChanges(o['add-config'], o['delete-config']);
     await admin.incrementalAlterConfigs(resource, [
       ...[...additions].map(([name, value]) => ({ name, op: AlterConfigOp.Set, value })),
       ...deletions.map((name) => ({ name, op: AlterConfigOp.Delete, value: null })),
@@ -56,30 +59,47 @@ async function run(args: string[]): Promise<void> {
 
 type ParsedOptions = ReturnType<typeof parseOptions<typeof OPTIONS>>;
 
-function alterations(o: ParsedOptions): { additions: Map<string, string>; deletions: string[] } {
-  const additions = new Map((o['add-config'] ?? []).flatMap((text) => [...parseAddConfig(text)]));
-  const deletions = (o['delete-config'] ?? []).flatMap(parseDeleteConfig);
+/**
+ * Users and client ids: quotas through the client-quota APIs and, for a named user, SCRAM
+ * credentials through the SCRAM APIs, as kafka-configs.sh splits one `--add-config` between them.
+ */
+async function clientEntityConfigs(o: ParsedOptions, action: 'describe' | 'alter'): Promise<void> {
+  const target = quotaTarget(o['entity-type']!, o['entity-name'], o['entity-default'] === true);
+  const user = o['entity-type'] === 'users' && target.name !== null ? target.name : undefined;
+  const scramUser = o['entity-type'] === 'users' && target.name !== null;
+  await withCluster(o, async (cluster) => {
+    if (action === 'describe') {
+      await describeQuotas(cluster, target);
+      if (scramUser) await describeUserScramConfigs(cluster, user);
+      return;
+    }
+    const { additions, deletions } = configChanges(o['add-config'], o['delete-config']);
+    const isScram = (key: string): boolean => scramMechanism(key) !== undefined;
+    const scramAdditions = new Map([...additions].filter(([key]) => isScram(key)));
+    const scramDeletions = deletions.filter(isScram);
+    const quotaAdditions = new Map([...additions].filter(([key]) => !isScram(key)));
+    const quotaDeletions = deletions.filter((key) => !isScram(key));
+    if (scramAdditions.size + scramDeletions.length > 0) {
+      if (!scramUser || user === undefined) throw new UsageError('SCRAM credentials belong to a named user: --entity-type users --entity-name USER');
+      await alterUserScramConfigs(cluster, user, scramAdditions, scramDeletions);
+    }
+    if (quotaAdditions.size + quotaDeletions.length > 0) await alterQuotas(cluster, target, quotaAdditions, quotaDeletions);
+    else await writeOut(`Completed updating config for user ${user!}.\n`);
+  });
+}
+
+/** `--add-config` and `--delete-config`, which must change something and not the same key twice. */
+function configChanges(add: string[] | undefined, del: string[] | undefined): { additions: Map<string, string>; deletions: string[] } {
+  const additions = new Map((add ?? []).flatMap((text) => [...parseAddConfig(text)]));
+  const deletions = (del ?? []).flatMap(parseDeleteConfig);
   if (additions.size === 0 && deletions.length === 0) throw new UsageError('--alter needs --add-config or --delete-config');
   const overlap = deletions.filter((k) => additions.has(k));
   if (overlap.length > 0) throw new UsageError(`a config cannot be both added and deleted: ${overlap.join(', ')}`);
   return { additions, deletions };
 }
 
-async function userConfigs(o: ParsedOptions, action: 'describe' | 'alter'): Promise<void> {
-  if (o['entity-default'] === true) throw new UsageError('users have no default SCRAM credential: give --entity-name');
-  const user = o['entity-name'];
-  if (action === 'alter' && user === undefined) throw new UsageError('--alter of users needs --entity-name');
-  await withCluster(o, async (cluster) => {
-    if (action === 'describe') await describeUserScramConfigs(cluster, user);
-    else {
-      const { additions, deletions } = alterations(o);
-      await alterUserScramConfigs(cluster, user!, additions, deletions);
-    }
-  });
-}
-
 function configResource(entityType: string | undefined, entityName: string | undefined, entityDefault: boolean): ConfigResource {
-  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics, brokers or users, not '${entityType ?? ''}'`);
+  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics, brokers, users or clients, not '${entityType ?? ''}'`);
   if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
   if (entityType === 'topics') {
     if (entityDefault) throw new UsageError('--entity-default applies to brokers only');

@@ -38,7 +38,6 @@ function upsertOf(user: string, key: string, value: string): ScramCredentialChan
 export async function alterUserScramConfigs(cluster: KafkaCluster, user: string, additions: ReadonlyMap<string, string>, deletions: readonly string[]): Promise<void> {
   const changes = [...[...additions].map(([key, value]) => upsertOf(user, key, value)), ...deletions.map((key): ScramCredentialChange => ({ user, mechanism: mechanismName(key) }))];
   await alterScramCredentials(cluster, changes);
-  await writeOut(`Completed updating config for user ${user}.\n`);
 }
 
 /** One line per user with credentials (every such user when `user` is undefined). */

@@ -12,7 +12,7 @@
  * Label objects are cached (per API version, per topic, per error), so an update allocates only
  * what prom-client itself needs to find the series.
  */
-import { Counter, Histogram, Registry, exponentialBuckets } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from 'prom-client';
 
 /** Fetch long polls last up to `max_wait_ms` (seconds), so the buckets reach past 30 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -24,6 +24,14 @@ const REQUEST_BATCHES_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 type ApiLabels = { readonly api: string; readonly version: string };
 type ErrorLabels = { readonly api: string; readonly error_code: string; readonly error: string };
 type TopicLabels = { readonly topic: string };
+type QuotaLabels = { readonly quota_type: string; readonly user: string; readonly client_id: string };
+
+/** One client quota sensor as /metrics shows it (Kafka's byte-rate / request-time per user and client id). */
+export interface ClientQuotaSensorReading {
+  readonly type: string;
+  readonly tags: { readonly user: string; readonly clientId: string };
+  readonly rate: number;
+}
 
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -114,6 +122,29 @@ export class BrokerMetrics {
     labelNames: ['listener'],
     registers: [this.registry],
   });
+  private readonly quotaThrottleMs = new Counter({
+    name: 'sluice_client_quota_throttle_time_ms_total',
+    help: 'Throttle time given to clients, by quota type (Produce, Fetch, Request) and the quota entity\'s user and client id tags (Kafka throttle-time).',
+    labelNames: ['quota_type', 'user', 'client_id'],
+    registers: [this.registry],
+  });
+  private readonly quotaThrottles = new Counter({
+    name: 'sluice_client_quota_throttles_total',
+    help: 'Responses whose connection was throttled, by quota type and quota entity tags.',
+    labelNames: ['quota_type', 'user', 'client_id'],
+    registers: [this.registry],
+  });
+  private quotaSensors: () => readonly ClientQuotaSensorReading[] = () => [];
+  private readonly quotaRate = new Gauge({
+    name: 'sluice_client_quota_rate',
+    help: 'Measured rate of each client quota sensor over the quota window: bytes/s for Produce and Fetch, percent of one thread for Request (Kafka byte-rate, request-time).',
+    labelNames: ['quota_type', 'user', 'client_id'],
+    registers: [this.registry],
+    collect: () => {
+      this.quotaRate.reset();
+      for (const s of this.quotaSensors()) this.quotaRate.set({ quota_type: s.type, user: s.tags.user, client_id: s.tags.clientId }, s.rate);
+    },
+  });
 
   private readonly apiLabels = new Map<string, ApiLabels[]>();
   private readonly errorLabels = new Map<string, Map<number, ErrorLabels>>();
@@ -176,6 +207,18 @@ export class BrokerMetrics {
 
   expiredConnectionKilled(listener: string): void {
     this.expiredConnectionsKilled.inc({ listener });
+  }
+
+  /** A connection throttled for `ms` by the quota of `type` whose sensor has these tags. */
+  clientQuotaThrottled(type: string, user: string, clientId: string, ms: number): void {
+    const labels: QuotaLabels = { quota_type: type, user, client_id: clientId };
+    this.quotaThrottleMs.inc(labels, ms);
+    this.quotaThrottles.inc(labels);
+  }
+
+  /** Where the client quota sensors are read at each scrape. */
+  clientQuotaSensors(source: () => readonly ClientQuotaSensorReading[]): void {
+    this.quotaSensors = source;
   }
 
   zeroCopyBytesSent(bytes: number): void {

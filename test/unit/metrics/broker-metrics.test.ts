@@ -75,3 +75,20 @@ test('fetched bytes per topic, and bytes sent by sendfile apart from buffered wr
   assert.equal(total(s, 'sluice_network_bytes_sent_total', { path: 'zero_copy' }), 1500);
   assert.equal(total(s, 'sluice_network_bytes_sent_total', { path: 'buffered' }), 100);
 });
+
+test('client quota throttles are counted per quota type and entity tags; sensor rates are read at each scrape', async () => {
+  const m = new BrokerMetrics();
+  m.clientQuotaThrottled('Produce', '', 'app', 250);
+  m.clientQuotaThrottled('Produce', '', 'app', 750);
+  m.clientQuotaThrottled('Request', 'alice', '', 40);
+  let rate = 1000;
+  m.clientQuotaSensors(() => [{ type: 'Fetch', tags: { user: 'alice', clientId: '' }, rate }]);
+  let s = parseExposition(await m.registry.metrics());
+  assert.equal(total(s, 'sluice_client_quota_throttle_time_ms_total', { quota_type: 'Produce', user: '', client_id: 'app' }), 1000);
+  assert.equal(total(s, 'sluice_client_quota_throttles_total', { quota_type: 'Produce', user: '', client_id: 'app' }), 2);
+  assert.equal(total(s, 'sluice_client_quota_throttle_time_ms_total', { quota_type: 'Request', user: 'alice', client_id: '' }), 40);
+  assert.equal(total(s, 'sluice_client_quota_rate', { quota_type: 'Fetch', user: 'alice', client_id: '' }), 1000);
+  rate = 250;
+  s = parseExposition(await m.registry.metrics());
+  assert.equal(total(s, 'sluice_client_quota_rate', { quota_type: 'Fetch', user: 'alice', client_id: '' }), 250);
+});
