@@ -19,6 +19,7 @@ import { LocalController } from '../cluster/local-controller.js';
 import { LocalMetadataWriter } from '../cluster/local-metadata-writer.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
+import { Authorizer } from '../security/acl/index.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
@@ -237,6 +238,7 @@ export class Broker {
         groups,
         transactions,
         membership: member?.membership() ?? null,
+        authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
       };
       // Registering invites the controller's requests, which need everything above.
       await member?.join();

@@ -15,6 +15,7 @@ import {
   type PartitionRegistration,
   type TopicImage,
 } from './metadata-image.js';
+import { AclSet, type AccessControlEntry, type ResourcePattern } from '../security/acl/index.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: the controller names a partition being deleted with it. */
 export const LEADER_DURING_DELETE = -2;
@@ -46,6 +47,7 @@ export class ClusterMetadataCache implements MetadataSource {
   private dynamic: Record<DynamicScope, ReadonlyMap<string, string>> = { clusterDefault: new Map(), node: new Map() };
   private brokers: readonly BrokerRegistration[] = [];
   private controllerId = -1;
+  private acls = AclSet.EMPTY;
 
   constructor(private readonly clusterId: string) {
     this.current = this.build();
@@ -94,6 +96,18 @@ export class ClusterMetadataCache implements MetadataSource {
     this.replace();
   }
 
+  /** Every ACL, as loaded from ZooKeeper when the member starts (or its session is renewed). */
+  setAcls(acls: AclSet): void {
+    this.acls = acls;
+    this.replace();
+  }
+
+  /** One resource's ACLs, as a change notification or this member's own write found them. */
+  setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
+    this.acls = this.acls.withEntries(pattern, entries);
+    this.replace();
+  }
+
   /**
    * Resolves once `ready` holds for the current image, or with false after `timeoutMs`: a
    * member's admin request waits so for the controller's answer to reach it.
@@ -131,6 +145,6 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic });
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, acls: this.acls });
   }
 }

@@ -15,6 +15,7 @@ import {
   type PartitionRegistration,
   type TopicImage,
 } from './metadata-image.js';
+import { AclSet, type AccessControlEntry, type ResourcePattern } from '../security/acl/index.js';
 import type { MetadataStore, StoredMetadata } from './metadata-store.js';
 
 export class LocalController implements MetadataSource {
@@ -37,6 +38,7 @@ export class LocalController implements MetadataSource {
         clusterDefault: new Map(Object.entries(stored.brokerConfigs.clusterDefault)),
         node: new Map(Object.entries(stored.brokerConfigs.node)),
       },
+      acls: AclSet.of(stored.acls),
     });
   }
 
@@ -94,6 +96,10 @@ export class LocalController implements MetadataSource {
     this.commit(this.current.withDynamicConfigs(scope, configs));
   }
 
+  setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
+    this.commit(this.current.withAcls(this.current.acls.withEntries(pattern, entries)));
+  }
+
   private existing(name: string): TopicImage {
     const topic = this.current.topic(name);
     if (topic === undefined) throw new RangeError(`topic ${name} is not in the metadata`);
@@ -126,5 +132,6 @@ function stored(image: MetadataImage): StoredMetadata {
       clusterDefault: Object.fromEntries(image.dynamicConfigs('clusterDefault')),
       node: Object.fromEntries(image.dynamicConfigs('node')),
     },
+    acls: image.acls.bindings(),
   };
 }

@@ -6,6 +6,7 @@
  * An image is immutable: a change produces the next image, so a request that read one sees a
  * consistent cluster even while a change lands.
  */
+import { AclSet } from '../security/acl/index.js';
 import { isInternalTopic } from './topic-names.js';
 
 export interface BrokerRegistration {
@@ -64,6 +65,8 @@ export interface MetadataImageParts {
   readonly brokers: readonly BrokerRegistration[];
   readonly topics: readonly TopicImage[];
   readonly dynamicConfigs: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+  /** The cluster's ACLs (none when absent). */
+  readonly acls?: AclSet;
 }
 
 function byName(a: TopicImage, b: TopicImage): number {
@@ -79,6 +82,8 @@ export class MetadataImage {
   private readonly topicByName: ReadonlyMap<string, TopicImage>;
   private readonly topicByTopicId: ReadonlyMap<string, TopicImage>;
   private readonly dynamic: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
+  /** Every ACL of the cluster, as the authorizer reads them. */
+  readonly acls: AclSet;
 
   constructor(parts: MetadataImageParts) {
     this.clusterId = parts.clusterId;
@@ -88,10 +93,11 @@ export class MetadataImage {
     this.topicByName = new Map(this.sortedTopics.map((t) => [t.name, t]));
     this.topicByTopicId = new Map(this.sortedTopics.map((t) => [t.topicId, t]));
     this.dynamic = parts.dynamicConfigs;
+    this.acls = parts.acls ?? AclSet.EMPTY;
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic };
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, acls: this.acls };
   }
 
   /** Registered brokers by id. */
@@ -130,6 +136,10 @@ export class MetadataImage {
 
   withoutTopic(name: string): MetadataImage {
     return new MetadataImage({ ...this.parts(), topics: this.sortedTopics.filter((t) => t.name !== name) });
+  }
+
+  withAcls(acls: AclSet): MetadataImage {
+    return new MetadataImage({ ...this.parts(), acls });
   }
 
   withDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): MetadataImage {

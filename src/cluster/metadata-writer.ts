@@ -5,6 +5,7 @@
  * the controller's answer has reached this broker's image). Either way the caller's next read of
  * `image` shows the change. Failures are `KafkaError`s carrying the code the request answers.
  */
+import type { AccessControlEntry, ResourcePattern } from '../security/acl/index.js';
 import type { DynamicScope, MetadataSource, TopicImage } from './metadata-image.js';
 
 export interface MetadataWriter extends MetadataSource {
@@ -19,4 +20,11 @@ export interface MetadataWriter extends MetadataSource {
   setTopicConfigs(topic: TopicImage, overrides: ReadonlyMap<string, string>): Promise<void>;
   deleteTopic(topic: TopicImage): Promise<void>;
   setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Replaces one resource's ACLs with `update(current)`, read from where they are stored (so a
+   * concurrent writer's change is not lost); the next `image` shows the result.
+   */
+  updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void>;
 }
+
+export type AclUpdate = (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[];

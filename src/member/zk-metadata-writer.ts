@@ -11,7 +11,8 @@ import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
-import type { MetadataWriter } from '../cluster/metadata-writer.js';
+import type { AclUpdate, MetadataWriter } from '../cluster/metadata-writer.js';
+import type { ResourcePattern } from '../security/acl/index.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
 import { TopicExistsError, type KafkaZkClient } from '../zk/index.js';
 
@@ -95,6 +96,12 @@ export class ZkMetadataWriter implements MetadataWriter {
   async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
     await this.session().setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
     this.cache.setDynamicConfigs(scope, configs);
+  }
+
+  async updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void> {
+    const written = await this.session().updateResourceAcls(pattern, update);
+    // Every member follows the notification, this one too; showing it at once keeps read-your-writes.
+    this.cache.setResourceAcls(pattern, written);
   }
 
   private async awaitImage(what: string, ready: (image: MetadataImage) => boolean): Promise<void> {

@@ -4,6 +4,7 @@
  * and an in-memory PartitionAdmin that records what the handlers asked of it. The data
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
+import { Authorizer, type AuthorizerConfig } from '../../../src/security/acl/index.js';
 import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,6 +109,8 @@ export interface HarnessOptions {
   readonly markers?: TxnMarkerWriter;
   /** The partitions' owner for the data handlers' tests; by default one that refuses data operations. */
   readonly partitions?: MemoryPartitionAdmin & PartitionData;
+  /** Authorization on, deciding on the controller's ACLs; off by default. */
+  readonly authorizer?: AuthorizerConfig;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
@@ -150,6 +153,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
         logger: new Logger('test'),
       }),
       membership: null,
+      authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
     },
     partitions,
     dir,
@@ -158,7 +162,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   };
 }
 
-const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
+/** Who the harness's requests come from (Kafka's anonymous user at 127.0.0.1). */
+export const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
 
 /** A file range whose bytes the test holds: what the in-memory owner's reads lease. */
 export interface HeldRegion extends FileRegion {
