@@ -6,7 +6,8 @@
  * are Kafka's "everything" sets. ApiVersions, SaslHandshake and SaslAuthenticate never ask.
  */
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../security/acl/index.js';
-import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, OPERATIONS_NOT_REQUESTED, clusterOf } from './cluster-context.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, OPERATIONS_NOT_REQUESTED, ResourceType as ConfigResourceType, clusterOf } from './cluster-context.js';
 import type { RequestContext } from './handler.js';
 
 export { AclOperation, ResourceType };
@@ -52,9 +53,25 @@ export function authorizedNames(ctx: RequestContext, operation: AclOperation, re
   };
 }
 
-/** The authorized-operations bit set of a resource, or Kafka's "not requested" marker. */
+/**
+ * The authorized-operations bit set of a resource, or Kafka's "not requested" marker; none at
+ * all for a principal that may not DESCRIBE the resource, as Kafka answers.
+ */
 export function authorizedOperations(ctx: RequestContext, requested: boolean, resourceType: ResourceType, name: string): number {
   if (!requested) return OPERATIONS_NOT_REQUESTED;
   const authorizer = clusterOf(ctx).authorizer;
-  return authorizer === null ? (EVERYTHING[resourceType] ?? 0) : authorizer.authorizedOperations(ctx.session, resourceType, name);
+  if (authorizer === null) return EVERYTHING[resourceType] ?? 0;
+  const bits = authorizer.authorizedOperations(ctx.session, resourceType, name);
+  return (bits & (1 << AclOperation.DESCRIBE)) === 0 ? 0 : bits;
+}
+
+/**
+ * Kafka's check of a config resource (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs):
+ * the operation on the topic, on the group, or on the cluster for broker, broker-logger and
+ * client-metrics resources. The refusal's code, or null when allowed.
+ */
+export function configResourceRefusal(ctx: RequestContext, operation: AclOperation, configResourceType: number, name: string): number | null {
+  if (configResourceType === ConfigResourceType.TOPIC) return authorized(ctx, operation, ResourceType.TOPIC, name) ? null : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+  if (configResourceType === ConfigResourceType.GROUP) return authorized(ctx, operation, ResourceType.GROUP, name) ? null : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+  return authorizedOnCluster(ctx, operation) ? null : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
 }
