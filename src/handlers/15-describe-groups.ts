@@ -6,7 +6,6 @@ import { AclOperation, authorized, authorizedOperations as authorizedOperationsO
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
-/** With no authorizer every group operation is allowed: READ, DELETE and DESCRIBE. */
 export const describeGroupsHandler = defineHandler({
   request: DescribeGroupsRequest,
   response: DescribeGroupsResponse,

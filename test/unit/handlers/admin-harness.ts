@@ -5,6 +5,7 @@
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
 import { Authorizer, type AuthorizerConfig } from '../../../src/security/acl/index.js';
+import { AclAdmin } from '../../../src/cluster/acl-admin.js';
 import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,7 +119,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
   const data = options.partitions ?? NO_DATA;
-  const admin = new TopicAdmin(new LocalMetadataWriter(controller, partitions, configs), configs, partitions, {
+  const writer = new LocalMetadataWriter(controller, partitions, configs);
+  const admin = new TopicAdmin(writer, configs, partitions, {
     numPartitions: 1,
     replicationFactor: 1,
     deleteTopicEnable: options.deleteEnable ?? true,
@@ -153,6 +155,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
         logger: new Logger('test'),
       }),
       membership: null,
+      acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
     },
     partitions,
