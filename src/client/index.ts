@@ -9,7 +9,7 @@ export { KafkaCluster, type ClusterOptions, type MetadataOptions } from './clust
 export type { BrokerNode, ClusterMetadata, PartitionMetadata, TopicMetadata } from './cluster-metadata.js';
 export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './connection.js';
 export { ElectionTypes, ReplicaAdminClient, type OngoingReassignment, type PartitionOutcome, type TopicPartition } from './replica-admin-client.js';
-export { KafkaAdminClient, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
+export { KafkaAdminClient, type AclBindingData, type AclFilterData, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
 export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type ConfigResource } from './config-resources.js';
 export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOptions, type ProducerRecord } from './producer-client.js';
 export { BATCHING_DEFAULTS, BatchingProducer, type BatchingProducerOptions, type ProducerStats } from './producer-batching.js';

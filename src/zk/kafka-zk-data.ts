@@ -7,6 +7,7 @@
  */
 import {
   PatternType,
+  enumName,
   operationName,
   parseOperation,
   parsePatternType,
@@ -493,9 +494,8 @@ export function decodeResourceAcls(path: string, data: Buffer | null): AccessCon
   });
 }
 
-/** Java's enum name of a resource type (`TRANSACTIONAL_ID`), as the change notifications spell it. */
 function resourceTypeEnumName(t: ResourceType): string {
-  return resourceTypeName(t).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+  return enumName(resourceTypeName(t));
 }
 
 /** Where a change of this pattern's ACLs is announced: literal and prefixed patterns have separate folders. */

@@ -133,6 +133,11 @@ const PATTERN_TYPE_NAMES: ReadonlyMap<PatternType, string> = new Map<PatternType
 export const patternTypeName = (p: PatternType): string => nameOf(PATTERN_TYPE_NAMES, p, 'pattern type');
 export const parsePatternType = (name: string): PatternType | undefined => valueOf(PATTERN_TYPE_NAMES, name);
 
+/** Java's enum spelling of a name (`TransactionalId` → `TRANSACTIONAL_ID`), as Kafka prints bindings and ACL change notifications. */
+export function enumName(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
 /** One string per pattern, for maps keyed by resource. */
 export function patternKey(p: ResourcePattern): string {
   return `${p.resourceType}:${p.patternType}:${p.name}`;
