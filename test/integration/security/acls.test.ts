@@ -11,6 +11,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { wireCall } from '../../helpers/wire-call.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import { startJavaProgram } from '../groups/group-helpers.js';
+import { ok, runCli } from '../../helpers/run-cli.js';
 
 const ACL_AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
 // KafkaJS is CommonJS: its enums come off the default export.
@@ -192,6 +193,24 @@ function aclMatrix(who: Identity): void {
       const produced = Object.fromEntries(lines.filter((l) => l['type'] === 'produced').map((l) => [l['topic'], l['error']]));
       assert.deepEqual(produced, { 'java-ok': 'none', 'java-denied': 'TopicAuthorizationException' });
       assert.deepEqual(lines.find((l) => l['type'] === 'deleted')?.['count'], 1);
+    });
+
+    test('sluice acls: --add with --producer/--consumer, --list, --remove', async () => {
+      const bootstrap = ['--bootstrap-server', broker.bootstrap];
+      const added = ok(await runCli(['acls', ...bootstrap, '--add', '--allow-principal', 'User:carol', '--producer', '--consumer', '--topic', 'cli-t', '--group', 'cli-g']), 'acls --add');
+      assert.match(added, /Adding ACLs for resource `ResourcePattern\(resourceType=TOPIC, name=cli-t, patternType=LITERAL\)`/);
+      const listed = ok(await runCli(['acls', ...bootstrap, '--list', '--principal', 'User:carol']), 'acls --list');
+      const entries = listed.split('\n').filter((l) => l.includes('principal=User:carol')).map((l) => l.trim()).sort();
+      assert.deepEqual(entries, [
+        '(principal=User:carol, host=*, operation=CREATE, permissionType=ALLOW)',
+        '(principal=User:carol, host=*, operation=DESCRIBE, permissionType=ALLOW)',
+        '(principal=User:carol, host=*, operation=READ, permissionType=ALLOW)',
+        '(principal=User:carol, host=*, operation=READ, permissionType=ALLOW)',
+        '(principal=User:carol, host=*, operation=WRITE, permissionType=ALLOW)',
+      ]);
+      const removed = ok(await runCli(['acls', ...bootstrap, '--remove', '--topic', 'cli-t', '--group', 'cli-g']), 'acls --remove');
+      assert.equal(removed.split('\n').filter((l) => l.includes('principal=User:carol')).length, 5);
+      assert.doesNotMatch(ok(await runCli(['acls', ...bootstrap, '--list', '--principal', 'User:carol']), 'acls --list'), /carol/);
     });
 
     test('KafkaJS deleteAcls: the deleted bindings no longer apply', async () => {
