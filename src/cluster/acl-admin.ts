@@ -22,7 +22,8 @@ function failure(err: unknown): AclCreateResult {
 export class AclAdmin {
   constructor(private readonly writer: MetadataWriter) {}
 
-  get acls(): AclSet {
+  /** The ACLs as the image holds them now. */
+  get current(): AclSet {
     return this.writer.image.acls;
   }
 
@@ -55,7 +56,7 @@ export class AclAdmin {
   async delete(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]> {
     const deleted: AclBinding[][] = filters.map(() => []);
     const errors: (AclCreateResult | null)[] = filters.map(() => null);
-    for (const { pattern } of this.acls.resources()) {
+    for (const { pattern } of this.current.resources()) {
       const matching = filters.flatMap((f, i) => (patternMatches(f.pattern, pattern) ? [i] : []));
       if (matching.length === 0) continue;
       // The update may run again on a fresher read: only its last run's removals count.

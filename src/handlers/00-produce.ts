@@ -187,12 +187,8 @@ export const produceHandler = defineHandler({
       return { name: t.name, topicId: t.topicId, partitionResponses: answers };
     });
     const transactional = entries.flatMap((e, i) => (batchIsTransactional(e.records) ? [i] : []));
-    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(
-            request.transactionalId,
-            request.transactionalId !== null && authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId),
-            entries,
-            transactional,
-          );
+    const mayWriteTransactionalId = request.transactionalId !== null && authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
+    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(request.transactionalId, mayWriteTransactionalId, entries, transactional);
     for (const [i, errorCode] of unverified) {
       const { answers, position } = pending[i]!;
       answers[position] = failed(entries[i]!.partition, errorCode);

@@ -20,7 +20,7 @@ export const describeAclsHandler = defineHandler({
     const problem = filterProblem(filter);
     if (problem !== null) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: problem, resources: [] };
     const resources = new Map<string, DescribeAclsResponseDescribeAclsResourceInput & { acls: NonNullable<DescribeAclsResponseDescribeAclsResourceInput['acls']> }>();
-    for (const { pattern, entry } of clusterOf(ctx).acls.acls.matching(filter)) {
+    for (const { pattern, entry } of clusterOf(ctx).acls.current.matching(filter)) {
       const key = patternKey(pattern);
       let resource = resources.get(key);
       if (resource === undefined) {

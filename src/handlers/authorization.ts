@@ -13,7 +13,7 @@ import type { RequestContext } from './handler.js';
 export { AclOperation, ResourceType };
 
 /** Kafka's "everything" group bit set: READ, DELETE, DESCRIBE. */
-export const ALL_GROUP_OPERATIONS = (1 << AclOperation.READ) | (1 << AclOperation.DELETE) | (1 << AclOperation.DESCRIBE);
+const ALL_GROUP_OPERATIONS = (1 << AclOperation.READ) | (1 << AclOperation.DELETE) | (1 << AclOperation.DESCRIBE);
 
 const EVERYTHING: Partial<Record<ResourceType, number>> = {
   [ResourceType.TOPIC]: ALL_TOPIC_OPERATIONS,
