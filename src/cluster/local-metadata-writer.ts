@@ -59,7 +59,9 @@ export class LocalMetadataWriter implements MetadataWriter {
   }
 
   async updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void> {
-    this.controller.setResourceAcls(pattern, update(this.image.acls.entries(pattern)));
+    const current = this.image.acls.entries(pattern);
+    const next = update(current);
+    if (next !== current) this.controller.setResourceAcls(pattern, next);
   }
 
   /** Topic defaults follow broker `log.*` keys, so topics whose effective configuration changes are reconfigured live. */
