@@ -3,8 +3,9 @@
  * matches every value, a null name/principal/host matches every one, and the MATCH pattern type
  * selects the patterns that would apply to the named resource (the LITERAL name, the LITERAL
  * wildcard, the PREFIXED patterns that are prefixes of the name). Also the validation CreateAcls
- * and the filters get, with Kafka's messages.
+ * and the filters get, with Kafka 4.4's answers and messages.
  */
+import { ErrorCode } from '../../protocol/errors.js';
 import {
   AclOperation,
   PatternType,
@@ -64,33 +65,53 @@ export function bindingMatches(filter: AclBindingFilter, binding: AclBinding): b
 
 const isKnown = <T extends number>(values: Record<string, T>, v: number): boolean => v !== 0 && Object.values(values).includes(v as T);
 
-/** Why a filter cannot be served (Kafka: "contains UNKNOWN elements"), or null. */
-export function filterProblem(filter: AclBindingFilter): string | null {
-  const known =
+/**
+ * Whether a filter names an UNKNOWN (or unheard-of) code. Kafka refuses to parse such a request
+ * and closes the connection.
+ */
+export function filterIsUnknown(filter: AclBindingFilter): boolean {
+  return !(
     isKnown(ResourceType, filter.pattern.resourceType) &&
     isKnown(PatternType, filter.pattern.patternType) &&
     isKnown(AclOperation, filter.entry.operation) &&
-    isKnown(PermissionType, filter.entry.permissionType);
-  return known ? null : 'The filter must not contain UNKNOWN elements.';
+    isKnown(PermissionType, filter.entry.permissionType)
+  );
 }
 
-/** Kafka's `KafkaPrincipal.fromString`: `<type>:<name>`, both non-empty. */
-export function principalProblem(principal: string): string | null {
-  const colon = principal.indexOf(':');
-  return colon > 0 && colon < principal.length - 1 ? null : `Could not parse principal from \`${principal}\` (no colon is present separating the principal type from the principal name)`;
+export function bindingIsUnknown(b: AclBinding): boolean {
+  return filterIsUnknown({ pattern: b.pattern, entry: b.entry });
 }
 
-/** Why a binding cannot be created, or null: every field concrete, the cluster named `kafka-cluster`, a name, a parseable principal. */
-export function bindingProblem(b: AclBinding): string | null {
+export interface AclRefusal {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+const invalid = (errorMessage: string): AclRefusal => ({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage });
+
+/**
+ * Why Kafka 4.4 refuses to create a binding whose codes are all known, or null: an indefinite
+ * field (ANY, MATCH) fails its controller's validation unexpectedly (UNKNOWN_SERVER_ERROR, no
+ * message); the cluster must be named `kafka-cluster`; the name and host must not be empty; the
+ * principal must be `<type>:<name>`. The messages are Kafka's.
+ */
+export function bindingRefusal(b: AclBinding): AclRefusal | null {
   const { pattern, entry } = b;
-  if (!isKnown(ResourceType, pattern.resourceType) || pattern.resourceType === ResourceType.ANY) return 'Invalid resource type: the ACL must name a concrete resource type.';
-  if (pattern.patternType !== PatternType.LITERAL && pattern.patternType !== PatternType.PREFIXED) return 'Invalid pattern type: the ACL must be LITERAL or PREFIXED.';
-  if (!isKnown(AclOperation, entry.operation) || entry.operation === AclOperation.ANY) return 'Invalid operation: the ACL must name a concrete operation.';
-  if (entry.permissionType !== PermissionType.ALLOW && entry.permissionType !== PermissionType.DENY) return 'Invalid permission type: the ACL must be ALLOW or DENY.';
-  if (pattern.name.length === 0) return 'Invalid empty resource name specified';
-  if (pattern.resourceType === ResourceType.CLUSTER && (pattern.patternType !== PatternType.LITERAL || pattern.name !== CLUSTER_NAME)) {
-    return `The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`;
-  }
-  if (entry.host.length === 0) return 'Invalid empty host specified';
-  return principalProblem(entry.principal);
+  const indefinite =
+    pattern.resourceType === ResourceType.ANY ||
+    (pattern.patternType !== PatternType.LITERAL && pattern.patternType !== PatternType.PREFIXED) ||
+    entry.operation === AclOperation.ANY ||
+    entry.permissionType === PermissionType.ANY;
+  if (indefinite) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+  if (pattern.resourceType === ResourceType.CLUSTER && pattern.name !== CLUSTER_NAME) return invalid(`The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`);
+  if (pattern.name.length === 0) return invalid('Invalid empty resource name');
+  const principal = principalProblem(entry.principal);
+  if (principal !== null) return invalid(principal);
+  if (entry.host.length === 0) return invalid('Host pattern cannot be null or empty');
+  return null;
+}
+
+/** Kafka's principal parsing: `<type>:<name>`, split at the first colon. */
+export function principalProblem(principal: string): string | null {
+  return principal.includes(':') ? null : `Could not parse principal from \`${principal}\` (no colon is present separating the principal type from the principal name)`;
 }

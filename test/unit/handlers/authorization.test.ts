@@ -15,6 +15,7 @@ import { describeConfigsHandler } from '../../../src/handlers/32-describe-config
 import { describeClusterHandler } from '../../../src/handlers/60-describe-cluster.js';
 import { AclOperation as Op, PatternType, PermissionType, ResourceType, type AclBinding } from '../../../src/security/acl/index.js';
 import { call, harness, TEST_SESSION, type Harness } from './admin-harness.js';
+import { CloseConnection } from '../../../src/handlers/handler.js';
 
 const open: Harness[] = [];
 afterEach(() => {
@@ -126,7 +127,7 @@ describe('the ACL APIs', () => {
     assert.equal((await create(h, [creation]))[0]!.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   });
 
-  test('create, describe with filters, delete: round trip with Kafka validation', async () => {
+  test("create, describe with filters, delete: round trip with Kafka 4.4's validation and answers", async () => {
     const h = secured([ME]);
     const results = await create(h, [
       creation,
@@ -135,15 +136,31 @@ describe('the ACL APIs', () => {
       { ...creation, resourcePatternType: PatternType.MATCH },
       { ...creation, principal: 'alice' },
     ]);
-    assert.deepEqual(results.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
-    assert.match(results[2]!.errorMessage ?? '', /kafka-cluster/);
+    assert.deepEqual(
+      results.map((r) => [r.errorCode, r.errorMessage]),
+      [
+        [ErrorCode.NONE, ''],
+        [ErrorCode.NONE, ''],
+        [ErrorCode.INVALID_REQUEST, 'The only valid name for the CLUSTER resource is kafka-cluster'],
+        [ErrorCode.UNKNOWN_SERVER_ERROR, null],
+        [ErrorCode.INVALID_REQUEST, 'Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)'],
+      ],
+    );
     const all = await describeAcls(h);
+    assert.deepEqual([all.errorCode, all.errorMessage], [ErrorCode.NONE, '']);
     assert.deepEqual(all.resources.map((r) => [r.resourceName, r.patternType, r.acls.length]), [['orders', PatternType.LITERAL, 1], ['sales-', PatternType.PREFIXED, 1]]);
     const match = await describeAcls(h, { ...anyFilter, resourceTypeFilter: ResourceType.TOPIC, resourceNameFilter: 'sales-eu', patternTypeFilter: PatternType.MATCH });
     assert.deepEqual(match.resources.map((r) => r.resourceName), ['sales-']);
-    assert.equal((await describeAcls(h, { ...anyFilter, operation: Op.UNKNOWN })).errorCode, ErrorCode.INVALID_REQUEST);
-    const deleted = await call(deleteAclsHandler, M.DeleteAclsRequest, M.DeleteAclsResponse, 3, { filters: [{ ...anyFilter, permissionType: PermissionType.DENY }, { ...anyFilter, resourceTypeFilter: ResourceType.UNKNOWN }] }, h.cluster);
-    assert.deepEqual(deleted.filterResults.map((r) => [r.errorCode, r.matchingAcls.map((a) => a.resourceName)]), [[ErrorCode.NONE, ['sales-']], [ErrorCode.INVALID_REQUEST, []]]);
+    const deleteAcls = (filters: M.DescribeAclsRequestDataInput[]) => call(deleteAclsHandler, M.DeleteAclsRequest, M.DeleteAclsResponse, 3, { filters }, h.cluster);
+    const deleted = await deleteAcls([{ ...anyFilter, permissionType: PermissionType.DENY }, { ...anyFilter, resourceTypeFilter: ResourceType.GROUP }]);
+    assert.deepEqual(deleted.filterResults.map((r) => [r.errorCode, r.matchingAcls.map((a) => a.resourceName)]), [[ErrorCode.NONE, ['sales-']], [ErrorCode.NONE, []]]);
     assert.deepEqual((await describeAcls(h)).resources.map((r) => r.resourceName), ['orders']);
+  });
+
+  test('UNKNOWN codes in a filter or a creation close the connection, as Kafka 4.4 cannot parse the request', async () => {
+    const h = secured([ME]);
+    await assert.rejects(describeAcls(h, { ...anyFilter, operation: Op.UNKNOWN }), CloseConnection);
+    await assert.rejects(create(h, [{ ...creation, permissionType: 9 }]), CloseConnection);
+    await assert.rejects(call(deleteAclsHandler, M.DeleteAclsRequest, M.DeleteAclsResponse, 3, { filters: [{ ...anyFilter, patternTypeFilter: PatternType.UNKNOWN }] }, h.cluster), CloseConnection);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ErrorCode } from '../../../src/protocol/errors.js';
 import {
   AclOperation as Op,
   AclSet,
@@ -8,9 +9,10 @@ import {
   PatternType,
   PermissionType,
   ResourceType,
+  bindingIsUnknown,
   bindingMatches,
-  bindingProblem,
-  filterProblem,
+  bindingRefusal,
+  filterIsUnknown,
   operationName,
   parseOperation,
   parseSuperUsers,
@@ -169,19 +171,31 @@ describe('ACL filters', () => {
     assert.deepEqual(names(filter({}, { host: '10.0.0.1' })), []);
   });
 
-  test('validation: UNKNOWN in a filter; indefinite or malformed bindings', () => {
-    assert.equal(filterProblem(filter({})), null);
-    assert.match(filterProblem(filter({ resourceType: ResourceType.UNKNOWN })) ?? '', /UNKNOWN/);
-    assert.match(filterProblem(filter({}, { operation: 77 as Op })) ?? '', /UNKNOWN/);
-    assert.equal(bindingProblem(acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.READ)), null);
-    assert.equal(bindingProblem(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER)), null);
-    assert.match(bindingProblem(acl(ResourceType.CLUSTER, 'other', 'User:alice', Op.ALTER)) ?? '', /kafka-cluster/);
-    assert.match(bindingProblem(acl(ResourceType.ANY, 'x', 'User:alice', Op.READ)) ?? '', /resource type/);
-    assert.match(bindingProblem(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.ANY)) ?? '', /operation/);
-    assert.match(bindingProblem(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ANY)) ?? '', /permission/);
-    assert.match(bindingProblem(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.MATCH)) ?? '', /pattern/);
-    assert.match(bindingProblem(acl(ResourceType.TOPIC, '', 'User:alice', Op.READ)) ?? '', /empty resource name/);
-    assert.match(bindingProblem(acl(ResourceType.TOPIC, 'x', 'alice', Op.READ)) ?? '', /principal/);
+  test("validation as Kafka 4.4: UNKNOWN codes (a request it cannot parse); indefinite or malformed bindings with its answers", () => {
+    assert.equal(filterIsUnknown(filter({})), false);
+    assert.equal(filterIsUnknown(filter({ resourceType: ResourceType.UNKNOWN })), true);
+    assert.equal(filterIsUnknown(filter({}, { operation: 77 as Op })), true);
+    assert.equal(bindingIsUnknown(acl(ResourceType.TOPIC, 'x', 'User:a', Op.UNKNOWN)), true);
+    assert.equal(bindingIsUnknown(acl(ResourceType.TOPIC, 'x', 'User:a', Op.ANY)), false);
+    assert.equal(bindingRefusal(acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.READ)), null);
+    assert.equal(bindingRefusal(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER)), null);
+    assert.equal(bindingRefusal(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER, PermissionType.ALLOW, PatternType.PREFIXED)), null);
+    assert.equal(bindingRefusal(acl(ResourceType.TOPIC, 'x', 'User:', Op.READ)), null);
+    const unexpected = { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+    for (const indefinite of [
+      acl(ResourceType.ANY, 'x', 'User:alice', Op.READ),
+      acl(ResourceType.TOPIC, 'x', 'User:alice', Op.ANY),
+      acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ANY),
+      acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.MATCH),
+      acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.ANY),
+    ]) {
+      assert.deepEqual(bindingRefusal(indefinite), unexpected);
+    }
+    const invalid = (b: AclBinding): string | null | undefined => (bindingRefusal(b)?.errorCode === ErrorCode.INVALID_REQUEST ? bindingRefusal(b)!.errorMessage : undefined);
+    assert.equal(invalid(acl(ResourceType.CLUSTER, 'other', 'User:alice', Op.ALTER)), 'The only valid name for the CLUSTER resource is kafka-cluster');
+    assert.equal(invalid(acl(ResourceType.TOPIC, '', 'User:alice', Op.READ)), 'Invalid empty resource name');
+    assert.equal(invalid(acl(ResourceType.TOPIC, 'x', 'alice', Op.READ)), 'Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)');
+    assert.equal(invalid(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.LITERAL, '')), 'Host pattern cannot be null or empty');
   });
 
   test('names parse case-insensitively, with or without underscores', () => {
