@@ -82,9 +82,9 @@ export const metadataHandler = defineHandler({
       topics = [];
       const mayCreateAny = authorizedOnCluster(ctx, AclOperation.CREATE);
       const mayCreate = (name: string): boolean => mayCreateAny || authorized(ctx, AclOperation.CREATE, ResourceType.TOPIC, name);
-      for (const name of names) {
-        topics.push(mayDescribe(name) ? await byName(c, name, request.allowAutoTopicCreation, mayCreate, operations) : failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name));
-      }
+      // As Kafka: the topics the principal may not DESCRIBE are answered after the others.
+      for (const name of names.filter(mayDescribe)) topics.push(await byName(c, name, request.allowAutoTopicCreation, mayCreate, operations));
+      for (const name of names.filter((n) => !mayDescribe(n))) topics.push(failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name));
     }
     const image = c.metadata;
     return {
