@@ -20,6 +20,8 @@ import { LocalController } from '../cluster/local-controller.js';
 import { LocalMetadataWriter } from '../cluster/local-metadata-writer.js';
 import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
+import { AclAdmin } from '../cluster/acl-admin.js';
+import { Authorizer } from '../security/acl/index.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
@@ -249,6 +251,8 @@ export class Broker {
         groups,
         transactions,
         membership: member?.membership() ?? null,
+        acls: new AclAdmin(writer),
+        authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
       };
       // Registering invites the controller's requests, which need everything above.
       await member?.join();

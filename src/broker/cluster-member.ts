@@ -8,6 +8,7 @@
  */
 import type { Logger } from '../common/logger.js';
 import { parseEntityPath } from '../cluster/client-entities.js';
+import { AclSet } from '../security/acl/index.js';
 import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
@@ -64,6 +65,7 @@ export class ClusterMember {
   private closed = false;
   private renewing: Promise<void> | null = null;
   private configWatch: { close(): void } | null = null;
+  private aclWatch: { close(): void } | null = null;
   /** This broker as it registers, known from `prepare` on. */
   private identity: MemberIdentity | null = null;
   /** What config changes reconfigure, known from `prepare` on. */
@@ -198,6 +200,7 @@ export class ClusterMember {
 
   /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
   async join(): Promise<void> {
+    await this.followAcls();
     await this.register();
     this.controller!.start();
     this.isrSender!.start();
@@ -240,6 +243,7 @@ export class ClusterMember {
     await expired.close().catch(() => undefined);
     if (this.closed) return;
     if (this.watchedLogs !== null) this.watchConfigs(this.watchedLogs.logs, this.watchedLogs.configs);
+    await this.followAcls().catch((err: unknown) => this.log.error('reloading the ACLs failed', { error: (err as Error).message }));
     this.controller?.replaceSession(this.zk);
   }
 
@@ -266,6 +270,22 @@ export class ClusterMember {
   private async applyClientEntityChange(zk: KafkaZkClient, path: string): Promise<void> {
     const [type, ...name] = path.split('/');
     this.cache.setClientEntityConfigs(parseEntityPath(path), new Map(Object.entries(await zk.getEntityConfig(type as ConfigEntityType, name.join('/')))));
+  }
+
+  /**
+   * As Kafka's AclAuthorizer: every ACL loaded, then each change notification (those still
+   * present replayed first, so none made during the load is missed) reloads its resource.
+   */
+  private async followAcls(): Promise<void> {
+    this.aclWatch?.close();
+    const zk = this.zk;
+    this.cache.setAcls(AclSet.of(await zk.getAllAcls()));
+    this.aclWatch = zk.watchAclChanges((pattern) => {
+      zk.getResourceAcls(pattern).then(
+        ({ entries }) => this.cache.setResourceAcls(pattern, entries),
+        (err: unknown) => this.log.error('reloading ACLs after a change failed', { resource: pattern.name, error: (err as Error).message }),
+      );
+    });
   }
 
   private async applyConfigChange(entityPath: string, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
@@ -317,6 +337,7 @@ export class ClusterMember {
     this.closed = true;
     this.logDirFailures?.close();
     this.configWatch?.close();
+    this.aclWatch?.close();
     this.isrSender?.close();
     this.fetchers?.close();
     this.controller?.close();

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
+import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
 import type { SecurityProtocol } from '../common/session.js';
 import { buildSaslConfig, interBrokerCredentials, isListenerSaslKey, SaslConfigError, type SaslClientCredentials, type SaslConfig } from '../security/sasl/sasl-config.js';
@@ -63,6 +64,8 @@ export interface BrokerConfig {
   readonly staticSettings: ReadonlyMap<string, string>;
   /** Set when `zookeeper.connect` is: the broker is a member of a ZooKeeper-coordinated cluster. */
   readonly cluster: ClusterMemberConfig | null;
+  /** Set when `authorizer.class.name` names Kafka's ACL authorizer; null authorizes every request. */
+  readonly authorizer: AuthorizerConfig | null;
 }
 
 /** What a cluster member reads beyond a single broker's keys (Kafka's ZooKeeper-era broker keys). */
@@ -185,6 +188,15 @@ function advertised(values: Values, listener: ListenerAddress): ListenerAddress 
   return chosen;
 }
 
+function authorizerConfig(values: Values): AuthorizerConfig | null {
+  const className = values.raw('authorizer.class.name') ?? '';
+  if (className === '') return null;
+  if (!AUTHORIZER_CLASS_NAMES.includes(className)) {
+    throw new ConfigError('authorizer.class.name', `'${className}' is not an authorizer this broker has (${AUTHORIZER_CLASS_NAMES.join(', ')})`);
+  }
+  return { superUsers: parseSuperUsers(values.raw('super.users') ?? ''), allowEveryoneIfNoAclFound: values.bool('allow.everyone.if.no.acl.found') };
+}
+
 export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig {
   const merged = new Map(Object.entries(DEFAULTS));
   const staticSettings = new Map<string, string>();
@@ -272,6 +284,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
       cluster: clusterMember(values, sasl, listener),
+      authorizer: authorizerConfig(values),
     },
     unknownKeys,
   };

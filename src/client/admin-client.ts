@@ -1,11 +1,17 @@
 /**
- * Topic and config administration over the wire: the requests behind `sluice topics` and
- * `sluice configs`, sent to any broker (KRaft brokers forward them to the controller) except
+ * Topic, config and ACL administration over the wire: the requests behind `sluice topics`,
+ * `sluice configs` and `sluice acls`, sent to any broker (KRaft brokers forward them to the controller) except
  * a broker's own configs, which that broker answers. Broker error codes become KafkaErrors
  * carrying the broker's message.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
+  CreateAclsRequest,
+  CreateAclsResponse,
+  DeleteAclsRequest,
+  DeleteAclsResponse,
+  DescribeAclsRequest,
+  DescribeAclsResponse,
   CreatePartitionsRequest,
   CreatePartitionsResponse,
   CreateTopicsRequest,
@@ -52,6 +58,36 @@ export interface ConfigAlteration {
   readonly op: AlterConfigOp;
   /** Ignored by Delete. */
   readonly value: string | null;
+}
+
+/** An ACL binding with Kafka's wire codes (resource type, pattern type, operation, permission type). */
+export interface AclBindingData {
+  readonly resourceType: number;
+  readonly resourceName: string;
+  readonly patternType: number;
+  readonly principal: string;
+  readonly host: string;
+  readonly operation: number;
+  readonly permissionType: number;
+}
+
+/** An ACL filter: null names, principals and hosts match any; ANY (1) codes match any. */
+export interface AclFilterData extends Omit<AclBindingData, 'resourceName' | 'principal' | 'host'> {
+  readonly resourceName: string | null;
+  readonly principal: string | null;
+  readonly host: string | null;
+}
+
+function wireFilter(f: AclFilterData) {
+  return {
+    resourceTypeFilter: f.resourceType,
+    resourceNameFilter: f.resourceName,
+    patternTypeFilter: f.patternType,
+    principalFilter: f.principal,
+    hostFilter: f.host,
+    operation: f.operation,
+    permissionType: f.permissionType,
+  };
 }
 
 export interface AdminOptions {
@@ -156,6 +192,39 @@ export class KafkaAdminClient {
     }));
     const result = single(res.responses, `IncrementalAlterConfigs ${describeResource(resource)}`);
     throwIfError(result.errorCode, result.errorMessage, `cannot alter configs of ${describeResource(resource)}`);
+  }
+
+  async createAcls(bindings: readonly AclBindingData[]): Promise<void> {
+    const connection = await this.cluster.anyConnection();
+    const res = await connection.request(CreateAclsRequest, CreateAclsResponse, () => ({
+      creations: bindings.map((b) => ({ ...b, resourcePatternType: b.patternType })),
+    }));
+    for (const r of res.results) throwIfError(r.errorCode, r.errorMessage, 'cannot create ACLs');
+  }
+
+  async describeAcls(filter: AclFilterData): Promise<AclBindingData[]> {
+    const connection = await this.cluster.anyConnection();
+    const res = await connection.request(DescribeAclsRequest, DescribeAclsResponse, () => wireFilter(filter));
+    throwIfError(res.errorCode, res.errorMessage, 'cannot describe ACLs');
+    return res.resources.flatMap((r) => r.acls.map((a) => ({ resourceType: r.resourceType, resourceName: r.resourceName, patternType: r.patternType, ...a })));
+  }
+
+  /** The bindings each filter removed, in filter order. */
+  async deleteAcls(filters: readonly AclFilterData[]): Promise<AclBindingData[][]> {
+    const connection = await this.cluster.anyConnection();
+    const res = await connection.request(DeleteAclsRequest, DeleteAclsResponse, () => ({ filters: filters.map(wireFilter) }));
+    return res.filterResults.map((r) => {
+      throwIfError(r.errorCode, r.errorMessage, 'cannot delete ACLs');
+      return r.matchingAcls.map((a) => ({
+        resourceType: a.resourceType,
+        resourceName: a.resourceName,
+        patternType: a.patternType,
+        principal: a.principal,
+        host: a.host,
+        operation: a.operation,
+        permissionType: a.permissionType,
+      }));
+    });
   }
 
   /** A broker's own configs live on that broker; everything else any broker answers. */

@@ -16,6 +16,7 @@ import {
   type PartitionRegistration,
   type TopicImage,
 } from './metadata-image.js';
+import { AclSet, type AccessControlEntry, type ResourcePattern } from '../security/acl/index.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: the controller names a partition being deleted with it. */
 export const LEADER_DURING_DELETE = -2;
@@ -48,6 +49,7 @@ export class ClusterMetadataCache implements MetadataSource {
   private readonly clientEntities = new Map<string, ReadonlyMap<string, string>>();
   private brokers: readonly BrokerRegistration[] = [];
   private controllerId = -1;
+  private acls = AclSet.EMPTY;
 
   constructor(private readonly clusterId: string) {
     this.current = this.build();
@@ -103,6 +105,18 @@ export class ClusterMetadataCache implements MetadataSource {
     this.replace();
   }
 
+  /** Every ACL, as loaded from ZooKeeper when the member starts (or its session is renewed). */
+  setAcls(acls: AclSet): void {
+    this.acls = acls;
+    this.replace();
+  }
+
+  /** One resource's ACLs, as a change notification or this member's own write found them. */
+  setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
+    this.acls = this.acls.withEntries(pattern, entries);
+    this.replace();
+  }
+
   /**
    * Resolves once `ready` holds for the current image, or with false after `timeoutMs`: a
    * member's admin request waits so for the controller's answer to reach it.
@@ -140,6 +154,6 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities) });
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls });
   }
 }

@@ -16,6 +16,7 @@ import {
   type TopicImage,
 } from './metadata-image.js';
 import { entityPath, type ClientEntity } from './client-entities.js';
+import { AclSet, type AccessControlEntry, type ResourcePattern } from '../security/acl/index.js';
 import type { MetadataStore, StoredMetadata } from './metadata-store.js';
 
 export class LocalController implements MetadataSource {
@@ -39,6 +40,7 @@ export class LocalController implements MetadataSource {
         node: new Map(Object.entries(stored.brokerConfigs.node)),
       },
       clientEntities: new Map(Object.entries(stored.clientEntities).map(([path, configs]) => [path, new Map(Object.entries(configs))])),
+      acls: AclSet.of(stored.acls),
     });
   }
 
@@ -100,6 +102,10 @@ export class LocalController implements MetadataSource {
     this.commit(this.current.withClientEntityConfigs(entity, configs));
   }
 
+  setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
+    this.commit(this.current.withAcls(this.current.acls.withEntries(pattern, entries)));
+  }
+
   private existing(name: string): TopicImage {
     const topic = this.current.topic(name);
     if (topic === undefined) throw new RangeError(`topic ${name} is not in the metadata`);
@@ -133,5 +139,6 @@ function stored(image: MetadataImage): StoredMetadata {
       node: Object.fromEntries(image.dynamicConfigs('node')),
     },
     clientEntities: Object.fromEntries(image.clientEntities().map(({ entity, configs }) => [entityPath(entity), Object.fromEntries(configs)])),
+    acls: image.acls.bindings(),
   };
 }

@@ -10,7 +10,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ConfigResolver } from './config-resolver.js';
 import type { LocalController } from './local-controller.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
-import type { MetadataWriter } from './metadata-writer.js';
+import type { AclUpdate, MetadataWriter } from './metadata-writer.js';
+import type { ResourcePattern } from '../security/acl/index.js';
 import type { PartitionAdmin, TopicRef } from './partition-admin.js';
 
 function ref(t: TopicImage): TopicRef {
@@ -56,6 +57,12 @@ export class LocalMetadataWriter implements MetadataWriter {
   async deleteTopic(topic: TopicImage): Promise<void> {
     this.controller.removeTopic(topic.name);
     await this.partitions.deleteTopic(ref(topic), topic.partitionCount);
+  }
+
+  async updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void> {
+    const current = this.image.acls.entries(pattern);
+    const next = update(current);
+    if (next !== current) this.controller.setResourceAcls(pattern, next);
   }
 
   /** Topic defaults follow broker `log.*` keys, so topics whose effective configuration changes are reconfigured live. */

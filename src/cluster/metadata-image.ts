@@ -8,6 +8,7 @@
  * consistent cluster even while a change lands.
  */
 import { entityPath, parseEntityPath, type ClientEntity, type ClientEntityConfigs } from './client-entities.js';
+import { AclSet } from '../security/acl/index.js';
 import { isInternalTopic } from './topic-names.js';
 
 export interface BrokerRegistration {
@@ -70,6 +71,8 @@ export interface MetadataImageParts {
   readonly dynamicConfigs: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
   /** Configs of users, client ids and ips (SCRAM credentials, quotas) by entity path; none left empty. */
   readonly clientEntities: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** The cluster's ACLs (none when absent). */
+  readonly acls?: AclSet;
 }
 
 function byName(a: TopicImage, b: TopicImage): number {
@@ -86,6 +89,8 @@ export class MetadataImage {
   private readonly topicByTopicId: ReadonlyMap<string, TopicImage>;
   private readonly dynamic: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
   private readonly entityConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Every ACL of the cluster, as the authorizer reads them. */
+  readonly acls: AclSet;
 
   constructor(parts: MetadataImageParts) {
     this.clusterId = parts.clusterId;
@@ -96,10 +101,11 @@ export class MetadataImage {
     this.topicByTopicId = new Map(this.sortedTopics.map((t) => [t.topicId, t]));
     this.dynamic = parts.dynamicConfigs;
     this.entityConfigs = parts.clientEntities;
+    this.acls = parts.acls ?? AclSet.EMPTY;
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs };
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls };
   }
 
   /** Registered brokers by id. */
@@ -155,6 +161,10 @@ export class MetadataImage {
 
   withoutTopic(name: string): MetadataImage {
     return new MetadataImage({ ...this.parts(), topics: this.sortedTopics.filter((t) => t.name !== name) });
+  }
+
+  withAcls(acls: AclSet): MetadataImage {
+    return new MetadataImage({ ...this.parts(), acls });
   }
 
   withDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): MetadataImage {

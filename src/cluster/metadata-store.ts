@@ -9,7 +9,9 @@
  *                  "partitions": [{ "partition": 0, "replicas": [1], "leader": 1, "leaderEpoch": 0,
  *                                   "partitionEpoch": 0, "isr": [1] }] }],
  *     "brokerConfigs": { "clusterDefault": { "<key>": "<value>" }, "node": { "<key>": "<value>" } },
- *     "clientEntities": { "users/alice": { "SCRAM-SHA-512": "salt=…", "producer_byte_rate": "1048576" } }
+ *     "clientEntities": { "users/alice": { "SCRAM-SHA-512": "salt=…", "producer_byte_rate": "1048576" } },
+ *     "acls": [{ "resourceType": "Topic", "name": "orders", "patternType": "LITERAL",
+ *                "principal": "User:alice", "host": "*", "operation": "Read", "permissionType": "Allow" }]
  *   }
  *
  * `configs` holds only a topic's overrides; `brokerConfigs` the dynamic broker configs set by
@@ -18,12 +20,24 @@
  * absent from files written before it existed. Version 1 (written
  * until December 2026) kept a partition count per topic instead of registrations; it is read as
  * every partition having this broker as its only replica and leader, at epoch 0, which is what
- * a single broker always had. The next save writes version 2.
+ * a single broker always had. The next save writes version 2. `acls` (CreateAcls' bindings, with
+ * the names Kafka's ZooKeeper layout uses) may be absent: files written before ACLs have none.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../common/atomic-file.js';
 import { parseEntityPath } from './client-entities.js';
+import {
+  operationName,
+  parseOperation,
+  parsePatternType,
+  parsePermissionType,
+  parseResourceType,
+  patternTypeName,
+  permissionTypeName,
+  resourceTypeName,
+  type AclBinding,
+} from '../security/acl/index.js';
 import type { PartitionRegistration } from './metadata-image.js';
 
 export const METADATA_FILE = '__cluster_metadata.json';
@@ -46,9 +60,35 @@ export interface StoredMetadata {
     readonly node: Readonly<Record<string, string>>;
   };
   readonly clientEntities: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly acls: readonly AclBinding[];
 }
 
-export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {} };
+export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [] };
+
+function aclJson(b: AclBinding): Record<string, string> {
+  return {
+    resourceType: resourceTypeName(b.pattern.resourceType),
+    name: b.pattern.name,
+    patternType: patternTypeName(b.pattern.patternType),
+    principal: b.entry.principal,
+    host: b.entry.host,
+    operation: operationName(b.entry.operation),
+    permissionType: permissionTypeName(b.entry.permissionType),
+  };
+}
+
+function checkAcl(path: string, a: unknown): AclBinding {
+  const r = isStringRecord(a) ? a : {};
+  const resourceType = parseResourceType(r['resourceType'] ?? '');
+  const patternType = parsePatternType(r['patternType'] ?? '');
+  const operation = parseOperation(r['operation'] ?? '');
+  const permissionType = parsePermissionType(r['permissionType'] ?? '');
+  const { name, principal, host } = r;
+  if (resourceType === undefined || patternType === undefined || operation === undefined || permissionType === undefined || name === undefined || principal === undefined || host === undefined) {
+    throw new MetadataFormatError(path, `malformed ACL ${JSON.stringify(a)}`);
+  }
+  return { pattern: { resourceType, name, patternType }, entry: { principal, host, operation, permissionType } };
+}
 
 export class MetadataFormatError extends Error {
   constructor(path: string, problem: string) {
@@ -149,14 +189,17 @@ export class MetadataStore {
     if (bc === undefined || !isStringRecord(bc['clusterDefault']) || !isStringRecord(bc['node'])) {
       throw new MetadataFormatError(this.path, 'brokerConfigs is malformed');
     }
+    const acls = doc['acls'] ?? [];
+    if (!Array.isArray(acls)) throw new MetadataFormatError(this.path, 'acls is not an array');
     return {
       topics: doc['topics'].map((t) => checkTopic(this.path, t, version, localNodeId)),
       brokerConfigs: { clusterDefault: bc['clusterDefault'], node: bc['node'] },
       clientEntities: checkClientEntities(this.path, doc['clientEntities']),
+      acls: acls.map((a) => checkAcl(this.path, a)),
     };
   }
 
   save(metadata: StoredMetadata): void {
-    writeFileAtomically(this.path, `${JSON.stringify({ version: FORMAT_VERSION, ...metadata }, null, 2)}\n`);
+    writeFileAtomically(this.path, `${JSON.stringify({ version: FORMAT_VERSION, ...metadata, acls: metadata.acls.map(aclJson) }, null, 2)}\n`);
   }
 }

@@ -6,6 +6,7 @@
  * `image` shows the change. Failures are `KafkaError`s carrying the code the request answers.
  */
 import type { ClientEntity } from './client-entities.js';
+import type { AccessControlEntry, ResourcePattern } from '../security/acl/index.js';
 import type { DynamicScope, MetadataSource, TopicImage } from './metadata-image.js';
 
 export interface MetadataWriter extends MetadataSource {
@@ -22,4 +23,11 @@ export interface MetadataWriter extends MetadataSource {
   setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void>;
   /** Replaces a user's, client id's or ip's configs (SCRAM credentials, quotas); an empty map removes them. */
   setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Replaces one resource's ACLs with `update(current)`, read from where they are stored (so a
+   * concurrent writer's change is not lost); the next `image` shows the result.
+   */
+  updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void>;
 }
+
+export type AclUpdate = (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[];

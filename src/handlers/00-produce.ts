@@ -27,6 +27,7 @@ import {
 import { BatchLayout, isTransactional } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
+import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
@@ -54,11 +55,12 @@ function producerOf(records: Buffer): { producerId: bigint; producerEpoch: numbe
 /**
  * Which appends are refused before they reach their logs, by index, for their transactional
  * batches: without a transactional id every partition is refused (as Kafka answers the whole
- * request), and so with batches of more than one producer.
+ * request), and so when the principal may not WRITE the transactional id, and with batches of
+ * more than one producer.
  */
-function transactionalRefusals(transactionalId: string | null, entries: readonly AppendRequest[], transactional: readonly number[]): ReadonlyMap<number, number> {
+function transactionalRefusals(transactionalId: string | null, mayWrite: boolean, entries: readonly AppendRequest[], transactional: readonly number[]): ReadonlyMap<number, number> {
   const refuseAll = (errorCode: number): Map<number, number> => new Map(entries.map((_, i) => [i, errorCode]));
-  if (transactionalId === null) return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  if (transactionalId === null || !mayWrite) return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const producers = new Set(
     transactional.map((i) => {
       const { producerId, producerEpoch } = producerOf(entries[i]!.records);
@@ -161,6 +163,7 @@ export const produceHandler = defineHandler({
     // As Kafka, which keys the partitions by topic-partition: a topic named twice answers once,
     // and of a partition named twice only the last copy's records are appended.
     const merged = mergePartitions(request.topicData, (t) => (byId ? t.topicId : t.name), (t) => t.partitionData, (p) => p.index);
+    const mayWrite = authorizedNames(ctx, AclOperation.WRITE, ResourceType.TOPIC);
     const responses: ProduceResponseTopicProduceResponseInput[] = merged.map(({ topic: t, partitions }) => {
       const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
       const answers: ProduceResponsePartitionProduceResponseInput[] = [];
@@ -169,8 +172,17 @@ export const produceHandler = defineHandler({
           answers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS));
           continue;
         }
+        // As Kafka: a topic id must resolve before its name can be authorized; a name is authorized before it is looked up.
+        if (byId && topic === undefined) {
+          answers.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        if (!mayWrite(topic?.name ?? t.name)) {
+          answers.push(failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+          continue;
+        }
         if (topic === undefined) {
-          answers.push(failed(p.index, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          answers.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;
         }
         const refused = refusal(topic, p);
@@ -187,7 +199,8 @@ export const produceHandler = defineHandler({
       return { name: t.name, topicId: t.topicId, partitionResponses: answers };
     });
     const transactional = entries.flatMap((e, i) => (batchIsTransactional(e.records) ? [i] : []));
-    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(request.transactionalId, entries, transactional);
+    const mayWriteTransactionalId = request.transactionalId !== null && authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
+    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(request.transactionalId, mayWriteTransactionalId, entries, transactional);
     for (const [i, errorCode] of unverified) {
       const { answers, position } = pending[i]!;
       answers[position] = failed(entries[i]!.partition, errorCode);

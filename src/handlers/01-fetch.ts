@@ -35,6 +35,7 @@ import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
 import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
+import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { mergePartitions } from './partition-lookup.js';
@@ -63,14 +64,17 @@ function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): To
  * within `maxBytes` (the request's, or less under a consumer byte quota). `replicaId` is the
  * fetching broker's, or negative for a consumer.
  */
-async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number, maxBytes: number): Promise<PartitionRead[]> {
+async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number, maxBytes: number, mayRead: (topic: string) => boolean): Promise<PartitionRead[]> {
   const reads: PartitionRead[] = [];
   const commands: ReadCommand[] = [];
   const positions: number[] = [];
   for (const partition of context.partitions) {
     const topic = resolveTopic(c, partition, byId);
     let refused: number | null = null;
-    if (topic === undefined) refused = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    // As Kafka: a topic id must resolve before its name can be authorized; a name is authorized before it is looked up.
+    if (byId && topic === undefined) refused = ErrorCode.UNKNOWN_TOPIC_ID;
+    else if (!mayRead(topic?.name ?? partition.topic)) refused = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    else if (topic === undefined) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     else if (partition.partition < 0 || partition.partition >= topic.partitionCount) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     if (refused !== null || topic === undefined) {
       reads.push({ partition, topic, result: failedRead(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
@@ -206,8 +210,11 @@ export const fetchHandler = defineHandler({
     // Followers are exempt from client quotas; a consumer never gets more than its quota window can take at once.
     if (fromReplica) ctx.quotas?.exempt();
     const maxBytes = quotas === undefined ? request.maxBytes : Math.min(request.maxBytes, Math.floor(quotas.fetchMaxBytes()));
+    // A follower's fetch needs CLUSTER_ACTION, and is refused every partition without it; a consumer's needs READ on each topic.
+    const followerAllowed = fromReplica && authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION);
+    const mayRead = fromReplica ? () => followerAllowed : authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
-    let reads = await readAll(c, context, request, byId, replicaId, maxBytes);
+    let reads = await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
     const keys = reads.filter((r) => r.topic !== undefined).map((r) => partitionKey(r.topic!.name, r.partition.partition));
     for (;;) {
       const ready =
@@ -216,7 +223,7 @@ export const fetchHandler = defineHandler({
       if (ready || left <= 0) break;
       releaseAll(reads);
       const reason = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark');
-      reads = await readAll(c, context, request, byId, replicaId, maxBytes);
+      reads = await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
       if (reason === 'shutdown') break;
     }
     const throttleTimeMs = quotas === undefined ? 0 : settleQuotas(quotas, bytesOf(reads));

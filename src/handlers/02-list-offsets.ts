@@ -5,6 +5,7 @@
  * for read_committed (v2+), as Kafka answers.
  */
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -22,8 +23,10 @@ export const listOffsetsHandler = defineHandler({
     // Kafka answers each topic once and refuses a partition asked for more than once, since
     // the copies may ask for different timestamps and one answer cannot serve them all.
     const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p, copies }) => {
       const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+      if (!mayDescribe(t.name)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
       if (copies > 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { ...none, errorCode: found.errorCode };

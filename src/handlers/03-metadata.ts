@@ -16,7 +16,9 @@ import {
   type MetadataResponseMetadataResponseTopicInput,
 } from '../protocol/messages/index.js';
 import { defineHandler } from './handler.js';
-import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, clusterOf, OPERATIONS_NOT_REQUESTED, type ClusterContext } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { AclOperation, authorized, authorizedNames, authorizedOnCluster, authorizedOperations, ResourceType } from './authorization.js';
+import { CLUSTER_NAME } from '../security/acl/index.js';
 import { partitionStates } from './topic-description.js';
 
 type TopicResult = MetadataResponseMetadataResponseTopicInput;
@@ -36,11 +38,13 @@ function failed(errorCode: number, name: string | null, topicId = ZERO_UUID): To
   return { errorCode, name, topicId, isInternal: false, partitions: [] };
 }
 
-async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean, operations: number): Promise<TopicResult> {
+async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean, mayCreate: (name: string) => boolean, operations: (name: string) => number): Promise<TopicResult> {
   const existing = c.metadata.topic(name);
-  if (existing !== undefined) return described(existing, operations);
+  if (existing !== undefined) return described(existing, operations(name));
   if (topicNameProblem(name) !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, name);
   if (!allowAutoCreate || !c.autoCreateTopicsEnable) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name);
+  // As Kafka: creating it needs CREATE on the cluster or on the topic.
+  if (!mayCreate(name)) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name);
   // A cluster member that has not yet had the controller's first UpdateMetadata knows no broker,
   // not even itself: the topic may well exist, so the client is asked to retry, not to fail on a
   // replication factor no empty view could satisfy.
@@ -50,7 +54,7 @@ async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean,
   // reached this broker yet: retriable, the next Metadata finds it.
   if (created.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS || created.errorCode === ErrorCode.REQUEST_TIMED_OUT) return failed(ErrorCode.LEADER_NOT_AVAILABLE, name);
   if (created.topic === null) return failed(created.errorCode, name);
-  return described(created.topic, operations);
+  return described(created.topic, operations(name));
 }
 
 export const metadataHandler = defineHandler({
@@ -59,21 +63,28 @@ export const metadataHandler = defineHandler({
   async handle(request, ctx): Promise<MetadataResponseDataInput> {
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
-    const operations = request.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : OPERATIONS_NOT_REQUESTED;
+    const operations = (name: string): number => authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, name);
+    // Topics the principal may not DESCRIBE are left out of a listing and refused when named.
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     let topics: TopicResult[];
     if (request.topics === null || (version === 0 && request.topics.length === 0)) {
-      topics = c.metadata.topics().map((t) => described(t, operations));
+      topics = c.metadata.topics().flatMap((t) => (mayDescribe(t.name) ? [described(t, operations(t.name))] : []));
     } else if (request.topics.some((t) => t.topicId !== ZERO_UUID)) {
       topics = request.topics
         .filter((t) => t.topicId !== ZERO_UUID)
         .map((t) => {
           const found = c.metadata.topicById(t.topicId);
-          return found === undefined ? failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId) : described(found, operations);
+          if (found === undefined) return failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId);
+          return mayDescribe(found.name) ? described(found, operations(found.name)) : failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId);
         });
     } else {
       const names = [...new Set(request.topics.map((t) => t.name ?? ''))];
       topics = [];
-      for (const name of names) topics.push(await byName(c, name, request.allowAutoTopicCreation, operations));
+      const mayCreateAny = authorizedOnCluster(ctx, AclOperation.CREATE);
+      const mayCreate = (name: string): boolean => mayCreateAny || authorized(ctx, AclOperation.CREATE, ResourceType.TOPIC, name);
+      // As Kafka: the topics the principal may not DESCRIBE are answered after the others.
+      for (const name of names.filter(mayDescribe)) topics.push(await byName(c, name, request.allowAutoTopicCreation, mayCreate, operations));
+      for (const name of names.filter((n) => !mayDescribe(n))) topics.push(failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name));
     }
     const image = c.metadata;
     return {
@@ -81,7 +92,7 @@ export const metadataHandler = defineHandler({
       clusterId: image.clusterId,
       controllerId: image.controllerId,
       topics,
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+      clusterAuthorizedOperations: authorizedOperations(ctx, request.includeClusterAuthorizedOperations, ResourceType.CLUSTER, CLUSTER_NAME),
     };
   },
 });

@@ -7,6 +7,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { groupBy } from '../common/group-by.js';
 import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '../protocol/messages/index.js';
 import type { LeaderAndIsrPartition } from '../cluster/replica-control.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -14,6 +15,7 @@ export const leaderAndIsrHandler = defineHandler({
   request: LeaderAndIsrRequest,
   response: LeaderAndIsrResponse,
   async handle(request, ctx): Promise<LeaderAndIsrResponseDataInput> {
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [], topics: [] };
     const member = membershipOf(clusterOf(ctx));
     const partitions: LeaderAndIsrPartition[] = request.topicStates.flatMap((t) =>
       t.partitionStates.map((p) => ({

@@ -3,8 +3,10 @@
  * to stop following (or leading) partitions, deleting their logs when the topic is deleted.
  * Served only on cluster members. Versions 0–2 name the partitions without epochs.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { StopReplicaRequest, StopReplicaResponse, type StopReplicaResponseDataInput } from '../protocol/messages/index.js';
 import type { StopReplicaPartition } from '../cluster/replica-control.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -14,6 +16,7 @@ export const stopReplicaHandler = defineHandler({
   request: StopReplicaRequest,
   response: StopReplicaResponse,
   async handle(request, ctx): Promise<StopReplicaResponseDataInput> {
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [] };
     const member = membershipOf(clusterOf(ctx));
     const version = ctx.header.requestApiVersion;
     let partitions: StopReplicaPartition[];

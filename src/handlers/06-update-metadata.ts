@@ -3,10 +3,12 @@
  * live brokers and of partitions' leaders and ISRs, for this broker's metadata cache (what it
  * answers clients in Metadata and what its fetchers follow). Served only on cluster members.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '../protocol/messages/index.js';
 import type { PartitionUpdate } from '../cluster/cluster-metadata-cache.js';
 import type { BrokerRegistration } from '../cluster/metadata-image.js';
 import { ZERO_UUID } from '../common/uuid.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -16,6 +18,7 @@ export const updateMetadataHandler = defineHandler({
   request: UpdateMetadataRequest,
   response: UpdateMetadataResponse,
   async handle(request, ctx): Promise<UpdateMetadataResponseDataInput> {
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED };
     const member = membershipOf(clusterOf(ctx));
     const brokers: BrokerRegistration[] = request.liveBrokers.flatMap((b) => {
       const endpoint = b.endpoints.find((e) => e.listener === PLAINTEXT) ?? b.endpoints[0];

@@ -10,6 +10,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
 import type { BrokerRegistration } from '../cluster/metadata-image.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
+import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -21,13 +22,16 @@ const BATCHED_VERSION = 4;
 interface CoordinatorKind {
   readonly topic: string;
   readonly what: string;
+  /** The key's ACL resource (DESCRIBE on it finds its coordinator) and the answer when refused. */
+  readonly resourceType: ResourceType;
+  readonly refused: number;
   prepare(key: string): Promise<void>;
   partitionOf(key: string): number;
 }
 
 function coordinatorKind(c: ClusterContext, keyType: number): CoordinatorKind | null {
-  if (keyType === GROUP_KEY_TYPE) return { topic: CONSUMER_OFFSETS_TOPIC, what: 'group id', prepare: (k) => c.groups.prepare(k), partitionOf: (k) => c.groups.partitionOf(k) };
-  if (keyType === TRANSACTION_KEY_TYPE) return { topic: TRANSACTION_STATE_TOPIC, what: 'transactional id', prepare: (k) => c.transactions.prepare(k), partitionOf: (k) => c.transactions.partitionOf(k) };
+  if (keyType === GROUP_KEY_TYPE) return { topic: CONSUMER_OFFSETS_TOPIC, what: 'group id', resourceType: ResourceType.GROUP, refused: ErrorCode.GROUP_AUTHORIZATION_FAILED, prepare: (k) => c.groups.prepare(k), partitionOf: (k) => c.groups.partitionOf(k) };
+  if (keyType === TRANSACTION_KEY_TYPE) return { topic: TRANSACTION_STATE_TOPIC, what: 'transactional id', resourceType: ResourceType.TRANSACTIONAL_ID, refused: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, prepare: (k) => c.transactions.prepare(k), partitionOf: (k) => c.transactions.partitionOf(k) };
   return null;
 }
 
@@ -47,6 +51,7 @@ export const findCoordinatorHandler = defineHandler({
         const kind = coordinatorKind(c, request.keyType);
         if (kind === null) return failed(ErrorCode.INVALID_REQUEST, `unknown key type ${request.keyType}`);
         if (key === '') return failed(ErrorCode.INVALID_REQUEST, `empty ${kind.what}`);
+        if (!authorized(ctx, AclOperation.DESCRIBE, kind.resourceType, key)) return failed(kind.refused, null);
         try {
           await kind.prepare(key);
         } catch (err) {

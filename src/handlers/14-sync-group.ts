@@ -2,8 +2,10 @@
  * SyncGroup (key 14): the leader hands in the members' assignments; every member gets its own.
  * Followers' answers wait (parked in the coordinator) until the leader's SyncGroup arrives.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseDataInput } from '../protocol/messages/index.js';
+import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -12,6 +14,7 @@ export const syncGroupHandler = defineHandler({
   response: SyncGroupResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       const response = await c.groups.runParkable<SyncGroupResponseDataInput>(request.groupId, 'SyncGroup', (coordinator, now, replyTo) =>
         coordinator.syncGroup(request, { now, replyTo }),

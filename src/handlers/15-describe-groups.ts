@@ -1,11 +1,10 @@
 /** DescribeGroups (key 15): state, protocol and members of each group, from its coordinator. */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-
-/** With no authorizer every group operation is allowed: READ, DELETE and DESCRIBE. */
-export const ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 
 export const describeGroupsHandler = defineHandler({
   request: DescribeGroupsRequest,
@@ -13,9 +12,12 @@ export const describeGroupsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
-    const authorizedOperations = request.includeAuthorizedOperations ? ALL_GROUP_OPERATIONS : OPERATIONS_NOT_REQUESTED;
     const groups = await Promise.all(
       request.groups.map(async (groupId) => {
+        if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
+          return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupState: 'Dead', authorizedOperations: OPERATIONS_NOT_REQUESTED };
+        }
+        const authorizedOperations = authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId);
         try {
           const described = await c.groups.read(groupId, (coordinator) => coordinator.describeGroups({ ...request, groups: [groupId] }, version));
           return { ...described.groups![0]!, authorizedOperations };

@@ -1,6 +1,7 @@
 /** ListGroups (key 16): every group this broker coordinates, filtered by state (v4+) and type (v5+). */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -13,7 +14,9 @@ export const listGroupsHandler = defineHandler({
     try {
       const response = await c.groups.listGroups(request);
       // Group states are carried from v4 and group types from v5; older versions keep the defaults.
-      const groups = (response.groups ?? []).map((g) => ({
+      // As Kafka: DESCRIBE on the cluster lists every group, otherwise those the principal may DESCRIBE.
+      const mayDescribe = authorizedOnCluster(ctx, AclOperation.DESCRIBE) ? () => true : authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.GROUP);
+      const groups = (response.groups ?? []).filter((g) => mayDescribe(g.groupId ?? '')).map((g) => ({
         groupId: g.groupId,
         protocolType: g.protocolType,
         groupState: version >= 4 ? g.groupState : '',

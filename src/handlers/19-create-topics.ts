@@ -12,6 +12,7 @@ import {
   type CreateTopicsResponseCreatableTopicResultInput,
   type CreateTopicsResponseDataInput,
 } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedOnCluster, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { answerEachOnce } from './answer-each-once.js';
@@ -57,11 +58,15 @@ export const createTopicsHandler = defineHandler({
   response: CreateTopicsResponse,
   async handle(request, ctx): Promise<CreateTopicsResponseDataInput> {
     const c = clusterOf(ctx);
+    const mayCreateAny = authorizedOnCluster(ctx, AclOperation.CREATE);
     const topics = await answerEachOnce(
       request.topics,
       (t) => t.name,
       (t) => failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'),
-      (t) => create(c, t, request.validateOnly),
+      (t) =>
+        mayCreateAny || authorized(ctx, AclOperation.CREATE, ResourceType.TOPIC, t.name)
+          ? create(c, t, request.validateOnly)
+          : Promise.resolve(failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.')),
     );
     return { topics };
   },

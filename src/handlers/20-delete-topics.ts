@@ -13,6 +13,7 @@ import {
 } from '../protocol/messages/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import { ZERO_UUID } from '../common/uuid.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { answerEachOnce } from './answer-each-once.js';
@@ -37,9 +38,12 @@ function resultFor(target: Target, code: number, topic?: TopicImage, message = s
   };
 }
 
-async function deleteTarget(c: ClusterContext, target: Target): Promise<Result> {
+async function deleteTarget(c: ClusterContext, target: Target, mayDelete: (name: string) => boolean): Promise<Result> {
   if (!c.admin.deletionEnabled) return resultFor(target, ErrorCode.TOPIC_DELETION_DISABLED);
   const topic = target.name !== null ? c.metadata.topic(target.name) : c.metadata.topicById(target.topicId);
+  // As Kafka: a name is authorized before it is looked up; a topic id once it resolves to a name.
+  const name = target.name ?? topic?.name;
+  if (name !== undefined && !mayDelete(name)) return resultFor(target, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   if (topic === undefined) return resultFor(target, target.name !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
   const deleted = await c.admin.deleteTopic(topic);
   return resultFor(target, deleted.errorCode, topic, deleted.errorMessage ?? standardMessage(deleted.errorCode));
@@ -50,6 +54,7 @@ export const deleteTopicsHandler = defineHandler({
   response: DeleteTopicsResponse,
   async handle(request, ctx): Promise<DeleteTopicsResponseDataInput> {
     const c = clusterOf(ctx);
+    const mayDelete = authorizedNames(ctx, AclOperation.DELETE, ResourceType.TOPIC);
     const targets: Target[] =
       ctx.header.requestApiVersion >= 6
         ? request.topics.map((t) => ({ name: t.topicId === ZERO_UUID ? t.name : null, topicId: t.topicId }))
@@ -58,7 +63,7 @@ export const deleteTopicsHandler = defineHandler({
       targets,
       (t) => (t.name !== null ? `name:${t.name}` : `id:${t.topicId}`),
       (t) => resultFor(t, ErrorCode.INVALID_REQUEST, undefined, t.name !== null ? 'Duplicate topic name.' : 'Duplicate topic id.'),
-      (t) => deleteTarget(c, t),
+      (t) => deleteTarget(c, t, mayDelete),
     );
     return { responses };
   },

@@ -2,7 +2,9 @@
  * DeleteRecords (key 21): moves a partition's log start offset forward (offset -1 means the
  * high watermark); whole segments below it are deleted later. Answers the new low watermark.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
@@ -14,7 +16,9 @@ export const deleteRecordsHandler = defineHandler({
     const c = clusterOf(ctx);
     // As Kafka: each topic answered once, and of a partition named twice the last offset wins.
     const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const mayDelete = authorizedNames(ctx, AclOperation.DELETE, ResourceType.TOPIC);
     const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p }) => {
+      if (!mayDelete(t.name)) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
       const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);

@@ -7,6 +7,7 @@
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedOnCluster, authorizedOnSomeResource, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -15,9 +16,15 @@ export const initProducerIdHandler = defineHandler({
   response: InitProducerIdResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
     if (request.transactionalId === null) {
+      // As Kafka: an idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
+      if (!authorizedOnCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizedOnSomeResource(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
+        return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+      }
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await c.producerIds.nextProducerId(), producerEpoch: 0 };
     }
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     try {
       const answer = await c.transactions.initProducerId({
         transactionalId: request.transactionalId,
@@ -27,7 +34,7 @@ export const initProducerIdHandler = defineHandler({
       });
       return { throttleTimeMs: 0, ...answer };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), producerId: -1n, producerEpoch: -1 };
+      return refused(kafkaErrorCode(err));
     }
   },
 });

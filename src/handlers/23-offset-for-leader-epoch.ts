@@ -2,7 +2,9 @@
  * OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, from the partition's
  * leader-epoch cache; consumers use it after a leader change to detect log truncation.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerPartitions, lookupPartition } from './partition-lookup.js';
@@ -12,8 +14,11 @@ export const offsetForLeaderEpochHandler = defineHandler({
   response: OffsetForLeaderEpochResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    // As Kafka: a broker (CLUSTER_ACTION) may ask of every topic, anyone else of those it may DESCRIBE.
+    const mayDescribe = authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION) ? () => true : authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
       const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
+      if (!mayDescribe(t.topic)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
       const found = lookupPartition(c, t.topic, p.partition);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
       const reply = await c.partitions.offsetForLeaderEpoch({ topic: t.topic, partition: p.partition }, p.currentLeaderEpoch, p.leaderEpoch);

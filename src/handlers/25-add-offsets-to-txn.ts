@@ -2,8 +2,10 @@
  * AddOffsetsToTxn (key 25): adds the group's `__consumer_offsets` partition to the producer's
  * transaction, so that the offsets it then commits with TxnOffsetCommit end with the transaction.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -12,6 +14,8 @@ export const addOffsetsToTxnHandler = defineHandler({
   response: AddOffsetsToTxnResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       const errorCode = await c.transactions.addOffsets({
         transactionalId: request.transactionalId,

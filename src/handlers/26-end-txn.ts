@@ -4,8 +4,10 @@
  * transaction version 2 (KIP-890 part 2): the coordinator bumps its epoch at the end of every
  * transaction and the answer carries the producer id and epoch to go on with.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -16,6 +18,9 @@ export const endTxnHandler = defineHandler({
   response: EndTxnResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
+    }
     try {
       const answer = await c.transactions.endTxn({
         transactionalId: request.transactionalId,

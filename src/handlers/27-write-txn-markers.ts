@@ -2,7 +2,9 @@
  * WriteTxnMarkers (key 27): a transaction coordinator on another broker asks this one, as the
  * partitions' leader, to write the end of a transaction (see `txn-marker-writes.ts`).
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { writeMarkersLocally } from './txn-marker-writes.js';
@@ -13,6 +15,14 @@ export const writeTxnMarkersHandler = defineHandler({
   response: WriteTxnMarkersResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+      return {
+        markers: request.markers.map((m) => ({
+          producerId: m.producerId,
+          topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })) })),
+        })),
+      };
+    }
     const markers = await Promise.all(
       request.markers.map(async (m) => {
         const results = await writeMarkersLocally(c, {

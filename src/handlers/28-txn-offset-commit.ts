@@ -7,9 +7,11 @@
  * in the transaction: the coordinator verifies it (KIP-890), or from v5, where a producer on
  * transaction version 2 sends no AddOffsetsToTxn, adds it.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { commitAnswer, commitFailed, splitCommitTopics, type CommitTopicAnswer } from './offset-topics.js';
@@ -24,7 +26,12 @@ export const txnOffsetCommitHandler = defineHandler({
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
     const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
-    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId);
+    // As Kafka: WRITE on the transactional id, then READ on the group, then READ on each topic.
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) {
+      return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) };
+    }
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId, authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC));
     if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], byId) };
     const offsetsPartition = { topic: CONSUMER_OFFSETS_TOPIC, partition: c.groups.partitionOf(request.groupId) };
     const producer = { transactionalId: request.transactionalId, producerId: request.producerId, producerEpoch: request.producerEpoch };

@@ -14,6 +14,7 @@ import {
 } from '../protocol/messages/index.js';
 import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../cluster/config-definitions.js';
 import type { ConfigEntry } from '../cluster/config-resolver.js';
+import { AclOperation, configResourceRefusal } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
 
@@ -82,6 +83,11 @@ export const describeConfigsHandler = defineHandler({
   handle(request, ctx): DescribeConfigsResponseDataInput {
     const c = clusterOf(ctx);
     const options = { synonyms: request.includeSynonyms, documentation: request.includeDocumentation };
-    return { results: request.resources.map((r) => describe(c, r, options)) };
+    return {
+      results: request.resources.map((r) => {
+        const refused = configResourceRefusal(ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
+        return refused === null ? describe(c, r, options) : error(r, refused);
+      }),
+    };
   },
 });

@@ -12,7 +12,6 @@ import {
 } from '../protocol/messages/index.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { defineHandler } from './handler.js';
-import { clusterOf } from './cluster-context.js';
 import { alterResources } from './alter-config-targets.js';
 
 /** The legacy form's new set is exactly the entry's keys; a null value is refused, not a deletion. */
@@ -31,6 +30,6 @@ export const alterConfigsHandler = defineHandler({
   request: AlterConfigsRequest,
   response: AlterConfigsResponse,
   async handle(request, ctx): Promise<AlterConfigsResponseDataInput> {
-    return { responses: await alterResources(clusterOf(ctx), request.resources, request.validateOnly, overridesOf) };
+    return { responses: await alterResources(ctx, request.resources, request.validateOnly, overridesOf) };
   },
 });

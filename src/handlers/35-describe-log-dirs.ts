@@ -11,6 +11,7 @@ import {
   type DescribeLogDirsResponseDescribeLogDirsTopicInput,
 } from '../protocol/messages/index.js';
 import type { PartitionLogDescription } from '../cluster/partition-admin.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
 
@@ -19,6 +20,7 @@ export const describeLogDirsHandler = defineHandler({
   response: DescribeLogDirsResponse,
   async handle(request, ctx): Promise<DescribeLogDirsResponseDataInput> {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted =
       request.topics === null ? null : new Map(request.topics.map((t) => [t.topic, new Set(t.partitions)] as const));
     const included = (p: PartitionLogDescription): boolean => wanted === null || wanted.get(p.topic)?.has(p.partition) === true;

@@ -11,6 +11,7 @@ import {
   type CreatePartitionsResponseCreatePartitionsTopicResultInput,
   type CreatePartitionsResponseDataInput,
 } from '../protocol/messages/index.js';
+import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { answerEachOnce } from './answer-each-once.js';
@@ -32,7 +33,10 @@ export const createPartitionsHandler = defineHandler({
       request.topics,
       (t) => t.name,
       (t): TopicResult => ({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' }),
-      (t) => grow(c, t, request.validateOnly),
+      (t) =>
+        authorized(ctx, AclOperation.ALTER, ResourceType.TOPIC, t.name)
+          ? grow(c, t, request.validateOnly)
+          : Promise.resolve({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }),
     );
     return { results };
   },

@@ -9,6 +9,7 @@ import { groupBy } from '../common/group-by.js';
 import { ElectLeadersRequest, ElectLeadersResponse, type ElectLeadersResponseDataInput } from '../protocol/messages/index.js';
 import { ElectionType, type ElectionResult } from '../cluster/replica-control.js';
 import type { MetadataImage } from '../cluster/metadata-image.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -27,6 +28,7 @@ export const electLeadersHandler = defineHandler({
   response: ElectLeadersResponse,
   async handle(request, ctx): Promise<ElectLeadersResponseDataInput> {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.ALTER)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, replicaElectionResults: [] };
     // v0 has no election type: it always meant a preferred election.
     const electionType = ctx.header.requestApiVersion >= 1 ? request.electionType : ElectionType.PREFERRED;
     const asked = request.topicPartitions === null ? null : request.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));

@@ -13,7 +13,6 @@ import {
 import { applyAlterations } from '../cluster/config-operations.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { defineHandler } from './handler.js';
-import { clusterOf } from './cluster-context.js';
 import { alterResources, type ResolvedResource } from './alter-config-targets.js';
 
 function overridesOf(r: IncrementalAlterConfigsRequestAlterConfigsResource, target: ResolvedResource): ReadonlyMap<string, string> | AdminResult {
@@ -27,6 +26,6 @@ export const incrementalAlterConfigsHandler = defineHandler({
   request: IncrementalAlterConfigsRequest,
   response: IncrementalAlterConfigsResponse,
   async handle(request, ctx): Promise<IncrementalAlterConfigsResponseDataInput> {
-    return { responses: await alterResources(clusterOf(ctx), request.resources, request.validateOnly, overridesOf) };
+    return { responses: await alterResources(ctx, request.resources, request.validateOnly, overridesOf) };
   },
 });

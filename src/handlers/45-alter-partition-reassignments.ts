@@ -9,6 +9,7 @@ import { groupBy } from '../common/group-by.js';
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseDataInput } from '../protocol/messages/index.js';
 import type { ElectionResult, ReassignmentRequest } from '../cluster/replica-control.js';
 import type { MetadataImage } from '../cluster/metadata-image.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -27,6 +28,7 @@ export const alterPartitionReassignmentsHandler = defineHandler({
   response: AlterPartitionReassignmentsResponse,
   async handle(request, ctx): Promise<AlterPartitionReassignmentsResponseDataInput> {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.ALTER)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
     const items: ReassignmentRequest[] = request.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, target: p.replicas })));
     const results = c.membership === null ? localReassignment(c.metadata, c.nodeId, items) : await c.membership.controller.alterReassignments(items);
     const notController = results.length > 0 && results.every((r) => r.errorCode === ErrorCode.NOT_CONTROLLER);

@@ -8,13 +8,14 @@ import { ErrorCode } from '../protocol/errors.js';
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { mayActOnCluster, userCredentials, usersWithCredentials } from './scram-credentials.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
+import { userCredentials, usersWithCredentials } from './scram-credentials.js';
 
 export const describeUserScramCredentialsHandler = defineHandler({
   request: DescribeUserScramCredentialsRequest,
   response: DescribeUserScramCredentialsResponse,
   handle(request, ctx) {
-    if (!mayActOnCluster(ctx, 'DESCRIBE')) {
+    if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
     }
     const store = clusterOf(ctx).clientEntities;

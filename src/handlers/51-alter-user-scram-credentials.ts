@@ -12,7 +12,8 @@ import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } f
 import { credentialFromSaltedPassword, formatCredential, MAX_SCRAM_ITERATIONS, scramMechanismOfType, type ScramMechanism } from '../security/sasl/scram-formatter.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { mayActOnCluster, userCredentials } from './scram-credentials.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
+import { userCredentials } from './scram-credentials.js';
 
 interface Failure {
   readonly errorCode: number;
@@ -32,7 +33,7 @@ export const alterUserScramCredentialsHandler = defineHandler({
   request: AlterUserScramCredentialsRequest,
   response: AlterUserScramCredentialsResponse,
   async handle(request, ctx) {
-    if (!mayActOnCluster(ctx, 'ALTER')) {
+    if (!authorizedOnCluster(ctx, AclOperation.ALTER)) {
       const users = [...new Set([...request.deletions, ...request.upsertions].map((c) => c.name))];
       return { throttleTimeMs: 0, results: users.map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null })) };
     }

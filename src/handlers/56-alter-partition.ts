@@ -7,6 +7,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { AlterPartitionRequest, AlterPartitionResponse, type AlterPartitionResponseDataInput, type AlterPartitionResponsePartitionDataInput } from '../protocol/messages/index.js';
 import type { IsrChangeRequest } from '../cluster/replica-control.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -15,6 +16,7 @@ export const alterPartitionHandler = defineHandler({
   response: AlterPartitionResponse,
   async handle(request, ctx): Promise<AlterPartitionResponseDataInput> {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, topics: [] };
     const member = membershipOf(c);
     const items: IsrChangeRequest[] = [];
     const unknown: { topicId: string; partitionIndex: number }[] = [];

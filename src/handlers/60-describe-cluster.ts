@@ -5,8 +5,10 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
+import { authorizedOperations, ResourceType } from './authorization.js';
+import { CLUSTER_NAME } from '../security/acl/index.js';
 import { defineHandler } from './handler.js';
-import { ALL_CLUSTER_OPERATIONS, clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
+import { clusterOf } from './cluster-context.js';
 
 const ENDPOINT_BROKER = 1;
 const ENDPOINT_NAMES: Readonly<Record<number, string>> = { 1: 'BROKER', 2: 'CONTROLLER' };
@@ -34,7 +36,7 @@ export const describeClusterHandler = defineHandler({
       clusterId: image.clusterId,
       controllerId: image.controllerId,
       brokers: image.brokers().map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+      clusterAuthorizedOperations: authorizedOperations(ctx, request.includeClusterAuthorizedOperations, ResourceType.CLUSTER, CLUSTER_NAME),
     };
   },
 });

@@ -2,7 +2,9 @@
  * DescribeProducers (key 61): the idempotent producers a partition knows (id, epoch, last
  * sequence and timestamp), read from the owner's producer state.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { DescribeProducersRequest, DescribeProducersResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerPartitions, lookupPartition } from './partition-lookup.js';
@@ -12,7 +14,9 @@ export const describeProducersHandler = defineHandler({
   response: DescribeProducersResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const answered = await answerPartitions(request.topics, (t) => t.partitionIndexes, async (t, partitionIndex) => {
+      if (!mayRead(t.name)) return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
       const found = lookupPartition(c, t.name, partitionIndex);
       if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
       const reply = await c.partitions.describeProducers({ topic: t.name, partition: partitionIndex });

@@ -3,7 +3,9 @@
  * (state, producer id and epoch, timeout, start time, partitions); an id coordinated elsewhere
  * answers NOT_COORDINATOR, as Kafka's admin client then asks its coordinator.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -12,6 +14,9 @@ export const describeTransactionsHandler = defineHandler({
   response: DescribeTransactionsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    return { throttleTimeMs: 0, transactionStates: await c.transactions.describe(request.transactionalIds) };
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID);
+    const denied = request.transactionalIds.filter((id) => !mayDescribe(id)).map((transactionalId) => ({ transactionalId, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED }));
+    const described = await c.transactions.describe(request.transactionalIds.filter(mayDescribe));
+    return { throttleTimeMs: 0, transactionStates: [...described, ...denied] };
   },
 });

@@ -3,6 +3,7 @@
  * broker, filtered by state, producer id and (v1+) how long the transaction has been running.
  */
 import { ListTransactionsRequest, ListTransactionsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -11,6 +12,8 @@ export const listTransactionsHandler = defineHandler({
   response: ListTransactionsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    return { throttleTimeMs: 0, ...(await c.transactions.list(request)) };
+    const listed = await c.transactions.list(request);
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID);
+    return { throttleTimeMs: 0, ...listed, transactionStates: (listed.transactionStates ?? []).filter((t) => mayDescribe(t.transactionalId ?? '')) };
   },
 });

@@ -2,8 +2,10 @@
  * ConsumerGroupHeartbeat (key 68, KIP-848): join, heartbeat and leave of consumer-protocol groups.
  * The coordinator gets the cluster's topics so every heartbeat sees topics appear and grow.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
@@ -13,6 +15,11 @@ export const consumerGroupHeartbeatHandler = defineHandler({
   response: ConsumerGroupHeartbeatResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 });
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return refused(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    // As Kafka 4: subscribing to a topic name needs DESCRIBE on it.
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    if (request.subscribedTopicNames !== null && !request.subscribedTopicNames.every(mayDescribe)) return refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     try {
       const response = await c.groups.run(request.groupId, (coordinator, now) =>
         coordinator.consumerGroupHeartbeat(request, {

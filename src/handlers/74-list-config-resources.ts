@@ -7,6 +7,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { ListConfigResourcesRequest, ListConfigResourcesResponse, type ListConfigResourcesResponseConfigResourceInput } from '../protocol/messages/index.js';
+import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
@@ -33,6 +34,7 @@ export const listConfigResourcesHandler = defineHandler({
   response: ListConfigResourcesResponse,
   handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, configResources: [] };
     if (ctx.header.requestApiVersion < FIRST_VERSION_WITH_TYPES) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, configResources: resourcesOf(c, ResourceType.CLIENT_METRICS) };
     }

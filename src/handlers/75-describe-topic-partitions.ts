@@ -13,8 +13,9 @@ import {
 } from '../protocol/messages/index.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
 import { ZERO_UUID } from '../common/uuid.js';
+import { AclOperation, authorizedNames, authorizedOperations, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
-import { ALL_TOPIC_OPERATIONS, clusterOf } from './cluster-context.js';
+import { clusterOf } from './cluster-context.js';
 import { partitionStates } from './topic-description.js';
 
 /** Kafka's `max.request.partition.size.limit` default. */
@@ -27,8 +28,10 @@ export const describeTopicPartitionsHandler = defineHandler({
   response: DescribeTopicPartitionsResponse,
   handle(request, ctx): DescribeTopicPartitionsResponseDataInput {
     const c = clusterOf(ctx);
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    // As Kafka: listing every topic leaves out those the principal may not DESCRIBE; one it names is refused.
     const names =
-      request.topics.length === 0 ? c.metadata.topics().map((t) => t.name) : [...new Set(request.topics.map((t) => t.name))].sort();
+      request.topics.length === 0 ? c.metadata.topics().map((t) => t.name).filter(mayDescribe) : [...new Set(request.topics.map((t) => t.name))].sort();
     const cursor = request.cursor;
     let budget = Math.min(Math.max(request.responsePartitionLimit, 1), MAX_PARTITIONS_PER_RESPONSE);
     const topics: TopicResult[] = [];
@@ -36,6 +39,10 @@ export const describeTopicPartitionsHandler = defineHandler({
     for (const name of names) {
       if (cursor !== null && name < cursor.topicName) continue;
       const topic = c.metadata.topic(name);
+      if (!mayDescribe(name)) {
+        topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [] });
+        continue;
+      }
       if (topic === undefined) {
         const code = topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
         topics.push({ errorCode: code, name, topicId: ZERO_UUID, isInternal: false, partitions: [] });
@@ -54,7 +61,7 @@ export const describeTopicPartitionsHandler = defineHandler({
         topicId: topic.topicId,
         isInternal: topic.internal,
         partitions: partitionStates(topic, first, last).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] })),
-        topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
+        topicAuthorizedOperations: authorizedOperations(ctx, true, ResourceType.TOPIC, name),
       });
       if (last < topic.partitionCount) {
         nextCursor = { topicName: name, partitionIndex: last };

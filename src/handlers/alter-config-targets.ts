@@ -1,14 +1,17 @@
 /**
  * The per-resource work both AlterConfigs forms share: resolve each entry's resource (a topic,
  * this broker by its id, or the cluster-wide broker default "") and replace its overrides with
- * the set the form computes. The forms differ only in how that set is computed.
+ * the set the form computes, once the principal may ALTER_CONFIGS it. The forms differ only in
+ * how that set is computed.
  */
 import type { DynamicScope } from '../cluster/metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
 import type { AlterationTarget } from '../cluster/config-operations.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ResourceType, type ClusterContext } from './cluster-context.js';
+import { ResourceType, clusterOf, type ClusterContext } from './cluster-context.js';
+import { AclOperation, configResourceRefusal } from './authorization.js';
+import type { RequestContext } from './handler.js';
 
 export interface ResolvedResource extends AlterationTarget {
   replace(overrides: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult>;
@@ -64,14 +67,16 @@ export type OverridesFor<E> = (entry: E, target: ResolvedResource) => ReadonlyMa
  * resource apply in the order they were sent.
  */
 export async function alterResources<E extends ResourceEntry>(
-  c: ClusterContext,
+  ctx: RequestContext,
   entries: readonly E[],
   validateOnly: boolean,
   overridesFor: OverridesFor<E>,
 ): Promise<ResourceResult[]> {
+  const c = clusterOf(ctx);
   const results: ResourceResult[] = [];
   for (const entry of entries) {
-    const result = await alterResource(c, entry, validateOnly, overridesFor);
+    const refused = configResourceRefusal(ctx, AclOperation.ALTER_CONFIGS, entry.resourceType, entry.resourceName);
+    const result = refused !== null ? { errorCode: refused, errorMessage: null } : await alterResource(c, entry, validateOnly, overridesFor);
     results.push({ ...result, resourceType: entry.resourceType, resourceName: entry.resourceName });
   }
   return results;

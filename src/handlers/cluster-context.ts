@@ -16,6 +16,8 @@ import type { TransactionCoordinatorService } from '../coordinator/transaction/t
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
 import type { KeyedQueue } from '../common/keyed-queue.js';
+import type { Authorizer } from '../security/acl/index.js';
+import type { AclAdmin } from '../cluster/acl-admin.js';
 import type { RequestContext } from './handler.js';
 
 export interface ClusterContext {
@@ -49,6 +51,10 @@ export interface ClusterContext {
   readonly transactions: TransactionCoordinatorService;
   /** Set on a member of a ZooKeeper-coordinated cluster: where the inter-broker requests go. */
   readonly membership: ClusterMembership | null;
+  /** The cluster's ACLs, and CreateAcls/DeleteAcls carried out where they are stored. */
+  readonly acls: AclAdmin;
+  /** Set when `authorizer.class.name` is: decides each request on the ACLs (see `authorization.ts`); null allows everything. */
+  readonly authorizer: Authorizer | null;
 }
 
 export function membershipOf(c: ClusterContext): ClusterMembership {

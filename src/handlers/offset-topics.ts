@@ -43,8 +43,12 @@ export interface CommitTopics<T extends CommitTopic> {
   readonly refused: CommitTopicAnswer[];
 }
 
-/** `byId`: the request names its topics by id (OffsetCommit v10+, TxnOffsetCommit v6+). */
-export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, topics: readonly T[], byId: boolean): CommitTopics<T> {
+/**
+ * `byId`: the request names its topics by id (OffsetCommit v10+, TxnOffsetCommit v6+). `mayRead`:
+ * whether the principal may READ a topic; as Kafka, a name is authorized before it is looked up,
+ * an id once it resolves to a name.
+ */
+export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, topics: readonly T[], byId: boolean, mayRead: (topic: string) => boolean): CommitTopics<T> {
   const known: T[] = [];
   const refused: CommitTopicAnswer[] = [];
   const refuse = (t: T, partitions: T['partitions'], errorCode: number): void => {
@@ -52,9 +56,17 @@ export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, to
   };
   for (const t of topics) {
     const topic = byId ? lookup.topicById(t.topicId) : lookup.topic(t.name);
+    // Answered even when it lists no partitions, as Kafka does.
+    if (byId && topic === undefined) {
+      refuse(t, t.partitions, ErrorCode.UNKNOWN_TOPIC_ID);
+      continue;
+    }
+    if (!mayRead(topic?.name ?? t.name)) {
+      refuse(t, t.partitions, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      continue;
+    }
     if (topic === undefined) {
-      // Answered even when it lists no partitions, as Kafka does.
-      refuse(t, t.partitions, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      refuse(t, t.partitions, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       continue;
     }
     const exists = (p: { partitionIndex: number }): boolean => p.partitionIndex >= 0 && p.partitionIndex < topic.partitionCount;

@@ -6,7 +6,6 @@
  */
 import type { ClientEntityStore } from '../cluster/client-entity-store.js';
 import { parseCredential, SCRAM_MECHANISMS, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
-import type { RequestContext } from './handler.js';
 
 export interface UserCredential {
   readonly mechanism: ScramMechanism;
@@ -30,13 +29,4 @@ export function usersWithCredentials(store: ClientEntityStore): string[] {
     .filter((e) => typeof e.entity.user === 'string' && e.entity.clientId === undefined && e.entity.ip === undefined)
     .map((e) => e.entity.user as string)
     .filter((user) => userCredentials(store, user).length > 0);
-}
-
-/**
- * The authorizer's check of `operation` on the cluster resource, as Kafka asks for these APIs
- * (DESCRIBE for 50, ALTER for 51). With no authorizer configured every principal may; the ACL
- * work plugs its decision in here.
- */
-export function mayActOnCluster(_ctx: RequestContext, _operation: 'DESCRIBE' | 'ALTER'): boolean {
-  return true;
 }

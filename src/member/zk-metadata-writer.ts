@@ -12,7 +12,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import { entityPath, type ClientEntity } from '../cluster/client-entities.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
-import type { MetadataWriter } from '../cluster/metadata-writer.js';
+import type { AclUpdate, MetadataWriter } from '../cluster/metadata-writer.js';
+import type { ResourcePattern } from '../security/acl/index.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
 import { TopicExistsError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
 
@@ -102,6 +103,12 @@ export class ZkMetadataWriter implements MetadataWriter {
     const [type, ...name] = entityPath(entity).split('/');
     await this.session().setEntityConfig(type as ConfigEntityType, name.join('/'), Object.fromEntries(configs));
     this.cache.setClientEntityConfigs(entity, configs);
+  }
+
+  async updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void> {
+    const written = await this.session().updateResourceAcls(pattern, update);
+    // Every member follows the notification, this one too; showing it at once keeps read-your-writes.
+    this.cache.setResourceAcls(pattern, written);
   }
 
   private async awaitImage(what: string, ready: (image: MetadataImage) => boolean): Promise<void> {

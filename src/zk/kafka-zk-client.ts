@@ -17,8 +17,20 @@
  * Thread: main.
  */
 import { Logger } from '../common/logger.js';
-import { ConfigChangeWatcher, type ConfigChangeSubscription } from './config-change-watcher.js';
+import { PatternType, parseResourceType, type AccessControlEntry, type AclBinding, type ResourcePattern } from '../security/acl/index.js';
+import { ChangeNotificationWatcher, CONFIG_CHANGE_FEED, type ChangeFeed, type ConfigChangeSubscription } from './config-change-watcher.js';
 import {
+  ACL_CHANGE_PREFIX,
+  EXTENDED_ACL_CHANGES_PATH,
+  LITERAL_ACL_CHANGES_PATH,
+  aclChangesPath,
+  aclResourcePath,
+  aclRootPath,
+  decodeExtendedAclChange,
+  decodeLiteralAclChange,
+  decodeResourceAcls,
+  encodeAclChange,
+  encodeResourceAcls,
   BROKER_IDS_PATH,
   CLUSTER_ID_PATH,
   CONFIG_CHANGE_PREFIX,
@@ -490,10 +502,81 @@ export class KafkaZkClient {
   /**
    * Calls `listener` with the entity path (`topics/<t>`, `brokers/<id>`, `brokers/<default>`) of
    * every config change notification, in order and once each — those already present first, as
-   * Kafka's listener does at start-up. See `ConfigChangeWatcher`.
+   * Kafka's listener does at start-up. See `ChangeNotificationWatcher`.
    */
   watchConfigChanges(listener: (entityPath: string) => void, options: { expirationMs?: number } = {}): ConfigChangeSubscription {
-    return new ConfigChangeWatcher(this.session, listener, options.expirationMs).start();
+    return new ChangeNotificationWatcher(this.session, CONFIG_CHANGE_FEED, listener, options.expirationMs).start();
+  }
+
+  // --- ACLs (Kafka's AclAuthorizer layout) ---
+
+  /** Every ACL stored under /kafka-acl and /kafka-acl-extended/prefixed. */
+  async getAllAcls(): Promise<AclBinding[]> {
+    const out: AclBinding[] = [];
+    for (const patternType of [PatternType.LITERAL, PatternType.PREFIXED]) {
+      const root = aclRootPath(patternType);
+      for (const typeName of await this.children(root)) {
+        const resourceType = parseResourceType(typeName);
+        if (resourceType === undefined) continue;
+        for (const name of await this.children(`${root}/${typeName}`)) {
+          const pattern = { resourceType, name, patternType };
+          for (const entry of (await this.getResourceAcls(pattern)).entries) out.push({ pattern, entry });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One resource's ACLs and its znode version (-1: no znode). */
+  async getResourceAcls(pattern: ResourcePattern): Promise<{ entries: AccessControlEntry[]; zkVersion: number }> {
+    const path = aclResourcePath(pattern);
+    const node = await this.session.retrying(() => this.session.get(path));
+    return node === null ? { entries: [], zkVersion: -1 } : { entries: decodeResourceAcls(path, node.data), zkVersion: node.stat.version };
+  }
+
+  /**
+   * Replaces one resource's ACLs with `update(current)` as Kafka's AclAuthorizer does: a
+   * conditional write against the version read (create if absent, delete when none are left),
+   * read and tried again when another writer got in between; then a change notification so every
+   * broker reloads the resource. Returns the ACLs written.
+   */
+  async updateResourceAcls(pattern: ResourcePattern, update: (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[]): Promise<readonly AccessControlEntry[]> {
+    const path = aclResourcePath(pattern);
+    const s = this.session;
+    for (;;) {
+      const { entries, zkVersion } = await this.getResourceAcls(pattern);
+      const next = update(entries);
+      if (next.length === entries.length && next.every((e, i) => e === entries[i])) return entries;
+      try {
+        if (zkVersion < 0) {
+          if (next.length > 0) await s.retrying(() => s.createRecursive(path, encodeResourceAcls(next)));
+        } else if (next.length === 0) {
+          await s.retrying(() => s.delete(path, zkVersion));
+        } else {
+          await s.retrying(() => s.set(path, encodeResourceAcls(next), zkVersion));
+        }
+      } catch (err) {
+        if (err instanceof ZkBadVersionError || err instanceof ZkNodeExistsError || err instanceof ZkNoNodeError) continue;
+        throw err;
+      }
+      const changes = aclChangesPath(pattern.patternType);
+      await s.retrying(() => s.ensurePath(changes));
+      await s.retrying(() => s.create(`${changes}/${ACL_CHANGE_PREFIX}`, encodeAclChange(pattern), 'persistent_sequential'));
+      return next;
+    }
+  }
+
+  /**
+   * Calls `listener` with the resource of every ACL change notification (literal and extended),
+   * those already present first; the listener reads the resource's ACLs afresh.
+   */
+  watchAclChanges(listener: (pattern: ResourcePattern) => void, options: { expirationMs?: number } = {}): ConfigChangeSubscription {
+    const feeds: ChangeFeed<ResourcePattern>[] = [
+      { path: LITERAL_ACL_CHANGES_PATH, prefix: ACL_CHANGE_PREFIX, decode: decodeLiteralAclChange },
+      { path: EXTENDED_ACL_CHANGES_PATH, prefix: ACL_CHANGE_PREFIX, decode: decodeExtendedAclChange },
+    ];
+    const watchers = feeds.map((feed) => new ChangeNotificationWatcher(this.session, feed, listener, options.expirationMs).start());
+    return { close: () => watchers.forEach((w) => w.close()) };
   }
 
   // --- Topic deletion ---

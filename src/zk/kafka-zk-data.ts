@@ -5,6 +5,21 @@
  * throw `KafkaZkDataError` on anything else. Key order in the JSON is not significant to any
  * reader; it follows what Kafka's Jackson output usually shows.
  */
+import {
+  PatternType,
+  enumName,
+  operationName,
+  parseOperation,
+  parsePatternType,
+  parsePermissionType,
+  parseResourceType,
+  patternTypeName,
+  permissionTypeName,
+  resourceTypeName,
+  type AccessControlEntry,
+  type ResourcePattern,
+  type ResourceType,
+} from '../security/acl/index.js';
 import { KafkaZkDataError } from './kafka-zk-errors.js';
 
 // --- Paths ---
@@ -435,4 +450,80 @@ export function decodeProducerIdBlock(data: Buffer | null): ProducerIdBlockData 
   const end = r.bigintString(obj, 'block_end');
   if (end < start) r.fail('block_end is before block_start');
   return { brokerId: r.int(obj, 'broker'), firstProducerId: start, size: Number(end - start + 1n) };
+}
+
+// --- ACLs: /kafka-acl, /kafka-acl-extended/prefixed and their change notifications (Kafka's AclAuthorizer) ---
+
+export const LITERAL_ACL_PATH = '/kafka-acl';
+export const PREFIXED_ACL_PATH = '/kafka-acl-extended/prefixed';
+export const LITERAL_ACL_CHANGES_PATH = '/kafka-acl-changes';
+export const EXTENDED_ACL_CHANGES_PATH = '/kafka-acl-extended-changes';
+export const ACL_CHANGE_PREFIX = 'acl_changes_';
+
+/** `/kafka-acl/<Type>/<name>` (LITERAL) or `/kafka-acl-extended/prefixed/<Type>/<name>` (PREFIXED). */
+export function aclResourcePath(p: ResourcePattern): string {
+  return `${aclRootPath(p.patternType)}/${resourceTypeName(p.resourceType)}/${p.name}`;
+}
+
+export function aclRootPath(patternType: PatternType): string {
+  if (patternType === PatternType.LITERAL) return LITERAL_ACL_PATH;
+  if (patternType === PatternType.PREFIXED) return PREFIXED_ACL_PATH;
+  throw new RangeError(`ACLs of pattern type ${patternType} are not stored`);
+}
+
+export function encodeResourceAcls(entries: readonly AccessControlEntry[]): Buffer {
+  return encode({
+    version: 1,
+    acls: entries.map((e) => ({ principal: e.principal, permissionType: permissionTypeName(e.permissionType), operation: operationName(e.operation), host: e.host })),
+  });
+}
+
+export function decodeResourceAcls(path: string, data: Buffer | null): AccessControlEntry[] {
+  // Kafka reads a resource znode without data as no ACLs.
+  if (data === null || data.length === 0) return [];
+  const r = new Reader(path, data);
+  const obj = r.object();
+  const acls = obj['acls'];
+  if (!Array.isArray(acls)) return r.fail('"acls" is not an array');
+  return acls.map((a, i) => {
+    const acl = r.asObject(a, `acl ${i}`);
+    const operation = parseOperation(r.string(acl, 'operation'));
+    const permissionType = parsePermissionType(r.string(acl, 'permissionType'));
+    if (operation === undefined || permissionType === undefined) return r.fail(`acl ${i} has an unknown operation or permission type`);
+    return { principal: r.string(acl, 'principal'), host: r.string(acl, 'host'), operation, permissionType };
+  });
+}
+
+function resourceTypeEnumName(t: ResourceType): string {
+  return enumName(resourceTypeName(t));
+}
+
+/** Where a change of this pattern's ACLs is announced: literal and prefixed patterns have separate folders. */
+export function aclChangesPath(patternType: PatternType): string {
+  return patternType === PatternType.LITERAL ? LITERAL_ACL_CHANGES_PATH : EXTENDED_ACL_CHANGES_PATH;
+}
+
+/** Literal: `TOPIC:orders`; extended: `{"version":1,"resourceType":"TOPIC","name":"sales-","patternType":"PREFIXED"}`. */
+export function encodeAclChange(p: ResourcePattern): Buffer {
+  if (p.patternType === PatternType.LITERAL) return Buffer.from(`${resourceTypeEnumName(p.resourceType)}:${p.name}`, 'utf8');
+  return encode({ version: 1, resourceType: resourceTypeEnumName(p.resourceType), name: p.name, patternType: patternTypeName(p.patternType) });
+}
+
+export function decodeLiteralAclChange(path: string, data: Buffer | null): ResourcePattern {
+  const r = new Reader(path, data);
+  const text = data?.toString('utf8') ?? '';
+  const colon = text.indexOf(':');
+  const resourceType = colon > 0 ? parseResourceType(text.slice(0, colon)) : undefined;
+  if (resourceType === undefined) return r.fail('not <resource type>:<name>');
+  return { resourceType, name: text.slice(colon + 1), patternType: PatternType.LITERAL };
+}
+
+export function decodeExtendedAclChange(path: string, data: Buffer | null): ResourcePattern {
+  const r = new Reader(path, data);
+  const obj = r.object();
+  if (r.int(obj, 'version') !== 1) return r.fail('unsupported ACL change notification version');
+  const resourceType = parseResourceType(r.string(obj, 'resourceType'));
+  const patternType = parsePatternType(r.string(obj, 'patternType'));
+  if (resourceType === undefined || patternType !== PatternType.PREFIXED) return r.fail('unknown resource type or pattern type');
+  return { resourceType, name: r.string(obj, 'name'), patternType };
 }

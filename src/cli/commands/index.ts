@@ -1,5 +1,6 @@
 /** The client subcommands of `sluice`, by name; each talks to any Kafka-compatible broker. */
 import type { Command } from './command-support.js';
+import { aclsCommand } from './acls.js';
 import { configsCommand } from './configs.js';
 import { consumeCommand } from './consume.js';
 import { groupsCommand } from './groups.js';
@@ -13,6 +14,7 @@ export { runCommand, type Command } from './command-support.js';
 export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['topics', topicsCommand],
   ['configs', configsCommand],
+  ['acls', aclsCommand],
   ['produce', produceCommand],
   ['consume', consumeCommand],
   ['groups', groupsCommand],

@@ -6,6 +6,8 @@
  */
 import { alterScramCredentials, describeScramCredentials, type KafkaCluster, type ScramCredentialChange } from '../../client/index.js';
 import { scramMechanism, type ScramMechanismName } from '../../security/sasl/scram-formatter.js';
+import { KafkaError } from '../../common/kafka-error.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { UsageError, writeOut } from './command-support.js';
 
 /** kafka-configs.sh's default for a SCRAM credential added without `iterations`. */
@@ -42,7 +44,15 @@ export async function alterUserScramConfigs(cluster: KafkaCluster, user: string,
 
 /** One line per user with credentials (every such user when `user` is undefined). */
 export async function describeUserScramConfigs(cluster: KafkaCluster, user: string | undefined): Promise<void> {
-  for (const u of await describeScramCredentials(cluster, user === undefined ? [] : [user])) {
+  let described: Awaited<ReturnType<typeof describeScramCredentials>>;
+  try {
+    described = await describeScramCredentials(cluster, user === undefined ? [] : [user]);
+  } catch (err) {
+    // A named user without credentials (one with only quotas) has nothing to show, as in kafka-configs.sh.
+    if (user !== undefined && err instanceof KafkaError && err.code === ErrorCode.RESOURCE_NOT_FOUND) return;
+    throw err;
+  }
+  for (const u of described) {
     const configs = u.credentials.map((c) => `${c.mechanism}=iterations=${c.iterations}`).join(', ');
     await writeOut(`SCRAM credential configs for user-principal '${u.user}' are ${configs}\n`);
   }

@@ -5,6 +5,8 @@
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
 import { ClientEntityStore } from '../../../src/cluster/client-entity-store.js';
+import { Authorizer, type AuthorizerConfig } from '../../../src/security/acl/index.js';
+import { AclAdmin } from '../../../src/cluster/acl-admin.js';
 import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,6 +111,8 @@ export interface HarnessOptions {
   readonly markers?: TxnMarkerWriter;
   /** The partitions' owner for the data handlers' tests; by default one that refuses data operations. */
   readonly partitions?: MemoryPartitionAdmin & PartitionData;
+  /** Authorization on, deciding on the controller's ACLs; off by default. */
+  readonly authorizer?: AuthorizerConfig;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
@@ -153,6 +157,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
         logger: new Logger('test'),
       }),
       membership: null,
+      acls: new AclAdmin(writer),
+      authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
     },
     partitions,
     dir,
@@ -161,7 +167,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   };
 }
 
-const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
+/** Who the harness's requests come from (Kafka's anonymous user at 127.0.0.1). */
+export const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
 
 /** A file range whose bytes the test holds: what the in-memory owner's reads lease. */
 export interface HeldRegion extends FileRegion {
