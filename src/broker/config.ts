@@ -8,15 +8,20 @@ import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
+import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
+import { buildListeners, LISTENER_PREFIX, ListenerConfigError, type ListenerConfig } from './listener-config.js';
 
 export interface BrokerConfig {
-  /** `listeners`: PLAINTEXT://host:port. */
-  readonly listenerHost: string;
-  readonly listenerPort: number;
-  /** `advertised.listeners`, or the listener; port 0 means "the port actually bound". */
-  readonly advertisedHost: string;
-  readonly advertisedPort: number;
+  /** `listeners`, each with its security protocol, advertised address and TLS settings; the first is `Broker.bootstrap`. */
+  readonly listeners: readonly ListenerConfig[];
+  /** `inter.broker.listener.name` / `security.inter.broker.protocol`: the listener other brokers use. */
+  readonly interBrokerListener: ListenerConfig;
+  /** `max.connections`: connections accepted at once, over every listener. */
+  readonly maxConnections: number;
+  /** `max.connections.per.ip`, and `max.connections.per.ip.overrides` by IP address or host name. */
+  readonly maxConnectionsPerIp: number;
+  readonly maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
   /** `node.id` (or its older name `broker.id`). */
   readonly nodeId: number;
   /** `log.dirs`, else `log.dir`; cluster metadata lives in the first. */
@@ -60,6 +65,10 @@ export interface BrokerConfig {
 /** What a cluster member reads beyond a single broker's keys (Kafka's ZooKeeper-era broker keys). */
 export interface ClusterMemberConfig {
   readonly zookeeperConnect: string;
+  /** The inter-broker listener's name: other brokers are dialled on their endpoint of it. */
+  readonly interBrokerListenerName: string;
+  /** Set when that listener is SSL or SASL_SSL: the TLS of this broker's connections to the others. */
+  readonly interBrokerTls: ClientTls | null;
   readonly zookeeperSessionTimeoutMs: number;
   readonly zookeeperConnectionTimeoutMs: number;
   /** `broker.rack`. */
@@ -92,19 +101,6 @@ export class ConfigError extends Error {
 export const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
   BROKER_CONFIGS.filter((d) => d.defaultValue !== null).map((d) => [d.name, d.defaultValue!]),
 );
-
-const UNADVERTISABLE_HOSTS = new Set(['0.0.0.0', '::', '']);
-
-function parseListener(key: string, value: string): { host: string; port: number } {
-  const items = splitList(value);
-  if (items.length !== 1) throw new ConfigError(key, `'${value}' must name exactly one PLAINTEXT listener`);
-  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(items[0]!);
-  if (!m) throw new ConfigError(key, `'${value}' is not PLAINTEXT://host:port (the only listener type served)`);
-  const port = Number(m[2]);
-  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
-  const host = m[1]!.replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port };
-}
 
 function parseMetricsListener(value: string | undefined): { host: string; port: number } | null {
   if (value === undefined || value === '') return null;
@@ -155,25 +151,19 @@ function nodeId(values: Values, settings: ReadonlyMap<string, string>): number {
   return node === undefined && brokerId !== undefined ? values.int('broker.id') : values.int('node.id');
 }
 
-function advertised(values: Values, listener: { host: string; port: number }): { host: string; port: number } {
-  const explicit = values.raw('advertised.listeners');
-  const chosen = explicit === undefined ? listener : parseListener('advertised.listeners', explicit);
-  if (UNADVERTISABLE_HOSTS.has(chosen.host)) {
-    throw new ConfigError(
-      'advertised.listeners',
-      `clients cannot connect to ${chosen.host}; set advertised.listeners to an address they can reach (or listen on one)`,
-    );
-  }
-  if (explicit !== undefined && chosen.port === 0) throw new ConfigError('advertised.listeners', 'port 0 cannot be advertised');
-  return chosen;
-}
-
 export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig {
   const merged = new Map(Object.entries(DEFAULTS));
   const staticSettings = new Map<string, string>();
   const unknownKeys: string[] = [];
   for (const [k, v] of settings) {
-    const def = BROKER_CONFIG_BY_NAME.get(k);
+    const prefixed = LISTENER_PREFIX.exec(k);
+    const def = BROKER_CONFIG_BY_NAME.get(prefixed === null ? k : prefixed[2]!);
+    if (prefixed !== null && def !== undefined) {
+      // A listener's own value of a key: validated as the key, applied to that listener only.
+      const problem = validateValue(def, v);
+      if (problem !== null) throw new ConfigError(k, problem);
+      continue;
+    }
     if (def === undefined) {
       unknownKeys.push(k);
       continue;
@@ -184,8 +174,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
     staticSettings.set(k, v.trim());
   }
   const values = new Values(merged);
-  const listener = parseListener('listeners', values.raw('listeners')!);
-  const adv = advertised(values, listener);
+  const { listeners, interBrokerListener } = listenersOf(merged, settings);
   const logDirs = splitList(values.raw('log.dirs') ?? values.raw('log.dir')!);
   if (logDirs.length === 0) throw new ConfigError(settings.has('log.dirs') ? 'log.dirs' : 'log.dir', 'at least one directory is required');
   const clusterId = values.raw('cluster.id') ?? null;
@@ -194,10 +183,11 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
   }
   return {
     config: {
-      listenerHost: listener.host,
-      listenerPort: listener.port,
-      advertisedHost: adv.host,
-      advertisedPort: adv.port,
+      listeners,
+      interBrokerListener,
+      maxConnections: values.int('max.connections'),
+      maxConnectionsPerIp: values.int('max.connections.per.ip'),
+      maxConnectionsPerIpOverrides: perIpOverrides(values.raw('max.connections.per.ip.overrides') ?? ''),
       nodeId: nodeId(values, settings),
       logDirs,
       numPartitions: values.int('num.partitions'),
@@ -243,21 +233,52 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
-      cluster: clusterMember(values),
+      cluster: clusterMember(values, interBrokerListener),
     },
     unknownKeys,
   };
 }
 
-function clusterMember(values: Values): ClusterMemberConfig | null {
+function listenersOf(merged: ReadonlyMap<string, string>, settings: ReadonlyMap<string, string>): ReturnType<typeof buildListeners> {
+  try {
+    return buildListeners(merged, settings);
+  } catch (err) {
+    if (err instanceof ListenerConfigError) throw new ConfigError(err.key, err.message);
+    if (err instanceof TlsConfigError) throw new ConfigError(err.key, err.reason);
+    throw err;
+  }
+}
+
+/** Kafka's broker dials the others with the inter-broker listener's ssl.* keys. */
+function interBrokerClientTls(listener: ListenerConfig): ClientTls {
+  try {
+    return clientTls(listener.ssl);
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw new ConfigError(err.key, `inter-broker listener ${listener.name}: ${err.reason}`);
+    throw err;
+  }
+}
+
+/** Kafka's `host:count,host:count`. */
+function perIpOverrides(value: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of splitList(value)) {
+    const m = /^(.+):(\d+)$/.exec(item);
+    if (m === null) throw new ConfigError('max.connections.per.ip.overrides', `'${item}' is not host:count`);
+    out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+function clusterMember(values: Values, interBroker: ListenerConfig): ClusterMemberConfig | null {
   const connect = values.raw('zookeeper.connect');
   if (connect === undefined || connect === '') return null;
   if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect)) throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
   const sessionTimeoutMs = values.int('zookeeper.session.timeout.ms');
-  const inter = values.raw('inter.broker.listener.name');
-  if (inter !== undefined && inter !== 'PLAINTEXT') throw new ConfigError('inter.broker.listener.name', `'${inter}' is not a listener of this broker (PLAINTEXT)`);
   return {
     zookeeperConnect: connect,
+    interBrokerListenerName: interBroker.name,
+    interBrokerTls: interBroker.tls === null ? null : interBrokerClientTls(interBroker),
     zookeeperSessionTimeoutMs: sessionTimeoutMs,
     zookeeperConnectionTimeoutMs: values.raw('zookeeper.connection.timeout.ms') === undefined ? sessionTimeoutMs : values.int('zookeeper.connection.timeout.ms'),
     rack: values.raw('broker.rack') ?? null,

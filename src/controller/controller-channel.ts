@@ -5,6 +5,7 @@
  * stale role. Responses with errors are logged; the controller's state is already in ZooKeeper.
  */
 import type { Logger } from '../common/logger.js';
+import type { ClientTls } from '../common/tls-config.js';
 import { KafkaConnection } from '../client/connection.js';
 import { ErrorCode } from '../protocol/errors.js';
 
@@ -21,6 +22,8 @@ export interface ControllerChannelOptions {
   readonly requestTimeoutMs: number;
   readonly retryBackoffMs: number;
   readonly clientId: string;
+  /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+  readonly tls: ClientTls | null;
 }
 
 class BrokerQueue {
@@ -53,6 +56,7 @@ class BrokerQueue {
           port: this.endpoint.port,
           clientId: this.options.clientId,
           requestTimeoutMs: this.options.requestTimeoutMs,
+          tls: this.options.tls,
         });
         const answer = await next.send(this.connection);
         this.queue.shift();

@@ -14,6 +14,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
+import type { ClientTls } from '../common/tls-config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest, type ReassignmentRequest, type ReassignmentState } from '../cluster/replica-control.js';
 import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/index.js';
@@ -24,6 +25,9 @@ import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, pr
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
+  /** The listener brokers are reached on, and its TLS when it is SSL or SASL_SSL. */
+  readonly interBrokerListenerName: string;
+  readonly interBrokerTls: ClientTls | null;
   /** This broker's value of a broker config key (dynamic, static or default): what a topic without an override inherits. */
   readonly brokerSetting: (key: string) => string | null;
   /** Counts an unclean leader election (Kafka's UncleanLeaderElectionsPerSec). */
@@ -43,7 +47,7 @@ const RETRY_BACKOFF_MS = 200;
 const WRITE_ATTEMPTS = 5;
 
 export class ZkController implements ControllerPort {
-  private readonly ctx = new ControllerContext();
+  private readonly ctx: ControllerContext;
   private readonly channel: ControllerChannel;
   private guard: ControllerGuard | null = null;
   private events: Promise<void> = Promise.resolve();
@@ -55,7 +59,8 @@ export class ZkController implements ControllerPort {
     private readonly options: ZkControllerOptions,
     private readonly log: Logger,
   ) {
-    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}` }, log);
+    this.ctx = new ControllerContext(options.interBrokerListenerName);
+    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, tls: options.interBrokerTls }, log);
   }
 
   get isActive(): boolean {
@@ -210,7 +215,7 @@ export class ZkController implements ControllerPort {
       this.ctx.shuttingDown.delete(id);
       this.ctx.offlineDirReplicas.delete(id);
     }
-    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b) })));
+    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b, this.ctx.interBrokerListenerName) })));
     return { added, removed };
   }
 

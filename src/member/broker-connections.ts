@@ -5,6 +5,7 @@
  * partition leaders and theirs back, all go over these.
  */
 import { KafkaConnection } from '../client/connection.js';
+import type { ClientTls } from '../common/tls-config.js';
 import type { MetadataSource } from '../cluster/metadata-image.js';
 
 interface OpenConnection {
@@ -19,6 +20,8 @@ export class BrokerConnections {
     private readonly metadata: MetadataSource,
     private readonly clientId: string,
     private readonly requestTimeoutMs: number,
+    /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+    private readonly tls: ClientTls | null,
   ) {}
 
   /** A connection to broker `brokerId`, or null while the metadata does not know the broker. */
@@ -29,7 +32,7 @@ export class BrokerConnections {
     let current = this.connections.get(brokerId);
     if (current === undefined || current.address !== address) {
       this.reset(brokerId);
-      const open = KafkaConnection.connect({ host: broker.host, port: broker.port, clientId: this.clientId, requestTimeoutMs: this.requestTimeoutMs });
+      const open = KafkaConnection.connect({ host: broker.host, port: broker.port, clientId: this.clientId, requestTimeoutMs: this.requestTimeoutMs, tls: this.tls });
       // A failed open is reported to the caller awaiting it below; this keeps it from going unhandled meanwhile.
       open.catch(() => undefined);
       current = { address, open };

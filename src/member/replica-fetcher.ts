@@ -9,6 +9,7 @@
  * connection failure) off for `replica.fetch.backoff.ms`; the controller's next LeaderAndIsr
  * moves a partition to another leader.
  */
+import type { ClientTls } from '../common/tls-config.js';
 import { KafkaConnection } from '../client/connection.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -24,6 +25,8 @@ export interface FetcherSettings {
   readonly partitionMaxBytes: number;
   readonly backoffMs: number;
   readonly requestTimeoutMs: number;
+  /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+  readonly tls: ClientTls | null;
 }
 
 export interface LeaderEndpoint {
@@ -148,6 +151,7 @@ export class ReplicaFetcher {
       port: this.leader.port,
       clientId: `replica-fetcher-${this.settings.brokerId}`,
       requestTimeoutMs: this.settings.requestTimeoutMs,
+      tls: this.settings.tls,
     });
     const topics = new Map<string, FetchRequestFetchTopicInput & { partitions: NonNullable<FetchRequestFetchTopicInput['partitions']> }>();
     for (const s of ready) {

@@ -1,10 +1,19 @@
 /**
- * The TCP listener of one Kafka listener (PLAINTEXT): accepts sockets, enables TCP keepalive so
- * half-open connections behind firewalls are found, and hands each socket to a Connection.
+ * The TCP listener of one Kafka listener: accepts sockets within the broker's connection limits,
+ * enables TCP keepalive so half-open connections behind firewalls are found, performs the TLS
+ * handshake on SSL listeners (bounded in time, so a flood of stalled or garbage handshakes only
+ * costs their own sockets), decides the principal of a client certificate, and hands each socket
+ * to a Connection.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
+import { ANONYMOUS_PRINCIPAL } from '../common/session.js';
+import { rfc2253Name } from '../common/ssl-principal-mapper.js';
+import type { ServerTls } from '../common/tls-config.js';
 import { Connection, type ConnectionOptions } from './connection.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import { normalizeIp } from './connection-limits.js';
 import type { Dispatcher } from './dispatcher.js';
 
 const KEEPALIVE_INITIAL_DELAY_MS = 60_000;
@@ -12,17 +21,96 @@ const KEEPALIVE_INITIAL_DELAY_MS = 60_000;
 /** How long a clean shutdown waits for requests in progress before closing their connections. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
+/** A client that has not completed its TLS handshake by then is disconnected (Kafka has no key for it). */
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export interface ListenerOptions extends ConnectionOptions {
+  /** Set on SSL and SASL_SSL listeners. */
+  readonly tls: ServerTls | null;
+  /** Shared by every listener of the broker. */
+  readonly limits: ConnectionLimits;
+  readonly handshakeTimeoutMs?: number;
+}
+
 export class Listener {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  /** Sockets still in their TLS handshake. */
+  private readonly handshaking = new Set<Socket>();
 
-  constructor(dispatcher: Dispatcher, options: ConnectionOptions, log: Logger) {
-    this.server = createServer((socket: Socket) => {
-      socket.setKeepAlive(true, KEEPALIVE_INITIAL_DELAY_MS);
-      const connection = new Connection(socket, dispatcher, options, log);
-      this.connections.add(connection);
-      socket.on('close', () => this.connections.delete(connection));
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly options: ListenerOptions,
+    private readonly log: Logger,
+  ) {
+    this.server = createServer((socket: Socket) => this.accept(socket));
+  }
+
+  private accept(socket: Socket): void {
+    const ip = normalizeIp(socket.remoteAddress);
+    const refused = this.options.limits.tryAcquire(ip);
+    if (refused !== null) {
+      this.options.clientWarnings.warn('refusing connection', { listener: this.options.listenerName, client: ip, reason: refused });
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => this.options.limits.release(ip));
+    socket.setKeepAlive(true, KEEPALIVE_INITIAL_DELAY_MS);
+    if (this.options.tls === null) this.open(socket, ANONYMOUS_PRINCIPAL);
+    else this.handshake(socket, this.options.tls);
+  }
+
+  private handshake(socket: Socket, tls: ServerTls): void {
+    const secure = new TLSSocket(socket, {
+      isServer: true,
+      secureContext: tls.context,
+      requestCert: tls.clientAuth !== 'none',
+      rejectUnauthorized: tls.clientAuth === 'required',
     });
+    this.handshaking.add(socket);
+    const client = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    const abandon = (reason: string): void => {
+      this.options.clientWarnings.warn('TLS handshake failed', { listener: this.options.listenerName, client, reason });
+      secure.destroy();
+    };
+    const timer = setTimeout(() => abandon(`not completed within ${this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS} ms`), this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    const onError = (err: Error): void => abandon(err.message);
+    const done = (): void => {
+      clearTimeout(timer);
+      this.handshaking.delete(socket);
+      secure.off('error', onError);
+    };
+    secure.on('error', onError);
+    secure.once('close', done);
+    secure.once('secure', () => {
+      done();
+      const principal = this.principalOf(secure, tls);
+      if (principal instanceof Error) {
+        this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client, reason: principal.message });
+        secure.destroy();
+        return;
+      }
+      this.open(secure, principal);
+    });
+  }
+
+  /** The client certificate's principal, anonymous without one; an Error when it must be refused. */
+  private principalOf(secure: TLSSocket, tls: ServerTls): string | Error {
+    const certificate = secure.getPeerX509Certificate();
+    if (certificate === undefined) return ANONYMOUS_PRINCIPAL;
+    // With ssl.client.auth=requested the handshake accepts any certificate; Java refuses an untrusted one.
+    if (!secure.authorized) return new Error(`the client certificate is not trusted: ${String(secure.authorizationError)}`);
+    try {
+      return `User:${tls.principalMapper.nameOf(rfc2253Name(certificate.subject))}`;
+    } catch (err) {
+      return err as Error;
+    }
+  }
+
+  private open(socket: Socket, principal: string): void {
+    const connection = new Connection(socket, this.dispatcher, this.options, this.log, principal);
+    this.connections.add(connection);
+    socket.on('close', () => this.connections.delete(connection));
   }
 
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -47,6 +135,7 @@ export class Listener {
    */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.handshaking) socket.destroy();
     const drained = Promise.all([...this.connections].map((c) => c.quiesce()));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));

@@ -43,7 +43,7 @@ test('buffers and file ranges reach the peer in order, each range is released on
     client.on('data', (d: Buffer) => received.push(d));
     let idleCalls = 0;
     const metrics = new BrokerMetrics();
-    const queue = new OutboundQueue(server, metrics, (err) => assert.fail(String(err)), () => idleCalls++);
+    const queue = new OutboundQueue(server, true, metrics, (err) => assert.fail(String(err)), () => idleCalls++);
     queue.enqueue([Buffer.from('A'), region(10, 200_000, 1), Buffer.from('B')]);
     queue.enqueue([region(0, 5, 2)]);
     queue.enqueue([Buffer.from('C')]);
@@ -67,7 +67,7 @@ test('after a failure every queued and later file range is released without bein
   try {
     const released: string[] = [];
     const failures: unknown[] = [];
-    const queue = new OutboundQueue(server, new BrokerMetrics(), (err) => failures.push(err), () => undefined);
+    const queue = new OutboundQueue(server, true, new BrokerMetrics(), (err) => failures.push(err), () => undefined);
     queue.fail(new Error('connection reset'));
     assert.equal(failures.length, 1);
     queue.enqueue([Buffer.from('x'), { fd: 0, position: 0, byteLength: 1, release: () => released.push('late') }]);

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import type { Session } from '../../../src/common/session.js';
+import { RateLimitedLog } from '../../../src/common/rate-limited-log.js';
+import { ConnectionLimits } from '../../../src/network/connection-limits.js';
 import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
@@ -17,7 +19,17 @@ test("every request of a connection carries the connection's session: listener, 
         return null;
       },
     },
-    { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0, metrics: new BrokerMetrics() },
+    {
+      listenerName: 'PLAINTEXT',
+      securityProtocol: 'PLAINTEXT',
+      maxFrameBytes: 1 << 20,
+      maxInFlightRequests: 10,
+      idleTimeoutMs: 0,
+      metrics: new BrokerMetrics(),
+      clientWarnings: new RateLimitedLog(new Logger('test'), 5),
+      tls: null,
+      limits: new ConnectionLimits({ maxConnections: 100, maxConnectionsPerIp: 100, maxConnectionsPerIpOverrides: new Map() }),
+    },
     new Logger('test'),
   );
   const { host, port } = await listener.listen('127.0.0.1', 0);
