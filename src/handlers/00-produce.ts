@@ -217,7 +217,7 @@ export const produceHandler = defineHandler({
     }
     const moved = ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
     if (!moved) return { responses, throttleTimeMs: 0 };
-    const hints = new LeaderHints(c.metadata);
+    const hints = new LeaderHints(c.metadata, ctx.session.listenerName);
     for (const t of responses) {
       const name = byId ? (c.metadata.topicById(t.topicId ?? '')?.name ?? '') : (t.name ?? '');
       for (const p of t.partitionResponses ?? []) {
