@@ -27,9 +27,9 @@ export class TlsConfigError extends Error {
 
 export type ClientAuth = 'required' | 'requested' | 'none';
 
-/** What a TLS listener needs: the context and how it treats client certificates. */
+/** What a TLS listener needs: its context's options (read and checked once) and how it treats client certificates. */
 export interface ServerTls {
-  readonly context: SecureContext;
+  readonly contextOptions: SecureContextOptions;
   readonly clientAuth: ClientAuth;
   readonly principalMapper: SslPrincipalMapper;
 }
@@ -54,7 +54,10 @@ export function serverTls(s: SslSettings): ServerTls {
     if (err instanceof PrincipalMappingRulesError) throw new TlsConfigError('ssl.principal.mapping.rules', err.message);
     throw err;
   }
-  return { context: secureContext({ ...keystore, ...truststoreOptions(s), ...protocolOptions(s) }), clientAuth: (s.get('ssl.client.auth') ?? 'none') as ClientAuth, principalMapper };
+  const contextOptions = { ...keystore, ...truststoreOptions(s), ...protocolOptions(s) };
+  // A Node TLS server builds its context from options; building one here fails a bad key or cipher list at start.
+  secureContext(contextOptions);
+  return { contextOptions, clientAuth: (s.get('ssl.client.auth') ?? 'none') as ClientAuth, principalMapper };
 }
 
 export function clientTls(s: SslSettings): ClientTls {

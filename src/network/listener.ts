@@ -6,7 +6,7 @@
  * to a Connection.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
 import { ANONYMOUS_PRINCIPAL } from '../common/session.js';
 import { rfc2253Name } from '../common/ssl-principal-mapper.js';
@@ -35,7 +35,7 @@ export interface ListenerOptions extends ConnectionOptions {
 export class Listener {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
-  /** Sockets still in their TLS handshake. */
+  /** Accepted sockets of a TLS listener still in their handshake. */
   private readonly handshaking = new Set<Socket>();
 
   constructor(
@@ -43,62 +43,63 @@ export class Listener {
     private readonly options: ListenerOptions,
     private readonly log: Logger,
   ) {
-    this.server = createServer((socket: Socket) => this.accept(socket));
+    const tls = options.tls;
+    if (tls === null) {
+      this.server = createServer((socket: Socket) => {
+        if (this.admit(socket)) this.open(socket, ANONYMOUS_PRINCIPAL);
+      });
+      return;
+    }
+    const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    this.server = createTlsServer(
+      {
+        ...tls.contextOptions,
+        requestCert: tls.clientAuth !== 'none',
+        // With `requested` a client may go without a certificate; one it presents must still be trusted (checked below).
+        rejectUnauthorized: tls.clientAuth === 'required',
+        handshakeTimeout: handshakeTimeoutMs,
+      },
+      (secure: TLSSocket) => this.onSecure(secure, tls),
+    );
+    this.server.on('connection', (socket: Socket) => {
+      if (!this.admit(socket)) return;
+      this.handshaking.add(socket);
+      socket.once('close', () => this.handshaking.delete(socket));
+    });
+    this.server.on('tlsClientError', (err: Error, secure: TLSSocket) => {
+      this.options.clientWarnings.warn('TLS handshake failed', { listener: options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, reason: err.message.trim() });
+    });
   }
 
-  private accept(socket: Socket): void {
+  /** Counts the socket against the connection limits, or closes it at once when over them. */
+  private admit(socket: Socket): boolean {
     const ip = normalizeIp(socket.remoteAddress);
     const refused = this.options.limits.tryAcquire(ip);
     if (refused !== null) {
       this.options.clientWarnings.warn('refusing connection', { listener: this.options.listenerName, client: ip, reason: refused });
       socket.destroy();
-      return;
+      return false;
     }
     socket.once('close', () => this.options.limits.release(ip));
     socket.setKeepAlive(true, KEEPALIVE_INITIAL_DELAY_MS);
-    if (this.options.tls === null) this.open(socket, ANONYMOUS_PRINCIPAL);
-    else this.handshake(socket, this.options.tls);
+    return true;
   }
 
-  private handshake(socket: Socket, tls: ServerTls): void {
-    const secure = new TLSSocket(socket, {
-      isServer: true,
-      secureContext: tls.context,
-      requestCert: tls.clientAuth !== 'none',
-      rejectUnauthorized: tls.clientAuth === 'required',
-    });
-    this.handshaking.add(socket);
-    const client = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
-    const abandon = (reason: string): void => {
-      this.options.clientWarnings.warn('TLS handshake failed', { listener: this.options.listenerName, client, reason });
+  private onSecure(secure: TLSSocket, tls: ServerTls): void {
+    const principal = this.principalOf(secure, tls);
+    if (principal instanceof Error) {
+      this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, reason: principal.message });
       secure.destroy();
-    };
-    const timer = setTimeout(() => abandon(`not completed within ${this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS} ms`), this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
-    const onError = (err: Error): void => abandon(err.message);
-    const done = (): void => {
-      clearTimeout(timer);
-      this.handshaking.delete(socket);
-      secure.off('error', onError);
-    };
-    secure.on('error', onError);
-    secure.once('close', done);
-    secure.once('secure', () => {
-      done();
-      const principal = this.principalOf(secure, tls);
-      if (principal instanceof Error) {
-        this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client, reason: principal.message });
-        secure.destroy();
-        return;
-      }
-      this.open(secure, principal);
-    });
+      return;
+    }
+    this.open(secure, principal);
   }
 
   /** The client certificate's principal, anonymous without one; an Error when it must be refused. */
   private principalOf(secure: TLSSocket, tls: ServerTls): string | Error {
     const certificate = secure.getPeerX509Certificate();
     if (certificate === undefined) return ANONYMOUS_PRINCIPAL;
-    // With ssl.client.auth=requested the handshake accepts any certificate; Java refuses an untrusted one.
+    // Java refuses an untrusted certificate even when client authentication is only requested.
     if (!secure.authorized) return new Error(`the client certificate is not trusted: ${String(secure.authorizationError)}`);
     try {
       return `User:${tls.principalMapper.nameOf(rfc2253Name(certificate.subject))}`;
