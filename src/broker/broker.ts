@@ -112,6 +112,11 @@ export class Broker {
     return hostPort(this.host, this.port);
   }
 
+  /** Every listener's name and bound host:port, in the order of `listeners`. */
+  get boundListeners(): ReadonlyArray<{ readonly name: string; readonly address: string }> {
+    return this.listeners.map((l) => ({ name: l.name, address: hostPort(l.host, l.port) }));
+  }
+
   /** The bound host:port of listener `name` (case-insensitive, as Kafka's listener names). */
   bootstrapOf(name: string): string {
     const found = this.listeners.find((l) => l.name === name.toUpperCase());

@@ -92,6 +92,7 @@ export class Listener {
       secure.destroy();
       return;
     }
+    this.log.debug('TLS client authenticated', { listener: this.options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, principal });
     this.open(secure, principal);
   }
 
