@@ -66,7 +66,9 @@ export class Listener {
       this.handshaking.add(socket);
       socket.once('close', () => this.handshaking.delete(socket));
     });
+    // Node reports a failed or timed-out handshake here but leaves the socket open.
     this.server.on('tlsClientError', (err: Error, secure: TLSSocket) => {
+      secure.destroy();
       this.options.clientWarnings.warn('TLS handshake failed', { listener: options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, reason: err.message.trim() });
     });
   }
