@@ -102,7 +102,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('ssl.truststore.certificates', 'password', null, false, 'Trusted PEM certificates inline (ssl.truststore.type=PEM).'),
   broker('ssl.client.auth', 'string', 'none', false, 'Whether clients of an SSL listener must (required), may (requested) or do not (none) present a certificate.', { oneOf: ['required', 'requested', 'none'] }),
   broker('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', false, 'TLS versions accepted.', { oneOf: ['TLSv1.2', 'TLSv1.3'] }),
-  broker('ssl.protocol', 'string', 'TLSv1.3', false, 'The highest TLS version used, as Java\'s SSLContext protocol.', { oneOf: ['TLS', 'TLSv1.2', 'TLSv1.3'] }),
+  broker('ssl.protocol', 'string', 'TLSv1.3', false, 'Accepted for compatibility: as in Kafka, ssl.enabled.protocols decides the TLS versions offered.', { oneOf: ['TLS', 'TLSv1.2', 'TLSv1.3'] }),
   broker('ssl.cipher.suites', 'list', '', false, 'Cipher suites allowed, by IANA (Java) or OpenSSL name; empty allows the defaults.'),
   broker('ssl.principal.mapping.rules', 'string', 'DEFAULT', false, 'Rules mapping a client certificate\'s distinguished name to a principal name: RULE:pattern/replacement/[LU], ..., DEFAULT.'),
   broker('ssl.endpoint.identification.algorithm', 'string', 'https', false, 'https checks the host name of the broker a broker connects to against its certificate; empty does not.'),

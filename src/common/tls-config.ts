@@ -71,8 +71,9 @@ function secureContext(options: SecureContextOptions): SecureContext {
   try {
     return createSecureContext(options);
   } catch (err) {
-    // Node names what failed (a key not matching its certificate, a bad cipher list) but no secret.
-    throw new TlsConfigError('ssl.keystore.location', `the TLS context cannot be built: ${(err as Error).message}`);
+    // Node names what failed (a key not matching its certificate, a wrong password, a bad cipher list) but no secret.
+    const message = (err as Error).message;
+    throw new TlsConfigError(/cipher/i.test(message) ? 'ssl.cipher.suites' : 'ssl.keystore.location', `the TLS context cannot be built: ${message}`);
   }
 }
 
