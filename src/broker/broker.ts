@@ -69,7 +69,7 @@ const FETCH_SESSION_SLOTS = 1000;
 /** Flushes, delayed deletions and retention run at least this often in each worker. */
 const MAX_MAINTENANCE_INTERVAL_MS = 1000;
 /** WARN lines a second about what clients send (bad frames, failed handshakes, refused connections). */
-const CLIENT_WARNINGS_PER_SECOND = 5;
+const CLIENT_WARNINGS_PER_SECOND = 10;
 
 /** A listener as it runs: its configuration and the address it bound. */
 interface RunningListener {
