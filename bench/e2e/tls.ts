@@ -10,7 +10,7 @@
  *   npm run bench:tls -- [--mb N] [--reps N] [--partitions N] [--out DIR]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateTlsFiles } from '../../src/cli/tls-certificates.js';
 import { repoRoot } from '../../tools/kafka/kafka-release.js';
@@ -102,7 +102,13 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function report(results: readonly Result[], o: Options): string {
+/** One-minute load averages at the start and the end: other work on the machine shows here. */
+interface Load {
+  readonly start: number;
+  readonly end: number;
+}
+
+function report(results: readonly Result[], o: Options, load: Load): string {
   const of = (l: ListenerName, d: Result['direction'], f: (r: Result) => number): number => median(results.filter((r) => r.listener === l && r.direction === d).map(f));
   const rows = (['produce', 'consume'] as const).map((d) => {
     const mbps = (l: ListenerName): number => of(l, d, (r) => r.mbPerSecond);
@@ -113,6 +119,8 @@ function report(results: readonly Result[], o: Options): string {
     `# TLS cost: PLAINTEXT vs SSL listener of one Sluice broker`,
     '',
     `${o.mb} MB of ${RECORD_SIZE}-byte records (acks=1, no compression) over ${o.partitions} partitions, read back ${READS} times per repetition from the page cache; ${o.reps} repetitions per listener, alternating; medians. Same Java clients (kafka-clients, TLS 1.3) on both; broker CPU is the whole broker process.`,
+    '',
+    `One-minute load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end, on 2 cores shared with other work: the absolute numbers vary from run to run; the ratios are what to read.`,
     '',
     table(['direction', 'PLAINTEXT MB/s', 'SSL MB/s', 'SSL/PLAINTEXT', 'PLAINTEXT CPU s/GB', 'SSL CPU s/GB', 'SSL/PLAINTEXT CPU'], rows),
     '',
@@ -151,12 +159,14 @@ async function main(): Promise<void> {
         { name: 'SSL', bootstrap: broker.listeners.get('SSL')!, clientProps: sslProps, clientConfig: sslConfig },
       ];
       const results: Result[] = [];
+      const startLoad = loadavg()[0]!;
       for (let rep = 0; rep < o.reps; rep++) {
         const order = rep % 2 === 0 ? listeners : [...listeners].reverse();
         for (const l of order) results.push(...(await measure(tools, pid, broker.bootstrap, l, o, rep)));
       }
-      writeFileSync(join(o.out, 'tls.json'), `${JSON.stringify({ options: o, results }, null, 2)}\n`);
-      writeFileSync(join(o.out, 'tls.md'), report(results, o));
+      const load: Load = { start: startLoad, end: loadavg()[0]! };
+      writeFileSync(join(o.out, 'tls.json'), `${JSON.stringify({ options: o, load, results }, null, 2)}\n`);
+      writeFileSync(join(o.out, 'tls.md'), report(results, o, load));
       log(`wrote ${join(o.out, 'tls.md')}`);
     } finally {
       broker.child.kill('SIGTERM');
