@@ -41,6 +41,8 @@ export class ListenerConfigError extends Error {
 }
 
 const PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+/** Protocols a listener may use: a SASL listener without SASL authentication would let anyone in, so it fails closed. */
+const SERVED_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT', 'SSL']);
 const UNADVERTISABLE_HOSTS = new Set(['0.0.0.0', '::', '']);
 const ENDPOINT = /^([A-Za-z0-9_.-]+):\/\/(\[[^\]]*\]|[^:[\]]*):(\d+)$/;
 
@@ -121,6 +123,7 @@ export function buildListeners(merged: ReadonlyMap<string, string>, explicit: Re
     if (securityProtocol === undefined) {
       throw new ListenerConfigError('listener.security.protocol.map', `no security protocol is defined for listener ${b.name}`);
     }
+    if (!SERVED_PROTOCOLS.has(securityProtocol)) throw new ListenerConfigError('listeners', `listener ${b.name}: ${securityProtocol} is not served yet (SASL authentication is missing); use PLAINTEXT or SSL`);
     const adv = advertised.find((a) => a.name === b.name) ?? b;
     const host = b.host === '' ? '0.0.0.0' : b.host;
     if (UNADVERTISABLE_HOSTS.has(adv.host)) {

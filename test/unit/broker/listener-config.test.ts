@@ -41,6 +41,7 @@ test("Kafka's listener validation: known protocol, unique names and ports, adver
   refused({ listeners: 'PLAINTEXT://127.0.0.1:1', 'advertised.listeners': 'PLAINTEXT://0.0.0.0:1' }, 'advertised.listeners');
   refused({ listeners: 'PLAINTEXT://127.0.0.1:1', 'listener.security.protocol.map': 'PLAINTEXT:TLS' }, 'listener.security.protocol.map');
   refused({ listeners: 'PLAINTEXT:127.0.0.1:1' }, 'listeners');
+  refused({ listeners: 'PLAINTEXT://127.0.0.1:1,SASL_PLAINTEXT://127.0.0.1:2' }, 'listeners', /SASL_PLAINTEXT is not served yet/);
   // Port 0 ("pick one") may repeat.
   assert.equal(build({ listeners: 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0', ...pemListenerKeys() }).listeners.length, 2);
 });
