@@ -96,7 +96,10 @@ function storeFormat(typeKey: string, locationKey: string, type: string, path: s
       `${path} is a JKS keystore, which Sluice cannot read; convert it to PKCS12 (keytool -importkeystore -srckeystore ${path} -destkeystore ${path}.p12 -deststoretype PKCS12) and set ${typeKey}=PKCS12, or use PEM`,
     );
   }
-  if (data[0] !== DER_SEQUENCE) throw new TlsConfigError(locationKey, `${path} is not a ${upper === 'JKS' ? 'PKCS12 or JKS' : upper} file`);
+  if (data[0] !== DER_SEQUENCE) {
+    const hint = data.subarray(0, 11).toString('latin1') === '-----BEGIN ' ? `; it looks like PEM: set ${typeKey}=PEM` : '';
+    throw new TlsConfigError(locationKey, `${path} is not a ${upper === 'JKS' ? 'PKCS12 or JKS' : upper} file${hint}`);
+  }
   return 'PKCS12';
 }
 

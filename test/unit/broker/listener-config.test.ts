@@ -84,6 +84,7 @@ test('keystores: PEM file, inline PEM, encrypted PEM key, PKCS12, PKCS12 under t
   assert.ok(ssl({ 'ssl.keystore.type': 'PEM', 'ssl.keystore.key': text(f.clientKey), 'ssl.keystore.certificate.chain': text(f.clientCert) }));
   const base = { listeners: 'PLAINTEXT://127.0.0.1:1,SSL://127.0.0.1:2' };
   refused({ ...base }, 'ssl.keystore.location', /needs a keystore/);
+  refused({ ...base, 'ssl.keystore.location': f.brokerPem }, 'ssl.keystore.location', /looks like PEM: set ssl.keystore.type=PEM/);
   refused({ ...base, 'ssl.keystore.type': 'PKCS12', 'ssl.keystore.location': f.brokerP12, 'ssl.keystore.password': 'wrong' }, 'ssl.keystore.location');
   refused({ ...base, 'ssl.keystore.type': 'PEM', 'ssl.keystore.location': f.brokerEncryptedPem, 'ssl.key.password': 'wrong' }, 'ssl.keystore.location');
   refused({ ...base, 'ssl.keystore.type': 'PEM', 'ssl.keystore.location': '/nonexistent/broker.pem' }, 'ssl.keystore.location', /ENOENT/);
