@@ -35,8 +35,8 @@ export interface ListenerOptions extends ConnectionOptions {
 export class Listener {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
-  /** Accepted sockets of a TLS listener still in their handshake. */
-  private readonly handshaking = new Set<Socket>();
+  /** Accepted sockets of a TLS listener still in their handshake, by the client's address:port. */
+  private readonly handshaking = new Map<string, Socket>();
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -63,13 +63,14 @@ export class Listener {
     );
     this.server.on('connection', (socket: Socket) => {
       if (!this.admit(socket)) return;
-      this.handshaking.add(socket);
-      socket.once('close', () => this.handshaking.delete(socket));
+      const client = clientOf(socket);
+      this.handshaking.set(client, socket);
+      socket.once('close', () => this.handshaking.delete(client));
     });
     // Node reports a failed or timed-out handshake here but leaves the socket open.
     this.server.on('tlsClientError', (err: Error, secure: TLSSocket) => {
       secure.destroy();
-      this.options.clientWarnings.warn('TLS handshake failed', { listener: options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, reason: err.message.trim() });
+      this.options.clientWarnings.warn('TLS handshake failed', { listener: options.listenerName, client: clientOf(secure), reason: err.message.trim() });
     });
   }
 
@@ -88,13 +89,14 @@ export class Listener {
   }
 
   private onSecure(secure: TLSSocket, tls: ServerTls): void {
+    this.handshaking.delete(clientOf(secure));
     const principal = this.principalOf(secure, tls);
     if (principal instanceof Error) {
-      this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, reason: principal.message });
+      this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client: clientOf(secure), reason: principal.message });
       secure.destroy();
       return;
     }
-    this.log.debug('TLS client authenticated', { listener: this.options.listenerName, client: `${secure.remoteAddress ?? '?'}:${secure.remotePort ?? '?'}`, principal });
+    this.log.debug('TLS client authenticated', { listener: this.options.listenerName, client: clientOf(secure), principal });
     this.open(secure, principal);
   }
 
@@ -139,7 +141,8 @@ export class Listener {
    */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.handshaking) socket.destroy();
+    // Handshakes in progress have no request to finish.
+    for (const socket of this.handshaking.values()) socket.destroy();
     const drained = Promise.all([...this.connections].map((c) => c.quiesce()));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
@@ -148,4 +151,8 @@ export class Listener {
     for (const c of this.connections) c.close();
     await closed;
   }
+}
+
+function clientOf(socket: Socket): string {
+  return `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
 }

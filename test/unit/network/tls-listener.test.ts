@@ -158,3 +158,34 @@ test('max.connections.per.ip: connections over the limit are closed at once, and
     await listener.close();
   }
 });
+
+test('a clean close of a TLS listener still answers the requests its connections already sent', async () => {
+  const listener = new Listener(
+    {
+      dispatch: async (header) => {
+        await new Promise((r) => setTimeout(r, 200));
+        const frame = Buffer.alloc(8);
+        frame.writeInt32BE(4, 0);
+        frame.writeInt32BE(header.correlationId, 4);
+        return [frame];
+      },
+    },
+    options({ tls: serverTls(sslSettings({})) }),
+    quiet,
+  );
+  const { port } = await listener.listen('127.0.0.1', 0);
+  const client = await tlsClient(port, false);
+  try {
+    const received: Buffer[] = [];
+    client.on('data', (d: Buffer) => received.push(d));
+    client.write(apiVersions(7));
+    await new Promise((r) => setTimeout(r, 50));
+    await listener.close();
+    await once(client, 'close');
+    const answer = Buffer.concat(received);
+    assert.equal(answer.length, 8, 'the response arrived before the connection closed');
+    assert.equal(answer.readInt32BE(4), 7);
+  } finally {
+    client.destroy();
+  }
+});
