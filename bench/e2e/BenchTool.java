@@ -110,6 +110,15 @@ public class BenchTool {
     p.put("enable.auto.commit", "false");
     // No group: consumer groups are not implemented in Sluice, and assign() needs none.
     p.put("auto.offset.reset", "earliest");
+    // -Dclient.config=FILE adds settings such as security.protocol and ssl.* (bench:tls).
+    String extra = System.getProperty("client.config");
+    if (extra != null) {
+      try (java.io.FileReader r = new java.io.FileReader(extra)) {
+        p.load(r);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     return p;
   }
 

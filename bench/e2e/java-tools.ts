@@ -30,10 +30,11 @@ export async function prepareJavaTools(outDir: string): Promise<JavaTools> {
   return { classpath: `${kafkaCp}:${classes}` };
 }
 
-export function runJava(tools: JavaTools, mainClass: string, args: readonly string[], timeoutMs = 600_000): Promise<ToolRun> {
+/** `jvmArgs` go before the class, e.g. -Dclient.config=FILE for BenchTool's consumer. */
+export function runJava(tools: JavaTools, mainClass: string, args: readonly string[], timeoutMs = 600_000, jvmArgs: readonly string[] = []): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     // A fixed heap: the generator sizes and collects the same way whichever broker it drives.
-    const child = spawn('java', ['-Xms512m', '-Xmx512m', QUIET_LOG4J(), '-cp', tools.classpath, mainClass, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('java', ['-Xms512m', '-Xmx512m', QUIET_LOG4J(), ...jvmArgs, '-cp', tools.classpath, mainClass, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const sampler = new CpuSampler(child.pid!);
     let out = '';
     let err = '';

@@ -32,6 +32,8 @@ import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
+import { RateLimitedLog } from '../common/rate-limited-log.js';
+import { ConnectionLimits } from '../network/connection-limits.js';
 import { Listener } from '../network/listener.js';
 import { ClientQuotas } from '../quota/client-quotas.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
@@ -48,7 +50,7 @@ import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { ClusterMember } from './cluster-member.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
-import type { MetadataSource } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../cluster/metadata-image.js';
 import { MetricsServer } from './metrics-server.js';
 import { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
@@ -72,26 +74,60 @@ const CHECKPOINT_INTERVAL_MS = 60_000;
 const FETCH_SESSION_SLOTS = 1000;
 /** Flushes, delayed deletions and retention run at least this often in each worker. */
 const MAX_MAINTENANCE_INTERVAL_MS = 1000;
+/** WARN lines a second about what clients send (bad frames, failed handshakes, refused connections). */
+const CLIENT_WARNINGS_PER_SECOND = 10;
+
+/** A listener as it runs: its configuration and the address it bound. */
+interface RunningListener {
+  readonly name: string;
+  readonly listener: Listener;
+  readonly host: string;
+  readonly port: number;
+}
+
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 export class Broker {
   private constructor(
     readonly config: BrokerConfig,
-    private readonly listener: Listener,
+    private readonly listeners: readonly RunningListener[],
     private readonly partitions: PartitionService,
     private readonly purgatory: FetchPurgatory,
     private readonly producePurgatory: ProducePurgatory,
     private readonly groups: GroupCoordinatorService,
     private readonly transactions: TransactionCoordinatorService,
     private readonly checkpointTimer: NodeJS.Timeout,
-    readonly host: string,
-    readonly port: number,
     /** The `/metrics` endpoint, when `metrics.listener` is set. */
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
   ) {}
 
+  /** The bound address of the first listener. */
+  get host(): string {
+    return this.listeners[0]!.host;
+  }
+
+  get port(): number {
+    return this.listeners[0]!.port;
+  }
+
+  /** host:port of the first listener. */
   get bootstrap(): string {
-    return `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
+    return hostPort(this.host, this.port);
+  }
+
+  /** Every listener's name and bound host:port, in the order of `listeners`. */
+  get boundListeners(): ReadonlyArray<{ readonly name: string; readonly address: string }> {
+    return this.listeners.map((l) => ({ name: l.name, address: hostPort(l.host, l.port) }));
+  }
+
+  /** The bound host:port of listener `name` (case-insensitive, as Kafka's listener names). */
+  bootstrapOf(name: string): string {
+    const found = this.listeners.find((l) => l.name === name.toUpperCase());
+    if (found === undefined) throw new Error(`no listener ${name}; listeners are ${this.listeners.map((l) => l.name).join(', ')}`);
+    return hostPort(found.host, found.port);
   }
 
   static async start(options: BrokerStartOptions = {}): Promise<Broker> {
@@ -151,31 +187,50 @@ export class Broker {
       return cluster;
     };
     const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
-    // SCRAM credentials are read from the metadata image, which exists once the listener is bound.
+    // SCRAM credentials are read from the metadata image, which exists once the listeners are bound.
     let metadataSource: MetadataSource | null = null;
     const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(metadataSource, user, mechanism), metrics, logger('security'));
-    const listener = new Listener(
-      new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator),
-      {
-        listenerName: config.listenerName,
-        securityProtocol: config.securityProtocol,
-        maxFrameBytes: config.socketRequestMaxBytes,
-        maxInFlightRequests: config.maxInFlightRequests,
-        idleTimeoutMs: config.connectionsMaxIdleMs,
-        metrics,
-      },
-      logger('network'),
-    );
-    let bound: { host: string; port: number };
+    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
+    const networkLog = logger('network');
+    const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
+    const limits = new ConnectionLimits(config);
+    const listeners: RunningListener[] = [];
     try {
-      bound = await listener.listen(config.listenerHost, config.listenerPort);
+      for (const l of config.listeners) {
+        const listener = new Listener(
+          dispatcher,
+          {
+            listenerName: l.name,
+            securityProtocol: l.securityProtocol,
+            maxFrameBytes: config.socketRequestMaxBytes,
+            maxInFlightRequests: config.maxInFlightRequests,
+            idleTimeoutMs: config.connectionsMaxIdleMs,
+            metrics,
+            clientWarnings,
+            tls: l.tls,
+            limits,
+          },
+          networkLog,
+        );
+        const bound = await listener.listen(l.host, l.port);
+        listeners.push({ name: l.name, listener, host: bound.host, port: bound.port });
+      }
     } catch (err) {
+      await Promise.all(listeners.map((l) => l.listener.close()));
       await partitions.close();
       await member?.close();
       throw err;
     }
+    const closeListeners = (): Promise<unknown> => Promise.all(listeners.map((l) => l.listener.close()));
     try {
-      const node = { nodeId: config.nodeId, host: config.advertisedHost, port: config.advertisedPort === 0 ? bound.port : config.advertisedPort, rack: null };
+      const endpoints: ListenerEndpoint[] = config.listeners.map((l, i) => ({
+        listenerName: l.name,
+        securityProtocol: l.securityProtocol,
+        host: l.advertisedHost,
+        port: l.advertisedPort === 0 ? listeners[i]!.port : l.advertisedPort,
+      }));
+      const interBroker = endpoints.find((e) => e.listenerName === config.interBrokerListener.name)!;
+      const node: BrokerRegistration = { nodeId: config.nodeId, host: interBroker.host, port: interBroker.port, rack: null, endpoints };
       const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
       const metadata: MetadataSource = local ?? member!.cache;
       metadataSource = metadata;
@@ -270,9 +325,9 @@ export class Broker {
         metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: `${node.host}:${node.port}`, topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
-      await listener.close();
+      await closeListeners();
       await member?.close();
       await partitions.close();
       throw err;
@@ -281,7 +336,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listener, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, bound.host, bound.port, metricsServer, member);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -291,7 +346,7 @@ export class Broker {
     clearInterval(this.checkpointTimer);
     // Leaderships move away while this broker still serves, so clients lose nothing acknowledged.
     await this.member?.controlledShutdown();
-    const closing = this.listener.close();
+    const closing = Promise.all(this.listeners.map((l) => l.listener.close()));
     // Long-poll fetches answer now with what they have, and parked JoinGroup/SyncGroup requests
     // learn NOT_COORDINATOR, so every connection can drain.
     this.purgatory.wakeAll('shutdown');

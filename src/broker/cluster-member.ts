@@ -11,6 +11,7 @@ import { parseEntityPath } from '../cluster/client-entities.js';
 import { AclSet } from '../security/acl/index.js';
 import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
+import type { ListenerEndpoint } from '../cluster/metadata-image.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
 import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/producer-id-manager.js';
 import { ZkController } from '../controller/zk-controller.js';
@@ -46,8 +47,11 @@ export interface MemberHooks {
 
 export interface MemberIdentity {
   readonly nodeId: number;
+  /** The inter-broker listener's endpoint. */
   readonly host: string;
   readonly port: number;
+  /** Every advertised listener, as registered in ZooKeeper. */
+  readonly endpoints: readonly ListenerEndpoint[];
 }
 
 export class ClusterMember {
@@ -111,7 +115,7 @@ export class ClusterMember {
   /** What the handlers reach; valid once `prepare` ran. */
   membership(): ClusterMembership {
     if (this.replicaManager === null || this.controller === null || this.transactionPeers === null) throw new Error('cluster membership used before it was prepared');
-    return { replicas: this.replicaManager, controller: this.controller, transactionPeers: this.transactionPeers };
+    return { interBrokerListenerName: this.config.interBrokerListenerName, replicas: this.replicaManager, controller: this.controller, transactionPeers: this.transactionPeers };
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
@@ -130,6 +134,8 @@ export class ClusterMember {
       this.zk,
       {
         brokerId: self.nodeId,
+        interBrokerListenerName: this.config.interBrokerListenerName,
+        interBrokerTls: this.config.interBrokerTls,
         brokerSetting: (key) => configs.brokerValue(key),
         onUncleanElection: hooks.onUncleanElection,
         deleteTopicEnable,
@@ -154,6 +160,7 @@ export class ClusterMember {
         partitionMaxBytes: this.config.replicaFetchMaxBytes,
         backoffMs: this.config.replicaFetchBackoffMs,
         requestTimeoutMs: this.config.replicaSocketTimeoutMs,
+        tls: this.config.interBrokerTls,
         ...(this.config.interBrokerSasl === null ? {} : { sasl: this.config.interBrokerSasl }),
       },
       this.config.numReplicaFetchers,
@@ -186,7 +193,7 @@ export class ClusterMember {
       checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
       log: logger('log-dirs'),
     });
-    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs, this.config.interBrokerSasl ?? undefined);
+    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs, this.config.interBrokerTls, this.config.interBrokerSasl ?? undefined);
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
@@ -209,7 +216,7 @@ export class ClusterMember {
 
   private async register(): Promise<void> {
     const self = this.requireIdentity();
-    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: self.host, port: self.port }], rack: this.config.rack });
+    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: self.endpoints, rack: this.config.rack });
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.zk.onSessionExpired(() => {
       this.renewing ??= this.renewSession().finally(() => (this.renewing = null));

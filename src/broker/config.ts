@@ -8,22 +8,24 @@ import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
-import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
+import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
-import type { SecurityProtocol } from '../common/session.js';
+import { buildListeners, LISTENER_PREFIX, ListenerConfigError, type ListenerConfig } from './listener-config.js';
+import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
 import { buildSaslConfig, interBrokerCredentials, isListenerSaslKey, SaslConfigError, type SaslClientCredentials, type SaslConfig } from '../security/sasl/sasl-config.js';
 
 export interface BrokerConfig {
-  /** `listeners`: <protocol>://host:port, one listener named after its protocol. */
-  readonly listenerHost: string;
-  readonly listenerPort: number;
-  readonly listenerName: string;
-  readonly securityProtocol: SecurityProtocol;
-  /** The SASL settings of the SASL listeners (none on a PLAINTEXT broker). */
+  /** `listeners`, each with its security protocol, advertised address and TLS settings; the first is `Broker.bootstrap`. */
+  readonly listeners: readonly ListenerConfig[];
+  /** `inter.broker.listener.name` / `security.inter.broker.protocol`: the listener other brokers use. */
+  readonly interBrokerListener: ListenerConfig;
+  /** `max.connections`: connections accepted at once, over every listener. */
+  readonly maxConnections: number;
+  /** `max.connections.per.ip`, and `max.connections.per.ip.overrides` by IP address or host name. */
+  readonly maxConnectionsPerIp: number;
+  readonly maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
+  /** The SASL settings of the SASL listeners, by listener name (none without SASL listeners). */
   readonly sasl: SaslConfig;
-  /** `advertised.listeners`, or the listener; port 0 means "the port actually bound". */
-  readonly advertisedHost: string;
-  readonly advertisedPort: number;
   /** `node.id` (or its older name `broker.id`). */
   readonly nodeId: number;
   /** `log.dirs`, else `log.dir`; cluster metadata lives in the first. */
@@ -71,6 +73,12 @@ export interface BrokerConfig {
 /** What a cluster member reads beyond a single broker's keys (Kafka's ZooKeeper-era broker keys). */
 export interface ClusterMemberConfig {
   readonly zookeeperConnect: string;
+  /** The inter-broker listener's name: other brokers are dialled on their endpoint of it. */
+  readonly interBrokerListenerName: string;
+  /** Set when that listener is SSL or SASL_SSL: the TLS of this broker's connections to the others. */
+  readonly interBrokerTls: ClientTls | null;
+  /** How this member authenticates to the others when the inter-broker listener is a SASL one. */
+  readonly interBrokerSasl: SaslClientCredentials | null;
   readonly zookeeperSessionTimeoutMs: number;
   readonly zookeeperConnectionTimeoutMs: number;
   /** `broker.rack`. */
@@ -91,8 +99,6 @@ export interface ClusterMemberConfig {
   readonly autoLeaderRebalanceEnable: boolean;
   readonly leaderImbalanceCheckIntervalMs: number;
   readonly leaderImbalancePerBrokerPercentage: number;
-  /** How this member authenticates to the others when the inter-broker listener is a SASL one. */
-  readonly interBrokerSasl: SaslClientCredentials | null;
 }
 
 export class ConfigError extends Error {
@@ -105,26 +111,6 @@ export class ConfigError extends Error {
 export const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
   BROKER_CONFIGS.filter((d) => d.defaultValue !== null).map((d) => [d.name, d.defaultValue!]),
 );
-
-const UNADVERTISABLE_HOSTS = new Set(['0.0.0.0', '::', '']);
-
-interface ListenerAddress {
-  readonly protocol: SecurityProtocol;
-  readonly host: string;
-  readonly port: number;
-}
-
-/** One listener, named after its protocol; SSL ones wait for TLS. */
-function parseListener(key: string, value: string): ListenerAddress {
-  const items = splitList(value);
-  if (items.length !== 1) throw new ConfigError(key, `'${value}' must name exactly one listener`);
-  const m = /^(PLAINTEXT|SASL_PLAINTEXT):\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(items[0]!);
-  if (!m) throw new ConfigError(key, `'${value}' is not PLAINTEXT://host:port or SASL_PLAINTEXT://host:port (the listener types served)`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
-  const host = m[2]!.replace(/^\[|\]$/g, '');
-  return { protocol: m[1] as SecurityProtocol, host: host === '' ? '0.0.0.0' : host, port };
-}
 
 function parseMetricsListener(value: string | undefined): { host: string; port: number } | null {
   if (value === undefined || value === '') return null;
@@ -175,40 +161,25 @@ function nodeId(values: Values, settings: ReadonlyMap<string, string>): number {
   return node === undefined && brokerId !== undefined ? values.int('broker.id') : values.int('node.id');
 }
 
-function advertised(values: Values, listener: ListenerAddress): ListenerAddress {
-  const explicit = values.raw('advertised.listeners');
-  const chosen = explicit === undefined ? listener : parseListener('advertised.listeners', explicit);
-  if (UNADVERTISABLE_HOSTS.has(chosen.host)) {
-    throw new ConfigError(
-      'advertised.listeners',
-      `clients cannot connect to ${chosen.host}; set advertised.listeners to an address they can reach (or listen on one)`,
-    );
-  }
-  if (explicit !== undefined && chosen.port === 0) throw new ConfigError('advertised.listeners', 'port 0 cannot be advertised');
-  return chosen;
-}
-
-function authorizerConfig(values: Values): AuthorizerConfig | null {
-  const className = values.raw('authorizer.class.name') ?? '';
-  if (className === '') return null;
-  if (!AUTHORIZER_CLASS_NAMES.includes(className)) {
-    throw new ConfigError('authorizer.class.name', `'${className}' is not an authorizer this broker has (${AUTHORIZER_CLASS_NAMES.join(', ')})`);
-  }
-  return { superUsers: parseSuperUsers(values.raw('super.users') ?? ''), allowEveryoneIfNoAclFound: values.bool('allow.everyone.if.no.acl.found') };
-}
-
 export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig {
   const merged = new Map(Object.entries(DEFAULTS));
   const staticSettings = new Map<string, string>();
   const unknownKeys: string[] = [];
-  const listenerSettings = new Map<string, string>();
+  const listenerSaslSettings = new Map<string, string>();
   for (const [k, v] of settings) {
-    // Listener-prefixed keys hold JAAS passwords: kept out of what DescribeConfigs reports.
+    // Listener-prefixed SASL keys hold JAAS passwords: kept out of what DescribeConfigs reports.
     if (isListenerSaslKey(k)) {
-      listenerSettings.set(k, v.trim());
+      listenerSaslSettings.set(k, v.trim());
       continue;
     }
-    const def = BROKER_CONFIG_BY_NAME.get(k);
+    const prefixed = LISTENER_PREFIX.exec(k);
+    const def = BROKER_CONFIG_BY_NAME.get(prefixed === null ? k : prefixed[2]!);
+    if (prefixed !== null && def !== undefined) {
+      // A listener's own value of a key: validated as the key, applied to that listener only.
+      const problem = validateValue(def, v);
+      if (problem !== null) throw new ConfigError(k, problem);
+      continue;
+    }
     if (def === undefined) {
       unknownKeys.push(k);
       continue;
@@ -219,9 +190,8 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
     staticSettings.set(k, v.trim());
   }
   const values = new Values(merged);
-  const listener = parseListener('listeners', values.raw('listeners')!);
-  const sasl = saslConfig(values, listenerSettings, listener);
-  const adv = advertised(values, listener);
+  const { listeners, interBrokerListener } = listenersOf(merged, settings);
+  const sasl = saslConfig(values, listenerSaslSettings, listeners);
   const logDirs = splitList(values.raw('log.dirs') ?? values.raw('log.dir')!);
   if (logDirs.length === 0) throw new ConfigError(settings.has('log.dirs') ? 'log.dirs' : 'log.dir', 'at least one directory is required');
   const clusterId = values.raw('cluster.id') ?? null;
@@ -230,13 +200,12 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
   }
   return {
     config: {
-      listenerHost: listener.host,
-      listenerPort: listener.port,
-      listenerName: listener.protocol,
-      securityProtocol: listener.protocol,
+      listeners,
+      interBrokerListener,
+      maxConnections: values.int('max.connections'),
+      maxConnectionsPerIp: values.int('max.connections.per.ip'),
+      maxConnectionsPerIpOverrides: perIpOverrides(values.raw('max.connections.per.ip.overrides') ?? ''),
       sasl,
-      advertisedHost: adv.host,
-      advertisedPort: adv.port,
       nodeId: nodeId(values, settings),
       logDirs,
       numPartitions: values.int('num.partitions'),
@@ -283,16 +252,56 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
       staticSettings,
-      cluster: clusterMember(values, sasl, listener),
+      cluster: clusterMember(values, interBrokerListener, sasl),
       authorizer: authorizerConfig(values),
     },
     unknownKeys,
   };
 }
 
-function saslConfig(values: Values, listenerSettings: ReadonlyMap<string, string>, listener: ListenerAddress): SaslConfig {
-  const saslListeners = listener.protocol === 'SASL_PLAINTEXT' || listener.protocol === 'SASL_SSL' ? [listener.protocol] : [];
-  return asConfigError(() => buildSaslConfig((key) => listenerSettings.get(key) ?? values.raw(key), saslListeners));
+function listenersOf(merged: ReadonlyMap<string, string>, settings: ReadonlyMap<string, string>): ReturnType<typeof buildListeners> {
+  try {
+    return buildListeners(merged, settings);
+  } catch (err) {
+    if (err instanceof ListenerConfigError) throw new ConfigError(err.key, err.message);
+    if (err instanceof TlsConfigError) throw new ConfigError(err.key, err.reason);
+    throw err;
+  }
+}
+
+/** Kafka's broker dials the others with the inter-broker listener's ssl.* keys. */
+function interBrokerClientTls(listener: ListenerConfig): ClientTls {
+  try {
+    return clientTls(listener.ssl);
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw new ConfigError(err.key, `inter-broker listener ${listener.name}: ${err.reason}`);
+    throw err;
+  }
+}
+
+/** Kafka's `host:count,host:count`. */
+function perIpOverrides(value: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of splitList(value)) {
+    const m = /^(.+):(\d+)$/.exec(item);
+    if (m === null) throw new ConfigError('max.connections.per.ip.overrides', `'${item}' is not host:count`);
+    out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+function authorizerConfig(values: Values): AuthorizerConfig | null {
+  const className = values.raw('authorizer.class.name') ?? '';
+  if (className === '') return null;
+  if (!AUTHORIZER_CLASS_NAMES.includes(className)) {
+    throw new ConfigError('authorizer.class.name', `'${className}' is not an authorizer this broker has (${AUTHORIZER_CLASS_NAMES.join(', ')})`);
+  }
+  return { superUsers: parseSuperUsers(values.raw('super.users') ?? ''), allowEveryoneIfNoAclFound: values.bool('allow.everyone.if.no.acl.found') };
+}
+
+function saslConfig(values: Values, listenerSaslSettings: ReadonlyMap<string, string>, listeners: readonly ListenerConfig[]): SaslConfig {
+  const saslListeners = listeners.filter((l) => l.securityProtocol === 'SASL_PLAINTEXT' || l.securityProtocol === 'SASL_SSL').map((l) => l.name);
+  return asConfigError(() => buildSaslConfig((key) => listenerSaslSettings.get(key) ?? values.raw(key), saslListeners));
 }
 
 function asConfigError<T>(build: () => T): T {
@@ -304,20 +313,22 @@ function asConfigError<T>(build: () => T): T {
   }
 }
 
-function interBrokerSasl(values: Values, sasl: SaslConfig, listener: ListenerAddress): SaslClientCredentials | null {
-  if (!sasl.listeners.has(listener.protocol)) return null;
-  return asConfigError(() => interBrokerCredentials(sasl, listener.protocol, values.raw('sasl.mechanism.inter.broker.protocol')!));
+/** How this broker logs in to the others when the inter-broker listener is a SASL one. */
+function interBrokerSasl(values: Values, sasl: SaslConfig, interBroker: ListenerConfig): SaslClientCredentials | null {
+  if (!sasl.listeners.has(interBroker.name)) return null;
+  return asConfigError(() => interBrokerCredentials(sasl, interBroker.name, values.raw('sasl.mechanism.inter.broker.protocol')!));
 }
 
-function clusterMember(values: Values, sasl: SaslConfig, listener: ListenerAddress): ClusterMemberConfig | null {
+function clusterMember(values: Values, interBroker: ListenerConfig, sasl: SaslConfig): ClusterMemberConfig | null {
   const connect = values.raw('zookeeper.connect');
   if (connect === undefined || connect === '') return null;
   if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect)) throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
   const sessionTimeoutMs = values.int('zookeeper.session.timeout.ms');
-  const inter = values.raw('inter.broker.listener.name');
-  if (inter !== undefined && inter !== listener.protocol) throw new ConfigError('inter.broker.listener.name', `'${inter}' is not a listener of this broker (${listener.protocol})`);
   return {
     zookeeperConnect: connect,
+    interBrokerListenerName: interBroker.name,
+    interBrokerTls: interBroker.tls === null ? null : interBrokerClientTls(interBroker),
+    interBrokerSasl: interBrokerSasl(values, sasl, interBroker),
     zookeeperSessionTimeoutMs: sessionTimeoutMs,
     zookeeperConnectionTimeoutMs: values.raw('zookeeper.connection.timeout.ms') === undefined ? sessionTimeoutMs : values.int('zookeeper.connection.timeout.ms'),
     rack: values.raw('broker.rack') ?? null,
@@ -337,7 +348,6 @@ function clusterMember(values: Values, sasl: SaslConfig, listener: ListenerAddre
     autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),
-    interBrokerSasl: interBrokerSasl(values, sasl, listener),
   };
 }
 

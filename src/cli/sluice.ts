@@ -44,6 +44,7 @@ async function start(args: string[]): Promise<void> {
       process.exit(1);
     },
   });
+  for (const l of broker.boundListeners) process.stdout.write(`sluice: listener ${l.name} on ${l.address}\n`);
   process.stdout.write(`sluice: accepting connections on ${broker.bootstrap}\n`);
   const shutdown = (): void => {
     broker.stop().then(

@@ -8,8 +8,10 @@
  * still answer it, and a connection whose responses can no longer be trusted to line up is
  * worth less than a new one. Every failure is a `KafkaError` (see `client-errors.ts`).
  */
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { checkServerIdentity, connect as connectTls } from 'node:tls';
 import { KafkaError } from '../common/kafka-error.js';
+import type { ClientTls } from '../common/tls-config.js';
 import { API_VERSIONS_KEY, decodeResponseHeader, encodeRequest } from '../protocol/envelope.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FrameDecoder } from '../protocol/framing.js';
@@ -32,6 +34,8 @@ export interface ConnectionOptions {
   readonly maxResponseBytes?: number;
   /** Authenticate with SASL after the version negotiation (the broker's listener is SASL_PLAINTEXT). */
   readonly sasl?: SaslCredentials;
+  /** Connect with TLS (an SSL listener); absent, in plaintext. */
+  readonly tls?: ClientTls | null;
 }
 
 export interface RequestOptions {
@@ -77,7 +81,7 @@ export class KafkaConnection {
 
   /** Opens the socket and negotiates API versions; rejects with a KafkaError if either fails. */
   static async connect(options: ConnectionOptions): Promise<KafkaConnection> {
-    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, options.tls ?? null);
     const connection = new KafkaConnection(socket, options);
     try {
       connection.negotiated = await connection.negotiateVersions();
@@ -243,14 +247,26 @@ function protocolError(address: string, cause: unknown): KafkaError {
   return new KafkaError(ErrorCode.CORRUPT_MESSAGE, `undecodable response from ${address}: ${detail}`, { cause });
 }
 
-function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket> {
+/** Resolves once connected — with TLS, once the handshake is done and the broker's certificate checked. */
+function openSocket(host: string, port: number, timeoutMs: number, tls: ClientTls | null): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, noDelay: true, keepAlive: true });
+    const socket =
+      tls === null
+        ? connect({ host, port, noDelay: true, keepAlive: true })
+        : connectTls({
+            host,
+            port,
+            secureContext: tls.context,
+            ...(isIP(host) === 0 ? { servername: host } : {}),
+            checkServerIdentity: tls.verifyHostname ? checkServerIdentity : () => undefined,
+          })
+            .setNoDelay(true)
+            .setKeepAlive(true);
     const timer = setTimeout(() => {
       socket.destroy();
       reject(timeoutError(`could not connect to ${host}:${port} within ${timeoutMs} ms`));
     }, timeoutMs);
-    socket.once('connect', () => {
+    socket.once(tls === null ? 'connect' : 'secureConnect', () => {
       clearTimeout(timer);
       socket.removeAllListeners('error');
       resolve(socket);

@@ -64,6 +64,8 @@ const LONG_MAX = '9223372036854775807';
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 const CLEANUP_POLICIES = ['compact', 'delete'];
+const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+const DEFAULT_SECURITY_PROTOCOL_MAP = SECURITY_PROTOCOLS.map((p) => `${p}:${p}`).join(',');
 const COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'];
 const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'];
 /** Kafka 4.x refuses segments under 1 MiB (KIP-1030). */
@@ -81,8 +83,29 @@ function broker(
 }
 
 export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
-  broker('listeners', 'list', 'PLAINTEXT://127.0.0.1:9092', false, 'Where the broker accepts clients: PLAINTEXT://host:port (port 0 picks a free port).'),
-  broker('advertised.listeners', 'list', null, false, 'The address given to clients in Metadata; defaults to the listener. Must not be 0.0.0.0.'),
+  broker('listeners', 'list', 'PLAINTEXT://127.0.0.1:9092', false, 'Where the broker accepts clients: NAME://host:port, comma-separated (port 0 picks a free port).'),
+  broker('advertised.listeners', 'list', null, false, 'NAME://host:port given to clients in Metadata, per listener; a listener without one advertises its own address (never 0.0.0.0).'),
+  broker('listener.security.protocol.map', 'list', DEFAULT_SECURITY_PROTOCOL_MAP, false, 'Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).'),
+  broker('security.inter.broker.protocol', 'string', 'PLAINTEXT', false, 'Security protocol of the inter-broker listener when inter.broker.listener.name is not set.', { oneOf: SECURITY_PROTOCOLS }),
+  broker('max.connections', 'int', '2147483647', false, 'Most connections the broker accepts at once; a new one over the limit is closed at once.', { min: 0 }),
+  broker('max.connections.per.ip', 'int', '2147483647', false, 'Most connections from one IP address; a new one over the limit is closed at once.', { min: 0 }),
+  broker('max.connections.per.ip.overrides', 'string', '', false, 'Per-IP limits overriding max.connections.per.ip: ip:count,ip:count (host names are not resolved).'),
+  broker('ssl.keystore.type', 'string', 'JKS', false, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
+  broker('ssl.keystore.location', 'string', null, false, 'The keystore file: PKCS12, or PEM holding the private key and certificate chain.'),
+  broker('ssl.keystore.password', 'password', null, false, 'Password of a PKCS12 keystore file.'),
+  broker('ssl.key.password', 'password', null, false, 'Password of the private key (an encrypted PEM key, or the key in a PKCS12 keystore).'),
+  broker('ssl.keystore.key', 'password', null, false, 'PEM private key inline (ssl.keystore.type=PEM).'),
+  broker('ssl.keystore.certificate.chain', 'password', null, false, 'PEM certificate chain inline (ssl.keystore.type=PEM).'),
+  broker('ssl.truststore.type', 'string', 'JKS', false, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
+  broker('ssl.truststore.location', 'string', null, false, 'The truststore file: PEM certificates or PKCS12.'),
+  broker('ssl.truststore.password', 'password', null, false, 'Password of a PKCS12 truststore file.'),
+  broker('ssl.truststore.certificates', 'password', null, false, 'Trusted PEM certificates inline (ssl.truststore.type=PEM).'),
+  broker('ssl.client.auth', 'string', 'none', false, 'Whether clients of an SSL listener must (required), may (requested) or do not (none) present a certificate.', { oneOf: ['required', 'requested', 'none'] }),
+  broker('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', false, 'TLS versions accepted.', { oneOf: ['TLSv1.2', 'TLSv1.3'] }),
+  broker('ssl.protocol', 'string', 'TLSv1.3', false, 'Accepted for compatibility: as in Kafka, ssl.enabled.protocols decides the TLS versions offered.', { oneOf: ['TLS', 'TLSv1.2', 'TLSv1.3'] }),
+  broker('ssl.cipher.suites', 'list', '', false, 'Cipher suites allowed, by IANA (Java) or OpenSSL name; empty allows the defaults.'),
+  broker('ssl.principal.mapping.rules', 'string', 'DEFAULT', false, 'Rules mapping a client certificate\'s distinguished name to a principal name: RULE:pattern/replacement/[LU], ..., DEFAULT.'),
+  broker('ssl.endpoint.identification.algorithm', 'string', 'https', false, 'https checks the host name of the broker a broker connects to against its certificate; empty does not.'),
   broker('node.id', 'int', '0', false, 'The id of this broker in the cluster.', { min: 0 }),
   broker('broker.id', 'int', '0', false, 'Older name of node.id; must agree with it when both are set.', { min: 0 }),
   broker('log.dirs', 'list', null, false, 'Directories holding partition logs; overrides log.dir.'),
@@ -140,7 +163,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('zookeeper.session.timeout.ms', 'int', '18000', false, 'ZooKeeper session timeout: a broker silent for longer leaves the cluster.', { min: 1 }),
   broker('zookeeper.connection.timeout.ms', 'int', null, false, 'How long the broker waits to connect to ZooKeeper; defaults to the session timeout.', { min: 1 }),
   broker('broker.rack', 'string', null, false, 'The rack of this broker, for rack-aware replica assignment.'),
-  broker('inter.broker.listener.name', 'string', null, false, 'The listener brokers use to reach each other; defaults to the only listener.'),
+  broker('inter.broker.listener.name', 'string', null, false, 'The listener brokers use to reach each other; defaults to the one named by security.inter.broker.protocol.'),
   broker('num.replica.fetchers', 'int', '1', true, 'Fetcher connections per source broker copying partitions this broker follows.', { min: 1 }),
   broker('replica.fetch.max.bytes', 'int', '1048576', false, 'Bytes a follower asks for per partition in one fetch.', { min: 0 }),
   broker('replica.fetch.response.max.bytes', 'int', '10485760', false, 'Bytes a follower asks for in one fetch response.', { min: 0 }),

@@ -9,14 +9,30 @@
  */
 import { entityPath, parseEntityPath, type ClientEntity, type ClientEntityConfigs } from './client-entities.js';
 import { AclSet } from '../security/acl/index.js';
+import type { SecurityProtocol } from '../common/session.js';
 import { isInternalTopic } from './topic-names.js';
+
+/** One advertised listener of a broker. */
+export interface ListenerEndpoint {
+  readonly listenerName: string;
+  readonly securityProtocol: SecurityProtocol;
+  readonly host: string;
+  readonly port: number;
+}
 
 export interface BrokerRegistration {
   readonly nodeId: number;
-  /** The advertised endpoint clients connect to. */
+  /** The endpoint of the inter-broker listener: where other brokers reach this one. */
   readonly host: string;
   readonly port: number;
   readonly rack: string | null;
+  /** Every advertised listener; clients are answered with the one they came in on. */
+  readonly endpoints: readonly ListenerEndpoint[];
+}
+
+/** The broker's endpoint on `listenerName`, or undefined when it has no such listener (Kafka leaves it out). */
+export function endpointOn(broker: BrokerRegistration, listenerName: string): ListenerEndpoint | undefined {
+  return broker.endpoints.find((e) => e.listenerName === listenerName);
 }
 
 /** A partition's replica state, as Kafka's controller records it (`LeaderAndIsr` plus the assignment). */

@@ -137,6 +137,8 @@ export interface TransactionPeers {
 
 /** What a cluster member adds to the handlers' context. */
 export interface ClusterMembership {
+  /** The listener brokers reach each other on: UpdateMetadata's endpoint of it is where a broker is dialled. */
+  readonly interBrokerListenerName: string;
   readonly replicas: ReplicaControl;
   readonly controller: ControllerPort;
   readonly transactionPeers: TransactionPeers;

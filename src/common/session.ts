@@ -6,6 +6,9 @@
  */
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 
+/** Kafka's ids of the security protocols, as UpdateMetadata carries them. */
+export const SECURITY_PROTOCOL_IDS: Readonly<Record<SecurityProtocol, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
+
 /** Kafka's principal of an unauthenticated connection. */
 export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
 

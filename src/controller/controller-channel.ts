@@ -5,6 +5,7 @@
  * stale role. Responses with errors are logged; the controller's state is already in ZooKeeper.
  */
 import type { Logger } from '../common/logger.js';
+import type { ClientTls } from '../common/tls-config.js';
 import { KafkaConnection } from '../client/connection.js';
 import type { SaslCredentials } from '../client/sasl-client.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -24,6 +25,8 @@ export interface ControllerChannelOptions {
   readonly clientId: string;
   /** How to authenticate when the inter-broker listener is a SASL one. */
   readonly sasl?: SaslCredentials;
+  /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+  readonly tls: ClientTls | null;
 }
 
 class BrokerQueue {
@@ -56,6 +59,7 @@ class BrokerQueue {
           port: this.endpoint.port,
           clientId: this.options.clientId,
           requestTimeoutMs: this.options.requestTimeoutMs,
+          tls: this.options.tls,
           ...(this.options.sasl === undefined ? {} : { sasl: this.options.sasl }),
         });
         const answer = await next.send(this.connection);

@@ -37,11 +37,13 @@ export interface TopicPartitionKey {
   readonly partition: number;
 }
 
-/** Where the controller reaches a broker: its PLAINTEXT endpoint, else the first it registered. */
-export function endpointOf(b: RegisteredBroker): { host: string; port: number } {
-  if (b.host !== null) return { host: b.host, port: b.port };
-  const first = b.endpoints[0];
-  return { host: first?.host ?? '', port: first?.port ?? -1 };
+/**
+ * Where a broker is reached: its endpoint on the inter-broker listener (Kafka's controller and
+ * brokers dial that one), else — a broker registered without it — its first endpoint.
+ */
+export function endpointOf(b: RegisteredBroker, listenerName: string): { host: string; port: number } {
+  const chosen = b.endpoints.find((e) => e.listenerName === listenerName) ?? b.endpoints[0];
+  return { host: chosen?.host ?? b.host ?? '', port: chosen?.port ?? b.port };
 }
 
 export function tpKey(topic: string, partition: number): string {
@@ -49,6 +51,11 @@ export function tpKey(topic: string, partition: number): string {
 }
 
 export class ControllerContext {
+  constructor(
+    /** The listener the controller reaches brokers on, and brokers each other. */
+    readonly interBrokerListenerName: string,
+  ) {}
+
   readonly brokers = new Map<number, RegisteredBroker>();
   readonly shuttingDown = new Set<number>();
   readonly topics = new Map<string, TopicAssignmentState>();

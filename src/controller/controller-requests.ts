@@ -20,13 +20,12 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { KafkaConnection } from '../client/connection.js';
 import { KafkaError } from '../common/kafka-error.js';
 import { groupBy } from '../common/group-by.js';
+import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../common/session.js';
 import { endpointOf, type ControllerContext, type TopicPartitionKey } from './controller-context.js';
 import type { ControllerRequest } from './controller-channel.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: UpdateMetadata names partitions being deleted with it. */
 export const LEADER_DURING_DELETE = -2;
-/** Kafka's security protocol id for PLAINTEXT, the only one served. */
-const PLAINTEXT = 0;
 
 export interface ControllerIdentity {
   readonly controllerId: number;
@@ -94,7 +93,7 @@ export function leaderAndIsr(
     liveLeaders: [...leaders].flatMap((l) => {
       const b = ctx.brokers.get(l);
       if (b === undefined) return [];
-      const { host, port } = endpointOf(b);
+      const { host, port } = endpointOf(b, ctx.interBrokerListenerName);
       return [{ brokerId: l, hostName: host, port }];
     }),
   };
@@ -140,7 +139,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
     topicStates,
     liveBrokers: [...ctx.brokers.values()].map((b) => ({
       id: b.id,
-      endpoints: b.endpoints.map((e) => ({ port: e.port, host: e.host, listener: e.listenerName, securityProtocol: e.securityProtocol === 'PLAINTEXT' ? PLAINTEXT : -1 })),
+      endpoints: b.endpoints.map((e) => ({ port: e.port, host: e.host, listener: e.listenerName, securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol as SecurityProtocol] ?? -1 })),
       rack: b.rack,
     })),
   };

@@ -15,6 +15,7 @@ import type { SaslCredentials } from '../client/sasl-client.js';
 import { KafkaError } from '../common/kafka-error.js';
 import { randomUuid } from '../common/uuid.js';
 import type { Logger } from '../common/logger.js';
+import type { ClientTls } from '../common/tls-config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest, type ReassignmentRequest, type ReassignmentState } from '../cluster/replica-control.js';
 import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../zk/index.js';
@@ -25,6 +26,9 @@ import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, pr
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
+  /** The listener brokers are reached on, and its TLS when it is SSL or SASL_SSL. */
+  readonly interBrokerListenerName: string;
+  readonly interBrokerTls: ClientTls | null;
   /** This broker's value of a broker config key (dynamic, static or default): what a topic without an override inherits. */
   readonly brokerSetting: (key: string) => string | null;
   /** Counts an unclean leader election (Kafka's UncleanLeaderElectionsPerSec). */
@@ -46,7 +50,7 @@ const RETRY_BACKOFF_MS = 200;
 const WRITE_ATTEMPTS = 5;
 
 export class ZkController implements ControllerPort {
-  private readonly ctx = new ControllerContext();
+  private readonly ctx: ControllerContext;
   private readonly channel: ControllerChannel;
   private guard: ControllerGuard | null = null;
   private events: Promise<void> = Promise.resolve();
@@ -58,7 +62,8 @@ export class ZkController implements ControllerPort {
     private readonly options: ZkControllerOptions,
     private readonly log: Logger,
   ) {
-    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, ...(options.sasl === undefined ? {} : { sasl: options.sasl }) }, log);
+    this.ctx = new ControllerContext(options.interBrokerListenerName);
+    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, tls: options.interBrokerTls, ...(options.sasl === undefined ? {} : { sasl: options.sasl }) }, log);
   }
 
   get isActive(): boolean {
@@ -213,7 +218,7 @@ export class ZkController implements ControllerPort {
       this.ctx.shuttingDown.delete(id);
       this.ctx.offlineDirReplicas.delete(id);
     }
-    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b) })));
+    this.channel.setBrokers(registered.map((b: RegisteredBroker) => ({ id: b.id, ...endpointOf(b, this.ctx.interBrokerListenerName) })));
     return { added, removed };
   }
 

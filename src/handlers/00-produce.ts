@@ -243,7 +243,7 @@ export const produceHandler = defineHandler({
     }
     const moved = ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
     if (!moved) return { responses, throttleTimeMs };
-    const hints = new LeaderHints(c.metadata);
+    const hints = new LeaderHints(c.metadata, ctx.session.listenerName);
     for (const t of responses) {
       const name = byId ? (c.metadata.topicById(t.topicId ?? '')?.name ?? '') : (t.name ?? '');
       for (const p of t.partitionResponses ?? []) {

@@ -237,7 +237,7 @@ export const fetchHandler = defineHandler({
     const version = ctx.header.requestApiVersion;
     const moved = version >= LEADER_HINT_VERSION && responses.some((t) => t.partitions?.some((p) => isMoved(p.errorCode)));
     if (!moved) return { errorCode: ErrorCode.NONE, sessionId: context.sessionId, responses, throttleTimeMs: 0 };
-    const hints = new LeaderHints(c.metadata);
+    const hints = new LeaderHints(c.metadata, ctx.session.listenerName);
     for (const t of responses) {
       for (const p of t.partitions ?? []) {
         const hint = hints.hint(p.errorCode ?? ErrorCode.NONE, t.topic ?? '', p.partitionIndex ?? -1);

@@ -6,13 +6,14 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '../protocol/messages/index.js';
 import type { PartitionUpdate } from '../cluster/cluster-metadata-cache.js';
-import type { BrokerRegistration } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, ListenerEndpoint } from '../cluster/metadata-image.js';
+import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../common/session.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
-const PLAINTEXT = 'PLAINTEXT';
+const PROTOCOL_BY_ID = new Map(Object.entries(SECURITY_PROTOCOL_IDS).map(([name, id]) => [id, name as SecurityProtocol]));
 
 export const updateMetadataHandler = defineHandler({
   request: UpdateMetadataRequest,
@@ -20,9 +21,14 @@ export const updateMetadataHandler = defineHandler({
   async handle(request, ctx): Promise<UpdateMetadataResponseDataInput> {
     if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED };
     const member = membershipOf(clusterOf(ctx));
+    // v0 names no listener: its one endpoint is PLAINTEXT's. Brokers reach each other on the inter-broker listener.
     const brokers: BrokerRegistration[] = request.liveBrokers.flatMap((b) => {
-      const endpoint = b.endpoints.find((e) => e.listener === PLAINTEXT) ?? b.endpoints[0];
-      return endpoint === undefined ? [] : [{ nodeId: b.id, host: endpoint.host, port: endpoint.port, rack: b.rack }];
+      const endpoints: ListenerEndpoint[] = b.endpoints.flatMap((e) => {
+        const securityProtocol = PROTOCOL_BY_ID.get(e.securityProtocol);
+        return securityProtocol === undefined ? [] : [{ listenerName: e.listener || securityProtocol, securityProtocol, host: e.host, port: e.port }];
+      });
+      const inter = endpoints.find((e) => e.listenerName === member.interBrokerListenerName) ?? endpoints[0];
+      return inter === undefined ? [] : [{ nodeId: b.id, host: inter.host, port: inter.port, rack: b.rack, endpoints }];
     });
     const states = ctx.header.requestApiVersion >= 5
       ? request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ topic: t.topicName, topicId: t.topicId ?? ZERO_UUID, p })))

@@ -8,7 +8,7 @@
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
-import type { BrokerRegistration } from '../cluster/metadata-image.js';
+import { endpointOn, type BrokerRegistration } from '../cluster/metadata-image.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
@@ -44,10 +44,13 @@ export const findCoordinatorHandler = defineHandler({
     const coordinators: FindCoordinatorResponseCoordinatorInput[] = await Promise.all(
       keys.map(async (key) => {
         const failed = (errorCode: number, errorMessage: string | null): FindCoordinatorResponseCoordinatorInput => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
-        const found = (node: BrokerRegistration | undefined): FindCoordinatorResponseCoordinatorInput =>
-          node === undefined
+        const found = (node: BrokerRegistration | undefined): FindCoordinatorResponseCoordinatorInput => {
+          // A coordinator without the client's listener is as unreachable as none, as Kafka answers it.
+          const endpoint = node === undefined ? undefined : endpointOn(node, ctx.session.listenerName);
+          return endpoint === undefined
             ? failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null)
-            : { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: null };
+            : { key, nodeId: node!.nodeId, host: endpoint.host, port: endpoint.port, errorCode: ErrorCode.NONE, errorMessage: null };
+        };
         const kind = coordinatorKind(c, request.keyType);
         if (kind === null) return failed(ErrorCode.INVALID_REQUEST, `unknown key type ${request.keyType}`);
         if (key === '') return failed(ErrorCode.INVALID_REQUEST, `empty ${kind.what}`);

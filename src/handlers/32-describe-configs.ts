@@ -34,16 +34,20 @@ function describeEntries(resource: DescribeConfigsRequestDescribeConfigsResource
     resourceName: resource.resourceName,
     configs: entries
       .filter((e) => wanted === null || wanted.has(e.definition.name))
-      .map((e) => ({
-        name: e.definition.name,
-        value: e.value,
-        readOnly: e.readOnly,
-        configSource: e.source,
-        isSensitive: false,
-        synonyms: options.synonyms ? e.synonyms.map((s) => ({ name: s.name, value: s.value, source: s.source })) : [],
+      .map((e) => {
+        // Passwords and key material are never sent back, as Kafka reports them: null and sensitive.
+        const sensitive = e.definition.type === 'password';
+        return {
+          name: e.definition.name,
+          value: sensitive ? null : e.value,
+          readOnly: e.readOnly,
+          configSource: e.source,
+          isSensitive: sensitive,
+          synonyms: options.synonyms ? e.synonyms.map((s) => ({ name: s.name, value: sensitive ? null : s.value, source: s.source })) : [],
         configType: CONFIG_TYPE_CODE[e.definition.type],
-        documentation: options.documentation ? e.definition.doc : null,
-      })),
+          documentation: options.documentation ? e.definition.doc : null,
+        };
+      }),
   };
 }
 

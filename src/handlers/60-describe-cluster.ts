@@ -1,12 +1,13 @@
 /**
  * DescribeCluster (key 60): cluster id, controller and the registered brokers, from the metadata
- * image. This is a broker endpoint: a request for the controller endpoint type is refused as
+ * image, each at its endpoint on the request's listener. This is a broker endpoint: a request for the controller endpoint type is refused as
  * Kafka's brokers do.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
 import { authorizedOperations, ResourceType } from './authorization.js';
 import { CLUSTER_NAME } from '../security/acl/index.js';
+import { endpointOn } from '../cluster/metadata-image.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
 
@@ -35,7 +36,10 @@ export const describeClusterHandler = defineHandler({
       endpointType: ENDPOINT_BROKER,
       clusterId: image.clusterId,
       controllerId: image.controllerId,
-      brokers: image.brokers().map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
+      brokers: image.brokers().flatMap((b) => {
+        const endpoint = endpointOn(b, ctx.session.listenerName);
+        return endpoint === undefined ? [] : [{ brokerId: b.nodeId, host: endpoint.host, port: endpoint.port, rack: b.rack, isFenced: false }];
+      }),
       clusterAuthorizedOperations: authorizedOperations(ctx, request.includeClusterAuthorizedOperations, ResourceType.CLUSTER, CLUSTER_NAME),
     };
   },

@@ -5,7 +5,7 @@
  * Fetch its `currentLeader` from v12 and node endpoints from v16.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { MetadataImage } from '../cluster/metadata-image.js';
+import { endpointOn, type MetadataImage } from '../cluster/metadata-image.js';
 
 export interface LeaderHint {
   readonly leaderId: number;
@@ -30,7 +30,11 @@ export function isMoved(errorCode: number | undefined): boolean {
 export class LeaderHints {
   private readonly leaders = new Set<number>();
 
-  constructor(private readonly image: MetadataImage) {}
+  constructor(
+    private readonly image: MetadataImage,
+    /** The request's listener: hints name the leader's endpoint on it. */
+    private readonly listenerName: string,
+  ) {}
 
   /** The hint for a partition answered `errorCode`, or null when the error does not call for one. */
   hint(errorCode: number, topic: string, partition: number): LeaderHint | null {
@@ -44,7 +48,8 @@ export class LeaderHints {
   endpoints(): NodeEndpoint[] {
     return [...this.leaders].flatMap((id) => {
       const b = this.image.broker(id);
-      return b === undefined ? [] : [{ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }];
+      const endpoint = b === undefined ? undefined : endpointOn(b, this.listenerName);
+      return endpoint === undefined ? [] : [{ nodeId: b!.nodeId, host: endpoint.host, port: endpoint.port, rack: b!.rack }];
     });
   }
 }

@@ -6,6 +6,7 @@
  */
 import { KafkaConnection } from '../client/connection.js';
 import type { SaslCredentials } from '../client/sasl-client.js';
+import type { ClientTls } from '../common/tls-config.js';
 import type { MetadataSource } from '../cluster/metadata-image.js';
 
 interface OpenConnection {
@@ -20,6 +21,8 @@ export class BrokerConnections {
     private readonly metadata: MetadataSource,
     private readonly clientId: string,
     private readonly requestTimeoutMs: number,
+    /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+    private readonly tls: ClientTls | null,
     /** How to authenticate when the inter-broker listener is a SASL one. */
     private readonly sasl?: SaslCredentials,
   ) {}
@@ -32,7 +35,7 @@ export class BrokerConnections {
     let current = this.connections.get(brokerId);
     if (current === undefined || current.address !== address) {
       this.reset(brokerId);
-      const open = KafkaConnection.connect({ host: broker.host, port: broker.port, clientId: this.clientId, requestTimeoutMs: this.requestTimeoutMs, ...(this.sasl === undefined ? {} : { sasl: this.sasl }) });
+      const open = KafkaConnection.connect({ host: broker.host, port: broker.port, clientId: this.clientId, requestTimeoutMs: this.requestTimeoutMs, tls: this.tls, ...(this.sasl === undefined ? {} : { sasl: this.sasl }) });
       // A failed open is reported to the caller awaiting it below; this keeps it from going unhandled meanwhile.
       open.catch(() => undefined);
       current = { address, open };

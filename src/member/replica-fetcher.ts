@@ -9,6 +9,7 @@
  * connection failure) off for `replica.fetch.backoff.ms`; the controller's next LeaderAndIsr
  * moves a partition to another leader.
  */
+import type { ClientTls } from '../common/tls-config.js';
 import { KafkaConnection } from '../client/connection.js';
 import type { SaslCredentials } from '../client/sasl-client.js';
 import type { Logger } from '../common/logger.js';
@@ -27,6 +28,8 @@ export interface FetcherSettings {
   readonly requestTimeoutMs: number;
   /** How to authenticate when the inter-broker listener is a SASL one. */
   readonly sasl?: SaslCredentials;
+  /** The inter-broker listener's TLS, when it is SSL or SASL_SSL. */
+  readonly tls: ClientTls | null;
 }
 
 export interface LeaderEndpoint {
@@ -151,6 +154,7 @@ export class ReplicaFetcher {
       port: this.leader.port,
       clientId: `replica-fetcher-${this.settings.brokerId}`,
       requestTimeoutMs: this.settings.requestTimeoutMs,
+      tls: this.settings.tls,
       ...(this.settings.sasl === undefined ? {} : { sasl: this.settings.sasl }),
     });
     const topics = new Map<string, FetchRequestFetchTopicInput & { partitions: NonNullable<FetchRequestFetchTopicInput['partitions']> }>();

@@ -7,7 +7,9 @@
  * time has passed (KIP-219), as Kafka's socket server mutes a throttled channel.
  */
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
+import type { RateLimitedLog } from '../common/rate-limited-log.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
 import { decodeRequestHeader } from '../protocol/envelope.js';
@@ -32,6 +34,8 @@ export interface ConnectionOptions {
   readonly idleTimeoutMs: number;
   /** The broker's instruments, which count the response bytes sent. */
   readonly metrics: BrokerMetrics;
+  /** Where bad input is reported: rate-limited for the whole broker. */
+  readonly clientWarnings: RateLimitedLog;
 }
 
 interface PendingResponse {
@@ -59,17 +63,20 @@ export class Connection {
     private readonly dispatcher: Dispatcher,
     private readonly options: ConnectionOptions,
     private readonly log: Logger,
+    /** Already authenticated by the transport (a TLS client certificate); SASL may set it later. */
+    principal: string = ANONYMOUS_PRINCIPAL,
   ) {
     this.decoder = new FrameDecoder(options.maxFrameBytes);
     this.session = {
       listenerName: options.listenerName,
       securityProtocol: options.securityProtocol,
-      principal: ANONYMOUS_PRINCIPAL,
+      principal,
       clientAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
       clientHost: socket.remoteAddress ?? '?',
     };
     this.outbound = new OutboundQueue(
       socket,
+      !(socket instanceof TLSSocket),
       options.metrics,
       (err) => {
         this.log.debug('send failed', { client: this.session.clientAddress, error: err instanceof Error ? err.message : String(err) });
@@ -182,7 +189,7 @@ export class Connection {
   }
 
   private closeForBadInput(err: unknown): void {
-    this.log.warn('closing connection after bad input', {
+    this.options.clientWarnings.warn('closing connection after bad input', {
       client: this.session.clientAddress,
       error: err instanceof Error ? err.message : String(err),
     });

@@ -12,6 +12,8 @@ import { spawnSluice } from '../../tools/sluice/sluice-process.js';
 
 export interface BrokerProcess {
   readonly bootstrap: string;
+  /** Each listener's bound host:port by (upper-case) name. */
+  readonly listeners: ReadonlyMap<string, string>;
   readonly host: string;
   readonly port: number;
   readonly child: ChildProcess;
@@ -27,7 +29,7 @@ export interface BrokerProcess {
 export async function startBrokerProcess(overrides: Record<string, string> = {}): Promise<BrokerProcess> {
   const ownsData = overrides['log.dirs'] === undefined && overrides['log.dir'] === undefined;
   const settings = ownsData ? { ...overrides, 'log.dirs': mkdtempSync(join(tmpdir(), 'sluice-broker-')) } : overrides;
-  const { child, bootstrap, stderr } = await spawnSluice({
+  const { child, bootstrap, listeners, stderr } = await spawnSluice({
     overrides: ['listeners=PLAINTEXT://127.0.0.1:0', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)],
     env: { ...process.env, SLUICE_LOG_LEVEL: 'info' },
     startTimeoutMs: 10_000,
@@ -35,6 +37,7 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
   const colon = bootstrap.lastIndexOf(':');
   return {
     bootstrap,
+    listeners,
     host: bootstrap.slice(0, colon),
     port: Number(bootstrap.slice(colon + 1)),
     child,

@@ -124,7 +124,8 @@ function parseJsonLines(out: Buffer): JsonLine[] {
  * pinned Kafka release's jars, giving it `input` as JSON on stdin; returns its JSON lines. `onLine` sees
  * each line as it is printed, for tests that act while the program runs.
  */
-export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null, onLine?: (line: JsonLine) => void): Promise<JsonLine[]> {
+/** `clientConfig` names a properties file every client of the scenario adds to its settings (security.protocol, ssl.*). */
+export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null, onLine?: (line: JsonLine) => void, clientConfig?: string): Promise<JsonLine[]> {
   let partial = '';
   const onStdout =
     onLine &&
@@ -133,14 +134,15 @@ export async function runJava(scenario: string, bootstrap: string, input: JsonVa
       partial = lines.pop()!;
       for (const l of lines) if (l.trim() !== '') onLine(JSON.parse(l) as JsonLine);
     });
-  const out = await runChecked('java', javaClientArgs(scenario, bootstrap), JSON.stringify(input), 180_000, onStdout);
+  const out = await runChecked('java', javaClientArgs(scenario, bootstrap, clientConfig), JSON.stringify(input), 180_000, onStdout);
   return parseJsonLines(out);
 }
 
 /** The `java` arguments that launch one scenario of `JavaClients.java` against `bootstrap`. */
-export function javaClientArgs(scenario: string, bootstrap: string): string[] {
+export function javaClientArgs(scenario: string, bootstrap: string, clientConfig?: string): string[] {
   return [
     '-Xmx256m',
+    ...(clientConfig === undefined ? [] : [`-Dclient.config=${clientConfig}`]),
     '-XX:TieredStopAtLevel=1', // these programs are short-lived: quick start beats peak speed
     `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
     '-cp',

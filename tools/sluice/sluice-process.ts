@@ -21,6 +21,8 @@ export interface SluiceChildOptions {
 export interface SluiceChild {
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
   readonly bootstrap: string;
+  /** Each listener's bound host:port by name (upper-case), as `sluice start` prints them. */
+  readonly listeners: ReadonlyMap<string, string>;
   /** Everything the broker wrote to stderr so far. */
   stderr(): string;
 }
@@ -36,8 +38,8 @@ export async function spawnSluice(options: SluiceChildOptions): Promise<SluiceCh
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  let out = '';
   const bootstrap = await new Promise<string>((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`sluice did not start in ${options.startTimeoutMs} ms: ${err}`)), options.startTimeoutMs);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -52,5 +54,6 @@ export async function spawnSluice(options: SluiceChildOptions): Promise<SluiceCh
       reject(new Error(`sluice exited with ${code}: ${err}`));
     });
   });
-  return { child, bootstrap, stderr: () => err };
+  const listeners = new Map([...out.matchAll(/listener (\S+) on (\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  return { child, bootstrap, listeners, stderr: () => err };
 }

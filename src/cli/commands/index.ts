@@ -7,6 +7,7 @@ import { groupsCommand } from './groups.js';
 import { leaderElectionCommand } from './leader-election.js';
 import { reassignPartitionsCommand } from './reassign-partitions.js';
 import { produceCommand } from './produce.js';
+import { tlsCommand } from './tls.js';
 import { topicsCommand } from './topics.js';
 
 export { runCommand, type Command } from './command-support.js';
@@ -20,4 +21,5 @@ export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['groups', groupsCommand],
   ['leader-election', leaderElectionCommand],
   ['reassign-partitions', reassignPartitionsCommand],
+  ['tls', tlsCommand],
 ]);

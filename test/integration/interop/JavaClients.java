@@ -58,9 +58,18 @@ public class JavaClients {
     return b == null ? null : HEX.formatHex(b);
   }
 
+  /** Every client's settings: the bootstrap, and those of the file named by -Dclient.config (security.protocol, ssl.*). */
   static Properties common() {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
+    String extra = System.getProperty("client.config");
+    if (extra != null) {
+      try (java.io.FileReader r = new java.io.FileReader(extra)) {
+        p.load(r);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     return p;
   }
 

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function open(dir: string): { controller: LocalController; acls: AclAdmin } {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
+  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] }, new MetadataStore(dir));
   const partitions = new MemoryPartitionAdmin();
   const writer = new LocalMetadataWriter(controller, partitions, new ConfigResolver(new Map(), controller));
   return { controller, acls: new AclAdmin(writer) };

@@ -40,7 +40,7 @@ test('entity paths: every kind, defaults, and round trips through sanitizing', (
 });
 
 function open(dir: string): { store: ClientEntityStore; controller: LocalController } {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
+  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] }, new MetadataStore(dir));
   const configs = new ConfigResolver(new Map(), controller);
   return { store: new ClientEntityStore(new LocalMetadataWriter(controller, new MemoryPartitionAdmin(), configs)), controller };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterMetadataCache, LEADER_DURING_DELETE, type PartitionUpdate } from '../../../src/cluster/cluster-metadata-cache.js';
 
-const brokers = [1, 2, 3].map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null }));
+const brokers = [1, 2, 3].map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, endpoints: [] }));
 const ID = 'TTTTTTTTTTTTTTTTTTTTTg';
 
 function update(topic: string, partition: number, leader: number, leaderEpoch = 0): PartitionUpdate {

@@ -35,16 +35,16 @@ describe('broker configuration', () => {
 
   test('advertises the listener, refuses 0.0.0.0 unless advertised.listeners names a reachable host', () => {
     const c = buildConfig(settings({ listeners: 'PLAINTEXT://127.0.0.1:9999' })).config;
-    assert.deepEqual([c.advertisedHost, c.advertisedPort], ['127.0.0.1', 9999]);
+    assert.deepEqual([c.listeners[0]!.advertisedHost, c.listeners[0]!.advertisedPort], ['127.0.0.1', 9999]);
     assert.throws(() => buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092' })), (e: unknown) => e instanceof ConfigError && e.key === 'advertised.listeners');
     const adv = buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092', 'advertised.listeners': 'PLAINTEXT://kafka.local:19092' })).config;
-    assert.deepEqual([adv.listenerHost, adv.advertisedHost, adv.advertisedPort], ['0.0.0.0', 'kafka.local', 19092]);
+    assert.deepEqual([adv.listeners[0]!.host, adv.listeners[0]!.advertisedHost, adv.listeners[0]!.advertisedPort], ['0.0.0.0', 'kafka.local', 19092]);
   });
 
   test('invalid values are ConfigErrors naming the key', () => {
     for (const [key, value] of [
       ['num.partitions', '0'], ['num.partitions', 'x'], ['log.retention.ms', '9223372036854775808'], ['auto.create.topics.enable', 'yes'],
-      ['log.cleanup.policy', 'delete,shred'], ['log.message.timestamp.type', 'Now'], ['log.segment.bytes', '100'], ['listeners', 'SSL://h:1'],
+      ['log.cleanup.policy', 'delete,shred'], ['log.message.timestamp.type', 'Now'], ['log.segment.bytes', '100'], ['listeners', 'PLAINTEXT://h:1,PLAINTEXT://h:2'],
     ] as const) {
       assert.throws(() => buildConfig(settings({ [key]: value })), (e: unknown) => e instanceof ConfigError && e.key === key, `${key}=${value}`);
     }
@@ -80,7 +80,7 @@ describe('topic names', () => {
 });
 
 describe('cluster metadata persistence', () => {
-  const node = { nodeId: 0, host: 'h', port: 1, rack: null };
+  const node = { nodeId: 0, host: 'h', port: 1, rack: null, endpoints: [] };
 
   test('topics, ids, partition registrations, overrides and dynamic configs survive a reload; the file is replaced atomically', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));

@@ -116,7 +116,7 @@ export interface HarnessOptions {
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }, new MetadataStore(dir));
+  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: '127.0.0.1', port: 9092 }] }, new MetadataStore(dir));
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
   const data = options.partitions ?? NO_DATA;
@@ -200,11 +200,12 @@ export async function exchange<ReqIn, Res>(
   body: ReqIn,
   cluster: ClusterContext,
   metrics = new BrokerMetrics(),
+  session: Session = TEST_SESSION,
 ): Promise<Res | typeof NO_RESPONSE> {
   const w = new Writer();
   request.write(w, body, version);
   const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
-  const result = await handler.invoke(new Reader(w.finish()), { header, session: TEST_SESSION, supportedApis: [], cluster, metrics });
+  const result = await handler.invoke(new Reader(w.finish()), { header, session, supportedApis: [], cluster, metrics });
   if (result === NO_RESPONSE) return NO_RESPONSE;
   const out = new Writer();
   result(out);
@@ -222,8 +223,9 @@ export async function call<ReqIn, Res>(
   body: ReqIn,
   cluster: ClusterContext,
   metrics?: BrokerMetrics,
+  session?: Session,
 ): Promise<Res> {
-  const result = await exchange(handler, request, response, version, body, cluster, metrics);
+  const result = await exchange(handler, request, response, version, body, cluster, metrics, session);
   if (result === NO_RESPONSE) throw new Error(`${handler.name} gave no response`);
   return result;
 }

@@ -25,7 +25,7 @@ class RecordingFetchers extends ReplicaFetcherManager {
   readonly events: string[] = [];
 
   constructor() {
-    super(logs, { brokerId: SELF, brokerEpoch: () => 0n, maxWaitMs: 0, minBytes: 1, maxBytes: 1, partitionMaxBytes: 1, backoffMs: 0, requestTimeoutMs: 0 }, 1, new Logger('test'));
+    super(logs, { brokerId: SELF, brokerEpoch: () => 0n, maxWaitMs: 0, minBytes: 1, maxBytes: 1, partitionMaxBytes: 1, backoffMs: 0, requestTimeoutMs: 0, tls: null }, 1, new Logger('test'));
   }
 
   override async follow(p: FollowedPartition, leader: LeaderEndpoint): Promise<void> {
@@ -69,7 +69,7 @@ const state = (leader: number, leaderEpoch: number): LeaderAndIsrPartition => ({
 const brokers = (ids: number[]): MetadataUpdate => ({
   controllerId: 2,
   controllerEpoch: 1,
-  brokers: ids.map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null })),
+  brokers: ids.map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, endpoints: [] })),
   partitions: [],
 });
 

@@ -37,15 +37,15 @@ describe('TransactionPeerClient', () => {
       clusterId: 'c1uSTeR1dAAAAAAAAAAAAA',
       controllerId: BROKER,
       brokers: [
-        { nodeId: BROKER, host: b.host, port: b.port, rack: null },
-        { nodeId: SILENT_BROKER, host: '127.0.0.1', port: silentPort, rack: null },
+        { nodeId: BROKER, host: b.host, port: b.port, rack: null, endpoints: [] },
+        { nodeId: SILENT_BROKER, host: '127.0.0.1', port: silentPort, rack: null, endpoints: [] },
       ],
       topics: [],
       dynamicConfigs: { clusterDefault: new Map(), node: new Map() },
       clientEntities: new Map(),
     });
     const metadata: MetadataSource = { image };
-    connections = new BrokerConnections(metadata, 'peer-test', 2000);
+    connections = new BrokerConnections(metadata, 'peer-test', 2000, null);
     peers = new TransactionPeerClient(connections, new Logger('test'));
   });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
-import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
+import { testListenerOptions } from './listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../../src/protocol/messages/index.js';
@@ -19,7 +19,7 @@ test('a throttled response goes out at once, then the connection reads nothing m
         return encodeResponse(18, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, { errorCode: 0, apiKeys: [] }, 0));
       },
     },
-    { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0, metrics: new BrokerMetrics() },
+    testListenerOptions(),
     new Logger('test'),
   );
   const { host, port } = await listener.listen('127.0.0.1', 0);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
-import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
+import { testListenerOptions } from './listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
@@ -17,7 +17,7 @@ test('a FinalResponse is held back its delay, sent, and the connection closed; n
         return { finalFrame: encodeResponse(18, 0, header.correlationId, (w) => w.int16(58)), delayMs };
       },
     },
-    { listenerName: 'SASL_PLAINTEXT', securityProtocol: 'SASL_PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0, metrics: new BrokerMetrics() },
+    testListenerOptions({ listenerName: 'SASL_PLAINTEXT', securityProtocol: 'SASL_PLAINTEXT' }),
     new Logger('test'),
   );
   const { host, port } = await listener.listen('127.0.0.1', 0);

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
-import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import type { Session } from '../../../src/common/session.js';
+import { testListenerOptions } from './listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
@@ -17,7 +17,7 @@ test("every request of a connection carries the connection's session: listener, 
         return null;
       },
     },
-    { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', maxFrameBytes: 1 << 20, maxInFlightRequests: 10, idleTimeoutMs: 0, metrics: new BrokerMetrics() },
+    testListenerOptions(),
     new Logger('test'),
   );
   const { host, port } = await listener.listen('127.0.0.1', 0);
