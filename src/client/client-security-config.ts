@@ -1,9 +1,12 @@
 /**
  * The security part of a Kafka client configuration (the `--command-config` file of the tools,
  * as kafka-topics.sh and friends read it): `security.protocol`, `sasl.mechanism` and the
- * `username`/`password` options of `sasl.jaas.config`'s PlainLoginModule or ScramLoginModule.
+ * `username`/`password` options of `sasl.jaas.config`'s PlainLoginModule or ScramLoginModule,
+ * and for SSL / SASL_SSL the `ssl.*` keys of the truststore (and keystore, for a client
+ * certificate), read as the broker reads its own.
  */
 import { KafkaError } from '../common/kafka-error.js';
+import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { JaasConfigError, parseJaasConfig, PLAIN_LOGIN_MODULE, SCRAM_LOGIN_MODULE } from '../security/sasl/jaas.js';
 import { scramMechanism } from '../security/sasl/scram-formatter.js';
@@ -13,11 +16,32 @@ function invalid(key: string, message: string): KafkaError {
   return new KafkaError(ErrorCode.INVALID_CONFIG, `${key}: ${message}`);
 }
 
-/** The SASL credentials the settings ask for; undefined for a PLAINTEXT client. */
-export function clientSaslCredentials(settings: ReadonlyMap<string, string>): SaslCredentials | undefined {
+export interface ClientSecurity {
+  readonly sasl?: SaslCredentials;
+  readonly tls?: ClientTls;
+}
+
+const PROTOCOLS = new Set(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL']);
+
+/** What the settings ask a connection to do: TLS for SSL and SASL_SSL, SASL for SASL_*. */
+export function clientSecurity(settings: ReadonlyMap<string, string>): ClientSecurity {
   const protocol = settings.get('security.protocol')?.trim().toUpperCase() ?? 'PLAINTEXT';
-  if (protocol === 'PLAINTEXT') return undefined;
-  if (protocol !== 'SASL_PLAINTEXT') throw invalid('security.protocol', `${protocol} is not supported by this client (PLAINTEXT, SASL_PLAINTEXT)`);
+  if (!PROTOCOLS.has(protocol)) throw invalid('security.protocol', `${protocol} is not one of ${[...PROTOCOLS].join(', ')}`);
+  const tls = protocol.endsWith('SSL') ? clientTlsOf(settings) : undefined;
+  const sasl = protocol.startsWith('SASL_') ? saslCredentials(settings) : undefined;
+  return { ...(tls === undefined ? {} : { tls }), ...(sasl === undefined ? {} : { sasl }) };
+}
+
+function clientTlsOf(settings: ReadonlyMap<string, string>): ClientTls {
+  try {
+    return clientTls(settings);
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw invalid(err.key, err.reason);
+    throw err;
+  }
+}
+
+function saslCredentials(settings: ReadonlyMap<string, string>): SaslCredentials {
   // Kafka's client default is GSSAPI, which is not supported here.
   const mechanism = settings.get('sasl.mechanism')?.trim() ?? 'GSSAPI';
   if (mechanism !== 'PLAIN' && scramMechanism(mechanism) === undefined) throw invalid('sasl.mechanism', `${mechanism} is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);

@@ -9,7 +9,7 @@ export { KafkaCluster, type ClusterOptions, type MetadataOptions } from './clust
 export type { BrokerNode, ClusterMetadata, PartitionMetadata, TopicMetadata } from './cluster-metadata.js';
 export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './connection.js';
 export { authenticate, type SaslCredentials } from './sasl-client.js';
-export { clientSaslCredentials } from './client-security-config.js';
+export { clientSecurity, type ClientSecurity } from './client-security-config.js';
 export { alterScramCredentials, describeScramCredentials, type ScramCredentialChange, type UserScramCredentials } from './scram-credentials-admin.js';
 export { ElectionTypes, ReplicaAdminClient, type OngoingReassignment, type PartitionOutcome, type TopicPartition } from './replica-admin-client.js';
 export { KafkaAdminClient, type AclBindingData, type AclFilterData, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';

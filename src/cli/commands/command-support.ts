@@ -6,7 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { KafkaError } from '../../common/kafka-error.js';
 import { errorName } from '../../protocol/errors.js';
-import { clientSaslCredentials, KafkaCluster, parseBootstrapServers } from '../../client/index.js';
+import { clientSecurity, KafkaCluster, parseBootstrapServers } from '../../client/index.js';
 import { loadPropertiesFile } from '../../broker/config.js';
 
 /** Bad command line or input: the message and the command's usage, exit code 2. */
@@ -71,7 +71,7 @@ export function oneAction<A extends string>(flags: Record<A, boolean | undefined
   return set[0]!;
 }
 
-/** `--command-config FILE`, as Kafka's tools take it: client settings (security.protocol, sasl.*). */
+/** `--command-config FILE`, as Kafka's tools take it: client settings (security.protocol, sasl.*, ssl.*). */
 export const COMMAND_CONFIG_OPTION = { 'command-config': { type: 'string' } } as const;
 
 export interface ConnectOptions {
@@ -83,8 +83,8 @@ export interface ConnectOptions {
 /** Runs `use` with a cluster for `--bootstrap-server` and closes every connection afterwards. */
 export async function withCluster<T>(options: ConnectOptions, use: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
   const commandConfig = options['command-config'];
-  const sasl = commandConfig === undefined ? undefined : clientSaslCredentials(loadPropertiesFile(commandConfig));
-  const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(required(options['bootstrap-server'], 'bootstrap-server')), clientId: 'sluice-cli', ...(sasl === undefined ? {} : { sasl }) });
+  const security = commandConfig === undefined ? {} : clientSecurity(loadPropertiesFile(commandConfig));
+  const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(required(options['bootstrap-server'], 'bootstrap-server')), clientId: 'sluice-cli', ...security });
   try {
     return await use(cluster);
   } finally {

@@ -37,6 +37,8 @@ export function saslBrokerSettings(protocol: SaslProtocol, extra: Record<string,
   const prefix = `listener.name.${protocol.toLowerCase()}`;
   return {
     listeners: `${protocol}://127.0.0.1:0`,
+    // As in Kafka, the inter-broker listener must be one of the listeners even on a single broker.
+    'security.inter.broker.protocol': protocol,
     'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
     [`${prefix}.plain.sasl.jaas.config`]: `org.apache.kafka.common.security.plain.PlainLoginModule required username="${ADMIN.username}" password="${ADMIN.password}" user_${ADMIN.username}="${ADMIN.password}" user_${PLAIN_USER.username}="${PLAIN_USER.password}";`,
     [`${prefix}.scram-sha-256.sasl.jaas.config`]: 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
