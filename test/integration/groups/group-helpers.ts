@@ -115,9 +115,11 @@ export class LineProcess {
  * jars) with `args`; the program prints one JSON object per line. Same JVM flags and log4j setup
  * as the interop tests' `runJava`, which runs a different program to completion.
  */
-export function startJavaProgram(program: string, name: string, args: readonly string[]): LineProcess {
+/** A single-file Java program against the Kafka jars; `systemProperties` become `-Dkey=value`. */
+export function startJavaProgram(program: string, name: string, args: readonly string[], systemProperties: Readonly<Record<string, string>> = {}): LineProcess {
   return LineProcess.start(name, 'java', [
     '-Xmx192m',
+    ...Object.entries(systemProperties).map(([k, v]) => `-D${k}=${v}`),
     '-XX:TieredStopAtLevel=1', // short-lived programs: quick start beats peak speed
     `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
     '-cp',

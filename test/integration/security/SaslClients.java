@@ -1,6 +1,7 @@
 // The Java client (kafka-clients 4.4.0, unmodified) over SASL, driven by the SASL tests.
 // Single-file source program:
-//   java -cp '<kafka libs>/*' SaslClients.java <scenario> <bootstrap> <protocol> <mechanism> <user> <password> [args...]
+//   java -cp '<kafka libs>/*' [-Dclient.config=FILE] SaslClients.java <scenario> <bootstrap> <protocol> <mechanism> <user> <password> [args...]
+// -Dclient.config names a properties file of further client settings (the truststore of SASL_SSL).
 // Prints what happened as JSON lines on stdout; the tests judge them.
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,6 +26,12 @@ public class SaslClients {
     security.put("sasl.mechanism", args[3]);
     String module = args[3].equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule" : "org.apache.kafka.common.security.scram.ScramLoginModule";
     security.put("sasl.jaas.config", module + " required username=\"" + args[4] + "\" password=\"" + args[5] + "\";");
+    String extra = System.getProperty("client.config");
+    if (extra != null) {
+      try (java.io.FileReader r = new java.io.FileReader(extra)) {
+        security.load(r);
+      }
+    }
     switch (args[0]) {
       case "roundtrip" -> roundtrip(args[6], Integer.parseInt(args[7]));
       case "denied" -> denied(args[6]);

@@ -11,6 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs, { type KafkaConfig, type LogEntry } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
+import { kcat } from '../../helpers/interop.js';
+import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
+import { startJavaProgram } from '../groups/group-helpers.js';
+import { line } from './sasl-setup.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -41,9 +45,10 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as the README says
       'security.inter.broker.protocol': 'SASL_SSL',
       'ssl.keystore.type': 'PEM',
       'ssl.keystore.location': join(dir, 'tls', 'broker.pem'),
-      'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-512',
+      'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
       'listener.name.sasl_ssl.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="${ADMIN_PASSWORD}";`,
       'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+      'listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
       'authorizer.class.name': ACL_AUTHORIZER,
       'super.users': 'User:admin',
       'auto.create.topics.enable': 'false',
@@ -65,6 +70,8 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as the README says
     for (const [user, password] of [['alice', 'alice-secret'], ['bob', 'bob-secret']]) {
       ok(await cli(['configs', '--alter', '--entity-type', 'users', '--entity-name', user!, '--add-config', `SCRAM-SHA-512=[iterations=8192,password=${password}]`]), `create ${user}`);
     }
+    ok(await cli(['configs', '--alter', '--entity-type', 'users', '--entity-name', 'carol', '--add-config', 'SCRAM-SHA-256=[password=carol-secret]']), 'create carol');
+    ok(await cli(['acls', '--add', '--allow-principal', 'User:carol', '--operation', 'All', '--topic', 'java-', '--group', 'sasl-java-', '--resource-pattern-type', 'prefixed']), 'carol owns java-*');
     ok(await cli(['topics', '--create', '--topic', 'orders', '--partitions', '1']), 'create orders');
     ok(await cli(['topics', '--create', '--topic', 'payroll', '--partitions', '1']), 'create payroll');
     ok(await cli(['acls', '--add', '--allow-principal', 'User:alice', '--producer', '--topic', 'orders']), 'alice produces');
@@ -148,6 +155,23 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as the README says
     } finally {
       await other.disconnect();
     }
+  });
+
+  test('the Java client over SASL_SSL with SCRAM-SHA-256 creates, produces to and consumes its own topic', { skip: javaSkip() }, async () => {
+    const truststore = join(dir, 'java-client.properties');
+    writeFileSync(truststore, `ssl.truststore.type=PEM\nssl.truststore.location=${join(dir, 'tls', 'ca.crt')}\n`);
+    const p = startJavaProgram('test/integration/security/SaslClients.java', 'SaslClients roundtrip', ['roundtrip', bootstrap, 'SASL_SSL', 'SCRAM-SHA-256', 'carol', 'carol-secret', 'java-carol', '20'], { 'client.config': truststore });
+    await p.succeeded(120_000);
+    const r = line(p.json(), 'roundtrip');
+    assert.equal(r['produced'], 20);
+    assert.deepEqual(r['consumed'], Array.from({ length: 20 }, (_, i) => `v${i}`));
+  });
+
+  test('kcat (librdkafka 2.0.2) over SASL_SSL with PLAIN as the admin', { skip: kcatSkip() }, async () => {
+    const auth = ['-X', 'security.protocol=SASL_SSL', '-X', `ssl.ca.location=${join(dir, 'tls', 'ca.crt')}`, '-X', 'sasl.mechanisms=PLAIN', '-X', 'sasl.username=admin', '-X', `sasl.password=${ADMIN_PASSWORD}`];
+    await kcat(['-b', bootstrap, ...auth, '-P', '-t', 'payroll', '-K:'], 'k1:march\nk2:april\n');
+    const read = await kcat(['-b', bootstrap, ...auth, '-C', '-t', 'payroll', '-o', 'beginning', '-e', '-f', '%k=%s\n']);
+    assert.deepEqual(read.toString().trim().split('\n'), ['k1=march', 'k2=april']);
   });
 
   test('a wrong password or a plaintext client gets nowhere, and the broker serves on', async () => {
