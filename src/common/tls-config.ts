@@ -12,7 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type Forge from 'node-forge';
 import { PrincipalMappingRulesError, SslPrincipalMapper } from './ssl-principal-mapper.js';
 
 /** The `ssl.*` values in force for one listener (listener-prefixed keys already applied), defaults included. */
@@ -150,10 +151,16 @@ function pemCertificates(key: string, text: string): string[] {
   return certs;
 }
 
+/** node-forge takes ~170 ms to load: only a PKCS12 truststore needs it, so every broker start does not pay. */
+function loadForge(): typeof Forge {
+  return createRequire(import.meta.url)('node-forge') as typeof Forge;
+}
+
 /** Node reads PKCS12 only with a private key (`pfx`); a truststore holds certificates alone. */
 function pkcs12Certificates(data: Buffer, password: string | undefined): string[] {
   let certs: string[];
   try {
+    const forge = loadForge();
     const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(data.toString('binary')), false, password ?? '');
     const bags = p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [];
     certs = bags.flatMap((b) => (b.cert === undefined ? [] : [forge.pki.certificateToPem(b.cert)]));

@@ -32,7 +32,8 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
   const { child, bootstrap, listeners, stderr } = await spawnSluice({
     overrides: ['listeners=PLAINTEXT://127.0.0.1:0', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)],
     env: { ...process.env, SLUICE_LOG_LEVEL: 'info' },
-    startTimeoutMs: 10_000,
+    // A cluster member's start (ZooKeeper session, registration, loading its logs) can take seconds on a loaded 2-core machine.
+    startTimeoutMs: 30_000,
   });
   const colon = bootstrap.lastIndexOf(':');
   return {
@@ -50,7 +51,8 @@ export async function startBrokerProcess(overrides: Record<string, string> = {})
   };
 }
 
-const STOP_GRACE_MS = 15_000;
+/** A clean stop includes a controlled shutdown, whose controller round trips can take a while under load. */
+const STOP_GRACE_MS = 30_000;
 
 /**
  * SIGTERM, then SIGKILL if the broker has not exited within the grace period, so a broker that

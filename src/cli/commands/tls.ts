@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { generateTlsFiles } from '../tls-certificates.js';
 import { integerOption, parseOptions, required, writeOut, type Command } from './command-support.js';
 
 const USAGE = `usage: sluice tls --dir DIR [--host NAME_OR_IP]... [--password PASSWORD] [--days N]
@@ -24,6 +23,8 @@ async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
   const dir = resolve(required(o.dir, 'dir'));
   const password = o.password ?? randomBytes(12).toString('base64url');
+  // Loaded here, not with the command list: node-forge would otherwise slow every `sluice start`.
+  const { generateTlsFiles } = await import('../tls-certificates.js');
   const files = generateTlsFiles({ dir, hosts: o.host ?? [], password, validDays: integerOption(o.days, 'days', 1, 36500) });
   await writeOut(`Wrote a test CA and certificates to ${dir} (the CA key is there too: for testing only).
 

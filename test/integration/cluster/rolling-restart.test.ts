@@ -31,7 +31,11 @@ describe('rolling restart under load', { skip: zooKeeperSkip() ?? javaSkip() ?? 
     let restarting: Promise<void> | undefined;
     const restartEach = async (): Promise<void> => {
       for (const id of [1, 2, 3]) {
-        assert.equal(await cluster.brokers[id - 1]!.stop(), 0, `broker ${id} stops cleanly`);
+        const broker = cluster.brokers[id - 1]!;
+        const stopping = Date.now();
+        const code = await broker.stop();
+        // What the broker was doing when it did not stop in time is the only clue to why.
+        assert.equal(code, 0, `broker ${id} stops cleanly (exit ${code} after ${Date.now() - stopping} ms); its last log lines:\n${broker.stderr().split('\n').slice(-40).join('\n')}`);
         await cluster.startBroker(id);
         await cluster.waitFor(`broker ${id} back in every ISR of ${TOPIC}`, (m) => {
           const t = m.topics.find((x) => x.name === TOPIC);
