@@ -61,20 +61,7 @@ export class OutboundQueue {
         continue;
       }
       if (!this.zeroCopy) {
-        this.sending = true;
-        this.copyRange(part).then(
-          () => {
-            part.release();
-            this.metrics.bufferedBytesSent(part.byteLength);
-            this.sending = false;
-            this.drain();
-          },
-          (err: unknown) => {
-            part.release();
-            this.sending = false;
-            this.fail(err);
-          },
-        );
+        this.sendInBackground(part, this.copyRange(part), (bytes) => this.metrics.bufferedBytesSent(bytes));
         return;
       }
       let sent: number;
@@ -91,23 +78,28 @@ export class OutboundQueue {
         continue;
       }
       // The socket's buffer filled up: the rest goes from the thread pool, which waits for room.
-      this.sending = true;
-      sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent).then(
-        () => {
-          part.release();
-          this.metrics.zeroCopyBytesSent(part.byteLength);
-          this.sending = false;
-          this.drain();
-        },
-        (err: unknown) => {
-          part.release();
-          this.sending = false;
-          this.fail(err);
-        },
-      );
+      this.sendInBackground(part, sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent), (bytes) => this.metrics.zeroCopyBytesSent(bytes));
       return;
     }
     if (this.idle) this.onIdle();
+  }
+
+  /** Holds everything queued behind `part` until `sending` settles; the range is released either way. */
+  private sendInBackground(part: FileRegion, sending: Promise<void>, count: (bytes: number) => void): void {
+    this.sending = true;
+    sending.then(
+      () => {
+        part.release();
+        count(part.byteLength);
+        this.sending = false;
+        this.drain();
+      },
+      (err: unknown) => {
+        part.release();
+        this.sending = false;
+        this.fail(err);
+      },
+    );
   }
 
   /** Reads the range chunk by chunk and writes it, waiting for room; stops early once the queue failed. */
