@@ -66,6 +66,8 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
     // The controller elects in the same event that tells the brokers the live set: once its own
     // cache lists A and not B, the election for A's return has been decided.
     await cluster.waitFor(`${a} back, ${b} gone`, (m) => m.brokers.some((x) => x.nodeId === a) && !m.brokers.some((x) => x.nodeId === b), 30_000, controller);
+    // A answers for the partition once the controller's UpdateMetadata has reached it, which may take a retry.
+    await cluster.waitFor(`${a} knowing ${topic}`, (m) => partition0(m, topic) !== undefined, 30_000, a);
   }
 
   async function assertOffline(topic: string): Promise<void> {
