@@ -17,7 +17,7 @@ import { confluentKafka, CONFLUENT_JS_SKIP } from '../../helpers/confluent-js.js
 import { runProcess } from '../../helpers/interop.js';
 import { failsWith, ok, runCli } from '../../helpers/run-cli.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
-import { ADMIN, brokerCount, counterValue, createScramUsers, hostPort, line, PLAIN_USER, runSaslJava, saslBrokerSettings, SCRAM_USERS, userFor, type Mechanism, type SaslProtocol } from './sasl-setup.js';
+import { ADMIN, brokerCount, counterValue, createScramUsers, hostPort, line, PLAIN_USER, runSaslJava, saslBrokerSettings, SCRAM_USERS, userFor, type Mechanism, type SaslProtocol } from '../../helpers/sasl-setup.js';
 
 const MECHANISMS: readonly Mechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];

@@ -20,7 +20,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { freePort, runProcess } from '../../helpers/interop.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
-import { ADMIN, brokerCount, hostPort, saslBrokerSettings } from './sasl-setup.js';
+import { ADMIN, brokerCount, hostPort, saslBrokerSettings } from '../../helpers/sasl-setup.js';
 
 const KAFKA_ZK_ERA = '3.9.1';
 const SIZE = 3;

@@ -9,7 +9,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { KafkaConnection } from '../../../src/client/connection.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { javaSkip } from '../../helpers/requirements.js';
-import { brokerCount, counterValue, createScramUsers, hostPort, line, runSaslJava, saslBrokerSettings, SCRAM_USERS, type SaslProtocol } from './sasl-setup.js';
+import { brokerCount, counterValue, createScramUsers, hostPort, line, runSaslJava, saslBrokerSettings, SCRAM_USERS, type SaslProtocol } from '../../helpers/sasl-setup.js';
 
 const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];
 const SESSION_MS = 1500;

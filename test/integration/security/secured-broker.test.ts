@@ -14,7 +14,7 @@ import { ok, runCli } from '../../helpers/run-cli.js';
 import { kcat } from '../../helpers/interop.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
 import { startJavaProgram } from '../groups/group-helpers.js';
-import { line } from './sasl-setup.js';
+import { line } from '../../helpers/sasl-setup.js';
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
-import { testListenerOptions } from './listener-options.js';
+import { testListenerOptions } from '../../helpers/listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';

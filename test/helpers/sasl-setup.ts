@@ -4,13 +4,13 @@
  * JAAS entries), the users, and the Java program that drives kafka-clients over SASL. The
  * security protocol is a parameter, so the same tests run over SASL_SSL once TLS listeners exist.
  */
-import { KafkaCluster } from '../../../src/client/cluster.js';
-import type { KafkaConnection } from '../../../src/client/connection.js';
-import { alterScramCredentials } from '../../../src/client/scram-credentials-admin.js';
-import { MetadataRequest, MetadataResponse } from '../../../src/protocol/messages/index.js';
-import { metricsUrl, type BrokerProcess } from '../../helpers/broker-process.js';
-import { startJavaProgram } from '../groups/group-helpers.js';
-import type { JsonLine } from '../../helpers/interop.js';
+import { KafkaCluster } from '../../src/client/cluster.js';
+import type { KafkaConnection } from '../../src/client/connection.js';
+import { alterScramCredentials } from '../../src/client/scram-credentials-admin.js';
+import { MetadataRequest, MetadataResponse } from '../../src/protocol/messages/index.js';
+import { metricsUrl, type BrokerProcess } from './broker-process.js';
+import { startJavaProgram } from '../integration/groups/group-helpers.js';
+import type { JsonLine } from './interop.js';
 
 export type SaslProtocol = 'SASL_PLAINTEXT' | 'SASL_SSL';
 export type Mechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';

@@ -1,9 +1,9 @@
 /** The options of a plain test listener with no limits to speak of; tests override what they check. */
-import { Logger } from '../../../src/common/logger.js';
-import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
-import { RateLimitedLog } from '../../../src/common/rate-limited-log.js';
-import { ConnectionLimits } from '../../../src/network/connection-limits.js';
-import type { ListenerOptions } from '../../../src/network/listener.js';
+import { Logger } from '../../src/common/logger.js';
+import { BrokerMetrics } from '../../src/common/metrics/broker-metrics.js';
+import { RateLimitedLog } from '../../src/common/rate-limited-log.js';
+import { ConnectionLimits } from '../../src/network/connection-limits.js';
+import type { ListenerOptions } from '../../src/network/listener.js';
 
 export function testListenerOptions(overrides: Partial<ListenerOptions> = {}): ListenerOptions {
   return {
