@@ -50,7 +50,7 @@ import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { ClusterMember } from './cluster-member.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
-import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
 import { MetricsServer } from './metrics-server.js';
 import { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
@@ -187,9 +187,8 @@ export class Broker {
       return cluster;
     };
     const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
-    // SCRAM credentials are read from the metadata image, which exists once the listeners are bound.
-    let metadataSource: MetadataSource | null = null;
-    const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(metadataSource, user, mechanism), metrics, logger('security'));
+    // SCRAM credentials are read from the current metadata image, as the quotas are.
+    const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(currentCluster().metadata, user, mechanism), metrics, logger('security'));
     const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
@@ -233,7 +232,6 @@ export class Broker {
       const node: BrokerRegistration = { nodeId: config.nodeId, host: interBroker.host, port: interBroker.port, rack: null, endpoints };
       const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
       const metadata: MetadataSource = local ?? member!.cache;
-      metadataSource = metadata;
       const configs = new ConfigResolver(config.staticSettings, metadata);
       const writer = local !== null ? new LocalMetadataWriter(local, partitions, configs) : member!.writer(node.nodeId);
       const admin = new TopicAdmin(writer, configs, partitions, {
@@ -362,7 +360,7 @@ export class Broker {
 }
 
 /** A user's SCRAM credential from the client-entity configs (`SCRAM-SHA-256=salt=…,stored_key=…`). */
-function scramCredentialOf(metadata: MetadataSource | null, user: string, mechanism: ScramMechanism): ScramCredential | undefined {
-  const text = metadata?.image.clientEntityConfigs({ user }).get(mechanism.name);
+function scramCredentialOf(image: MetadataImage, user: string, mechanism: ScramMechanism): ScramCredential | undefined {
+  const text = image.clientEntityConfigs({ user }).get(mechanism.name);
   return text === undefined ? undefined : parseCredential(text);
 }
