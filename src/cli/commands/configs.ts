@@ -65,12 +65,13 @@ type ParsedOptions = ReturnType<typeof parseOptions<typeof OPTIONS>>;
  */
 async function clientEntityConfigs(o: ParsedOptions, action: 'describe' | 'alter'): Promise<void> {
   const target = quotaTarget(o['entity-type']!, o['entity-name'], o['entity-default'] === true);
-  const user = o['entity-type'] === 'users' && target.name !== null ? target.name : undefined;
-  const scramUser = o['entity-type'] === 'users' && target.name !== null;
+  // SCRAM credentials belong to users, never to the default one; undefined is "every user" (describe only).
+  const hasCredentials = o['entity-type'] === 'users' && target.name !== null;
+  const user = target.name ?? undefined;
   await withCluster(o, async (cluster) => {
     if (action === 'describe') {
       await describeQuotas(cluster, target);
-      if (scramUser) await describeUserScramConfigs(cluster, user);
+      if (hasCredentials) await describeUserScramConfigs(cluster, user);
       return;
     }
     const { additions, deletions } = configChanges(o['add-config'], o['delete-config']);
@@ -80,7 +81,7 @@ async function clientEntityConfigs(o: ParsedOptions, action: 'describe' | 'alter
     const quotaAdditions = new Map([...additions].filter(([key]) => !isScram(key)));
     const quotaDeletions = deletions.filter((key) => !isScram(key));
     if (scramAdditions.size + scramDeletions.length > 0) {
-      if (!scramUser || user === undefined) throw new UsageError('SCRAM credentials belong to a named user: --entity-type users --entity-name USER');
+      if (!hasCredentials || user === undefined) throw new UsageError('SCRAM credentials belong to a named user: --entity-type users --entity-name USER');
       await alterUserScramConfigs(cluster, user, scramAdditions, scramDeletions);
     }
     if (quotaAdditions.size + quotaDeletions.length > 0) await alterQuotas(cluster, target, quotaAdditions, quotaDeletions);
