@@ -42,6 +42,22 @@ export const javaSkip = once((): string | undefined => {
   return kafkaJarsSkip();
 });
 
+/**
+ * The franz-go share consumer of the share-group tests, built once with Go into dist/ (its modules
+ * come from the Go module proxy on the first build, like any Go program's).
+ */
+export const FRANZ_SHARE_BINARY = join(repoRoot(), 'dist', 'test', 'integration', 'share', 'franz-share');
+export const franzShareSkip = once((): string | undefined => {
+  if (!runs('go', ['version'])) return 'go is not installed (the franz-go share consumer is a Go program)';
+  const build = spawnSync('go', ['build', '-o', FRANZ_SHARE_BINARY, '.'], {
+    cwd: join(repoRoot(), 'test', 'integration', 'share', 'franz'),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: FETCH_TIMEOUT_MS,
+    encoding: 'utf8',
+  });
+  return build.status === 0 ? undefined : `building the franz-go share consumer failed: ${(build.error?.message ?? build.stderr).trim().split('\n').pop() ?? ''}`;
+});
+
 export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? undefined : 'kcat is not installed (apt-get install kcat)'));
 
 /** A Java runtime and Debian's ZooKeeper server (`apt-get install zookeeper`). */
