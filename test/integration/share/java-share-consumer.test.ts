@@ -103,9 +103,9 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     const client = startShareClient('consume', broker.bootstrap, 'q-all', group, '6', 'accept', '600', '4000');
     // Records keep arriving while the six members join, so that every member, each sharing a
     // partition with another, is handed some.
-    for (let round = 0; round < 30; round++) {
-      await produce('q-all', values(`all-${round}`, 20));
-      await new Promise((r) => setTimeout(r, 150));
+    for (let round = 0; round < 60; round++) {
+      await produce('q-all', values(`all-${round}`, 10));
+      await new Promise((r) => setTimeout(r, 250));
     }
     await client.succeeded(150_000);
     const deliveries = client.json().filter((l) => l['type'] === 'record') as unknown as Delivery[];
