@@ -291,6 +291,7 @@ export class GroupCoordinator<T> {
   }
 
   commitOffsets(request: OffsetCommitRequestData, apiVersion: number, now: number): CoordinatorResult<OffsetCommitResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commit(request, apiVersion, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -301,6 +302,7 @@ export class GroupCoordinator<T> {
    * appends them so); the offsets stay pending until the transaction's end marker.
    */
   commitTransactionalOffsets(request: TxnOffsetCommitRequestData, now: number): CoordinatorResult<TxnOffsetCommitResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commitTransactional(request, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -309,8 +311,15 @@ export class GroupCoordinator<T> {
   fetchOffsets(request: OffsetFetchRequestData, apiVersion: number): OffsetFetchResponseDataInput {
     const { requireStable } = request;
     if (apiVersion >= FIRST_FETCH_VERSION_WITH_GROUPS) {
-      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics, requireStable })) };
+      return {
+        groups: request.groups.map((g) =>
+          this.shareGroups.has(g.groupId)
+            ? { groupId: g.groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }
+            : this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics, requireStable }),
+        ),
+      };
     }
+    if (this.shareGroups.has(request.groupId)) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
     const query: OffsetFetchGroupQuery = {
       groupId: request.groupId,
       memberId: null,
@@ -411,6 +420,7 @@ export class GroupCoordinator<T> {
   }
 
   deleteOffsets(request: OffsetDeleteRequestData): CoordinatorResult<OffsetDeleteResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.delete(request, fx.records);
     return { records: fx.records, response, released: [] };
@@ -505,4 +515,9 @@ export class GroupCoordinator<T> {
     this.membership.cancelTimers(group);
     this.groups.delete(group.groupId);
   }
+}
+
+/** Kafka's share groups refuse committed offsets: every partition of the request answers GROUP_ID_NOT_FOUND. */
+function refusedForShareGroup(topics: ReadonlyArray<{ name: string; topicId?: string; partitions: ReadonlyArray<{ partitionIndex: number }> }>) {
+  return topics.map((t) => ({ name: t.name, ...(t.topicId === undefined ? {} : { topicId: t.topicId }), partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_ID_NOT_FOUND })) }));
 }

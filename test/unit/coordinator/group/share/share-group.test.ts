@@ -14,7 +14,7 @@ import { assignmentOfPairs } from '../../../../../src/coordinator/group/consumer
 import { KafkaError } from '../../../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../../../src/protocol/errors.js';
 import { FakeTopics, hbRequest } from '../consumer/harness.js';
-import { joinRequest, JOIN_VERSION } from '../harness.js';
+import { commitRequest, joinRequest, JOIN_VERSION } from '../harness.js';
 import { SHARE_GROUP, ShareClient, shareHb } from './harness.js';
 
 const CTX = { clientId: 'cli', clientHost: '/127.0.0.1' };
@@ -211,6 +211,19 @@ describe('share groups among the other group types', () => {
       [ErrorCode.GROUP_ID_NOT_FOUND, 'Group cg is not a share group.'],
       [ErrorCode.GROUP_ID_NOT_FOUND, 'Group none not found.'],
     ]);
+  });
+
+  test('committed offsets are refused for a share group, which stays the only group of its id', () => {
+    const { c, topics, client } = setup();
+    topics.add('t', 1);
+    client('a').join(0);
+    const commit = c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 5n }], SHARE_GROUP), 9, 0);
+    assert.deepEqual(commit.records, []);
+    assert.deepEqual(commit.response.topics!.map((t) => t.partitions!.map((p) => p.errorCode)), [[ErrorCode.GROUP_ID_NOT_FOUND]]);
+    const fetched = c.fetchOffsets({ groupId: '', topics: [], groups: [{ groupId: SHARE_GROUP, memberId: null, memberEpoch: -1, topics: null }], requireStable: false }, 9);
+    assert.equal(fetched.groups![0]!.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    assert.equal(c.deleteOffsets({ groupId: SHARE_GROUP, topics: [] }).response.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: [] }).groups!.map((g) => g.groupType), ['share']);
   });
 
   test('ListGroups shows share groups with their type and state; DescribeGroups says they are not classic', () => {
