@@ -251,9 +251,11 @@ function initializedAssignmentPending(group: ShareGroup, image: TopicsImage): bo
       for (const p of partitions) set.add(p);
     }
   }
-  for (const [topicId, info] of group.partitions.initialized) {
-    const name = image.topicById(topicId)?.name ?? info.name;
-    if (!subscribed.has(name)) continue;
+  for (const topicId of group.partitions.initialized.keys()) {
+    // A deleted topic (even one recreated under the same name, with a new id) has nothing to assign.
+    const name = image.topicById(topicId)?.name;
+    if (name === undefined || !subscribed.has(name)) continue;
+    const info = group.partitions.initialized.get(topicId)!;
     const have = assigned.get(topicId);
     if (have === undefined || have.size !== info.partitions.size || [...info.partitions].some((p) => !have.has(p))) return true;
   }

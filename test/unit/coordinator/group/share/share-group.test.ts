@@ -157,6 +157,22 @@ describe('ShareGroupHeartbeat', () => {
     assert.deepEqual(a.assigned, [[tId, 0], [tId, 1], [tId, 2]]);
   });
 
+  test('a topic deleted and recreated under its name: its new partitions are initialized, and the epoch settles', () => {
+    const { c, topics, client } = setup();
+    topics.add('t', 1);
+    const a = client('a');
+    a.join(0);
+    a.initializeAll();
+    a.heartbeat(1);
+    const recreated = { name: 't', topicId: 'RECREATEDAAAAAAAAAAAAA', partitionCount: 1, internal: false };
+    const image = { topic: (n: string) => (n === 't' ? recreated : undefined), topicById: (id: string) => (id === recreated.topicId ? recreated : undefined), topics: () => [recreated] };
+    const beat = (epoch: number) => c.shareGroupHeartbeat(shareHb({ memberId: 'a', memberEpoch: epoch }), { ...CTX, now: 2, topics: image }).response;
+    const first = beat(a.memberEpoch);
+    assert.deepEqual(first.initialize?.partitions, [{ topicId: recreated.topicId, partition: 0, startOffset: -1n }]);
+    const settled = first.response.memberEpoch!;
+    assert.equal(beat(settled).response.memberEpoch, settled, 'no epoch bump on every heartbeat');
+  });
+
   test('a failed initialization is retried by the next heartbeat; an unanswered one after group.share.initialize.retry.interval.ms', () => {
     const { c, topics, log, client } = setup({ shareGroupInitializeRetryIntervalMs: 10_000 });
     const tId = topics.add('t', 1);
