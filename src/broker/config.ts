@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
+import { type ShareGroupConfig, shareGroupConfigProblem } from '../coordinator/group/share/share-group-config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
 import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
 import type { TransactionStateLogSettings } from './internal-topics.js';
@@ -50,6 +51,8 @@ export interface BrokerConfig {
   readonly offsetsTopicNumPartitions: number;
   /** The group coordinator's settings from the `group.*` and `offset*` keys. */
   readonly groupCoordinator: GroupCoordinatorConfig;
+  /** The `group.share.*` keys (share groups, KIP-932): membership for the group coordinator, locks and delivery for share partitions. */
+  readonly shareGroup: ShareGroupConfig;
   /** `transaction.state.log.*`: how `__transaction_state` is created (its replication factor is a cluster member's). */
   readonly transactionStateLog: TransactionStateLogSettings;
   /** The transaction coordinator's settings from the `transaction*` keys. */
@@ -194,6 +197,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
   const sasl = saslConfig(values, listenerSaslSettings, listeners);
   const logDirs = splitList(values.raw('log.dirs') ?? values.raw('log.dir')!);
   if (logDirs.length === 0) throw new ConfigError(settings.has('log.dirs') ? 'log.dirs' : 'log.dir', 'at least one directory is required');
+  const shareGroup = shareGroupConfig(values);
   const clusterId = values.raw('cluster.id') ?? null;
   if (clusterId !== null && !/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
     throw new ConfigError('cluster.id', `'${clusterId}' is not a Kafka UUID (22 base64url characters)`);
@@ -234,7 +238,13 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         consumerGroupSessionTimeoutMs: values.int('group.consumer.session.timeout.ms'),
         consumerGroupMaxSize: values.int('group.consumer.max.size'),
         consumerGroupAssignors: splitList(values.raw('group.consumer.assignors') ?? ''),
+        shareGroupHeartbeatIntervalMs: shareGroup.heartbeatIntervalMs,
+        shareGroupSessionTimeoutMs: shareGroup.sessionTimeoutMs,
+        shareGroupMaxSize: shareGroup.maxSize,
+        shareGroupAssignors: shareGroup.assignors,
+        shareGroupInitializeRetryIntervalMs: shareGroup.initializeRetryIntervalMs,
       },
+      shareGroup,
       transactionStateLog: {
         numPartitions: values.int('transaction.state.log.num.partitions'),
         segmentBytes: values.int('transaction.state.log.segment.bytes'),
@@ -257,6 +267,36 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
     },
     unknownKeys,
   };
+}
+
+function shareGroupConfig(values: Values): ShareGroupConfig {
+  const config: ShareGroupConfig = {
+    maxSize: values.int('group.share.max.size'),
+    sessionTimeoutMs: values.int('group.share.session.timeout.ms'),
+    minSessionTimeoutMs: values.int('group.share.min.session.timeout.ms'),
+    maxSessionTimeoutMs: values.int('group.share.max.session.timeout.ms'),
+    heartbeatIntervalMs: values.int('group.share.heartbeat.interval.ms'),
+    minHeartbeatIntervalMs: values.int('group.share.min.heartbeat.interval.ms'),
+    maxHeartbeatIntervalMs: values.int('group.share.max.heartbeat.interval.ms'),
+    assignors: splitList(values.raw('group.share.assignors') ?? ''),
+    assignmentIntervalMs: values.int('group.share.assignment.interval.ms'),
+    minAssignmentIntervalMs: values.int('group.share.min.assignment.interval.ms'),
+    maxAssignmentIntervalMs: values.int('group.share.max.assignment.interval.ms'),
+    initializeRetryIntervalMs: values.int('group.share.initialize.retry.interval.ms'),
+    recordLockDurationMs: values.int('group.share.record.lock.duration.ms'),
+    minRecordLockDurationMs: values.int('group.share.min.record.lock.duration.ms'),
+    maxRecordLockDurationMs: values.int('group.share.max.record.lock.duration.ms'),
+    deliveryCountLimit: values.int('group.share.delivery.count.limit'),
+    minDeliveryCountLimit: values.int('group.share.min.delivery.count.limit'),
+    maxDeliveryCountLimit: values.int('group.share.max.delivery.count.limit'),
+    partitionMaxRecordLocks: values.int('group.share.partition.max.record.locks'),
+    minPartitionMaxRecordLocks: values.int('group.share.min.partition.max.record.locks'),
+    maxPartitionMaxRecordLocks: values.int('group.share.max.partition.max.record.locks'),
+    maxShareSessions: values.int('group.share.max.share.sessions'),
+  };
+  const problem = shareGroupConfigProblem(config);
+  if (problem !== null) throw new ConfigError(problem.key, problem.message);
+  return config;
 }
 
 function listenersOf(merged: ReadonlyMap<string, string>, settings: ReadonlyMap<string, string>): ReturnType<typeof buildListeners> {

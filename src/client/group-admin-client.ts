@@ -1,5 +1,5 @@
 /**
- * Consumer-group administration over the wire: the requests behind `sluice groups`. ListGroups
+ * Consumer-group and share-group administration over the wire: the requests behind `sluice groups`. ListGroups
  * goes to every broker (each answers for the groups it coordinates); everything about one group
  * goes to its coordinator (`group-coordinator.ts`), retried while the coordinator moves, loads
  * or is still being created. Broker error codes become KafkaErrors carrying the broker's message.
@@ -21,6 +21,15 @@ import {
   OffsetDeleteResponse,
   OffsetFetchRequest,
   OffsetFetchResponse,
+  ShareGroupDescribeRequest,
+  ShareGroupDescribeResponse,
+  DescribeShareGroupOffsetsRequest,
+  DescribeShareGroupOffsetsResponse,
+  AlterShareGroupOffsetsRequest,
+  AlterShareGroupOffsetsResponse,
+  DeleteShareGroupOffsetsRequest,
+  DeleteShareGroupOffsetsResponse,
+  type ListGroupsResponseListedGroup,
 } from '../protocol/messages/index.js';
 import { brokerError, throwIfError } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
@@ -67,6 +76,34 @@ export interface PartitionOffset {
   readonly offset: bigint;
 }
 
+/** A share group (KIP-932) as ShareGroupDescribe shows it. */
+export interface ShareGroupDescription {
+  readonly groupId: string;
+  /** `Empty` or `Stable`; `Dead` for a group that is not a share group (or does not exist). */
+  readonly state: string;
+  readonly groupEpoch: number;
+  readonly assignmentEpoch: number;
+  readonly assignor: string;
+  readonly members: ReadonlyArray<{ readonly memberId: string; readonly clientId: string; readonly clientHost: string; readonly memberEpoch: number; readonly assignment: readonly TopicPartitions[] }>;
+  readonly coordinator: BrokerNode;
+}
+
+/** A share-partition's start offset (-1: none yet) as DescribeShareGroupOffsets answers it. */
+export interface SharePartitionOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly startOffset: bigint;
+  readonly leaderEpoch: number;
+  /** -1 when the broker does not know it (DescribeShareGroupOffsets v0, or no summary). */
+  readonly lag: bigint;
+}
+
+export interface TopicResult {
+  readonly topic: string;
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
 export interface PartitionResult {
   readonly topic: string;
   readonly partition: number;
@@ -86,6 +123,7 @@ const CONSUMER_PROTOCOL = 'consumer';
 /** What Kafka's admin client lists as consumer groups: these protocol types and group types. */
 const CONSUMER_PROTOCOL_TYPES = new Set(['', CONSUMER_PROTOCOL]);
 const CONSUMER_GROUP_TYPES = new Set(['', 'classic', 'consumer']);
+const SHARE_GROUP_TYPE = 'share';
 
 export class KafkaGroupAdminClient {
   private readonly retryTimeoutMs: number;
@@ -99,6 +137,15 @@ export class KafkaGroupAdminClient {
 
   /** Every consumer group of the cluster (classic and KIP-848, and offset-only groups), sorted by id. */
   async listConsumerGroups(): Promise<GroupListing[]> {
+    return this.listGroups((g) => CONSUMER_PROTOCOL_TYPES.has(g.protocolType) && CONSUMER_GROUP_TYPES.has(g.groupType));
+  }
+
+  /** Every share group (KIP-932) of the cluster, sorted by id. */
+  async listShareGroups(): Promise<GroupListing[]> {
+    return this.listGroups((g) => g.groupType === SHARE_GROUP_TYPE);
+  }
+
+  private async listGroups(wanted: (g: ListGroupsResponseListedGroup) => boolean): Promise<GroupListing[]> {
     const metadata = await this.cluster.metadata([]);
     const perBroker = await Promise.all(
       [...metadata.brokers.keys()].map((nodeId) =>
@@ -112,7 +159,7 @@ export class KafkaGroupAdminClient {
     );
     const groups = new Map<string, GroupListing>();
     for (const g of perBroker.flat()) {
-      if (!CONSUMER_PROTOCOL_TYPES.has(g.protocolType) || !CONSUMER_GROUP_TYPES.has(g.groupType)) continue;
+      if (!wanted(g)) continue;
       groups.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType, state: g.groupState, type: g.groupType });
     }
     return [...groups.values()].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
@@ -217,6 +264,67 @@ export class KafkaGroupAdminClient {
       }));
       throwIfError(res.errorCode, null, `delete offsets of group '${groupId}'`);
       return res.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode }))).sort(comparePartitions);
+    });
+  }
+
+  /** ShareGroupDescribe; a group that is not a share group (or does not exist) is answered `Dead`. */
+  async describeShareGroup(groupId: string): Promise<ShareGroupDescription> {
+    return this.withCoordinator(groupId, async (connection, coordinator) => {
+      const dead = { groupId, state: 'Dead', groupEpoch: -1, assignmentEpoch: -1, assignor: '', members: [], coordinator };
+      // A broker without share groups (before Kafka 4.0) has none to describe.
+      if (!connection.versions.has(ShareGroupDescribeRequest.apiKey!)) return dead;
+      const res = await connection.request(ShareGroupDescribeRequest, ShareGroupDescribeResponse, () => ({ groupIds: [groupId], includeAuthorizedOperations: false }));
+      const g = res.groups.find((x) => x.groupId === groupId);
+      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `ShareGroupDescribe '${groupId}'`);
+      if (g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return dead;
+      throwIfError(g.errorCode, g.errorMessage, `describe share group '${groupId}'`);
+      const members = g.members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        memberEpoch: m.memberEpoch,
+        assignment: m.assignment.topicPartitions.map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
+      }));
+      return { groupId, state: g.groupState, groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch, assignor: g.assignorName, members, coordinator };
+    });
+  }
+
+  /** The start offset of every share-partition the group has state for, by topic then partition. */
+  async describeShareGroupOffsets(groupId: string): Promise<SharePartitionOffset[]> {
+    return this.withCoordinator(groupId, async (connection) => {
+      const res = await connection.request(DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse, () => ({ groups: [{ groupId, topics: null }] }));
+      const g = res.groups.find((x) => x.groupId === groupId);
+      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DescribeShareGroupOffsets '${groupId}'`);
+      throwIfError(g.errorCode, g.errorMessage, `describe offsets of share group '${groupId}'`);
+      const offsets = g.topics.flatMap((t) =>
+        t.partitions.map((p) => {
+          throwIfError(p.errorCode, p.errorMessage, `describe offset of share group '${groupId}' topic '${t.topicName}' partition ${p.partitionIndex}`);
+          return { topic: t.topicName, partition: p.partitionIndex, startOffset: p.startOffset, leaderEpoch: p.leaderEpoch, lag: p.lag };
+        }),
+      );
+      return offsets.sort(comparePartitions);
+    });
+  }
+
+  /** AlterShareGroupOffsets: the share-partitions restart at these offsets; refused while the group has members. */
+  async alterShareGroupOffsets(groupId: string, offsets: readonly PartitionOffset[]): Promise<PartitionResult[]> {
+    const topics = [...new Set(offsets.map((o) => o.topic))].map((topicName) => ({
+      topicName,
+      partitions: offsets.filter((o) => o.topic === topicName).map((o) => ({ partitionIndex: o.partition, startOffset: o.offset })),
+    }));
+    return this.withCoordinator(groupId, async (connection) => {
+      const res = await connection.request(AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, () => ({ groupId, topics }));
+      throwIfError(res.errorCode, res.errorMessage, `alter offsets of share group '${groupId}'`);
+      return res.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode }))).sort(comparePartitions);
+    });
+  }
+
+  /** DeleteShareGroupOffsets: forgets the group's share-partition state of whole topics; refused while the group has members. */
+  async deleteShareGroupOffsets(groupId: string, topics: readonly string[]): Promise<TopicResult[]> {
+    return this.withCoordinator(groupId, async (connection) => {
+      const res = await connection.request(DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, () => ({ groupId, topics: topics.map((topicName) => ({ topicName })) }));
+      throwIfError(res.errorCode, res.errorMessage, `delete offsets of share group '${groupId}'`);
+      return res.responses.map((t) => ({ topic: t.topicName, errorCode: t.errorCode, errorMessage: t.errorMessage }));
     });
   }
 

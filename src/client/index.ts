@@ -19,7 +19,18 @@ export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOpti
 export { BATCHING_DEFAULTS, BatchingProducer, type BatchingProducerOptions, type ProducerStats } from './producer-batching.js';
 export { KafkaConsumerClient, type ConsumerOptions, type OffsetSpec, type Positions } from './consumer-client.js';
 export type { ConsumedRecord } from './fetched-records.js';
-export { KafkaGroupAdminClient, type GroupAdminOptions, type GroupDescription, type GroupListing, type GroupMember, type PartitionOffset, type PartitionResult } from './group-admin-client.js';
+export {
+  KafkaGroupAdminClient,
+  type GroupAdminOptions,
+  type GroupDescription,
+  type GroupListing,
+  type GroupMember,
+  type PartitionOffset,
+  type PartitionResult,
+  type ShareGroupDescription,
+  type SharePartitionOffset,
+  type TopicResult,
+} from './group-admin-client.js';
 export { decodeMemberAssignment, type TopicPartitions } from './consumer-protocol.js';
 export { planOffsetReset, resetTarget, type PartitionPosition, type ResetSpec } from './offset-reset.js';
 export { byTopic, comparePartitions, listPartitionOffsets, partitionKey } from './partition-offsets.js';

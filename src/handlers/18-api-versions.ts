@@ -24,11 +24,13 @@ interface Feature {
 
 /**
  * `group.version` 1: the consumer group protocol (KIP-848); `transaction.version` 2: transactions
- * whose epoch bumps at every end and whose partitions the leaders verify (KIP-890).
+ * whose epoch bumps at every end and whose partitions the leaders verify (KIP-890);
+ * `share.version` 2: share groups (KIP-932), at Kafka 4.4's latest production level.
  */
 const FEATURES: readonly Feature[] = [
   { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
   { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: DEFAULT_TRANSACTION_COORDINATOR_CONFIG.transactionVersionLevel },
+  { name: 'share.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
 ];
 /** The levels never change, so their epoch never moves; clients compare it against -1 (none seen). */
 const FINALIZED_FEATURES_EPOCH = 0n;

@@ -51,6 +51,11 @@ import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js'
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { listConfigResourcesHandler } from './74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
+import { shareGroupHeartbeatHandler } from './76-share-group-heartbeat.js';
+import { shareGroupDescribeHandler } from './77-share-group-describe.js';
+import { describeShareGroupOffsetsHandler } from './90-describe-share-group-offsets.js';
+import { alterShareGroupOffsetsHandler } from './91-alter-share-group-offsets.js';
+import { deleteShareGroupOffsetsHandler } from './92-delete-share-group-offsets.js';
 import { leaderAndIsrHandler } from './04-leader-and-isr.js';
 import { stopReplicaHandler } from './05-stop-replica.js';
 import { updateMetadataHandler } from './06-update-metadata.js';
@@ -109,6 +114,11 @@ export const HANDLERS: readonly RegisteredApi[] = [
   consumerGroupDescribeHandler,
   listConfigResourcesHandler,
   describeTopicPartitionsHandler,
+  shareGroupHeartbeatHandler,
+  shareGroupDescribeHandler,
+  describeShareGroupOffsetsHandler,
+  alterShareGroupOffsetsHandler,
+  deleteShareGroupOffsetsHandler,
 ];
 
 /** Kafka's ZooKeeper-era inter-broker APIs: registered (and advertised) only on cluster members. */

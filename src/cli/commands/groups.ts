@@ -2,6 +2,9 @@
  * `sluice groups`, after Kafka's kafka-consumer-groups.sh: list consumer groups, describe one
  * (offsets and lag per partition, members, or state), reset its offsets (a dry run unless
  * `--execute`), delete it, or delete some of its offsets — on any Kafka-compatible broker.
+ * Share groups (KIP-932) are listed too, and the same actions work on them as Kafka's
+ * kafka-share-groups.sh does them: start offsets per share-partition, members with their
+ * assignments, offsets reset through AlterShareGroupOffsets and deleted per topic.
  */
 import { KafkaError } from '../../common/kafka-error.js';
 import { ERRORS, ErrorCode, errorName } from '../../protocol/errors.js';
@@ -17,6 +20,7 @@ import {
   type KafkaCluster,
   type PartitionOffset,
   type ResetSpec,
+  type ShareGroupDescription,
   type TopicPartitions,
 } from '../../client/index.js';
 import { oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
@@ -82,8 +86,9 @@ async function run(args: string[]): Promise<void> {
         return resetOffsets(cluster, groups, required(o.group, 'group'), topics, o['all-topics'] === true, spec!, o.execute === true);
       case 'delete': {
         const group = required(o.group, 'group');
+        const kind = (await shareGroupOf(groups, group)) === null ? 'consumer' : 'share';
         await groups.deleteGroup(group);
-        return writeOut(`Deletion of requested consumer groups ('${group}') was successful.\n`);
+        return writeOut(`Deletion of requested ${kind} groups ('${group}') was successful.\n`);
       }
       case 'delete-offsets':
         return deleteOffsets(cluster, groups, required(o.group, 'group'), topics);
@@ -91,8 +96,15 @@ async function run(args: string[]): Promise<void> {
   });
 }
 
+/** The share group of that id, or null when the id is another type's or nobody's. */
+async function shareGroupOf(groups: KafkaGroupAdminClient, groupId: string): Promise<ShareGroupDescription | null> {
+  if ((await groups.describeGroup(groupId)).state !== 'Dead') return null;
+  const share = await groups.describeShareGroup(groupId);
+  return share.state === 'Dead' ? null : share;
+}
+
 async function list(groups: KafkaGroupAdminClient, withState: boolean, withType: boolean): Promise<void> {
-  const listed = await groups.listConsumerGroups();
+  const listed = [...(await groups.listConsumerGroups()), ...(await groups.listShareGroups())].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
   if (!withState && !withType) {
     for (const g of listed) await writeOut(`${g.groupId}\n`);
     return;
@@ -105,6 +117,8 @@ async function list(groups: KafkaGroupAdminClient, withState: boolean, withType:
 
 async function describe(cluster: KafkaCluster, groups: KafkaGroupAdminClient, groupId: string, view: 'offsets' | 'members' | 'state'): Promise<void> {
   const group = await groups.describeGroup(groupId);
+  const share = group.state === 'Dead' ? await groups.describeShareGroup(groupId) : null;
+  if (share !== null && share.state !== 'Dead') return describeShareGroup(groups, share, view);
   if (group.state === 'Dead') throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Consumer group '${groupId}' does not exist.`);
   // Kafka's tool says this on stderr, so stdout stays a table.
   if (group.state === 'Empty') process.stderr.write(`Consumer group '${groupId}' has no active members.\n`);
@@ -160,6 +174,41 @@ function membersTable(group: GroupDescription): string {
   return formatTable(header, rows, withInstanceId ? [15, 15, 17, 15, 15] : [15, 15, 15, 15]);
 }
 
+/** kafka-share-groups.sh's views: start offsets per share-partition, members with their assignments, or the state. */
+async function describeShareGroup(groups: KafkaGroupAdminClient, share: ShareGroupDescription, view: 'offsets' | 'members' | 'state'): Promise<void> {
+  const { groupId } = share;
+  if (share.state === 'Empty') process.stderr.write(`Share group '${groupId}' has no active members.\n`);
+  switch (view) {
+    case 'offsets': {
+      const rows = (await groups.describeShareGroupOffsets(groupId)).map((o) => [
+        groupId,
+        o.topic,
+        String(o.partition),
+        o.leaderEpoch < 0 ? MISSING : String(o.leaderEpoch),
+        o.startOffset < 0n ? MISSING : String(o.startOffset),
+        o.lag < 0n ? MISSING : String(o.lag),
+      ]);
+      return writeOut(formatTable(['GROUP', 'TOPIC', 'PARTITION', 'LEADER-EPOCH', 'START-OFFSET', 'LAG'], rows, [15, 15, 10, 13, 13]));
+    }
+    case 'members': {
+      const rows = share.members.map((m) => [
+        groupId,
+        m.memberId,
+        m.clientHost,
+        m.clientId,
+        String(partitionCount(m.assignment)),
+        m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(';') || MISSING,
+      ]);
+      return writeOut(formatTable(['GROUP', 'CONSUMER-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS', 'ASSIGNMENT'], rows, [15, 24, 15, 15, 12]));
+    }
+    case 'state': {
+      const c = share.coordinator;
+      const row = [groupId, `${c.host}:${c.port}  (${c.nodeId})`, share.state, String(share.groupEpoch), String(share.assignmentEpoch), String(share.members.length)];
+      return writeOut(formatTable(['GROUP', 'COORDINATOR (ID)', 'STATE', 'GROUP-EPOCH', 'ASSIGNMENT-EPOCH', '#MEMBERS'], [row], [15, 25, 10, 12, 17]));
+    }
+  }
+}
+
 async function resetOffsets(
   cluster: KafkaCluster,
   groups: KafkaGroupAdminClient,
@@ -170,6 +219,8 @@ async function resetOffsets(
   execute: boolean,
 ): Promise<void> {
   if (allTopics === (topics.length > 0)) throw new UsageError('--reset-offsets needs exactly one of --topic, --all-topics');
+  const share = await shareGroupOf(groups, groupId);
+  if (share !== null) return resetShareOffsets(cluster, groups, share, topics, allTopics, spec, execute);
   const group = await groups.describeGroup(groupId);
   if (!INACTIVE.has(group.state)) {
     // Kafka's tool checks this itself; a commit would fail with UNKNOWN_MEMBER_ID.
@@ -183,14 +234,51 @@ async function resetOffsets(
   await writeOut(formatTable(['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], rows, [15, 15, 10]));
 }
 
+/** A share group's start offsets are reset as Kafka's share tool does: AlterShareGroupOffsets, only while the group is empty. */
+async function resetShareOffsets(
+  cluster: KafkaCluster,
+  groups: KafkaGroupAdminClient,
+  share: ShareGroupDescription,
+  topics: readonly TopicSelection[],
+  allTopics: boolean,
+  spec: ResetSpec,
+  execute: boolean,
+): Promise<void> {
+  const { groupId } = share;
+  if (share.state !== 'Empty') {
+    throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, `Share group '${groupId}' is not empty.`);
+  }
+  const current = (await groups.describeShareGroupOffsets(groupId)).filter((o) => o.startOffset >= 0n).map((o) => ({ topic: o.topic, partition: o.partition, offset: o.startOffset }));
+  const partitions = allTopics ? byTopic(current) : await resolvePartitions(cluster, topics);
+  const plan = await planOffsetReset(cluster, partitions, spec, current);
+  if (execute) {
+    const failed = (await groups.alterShareGroupOffsets(groupId, plan)).find((r) => r.errorCode !== ErrorCode.NONE);
+    if (failed !== undefined) throw new KafkaError(failed.errorCode, `resetting ${failed.topic}-${failed.partition} of share group '${groupId}' failed: ${ERRORS.get(failed.errorCode)?.message ?? errorName(failed.errorCode)}`);
+  }
+  const rows = plan.map((p) => [groupId, p.topic, String(p.partition), String(p.offset)]);
+  await writeOut(formatTable(['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], rows, [15, 15, 10]));
+}
+
 async function deleteOffsets(cluster: KafkaCluster, groups: KafkaGroupAdminClient, groupId: string, topics: readonly TopicSelection[]): Promise<void> {
   if (topics.length === 0) throw new UsageError('--delete-offsets needs --topic');
+  if ((await shareGroupOf(groups, groupId)) !== null) return deleteShareOffsets(groups, groupId, topics);
   const results = await groups.deleteOffsets(groupId, await resolvePartitions(cluster, topics));
   const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
   if (failed === undefined) await writeOut(`Request succeeded for deleting offsets from group ${groupId}.\n`);
   const rows = results.map((r) => [r.topic, String(r.partition), r.errorCode === ErrorCode.NONE ? 'Successful' : `Error: ${ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`]);
   await writeOut(formatTable(['TOPIC', 'PARTITION', 'STATUS'], rows, [15, 10]));
   if (failed !== undefined) throw new KafkaError(failed.errorCode, `some offsets of group '${groupId}' were not deleted (see the STATUS column)`);
+}
+
+/** Share-partition state is deleted per topic, as kafka-share-groups.sh does it. */
+async function deleteShareOffsets(groups: KafkaGroupAdminClient, groupId: string, topics: readonly TopicSelection[]): Promise<void> {
+  if (topics.some((t) => t.partitions !== null)) throw new UsageError('the offsets of a share group are deleted per topic: give --topic T without partitions');
+  const results = await groups.deleteShareGroupOffsets(groupId, topics.map((t) => t.topic));
+  const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
+  if (failed === undefined) await writeOut(`Request succeeded for deleting offsets from group ${groupId}.\n`);
+  const rows = results.map((r) => [r.topic, r.errorCode === ErrorCode.NONE ? 'Successful' : `Error: ${r.errorMessage ?? ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`]);
+  await writeOut(formatTable(['TOPIC', 'STATUS'], rows, [15]));
+  if (failed !== undefined) throw new KafkaError(failed.errorCode, `some offsets of share group '${groupId}' were not deleted (see the STATUS column)`);
 }
 
 interface TopicSelection {

@@ -30,6 +30,16 @@ export interface GroupCoordinatorConfig {
   consumerGroupMaxSize: number;
   /** `group.consumer.assignors`: the server-side assignors; the first is the default. */
   consumerGroupAssignors: readonly string[];
+  /** `group.share.heartbeat.interval.ms`: how often share group members are told to heartbeat (a group's `share.heartbeat.interval.ms` overrides it). */
+  shareGroupHeartbeatIntervalMs: number;
+  /** `group.share.session.timeout.ms`: a share group member silent this long is fenced (a group's `share.session.timeout.ms` overrides it). */
+  shareGroupSessionTimeoutMs: number;
+  /** `group.share.max.size`. */
+  shareGroupMaxSize: number;
+  /** `group.share.assignors`: exactly one, `simple`. */
+  shareGroupAssignors: readonly string[];
+  /** `group.share.initialize.retry.interval.ms`: when an unanswered share-partition initialization is sent again. */
+  shareGroupInitializeRetryIntervalMs: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = {
@@ -45,4 +55,9 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   consumerGroupSessionTimeoutMs: 45_000,
   consumerGroupMaxSize: 2_147_483_647,
   consumerGroupAssignors: ['uniform', 'range'],
+  shareGroupHeartbeatIntervalMs: 5_000,
+  shareGroupSessionTimeoutMs: 45_000,
+  shareGroupMaxSize: 200,
+  shareGroupAssignors: ['simple'],
+  shareGroupInitializeRetryIntervalMs: 30_000,
 };

@@ -9,6 +9,9 @@
  * Transactions: TxnOffsetCommit's records are appended as its producer's transactional batch, and
  * WriteTxnMarkers for a `__consumer_offsets` partition ends here (`completeTransaction`): the group
  * coordinator writes the end marker itself, as Kafka's does.
+ *
+ * Share groups: `share` runs the share group operations that call the share coordinator through
+ * the injected `SharePersister` between coordinator steps (share/share-group-service.ts).
  */
 import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
@@ -24,6 +27,11 @@ import type { GroupCoordinatorConfig } from './config.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { partitionFor } from './partition-for.js';
 import type { CoordinatorResult, Released } from './results.js';
+import type { SharePersister } from '../share/share-state-persister.js';
+import type { TopicsImage } from './consumer/subscribed-topics.js';
+import type { ShareGroupOverrides } from './share/share-group-heartbeat.js';
+import { ShareGroupService, UNAVAILABLE_SHARE_PERSISTER } from './share/share-group-service.js';
+import type { DeleteGroupsResponseDeletableGroupResultInput } from '../../protocol/messages/api/42-delete-groups.js';
 
 /** Where a parked JoinGroup or SyncGroup gets its answer. */
 export type ParkedReply = (released: Released<ParkedReply>) => void;
@@ -39,20 +47,43 @@ export interface GroupCoordinatorServiceOptions {
   readonly leads: (partition: number) => boolean;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** Where share-partition state lives (the share coordinator); until it is wired, every call fails COORDINATOR_NOT_AVAILABLE. */
+  readonly sharePersister?: SharePersister;
+  /** A share group's own `share.*` settings (the GROUP config resource). */
+  readonly shareGroupOverrides?: ShareGroupOverrides;
 }
 
 export class GroupCoordinatorService {
   private readonly runtime: CoordinatorRuntime<Coordinator, Released<ParkedReply>>;
+  /** Share group operations that need the persister. */
+  readonly share: ShareGroupService<ParkedReply>;
 
   constructor(private readonly options: GroupCoordinatorServiceOptions) {
+    const shareGroupOverrides = options.shareGroupOverrides;
     this.runtime = new CoordinatorRuntime({
       topic: OFFSETS_TOPIC,
       log: options.log,
-      newShard: () => new GroupCoordinator<ParkedReply>({ config: options.config }),
+      newShard: () => new GroupCoordinator<ParkedReply>({ config: options.config, ...(shareGroupOverrides === undefined ? {} : { shareGroupOverrides }) }),
       deliver: (released) => released.to(released),
       logger: options.logger,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
+    this.share = new ShareGroupService<ParkedReply>(this, options.sharePersister ?? UNAVAILABLE_SHARE_PERSISTER, options.logger);
+  }
+
+  /**
+   * DeleteGroups of one group: a share group's share-partition state is deleted through the
+   * persister first (a failure keeps the group), then the group and its offsets are tombstoned.
+   */
+  async deleteGroup(groupId: string, topics: TopicsImage): Promise<DeleteGroupsResponseDeletableGroupResultInput> {
+    try {
+      const failure = await this.share.deleteState(groupId, topics);
+      if (failure !== null) return { groupId, errorCode: failure.errorCode, errorMessage: null };
+      const response = await this.run(groupId, (coordinator) => coordinator.deleteGroups({ groupsNames: [groupId] }));
+      return response.results?.[0] ?? { groupId, errorCode: ErrorCode.NONE, errorMessage: null };
+    } catch (err) {
+      return { groupId, errorCode: kafkaErrorCode(err), errorMessage: null };
+    }
   }
 
   partitionOf(groupId: string): number {

@@ -22,6 +22,9 @@
  *
  * KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) live beside the classic
  * groups in the same group id space, offsets and timers; see `consumer/` and docs/notes/kip-848.md.
+ * So do KIP-932 share groups (`share/`): ShareGroupHeartbeat, ShareGroupDescribe and the share
+ * group steps of the admin APIs, whose persister calls the service makes between them. A group id
+ * belongs to one type: a client of another type gets Kafka's GROUP_ID_NOT_FOUND.
  *
  * Owned by the thread that handles group requests; not thread-safe.
  */
@@ -39,6 +42,10 @@ import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../..
 import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
 import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseDataInput } from '../../protocol/messages/api/68-consumer-group-heartbeat.js';
 import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseDataInput } from '../../protocol/messages/api/69-consumer-group-describe.js';
+import type { ShareGroupHeartbeatRequestData } from '../../protocol/messages/api/76-share-group-heartbeat.js';
+import type { ShareGroupDescribeRequestData, ShareGroupDescribeResponseDataInput } from '../../protocol/messages/api/77-share-group-describe.js';
+import type { AlterShareGroupOffsetsRequestData } from '../../protocol/messages/api/91-alter-share-group-offsets.js';
+import type { DeleteShareGroupOffsetsRequestData } from '../../protocol/messages/api/92-delete-share-group-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { KafkaError } from '../../common/kafka-error.js';
 import { randomUuid } from '../../common/uuid.js';
@@ -57,6 +64,24 @@ import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
 import { OffsetStore } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
 import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
+import type { Assignment } from './consumer/assignment.js';
+import { ShareGroupHeartbeats, type ShareGroupOverrides, type ShareHeartbeatContext, type ShareHeartbeatResult } from './share/share-group-heartbeat.js';
+import { ShareGroups } from './share/share-groups.js';
+import { SHARE_PROTOCOL_TYPE } from './share/share-group.js';
+import { decodeShareChange } from './share/share-records.js';
+import { markInitialized, markUninitialized } from './share/share-initialization.js';
+import {
+  type ShareOffsetsAlterPlan,
+  type ShareOffsetsDeletionPlan,
+  type ShareTopicDeletion,
+  completeShareTopicDeletion,
+  deleteShareGroup,
+  describeShareGroup,
+  initializedPartitions,
+  planAlterShareGroupOffsets,
+  planDeleteShareGroupOffsets,
+  planShareGroupDeletion,
+} from './share/share-group-admin.js';
 
 /** OffsetFetch v8 batches groups. */
 const FIRST_FETCH_VERSION_WITH_GROUPS = 8;
@@ -74,6 +99,8 @@ export interface GroupCoordinatorOptions {
   newMemberId?: (prefix: string) => string;
   /** Member ids of ConsumerGroupHeartbeat v0 joins (v1 clients bring their own): random Kafka UUIDs by default. */
   newConsumerMemberId?: () => string;
+  /** A share group's own `share.*` settings (the GROUP config resource); none by default. */
+  shareGroupOverrides?: ShareGroupOverrides;
 }
 
 export interface JoinGroupContext<T> {
@@ -99,6 +126,8 @@ export class GroupCoordinator<T> {
   private readonly offsets: GroupOffsets<T>;
   private readonly consumerGroups = new ConsumerGroups();
   private readonly consumer: ConsumerGroupHeartbeats<T>;
+  private readonly shareGroups = new ShareGroups();
+  private readonly share: ShareGroupHeartbeats<T>;
 
   constructor(options: GroupCoordinatorOptions = {}) {
     this.config = { ...DEFAULT_GROUP_COORDINATOR_CONFIG, ...options.config };
@@ -116,12 +145,92 @@ export class GroupCoordinator<T> {
       },
     };
     this.consumer = new ConsumerGroupHeartbeats(this.consumerGroups, classicView, this.timer, this.config, options.newConsumerMemberId ?? randomUuid);
+    const otherThanShare = (groupId: string): boolean => this.groups.has(groupId) || this.consumerGroups.has(groupId);
+    this.share = new ShareGroupHeartbeats(this.shareGroups, otherThanShare, this.timer, this.config, options.shareGroupOverrides ?? (() => ({})));
+  }
+
+  /**
+   * ShareGroupHeartbeat (KIP-932); `ctx.topics` is the cluster's topics now. `initialize` names the
+   * share-partitions the caller must initialize through the persister, then report with
+   * `initializeShareGroupState` / `uninitializeShareGroupState`.
+   */
+  shareGroupHeartbeat(request: ShareGroupHeartbeatRequestData, ctx: ShareHeartbeatContext): CoordinatorResult<ShareHeartbeatResult, T> {
+    const records: CoordinatorRecord[] = [];
+    try {
+      return { records, response: this.share.heartbeat(request, ctx, records), released: [] };
+    } catch (err) {
+      if (!(err instanceof KafkaError)) throw err;
+      return { records: [], response: { response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 }, initialize: null }, released: [] };
+    }
+  }
+
+  /** The persister initialized these share-partitions: they become assignable (a group deleted meanwhile is left alone). */
+  initializeShareGroupState(groupId: string, done: Assignment, topics: TopicsImage): CoordinatorResult<void, T> {
+    const records: CoordinatorRecord[] = [];
+    const group = this.shareGroups.get(groupId);
+    if (group !== undefined && done.size > 0) markInitialized(this.shareGroups, group, done, topics, records);
+    return { records, response: undefined, released: [] };
+  }
+
+  /** The persister failed these share-partitions: a later heartbeat initializes them again. */
+  uninitializeShareGroupState(groupId: string, failed: Assignment): CoordinatorResult<void, T> {
+    const records: CoordinatorRecord[] = [];
+    const group = this.shareGroups.get(groupId);
+    if (group !== undefined && failed.size > 0) markUninitialized(this.shareGroups, group, failed, records);
+    return { records, response: undefined, released: [] };
+  }
+
+  shareGroupDescribe(request: ShareGroupDescribeRequestData, topics: TopicsImage): ShareGroupDescribeResponseDataInput {
+    return {
+      groups: request.groupIds.map((groupId) =>
+        describeShareGroup(this.shareGroups.get(groupId), groupId, this.groups.has(groupId) || this.consumerGroups.has(groupId), topics),
+      ),
+    };
+  }
+
+  /** The group's initialized share-partitions (none for an unknown group), for DescribeShareGroupOffsets. */
+  shareGroupInitializedPartitions(groupId: string): Assignment {
+    return initializedPartitions(this.shareGroups.get(groupId));
+  }
+
+  /** AlterShareGroupOffsets, first step; throws GROUP_ID_NOT_FOUND (another type's id) or NON_EMPTY_GROUP. */
+  alterShareGroupOffsets(request: AlterShareGroupOffsetsRequestData, topics: TopicsImage, now: number): CoordinatorResult<ShareOffsetsAlterPlan, T> {
+    const group = this.share.shareGroup(request.groupId, true);
+    const records: CoordinatorRecord[] = [];
+    return { records, response: planAlterShareGroupOffsets(this.shareGroups, group, request, topics, now, records), released: [] };
+  }
+
+  /** DeleteShareGroupOffsets, first step; throws GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP. */
+  deleteShareGroupOffsets(request: DeleteShareGroupOffsetsRequestData, topics: TopicsImage): CoordinatorResult<ShareOffsetsDeletionPlan, T> {
+    const group = this.share.shareGroup(request.groupId, false)!;
+    const records: CoordinatorRecord[] = [];
+    return { records, response: planDeleteShareGroupOffsets(this.shareGroups, group, request, topics, records), released: [] };
+  }
+
+  /** The persister deleted these topics' share-partitions (DeleteShareGroupOffsets, last step). */
+  completeShareTopicDeletion(groupId: string, topicIds: readonly string[]): CoordinatorResult<void, T> {
+    const records: CoordinatorRecord[] = [];
+    const group = this.shareGroups.get(groupId);
+    if (group !== undefined && topicIds.length > 0) completeShareTopicDeletion(this.shareGroups, group, topicIds, records);
+    return { records, response: undefined, released: [] };
+  }
+
+  /**
+   * DeleteGroups of a share group, first step: null when `groupId` is not a share group (DeleteGroups
+   * answers it as usual); otherwise the share-partitions to delete before `deleteGroups` removes the
+   * group. Throws NON_EMPTY_GROUP.
+   */
+  prepareShareGroupDeletion(groupId: string, topics: TopicsImage): CoordinatorResult<ShareTopicDeletion[] | null, T> {
+    const group = this.shareGroups.get(groupId);
+    const records: CoordinatorRecord[] = [];
+    return { records, response: group === undefined ? null : planShareGroupDeletion(this.shareGroups, group, topics, records), released: [] };
   }
 
   /** ConsumerGroupHeartbeat (KIP-848); `ctx.topics` is the cluster's topics now. */
   consumerGroupHeartbeat(request: ConsumerGroupHeartbeatRequestData, ctx: ConsumerHeartbeatContext): CoordinatorResult<ConsumerGroupHeartbeatResponseDataInput, T> {
     const records: CoordinatorRecord[] = [];
     try {
+      if (this.shareGroups.has(request.groupId)) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
       const response = this.consumer.heartbeat(request, ctx, records);
       return { records, response, released: [] };
     } catch (err) {
@@ -131,7 +240,7 @@ export class GroupCoordinator<T> {
   }
 
   consumerGroupDescribe(request: ConsumerGroupDescribeRequestData, topics: TopicsImage): ConsumerGroupDescribeResponseDataInput {
-    const lookup = { consumerGroup: (id: string) => this.consumerGroups.get(id), otherGroupExists: (id: string) => this.groups.has(id) };
+    const lookup = { consumerGroup: (id: string) => this.consumerGroups.get(id), otherGroupExists: (id: string) => this.groups.has(id) || this.shareGroups.has(id) };
     return { groups: request.groupIds.map((groupId) => describeConsumerGroup(groupId, lookup, topics, this.config.consumerGroupAssignors[0]!)) };
   }
 
@@ -140,6 +249,7 @@ export class GroupCoordinator<T> {
     if (this.consumerGroups.has(request.groupId)) {
       return { records: [], response: { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1, memberId: request.memberId }, released: [] };
     }
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, generationId: -1, memberId: request.memberId }, released: [] };
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.join(request, ctx, waiter, fx);
@@ -148,7 +258,7 @@ export class GroupCoordinator<T> {
   }
 
   syncGroup(request: SyncGroupRequestData, ctx: SyncGroupContext<T>): ParkableResult<SyncGroupResponseDataInput, T> {
-    if (this.consumerGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
+    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.sync(request, ctx.now, waiter, fx);
@@ -157,7 +267,7 @@ export class GroupCoordinator<T> {
   }
 
   heartbeat(request: HeartbeatRequestData, now: number): CoordinatorResult<HeartbeatResponseDataInput, T> {
-    if (this.consumerGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
+    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     return { records: [], response: { errorCode: this.membership.heartbeat(request, now) }, released: [] };
   }
 
@@ -167,7 +277,7 @@ export class GroupCoordinator<T> {
     const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
     let response: LeaveGroupResponseDataInput;
     if (request.groupId === '') response = { errorCode: ErrorCode.INVALID_GROUP_ID };
-    else if (group === undefined && this.consumerGroups.has(request.groupId)) {
+    else if (group === undefined && (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId))) {
       const unknown = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
       response = batched ? { errorCode: ErrorCode.NONE, members: request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, ...unknown })) } : unknown;
     } else if (group === undefined) response = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
@@ -181,6 +291,7 @@ export class GroupCoordinator<T> {
   }
 
   commitOffsets(request: OffsetCommitRequestData, apiVersion: number, now: number): CoordinatorResult<OffsetCommitResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commit(request, apiVersion, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -191,6 +302,7 @@ export class GroupCoordinator<T> {
    * appends them so); the offsets stay pending until the transaction's end marker.
    */
   commitTransactionalOffsets(request: TxnOffsetCommitRequestData, now: number): CoordinatorResult<TxnOffsetCommitResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commitTransactional(request, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -199,8 +311,15 @@ export class GroupCoordinator<T> {
   fetchOffsets(request: OffsetFetchRequestData, apiVersion: number): OffsetFetchResponseDataInput {
     const { requireStable } = request;
     if (apiVersion >= FIRST_FETCH_VERSION_WITH_GROUPS) {
-      return { groups: request.groups.map((g) => this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics, requireStable })) };
+      return {
+        groups: request.groups.map((g) =>
+          this.shareGroups.has(g.groupId)
+            ? { groupId: g.groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }
+            : this.offsets.fetch({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics, requireStable }),
+        ),
+      };
     }
+    if (this.shareGroups.has(request.groupId)) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
     const query: OffsetFetchGroupQuery = {
       groupId: request.groupId,
       memberId: null,
@@ -227,7 +346,7 @@ export class GroupCoordinator<T> {
   private describe(groupId: string, apiVersion: number): DescribeGroupsResponseDescribedGroupInput {
     if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID, groupState: 'Dead' };
     // Kafka 4.x: DescribeGroups only describes classic groups; v6+ says why.
-    if (this.consumerGroups.has(groupId)) {
+    if (this.consumerGroups.has(groupId) || this.shareGroups.has(groupId)) {
       return apiVersion >= FIRST_DESCRIBE_VERSION_WITH_NOT_FOUND
         ? { groupId, groupState: 'Dead', errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} is not a classic group.` }
         : { groupId, groupState: 'Dead' };
@@ -262,6 +381,7 @@ export class GroupCoordinator<T> {
     const all = [
       ...[...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state as string, groupType: CLASSIC_GROUP_TYPE })),
       ...[...this.consumerGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: g.state as string, groupType: CONSUMER_GROUP_TYPE })),
+      ...[...this.shareGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: SHARE_PROTOCOL_TYPE, groupState: g.state as string, groupType: SHARE_PROTOCOL_TYPE })),
     ];
     return {
       errorCode: ErrorCode.NONE,
@@ -274,6 +394,14 @@ export class GroupCoordinator<T> {
     const results = request.groupsNames.map((groupId) => {
       const group = groupId === '' ? undefined : this.groups.get(groupId);
       if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
+      const shareGroup = this.shareGroups.get(groupId);
+      if (shareGroup !== undefined) {
+        if (shareGroup.members.size > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+        this.offsets.deleteAll(groupId, fx.records);
+        this.share.cancelTimers(shareGroup);
+        deleteShareGroup(this.shareGroups, shareGroup, fx.records);
+        return { groupId, errorCode: ErrorCode.NONE };
+      }
       const consumerGroup = this.consumerGroups.get(groupId);
       if (consumerGroup !== undefined) {
         if (consumerGroup.members.size > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
@@ -292,6 +420,7 @@ export class GroupCoordinator<T> {
   }
 
   deleteOffsets(request: OffsetDeleteRequestData): CoordinatorResult<OffsetDeleteResponseDataInput, T> {
+    if (this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.delete(request, fx.records);
     return { records: fx.records, response, released: [] };
@@ -326,6 +455,11 @@ export class GroupCoordinator<T> {
         return;
       }
       case 'other': {
+        const shareChange = decodeShareChange(record.recordType, key, value);
+        if (shareChange !== null) {
+          this.shareGroups.apply(shareChange);
+          return;
+        }
         const change = decodeChange(record.recordType, key, value);
         if (change === null) return;
         // A consumer group replaces the simple group its offsets created (offsets came first).
@@ -346,6 +480,7 @@ export class GroupCoordinator<T> {
   loaded(now: number): void {
     this.membership.startSessions(now);
     this.consumer.startSessions(now);
+    this.share.startSessions(now);
     this.scheduleSweep(now + this.config.offsetsRetentionCheckIntervalMs);
   }
 
@@ -364,6 +499,7 @@ export class GroupCoordinator<T> {
     }
     this.groups.clear();
     this.consumerGroups.clear();
+    this.shareGroups.clear();
     this.timer.clear();
     return fx.split(null).released;
   }
@@ -379,4 +515,9 @@ export class GroupCoordinator<T> {
     this.membership.cancelTimers(group);
     this.groups.delete(group.groupId);
   }
+}
+
+/** Kafka's share groups refuse committed offsets: every partition of the request answers GROUP_ID_NOT_FOUND. */
+function refusedForShareGroup(topics: ReadonlyArray<{ name: string; topicId?: string; partitions: ReadonlyArray<{ partitionIndex: number }> }>) {
+  return topics.map((t) => ({ name: t.name, ...(t.topicId === undefined ? {} : { topicId: t.topicId }), partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_ID_NOT_FOUND })) }));
 }

@@ -30,6 +30,7 @@ import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
+import type { SharePersister } from '../../../src/coordinator/share/share-state-persister.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
@@ -113,6 +114,8 @@ export interface HarnessOptions {
   readonly partitions?: MemoryPartitionAdmin & PartitionData;
   /** Authorization on, deciding on the controller's ACLs; off by default. */
   readonly authorizer?: AuthorizerConfig;
+  /** Where the group coordinator keeps share-partition state (share groups' tests). */
+  readonly sharePersister?: SharePersister;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
@@ -127,7 +130,14 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
     deleteTopicEnable: options.deleteEnable ?? true,
   });
   const producerIds = new ProducerIdManager(new LocalProducerIdBlocks(dir));
-  const groups = new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') });
+  const groups = new GroupCoordinatorService({
+    log: options.groupLog ?? NO_GROUP_LOG,
+    numPartitions: 1,
+    config: {},
+    leads: () => true,
+    logger: new Logger('test'),
+    ...(options.sharePersister === undefined ? {} : { sharePersister: options.sharePersister }),
+  });
   return {
     cluster: {
       nodeId: 0,

@@ -89,7 +89,7 @@ const controlBatches = (d: DataHarness, topic: string, partition: number): numbe
   d.owner.batchesOf({ topic, partition }).filter((b) => isControl(readBatchHeader(b, 0)!.attributes)).length;
 
 describe('transactions', () => {
-  test('ApiVersions v3+ finalizes transaction.version 2 and group.version 1 (Kafka 4.x)', async () => {
+  test('ApiVersions v3+ finalizes transaction.version 2, group.version 1 and share.version 2 (Kafka 4.4)', async () => {
     const d = fresh();
     const res = await d.call(apiVersionsHandler, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
     assert.deepEqual(
@@ -97,6 +97,7 @@ describe('transactions', () => {
       [
         ['group.version', 1, 1],
         ['transaction.version', 2, 2],
+        ['share.version', 2, 2],
       ],
     );
     assert.ok(res.finalizedFeaturesEpoch >= 0n, 'clients read the features only from an epoch they have not seen (-1 initially)');

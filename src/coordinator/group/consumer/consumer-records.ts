@@ -46,7 +46,7 @@ export type ConsumerGroupChange =
   | { kind: 'target-epoch'; groupId: string; value: number | null }
   | { kind: 'current'; groupId: string; memberId: string; value: MemberAssignmentState | null };
 
-function record<K, V>(keyCodec: MessageCodec<unknown, K>, type: number, key: K, valueCodec: MessageCodec<unknown, V>, value: V | null): CoordinatorRecord {
+export function record<K, V>(keyCodec: MessageCodec<unknown, K>, type: number, key: K, valueCodec: MessageCodec<unknown, V>, value: V | null): CoordinatorRecord {
   return { key: typePrefixedKey(keyCodec, type, key), value: value === null ? null : writeVersioned(valueCodec, VALUE_VERSION, value) };
 }
 
@@ -72,7 +72,7 @@ export function encodeChange(c: ConsumerGroupChange): CoordinatorRecord {
   }
 }
 
-function key<K>(codec: MessageCodec<K, unknown>, bytes: Buffer): K {
+export function key<K>(codec: MessageCodec<K, unknown>, bytes: Buffer): K {
   return codec.read(new Reader(bytes, 2), 0);
 }
 

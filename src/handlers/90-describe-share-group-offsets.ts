@@ -1,0 +1,45 @@
+/**
+ * DescribeShareGroupOffsets (key 90, KIP-932): each share-partition's start offset, read from the
+ * share coordinator. As Kafka's KafkaApis: DESCRIBE on the group; topics the client may not
+ * DESCRIBE answer TOPIC_AUTHORIZATION_FAILED (or are left out when all topics are asked for).
+ */
+import { ERRORS, ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '../common/kafka-error.js';
+import { ZERO_UUID } from '../common/uuid.js';
+import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from '../protocol/messages/index.js';
+import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
+import { clusterOf } from './cluster-context.js';
+import { defineHandler } from './handler.js';
+
+const TOPIC_AUTHORIZATION_MESSAGE = ERRORS.get(ErrorCode.TOPIC_AUTHORIZATION_FAILED)!.message;
+
+export const describeShareGroupOffsetsHandler = defineHandler({
+  request: DescribeShareGroupOffsetsRequest,
+  response: DescribeShareGroupOffsetsResponse,
+  async handle(request, ctx) {
+    const c = clusterOf(ctx);
+    const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    const groups = await Promise.all(
+      request.groups.map(async (group) => {
+        const { groupId } = group;
+        if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+        if (group.topics !== null && group.topics.length === 0) return { groupId, topics: [] };
+        const denied = (group.topics ?? []).filter((t) => !mayDescribe(t.topicName));
+        try {
+          const described = await c.groups.share.describeOffsets({ groupId, topics: group.topics === null ? null : group.topics.filter((t) => mayDescribe(t.topicName)) }, c.metadata);
+          const allowed = (described.topics ?? []).filter((t) => mayDescribe(t.topicName ?? ''));
+          const refused = denied.map((t) => ({
+            topicName: t.topicName,
+            topicId: ZERO_UUID,
+            partitions: t.partitions.map((partitionIndex) => ({ partitionIndex, startOffset: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: TOPIC_AUTHORIZATION_MESSAGE })),
+          }));
+          return { ...described, topics: [...allowed, ...refused] };
+        } catch (err) {
+          const errorCode = kafkaErrorCode(err);
+          return { groupId, errorCode, errorMessage: ERRORS.get(errorCode)?.message ?? null, topics: [] };
+        }
+      }),
+    );
+    return { throttleTimeMs: 0, groups };
+  },
+});
