@@ -24,6 +24,7 @@ import {
   type ShareFetchResponseDataInput,
   type ShareFetchResponsePartitionDataInput,
 } from '../protocol/messages/index.js';
+import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey } from '../router/partition-data.js';
 import type { AcquiredRange } from '../share/share-partition.js';
@@ -115,7 +116,7 @@ function respond(c: ClusterContext, ctx: RequestContext, fetches: readonly Parti
       acknowledgeErrorCode: p.acknowledgeErrorCode,
       acknowledgeErrorMessage: null,
       currentLeader: hints.leader(p.errorCode, p.found.topic, p.ref.partition),
-      records: p.records,
+      records: p.records ?? EMPTY_BYTES,
       acquiredRecords: p.acquired.map((r) => ({ firstOffset: r.firstOffset, lastOffset: r.lastOffset, deliveryCount: r.deliveryCount })),
     });
   }
