@@ -26,14 +26,14 @@ import {
 } from '../protocol/messages/index.js';
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
-import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey } from '../router/partition-data.js';
+import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
 import type { AcquiredRange } from '../share/share-partition.js';
 import type { ShareSessionPartition } from '../share/share-session-cache.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
 import { acknowledgePartition, mayReadGroup, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
 import { sharesOf, type ShareServices } from './share-services.js';
-import { startOffsetResolver } from './share-start-offset.js';
+import { logStartOf, startOffsetResolver } from './share-start-offset.js';
 
 /** ShareFetch v2 added RENEW acknowledgements and the record-limit acquire mode. */
 const RENEW_VERSION = 2;
@@ -52,6 +52,15 @@ function topLevelError(errorCode: number, errorMessage: string | null = null): S
   return { errorCode, errorMessage, responses: [], nodeEndpoints: [], acquisitionLockTimeoutMs: 0 };
 }
 
+/** A consumer's read of `topic`-`partition` from `fetchOffset` (none when the share partition has nothing to read). */
+async function readFrom(c: ClusterContext, topic: string, partition: number, fetchOffset: bigint | null, maxBytes: number, readCommitted: boolean): Promise<ReadResult | null> {
+  if (fetchOffset === null) return null;
+  const [read] = await c.partitions.readMany([
+    { topic, partition, currentLeaderEpoch: NO_EPOCH_CHECK, fetchOffset, maxBytes, readCommitted, minOneMessage: true, replicaId: CONSUMER_REPLICA_ID, lastFetchedEpoch: NO_EPOCH },
+  ]);
+  return read!;
+}
+
 /** Reads one partition from its share partition's next fetch offset and acquires what the member may take. */
 async function fetchPartition(c: ClusterContext, shares: ShareServices, request: ShareFetchRequestData, version: number, p: PartitionFetch, budget: { bytes: number; records: number }): Promise<void> {
   if (p.found.errorCode !== ErrorCode.NONE || !('leaderEpoch' in p.found) || budget.records <= 0 || budget.bytes <= 0) return;
@@ -60,32 +69,27 @@ async function fetchPartition(c: ClusterContext, shares: ShareServices, request:
   const config = shares.configs(groupId);
   try {
     const sp = await shares.partitions.open({ groupId, topicId: p.ref.topicId, partition: p.ref.partition }, p.found.leaderEpoch, startOffsetResolver(c, topic.name, p.ref.partition, config));
-    const fetchOffset = sp.nextFetchOffset();
-    if (fetchOffset === null) return;
-    const [read] = await c.partitions.readMany([
-      {
-        topic: topic.name,
-        partition: p.ref.partition,
-        currentLeaderEpoch: NO_EPOCH_CHECK,
-        fetchOffset,
-        maxBytes: budget.bytes,
-        readCommitted: config.readCommitted,
-        minOneMessage: true,
-        replicaId: CONSUMER_REPLICA_ID,
-        lastFetchedEpoch: NO_EPOCH,
-      },
-    ]);
-    if (read!.errorCode !== ErrorCode.NONE || read!.records === null) {
-      read!.records?.release();
-      p.errorCode = read!.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE ? ErrorCode.NONE : read!.errorCode;
+    let read = await readFrom(c, topic.name, p.ref.partition, sp.nextFetchOffset(), budget.bytes, config.readCommitted);
+    if (read?.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+      // The log lost the records before the share-partition's next offset (retention, DeleteRecords): start at the log's start.
+      const logStart = await logStartOf(c, topic.name, p.ref.partition);
+      if (logStart !== null && logStart > sp.start) {
+        sp.moveStartTo(logStart);
+        read = await readFrom(c, topic.name, p.ref.partition, sp.nextFetchOffset(), budget.bytes, config.readCommitted);
+      }
+    }
+    if (read === null) return;
+    if (read.errorCode !== ErrorCode.NONE || read.records === null) {
+      read.records?.release();
+      p.errorCode = read.errorCode;
       return;
     }
-    const region = read!.records;
+    const region = read.records;
     const batches = await shares.batches.read(region);
     const acquired = sp.acquire(request.memberId!, batches, {
       maxRecords: budget.records,
       strictRecordLimit: version >= RENEW_VERSION && request.shareAcquireMode === RECORD_LIMIT_MODE,
-      abortedTransactions: read!.abortedTransactions,
+      abortedTransactions: read.abortedTransactions,
     });
     if (acquired.length === 0) {
       region.release();

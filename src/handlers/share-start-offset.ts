@@ -15,6 +15,12 @@ import type { ClusterContext } from './cluster-context.js';
 const LATEST = -1n;
 const EARLIEST = -2n;
 
+/** The partition's log start offset, or null when the partition cannot answer it. */
+export async function logStartOf(c: ClusterContext, topic: string, partition: number): Promise<bigint | null> {
+  const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST);
+  return reply.errorCode === ErrorCode.NONE ? reply.offset : null;
+}
+
 export function startOffsetResolver(c: ClusterContext, topic: string, partition: number, config: SharePartitionConfig): StartOffsetResolver {
   const lookup = async (timestamp: bigint): Promise<bigint> => {
     const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, timestamp, config.readCommitted);

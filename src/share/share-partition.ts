@@ -260,6 +260,18 @@ export class SharePartition {
     });
   }
 
+  /**
+   * The log no longer holds the records before `logStartOffset` (retention, DeleteRecords): the
+   * share-partition starts there, forgetting what was in flight before it.
+   */
+  moveStartTo(logStartOffset: bigint): void {
+    if (logStartOffset <= this.startOffset) return;
+    const gone = this.records.slice(0, Number(logStartOffset - this.startOffset));
+    for (const r of gone) if (r.lock !== null) this.dropLock(r);
+    this.records = this.records.slice(gone.length);
+    this.startOffset = logStartOffset;
+  }
+
   /** Stops the lock timers: this broker no longer leads the partition (its next leader reads the persisted state). */
   close(): void {
     this.closed = true;

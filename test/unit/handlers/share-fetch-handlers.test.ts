@@ -227,6 +227,14 @@ describe('ShareFetch and ShareAcknowledge', () => {
     assert.equal(v2.responses[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_RECORD_STATE, 'the renewed lock expired in its turn');
   });
 
+  test('records deleted from the log before the start offset are skipped: the share partition starts at the log start', async () => {
+    const f = await setUp();
+    await produce(f.d, 0, ['a', 'b']);
+    await produce(f.d, 0, ['c']);
+    await f.d.owner.deleteRecords({ topic: 't', partition: 0 }, 2n);
+    assert.deepEqual(partitionsOf(await shareFetch(f, 'm1', 0, { partitions: [0] })), [[0, NONE, NONE, [[2n, 2n, 1]], [[2n, 2n]]]]);
+  });
+
   test('an unknown topic id is UNKNOWN_TOPIC_ID for its partition', async () => {
     const f = await setUp();
     const res = await f.d.call(shareFetchHandler, M.ShareFetchRequest, M.ShareFetchResponse, 1, {

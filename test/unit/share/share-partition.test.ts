@@ -254,6 +254,15 @@ describe('SharePartition', () => {
     assert.equal(timers.delays.length, 1, "m1's lock was cancelled");
   });
 
+  test('a log start offset past the start offset forgets what was in flight before it', async () => {
+    const { sp, timers } = await open();
+    sp.acquire('m1', [data(0n, 1n), data(2n, 3n)], take());
+    sp.moveStartTo(2n);
+    assert.deepEqual([sp.start, sp.inFlightCount, timers.delays.length], [2n, 2, 1], 'the lock still holds offsets 2-3');
+    sp.moveStartTo(10n);
+    assert.deepEqual([sp.start, sp.inFlightCount, timers.delays.length, sp.nextFetchOffset()], [10n, 0, 0, 10n]);
+  });
+
   test('after close (leadership moved) nothing is acquired and expiring locks change nothing', async () => {
     const { sp, timers, persister } = await open();
     sp.acquire('m1', [data(0n, 1n)], take());
