@@ -24,6 +24,9 @@ import { ShareSessionCache } from '../../../src/share/share-session-cache.js';
 import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
 import { ManualTimers } from '../share/manual-timers.js';
 import { call, harness, TEST_SESSION, type HeldRegion } from './admin-harness.js';
+import { Logger } from '../../../src/common/logger.js';
+import { HandlerRegistry } from '../../../src/handlers/registry.js';
+import { RequestDispatcher } from '../../../src/handlers/request-dispatcher.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
@@ -202,6 +205,20 @@ describe('ShareFetch and ShareAcknowledge', () => {
       [1, [[0n, 0n, 2]]],
     ]);
     assert.equal((await shareFetch(f, 'm1', 1, {})).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND, 'the closed session is gone');
+  });
+
+  test("a closed connection ends its share sessions and releases their members' records", async () => {
+    const f = await setUp();
+    await produce(f.d, 0, ['a']);
+    const connection = { ...TEST_SESSION };
+    const opened = await call(shareFetchHandler, M.ShareFetchRequest, M.ShareFetchResponse, 1, { groupId: GROUP, memberId: 'm1', shareSessionEpoch: 0, maxRecords: 10, topics: [{ topicId: f.topicId, partitions: [{ partitionIndex: 0 }] }] }, f.d.h.cluster, f.d.metrics, connection);
+    assert.deepEqual(partitionsOf(opened)[0]![3], [[0n, 0n, 1]]);
+    const dispatcher = new RequestDispatcher(new HandlerRegistry([]), new Logger('test'), f.d.metrics, () => f.d.h.cluster);
+    await dispatcher.connectionClosed(TEST_SESSION);
+    assert.equal((await shareFetch(f, 'm2', 0, { partitions: [0] })).responses[0]!.partitions[0]!.acquiredRecords.length, 0, 'another connection closing changes nothing');
+    await dispatcher.connectionClosed(connection);
+    assert.deepEqual(partitionsOf(await shareFetch(f, 'm2', 1, {}))[0]![3], [[0n, 0n, 2]]);
+    assert.equal((await shareFetch(f, 'm1', 1, {})).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND);
   });
 
   test('records whose lock expired are delivered again', async () => {
