@@ -312,11 +312,24 @@ export class SharePartition {
         record.memberId = saved.memberId;
         if (saved.state === RecordState.ACQUIRED) this.holdLock(record, relock);
       }
-      this.startOffset = savedStart;
-      this.records = savedRecords;
+      this.restoreStart(savedStart, savedRecords);
       if (relock.holders > 0) relock.cancel = this.timers.schedule(this.config().recordLockDurationMs, () => void this.expire(relock));
       throw err;
     }
+  }
+
+  /**
+   * Puts the start offset back to `savedStart` after a failed write. An acquisition may have run
+   * while the write was in flight and appended records, so the records dropped by the move are
+   * put back in front of the current ones rather than the old list restored.
+   */
+  private restoreStart(savedStart: bigint, savedRecords: readonly InFlightRecord[]): void {
+    const dropped = Number(this.startOffset - savedStart);
+    const prefix = savedRecords.slice(0, dropped);
+    while (prefix.length < dropped) prefix.push(fresh(savedStart + BigInt(prefix.length), RecordState.ARCHIVED));
+    this.records = prefix.concat(this.records);
+    this.startOffset = savedStart;
+    this.advanceStart();
   }
 
   /** The persisted form of the changed records, in runs of one state and delivery count. */

@@ -245,6 +245,30 @@ describe('SharePartition', () => {
     assert.equal(sp.start, 2n);
   });
 
+  test('a write that fails while records are acquired keeps both the undone acknowledgement and the new acquisition', async () => {
+    const { sp, persister } = await open();
+    sp.acquire('m1', [data(0n, 1n)], take());
+    persister.failNextWrite = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    // The write waits until the test lets it fail, once the acknowledgement is applied in memory.
+    let writing!: () => void;
+    const written = new Promise<void>((resolve) => (writing = resolve));
+    let letFail!: () => void;
+    const gate = new Promise<void>((resolve) => (letFail = resolve));
+    const write = persister.write.bind(persister);
+    persister.write = async (key, state) => {
+      writing();
+      await gate;
+      return write(key, state);
+    };
+    const acknowledging = sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false);
+    await written;
+    assert.equal(sp.start, 2n, 'applied, not yet persisted');
+    assert.deepEqual(sp.acquire('m2', [data(2n, 3n)], take()), [{ firstOffset: 2n, lastOffset: 3n, deliveryCount: 1 }]);
+    letFail();
+    await refused(acknowledging, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    assert.deepEqual([sp.start, ...states(sp, 0n, 3n)], [0n, 'ACQUIRED/1/m1', 'ACQUIRED/1/m1', 'ACQUIRED/1/m2', 'ACQUIRED/1/m2']);
+  });
+
   test("releasing a member releases only that member's records", async () => {
     const { sp, timers } = await open();
     sp.acquire('m1', [data(0n, 1n)], take());
