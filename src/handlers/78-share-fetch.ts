@@ -66,7 +66,7 @@ async function fetchPartition(c: ClusterContext, shares: ShareServices, request:
   if (p.found.errorCode !== ErrorCode.NONE || !('leaderEpoch' in p.found) || budget.records <= 0 || budget.bytes <= 0) return;
   const topic = p.found.topic;
   const groupId = request.groupId!;
-  const config = shares.configs(groupId);
+  const config = shares.partitions.config(groupId);
   try {
     const sp = await shares.partitions.open({ groupId, topicId: p.ref.topicId, partition: p.ref.partition }, p.found.leaderEpoch, startOffsetResolver(c, topic.name, p.ref.partition, config));
     let read = await readFrom(c, topic.name, p.ref.partition, sp.nextFetchOffset(), budget.bytes, config.readCommitted);
@@ -182,7 +182,7 @@ export const shareFetchHandler = defineHandler({
           ? p.found.errorCode
           : await acknowledgePartition(shares.partitions, groupId, memberId, n.ref.topicId, n.ref.partition, n.acks, version >= RENEW_VERSION);
     }
-    const lockMs = shares.configs(groupId).recordLockDurationMs;
+    const lockMs = shares.partitions.config(groupId).recordLockDurationMs;
     if (session.final) {
       shares.sessions.remove({ groupId, memberId });
       await shares.partitions.releaseMember(groupId, memberId);

@@ -54,6 +54,6 @@ export const shareAcknowledgeHandler = defineHandler({
       shares.sessions.remove({ groupId, memberId });
       await shares.partitions.releaseMember(groupId, memberId);
     }
-    return { errorCode: ErrorCode.NONE, errorMessage: null, acquisitionLockTimeoutMs: shares.configs(groupId).recordLockDurationMs, responses, nodeEndpoints: hints.endpoints() };
+    return { errorCode: ErrorCode.NONE, errorMessage: null, acquisitionLockTimeoutMs: shares.partitions.config(groupId).recordLockDurationMs, responses, nodeEndpoints: hints.endpoints() };
   },
 });

@@ -5,7 +5,7 @@
  * whose share partitions start again from the persisted state.
  */
 import type { SharePartitionKey, SharePersister } from '../coordinator/share/share-state-persister.js';
-import type { SharePartitionConfigSource } from './share-partition-config.js';
+import type { SharePartitionConfig, SharePartitionConfigSource } from './share-partition-config.js';
 import { eventLoopTimers, SharePartition, type LockTimers, type StartOffsetResolver } from './share-partition.js';
 
 function keyOf(k: SharePartitionKey): string {
@@ -19,7 +19,14 @@ export class SharePartitionManager {
     private readonly persister: SharePersister,
     private readonly configs: SharePartitionConfigSource,
     private readonly timers: LockTimers = eventLoopTimers,
+    /** Told when a share partition's records may have become available (to wake the ShareFetches waiting on it). */
+    private readonly recordsAvailable: (key: SharePartitionKey) => void = () => undefined,
   ) {}
+
+  /** The effective share settings of `groupId`. */
+  config(groupId: string): SharePartitionConfig {
+    return this.configs(groupId);
+  }
 
   /**
    * The share partition of `key` at `leaderEpoch`, initialized from the persisted state (an unset
@@ -34,7 +41,7 @@ export class SharePartitionManager {
       if (sp !== null && sp.leaderEpoch === leaderEpoch) return sp;
       if (this.partitions.get(id) === existing) this.drop(id, sp);
     }
-    const sp = new SharePartition(key, leaderEpoch, this.persister, () => this.configs(key.groupId), this.timers);
+    const sp = new SharePartition(key, leaderEpoch, this.persister, () => this.configs(key.groupId), this.timers, () => this.recordsAvailable(key));
     const opening = sp.initialize(resolveStartOffset).then(() => sp);
     this.partitions.set(id, opening);
     try {

@@ -114,6 +114,8 @@ export class SharePartition {
     private readonly persister: SharePersister,
     private readonly config: () => SharePartitionConfig,
     private readonly timers: LockTimers = eventLoopTimers,
+    /** Told after each persisted change (a release, an expiry, a moved start offset), which may have made records available to waiting fetches. */
+    private readonly changed: () => void = () => undefined,
   ) {}
 
   /** Loads the persisted state (ReadShareGroupState at this leader epoch); throws its KafkaError. */
@@ -301,6 +303,7 @@ export class SharePartition {
     try {
       if (changed.length > 0 || this.startOffset !== savedStart) {
         await this.persister.write(this.key, { stateEpoch: this.stateEpoch, leaderEpoch: this.leaderEpoch, startOffset: this.startOffset, stateBatches: this.persistedBatches(changed) });
+        this.changed();
       }
     } catch (err) {
       // The records go back to their holders under a fresh lock: the old one may have been cancelled with its last holder.

@@ -11,7 +11,7 @@ import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { shareFetchHandler } from '../../../src/handlers/78-share-fetch.js';
 import { shareAcknowledgeHandler } from '../../../src/handlers/79-share-acknowledge.js';
-import type { ShareServices } from '../../../src/handlers/share-services.js';
+import { wakeShareFetches, type ShareServices } from '../../../src/handlers/share-services.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
@@ -57,13 +57,13 @@ interface ShareFixture {
 async function setUp(): Promise<ShareFixture> {
   const persister = new InMemorySharePersister();
   const timers = new ManualTimers();
+  let d: DataHarness | undefined;
   const shares: ShareServices = {
-    partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, timers),
+    partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, timers, wakeShareFetches(() => d!.h.cluster)),
     sessions: new ShareSessionCache(10),
-    configs: () => DEFAULT_SHARE_PARTITION_CONFIG,
     batches: heldBatches,
   };
-  const d = fresh(new MemoryPartitions(), { shares });
+  d = fresh(new MemoryPartitions(), { shares });
   const topicId = await d.createTopic('t', 2);
   // What the group coordinator does when it assigns the partitions: the share coordinator starts them at offset 0.
   for (const partition of [0, 1]) await persister.initialize({ groupId: GROUP, topicId, partition }, 0, 0n);
@@ -187,8 +187,19 @@ describe('ShareFetch and ShareAcknowledge', () => {
   test('a long poll on an empty partition is answered when records are appended', async () => {
     const f = await setUp();
     const polling = shareFetch(f, 'm1', 0, { partitions: [0], maxWaitMs: 60_000 });
+    while (f.d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
     await produce(f.d, 0, ['late']);
     assert.deepEqual(partitionsOf(await polling), [[0, NONE, NONE, [[0n, 0n, 1]], [[0n, 0n]]]]);
+  });
+
+  test("a long poll is answered when another member's records are released", async () => {
+    const f = await setUp();
+    await produce(f.d, 0, ['a']);
+    await shareFetch(f, 'm1', 0, { partitions: [0] });
+    const polling = shareFetch(f, 'm2', 0, { partitions: [0], maxWaitMs: 120_000 });
+    while (f.d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
+    await shareAcknowledge(f, 'm1', 1, [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RELEASE] }]);
+    assert.deepEqual(partitionsOf(await polling)[0]![3], [[0n, 0n, 2]]);
   });
 
   test('released records and those of a closed session go to another member with the next delivery count', async () => {
@@ -274,8 +285,7 @@ describe('ShareFetch and ShareAcknowledge authorization', () => {
     const shares: ShareServices = {
       partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers()),
       sessions: new ShareSessionCache(10),
-      configs: () => DEFAULT_SHARE_PARTITION_CONFIG,
-      batches: heldBatches,
+        batches: heldBatches,
     };
     const h = harness({ authorizer: { superUsers: [], allowEveryoneIfNoAclFound: false }, shares });
     try {
