@@ -22,7 +22,7 @@ import { AcknowledgeType } from '../../../src/share/share-partition.js';
 import { SharePartitionManager } from '../../../src/share/share-partition-manager.js';
 import { ShareSessionCache } from '../../../src/share/share-session-cache.js';
 import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
-import { ManualTimers } from '../share/manual-timers.js';
+import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 import { call, harness, TEST_SESSION, type HeldRegion } from './admin-harness.js';
 import { Logger } from '../../../src/common/logger.js';
 import { HandlerRegistry } from '../../../src/handlers/registry.js';

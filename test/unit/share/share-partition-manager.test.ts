@@ -5,7 +5,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { defaultSharePartitionConfig } from '../../../src/share/share-partition-config.js';
 import { SharePartitionManager } from '../../../src/share/share-partition-manager.js';
 import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
-import { ManualTimers } from './manual-timers.js';
+import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 
 const T = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const KEY = { groupId: 'g', topicId: T, partition: 0 };

@@ -6,7 +6,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { DEFAULT_SHARE_PARTITION_CONFIG, type SharePartitionConfig } from '../../../src/share/share-partition-config.js';
 import { AcknowledgeType, SharePartition, type LogBatch } from '../../../src/share/share-partition.js';
 import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
-import { ManualTimers } from './manual-timers.js';
+import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 
 const KEY: SharePartitionKey = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partition: 0 };
 const { ACCEPT, RELEASE, REJECT, RENEW, GAP } = AcknowledgeType;
