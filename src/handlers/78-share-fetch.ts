@@ -27,7 +27,7 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
-import type { AcquiredRange } from '../share/share-partition.js';
+import type { AcquiredRange, SharePartition } from '../share/share-partition.js';
 import type { ShareSessionPartition } from '../share/share-session-cache.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
@@ -61,6 +61,29 @@ async function readFrom(c: ClusterContext, topic: string, partition: number, fet
   return read!;
 }
 
+/** Acquires for the member from the batches of `region`, and the part of it that holds what was acquired; null for nothing. */
+async function acquireFrom(
+  shares: ShareServices,
+  sp: SharePartition,
+  region: FileRegion,
+  request: ShareFetchRequestData,
+  version: number,
+  maxRecords: number,
+  abortedTransactions: ReadResult['abortedTransactions'],
+): Promise<{ records: FileRegion; acquired: AcquiredRange[] } | null> {
+  const batches = await shares.batches.read(region);
+  const acquired = sp.acquire(request.memberId!, batches, {
+    maxRecords,
+    strictRecordLimit: version >= RENEW_VERSION && request.shareAcquireMode === RECORD_LIMIT_MODE,
+    abortedTransactions,
+  });
+  if (acquired.length === 0) return null;
+  const first = acquired[0]!.firstOffset;
+  const last = acquired[acquired.length - 1]!.lastOffset;
+  const sent = batches.filter((b) => b.lastOffset >= first && b.firstOffset <= last);
+  return { records: shares.batches.slice(region, sent[0]!.start, sent[sent.length - 1]!.end), acquired };
+}
+
 /** Reads one partition from its share partition's next fetch offset and acquires what the member may take. */
 async function fetchPartition(c: ClusterContext, shares: ShareServices, request: ShareFetchRequestData, version: number, p: PartitionFetch, budget: { bytes: number; records: number }): Promise<void> {
   if (p.found.errorCode !== ErrorCode.NONE || !('leaderEpoch' in p.found) || budget.records <= 0 || budget.bytes <= 0) return;
@@ -85,23 +108,21 @@ async function fetchPartition(c: ClusterContext, shares: ShareServices, request:
       return;
     }
     const region = read.records;
-    const batches = await shares.batches.read(region);
-    const acquired = sp.acquire(request.memberId!, batches, {
-      maxRecords: budget.records,
-      strictRecordLimit: version >= RENEW_VERSION && request.shareAcquireMode === RECORD_LIMIT_MODE,
-      abortedTransactions: read.abortedTransactions,
-    });
-    if (acquired.length === 0) {
+    let sent: { records: FileRegion; acquired: AcquiredRange[] } | null;
+    try {
+      sent = await acquireFrom(shares, sp, region, request, version, budget.records, read.abortedTransactions);
+    } catch (err) {
+      region.release();
+      throw err;
+    }
+    if (sent === null) {
       region.release();
       return;
     }
-    const first = acquired[0]!.firstOffset;
-    const last = acquired[acquired.length - 1]!.lastOffset;
-    const sent = batches.filter((b) => b.lastOffset >= first && b.firstOffset <= last);
-    p.records = shares.batches.slice(region, sent[0]!.start, sent[sent.length - 1]!.end);
-    p.acquired = acquired;
-    budget.bytes -= p.records.byteLength;
-    budget.records -= acquired.reduce((n, r) => n + Number(r.lastOffset - r.firstOffset + 1n), 0);
+    p.records = sent.records;
+    p.acquired = sent.acquired;
+    budget.bytes -= sent.records.byteLength;
+    budget.records -= sent.acquired.reduce((n, r) => n + Number(r.lastOffset - r.firstOffset + 1n), 0);
   } catch (err) {
     p.errorCode = kafkaErrorCode(err);
   }

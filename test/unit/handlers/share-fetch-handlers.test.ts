@@ -12,6 +12,7 @@ import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { shareFetchHandler } from '../../../src/handlers/78-share-fetch.js';
 import { shareAcknowledgeHandler } from '../../../src/handlers/79-share-acknowledge.js';
 import { wakeShareFetches, type ShareServices } from '../../../src/handlers/share-services.js';
+import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
@@ -54,14 +55,14 @@ interface ShareFixture {
   readonly topicId: string;
 }
 
-async function setUp(): Promise<ShareFixture> {
+async function setUp(batches: FetchedBatches = heldBatches): Promise<ShareFixture> {
   const persister = new InMemorySharePersister();
   const timers = new ManualTimers();
   let d: DataHarness | undefined;
   const shares: ShareServices = {
     partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, timers, wakeShareFetches(() => d!.h.cluster)),
     sessions: new ShareSessionCache(10),
-    batches: heldBatches,
+    batches,
   };
   d = fresh(new MemoryPartitions(), { shares });
   const topicId = await d.createTopic('t', 2);
@@ -261,6 +262,18 @@ describe('ShareFetch and ShareAcknowledge', () => {
     await produce(f.d, 0, ['c']);
     await f.d.owner.deleteRecords({ topic: 't', partition: 0 }, 2n);
     assert.deepEqual(partitionsOf(await shareFetch(f, 'm1', 0, { partitions: [0] })), [[0, NONE, NONE, [[2n, 2n, 1]], [[2n, 2n]]]]);
+  });
+
+  test('a fetched range whose batches cannot be read is released, and the partition answers the error', async () => {
+    const corrupt: FetchedBatches = {
+      read: async () => {
+        throw new KafkaError(ErrorCode.CORRUPT_MESSAGE, 'a batch header is cut short');
+      },
+      slice: heldBatches.slice,
+    };
+    const f = await setUp(corrupt);
+    await produce(f.d, 0, ['a']);
+    assert.deepEqual(partitionsOf(await shareFetch(f, 'm1', 0, { partitions: [0] })), [[0, ErrorCode.CORRUPT_MESSAGE, NONE, [], []]]);
   });
 
   test('an unknown topic id is UNKNOWN_TOPIC_ID for its partition', async () => {
