@@ -19,6 +19,7 @@ import type { KeyedQueue } from '../common/keyed-queue.js';
 import type { Authorizer } from '../security/acl/index.js';
 import type { AclAdmin } from '../cluster/acl-admin.js';
 import type { RequestContext } from './handler.js';
+import type { ShareServices } from './share-services.js';
 
 export interface ClusterContext {
   /** This broker's id (`node.id`). */
@@ -55,6 +56,8 @@ export interface ClusterContext {
   readonly acls: AclAdmin;
   /** Set when `authorizer.class.name` is: decides each request on the ACLs (see `authorization.ts`); null allows everything. */
   readonly authorizer: Authorizer | null;
+  /** Share partitions and share sessions (KIP-932), for ShareFetch and ShareAcknowledge; absent where share groups are not wired. */
+  readonly shares?: ShareServices;
 }
 
 export function membershipOf(c: ClusterContext): ClusterMembership {

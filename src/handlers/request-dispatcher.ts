@@ -50,6 +50,13 @@ export class RequestDispatcher {
     private readonly authenticator?: SaslAuthenticator,
   ) {}
 
+  /** The share sessions the connection opened end, and their members' acquired records are released (as Kafka's ShareSessionCache on disconnect). */
+  async connectionClosed(session: Session): Promise<void> {
+    const shares = this.cluster()?.shares;
+    if (shares === undefined) return;
+    await Promise.all(shares.sessions.connectionClosed(session).map((key) => shares.partitions.releaseMember(key.groupId, key.memberId)));
+  }
+
   async dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle: (ms: number) => void = () => {}): Promise<FrameParts | FinalResponse | null> {
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;

@@ -212,6 +212,7 @@ export class Connection {
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.outbound.fail();
     this.socket.destroy();
+    this.dispatcher.connectionClosed?.(this.session);
     this.notifyIfIdle();
   }
 }

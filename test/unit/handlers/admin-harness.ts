@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
+import type { ShareServices } from '../../../src/handlers/share-services.js';
 import { LocalController } from '../../../src/cluster/local-controller.js';
 import { LocalMetadataWriter } from '../../../src/cluster/local-metadata-writer.js';
 import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
@@ -116,6 +117,8 @@ export interface HarnessOptions {
   readonly authorizer?: AuthorizerConfig;
   /** Where the group coordinator keeps share-partition state (share groups' tests). */
   readonly sharePersister?: SharePersister;
+  /** Share partitions and sessions for the ShareFetch and ShareAcknowledge tests; absent by default. */
+  readonly shares?: ShareServices;
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
@@ -169,6 +172,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       membership: null,
       acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
+      ...(options.shares === undefined ? {} : { shares: options.shares }),
     },
     partitions,
     dir,

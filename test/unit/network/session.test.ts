@@ -41,3 +41,32 @@ test("every request of a connection carries the connection's session: listener, 
     await listener.close();
   }
 });
+
+test('a closed connection tells the dispatcher its session, once', async () => {
+  const served: Session[] = [];
+  const closed: Session[] = [];
+  const listener = new Listener(
+    {
+      dispatch: async (_header, _body, session) => {
+        served.push(session);
+        return null;
+      },
+      connectionClosed: (session) => closed.push(session),
+    },
+    testListenerOptions(),
+    new Logger('test'),
+  );
+  const { host, port } = await listener.listen('127.0.0.1', 0);
+  const client = await WireClient.connect(host, port);
+  try {
+    client.send(encodeRequest(18, 3, 1, 'session-test', (w) => ApiVersionsRequest.write(w, {}, 3)));
+    for (let i = 0; i < 100 && served.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(closed.length, 0);
+    client.close();
+    for (let i = 0; i < 100 && closed.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(closed.length, 1);
+    assert.equal(closed[0], served[0], "the connection's own session");
+  } finally {
+    await listener.close();
+  }
+});

@@ -1,0 +1,38 @@
+/**
+ * What ShareFetch and ShareAcknowledge need beyond the cluster context: the share partitions this
+ * broker leads (over the share coordinator's `SharePersister`), the share sessions, and the
+ * reading of batch headers from fetched file ranges. The composition root builds them; until it
+ * does, the two handlers are not registered.
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { FetchedBatches } from '../share/log-batches.js';
+import type { SharePartitionManager } from '../share/share-partition-manager.js';
+import type { ShareSessionCache } from '../share/share-session-cache.js';
+import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
+import { partitionKey } from '../router/partition-data.js';
+import type { ClusterContext } from './cluster-context.js';
+
+export interface ShareServices {
+  readonly partitions: SharePartitionManager;
+  readonly sessions: ShareSessionCache;
+  readonly batches: FetchedBatches;
+}
+
+export function sharesOf(c: ClusterContext): ShareServices {
+  if (c.shares === undefined) throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'share groups are not enabled on this broker');
+  return c.shares;
+}
+
+/**
+ * The `SharePartitionManager`'s `recordsAvailable`: wakes the ShareFetches long-polling on the
+ * partition (they wait in the fetch purgatory under the topic's name), as Kafka completes its
+ * delayed share fetches when records are released.
+ */
+export function wakeShareFetches(cluster: () => ClusterContext): (key: SharePartitionKey) => void {
+  return (key) => {
+    const c = cluster();
+    const topic = c.metadata.topicById(key.topicId);
+    if (topic !== undefined) c.purgatory.notify(partitionKey(topic.name, key.partition));
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * `share.auto.offset.reset` for a share partition whose persisted start offset is unset (-1), as
+ * Kafka resolves it: `latest` is the log's end for the group's isolation level (high watermark or
+ * last stable offset), `earliest` the log start, `by_duration:<d>` the first record at or after
+ * now - d (the end when there is none).
+ */
+import { KafkaError } from '../common/kafka-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { NO_EPOCH_CHECK } from '../router/partition-data.js';
+import type { SharePartitionConfig } from '../share/share-partition-config.js';
+import type { StartOffsetResolver } from '../share/share-partition.js';
+import type { ClusterContext } from './cluster-context.js';
+
+/** ListOffsets' special timestamps. */
+const LATEST = -1n;
+const EARLIEST = -2n;
+
+/** The partition's log start offset, or null when the partition cannot answer it. */
+export async function logStartOf(c: ClusterContext, topic: string, partition: number): Promise<bigint | null> {
+  const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST);
+  return reply.errorCode === ErrorCode.NONE ? reply.offset : null;
+}
+
+export function startOffsetResolver(c: ClusterContext, topic: string, partition: number, config: SharePartitionConfig): StartOffsetResolver {
+  const lookup = async (timestamp: bigint): Promise<bigint> => {
+    const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, timestamp, config.readCommitted);
+    if (reply.errorCode !== ErrorCode.NONE) throw new KafkaError(reply.errorCode, `no start offset for ${topic}-${partition}`);
+    return reply.offset;
+  };
+  return async () => {
+    const reset = config.autoOffsetReset;
+    if (reset.kind === 'earliest') return lookup(EARLIEST);
+    if (reset.kind === 'latest') return lookup(LATEST);
+    const found = await lookup(BigInt(Date.now() - reset.durationMs));
+    return found >= 0n ? found : lookup(LATEST);
+  };
+}
