@@ -47,6 +47,8 @@ export interface ShareStateSummary {
   readonly stateEpoch: number;
   readonly startOffset: bigint;
   readonly leaderEpoch: number;
+  /** KIP-1226 (ReadShareGroupStateSummary v1): offsets at or above the start offset whose delivery is complete; -1 when unknown. */
+  readonly deliveryCompleteCount?: number;
 }
 
 export interface ShareStateWrite {
@@ -55,6 +57,8 @@ export interface ShareStateWrite {
   /** -1 leaves the start offset as it is. */
   readonly startOffset: bigint;
   readonly stateBatches: readonly ShareStateBatch[];
+  /** KIP-1226 (WriteShareGroupState v1): offsets at or above the start offset whose delivery is complete; absent or -1 when unknown. */
+  readonly deliveryCompleteCount?: number;
 }
 
 export interface SharePersister {
