@@ -51,6 +51,11 @@ import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js'
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { listConfigResourcesHandler } from './74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
+import { initializeShareGroupStateHandler } from './83-initialize-share-group-state.js';
+import { readShareGroupStateHandler } from './84-read-share-group-state.js';
+import { writeShareGroupStateHandler } from './85-write-share-group-state.js';
+import { deleteShareGroupStateHandler } from './86-delete-share-group-state.js';
+import { readShareGroupStateSummaryHandler } from './87-read-share-group-state-summary.js';
 import { leaderAndIsrHandler } from './04-leader-and-isr.js';
 import { stopReplicaHandler } from './05-stop-replica.js';
 import { updateMetadataHandler } from './06-update-metadata.js';
@@ -109,6 +114,11 @@ export const HANDLERS: readonly RegisteredApi[] = [
   consumerGroupDescribeHandler,
   listConfigResourcesHandler,
   describeTopicPartitionsHandler,
+  initializeShareGroupStateHandler,
+  readShareGroupStateHandler,
+  writeShareGroupStateHandler,
+  deleteShareGroupStateHandler,
+  readShareGroupStateSummaryHandler,
 ];
 
 /** Kafka's ZooKeeper-era inter-broker APIs: registered (and advertised) only on cluster members. */

@@ -28,6 +28,8 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinat
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
+import { ShareCoordinatorService } from '../../../src/coordinator/share/share-coordinator-service.js';
+import { ShareStatePersister } from '../../../src/coordinator/share/share-state-routing.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
@@ -51,6 +53,14 @@ const NO_TRANSACTION_LOG: CoordinatorLog = {
   append: () => Promise.reject(new Error('these handlers do not append transaction records')),
   appendMarker: () => Promise.reject(new Error('these handlers do not append transaction markers')),
   replay: () => Promise.reject(new Error('these handlers do not replay transaction records')),
+};
+
+const NO_SHARE_STATE_LOG: CoordinatorLog = {
+  exists: () => false,
+  ensureTopic: () => Promise.reject(new Error('these handlers do not create __share_group_state')),
+  append: () => Promise.reject(new Error('these handlers do not append share state records')),
+  appendMarker: () => Promise.reject(new Error('__share_group_state holds no transaction markers')),
+  replay: () => Promise.reject(new Error('these handlers do not replay share state records')),
 };
 
 const NO_MARKERS: TxnMarkerWriter = { write: () => Promise.reject(new Error('these handlers do not end transactions')) };
@@ -128,6 +138,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   });
   const producerIds = new ProducerIdManager(new LocalProducerIdBlocks(dir));
   const groups = new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') });
+  const shareCoordinator = new ShareCoordinatorService({ log: NO_SHARE_STATE_LOG, numPartitions: 1, config: {}, leads: () => true, partitionCount: (id) => controller.image.topicById(id)?.partitionCount, logger: new Logger('test') });
   return {
     cluster: {
       nodeId: 0,
@@ -156,6 +167,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
         offsetsPartitionFor: (groupId) => groups.partitionOf(groupId),
         logger: new Logger('test'),
       }),
+      shareCoordinator,
+      sharePersister: new ShareStatePersister({ nodeId: 0, local: shareCoordinator, leaderOf: () => null, peers: null }),
       membership: null,
       acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
