@@ -12,7 +12,9 @@
  * - Read by a leader at a new epoch records that epoch (a ShareUpdate or ShareSnapshot), which
  *   fences the older leader's writes; reading at an older epoch is FENCED_LEADER_EPOCH.
  * - Delete writes a tombstone; ReadSummary only reads.
- * Every operation but replay also checks the topic partition exists (`partitionCount`).
+ * Every operation but replay also checks the topic partition exists (`partitionCount`). An
+ * operation's records are applied to the shard through `replay` as it returns them, so the
+ * state served is always the log's replay.
  *
  * Main thread; not thread-safe.
  */
@@ -162,7 +164,7 @@ export class ShareCoordinator implements CoordinatorShard<never> {
       writeTimestamp: BigInt(now),
       stateBatches: [],
     };
-    return answer(OK, [shareSnapshotRecord(key, snapshot)]);
+    return this.applied(OK, [shareSnapshotRecord(key, snapshot)]);
   }
 
   write(key: SharePartitionKey, request: ShareWriteRequest, now: number): Result<ShareOpError> {
@@ -175,7 +177,7 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     if ((this.stateEpochs.get(k) ?? -Infinity) > request.stateEpoch) return answer(fail(ErrorCode.FENCED_STATE_EPOCH));
     const unknown = this.unknownPartition(key);
     if (unknown !== null) return answer(unknown);
-    return answer(OK, [this.stateRecord(key, request, false, now)]);
+    return this.applied(OK, [this.stateRecord(key, request, false, now)]);
   }
 
   read(key: SharePartitionKey, leaderEpoch: number, now: number): Result<ShareReadAnswer> {
@@ -193,7 +195,7 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     if (recorded === leaderEpoch) return answer(response);
     // A new leader: its epoch is recorded, fencing the writes of the one before.
     const epochOnly: ShareWriteRequest = { stateEpoch: current.stateEpoch, leaderEpoch, startOffset: current.startOffset, deliveryCompleteCount: current.deliveryCompleteCount, stateBatches: [] };
-    return answer(response, [this.stateRecord(key, epochOnly, true, now)]);
+    return this.applied(response, [this.stateRecord(key, epochOnly, true, now)]);
   }
 
   readSummary(key: SharePartitionKey): Result<ShareSummaryAnswer> {
@@ -211,7 +213,13 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     if (unknown !== null) return answer(unknown);
     // Deleting what was never there (or is gone) succeeds without a record, as in Kafka.
     if (!this.states.has(shareCoordinatorKey(key))) return answer(OK);
-    return answer(OK, [shareStateTombstone(key)]);
+    return this.applied(OK, [shareStateTombstone(key)]);
+  }
+
+  /** Applies an operation's records as their replay will, and answers with them. */
+  private applied<R>(response: R, records: readonly CoordinatorRecord[]): Result<R> {
+    for (const r of records) this.replay(r.key, r.value);
+    return answer(response, records);
   }
 
   private unknownPartition(key: SharePartitionKey): ShareOpError | null {
