@@ -285,12 +285,16 @@ export class Broker {
           internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
         ),
         numPartitions: config.shareCoordinator.numPartitions,
-        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot },
+        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
         leads: (p) => shareState(p)?.leader === node.nodeId,
         partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
         logger: logger('share-coordinator'),
+        deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
+        topicIds: () => metadata.image.topics().map((t) => t.topicId),
+        pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
       });
       shareCoordinator.onLeadership();
+      shareCoordinator.startPeriodicJobs();
       shareCoordinators = shareCoordinator;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
         onLeadershipChange: (topics) => {

@@ -249,6 +249,8 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         minIsr: values.int('share.coordinator.state.topic.min.isr'),
         snapshotUpdateRecordsPerSnapshot: values.int('share.coordinator.snapshot.update.records.per.snapshot'),
         writeTimeoutMs: values.int('share.coordinator.write.timeout.ms'),
+        pruneIntervalMs: values.int('share.coordinator.state.topic.prune.interval.ms'),
+        coldPartitionSnapshotIntervalMs: values.int('share.coordinator.cold.partition.snapshot.interval.ms'),
       },
       transactionCoordinator: {
         ...DEFAULT_TRANSACTION_COORDINATOR_CONFIG,

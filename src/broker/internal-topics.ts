@@ -61,6 +61,10 @@ export interface ShareCoordinatorSettings {
   readonly snapshotUpdateRecordsPerSnapshot: number;
   /** `share.coordinator.write.timeout.ms`. */
   readonly writeTimeoutMs: number;
+  /** `share.coordinator.state.topic.prune.interval.ms`. */
+  readonly pruneIntervalMs: number;
+  /** `share.coordinator.cold.partition.snapshot.interval.ms`. */
+  readonly coldPartitionSnapshotIntervalMs: number;
 }
 
 /** `__share_group_state` as Kafka's share coordinator creates it: not compacted, kept forever (only the coordinator prunes it), batches kept as written. */
@@ -100,7 +104,12 @@ export function internalTopicPartitions(
         { name: topic, numPartitions, replicationFactor, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
         false,
       ),
-    append: async (partition, batch) => committed(partition, (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!),
+    append: async (partition, batch, onAppended) => {
+      const reply = (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!;
+      const errorCode = await committed(partition, reply);
+      if (errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
+      return errorCode;
+    },
     appendMarker: async (partition, marker) => committed(partition, (await partitions.writeTxnMarkers([{ topic, partition, ...marker }]))[0]!),
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),

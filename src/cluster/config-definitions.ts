@@ -191,6 +191,8 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('share.coordinator.state.topic.segment.bytes', 'int', '104857600', false, 'Segment size of __share_group_state.', { min: 1 }),
   broker('share.coordinator.snapshot.update.records.per.snapshot', 'int', '500', false, 'ShareUpdate records the share coordinator writes between two ShareSnapshot records of a share-partition.', { min: 0, max: 500 }),
   broker('share.coordinator.write.timeout.ms', 'int', '5000', false, 'How long a share coordinator write waits for every in-sync replica of __share_group_state.', { min: 1 }),
+  broker('share.coordinator.state.topic.prune.interval.ms', 'int', '300000', false, 'How often the share coordinator deletes the __share_group_state records below the oldest snapshot it still needs.', { min: 1 }),
+  broker('share.coordinator.cold.partition.snapshot.interval.ms', 'int', '300000', false, 'How old the last snapshot of a share-partition may grow before the share coordinator writes a fresh one.', { min: 1 }),
   broker('transaction.max.timeout.ms', 'int', '900000', false, 'Longest transaction timeout a producer may ask for.', { min: 1 }),
   broker('transactional.id.expiration.ms', 'int', '604800000', false, 'How long a transactional id without transactions is kept.', { min: 1 }),
   broker('transaction.abort.timed.out.transaction.cleanup.interval.ms', 'int', '10000', false, 'How often transactions past their timeout are aborted.', { min: 1 }),

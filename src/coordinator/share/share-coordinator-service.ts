@@ -7,6 +7,14 @@
  * load when this broker becomes the partition's leader (`onLeadership`, and on first use) and
  * unload when it stops leading. Each call handles one share-partition, as Kafka's service splits
  * a request per key.
+ *
+ * `__share_group_state` is kept forever (retention.ms=-1), so, as Kafka's service does, periodic
+ * jobs over the partitions this broker serves keep it small (`startPeriodicJobs`): every
+ * `share.coordinator.state.topic.prune.interval.ms` the records below the oldest still-needed
+ * snapshot are deleted (DeleteRecords, `RedundantOffsets`); every
+ * `share.coordinator.cold.partition.snapshot.interval.ms` share-partitions without a recent
+ * snapshot get one; and the share-partitions of topics that left the metadata are tombstoned
+ * (Kafka reacts to the metadata delta; this broker compares the image each second).
  */
 import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
@@ -15,7 +23,8 @@ import { SHARE_GROUP_STATE_TOPIC } from '../../protocol/internal-topics.js';
 import { partitionFor } from '../group/partition-for.js';
 import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
-import type { ShareCoordinatorConfig } from './config.js';
+import { DEFAULT_SHARE_COORDINATOR_CONFIG, type ShareCoordinatorConfig } from './config.js';
+import { RedundantOffsets } from './redundant-offsets.js';
 import {
   type ShareOpError,
   type ShareReadAnswer,
@@ -47,12 +56,31 @@ export interface ShareCoordinatorServiceOptions {
   readonly partitionCount: TopicPartitionCount;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** DeleteRecords on partition `partition` of `__share_group_state` as its leader; resolves with the Kafka error code. */
+  readonly deleteRecords: (partition: number, offset: bigint) => Promise<number>;
+  /** The ids of every topic the metadata image holds now. */
+  readonly topicIds: () => Iterable<string>;
+  /** `share.coordinator.state.topic.prune.interval.ms`. */
+  readonly pruneIntervalMs?: number;
 }
+
+/** Kafka 4.4's `share.coordinator.state.topic.prune.interval.ms` default. */
+const DEFAULT_PRUNE_INTERVAL_MS = 300_000;
+/** How often the metadata image is compared for deleted topics (Kafka acts on each metadata delta). */
+const TOPIC_DELETION_CHECK_MS = 1000;
 
 export class ShareCoordinatorService implements ShareStateBackend {
   private readonly runtime: CoordinatorRuntime<ShareCoordinator, never>;
   /** Partitions whose log is being replayed: their requests answer COORDINATOR_LOAD_IN_PROGRESS. */
   private readonly loading = new Set<number>();
+  /** Per served partition: what its durable records still need. */
+  private readonly redundant = new Map<number, RedundantOffsets>();
+  /** Per served partition: the offset its log was last pruned to. */
+  private readonly lastPruned = new Map<number, bigint>();
+  /** The topic ids of the image last compared, to see which were deleted since. */
+  private knownTopics = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
 
   constructor(private readonly options: ShareCoordinatorServiceOptions) {
     const log = options.log;
@@ -61,12 +89,20 @@ export class ShareCoordinatorService implements ShareStateBackend {
       log: {
         exists: () => log.exists(),
         ensureTopic: () => log.ensureTopic(),
-        append: (partition, records, producer) => log.append(partition, records, producer),
+        append: (partition, records, producer) => log.append(partition, records, producer, (baseOffset) => this.redundant.get(partition)?.appended(records, baseOffset)),
         appendMarker: (partition, marker) => log.appendMarker(partition, marker),
         replay: async (partition, sink) => {
           this.loading.add(partition);
+          const redundant = new RedundantOffsets();
+          this.redundant.set(partition, redundant);
           try {
-            return await log.replay(partition, sink);
+            return await log.replay(partition, {
+              record: (key, value, producerId, offset) => {
+                redundant.record(key, value, offset);
+                sink.record(key, value, producerId, offset);
+              },
+              marker: (producerId, producerEpoch, commit) => sink.marker(producerId, producerEpoch, commit),
+            });
           } finally {
             this.loading.delete(partition);
           }
@@ -90,8 +126,69 @@ export class ShareCoordinatorService implements ShareStateBackend {
     for (let p = 0; p < this.options.numPartitions; p++) {
       // A failed load is logged by the runtime; the next operation on the partition retries it.
       if (this.options.leads(p)) this.runtime.load(p).catch(() => undefined);
-      else this.runtime.unload(p);
+      else this.unload(p);
     }
+  }
+
+  private unload(partition: number): void {
+    this.runtime.unload(partition);
+    this.redundant.delete(partition);
+    this.lastPruned.delete(partition);
+  }
+
+  /** Starts the periodic jobs; each runs again an interval after it finished, until `close`. */
+  startPeriodicJobs(): void {
+    this.knownTopics = new Set(this.options.topicIds());
+    this.every(this.options.pruneIntervalMs ?? DEFAULT_PRUNE_INTERVAL_MS, () => this.pruneRecords());
+    this.every(this.options.config.coldPartitionSnapshotIntervalMs ?? DEFAULT_SHARE_COORDINATOR_CONFIG.coldPartitionSnapshotIntervalMs, () => this.snapshotColdPartitions());
+    this.every(TOPIC_DELETION_CHECK_MS, () => this.forgetDeletedTopics());
+  }
+
+  private every(intervalMs: number, job: () => Promise<void>): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      job().finally(() => this.every(intervalMs, job));
+    }, intervalMs);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** The partitions whose coordinator is loaded here and serving. */
+  private served(): number[] {
+    const served: number[] = [];
+    for (let p = 0; p < this.options.numPartitions; p++) if (this.runtime.isLoaded(p) && !this.loading.has(p) && this.options.leads(p)) served.push(p);
+    return served;
+  }
+
+  /** Deletes, in each served partition, the records below the oldest snapshot still needed (Kafka's record pruning). */
+  async pruneRecords(): Promise<void> {
+    await Promise.all(
+      this.served().map(async (p) => {
+        const below = this.redundant.get(p)?.redundantBelow() ?? null;
+        if (below === null || this.lastPruned.get(p) === below) return;
+        const errorCode = await this.options.deleteRecords(p, below);
+        if (errorCode === ErrorCode.NONE) this.lastPruned.set(p, below);
+        else this.options.logger.warn('pruning share-group state failed', { partition: p, offset: String(below), errorCode });
+      }),
+    );
+  }
+
+  /** Snapshots, in each served partition, the share-partitions without a recent snapshot. */
+  async snapshotColdPartitions(): Promise<void> {
+    await this.onServed('snapshotting cold share-partitions', (c, now) => c.snapshotColdPartitions(now));
+  }
+
+  /** Tombstones the share-partitions of every topic deleted since the last look at the metadata. */
+  async forgetDeletedTopics(): Promise<void> {
+    const current = new Set(this.options.topicIds());
+    const deleted = new Set([...this.knownTopics].filter((id) => !current.has(id)));
+    this.knownTopics = current;
+    if (deleted.size > 0) await this.onServed('forgetting the share state of deleted topics', (c) => c.forgetTopics(deleted));
+  }
+
+  private async onServed(what: string, op: (c: ShareCoordinator, now: number) => ShardResult<void, never>): Promise<void> {
+    await Promise.all(this.served().map((p) => this.runtime.run(p, op).catch((err: unknown) => this.options.logger.warn(`${what} failed`, { partition: p, error: String(err) }))));
   }
 
   /** Creates `__share_group_state` on first use and loads the key's coordinator if this broker leads it (FindCoordinator). */
@@ -123,6 +220,9 @@ export class ShareCoordinatorService implements ShareStateBackend {
   }
 
   close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     this.runtime.close();
   }
 

@@ -12,6 +12,10 @@
  * - Read by a leader at a new epoch records that epoch (a ShareUpdate or ShareSnapshot), which
  *   fences the older leader's writes; reading at an older epoch is FENCED_LEADER_EPOCH.
  * - Delete writes a tombstone; ReadSummary only reads.
+ * - Periodic jobs the service runs: `snapshotColdPartitions` rewrites, as a ShareSnapshot, every
+ *   share-partition whose last snapshot is older than `coldPartitionSnapshotIntervalMs` (so old
+ *   records stop being needed and can be pruned), and `forgetTopics` tombstones the share-partitions
+ *   of deleted topics.
  * Every operation but replay also checks the topic partition exists (`partitionCount`). An
  * operation's records are applied to the shard through `replay` as it returns them, so the
  * state served is always the log's replay.
@@ -77,6 +81,13 @@ function answer<R>(response: R, records: readonly CoordinatorRecord[] = []): Res
 /** The map key of a share-partition: Kafka's coordinator key `groupId:topicId:partition`. */
 export function shareCoordinatorKey(key: SharePartitionKey): string {
   return `${key.groupId}:${key.topicId}:${key.partition}`;
+}
+
+/** The share-partition of a coordinator key (the group id may hold ':'; the topic id and partition do not). */
+function parseCoordinatorKey(k: string): SharePartitionKey {
+  const partitionAt = k.lastIndexOf(':');
+  const topicAt = k.lastIndexOf(':', partitionAt - 1);
+  return { groupId: k.slice(0, topicAt), topicId: k.slice(topicAt + 1, partitionAt), partition: Number(k.slice(partitionAt + 1)) };
 }
 
 export class ShareCoordinator implements CoordinatorShard<never> {
@@ -214,6 +225,33 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     // Deleting what was never there (or is gone) succeeds without a record, as in Kafka.
     if (!this.states.has(shareCoordinatorKey(key))) return answer(OK);
     return this.applied(OK, [shareStateTombstone(key)]);
+  }
+
+  /**
+   * Kafka's cold-partition snapshot: a share-partition written only through ShareUpdates (or not
+   * at all) keeps its last snapshot, and with it every later record, needed; one whose snapshot is
+   * `coldPartitionSnapshotIntervalMs` old gets a new snapshot of its state (same creation time).
+   * Nothing is written while every share-partition's last snapshot is such a rewrite.
+   */
+  snapshotColdPartitions(now: number): Result<void> {
+    const states = [...this.states.entries()];
+    if (states.every(([, s]) => s.createTimestamp !== s.writeTimestamp)) return answer(undefined);
+    const records: CoordinatorRecord[] = [];
+    for (const [k, s] of states) {
+      if (BigInt(now) - s.writeTimestamp < BigInt(this.config.coldPartitionSnapshotIntervalMs)) continue;
+      records.push(shareSnapshotRecord(parseCoordinatorKey(k), { ...s, snapshotEpoch: s.snapshotEpoch + 1, writeTimestamp: BigInt(now) }));
+    }
+    return this.applied(undefined, records);
+  }
+
+  /** Tombstones every share-partition of the deleted topics `topicIds` (Kafka's maybeCleanupShareState). */
+  forgetTopics(topicIds: ReadonlySet<string>): Result<void> {
+    const records: CoordinatorRecord[] = [];
+    for (const k of this.states.keys()) {
+      const key = parseCoordinatorKey(k);
+      if (topicIds.has(key.topicId)) records.push(shareStateTombstone(key));
+    }
+    return this.applied(undefined, records);
   }
 
   /** Applies an operation's records as their replay will, and answers with them. */

@@ -5,8 +5,11 @@
  * internally, which is why each call takes one share-partition and answers on its own.
  *
  * Every failure is thrown as a `KafkaError` carrying the code the share coordinator answered
- * (e.g. FENCED_STATE_EPOCH, FENCED_LEADER_EPOCH, COORDINATOR_NOT_AVAILABLE,
- * NOT_COORDINATOR, UNKNOWN_TOPIC_OR_PARTITION for a share-partition that was never initialized).
+ * (e.g. FENCED_STATE_EPOCH, FENCED_LEADER_EPOCH, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR).
+ * A share-partition that was never initialized (or was deleted) is INVALID_REQUEST for `read`
+ * and `write`, as Kafka 4.4's share coordinator answers; `readSummary` answers it with start
+ * offset -1 and `delete` succeeds. UNKNOWN_TOPIC_OR_PARTITION means the topic or partition is
+ * not in the coordinator's metadata.
  */
 
 /** A share-partition: `groupId:topicId:partition` is also its key for FindCoordinator type 2. */

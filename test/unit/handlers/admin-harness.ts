@@ -115,6 +115,8 @@ export interface HarnessOptions {
   readonly staticSettings?: ReadonlyMap<string, string>;
   /** `__consumer_offsets` for the group handlers' tests; the admin handlers run without one. */
   readonly groupLog?: CoordinatorLog;
+  /** `__share_group_state` for the share-state handlers' tests. */
+  readonly shareStateLog?: CoordinatorLog;
   /** `__transaction_state` for the transaction handlers' tests. */
   readonly transactionLog?: CoordinatorLog;
   /** Where the transaction coordinator writes its markers; by default nowhere (a call fails the test's transaction). */
@@ -138,7 +140,16 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
   });
   const producerIds = new ProducerIdManager(new LocalProducerIdBlocks(dir));
   const groups = new GroupCoordinatorService({ log: options.groupLog ?? NO_GROUP_LOG, numPartitions: 1, config: {}, leads: () => true, logger: new Logger('test') });
-  const shareCoordinator = new ShareCoordinatorService({ log: NO_SHARE_STATE_LOG, numPartitions: 1, config: {}, leads: () => true, partitionCount: (id) => controller.image.topicById(id)?.partitionCount, logger: new Logger('test') });
+  const shareCoordinator = new ShareCoordinatorService({
+    log: options.shareStateLog ?? NO_SHARE_STATE_LOG,
+    numPartitions: 1,
+    config: {},
+    leads: () => true,
+    partitionCount: (id) => controller.image.topicById(id)?.partitionCount,
+    logger: new Logger('test'),
+    deleteRecords: () => Promise.reject(new Error('these handlers do not prune __share_group_state')),
+    topicIds: () => controller.image.topics().map((t) => t.topicId),
+  });
   return {
     cluster: {
       nodeId: 0,

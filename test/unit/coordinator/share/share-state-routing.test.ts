@@ -11,7 +11,7 @@ import { MemoryLog } from '../transaction/harness.js';
 const KEY = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAEg', partition: 0 };
 
 function service(leads: () => boolean): ShareCoordinatorService {
-  return new ShareCoordinatorService({ log: new MemoryLog(), numPartitions: 4, config: {}, leads, partitionCount: () => 1, logger: new Logger('test') });
+  return new ShareCoordinatorService({ log: new MemoryLog(), numPartitions: 4, config: {}, leads, partitionCount: () => 1, logger: new Logger('test'), deleteRecords: async () => ErrorCode.NONE, topicIds: () => [] });
 }
 
 /** A peer that answers each call from `answers`, in turn, and counts them. */
