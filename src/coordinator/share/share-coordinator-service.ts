@@ -78,11 +78,12 @@ export class ShareCoordinatorService implements ShareStateBackend {
   /** Per served partition: the offset its log was last pruned to. */
   private readonly lastPruned = new Map<number, bigint>();
   /** The topic ids of the image last compared, to see which were deleted since. */
-  private knownTopics = new Set<string>();
+  private knownTopics: Set<string>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
   constructor(private readonly options: ShareCoordinatorServiceOptions) {
+    this.knownTopics = new Set(options.topicIds());
     const log = options.log;
     this.runtime = new CoordinatorRuntime({
       topic: SHARE_GROUP_STATE_TOPIC,
@@ -138,7 +139,6 @@ export class ShareCoordinatorService implements ShareStateBackend {
 
   /** Starts the periodic jobs; each runs again an interval after it finished, until `close`. */
   startPeriodicJobs(): void {
-    this.knownTopics = new Set(this.options.topicIds());
     this.every(this.options.pruneIntervalMs ?? DEFAULT_PRUNE_INTERVAL_MS, () => this.pruneRecords());
     this.every(this.options.config.coldPartitionSnapshotIntervalMs ?? DEFAULT_SHARE_COORDINATOR_CONFIG.coldPartitionSnapshotIntervalMs, () => this.snapshotColdPartitions());
     this.every(TOPIC_DELETION_CHECK_MS, () => this.forgetDeletedTopics());
