@@ -28,6 +28,7 @@ import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
 import { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
 import { ShareStatePersister } from '../coordinator/share/share-state-routing.js';
+import type { SharePersister } from '../coordinator/share/share-state-persister.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 import { writeMarkers } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
@@ -105,6 +106,8 @@ export class Broker {
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
     private readonly shareCoordinators: ShareCoordinatorService,
+    /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
+    readonly sharePersister: SharePersister,
   ) {}
 
   /** The bound address of the first listener. */
@@ -176,6 +179,7 @@ export class Broker {
     let groups: GroupCoordinatorService | null = null;
     let transactions: TransactionCoordinatorService | null = null;
     let shareCoordinators: ShareCoordinatorService | null = null;
+    let sharePersister: ShareStatePersister | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.
     let started: Broker | null = null;
     let pendingFatal: string | null = null;
@@ -309,6 +313,13 @@ export class Broker {
           else halt(started, reason);
         },
       }, logger);
+      // The member's peers exist once it is prepared.
+      sharePersister = new ShareStatePersister({
+        nodeId: node.nodeId,
+        local: shareCoordinator,
+        leaderOf: (p) => shareState(p)?.leader ?? null,
+        peers: member?.shareStatePeers() ?? null,
+      });
       cluster = {
         nodeId: node.nodeId,
         get metadata() {
@@ -327,12 +338,7 @@ export class Broker {
         groups,
         transactions,
         shareCoordinator,
-        sharePersister: new ShareStatePersister({
-          nodeId: node.nodeId,
-          local: shareCoordinator,
-          leaderOf: (p) => shareState(p)?.leader ?? null,
-          peers: member?.shareStatePeers() ?? null,
-        }),
+        sharePersister,
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
@@ -364,7 +370,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePersister!);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
