@@ -26,7 +26,10 @@ import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
 import { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
-import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
+import { ShareStatePersister } from '../coordinator/share/share-state-routing.js';
+import type { SharePersister } from '../coordinator/share/share-state-persister.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 import { writeMarkers } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
@@ -45,7 +48,7 @@ import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/in
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
-import { internalTopicPartitions, offsetsTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
+import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import { ClusterMember } from './cluster-member.js';
 import { replicaLogs } from './replica-logs-adapter.js';
@@ -102,6 +105,9 @@ export class Broker {
     /** The `/metrics` endpoint, when `metrics.listener` is set. */
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
+    private readonly shareCoordinators: ShareCoordinatorService,
+    /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
+    readonly sharePersister: SharePersister,
   ) {}
 
   /** The bound address of the first listener. */
@@ -172,6 +178,8 @@ export class Broker {
     let cluster: ClusterContext | null = null;
     let groups: GroupCoordinatorService | null = null;
     let transactions: TransactionCoordinatorService | null = null;
+    let shareCoordinators: ShareCoordinatorService | null = null;
+    let sharePersister: ShareStatePersister | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.
     let started: Broker | null = null;
     let pendingFatal: string | null = null;
@@ -274,10 +282,29 @@ export class Broker {
       });
       transactions.onLeadership();
       const txnCoordinators = transactions;
+      const shareState = (p: number): { leader: number } | undefined => metadata.image.partition(SHARE_GROUP_STATE_TOPIC, p);
+      const shareCoordinator = new ShareCoordinatorService({
+        log: new InternalTopicLog(
+          shareGroupStateTopicSpec(config.shareCoordinator),
+          internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
+        ),
+        numPartitions: config.shareCoordinator.numPartitions,
+        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
+        leads: (p) => shareState(p)?.leader === node.nodeId,
+        partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
+        logger: logger('share-coordinator'),
+        deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
+        topicIds: () => metadata.image.topics().map((t) => t.topicId),
+        pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
+      });
+      shareCoordinator.onLeadership();
+      shareCoordinator.startPeriodicJobs();
+      shareCoordinators = shareCoordinator;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
         onLeadershipChange: (topics) => {
           if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
           if (topics.has(TRANSACTION_STATE_TOPIC)) txnCoordinators.onLeadership();
+          if (topics.has(SHARE_GROUP_STATE_TOPIC)) shareCoordinator.onLeadership();
         },
         onUncleanElection: () => metrics.uncleanLeaderElection(),
         onFatal: (reason) => {
@@ -286,6 +313,13 @@ export class Broker {
           else halt(started, reason);
         },
       }, logger);
+      // The member's peers exist once it is prepared.
+      sharePersister = new ShareStatePersister({
+        nodeId: node.nodeId,
+        local: shareCoordinator,
+        leaderOf: (p) => shareState(p)?.leader ?? null,
+        peers: member?.shareStatePeers() ?? null,
+      });
       cluster = {
         nodeId: node.nodeId,
         get metadata() {
@@ -303,6 +337,8 @@ export class Broker {
         transactionalProduces: new KeyedQueue(),
         groups,
         transactions,
+        shareCoordinator,
+        sharePersister,
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
@@ -334,7 +370,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePersister!);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -351,6 +387,7 @@ export class Broker {
     this.producePurgatory.close();
     this.groups.close();
     this.transactions.close();
+    this.shareCoordinators.close();
     await closing;
     // Scrapes ask the workers, so the endpoint goes before them.
     await this.metrics?.close();

@@ -18,6 +18,7 @@ import { ZkController } from '../controller/zk-controller.js';
 import { BrokerConnections } from '../member/broker-connections.js';
 import { ControllerClient } from '../member/controller-client.js';
 import { TransactionPeerClient } from '../member/transaction-peer-client.js';
+import { ShareStatePeerClient } from './share-state-peer-client.js';
 import { IsrChangeSender } from '../member/isr-change-sender.js';
 import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
@@ -63,6 +64,7 @@ export class ClusterMember {
   private isrSender: IsrChangeSender | null = null;
   private brokerConnections: BrokerConnections | null = null;
   private transactionPeers: TransactionPeerClient | null = null;
+  private sharePeers: ShareStatePeerClient | null = null;
   private controllerClient: ControllerClient | null = null;
   private logDirFailures: LogDirFailureHandler | null = null;
 
@@ -116,6 +118,12 @@ export class ClusterMember {
   membership(): ClusterMembership {
     if (this.replicaManager === null || this.controller === null || this.transactionPeers === null) throw new Error('cluster membership used before it was prepared');
     return { interBrokerListenerName: this.config.interBrokerListenerName, replicas: this.replicaManager, controller: this.controller, transactionPeers: this.transactionPeers };
+  }
+
+  /** The share coordinators on the other brokers, over this member's connections; valid once `prepare` ran. */
+  shareStatePeers(): ShareStatePeerClient {
+    if (this.sharePeers === null) throw new Error('cluster membership used before it was prepared');
+    return this.sharePeers;
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
@@ -196,6 +204,7 @@ export class ClusterMember {
     this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs, this.config.interBrokerTls, this.config.interBrokerSasl ?? undefined);
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
+    this.sharePeers = new ShareStatePeerClient(this.brokerConnections, logger('share-coordinator'));
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
     this.watchConfigs(logs, configs);
   }

@@ -10,7 +10,7 @@ import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '.
 import { type ShareGroupConfig, shareGroupConfigProblem } from '../coordinator/group/share/share-group-config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
 import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
-import type { TransactionStateLogSettings } from './internal-topics.js';
+import type { ShareCoordinatorSettings, TransactionStateLogSettings } from './internal-topics.js';
 import { buildListeners, LISTENER_PREFIX, ListenerConfigError, type ListenerConfig } from './listener-config.js';
 import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
 import { buildSaslConfig, interBrokerCredentials, isListenerSaslKey, SaslConfigError, type SaslClientCredentials, type SaslConfig } from '../security/sasl/sasl-config.js';
@@ -55,6 +55,8 @@ export interface BrokerConfig {
   readonly shareGroup: ShareGroupConfig;
   /** `transaction.state.log.*`: how `__transaction_state` is created (its replication factor is a cluster member's). */
   readonly transactionStateLog: TransactionStateLogSettings;
+  /** `share.coordinator.*`: how `__share_group_state` is created and written (its replication factor is a cluster member's). */
+  readonly shareCoordinator: ShareCoordinatorSettings;
   /** The transaction coordinator's settings from the `transaction*` keys. */
   readonly transactionCoordinator: TransactionCoordinatorConfig;
   /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
@@ -99,6 +101,7 @@ export interface ClusterMemberConfig {
   readonly controlledShutdownRetryBackoffMs: number;
   readonly offsetsTopicReplicationFactor: number;
   readonly transactionStateLogReplicationFactor: number;
+  readonly shareStateTopicReplicationFactor: number;
   readonly autoLeaderRebalanceEnable: boolean;
   readonly leaderImbalanceCheckIntervalMs: number;
   readonly leaderImbalancePerBrokerPercentage: number;
@@ -250,6 +253,15 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         segmentBytes: values.int('transaction.state.log.segment.bytes'),
         minIsr: values.int('transaction.state.log.min.isr'),
       },
+      shareCoordinator: {
+        numPartitions: values.int('share.coordinator.state.topic.num.partitions'),
+        segmentBytes: values.int('share.coordinator.state.topic.segment.bytes'),
+        minIsr: values.int('share.coordinator.state.topic.min.isr'),
+        snapshotUpdateRecordsPerSnapshot: values.int('share.coordinator.snapshot.update.records.per.snapshot'),
+        writeTimeoutMs: values.int('share.coordinator.write.timeout.ms'),
+        pruneIntervalMs: values.int('share.coordinator.state.topic.prune.interval.ms'),
+        coldPartitionSnapshotIntervalMs: values.int('share.coordinator.cold.partition.snapshot.interval.ms'),
+      },
       transactionCoordinator: {
         ...DEFAULT_TRANSACTION_COORDINATOR_CONFIG,
         transactionMaxTimeoutMs: values.int('transaction.max.timeout.ms'),
@@ -385,6 +397,7 @@ function clusterMember(values: Values, interBroker: ListenerConfig, sasl: SaslCo
     controlledShutdownRetryBackoffMs: values.int('controlled.shutdown.retry.backoff.ms'),
     offsetsTopicReplicationFactor: values.int('offsets.topic.replication.factor'),
     transactionStateLogReplicationFactor: values.int('transaction.state.log.replication.factor'),
+    shareStateTopicReplicationFactor: values.int('share.coordinator.state.topic.replication.factor'),
     autoLeaderRebalanceEnable: values.bool('auto.leader.rebalance.enable'),
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),

@@ -6,7 +6,7 @@
 import type { TopicAdmin } from '../cluster/topic-admin.js';
 import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 import type { AppendReply } from '../router/partition-data.js';
 import type { PartitionService } from '../router/partition-service.js';
 import type { ProducePurgatory } from '../router/produce-purgatory.js';
@@ -53,12 +53,48 @@ export function transactionStateTopicSpec(settings: TransactionStateLogSettings)
   };
 }
 
+/** `share.coordinator.*`: how `__share_group_state` is created and how long its writes wait. */
+export interface ShareCoordinatorSettings {
+  readonly numPartitions: number;
+  readonly segmentBytes: number;
+  readonly minIsr: number;
+  readonly snapshotUpdateRecordsPerSnapshot: number;
+  /** `share.coordinator.write.timeout.ms`. */
+  readonly writeTimeoutMs: number;
+  /** `share.coordinator.state.topic.prune.interval.ms`. */
+  readonly pruneIntervalMs: number;
+  /** `share.coordinator.cold.partition.snapshot.interval.ms`. */
+  readonly coldPartitionSnapshotIntervalMs: number;
+}
+
+/** `__share_group_state` as Kafka's share coordinator creates it: not compacted, kept forever (only the coordinator prunes it), batches kept as written. */
+export function shareGroupStateTopicSpec(settings: ShareCoordinatorSettings): InternalTopicSpec {
+  return {
+    name: SHARE_GROUP_STATE_TOPIC,
+    numPartitions: settings.numPartitions,
+    configs: new Map([
+      ['cleanup.policy', 'delete'],
+      ['compression.type', 'producer'],
+      ['segment.bytes', String(settings.segmentBytes)],
+      ['min.insync.replicas', String(settings.minIsr)],
+      ['retention.ms', '-1'],
+    ]),
+  };
+}
+
 /** `commits`: where an append waits until its followers have it (answered at once on a single broker). */
-export function internalTopicPartitions(topic: string, admin: TopicAdmin, partitions: PartitionService, commits: ProducePurgatory, replicationFactor: number): InternalTopicPartitions {
+export function internalTopicPartitions(
+  topic: string,
+  admin: TopicAdmin,
+  partitions: PartitionService,
+  commits: ProducePurgatory,
+  replicationFactor: number,
+  commitTimeoutMs: number = COMMIT_TIMEOUT_MS,
+): InternalTopicPartitions {
   /** An append's answer once the in-sync replicas hold it. */
   const committed = async (partition: number, reply: AppendReply): Promise<number> => {
     if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return reply.errorCode;
-    const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset }], COMMIT_TIMEOUT_MS);
+    const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset }], commitTimeoutMs);
     return errorCode!;
   };
   return {
@@ -68,12 +104,17 @@ export function internalTopicPartitions(topic: string, admin: TopicAdmin, partit
         { name: topic, numPartitions, replicationFactor, assignments: [], configs: [...configs].map(([name, value]) => ({ name, value })) },
         false,
       ),
-    append: async (partition, batch) => committed(partition, (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!),
+    append: async (partition, batch, onAppended) => {
+      const reply = (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!;
+      const errorCode = await committed(partition, reply);
+      if (errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
+      return errorCode;
+    },
     appendMarker: async (partition, marker) => committed(partition, (await partitions.writeTxnMarkers([{ topic, partition, ...marker }]))[0]!),
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
     awaitCommitted: async (partition, leaderEpoch, offset) => {
-      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch, requiredOffset: offset }], COMMIT_TIMEOUT_MS);
+      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch, requiredOffset: offset }], commitTimeoutMs);
       // That answer comes only once the high watermark is there: committed, if by a small ISR.
       if (errorCode === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) return ErrorCode.NONE;
       // The followers have not caught up yet: the client asks again, as during any load.

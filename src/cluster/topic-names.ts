@@ -2,13 +2,13 @@
  * Kafka's topic name rules: what a name may contain, and which names collide because metric
  * names replace '.' with '_'. Messages are phrased as the Kafka 4.4 controller phrases them.
  */
-import { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 
-export { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC };
+export { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC };
 
-const INTERNAL_TOPICS: ReadonlySet<string> = new Set([CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC]);
+const INTERNAL_TOPICS: ReadonlySet<string> = new Set([CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, SHARE_GROUP_STATE_TOPIC]);
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
 /** Why `name` is not a legal topic name, or null if it is. */

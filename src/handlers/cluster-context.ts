@@ -13,6 +13,8 @@ import type { FetchPurgatory } from '../router/fetch-purgatory.js';
 import type { ProducePurgatory } from '../router/produce-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
+import type { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
+import type { SharePersister } from '../coordinator/share/share-state-persister.js';
 import type { FetchSessionCache } from '../router/fetch-session-cache.js';
 import type { PartitionData } from '../router/partition-data.js';
 import type { KeyedQueue } from '../common/keyed-queue.js';
@@ -50,6 +52,10 @@ export interface ClusterContext {
   readonly groups: GroupCoordinatorService;
   /** The transaction coordinators (one per `__transaction_state` partition this broker leads). */
   readonly transactions: TransactionCoordinatorService;
+  /** The share coordinators (one per `__share_group_state` partition this broker leads): RPCs 83–87. */
+  readonly shareCoordinator: ShareCoordinatorService;
+  /** Share-partition state wherever its share coordinator runs, here or on another broker. */
+  readonly sharePersister: SharePersister;
   /** Set on a member of a ZooKeeper-coordinated cluster: where the inter-broker requests go. */
   readonly membership: ClusterMembership | null;
   /** The cluster's ACLs, and CreateAcls/DeleteAcls carried out where they are stored. */

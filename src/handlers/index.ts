@@ -53,9 +53,16 @@ import { listConfigResourcesHandler } from './74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 import { shareGroupHeartbeatHandler } from './76-share-group-heartbeat.js';
 import { shareGroupDescribeHandler } from './77-share-group-describe.js';
+import { shareFetchHandler } from './78-share-fetch.js';
+import { shareAcknowledgeHandler } from './79-share-acknowledge.js';
 import { describeShareGroupOffsetsHandler } from './90-describe-share-group-offsets.js';
 import { alterShareGroupOffsetsHandler } from './91-alter-share-group-offsets.js';
 import { deleteShareGroupOffsetsHandler } from './92-delete-share-group-offsets.js';
+import { initializeShareGroupStateHandler } from './83-initialize-share-group-state.js';
+import { readShareGroupStateHandler } from './84-read-share-group-state.js';
+import { writeShareGroupStateHandler } from './85-write-share-group-state.js';
+import { deleteShareGroupStateHandler } from './86-delete-share-group-state.js';
+import { readShareGroupStateSummaryHandler } from './87-read-share-group-state-summary.js';
 import { leaderAndIsrHandler } from './04-leader-and-isr.js';
 import { stopReplicaHandler } from './05-stop-replica.js';
 import { updateMetadataHandler } from './06-update-metadata.js';
@@ -116,9 +123,16 @@ export const HANDLERS: readonly RegisteredApi[] = [
   describeTopicPartitionsHandler,
   shareGroupHeartbeatHandler,
   shareGroupDescribeHandler,
+  shareFetchHandler,
+  shareAcknowledgeHandler,
   describeShareGroupOffsetsHandler,
   alterShareGroupOffsetsHandler,
   deleteShareGroupOffsetsHandler,
+  initializeShareGroupStateHandler,
+  readShareGroupStateHandler,
+  writeShareGroupStateHandler,
+  deleteShareGroupStateHandler,
+  readShareGroupStateSummaryHandler,
 ];
 
 /** Kafka's ZooKeeper-era inter-broker APIs: registered (and advertised) only on cluster members. */

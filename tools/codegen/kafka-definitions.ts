@@ -1,7 +1,7 @@
 /**
  * Apache Kafka's JSON message definitions, read from the jars of one release: kafka-clients
- * carries the protocol messages, the group and transaction coordinators the records of
- * `__consumer_offsets` and `__transaction_state`. Reading them from the release the project is
+ * carries the protocol messages, the group, transaction and share coordinators the records of
+ * `__consumer_offsets`, `__transaction_state` and `__share_group_state`. Reading them from the release the project is
  * pinned to (rather than from a copy beside the repository) makes every clone generate, and
  * check, the same codecs.
  *
@@ -26,6 +26,7 @@ const SOURCES = {
   messages: 'kafka-clients',
   groupCoordinator: 'kafka-group-coordinator',
   transactionCoordinator: 'kafka-transaction-coordinator',
+  shareCoordinator: 'kafka-share-coordinator',
 } as const;
 
 /**
@@ -96,6 +97,7 @@ export function loadKafkaDefinitions(version: string): KafkaDefinitions {
     coordinatorRecords: [
       ...definitionsIn(kafkaJar(SOURCES.groupCoordinator, version)),
       ...definitionsIn(kafkaJar(SOURCES.transactionCoordinator, version)),
+      ...definitionsIn(kafkaJar(SOURCES.shareCoordinator, version)),
     ],
   };
 }

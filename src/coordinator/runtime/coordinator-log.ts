@@ -34,8 +34,8 @@ export interface CoordinatorRecord {
 
 /** Where a replay hands the partition's contents, in offset order. */
 export interface ReplaySink {
-  /** `producerId`: the producer whose transactional batch holds the record; null outside transactions. */
-  record(key: Buffer, value: Buffer | null, producerId: bigint | null): void;
+  /** `producerId`: the producer whose transactional batch holds the record; null outside transactions. `offset`: where the log holds it. */
+  record(key: Buffer, value: Buffer | null, producerId: bigint | null, offset: bigint): void;
   /** A transaction's end marker (COMMIT or ABORT) of producer `producerId`. */
   marker(producerId: bigint, producerEpoch: number, commit: boolean): void;
 }
@@ -48,9 +48,10 @@ export interface CoordinatorLog {
   ensureTopic(): Promise<void>;
   /**
    * Appends the records as one batch (transactional, of `producer`, when given); resolves with the
-   * Kafka error code.
+   * Kafka error code. `onAppended` learns the batch's base offset once it is durable (the share
+   * coordinator prunes its topic by the offsets of the records it still needs).
    */
-  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer): Promise<number>;
+  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer, onAppended?: (baseOffset: bigint) => void): Promise<number>;
   /** Appends a transaction's end marker; resolves with the Kafka error code. */
   appendMarker(partition: number, marker: TxnMarker): Promise<number>;
   /** Hands every record and transaction marker of the partition to `sink` in offset order; resolves with the error code. */
@@ -61,8 +62,8 @@ export interface CoordinatorLog {
 export interface InternalTopicPartitions {
   exists(): boolean;
   create(numPartitions: number, configs: ReadonlyMap<string, string>): Promise<{ readonly errorCode: number; readonly errorMessage: string | null }>;
-  /** Appends one record batch as the partition's leader, with acks=all. */
-  append(partition: number, batch: Buffer): Promise<number>;
+  /** Appends one record batch as the partition's leader, with acks=all; `onAppended` learns its base offset once it is committed. */
+  append(partition: number, batch: Buffer, onAppended?: (baseOffset: bigint) => void): Promise<number>;
   /** Appends one transaction marker (a control batch) as the partition's leader, acks=all; resolves with the Kafka error code. */
   appendMarker(partition: number, marker: TxnMarker): Promise<number>;
   logStartOffset(partition: number): Promise<{ readonly errorCode: number; readonly offset: bigint }>;
@@ -118,12 +119,12 @@ export class InternalTopicLog implements CoordinatorLog {
     }
   }
 
-  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer): Promise<number> {
+  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer, onAppended?: (baseOffset: bigint) => void): Promise<number> {
     const timestamp = BigInt(Date.now());
     const batchRecords = records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp }));
     // Kafka's coordinators write base sequence 0: the partition does not check their sequences.
     const transactional = producer === undefined ? {} : { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: 0, isTransactional: true };
-    return this.partitions.append(partition, encodeRecordBatch({ ...transactional, records: batchRecords }));
+    return this.partitions.append(partition, encodeRecordBatch({ ...transactional, records: batchRecords }), onAppended);
   }
 
   appendMarker(partition: number, marker: TxnMarker): Promise<number> {
@@ -163,7 +164,7 @@ function replayBatch(bytes: Buffer, header: BatchHeader, from: bigint, sink: Rep
   for (const record of readRecords(bytes, header, { decompress })) {
     if (record.offset < from) continue;
     if (!control) {
-      if (record.key !== null) sink.record(record.key, record.value, producerId);
+      if (record.key !== null) sink.record(record.key, record.value, producerId, record.offset);
       continue;
     }
     // Other control records (leader changes) say nothing to a coordinator.

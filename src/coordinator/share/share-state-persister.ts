@@ -5,8 +5,11 @@
  * internally, which is why each call takes one share-partition and answers on its own.
  *
  * Every failure is thrown as a `KafkaError` carrying the code the share coordinator answered
- * (e.g. FENCED_STATE_EPOCH, FENCED_LEADER_EPOCH, COORDINATOR_NOT_AVAILABLE,
- * NOT_COORDINATOR, UNKNOWN_TOPIC_OR_PARTITION for a share-partition that was never initialized).
+ * (e.g. FENCED_STATE_EPOCH, FENCED_LEADER_EPOCH, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR).
+ * A share-partition that was never initialized (or was deleted) is INVALID_REQUEST for `read`
+ * and `write`, as Kafka 4.4's share coordinator answers; `readSummary` answers it with start
+ * offset -1 and `delete` succeeds. UNKNOWN_TOPIC_OR_PARTITION means the topic or partition is
+ * not in the coordinator's metadata.
  */
 
 /** A share-partition: `groupId:topicId:partition` is also its key for FindCoordinator type 2. */
@@ -47,6 +50,8 @@ export interface ShareStateSummary {
   readonly stateEpoch: number;
   readonly startOffset: bigint;
   readonly leaderEpoch: number;
+  /** KIP-1226 (ReadShareGroupStateSummary v1): offsets at or above the start offset whose delivery is complete; -1 when unknown. */
+  readonly deliveryCompleteCount?: number;
 }
 
 export interface ShareStateWrite {
@@ -55,6 +60,8 @@ export interface ShareStateWrite {
   /** -1 leaves the start offset as it is. */
   readonly startOffset: bigint;
   readonly stateBatches: readonly ShareStateBatch[];
+  /** KIP-1226 (WriteShareGroupState v1): offsets at or above the start offset whose delivery is complete; absent or -1 when unknown. */
+  readonly deliveryCompleteCount?: number;
 }
 
 export interface SharePersister {

@@ -186,6 +186,8 @@ export * from './coordinator/share-group-metadata.js';
 export * from './coordinator/share-group-state-partition-metadata.js';
 export * from './coordinator/share-group-target-assignment-member.js';
 export * from './coordinator/share-group-target-assignment-metadata.js';
+export * from './coordinator/share-snapshot.js';
+export * from './coordinator/share-update.js';
 export * from './coordinator/streams-group-current-member-assignment.js';
 export * from './coordinator/streams-group-member-metadata.js';
 export * from './coordinator/streams-group-metadata.js';

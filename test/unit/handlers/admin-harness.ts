@@ -29,6 +29,8 @@ import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinat
 import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
 import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
+import { ShareCoordinatorService } from '../../../src/coordinator/share/share-coordinator-service.js';
+import { ShareStatePersister } from '../../../src/coordinator/share/share-state-routing.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { SharePersister } from '../../../src/coordinator/share/share-state-persister.js';
@@ -53,6 +55,14 @@ const NO_TRANSACTION_LOG: CoordinatorLog = {
   append: () => Promise.reject(new Error('these handlers do not append transaction records')),
   appendMarker: () => Promise.reject(new Error('these handlers do not append transaction markers')),
   replay: () => Promise.reject(new Error('these handlers do not replay transaction records')),
+};
+
+const NO_SHARE_STATE_LOG: CoordinatorLog = {
+  exists: () => false,
+  ensureTopic: () => Promise.reject(new Error('these handlers do not create __share_group_state')),
+  append: () => Promise.reject(new Error('these handlers do not append share state records')),
+  appendMarker: () => Promise.reject(new Error('__share_group_state holds no transaction markers')),
+  replay: () => Promise.reject(new Error('these handlers do not replay share state records')),
 };
 
 const NO_MARKERS: TxnMarkerWriter = { write: () => Promise.reject(new Error('these handlers do not end transactions')) };
@@ -107,6 +117,8 @@ export interface HarnessOptions {
   readonly staticSettings?: ReadonlyMap<string, string>;
   /** `__consumer_offsets` for the group handlers' tests; the admin handlers run without one. */
   readonly groupLog?: CoordinatorLog;
+  /** `__share_group_state` for the share-state handlers' tests. */
+  readonly shareStateLog?: CoordinatorLog;
   /** `__transaction_state` for the transaction handlers' tests. */
   readonly transactionLog?: CoordinatorLog;
   /** Where the transaction coordinator writes its markers; by default nowhere (a call fails the test's transaction). */
@@ -141,6 +153,16 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
     logger: new Logger('test'),
     ...(options.sharePersister === undefined ? {} : { sharePersister: options.sharePersister }),
   });
+  const shareCoordinator = new ShareCoordinatorService({
+    log: options.shareStateLog ?? NO_SHARE_STATE_LOG,
+    numPartitions: 1,
+    config: {},
+    leads: () => true,
+    partitionCount: (id) => controller.image.topicById(id)?.partitionCount,
+    logger: new Logger('test'),
+    deleteRecords: () => Promise.reject(new Error('these handlers do not prune __share_group_state')),
+    topicIds: () => controller.image.topics().map((t) => t.topicId),
+  });
   return {
     cluster: {
       nodeId: 0,
@@ -169,6 +191,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
         offsetsPartitionFor: (groupId) => groups.partitionOf(groupId),
         logger: new Logger('test'),
       }),
+      shareCoordinator,
+      sharePersister: new ShareStatePersister({ nodeId: 0, local: shareCoordinator, leaderOf: () => null, peers: null }),
       membership: null,
       acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),

@@ -21,6 +21,7 @@ export interface LoggedBatch {
 
 export class MemoryPartitions implements InternalTopicPartitions {
   private readonly logs = new Map<number, Buffer[]>();
+  private readonly logStarts = new Map<number, bigint>();
   private holding = false;
   private readonly held: Array<() => void> = [];
   private refusal: number | null = null;
@@ -33,15 +34,20 @@ export class MemoryPartitions implements InternalTopicPartitions {
   create(): Promise<{ errorCode: number; errorMessage: string | null }> {
     return Promise.resolve({ errorCode: ErrorCode.NONE, errorMessage: null });
   }
-  append(partition: number, batch: Buffer): Promise<number> {
-    return this.land(partition, Buffer.from(batch));
+  append(partition: number, batch: Buffer, onAppended?: (baseOffset: bigint) => void): Promise<number> {
+    return this.land(partition, Buffer.from(batch), onAppended);
   }
   appendMarker(partition: number, marker: TxnMarker): Promise<number> {
     this.markers.push(marker);
     return this.land(partition, encodeEndTxnMarkerBatch({ ...marker, committed: marker.commit, timestamp: 0n }));
   }
-  logStartOffset(): Promise<{ errorCode: number; offset: bigint }> {
-    return Promise.resolve({ errorCode: ErrorCode.NONE, offset: 0n });
+  logStartOffset(partition: number): Promise<{ errorCode: number; offset: bigint }> {
+    return Promise.resolve({ errorCode: ErrorCode.NONE, offset: this.logStarts.get(partition) ?? 0n });
+  }
+  /** DeleteRecords: the log starts at `offset`; batches wholly below it are gone. */
+  deleteRecords(partition: number, offset: bigint): void {
+    this.logStarts.set(partition, offset);
+    this.logs.set(partition, this.logOf(partition).filter((b) => lastOffsetOf(headerOf(b)) >= offset));
   }
   read(partition: number, offset: bigint): Promise<{ errorCode: number; logEndOffset: bigint; leaderEpoch: number; bytes: Buffer }> {
     const batches = this.logOf(partition);
@@ -82,13 +88,15 @@ export class MemoryPartitions implements InternalTopicPartitions {
     });
   }
 
-  private land(partition: number, batch: Buffer): Promise<number> {
+  private land(partition: number, batch: Buffer, onAppended?: (baseOffset: bigint) => void): Promise<number> {
     const refusal = this.refusal;
     this.refusal = null;
     if (refusal !== null) return Promise.resolve(refusal);
     const write = (): number => {
-      setBaseOffset(batch, 0, this.logEndOffset(partition));
+      const baseOffset = this.logEndOffset(partition);
+      setBaseOffset(batch, 0, baseOffset);
       this.logOf(partition).push(batch);
+      onAppended?.(baseOffset);
       return ErrorCode.NONE;
     };
     if (!this.holding) return Promise.resolve(write());
@@ -103,7 +111,7 @@ export class MemoryPartitions implements InternalTopicPartitions {
 
   private logEndOffset(partition: number): bigint {
     const last = this.logOf(partition).at(-1);
-    return last === undefined ? 0n : lastOffsetOf(headerOf(last)) + 1n;
+    return last === undefined ? (this.logStarts.get(partition) ?? 0n) : lastOffsetOf(headerOf(last)) + 1n;
   }
 }
 

@@ -108,7 +108,7 @@ export class MemoryLog implements CoordinatorLog {
   }
   async replay(partition: number, sink: ReplaySink): Promise<number> {
     if (this.holdReplay !== null) await this.holdReplay;
-    for (const r of this.partitions.get(partition) ?? []) sink.record(r.key, r.value, null);
+    for (const [offset, r] of (this.partitions.get(partition) ?? []).entries()) sink.record(r.key, r.value, null, BigInt(offset));
     return ErrorCode.NONE;
   }
 }
