@@ -41,7 +41,13 @@ import { Listener } from '../network/listener.js';
 import { ClientQuotas } from '../quota/client-quotas.js';
 import { FetchPurgatory } from '../router/fetch-purgatory.js';
 import { FetchSessionCache } from '../router/fetch-session-cache.js';
-import { purgatoryEvents } from '../router/partition-events.js';
+import { purgatoryEvents, type PartitionEvents } from '../router/partition-events.js';
+import { followShareLeadership, wakeShareFetches } from '../handlers/share-services.js';
+import { SharePartitionManager } from '../share/share-partition-manager.js';
+import { ShareSessionCache } from '../share/share-session-cache.js';
+import { eventLoopTimers } from '../share/share-partition.js';
+import { fileBatches } from '../share/log-batches.js';
+import { sharePartitionConfigSource } from './share-partition-settings.js';
 import { PartitionService } from '../router/partition-service.js';
 import { ProducePurgatory } from '../router/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
@@ -106,6 +112,7 @@ export class Broker {
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
     private readonly shareCoordinators: ShareCoordinatorService,
+    private readonly sharePartitions: SharePartitionManager,
     /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
     readonly sharePersister: SharePersister,
   ) {}
@@ -174,12 +181,22 @@ export class Broker {
     // The purgatory asks the service, whose events reach the purgatory: the closure binds late.
     const producePurgatory: ProducePurgatory = new ProducePurgatory((waits) => partitions.checkAcks(waits));
     // A follower that may rejoin an ISR tells the member's ISR sender (a single broker has no followers).
-    const partitions: PartitionService = new PartitionService(host, logger('partitions'), purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand()));
     let cluster: ClusterContext | null = null;
+    const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand());
+    const shareLeadership = followShareLeadership(() => cluster);
+    const partitionEvents: PartitionEvents = {
+      ...purgatoryEventsOnly,
+      stateApplied(topic, partition) {
+        purgatoryEventsOnly.stateApplied(topic, partition);
+        shareLeadership(topic, partition);
+      },
+    };
+    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents);
     let groups: GroupCoordinatorService | null = null;
     let transactions: TransactionCoordinatorService | null = null;
     let shareCoordinators: ShareCoordinatorService | null = null;
     let sharePersister: ShareStatePersister | null = null;
+    let sharePartitions: SharePartitionManager | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.
     let started: Broker | null = null;
     let pendingFatal: string | null = null;
@@ -249,6 +266,33 @@ export class Broker {
       });
       // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
       if (local !== null) await admin.openAll();
+      const shareState = (p: number): { leader: number } | undefined => metadata.image.partition(SHARE_GROUP_STATE_TOPIC, p);
+      const shareCoordinator = new ShareCoordinatorService({
+        log: new InternalTopicLog(
+          shareGroupStateTopicSpec(config.shareCoordinator),
+          internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
+        ),
+        numPartitions: config.shareCoordinator.numPartitions,
+        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
+        leads: (p) => shareState(p)?.leader === node.nodeId,
+        partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
+        logger: logger('share-coordinator'),
+        deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
+        topicIds: () => metadata.image.topics().map((t) => t.topicId),
+        pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
+      });
+      shareCoordinator.onLeadership();
+      shareCoordinator.startPeriodicJobs();
+      shareCoordinators = shareCoordinator;
+      const clusterMember = member;
+      const persister = new ShareStatePersister({
+        nodeId: node.nodeId,
+        local: shareCoordinator,
+        leaderOf: (p) => shareState(p)?.leader ?? null,
+        // The member's peers exist once it is prepared, below; nothing is persisted before it joins.
+        peers: clusterMember === null ? null : { at: (leader) => clusterMember.shareStatePeers().at(leader) },
+      });
+      sharePersister = persister;
       const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
         log: new InternalTopicLog(
@@ -259,6 +303,7 @@ export class Broker {
         config: config.groupCoordinator,
         leads: (p) => metadata.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
         logger: groupLogger,
+        sharePersister: persister,
       });
       // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
       groups.onLeadership();
@@ -282,24 +327,6 @@ export class Broker {
       });
       transactions.onLeadership();
       const txnCoordinators = transactions;
-      const shareState = (p: number): { leader: number } | undefined => metadata.image.partition(SHARE_GROUP_STATE_TOPIC, p);
-      const shareCoordinator = new ShareCoordinatorService({
-        log: new InternalTopicLog(
-          shareGroupStateTopicSpec(config.shareCoordinator),
-          internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
-        ),
-        numPartitions: config.shareCoordinator.numPartitions,
-        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
-        leads: (p) => shareState(p)?.leader === node.nodeId,
-        partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
-        logger: logger('share-coordinator'),
-        deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
-        topicIds: () => metadata.image.topics().map((t) => t.topicId),
-        pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
-      });
-      shareCoordinator.onLeadership();
-      shareCoordinator.startPeriodicJobs();
-      shareCoordinators = shareCoordinator;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
         onLeadershipChange: (topics) => {
           if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
@@ -313,13 +340,8 @@ export class Broker {
           else halt(started, reason);
         },
       }, logger);
-      // The member's peers exist once it is prepared.
-      sharePersister = new ShareStatePersister({
-        nodeId: node.nodeId,
-        local: shareCoordinator,
-        leaderOf: (p) => shareState(p)?.leader ?? null,
-        peers: member?.shareStatePeers() ?? null,
-      });
+      sharePartitions = new SharePartitionManager(persister, sharePartitionConfigSource(config.shareGroup), eventLoopTimers, wakeShareFetches(currentCluster));
+      const sharePartitionManager = sharePartitions;
       cluster = {
         nodeId: node.nodeId,
         get metadata() {
@@ -338,7 +360,8 @@ export class Broker {
         groups,
         transactions,
         shareCoordinator,
-        sharePersister,
+        sharePersister: persister,
+        shares: { partitions: sharePartitionManager, sessions: new ShareSessionCache(config.shareGroup.maxShareSessions), batches: fileBatches },
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
@@ -370,7 +393,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePersister!);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePartitions!, sharePersister!);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -389,6 +412,7 @@ export class Broker {
     this.transactions.close();
     this.shareCoordinators.close();
     await closing;
+    await this.sharePartitions.close();
     // Scrapes ask the workers, so the endpoint goes before them.
     await this.metrics?.close();
     await this.member?.close();

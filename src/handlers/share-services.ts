@@ -36,3 +36,21 @@ export function wakeShareFetches(cluster: () => ClusterContext): (key: SharePart
     if (topic !== undefined) c.purgatory.notify(partitionKey(topic.name, key.partition));
   };
 }
+
+/**
+ * The partition events' `stateApplied` for share partitions: a partition this broker stopped
+ * leading, or leads at a new epoch, drops its share partitions, so that the next ShareFetch opens
+ * them again from the share coordinator's state (which fences the old leader epoch).
+ */
+export function followShareLeadership(cluster: () => ClusterContext | null): (topic: string, partition: number) => void {
+  return (topic, partition) => {
+    const c = cluster();
+    if (c === null || c.shares === undefined) return;
+    const image = c.metadata;
+    const topicImage = image.topic(topic);
+    if (topicImage === undefined) return;
+    const registration = image.partition(topic, partition);
+    const leaderEpoch = registration !== undefined && registration.leader === c.nodeId ? registration.leaderEpoch : null;
+    void c.shares.partitions.leadershipChanged(topicImage.topicId, partition, leaderEpoch);
+  };
+}
