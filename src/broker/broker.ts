@@ -248,7 +248,7 @@ export class Broker {
           internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory, config.cluster?.offsetsTopicReplicationFactor ?? 1),
         ),
         numPartitions: config.offsetsTopicNumPartitions,
-        config: config.groupCoordinator,
+        config: { ...config.groupCoordinator, groupOverrides: (groupId) => configs.groupConfig(groupId) },
         leads: (p) => metadata.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
         logger: groupLogger,
       });

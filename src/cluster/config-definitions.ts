@@ -30,6 +30,8 @@ export const ConfigSource = {
   DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+  GROUP_CONFIG: 8,
 } as const;
 
 export interface ConfigDefinition {

@@ -11,6 +11,7 @@ import type { MetadataWriter } from './metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
+import { checkGroupConfigs } from './group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from './topic-names.js';
 import { randomUuid } from '../common/uuid.js';
 
@@ -231,6 +232,15 @@ export class TopicAdmin {
       const problem = checkTopicOverrides(overrides);
       if (problem !== null || validateOnly) return problem ?? OK;
       return this.apply(() => this.writer.setTopicConfigs(topic, overrides));
+    });
+  }
+
+  /** Replaces a group's config overrides (the GROUP resource), validated against the broker's group settings. */
+  setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
+    return this.serialize(async () => {
+      const problem = checkGroupConfigs(configs, (key) => this.configs.brokerValue(key));
+      if (problem !== null || validateOnly) return problem ?? OK;
+      return this.apply(() => this.writer.setGroupConfigs(groupId, configs));
     });
   }
 

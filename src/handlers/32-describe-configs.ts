@@ -2,7 +2,8 @@
  * DescribeConfigs (key 32): topic and broker configuration with Kafka's sources, synonyms (when
  * asked), documentation (when asked), types and read-only flags. The broker resource named by
  * this node's id describes every broker key; the resource "" describes the cluster-wide dynamic
- * defaults only, as Kafka does.
+ * defaults only, as Kafka does. A group (GROUP resource) describes every group key, whether or not
+ * the group exists, each from its override or its broker synonym.
  */
 import { ERRORS, ErrorCode } from '../protocol/errors.js';
 import {
@@ -76,6 +77,9 @@ function describe(c: ClusterContext, resource: DescribeConfigsRequestDescribeCon
       }
       return describeEntries(resource, BROKER_CONFIGS.map((d) => c.configs.brokerEntry(d)), options);
     }
+    case ResourceType.GROUP:
+      if (resource.resourceName === '') return error(resource, ErrorCode.INVALID_REQUEST, 'Group name must not be empty');
+      return describeEntries(resource, c.configs.groupEntries(resource.resourceName), options);
     default:
       return error(resource, ErrorCode.INVALID_REQUEST, `Unsupported resource type ${resource.resourceType}`);
   }

@@ -1,11 +1,12 @@
 /**
  * The per-resource work both AlterConfigs forms share: resolve each entry's resource (a topic,
- * this broker by its id, or the cluster-wide broker default "") and replace its overrides with
+ * this broker by its id, the cluster-wide broker default "", or a group) and replace its overrides with
  * the set the form computes, once the principal may ALTER_CONFIGS it. The forms differ only in
  * how that set is computed.
  */
 import type { DynamicScope } from '../cluster/metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
+import { GROUP_CONFIG_BY_NAME } from '../cluster/group-configs.js';
 import type { AlterationTarget } from '../cluster/config-operations.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -39,6 +40,16 @@ function resolveResource(c: ClusterContext, resourceType: number, resourceName: 
       definition: (name) => BROKER_CONFIG_BY_NAME.get(name),
       effective: (name) => c.configs.brokerValue(name),
       replace: (overrides, validateOnly) => c.admin.setBrokerConfigs(scope, overrides, validateOnly),
+    };
+  }
+  if (resourceType === ResourceType.GROUP) {
+    if (resourceName === '') return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group name must not be empty' };
+    const overrides = c.metadata.groupConfigs(resourceName);
+    return {
+      overrides,
+      definition: (name) => GROUP_CONFIG_BY_NAME.get(name),
+      effective: (name) => c.configs.groupEntries(resourceName).find((e) => e.definition.name === name)?.value ?? null,
+      replace: (next, validateOnly) => c.admin.setGroupConfigs(resourceName, next, validateOnly),
     };
   }
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resourceType}` };

@@ -30,6 +30,17 @@ export interface GroupCoordinatorConfig {
   consumerGroupMaxSize: number;
   /** `group.consumer.assignors`: the server-side assignors; the first is the default. */
   consumerGroupAssignors: readonly string[];
+  /**
+   * What a group's config resource overrides (IncrementalAlterConfigs on GROUP), read on every
+   * heartbeat so a change applies live; absent fields fall back to the settings above.
+   */
+  groupOverrides: (groupId: string) => ConsumerGroupOverrides;
+}
+
+/** The consumer-group keys of a GROUP config resource (`consumer.session.timeout.ms`, `consumer.heartbeat.interval.ms`). */
+export interface ConsumerGroupOverrides {
+  readonly consumerSessionTimeoutMs?: number;
+  readonly consumerHeartbeatIntervalMs?: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = {
@@ -45,4 +56,5 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   consumerGroupSessionTimeoutMs: 45_000,
   consumerGroupMaxSize: 2_147_483_647,
   consumerGroupAssignors: ['uniform', 'range'],
+  groupOverrides: () => ({}),
 };
