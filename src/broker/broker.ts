@@ -22,6 +22,7 @@ import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
 import { AclAdmin } from '../cluster/acl-admin.js';
 import { Authorizer } from '../security/acl/index.js';
+import { liveConnectionLimits } from './live-connection-limits.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
@@ -192,7 +193,7 @@ export class Broker {
     const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
-    const limits = new ConnectionLimits(config);
+    const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
     const listeners: RunningListener[] = [];
     try {
       for (const l of config.listeners) {
