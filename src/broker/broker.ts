@@ -23,6 +23,7 @@ import { TopicAdmin } from '../cluster/topic-admin.js';
 import { AclAdmin } from '../cluster/acl-admin.js';
 import { Authorizer } from '../security/acl/index.js';
 import { liveConnectionLimits } from './live-connection-limits.js';
+import { LogLevels } from '../common/log-levels.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
@@ -138,7 +139,8 @@ export class Broker {
       settings.set('listeners', `${protocol}://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
     }
     const { config, unknownKeys } = buildConfig(settings);
-    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId });
+    const logLevels = new LogLevels();
+    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId }, logLevels);
     const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
     for (const warning of config.sasl.warnings) log.warn(warning);
@@ -307,6 +309,7 @@ export class Broker {
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
+        brokerLoggers: logLevels,
       };
       // Registering invites the controller's requests, which need everything above.
       await member?.join();

@@ -18,6 +18,7 @@ import type { PartitionData } from '../router/partition-data.js';
 import type { KeyedQueue } from '../common/keyed-queue.js';
 import type { Authorizer } from '../security/acl/index.js';
 import type { AclAdmin } from '../cluster/acl-admin.js';
+import type { LogLevels } from '../common/log-levels.js';
 import type { RequestContext } from './handler.js';
 
 export interface ClusterContext {
@@ -55,6 +56,8 @@ export interface ClusterContext {
   readonly acls: AclAdmin;
   /** Set when `authorizer.class.name` is: decides each request on the ACLs (see `authorization.ts`); null allows everything. */
   readonly authorizer: Authorizer | null;
+  /** This broker's logger levels: the BROKER_LOGGER config resource. */
+  readonly brokerLoggers: LogLevels;
 }
 
 export function membershipOf(c: ClusterContext): ClusterMembership {

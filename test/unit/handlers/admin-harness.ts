@@ -32,6 +32,7 @@ import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../sr
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
+import { LogLevels } from '../../../src/common/log-levels.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
@@ -159,6 +160,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       membership: null,
       acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
+      brokerLoggers: new LogLevels('info'),
     },
     partitions,
     dir,

@@ -16,6 +16,7 @@ import { listConfigResourcesHandler } from '../../../src/handlers/74-list-config
 import { liveConnectionLimits } from '../../../src/broker/live-connection-limits.js';
 import { ConnectionLimits } from '../../../src/network/connection-limits.js';
 import type { BrokerConfig } from '../../../src/broker/config.js';
+import { Logger } from '../../../src/common/logger.js';
 import { call, harness, type Harness } from './admin-harness.js';
 
 const GROUP = 32;
@@ -155,5 +156,66 @@ describe('GROUP config resource', () => {
     assert.deepEqual([...reloaded.image.groupConfigs('app')], [['consumer.session.timeout.ms', '50000']]);
     assert.equal((await alter([])).responses[0]!.errorCode, 0);
     assert.deepEqual(h.cluster.metadata.configuredGroups(), []);
+  });
+});
+
+describe('BROKER_LOGGER config resource', () => {
+  const LOGGER = 8;
+
+  function captureStderr(run: () => void): string {
+    const original = process.stderr.write.bind(process.stderr);
+    let out = '';
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      out += String(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      run();
+    } finally {
+      process.stderr.write = original;
+    }
+    return out;
+  }
+
+  test("describes the broker's loggers; a level set live takes effect at once and DELETE returns to root's", async () => {
+    const h = fresh();
+    const network = new Logger('network', { nodeId: 0 }, h.cluster.brokerLoggers);
+    const listed = await describeOne(h, LOGGER, '0', null);
+    assert.deepEqual(listed.results[0]!.configs.map((c) => [c.name, c.value, c.configSource, c.readOnly]), [
+      ['root', 'INFO', ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG, false],
+      ['network', 'INFO', ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG, false],
+    ]);
+    assert.equal(captureStderr(() => network.debug('hidden')), '');
+
+    assert.equal((await incremental(h, LOGGER, '0', [{ name: 'network', configOperation: SET, value: 'DEBUG' }])).responses[0]!.errorCode, 0);
+    assert.match(captureStderr(() => network.debug('shown')), /DEBUG \[network node=0\] shown/);
+    assert.equal((await describeOne(h, LOGGER, '0', ['network'])).results[0]!.configs[0]!.value, 'DEBUG');
+
+    assert.equal((await incremental(h, LOGGER, '0', [{ name: 'root', configOperation: SET, value: 'OFF' }, { name: 'network', configOperation: DELETE, value: null }])).responses[0]!.errorCode, 0);
+    assert.equal(captureStderr(() => network.error('silenced')), '');
+    assert.equal((await describeOne(h, LOGGER, '0', ['network'])).results[0]!.configs[0]!.value, 'OFF');
+  });
+
+  test("Kafka's refusals: unknown logger, bad level, root removed, APPEND, other broker ids, legacy AlterConfigs, validate_only", async () => {
+    const h = fresh();
+    new Logger('groups', { nodeId: 0 }, h.cluster.brokerLoggers);
+    const answer = async (configs: Alteration[], name = '0', validateOnly = false) => {
+      const r = (await incremental(h, LOGGER, name, configs, validateOnly)).responses[0]!;
+      return [r.errorCode, r.errorMessage];
+    };
+    assert.deepEqual(await answer([{ name: 'kafka.server.KafkaApis', configOperation: SET, value: 'DEBUG' }]), [ErrorCode.INVALID_CONFIG, 'Logger kafka.server.KafkaApis does not exist!']);
+    assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'LOUD' }]), [
+      ErrorCode.INVALID_CONFIG,
+      'Cannot set the log level of groups to LOUD as it is not a supported log level. Valid log4j levels are ALL, DEBUG, ERROR, FATAL, INFO, OFF, TRACE, WARN',
+    ]);
+    assert.deepEqual(await answer([{ name: 'root', configOperation: DELETE, value: null }]), [ErrorCode.INVALID_CONFIG, 'Removing the log level of the root logger is not allowed']);
+    assert.deepEqual(await answer([{ name: 'groups', configOperation: 2, value: 'DEBUG' }]), [ErrorCode.INVALID_REQUEST, 'APPEND operation is not allowed for the BROKER_LOGGER resource']);
+    assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'DEBUG' }], '7'), [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 0 but received 7']);
+    assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'DEBUG' }], ''), [ErrorCode.INVALID_REQUEST, 'Broker id must not be empty']);
+    assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'WARN' }], '0', true), [ErrorCode.NONE, null]);
+    assert.equal(h.cluster.brokerLoggers.level('groups'), 'INFO', 'validate_only changes nothing');
+    const legacy = await call(alterConfigsHandler, M.AlterConfigsRequest, M.AlterConfigsResponse, 2, { validateOnly: false, resources: [{ resourceType: LOGGER, resourceName: '0', configs: [{ name: 'groups', value: 'DEBUG' }] }] }, h.cluster);
+    assert.equal(legacy.responses[0]!.errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal(h.cluster.brokerLoggers.level('groups'), 'INFO');
   });
 });
