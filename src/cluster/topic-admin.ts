@@ -275,6 +275,12 @@ export function checkTopicOverrides(overrides: ReadonlyMap<string, string>): Adm
 export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): AdminResult | null {
   const fixed = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)?.dynamic !== true);
   if (fixed.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
+  // Kafka 3.9 stores a password in ZooKeeper only encrypted with password.encoder.secret; Sluice
+  // keeps no key material in its metadata at all, so the keys stay in server.properties.
+  const secrets = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)!.type === 'password');
+  if (secrets.length > 0) {
+    return fail(ErrorCode.INVALID_CONFIG, `Password configs cannot be updated dynamically on this broker (set them in server.properties): ${secrets.join(',')}`);
+  }
   const perBroker = [...configs.keys()].filter((k) => PER_BROKER_DYNAMIC_CONFIGS.has(k));
   if (scope === 'clusterDefault' && perBroker.length > 0) {
     return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${perBroker.join(',')}`);

@@ -76,6 +76,10 @@ describe('dynamic broker configs', () => {
       ErrorCode.INVALID_REQUEST,
       'Cannot update these configs at default cluster level, broker id must be specified: ssl.keystore.location',
     ]);
+    const secret = await incremental(h, BROKER, '0', [{ name: 'ssl.keystore.password', configOperation: SET, value: 'hunter2' }]);
+    assert.equal(secret.responses[0]!.errorCode, ErrorCode.INVALID_CONFIG);
+    assert.doesNotMatch(secret.responses[0]!.errorMessage ?? '', /hunter2/);
+    assert.equal(h.cluster.metadata.dynamicConfigs('node').get('ssl.keystore.password'), undefined);
     const fixed = await incremental(h, BROKER, '0', [{ name: 'log.dirs', configOperation: SET, value: '/x' }]);
     assert.deepEqual([fixed.responses[0]!.errorCode, fixed.responses[0]!.errorMessage], [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [log.dirs]']);
     const bad = await incremental(h, BROKER, '0', [{ name: 'max.connections.per.ip.overrides', configOperation: SET, value: 'nohost' }]);
