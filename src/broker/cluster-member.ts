@@ -7,7 +7,7 @@
  * `join` last, once the listener serves requests, because registering invites the controller's.
  */
 import type { Logger } from '../common/logger.js';
-import { parseEntityPath } from '../cluster/client-entities.js';
+import { desanitizeEntityName, parseEntityPath } from '../cluster/client-entities.js';
 import { AclSet } from '../security/acl/index.js';
 import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
@@ -311,7 +311,7 @@ export class ClusterMember {
     } else if (type === 'brokers') {
       await this.applyBrokerConfigChange(this.zk, name, logs, configs);
     } else if (type === GROUP_CONFIG_ENTITY) {
-      this.cache.setGroupConfigs(name, new Map(Object.entries(await this.zk.getEntityConfig(GROUP_CONFIG_ENTITY, name))));
+      await this.applyGroupConfigChange(this.zk, name);
     }
   }
 
@@ -339,9 +339,12 @@ export class ClusterMember {
   private async loadConfigEntities(zk: KafkaZkClient, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
     await this.applyBrokerConfigChange(zk, DEFAULT_ENTITY, logs, configs);
     await this.applyBrokerConfigChange(zk, String(this.requireIdentity().nodeId), logs, configs);
-    for (const group of await zk.listConfiguredGroups()) {
-      this.cache.setGroupConfigs(group, new Map(Object.entries(await zk.getEntityConfig(GROUP_CONFIG_ENTITY, group))));
-    }
+    for (const node of await zk.listConfiguredGroups()) await this.applyGroupConfigChange(zk, node);
+  }
+
+  /** A group's config entity; its node name is the group id sanitized (`ZkMetadataWriter.setGroupConfigs`). */
+  private async applyGroupConfigChange(zk: KafkaZkClient, node: string): Promise<void> {
+    this.cache.setGroupConfigs(desanitizeEntityName(node), new Map(Object.entries(await zk.getEntityConfig(GROUP_CONFIG_ENTITY, node))));
   }
 
   /**

@@ -9,7 +9,7 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { entityPath, type ClientEntity } from '../cluster/client-entities.js';
+import { entityPath, sanitizeEntityName, type ClientEntity } from '../cluster/client-entities.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import type { AclUpdate, MetadataWriter } from '../cluster/metadata-writer.js';
@@ -100,7 +100,8 @@ export class ZkMetadataWriter implements MetadataWriter {
   }
 
   async setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): Promise<void> {
-    await this.session().setEntityConfig(GROUP_CONFIG_ENTITY, groupId, Object.fromEntries(configs));
+    // Sanitized as Kafka names client ids in ZooKeeper: a group id may hold '/'.
+    await this.session().setEntityConfig(GROUP_CONFIG_ENTITY, sanitizeEntityName(groupId), Object.fromEntries(configs));
     this.cache.setGroupConfigs(groupId, configs);
   }
 

@@ -76,14 +76,14 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
   test("a group's config set through broker 2 is described by broker 1", async () => {
     const set = await wireCall(cluster.brokers[1]!.bootstrap, M.IncrementalAlterConfigsRequest, M.IncrementalAlterConfigsResponse, 1, {
       validateOnly: false,
-      resources: [{ resourceType: GROUP, resourceName: 'shared', configs: [{ name: 'consumer.session.timeout.ms', configOperation: 0, value: '50000' }] }],
+      resources: [{ resourceType: GROUP, resourceName: 'team/shared', configs: [{ name: 'consumer.session.timeout.ms', configOperation: 0, value: '50000' }] }],
     });
     assert.equal(set.responses[0]!.errorCode, ErrorCode.NONE);
-    await eventually('broker 1 follows /config/groups/shared', async () => {
+    await eventually('broker 1 follows /config/groups/team%2Fshared', async () => {
       const d = await wireCall(cluster.brokers[0]!.bootstrap, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
         includeSynonyms: false,
         includeDocumentation: false,
-        resources: [{ resourceType: GROUP, resourceName: 'shared', configurationKeys: ['consumer.session.timeout.ms'] }],
+        resources: [{ resourceType: GROUP, resourceName: 'team/shared', configurationKeys: ['consumer.session.timeout.ms'] }],
       });
       assert.deepEqual(d.results[0]!.configs.map((c) => [c.value, c.configSource]), [['50000', 8]]);
     });
