@@ -302,23 +302,16 @@ export const TOPIC_CONFIGS: readonly TopicConfigDefinition[] = [
 
 /**
  * Dynamic keys Kafka accepts only on one broker's resource, never the cluster default ("Cannot
- * update these configs at default cluster level"): listeners and each broker's key material.
+ * update these configs at default cluster level"): the listeners and the SASL settings.
  */
-export const PER_BROKER_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
-  'listeners',
-  'advertised.listeners',
-  'listener.security.protocol.map',
-  'ssl.keystore.type',
-  'ssl.keystore.location',
-  'ssl.keystore.password',
-  'ssl.key.password',
-  'ssl.keystore.key',
-  'ssl.keystore.certificate.chain',
-  'ssl.truststore.type',
-  'ssl.truststore.location',
-  'ssl.truststore.password',
-  'ssl.truststore.certificates',
-]);
+export const PER_BROKER_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set(
+  ['listeners', 'advertised.listeners', 'listener.security.protocol.map'].concat(BROKER_CONFIGS.filter((d) => d.dynamic && d.name.startsWith('sasl.')).map((d) => d.name)),
+);
+
+/** Kafka changes TLS settings live only per listener (`listener.name.<listener>.ssl.…`), never unprefixed. */
+export function isListenerOnlySecurityConfig(name: string): boolean {
+  return name.startsWith('ssl.');
+}
 
 export const BROKER_CONFIG_BY_NAME: ReadonlyMap<string, BrokerConfigDefinition> = new Map(BROKER_CONFIGS.map((d) => [d.name, d]));
 export const TOPIC_CONFIG_BY_NAME: ReadonlyMap<string, TopicConfigDefinition> = new Map(TOPIC_CONFIGS.map((d) => [d.name, d]));

@@ -121,10 +121,28 @@ export class ConfigResolver {
     return { definition: def, value: chosen.value, source: chosen.source, readOnly: false, synonyms };
   }
 
-  /** Every key of a group's config resource, as Kafka 4.4 describes it. */
+  /**
+   * Every described key of a group's config resource, as Kafka 4.4 describes it: the last synonym
+   * is always a default, under the broker key's name (or the group key's when it has none), also
+   * for broker keys this broker does not define.
+   */
   groupEntries(groupId: string): ConfigEntry[] {
     const overrides = this.metadata.image.groupConfigs(groupId);
-    return GROUP_CONFIGS.map((def: GroupConfigDefinition) => this.overridableEntry(def, overrides, ConfigSource.GROUP_CONFIG));
+    return GROUP_CONFIGS.filter((def) => !def.internal).map((def) => this.groupEntry(def, overrides));
+  }
+
+  private groupEntry(def: GroupConfigDefinition, overrides: ReadonlyMap<string, string>): ConfigEntry {
+    const entry = this.overridableEntry(def, overrides, ConfigSource.GROUP_CONFIG);
+    if (entry.synonyms.some((s) => s.source === ConfigSource.DEFAULT_CONFIG)) return entry;
+    const fallback: ConfigSynonym = { name: def.synonyms[0]?.key ?? def.name, value: def.defaultValue ?? '', source: ConfigSource.DEFAULT_CONFIG };
+    const inherited = entry.source === ConfigSource.DEFAULT_CONFIG;
+    return { ...entry, ...(inherited ? { value: fallback.value } : {}), synonyms: [...entry.synonyms, fallback] };
+  }
+
+  /** The value in effect for a group key (described or internal), for APPEND and SUBTRACT. */
+  groupValue(groupId: string, name: string): string | null {
+    const def = GROUP_CONFIGS.find((d) => d.name === name);
+    return def === undefined ? null : this.groupEntry(def, this.metadata.image.groupConfigs(groupId)).value;
   }
 
   /** What group `groupId` overrides (GROUP config resource), typed; the rest is the broker's. */

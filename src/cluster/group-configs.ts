@@ -10,7 +10,7 @@
  * rest is the broker's): consumer groups here, share and streams groups where they are built.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { validateValue, type BrokerSynonym, type ConfigDefinition, type ConfigType } from './config-definitions.js';
+import { splitList, validateValue, type BrokerSynonym, type ConfigDefinition, type ConfigType } from './config-definitions.js';
 import type { AdminResult } from './topic-admin.js';
 
 /** The broker keys bounding a group key, with Kafka's defaults for when the broker sets none. */
@@ -24,6 +24,8 @@ interface BrokerBounds {
 export interface GroupConfigDefinition extends ConfigDefinition {
   readonly synonyms: readonly BrokerSynonym[];
   readonly bounds: BrokerBounds;
+  /** Accepted but not described (Kafka's internal group configs). */
+  readonly internal: boolean;
 }
 
 function group(
@@ -31,7 +33,7 @@ function group(
   type: ConfigType,
   defaultValue: string,
   doc: string,
-  options: { min?: number; oneOf?: readonly string[]; broker?: boolean; bounds?: BrokerBounds } = {},
+  options: { min?: number; oneOf?: readonly string[]; broker?: boolean | string; bounds?: BrokerBounds; internal?: boolean } = {},
 ): GroupConfigDefinition {
   return {
     name,
@@ -40,22 +42,26 @@ function group(
     doc,
     ...(options.min === undefined ? {} : { min: options.min }),
     ...(options.oneOf === undefined ? {} : { oneOf: options.oneOf }),
-    synonyms: options.broker === false ? [] : [{ key: `group.${name}`, scale: 1 }],
+    synonyms: options.broker === false ? [] : [{ key: typeof options.broker === 'string' ? options.broker : `group.${name}`, scale: 1 }],
     bounds: options.bounds ?? {},
+    internal: options.internal ?? false,
   };
 }
+
+const STREAMS_ASSIGNORS_KEY = 'group.streams.assignors';
+const DEFAULT_STREAMS_ASSIGNOR = 'sticky';
 
 /** `group.<kind>.min.<what>` … `group.<kind>.max.<what>` with Kafka's defaults. */
 function range(kind: string, what: string, min: number, max: number): BrokerBounds {
   return { minKey: `group.${kind}.min.${what}`, minDefault: min, maxKey: `group.${kind}.max.${what}`, maxDefault: max };
 }
 
-/** Every key Kafka 4.4 describes for a group, in its order. */
+/** Every key Kafka 4.4 accepts for a group; the internal ones are not described. */
 export const GROUP_CONFIGS: readonly GroupConfigDefinition[] = [
   group('consumer.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the consumer group protocol.', { min: 1, bounds: range('consumer', 'session.timeout.ms', 45_000, 60_000) }),
   group('consumer.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a consumer group.', { min: 1, bounds: range('consumer', 'heartbeat.interval.ms', 5_000, 15_000) }),
   group('consumer.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a consumer group.', { min: 0 }),
-  group('consumer.assignor.offload.enable', 'boolean', 'true', 'Whether to offload consumer group assignment to a group coordinator background thread.'),
+  group('consumer.assignor.offload.enable', 'boolean', 'true', 'Whether to offload consumer group assignment to a group coordinator background thread.', { internal: true }),
   group('share.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the share group protocol.', { min: 1, bounds: range('share', 'session.timeout.ms', 45_000, 60_000) }),
   group('share.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a share group.', { min: 1, bounds: range('share', 'heartbeat.interval.ms', 5_000, 15_000) }),
   group('share.record.lock.duration.ms', 'int', '30000', 'The record acquisition lock duration in milliseconds for share groups.', { min: 1000, bounds: range('share', 'record.lock.duration.ms', 15_000, 60_000) }),
@@ -63,19 +69,20 @@ export const GROUP_CONFIGS: readonly GroupConfigDefinition[] = [
   group('share.partition.max.record.locks', 'int', '2000', 'Share-group record lock limit per share-partition.', { min: 100, bounds: range('share', 'partition.max.record.locks', 100, 10_000) }),
   group('share.auto.offset.reset', 'string', 'latest', 'The strategy to initialize the share-partition start offset: earliest, latest or by_duration:<ISO8601 duration>.', { broker: false }),
   group('share.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a share group.', { min: 0 }),
-  group('share.assignor.offload.enable', 'boolean', 'true', 'Whether to offload share group assignment to a group coordinator background thread.'),
+  group('share.assignor.offload.enable', 'boolean', 'true', 'Whether to offload share group assignment to a group coordinator background thread.', { internal: true }),
   group('streams.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the streams group protocol.', { min: 1, bounds: range('streams', 'session.timeout.ms', 45_000, 60_000) }),
   group('streams.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members.', { min: 1, bounds: range('streams', 'heartbeat.interval.ms', 5_000, 15_000) }),
   group('streams.num.standby.replicas', 'int', '0', 'The number of standby replicas for each task.', { min: 0, bounds: { maxKey: 'group.streams.max.standby.replicas', maxDefault: 2 } }),
   group('streams.initial.rebalance.delay.ms', 'int', '3000', 'The delay of the first rebalance of a streams group.', { min: 0 }),
   group('streams.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a streams group.', { min: 0 }),
-  group('streams.assignor.offload.enable', 'boolean', 'true', 'Whether to offload streams group assignment to a group coordinator background thread.'),
-  group('streams.task.offset.interval.ms', 'int', '60000', 'How often members of a streams group report their task offsets.', { min: 1 }),
-  group('streams.num.warmup.replicas', 'int', '2', 'The number of warm-up replicas for each task.', { min: 0 }),
+  group('streams.assignor.offload.enable', 'boolean', 'true', 'Whether to offload streams group assignment to a group coordinator background thread.', { internal: true }),
+  group('streams.task.offset.interval.ms', 'int', '60000', 'How often members of a streams group report their task offsets.', { min: 1, internal: true }),
+  group('streams.num.warmup.replicas', 'int', '2', 'The number of warm-up replicas for each task.', { min: 0, internal: true }),
   group('streams.rack.aware.assignment.tags', 'list', '', 'Client tag keys used to distribute standby replicas across Kafka Streams instances.'),
-  group('streams.acceptable.recovery.lag', 'long', '10000', 'The maximum lag of a warm-up replica to be considered caught up.', { min: 0 }),
+  group('streams.acceptable.recovery.lag', 'long', '10000', 'The maximum lag of a warm-up replica to be considered caught up.', { min: 0, internal: true }),
+  group('streams.assignor.name', 'string', DEFAULT_STREAMS_ASSIGNOR, 'The task assignor of this streams group, by short name among the broker\'s group.streams.assignors; unset, the first of them.', { broker: STREAMS_ASSIGNORS_KEY }),
   group('share.isolation.level', 'string', 'read_uncommitted', 'read_committed delivers only committed transactional records; read_uncommitted delivers them all.', { oneOf: ['read_committed', 'read_uncommitted'], broker: false }),
-  group('share.renew.acknowledge.enable', 'boolean', 'true', 'Whether the renew acknowledge type is enabled for the share group.'),
+  group('share.renew.acknowledge.enable', 'boolean', 'true', 'Whether the renew acknowledge type is enabled for the share group.', { broker: false }),
   group('errors.deadletterqueue.topic.name', 'string', '', 'The dead-letter queue topic of this share group; blank has none.', { broker: false }),
   group('errors.deadletterqueue.copy.record.enable', 'boolean', 'false', 'Whether the dead-letter queue gets a copy of the original record or only its context headers.', { broker: false }),
 ];
@@ -121,7 +128,15 @@ export function checkGroupConfigs(overrides: ReadonlyMap<string, string>, settin
     const problem = validateValue(def, value);
     if (problem !== null) return invalid(problem);
     if (name === 'share.auto.offset.reset' && !AUTO_OFFSET_RESET.test(value.trim())) {
-      return invalid(`Invalid value ${value} for configuration ${name}: the value must be earliest, latest or by_duration:<ISO8601 duration>`);
+      return invalid(
+        `Invalid value ${value} for configuration ${name}: Invalid value \`${value}\` for configuration ${name}. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'.`,
+      );
+    }
+    if (name === 'streams.assignor.name') {
+      const registered = splitList(setting(STREAMS_ASSIGNORS_KEY) ?? DEFAULT_STREAMS_ASSIGNOR);
+      if (!registered.includes(value.trim())) {
+        return invalid(`streams.assignor.name '${value}' is not a registered task assignor. Registered assignors are: ${registered.join(', ')}.`);
+      }
     }
     if (name === 'errors.deadletterqueue.topic.name' && value.startsWith('__')) return invalid(`${name}: DLQ topic name must not start with '__'`);
     if (def.type === 'int') {

@@ -9,7 +9,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { PartitionAdmin } from './partition-admin.js';
 import type { MetadataWriter } from './metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
-import { BROKER_CONFIG_BY_NAME, PER_BROKER_DYNAMIC_CONFIGS, TOPIC_CONFIG_BY_NAME, splitList, validateValue } from './config-definitions.js';
+import { BROKER_CONFIG_BY_NAME, PER_BROKER_DYNAMIC_CONFIGS, TOPIC_CONFIG_BY_NAME, isListenerOnlySecurityConfig, splitList, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
 import { checkGroupConfigs } from './group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from './topic-names.js';
@@ -269,12 +269,15 @@ export function checkTopicOverrides(overrides: ReadonlyMap<string, string>): Adm
 }
 
 /**
- * Only Kafka's dynamic broker keys may change at run time; the rest need a restart. Listener and
- * key-material keys belong to one broker and are refused on the cluster default.
+ * Only Kafka's dynamic broker keys may change at run time; the rest need a restart. TLS keys change
+ * only per listener (which Sluice does not offer dynamically); listener and SASL keys belong to
+ * one broker and are refused on the cluster default.
  */
 export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): AdminResult | null {
   const fixed = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)?.dynamic !== true);
   if (fixed.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
+  const tls = [...configs.keys()].filter(isListenerOnlySecurityConfig);
+  if (tls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `These security configs can be dynamically updated only per-listener using the listener prefix: [${tls.join(', ')}]`);
   // Kafka 3.9 stores a password in ZooKeeper only encrypted with password.encoder.secret; Sluice
   // keeps no key material in its metadata at all, so the keys stay in server.properties.
   const secrets = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)!.type === 'password');
@@ -283,7 +286,7 @@ export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: Readonly
   }
   const perBroker = [...configs.keys()].filter((k) => PER_BROKER_DYNAMIC_CONFIGS.has(k));
   if (scope === 'clusterDefault' && perBroker.length > 0) {
-    return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${perBroker.join(',')}`);
+    return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: [${perBroker.join(', ')}]`);
   }
   for (const [name, value] of configs) {
     const problem = validateValue(BROKER_CONFIG_BY_NAME.get(name)!, value);

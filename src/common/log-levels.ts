@@ -2,18 +2,18 @@
  * The levels of a broker's loggers as Kafka's BROKER_LOGGER config resource shows and changes
  * them (Log4jController): a `root` level every logger inherits, and per-logger levels set live by
  * IncrementalAlterConfigs. Levels use Kafka's (log4j) names; Sluice's four map onto them (TRACE
- * and ALL log as debug, FATAL as error, OFF silences). Not persisted: a restart starts from
+ * logs as debug; FATAL silences everything, as Sluice logs nothing at fatal). Not persisted: a restart starts from
  * `SLUICE_LOG_LEVEL`, as a Kafka broker starts from its log4j configuration.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** Kafka's valid levels, in the order its error message lists them. */
-export const KAFKA_LOG_LEVELS = ['ALL', 'DEBUG', 'ERROR', 'FATAL', 'INFO', 'OFF', 'TRACE', 'WARN'] as const;
+/** The levels Kafka 4.4 accepts, in the order its error message lists them. */
+export const KAFKA_LOG_LEVELS = ['DEBUG', 'ERROR', 'FATAL', 'INFO', 'TRACE', 'WARN'] as const;
 export type KafkaLogLevel = (typeof KAFKA_LOG_LEVELS)[number];
 export const ROOT_LOGGER = 'root';
 
 export const LEVEL_RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
-const KAFKA_RANK: Readonly<Record<KafkaLogLevel, number>> = { ALL: 0, TRACE: 0, DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, FATAL: 40, OFF: Number.POSITIVE_INFINITY };
+const KAFKA_RANK: Readonly<Record<KafkaLogLevel, number>> = { TRACE: 0, DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, FATAL: 50 };
 
 export function isKafkaLogLevel(text: string): text is KafkaLogLevel {
   return (KAFKA_LOG_LEVELS as readonly string[]).includes(text);

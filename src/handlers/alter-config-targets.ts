@@ -59,7 +59,7 @@ function resolveResource(c: ClusterContext, resourceType: number, resourceName: 
     return {
       overrides,
       definition: (name) => GROUP_CONFIG_BY_NAME.get(name),
-      effective: (name) => c.configs.groupEntries(resourceName).find((e) => e.definition.name === name)?.value ?? null,
+      effective: (name) => c.configs.groupValue(resourceName, name),
       replace: (next, validateOnly) => c.admin.setGroupConfigs(resourceName, next, validateOnly),
     };
   }

@@ -68,18 +68,23 @@ describe('dynamic broker configs', () => {
       { name: 'sasl.kerberos.min.time.before.relogin', configOperation: SET, value: '120000' },
       { name: 'log.cleaner.threads', configOperation: SET, value: '2' },
       { name: 'max.connections', configOperation: SET, value: '100' },
-      { name: 'ssl.keystore.location', configOperation: SET, value: '/tmp/ks.p12' },
+      { name: 'listeners', configOperation: SET, value: 'PLAINTEXT://127.0.0.1:9092' },
     ]);
     assert.equal(ok.responses[0]!.errorCode, 0);
-    const perBroker = await incremental(h, BROKER, '', [{ name: 'ssl.keystore.location', configOperation: SET, value: '/tmp/ks.p12' }]);
+    const perBroker = await incremental(h, BROKER, '', [{ name: 'sasl.kerberos.min.time.before.relogin', configOperation: SET, value: '1000' }]);
     assert.deepEqual([perBroker.responses[0]!.errorCode, perBroker.responses[0]!.errorMessage], [
       ErrorCode.INVALID_REQUEST,
-      'Cannot update these configs at default cluster level, broker id must be specified: ssl.keystore.location',
+      'Cannot update these configs at default cluster level, broker id must be specified: [sasl.kerberos.min.time.before.relogin]',
     ]);
-    const secret = await incremental(h, BROKER, '0', [{ name: 'ssl.keystore.password', configOperation: SET, value: 'hunter2' }]);
+    const tls = await incremental(h, BROKER, '0', [{ name: 'ssl.keystore.location', configOperation: SET, value: '/tmp/ks.p12' }]);
+    assert.deepEqual([tls.responses[0]!.errorCode, tls.responses[0]!.errorMessage], [
+      ErrorCode.INVALID_REQUEST,
+      'These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.location]',
+    ]);
+    const secret = await incremental(h, BROKER, '0', [{ name: 'sasl.jaas.config', configOperation: SET, value: 'hunter2' }]);
     assert.equal(secret.responses[0]!.errorCode, ErrorCode.INVALID_CONFIG);
     assert.doesNotMatch(secret.responses[0]!.errorMessage ?? '', /hunter2/);
-    assert.equal(h.cluster.metadata.dynamicConfigs('node').get('ssl.keystore.password'), undefined);
+    assert.equal(h.cluster.metadata.dynamicConfigs('node').get('sasl.jaas.config'), undefined);
     const fixed = await incremental(h, BROKER, '0', [{ name: 'log.dirs', configOperation: SET, value: '/x' }]);
     assert.deepEqual([fixed.responses[0]!.errorCode, fixed.responses[0]!.errorMessage], [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [log.dirs]']);
     const bad = await incremental(h, BROKER, '0', [{ name: 'max.connections.per.ip.overrides', configOperation: SET, value: 'nohost' }]);
@@ -195,9 +200,9 @@ describe('BROKER_LOGGER config resource', () => {
     assert.match(captureStderr(() => network.debug('shown')), /DEBUG \[network node=0\] shown/);
     assert.equal((await describeOne(h, LOGGER, '0', ['network'])).results[0]!.configs[0]!.value, 'DEBUG');
 
-    assert.equal((await incremental(h, LOGGER, '0', [{ name: 'root', configOperation: SET, value: 'OFF' }, { name: 'network', configOperation: DELETE, value: null }])).responses[0]!.errorCode, 0);
-    assert.equal(captureStderr(() => network.error('silenced')), '');
-    assert.equal((await describeOne(h, LOGGER, '0', ['network'])).results[0]!.configs[0]!.value, 'OFF');
+    assert.equal((await incremental(h, LOGGER, '0', [{ name: 'root', configOperation: SET, value: 'ERROR' }, { name: 'network', configOperation: DELETE, value: null }])).responses[0]!.errorCode, 0);
+    assert.equal(captureStderr(() => network.warn('below error')), '');
+    assert.equal((await describeOne(h, LOGGER, '0', ['network'])).results[0]!.configs[0]!.value, 'ERROR');
   });
 
   test("Kafka's refusals: unknown logger, bad level, root removed, APPEND, other broker ids, legacy AlterConfigs, validate_only", async () => {
@@ -210,9 +215,9 @@ describe('BROKER_LOGGER config resource', () => {
     assert.deepEqual(await answer([{ name: 'kafka.server.KafkaApis', configOperation: SET, value: 'DEBUG' }]), [ErrorCode.INVALID_CONFIG, 'Logger kafka.server.KafkaApis does not exist!']);
     assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'LOUD' }]), [
       ErrorCode.INVALID_CONFIG,
-      'Cannot set the log level of groups to LOUD as it is not a supported log level. Valid log4j levels are ALL, DEBUG, ERROR, FATAL, INFO, OFF, TRACE, WARN',
+      'Cannot set the log level of groups to LOUD as it is not a supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN',
     ]);
-    assert.deepEqual(await answer([{ name: 'root', configOperation: DELETE, value: null }]), [ErrorCode.INVALID_CONFIG, 'Removing the log level of the root logger is not allowed']);
+    assert.deepEqual(await answer([{ name: 'root', configOperation: DELETE, value: null }]), [ErrorCode.INVALID_REQUEST, 'Removing the log level of the root logger is not allowed']);
     assert.deepEqual(await answer([{ name: 'groups', configOperation: 2, value: 'DEBUG' }]), [ErrorCode.INVALID_REQUEST, 'APPEND operation is not allowed for the BROKER_LOGGER resource']);
     assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'DEBUG' }], '7'), [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 0 but received 7']);
     assert.deepEqual(await answer([{ name: 'groups', configOperation: SET, value: 'DEBUG' }], ''), [ErrorCode.INVALID_REQUEST, 'Broker id must not be empty']);
