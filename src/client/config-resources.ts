@@ -32,6 +32,7 @@ export const ConfigSource = {
   DynamicTopic: 1,
   DynamicBroker: 2,
   DynamicDefaultBroker: 3,
+  DynamicBrokerLogger: 6,
   Group: 8,
 } as const;
 

@@ -15,6 +15,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { INTEROP_DIR, runProcess } from '../../helpers/interop.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
+import { ok, runCli } from '../../helpers/run-cli.js';
 import { kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
 
 const BROKER = 4;
@@ -100,10 +101,16 @@ describe('dynamic configs with kafka-configs.sh and KafkaJS', { skip: javaSkip()
     assert.deepEqual(listed.configResources.map((r) => r.resourceName), ['paced']);
   });
 
-  test('broker-loggers: a level set with kafka-configs.sh is described', async () => {
+  test('broker-loggers: a level set with kafka-configs.sh or sluice configs is described by both', async () => {
     await kafkaConfigs(broker.bootstrap, '--entity-type', 'broker-loggers', '--entity-name', '0', '--alter', '--add-config', 'network=DEBUG');
     const described = await kafkaConfigs(broker.bootstrap, '--entity-type', 'broker-loggers', '--entity-name', '0', '--describe');
     assert.match(described, /network=DEBUG sensitive=false synonyms=\{\}/);
     assert.match(described, /root=INFO/);
+    const cli = ok(await runCli(['configs', '--bootstrap-server', broker.bootstrap, '--entity-type', 'broker-loggers', '--entity-name', '0', '--alter', '--add-config', 'groups=WARN']), 'sluice configs alter');
+    assert.equal(cli, 'Completed updating config for broker-logger 0.\n');
+    const listed = ok(await runCli(['configs', '--bootstrap-server', broker.bootstrap, '--entity-type', 'broker-loggers', '--entity-name', '0', '--describe']), 'sluice configs describe');
+    assert.match(listed, /^Dynamic configs for broker-logger 0 are:\n/);
+    assert.match(listed, /\n {2}groups=WARN sensitive=false synonyms=\{\}\n/);
+    assert.match(listed, /\n {2}network=DEBUG sensitive=false/);
   });
 });
