@@ -22,6 +22,8 @@ import { MetadataStore } from '../cluster/metadata-store.js';
 import { TopicAdmin } from '../cluster/topic-admin.js';
 import { AclAdmin } from '../cluster/acl-admin.js';
 import { Authorizer } from '../security/acl/index.js';
+import { liveConnectionLimits } from './live-connection-limits.js';
+import { LogLevels } from '../common/log-levels.js';
 import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
@@ -150,7 +152,8 @@ export class Broker {
       settings.set('listeners', `${protocol}://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
     }
     const { config, unknownKeys } = buildConfig(settings);
-    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId });
+    const logLevels = new LogLevels();
+    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId }, logLevels);
     const log = logger('broker');
     for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
     for (const warning of config.sasl.warnings) log.warn(warning);
@@ -217,7 +220,7 @@ export class Broker {
     const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
-    const limits = new ConnectionLimits(config);
+    const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
     const listeners: RunningListener[] = [];
     try {
       for (const l of config.listeners) {
@@ -300,7 +303,7 @@ export class Broker {
           internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory, config.cluster?.offsetsTopicReplicationFactor ?? 1),
         ),
         numPartitions: config.offsetsTopicNumPartitions,
-        config: config.groupCoordinator,
+        config: { ...config.groupCoordinator, groupOverrides: (groupId) => configs.groupConfig(groupId) },
         leads: (p) => metadata.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
         logger: groupLogger,
         sharePersister: persister,
@@ -340,7 +343,7 @@ export class Broker {
           else halt(started, reason);
         },
       }, logger);
-      sharePartitions = new SharePartitionManager(persister, sharePartitionConfigSource(config.shareGroup), eventLoopTimers, wakeShareFetches(currentCluster));
+      sharePartitions = new SharePartitionManager(persister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(currentCluster));
       const sharePartitionManager = sharePartitions;
       cluster = {
         nodeId: node.nodeId,
@@ -365,6 +368,7 @@ export class Broker {
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
+        brokerLoggers: logLevels,
       };
       // Registering invites the controller's requests, which need everything above.
       await member?.join();

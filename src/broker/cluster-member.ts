@@ -7,11 +7,11 @@
  * `join` last, once the listener serves requests, because registering invites the controller's.
  */
 import type { Logger } from '../common/logger.js';
-import { parseEntityPath } from '../cluster/client-entities.js';
+import { desanitizeEntityName, parseEntityPath } from '../cluster/client-entities.js';
 import { AclSet } from '../security/acl/index.js';
 import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../cluster/config-resolver.js';
-import type { ListenerEndpoint } from '../cluster/metadata-image.js';
+import type { DynamicScope, ListenerEndpoint } from '../cluster/metadata-image.js';
 import type { ClusterMembership } from '../cluster/replica-control.js';
 import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/producer-id-manager.js';
 import { ZkController } from '../controller/zk-controller.js';
@@ -27,7 +27,7 @@ import { ReplicaManager } from '../member/replica-manager.js';
 import { ZkMetadataWriter } from '../member/zk-metadata-writer.js';
 import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
+import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
 
 /** How long an admin request waits for the controller's answer to reach this broker. */
@@ -274,6 +274,7 @@ export class ClusterMember {
     this.watchedLogs = { logs, configs };
     const zk = this.zk;
     void this.loadClientEntities(zk).catch((err: unknown) => this.log.error('loading client entity configs failed', { error: (err as Error).message }));
+    void this.loadConfigEntities(zk, logs, configs).catch((err: unknown) => this.log.error('loading broker and group configs failed', { error: (err as Error).message }));
     this.configWatch = this.zk.watchConfigChanges((entityPath) => {
       void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) => this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }));
     });
@@ -317,10 +318,42 @@ export class ClusterMember {
       const topic = this.cache.image.topic(name);
       if (topic !== undefined) await logs.updateTopicConfig({ name, topicId: topic.topicId }, topic.partitionCount, configs.effectiveTopicConfig(topic));
     } else if (type === 'brokers') {
-      const values = new Map(Object.entries(await this.zk.getEntityConfig('brokers', name)));
-      if (name === '<default>') this.cache.setDynamicConfigs('clusterDefault', values);
-      else if (name === String(this.identity?.nodeId)) this.cache.setDynamicConfigs('node', values);
+      await this.applyBrokerConfigChange(this.zk, name, logs, configs);
+    } else if (type === GROUP_CONFIG_ENTITY) {
+      await this.applyGroupConfigChange(this.zk, name);
     }
+  }
+
+  /** The dynamic broker configs the open logs were last reconfigured with, per scope. */
+  private readonly appliedBrokerConfigs: Record<DynamicScope, ReadonlyMap<string, string>> = { clusterDefault: new Map(), node: new Map() };
+
+  /**
+   * A dynamic broker config entity (`<default>` or this broker's id) as ZooKeeper holds it. Topic
+   * defaults follow the broker's `log.*` keys, so when the entity differs from what the logs were
+   * last configured with, every topic is reconfigured live, as on a single broker. (The cache may
+   * show the change already: this broker's own AlterConfigs puts it there for read-your-writes.)
+   */
+  private async applyBrokerConfigChange(zk: KafkaZkClient, name: string, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
+    const scope: DynamicScope | null = name === DEFAULT_ENTITY ? 'clusterDefault' : name === String(this.identity?.nodeId) ? 'node' : null;
+    if (scope === null) return;
+    const values = new Map(Object.entries(await zk.getEntityConfig('brokers', name)));
+    this.cache.setDynamicConfigs(scope, values);
+    const applied = this.appliedBrokerConfigs[scope];
+    if (applied.size === values.size && [...values].every(([k, v]) => applied.get(k) === v)) return;
+    this.appliedBrokerConfigs[scope] = values;
+    for (const t of this.cache.image.topics()) await logs.updateTopicConfig({ name: t.name, topicId: t.topicId }, t.partitionCount, configs.effectiveTopicConfig(t));
+  }
+
+  /** The broker and group config entities, read at start-up: their change notifications may have expired. */
+  private async loadConfigEntities(zk: KafkaZkClient, logs: ReplicaLogs, configs: ConfigResolver): Promise<void> {
+    await this.applyBrokerConfigChange(zk, DEFAULT_ENTITY, logs, configs);
+    await this.applyBrokerConfigChange(zk, String(this.requireIdentity().nodeId), logs, configs);
+    for (const node of await zk.listConfiguredGroups()) await this.applyGroupConfigChange(zk, node);
+  }
+
+  /** A group's config entity; its node name is the group id sanitized (`ZkMetadataWriter.setGroupConfigs`). */
+  private async applyGroupConfigChange(zk: KafkaZkClient, node: string): Promise<void> {
+    this.cache.setGroupConfigs(desanitizeEntityName(node), new Map(Object.entries(await zk.getEntityConfig(GROUP_CONFIG_ENTITY, node))));
   }
 
   /**

@@ -332,7 +332,7 @@ function interBrokerClientTls(listener: ListenerConfig): ClientTls {
 }
 
 /** Kafka's `host:count,host:count`. */
-function perIpOverrides(value: string): Map<string, number> {
+export function perIpOverrides(value: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const item of splitList(value)) {
     const m = /^(.+):(\d+)$/.exec(item);

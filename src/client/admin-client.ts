@@ -227,9 +227,10 @@ export class KafkaAdminClient {
     });
   }
 
-  /** A broker's own configs live on that broker; everything else any broker answers. */
+  /** A broker's own configs (and its loggers) live on that broker; everything else any broker answers. */
   private async connectionFor(resource: ConfigResource): Promise<KafkaConnection> {
-    if (resource.type === ConfigResourceType.Topic || resource.name === '') return this.cluster.anyConnection();
+    const ownedByBroker = resource.type === ConfigResourceType.Broker || resource.type === ConfigResourceType.BrokerLogger;
+    if (!ownedByBroker || resource.name === '') return this.cluster.anyConnection();
     await this.cluster.metadata([]);
     return this.cluster.nodeConnection(Number(resource.name));
   }
@@ -237,6 +238,7 @@ export class KafkaAdminClient {
 
 function describeResource(resource: ConfigResource): string {
   if (resource.type === ConfigResourceType.Topic) return `topic '${resource.name}'`;
+  if (resource.type === ConfigResourceType.Group) return `group '${resource.name}'`;
   return resource.name === '' ? 'the default broker' : `broker ${resource.name}`;
 }
 

@@ -5,12 +5,13 @@ export const ConfigResourceType = {
   Topic: 2,
   Broker: 4,
   BrokerLogger: 8,
+  Group: 32,
 } as const;
 export type ConfigResourceType = (typeof ConfigResourceType)[keyof typeof ConfigResourceType];
 
 export interface ConfigResource {
   readonly type: ConfigResourceType;
-  /** A topic name, a broker id, or "" for the cluster-wide broker default. */
+  /** A topic name, a broker id, "" for the cluster-wide broker default, or a group id. */
   readonly name: string;
 }
 
@@ -31,6 +32,8 @@ export const ConfigSource = {
   DynamicTopic: 1,
   DynamicBroker: 2,
   DynamicDefaultBroker: 3,
+  DynamicBrokerLogger: 6,
+  Group: 8,
 } as const;
 
 export function configSourceName(source: number): string {

@@ -47,6 +47,7 @@ export class ClusterMetadataCache implements MetadataSource {
   private readonly topicConfigs = new Map<string, ReadonlyMap<string, string>>();
   private dynamic: Record<DynamicScope, ReadonlyMap<string, string>> = { clusterDefault: new Map(), node: new Map() };
   private readonly clientEntities = new Map<string, ReadonlyMap<string, string>>();
+  private readonly groupConfigs = new Map<string, ReadonlyMap<string, string>>();
   private brokers: readonly BrokerRegistration[] = [];
   private controllerId = -1;
   private acls = AclSet.EMPTY;
@@ -105,6 +106,13 @@ export class ClusterMetadataCache implements MetadataSource {
     this.replace();
   }
 
+  /** A group's config overrides as ZooKeeper now holds them (empty: it has none). */
+  setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): void {
+    if (configs.size === 0) this.groupConfigs.delete(groupId);
+    else this.groupConfigs.set(groupId, new Map(configs));
+    this.replace();
+  }
+
   /** Every ACL, as loaded from ZooKeeper when the member starts (or its session is renewed). */
   setAcls(acls: AclSet): void {
     this.acls = acls;
@@ -154,6 +162,6 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls });
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls, groupConfigs: new Map(this.groupConfigs) });
   }
 }

@@ -30,6 +30,8 @@ export const ConfigSource = {
   DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+  GROUP_CONFIG: 8,
 } as const;
 
 export interface ConfigDefinition {
@@ -83,29 +85,29 @@ function broker(
 }
 
 export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
-  broker('listeners', 'list', 'PLAINTEXT://127.0.0.1:9092', false, 'Where the broker accepts clients: NAME://host:port, comma-separated (port 0 picks a free port).'),
-  broker('advertised.listeners', 'list', null, false, 'NAME://host:port given to clients in Metadata, per listener; a listener without one advertises its own address (never 0.0.0.0).'),
-  broker('listener.security.protocol.map', 'list', DEFAULT_SECURITY_PROTOCOL_MAP, false, 'Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).'),
+  broker('listeners', 'list', 'PLAINTEXT://127.0.0.1:9092', true, 'Where the broker accepts clients: NAME://host:port, comma-separated (port 0 picks a free port).'),
+  broker('advertised.listeners', 'list', null, true, 'NAME://host:port given to clients in Metadata, per listener; a listener without one advertises its own address (never 0.0.0.0).'),
+  broker('listener.security.protocol.map', 'list', DEFAULT_SECURITY_PROTOCOL_MAP, true, 'Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).'),
   broker('security.inter.broker.protocol', 'string', 'PLAINTEXT', false, 'Security protocol of the inter-broker listener when inter.broker.listener.name is not set.', { oneOf: SECURITY_PROTOCOLS }),
-  broker('max.connections', 'int', '2147483647', false, 'Most connections the broker accepts at once; a new one over the limit is closed at once.', { min: 0 }),
-  broker('max.connections.per.ip', 'int', '2147483647', false, 'Most connections from one IP address; a new one over the limit is closed at once.', { min: 0 }),
-  broker('max.connections.per.ip.overrides', 'string', '', false, 'Per-IP limits overriding max.connections.per.ip: ip:count,ip:count (host names are not resolved).'),
-  broker('ssl.keystore.type', 'string', 'JKS', false, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
-  broker('ssl.keystore.location', 'string', null, false, 'The keystore file: PKCS12, or PEM holding the private key and certificate chain.'),
-  broker('ssl.keystore.password', 'password', null, false, 'Password of a PKCS12 keystore file.'),
-  broker('ssl.key.password', 'password', null, false, 'Password of the private key (an encrypted PEM key, or the key in a PKCS12 keystore).'),
-  broker('ssl.keystore.key', 'password', null, false, 'PEM private key inline (ssl.keystore.type=PEM).'),
-  broker('ssl.keystore.certificate.chain', 'password', null, false, 'PEM certificate chain inline (ssl.keystore.type=PEM).'),
-  broker('ssl.truststore.type', 'string', 'JKS', false, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
-  broker('ssl.truststore.location', 'string', null, false, 'The truststore file: PEM certificates or PKCS12.'),
-  broker('ssl.truststore.password', 'password', null, false, 'Password of a PKCS12 truststore file.'),
-  broker('ssl.truststore.certificates', 'password', null, false, 'Trusted PEM certificates inline (ssl.truststore.type=PEM).'),
-  broker('ssl.client.auth', 'string', 'none', false, 'Whether clients of an SSL listener must (required), may (requested) or do not (none) present a certificate.', { oneOf: ['required', 'requested', 'none'] }),
-  broker('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', false, 'TLS versions accepted.', { oneOf: ['TLSv1.2', 'TLSv1.3'] }),
+  broker('max.connections', 'int', '2147483647', true, 'Most connections the broker accepts at once; a new one over the limit is closed at once.', { min: 0 }),
+  broker('max.connections.per.ip', 'int', '2147483647', true, 'Most connections from one IP address; a new one over the limit is closed at once.', { min: 0 }),
+  broker('max.connections.per.ip.overrides', 'string', '', true, 'Per-IP limits overriding max.connections.per.ip: ip:count,ip:count (host names are not resolved).'),
+  broker('ssl.keystore.type', 'string', 'JKS', true, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
+  broker('ssl.keystore.location', 'string', null, true, 'The keystore file: PKCS12, or PEM holding the private key and certificate chain.'),
+  broker('ssl.keystore.password', 'password', null, true, 'Password of a PKCS12 keystore file.'),
+  broker('ssl.key.password', 'password', null, true, 'Password of the private key (an encrypted PEM key, or the key in a PKCS12 keystore).'),
+  broker('ssl.keystore.key', 'password', null, true, 'PEM private key inline (ssl.keystore.type=PEM).'),
+  broker('ssl.keystore.certificate.chain', 'password', null, true, 'PEM certificate chain inline (ssl.keystore.type=PEM).'),
+  broker('ssl.truststore.type', 'string', 'JKS', true, 'PEM or PKCS12 (JKS is refused: convert it with keytool -importkeystore -deststoretype PKCS12).'),
+  broker('ssl.truststore.location', 'string', null, true, 'The truststore file: PEM certificates or PKCS12.'),
+  broker('ssl.truststore.password', 'password', null, true, 'Password of a PKCS12 truststore file.'),
+  broker('ssl.truststore.certificates', 'password', null, true, 'Trusted PEM certificates inline (ssl.truststore.type=PEM).'),
+  broker('ssl.client.auth', 'string', 'none', true, 'Whether clients of an SSL listener must (required), may (requested) or do not (none) present a certificate.', { oneOf: ['required', 'requested', 'none'] }),
+  broker('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', true, 'TLS versions accepted.', { oneOf: ['TLSv1.2', 'TLSv1.3'] }),
   broker('ssl.protocol', 'string', 'TLSv1.3', false, 'Accepted for compatibility: as in Kafka, ssl.enabled.protocols decides the TLS versions offered.', { oneOf: ['TLS', 'TLSv1.2', 'TLSv1.3'] }),
-  broker('ssl.cipher.suites', 'list', '', false, 'Cipher suites allowed, by IANA (Java) or OpenSSL name; empty allows the defaults.'),
-  broker('ssl.principal.mapping.rules', 'string', 'DEFAULT', false, 'Rules mapping a client certificate\'s distinguished name to a principal name: RULE:pattern/replacement/[LU], ..., DEFAULT.'),
-  broker('ssl.endpoint.identification.algorithm', 'string', 'https', false, 'https checks the host name of the broker a broker connects to against its certificate; empty does not.'),
+  broker('ssl.cipher.suites', 'list', '', true, 'Cipher suites allowed, by IANA (Java) or OpenSSL name; empty allows the defaults.'),
+  broker('ssl.principal.mapping.rules', 'string', 'DEFAULT', true, 'Rules mapping a client certificate\'s distinguished name to a principal name: RULE:pattern/replacement/[LU], ..., DEFAULT.'),
+  broker('ssl.endpoint.identification.algorithm', 'string', 'https', true, 'https checks the host name of the broker a broker connects to against its certificate; empty does not.'),
   broker('node.id', 'int', '0', false, 'The id of this broker in the cluster.', { min: 0 }),
   broker('broker.id', 'int', '0', false, 'Older name of node.id; must agree with it when both are set.', { min: 0 }),
   broker('log.dirs', 'list', null, false, 'Directories holding partition logs; overrides log.dir.'),
@@ -153,7 +155,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('socket.request.max.bytes', 'int', '104857600', false, 'Largest request frame; larger ones close the connection before any allocation.', { min: 1 }),
   broker('queued.max.requests', 'int', '500', false, 'Responses pending on one connection before the broker stops reading it.', { min: 1 }),
   broker('connections.max.idle.ms', 'long', '600000', false, 'Connections idle for longer are closed.'),
-  broker('sasl.enabled.mechanisms', 'list', 'GSSAPI', false, 'SASL mechanisms served on SASL listeners (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; GSSAPI and OAUTHBEARER are not served). Per listener: listener.name.<listener>.sasl.enabled.mechanisms.'),
+  broker('sasl.enabled.mechanisms', 'list', 'GSSAPI', true, 'SASL mechanisms served on SASL listeners (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; GSSAPI and OAUTHBEARER are not served). Per listener: listener.name.<listener>.sasl.enabled.mechanisms.'),
   broker('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI', false, 'The SASL mechanism brokers use towards each other when the inter-broker listener is a SASL one.'),
   broker('connections.max.reauth.ms', 'long', '0', false, 'Longest SASL session before the client must re-authenticate (KIP-368); 0 disables. Per listener and mechanism: listener.name.<listener>.<mechanism>.connections.max.reauth.ms.', { min: 0 }),
   broker('connection.failed.authentication.delay.ms', 'int', '100', false, 'How long the response to a failed authentication, and the close after it, are delayed.', { min: 0 }),
@@ -197,7 +199,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('transactional.id.expiration.ms', 'int', '604800000', false, 'How long a transactional id without transactions is kept.', { min: 1 }),
   broker('transaction.abort.timed.out.transaction.cleanup.interval.ms', 'int', '10000', false, 'How often transactions past their timeout are aborted.', { min: 1 }),
   broker('transaction.remove.expired.transaction.cleanup.interval.ms', 'int', '3600000', false, 'How often expired transactional ids are removed.', { min: 1 }),
-  broker('producer.id.expiration.ms', 'int', '86400000', false, 'How long a partition keeps the state of an idle producer without an open transaction.', { min: 1 }),
+  broker('producer.id.expiration.ms', 'int', '86400000', true, 'How long a partition keeps the state of an idle producer without an open transaction.', { min: 1 }),
   broker('offsets.retention.minutes', 'int', '10080', false, 'How long committed offsets of an empty group are kept.', { min: 1 }),
   broker('group.initial.rebalance.delay.ms', 'int', '3000', false, 'How long the first rebalance of a new group waits for more members.'),
   broker('group.min.session.timeout.ms', 'int', '6000', false, 'Shortest session timeout a classic group member may ask for.', { min: 1 }),
@@ -231,7 +233,35 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('group.share.min.partition.max.record.locks', 'int', '100', false, 'The minimum value of a group configuration for the record lock limit per share-partition.', { min: 100, max: 2000 }),
   broker('group.share.max.partition.max.record.locks', 'int', '4000', false, 'The maximum value of a group configuration for the record lock limit per share-partition.', { min: 2000, max: 10000 }),
   broker('group.share.max.share.sessions', 'int', '2000', false, 'The maximum number of share sessions per broker.', { min: 1 }),
+  broker('group.consumer.min.session.timeout.ms', 'int', '45000', false, 'Shortest consumer.session.timeout.ms a group config may set.', { min: 1 }),
+  broker('group.consumer.max.session.timeout.ms', 'int', '60000', false, 'Longest consumer.session.timeout.ms a group config may set.', { min: 1 }),
+  broker('group.consumer.min.heartbeat.interval.ms', 'int', '5000', false, 'Shortest consumer.heartbeat.interval.ms a group config may set.', { min: 1 }),
+  broker('group.consumer.max.heartbeat.interval.ms', 'int', '15000', false, 'Longest consumer.heartbeat.interval.ms a group config may set.', { min: 1 }),
   broker('cluster.id', 'string', null, false, 'Sluice: the cluster id; generated and stored in meta.properties when absent.'),
+  broker('num.io.threads', 'int', '8', true, 'Accepted for compatibility: Kafka\'s request handler threads (Sluice serves requests on its event loop and partition workers).', { min: 1 }),
+  broker('num.network.threads', 'int', '3', true, 'Accepted for compatibility: Kafka\'s network threads (Sluice serves sockets on its event loop).', { min: 1 }),
+  broker('num.recovery.threads.per.data.dir', 'int', '2', true, 'Accepted for compatibility: Kafka\'s log recovery threads per log dir.', { min: 1 }),
+  broker('background.threads', 'int', '10', true, 'Accepted for compatibility: Kafka\'s background task threads.', { min: 1 }),
+  broker('log.cleaner.dedupe.buffer.size', 'long', '134217728', true, 'Memory the log cleaner uses to deduplicate keys, over all cleaner threads.'),
+  broker('log.cleaner.io.buffer.size', 'int', '524288', true, 'I/O buffer memory of the log cleaner, over all cleaner threads.', { min: 0 }),
+  broker('log.cleaner.io.buffer.load.factor', 'double', '0.9', true, 'Load factor of the log cleaner\'s deduplication buffer.'),
+  broker('log.cleaner.io.max.bytes.per.second', 'double', '1.7976931348623157E308', true, 'I/O rate the log cleaner may use.'),
+  broker('log.cleaner.backoff.ms', 'long', '15000', true, 'How long the log cleaner sleeps when there is nothing to clean.', { min: 0 }),
+  broker('max.connection.creation.rate', 'int', '2147483647', true, 'Most new connections per second the broker accepts.', { min: 0 }),
+  broker('sasl.kerberos.service.name', 'string', null, true, 'Kerberos principal name Kafka runs as (GSSAPI is not served by this broker).'),
+  broker('sasl.kerberos.kinit.cmd', 'string', '/usr/bin/kinit', true, 'Kerberos kinit command path (GSSAPI is not served by this broker).'),
+  broker('sasl.kerberos.ticket.renew.window.factor', 'double', '0.8', true, 'Kerberos: fraction of the ticket lifetime after which it is renewed.'),
+  broker('sasl.kerberos.ticket.renew.jitter', 'double', '0.05', true, 'Kerberos: random jitter added to the renewal time.'),
+  broker('sasl.kerberos.min.time.before.relogin', 'long', '60000', true, 'Kerberos: login thread sleep time between refresh attempts.'),
+  broker('sasl.kerberos.principal.to.local.rules', 'list', 'DEFAULT', true, 'Rules mapping Kerberos principal names to short names.'),
+  broker('sasl.jaas.config', 'password', null, true, 'JAAS login context parameters for SASL connections.'),
+  broker('sasl.login.refresh.window.factor', 'double', '0.8', true, 'OAUTHBEARER: fraction of the credential lifetime after which it is refreshed.', { min: 0.5, max: 1 }),
+  broker('sasl.login.refresh.window.jitter', 'double', '0.05', true, 'OAUTHBEARER: random jitter added to the refresh time.', { min: 0, max: 0.25 }),
+  broker('sasl.login.refresh.min.period.seconds', 'short', '60', true, 'OAUTHBEARER: shortest wait between two refreshes.', { min: 0, max: 900 }),
+  broker('sasl.login.refresh.buffer.seconds', 'short', '300', true, 'OAUTHBEARER: time before credential expiry to keep when refreshing.', { min: 0, max: 3600 }),
+  broker('leader.replication.throttled.rate', 'long', LONG_MAX, true, 'Bytes per second leaders may send to throttled replicas.', { min: 0 }),
+  broker('follower.replication.throttled.rate', 'long', LONG_MAX, true, 'Bytes per second followers may fetch for throttled replicas.', { min: 0 }),
+  broker('metric.reporters', 'list', '', true, 'Accepted for compatibility: Kafka\'s metrics reporter classes (Sluice exports Prometheus metrics on metrics.listener).'),
   broker('metrics.listener', 'string', null, false, 'Sluice: http://host:port of the Prometheus /metrics endpoint; off when absent.'),
   broker('metrics.consumergroup.lag.max.partitions', 'int', '10000', false, 'Sluice: above this many committed group partitions, /metrics exports consumer lag per group and topic only.', { min: 0 }),
 ];
@@ -299,6 +329,19 @@ export const TOPIC_CONFIGS: readonly TopicConfigDefinition[] = [
   ], 'Maximum age of the active segment before it rolls.', { min: 1 }),
   topic('unclean.leader.election.enable', 'boolean', 'false', same('unclean.leader.election.enable'), 'Whether an out-of-sync replica may become leader.'),
 ];
+
+/**
+ * Dynamic keys Kafka accepts only on one broker's resource, never the cluster default ("Cannot
+ * update these configs at default cluster level"): the listeners and the SASL settings.
+ */
+export const PER_BROKER_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set(
+  ['listeners', 'advertised.listeners', 'listener.security.protocol.map'].concat(BROKER_CONFIGS.filter((d) => d.dynamic && d.name.startsWith('sasl.')).map((d) => d.name)),
+);
+
+/** Kafka changes TLS settings live only per listener (`listener.name.<listener>.ssl.…`), never unprefixed. */
+export function isListenerOnlySecurityConfig(name: string): boolean {
+  return name.startsWith('ssl.');
+}
 
 export const BROKER_CONFIG_BY_NAME: ReadonlyMap<string, BrokerConfigDefinition> = new Map(BROKER_CONFIGS.map((d) => [d.name, d]));
 export const TOPIC_CONFIG_BY_NAME: ReadonlyMap<string, TopicConfigDefinition> = new Map(TOPIC_CONFIGS.map((d) => [d.name, d]));

@@ -5,14 +5,18 @@
  * (DYNAMIC_DEFAULT_BROKER_CONFIG), server.properties (STATIC_BROKER_CONFIG), Kafka's default
  * (DEFAULT_CONFIG). A topic key without an override takes the first of its broker synonyms that
  * has a value (`retention.ms` ← `log.retention.ms` ← `log.retention.minutes` ← `log.retention.hours`).
+ * A group's key likewise: its override (GROUP_CONFIG), else its broker synonym
+ * (`consumer.session.timeout.ms` ← `group.consumer.session.timeout.ms`).
  */
 import type { MetadataSource, TopicImage } from './metadata-image.js';
+import { GROUP_CONFIGS, groupConfigOverrides, type GroupConfigDefinition, type GroupConfigOverrides } from './group-configs.js';
 import {
   BROKER_CONFIG_BY_NAME,
   ConfigSource,
   TOPIC_CONFIGS,
   TOPIC_CONFIG_BY_NAME,
   type BrokerConfigDefinition,
+  type BrokerSynonym,
   type ConfigDefinition,
   type TopicConfigDefinition,
 } from './config-definitions.js';
@@ -96,9 +100,14 @@ export class ConfigResolver {
   }
 
   topicEntry(def: TopicConfigDefinition, overrides: ReadonlyMap<string, string>): ConfigEntry {
+    return this.overridableEntry(def, overrides, ConfigSource.DYNAMIC_TOPIC_CONFIG);
+  }
+
+  /** A key of a resource that overrides broker settings (a topic, a group): its override, else its first broker synonym with a value. */
+  private overridableEntry(def: ConfigDefinition & { readonly synonyms: readonly BrokerSynonym[] }, overrides: ReadonlyMap<string, string>, overrideSource: number): ConfigEntry {
     const synonyms: ConfigSynonym[] = [];
     const override = overrides.get(def.name);
-    if (override !== undefined) synonyms.push({ name: def.name, value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    if (override !== undefined) synonyms.push({ name: def.name, value: override, source: overrideSource });
     let inherited: { value: string; source: number } | null = null;
     for (const syn of def.synonyms) {
       const layers = this.brokerLayers(syn.key);
@@ -107,9 +116,38 @@ export class ConfigResolver {
     }
     const chosen =
       override !== undefined
-        ? { value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }
+        ? { value: override, source: overrideSource }
         : (inherited ?? { value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
     return { definition: def, value: chosen.value, source: chosen.source, readOnly: false, synonyms };
+  }
+
+  /**
+   * Every described key of a group's config resource, as Kafka 4.4 describes it: the last synonym
+   * is always a default, under the broker key's name (or the group key's when it has none), also
+   * for broker keys this broker does not define.
+   */
+  groupEntries(groupId: string): ConfigEntry[] {
+    const overrides = this.metadata.image.groupConfigs(groupId);
+    return GROUP_CONFIGS.filter((def) => !def.internal).map((def) => this.groupEntry(def, overrides));
+  }
+
+  private groupEntry(def: GroupConfigDefinition, overrides: ReadonlyMap<string, string>): ConfigEntry {
+    const entry = this.overridableEntry(def, overrides, ConfigSource.GROUP_CONFIG);
+    if (entry.synonyms.some((s) => s.source === ConfigSource.DEFAULT_CONFIG)) return entry;
+    const fallback: ConfigSynonym = { name: def.synonyms[0]?.key ?? def.name, value: def.defaultValue ?? '', source: ConfigSource.DEFAULT_CONFIG };
+    const inherited = entry.source === ConfigSource.DEFAULT_CONFIG;
+    return { ...entry, ...(inherited ? { value: fallback.value } : {}), synonyms: [...entry.synonyms, fallback] };
+  }
+
+  /** The value in effect for a group key (described or internal), for APPEND and SUBTRACT. */
+  groupValue(groupId: string, name: string): string | null {
+    const def = GROUP_CONFIGS.find((d) => d.name === name);
+    return def === undefined ? null : this.groupEntry(def, this.metadata.image.groupConfigs(groupId)).value;
+  }
+
+  /** What group `groupId` overrides (GROUP config resource), typed; the rest is the broker's. */
+  groupConfig(groupId: string): GroupConfigOverrides {
+    return groupConfigOverrides(this.metadata.image.groupConfigs(groupId));
   }
 
   topicEntries(overrides: ReadonlyMap<string, string>): ConfigEntry[] {

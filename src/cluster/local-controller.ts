@@ -41,6 +41,7 @@ export class LocalController implements MetadataSource {
       },
       clientEntities: new Map(Object.entries(stored.clientEntities).map(([path, configs]) => [path, new Map(Object.entries(configs))])),
       acls: AclSet.of(stored.acls),
+      groupConfigs: new Map(Object.entries(stored.groupConfigs).map(([group, configs]) => [group, new Map(Object.entries(configs))])),
     });
   }
 
@@ -102,6 +103,10 @@ export class LocalController implements MetadataSource {
     this.commit(this.current.withClientEntityConfigs(entity, configs));
   }
 
+  setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): void {
+    this.commit(this.current.withGroupConfigs(groupId, configs));
+  }
+
   setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
     this.commit(this.current.withAcls(this.current.acls.withEntries(pattern, entries)));
   }
@@ -140,5 +145,6 @@ function stored(image: MetadataImage): StoredMetadata {
     },
     clientEntities: Object.fromEntries(image.clientEntities().map(({ entity, configs }) => [entityPath(entity), Object.fromEntries(configs)])),
     acls: image.acls.bindings(),
+    groupConfigs: Object.fromEntries(image.configuredGroups().map((g) => [g, Object.fromEntries(image.groupConfigs(g))])),
   };
 }

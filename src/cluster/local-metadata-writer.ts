@@ -76,6 +76,10 @@ export class LocalMetadataWriter implements MetadataWriter {
     }
   }
 
+  async setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): Promise<void> {
+    this.controller.setGroupConfigs(groupId, configs);
+  }
+
   async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {
     this.controller.setClientEntityConfigs(entity, configs);
   }

@@ -89,6 +89,8 @@ export interface MetadataImageParts {
   readonly clientEntities: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** The cluster's ACLs (none when absent). */
   readonly acls?: AclSet;
+  /** GROUP config resources' overrides by group id (none when absent); none left empty. */
+  readonly groupConfigs?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 function byName(a: TopicImage, b: TopicImage): number {
@@ -105,6 +107,7 @@ export class MetadataImage {
   private readonly topicByTopicId: ReadonlyMap<string, TopicImage>;
   private readonly dynamic: Readonly<Record<DynamicScope, ReadonlyMap<string, string>>>;
   private readonly entityConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  private readonly groupOverrides: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Every ACL of the cluster, as the authorizer reads them. */
   readonly acls: AclSet;
 
@@ -118,10 +121,11 @@ export class MetadataImage {
     this.dynamic = parts.dynamicConfigs;
     this.entityConfigs = parts.clientEntities;
     this.acls = parts.acls ?? AclSet.EMPTY;
+    this.groupOverrides = parts.groupConfigs ?? new Map();
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls };
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls, groupConfigs: this.groupOverrides };
   }
 
   /** Registered brokers by id. */
@@ -168,6 +172,24 @@ export class MetadataImage {
     if (configs.size === 0) next.delete(entityPath(entity));
     else next.set(entityPath(entity), new Map(configs));
     return new MetadataImage({ ...this.parts(), clientEntities: next });
+  }
+
+  /** A group's config overrides (GROUP config resource); empty when it has none. */
+  groupConfigs(groupId: string): ReadonlyMap<string, string> {
+    return this.groupOverrides.get(groupId) ?? NO_CONFIGS;
+  }
+
+  /** Ids of the groups that have config overrides. */
+  configuredGroups(): readonly string[] {
+    return [...this.groupOverrides.keys()];
+  }
+
+  /** The next image with the group's overrides replaced; an empty map removes them. */
+  withGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): MetadataImage {
+    const next = new Map(this.groupOverrides);
+    if (configs.size === 0) next.delete(groupId);
+    else next.set(groupId, new Map(configs));
+    return new MetadataImage({ ...this.parts(), groupConfigs: next });
   }
 
   /** The next image with `topic` added or replaced (matched by name). */

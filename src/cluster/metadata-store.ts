@@ -11,7 +11,8 @@
  *     "brokerConfigs": { "clusterDefault": { "<key>": "<value>" }, "node": { "<key>": "<value>" } },
  *     "clientEntities": { "users/alice": { "SCRAM-SHA-512": "salt=…", "producer_byte_rate": "1048576" } },
  *     "acls": [{ "resourceType": "Topic", "name": "orders", "patternType": "LITERAL",
- *                "principal": "User:alice", "host": "*", "operation": "Read", "permissionType": "Allow" }]
+ *                "principal": "User:alice", "host": "*", "operation": "Read", "permissionType": "Allow" }],
+ *     "groupConfigs": { "orders-app": { "consumer.heartbeat.interval.ms": "6000" } }
  *   }
  *
  * `configs` holds only a topic's overrides; `brokerConfigs` the dynamic broker configs set by
@@ -22,6 +23,7 @@
  * every partition having this broker as its only replica and leader, at epoch 0, which is what
  * a single broker always had. The next save writes version 2. `acls` (CreateAcls' bindings, with
  * the names Kafka's ZooKeeper layout uses) may be absent: files written before ACLs have none.
+ * `groupConfigs` (the GROUP config resources' overrides, by group id) may be absent likewise.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,9 +63,10 @@ export interface StoredMetadata {
   };
   readonly clientEntities: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly acls: readonly AclBinding[];
+  readonly groupConfigs: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [] };
+export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [], groupConfigs: {} };
 
 function aclJson(b: AclBinding): Record<string, string> {
   return {
@@ -151,6 +154,15 @@ function checkTopic(path: string, t: unknown, version: number, localNodeId: numb
   return { name, topicId: r['topicId'], configs: r['configs'], partitions };
 }
 
+function checkGroupConfigs(path: string, v: unknown): Record<string, Record<string, string>> {
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MetadataFormatError(path, 'groupConfigs is not an object');
+  for (const [group, configs] of Object.entries(v)) {
+    if (!isStringRecord(configs)) throw new MetadataFormatError(path, `group ${group} has malformed configs`);
+  }
+  return v as Record<string, Record<string, string>>;
+}
+
 function checkClientEntities(path: string, v: unknown): Record<string, Record<string, string>> {
   if (v === undefined) return {};
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MetadataFormatError(path, 'clientEntities is not an object');
@@ -196,6 +208,7 @@ export class MetadataStore {
       brokerConfigs: { clusterDefault: bc['clusterDefault'], node: bc['node'] },
       clientEntities: checkClientEntities(this.path, doc['clientEntities']),
       acls: acls.map((a) => checkAcl(this.path, a)),
+      groupConfigs: checkGroupConfigs(this.path, doc['groupConfigs']),
     };
   }
 

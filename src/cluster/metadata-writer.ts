@@ -23,6 +23,8 @@ export interface MetadataWriter extends MetadataSource {
   setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void>;
   /** Replaces a user's, client id's or ip's configs (SCRAM credentials, quotas); an empty map removes them. */
   setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void>;
+  /** Replaces a group's config overrides (GROUP config resource); an empty map removes them. */
+  setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): Promise<void>;
   /**
    * Replaces one resource's ACLs with `update(current)`, read from where they are stored (so a
    * concurrent writer's change is not lost); the next `image` shows the result.

@@ -9,8 +9,9 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { PartitionAdmin } from './partition-admin.js';
 import type { MetadataWriter } from './metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.js';
-import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME, validateValue } from './config-definitions.js';
+import { BROKER_CONFIG_BY_NAME, PER_BROKER_DYNAMIC_CONFIGS, TOPIC_CONFIG_BY_NAME, isListenerOnlySecurityConfig, splitList, validateValue } from './config-definitions.js';
 import type { ConfigResolver } from './config-resolver.js';
+import { checkGroupConfigs } from './group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from './topic-names.js';
 import { randomUuid } from '../common/uuid.js';
 
@@ -234,10 +235,19 @@ export class TopicAdmin {
     });
   }
 
+  /** Replaces a group's config overrides (the GROUP resource), validated against the broker's group settings. */
+  setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
+    return this.serialize(async () => {
+      const problem = checkGroupConfigs(configs, (key) => this.configs.brokerValue(key));
+      if (problem !== null || validateOnly) return problem ?? OK;
+      return this.apply(() => this.writer.setGroupConfigs(groupId, configs));
+    });
+  }
+
   /** Replaces the dynamic configs of a broker resource. */
   setBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>, validateOnly: boolean): Promise<AdminResult> {
     return this.serialize(async () => {
-      const problem = checkDynamicBrokerConfigs(configs);
+      const problem = checkDynamicBrokerConfigs(scope, configs);
       if (problem !== null || validateOnly) return problem ?? OK;
       return this.apply(() => this.writer.setDynamicConfigs(scope, configs));
     });
@@ -258,13 +268,32 @@ export function checkTopicOverrides(overrides: ReadonlyMap<string, string>): Adm
   return null;
 }
 
-/** Only Kafka's dynamic broker keys may change at run time; the rest need a restart. */
-export function checkDynamicBrokerConfigs(configs: ReadonlyMap<string, string>): AdminResult | null {
+/**
+ * Only Kafka's dynamic broker keys may change at run time; the rest need a restart. TLS keys change
+ * only per listener (which Sluice does not offer dynamically); listener and SASL keys belong to
+ * one broker and are refused on the cluster default.
+ */
+export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): AdminResult | null {
   const fixed = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)?.dynamic !== true);
   if (fixed.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
+  const tls = [...configs.keys()].filter(isListenerOnlySecurityConfig);
+  if (tls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `These security configs can be dynamically updated only per-listener using the listener prefix: [${tls.join(', ')}]`);
+  // Kafka 3.9 stores a password in ZooKeeper only encrypted with password.encoder.secret; Sluice
+  // keeps no key material in its metadata at all, so the keys stay in server.properties.
+  const secrets = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)!.type === 'password');
+  if (secrets.length > 0) {
+    return fail(ErrorCode.INVALID_CONFIG, `Password configs cannot be updated dynamically on this broker (set them in server.properties): ${secrets.join(',')}`);
+  }
+  const perBroker = [...configs.keys()].filter((k) => PER_BROKER_DYNAMIC_CONFIGS.has(k));
+  if (scope === 'clusterDefault' && perBroker.length > 0) {
+    return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: [${perBroker.join(', ')}]`);
+  }
   for (const [name, value] of configs) {
     const problem = validateValue(BROKER_CONFIG_BY_NAME.get(name)!, value);
     if (problem !== null) return fail(ErrorCode.INVALID_CONFIG, problem);
+    if (name === 'max.connections.per.ip.overrides' && splitList(value).some((item) => !/^.+:\d+$/.test(item))) {
+      return fail(ErrorCode.INVALID_CONFIG, `Invalid value ${value} for configuration ${name}: expected host:count pairs`);
+    }
   }
   return null;
 }

@@ -4,25 +4,26 @@
  * A broker's loggers name its node id in the tag (`[network node=1]`), so the lines of brokers
  * sharing one process (test suites) can be told apart.
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+import { LEVEL_RANK, configuredLevel, type LogLevel, type LogLevels } from './log-levels.js';
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-function configuredLevel(): LogLevel {
-  const env = process.env['SLUICE_LOG_LEVEL'];
-  return env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? env : 'info';
-}
+export type { LogLevel } from './log-levels.js';
 
 export class Logger {
-  private readonly threshold = RANK[configuredLevel()];
+  private readonly threshold = LEVEL_RANK[configuredLevel()];
   private readonly tag: string;
 
-  constructor(component: string, owner?: { readonly nodeId: number }) {
+  /** With `levels`, the broker's BROKER_LOGGER levels decide (changeable live); else `SLUICE_LOG_LEVEL`. */
+  constructor(
+    private readonly component: string,
+    owner?: { readonly nodeId: number },
+    private readonly levels?: LogLevels,
+  ) {
     this.tag = owner === undefined ? component : `${component} node=${owner.nodeId}`;
+    levels?.register(component);
   }
 
   private emit(level: LogLevel, message: string, context?: Record<string, unknown>): void {
-    if (RANK[level] < this.threshold) return;
+    if (LEVEL_RANK[level] < (this.levels?.threshold(this.component) ?? this.threshold)) return;
     const ctx = context ? ` ${JSON.stringify(context, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}` : '';
     process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} [${this.tag}] ${message}${ctx}\n`);
   }

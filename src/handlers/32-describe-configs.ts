@@ -2,7 +2,9 @@
  * DescribeConfigs (key 32): topic and broker configuration with Kafka's sources, synonyms (when
  * asked), documentation (when asked), types and read-only flags. The broker resource named by
  * this node's id describes every broker key; the resource "" describes the cluster-wide dynamic
- * defaults only, as Kafka does.
+ * defaults only, as Kafka does. A group (GROUP resource) describes every group key, whether or not
+ * the group exists, each from its override or its broker synonym. This broker's loggers
+ * (BROKER_LOGGER, named by its id) describe their levels.
  */
 import { ERRORS, ErrorCode } from '../protocol/errors.js';
 import {
@@ -14,6 +16,7 @@ import {
 } from '../protocol/messages/index.js';
 import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../cluster/config-definitions.js';
 import type { ConfigEntry } from '../cluster/config-resolver.js';
+import { loggerEntries, loggerResourceProblem, type LoggerEntry } from './broker-logger-configs.js';
 import { AclOperation, configResourceRefusal } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
@@ -51,6 +54,20 @@ function describeEntries(resource: DescribeConfigsRequestDescribeConfigsResource
   };
 }
 
+/** Kafka describes loggers with no type, documentation or synonyms. */
+function describeLoggers(resource: DescribeConfigsRequestDescribeConfigsResource, entries: LoggerEntry[]): Result {
+  const wanted = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
+  return {
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    resourceType: resource.resourceType,
+    resourceName: resource.resourceName,
+    configs: entries
+      .filter((e) => wanted === null || wanted.has(e.name))
+      .map((e) => ({ name: e.name, value: e.value, readOnly: false, configSource: e.source, isSensitive: false, synonyms: [], configType: 0, documentation: null })),
+  };
+}
+
 function error(resource: DescribeConfigsRequestDescribeConfigsResource, errorCode: number, errorMessage?: string): Result {
   return {
     errorCode,
@@ -76,6 +93,14 @@ function describe(c: ClusterContext, resource: DescribeConfigsRequestDescribeCon
       }
       return describeEntries(resource, BROKER_CONFIGS.map((d) => c.configs.brokerEntry(d)), options);
     }
+    case ResourceType.BROKER_LOGGER: {
+      const problem = loggerResourceProblem(c.nodeId, resource.resourceName);
+      if (problem !== null) return error(resource, problem.errorCode, problem.errorMessage ?? undefined);
+      return describeLoggers(resource, loggerEntries(c.brokerLoggers));
+    }
+    case ResourceType.GROUP:
+      if (resource.resourceName === '') return error(resource, ErrorCode.INVALID_REQUEST, 'Group name must not be empty');
+      return describeEntries(resource, c.configs.groupEntries(resource.resourceName), options);
     default:
       return error(resource, ErrorCode.INVALID_REQUEST, `Unsupported resource type ${resource.resourceType}`);
   }

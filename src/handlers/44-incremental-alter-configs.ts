@@ -1,7 +1,8 @@
 /**
  * IncrementalAlterConfigs (key 44): SET, DELETE, APPEND and SUBTRACT on single keys of a topic
  * or broker resource; the other overrides stay. Topic changes take effect live through
- * `PartitionAdmin.updateTopicConfig`. Kafka answers an unknown operation with
+ * `PartitionAdmin.updateTopicConfig`; a broker logger's level changes at once (SET and DELETE only,
+ * as Kafka). Kafka answers an unknown operation with
  * UNKNOWN_SERVER_ERROR; this broker answers INVALID_REQUEST, which names the problem.
  */
 import {
@@ -10,12 +11,22 @@ import {
   type IncrementalAlterConfigsRequestAlterConfigsResource,
   type IncrementalAlterConfigsResponseDataInput,
 } from '../protocol/messages/index.js';
-import { applyAlterations } from '../cluster/config-operations.js';
+import { ConfigOperation, applyAlterations } from '../cluster/config-operations.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ResourceType } from './cluster-context.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { defineHandler } from './handler.js';
 import { alterResources, type ResolvedResource } from './alter-config-targets.js';
 
+const OPERATION_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
+
 function overridesOf(r: IncrementalAlterConfigsRequestAlterConfigsResource, target: ResolvedResource): ReadonlyMap<string, string> | AdminResult {
+  if (r.resourceType === ResourceType.BROKER_LOGGER) {
+    const listEdit = r.configs.find((a) => a.configOperation === ConfigOperation.APPEND || a.configOperation === ConfigOperation.SUBTRACT);
+    if (listEdit !== undefined) {
+      return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `${OPERATION_NAMES[listEdit.configOperation]} operation is not allowed for the BROKER_LOGGER resource` };
+    }
+  }
   return applyAlterations(
     target,
     r.configs.map((a) => ({ name: a.name, operation: a.configOperation, value: a.value })),

@@ -2,7 +2,7 @@
  * ListConfigResources (key 74, KIP-1142; v0 was ListClientMetricsResources): the resources that
  * have configurations, of the types asked for (all when none are). As Kafka 4.4 answers: each
  * broker's logger and the broker itself, every topic (internal ones included), and the client
- * metrics subscriptions and groups that have configs — none here, as Sluice has neither yet. v0
+ * metrics subscriptions and groups that have configs (Sluice has no client metrics). v0
  * lists only client metrics resources. A type that has no configurations is UNSUPPORTED_VERSION.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -24,6 +24,8 @@ function resourcesOf(c: ClusterContext, type: number): ListConfigResourcesRespon
       return named(c.metadata.brokers().map((b) => String(b.nodeId)));
     case ResourceType.TOPIC:
       return named(c.metadata.topics().map((t) => t.name));
+    case ResourceType.GROUP:
+      return named(c.metadata.configuredGroups());
     default:
       return [];
   }

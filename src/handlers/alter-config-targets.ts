@@ -1,11 +1,13 @@
 /**
  * The per-resource work both AlterConfigs forms share: resolve each entry's resource (a topic,
- * this broker by its id, or the cluster-wide broker default "") and replace its overrides with
+ * this broker by its id, the cluster-wide broker default "", this broker's loggers, or a group) and replace its overrides with
  * the set the form computes, once the principal may ALTER_CONFIGS it. The forms differ only in
  * how that set is computed.
  */
 import type { DynamicScope } from '../cluster/metadata-image.js';
 import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
+import { GROUP_CONFIG_BY_NAME } from '../cluster/group-configs.js';
+import { loggerResourceProblem, replaceLoggerLevels } from './broker-logger-configs.js';
 import type { AlterationTarget } from '../cluster/config-operations.js';
 import type { AdminResult } from '../cluster/topic-admin.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -39,6 +41,26 @@ function resolveResource(c: ClusterContext, resourceType: number, resourceName: 
       definition: (name) => BROKER_CONFIG_BY_NAME.get(name),
       effective: (name) => c.configs.brokerValue(name),
       replace: (overrides, validateOnly) => c.admin.setBrokerConfigs(scope, overrides, validateOnly),
+    };
+  }
+  if (resourceType === ResourceType.BROKER_LOGGER) {
+    const problem = loggerResourceProblem(c.nodeId, resourceName);
+    if (problem !== null) return problem;
+    return {
+      overrides: c.brokerLoggers.explicitLevels(),
+      definition: () => undefined,
+      effective: (name) => c.brokerLoggers.level(name),
+      replace: (next, validateOnly) => Promise.resolve(replaceLoggerLevels(c.brokerLoggers, next, validateOnly)),
+    };
+  }
+  if (resourceType === ResourceType.GROUP) {
+    if (resourceName === '') return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group name must not be empty' };
+    const overrides = c.metadata.groupConfigs(resourceName);
+    return {
+      overrides,
+      definition: (name) => GROUP_CONFIG_BY_NAME.get(name),
+      effective: (name) => c.configs.groupValue(resourceName, name),
+      replace: (next, validateOnly) => c.admin.setGroupConfigs(resourceName, next, validateOnly),
     };
   }
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resourceType}` };

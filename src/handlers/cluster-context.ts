@@ -20,6 +20,7 @@ import type { PartitionData } from '../router/partition-data.js';
 import type { KeyedQueue } from '../common/keyed-queue.js';
 import type { Authorizer } from '../security/acl/index.js';
 import type { AclAdmin } from '../cluster/acl-admin.js';
+import type { LogLevels } from '../common/log-levels.js';
 import type { RequestContext } from './handler.js';
 import type { ShareServices } from './share-services.js';
 
@@ -64,6 +65,8 @@ export interface ClusterContext {
   readonly authorizer: Authorizer | null;
   /** Share partitions and share sessions (KIP-932), for ShareFetch and ShareAcknowledge; absent where share groups are not wired. */
   readonly shares?: ShareServices;
+  /** This broker's logger levels: the BROKER_LOGGER config resource. */
+  readonly brokerLoggers: LogLevels;
 }
 
 export function membershipOf(c: ClusterContext): ClusterMembership {

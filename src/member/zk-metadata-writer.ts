@@ -9,13 +9,13 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { entityPath, type ClientEntity } from '../cluster/client-entities.js';
+import { entityPath, sanitizeEntityName, type ClientEntity } from '../cluster/client-entities.js';
 import type { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
 import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
 import type { AclUpdate, MetadataWriter } from '../cluster/metadata-writer.js';
 import type { ResourcePattern } from '../security/acl/index.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
-import { TopicExistsError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
+import { GROUP_CONFIG_ENTITY, TopicExistsError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
 
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
 const DEFAULT_BROKER_ENTITY = '<default>';
@@ -97,6 +97,12 @@ export class ZkMetadataWriter implements MetadataWriter {
   async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
     await this.session().setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
     this.cache.setDynamicConfigs(scope, configs);
+  }
+
+  async setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): Promise<void> {
+    // Sanitized as Kafka names client ids in ZooKeeper: a group id may hold '/'.
+    await this.session().setEntityConfig(GROUP_CONFIG_ENTITY, sanitizeEntityName(groupId), Object.fromEntries(configs));
+    this.cache.setGroupConfigs(groupId, configs);
   }
 
   async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {

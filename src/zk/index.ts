@@ -40,6 +40,7 @@ export { type ConfigChangeSubscription } from './config-change-watcher.js';
 export {
   CONFIG_ENTITY_TYPES,
   DEFAULT_ENTITY,
+  GROUP_CONFIG_ENTITY,
   type BrokerEndpoint,
   type BrokerInfo,
   type ConfigEntityType,

@@ -72,6 +72,7 @@ import {
   type BrokerEndpoint,
   type BrokerInfo,
   type ConfigEntityType,
+  GROUP_CONFIG_ENTITY,
   type LeaderAndIsrZk,
   type TopicAssignmentData,
 } from './kafka-zk-data.js';
@@ -497,6 +498,11 @@ export class KafkaZkClient {
       }
     }
     return paths;
+  }
+
+  /** Ids of the groups with a config entity (`/config/groups/<id>`), read at start-up as the client entities are. */
+  async listConfiguredGroups(): Promise<string[]> {
+    return this.children(`/config/${GROUP_CONFIG_ENTITY}`);
   }
 
   /**

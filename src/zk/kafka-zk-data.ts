@@ -40,7 +40,13 @@ export const PRODUCER_ID_BLOCK_PATH = '/latest_producer_id_block';
 
 /** The config entity types (`ConfigType.ALL`), each a folder under /config. */
 export const CONFIG_ENTITY_TYPES = ['topics', 'clients', 'users', 'brokers', 'ips'] as const;
-export type ConfigEntityType = (typeof CONFIG_ENTITY_TYPES)[number];
+/**
+ * Sluice's GROUP config resources (`/config/groups/<group id>`, the id sanitized as client ids are): Kafka kept none in ZooKeeper
+ * (they came with KRaft), so this follows the other entities' layout and notifications; it is not
+ * among the paths created at start-up, which stay Kafka's.
+ */
+export const GROUP_CONFIG_ENTITY = 'groups';
+export type ConfigEntityType = (typeof CONFIG_ENTITY_TYPES)[number] | typeof GROUP_CONFIG_ENTITY;
 /** The entity name of the cluster-wide default (`ZooKeeperInternals.DEFAULT_STRING`). */
 export const DEFAULT_ENTITY = '<default>';
 

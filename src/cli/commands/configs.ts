@@ -10,7 +10,7 @@ import { alterQuotas, describeQuotas, isQuotaEntityType, quotaTarget } from './c
 import { alterUserScramConfigs, describeUserScramConfigs } from './user-scram-configs.js';
 import { COMMAND_CONFIG_OPTION, oneAction, parseOptions, UsageError, withCluster, writeOut, type Command } from './command-support.js';
 
-const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type topics|brokers|users|clients (--entity-name NAME | --entity-default)
+const USAGE = `usage: sluice configs --bootstrap-server HOST:PORT [--command-config FILE] --entity-type topics|brokers|broker-loggers|groups|users|clients (--entity-name NAME | --entity-default)
          --describe [--all]
        | --alter [--add-config k=v[,k=[a,b]]...] [--delete-config k[,k]...]
        (users and clients: quotas, e.g. --add-config producer_byte_rate=1024,consumer_byte_rate=2048;
@@ -100,25 +100,35 @@ function configChanges(add: string[] | undefined, del: string[] | undefined): { 
 }
 
 function configResource(entityType: string | undefined, entityName: string | undefined, entityDefault: boolean): ConfigResource {
-  if (entityType !== 'topics' && entityType !== 'brokers') throw new UsageError(`--entity-type must be topics, brokers, users or clients, not '${entityType ?? ''}'`);
-  if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
-  if (entityType === 'topics') {
-    if (entityDefault) throw new UsageError('--entity-default applies to brokers only');
-    return { type: ConfigResourceType.Topic, name: entityName! };
+  if (entityType !== 'topics' && entityType !== 'brokers' && entityType !== 'broker-loggers' && entityType !== 'groups') {
+    throw new UsageError(`--entity-type must be topics, brokers, broker-loggers, groups, users or clients, not '${entityType ?? ''}'`);
   }
-  if (entityDefault) return { type: ConfigResourceType.Broker, name: '' };
+  if ((entityName === undefined) === !entityDefault) throw new UsageError('give exactly one of --entity-name, --entity-default');
+  if (entityType === 'topics' || entityType === 'groups') {
+    if (entityDefault) throw new UsageError('--entity-default applies to brokers only');
+    return { type: entityType === 'topics' ? ConfigResourceType.Topic : ConfigResourceType.Group, name: entityName! };
+  }
+  const loggers = entityType === 'broker-loggers';
+  if (entityDefault) {
+    if (loggers) throw new UsageError('--entity-default applies to brokers only');
+    return { type: ConfigResourceType.Broker, name: '' };
+  }
   if (!/^\d+$/.test(entityName!)) throw new UsageError(`a broker's --entity-name is its node id, not '${entityName}'`);
-  return { type: ConfigResourceType.Broker, name: entityName! };
+  return { type: loggers ? ConfigResourceType.BrokerLogger : ConfigResourceType.Broker, name: entityName! };
 }
 
 /** The source of the configs set on exactly this resource, which a plain `--describe` shows. */
 function ownSource(resource: ConfigResource): number {
   if (resource.type === ConfigResourceType.Topic) return ConfigSource.DynamicTopic;
+  if (resource.type === ConfigResourceType.Group) return ConfigSource.Group;
+  if (resource.type === ConfigResourceType.BrokerLogger) return ConfigSource.DynamicBrokerLogger;
   return resource.name === '' ? ConfigSource.DynamicDefaultBroker : ConfigSource.DynamicBroker;
 }
 
 function subject(resource: ConfigResource): string {
   if (resource.type === ConfigResourceType.Topic) return `topic ${resource.name}`;
+  if (resource.type === ConfigResourceType.Group) return `group ${resource.name}`;
+  if (resource.type === ConfigResourceType.BrokerLogger) return `broker-logger ${resource.name}`;
   return resource.name === '' ? 'brokers in the cluster' : `broker ${resource.name}`;
 }
 

@@ -40,6 +40,23 @@ export interface GroupCoordinatorConfig {
   shareGroupAssignors: readonly string[];
   /** `group.share.initialize.retry.interval.ms`: when an unanswered share-partition initialization is sent again. */
   shareGroupInitializeRetryIntervalMs: number;
+  /**
+   * What a group's config resource overrides (IncrementalAlterConfigs on GROUP), read on every
+   * heartbeat so a change applies live; absent fields fall back to the settings above.
+   */
+  groupOverrides: (groupId: string) => GroupOverrides;
+}
+
+/**
+ * The membership keys of a GROUP config resource: `consumer.session.timeout.ms`,
+ * `consumer.heartbeat.interval.ms` (KIP-848 groups), `share.session.timeout.ms`,
+ * `share.heartbeat.interval.ms` (share groups).
+ */
+export interface GroupOverrides {
+  readonly consumerSessionTimeoutMs?: number;
+  readonly consumerHeartbeatIntervalMs?: number;
+  readonly shareSessionTimeoutMs?: number;
+  readonly shareHeartbeatIntervalMs?: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = {
@@ -60,4 +77,5 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   shareGroupMaxSize: 200,
   shareGroupAssignors: ['simple'],
   shareGroupInitializeRetryIntervalMs: 30_000,
+  groupOverrides: () => ({}),
 };

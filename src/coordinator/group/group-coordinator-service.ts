@@ -29,7 +29,6 @@ import { partitionFor } from './partition-for.js';
 import type { CoordinatorResult, Released } from './results.js';
 import type { SharePersister } from '../share/share-state-persister.js';
 import type { TopicsImage } from './consumer/subscribed-topics.js';
-import type { ShareGroupOverrides } from './share/share-group-heartbeat.js';
 import { ShareGroupService, UNAVAILABLE_SHARE_PERSISTER } from './share/share-group-service.js';
 import type { DeleteGroupsResponseDeletableGroupResultInput } from '../../protocol/messages/api/42-delete-groups.js';
 
@@ -49,8 +48,6 @@ export interface GroupCoordinatorServiceOptions {
   readonly clock?: () => number;
   /** Where share-partition state lives (the share coordinator); until it is wired, every call fails COORDINATOR_NOT_AVAILABLE. */
   readonly sharePersister?: SharePersister;
-  /** A share group's own `share.*` settings (the GROUP config resource). */
-  readonly shareGroupOverrides?: ShareGroupOverrides;
 }
 
 export class GroupCoordinatorService {
@@ -59,11 +56,10 @@ export class GroupCoordinatorService {
   readonly share: ShareGroupService<ParkedReply>;
 
   constructor(private readonly options: GroupCoordinatorServiceOptions) {
-    const shareGroupOverrides = options.shareGroupOverrides;
     this.runtime = new CoordinatorRuntime({
       topic: OFFSETS_TOPIC,
       log: options.log,
-      newShard: () => new GroupCoordinator<ParkedReply>({ config: options.config, ...(shareGroupOverrides === undefined ? {} : { shareGroupOverrides }) }),
+      newShard: () => new GroupCoordinator<ParkedReply>({ config: options.config }),
       deliver: (released) => released.to(released),
       logger: options.logger,
       ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -65,7 +65,7 @@ import { OffsetStore } from './offset-store.js';
 import { type CoordinatorRecord, groupMetadataTombstone, decodeRecord } from './records.js';
 import { type CoordinatorResult, Effects, type ParkableResult, type Released, type TickResult, type Waiter } from './results.js';
 import type { Assignment } from './consumer/assignment.js';
-import { ShareGroupHeartbeats, type ShareGroupOverrides, type ShareHeartbeatContext, type ShareHeartbeatResult } from './share/share-group-heartbeat.js';
+import { ShareGroupHeartbeats, type ShareHeartbeatContext, type ShareHeartbeatResult } from './share/share-group-heartbeat.js';
 import { ShareGroups } from './share/share-groups.js';
 import { SHARE_PROTOCOL_TYPE } from './share/share-group.js';
 import { decodeShareChange } from './share/share-records.js';
@@ -99,8 +99,6 @@ export interface GroupCoordinatorOptions {
   newMemberId?: (prefix: string) => string;
   /** Member ids of ConsumerGroupHeartbeat v0 joins (v1 clients bring their own): random Kafka UUIDs by default. */
   newConsumerMemberId?: () => string;
-  /** A share group's own `share.*` settings (the GROUP config resource); none by default. */
-  shareGroupOverrides?: ShareGroupOverrides;
 }
 
 export interface JoinGroupContext<T> {
@@ -146,7 +144,7 @@ export class GroupCoordinator<T> {
     };
     this.consumer = new ConsumerGroupHeartbeats(this.consumerGroups, classicView, this.timer, this.config, options.newConsumerMemberId ?? randomUuid);
     const otherThanShare = (groupId: string): boolean => this.groups.has(groupId) || this.consumerGroups.has(groupId);
-    this.share = new ShareGroupHeartbeats(this.shareGroups, otherThanShare, this.timer, this.config, options.shareGroupOverrides ?? (() => ({})));
+    this.share = new ShareGroupHeartbeats(this.shareGroups, otherThanShare, this.timer, this.config);
   }
 
   /**

@@ -116,6 +116,15 @@ export function cliScenario(bootstrap: () => string): void {
     assert.doesNotMatch(ok(await sluice('configs', ...entity, '--describe'), 'broker describe'), /log\.cleaner\.threads/);
   });
 
+  test('configs of a group: set, describe, delete', async () => {
+    const entity = ['--entity-type', 'groups', '--entity-name', 'cli-configured-group'];
+    assert.equal(ok(await sluice('configs', ...entity, '--alter', '--add-config', 'consumer.heartbeat.interval.ms=6000'), 'group alter'), 'Completed updating config for group cli-configured-group.\n');
+    assert.match(ok(await sluice('configs', ...entity, '--describe'), 'group describe'), /\n {2}consumer\.heartbeat\.interval\.ms=6000 sensitive=false synonyms=\{GROUP_CONFIG:consumer\.heartbeat\.interval\.ms=6000/);
+    failsWith(await sluice('configs', ...entity, '--alter', '--add-config', 'consumer.heartbeat.interval.ms=1'), 'INVALID_CONFIG');
+    ok(await sluice('configs', ...entity, '--alter', '--delete-config', 'consumer.heartbeat.interval.ms'), 'group alter');
+    assert.doesNotMatch(ok(await sluice('configs', ...entity, '--describe'), 'group describe'), /consumer\.heartbeat\.interval\.ms/);
+  });
+
   for (const codec of COMPRESSION_NAMES) {
     test(`produce with ${codec} and consume back byte for byte`, async () => {
       const t = codecTopic(codec);

@@ -36,6 +36,7 @@ import { GroupCoordinatorService } from '../../../src/coordinator/group/group-co
 import type { SharePersister } from '../../../src/coordinator/share/share-state-persister.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
+import { LogLevels } from '../../../src/common/log-levels.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
 import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
@@ -197,6 +198,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       acls: new AclAdmin(writer),
       authorizer: options.authorizer === undefined ? null : new Authorizer(options.authorizer, () => controller.image.acls),
       ...(options.shares === undefined ? {} : { shares: options.shares }),
+      brokerLoggers: new LogLevels('info'),
     },
     partitions,
     dir,

@@ -141,7 +141,7 @@ export class ConsumerGroupHeartbeats<T> {
       errorCode: ErrorCode.NONE,
       memberId,
       memberEpoch: member.memberEpoch,
-      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+      heartbeatIntervalMs: this.config.groupOverrides(groupId).consumerHeartbeatIntervalMs ?? this.config.consumerGroupHeartbeatIntervalMs,
       assignment: isFullRequest || changed ? { topicPartitions: assignmentToList(member.assignedPartitions) } : null,
     };
   }
@@ -299,7 +299,8 @@ export class ConsumerGroupHeartbeats<T> {
   }
 
   private scheduleSession(groupId: string, memberId: string, now: number): void {
-    this.timer.schedule(sessionKey(groupId, memberId), now + this.config.consumerGroupSessionTimeoutMs, (fx) => {
+    const sessionTimeoutMs = this.config.groupOverrides(groupId).consumerSessionTimeoutMs ?? this.config.consumerGroupSessionTimeoutMs;
+    this.timer.schedule(sessionKey(groupId, memberId), now + sessionTimeoutMs, (fx) => {
       const group = this.groups.get(groupId);
       if (group?.members.has(memberId) === true) this.fence(group, memberId, null, fx.records);
     });

@@ -48,15 +48,6 @@ export interface ShareHeartbeatContext {
   topics: TopicsImage;
 }
 
-/** A share group's own settings (the GROUP config resource's `share.*` keys); unset ones fall back to the broker's. */
-export interface ShareGroupSettings {
-  /** `share.session.timeout.ms`. */
-  readonly sessionTimeoutMs?: number;
-  /** `share.heartbeat.interval.ms`. */
-  readonly heartbeatIntervalMs?: number;
-}
-
-export type ShareGroupOverrides = (groupId: string) => ShareGroupSettings;
 
 /** What another group type sharing the id space says about an id. */
 export type OtherGroupLookup = (groupId: string) => boolean;
@@ -88,7 +79,6 @@ export class ShareGroupHeartbeats<T> {
     private readonly otherGroupExists: OtherGroupLookup,
     private readonly timer: DeadlineTimer<TimerAction<T>>,
     private readonly config: GroupCoordinatorConfig,
-    private readonly overrides: ShareGroupOverrides,
   ) {}
 
   /** Throws KafkaError for an answer with an error; `records` is then untouched. */
@@ -181,7 +171,7 @@ export class ShareGroupHeartbeats<T> {
   }
 
   heartbeatIntervalMs(groupId: string): number {
-    return this.overrides(groupId).heartbeatIntervalMs ?? this.config.shareGroupHeartbeatIntervalMs;
+    return this.config.groupOverrides(groupId).shareHeartbeatIntervalMs ?? this.config.shareGroupHeartbeatIntervalMs;
   }
 
   /** The share group of that id; GROUP_ID_NOT_FOUND when there is none (and none may be created) or the id is another type's. */
@@ -228,7 +218,7 @@ export class ShareGroupHeartbeats<T> {
   }
 
   private scheduleSession(groupId: string, memberId: string, now: number): void {
-    const timeoutMs = this.overrides(groupId).sessionTimeoutMs ?? this.config.shareGroupSessionTimeoutMs;
+    const timeoutMs = this.config.groupOverrides(groupId).shareSessionTimeoutMs ?? this.config.shareGroupSessionTimeoutMs;
     this.timer.schedule(sessionKey(groupId, memberId), now + timeoutMs, (fx) => {
       const group = this.groups.get(groupId);
       if (group?.members.has(memberId) === true) this.fence(group, memberId, null, fx.records);

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
 import type { GroupCoordinatorConfig } from '../../../../../src/coordinator/group/config.js';
-import type { ShareGroupSettings } from '../../../../../src/coordinator/group/share/share-group-heartbeat.js';
+import type { GroupOverrides } from '../../../../../src/coordinator/group/config.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';
 import { assignmentOfPairs } from '../../../../../src/coordinator/group/consumer/assignment.js';
 import { KafkaError } from '../../../../../src/common/kafka-error.js';
@@ -19,8 +19,8 @@ import { SHARE_GROUP, ShareClient, shareHb } from './harness.js';
 
 const CTX = { clientId: 'cli', clientHost: '/127.0.0.1' };
 
-function setup(config: Partial<GroupCoordinatorConfig> = {}, overrides: ShareGroupSettings = {}) {
-  const c = new GroupCoordinator<string>({ config, shareGroupOverrides: () => overrides });
+function setup(config: Partial<GroupCoordinatorConfig> = {}, overrides: GroupOverrides = {}) {
+  const c = new GroupCoordinator<string>({ config: { ...config, groupOverrides: () => overrides } });
   const topics = new FakeTopics();
   const log: CoordinatorRecord[] = [];
   const client = (memberId: string, subscribed = ['t']) => new ShareClient(c, topics, memberId, log, subscribed);
@@ -201,7 +201,7 @@ describe('ShareGroupHeartbeat', () => {
   });
 
   test("a group's share.session.timeout.ms and share.heartbeat.interval.ms override the broker's", () => {
-    const { c, topics, client } = setup({}, { sessionTimeoutMs: 60_000, heartbeatIntervalMs: 7_000 });
+    const { c, topics, client } = setup({}, { shareSessionTimeoutMs: 60_000, shareHeartbeatIntervalMs: 7_000 });
     topics.add('t', 1);
     assert.equal(client('a').join(0).heartbeatIntervalMs, 7_000);
     c.tick(45_000);
