@@ -1,0 +1,171 @@
+/**
+ * The differential harness: declarative scenarios (a setup, then request steps at chosen
+ * versions) run alike against Apache Kafka (the pinned release, one KRaft node) and a Sluice
+ * broker process, one of each per test file, and every answer compared field by field with
+ * `responseDifferences` after each step's masks. Each scenario becomes one test listing all its
+ * differences at once. Masks for intended differences cite docs/notes/differences.md.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import * as M from '../../src/protocol/messages/index.js';
+import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
+import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
+import { javaSkip } from './requirements.js';
+import { responseDifferences, type CompareOptions, type MaskRule } from './response-diff.js';
+import { sideBySide } from './side-by-side.js';
+import { wireCall } from './wire-call.js';
+
+/** Values a scenario keeps from one answer for a later request on the same broker (ids, epochs). */
+export type Vars = Map<string, unknown>;
+
+/** Masks every API's answers get: fields that always differ between two brokers. */
+export const COMMON_MASK: readonly MaskRule[] = [
+  { path: '**.throttleTimeMs', treat: 'ignored', why: 'quota throttling is each broker’s own' },
+  { path: '**.topicId', treat: 'kind', why: 'each broker gives a topic its own random id' },
+  { path: '**.clusterId', treat: 'kind', why: 'each cluster has its own id' },
+  { path: '**.port', treat: 'ignored', why: 'each broker listens on its own free port' },
+  { path: '**.errorMessage', treat: 'ignored', why: 'free text for people; clients act on the error code, which is compared' },
+];
+
+/**
+ * Which versions a step is sent at: `spread` is the lowest, a middle and the highest version both
+ * brokers serve (and the codec can write); or an explicit list.
+ */
+export type Versions = 'spread' | 'highest' | readonly number[];
+
+export interface Step<In = unknown, Out = unknown> extends CompareOptions {
+  readonly label: string;
+  readonly request: MessageCodec<unknown, In>;
+  readonly response: MessageCodec<Out, unknown>;
+  readonly versions: Versions;
+  readonly body: (version: number, vars: Vars) => In;
+  /** Values to keep for later steps of the scenario, from this broker's answer. */
+  readonly keep?: (answer: Out, vars: Vars) => void;
+}
+
+/** A step with its codec types checked against its body and `keep`, then erased for the scenario list. */
+export function step<In, Out>(s: Step<In, Out>): Step {
+  return s as unknown as Step;
+}
+
+export interface Scenario {
+  readonly name: string;
+  /** Run on each broker before the steps, not compared (topics, groups, seed records). */
+  readonly setup?: (bootstrap: string, vars: Vars) => Promise<unknown>;
+  readonly steps: readonly Step[];
+}
+
+type Answer = { readonly ok: unknown } | { readonly failed: string };
+
+interface Recorded {
+  readonly label: string;
+  readonly step: Step;
+  readonly answer: Answer;
+}
+
+type Ranges = Map<number, { lo: number; hi: number }>;
+
+async function advertised(bootstrap: string): Promise<Ranges> {
+  const r = await wireCall(bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1' });
+  assert.equal(r.errorCode, ErrorCode.NONE);
+  return new Map(r.apiKeys.map((k) => [k.apiKey, { lo: k.minVersion, hi: k.maxVersion }]));
+}
+
+/** The versions both brokers serve and the codec writes, per API. */
+async function commonRanges(a: string, b: string): Promise<Ranges> {
+  const [x, y] = await Promise.all([advertised(a), advertised(b)]);
+  const common: Ranges = new Map();
+  for (const [key, r] of x) {
+    const other = y.get(key);
+    if (other !== undefined) common.set(key, { lo: Math.max(r.lo, other.lo), hi: Math.min(r.hi, other.hi) });
+  }
+  return common;
+}
+
+function versionsOf(s: Step, ranges: Ranges): number[] {
+  if (Array.isArray(s.versions)) return [...(s.versions as readonly number[])];
+  const apiKey = s.request.apiKey!;
+  const served = ranges.get(apiKey);
+  if (served === undefined) throw new Error(`${s.label}: API ${apiKey} is not served by both brokers`);
+  const lo = Math.max(served.lo, s.request.validVersions.lo);
+  const hi = Math.min(served.hi, s.request.validVersions.hi);
+  if (s.versions === 'highest') return [hi];
+  return [...new Set([lo, Math.floor((lo + hi) / 2), hi])];
+}
+
+/** Every scenario's steps, in order, against one broker. */
+async function runAll(bootstrap: string, scenarios: readonly Scenario[], ranges: Ranges): Promise<Map<string, Recorded[]>> {
+  const out = new Map<string, Recorded[]>();
+  for (const scenario of scenarios) {
+    const vars: Vars = new Map();
+    const recorded: Recorded[] = [];
+    out.set(scenario.name, recorded);
+    try {
+      await scenario.setup?.(bootstrap, vars);
+    } catch (e) {
+      recorded.push({ label: 'setup', step: scenario.steps[0]!, answer: { failed: (e as Error).message } });
+      continue;
+    }
+    for (const s of scenario.steps) {
+      for (const version of versionsOf(s, ranges)) {
+        let answer: Answer;
+        try {
+          const got = await wireCall(bootstrap, s.request, s.response, version, s.body(version, vars));
+          s.keep?.(got, vars);
+          answer = { ok: got };
+        } catch (e) {
+          answer = { failed: (e as Error).message };
+        }
+        recorded.push({ label: `${s.label} (v${version})`, step: s, answer });
+      }
+    }
+  }
+  return out;
+}
+
+function differencesOf(kafka: Recorded, sluice: Recorded): string[] {
+  if ('failed' in kafka.answer || 'failed' in sluice.answer) {
+    const k = 'failed' in kafka.answer ? `failed: ${kafka.answer.failed}` : 'answered';
+    const s = 'failed' in sluice.answer ? `failed: ${sluice.answer.failed}` : 'answered';
+    return k === s ? [] : [`Sluice ${s}, Kafka ${k}`];
+  }
+  const options: CompareOptions = { mask: [...COMMON_MASK, ...(kafka.step.mask ?? [])], unordered: kafka.step.unordered ?? [] };
+  return responseDifferences(kafka.answer.ok, sluice.answer.ok, options);
+}
+
+/**
+ * One `describe` block: Kafka and Sluice started side by side, every scenario run against both
+ * (each broker in order, the two in parallel), and one test per scenario asserting no difference.
+ * SLUICE_COMPAT_PRINT=1 prints every answer pair.
+ */
+export function differentialSuite(title: string, scenarios: readonly Scenario[], sluiceOverrides: Record<string, string> = {}): void {
+  describe(`${title}, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
+    // Node 1 like the reference broker, so node ids compare; no deletion by retention mid-run.
+    const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'log.retention.ms': '-1', ...sluiceOverrides });
+    let ours: Map<string, Recorded[]>;
+    let theirs: Map<string, Recorded[]>;
+
+    before(async () => {
+      const { sluice, kafka } = brokers();
+      const ranges = await commonRanges(sluice.bootstrap, kafka.bootstrap);
+      [ours, theirs] = await Promise.all([runAll(sluice.bootstrap, scenarios, ranges), runAll(kafka.bootstrap, scenarios, ranges)]);
+      if (process.env['SLUICE_COMPAT_PRINT'] !== undefined) {
+        const text = (a: Answer): string => JSON.stringify('ok' in a ? a.ok : a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+        for (const [name, recorded] of theirs) {
+          recorded.forEach((r, i) => console.log(`${name} / ${r.label}\n  Kafka:  ${text(r.answer)}\n  Sluice: ${text(ours.get(name)![i]!.answer)}`));
+        }
+      }
+    });
+
+    for (const scenario of scenarios) {
+      test(scenario.name, () => {
+        const k = theirs.get(scenario.name) ?? [];
+        const s = ours.get(scenario.name) ?? [];
+        assert.deepEqual(s.map((r) => r.label), k.map((r) => r.label), 'both brokers were asked the same questions');
+        const differences = k.flatMap((r, i) => differencesOf(r, s[i]!).map((d) => `${r.label}: ${d}`));
+        assert.deepEqual(differences, []);
+      });
+    }
+  });
+}
