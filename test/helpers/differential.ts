@@ -28,6 +28,17 @@ export const COMMON_MASK: readonly MaskRule[] = [
   { path: '**.errorMessage', treat: 'ignored', why: 'free text for people; clients act on the error code, which is compared' },
 ];
 
+/** Masks for the intended differences, each explained under its heading in docs/notes/differences.md. */
+export const INTENDED = {
+  /** docs/notes/differences.md, "Config documentation". */
+  configDocumentation: { path: '**.configs[].documentation', treat: 'kind', why: 'differences.md: Config documentation' },
+  /** docs/notes/differences.md, "min.insync.replicas as a cluster default". */
+  kraftMinInsyncReplicas: [
+    { path: '**.configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
+    { path: '**.configs[name=min.insync.replicas].synonyms', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
+  ],
+} as const satisfies Record<string, MaskRule | readonly MaskRule[]>;
+
 /**
  * Which versions a step is sent at: `spread` is the lowest, a middle and the highest version both
  * brokers serve (and the codec can write); or an explicit list.
@@ -141,8 +152,10 @@ function differencesOf(kafka: Recorded, sluice: Recorded): string[] {
  */
 export function differentialSuite(title: string, scenarios: readonly Scenario[], sluiceOverrides: Record<string, string> = {}): void {
   describe(`${title}, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
-    // Node 1 like the reference broker, so node ids compare; no deletion by retention mid-run.
-    const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'log.retention.ms': '-1', ...sluiceOverrides });
+    // Node 1 like the reference broker, so node ids compare. The scenarios' records carry a fixed
+    // 2023 timestamp: neither broker may delete them by retention mid-run.
+    const both = { 'log.retention.ms': '-1' };
+    const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', ...both, ...sluiceOverrides }, both);
     let ours: Map<string, Recorded[]>;
     let theirs: Map<string, Recorded[]>;
 

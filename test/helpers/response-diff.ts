@@ -15,7 +15,8 @@ export type MaskTreatment = 'ignored' | 'kind';
 export interface MaskRule {
   /**
    * A field path with indexes left out: `topics[].partitions[].errorCode`; `**.` in front matches
-   * the rest at any depth (`**.throttleTimeMs`).
+   * the rest at any depth (`**.throttleTimeMs`); `[name=x]` matches only the entries whose `name`
+   * is x (`results[].configs[name=min.insync.replicas].configSource`).
    */
   readonly path: string;
   readonly treat: MaskTreatment;
@@ -34,12 +35,26 @@ export interface CompareOptions {
 
 const MAX_SHOWN = 80;
 
+const patterns = new Map<string, RegExp>();
+
+/** Whether a mask path matches a field's path, whose entries read `[]`, or `[name=x]` for entries with a name. */
 function matches(pattern: string, path: string): boolean {
-  if (pattern.startsWith('**.')) {
-    const rest = pattern.slice(3);
-    return path === rest || path.endsWith(`.${rest}`);
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    const anyDepth = pattern.startsWith('**.');
+    const body = (anyDepth ? pattern.slice(3) : pattern)
+      .split('[]')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('\\[[^\\]]*\\]');
+    re = new RegExp(`^${anyDepth ? '(?:.*\\.)?' : ''}${body}$`);
+    patterns.set(pattern, re);
   }
-  return pattern === path;
+  return re.test(path);
+}
+
+function entryPath(path: string, entry: unknown): string {
+  const name = entry !== null && typeof entry === 'object' ? (entry as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? `${path}[name=${name}]` : `${path}[]`;
 }
 
 function kindOf(value: unknown): unknown {
@@ -60,7 +75,7 @@ function prepare(value: unknown, path: string, options: CompareOptions): unknown
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Uint8Array) return `<${value.length} bytes ${Buffer.from(value).toString('base64')}>`;
   if (Array.isArray(value)) {
-    const items = value.map((v) => prepare(v, `${path}[]`, options));
+    const items = value.map((v) => prepare(v, entryPath(path, v), options));
     if (options.unordered?.some((u) => matches(u, path)) === true) {
       return items.map((v) => [JSON.stringify(v), v] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
     }
