@@ -37,6 +37,8 @@ export const INTENDED = {
     { path: '**.configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
     { path: '**.configs[name=min.insync.replicas].synonyms', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
   ],
+  /** docs/notes/differences.md, "Consumer group epochs". */
+  firstConsumerGroupEpoch: { path: '**.memberEpoch', treat: 'kind', why: 'differences.md: Consumer group epochs' },
 } as const satisfies Record<string, MaskRule | readonly MaskRule[]>;
 
 /**
@@ -50,9 +52,10 @@ export interface Step<In = unknown, Out = unknown> extends CompareOptions {
   readonly request: MessageCodec<unknown, In>;
   readonly response: MessageCodec<Out, unknown>;
   readonly versions: Versions;
-  readonly body: (version: number, vars: Vars) => In;
-  /** Values to keep for later steps of the scenario, from this broker's answer. */
-  readonly keep?: (answer: Out, vars: Vars) => void;
+  /** The request at `version`, the `index`th of the step's versions (for per-version state in `vars`). */
+  readonly body: (version: number, vars: Vars, index: number) => In;
+  /** Values to keep for later steps of the scenario, from this broker's answer to the `index`th version. */
+  readonly keep?: (answer: Out, vars: Vars, index: number) => void;
 }
 
 /** A step with its codec types checked against its body and `keep`, then erased for the scenario list. */
@@ -119,11 +122,11 @@ async function runAll(bootstrap: string, scenarios: readonly Scenario[], ranges:
       continue;
     }
     for (const s of scenario.steps) {
-      for (const version of versionsOf(s, ranges)) {
+      for (const [index, version] of versionsOf(s, ranges).entries()) {
         let answer: Answer;
         try {
-          const got = await wireCall(bootstrap, s.request, s.response, version, s.body(version, vars));
-          s.keep?.(got, vars);
+          const got = await wireCall(bootstrap, s.request, s.response, version, s.body(version, vars, index));
+          s.keep?.(got, vars, index);
           answer = { ok: got };
         } catch (e) {
           answer = { failed: (e as Error).message };
