@@ -128,7 +128,9 @@ export class ConfigResolver {
       override !== undefined
         ? { value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }
         : (inherited ?? { value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
-    return { definition: def, value: chosen.value, source: chosen.source, readOnly: false, synonyms };
+    // Kafka names the source after the first synonym it lists, so a value inherited from a
+    // secondary key alone (log.retention.hours without log.retention.ms) shows as a default.
+    return { definition: def, value: chosen.value, source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG, readOnly: false, synonyms };
   }
 
   topicEntries(overrides: ReadonlyMap<string, string>): ConfigEntry[] {

@@ -24,6 +24,13 @@ export async function createServedTopic(bootstrap: string, name: string, partiti
 
 /** A producer id and epoch, once the broker has a block of ids (and the transaction coordinator, for a transactional id) ready. */
 export async function initProducer(bootstrap: string, transactionalId: string | null = null): Promise<{ producerId: bigint; producerEpoch: number }> {
+  if (transactionalId !== null) {
+    // Kafka creates __transaction_state when a transaction coordinator is first looked up.
+    await until('a transaction coordinator', async () => {
+      const found = await wireCall(bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, { keyType: 1, coordinatorKeys: [transactionalId] });
+      return found.coordinators[0]?.errorCode === ErrorCode.NONE ? true : undefined;
+    });
+  }
   return until('a producer id', async () => {
     const r = await wireCall(bootstrap, M.InitProducerIdRequest, M.InitProducerIdResponse, 4, { transactionalId, transactionTimeoutMs: 60_000 });
     return r.errorCode === ErrorCode.NONE ? { producerId: r.producerId, producerEpoch: r.producerEpoch } : undefined;
