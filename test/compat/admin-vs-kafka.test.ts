@@ -175,4 +175,98 @@ function clusterScenario(): Scenario {
   };
 }
 
-differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario()]);
+function securityFreeScenario(): Scenario {
+  const topic = 'compat-reassign';
+  const user = (name: string) => [{ entityType: 'user', entityName: name }];
+  const scram = (name: string, iterations: number) => ({ name, mechanism: 1, iterations, salt: Buffer.from('salt'), saltedPassword: Buffer.alloc(32, 7) });
+  return {
+    name: 'Without an authorizer or SASL: ACLs, quotas, SCRAM users, reassignments, a SASL handshake',
+    setup: (bootstrap) => createServedTopic(bootstrap, topic, 1),
+    steps: [
+      step({
+        // v0 only where Sluice serves it: docs/notes/differences.md, "SaslHandshake v0".
+        label: 'a SASL handshake on a plaintext listener', request: M.SaslHandshakeRequest, response: M.SaslHandshakeResponse, versions: [1],
+        body: () => ({ mechanism: 'PLAIN' }),
+      }),
+      step({
+        label: 'create an ACL without an authorizer', request: M.CreateAclsRequest, response: M.CreateAclsResponse, versions: 'spread',
+        body: () => ({ creations: [{ resourceType: 2, resourceName: topic, resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }),
+      }),
+      step({
+        label: 'delete ACLs without an authorizer', request: M.DeleteAclsRequest, response: M.DeleteAclsResponse, versions: 'spread',
+        body: () => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }),
+      }),
+      step({
+        label: 'quotas: validateOnly, a bad key, then set', request: M.AlterClientQuotasRequest, response: M.AlterClientQuotasResponse, versions: 'spread',
+        // Kafka lists the entries it refuses first; clients match entries by entity.
+        unordered: ['entries'],
+        body: (_v, _vars, i) => ({
+          validateOnly: i === 0,
+          entries: [
+            { entity: user(`compat-user-${i}`), ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] },
+            { entity: user('compat-bad-key'), ops: [{ key: 'no_such_quota', value: 1, remove: false }] },
+          ],
+        }),
+      }),
+      step({
+        label: 'the quotas of every user', request: M.DescribeClientQuotasRequest, response: M.DescribeClientQuotasResponse, versions: 'spread', unordered: ['entries'],
+        body: () => ({ components: [{ entityType: 'user', matchType: 2, match: null }], strict: false }),
+        // Kafka's broker applies the controller's quota record a moment after answering the change.
+        settled: (r) => (r.entries ?? []).length > 0,
+      }),
+      step({
+        label: 'SCRAM users: an upsertion, too few iterations, an unknown mechanism, a deletion of nothing', request: M.AlterUserScramCredentialsRequest, response: M.AlterUserScramCredentialsResponse, versions: 'spread',
+        unordered: ['results'],
+        body: () => ({
+          upsertions: [scram('compat-scram', 8192), scram('compat-weak', 1), { ...scram('compat-odd', 8192), mechanism: 9 }],
+          deletions: [{ name: 'compat-nobody', mechanism: 1 }],
+        }),
+      }),
+      step({
+        label: 'the SCRAM users', request: M.DescribeUserScramCredentialsRequest, response: M.DescribeUserScramCredentialsResponse, versions: 'spread', unordered: ['results'],
+        body: () => ({ users: [{ name: 'compat-scram' }, { name: 'compat-nobody' }] }),
+      }),
+      step({
+        label: 'reassign to this broker, to a broker that does not exist, an unknown topic, a cancellation of nothing', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        unordered: ['responses', 'responses[].partitions'],
+        body: () => ({
+          timeoutMs: 10_000,
+          topics: [
+            { name: topic, partitions: [{ partitionIndex: 0, replicas: [1] }] },
+            { name: MISSING, partitions: [{ partitionIndex: 0, replicas: [1] }] },
+          ],
+        }),
+      }),
+      step({
+        label: 'reassign to a broker that does not exist, cancel nothing', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        body: () => ({ timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: [7] }] }] }),
+      }),
+      step({
+        label: 'cancel a reassignment that is not running', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        body: () => ({ timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: null }] }] }),
+      }),
+    ],
+  };
+}
+
+function apiVersionsScenario(): Scenario {
+  return {
+    name: 'ApiVersions: the answer beyond the version ranges (features, their epoch, a bad client name)',
+    steps: [
+      step({
+        label: 'a well-named client', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: 'spread',
+        mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka (Sluice serves a subset)' }, ...INTENDED.features],
+        unordered: ['supportedFeatures', 'finalizedFeatures'],
+        body: () => ({ clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1.0' }),
+      }),
+      step({
+        label: 'a client name Kafka refuses', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: [3, 4],
+        mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka' }, ...INTENDED.features],
+        unordered: ['supportedFeatures', 'finalizedFeatures'],
+        body: () => ({ clientSoftwareName: 'bad name!', clientSoftwareVersion: '1.0' }),
+      }),
+    ],
+  };
+}
+
+differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario()]);

@@ -37,6 +37,14 @@ export const INTENDED = {
     { path: '**.configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
     { path: '**.configs[name=min.insync.replicas].synonyms', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
   ],
+  /** docs/notes/differences.md, "Features of KRaft and of what Sluice does not serve yet". */
+  features: [
+    ...['metadata.version', 'kraft.version', 'eligible.leader.replicas.version', 'share.version', 'streams.version'].flatMap((name) => [
+      { path: `supportedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
+      { path: `finalizedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
+    ]),
+    { path: 'finalizedFeaturesEpoch', treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' },
+  ],
   /** docs/notes/differences.md, "Consumer group epochs". */
   firstConsumerGroupEpoch: { path: '**.memberEpoch', treat: 'kind', why: 'differences.md: Consumer group epochs' },
 } as const satisfies Record<string, MaskRule | readonly MaskRule[]>;

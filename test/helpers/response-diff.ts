@@ -75,7 +75,8 @@ function prepare(value: unknown, path: string, options: CompareOptions): unknown
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Uint8Array) return `<${value.length} bytes ${Buffer.from(value).toString('base64')}>`;
   if (Array.isArray(value)) {
-    const items = value.map((v) => prepare(v, entryPath(path, v), options));
+    // An ignored entry (a mask naming it, e.g. `features[name=x]`) leaves the array altogether.
+    const items = value.map((v) => prepare(v, entryPath(path, v), options)).filter((v) => v !== SKIP);
     if (options.unordered?.some((u) => matches(u, path)) === true) {
       return items.map((v) => [JSON.stringify(v), v] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
     }

@@ -44,6 +44,9 @@ describe('responseDifferences', () => {
     const configs = (source: number) => ({ configs: [{ name: 'min.insync.replicas', configSource: source }, { name: 'retention.ms', configSource: source }] });
     const mask = [{ path: 'configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'test' }] as const;
     assert.deepEqual(responseDifferences(configs(3), configs(5), { mask }), ['configs[1].configSource: Sluice 5, Kafka 3']);
+    const features = (...names: string[]) => ({ features: names.map((name) => ({ name, level: 1 })) });
+    const kraftOnly = [{ path: 'features[name=metadata.version]', treat: 'ignored', why: 'test' }] as const;
+    assert.deepEqual(responseDifferences(features('group.version', 'metadata.version'), features('group.version'), { mask: kraftOnly }), [], 'an ignored entry leaves its array');
   });
 
   test('unordered arrays are compared as sets', () => {
