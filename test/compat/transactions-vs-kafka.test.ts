@@ -148,4 +148,62 @@ function producerFencingScenario(): Scenario {
   };
 }
 
-differentialSuite('Transactions', [transactionScenario(), producerFencingScenario()]);
+function readCommittedScenario(): Scenario {
+  const topic = `${TOPIC}-read-committed`;
+  const txn = 'compat-txn-aborted';
+  const listOffsets = (label: string) =>
+    step({
+      label, request: M.ListOffsetsRequest, response: M.ListOffsetsResponse, versions: [2, 6, 10],
+      body: () => ({ replicaId: -1, isolationLevel: 1, topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }),
+    });
+  const fetch = (label: string) =>
+    step({
+      label, request: M.FetchRequest, response: M.FetchResponse, versions: 'spread',
+      mask: [
+        ...PRODUCER_MASK,
+        // The batches carry each broker's producer id and the marker its coordinator's clock.
+        { path: 'responses[].partitions[].records', treat: 'kind', why: 'the batches hold each broker’s producer id and marker time' },
+      ],
+      body: (v, vars) => ({
+        replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 1, sessionId: 0, sessionEpoch: -1,
+        topics: [{ ...(v >= 13 ? { topicId: vars.get('topicId') as string } : { topic }), partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+      }),
+    });
+  return {
+    name: 'An open, then aborted transaction as read_committed consumers see it: ListOffsets, Fetch, DescribeProducers',
+    setup: async (bootstrap, vars) => {
+      vars.set('topicId', await createServedTopic(bootstrap, topic, 1));
+      const producer = await initProducer(bootstrap, txn);
+      vars.set('producer', producer);
+      await wireCall(bootstrap, M.AddPartitionsToTxnRequest, M.AddPartitionsToTxnResponse, 3, {
+        v3AndBelowTransactionalId: txn, v3AndBelowProducerId: producer.producerId, v3AndBelowProducerEpoch: producer.producerEpoch, v3AndBelowTopics: [{ name: topic, partitions: [0] }],
+      });
+      await wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
+        transactionalId: txn, acks: -1, timeoutMs: 10_000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records: encodeRecordBatch({ ...producer, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('to be aborted'), timestamp: 1_700_000_000_000n }] }) }] }],
+      });
+    },
+    steps: [
+      listOffsets('the last stable offset while the transaction is open'),
+      fetch('read_committed while the transaction is open'),
+      step({
+        label: 'the producer with its open transaction', request: M.DescribeProducersRequest, response: M.DescribeProducersResponse, versions: 'spread',
+        mask: [...PRODUCER_MASK, { path: '**.lastTimestamp', treat: 'kind', why: 'written at each broker’s now' }],
+        body: () => ({ topics: [{ name: topic, partitionIndexes: [0] }] }),
+      }),
+      step({
+        label: 'abort', request: M.EndTxnRequest, response: M.EndTxnResponse, versions: [3], mask: PRODUCER_MASK,
+        body: (_v, vars) => ({ transactionalId: txn, ...(vars.get('producer') as { producerId: bigint; producerEpoch: number }), committed: false }),
+      }),
+      step({
+        label: 'the aborted transaction', request: M.DescribeTransactionsRequest, response: M.DescribeTransactionsResponse, versions: 'spread', mask: PRODUCER_MASK,
+        body: () => ({ transactionalIds: [txn] }),
+        settled: (r) => r.transactionStates.every((t) => t.transactionState === 'CompleteAbort'),
+      }),
+      listOffsets('the last stable offset after the abort'),
+      fetch('read_committed after the abort: the aborted transactions'),
+    ],
+  };
+}
+
+differentialSuite('Transactions', [transactionScenario(), producerFencingScenario(), readCommittedScenario()]);
