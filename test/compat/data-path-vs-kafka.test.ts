@@ -8,7 +8,7 @@
  */
 import * as M from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
-import { differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
 import { createServedTopic, initProducer } from '../helpers/compat-setup.js';
 import { NO_SUCH_TOPIC_ID } from '../helpers/offset-wire.js';
 import { wireCall } from '../helpers/wire-call.js';
@@ -107,6 +107,7 @@ function metadataScenario(): Scenario {
       step({ label: 'one topic', request: M.MetadataRequest, response: M.MetadataResponse, versions: 'spread', body: () => ({ topics: [{ name: topic }] }) }),
       step({
         label: 'an unknown topic and an invalid name, no auto-creation', request: M.MetadataRequest, response: M.MetadataResponse, versions: [4, 8, 12],
+        unordered: ['topics'],
         body: () => ({ topics: [{ name: topic }, { name: MISSING }, { name: 'bad/name' }], allowAutoTopicCreation: false }),
       }),
       step({
@@ -120,6 +121,30 @@ function metadataScenario(): Scenario {
       step({
         label: 'a partition limit with a cursor', request: M.DescribeTopicPartitionsRequest, response: M.DescribeTopicPartitionsResponse, versions: 'spread',
         body: () => ({ topics: [{ name: topic }], responsePartitionLimit: 2, cursor: { topicName: topic, partitionIndex: 0 } }),
+      }),
+    ],
+  };
+}
+
+function autoCreationScenario(): Scenario {
+  const autoTopic = (i: number): string => `compat-auto-${i}`;
+  return {
+    name: 'Metadata auto-creation: the first answer for a topic created on demand, then the topic, and a name that may not be created',
+    steps: [
+      step({
+        label: 'an unknown topic, auto-creation allowed', request: M.MetadataRequest, response: M.MetadataResponse, versions: 'spread', mask: INTENDED.autoCreatedAtOnce,
+        body: (v, _vars, i) => ({ topics: [{ name: autoTopic(i) }], ...(v >= 4 ? { allowAutoTopicCreation: true } : {}) }),
+      }),
+      step({
+        label: 'the created topic, once led', request: M.MetadataRequest, response: M.MetadataResponse, versions: 'spread',
+        body: (v, _vars, i) => ({ topics: [{ name: autoTopic(i) }], ...(v >= 4 ? { allowAutoTopicCreation: false } : {}) }),
+        settled: (r) => r.topics.every((t) => t.errorCode === 0 && t.partitions.every((p) => p.errorCode === 0 && p.leaderId >= 0)),
+      }),
+      step({
+        label: 'an invalid name, auto-creation allowed', request: M.MetadataRequest, response: M.MetadataResponse, versions: 'spread',
+        // Kafka lists the topics it could not describe from a hash set; clients match by name.
+        unordered: ['topics'],
+        body: (v) => ({ topics: [{ name: 'bad/name' }, { name: 'a'.repeat(250) }], ...(v >= 4 ? { allowAutoTopicCreation: true } : {}) }),
       }),
     ],
   };
@@ -192,4 +217,4 @@ function producersScenario(): Scenario {
   };
 }
 
-differentialSuite('The data path', [produceScenario(), fetchScenario(), listOffsetsScenario(), metadataScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
+differentialSuite('The data path', [produceScenario(), fetchScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
