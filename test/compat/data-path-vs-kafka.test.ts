@@ -59,6 +59,59 @@ function produceScenario(): Scenario {
   };
 }
 
+function idempotenceScenario(): Scenario {
+  const topic = 'compat-idempotent';
+  const produce = (label: string, batchOf: (p: { producerId: bigint; producerEpoch: number }) => Buffer) =>
+    step({
+      label, request: M.ProduceRequest, response: M.ProduceResponse, versions: [9],
+      body: (_v, vars) => ({ acks: -1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batchOf(vars.get('producer') as { producerId: bigint; producerEpoch: number }) }] }] }),
+    });
+  const seq = (value: string, baseSequence: number, epochOffset = 0) => (p: { producerId: bigint; producerEpoch: number }) =>
+    batch(value, { producerId: p.producerId, producerEpoch: p.producerEpoch + epochOffset, baseSequence });
+  return {
+    name: 'Idempotent Produce: in order, a retried duplicate, a gap in the sequence, a stale and a new epoch',
+    setup: async (bootstrap, vars) => {
+      vars.set('topicId', await createServedTopic(bootstrap, topic, 1));
+      vars.set('producer', await initProducer(bootstrap));
+    },
+    steps: [
+      produce('sequence 0', seq('first', 0)),
+      produce('sequence 1', seq('second', 1)),
+      produce('sequence 1 again: a retry of a batch already written', seq('second', 1)),
+      produce('sequence 5: a gap', seq('gap', 5)),
+      produce('the next epoch from sequence 0', seq('bumped', 0, 1)),
+      produce('the old epoch again', seq('stale', 2)),
+    ],
+  };
+}
+
+function recordValidationScenario(): Scenario {
+  const topic = 'compat-validation';
+  const compacted = 'compat-validation-compacted';
+  const produce = (label: string, name: string, records: () => Buffer) =>
+    step({
+      label, request: M.ProduceRequest, response: M.ProduceResponse, versions: 'spread',
+      body: (v, vars) => ({ acks: -1, timeoutMs: 10_000, topicData: [{ ...(v >= 13 ? { topicId: vars.get(name) as string } : { name }), partitionData: [{ index: 0, records: records() }] }] }),
+    });
+  const corrupt = (): Buffer => {
+    const b = batch('corrupt me');
+    b[b.length - 1] ^= 0xff;
+    return b;
+  };
+  return {
+    name: 'Produce record validation: a bad CRC, a timestamp too far ahead, a null key on a compacted topic',
+    setup: async (bootstrap, vars) => {
+      vars.set(topic, await createServedTopic(bootstrap, topic, 1));
+      vars.set(compacted, await createServedTopic(bootstrap, compacted, 1, [{ name: 'cleanup.policy', value: 'compact' }]));
+    },
+    steps: [
+      produce('a batch whose CRC does not match', topic, corrupt),
+      produce('a timestamp a day ahead', topic, () => batch('future', {}, BigInt(Date.now() + 86_400_000))),
+      produce('a null key on a compacted topic', compacted, () => batch('no key')),
+    ],
+  };
+}
+
 function fetchScenario(): Scenario {
   const topic = 'compat-fetch';
   const fetch = (label: string, versions: 'spread' | readonly number[], partitions: (v: number) => M.FetchRequestFetchPartitionInput[], name = topic) =>
@@ -217,4 +270,4 @@ function producersScenario(): Scenario {
   };
 }
 
-differentialSuite('The data path', [produceScenario(), fetchScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
+differentialSuite('The data path', [produceScenario(), idempotenceScenario(), recordValidationScenario(), fetchScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);

@@ -26,6 +26,7 @@ export const COMMON_MASK: readonly MaskRule[] = [
   { path: '**.clusterId', treat: 'kind', why: 'each cluster has its own id' },
   { path: '**.port', treat: 'ignored', why: 'each broker listens on its own free port' },
   { path: '**.errorMessage', treat: 'ignored', why: 'free text for people; clients act on the error code, which is compared' },
+  { path: '**.batchIndexErrorMessage', treat: 'kind', why: 'free text for people; the record error itself is compared' },
 ];
 
 /** Masks for the intended differences, each explained under its heading in docs/notes/differences.md. */
