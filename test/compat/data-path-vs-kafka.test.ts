@@ -129,6 +129,41 @@ function fetchScenario(): Scenario {
       fetch('a partition the topic lacks', 'spread', () => [at(0, 0n), at(9, 0n)]),
       fetch('an unknown topic', 'spread', () => [at(0, 0n)], MISSING),
       fetch('a leader epoch from the future, and the current one', [9, 12, 17], () => [at(0, 0n, 5), at(1, 0n, 0)]),
+      step({
+        label: 'a response limit smaller than the first batch (KIP-74)', request: M.FetchRequest, response: M.FetchResponse, versions: [4, 11, 18],
+        body: (v, vars) => ({
+          replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 10, sessionId: 0, sessionEpoch: -1,
+          topics: [{ ...fetchTopic(v, topic, vars), partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 10 }, { partition: 1, fetchOffset: 0n, partitionMaxBytes: 10 }] }],
+        }),
+      }),
+    ],
+  };
+}
+
+function fetchSessionScenario(): Scenario {
+  const topic = 'compat-fetch-session';
+  const fetch = (label: string, session: (vars: Vars, i: number) => { sessionId: number; sessionEpoch: number }, partitions: M.FetchRequestFetchPartitionInput[], keep = false) =>
+    step({
+      label, request: M.FetchRequest, response: M.FetchResponse, versions: [7, 12, 17],
+      mask: [{ path: 'sessionId', treat: 'kind', why: 'each broker numbers its own fetch sessions' }],
+      body: (v, vars, i) => ({
+        replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, ...session(vars, i),
+        topics: partitions.length === 0 ? [] : [{ ...fetchTopic(v, topic, vars), partitions }],
+      }),
+      keep: keep ? (r, vars, i) => vars.set(`session-${i}`, r.sessionId) : undefined,
+    });
+  const at = (partition: number, fetchOffset: bigint) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 });
+  const session = (epoch: number) => (vars: Vars, i: number) => ({ sessionId: vars.get(`session-${i}`) as number, sessionEpoch: epoch });
+  return {
+    name: 'Fetch sessions (KIP-227): a new session, an incremental fetch with nothing new, a wrong epoch, an unknown session, a closed one',
+    setup: (bootstrap, vars) => seeded(bootstrap, vars, topic, 2),
+    steps: [
+      fetch('a new session over both partitions', () => ({ sessionId: 0, sessionEpoch: 0 }), [at(0, 0n), at(1, 0n)], true),
+      fetch('an incremental fetch from the end: nothing has changed', session(1), [at(0, 1n), at(1, 1n)]),
+      fetch('an incremental fetch naming no partition', session(2), []),
+      fetch('a wrong session epoch', session(7), []),
+      fetch('an unknown session', () => ({ sessionId: 123_456_789, sessionEpoch: 1 }), []),
+      fetch('closing the session, fetching without one', session(-1), [at(0, 0n)]),
     ],
   };
 }
@@ -144,6 +179,7 @@ function listOffsetsScenario(): Scenario {
       list('earliest, latest and by timestamp', 'spread', topic, () => [{ partitionIndex: 0, timestamp: -2n }, { partitionIndex: 1, timestamp: -1n }]),
       list('a timestamp before and after the records', 'spread', topic, () => [{ partitionIndex: 0, timestamp: TIMESTAMP - 1n }, { partitionIndex: 1, timestamp: TIMESTAMP + 1n }]),
       list('max timestamp', [7, 10], topic, () => [{ partitionIndex: 0, timestamp: -3n }]),
+      list('earliest local (-4) and earliest pending upload (-5)', [9, 10], topic, () => [{ partitionIndex: 0, timestamp: -4n }, { partitionIndex: 1, timestamp: -5n }]),
       list('a partition the topic lacks', 'spread', topic, () => [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 5, timestamp: -1n }]),
       list('an unknown topic', 'spread', MISSING, () => [{ partitionIndex: 0, timestamp: -1n }]),
       list('a leader epoch from the future, and the current one', [4, 10], topic, () => [{ partitionIndex: 0, timestamp: -1n, currentLeaderEpoch: 3 }, { partitionIndex: 1, timestamp: -1n, currentLeaderEpoch: 0 }]),
@@ -270,4 +306,4 @@ function producersScenario(): Scenario {
   };
 }
 
-differentialSuite('The data path', [produceScenario(), idempotenceScenario(), recordValidationScenario(), fetchScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
+differentialSuite('The data path', [produceScenario(), idempotenceScenario(), recordValidationScenario(), fetchScenario(), fetchSessionScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
