@@ -2,8 +2,9 @@
  * The differential harness over the admin APIs on topics and the cluster: CreateTopics (with
  * validateOnly, bad configs, bad counts, bad names), DeleteTopics (by name and id),
  * CreatePartitions, DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on topics,
- * ElectLeaders, DescribeCluster, ListPartitionReassignments, DescribeAcls, DescribeClientQuotas and
- * DescribeUserScramCredentials, each at the lowest, a middle and the highest version both
+ * ElectLeaders, DescribeCluster, ListPartitionReassignments / AlterPartitionReassignments, the
+ * ACL, client-quota and SCRAM-credential APIs without an authorizer, SaslHandshake on a plaintext
+ * listener and ApiVersions' features, each at the lowest, a middle and the highest version both
  * brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
  */
 import * as M from '../../src/protocol/messages/index.js';

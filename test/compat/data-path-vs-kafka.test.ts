@@ -3,7 +3,8 @@
  * DescribeTopicPartitions, OffsetForLeaderEpoch, DeleteRecords, InitProducerId and
  * DescribeProducers, each at the lowest, a middle and the highest version both brokers serve,
  * with the error cases a client meets: unknown topic or id, bad partition, wrong leader epoch,
- * offsets out of range, oversize batches, bad acks. Intended differences are masked with the
+ * offsets out of range, oversize batches, bad acks, idempotent sequence gaps and stale epochs,
+ * record validation, fetch sessions, auto-creation. Intended differences are masked with the
  * reason in docs/notes/differences.md.
  */
 import * as M from '../../src/protocol/messages/index.js';

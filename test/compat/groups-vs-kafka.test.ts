@@ -24,8 +24,6 @@ const MISSING = 'compat-never-created';
 /** Enough groups for every version of a step ('spread' sends at most three). */
 const GROUPS = [0, 1, 2];
 
-const EPOCH_MASK: readonly MaskRule[] = [INTENDED.firstConsumerGroupEpoch, { path: '**.groupEpoch', treat: 'kind', why: INTENDED.firstConsumerGroupEpoch.why }, { path: '**.assignmentEpoch', treat: 'kind', why: INTENDED.firstConsumerGroupEpoch.why }];
-
 const MEMBER_MASK: readonly MaskRule[] = [
   { path: '**.memberId', treat: 'kind', why: 'each coordinator makes up its own member ids' },
   { path: '**.leader', treat: 'kind', why: 'the leader is a member id' },
@@ -139,7 +137,7 @@ function consumerGroupScenario(): Scenario {
   const groupFor = (i: number): string => `${CONSUMER}-${i}`;
   const heartbeat = (label: string, body: (v: number, vars: Vars, i: number) => M.ConsumerGroupHeartbeatRequestDataInput, keep = false) =>
     step({
-      label, request: M.ConsumerGroupHeartbeatRequest, response: M.ConsumerGroupHeartbeatResponse, versions: 'spread', mask: [...MEMBER_MASK, ...EPOCH_MASK],
+      label, request: M.ConsumerGroupHeartbeatRequest, response: M.ConsumerGroupHeartbeatResponse, versions: 'spread', mask: [...MEMBER_MASK, ...INTENDED.consumerGroupEpochs],
       body,
       keep: keep ? (r, vars, i) => {
         vars.set(`cg-member-${i}`, r.memberId);
@@ -162,7 +160,7 @@ function consumerGroupScenario(): Scenario {
       heartbeat('an unknown member', (_v, _vars, i) => ({ groupId: groupFor(i), memberId: 'compat-nobody-00000000001', memberEpoch: 1 })),
       step({
         label: 'the group, an unknown group and a classic group', request: M.ConsumerGroupDescribeRequest, response: M.ConsumerGroupDescribeResponse, versions: 'spread',
-        mask: [...MEMBER_MASK, ...EPOCH_MASK],
+        mask: [...MEMBER_MASK, ...INTENDED.consumerGroupEpochs],
         body: (_v, _vars, i) => ({ groupIds: [groupFor(i), UNKNOWN_GROUP, LIVE], includeAuthorizedOperations: true }),
       }),
       heartbeat('a leave', (_v, vars, i) => ({ groupId: groupFor(i), ...member(vars, i), memberEpoch: -1 })),
