@@ -48,6 +48,13 @@ function brokerSynonymKeys(key: string): readonly string[] {
   return group === undefined ? [key] : group.slice(group.indexOf(key));
 }
 
+const SOURCE_PRECEDENCE: readonly number[] = [
+  ConfigSource.DYNAMIC_BROKER_CONFIG,
+  ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+  ConfigSource.STATIC_BROKER_CONFIG,
+  ConfigSource.DEFAULT_CONFIG,
+];
+
 /** Kafka multiplies in Java longs; unit conversions here stay within 2^53 for any int input. */
 function scaled(value: string, scale: number): string {
   return scale === 1 ? value : String(BigInt(value) * BigInt(scale));
@@ -73,6 +80,18 @@ export class ConfigResolver {
     return layers;
   }
 
+  /**
+   * The synonyms Kafka lists for a setting known by `keys` (the first is its own name): every
+   * source in precedence order, each with the keys it sets, from the first entry naming `keys[0]`
+   * on. A setting whose own key is set nowhere, not even by a default, lists none
+   * (`segment.ms` shows no `log.roll.hours`).
+   */
+  private synonymsOf(keys: readonly string[]): ConfigSynonym[] {
+    const bySource = keys.flatMap((k) => this.brokerLayers(k)).sort((a, b) => SOURCE_PRECEDENCE.indexOf(a.source) - SOURCE_PRECEDENCE.indexOf(b.source));
+    const own = bySource.findIndex((s) => s.name === keys[0]);
+    return own < 0 ? [] : bySource.slice(own);
+  }
+
   /** The broker-wide value of a broker key, as the broker acts on it. */
   brokerValue(key: string): string | null {
     return this.brokerLayers(key)[0]?.value ?? null;
@@ -86,7 +105,7 @@ export class ConfigResolver {
       value: top?.value ?? null,
       source: top?.source ?? ConfigSource.DEFAULT_CONFIG,
       readOnly: !def.dynamic,
-      synonyms: brokerSynonymKeys(def.name).flatMap((k) => this.brokerLayers(k)),
+      synonyms: this.synonymsOf(brokerSynonymKeys(def.name)),
     };
   }
 
@@ -111,14 +130,16 @@ export class ConfigResolver {
     let inherited: { value: string; source: number } | null = null;
     for (const syn of def.synonyms) {
       const layers = this.brokerLayers(syn.key);
-      synonyms.push(...layers);
       if (inherited === null && layers[0] !== undefined) inherited = { value: scaled(layers[0].value, syn.scale), source: layers[0].source };
     }
+    synonyms.push(...this.synonymsOf(def.synonyms.map((s) => s.key)));
     const chosen =
       override !== undefined
         ? { value: override, source: overrideSource }
         : (inherited ?? { value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
-    return { definition: def, value: chosen.value, source: chosen.source, readOnly: false, synonyms };
+    // Kafka names the source after the first synonym it lists, so a value inherited from a
+    // secondary key alone (log.retention.hours without log.retention.ms) shows as a default.
+    return { definition: def, value: chosen.value, source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG, readOnly: false, synonyms };
   }
 
   /**

@@ -77,7 +77,9 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     else if (topic === undefined) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     else if (partition.partition < 0 || partition.partition >= topic.partitionCount) refused = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     if (refused !== null || topic === undefined) {
-      reads.push({ partition, topic, result: failedRead(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+      // Kafka answers a partition it refuses before reading with an empty aborted-transactions
+      // list (the field's default), where a read's own errors carry none (null).
+      reads.push({ partition, topic, result: { ...failedRead(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), abortedTransactions: [] } });
       continue;
     }
     positions.push(reads.length);

@@ -10,12 +10,17 @@ import { clusterOf } from './cluster-context.js';
 import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
+const NULLABLE_PROTOCOL_NAME_VERSION = 7;
+
 export const joinGroupHandler = defineHandler({
   request: JoinGroupRequest,
   response: JoinGroupResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, generationId: -1, memberId: request.memberId };
+    // Kafka answers a failed join with no protocol: null where the version allows it (v7+).
+    const noProtocol = ctx.header.requestApiVersion >= NULLABLE_PROTOCOL_NAME_VERSION ? null : '';
+    const failed = (errorCode: number): JoinGroupResponseDataInput => ({ throttleTimeMs: 0, errorCode, generationId: -1, memberId: request.memberId, protocolName: noProtocol });
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     try {
       const response = await c.groups.runParkable<JoinGroupResponseDataInput>(request.groupId, 'JoinGroup', (coordinator, now, replyTo) =>
         coordinator.joinGroup(request, {
@@ -26,9 +31,10 @@ export const joinGroupHandler = defineHandler({
           replyTo,
         }),
       );
-      return { throttleTimeMs: 0, ...response };
+      const errorCode = response.errorCode ?? ErrorCode.NONE;
+      return errorCode === ErrorCode.NONE ? { throttleTimeMs: 0, ...response } : { throttleTimeMs: 0, ...response, protocolName: noProtocol };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), generationId: -1, memberId: request.memberId };
+      return failed(kafkaErrorCode(err));
     }
   },
 });

@@ -17,12 +17,15 @@ export const describeGroupsHandler = defineHandler({
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
           return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupState: 'Dead', authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }
-        const authorizedOperations = authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId);
+        // As Kafka, only a group described without error carries its operations.
+        const authorizedOperations = (errorCode: number): number =>
+          errorCode === ErrorCode.NONE ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId) : OPERATIONS_NOT_REQUESTED;
         try {
           const described = await c.groups.read(groupId, (coordinator) => coordinator.describeGroups({ ...request, groups: [groupId] }, version));
-          return { ...described.groups![0]!, authorizedOperations };
+          const group = described.groups![0]!;
+          return { ...group, authorizedOperations: authorizedOperations(group.errorCode ?? ErrorCode.NONE) };
         } catch (err) {
-          return { groupId, errorCode: kafkaErrorCode(err), groupState: 'Dead', authorizedOperations };
+          return { groupId, errorCode: kafkaErrorCode(err), groupState: 'Dead', authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }
       }),
     );

@@ -38,7 +38,8 @@ async function create(c: ClusterContext, t: CreateTopicsRequestCreatableTopic, v
   const topic = result.topic;
   return {
     name: t.name,
-    topicId: validateOnly ? undefined : topic.topicId,
+    // As Kafka 4.4, validateOnly too answers with the id the topic would have been given.
+    topicId: topic.topicId,
     errorCode: ErrorCode.NONE,
     errorMessage: null,
     numPartitions: topic.partitionCount,

@@ -5,6 +5,7 @@
  * epoch, which fences every older instance of it (KIP-98, KIP-360).
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
+import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOnCluster, authorizedOnSomeResource, ResourceType } from './authorization.js';
@@ -16,7 +17,7 @@ export const initProducerIdHandler = defineHandler({
   response: InitProducerIdResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
+    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId), producerId: -1n, producerEpoch: -1 });
     if (request.transactionalId === null) {
       // As Kafka: an idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
       if (!authorizedOnCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizedOnSomeResource(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
@@ -32,7 +33,7 @@ export const initProducerIdHandler = defineHandler({
         producerId: request.producerId,
         producerEpoch: request.producerEpoch,
       });
-      return { throttleTimeMs: 0, ...answer };
+      return { throttleTimeMs: 0, ...answer, errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId) };
     } catch (err) {
       return refused(kafkaErrorCode(err));
     }

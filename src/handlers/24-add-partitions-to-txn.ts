@@ -7,6 +7,7 @@
  * OPERATION_NOT_ATTEMPTED.
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
+import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, type AddPartitionsToTxnRequestAddPartitionsToTxnTransaction } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
@@ -71,7 +72,9 @@ export const addPartitionsToTxnHandler = defineHandler({
       false,
       authorizedNames(ctx, AclOperation.WRITE, ResourceType.TOPIC),
     );
-    return { throttleTimeMs: 0, resultsByTopicV3AndBelow: toTopicResults(results) };
+    const version = ctx.header.requestApiVersion;
+    const understood = results.map((r) => ({ ...r, errorCode: fencingErrorFor(r.errorCode, version, FIRST_PRODUCER_FENCED_VERSION.addPartitionsToTxn) }));
+    return { throttleTimeMs: 0, resultsByTopicV3AndBelow: toTopicResults(understood) };
   },
 });
 

@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
+import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
@@ -23,9 +24,9 @@ export const addOffsetsToTxnHandler = defineHandler({
         producerEpoch: request.producerEpoch,
         groupId: request.groupId,
       });
-      return { throttleTimeMs: 0, errorCode };
+      return { throttleTimeMs: 0, errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn) };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };
+      return { throttleTimeMs: 0, errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn) };
     }
   },
 });

@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
+import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
 import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
@@ -29,9 +30,9 @@ export const endTxnHandler = defineHandler({
         commit: request.committed,
         clientTransactionVersion: ctx.header.requestApiVersion >= FIRST_TV2_VERSION ? 2 : 0,
       });
-      return { throttleTimeMs: 0, ...answer };
+      return { throttleTimeMs: 0, ...answer, errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn) };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err), producerId: -1n, producerEpoch: -1 };
+      return { throttleTimeMs: 0, errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn), producerId: -1n, producerEpoch: -1 };
     }
   },
 });

@@ -16,12 +16,15 @@ export const consumerGroupDescribeHandler = defineHandler({
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
           return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }
-        const authorizedOperations = authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId);
+        // As Kafka, only a group described without error carries its operations.
+        const authorizedOperations = (errorCode: number): number =>
+          errorCode === ErrorCode.NONE ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId) : OPERATIONS_NOT_REQUESTED;
         try {
           const described = await c.groups.read(groupId, (coordinator) => coordinator.consumerGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata));
-          return { ...described.groups![0]!, authorizedOperations };
+          const group = described.groups![0]!;
+          return { ...group, authorizedOperations: authorizedOperations(group.errorCode ?? ErrorCode.NONE) };
         } catch (err) {
-          return { groupId, errorCode: kafkaErrorCode(err), authorizedOperations };
+          return { groupId, errorCode: kafkaErrorCode(err), authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }
       }),
     );

@@ -45,7 +45,8 @@ export const describeTopicPartitionsHandler = defineHandler({
       }
       if (topic === undefined) {
         const code = topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
-        topics.push({ errorCode: code, name, topicId: ZERO_UUID, isInternal: false, partitions: [] });
+        // Kafka fills in the operations of every topic it may describe, existing or not.
+        topics.push({ errorCode: code, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: authorizedOperations(ctx, true, ResourceType.TOPIC, name) });
         continue;
       }
       if (budget === 0) {

@@ -15,8 +15,9 @@ export { AclOperation, ResourceType };
 /** The message of Kafka's ClusterAuthorizationException where a response carries one. */
 export const CLUSTER_AUTHORIZATION_MESSAGE = 'Cluster authorization failed.';
 
-/** Kafka's "everything" group bit set: READ, DELETE, DESCRIBE. */
-const ALL_GROUP_OPERATIONS = (1 << AclOperation.READ) | (1 << AclOperation.DELETE) | (1 << AclOperation.DESCRIBE);
+/** Kafka's "everything" group bit set: READ, DELETE, DESCRIBE, and since group configs (KIP-848) DESCRIBE_CONFIGS and ALTER_CONFIGS. */
+const ALL_GROUP_OPERATIONS =
+  (1 << AclOperation.READ) | (1 << AclOperation.DELETE) | (1 << AclOperation.DESCRIBE) | (1 << AclOperation.DESCRIBE_CONFIGS) | (1 << AclOperation.ALTER_CONFIGS);
 
 const EVERYTHING: Partial<Record<ResourceType, number>> = {
   [ResourceType.TOPIC]: ALL_TOPIC_OPERATIONS,

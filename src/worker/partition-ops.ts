@@ -44,6 +44,17 @@ import {
 } from './partition-protocol.js';
 import { workerForPartition } from './partition-routing.js';
 
+/** Append errors Kafka answers without the partition's log start offset. */
+const NO_LOG_START_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+]);
+
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
@@ -146,7 +157,13 @@ export const registerOps: RegisterOps = (setup) => {
     } catch (err) {
       // Not a failure: the handler verifies the batch with the transaction coordinator and sends it again.
       if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true };
-      return failedAppend(kafkaErrorCode(err), (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
+      const errorCode = kafkaErrorCode(err);
+      const failed = failedAppend(errorCode, (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
+      // As Kafka's ReplicaManager: a batch the log refuses (sequence, epoch, record validation)
+      // is answered with the partition's log start offset; one refused before it, or by a
+      // partition not hosted here, with none.
+      const hosted = NO_LOG_START_ERRORS.has(errorCode) ? undefined : partitions.get(partitionKey({ topic, partition: index }));
+      return hosted === undefined || hosted.log.closed ? failed : { ...failed, logStartOffset: BigInt(hosted.log.logStartOffset) };
     }
   };
 

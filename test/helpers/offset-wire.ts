@@ -17,7 +17,8 @@ const READY_TIMEOUT_MS = 30_000;
 /** Errors a coordinator answers while it is being created or loaded. */
 const NOT_READY = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+/** Polls `probe` until it resolves with a value, for a readiness that Kafka reaches some time after the request that causes it. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const value = await probe();
@@ -28,8 +29,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 /** Creates the topic and waits until the metadata lists every partition (Kafka's cache lags a creation); resolves with its id. */
-export async function createTopic(bootstrap: string, name: string, numPartitions: number): Promise<string> {
-  const created = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { timeoutMs: 10_000, topics: [{ name, numPartitions, replicationFactor: 1 }] });
+export async function createTopic(bootstrap: string, name: string, numPartitions: number, configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = []): Promise<string> {
+  const created = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { timeoutMs: 10_000, topics: [{ name, numPartitions, replicationFactor: 1, configs }] });
   if (created.topics[0]?.errorCode !== ErrorCode.NONE) throw new Error(`creating ${name}: error ${created.topics[0]?.errorCode}`);
   return until(`${name} in the metadata`, async () => {
     const md = await wireCall(bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name }], allowAutoTopicCreation: false });

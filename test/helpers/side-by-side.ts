@@ -16,14 +16,17 @@ export interface SideBySide {
   readonly sluice: BrokerProcess;
 }
 
-/** Both brokers, for use inside the block's tests; `sluiceOverrides` are Sluice's config keys. */
-export function sideBySide(sluiceOverrides: Record<string, string> = {}): () => SideBySide {
+/**
+ * Both brokers, for use inside the block's tests; `sluiceOverrides` are Sluice's config keys,
+ * `kafkaConfig` Kafka's server.properties additions.
+ */
+export function sideBySide(sluiceOverrides: Record<string, string> = {}, kafkaConfig: Record<string, string> = {}): () => SideBySide {
   let running: SideBySide | undefined;
   let kafkaDir: string | undefined;
   before(async () => {
     kafkaDir = mkdtempSync(join(tmpdir(), 'sluice-compat-kafka-'));
     const [kafka, sluice] = await Promise.all([
-      startKafka({ port: await freePort(), controllerPort: await freePort(), logDir: kafkaDir, heap: '384m' }),
+      startKafka({ port: await freePort(), controllerPort: await freePort(), logDir: kafkaDir, heap: '384m', config: kafkaConfig }),
       startBrokerProcess(sluiceOverrides),
     ]);
     running = { kafka, sluice };

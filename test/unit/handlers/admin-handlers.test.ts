@@ -225,8 +225,10 @@ describe('DescribeConfigs / AlterConfigs / IncrementalAlterConfigs', () => {
       const byName = new Map(res.results[0]!.configs.map((c) => [c.name, c]));
       assert.equal(byName.get('segment.bytes')!.configSource, ConfigSource.DYNAMIC_TOPIC_CONFIG);
       assert.equal(byName.get('retention.ms')!.value, String(24 * 3600000));
-      assert.equal(byName.get('retention.ms')!.configSource, ConfigSource.STATIC_BROKER_CONFIG);
-      assert.deepEqual(byName.get('retention.ms')!.synonyms.map((s) => [s.name, s.value, s.source]), [['log.retention.hours', '24', 4], ['log.retention.hours', '168', 5]]);
+      // As Kafka's ConfigHelper: synonyms are listed from the setting's own broker key
+      // (log.retention.ms) on, and the source is the first one listed; with that key unset, none.
+      assert.equal(byName.get('retention.ms')!.configSource, ConfigSource.DEFAULT_CONFIG);
+      assert.deepEqual(byName.get('retention.ms')!.synonyms, []);
       if (v >= 3) {
         assert.equal(byName.get('cleanup.policy')!.configType, 7);
         assert.equal(typeof byName.get('cleanup.policy')!.documentation, 'string');
@@ -235,6 +237,19 @@ describe('DescribeConfigs / AlterConfigs / IncrementalAlterConfigs', () => {
     const plain = await call(describeConfigsHandler, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, { resources: [{ resourceType: 2, resourceName: 'cfg', configurationKeys: null }] }, h.cluster);
     assert.equal(plain.results[0]!.configs.length, 37);
     assert.ok(plain.results[0]!.configs.every((c) => c.synonyms.length === 0 && c.documentation === null));
+  });
+
+  test('topic config synonyms: by source, then by key, from the setting\'s own broker key on', async () => {
+    const h = fresh({ staticSettings: new Map([['log.retention.hours', '24'], ['log.retention.ms', '5000']]) });
+    await createTopic(h, 'syn', 1, []);
+    const res = await call(describeConfigsHandler, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
+      includeSynonyms: true, resources: [{ resourceType: 2, resourceName: 'syn', configurationKeys: ['retention.ms', 'segment.ms'] }],
+    }, h.cluster);
+    const byName = new Map(res.results[0]!.configs.map((c) => [c.name, c]));
+    assert.equal(byName.get('retention.ms')!.value, '5000');
+    assert.equal(byName.get('retention.ms')!.configSource, ConfigSource.STATIC_BROKER_CONFIG);
+    assert.deepEqual(byName.get('retention.ms')!.synonyms.map((s) => [s.name, s.value, s.source]), [['log.retention.ms', '5000', 4], ['log.retention.hours', '24', 4], ['log.retention.hours', '168', 5]]);
+    assert.deepEqual(byName.get('segment.ms')!.synonyms, [], 'log.roll.ms is set nowhere, so log.roll.hours\'s default is not listed');
   });
 
   test('broker resources: this node, the cluster default, wrong ids, unknown topics', async () => {

@@ -174,6 +174,23 @@ describe('transactions', () => {
     assert.deepEqual(listed.transactionStates.map((t) => t.transactionalId), ['commit']);
   });
 
+  test('a fenced producer gets PRODUCER_FENCED from the versions that know it, INVALID_PRODUCER_EPOCH before (KIP-588)', async () => {
+    const d = txnHarness();
+    await d.createTopic('t', 1);
+    const first = await initProducer(d, 'fenced');
+    await initProducer(d, 'fenced');
+    const ask = { transactionalId: 'fenced', producerId: first.producerId, producerEpoch: first.producerEpoch };
+    const endTxn = async (v: number) => (await d.call(endTxnHandler, M.EndTxnRequest, M.EndTxnResponse, v, { ...ask, committed: false })).errorCode;
+    assert.deepEqual([await endTxn(1), await endTxn(2)], [ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.PRODUCER_FENCED]);
+    const addPartitions = async (v: number) =>
+      (await d.call(addPartitionsToTxnHandler, M.AddPartitionsToTxnRequest, M.AddPartitionsToTxnResponse, v, {
+        v3AndBelowTransactionalId: 'fenced', v3AndBelowProducerId: first.producerId, v3AndBelowProducerEpoch: first.producerEpoch, v3AndBelowTopics: [{ name: 't', partitions: [0] }],
+      })).resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode;
+    assert.deepEqual([await addPartitions(1), await addPartitions(2)], [ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.PRODUCER_FENCED]);
+    const reinit = async (v: number) => (await d.call(initProducerIdHandler, M.InitProducerIdRequest, M.InitProducerIdResponse, v, { ...ask, transactionTimeoutMs: 60_000 })).errorCode;
+    assert.deepEqual([await reinit(3), await reinit(4)], [ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.PRODUCER_FENCED]);
+  });
+
   test('TxnOffsetCommit v5 adds the group partition to the transaction (no AddOffsetsToTxn on version 2); v3 is refused without it', async () => {
     const d = txnHarness();
     await d.createTopic('t', 1);

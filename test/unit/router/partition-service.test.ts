@@ -208,3 +208,19 @@ describe('a follower', () => {
     assert.equal((await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: -1 }]))[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
   });
 });
+
+describe('a refused append', () => {
+  test('carries the log start offset when the log refused the batch, none when it was refused before the log (as Kafka)', async () => {
+    const name = await topic(1, {});
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    const corrupt = producedBatch(1, 10, 1);
+    corrupt[corrupt.length - 1]! ^= 0xff;
+    const [late, broken] = await service.appendMany([
+      { topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, Date.now() + 86_400_000) },
+      { topic: name, partition: 0, requiredAcks: 1, records: corrupt },
+    ]);
+    assert.deepEqual([late!.errorCode, late!.logStartOffset], [ErrorCode.INVALID_TIMESTAMP, 0n]);
+    assert.deepEqual([broken!.errorCode, broken!.logStartOffset], [ErrorCode.CORRUPT_MESSAGE, -1n]);
+    events.take();
+  });
+});

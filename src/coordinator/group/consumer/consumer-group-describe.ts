@@ -35,7 +35,8 @@ export function describeConsumerGroup(groupId: string, lookup: DescribeLookup, i
       clientId: m.clientId,
       clientHost: m.clientHost,
       subscribedTopicNames: [...m.subscribedTopicNames],
-      subscribedTopicRegex: m.subscribedTopicRegex,
+      // Kafka describes a member that subscribed by names with an empty regex, not a null one.
+      subscribedTopicRegex: m.subscribedTopicRegex ?? '',
       assignment: described(m.assignedPartitions, image),
       targetAssignment: described(group.target(m.memberId), image),
       memberType: CONSUMER_MEMBER_TYPE,

@@ -1,0 +1,273 @@
+/**
+ * The differential harness over the admin APIs on topics and the cluster: CreateTopics (with
+ * validateOnly, bad configs, bad counts, bad names), DeleteTopics (by name and id),
+ * CreatePartitions, DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on topics,
+ * ElectLeaders, DescribeCluster, ListPartitionReassignments / AlterPartitionReassignments, the
+ * ACL, client-quota and SCRAM-credential APIs without an authorizer, SaslHandshake on a plaintext
+ * listener and ApiVersions' features, each at the lowest, a middle and the highest version both
+ * brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
+ */
+import * as M from '../../src/protocol/messages/index.js';
+import { createServedTopic } from '../helpers/compat-setup.js';
+import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+
+const CONFIG_MASK = [INTENDED.configDocumentation, ...INTENDED.kraftMinInsyncReplicas];
+import { NO_SUCH_TOPIC_ID } from '../helpers/offset-wire.js';
+
+const MISSING = 'compat-never-created';
+const TOPIC_RESOURCE = 2;
+const SET = 0;
+const DELETE = 1;
+const APPEND = 2;
+const SUBTRACT = 3;
+
+function createTopicsScenario(): Scenario {
+  const create = (label: string, validateOnly: boolean, topics: (v: number) => M.CreateTopicsRequestCreatableTopicInput[]) =>
+    step({ label, request: M.CreateTopicsRequest, response: M.CreateTopicsResponse, versions: 'spread', mask: CONFIG_MASK, body: (v) => ({ timeoutMs: 10_000, validateOnly, topics: topics(v) }) });
+  const topic = (name: string, numPartitions: number, replicationFactor = 1, configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = []) => ({ name, numPartitions, replicationFactor, configs });
+  return {
+    name: 'CreateTopics: validateOnly, bad configs, bad counts, bad names, a duplicate, an existing topic',
+    steps: [
+      create('validateOnly: a good topic, bad and unknown configs, bad counts, a bad name', true, (v) => [
+        topic(`compat-validate-${v}`, 3, 1, [{ name: 'retention.ms', value: '100000' }]),
+        topic('compat-bad-config', 1, 1, [{ name: 'retention.ms', value: 'soon' }]),
+        topic('compat-unknown-config', 1, 1, [{ name: 'no.such.config', value: '1' }]),
+        topic('compat-no-partitions', 0),
+        topic('compat-three-replicas', 1, 3),
+        topic('bad name!', 1),
+        topic('compat-defaults', -1, -1),
+      ]),
+      create('validateOnly: a name twice', true, () => [topic('compat-twice', 1), topic('compat-twice', 2)]),
+      create('a topic with a config, created', false, (v) => [topic(`compat-created-${v}`, 2, 1, [{ name: 'cleanup.policy', value: 'compact' }])]),
+      create('the same topic again', false, (v) => [topic(`compat-created-${v}`, 2)]),
+    ],
+  };
+}
+
+function deleteTopicsScenario(): Scenario {
+  const names = [1, 2, 3, 4, 5, 6].map((v) => `compat-delete-${v}`);
+  return {
+    name: 'DeleteTopics: by name, by id, an unknown name, an unknown id',
+    setup: async (bootstrap, vars) => {
+      for (const name of names) vars.set(name, await createServedTopic(bootstrap, name, 1));
+    },
+    steps: [
+      step({
+        label: 'a topic and an unknown name', request: M.DeleteTopicsRequest, response: M.DeleteTopicsResponse, versions: 'spread',
+        // Kafka lists the names it refuses before those it deletes; clients match answers by name.
+        unordered: ['responses'],
+        body: (v) => (v >= 6 ? { timeoutMs: 10_000, topics: [{ name: `compat-delete-${v}` }, { name: MISSING }] } : { timeoutMs: 10_000, topicNames: [`compat-delete-${v}`, MISSING] }),
+      }),
+      step({
+        label: 'by id: a topic and an unknown id', request: M.DeleteTopicsRequest, response: M.DeleteTopicsResponse, versions: [6], unordered: ['responses'],
+        body: (_v, vars) => ({ timeoutMs: 10_000, topics: [{ name: null, topicId: vars.get('compat-delete-5') as string }, { name: null, topicId: NO_SUCH_TOPIC_ID }] }),
+      }),
+    ],
+  };
+}
+
+function createPartitionsScenario(): Scenario {
+  const topic = 'compat-grow';
+  const grow = (label: string, validateOnly: boolean, topics: (vars: Vars) => M.CreatePartitionsRequestCreatePartitionsTopicInput[]) =>
+    step({ label, request: M.CreatePartitionsRequest, response: M.CreatePartitionsResponse, versions: 'spread', body: (_v, vars) => ({ timeoutMs: 10_000, validateOnly, topics: topics(vars) }) });
+  const next = (vars: Vars): number => {
+    const n = ((vars.get('partitions') as number | undefined) ?? 1) + 1;
+    vars.set('partitions', n);
+    return n;
+  };
+  return {
+    name: 'CreatePartitions: grow, validateOnly, shrink, the same count, an unknown topic, a duplicate, a bad assignment',
+    setup: (bootstrap) => createServedTopic(bootstrap, topic, 1),
+    steps: [
+      grow('grow by one', false, (vars) => [{ name: topic, count: next(vars), assignments: null }]),
+      grow('validateOnly: grow by ten', true, (vars) => [{ name: topic, count: (vars.get('partitions') as number) + 10, assignments: null }]),
+      grow('shrink, the same count, an unknown topic', false, () => [
+        { name: topic, count: 1, assignments: null },
+        { name: MISSING, count: 3, assignments: null },
+      ]),
+      grow('the same count', false, (vars) => [{ name: topic, count: vars.get('partitions') as number, assignments: null }]),
+      grow('a topic twice', true, () => [{ name: topic, count: 20, assignments: null }, { name: topic, count: 21, assignments: null }]),
+      grow('an assignment to a broker that does not exist', true, (vars) => [{ name: topic, count: (vars.get('partitions') as number) + 1, assignments: [{ brokerIds: [42] }] }]),
+    ],
+  };
+}
+
+function topicConfigsScenario(): Scenario {
+  const topic = 'compat-configs';
+  const resource = (name: string, configurationKeys: string[] | null) => ({ resourceType: TOPIC_RESOURCE, resourceName: name, configurationKeys });
+  const describe = (label: string, resources: M.DescribeConfigsRequestDescribeConfigsResourceInput[], synonyms: boolean) =>
+    step({
+      label, request: M.DescribeConfigsRequest, response: M.DescribeConfigsResponse, versions: 'spread', unordered: ['results[].configs'], mask: CONFIG_MASK,
+      body: (v) => ({ resources, includeSynonyms: synonyms, includeDocumentation: v >= 3 }),
+    });
+  const alter = (label: string, validateOnly: boolean, name: string, configs: M.AlterConfigsRequestAlterableConfigInput[]) =>
+    step({ label, request: M.AlterConfigsRequest, response: M.AlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configs }] }) });
+  const incremental = (label: string, validateOnly: boolean, name: string, configs: M.IncrementalAlterConfigsRequestAlterableConfigInput[]) =>
+    step({ label, request: M.IncrementalAlterConfigsRequest, response: M.IncrementalAlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configs }] }) });
+  return {
+    name: 'DescribeConfigs, AlterConfigs and IncrementalAlterConfigs on topics: every key, chosen keys, bad values, unknown keys and topics',
+    setup: (bootstrap) => createServedTopic(bootstrap, topic, 1, [{ name: 'retention.ms', value: '100000' }]),
+    steps: [
+      describe('every config of a topic, with synonyms', [resource(topic, null)], true),
+      describe('chosen keys, an unknown key, and an unknown topic', [resource(topic, ['retention.ms', 'cleanup.policy', 'no.such.config']), resource(MISSING, null)], false),
+      alter('validateOnly: a good value and a bad one', true, topic, [{ name: 'retention.ms', value: '1' }, { name: 'segment.bytes', value: 'big' }]),
+      alter('an unknown key', false, topic, [{ name: 'no.such.config', value: '1' }]),
+      alter('an unknown topic', false, MISSING, [{ name: 'retention.ms', value: '1' }]),
+      alter('replace the configs', false, topic, [{ name: 'retention.ms', value: '200000' }, { name: 'max.message.bytes', value: '5000' }]),
+      incremental('validateOnly: set a bad value', true, topic, [{ name: 'retention.ms', configOperation: SET, value: 'never' }]),
+      incremental('set, delete, append to a list', false, topic, [
+        { name: 'retention.ms', configOperation: SET, value: '300000' },
+        { name: 'max.message.bytes', configOperation: DELETE, value: null },
+        { name: 'cleanup.policy', configOperation: APPEND, value: 'compact' },
+      ]),
+      incremental('subtract from a list', false, topic, [{ name: 'cleanup.policy', configOperation: SUBTRACT, value: 'delete' }]),
+      incremental('a key twice', false, topic, [
+        { name: 'cleanup.policy', configOperation: APPEND, value: 'compact' },
+        { name: 'cleanup.policy', configOperation: SUBTRACT, value: 'delete' },
+      ]),
+      incremental('append to a key that is not a list', false, topic, [{ name: 'retention.ms', configOperation: APPEND, value: '5' }]),
+      incremental('an unknown key', false, topic, [{ name: 'no.such.config', configOperation: SET, value: '1' }]),
+      incremental('an unknown topic', false, MISSING, [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
+      describe('the configs after the changes', [resource(topic, ['retention.ms', 'cleanup.policy', 'max.message.bytes'])], true),
+    ],
+  };
+}
+
+function clusterScenario(): Scenario {
+  const topic = 'compat-cluster';
+  return {
+    name: 'ElectLeaders, DescribeCluster, reassignments, ACLs, quotas and SCRAM users of a single broker',
+    setup: (bootstrap) => createServedTopic(bootstrap, topic, 2),
+    steps: [
+      step({
+        label: 'preferred leaders of led partitions, a bad partition and an unknown topic', request: M.ElectLeadersRequest, response: M.ElectLeadersResponse, versions: 'spread',
+        unordered: ['replicaElectionResults', 'replicaElectionResults[].partitionResult'],
+        body: () => ({ electionType: 0, timeoutMs: 10_000, topicPartitions: [{ topic, partitions: [0, 1, 9] }, { topic: MISSING, partitions: [0] }] }),
+      }),
+      step({
+        label: 'unclean election of a led partition', request: M.ElectLeadersRequest, response: M.ElectLeadersResponse, versions: [1, 2],
+        body: () => ({ electionType: 1, timeoutMs: 10_000, topicPartitions: [{ topic, partitions: [0] }] }),
+      }),
+      step({
+        label: 'the cluster, with its authorized operations', request: M.DescribeClusterRequest, response: M.DescribeClusterResponse, versions: 'spread',
+        body: () => ({ includeClusterAuthorizedOperations: true }),
+      }),
+      step({
+        label: 'the controllers, asked of a broker', request: M.DescribeClusterRequest, response: M.DescribeClusterResponse, versions: [1, 2],
+        body: () => ({ endpointType: 2 }),
+      }),
+      step({
+        label: 'every reassignment, and those of one topic', request: M.ListPartitionReassignmentsRequest, response: M.ListPartitionReassignmentsResponse, versions: 'spread',
+        body: () => ({ timeoutMs: 10_000, topics: null }),
+      }),
+      step({
+        label: 'ACLs without an authorizer', request: M.DescribeAclsRequest, response: M.DescribeAclsResponse, versions: 'spread',
+        body: () => ({ resourceTypeFilter: 1, patternTypeFilter: 1, operation: 1, permissionType: 1 }),
+      }),
+      step({
+        label: 'every client quota', request: M.DescribeClientQuotasRequest, response: M.DescribeClientQuotasResponse, versions: 'spread',
+        body: () => ({ components: [], strict: false }),
+      }),
+      step({
+        label: 'every SCRAM user, and one that does not exist', request: M.DescribeUserScramCredentialsRequest, response: M.DescribeUserScramCredentialsResponse, versions: 'spread',
+        body: () => ({ users: [{ name: 'compat-nobody' }] }),
+      }),
+    ],
+  };
+}
+
+function securityFreeScenario(): Scenario {
+  const topic = 'compat-reassign';
+  const user = (name: string) => [{ entityType: 'user', entityName: name }];
+  const scram = (name: string, iterations: number) => ({ name, mechanism: 1, iterations, salt: Buffer.from('salt'), saltedPassword: Buffer.alloc(32, 7) });
+  return {
+    name: 'Without an authorizer or SASL: ACLs, quotas, SCRAM users, reassignments, a SASL handshake',
+    setup: (bootstrap) => createServedTopic(bootstrap, topic, 1),
+    steps: [
+      step({
+        // v0 only where Sluice serves it: docs/notes/differences.md, "SaslHandshake v0".
+        label: 'a SASL handshake on a plaintext listener', request: M.SaslHandshakeRequest, response: M.SaslHandshakeResponse, versions: [1],
+        body: () => ({ mechanism: 'PLAIN' }),
+      }),
+      step({
+        label: 'create an ACL without an authorizer', request: M.CreateAclsRequest, response: M.CreateAclsResponse, versions: 'spread',
+        body: () => ({ creations: [{ resourceType: 2, resourceName: topic, resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }),
+      }),
+      step({
+        label: 'delete ACLs without an authorizer', request: M.DeleteAclsRequest, response: M.DeleteAclsResponse, versions: 'spread',
+        body: () => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }),
+      }),
+      step({
+        label: 'quotas: validateOnly, a bad key, then set', request: M.AlterClientQuotasRequest, response: M.AlterClientQuotasResponse, versions: 'spread',
+        // Kafka lists the entries it refuses first; clients match entries by entity.
+        unordered: ['entries'],
+        body: (_v, _vars, i) => ({
+          validateOnly: i === 0,
+          entries: [
+            { entity: user(`compat-user-${i}`), ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] },
+            { entity: user('compat-bad-key'), ops: [{ key: 'no_such_quota', value: 1, remove: false }] },
+          ],
+        }),
+      }),
+      step({
+        label: 'the quotas of every user', request: M.DescribeClientQuotasRequest, response: M.DescribeClientQuotasResponse, versions: 'spread', unordered: ['entries'],
+        body: () => ({ components: [{ entityType: 'user', matchType: 2, match: null }], strict: false }),
+        // Kafka's broker applies the controller's quota record a moment after answering the change.
+        settled: (r) => (r.entries ?? []).length > 0,
+      }),
+      step({
+        label: 'SCRAM users: an upsertion, too few iterations, an unknown mechanism, a deletion of nothing', request: M.AlterUserScramCredentialsRequest, response: M.AlterUserScramCredentialsResponse, versions: 'spread',
+        unordered: ['results'],
+        body: () => ({
+          upsertions: [scram('compat-scram', 8192), scram('compat-weak', 1), { ...scram('compat-odd', 8192), mechanism: 9 }],
+          deletions: [{ name: 'compat-nobody', mechanism: 1 }],
+        }),
+      }),
+      step({
+        label: 'the SCRAM users', request: M.DescribeUserScramCredentialsRequest, response: M.DescribeUserScramCredentialsResponse, versions: 'spread', unordered: ['results'],
+        body: () => ({ users: [{ name: 'compat-scram' }, { name: 'compat-nobody' }] }),
+      }),
+      step({
+        label: 'reassign to this broker, to a broker that does not exist, an unknown topic, a cancellation of nothing', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        unordered: ['responses', 'responses[].partitions'],
+        body: () => ({
+          timeoutMs: 10_000,
+          topics: [
+            { name: topic, partitions: [{ partitionIndex: 0, replicas: [1] }] },
+            { name: MISSING, partitions: [{ partitionIndex: 0, replicas: [1] }] },
+          ],
+        }),
+      }),
+      step({
+        label: 'reassign to a broker that does not exist, cancel nothing', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        body: () => ({ timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: [7] }] }] }),
+      }),
+      step({
+        label: 'cancel a reassignment that is not running', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
+        body: () => ({ timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: null }] }] }),
+      }),
+    ],
+  };
+}
+
+function apiVersionsScenario(): Scenario {
+  return {
+    name: 'ApiVersions: the answer beyond the version ranges (features, their epoch, a bad client name)',
+    steps: [
+      step({
+        label: 'a well-named client', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: 'spread',
+        mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka (Sluice serves a subset)' }, ...INTENDED.features],
+        unordered: ['supportedFeatures', 'finalizedFeatures'],
+        body: () => ({ clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1.0' }),
+      }),
+      step({
+        label: 'a client name Kafka refuses', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: [3, 4],
+        mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka' }, ...INTENDED.features],
+        unordered: ['supportedFeatures', 'finalizedFeatures'],
+        body: () => ({ clientSoftwareName: 'bad name!', clientSoftwareVersion: '1.0' }),
+      }),
+    ],
+  };
+}
+
+differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario()]);
