@@ -3,6 +3,8 @@
  * `sluice reassign-partitions` (Kafka's ElectLeaders, AlterPartitionReassignments and
  * ListPartitionReassignments). They are the controller's to answer: sent to the broker the
  * metadata names as controller, and once more after fresh metadata if it answers NOT_CONTROLLER.
+ * Moves between one broker's log dirs (AlterReplicaLogDirs, and DescribeLogDirs to follow them)
+ * are that broker's to answer, and go to it.
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { groupBy } from '../common/group-by.js';
@@ -10,6 +12,10 @@ import { ErrorCode } from '../protocol/errors.js';
 import {
   AlterPartitionReassignmentsRequest,
   AlterPartitionReassignmentsResponse,
+  AlterReplicaLogDirsRequest,
+  AlterReplicaLogDirsResponse,
+  DescribeLogDirsRequest,
+  DescribeLogDirsResponse,
   ElectLeadersRequest,
   ElectLeadersResponse,
   ListPartitionReassignmentsRequest,
@@ -33,6 +39,12 @@ export interface OngoingReassignment extends TopicPartition {
   readonly replicas: readonly number[];
   readonly adding: readonly number[];
   readonly removing: readonly number[];
+}
+
+/** Where a broker keeps a partition's replica: its log dir, and while it moves, the dir it moves to (null when none). */
+export interface ReplicaLogDir extends TopicPartition {
+  readonly current: string | null;
+  readonly future: string | null;
 }
 
 export const ElectionTypes = { PREFERRED: 0, UNCLEAN: 1 } as const;
@@ -93,5 +105,38 @@ export class ReplicaAdminClient {
       const value = r.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, adding: p.addingReplicas, removing: p.removingReplicas })));
       return { errorCode: r.errorCode, value };
     });
+  }
+
+  /** AlterReplicaLogDirs on broker `brokerId`: each partition's replica there moves to the log dir `path`. */
+  async alterReplicaLogDirs(brokerId: number, moves: readonly (TopicPartition & { readonly path: string })[]): Promise<PartitionOutcome[]> {
+    const connection = await this.cluster.nodeConnection(brokerId);
+    const dirs = groupBy(moves, (m) => m.path, (m) => m);
+    const r = await connection.request(AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, () => ({
+      dirs: [...dirs].map(([path, inDir]) => ({ path, topics: [...byTopic(inDir, (m) => m.partition)].map(([name, partitions]) => ({ name, partitions })) })),
+    }));
+    return r.results.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: null })));
+  }
+
+  /** DescribeLogDirs on broker `brokerId` for `partitions`: where each replica is (partitions it does not hold are left out). */
+  async replicaLogDirs(brokerId: number, partitions: readonly TopicPartition[]): Promise<ReplicaLogDir[]> {
+    const connection = await this.cluster.nodeConnection(brokerId);
+    const r = await connection.request(DescribeLogDirsRequest, DescribeLogDirsResponse, () => ({
+      topics: [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
+    }));
+    throwIfError(r.errorCode, null, `broker ${brokerId} refused DescribeLogDirs`);
+    const found = new Map<string, { topic: string; partition: number; current: string | null; future: string | null }>();
+    for (const dir of r.results) {
+      if (dir.errorCode !== ErrorCode.NONE) continue;
+      for (const t of dir.topics) {
+        for (const p of t.partitions) {
+          const key = `${t.name}-${p.partitionIndex}`;
+          const entry = found.get(key) ?? { topic: t.name, partition: p.partitionIndex, current: null, future: null };
+          if (p.isFutureKey) entry.future = dir.logDir;
+          else entry.current = dir.logDir;
+          found.set(key, entry);
+        }
+      }
+    }
+    return [...found.values()];
   }
 }
