@@ -155,6 +155,7 @@ export class Broker {
       cleanerThreads: config.logCleanerThreads,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
+      logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
     };
     const host = await PartitionWorkerHost.start({
       opModule: new URL('../worker/partition-ops.js', import.meta.url),

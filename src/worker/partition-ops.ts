@@ -478,9 +478,17 @@ export const registerOps: RegisterOps = (setup) => {
     return { metrics: await metrics.snapshot({ partitions: hostedCount, segments }), ends };
   });
 
+  // The copy rate: a byte allowance that grows with time (a second's worth at most) and pays for each copy.
+  let moveAllowance = 0;
+  let lastMoveTick = performance.now();
   setup.every(LOG_MOVE_INTERVAL_MS, () => {
-    if (closed) return;
-    for (const tp of manager.advanceMoves(LOG_MOVE_BYTES_PER_TICK)) {
+    const now = performance.now();
+    moveAllowance = Math.min(moveAllowance + ((now - lastMoveTick) / 1000) * options.logDirMoveBytesPerSecond, options.logDirMoveBytesPerSecond);
+    lastMoveTick = now;
+    if (closed || moveAllowance <= 0) return;
+    const { swapped, copiedBytes } = manager.advanceMoves(Math.min(moveAllowance, LOG_MOVE_BYTES_PER_TICK));
+    moveAllowance -= copiedBytes;
+    for (const tp of swapped) {
       const moved = manager.getLog(tp);
       if (moved !== undefined) partitions.get(partitionKey(tp))?.replaceLog(moved);
     }

@@ -30,6 +30,8 @@ export interface PartitionWorkerOptions {
   readonly replicaLagTimeMaxMs: number;
   /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
   readonly producerIdExpirationMs: number;
+  /** `replica.alter.log.dirs.io.max.bytes.per.second`: this worker's copy rate into future logs. */
+  readonly logDirMoveBytesPerSecond: number;
 }
 
 export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
@@ -45,7 +47,8 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     typeof o.maintenanceIntervalMs !== 'number' ||
     typeof o.cleanerThreads !== 'number' ||
     typeof o.replicaLagTimeMaxMs !== 'number' ||
-    typeof o.producerIdExpirationMs !== 'number'
+    typeof o.producerIdExpirationMs !== 'number' ||
+    typeof o.logDirMoveBytesPerSecond !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');
   }

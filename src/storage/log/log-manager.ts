@@ -354,23 +354,26 @@ export class LogManager {
   /**
    * The moves' copy work, up to about `maxBytes` in all (Kafka's ReplicaAlterLogDirsThread): each
    * future log takes the current log's next batches; one that has caught up replaces its current
-   * log (`#swap`). Returns the partitions whose current log changed. A move whose dir fails stays
-   * where it is.
+   * log (`#swap`). Returns the partitions whose current log changed and the bytes copied. A move
+   * whose dir fails stays where it is.
    */
-  advanceMoves(maxBytes: number): TopicPartition[] {
+  advanceMoves(maxBytes: number): { swapped: TopicPartition[]; copiedBytes: number } {
     this.#checkOpen();
     const swapped: TopicPartition[] = [];
+    let copiedBytes = 0;
     const budget = Math.max(1, Math.floor(maxBytes / Math.max(1, this.#moves.size)));
     for (const [name, move] of [...this.#moves]) {
       try {
-        if (!move.copy(budget)) continue;
+        const step = move.copy(budget);
+        copiedBytes += step.copiedBytes;
+        if (!step.caughtUp) continue;
         this.#swap(name, move);
         swapped.push(move.current.topicPartition);
       } catch (e) {
         if (!(e instanceof StorageError)) throw e;
       }
     }
-    return swapped;
+    return { swapped, copiedBytes };
   }
 
   /**

@@ -35,9 +35,9 @@ export class LogMove {
 
   /**
    * Copies up to about `maxBytes` (at least one batch when there is one) of the current log's
-   * batches into the future log; returns true when the future has caught up.
+   * batches into the future log; returns the bytes copied and whether the future has caught up.
    */
-  copy(maxBytes: number): boolean {
+  copy(maxBytes: number): { copiedBytes: number; caughtUp: boolean } {
     const { current, future } = this;
     if (future.logEndOffset < current.logStartOffset) future.truncateFullyAndStartAt(current.logStartOffset);
     let budget = maxBytes;
@@ -53,7 +53,7 @@ export class LogMove {
     }
     future.highWatermark = Math.min(Math.max(current.highWatermark, future.logStartOffset), future.logEndOffset);
     if (current.logStartOffset > future.logStartOffset) future.deleteRecordsTo(Math.min(current.logStartOffset, future.highWatermark));
-    return future.logEndOffset === current.logEndOffset;
+    return { copiedBytes: maxBytes - budget, caughtUp: future.logEndOffset === current.logEndOffset };
   }
 
   /**

@@ -74,7 +74,7 @@ test('a partition moves to another log dir while it takes appends: records, offs
     assert.ok(round < 500, 'the move finishes');
     if (round < 10) produce(current, clock, 100 + round);
     assert.equal(manager.getLog(tp), current, 'the current log serves until the swap');
-    swapped = manager.advanceMoves(1500);
+    swapped = manager.advanceMoves(1500).swapped;
   }
   assert.ok([...manager.futureLogs()].length === 0);
   const moved = manager.getLog(tp)!;
@@ -111,7 +111,7 @@ test('the leader epoch a leader started at the log end, with no batch yet, moves
   produce(current, clock, 1, 3);
   current.leaderEpochCache.assign(5, current.logEndOffset);
   manager.createFutureLog(tp, dirs[1]!);
-  assert.equal(manager.advanceMoves(1 << 20).length, 1);
+  assert.equal(manager.advanceMoves(1 << 20).swapped.length, 1);
   assert.deepEqual(manager.getLog(tp)!.leaderEpochCache.entries, [{ epoch: 3, startOffset: 0 }, { epoch: 5, startOffset: 3 }]);
   manager.close();
 });
@@ -130,7 +130,7 @@ test("the future log follows the current log's truncations and log start", () =>
   assert.ok(future.logEndOffset <= 12, 'the truncation reaches the future at once');
   for (let i = 0; i < 3; i++) produce(current, clock, 50 + i, 2);
   const expected = contents(current);
-  while (manager.advanceMoves(700).length === 0);
+  while (manager.advanceMoves(700).swapped.length === 0);
   const moved = manager.getLog(tp)!;
   assert.deepEqual(contents(moved), expected);
   assert.equal(moved.logStartOffset, 4);
@@ -186,7 +186,7 @@ test('a crash during the copy: the future log is loaded again and the move resum
   assert.ok(future !== undefined && FUTURE_DIR.test(basename(future.dir)));
   assert.equal(again.getLog(tp)!.logDir.path, dirs[0]);
   assert.ok([...again.futureLogs()][0]!.lag > 0);
-  while (again.advanceMoves(1000).length === 0);
+  while (again.advanceMoves(1000).swapped.length === 0);
   assert.deepEqual(contents(again.getLog(tp)!), expected);
   assert.equal(again.getLog(tp)!.logDir.path, dirs[1]);
   again.abandon();
