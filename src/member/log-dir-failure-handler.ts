@@ -68,7 +68,8 @@ export class LogDirFailureHandler {
       if (this.handled.has(dir.path)) continue;
       this.deps.log.error('log dir failed: its partitions go offline and the controller moves them', { dir: dir.path, partitions: dir.partitions.length });
       await this.deps.logs.takeLogDirOffline(dir.path, 'an I/O error in one of its partitions');
-      await this.deps.markOffline(dir.partitions);
+      // A future log there only ends its move (the worker drops it); the partition is served from its current dir.
+      await this.deps.markOffline(dir.partitions.filter((p) => !p.isFuture));
       await this.deps.notifyController();
       this.handled.add(dir.path);
     }

@@ -363,6 +363,10 @@ export class LogManager {
     let copiedBytes = 0;
     const budget = Math.max(1, Math.floor(maxBytes / Math.max(1, this.#moves.size)));
     for (const [name, move] of [...this.#moves]) {
+      if (!move.future.logDir.online) {
+        this.#dropFailedFuture(name, move);
+        continue;
+      }
       try {
         const step = move.copy(budget);
         copiedBytes += step.copiedBytes;
@@ -374,6 +378,14 @@ export class LogManager {
       }
     }
     return { swapped, copiedBytes };
+  }
+
+  /** The future's dir failed (Kafka's `handleLogDirFailure` removes future replicas there): the move ends, the files stay for the next start-up. */
+  #dropFailedFuture(name: string, move: LogMove): void {
+    move.stop();
+    move.future.abandon();
+    this.#moves.delete(name);
+    for (const state of this.#dirs) if (state.futures.get(name) === move.future) state.futures.delete(name);
   }
 
   /**

@@ -172,6 +172,23 @@ test('deleting a moving partition deletes its future log too; cancelling a move 
   manager.close();
 });
 
+test('the destination dir fails during the copy: the move ends, the current log serves on', () => {
+  const { dirs, clock, open } = twoDirs();
+  const manager = open();
+  const log = manager.getOrCreateLog(tp);
+  for (let i = 0; i < 10; i++) produce(log, clock, i);
+  manager.createFutureLog(tp, dirs[1]!);
+  manager.advanceMoves(1000);
+  manager.logDirs[1]!.markOffline(new Error('disk gone'));
+  assert.deepEqual(manager.advanceMoves(1 << 20), { swapped: [], copiedBytes: 0 });
+  assert.equal(manager.futureLog(tp), undefined);
+  assert.equal([...manager.futureLogs()].length, 0);
+  produce(log, clock, 99);
+  assert.equal(manager.getLog(tp), log);
+  assert.equal(log.logEndOffset, 33);
+  manager.close();
+});
+
 test('a crash during the copy: the future log is loaded again and the move resumes', () => {
   const { dirs, clock, open } = twoDirs();
   const manager = open();
