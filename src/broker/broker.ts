@@ -47,7 +47,8 @@ import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
-import { ClusterMember } from './cluster-member.js';
+import { ClusterMember, LOG_DIR_CHECK_INTERVAL_MS } from './cluster-member.js';
+import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
@@ -102,6 +103,7 @@ export class Broker {
     /** The `/metrics` endpoint, when `metrics.listener` is set. */
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
+    private readonly localLogDirFailures: LogDirFailureHandler | null,
   ) {}
 
   /** The bound address of the first listener. */
@@ -180,6 +182,13 @@ export class Broker {
       if (options.onFatal !== undefined) options.onFatal(reason, broker);
       else void broker.stop().catch((err: unknown) => log.error('stopping after a fatal error failed', { error: (err as Error).message }));
     };
+    const fatal = (reason: string): void => {
+      log.error('the broker cannot go on; stopping', { reason });
+      if (started === null) pendingFatal = reason;
+      else halt(started, reason);
+    };
+    // A single broker's answer to a failed log dir (a member's is the member's): its partitions go offline in the metadata.
+    let localLogDirFailures: LogDirFailureHandler | null = null;
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
@@ -242,6 +251,17 @@ export class Broker {
       });
       // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
       if (local !== null) await admin.openAll();
+      if (local !== null) {
+        localLogDirFailures = new LogDirFailureHandler({
+          logs: replicaLogs(partitions),
+          markOffline: async (offline) => local.markReplicasOffline(offline),
+          notifyController: async () => undefined,
+          onAllFailed: (dirs) => fatal(`all log dirs in ${dirs.join(', ')} have failed`),
+          checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
+          log: logger('log-dirs'),
+        });
+        localLogDirFailures.start();
+      }
       const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
         log: new InternalTopicLog(
@@ -281,11 +301,7 @@ export class Broker {
           if (topics.has(TRANSACTION_STATE_TOPIC)) txnCoordinators.onLeadership();
         },
         onUncleanElection: () => metrics.uncleanLeaderElection(),
-        onFatal: (reason) => {
-          log.error('the broker cannot go on; stopping', { reason });
-          if (started === null) pendingFatal = reason;
-          else halt(started, reason);
-        },
+        onFatal: fatal,
       }, logger);
       cluster = {
         nodeId: node.nodeId,
@@ -326,6 +342,7 @@ export class Broker {
       }
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
+      localLogDirFailures?.close();
       await closeListeners();
       await member?.close();
       await partitions.close();
@@ -335,7 +352,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, localLogDirFailures);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -343,6 +360,7 @@ export class Broker {
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
     clearInterval(this.checkpointTimer);
+    this.localLogDirFailures?.close();
     // Leaderships move away while this broker still serves, so clients lose nothing acknowledged.
     await this.member?.controlledShutdown();
     const closing = Promise.all(this.listeners.map((l) => l.listener.close()));

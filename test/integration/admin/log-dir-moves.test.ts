@@ -4,11 +4,12 @@
  * move, DescribeLogDirs shows the future replica until the swap, and every acknowledged record is
  * read back in order from the new dir; a kill -9 in the middle of a move loses nothing and the
  * move resumes after the restart; Kafka 4.4's kafka-reassign-partitions drives and verifies a
- * move the same way.
+ * move the same way. Last, one dir fails: described KAFKA_STORAGE_ERROR, its partition offline in
+ * the metadata, the other dir serving.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -90,7 +91,8 @@ async function assertAllRead(bootstrap: string, topic: string, acked: Acked): Pr
         },
       });
     });
-    await Promise.race([done, sleep(60_000).then(() => Promise.reject(new Error(`read up to ${previous} of ${last}`)))]);
+    // An unreferenced timer: it must not keep the test process alive once the read is done.
+    await Promise.race([done, sleep(60_000, undefined, { ref: false }).then(() => Promise.reject(new Error(`read up to ${previous} of ${last}`)))]);
   } finally {
     await consumer.disconnect();
   }
@@ -210,5 +212,47 @@ describe('moving a partition between the log dirs of a broker process', () => {
       return p.current === to && p.future === null ? p : null;
     });
     await assertAllRead(broker.bootstrap, 'crash', acked);
+  });
+
+  test('a failed log dir: DescribeLogDirs answers KAFKA_STORAGE_ERROR, Metadata shows its partition offline, the other dir serves on', async () => {
+    const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+      topics: [{ name: 'failing', numPartitions: 1, replicationFactor: -1, configs: [{ name: 'segment.bytes', value: '1048576' }] }],
+      timeoutMs: 30_000,
+    });
+    assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+    const failing = (await placement(broker.bootstrap, 'failing')).current!;
+    // The partition's directory becomes a file: the next segment cannot be created there.
+    renameSync(join(failing, 'failing-0'), join(root, 'failing-0.aside'));
+    writeFileSync(join(failing, 'failing-0'), '');
+    const producer = client(broker.bootstrap).producer({ retry: { retries: 0 } });
+    await producer.connect();
+    try {
+      for (let i = 0; i < 4; i++) {
+        await producer.send({ topic: 'failing', acks: 1, messages: [{ value: 'y'.repeat(400_000) }] }).catch(() => undefined);
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    const dirs = await waitFor('the failed dir', async () => {
+      const res = await wireCall(broker.bootstrap, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null });
+      return res.results.some((d) => d.errorCode !== ErrorCode.NONE) ? res.results : null;
+    });
+    const failed = dirs.find((d) => d.logDir === failing)!;
+    assert.deepEqual([failed.errorCode, failed.topics, failed.totalBytes, failed.usableBytes], [ErrorCode.KAFKA_STORAGE_ERROR, [], -1n, -1n]);
+    const partition = await waitFor('the offline partition in the metadata', async () => {
+      const md = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: 'failing' }], allowAutoTopicCreation: false });
+      const p = md.topics[0]!.partitions[0]!;
+      return p.offlineReplicas.length > 0 ? p : null;
+    });
+    assert.deepEqual([partition.errorCode, partition.leaderId, partition.offlineReplicas], [ErrorCode.LEADER_NOT_AVAILABLE, -1, [0]]);
+    const healthy = client(broker.bootstrap).producer({ allowAutoTopicCreation: true });
+    await healthy.connect();
+    try {
+      const acked: Acked = new Map();
+      await produce(healthy, 'healthy', acked, 'ok', 3);
+      assert.equal((await placement(broker.bootstrap, 'healthy')).current, dirs.find((d) => d.logDir !== failing)!.logDir);
+    } finally {
+      await healthy.disconnect();
+    }
   });
 });
