@@ -1,5 +1,6 @@
 /**
- * A cluster member's answer to a failed log dir (Kafka's `ReplicaManager.handleLogDirFailure`).
+ * A cluster member's answer to a failed log dir (Kafka's `ReplicaManager.handleLogDirFailure`);
+ * a single broker runs it too, with its `LocalController` as the controller to tell.
  * A worker takes a dir offline at its first I/O error there, on its own; workers answer the main
  * thread but never call it, so the member asks them (`describeLogDirs`) every `checkIntervalMs`.
  * A dir newly offline is then given up by every worker, its partitions stop being followed and
