@@ -340,7 +340,10 @@ export class LogManager {
     return future;
   }
 
-  /** Abandons the partition's move, if any: its future log is renamed `-delete` and removed later. */
+  /**
+   * Abandons the partition's move, if any: its future log is renamed `-delete` and removed later
+   * (in an offline dir it is only let go of, as the dir takes no more writes).
+   */
   deleteFutureLog(tp: TopicPartition): void {
     const state = this.#dirs.find((s) => s.futures.has(key(tp)));
     const future = state?.futures.get(key(tp));
@@ -348,7 +351,8 @@ export class LogManager {
     this.#moves.get(key(tp))?.stop();
     this.#moves.delete(key(tp));
     state.futures.delete(key(tp));
-    this.#retire(state, future);
+    if (state.dir.online) this.#retire(state, future);
+    else future.abandon();
   }
 
   /**
@@ -363,8 +367,9 @@ export class LogManager {
     let copiedBytes = 0;
     const budget = Math.max(1, Math.floor(maxBytes / Math.max(1, this.#moves.size)));
     for (const [name, move] of [...this.#moves]) {
+      // Kafka's `handleLogDirFailure` removes the future replicas of a failed dir: the move ends.
       if (!move.future.logDir.online) {
-        this.#dropFailedFuture(name, move);
+        this.deleteFutureLog(move.future.topicPartition);
         continue;
       }
       try {
@@ -378,14 +383,6 @@ export class LogManager {
       }
     }
     return { swapped, copiedBytes };
-  }
-
-  /** The future's dir failed (Kafka's `handleLogDirFailure` removes future replicas there): the move ends, the files stay for the next start-up. */
-  #dropFailedFuture(name: string, move: LogMove): void {
-    move.stop();
-    move.future.abandon();
-    this.#moves.delete(name);
-    for (const state of this.#dirs) if (state.futures.get(name) === move.future) state.futures.delete(name);
   }
 
   /**

@@ -189,6 +189,20 @@ test('the destination dir fails during the copy: the move ends, the current log 
   manager.close();
 });
 
+test('a moving partition is deleted while its destination dir is offline: the current log goes, the future is let go of', () => {
+  const { dirs, clock, open } = twoDirs();
+  const manager = open();
+  const log = manager.getOrCreateLog(tp);
+  produce(log, clock, 1);
+  manager.createFutureLog(tp, dirs[1]!);
+  manager.logDirs[1]!.markOffline(new Error('disk gone'));
+  manager.deleteLog(tp);
+  assert.equal(manager.getLog(tp), undefined);
+  assert.equal(manager.futureLog(tp), undefined);
+  assert.ok(readdirSync(dirs[0]!).some((name) => DELETE_DIR.test(name)));
+  manager.close();
+});
+
 test('a crash during the copy: the future log is loaded again and the move resumes', () => {
   const { dirs, clock, open } = twoDirs();
   const manager = open();
