@@ -478,12 +478,14 @@ export const registerOps: RegisterOps = (setup) => {
     return { metrics: await metrics.snapshot({ partitions: hostedCount, segments }), ends };
   });
 
-  // The copy rate: a byte allowance that grows with time (a second's worth at most) and pays for each copy.
+  // The copy rate, the broker's shared evenly by its workers: a byte allowance that grows with
+  // time (a second's worth at most) and pays for each copy.
+  const moveRate = options.logDirMoveBytesPerSecond / setup.workerCount;
   let moveAllowance = 0;
   let lastMoveTick = performance.now();
   setup.every(LOG_MOVE_INTERVAL_MS, () => {
     const now = performance.now();
-    moveAllowance = Math.min(moveAllowance + ((now - lastMoveTick) / 1000) * options.logDirMoveBytesPerSecond, options.logDirMoveBytesPerSecond);
+    moveAllowance = Math.min(moveAllowance + ((now - lastMoveTick) / 1000) * moveRate, moveRate);
     lastMoveTick = now;
     if (closed || moveAllowance <= 0) return;
     const { swapped, copiedBytes } = manager.advanceMoves(Math.min(moveAllowance, LOG_MOVE_BYTES_PER_TICK));

@@ -23,8 +23,8 @@ import { javaSkip } from '../../helpers/requirements.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
-/** Slow enough that a move of a megabyte is seen under way for a few seconds. */
-const MOVE_RATE = '300000';
+/** Slow enough that a move of a megabyte is seen under way for a few seconds (the two workers share it). */
+const MOVE_RATE = '600000';
 const VALUE_BYTES = 2000;
 
 interface Placement {
@@ -108,6 +108,7 @@ describe('moving a partition between the log dirs of a broker process', () => {
       'log.dirs': dirs.join(','),
       'num.partitions': '1',
       'replica.alter.log.dirs.io.max.bytes.per.second': rate,
+      'num.partition.workers': '2',
       'group.initial.rebalance.delay.ms': '0',
     });
   };

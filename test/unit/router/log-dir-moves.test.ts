@@ -19,8 +19,8 @@ import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.j
 import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
 
 const SELF = 1;
-/** Slow enough that a move of a few hundred kilobytes is seen under way. */
-const MOVE_BYTES_PER_SECOND = 400_000;
+/** Slow enough that a move of a few hundred kilobytes is seen under way (each of the two workers has half). */
+const MOVE_BYTES_PER_SECOND = 800_000;
 const root = mkdtempSync(join(tmpdir(), 'sluice-log-dir-moves-'));
 const dirs = [join(root, 'a'), join(root, 'b')];
 let service: PartitionService;
