@@ -15,7 +15,7 @@ import type { LogDirDescription } from '../cluster/partition-admin.js';
 import type { ReplicaLogs } from './replica-logs.js';
 
 export interface LogDirFailureHandlerDeps {
-  readonly logs: ReplicaLogs;
+  readonly logs: Pick<ReplicaLogs, 'describeLogDirs' | 'takeLogDirOffline'>;
   /** Stops following the partitions and answers KAFKA_STORAGE_ERROR for them (`ReplicaManager.markOffline`). */
   readonly markOffline: (partitions: LogDirDescription['partitions']) => Promise<void>;
   /** Writes the log dir event notification for the controller. */

@@ -180,7 +180,7 @@ describe('moving a partition between the log dirs of a broker process', () => {
     const execute = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--execute', '--reassignment-json-file', plan);
     assert.match(execute, new RegExp(`Successfully started moving log directory to ${to} for replica moving-0 with broker 0`));
     await waitFor('the move back', async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : null));
-    const verify = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--verify', '--preserve-throttles', '--reassignment-json-file', plan);
+    const verify = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--verify', '--reassignment-json-file', plan);
     assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
   });
 
