@@ -62,7 +62,8 @@ function parseFile(path: string): { moves: Move[]; logDirMoves: LogDirMove[] } {
     if (r.log_dirs === undefined) continue;
     if (!Array.isArray(r.log_dirs) || !r.log_dirs.every((d) => typeof d === 'string')) throw new InputError(`${path}: "log_dirs" of ${move.topic}-${move.partition} must be a list of strings`);
     if (r.log_dirs.length !== move.replicas.length) {
-      throw new InputError(`Size of replicas list ${JSON.stringify(move.replicas)} is different from size of log dirs list ${JSON.stringify(r.log_dirs)} for partition ${move.topic}-${move.partition}`);
+      const list = (items: readonly unknown[]): string => `[${items.join(', ')}]`;
+      throw new InputError(`Size of replicas list ${list(move.replicas)} is different from size of log dirs list ${list(r.log_dirs)} for partition ${move.topic}-${move.partition}`);
     }
     (r.log_dirs as string[]).forEach((dir, i) => {
       if (dir !== ANY_LOG_DIR) logDirMoves.push({ topic: move.topic, partition: move.partition, broker: move.replicas[i]!, path: dir });

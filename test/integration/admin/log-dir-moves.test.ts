@@ -131,6 +131,10 @@ describe('moving a partition between the log dirs of a broker process', () => {
       const from = (await placement(broker.bootstrap, 'moving')).current!;
       const to = dirs.find((d) => d !== from)!;
       const plan = join(root, 'move.json');
+      writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to, 'any'] }] }));
+      const refused = await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, new RegExp(`Size of replicas list \\[0\\] is different from size of log dirs list \\[${to}, any\\] for partition moving-0`));
       writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to] }] }));
 
       let producing = true;
