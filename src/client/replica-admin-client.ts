@@ -41,6 +41,14 @@ export interface OngoingReassignment extends TopicPartition {
   readonly removing: readonly number[];
 }
 
+/** One log dir of a broker as DescribeLogDirs answers it. */
+export interface BrokerLogDir {
+  readonly path: string;
+  /** NONE, or KAFKA_STORAGE_ERROR for an offline dir. */
+  readonly errorCode: number;
+  readonly replicas: ReadonlyArray<TopicPartition & { readonly size: bigint; readonly offsetLag: bigint; readonly isFuture: boolean }>;
+}
+
 /** Where a broker keeps a partition's replica: its log dir, and while it moves, the dir it moves to (null when none). */
 export interface ReplicaLogDir extends TopicPartition {
   readonly current: string | null;
@@ -117,24 +125,31 @@ export class ReplicaAdminClient {
     return r.results.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: null })));
   }
 
-  /** DescribeLogDirs on broker `brokerId` for `partitions`: where each replica is (partitions it does not hold are left out). */
-  async replicaLogDirs(brokerId: number, partitions: readonly TopicPartition[]): Promise<ReplicaLogDir[]> {
+  /** DescribeLogDirs on broker `brokerId`: its log dirs and the replicas in them (`partitions` null: all). */
+  async logDirs(brokerId: number, partitions: readonly TopicPartition[] | null): Promise<BrokerLogDir[]> {
     const connection = await this.cluster.nodeConnection(brokerId);
     const r = await connection.request(DescribeLogDirsRequest, DescribeLogDirsResponse, () => ({
-      topics: [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
+      topics: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
     }));
     throwIfError(r.errorCode, null, `broker ${brokerId} refused DescribeLogDirs`);
+    return r.results.map((dir) => ({
+      path: dir.logDir,
+      errorCode: dir.errorCode,
+      replicas: dir.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, size: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey }))),
+    }));
+  }
+
+  /** Where broker `brokerId` keeps each of `partitions` (partitions it does not hold are left out). */
+  async replicaLogDirs(brokerId: number, partitions: readonly TopicPartition[]): Promise<ReplicaLogDir[]> {
     const found = new Map<string, { topic: string; partition: number; current: string | null; future: string | null }>();
-    for (const dir of r.results) {
+    for (const dir of await this.logDirs(brokerId, partitions)) {
       if (dir.errorCode !== ErrorCode.NONE) continue;
-      for (const t of dir.topics) {
-        for (const p of t.partitions) {
-          const key = `${t.name}-${p.partitionIndex}`;
-          const entry = found.get(key) ?? { topic: t.name, partition: p.partitionIndex, current: null, future: null };
-          if (p.isFutureKey) entry.future = dir.logDir;
-          else entry.current = dir.logDir;
-          found.set(key, entry);
-        }
+      for (const r of dir.replicas) {
+        const key = `${r.topic}-${r.partition}`;
+        const entry = found.get(key) ?? { topic: r.topic, partition: r.partition, current: null, future: null };
+        if (r.isFuture) entry.future = dir.path;
+        else entry.current = dir.path;
+        found.set(key, entry);
       }
     }
     return [...found.values()];

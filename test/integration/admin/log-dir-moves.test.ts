@@ -163,6 +163,13 @@ describe('moving a partition between the log dirs of a broker process', () => {
       assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
       assert.ok(existsSync(join(to, 'moving-0')));
       assert.ok(!existsSync(join(from, 'moving-0')), 'the old log was renamed -delete');
+      const described = ok(await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe', '--topic-list', 'moving']), 'log-dirs');
+      assert.match(described, /^Querying brokers for log directories information\nReceived log directory information from brokers 0\n/);
+      const doc = JSON.parse(described.split('\n')[2]!) as { brokers: { broker: number; logDirs: { logDir: string; error: string | null; partitions: { partition: string; isFuture: boolean }[] }[] }[] };
+      assert.deepEqual(
+        doc.brokers[0]!.logDirs.map((d) => [d.logDir, d.error, d.partitions.map((p) => `${p.partition}${p.isFuture ? ' future' : ''}`)]).sort(),
+        [[from, null, []], [to, null, ['moving-0']]].sort(),
+      );
       await produce(producer, 'moving', acked, 'after', 5);
     } finally {
       await producer.disconnect();
@@ -244,6 +251,9 @@ describe('moving a partition between the log dirs of a broker process', () => {
     });
     const failed = dirs.find((d) => d.logDir === failing)!;
     assert.deepEqual([failed.errorCode, failed.topics, failed.totalBytes, failed.usableBytes], [ErrorCode.KAFKA_STORAGE_ERROR, [], -1n, -1n]);
+    const described = ok(await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe']), 'log-dirs');
+    const doc = JSON.parse(described.split('\n')[2]!) as { brokers: { logDirs: { logDir: string; error: string | null }[] }[] };
+    assert.equal(doc.brokers[0]!.logDirs.find((d) => d.logDir === failing)!.error, 'org.apache.kafka.common.errors.KafkaStorageException');
     const partition = await waitFor('the offline partition in the metadata', async () => {
       const md = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: 'failing' }], allowAutoTopicCreation: false });
       const p = md.topics[0]!.partitions[0]!;
