@@ -58,7 +58,8 @@ import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
-import { ClusterMember } from './cluster-member.js';
+import { ClusterMember, LOG_DIR_CHECK_INTERVAL_MS } from './cluster-member.js';
+import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
@@ -117,6 +118,7 @@ export class Broker {
     private readonly sharePartitions: SharePartitionManager,
     /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
     readonly sharePersister: SharePersister,
+    private readonly localLogDirFailures: LogDirFailureHandler | null,
   ) {}
 
   /** The bound address of the first listener. */
@@ -171,6 +173,7 @@ export class Broker {
       cleanerThreads: config.logCleanerThreads,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
+      logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
     };
     const host = await PartitionWorkerHost.start({
       opModule: new URL('../worker/partition-ops.js', import.meta.url),
@@ -207,6 +210,13 @@ export class Broker {
       if (options.onFatal !== undefined) options.onFatal(reason, broker);
       else void broker.stop().catch((err: unknown) => log.error('stopping after a fatal error failed', { error: (err as Error).message }));
     };
+    const fatal = (reason: string): void => {
+      log.error('the broker cannot go on; stopping', { reason });
+      if (started === null) pendingFatal = reason;
+      else halt(started, reason);
+    };
+    // A single broker's answer to a failed log dir (a member's is the member's): its partitions go offline in the metadata.
+    let localLogDirFailures: LogDirFailureHandler | null = null;
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
     const metrics = new BrokerMetrics();
@@ -296,6 +306,17 @@ export class Broker {
         peers: clusterMember === null ? null : { at: (leader) => clusterMember.shareStatePeers().at(leader) },
       });
       sharePersister = persister;
+      if (local !== null) {
+        localLogDirFailures = new LogDirFailureHandler({
+          logs: replicaLogs(partitions),
+          markOffline: async (offline) => local.markReplicasOffline(offline),
+          notifyController: async () => undefined,
+          onAllFailed: (dirs) => fatal(`all log dirs in ${dirs.join(', ')} have failed`),
+          checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
+          log: logger('log-dirs'),
+        });
+        localLogDirFailures.start();
+      }
       const groupLogger = logger('groups');
       groups = new GroupCoordinatorService({
         log: new InternalTopicLog(
@@ -337,11 +358,7 @@ export class Broker {
           if (topics.has(SHARE_GROUP_STATE_TOPIC)) shareCoordinator.onLeadership();
         },
         onUncleanElection: () => metrics.uncleanLeaderElection(),
-        onFatal: (reason) => {
-          log.error('the broker cannot go on; stopping', { reason });
-          if (started === null) pendingFatal = reason;
-          else halt(started, reason);
-        },
+        onFatal: fatal,
       }, logger);
       sharePartitions = new SharePartitionManager(persister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(currentCluster));
       const sharePartitionManager = sharePartitions;
@@ -388,6 +405,7 @@ export class Broker {
       }
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
+      localLogDirFailures?.close();
       await closeListeners();
       await member?.close();
       await partitions.close();
@@ -397,7 +415,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePartitions!, sharePersister!);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePartitions!, sharePersister!, localLogDirFailures);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -405,6 +423,7 @@ export class Broker {
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
     clearInterval(this.checkpointTimer);
+    this.localLogDirFailures?.close();
     // Leaderships move away while this broker still serves, so clients lose nothing acknowledged.
     await this.member?.controlledShutdown();
     const closing = Promise.all(this.listeners.map((l) => l.listener.close()));

@@ -34,8 +34,8 @@ import type { ClusterMemberConfig } from './config.js';
 const ADMIN_WAIT_MS = 30_000;
 /** Kafka's producer-id block size. */
 const PRODUCER_ID_BLOCK_SIZE = 1000;
-/** How often the member asks the workers whether a log dir failed. */
-const LOG_DIR_CHECK_INTERVAL_MS = 500;
+/** How often the member (or a single broker) asks the workers whether a log dir failed. */
+export const LOG_DIR_CHECK_INTERVAL_MS = 500;
 
 /** What the member tells the broker around it. */
 export interface MemberHooks {

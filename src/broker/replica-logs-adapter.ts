@@ -24,6 +24,7 @@ export function replicaLogs(partitions: PartitionService): ReplicaLogs {
     deletePartitions: (topic, indexes) => partitions.deletePartitions({ name: topic, topicId: '' }, indexes),
     updateTopicConfig: (topic, count, config) => partitions.updateTopicConfig(topic, count, config),
     describeLogDirs: () => partitions.describeLogDirs(),
+    alterReplicaLogDirs: (moves) => partitions.alterReplicaLogDirs(moves),
     takeLogDirOffline: (path, reason) => partitions.takeLogDirOffline(path, reason),
     async replicaPosition(topic, partition, leaderEpoch) {
       const [reply] = await partitions.replicaPositions([{ topic, partition, currentLeaderEpoch: leaderEpoch }]);

@@ -3,6 +3,8 @@
  * `sluice reassign-partitions` (Kafka's ElectLeaders, AlterPartitionReassignments and
  * ListPartitionReassignments). They are the controller's to answer: sent to the broker the
  * metadata names as controller, and once more after fresh metadata if it answers NOT_CONTROLLER.
+ * Moves between one broker's log dirs (AlterReplicaLogDirs, and DescribeLogDirs to follow them)
+ * are that broker's to answer, and go to it.
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { groupBy } from '../common/group-by.js';
@@ -10,6 +12,10 @@ import { ErrorCode } from '../protocol/errors.js';
 import {
   AlterPartitionReassignmentsRequest,
   AlterPartitionReassignmentsResponse,
+  AlterReplicaLogDirsRequest,
+  AlterReplicaLogDirsResponse,
+  DescribeLogDirsRequest,
+  DescribeLogDirsResponse,
   ElectLeadersRequest,
   ElectLeadersResponse,
   ListPartitionReassignmentsRequest,
@@ -33,6 +39,20 @@ export interface OngoingReassignment extends TopicPartition {
   readonly replicas: readonly number[];
   readonly adding: readonly number[];
   readonly removing: readonly number[];
+}
+
+/** One log dir of a broker as DescribeLogDirs answers it. */
+export interface BrokerLogDir {
+  readonly path: string;
+  /** NONE, or KAFKA_STORAGE_ERROR for an offline dir. */
+  readonly errorCode: number;
+  readonly replicas: ReadonlyArray<TopicPartition & { readonly size: bigint; readonly offsetLag: bigint; readonly isFuture: boolean }>;
+}
+
+/** Where a broker keeps a partition's replica: its log dir, and while it moves, the dir it moves to (null when none). */
+export interface ReplicaLogDir extends TopicPartition {
+  readonly current: string | null;
+  readonly future: string | null;
 }
 
 export const ElectionTypes = { PREFERRED: 0, UNCLEAN: 1 } as const;
@@ -93,5 +113,45 @@ export class ReplicaAdminClient {
       const value = r.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, adding: p.addingReplicas, removing: p.removingReplicas })));
       return { errorCode: r.errorCode, value };
     });
+  }
+
+  /** AlterReplicaLogDirs on broker `brokerId`: each partition's replica there moves to the log dir `path`. */
+  async alterReplicaLogDirs(brokerId: number, moves: readonly (TopicPartition & { readonly path: string })[]): Promise<PartitionOutcome[]> {
+    const connection = await this.cluster.nodeConnection(brokerId);
+    const dirs = groupBy(moves, (m) => m.path, (m) => m);
+    const r = await connection.request(AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, () => ({
+      dirs: [...dirs].map(([path, inDir]) => ({ path, topics: [...byTopic(inDir, (m) => m.partition)].map(([name, partitions]) => ({ name, partitions })) })),
+    }));
+    return r.results.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: null })));
+  }
+
+  /** DescribeLogDirs on broker `brokerId`: its log dirs and the replicas in them (`partitions` null: all). */
+  async logDirs(brokerId: number, partitions: readonly TopicPartition[] | null): Promise<BrokerLogDir[]> {
+    const connection = await this.cluster.nodeConnection(brokerId);
+    const r = await connection.request(DescribeLogDirsRequest, DescribeLogDirsResponse, () => ({
+      topics: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
+    }));
+    throwIfError(r.errorCode, null, `broker ${brokerId} refused DescribeLogDirs`);
+    return r.results.map((dir) => ({
+      path: dir.logDir,
+      errorCode: dir.errorCode,
+      replicas: dir.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, size: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey }))),
+    }));
+  }
+
+  /** Where broker `brokerId` keeps each of `partitions` (partitions it does not hold are left out). */
+  async replicaLogDirs(brokerId: number, partitions: readonly TopicPartition[]): Promise<ReplicaLogDir[]> {
+    const found = new Map<string, { topic: string; partition: number; current: string | null; future: string | null }>();
+    for (const dir of await this.logDirs(brokerId, partitions)) {
+      if (dir.errorCode !== ErrorCode.NONE) continue;
+      for (const r of dir.replicas) {
+        const key = `${r.topic}-${r.partition}`;
+        const entry = found.get(key) ?? { topic: r.topic, partition: r.partition, current: null, future: null };
+        if (r.isFuture) entry.future = dir.path;
+        else entry.current = dir.path;
+        found.set(key, entry);
+      }
+    }
+    return [...found.values()];
   }
 }

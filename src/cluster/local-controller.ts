@@ -5,9 +5,15 @@
  * is the only registered broker and the controller; every partition it creates has it as the
  * only replica, leader and ISR, at leader epoch 0. In a cluster the ZooKeeper controller takes
  * this role. Owned by the main thread; `TopicAdmin` serializes the changes.
+ *
+ * Partitions in a failed log dir are offline (Kafka's controller, told of an offline dir, takes
+ * the replica out of leadership): the image served shows them without a leader and with this
+ * broker offline. That lasts until the process stops and is never persisted — after a restart
+ * the log dir is checked again.
  */
 import {
   MetadataImage,
+  NO_LEADER,
   topicImage,
   type BrokerRegistration,
   type DynamicScope,
@@ -21,6 +27,10 @@ import type { MetadataStore, StoredMetadata } from './metadata-store.js';
 
 export class LocalController implements MetadataSource {
   private current: MetadataImage;
+  /** Partitions whose log dir failed, as `topic\u0000partition`. */
+  private readonly offline = new Set<string>();
+  /** `current` with the offline partitions applied, rebuilt after a change. */
+  private served: MetadataImage | null = null;
 
   constructor(
     clusterId: string,
@@ -46,7 +56,26 @@ export class LocalController implements MetadataSource {
   }
 
   get image(): MetadataImage {
-    return this.current;
+    this.served ??= this.withOfflinePartitions(this.current);
+    return this.served;
+  }
+
+  /** These partitions' log dir failed: no leader, this broker an offline replica. */
+  markReplicasOffline(partitions: readonly { readonly topic: string; readonly partition: number }[]): void {
+    for (const p of partitions) this.offline.add(`${p.topic}\u0000${p.partition}`);
+    this.served = null;
+  }
+
+  private withOfflinePartitions(image: MetadataImage): MetadataImage {
+    let served = image;
+    for (const topic of image.topics()) {
+      if (!topic.partitions.some((p) => this.offline.has(`${topic.name}\u0000${p.partition}`))) continue;
+      const partitions = topic.partitions.map((p) =>
+        this.offline.has(`${topic.name}\u0000${p.partition}`) ? { ...p, leader: NO_LEADER, offlineReplicas: [...p.offlineReplicas, this.self.nodeId] } : p,
+      );
+      served = served.withTopic(topicImage(topic.name, topic.topicId, partitions, topic.configs));
+    }
+    return served;
   }
 
   /** A registration as this broker sees it: replicas on no registered broker are offline. */
@@ -92,6 +121,7 @@ export class LocalController implements MetadataSource {
   }
 
   removeTopic(name: string): void {
+    for (const key of this.offline) if (key.startsWith(`${name}\u0000`)) this.offline.delete(key);
     if (this.current.topic(name) !== undefined) this.commit(this.current.withoutTopic(name));
   }
 
@@ -121,6 +151,7 @@ export class LocalController implements MetadataSource {
   private commit(next: MetadataImage): void {
     this.store.save(stored(next));
     this.current = next;
+    this.served = null;
   }
 }
 

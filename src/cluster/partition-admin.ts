@@ -19,8 +19,17 @@ export interface PartitionLogDescription {
   readonly topic: string;
   readonly partition: number;
   readonly sizeBytes: bigint;
-  /** How far the log end is behind the high watermark; 0 on a single broker. */
+  /** A current log: how far its end is behind the high watermark (0). A future log: how far behind the current log's end. */
   readonly offsetLag: bigint;
+  /** The partition's future log, filled while it moves to this dir (AlterReplicaLogDirs). */
+  readonly isFuture: boolean;
+}
+
+/** One partition of an AlterReplicaLogDirs request: move it to the log dir `path`. */
+export interface LogDirMove {
+  readonly topic: string;
+  readonly partition: number;
+  readonly path: string;
 }
 
 export interface LogDirDescription {
@@ -44,4 +53,6 @@ export interface PartitionAdmin {
   /** Applies new topic-level configuration to the live logs (segment size, retention, …). */
   updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void>;
   describeLogDirs(): Promise<LogDirDescription[]>;
+  /** Starts (or cancels, or remembers for later) each partition's move to another log dir; an error code each, in order. */
+  alterReplicaLogDirs(moves: readonly LogDirMove[]): Promise<number[]>;
 }

@@ -1,7 +1,10 @@
 /**
  * DescribeLogDirs (key 35): each log dir with its capacity and the size of the partitions it
  * holds, as the partition owners report them (`PartitionAdmin.describeLogDirs`). Null topics
- * means every partition; partitions this broker does not hold are left out, as Kafka does.
+ * means every partition; partitions this broker does not hold are left out, as Kafka does. A
+ * partition moving between dirs (AlterReplicaLogDirs) also shows in its destination as the future
+ * replica (`isFutureKey`, its offset lag to the current log's end). An offline dir is answered
+ * KAFKA_STORAGE_ERROR with nothing else.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -28,11 +31,13 @@ export const describeLogDirsHandler = defineHandler({
     return {
       errorCode: ErrorCode.NONE,
       results: dirs.map((dir) => {
+        // Kafka answers an offline dir with its error alone: no partitions, sizes unknown.
+        if (dir.errorCode !== ErrorCode.NONE) return { errorCode: dir.errorCode, logDir: dir.path, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
         const byTopic = new Map<string, DescribeLogDirsResponseDescribeLogDirsTopicInput>();
         for (const p of dir.partitions.filter(included)) {
           let topic = byTopic.get(p.topic);
           if (topic === undefined) byTopic.set(p.topic, (topic = { name: p.topic, partitions: [] }));
-          topic.partitions!.push({ partitionIndex: p.partition, partitionSize: p.sizeBytes, offsetLag: p.offsetLag, isFutureKey: false });
+          topic.partitions!.push({ partitionIndex: p.partition, partitionSize: p.sizeBytes, offsetLag: p.offsetLag, isFutureKey: p.isFuture });
         }
         return {
           errorCode: dir.errorCode,

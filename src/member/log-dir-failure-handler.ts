@@ -1,5 +1,6 @@
 /**
- * A cluster member's answer to a failed log dir (Kafka's `ReplicaManager.handleLogDirFailure`).
+ * A cluster member's answer to a failed log dir (Kafka's `ReplicaManager.handleLogDirFailure`);
+ * a single broker runs it too, with its `LocalController` as the controller to tell.
  * A worker takes a dir offline at its first I/O error there, on its own; workers answer the main
  * thread but never call it, so the member asks them (`describeLogDirs`) every `checkIntervalMs`.
  * A dir newly offline is then given up by every worker, its partitions stop being followed and
@@ -14,7 +15,7 @@ import type { LogDirDescription } from '../cluster/partition-admin.js';
 import type { ReplicaLogs } from './replica-logs.js';
 
 export interface LogDirFailureHandlerDeps {
-  readonly logs: ReplicaLogs;
+  readonly logs: Pick<ReplicaLogs, 'describeLogDirs' | 'takeLogDirOffline'>;
   /** Stops following the partitions and answers KAFKA_STORAGE_ERROR for them (`ReplicaManager.markOffline`). */
   readonly markOffline: (partitions: LogDirDescription['partitions']) => Promise<void>;
   /** Writes the log dir event notification for the controller. */
@@ -68,7 +69,8 @@ export class LogDirFailureHandler {
       if (this.handled.has(dir.path)) continue;
       this.deps.log.error('log dir failed: its partitions go offline and the controller moves them', { dir: dir.path, partitions: dir.partitions.length });
       await this.deps.logs.takeLogDirOffline(dir.path, 'an I/O error in one of its partitions');
-      await this.deps.markOffline(dir.partitions);
+      // A future log there only ends its move (the worker drops it); the partition is served from its current dir.
+      await this.deps.markOffline(dir.partitions.filter((p) => !p.isFuture));
       await this.deps.notifyController();
       this.handled.add(dir.path);
     }

@@ -10,7 +10,7 @@
  * candidates) goes to `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its
  * partitions.
  */
-import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
+import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
 import type { PartitionRegistration } from '../cluster/metadata-image.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
@@ -163,7 +163,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     for (const dir of shares.flat()) {
       const entry = byPath.get(dir.path) ?? { online: true, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes, partitions: [] };
       entry.online &&= dir.online;
-      entry.partitions.push(...dir.partitions.map((p) => ({ topic: p.topic, partition: p.partition, sizeBytes: BigInt(p.sizeBytes), offsetLag: 0n })));
+      entry.partitions.push(
+        ...dir.partitions.map((p) => ({ topic: p.topic, partition: p.partition, sizeBytes: BigInt(p.sizeBytes), offsetLag: BigInt(p.offsetLag), isFuture: p.isFuture })),
+      );
       byPath.set(dir.path, entry);
     }
     return [...byPath].map(([path, d]) => ({
@@ -173,6 +175,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       usableBytes: BigInt(d.usableBytes),
       partitions: d.partitions,
     }));
+  }
+
+  async alterReplicaLogDirs(moves: readonly LogDirMove[]): Promise<number[]> {
+    return this.eachEntry(PartitionOps.alterLogDirs, moves, (m) => 64 + 3 * (m.topic.length + m.path.length), kafkaErrorCode);
   }
 
   /** Takes a failed log dir offline in every worker: none appends to it, reads from it or places new partitions in it. */

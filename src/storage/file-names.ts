@@ -26,6 +26,8 @@ export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** Suffix Kafka gives a partition directory scheduled for deletion. */
 export const DELETE_DIR_SUFFIX = '-delete';
+/** Suffix of a partition's future log: the copy being filled in another log dir (AlterReplicaLogDirs). */
+export const FUTURE_DIR_SUFFIX = '-future';
 
 export function segmentFileStem(baseOffset: Offset): string {
   return String(baseOffset).padStart(20, '0');

@@ -25,6 +25,7 @@ import {
   failedPosition,
   parseWorkerOptions,
   type AcksStatus,
+  type AlterLogDirCommand,
   type AcksWait,
   type AppendReply,
   type AppendRequest,
@@ -54,6 +55,12 @@ const NO_LOG_START_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.KAFKA_STORAGE_ERROR,
   ErrorCode.UNKNOWN_TOPIC_ID,
 ]);
+/** How often, and how many bytes at most each time, moving partitions copy into their future logs. */
+const LOG_MOVE_INTERVAL_MS = 20;
+const LOG_MOVE_BYTES_PER_TICK = 4 * 1024 * 1024;
+/** Kafka refuses a move whose future directory name would not fit a file name (KAFKA-4893). */
+const MAX_DIR_NAME_LENGTH = 255;
+const FUTURE_DIR_NAME_EXTRA = '.'.length + 32 + '-future'.length;
 
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
@@ -418,9 +425,11 @@ export const registerOps: RegisterOps = (setup) => {
       } catch {
         // An unreadable log dir is reported offline below; its sizes stay unknown (-1), as in Kafka.
       }
-      const hosted = [...manager.logs()]
-        .filter((log) => log.logDir === dir)
-        .map((log) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size }));
+      const current = [...manager.logs()].map((log) => ({ log, isFuture: false, offsetLag: 0 }));
+      const futures = [...manager.futureLogs()].map(({ log, lag }) => ({ log, isFuture: true, offsetLag: lag }));
+      const hosted = [...current, ...futures]
+        .filter(({ log }) => log.logDir === dir)
+        .map(({ log, isFuture, offsetLag }) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size, isFuture, offsetLag }));
       return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions: hosted };
     }),
   );
@@ -428,6 +437,30 @@ export const registerOps: RegisterOps = (setup) => {
   setup.serve(PartitionOps.takeLogDirOffline, (c) => {
     manager.logDirs.find((dir) => dir.path === c.path)?.markOffline(new StorageError(`log dir ${c.path} failed: ${c.reason}`));
   });
+
+  /** Kafka's `ReplicaManager.alterReplicaLogDirs`, for one partition of this worker. */
+  const alterLogDir = (c: AlterLogDirCommand): number => {
+    try {
+      const ref = { topic: c.topic, partition: c.partition };
+      if (`${c.topic}-${c.partition}`.length + FUTURE_DIR_NAME_EXTRA > MAX_DIR_NAME_LENGTH) return ErrorCode.INVALID_TOPIC_EXCEPTION;
+      const dir = manager.logDir(c.path);
+      if (dir === undefined) return ErrorCode.LOG_DIR_NOT_FOUND;
+      if (!dir.online) return ErrorCode.KAFKA_STORAGE_ERROR;
+      const partition = partitions.get(partitionKey(ref));
+      const hosted = partition !== undefined && !partition.log.closed;
+      if (hosted && !partition.log.logDir.online) return ErrorCode.KAFKA_STORAGE_ERROR;
+      // A move elsewhere is cancelled; one to this dir goes on.
+      if (hosted && manager.futureLog(ref)?.logDir !== dir) manager.deleteFutureLog(ref);
+      manager.setPreferredLogDir(ref, c.path);
+      if (!hosted) return ErrorCode.REPLICA_NOT_AVAILABLE;
+      if (partition.log.logDir !== dir) manager.createFutureLog(ref, c.path);
+      return ErrorCode.NONE;
+    } catch (err) {
+      return kafkaErrorCode(err);
+    }
+  };
+
+  setup.serve(PartitionOps.alterLogDirs, (commands) => commands.map(alterLogDir));
 
   setup.serve(PartitionOps.checkpointEntries, () => manager.checkpointEntries());
 
@@ -459,6 +492,24 @@ export const registerOps: RegisterOps = (setup) => {
         : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark };
     });
     return { metrics: await metrics.snapshot({ partitions: hostedCount, segments }), ends };
+  });
+
+  // The copy rate, the broker's shared evenly by its workers: a byte allowance that grows with
+  // time (a second's worth at most) and pays for each copy.
+  const moveRate = options.logDirMoveBytesPerSecond / setup.workerCount;
+  let moveAllowance = 0;
+  let lastMoveTick = performance.now();
+  setup.every(LOG_MOVE_INTERVAL_MS, () => {
+    const now = performance.now();
+    moveAllowance = Math.min(moveAllowance + ((now - lastMoveTick) / 1000) * moveRate, moveRate);
+    lastMoveTick = now;
+    if (closed || moveAllowance <= 0) return;
+    const { swapped, copiedBytes } = manager.advanceMoves(Math.min(moveAllowance, LOG_MOVE_BYTES_PER_TICK));
+    moveAllowance -= copiedBytes;
+    for (const tp of swapped) {
+      const moved = manager.getLog(tp);
+      if (moved !== undefined) partitions.get(partitionKey(tp))?.replaceLog(moved);
+    }
   });
 
   setup.every(options.maintenanceIntervalMs, () => {

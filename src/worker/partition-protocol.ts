@@ -30,6 +30,8 @@ export interface PartitionWorkerOptions {
   readonly replicaLagTimeMaxMs: number;
   /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
   readonly producerIdExpirationMs: number;
+  /** `replica.alter.log.dirs.io.max.bytes.per.second`: this worker's copy rate into future logs. */
+  readonly logDirMoveBytesPerSecond: number;
 }
 
 export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
@@ -45,7 +47,8 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     typeof o.maintenanceIntervalMs !== 'number' ||
     typeof o.cleanerThreads !== 'number' ||
     typeof o.replicaLagTimeMaxMs !== 'number' ||
-    typeof o.producerIdExpirationMs !== 'number'
+    typeof o.producerIdExpirationMs !== 'number' ||
+    typeof o.logDirMoveBytesPerSecond !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');
   }
@@ -97,7 +100,24 @@ export interface WorkerLogDir {
   readonly online: boolean;
   readonly totalBytes: number;
   readonly usableBytes: number;
-  readonly partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number; readonly sizeBytes: number }>;
+  readonly partitions: readonly WorkerPartitionLog[];
+}
+
+/** A partition log in a log dir: its current log, or its future log while it moves there. */
+export interface WorkerPartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly sizeBytes: number;
+  readonly isFuture: boolean;
+  /** A future log's distance to the current log's end; 0 for a current log (Kafka's `getLogEndOffsetLag`). */
+  readonly offsetLag: number;
+}
+
+/** AlterReplicaLogDirs for one partition: move it to the log dir `path` (absolute, as configured). */
+export interface AlterLogDirCommand {
+  readonly topic: string;
+  readonly partition: number;
+  readonly path: string;
 }
 
 /** One producer's state in a partition, as DescribeProducers reports it (JSON: int64s as strings). */
@@ -871,6 +891,8 @@ export const PartitionOps = {
   metrics: defineWorkerOp(24, 'metrics', json<MetricsCommand>(), json<MetricsReply>()),
   /** A log dir that failed in another worker goes offline in this one too (one `LogDirFailureChannel` per broker, as in Kafka). */
   takeLogDirOffline: defineWorkerOp(25, 'takeLogDirOffline', json<TakeLogDirOfflineCommand>(), NOTHING),
+  /** AlterReplicaLogDirs: each partition's move to another log dir started (or cancelled, or remembered); one error code each. */
+  alterLogDirs: defineWorkerOp(26, 'alterLogDirs', json<AlterLogDirCommand[]>(), json<number[]>()),
   /** A follower's fetched records, appended with their offsets and epochs; its high watermark and log start follow the leader's. */
   appendAsFollower: defineWorkerOp(30, 'appendAsFollower', followerAppends, positions),
   /** A follower's truncation (diverging epoch, KIP-101; a leader's log ending before it; a reset past the leader's log start). */

@@ -109,13 +109,22 @@ export class Partition {
   private readonly clock: () => number;
 
   constructor(
-    readonly log: PartitionLog,
+    private currentLog: PartitionLog,
     /** This broker's id (`node.id`). */
     private readonly localId: number,
     options: PartitionOptions = {},
   ) {
     this.lagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
     this.clock = options.clock ?? Date.now;
+  }
+
+  get log(): PartitionLog {
+    return this.currentLog;
+  }
+
+  /** The partition's log moved to another log dir (AlterReplicaLogDirs): the swapped-in copy serves from now on. */
+  replaceLog(log: PartitionLog): void {
+    this.currentLog = log;
   }
 
   get leaderEpoch(): number {

@@ -5,6 +5,7 @@ import { configsCommand } from './configs.js';
 import { consumeCommand } from './consume.js';
 import { groupsCommand } from './groups.js';
 import { leaderElectionCommand } from './leader-election.js';
+import { logDirsCommand } from './log-dirs.js';
 import { reassignPartitionsCommand } from './reassign-partitions.js';
 import { produceCommand } from './produce.js';
 import { tlsCommand } from './tls.js';
@@ -21,5 +22,6 @@ export const CLIENT_COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['groups', groupsCommand],
   ['leader-election', leaderElectionCommand],
   ['reassign-partitions', reassignPartitionsCommand],
+  ['log-dirs', logDirsCommand],
   ['tls', tlsCommand],
 ]);

@@ -8,6 +8,7 @@
  *   <log dir>/cleaner-offset-checkpoint          topic partition offset: first dirty offset of compacted logs
  *   <log dir>/.kafka_cleanshutdown               present only between a clean close and the next open
  *   <log dir>/<topic>-<partition>/               one PartitionLog each
+ *   <log dir>/<topic>-<partition>.<uuid>-future/ a partition's future log, filled while it moves here
  *
  * Checkpoints are rewritten by `maintain` every `checkpointIntervalMs` and on `close` (Kafka's
  * format, tmp + fsync + rename). The clean-shutdown marker is written last on close and removed
@@ -15,12 +16,20 @@
  * with the marker, start-up reads no log data. A log dir whose files fail to open or write goes
  * offline alone; the others keep serving.
  *
+ * Moves between log dirs (AlterReplicaLogDirs, Kafka's future logs): `createFutureLog` starts one
+ * in the destination dir, `advanceMoves` copies (log-move.ts) and, for a future caught up, swaps
+ * it in the same turn (`#swap`): the future closed (flushed, epochs and producer snapshot
+ * written), renamed to the partition's name, reopened as the current log; then the old log renamed
+ * `-delete`. A crash between the two renames leaves two complete copies; the next open keeps the
+ * one with the larger log end (the future was flushed, so the copy a power loss shortened loses),
+ * and removes the other. A crash before the first rename leaves the future, which the move resumes.
+ *
  * Single-threaded: a worker owns one LogManager for its partitions. Partitions must not be
  * opened by two managers at once.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { CheckpointFile, CorruptCheckpointError, PARTITION_OFFSET_FORMAT, syncDirectory, type PartitionOffset } from '../checkpoint/checkpoint-file.js';
@@ -30,6 +39,7 @@ import {
   CLEAN_SHUTDOWN_FILE,
   CLEANER_OFFSET_CHECKPOINT_FILE,
   DELETE_DIR_SUFFIX,
+  FUTURE_DIR_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   REPLICATION_OFFSET_CHECKPOINT_FILE,
@@ -42,6 +52,7 @@ import { isIoError, StorageError } from '../storage-error.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
 import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js';
 import { LogDir } from './log-dir.js';
+import { LogMove } from './log-move.js';
 import { PartitionLog } from './partition-log.js';
 
 export interface LogManagerOptions {
@@ -97,7 +108,16 @@ interface DirState {
   readonly dir: LogDir;
   meta: MetaProperties | null;
   readonly logs: Map<string, PartitionLog>;
+  /** Future logs being filled in this dir, by partition directory name. */
+  readonly futures: Map<string, PartitionLog>;
   cleanerOffsets: PartitionOffset[];
+}
+
+/** A partition's future log as DescribeLogDirs shows it. */
+export interface FutureLogState {
+  readonly log: PartitionLog;
+  /** How far its log end is behind the current log's. */
+  readonly lag: number;
 }
 
 const key = (tp: TopicPartition): string => partitionDirName(tp);
@@ -115,6 +135,9 @@ export class LogManager {
   #lastCheckpointMs: number;
   #pendingDirDeletes: Array<{ path: string; dueMs: number }> = [];
   readonly #cleaner: LogCleaner | null;
+  /** Where AlterReplicaLogDirs wants a partition that is not here yet (Kafka's `preferredLogDirs`). */
+  readonly #preferredDirs = new Map<string, DirState>();
+  readonly #moves = new Map<string, LogMove>();
   #closed = false;
 
   private constructor(options: LogManagerOptions) {
@@ -126,7 +149,7 @@ export class LogManager {
     this.#owns = options.owns ?? (() => true);
     this.#shared = options.shared;
     this.#lastCheckpointMs = this.#clock();
-    this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), cleanerOffsets: [] }));
+    this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), futures: new Map(), cleanerOffsets: [] }));
     this.#cleaner = options.cleaner === false ? null : new LogCleaner(options.cleaner ?? {}, this.#clock);
   }
 
@@ -135,6 +158,18 @@ export class LogManager {
     if (options.logDirs.length === 0) throw new Error('at least one log dir is needed');
     const manager = new LogManager(options);
     for (const state of manager.#dirs) manager.#loadDir(state, options);
+    for (const state of manager.#dirs) {
+      for (const [name, future] of state.futures) {
+        const current = manager.getLog(future.topicPartition);
+        if (current === undefined) continue;
+        if (current.logDir !== future.logDir) {
+          manager.#moves.set(name, new LogMove(current, future));
+          continue;
+        }
+        state.futures.delete(name);
+        manager.#removeNow(future);
+      }
+    }
     return manager;
   }
 
@@ -164,30 +199,61 @@ export class LogManager {
           if (doomed !== null && this.#owns(doomed)) rmSync(path, { recursive: true, force: true });
           continue;
         }
-        if (DIRECTORY_TO_SKIP.test(name)) continue;
-        const tp = parsePartitionDirName(name);
+        const isFuture = name.endsWith(FUTURE_DIR_SUFFIX);
+        if (DIRECTORY_TO_SKIP.test(name) && !isFuture) continue;
+        const tp = parsePartitionDirName(name.replace(DIRECTORY_TO_SKIP, ''));
         if (tp === null || !this.#owns(tp)) continue;
-        if (this.#find(tp) !== undefined) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `partition ${name} is in two log dirs`);
         const log = PartitionLog.open({
           topicPartition: tp,
           dir: path,
           logDir: dir,
           config: this.#configFor(tp.topic),
-          recoveryPoint: recoveryPoints.get(name),
-          logStartOffset: startOffsets.get(name),
-          highWatermark: highWatermarks.get(name),
+          recoveryPoint: recoveryPoints.get(key(tp)),
+          logStartOffset: startOffsets.get(key(tp)),
+          highWatermark: highWatermarks.get(key(tp)),
           cleanShutdown,
           clock: this.#clock,
           deleter: this.#deleter,
           producerIdExpirationMs: this.#producerIdExpirationMs,
         });
-        state.logs.set(name, log);
+        if (isFuture) this.#addLoadedFuture(state, log);
+        else this.#addLoadedLog(state, log);
       }
       if (cleanShutdown && this.#shared === undefined) removeCleanShutdownMarker(dir.path);
     } catch (e) {
       if (!isIoError(e) && !(e instanceof StorageError)) throw e;
       dir.markOffline(e as Error);
     }
+  }
+
+  /**
+   * A partition found in a second log dir: a crash came between the two renames of a swap, and
+   * both copies hold every acknowledged record. The one with the larger log end stays.
+   */
+  #addLoadedLog(state: DirState, log: PartitionLog): void {
+    const name = key(log.topicPartition);
+    const other = this.#find(log.topicPartition);
+    const otherLog = other?.logs.get(name);
+    if (other === undefined || otherLog === undefined) {
+      state.logs.set(name, log);
+      return;
+    }
+    const [kept, keptIn, dropped, droppedIn] = log.logEndOffset > otherLog.logEndOffset ? [log, state, otherLog, other] : [otherLog, other, log, state];
+    droppedIn.logs.delete(name);
+    keptIn.logs.set(name, kept);
+    this.#removeNow(dropped);
+  }
+
+  /** Two future logs of one partition: the second goes (a future is only a copy). */
+  #addLoadedFuture(state: DirState, future: PartitionLog): void {
+    if (this.futureLog(future.topicPartition) !== undefined) this.#removeNow(future);
+    else state.futures.set(key(future.topicPartition), future);
+  }
+
+  /** Closes a log found at start-up that is not kept and removes its directory. */
+  #removeNow(log: PartitionLog): void {
+    log.abandon();
+    rmSync(log.dir, { recursive: true, force: true });
   }
 
   #configFor(topic: string, overrides: Readonly<Record<string, string | number>> = {}): LogConfig {
@@ -207,6 +273,174 @@ export class LogManager {
     return this.#find(tp)?.logs.get(key(tp));
   }
 
+  /** The partition's future log (moving to another log dir), if any. */
+  futureLog(tp: TopicPartition): PartitionLog | undefined {
+    return this.#dirs.find((s) => s.futures.has(key(tp)))?.futures.get(key(tp));
+  }
+
+  /** Every future log, with how far it is behind its current log (-1 when that log is not here). */
+  *futureLogs(): IterableIterator<FutureLogState> {
+    for (const state of this.#dirs) {
+      for (const [name, log] of state.futures) yield { log, lag: this.#moves.get(name)?.lag ?? -1 };
+    }
+  }
+
+  /** The configured log dir named by `path` (as configured, or absolute); undefined if none is. */
+  logDir(path: string): LogDir | undefined {
+    return this.#dirByPath(path)?.dir;
+  }
+
+  #dirByPath(path: string): DirState | undefined {
+    return this.#dirs.find((s) => s.dir.path === path || resolve(s.dir.path) === path);
+  }
+
+  /**
+   * Kafka's `maybeUpdatePreferredLogDir`: the next creation of the partition's log puts it in
+   * this dir, unless its current or future log is there already.
+   */
+  setPreferredLogDir(tp: TopicPartition, path: string): void {
+    const state = this.#dirByPath(path);
+    if (state === undefined) throw new KafkaError(ErrorCode.LOG_DIR_NOT_FOUND, `log dir ${path} is not configured`);
+    if (state.logs.has(key(tp)) || state.futures.has(key(tp))) return;
+    this.#preferredDirs.set(key(tp), state);
+  }
+
+  /**
+   * Starts moving the partition's log to the log dir `path`: an empty future log
+   * `<topic>-<partition>.<uuid>-future` there, filled by `advanceMoves`. Returns it (the existing
+   * one if it is already there). KAFKA_STORAGE_ERROR while any log dir is offline (Kafka creates
+   * no future log then, so that two dirs never hold one for the same partition).
+   */
+  createFutureLog(tp: TopicPartition, path: string): PartitionLog {
+    this.#checkOpen();
+    const target = this.#dirByPath(path);
+    const current = this.getLog(tp);
+    if (target === undefined) throw new KafkaError(ErrorCode.LOG_DIR_NOT_FOUND, `log dir ${path} is not configured`);
+    if (current === undefined) throw new KafkaError(ErrorCode.REPLICA_NOT_AVAILABLE, `partition ${key(tp)} is not hosted here`);
+    const existing = target.futures.get(key(tp));
+    if (existing !== undefined) return existing;
+    if (current.logDir === target.dir) throw new Error(`partition ${key(tp)} is already in ${path}`);
+    const offline = this.#dirs.filter((s) => !s.dir.online).map((s) => s.dir.path);
+    if (offline.length > 0) throw new StorageError(`cannot create a future log for ${key(tp)} while log dirs ${offline.join(', ')} are offline`);
+    this.deleteFutureLog(tp);
+    const future = PartitionLog.open({
+      topicPartition: tp,
+      dir: join(target.dir.path, `${key(tp)}.${randomUUID().replaceAll('-', '')}${FUTURE_DIR_SUFFIX}`),
+      logDir: target.dir,
+      config: current.config,
+      topicId: current.topicId ?? undefined,
+      cleanShutdown: true,
+      clock: this.#clock,
+      deleter: this.#deleter,
+      producerIdExpirationMs: this.#producerIdExpirationMs,
+    });
+    target.futures.set(key(tp), future);
+    this.#preferredDirs.delete(key(tp));
+    this.#moves.set(key(tp), new LogMove(current, future));
+    return future;
+  }
+
+  /**
+   * Abandons the partition's move, if any: its future log is renamed `-delete` and removed later
+   * (in an offline dir it is only let go of, as the dir takes no more writes).
+   */
+  deleteFutureLog(tp: TopicPartition): void {
+    const state = this.#dirs.find((s) => s.futures.has(key(tp)));
+    const future = state?.futures.get(key(tp));
+    if (state === undefined || future === undefined) return;
+    this.#moves.get(key(tp))?.stop();
+    this.#moves.delete(key(tp));
+    state.futures.delete(key(tp));
+    if (state.dir.online) this.#retire(state, future);
+    else future.abandon();
+  }
+
+  /**
+   * The moves' copy work, up to about `maxBytes` in all (Kafka's ReplicaAlterLogDirsThread): each
+   * future log takes the current log's next batches; one that has caught up replaces its current
+   * log (`#swap`). Returns the partitions whose current log changed and the bytes copied. A move
+   * whose dir fails stays where it is.
+   */
+  advanceMoves(maxBytes: number): { swapped: TopicPartition[]; copiedBytes: number } {
+    this.#checkOpen();
+    const swapped: TopicPartition[] = [];
+    let copiedBytes = 0;
+    const budget = Math.max(1, Math.floor(maxBytes / Math.max(1, this.#moves.size)));
+    for (const [name, move] of [...this.#moves]) {
+      // Kafka's `handleLogDirFailure` removes the future replicas of a failed dir: the move ends.
+      if (!move.future.logDir.online) {
+        this.deleteFutureLog(move.future.topicPartition);
+        continue;
+      }
+      try {
+        const step = move.copy(budget);
+        copiedBytes += step.copiedBytes;
+        if (!step.caughtUp) continue;
+        this.#swap(name, move);
+        swapped.push(move.current.topicPartition);
+      } catch (e) {
+        if (!(e instanceof StorageError)) throw e;
+      }
+    }
+    return { swapped, copiedBytes };
+  }
+
+  /**
+   * Kafka's `replaceCurrentWithFutureLog`, with the future caught up: see the class comment. The
+   * new log's high watermark is the current log's; the cleaner's checkpoint moves with the log.
+   */
+  #swap(name: string, move: LogMove): void {
+    const { current, future } = move;
+    const source = this.#find(current.topicPartition)!;
+    const target = this.#dirs.find((s) => s.futures.get(name) === future)!;
+    future.close();
+    const dir = join(target.dir.path, name);
+    this.#rename(target, future.dir, dir);
+    move.stop();
+    this.#moves.delete(name);
+    target.futures.delete(name);
+    const log = PartitionLog.open({
+      topicPartition: current.topicPartition,
+      dir,
+      logDir: target.dir,
+      config: current.config,
+      recoveryPoint: future.logEndOffset,
+      logStartOffset: future.logStartOffset,
+      highWatermark: current.highWatermark,
+      cleanShutdown: true,
+      clock: this.#clock,
+      deleter: this.#deleter,
+      producerIdExpirationMs: this.#producerIdExpirationMs,
+    });
+    move.carryEpochsTo(log);
+    target.logs.set(name, log);
+    source.logs.delete(name);
+    const cleaned = source.cleanerOffsets.find((e) => key(e) === name);
+    source.cleanerOffsets = source.cleanerOffsets.filter((e) => key(e) !== name);
+    if (cleaned !== undefined) target.cleanerOffsets = [...target.cleanerOffsets.filter((e) => key(e) !== name), cleaned];
+    this.#retire(source, current);
+  }
+
+  /** Renames a directory of `state`'s log dir durably; an I/O error takes the dir offline. */
+  #rename(state: DirState, from: string, to: string): void {
+    state.dir.checkOnline();
+    try {
+      renameSync(from, to);
+      syncDirectory(state.dir.path);
+    } catch (e) {
+      if (isIoError(e)) state.dir.markOffline(e);
+      throw new StorageError(`cannot rename ${from} to ${to}`, { cause: e });
+    }
+  }
+
+  /** Closes a log no longer served and renames its directory `-delete`, removed after `file.delete.delay.ms`. */
+  #retire(state: DirState, log: PartitionLog): void {
+    log.abandon();
+    const doomed = `${log.dir.replace(DIRECTORY_TO_SKIP, '')}.${randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`;
+    this.#rename(state, log.dir, doomed);
+    this.#pendingDirDeletes.push({ path: doomed, dueMs: this.#clock() + log.config['file.delete.delay.ms'] });
+  }
+
   *logs(): IterableIterator<PartitionLog> {
     for (const state of this.#dirs) yield* state.logs.values();
   }
@@ -222,7 +456,8 @@ export class LogManager {
     if (existing !== undefined) return existing;
     const online = this.#dirs.filter((s) => s.dir.online);
     if (online.length === 0) throw new StorageError('no log dir is online');
-    const target = online.reduce((best, s) => (s.logs.size < best.logs.size ? s : best));
+    const preferred = this.#preferredDirs.get(key(tp));
+    const target = preferred?.dir.online === true ? preferred : online.reduce((best, s) => (s.logs.size < best.logs.size ? s : best));
     const log = PartitionLog.open({
       topicPartition: tp,
       dir: join(target.dir.path, key(tp)),
@@ -235,6 +470,7 @@ export class LogManager {
       producerIdExpirationMs: this.#producerIdExpirationMs,
     });
     target.logs.set(key(tp), log);
+    this.#preferredDirs.delete(key(tp));
     return log;
   }
 
@@ -243,21 +479,15 @@ export class LogManager {
    * directory is removed after `file.delete.delay.ms` (leases keep their descriptors meanwhile).
    */
   deleteLog(tp: TopicPartition): void {
+    // The future first: a crash in between must not leave a future log without its current one.
+    this.deleteFutureLog(tp);
+    this.#preferredDirs.delete(key(tp));
     const state = this.#find(tp);
     const log = state?.logs.get(key(tp));
     if (state === undefined || log === undefined) return;
     state.logs.delete(key(tp));
     state.cleanerOffsets = state.cleanerOffsets.filter((e) => key(e) !== key(tp));
-    log.abandon();
-    state.dir.checkOnline();
-    const doomed = `${log.dir}.${randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`;
-    try {
-      renameSync(log.dir, doomed);
-    } catch (e) {
-      if (isIoError(e)) state.dir.markOffline(e);
-      throw new StorageError(`cannot delete ${log.dir}`, { cause: e });
-    }
-    this.#pendingDirDeletes.push({ path: doomed, dueMs: this.#clock() + log.config['file.delete.delay.ms'] });
+    this.#retire(state, log);
   }
 
   /**
@@ -298,6 +528,8 @@ export class LogManager {
     for (const state of this.#dirs) {
       if (!state.dir.online) continue;
       for (const log of state.logs.values()) {
+        // Kafka pauses a moving log's cleaning: the swap replaces the log the job would write to.
+        if (this.#moves.has(key(log.topicPartition))) continue;
         const checkpoint = state.cleanerOffsets.find((e) => key(e) === key(log.topicPartition))?.offset;
         candidates.push({ log, checkpoint });
       }
@@ -325,7 +557,7 @@ export class LogManager {
   /** This manager's entries for each log dir's checkpoint files (its own partitions only). */
   checkpointEntries(): LogDirCheckpoint[] {
     return this.#dirs.map((state) => {
-      const logs = [...state.logs.values()].filter((log) => !log.closed || this.#closed);
+      const logs = [...state.logs.values(), ...state.futures.values()].filter((log) => !log.closed || this.#closed);
       const entries = (offset: (log: PartitionLog) => number): PartitionOffset[] =>
         logs.map((log) => ({ ...log.topicPartition, offset: offset(log) }));
       return {
@@ -362,7 +594,7 @@ export class LogManager {
     if (this.#closed) return;
     this.#stopCleaner();
     for (const state of this.#dirs) {
-      for (const log of state.logs.values()) {
+      for (const log of [...state.logs.values(), ...state.futures.values()]) {
         try {
           log.close();
         } catch (e) {
@@ -387,7 +619,7 @@ export class LogManager {
   /** Stops without flushing, checkpointing or writing the marker: the next open recovers (tests). */
   abandon(): void {
     this.#stopCleaner();
-    for (const state of this.#dirs) for (const log of state.logs.values()) log.abandon();
+    for (const state of this.#dirs) for (const log of [...state.logs.values(), ...state.futures.values()]) log.abandon();
     this.#closed = true;
   }
 

@@ -113,6 +113,12 @@ export interface LogSlice {
   release(): void;
 }
 
+/**
+ * Told of each truncation once it is done: the new log end offset, and with `restartedAt` the
+ * offset an emptied log restarts at (`truncateFullyAndStartAt`).
+ */
+export type TruncationListener = (logEndOffset: Offset, restartedAt: Offset | null) => void;
+
 export interface FlushState {
   readonly unflushedMessages: number;
   readonly lastFlushMs: number;
@@ -138,6 +144,7 @@ export class PartitionLog {
   #closed = false;
   /** Bumped by every truncation: a cleaning planned before one must not swap its result in. */
   #truncations = 0;
+  readonly #truncationListeners = new Set<TruncationListener>();
 
   private constructor(options: PartitionLogOptions, loaded: LoadedLog) {
     this.topicPartition = options.topicPartition;
@@ -683,6 +690,7 @@ export class PartitionLog {
     this.leaderEpochCache.truncateFromEnd(end);
     this.#io('truncate', () => this.#rebuildProducerState());
     this.#producers.onHighWatermarkUpdated(this.#highWatermark);
+    for (const listener of this.#truncationListeners) listener(end, null);
     return true;
   }
 
@@ -702,6 +710,13 @@ export class PartitionLog {
     this.#recoveryPoint = target;
     this.#unflushedMessages = 0;
     this.leaderEpochCache.clear();
+    for (const listener of this.#truncationListeners) listener(target, target);
+  }
+
+  /** A copy of this log that must drop what this log drops (a future log, see log-move.ts); returns the unsubscribe. */
+  onTruncation(listener: TruncationListener): () => void {
+    this.#truncationListeners.add(listener);
+    return () => this.#truncationListeners.delete(listener);
   }
 
   #truncateFullyAndStartAt(offset: Offset): void {

@@ -105,6 +105,25 @@ describe('cluster metadata persistence', () => {
     }
   });
 
+  test("partitions in a failed log dir are served offline (no leader, this broker an offline replica) but never persisted; a recreated topic is online", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
+    try {
+      const c = new LocalController('cid', node, new MetadataStore(dir));
+      c.createTopic(c.proposeTopic('t', 'TTTTTTTTTTTTTTTTTTTTTg', 2, new Map()));
+      c.markReplicasOffline([{ topic: 't', partition: 1 }]);
+      assert.deepEqual(c.image.partition('t', 1), { partition: 1, leader: -1, leaderEpoch: 0, partitionEpoch: 0, replicas: [0], isr: [0], offlineReplicas: [0] });
+      assert.equal(c.image.partition('t', 0)!.leader, 0);
+      c.setTopicConfigs('t', new Map([['retention.ms', '5']]));
+      assert.equal(c.image.partition('t', 1)!.leader, -1, 'a later change keeps it offline');
+      assert.equal(new LocalController('cid', node, new MetadataStore(dir)).image.partition('t', 1)!.leader, 0, 'a restart checks the dir again');
+      c.removeTopic('t');
+      c.createTopic(c.proposeTopic('t', 'UUUUUUUUUUUUUUUUUUUUUg', 2, new Map()));
+      assert.deepEqual(c.image.partition('t', 1)!.offlineReplicas, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an image is immutable: a reader keeps the one it read while a change makes the next', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
     try {

@@ -9,6 +9,7 @@ import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { deleteTopicsHandler } from '../../../src/handlers/20-delete-topics.js';
 import { describeConfigsHandler } from '../../../src/handlers/32-describe-configs.js';
 import { alterConfigsHandler } from '../../../src/handlers/33-alter-configs.js';
+import { alterReplicaLogDirsHandler } from '../../../src/handlers/34-alter-replica-log-dirs.js';
 import { describeLogDirsHandler } from '../../../src/handlers/35-describe-log-dirs.js';
 import { createPartitionsHandler } from '../../../src/handlers/37-create-partitions.js';
 import { incrementalAlterConfigsHandler } from '../../../src/handlers/44-incremental-alter-configs.js';
@@ -343,6 +344,46 @@ describe('DescribeCluster, DescribeLogDirs, DescribeTopicPartitions', () => {
     }
     const all = await call(describeLogDirsHandler, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null }, h.cluster);
     assert.equal(all.results[0]!.topics.flatMap((t) => t.partitions).length, 4);
+  });
+
+  test('DescribeLogDirs answers an offline dir with KAFKA_STORAGE_ERROR alone and shows a future replica as isFutureKey', async () => {
+    const h = fresh();
+    await createTopic(h, 'logs', 1);
+    h.partitions.describeLogDirs = async () => [
+      { path: '/a', errorCode: ErrorCode.KAFKA_STORAGE_ERROR, totalBytes: 9n, usableBytes: 9n, partitions: [{ topic: 'logs', partition: 0, sizeBytes: 5n, offsetLag: 0n, isFuture: false }] },
+      { path: '/b', errorCode: ErrorCode.NONE, totalBytes: 9n, usableBytes: 8n, partitions: [{ topic: 'logs', partition: 0, sizeBytes: 3n, offsetLag: 7n, isFuture: true }] },
+    ];
+    const res = await call(describeLogDirsHandler, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null }, h.cluster);
+    assert.deepEqual(
+      res.results.map((d) => [d.logDir, d.errorCode, d.totalBytes, d.usableBytes, d.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.partitionSize, p.offsetLag, p.isFutureKey]))]),
+      [
+        ['/a', ErrorCode.KAFKA_STORAGE_ERROR, -1n, -1n, []],
+        ['/b', ErrorCode.NONE, 9n, 8n, [[0, 3n, 7n, true]]],
+      ],
+    );
+  });
+
+  test('AlterReplicaLogDirs at every version: one answer per partition, by topic; a partition named twice moves to the last path', async () => {
+    const h = fresh();
+    await createTopic(h, 'logs', 2);
+    assert.deepEqual(versions(M.AlterReplicaLogDirsRequest), [1, 2]);
+    for (const v of versions(M.AlterReplicaLogDirsRequest)) {
+      h.partitions.logDirMoves.length = 0;
+      const res = await call(alterReplicaLogDirsHandler, M.AlterReplicaLogDirsRequest, M.AlterReplicaLogDirsResponse, v, {
+        dirs: [
+          { path: '/elsewhere', topics: [{ name: 'logs', partitions: [0, 1] }] },
+          { path: '/data', topics: [{ name: 'logs', partitions: [1] }, { name: 'absent', partitions: [0] }] },
+        ],
+      }, h.cluster);
+      assert.deepEqual(
+        res.results.map((t) => [t.topicName, t.partitions.map((p) => [p.partitionIndex, p.errorCode])]),
+        [
+          ['logs', [[0, ErrorCode.LOG_DIR_NOT_FOUND], [1, ErrorCode.NONE]]],
+          ['absent', [[0, ErrorCode.REPLICA_NOT_AVAILABLE]]],
+        ],
+      );
+      assert.deepEqual(h.partitions.logDirMoves.map((m) => `${m.topic}-${m.partition}:${m.path}`), ['logs-0:/elsewhere', 'logs-1:/data', 'absent-0:/data']);
+    }
   });
 
   test('DescribeTopicPartitions pages through partitions with a cursor', async () => {

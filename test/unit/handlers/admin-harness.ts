@@ -38,7 +38,8 @@ import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinato
 import { Logger } from '../../../src/common/logger.js';
 import { LogLevels } from '../../../src/common/log-levels.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
-import type { LogDirDescription, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
+import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { PartitionData } from '../../../src/router/partition-data.js';
 
 /** Admin handlers never touch groups; a call here means one reached for the group coordinators. */
@@ -97,9 +98,18 @@ export class MemoryPartitionAdmin implements PartitionAdmin {
   async describeLogDirs(): Promise<LogDirDescription[]> {
     const partitions = [...this.partitions.keys()].map((key) => {
       const dash = key.lastIndexOf('-');
-      return { topic: key.slice(0, dash), partition: Number(key.slice(dash + 1)), sizeBytes: 100n, offsetLag: 0n };
+      return { topic: key.slice(0, dash), partition: Number(key.slice(dash + 1)), sizeBytes: 100n, offsetLag: 0n, isFuture: false };
     });
     return [{ path: '/data', errorCode: 0, totalBytes: 1000n, usableBytes: 500n, partitions }];
+  }
+  /** Records each move; the one log dir is '/data', a hosted partition moves, another is not available. */
+  readonly logDirMoves: LogDirMove[] = [];
+  async alterReplicaLogDirs(moves: readonly LogDirMove[]): Promise<number[]> {
+    this.logDirMoves.push(...moves);
+    return moves.map((m) => {
+      if (m.path !== '/data') return ErrorCode.LOG_DIR_NOT_FOUND;
+      return this.partitions.has(`${m.topic}-${m.partition}`) ? ErrorCode.NONE : ErrorCode.REPLICA_NOT_AVAILABLE;
+    });
   }
 }
 

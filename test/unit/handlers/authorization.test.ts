@@ -12,6 +12,7 @@ import { describeAclsHandler } from '../../../src/handlers/29-describe-acls.js';
 import { createAclsHandler } from '../../../src/handlers/30-create-acls.js';
 import { deleteAclsHandler } from '../../../src/handlers/31-delete-acls.js';
 import { describeConfigsHandler } from '../../../src/handlers/32-describe-configs.js';
+import { alterReplicaLogDirsHandler } from '../../../src/handlers/34-alter-replica-log-dirs.js';
 import { describeClusterHandler } from '../../../src/handlers/60-describe-cluster.js';
 import { AclOperation as Op, PatternType, PermissionType, ResourceType, type AclBinding } from '../../../src/security/acl/index.js';
 import { call, harness, TEST_SESSION, type Harness } from './admin-harness.js';
@@ -48,6 +49,20 @@ describe('handler authorization', () => {
     assert.equal((await createTopic(h, 'sales')).errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     await grant(h, allow(ResourceType.CLUSTER, 'kafka-cluster', Op.CREATE));
     assert.equal((await createTopic(h, 'sales')).errorCode, ErrorCode.NONE);
+  });
+
+  test('AlterReplicaLogDirs needs ALTER on the cluster: without it every partition is CLUSTER_AUTHORIZATION_FAILED and nothing moves', async () => {
+    const h = secured();
+    const alter = () =>
+      call(alterReplicaLogDirsHandler, M.AlterReplicaLogDirsRequest, M.AlterReplicaLogDirsResponse, 2, { dirs: [{ path: '/data', topics: [{ name: 'orders', partitions: [0, 1] }] }] }, h.cluster).then((r) =>
+        r.results.flatMap((t) => t.partitions.map((p) => [t.topicName, p.partitionIndex, p.errorCode])),
+      );
+    assert.deepEqual(await alter(), [['orders', 0, ErrorCode.CLUSTER_AUTHORIZATION_FAILED], ['orders', 1, ErrorCode.CLUSTER_AUTHORIZATION_FAILED]]);
+    assert.equal(h.partitions.logDirMoves.length, 0);
+    await grant(h, allow(ResourceType.CLUSTER, 'kafka-cluster', Op.DESCRIBE));
+    assert.equal((await alter())[0]![2], ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'DESCRIBE is not enough');
+    await grant(h, allow(ResourceType.CLUSTER, 'kafka-cluster', Op.ALTER));
+    assert.deepEqual(await alter(), [['orders', 0, ErrorCode.REPLICA_NOT_AVAILABLE], ['orders', 1, ErrorCode.REPLICA_NOT_AVAILABLE]]);
   });
 
   test('Metadata leaves out topics the principal may not DESCRIBE, refuses them when named, and auto-creates only with CREATE', async () => {
