@@ -109,7 +109,7 @@ public class ShareClients {
               short count = r.deliveryCount().orElse((short) -1);
               AcknowledgeType ack = decide(behaviour, r, count);
               consumer.acknowledge(r, ack);
-              emit("record", "consumer", name, "partition", r.partition(), "offset", r.offset(), "value", r.value(), "deliveryCount", count, "ack", ack.toString());
+              emit("record", "consumer", name, "partition", r.partition(), "offset", r.offset(), "value", r.value(), "deliveryCount", count, "ack", ack.name());
               if (ack == AcknowledgeType.ACCEPT) accepted.add(r.value());
             }
             if (!records.isEmpty()) {
