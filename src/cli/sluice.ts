@@ -4,15 +4,12 @@
  * foreground until SIGINT/SIGTERM. `sluice cluster up --brokers N` runs a ZooKeeper and N
  * brokers (`cluster-up.ts`). `sluice topics|configs|produce|consume|groups ...` are client
  * tools for any Kafka-compatible broker (`src/cli/commands/`); `sluice tune` profiles producer
- * batching against one.
+ * batching against one. Each command loads its own modules when it runs: a client tool starts
+ * without loading the broker, and the broker without the tools.
  */
-import { Broker } from '../broker/broker.js';
-import { ConfigError, loadPropertiesFile } from '../broker/config.js';
-import { CLIENT_COMMANDS, runCommand, type Command } from './commands/index.js';
-import { tuneCommand } from './commands/tune.js';
-import { clusterUp, UsageError } from './cluster-up.js';
+import { CLIENT_COMMANDS, runCommand } from './commands/index.js';
 
-const COMMANDS: ReadonlyMap<string, Command> = new Map([...CLIENT_COMMANDS, ['tune', tuneCommand]]);
+const COMMANDS = CLIENT_COMMANDS;
 
 function usage(): never {
   process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
@@ -22,6 +19,8 @@ function usage(): never {
 }
 
 async function start(args: string[]): Promise<void> {
+  const { loadPropertiesFile } = await import('../broker/config.js');
+  const { Broker } = await import('../broker/broker.js');
   const settings = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -61,14 +60,20 @@ async function start(args: string[]): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
-if (clientCommand !== undefined) void runCommand(command!, clientCommand, rest);
+if (clientCommand !== undefined) void clientCommand().then((loaded) => runCommand(command!, loaded, rest));
 else if (command === 'cluster') {
-  clusterUp(rest).catch((err: unknown) => {
-    process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(err instanceof UsageError ? 2 : 1);
-  });
+  import('./cluster-up.js')
+    .then(({ clusterUp, UsageError }) =>
+      clusterUp(rest).catch((err: unknown) => {
+        process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(err instanceof UsageError ? 2 : 1);
+      }),
+    );
 } else if (command !== 'start') usage();
-else start(rest).catch((err: unknown) => {
-  process.stderr.write(`sluice: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+else {
+  start(rest).catch(async (err: unknown) => {
+    const { ConfigError } = await import('../broker/config.js');
+    process.stderr.write(`sluice: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
