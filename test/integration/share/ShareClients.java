@@ -69,6 +69,9 @@ public class ShareClients {
     p.put("share.acknowledgement.mode", "explicit");
     p.put("key.deserializer", StringDeserializer.class.getName());
     p.put("value.deserializer", StringDeserializer.class.getName());
+    // -Dmax.poll.records=N: smaller deliveries, so that a test can act between them.
+    String maxPollRecords = System.getProperty("max.poll.records");
+    if (maxPollRecords != null) p.put("max.poll.records", maxPollRecords);
     return new KafkaShareConsumer<>(p);
   }
 
@@ -90,10 +93,14 @@ public class ShareClients {
    * `consumers` share consumers in one group, each on its own thread, acknowledging every record
    * as `behaviour` says (committing after each poll), until the group as a whole has accepted
    * `expect` distinct values (0: until `idleMs` pass without a record once one came). Each delivery
-   * is printed.
+   * is printed, and after the commit each acceptance the broker confirmed (`acked`). A value counts
+   * as accepted once confirmed; one whose confirmation failed (a partition leader died under the
+   * commit) may have been acknowledged anyway, so the run also ends when every value was accepted,
+   * confirmed or not, and `idleMs` passed without a record.
    */
   static void consume(String topic, String group, int consumers, String behaviour, int expect, long idleMs) throws Exception {
     Set<String> accepted = ConcurrentHashMap.newKeySet();
+    Set<String> acceptedUnconfirmed = ConcurrentHashMap.newKeySet();
     AtomicBoolean done = new AtomicBoolean(false);
     long[] lastRecord = { 0 };
     ExecutorService pool = Executors.newFixedThreadPool(consumers);
@@ -110,16 +117,30 @@ public class ShareClients {
               AcknowledgeType ack = decide(behaviour, r, count);
               consumer.acknowledge(r, ack);
               emit("record", "consumer", name, "partition", r.partition(), "offset", r.offset(), "value", r.value(), "deliveryCount", count, "ack", ack.name());
-              if (ack == AcknowledgeType.ACCEPT) accepted.add(r.value());
+              if (ack == AcknowledgeType.ACCEPT) acceptedUnconfirmed.add(r.value());
             }
             if (!records.isEmpty()) {
               synchronized (lastRecord) { lastRecord[0] = System.currentTimeMillis(); }
-              Map<?, Optional<org.apache.kafka.common.KafkaException>> results = consumer.commitSync(Duration.ofSeconds(30));
-              results.forEach((tp, error) -> error.ifPresent(e -> emit("ack-error", "consumer", name, "partition", tp.toString(), "error", e.toString())));
+              Set<String> failed = new HashSet<>();
+              try {
+                consumer.commitSync(Duration.ofSeconds(30)).forEach((tp, error) -> error.ifPresent(e -> {
+                  failed.add(tp.topic() + "-" + tp.partition());
+                  emit("ack-error", "consumer", name, "partition", tp.toString(), "error", e.toString());
+                }));
+              } catch (org.apache.kafka.common.KafkaException e) {
+                for (ConsumerRecord<String, String> r : records) failed.add(r.topic() + "-" + r.partition());
+                emit("ack-error", "consumer", name, "partition", "all", "error", e.toString());
+              }
+              for (ConsumerRecord<String, String> r : records) {
+                if (decide(behaviour, r, r.deliveryCount().orElse((short) -1)) != AcknowledgeType.ACCEPT || failed.contains(r.topic() + "-" + r.partition())) continue;
+                accepted.add(r.value());
+                emit("acked", "consumer", name, "partition", r.partition(), "offset", r.offset(), "value", r.value());
+              }
             }
             if (expect > 0 && accepted.size() >= expect) done.set(true);
             synchronized (lastRecord) {
-              if (expect == 0 && lastRecord[0] > 0 && System.currentTimeMillis() - lastRecord[0] > idleMs) done.set(true);
+              boolean idle = lastRecord[0] > 0 && System.currentTimeMillis() - lastRecord[0] > idleMs;
+              if (idle && (expect == 0 || acceptedUnconfirmed.size() >= expect)) done.set(true);
             }
           }
         }

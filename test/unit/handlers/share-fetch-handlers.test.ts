@@ -22,7 +22,7 @@ import { DEFAULT_SHARE_PARTITION_CONFIG } from '../../../src/share/share-partiti
 import { AcknowledgeType } from '../../../src/share/share-partition.js';
 import { SharePartitionManager } from '../../../src/share/share-partition-manager.js';
 import { ShareSessionCache } from '../../../src/share/share-session-cache.js';
-import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
+import { TestSharePersister } from '../../helpers/share-persister.js';
 import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 import { call, harness, TEST_SESSION, type HeldRegion } from './admin-harness.js';
 import { Logger } from '../../../src/common/logger.js';
@@ -50,13 +50,13 @@ const heldBatches: FetchedBatches = {
 
 interface ShareFixture {
   readonly d: DataHarness;
-  readonly persister: InMemorySharePersister;
+  readonly persister: TestSharePersister;
   readonly timers: ManualTimers;
   readonly topicId: string;
 }
 
 async function setUp(batches: FetchedBatches = heldBatches): Promise<ShareFixture> {
-  const persister = new InMemorySharePersister();
+  const persister = new TestSharePersister();
   const timers = new ManualTimers();
   let d: DataHarness | undefined;
   const shares: ShareServices = {
@@ -294,7 +294,7 @@ describe('ShareFetch and ShareAcknowledge authorization', () => {
   const allow = (resourceType: ResourceType, name: string, operation: Op) => ({ pattern: { resourceType, name, patternType: PatternType.LITERAL }, entry: { principal: ME, host: '*', operation, permissionType: PermissionType.ALLOW } });
 
   test('READ on the group comes first (GROUP_AUTHORIZATION_FAILED), then READ on each topic (TOPIC_AUTHORIZATION_FAILED)', async () => {
-    const persister = new InMemorySharePersister();
+    const persister = new TestSharePersister();
     const shares: ShareServices = {
       partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers()),
       sessions: new ShareSessionCache(10),

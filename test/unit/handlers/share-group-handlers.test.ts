@@ -22,7 +22,7 @@ import { alterShareGroupOffsetsHandler } from '../../../src/handlers/91-alter-sh
 import { deleteShareGroupOffsetsHandler } from '../../../src/handlers/92-delete-share-group-offsets.js';
 import { AclOperation as Op, PatternType, PermissionType, ResourceType, type AclBinding } from '../../../src/security/acl/index.js';
 import { call, harness, TEST_SESSION, type Harness } from './admin-harness.js';
-import { MemorySharePersister } from '../../helpers/memory-share-persister.js';
+import { TestSharePersister } from '../../helpers/share-persister.js';
 
 class MemoryGroupLog implements CoordinatorLog {
   exists(): boolean {
@@ -41,7 +41,7 @@ class MemoryGroupLog implements CoordinatorLog {
 }
 
 const open: Harness[] = [];
-function fresh(persister = new MemorySharePersister(), secured = false): { h: Harness; persister: MemorySharePersister } {
+function fresh(persister = new TestSharePersister(), secured = false): { h: Harness; persister: TestSharePersister } {
   const h = harness({ groupLog: new MemoryGroupLog(), sharePersister: persister, ...(secured ? { authorizer: { superUsers: [], allowEveryoneIfNoAclFound: false } } : {}) });
   open.push(h);
   return { h, persister };
@@ -98,15 +98,15 @@ describe('share group APIs', () => {
   });
 
   test('ShareGroupHeartbeat: a share-partition the persister fails stays unassigned and is retried', async () => {
-    const persister = new MemorySharePersister();
+    const persister = new TestSharePersister();
     const { h } = fresh(persister);
     const tId = await createTopic(h, 't', 2);
-    persister.failing.set(`sg:${tId}:1`, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    persister.failEveryCall({ groupId: 'sg', topicId: tId, partition: 1 }, ErrorCode.COORDINATOR_NOT_AVAILABLE);
     const first = await joinAndSettle(h);
     assert.deepEqual(first.assignment?.topicPartitions, [{ topicId: tId, partitions: [0] }]);
     // That heartbeat asked for the failed partition again; it failed again.
     await h.cluster.groups.share.idle();
-    persister.failing.clear();
+    persister.recover();
     const retried = await heartbeat(h, { memberEpoch: first.memberEpoch });
     assert.equal(retried.errorCode, ErrorCode.NONE);
     await h.cluster.groups.share.idle();
@@ -159,7 +159,7 @@ describe('share group APIs', () => {
       ['t', [[0, 0]]],
       ['missing', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
     ]);
-    assert.equal(persister.states.get(`sg:${tId}:0`)?.startOffset, 5n);
+    assert.equal((await persister.stored({ groupId: 'sg', topicId: tId, partition: 0 }))?.startOffset, 5n);
   });
 
   test('DeleteShareGroupOffsets and DeleteGroups delete share-partition state through the persister', async () => {
@@ -172,14 +172,14 @@ describe('share group APIs', () => {
     await heartbeat(h, { memberEpoch: -1 });
     const deleted = await call(deleteShareGroupOffsetsHandler, M.DeleteShareGroupOffsetsRequest, M.DeleteShareGroupOffsetsResponse, 0, { groupId: 'sg', topics: [{ topicName: 't' }] }, h.cluster);
     assert.deepEqual(deleted.responses.map((t) => [t.topicName, t.topicId, t.errorCode]), [['t', tId, 0]]);
-    assert.equal(persister.states.has(`sg:${tId}:0`), false);
-    assert.equal(persister.states.has(`sg:${uId}:0`), true);
+    assert.equal(await persister.stored({ groupId: 'sg', topicId: tId, partition: 0 }), undefined);
+    assert.notEqual(await persister.stored({ groupId: 'sg', topicId: uId, partition: 0 }), undefined);
 
-    persister.failing.set(`sg:${uId}:0`, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    persister.failEveryCall({ groupId: 'sg', topicId: uId, partition: 0 }, ErrorCode.COORDINATOR_NOT_AVAILABLE);
     assert.equal(await deleteGroup(), ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the group stays while its state cannot be deleted');
-    persister.failing.clear();
+    persister.recover();
     assert.equal(await deleteGroup(), ErrorCode.NONE);
-    assert.equal(persister.states.size, 0);
+    assert.equal(await persister.stored({ groupId: 'sg', topicId: uId, partition: 0 }), undefined);
     const listed = await call(listGroupsHandler, M.ListGroupsRequest, M.ListGroupsResponse, 5, { statesFilter: [], typesFilter: [] }, h.cluster);
     assert.deepEqual(listed.groups, []);
   });
@@ -196,7 +196,7 @@ describe('share group authorization (Kafka KafkaApis)', () => {
   }
 
   test('heartbeat needs READ on the group and DESCRIBE on the subscribed topics', async () => {
-    const { h } = fresh(new MemorySharePersister(), true);
+    const { h } = fresh(new TestSharePersister(), true);
     await grant(h, allow(ResourceType.CLUSTER, 'kafka-cluster', Op.CREATE));
     await createTopic(h, 't', 1);
     assert.equal((await heartbeat(h, { subscribedTopicNames: ['t'] })).errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
@@ -207,7 +207,7 @@ describe('share group authorization (Kafka KafkaApis)', () => {
   });
 
   test('describe needs DESCRIBE on the group; offsets admin needs READ (alter) or DELETE (delete) on the group and READ on topics', async () => {
-    const { h } = fresh(new MemorySharePersister(), true);
+    const { h } = fresh(new TestSharePersister(), true);
     await grant(h, allow(ResourceType.CLUSTER, 'kafka-cluster', Op.CREATE));
     await createTopic(h, 't', 1);
     const describe = await call(shareGroupDescribeHandler, M.ShareGroupDescribeRequest, M.ShareGroupDescribeResponse, 1, { groupIds: ['sg'], includeAuthorizedOperations: true }, h.cluster);

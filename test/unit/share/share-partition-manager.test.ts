@@ -4,7 +4,7 @@ import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { defaultSharePartitionConfig } from '../../../src/share/share-partition-config.js';
 import { SharePartitionManager } from '../../../src/share/share-partition-manager.js';
-import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
+import { TestSharePersister } from '../../helpers/share-persister.js';
 import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 
 const T = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -12,8 +12,8 @@ const KEY = { groupId: 'g', topicId: T, partition: 0 };
 const batch = (firstOffset: bigint, lastOffset: bigint) => ({ firstOffset, lastOffset, producerId: -1n, isTransactional: false, isControl: false });
 const take = { maxRecords: 10, strictRecordLimit: false, abortedTransactions: null };
 
-async function manager(): Promise<{ m: SharePartitionManager; persister: InMemorySharePersister; timers: ManualTimers }> {
-  const persister = new InMemorySharePersister();
+async function manager(): Promise<{ m: SharePartitionManager; persister: TestSharePersister; timers: ManualTimers }> {
+  const persister = new TestSharePersister();
   await persister.initialize(KEY, 0, 0n);
   const timers = new ManualTimers();
   return { m: new SharePartitionManager(persister, defaultSharePartitionConfig, timers), persister, timers };
@@ -34,7 +34,7 @@ describe('SharePartitionManager', () => {
   test('a share partition that fails to open is tried again by the next fetch', async () => {
     const { m, persister } = await manager();
     const other = { ...KEY, groupId: 'other' };
-    await assert.rejects(m.open(other, 0, async () => 0n), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    await assert.rejects(m.open(other, 0, async () => 0n), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.INVALID_REQUEST);
     assert.equal(await m.find(other), undefined);
     await persister.initialize(other, 0, 5n);
     assert.equal((await m.open(other, 0, async () => 0n)).start, 5n);

@@ -5,7 +5,7 @@ import { ShareDeliveryState, type SharePartitionKey } from '../../../src/coordin
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { DEFAULT_SHARE_PARTITION_CONFIG, type SharePartitionConfig } from '../../../src/share/share-partition-config.js';
 import { AcknowledgeType, SharePartition, type LogBatch } from '../../../src/share/share-partition.js';
-import { InMemorySharePersister } from '../../helpers/share-fetch-persister.js';
+import { TestSharePersister } from '../../helpers/share-persister.js';
 import { ManualTimers } from '../../helpers/manual-lock-timers.js';
 
 const KEY: SharePartitionKey = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partition: 0 };
@@ -28,11 +28,11 @@ function batches(from: bigint, to: bigint, size: bigint): LogBatch[] {
 
 interface Fixture {
   readonly sp: SharePartition;
-  readonly persister: InMemorySharePersister;
+  readonly persister: TestSharePersister;
   readonly timers: ManualTimers;
 }
 
-async function open(config: Partial<SharePartitionConfig> = {}, persister = new InMemorySharePersister(), leaderEpoch = 0, start = 0n): Promise<Fixture> {
+async function open(config: Partial<SharePartitionConfig> = {}, persister = new TestSharePersister(), leaderEpoch = 0, start = 0n): Promise<Fixture> {
   if (leaderEpoch === 0) await persister.initialize(KEY, 0, start);
   const timers = new ManualTimers();
   const sp = new SharePartition(KEY, leaderEpoch, persister, () => ({ ...DEFAULT_SHARE_PARTITION_CONFIG, ...config }), timers);
@@ -220,7 +220,7 @@ describe('SharePartition', () => {
   });
 
   test('an unset start offset is resolved by share.auto.offset.reset', async () => {
-    const persister = new InMemorySharePersister();
+    const persister = new TestSharePersister();
     await persister.initialize(KEY, 0, -1n);
     const sp = new SharePartition(KEY, 0, persister, () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers());
     await sp.initialize(async () => 42n);
@@ -229,15 +229,16 @@ describe('SharePartition', () => {
   });
 
   test('a share-partition the share coordinator never initialized fails to open with its error', async () => {
-    const sp = new SharePartition(KEY, 0, new InMemorySharePersister(), () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers());
-    await refused(sp.initialize(async () => 0n), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const sp = new SharePartition(KEY, 0, new TestSharePersister(), () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers());
+    // Kafka 4.4's share coordinator refuses to read a share-partition it never initialized.
+    await refused(sp.initialize(async () => 0n), ErrorCode.INVALID_REQUEST);
     assert.throws(() => sp.acquire('m1', [data(0n, 0n)], take()), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.NOT_LEADER_OR_FOLLOWER);
   });
 
   test('a failed write undoes the acknowledgement: the records stay acquired and can be acknowledged again', async () => {
     const { sp, persister, timers } = await open();
     sp.acquire('m1', batches(0n, 1n, 2n), take());
-    persister.failNextWrite = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    persister.failNextWrite(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.COORDINATOR_NOT_AVAILABLE);
     assert.deepEqual([sp.start, ...states(sp, 0n, 1n)], [0n, 'ACQUIRED/1/m1', 'ACQUIRED/1/m1']);
     assert.equal(timers.delays.length, 1, 'still under a lock');
@@ -248,7 +249,7 @@ describe('SharePartition', () => {
   test('a write that fails while records are acquired keeps both the undone acknowledgement and the new acquisition', async () => {
     const { sp, persister } = await open();
     sp.acquire('m1', [data(0n, 1n)], take());
-    persister.failNextWrite = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    persister.failNextWrite(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     // The write waits until the test lets it fail, once the acknowledgement is applied in memory.
     let writing!: () => void;
     const written = new Promise<void>((resolve) => (writing = resolve));
