@@ -10,7 +10,7 @@ import { TransactionCoordinator } from '../../../../src/coordinator/transaction/
 import { Harness, TP0, TXN } from './harness.js';
 
 test('a transaction open longer than its timeout is aborted at the next sweep, with the epoch bumped', () => {
-  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: 0 });
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => 0 });
   const p = h.init(0, { timeoutMs: 15_000 });
   h.add(1000, p, [TP0]);
   assert.equal(h.c.nextDeadline(), 10_000);
@@ -27,7 +27,7 @@ test('a transaction open longer than its timeout is aborted at the next sweep, w
 });
 
 test('with transaction.version 2 a timeout abort ends with one more bump', () => {
-  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: 2 });
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => 2 });
   const p = h.init(0, { timeoutMs: 5_000 });
   h.add(0, p, [TP0], { tv: 2 });
   h.keep(h.c.tick(10_000));
