@@ -34,6 +34,16 @@ test('with transaction.version 2 a timeout abort ends with one more bump', () =>
   assert.deepEqual({ epoch: h.jobs.at(-1)!.producerEpoch, tv: h.jobs.at(-1)!.transactionVersion }, { epoch: 2, tv: 2 });
 });
 
+test('the transaction.version level is read at each abort: an UpdateFeatures downgrade to 1 ends the bump at once', () => {
+  let level = 2;
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => level });
+  const p = h.init(0, { timeoutMs: 5_000 });
+  h.add(0, p, [TP0], { tv: 2 });
+  level = 1;
+  h.keep(h.c.tick(10_000));
+  assert.deepEqual({ epoch: h.jobs.at(-1)!.producerEpoch, tv: h.jobs.at(-1)!.transactionVersion }, { epoch: 1, tv: 0 });
+});
+
 test('idle ids past transactional.id.expiration.ms are tombstoned; open ones stay', () => {
   const h = new Harness({ transactionalIdExpirationMs: 100_000, removeExpiredTransactionalIdsIntervalMs: 60_000, abortTimedOutTransactionsIntervalMs: 1e9 });
   h.init(0, { id: 'idle' });
