@@ -14,6 +14,7 @@ import { KeyedQueue } from '../common/keyed-queue.js';
 import { Logger } from '../common/logger.js';
 import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { MetricsScraper } from '../common/metrics/scrape.js';
+import { featureLevel, TRANSACTION_VERSION } from '../cluster/features.js';
 import { ClientEntityStore } from '../cluster/client-entity-store.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
@@ -340,7 +341,7 @@ export class Broker {
           internalTopicPartitions(TRANSACTION_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.transactionStateLogReplicationFactor ?? 1),
         ),
         numPartitions: config.transactionStateLog.numPartitions,
-        config: config.transactionCoordinator,
+        config: { ...config.transactionCoordinator, transactionVersionLevel: () => featureLevel(metadata.image.features, TRANSACTION_VERSION) },
         leads: (p) => transactionState(p)?.leader === node.nodeId,
         coordinatorEpoch: (p) => transactionState(p)?.leaderEpoch ?? -1,
         producerIds,

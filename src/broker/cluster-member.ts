@@ -29,6 +29,7 @@ import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protoc
 import { ErrorCode } from '../protocol/errors.js';
 import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
+import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../cluster/features.js';
 
 /** How long an admin request waits for the controller's answer to reach this broker. */
 const ADMIN_WAIT_MS = 30_000;
@@ -72,6 +73,7 @@ export class ClusterMember {
   private renewing: Promise<void> | null = null;
   private configWatch: { close(): void } | null = null;
   private aclWatch: { close(): void } | null = null;
+  private featureWatch: (() => void) | null = null;
   /** This broker as it registers, known from `prepare` on. */
   private identity: MemberIdentity | null = null;
   /** What config changes reconfigure, known from `prepare` on. */
@@ -217,6 +219,7 @@ export class ClusterMember {
   /** Registers the broker (refused if its id is taken) and starts competing for the controller. */
   async join(): Promise<void> {
     await this.followAcls();
+    await this.followFeatures();
     await this.register();
     this.controller!.start();
     this.isrSender!.start();
@@ -225,7 +228,7 @@ export class ClusterMember {
 
   private async register(): Promise<void> {
     const self = this.requireIdentity();
-    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: self.endpoints, rack: this.config.rack });
+    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: self.endpoints, rack: this.config.rack, features: supportedRanges() });
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.zk.onSessionExpired(() => {
       this.renewing ??= this.renewSession().finally(() => (this.renewing = null));
@@ -260,6 +263,7 @@ export class ClusterMember {
     if (this.closed) return;
     if (this.watchedLogs !== null) this.watchConfigs(this.watchedLogs.logs, this.watchedLogs.configs);
     await this.followAcls().catch((err: unknown) => this.log.error('reloading the ACLs failed', { error: (err as Error).message }));
+    await this.followFeatures().catch((err: unknown) => this.log.error('reading the finalized features failed', { error: (err as Error).message }));
     this.controller?.replaceSession(this.zk);
   }
 
@@ -302,6 +306,19 @@ export class ClusterMember {
         ({ entries }) => this.cache.setResourceAcls(pattern, entries),
         (err: unknown) => this.log.error('reloading ACLs after a change failed', { resource: pattern.name, error: (err as Error).message }),
       );
+    });
+  }
+
+  /**
+   * The finalized features, as Kafka 3.9 brokers follow `/feature`: created with the defaults by
+   * the first broker of a new cluster (Kafka's controller did that), then read after every change.
+   */
+  private async followFeatures(): Promise<void> {
+    this.featureWatch?.();
+    const zk = this.zk;
+    await zk.createFeatures(DEFAULT_FINALIZED_FEATURES.levels);
+    this.featureWatch = zk.watchFeatures((features) => {
+      if (features !== null) this.cache.setFeatures({ levels: features.levels, epoch: BigInt(features.zkVersion) });
     });
   }
 
@@ -387,6 +404,7 @@ export class ClusterMember {
     this.logDirFailures?.close();
     this.configWatch?.close();
     this.aclWatch?.close();
+    this.featureWatch?.();
     this.isrSender?.close();
     this.fetchers?.close();
     this.controller?.close();

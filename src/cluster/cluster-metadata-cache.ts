@@ -17,6 +17,7 @@ import {
   type TopicImage,
 } from './metadata-image.js';
 import { AclSet, type AccessControlEntry, type ResourcePattern } from '../security/acl/index.js';
+import { DEFAULT_FINALIZED_FEATURES, type FinalizedFeatures } from './features.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: the controller names a partition being deleted with it. */
 export const LEADER_DURING_DELETE = -2;
@@ -51,6 +52,7 @@ export class ClusterMetadataCache implements MetadataSource {
   private brokers: readonly BrokerRegistration[] = [];
   private controllerId = -1;
   private acls = AclSet.EMPTY;
+  private features: FinalizedFeatures = DEFAULT_FINALIZED_FEATURES;
 
   constructor(private readonly clusterId: string) {
     this.current = this.build();
@@ -113,6 +115,17 @@ export class ClusterMetadataCache implements MetadataSource {
     this.replace();
   }
 
+  /**
+   * The finalized features as `/feature` now holds them (its ZooKeeper version is the epoch). A
+   * read older than what is shown (a watch's read overtaken by this broker's own write) is
+   * ignored, as Kafka's finalized feature cache refuses an older epoch.
+   */
+  setFeatures(features: FinalizedFeatures): void {
+    if (features.epoch < this.features.epoch) return;
+    this.features = features;
+    this.replace();
+  }
+
   /** Every ACL, as loaded from ZooKeeper when the member starts (or its session is renewed). */
   setAcls(acls: AclSet): void {
     this.acls = acls;
@@ -162,6 +175,6 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls, groupConfigs: new Map(this.groupConfigs) });
+    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls, groupConfigs: new Map(this.groupConfigs), features: this.features });
   }
 }

@@ -52,6 +52,7 @@ export class LocalController implements MetadataSource {
       clientEntities: new Map(Object.entries(stored.clientEntities).map(([path, configs]) => [path, new Map(Object.entries(configs))])),
       acls: AclSet.of(stored.acls),
       groupConfigs: new Map(Object.entries(stored.groupConfigs).map(([group, configs]) => [group, new Map(Object.entries(configs))])),
+      features: stored.features,
     });
   }
 
@@ -137,6 +138,11 @@ export class LocalController implements MetadataSource {
     this.commit(this.current.withGroupConfigs(groupId, configs));
   }
 
+  /** The finalized feature levels UpdateFeatures decided; the epoch counts the changes. */
+  setFinalizedFeatures(levels: ReadonlyMap<string, number>): void {
+    this.commit(this.current.withFeatures({ levels: new Map(levels), epoch: this.current.features.epoch + 1n }));
+  }
+
   setResourceAcls(pattern: ResourcePattern, entries: readonly AccessControlEntry[]): void {
     this.commit(this.current.withAcls(this.current.acls.withEntries(pattern, entries)));
   }
@@ -177,5 +183,6 @@ function stored(image: MetadataImage): StoredMetadata {
     clientEntities: Object.fromEntries(image.clientEntities().map(({ entity, configs }) => [entityPath(entity), Object.fromEntries(configs)])),
     acls: image.acls.bindings(),
     groupConfigs: Object.fromEntries(image.configuredGroups().map((g) => [g, Object.fromEntries(image.groupConfigs(g))])),
+    features: image.features,
   };
 }

@@ -13,6 +13,7 @@ import type { DynamicScope, MetadataImage, TopicImage } from './metadata-image.j
 import type { AclUpdate, MetadataWriter } from './metadata-writer.js';
 import type { ResourcePattern } from '../security/acl/index.js';
 import type { PartitionAdmin, TopicRef } from './partition-admin.js';
+import { applyFeatureUpdates, type FeatureUpdate } from './features.js';
 
 function ref(t: TopicImage): TopicRef {
   return { name: t.name, topicId: t.topicId };
@@ -78,6 +79,11 @@ export class LocalMetadataWriter implements MetadataWriter {
 
   async setGroupConfigs(groupId: string, configs: ReadonlyMap<string, string>): Promise<void> {
     this.controller.setGroupConfigs(groupId, configs);
+  }
+
+  async updateFeatures(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<void> {
+    const levels = applyFeatureUpdates(this.image.features.levels, updates);
+    if (!validateOnly && updates.length > 0) this.controller.setFinalizedFeatures(levels);
   }
 
   async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {

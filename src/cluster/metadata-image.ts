@@ -1,8 +1,8 @@
 /**
  * The cluster metadata image: what every broker knows of the cluster at one moment — the
  * registered brokers, the controller, each topic with each partition's leader, leader epoch,
- * replicas and ISR, the dynamic broker configs, and the configs of client entities (SCRAM credentials,
- * quotas). Handlers read it; only the controller side
+ * replicas and ISR, the dynamic broker configs, the configs of client entities (SCRAM credentials,
+ * quotas), and the finalized feature levels. Handlers read it; only the controller side
  * (`LocalController` on a single broker, the ZooKeeper controller in a cluster) makes a new one.
  * An image is immutable: a change produces the next image, so a request that read one sees a
  * consistent cluster even while a change lands.
@@ -11,6 +11,7 @@ import { entityPath, parseEntityPath, type ClientEntity, type ClientEntityConfig
 import { AclSet } from '../security/acl/index.js';
 import type { SecurityProtocol } from '../common/session.js';
 import { isInternalTopic } from './topic-names.js';
+import { DEFAULT_FINALIZED_FEATURES, type FinalizedFeatures } from './features.js';
 
 /** One advertised listener of a broker. */
 export interface ListenerEndpoint {
@@ -91,6 +92,8 @@ export interface MetadataImageParts {
   readonly acls?: AclSet;
   /** GROUP config resources' overrides by group id (none when absent); none left empty. */
   readonly groupConfigs?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** The finalized feature levels (a new cluster's defaults when absent). */
+  readonly features?: FinalizedFeatures;
 }
 
 function byName(a: TopicImage, b: TopicImage): number {
@@ -110,6 +113,8 @@ export class MetadataImage {
   private readonly groupOverrides: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Every ACL of the cluster, as the authorizer reads them. */
   readonly acls: AclSet;
+  /** The finalized feature levels and their epoch, as ApiVersions v3+ lists them. */
+  readonly features: FinalizedFeatures;
 
   constructor(parts: MetadataImageParts) {
     this.clusterId = parts.clusterId;
@@ -122,10 +127,11 @@ export class MetadataImage {
     this.entityConfigs = parts.clientEntities;
     this.acls = parts.acls ?? AclSet.EMPTY;
     this.groupOverrides = parts.groupConfigs ?? new Map();
+    this.features = parts.features ?? DEFAULT_FINALIZED_FEATURES;
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls, groupConfigs: this.groupOverrides };
+    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls, groupConfigs: this.groupOverrides, features: this.features };
   }
 
   /** Registered brokers by id. */
@@ -203,6 +209,10 @@ export class MetadataImage {
 
   withAcls(acls: AclSet): MetadataImage {
     return new MetadataImage({ ...this.parts(), acls });
+  }
+
+  withFeatures(features: FinalizedFeatures): MetadataImage {
+    return new MetadataImage({ ...this.parts(), features });
   }
 
   withDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): MetadataImage {

@@ -12,7 +12,8 @@
  *     "clientEntities": { "users/alice": { "SCRAM-SHA-512": "salt=…", "producer_byte_rate": "1048576" } },
  *     "acls": [{ "resourceType": "Topic", "name": "orders", "patternType": "LITERAL",
  *                "principal": "User:alice", "host": "*", "operation": "Read", "permissionType": "Allow" }],
- *     "groupConfigs": { "orders-app": { "consumer.heartbeat.interval.ms": "6000" } }
+ *     "groupConfigs": { "orders-app": { "consumer.heartbeat.interval.ms": "6000" } },
+ *     "features": { "epoch": 2, "levels": { "group.version": 1, "transaction.version": 2 } }
  *   }
  *
  * `configs` holds only a topic's overrides; `brokerConfigs` the dynamic broker configs set by
@@ -24,6 +25,8 @@
  * a single broker always had. The next save writes version 2. `acls` (CreateAcls' bindings, with
  * the names Kafka's ZooKeeper layout uses) may be absent: files written before ACLs have none.
  * `groupConfigs` (the GROUP config resources' overrides, by group id) may be absent likewise.
+ * `features` (the finalized feature levels UpdateFeatures set, a feature at level 0 left out, and
+ * the epoch counting their changes) is absent until the first change: the defaults apply.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +44,7 @@ import {
   type AclBinding,
 } from '../security/acl/index.js';
 import type { PartitionRegistration } from './metadata-image.js';
+import { DEFAULT_FINALIZED_FEATURES, type FinalizedFeatures } from './features.js';
 
 export const METADATA_FILE = '__cluster_metadata.json';
 const FORMAT_VERSION = 2;
@@ -64,9 +68,29 @@ export interface StoredMetadata {
   readonly clientEntities: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly acls: readonly AclBinding[];
   readonly groupConfigs: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly features: FinalizedFeatures;
 }
 
-export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [], groupConfigs: {} };
+export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [], groupConfigs: {}, features: DEFAULT_FINALIZED_FEATURES };
+
+function checkFeatures(path: string, v: unknown): FinalizedFeatures {
+  if (v === undefined) return DEFAULT_FINALIZED_FEATURES;
+  const r = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
+  const levels = r['levels'];
+  const valid =
+    Number.isSafeInteger(r['epoch']) &&
+    (r['epoch'] as number) >= 0 &&
+    typeof levels === 'object' &&
+    levels !== null &&
+    !Array.isArray(levels) &&
+    Object.values(levels).every((l) => Number.isInteger(l) && (l as number) > 0);
+  if (!valid) throw new MetadataFormatError(path, `malformed features ${JSON.stringify(v)}`);
+  return { epoch: BigInt(r['epoch'] as number), levels: new Map(Object.entries(levels as Record<string, number>)) };
+}
+
+function featuresJson(f: FinalizedFeatures): { epoch: number; levels: Record<string, number> } {
+  return { epoch: Number(f.epoch), levels: Object.fromEntries(f.levels) };
+}
 
 function aclJson(b: AclBinding): Record<string, string> {
   return {
@@ -209,10 +233,11 @@ export class MetadataStore {
       clientEntities: checkClientEntities(this.path, doc['clientEntities']),
       acls: acls.map((a) => checkAcl(this.path, a)),
       groupConfigs: checkGroupConfigs(this.path, doc['groupConfigs']),
+      features: checkFeatures(this.path, doc['features']),
     };
   }
 
   save(metadata: StoredMetadata): void {
-    writeFileAtomically(this.path, `${JSON.stringify({ version: FORMAT_VERSION, ...metadata, acls: metadata.acls.map(aclJson) }, null, 2)}\n`);
+    writeFileAtomically(this.path, `${JSON.stringify({ version: FORMAT_VERSION, ...metadata, acls: metadata.acls.map(aclJson), features: featuresJson(metadata.features) }, null, 2)}\n`);
   }
 }

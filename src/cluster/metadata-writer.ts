@@ -8,6 +8,7 @@
 import type { ClientEntity } from './client-entities.js';
 import type { AccessControlEntry, ResourcePattern } from '../security/acl/index.js';
 import type { DynamicScope, MetadataSource, TopicImage } from './metadata-image.js';
+import type { FeatureUpdate } from './features.js';
 
 export interface MetadataWriter extends MetadataSource {
   /**
@@ -30,6 +31,12 @@ export interface MetadataWriter extends MetadataSource {
    * concurrent writer's change is not lost); the next `image` shows the result.
    */
   updateResourceAcls(pattern: ResourcePattern, update: AclUpdate): Promise<void>;
+  /**
+   * UpdateFeatures: the finalized levels after `updates`, validated all or nothing against the
+   * levels where they are stored (and, in a cluster, every registered broker's supported ranges),
+   * then stored unless `validateOnly`. Refused with INVALID_UPDATE_VERSION.
+   */
+  updateFeatures(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<void>;
 }
 
 export type AclUpdate = (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[];

@@ -14,6 +14,7 @@ import type { ConfigResolver } from './config-resolver.js';
 import { checkGroupConfigs } from './group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from './topic-names.js';
 import { randomUuid } from '../common/uuid.js';
+import type { FeatureUpdate } from './features.js';
 
 export interface AdminResult {
   readonly errorCode: number;
@@ -242,6 +243,11 @@ export class TopicAdmin {
       if (problem !== null || validateOnly) return problem ?? OK;
       return this.apply(() => this.writer.setGroupConfigs(groupId, configs));
     });
+  }
+
+  /** UpdateFeatures: the finalized feature levels, changed all or nothing (see `MetadataWriter.updateFeatures`). */
+  updateFeatures(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<AdminResult> {
+    return this.serialize(() => this.apply(() => this.writer.updateFeatures(updates, validateOnly)));
   }
 
   /** Replaces the dynamic configs of a broker resource. */

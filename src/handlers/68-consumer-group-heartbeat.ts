@@ -7,6 +7,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
+import { consumerGroupProtocolEnabled } from '../cluster/features.js';
 import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
@@ -16,6 +17,8 @@ export const consumerGroupHeartbeatHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 });
+    // As Kafka, before authorization: the protocol is off while `group.version` is below 1.
+    if (!consumerGroupProtocolEnabled(c.metadata.features)) return refused(ErrorCode.UNSUPPORTED_VERSION);
     if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return refused(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     // As Kafka 4: subscribing to a topic name needs DESCRIBE on it.
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);

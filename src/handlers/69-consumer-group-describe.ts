@@ -4,6 +4,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
+import { consumerGroupProtocolEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 
 export const consumerGroupDescribeHandler = defineHandler({
@@ -11,8 +12,10 @@ export const consumerGroupDescribeHandler = defineHandler({
   response: ConsumerGroupDescribeResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    const enabled = consumerGroupProtocolEnabled(c.metadata.features);
     const groups = await Promise.all(
       request.groupIds.map(async (groupId) => {
+        if (!enabled) return { groupId, errorCode: ErrorCode.UNSUPPORTED_VERSION, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
           return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }

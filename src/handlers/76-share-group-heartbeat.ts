@@ -7,6 +7,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 
@@ -16,6 +17,8 @@ export const shareGroupHeartbeatHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 });
+    // As Kafka, before authorization: share groups are off while `share.version` is 0.
+    if (!shareGroupsEnabled(c.metadata.features)) return refused(ErrorCode.UNSUPPORTED_VERSION);
     if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return refused(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     if (request.subscribedTopicNames !== null && !request.subscribedTopicNames.every(mayDescribe)) return refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED);

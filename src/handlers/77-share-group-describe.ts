@@ -8,6 +8,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 
 const UNAUTHORIZED_TOPICS_MESSAGE = 'The group has described topic(s) that the client is not authorized to describe.';
@@ -18,8 +19,10 @@ export const shareGroupDescribeHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const mayDescribeTopic = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    const enabled = shareGroupsEnabled(c.metadata.features);
     const groups = await Promise.all(
       request.groupIds.map(async (groupId) => {
+        if (!enabled) return { groupId, errorCode: ErrorCode.UNSUPPORTED_VERSION, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
           return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }

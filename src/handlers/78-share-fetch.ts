@@ -30,6 +30,7 @@ import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadR
 import type { AcquiredRange, SharePartition } from '../share/share-partition.js';
 import type { ShareSessionPartition } from '../share/share-session-cache.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler, type RequestContext } from './handler.js';
 import { acknowledgePartition, mayReadGroup, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
 import { sharesOf, type ShareServices } from './share-services.js';
@@ -159,6 +160,7 @@ export const shareFetchHandler = defineHandler({
   response: ShareFetchResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!shareGroupsEnabled(c.metadata.features)) return topLevelError(ErrorCode.UNSUPPORTED_VERSION);
     const shares = sharesOf(c);
     const version = ctx.header.requestApiVersion;
     const groupId = request.groupId ?? '';

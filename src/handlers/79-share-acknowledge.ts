@@ -8,6 +8,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ShareAcknowledgeRequest, ShareAcknowledgeResponse, type ShareAcknowledgeResponseDataInput, type ShareAcknowledgeResponsePartitionDataInput } from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 import { acknowledgePartition, mayReadGroup, partitionFinder, ShareLeaderHints } from './share-partition-requests.js';
 import { sharesOf } from './share-services.js';
@@ -23,6 +24,7 @@ export const shareAcknowledgeHandler = defineHandler({
   response: ShareAcknowledgeResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!shareGroupsEnabled(c.metadata.features)) return topLevelError(ErrorCode.UNSUPPORTED_VERSION);
     const shares = sharesOf(c);
     const version = ctx.header.requestApiVersion;
     const groupId = request.groupId ?? '';

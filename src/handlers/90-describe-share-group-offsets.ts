@@ -9,6 +9,7 @@ import { ZERO_UUID } from '../common/uuid.js';
 import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 
 const TOPIC_AUTHORIZATION_MESSAGE = ERRORS.get(ErrorCode.TOPIC_AUTHORIZATION_FAILED)!.message;
@@ -19,9 +20,11 @@ export const describeShareGroupOffsetsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    const enabled = shareGroupsEnabled(c.metadata.features);
     const groups = await Promise.all(
       request.groups.map(async (group) => {
         const { groupId } = group;
+        if (!enabled) return { groupId, errorCode: ErrorCode.UNSUPPORTED_VERSION, topics: [] };
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
         if (group.topics !== null && group.topics.length === 0) return { groupId, topics: [] };
         const denied = (group.topics ?? []).filter((t) => !mayDescribe(t.topicName));

@@ -10,6 +10,7 @@ import { ZERO_UUID } from '../common/uuid.js';
 import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 
 export const alterShareGroupOffsetsHandler = defineHandler({
@@ -17,6 +18,9 @@ export const alterShareGroupOffsetsHandler = defineHandler({
   response: AlterShareGroupOffsetsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!shareGroupsEnabled(c.metadata.features)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message, responses: [] };
+    }
     if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
     const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const refusal = (topicName: string): number | null =>

@@ -8,6 +8,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
 
 export const deleteShareGroupOffsetsHandler = defineHandler({
@@ -15,6 +16,9 @@ export const deleteShareGroupOffsetsHandler = defineHandler({
   response: DeleteShareGroupOffsetsResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
+    if (!shareGroupsEnabled(c.metadata.features)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message, responses: [] };
+    }
     if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
     const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const refused = request.topics

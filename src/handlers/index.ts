@@ -44,6 +44,7 @@ import { describeUserScramCredentialsHandler } from './50-describe-user-scram-cr
 import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
 import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
+import { updateFeaturesHandler } from './57-update-features.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
 import { describeTransactionsHandler } from './65-describe-transactions.js';
@@ -115,6 +116,7 @@ export const HANDLERS: readonly RegisteredApi[] = [
   alterUserScramCredentialsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  updateFeaturesHandler,
   describeClusterHandler,
   describeProducersHandler,
   describeTransactionsHandler,

@@ -15,7 +15,8 @@ import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegist
 import type { AclUpdate, MetadataWriter } from '../cluster/metadata-writer.js';
 import type { ResourcePattern } from '../security/acl/index.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../cluster/replica-assignment.js';
-import { GROUP_CONFIG_ENTITY, TopicExistsError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
+import { GROUP_CONFIG_ENTITY, TopicExistsError, ZkBadVersionError, type ConfigEntityType, type KafkaZkClient } from '../zk/index.js';
+import { applyFeatureUpdates, DEFAULT_FINALIZED_FEATURES, type FeatureUpdate } from '../cluster/features.js';
 
 /** Kafka's ZooKeeper name of the cluster-wide default broker config entity. */
 const DEFAULT_BROKER_ENTITY = '<default>';
@@ -103,6 +104,32 @@ export class ZkMetadataWriter implements MetadataWriter {
     // Sanitized as Kafka names client ids in ZooKeeper: a group id may hold '/'.
     await this.session().setEntityConfig(GROUP_CONFIG_ENTITY, sanitizeEntityName(groupId), Object.fromEntries(configs));
     this.cache.setGroupConfigs(groupId, configs);
+  }
+
+  /**
+   * Validated against /feature as it is read and every registered broker's supported ranges, then
+   * written at the version read, so that two concurrent updates cannot both apply to the same
+   * levels (the loser reads again), as Kafka 3.9's controller serialized them.
+   */
+  async updateFeatures(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<void> {
+    for (;;) {
+      const zk = this.session();
+      const [current, brokers] = await Promise.all([zk.getFeatures(), zk.getBrokers()]);
+      const peers = new Map(brokers.filter((b) => b.id !== this.nodeId).map((b) => [b.id, b.features]));
+      const levels = applyFeatureUpdates(current?.levels ?? DEFAULT_FINALIZED_FEATURES.levels, updates, peers);
+      if (validateOnly || updates.length === 0) return;
+      if (current === null) {
+        await zk.createFeatures(DEFAULT_FINALIZED_FEATURES.levels);
+        continue;
+      }
+      try {
+        const zkVersion = await zk.setFeatures(levels, current.zkVersion);
+        this.cache.setFeatures({ levels, epoch: BigInt(zkVersion) });
+        return;
+      } catch (err) {
+        if (!(err instanceof ZkBadVersionError)) throw err;
+      }
+    }
   }
 
   async setClientEntityConfigs(entity: ClientEntity, configs: ReadonlyMap<string, string>): Promise<void> {

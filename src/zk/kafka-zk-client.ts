@@ -38,6 +38,7 @@ import {
   CONTROLLER_EPOCH_PATH,
   CONTROLLER_PATH,
   DELETE_TOPICS_PATH,
+  FEATURE_PATH,
   LOG_DIR_EVENT_NOTIFICATION_PATH,
   LOG_DIR_EVENT_PREFIX,
   PERSISTENT_PATHS,
@@ -72,7 +73,10 @@ import {
   type BrokerEndpoint,
   type BrokerInfo,
   type ConfigEntityType,
+  type SupportedFeatureRange,
   GROUP_CONFIG_ENTITY,
+  decodeFeatures,
+  encodeFeatures,
   type LeaderAndIsrZk,
   type TopicAssignmentData,
 } from './kafka-zk-data.js';
@@ -96,6 +100,8 @@ export interface RegisteredBroker {
   readonly endpoints: BrokerEndpoint[];
   /** The broker epoch: the zxid that created its registration (czxid). */
   readonly epoch: bigint;
+  /** The feature levels the broker supports, as it registered them. */
+  readonly features: Readonly<Record<string, SupportedFeatureRange>>;
 }
 
 export interface TopicAssignment {
@@ -246,7 +252,40 @@ export class KafkaZkClient {
     const node = await this.read(brokerIdPath(id));
     if (node === null) return null;
     const b = decodeBrokerInfo(id, node.data);
-    return { id, host: b.host, port: b.port, rack: b.rack, endpoints: b.endpoints, epoch: node.stat.czxid };
+    return { id, host: b.host, port: b.port, rack: b.rack, endpoints: b.endpoints, epoch: node.stat.czxid, features: b.features };
+  }
+
+  // --- Features ---
+
+  /**
+   * The finalized feature levels in /feature and the znode's version (the features' epoch, as
+   * Kafka 3.9 brokers report it); null when it does not exist. `watch` fires when it is created,
+   * changed or deleted (an exists watch, so it is left even when there is none).
+   */
+  async getFeatures(watch?: ZkWatcher): Promise<{ levels: Map<string, number>; zkVersion: number } | null> {
+    const stat = await this.session.retrying(() => this.session.exists(FEATURE_PATH, watch));
+    if (stat === null) return null;
+    const node = await this.read(FEATURE_PATH);
+    return node === null ? null : { levels: decodeFeatures(node.data), zkVersion: node.stat.version };
+  }
+
+  /** Calls `listener` with /feature's levels and version now and after every change, until the returned function is called or the session ends. */
+  watchFeatures(listener: (features: { levels: Map<string, number>; zkVersion: number } | null) => void): () => void {
+    return this.follow(FEATURE_PATH, (watch) => this.getFeatures(watch), listener);
+  }
+
+  /** Creates /feature with `levels` unless it exists (another broker made it first: its levels stand). */
+  async createFeatures(levels: ReadonlyMap<string, number>): Promise<void> {
+    try {
+      await this.session.retrying(() => this.session.create(FEATURE_PATH, encodeFeatures(levels)));
+    } catch (err) {
+      ignoreNodeExists(err);
+    }
+  }
+
+  /** Replaces the levels if /feature is at `expectedZkVersion` (else `ZkBadVersionError`); returns the new version. */
+  setFeatures(levels: ReadonlyMap<string, number>, expectedZkVersion: number): Promise<number> {
+    return this.session.retrying(() => this.session.set(FEATURE_PATH, encodeFeatures(levels), expectedZkVersion));
   }
 
   // --- Controller ---
@@ -267,16 +306,21 @@ export class KafkaZkClient {
    * function is called or the session ends.
    */
   watchControllerChange(listener: (controllerId: number | null) => void): () => void {
+    return this.follow(CONTROLLER_PATH, (watch) => this.getController(watch), listener);
+  }
+
+  /** Reads a znode with `read` now and again after every change it watches, until the returned function is called or the session ends. */
+  private follow<T>(path: string, read: (watch: ZkWatcher) => Promise<T>, listener: (value: T) => void): () => void {
     let active = true;
     const arm = (): void => {
       if (!active) return;
-      this.getController(() => arm()).then(
-        (id) => {
-          if (active) listener(id);
+      read(() => arm()).then(
+        (value) => {
+          if (active) listener(value);
         },
         (err: unknown) => {
           if (!active || isSessionEnd(this.session.state)) return;
-          log.error('reading /controller failed; watching again', { error: String(err) });
+          log.error(`reading ${path} failed; watching again`, { error: String(err) });
           setTimeout(arm, REARM_DELAY_MS);
         },
       );

@@ -37,6 +37,7 @@ export const ISR_CHANGE_NOTIFICATION_PATH = '/isr_change_notification';
 export const LOG_DIR_EVENT_NOTIFICATION_PATH = '/log_dir_event_notification';
 export const LOG_DIR_EVENT_PREFIX = 'log_dir_event_';
 export const PRODUCER_ID_BLOCK_PATH = '/latest_producer_id_block';
+export const FEATURE_PATH = '/feature';
 
 /** The config entity types (`ConfigType.ALL`), each a folder under /config. */
 export const CONFIG_ENTITY_TYPES = ['topics', 'clients', 'users', 'brokers', 'ips'] as const;
@@ -379,6 +380,45 @@ export function decodePartitionState(topic: string, partition: number, data: Buf
   };
   const recovery = obj['leader_recovery_state'];
   return recovery === undefined || recovery === 0 ? state : { ...state, leaderRecoveryState: r.int(obj, 'leader_recovery_state') };
+}
+
+// --- /feature ---
+
+/** `FeatureZNode` version 2 (Kafka 3.3+): a level per feature, no `min_version_level`. */
+const FEATURE_ZNODE_V1 = 1;
+const FEATURE_ZNODE_V2 = 2;
+/** `FeatureZNodeStatus.Enabled`: the finalized features are in force. */
+const FEATURE_STATUS_ENABLED = 1;
+
+/** The finalized feature levels; a feature at level 0 is left out (Kafka refuses a level below 1 here). */
+export function encodeFeatures(levels: ReadonlyMap<string, number>): Buffer {
+  const features: JsonObject = {};
+  for (const [name, level] of levels) features[name] = { max_version_level: level };
+  return encode({ features, version: FEATURE_ZNODE_V2, status: FEATURE_STATUS_ENABLED });
+}
+
+/**
+ * The finalized levels `/feature` holds, version 1 (`min_version_level` too) or 2. A node whose
+ * status is Disabled (0) finalizes nothing, as Kafka reads it.
+ */
+export function decodeFeatures(data: Buffer | null): Map<string, number> {
+  const r = new Reader(FEATURE_PATH, data);
+  const obj = r.object();
+  const version = r.int(obj, 'version');
+  if (version !== FEATURE_ZNODE_V1 && version !== FEATURE_ZNODE_V2) r.fail(`unsupported version ${version}`);
+  const status = r.int(obj, 'status');
+  if (status !== 0 && status !== FEATURE_STATUS_ENABLED) r.fail(`malformed status ${status}`);
+  const featuresJson = obj['features'];
+  if (featuresJson === undefined || featuresJson === null) r.fail('"features" is absent');
+  const levels = new Map<string, number>();
+  for (const [name, range] of Object.entries(r.asObject(featuresJson, '"features"'))) {
+    const o = r.asObject(range, `feature ${name}`);
+    const max = r.int(o, 'max_version_level');
+    if (max < 1) r.fail(`feature ${name} has max_version_level ${max}, below 1`);
+    if (version === FEATURE_ZNODE_V1 && r.int(o, 'min_version_level') > max) r.fail(`feature ${name} has min_version_level above max_version_level`);
+    levels.set(name, max);
+  }
+  return status === FEATURE_STATUS_ENABLED ? levels : new Map();
 }
 
 // --- /config/<type>/<name> and /config/changes ---

@@ -4,8 +4,9 @@
  * CreatePartitions, DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on topics,
  * ElectLeaders, DescribeCluster, ListPartitionReassignments / AlterPartitionReassignments, the
  * ACL, client-quota and SCRAM-credential APIs without an authorizer, SaslHandshake on a plaintext
- * listener and ApiVersions' features, each at the lowest, a middle and the highest version both
- * brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
+ * listener, ApiVersions' features and UpdateFeatures (its refusals, and what a disabled
+ * `group.version` or `share.version` answers), each at the lowest, a middle and the highest version
+ * both brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
  */
 import * as M from '../../src/protocol/messages/index.js';
 import { createServedTopic } from '../helpers/compat-setup.js';
@@ -270,4 +271,61 @@ function apiVersionsScenario(): Scenario {
   };
 }
 
-differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario()]);
+/** UpdateFeatures' answers, and the APIs a feature at level 0 turns off; every level is restored at the end. */
+function updateFeaturesScenario(): Scenario {
+  const SAFE_DOWNGRADE = 2;
+  const update = (label: string, versions: 'spread' | number[], featureUpdates: M.UpdateFeaturesRequestFeatureUpdateKeyInput[], validateOnly = false) =>
+    step({ label, request: M.UpdateFeaturesRequest, response: M.UpdateFeaturesResponse, versions, body: () => ({ timeoutMs: 10_000, featureUpdates, validateOnly }) });
+  const finalized = step({
+    label: 'the finalized features after the change', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: [4],
+    mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka' }, ...INTENDED.features],
+    unordered: ['supportedFeatures', 'finalizedFeatures'],
+    body: () => ({ clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1.0' }),
+  });
+  const member = 'compatcompatcompatcomp';
+  const topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
+  return {
+    name: 'UpdateFeatures: refusals, validateOnly, results by version; group.version and share.version at 0 turn their APIs off',
+    steps: [
+      update('a level above the supported range', 'spread', [{ feature: 'transaction.version', maxVersionLevel: 3 }]),
+      update('a feature nobody supports', 'spread', [{ feature: 'compat.version', maxVersionLevel: 1 }]),
+      update('v0: a downgrade with allowDowngrade, which Kafka 4.4 does not read', [0], [{ feature: 'transaction.version', maxVersionLevel: 1, allowDowngrade: true }]),
+      update('an unknown upgrade type', [1, 2], [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 4 }]),
+      update('a negative level', [1, 2], [{ feature: 'transaction.version', maxVersionLevel: -1, upgradeType: SAFE_DOWNGRADE }]),
+      update('a downgrade type to a higher level', [1, 2], [{ feature: 'group.version', maxVersionLevel: 0, upgradeType: SAFE_DOWNGRADE }, { feature: 'share.version', maxVersionLevel: 2, upgradeType: SAFE_DOWNGRADE }], true),
+      update('validateOnly: a safe downgrade', [1, 2], [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: SAFE_DOWNGRADE }], true),
+      update('the current level again: results by version', 'spread', [{ feature: 'group.version', maxVersionLevel: 1 }]),
+      update('nothing to update', [2], []),
+      update('group.version and share.version disabled', [2], [{ feature: 'group.version', maxVersionLevel: 0, upgradeType: SAFE_DOWNGRADE }, { feature: 'share.version', maxVersionLevel: 0, upgradeType: SAFE_DOWNGRADE }]),
+      finalized,
+      step({
+        label: 'ConsumerGroupHeartbeat with group.version 0', request: M.ConsumerGroupHeartbeatRequest, response: M.ConsumerGroupHeartbeatResponse, versions: 'spread',
+        body: () => ({ groupId: 'compat-features', memberId: member, memberEpoch: 0, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }),
+      }),
+      step({ label: 'ConsumerGroupDescribe with group.version 0', request: M.ConsumerGroupDescribeRequest, response: M.ConsumerGroupDescribeResponse, versions: 'spread', body: () => ({ groupIds: ['compat-features'] }) }),
+      step({
+        label: 'ShareGroupHeartbeat with share.version 0', request: M.ShareGroupHeartbeatRequest, response: M.ShareGroupHeartbeatResponse, versions: 'spread',
+        body: () => ({ groupId: 'compat-features', memberId: member, memberEpoch: 0, subscribedTopicNames: ['t'] }),
+      }),
+      step({ label: 'ShareGroupDescribe with share.version 0', request: M.ShareGroupDescribeRequest, response: M.ShareGroupDescribeResponse, versions: 'spread', body: () => ({ groupIds: ['compat-features'] }) }),
+      step({
+        label: 'ShareFetch with share.version 0', request: M.ShareFetchRequest, response: M.ShareFetchResponse, versions: 'spread',
+        body: () => ({ groupId: 'compat-features', memberId: member, maxWaitMs: 0, minBytes: 1, maxBytes: 1000, maxRecords: 10, batchSize: 10, topics: [{ topicId, partitions: [{ partitionIndex: 0 }] }] }),
+      }),
+      step({
+        label: 'ShareAcknowledge with share.version 0', request: M.ShareAcknowledgeRequest, response: M.ShareAcknowledgeResponse, versions: 'spread',
+        body: () => ({ groupId: 'compat-features', memberId: member, shareSessionEpoch: 1, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [1] }] }] }] }),
+      }),
+      step({ label: 'DescribeShareGroupOffsets with share.version 0', request: M.DescribeShareGroupOffsetsRequest, response: M.DescribeShareGroupOffsetsResponse, versions: 'spread', body: () => ({ groups: [{ groupId: 'compat-features', topics: null }] }) }),
+      step({
+        label: 'AlterShareGroupOffsets with share.version 0', request: M.AlterShareGroupOffsetsRequest, response: M.AlterShareGroupOffsetsResponse, versions: 'spread',
+        body: () => ({ groupId: 'compat-features', topics: [{ topicName: 't', partitions: [{ partitionIndex: 0, startOffset: 0n }] }] }),
+      }),
+      step({ label: 'DeleteShareGroupOffsets with share.version 0', request: M.DeleteShareGroupOffsetsRequest, response: M.DeleteShareGroupOffsetsResponse, versions: 'spread', body: () => ({ groupId: 'compat-features', topics: [{ topicName: 't' }] }) }),
+      update('group.version and share.version restored', [2], [{ feature: 'group.version', maxVersionLevel: 1 }, { feature: 'share.version', maxVersionLevel: 2 }]),
+      finalized,
+    ],
+  };
+}
+
+differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario(), updateFeaturesScenario()]);

@@ -40,7 +40,7 @@ export const INTENDED = {
   ],
   /** docs/notes/differences.md, "Features of KRaft and of what Sluice does not serve yet". */
   features: [
-    ...['metadata.version', 'kraft.version', 'eligible.leader.replicas.version', 'share.version', 'streams.version'].flatMap((name) => [
+    ...['metadata.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version'].flatMap((name) => [
       { path: `supportedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
       { path: `finalizedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
     ]),

@@ -12,11 +12,12 @@ export interface TransactionCoordinatorConfig {
   /** `transaction.remove.expired.transaction.cleanup.interval.ms`: how often expired transactional ids are removed. */
   removeExpiredTransactionalIdsIntervalMs: number;
   /**
-   * The cluster's finalized `transaction.version` feature level. Aborts the coordinator starts itself
-   * (a timeout, an InitProducerId fencing an open transaction) follow it, as in Kafka: at 2 they bump
-   * the epoch once more at the end, like every TV2 transaction.
+   * The cluster's finalized `transaction.version` feature level, read at each use (UpdateFeatures
+   * changes it). Aborts the coordinator starts itself (a timeout, an InitProducerId fencing an open
+   * transaction) follow it, as in Kafka: at 2 they bump the epoch once more at the end, like every
+   * TV2 transaction.
    */
-  transactionVersionLevel: number;
+  transactionVersionLevel: () => number;
   /** How long to wait before writing again the markers a partition leader could not take yet (Kafka's marker channel retries on its next send). */
   markerRetryBackoffMs: number;
 }
@@ -26,6 +27,6 @@ export const DEFAULT_TRANSACTION_COORDINATOR_CONFIG: Readonly<TransactionCoordin
   transactionalIdExpirationMs: 604_800_000,
   abortTimedOutTransactionsIntervalMs: 10_000,
   removeExpiredTransactionalIdsIntervalMs: 3_600_000,
-  transactionVersionLevel: 2,
+  transactionVersionLevel: () => 2,
   markerRetryBackoffMs: 100,
 };

@@ -358,7 +358,7 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
    */
   private fenceAndAbort(m: TransactionMetadata, now: number, fx: Effects): void {
     const fenced: TransactionMetadata = { ...m, producerEpoch: fencedEpoch(m), lastProducerEpoch: NO_PRODUCER_EPOCH };
-    const level = this.config.transactionVersionLevel;
+    const level = this.config.transactionVersionLevel();
     this.commit(prepareEnd(fenced, false, supportsEpochBump(level) ? level : 0, NO_PRODUCER_ID, now, false), fx);
   }
 

@@ -3,7 +3,8 @@
  * set through broker 1 reaches broker 2 through ZooKeeper's change notification and acts there
  * live (a produce to a partition broker 2 leads is refused over the lowered message.max.bytes),
  * Kafka 3.9's own `kafka-configs.sh --zookeeper` reads what Sluice wrote, in Kafka's layout, and a
- * broker started after 3.9 wrote its entity starts with it.
+ * broker started after 3.9 wrote its entity starts with it. Finalized features changed through
+ * one broker (UpdateFeatures, stored in `/feature`) reach the other.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,6 +72,30 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
     } finally {
       await producer.disconnect();
     }
+  });
+
+  test('a feature level changed through broker 1 reaches broker 2, with the /feature version as the epoch', async () => {
+    const levels = async (bootstrap: string) => {
+      const r = await wireCall(bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+      return { epoch: r.finalizedFeaturesEpoch, transaction: r.finalizedFeatures.find((f) => f.name === 'transaction.version')?.maxVersionLevel ?? 0 };
+    };
+    const before = await levels(cluster.brokers[1]!.bootstrap);
+    assert.equal(before.transaction, 2);
+    const set = await wireCall(cluster.brokers[0]!.bootstrap, M.UpdateFeaturesRequest, M.UpdateFeaturesResponse, 1, {
+      timeoutMs: 10_000,
+      featureUpdates: [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }],
+      validateOnly: false,
+    });
+    assert.equal(set.errorCode, ErrorCode.NONE, set.errorMessage ?? '');
+    await eventually('broker 2 shows transaction.version 1', async () => {
+      assert.deepEqual(await levels(cluster.brokers[1]!.bootstrap), { epoch: before.epoch + 1n, transaction: 1 });
+    });
+    const refused = await wireCall(cluster.brokers[1]!.bootstrap, M.UpdateFeaturesRequest, M.UpdateFeaturesResponse, 2, {
+      timeoutMs: 10_000,
+      featureUpdates: [{ feature: 'transaction.version', maxVersionLevel: 0, upgradeType: 1 }],
+      validateOnly: false,
+    });
+    assert.equal(refused.errorCode, ErrorCode.INVALID_UPDATE_VERSION, 'broker 2 validates against the level broker 1 stored');
   });
 
   test("a group's config set through broker 2 is described by broker 1", async () => {

@@ -96,8 +96,8 @@ describe('transactions', () => {
       res.finalizedFeatures.map((f) => [f.name, f.minVersionLevel, f.maxVersionLevel]),
       [
         ['group.version', 1, 1],
-        ['transaction.version', 2, 2],
         ['share.version', 2, 2],
+        ['transaction.version', 2, 2],
       ],
     );
     assert.ok(res.finalizedFeaturesEpoch >= 0n, 'clients read the features only from an epoch they have not seen (-1 initially)');

@@ -196,3 +196,22 @@ describe('producer id block', () => {
     assert.equal(big.size, 1000);
   });
 });
+
+describe('/feature (FeatureZNode)', () => {
+  test("written as Kafka 3.9's version 2, a level per feature, status Enabled", () => {
+    assert.deepEqual(json(D.encodeFeatures(new Map([['transaction.version', 2], ['group.version', 1]]))), {
+      features: { 'transaction.version': { max_version_level: 2 }, 'group.version': { max_version_level: 1 } },
+      version: 2,
+      status: 1,
+    });
+  });
+
+  test('read from what Kafka writes: version 1 with min levels, version 2, a Disabled node finalizes nothing; bad nodes refused', () => {
+    assert.deepEqual(D.decodeFeatures(buf('{"features":{"group.version":{"max_version_level":1}},"version":2,"status":1}')), new Map([['group.version', 1]]));
+    assert.deepEqual(D.decodeFeatures(buf('{"version":1,"status":1,"features":{"x":{"min_version_level":1,"max_version_level":3}}}')), new Map([['x', 3]]));
+    assert.deepEqual(D.decodeFeatures(buf('{"version":2,"status":0,"features":{"x":{"max_version_level":3}}}')), new Map());
+    for (const bad of ['{"version":3,"status":1,"features":{}}', '{"version":2,"features":{}}', '{"version":2,"status":1}', '{"version":2,"status":1,"features":{"x":{"max_version_level":0}}}']) {
+      assert.throws(() => D.decodeFeatures(buf(bad)), KafkaZkDataError, bad);
+    }
+  });
+});

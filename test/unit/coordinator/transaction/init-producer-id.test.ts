@@ -44,7 +44,7 @@ test('a producer id without an epoch (or the reverse) is an INVALID_REQUEST', ()
 });
 
 test('an open transaction is fenced and aborted first: CONCURRENT_TRANSACTIONS, then the retry gets a higher epoch', () => {
-  const h = new Harness({ transactionVersionLevel: 0 });
+  const h = new Harness({ transactionVersionLevel: () => 0 });
   const p = h.init(0);
   h.add(1, p, [TP0, TP1]);
   assert.deepEqual(h.init(2), { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS, producerId: -1n, producerEpoch: -1 });
@@ -60,7 +60,7 @@ test('an open transaction is fenced and aborted first: CONCURRENT_TRANSACTIONS, 
 });
 
 test('with transaction.version 2 the fencing abort bumps the epoch once more, like every TV2 end', () => {
-  const h = new Harness({ transactionVersionLevel: 2 });
+  const h = new Harness({ transactionVersionLevel: () => 2 });
   const p = h.init(0);
   h.add(1, p, [TP0]);
   assert.equal(h.init(2).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS);

@@ -10,7 +10,7 @@ import { TransactionCoordinator } from '../../../../src/coordinator/transaction/
 import { Harness, TP0, TXN } from './harness.js';
 
 test('a transaction open longer than its timeout is aborted at the next sweep, with the epoch bumped', () => {
-  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: 0 });
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => 0 });
   const p = h.init(0, { timeoutMs: 15_000 });
   h.add(1000, p, [TP0]);
   assert.equal(h.c.nextDeadline(), 10_000);
@@ -27,11 +27,21 @@ test('a transaction open longer than its timeout is aborted at the next sweep, w
 });
 
 test('with transaction.version 2 a timeout abort ends with one more bump', () => {
-  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: 2 });
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => 2 });
   const p = h.init(0, { timeoutMs: 5_000 });
   h.add(0, p, [TP0], { tv: 2 });
   h.keep(h.c.tick(10_000));
   assert.deepEqual({ epoch: h.jobs.at(-1)!.producerEpoch, tv: h.jobs.at(-1)!.transactionVersion }, { epoch: 2, tv: 2 });
+});
+
+test('the transaction.version level is read at each abort: an UpdateFeatures downgrade to 1 ends the bump at once', () => {
+  let level = 2;
+  const h = new Harness({ abortTimedOutTransactionsIntervalMs: 10_000, transactionVersionLevel: () => level });
+  const p = h.init(0, { timeoutMs: 5_000 });
+  h.add(0, p, [TP0], { tv: 2 });
+  level = 1;
+  h.keep(h.c.tick(10_000));
+  assert.deepEqual({ epoch: h.jobs.at(-1)!.producerEpoch, tv: h.jobs.at(-1)!.transactionVersion }, { epoch: 1, tv: 0 });
 });
 
 test('idle ids past transactional.id.expiration.ms are tombstoned; open ones stay', () => {
