@@ -48,6 +48,9 @@ async function main(): Promise<void> {
   if (client === 'franz') buildFranzShare();
   const profileDir = join(workDir, 'cpu-profile');
   const runs: Measurement[] = [];
+  // The profile covers the share reads only, not the produce before them.
+  const consumeWindow = { fromUs: Number.MAX_SAFE_INTEGER, toUs: 0 };
+  const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
   for (let rep = 0; rep < reps; rep++) {
     for (const name of rep % 2 === 0 ? brokerNames : [...brokerNames].reverse()) {
       const dataDir = join(workDir, `${name}-${rep}`);
@@ -57,6 +60,8 @@ async function main(): Promise<void> {
       try {
         await runShare({ tools, broker, rep }, workload, (m) => {
           runs.push(m);
+          consumeWindow.fromUs = Math.min(consumeWindow.fromUs, nowUs() - m.seconds * 1e6);
+          consumeWindow.toUs = nowUs();
           log(`${name} rep ${rep} ${m.workload}: ${Math.round(m.recordsPerSecond)} rec/s, ${m.mbPerSecond.toFixed(1)} MB/s, broker ${m.brokerCpuSecondsPerGB?.toFixed(2)} CPU s/GB, consumer ${m.generatorCpuSeconds.toFixed(1)} CPU s`);
         });
       } finally {
@@ -70,8 +75,7 @@ async function main(): Promise<void> {
   writeFileSync(join(outDir, 'results.md'), md);
   console.log(md);
   if (cpuProf) {
-    const whole = { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER };
-    const threads = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(profileDir, f), whole));
+    const threads = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(profileDir, f), consumeWindow));
     writeFileSync(join(outDir, 'profile.json'), JSON.stringify(threads, null, 2) + '\n');
     for (const t of threads) log(`${t.thread}: busy ${t.busyMs.toFixed(0)} ms\n${t.topFunctions.map((f) => `  ${f.ms.toFixed(0).padStart(6)} ms ${f.percent.toFixed(1).padStart(5)}% ${f.name}`).join('\n')}`);
   }
