@@ -11,6 +11,10 @@
 //   consumeAt BOOTSTRAP TOPIC ISOLATION                 assign() every partition, read at read_committed or read_uncommitted
 //                                                      until each position reaches its end offset (markers and aborted records count no record)
 //   loopback SECONDS                                    one TCP stream over 127.0.0.1, 1 MiB writes
+//   shareConsume BOOTSTRAP TOPIC GROUP CONSUMERS RECORDS
+//                                                      CONSUMERS KafkaShareConsumers (one thread each, implicit acknowledgement:
+//                                                      every record ACCEPTed) in share group GROUP (share.auto.offset.reset=earliest)
+//                                                      until RECORDS records were delivered and every consumer closed (acknowledged)
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -30,15 +34,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -55,6 +63,7 @@ public class BenchTool {
       case "txnProduce" -> txnProduce(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]), Long.parseLong(args[5]),
           Long.parseLong(args[6]), Integer.parseInt(args[7]));
       case "consumeAt" -> consumeAt(args[1], args[2], args[3]);
+      case "shareConsume" -> shareConsume(args[1], args[2], args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]));
       default -> throw new IllegalArgumentException("unknown command " + args[0]);
     }
   }
@@ -207,6 +216,58 @@ public class BenchTool {
       double seconds = (System.nanoTime() - start) / 1e9;
       System.out.printf("{\"records\":%d,\"bytes\":%d,\"seconds\":%.3f}%n", records, bytes, seconds);
     }
+  }
+
+  /**
+   * A share group's consumers take RECORDS records between them. Implicit acknowledgement accepts
+   * each poll's records with the next poll, and close() accepts the last ones, so the clock stops
+   * once every consumer has closed: then every record is ACCEPTed on the broker. Consumers start
+   * before the clock; the group's assignment settles while the first fetches run, as in production.
+   */
+  private static void shareConsume(String bootstrap, String topic, String group, int consumers, long target) throws Exception {
+    try (Admin admin = admin(bootstrap)) {
+      AlterConfigOp earliest = new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET);
+      admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(earliest))).all().get(60, TimeUnit.SECONDS);
+    }
+    AtomicLong records = new AtomicLong();
+    AtomicLong bytes = new AtomicLong();
+    AtomicBoolean failed = new AtomicBoolean(false);
+    long start = System.nanoTime();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < consumers; i++) {
+      Properties p = new Properties();
+      p.put("bootstrap.servers", bootstrap);
+      p.put("group.id", group);
+      p.put("client.id", group + "-" + i);
+      p.put("share.acknowledgement.mode", "implicit");
+      p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+      p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+      Thread t = new Thread(() -> {
+        try (KafkaShareConsumer<byte[], byte[]> consumer = new KafkaShareConsumer<>(p)) {
+          consumer.subscribe(List.of(topic));
+          while (records.get() < target) {
+            if (System.nanoTime() - start > 600_000_000_000L) throw new IllegalStateException("share consume timed out at " + records.get() + " records");
+            long n = 0, b = 0;
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+              n++;
+              b += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
+            }
+            records.addAndGet(n);
+            bytes.addAndGet(b);
+          }
+        } catch (RuntimeException e) {
+          failed.set(true);
+          records.set(Long.MAX_VALUE);
+          e.printStackTrace();
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) t.join();
+    if (failed.get()) throw new IllegalStateException("a share consumer failed");
+    double seconds = (System.nanoTime() - start) / 1e9;
+    System.out.printf("{\"records\":%d,\"bytes\":%d,\"seconds\":%.3f}%n", records.get(), bytes.get(), seconds);
   }
 
   /**

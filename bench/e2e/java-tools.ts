@@ -32,9 +32,14 @@ export async function prepareJavaTools(outDir: string): Promise<JavaTools> {
 
 /** `jvmArgs` go before the class, e.g. -Dclient.config=FILE for BenchTool's consumer. */
 export function runJava(tools: JavaTools, mainClass: string, args: readonly string[], timeoutMs = 600_000, jvmArgs: readonly string[] = []): Promise<ToolRun> {
+  // A fixed heap: the generator sizes and collects the same way whichever broker it drives.
+  return runTool('java', ['-Xms512m', '-Xmx512m', QUIET_LOG4J(), ...jvmArgs, '-cp', tools.classpath, mainClass, ...args], timeoutMs);
+}
+
+/** Runs a load generator to its end with its CPU time sampled; a non-zero exit rejects with its output's tail. */
+export function runTool(command: string, args: readonly string[], timeoutMs = 600_000): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    // A fixed heap: the generator sizes and collects the same way whichever broker it drives.
-    const child = spawn('java', ['-Xms512m', '-Xmx512m', QUIET_LOG4J(), ...jvmArgs, '-cp', tools.classpath, mainClass, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const sampler = new CpuSampler(child.pid!);
     let out = '';
     let err = '';
@@ -45,7 +50,7 @@ export function runJava(tools: JavaTools, mainClass: string, args: readonly stri
       clearTimeout(timer);
       const generatorCpuSeconds = sampler.stop();
       if (code === 0) resolve({ stdout: out, generatorCpuSeconds });
-      else reject(new Error(`${mainClass} ${args.join(' ')} exited with ${code}:\n${err.slice(-2000)}${out.slice(-2000)}`));
+      else reject(new Error(`${command} ${args.slice(-6).join(' ')} exited with ${code}:\n${err.slice(-2000)}${out.slice(-2000)}`));
     });
   });
 }

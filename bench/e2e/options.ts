@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { MIN_GROWTH_GB } from './growth-curve.js';
 
-export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency', 'growth'] as const;
+export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency', 'growth', 'share'] as const;
 export type WorkloadGroup = (typeof WORKLOAD_GROUPS)[number];
 
 export interface BenchOptions {
@@ -31,6 +31,8 @@ export interface BenchOptions {
   /** GB (10^9 payload bytes) the growth workload writes into one topic per broker. */
   readonly growthGB: number;
   readonly diskMiB: number;
+  /** 1 KiB records the share-group workload writes and then reads with 1, 4 and 16 share consumers. */
+  readonly shareRecords: number;
   readonly loopbackSeconds: number;
   /** Extra `--override key=value` settings for the Sluice this run starts. */
   readonly sluiceOverrides: readonly string[];
@@ -42,7 +44,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [--brokers sluice,kafka]
-  [--workloads produce,partitions,consume,latency,growth]
+  [--workloads produce,partitions,consume,latency,growth,share] [--share-records N]
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--growth-gb N] [--disk-mib N] [--no-profile]
   [--producer-props batch.size=65536,linger.ms=5] [--sluice-override num.partition.workers=1,...]
@@ -66,6 +68,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'latency-seconds': { type: 'string' },
       'growth-gb': { type: 'string' },
       'disk-mib': { type: 'string' },
+      'share-records': { type: 'string' },
       'producer-props': { type: 'string', default: '' },
       'sluice-override': { type: 'string', default: '' },
       'no-profile': { type: 'boolean', default: false },
@@ -111,6 +114,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     latencyWarmupSeconds: quick ? 2 : 5,
     growthGB: growthGB(num(values['growth-gb'], 20, MIN_GROWTH_GB)),
     diskMiB: num(values['disk-mib'], 1024, 256),
+    shareRecords: num(values['share-records'], 1_000_000, 100_000),
     loopbackSeconds: quick ? 2 : 5,
     sluiceOverrides: (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('=')),
     producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),

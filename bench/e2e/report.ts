@@ -16,7 +16,7 @@ import type { Measurement } from './workloads.js';
 export interface WorkloadInfo {
   readonly id: string;
   readonly label: string;
-  readonly group: 'produce' | 'consume' | 'latency' | 'partitions' | 'growth';
+  readonly group: 'produce' | 'consume' | 'latency' | 'partitions' | 'growth' | 'share';
   readonly partitions: number;
 }
 

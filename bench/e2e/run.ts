@@ -3,7 +3,7 @@
  * alternating broker order from one repetition to the next so drift on this shared machine
  * does not favour either. Writes bench/results/<date>/results.{json,md} and SVG charts.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../tools/kafka/kafka-release.js';
@@ -16,6 +16,7 @@ import { parseOptions, type BenchOptions } from './options.js';
 import { rssMiB } from './proc-stats.js';
 import { profileSluiceProduce, type ProfileReport } from './profile.js';
 import { writeReport, summarize, type StartupInfo, type WorkloadInfo } from './report.js';
+import { buildFranzShare, runShare, SHARE_PARTITIONS, shareReport, shareWorkloadId, type ShareWorkload } from './share-workload.js';
 import { runConsume, runLatency, runProduce, type Measurement, type ProduceWorkload } from './workloads.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -145,6 +146,11 @@ async function main(): Promise<void> {
       });
     }
   }
+  const share: ShareWorkload = { records: o.shareRecords, consumerCounts: [1, 4, 16], client: 'franz' };
+  if (o.workloads.has('share')) {
+    buildFranzShare();
+    for (const b of ordered(0)) await attempt(`share groups, 1/4/16 consumers on ${b.name}`, () => runShare({ tools, broker: b, rep: 0 }, share));
+  }
   for (const b of brokers) await b.stop();
 
   let profile: ProfileReport | null = null;
@@ -163,6 +169,7 @@ async function main(): Promise<void> {
     ...produce.map((w): WorkloadInfo => ({ id: w.id, label: w.label, group: w.id.startsWith('partitions-') ? 'partitions' : 'produce', partitions: w.partitions })),
     { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
     { id: 'latency', label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`, group: 'latency', partitions: 16 },
+    ...share.consumerCounts.map((n): WorkloadInfo => ({ id: shareWorkloadId(n), label: `1 KiB, ${SHARE_PARTITIONS} p, share group, ${n} consumer${n === 1 ? '' : 's'}`, group: 'share', partitions: SHARE_PARTITIONS })),
     { id: GROWTH_WORKLOAD_ID, label: `1 KiB, 16 p, acks=1, none, log grows to ${o.growthGB} GB`, group: 'growth', partitions: 16 },
   ] satisfies WorkloadInfo[]).filter((w) => o.workloads.has(w.group));
   const markdown = writeReport(outDir, {
@@ -178,6 +185,7 @@ async function main(): Promise<void> {
     profile,
   });
   console.log(markdown);
+  if (o.workloads.has('share')) writeFileSync(join(outDir, 'share.md'), shareReport(runs.filter((r) => r.workload.startsWith('share-')), share, 1));
   log(`wrote ${outDir}`);
   rmSync(join(o.workDir, 'sluice-data'), { recursive: true, force: true });
   rmSync(join(o.workDir, 'kafka'), { recursive: true, force: true });

@@ -72,7 +72,7 @@ async function acquireFrom(
   maxRecords: number,
   abortedTransactions: ReadResult['abortedTransactions'],
 ): Promise<{ records: FileRegion; acquired: AcquiredRange[] } | null> {
-  const batches = await shares.batches.read(region);
+  const batches = await shares.batches.read(region, sp.acquisitionEnd);
   const acquired = sp.acquire(request.memberId!, batches, {
     maxRecords,
     strictRecordLimit: version >= RENEW_VERSION && request.shareAcquireMode === RECORD_LIMIT_MODE,

@@ -17,8 +17,11 @@ export interface PositionedBatch extends LogBatch {
 }
 
 export interface FetchedBatches {
-  /** The whole batches of `region`, in order (a partial batch at the end is left out, as a consumer drops it). */
-  read(region: FileRegion): Promise<PositionedBatch[]>;
+  /**
+   * The whole batches of `region`, in order (a partial batch at the end is left out, as a consumer
+   * drops it), up to the first batch starting at or after `before` (the acquisition cannot use it).
+   */
+  read(region: FileRegion, before?: bigint): Promise<PositionedBatch[]>;
   /** The bytes `[start, end)` of `region`, released with it. */
   slice(region: FileRegion, start: number, end: number): FileRegion;
 }
@@ -38,12 +41,17 @@ export function batchAt(header: Buffer, start: number): PositionedBatch {
   };
 }
 
-/** The whole batches in `bytes`, for ranges already in memory. */
-export function batchesIn(bytes: Buffer): PositionedBatch[] {
+/** Whether `batch` ends the scan of a range `length` bytes long: cut short, corrupt, or past `before`. */
+function endsScan(batch: PositionedBatch, at: number, length: number, before: bigint | undefined): boolean {
+  return batch.end > length || batch.end <= at || (before !== undefined && batch.firstOffset >= before);
+}
+
+/** The whole batches in `bytes` starting before `before`, for ranges already in memory. */
+export function batchesIn(bytes: Buffer, before?: bigint): PositionedBatch[] {
   const out: PositionedBatch[] = [];
   for (let at = 0; at + RECORD_BATCH_OVERHEAD <= bytes.length; ) {
     const batch = batchAt(bytes.subarray(at, at + RECORD_BATCH_OVERHEAD), at);
-    if (batch.end > bytes.length || batch.end <= at) break;
+    if (endsScan(batch, at, bytes.length, before)) break;
     out.push(batch);
     at = batch.end;
   }
@@ -52,16 +60,29 @@ export function batchesIn(bytes: Buffer): PositionedBatch[] {
 
 const readAt = promisify(read);
 
-/** Ranges leased in segment files: each header is read from the file (the fd is shared with the partition workers). */
+/**
+ * Bytes read from the file at a time: the headers of the batches in this much of the range come
+ * from one read through the thread pool, where a read per header cost a pool round trip per
+ * batch (most of the broker's CPU under share consumers, docs/notes/share-groups-performance.md).
+ */
+const SCAN_CHUNK_BYTES = 256 * 1024;
+
+/** Ranges leased in segment files: the headers are read from the file (the fd is shared with the partition workers). */
 export const fileBatches: FetchedBatches = {
-  async read(region) {
+  async read(region, before) {
     const out: PositionedBatch[] = [];
-    const header = Buffer.alloc(RECORD_BATCH_OVERHEAD);
+    const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, region.byteLength));
+    let chunkStart = 0;
+    let chunkLength = 0;
     for (let at = 0; at + RECORD_BATCH_OVERHEAD <= region.byteLength; ) {
-      const { bytesRead } = await readAt(region.fd, header, 0, RECORD_BATCH_OVERHEAD, region.position + at);
-      if (bytesRead < RECORD_BATCH_OVERHEAD) break;
-      const batch = batchAt(header, at);
-      if (batch.end > region.byteLength || batch.end <= at) break;
+      if (at + RECORD_BATCH_OVERHEAD > chunkStart + chunkLength) {
+        const { bytesRead } = await readAt(region.fd, chunk, 0, Math.min(chunk.length, region.byteLength - at), region.position + at);
+        chunkStart = at;
+        chunkLength = bytesRead;
+        if (bytesRead < RECORD_BATCH_OVERHEAD) break;
+      }
+      const batch = batchAt(chunk.subarray(at - chunkStart, at - chunkStart + RECORD_BATCH_OVERHEAD), at);
+      if (endsScan(batch, at, region.byteLength, before)) break;
       out.push(batch);
       at = batch.end;
     }

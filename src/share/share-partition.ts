@@ -151,6 +151,16 @@ export class SharePartition {
     return this.startOffset + BigInt(this.records.length);
   }
 
+  /**
+   * Batches starting at or after this offset are not acquired by the next acquisition: the
+   * in-flight window (`group.share.partition.max.record.locks` from the start offset) is full
+   * before them. Reads stop there instead of scanning the rest of the log.
+   */
+  get acquisitionEnd(): bigint {
+    const full = this.startOffset + BigInt(this.config().partitionMaxRecordLocks);
+    return full > this.endOffset ? full : this.endOffset;
+  }
+
   /** Offsets in flight (between the start offset and the end offset). */
   get inFlightCount(): number {
     return this.records.length;

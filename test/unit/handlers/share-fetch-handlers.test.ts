@@ -39,8 +39,8 @@ const fresh = dataHarnesses((d) => assert.equal(d.owner.outstandingLeases, 0, 'e
 
 /** The in-memory owner's ranges hold their bytes: headers are read from them, slices keep them. */
 const heldBatches: FetchedBatches = {
-  async read(region) {
-    return batchesIn((region as HeldRegion).bytes);
+  async read(region, before) {
+    return batchesIn((region as HeldRegion).bytes, before);
   },
   slice(region, start, end): HeldRegion & FileRegion {
     const bytes = (region as HeldRegion).bytes.subarray(start, end);

@@ -35,3 +35,24 @@ test('the batches of a file range are read from their headers, a partial batch a
     closeSync(fd);
   }
 });
+
+test('headers are read a chunk at a time across chunk boundaries, and the scan stops at the first batch at or past `before`', async () => {
+  // 300 batches of ~1.1 KiB: the range spans two 256 KiB chunks, with a header cut by the boundary.
+  const all = Array.from({ length: 300 }, (_, i) => batchAt(BigInt(i * 2), ['x'.repeat(1000), 'y']));
+  const bytes = Buffer.concat(all);
+  const path = join(mkdtempSync(join(tmpdir(), 'sluice-share-')), 'segment');
+  writeFileSync(path, bytes);
+  const fd = openSync(path, 'r');
+  try {
+    const region = { fd, position: 0, byteLength: bytes.length, release: () => undefined };
+    const read = await fileBatches.read(region);
+    assert.deepEqual(read, batchesIn(bytes), 'the same batches as from memory');
+    assert.equal(read.length, 300);
+    assert.deepEqual(read.map((b) => b.firstOffset), all.map((_, i) => BigInt(i * 2)));
+    const upTo = await fileBatches.read(region, 101n);
+    assert.deepEqual(upTo.map((b) => b.firstOffset), Array.from({ length: 51 }, (_, i) => BigInt(i * 2)), 'batches starting before offset 101 only');
+    assert.deepEqual(batchesIn(bytes, 101n), upTo, 'in memory as in the file');
+  } finally {
+    closeSync(fd);
+  }
+});

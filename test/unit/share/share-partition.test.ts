@@ -181,6 +181,18 @@ describe('SharePartition', () => {
     assert.equal(sp.nextFetchOffset(), 4n);
   });
 
+  test('acquisitionEnd bounds what an acquisition can take: batches starting at or after it are never acquired', async () => {
+    const { sp } = await open({ partitionMaxRecordLocks: 3 });
+    assert.equal(sp.acquisitionEnd, 3n, 'the window from the start offset');
+    const log = batches(0n, 9n, 2n);
+    sp.acquire('m1', log, take());
+    assert.equal(sp.acquisitionEnd, 4n, 'a batch overshooting the window extends it');
+    await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }], false);
+    assert.equal(sp.acquisitionEnd, 7n, 'accepted records move it on');
+    assert.deepEqual(sp.acquire('m2', log.filter((b) => b.lastOffset >= 4n), take()), [{ firstOffset: 4n, lastOffset: 7n, deliveryCount: 1 }], 'the batch at 8 starts past it');
+    assert.equal(sp.stateOf(8n), null);
+  });
+
   test('offsets missing from the log (compacted away) are archived, not acquired', async () => {
     const { sp } = await open();
     assert.deepEqual(sp.acquire('m1', [data(0n, 1n), data(5n, 6n)], take()), [
