@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { KAFKA_VERSION, kafkaLibsPresent, repoRoot } from '../../tools/kafka/kafka-release.js';
-import { buildKgoTests } from '../../tools/franz-share/franz-suite.js';
+import { buildKgoTests, KGO_TEST_BINARY } from '../../tools/franz-share/franz-suite.js';
 import { zooKeeperInstallProblem } from '../../src/zk/zookeeper-server.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
@@ -65,7 +65,7 @@ export const franzShareSkip = once((): string | undefined => {
  */
 export const franzSuiteSkip = once((): string | undefined => {
   if (!runs('go', ['version'])) return "go is not installed (franz-go's share-group tests are Go tests)";
-  return buildKgoTests();
+  return buildKgoTests(KGO_TEST_BINARY, FETCH_TIMEOUT_MS);
 });
 
 export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? undefined : 'kcat is not installed (apt-get install kcat)'));
