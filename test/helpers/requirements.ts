@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { KAFKA_VERSION, kafkaLibsPresent, repoRoot } from '../../tools/kafka/kafka-release.js';
+import { buildKgoTests, KGO_TEST_BINARY } from '../../tools/franz-share/franz-suite.js';
 import { zooKeeperInstallProblem } from '../../src/zk/zookeeper-server.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
@@ -56,6 +57,15 @@ export const franzShareSkip = once((): string | undefined => {
     encoding: 'utf8',
   });
   return build.status === 0 ? undefined : `building the franz-go share consumer failed: ${(build.error?.message ?? build.stderr).trim().split('\n').pop() ?? ''}`;
+});
+
+/**
+ * franz-go's own pkg/kgo test binary (tools/franz-share), built once with Go into dist/; the
+ * module's sources come from the Go module cache or proxy like any Go build's.
+ */
+export const franzSuiteSkip = once((): string | undefined => {
+  if (!runs('go', ['version'])) return "go is not installed (franz-go's share-group tests are Go tests)";
+  return buildKgoTests(KGO_TEST_BINARY, FETCH_TIMEOUT_MS);
 });
 
 export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? undefined : 'kcat is not installed (apt-get install kcat)'));
