@@ -7,7 +7,8 @@
  * compiles them as JavaScript RegExps anchored at both ends: the common syntax (classes,
  * alternation, quantifiers, `.*`) behaves the same; RE2-only syntax such as `\pN` or `(?P<n>…)`
  * answers INVALID_REGULAR_EXPRESSION, and backreferences, which RE2 rejects, are accepted.
- * Internal topics never match a regex, as in Kafka.
+ * Internal topics match like any other, as in Kafka 4.4 (a broker-resolved regex does not skip
+ * them; franz-go's Test848RegexBrokerResolves relies on it).
  */
 import type { MemberSubscription } from './consumer-member.js';
 
@@ -15,7 +16,6 @@ export interface TopicImage {
   readonly name: string;
   readonly topicId: string;
   readonly partitionCount: number;
-  readonly internal: boolean;
 }
 
 /** The cluster's topics as the coordinator needs them (the cluster's `MetadataImage` fits). */
@@ -54,7 +54,7 @@ export function subscribedTopicsOf(m: MemberSubscription, image: TopicsImage): S
   for (const name of m.subscribedTopicNames) if (image.topic(name) !== undefined) out.add(name);
   if (m.subscribedTopicRegex !== null) {
     const re = compileTopicRegex(m.subscribedTopicRegex);
-    if (re !== null) for (const t of image.topics()) if (!t.internal && re.test(t.name)) out.add(t.name);
+    if (re !== null) for (const t of image.topics()) if (re.test(t.name)) out.add(t.name);
   }
   return out;
 }

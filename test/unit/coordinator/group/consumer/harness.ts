@@ -10,13 +10,13 @@ export const VERSION = 1;
 
 export class FakeTopics implements TopicsImage {
   private readonly byName = new Map<string, TopicImage>();
-  add(name: string, partitionCount: number, internal = false): string {
+  add(name: string, partitionCount: number): string {
     // A topic keeps its id when it grows; a new topic gets the next one (Kafka's base64 UUID text).
     const existing = this.byName.get(name);
     const bytes = Buffer.alloc(16);
     bytes.writeUInt32BE(this.byName.size + 1, 12);
     const topicId = existing?.topicId ?? bytes.toString('base64url');
-    this.byName.set(name, { name, topicId, partitionCount, internal });
+    this.byName.set(name, { name, topicId, partitionCount });
     return topicId;
   }
   topic(name: string): TopicImage | undefined {

@@ -210,7 +210,6 @@ test('new partitions (CreatePartitions) and new topics matching a regex are assi
   assert.equal(a.partitions().length, 4);
   const t2 = s.topics.add('t2', 1);
   s.topics.add('other', 3);
-  s.topics.add('t_internal', 3, true);
   a.heartbeat(2);
   assert.deepEqual(a.owned.get(t2), [0]);
   assert.equal(a.partitions().length, 5);
