@@ -163,6 +163,8 @@ describe("the ZooKeeper layout against Kafka 3.9's KafkaZkClient", { skip: skipR
             { listenerName: 'REPLICATION', securityProtocol: 'SSL', host: 'kafka-7.example', port: 9093 },
           ],
           epoch: BigInt(ready['brokerEpoch'] as string),
+          // The supported features Kafka 3.9.1 registers (metadata.version up to 3.9-IV0), read back as Sluice's own are.
+          features: { 'metadata.version': { minVersion: 1, maxVersion: 21 } },
         },
       ]);
       assert.equal(await c.getController(), 7);
