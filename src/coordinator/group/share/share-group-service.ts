@@ -62,9 +62,7 @@ export type PartitionEnds = (partitions: ReadonlyArray<{ readonly topic: string;
  * whose delivery is not complete; -1 when the summary has no start offset or no count.
  */
 export function sharePartitionLag(summary: ShareStateSummary, end: bigint): bigint {
-  const complete = summary.deliveryCompleteCount ?? -1;
-  if (summary.startOffset < 0n || complete < 0) return UNKNOWN_LAG;
-  return end - summary.startOffset - BigInt(complete);
+  return lagComputable(summary) ? end - summary.startOffset - BigInt(summary.deliveryCompleteCount ?? 0) : UNKNOWN_LAG;
 }
 
 function lagComputable(summary: ShareStateSummary): boolean {
@@ -123,14 +121,14 @@ export class ShareGroupService<T> {
       wanted.map(async (t) => {
         const topicId = t.topicId;
         // A topic that does not exist has no offsets: -1, as OffsetFetch answers, not an error.
-        if (topicId === null) return { ...t, summaries: t.partitions.map(() => null) };
+        if (topicId === null) return { ...t, summaries: t.partitions.map((partition) => ({ partition, summary: null })) };
         const summaries = await Promise.all(
-          t.partitions.map(async (partition): Promise<ShareStateSummary | null> => {
+          t.partitions.map(async (partition): Promise<{ partition: number; summary: ShareStateSummary | null }> => {
             try {
-              return await this.persister.readSummary({ groupId, topicId, partition }, ADMIN_LEADER_EPOCH);
+              return { partition, summary: await this.persister.readSummary({ groupId, topicId, partition }, ADMIN_LEADER_EPOCH) };
             } catch (err) {
               this.logger.debug('share-partition summary unavailable', { groupId, topicId, partition, error: errorOf(err).errorMessage });
-              return null;
+              return { partition, summary: null };
             }
           }),
         );
@@ -138,15 +136,14 @@ export class ShareGroupService<T> {
       }),
     );
     // One lookup of the partition ends for every share-partition whose lag can be computed, as Kafka's coordinator makes.
-    const needEnd = summarized.flatMap((t) => t.partitions.filter((_, i) => { const s = t.summaries[i]; return s != null && lagComputable(s); }).map((partition) => ({ topic: t.name, partition })));
+    const needEnd = summarized.flatMap((t) => t.summaries.filter((s) => s.summary !== null && lagComputable(s.summary)).map((s) => ({ topic: t.name, partition: s.partition })));
     const answered = needEnd.length === 0 ? [] : await ends(needEnd);
     const endOf = new Map(needEnd.map((p, i) => [`${p.topic}\u0000${p.partition}`, answered[i]!]));
     const described = summarized.map((t): DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput => ({
       topicName: t.name,
       topicId: t.topicId ?? ZERO_UUID,
-      partitions: t.partitions.map((partitionIndex, i) => {
-        const summary = t.summaries[i];
-        if (summary == null) return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
+      partitions: t.summaries.map(({ partition: partitionIndex, summary }) => {
+        if (summary === null) return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
         const end = endOf.get(`${t.name}\u0000${partitionIndex}`);
         if (end === undefined) return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
         if (end.errorCode !== ErrorCode.NONE) return { partitionIndex, errorCode: end.errorCode, errorMessage: ERRORS.get(end.errorCode)?.message ?? null };
