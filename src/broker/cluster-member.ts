@@ -18,6 +18,7 @@ import { ZkController } from '../controller/zk-controller.js';
 import { BrokerConnections } from '../member/broker-connections.js';
 import { ControllerClient } from '../member/controller-client.js';
 import { TransactionPeerClient } from '../member/transaction-peer-client.js';
+import { PartitionEndClient } from '../member/partition-end-client.js';
 import { ShareStatePeerClient } from './share-state-peer-client.js';
 import { IsrChangeSender } from '../member/isr-change-sender.js';
 import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
@@ -66,6 +67,7 @@ export class ClusterMember {
   private brokerConnections: BrokerConnections | null = null;
   private transactionPeers: TransactionPeerClient | null = null;
   private sharePeers: ShareStatePeerClient | null = null;
+  private partitionEnds: PartitionEndClient | null = null;
   private controllerClient: ControllerClient | null = null;
   private logDirFailures: LogDirFailureHandler | null = null;
 
@@ -118,8 +120,14 @@ export class ClusterMember {
 
   /** What the handlers reach; valid once `prepare` ran. */
   membership(): ClusterMembership {
-    if (this.replicaManager === null || this.controller === null || this.transactionPeers === null) throw new Error('cluster membership used before it was prepared');
-    return { interBrokerListenerName: this.config.interBrokerListenerName, replicas: this.replicaManager, controller: this.controller, transactionPeers: this.transactionPeers };
+    if (this.replicaManager === null || this.controller === null || this.transactionPeers === null || this.partitionEnds === null) throw new Error('cluster membership used before it was prepared');
+    return {
+      interBrokerListenerName: this.config.interBrokerListenerName,
+      replicas: this.replicaManager,
+      controller: this.controller,
+      transactionPeers: this.transactionPeers,
+      partitionEnds: this.partitionEnds,
+    };
   }
 
   /** The share coordinators on the other brokers, over this member's connections; valid once `prepare` ran. */
@@ -207,6 +215,7 @@ export class ClusterMember {
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.sharePeers = new ShareStatePeerClient(this.brokerConnections, logger('share-coordinator'));
+    this.partitionEnds = new PartitionEndClient(this.brokerConnections, logger('group-coordinator'));
     this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
     this.watchConfigs(logs, configs);
   }

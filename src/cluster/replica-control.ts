@@ -135,6 +135,17 @@ export interface TransactionPeers {
   addPartitions(brokerId: number, request: TxnPartitionsSpec): Promise<TopicPartitionError[]>;
 }
 
+/** A partition's end offset as its leader answered ListOffsets LATEST, or the error it answered. */
+export interface PartitionEndAnswer {
+  readonly errorCode: number;
+  readonly offset: bigint;
+}
+
+/** The high watermarks of partitions led by another broker (a share group's lag), in the order asked. */
+export interface PartitionEndPeers {
+  latestOffsets(brokerId: number, partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number }>): Promise<PartitionEndAnswer[]>;
+}
+
 /** What a cluster member adds to the handlers' context. */
 export interface ClusterMembership {
   /** The listener brokers reach each other on: UpdateMetadata's endpoint of it is where a broker is dialled. */
@@ -142,4 +153,5 @@ export interface ClusterMembership {
   readonly replicas: ReplicaControl;
   readonly controller: ControllerPort;
   readonly transactionPeers: TransactionPeers;
+  readonly partitionEnds: PartitionEndPeers;
 }

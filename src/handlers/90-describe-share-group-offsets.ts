@@ -1,6 +1,6 @@
 /**
  * DescribeShareGroupOffsets (key 90, KIP-932): each share-partition's start offset, read from the
- * share coordinator. As Kafka's KafkaApis: DESCRIBE on the group; topics the client may not
+ * share coordinator, and (v1, KIP-1226) its lag against the partition's high watermark. As Kafka's KafkaApis: DESCRIBE on the group; topics the client may not
  * DESCRIBE answer TOPIC_AUTHORIZATION_FAILED (or are left out when all topics are asked for).
  */
 import { ERRORS, ErrorCode } from '../protocol/errors.js';
@@ -11,6 +11,7 @@ import { AclOperation, authorized, authorizedNames, ResourceType } from './autho
 import { clusterOf } from './cluster-context.js';
 import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
+import { partitionEnds } from './partition-ends.js';
 
 const TOPIC_AUTHORIZATION_MESSAGE = ERRORS.get(ErrorCode.TOPIC_AUTHORIZATION_FAILED)!.message;
 
@@ -29,7 +30,7 @@ export const describeShareGroupOffsetsHandler = defineHandler({
         if (group.topics !== null && group.topics.length === 0) return { groupId, topics: [] };
         const denied = (group.topics ?? []).filter((t) => !mayDescribe(t.topicName));
         try {
-          const described = await c.groups.share.describeOffsets({ groupId, topics: group.topics === null ? null : group.topics.filter((t) => mayDescribe(t.topicName)) }, c.metadata);
+          const described = await c.groups.share.describeOffsets({ groupId, topics: group.topics === null ? null : group.topics.filter((t) => mayDescribe(t.topicName)) }, c.metadata, partitionEnds(c));
           const allowed = (described.topics ?? []).filter((t) => mayDescribe(t.topicName ?? ''));
           const refused = denied.map((t) => ({
             topicName: t.topicName,

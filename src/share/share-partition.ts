@@ -166,6 +166,17 @@ export class SharePartition {
     return this.records.length;
   }
 
+  /**
+   * KIP-1226's delivery-complete count, written with every state write: the in-flight records
+   * (all at or after the start offset) that are ACKNOWLEDGED or ARCHIVED. The group coordinator
+   * takes it from the partition's end to get the share-partition's lag.
+   */
+  get deliveryCompleteCount(): number {
+    let complete = 0;
+    for (const r of this.records) if (r.state === RecordState.ACKNOWLEDGED || r.state === RecordState.ARCHIVED) complete++;
+    return complete;
+  }
+
   /** The state of `offset` for tests and descriptions: null outside the in-flight window. */
   stateOf(offset: bigint): { state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVED'; deliveryCount: number; memberId: string | null } | null {
     const r = this.at(offset);
@@ -312,7 +323,13 @@ export class SharePartition {
     const changed = offsets.filter((o) => o >= this.startOffset && this.at(o)!.state !== RecordState.ACQUIRED);
     try {
       if (changed.length > 0 || this.startOffset !== savedStart) {
-        await this.persister.write(this.key, { stateEpoch: this.stateEpoch, leaderEpoch: this.leaderEpoch, startOffset: this.startOffset, stateBatches: this.persistedBatches(changed) });
+        await this.persister.write(this.key, {
+          stateEpoch: this.stateEpoch,
+          leaderEpoch: this.leaderEpoch,
+          startOffset: this.startOffset,
+          deliveryCompleteCount: this.deliveryCompleteCount,
+          stateBatches: this.persistedBatches(changed),
+        });
         this.changed();
       }
     } catch (err) {

@@ -169,7 +169,7 @@ public class ShareClients {
     Thread.sleep(Long.MAX_VALUE);
   }
 
-  /** The share group as Admin describes it, and its start offsets per partition. */
+  /** The share group as Admin describes it, and its start offsets and lags (KIP-1226; -1 when unknown) per partition. */
   static void describe(String group) throws Exception {
     try (Admin admin = admin()) {
       ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get(30, TimeUnit.SECONDS);
@@ -179,9 +179,13 @@ public class ShareClients {
         members.add(Map.of("clientId", m.clientId(), "assignment", assigned));
       }
       Map<String, Long> offsets = new TreeMap<>();
+      Map<String, Long> lags = new TreeMap<>();
       admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec())).partitionsToOffsetInfo(group).get(30, TimeUnit.SECONDS)
-          .forEach((tp, info) -> offsets.put(tp.toString(), info == null ? -1L : info.startOffset()));
-      emit("described", "state", d.groupState().toString(), "members", members, "startOffsets", offsets);
+          .forEach((tp, info) -> {
+            offsets.put(tp.toString(), info == null ? -1L : info.startOffset());
+            lags.put(tp.toString(), info == null ? -1L : info.lag().orElse(-1L));
+          });
+      emit("described", "state", d.groupState().toString(), "members", members, "startOffsets", offsets, "lags", lags);
     }
   }
 }

@@ -13,6 +13,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import type { JsonLine } from '../../helpers/interop.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import { startJavaProgram, waitFor, type LineProcess } from '../groups/group-helpers.js';
+import { ok, runCli } from '../../helpers/run-cli.js';
 
 const PARTITIONS = 4;
 const PROGRAM = 'test/integration/share/ShareClients.java';
@@ -156,6 +157,14 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     assert.equal(first.length, 100);
     assert.equal(first.filter((d) => d.ack === 'REJECT').length, 50);
     await produce('q-reject', values('k', 10));
+    // Accepted and rejected records are delivered for good: the lag Admin shows is the 10 new ones.
+    const described = (await runShareClient('describe', broker.bootstrap, group)).find((l) => l['type'] === 'described');
+    const lags = Object.values((described?.['lags'] ?? {}) as Record<string, number>);
+    assert.equal(lags.length, PARTITIONS, JSON.stringify(described));
+    assert.equal(lags.reduce((a, b) => a + b, 0), 10, JSON.stringify(described));
+    const table = ok(await runCli(['groups', '--bootstrap-server', broker.bootstrap, '--describe', '--group', group]), 'sluice groups --describe').trimEnd().split('\n');
+    assert.match(table[0]!, /^GROUP +TOPIC +PARTITION +LEADER-EPOCH +START-OFFSET +LAG$/);
+    assert.equal(table.slice(1).reduce((sum, row) => sum + Number(row.split(/ +/)[5]), 0), 10, `sluice groups shows the same lag:\n${table.join('\n')}`);
     const second = await consume(broker.bootstrap, 'q-reject', group, 1, 'accept', 10);
     assert.deepEqual(second.map((d) => d.value).sort(), values('k', 10).sort(), 'only the new records, none of the rejected');
   });

@@ -25,7 +25,7 @@ import { MemoryPartitions } from './memory-partitions-fixture.js';
  */
 export function dataHarnesses(
   beforeClose: (d: DataHarness) => void = () => undefined,
-): (owner?: MemoryPartitions, transactions?: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares'>) => DataHarness {
+): (owner?: MemoryPartitions, transactions?: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares' | 'sharePersister'>) => DataHarness {
   const open: DataHarness[] = [];
   afterEach(() => {
     for (const d of open.splice(0)) {
@@ -51,7 +51,7 @@ export class DataHarness {
    */
   constructor(
     readonly owner = new MemoryPartitions(),
-    transactions: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares'> = {},
+    transactions: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares' | 'sharePersister'> = {},
   ) {
     this.h = harness({ partitions: owner, ...transactions });
     // The in-memory owner keeps no ISR changes, so it has no ISR candidates to tell.

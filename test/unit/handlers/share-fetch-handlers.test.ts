@@ -11,6 +11,7 @@ import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { shareFetchHandler } from '../../../src/handlers/78-share-fetch.js';
 import { shareAcknowledgeHandler } from '../../../src/handlers/79-share-acknowledge.js';
+import { describeShareGroupOffsetsHandler } from '../../../src/handlers/90-describe-share-group-offsets.js';
 import { wakeShareFetches, type ShareServices } from '../../../src/handlers/share-services.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
@@ -32,7 +33,7 @@ import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
 const { NONE } = ErrorCode;
-const { ACCEPT, RELEASE, RENEW } = AcknowledgeType;
+const { ACCEPT, RELEASE, REJECT, RENEW } = AcknowledgeType;
 const GROUP = 'g';
 
 const fresh = dataHarnesses((d) => assert.equal(d.owner.outstandingLeases, 0, 'every range the owner leased was released'));
@@ -64,7 +65,8 @@ async function setUp(batches: FetchedBatches = heldBatches): Promise<ShareFixtur
     sessions: new ShareSessionCache(10),
     batches,
   };
-  d = fresh(new MemoryPartitions(), { shares });
+  // The group coordinator reads the same share coordinator (DescribeShareGroupOffsets).
+  d = fresh(new MemoryPartitions(), { shares, sharePersister: persister });
   const topicId = await d.createTopic('t', 2);
   // What the group coordinator does when it assigns the partitions: the share coordinator starts them at offset 0.
   for (const partition of [0, 1]) await persister.initialize({ groupId: GROUP, topicId, partition }, 0, 0n);
@@ -292,6 +294,32 @@ describe('ShareFetch and ShareAcknowledge', () => {
 describe('ShareFetch and ShareAcknowledge authorization', () => {
   const ME = TEST_SESSION.principal;
   const allow = (resourceType: ResourceType, name: string, operation: Op) => ({ pattern: { resourceType, name, patternType: PatternType.LITERAL }, entry: { principal: ME, host: '*', operation, permissionType: PermissionType.ALLOW } });
+
+  test('DescribeShareGroupOffsets v1: the lag is the records from the start offset to the high watermark not yet acknowledged or archived', async () => {
+    const f = await setUp();
+    await produce(f.d, 0, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']);
+    await produce(f.d, 1, ['k', 'l', 'm', 'n']);
+    const fetched = await shareFetch(f, 'm1', 0, { partitions: [0] });
+    assert.deepEqual(partitionsOf(fetched).map((p) => p[3]), [[[0n, 9n, 1]]]);
+    const acked = await shareAcknowledge(f, 'm1', 1, [
+      { partition: 0, firstOffset: 0n, lastOffset: 2n, types: [ACCEPT] },
+      { partition: 0, firstOffset: 5n, lastOffset: 7n, types: [REJECT, ACCEPT, RELEASE] },
+    ]);
+    assert.equal(acked.errorCode, NONE);
+    const describe = (version: number) =>
+      f.d.call(describeShareGroupOffsetsHandler, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, version, { groups: [{ groupId: GROUP, topics: [{ topicName: 't', partitions: [0, 1] }] }] });
+    const v1 = await describe(1);
+    assert.deepEqual(
+      v1.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.startOffset, p.lag])),
+      [
+        [0, NONE, 3n, 5n],
+        [1, NONE, 0n, 4n],
+      ],
+      'partition 0: 10 - 3 - 2 (offsets 5 and 6 are complete; 3, 4, 7, 8 and 9 are not); partition 1: nothing delivered yet',
+    );
+    const v0 = await describe(0);
+    assert.deepEqual(v0.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.startOffset, p.lag])), [[3n, -1n], [0n, -1n]], 'v0 carries no lag');
+  });
 
   test('READ on the group comes first (GROUP_AUTHORIZATION_FAILED), then READ on each topic (TOPIC_AUTHORIZATION_FAILED)', async () => {
     const persister = new TestSharePersister();

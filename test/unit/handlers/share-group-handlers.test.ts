@@ -23,6 +23,7 @@ import { deleteShareGroupOffsetsHandler } from '../../../src/handlers/92-delete-
 import { AclOperation as Op, PatternType, PermissionType, ResourceType, type AclBinding } from '../../../src/security/acl/index.js';
 import { call, harness, TEST_SESSION, type Harness } from './admin-harness.js';
 import { TestSharePersister } from '../../helpers/share-persister.js';
+import { MemoryPartitions } from './memory-partitions-fixture.js';
 
 class MemoryGroupLog implements CoordinatorLog {
   exists(): boolean {
@@ -42,7 +43,7 @@ class MemoryGroupLog implements CoordinatorLog {
 
 const open: Harness[] = [];
 function fresh(persister = new TestSharePersister(), secured = false): { h: Harness; persister: TestSharePersister } {
-  const h = harness({ groupLog: new MemoryGroupLog(), sharePersister: persister, ...(secured ? { authorizer: { superUsers: [], allowEveryoneIfNoAclFound: false } } : {}) });
+  const h = harness({ groupLog: new MemoryGroupLog(), sharePersister: persister, partitions: new MemoryPartitions(), ...(secured ? { authorizer: { superUsers: [], allowEveryoneIfNoAclFound: false } } : {}) });
   open.push(h);
   return { h, persister };
 }
@@ -136,7 +137,7 @@ describe('share group APIs', () => {
     await persister.initialize({ groupId: 'sg', topicId: tId, partition: 1 }, 2, 42n);
     const named = await describeOffsets(h, 1, [{ topicName: 't', partitions: [1] }, { topicName: 'gone', partitions: [0] }]);
     assert.deepEqual(named.topics.map((t) => [t.topicName, t.topicId, t.partitions.map((p) => [p.partitionIndex, p.startOffset, p.lag, p.errorCode])]), [
-      ['t', tId, [[1, 42n, -1n, 0]]],
+      ['t', tId, [[1, 42n, -42n, 0]]], // the partition is empty: high watermark 0 - start offset 42 - none complete, unclamped as in Kafka
       ['gone', ZERO_UUID, [[0, -1n, -1n, 0]]],
     ]);
     const all = await describeOffsets(h, 0, null);

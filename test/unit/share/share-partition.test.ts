@@ -300,6 +300,23 @@ describe('SharePartition', () => {
     assert.deepEqual([sp.start, sp.inFlightCount, timers.delays.length, sp.nextFetchOffset()], [10n, 0, 0, 10n]);
   });
 
+  test('every write carries the delivery-complete count: acknowledged and archived records at or after the start offset', async () => {
+    const { sp, persister } = await open();
+    sp.acquire('m1', [data(0n, 9n)], take());
+    await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false);
+    await sp.acknowledge('m1', [{ firstOffset: 4n, lastOffset: 7n, acknowledgeTypes: [ACCEPT, REJECT, RELEASE, GAP] }], false);
+    await sp.acknowledge('m1', [{ firstOffset: 2n, lastOffset: 2n, acknowledgeTypes: [ACCEPT] }], false);
+    assert.equal(sp.start, 3n);
+    assert.deepEqual(
+      persister.writes.map((w) => [w.state.startOffset, w.state.deliveryCompleteCount]),
+      [[2n, 0], [2n, 3], [3n, 3]],
+      'records the start offset moved over leave the count; 4, 5 and 7 are complete, 6 was released',
+    );
+    assert.equal((await persister.readSummary(KEY, 0)).deliveryCompleteCount, 3, 'the share coordinator answers what was written');
+    const next = await open({}, persister, 1);
+    assert.equal(next.sp.deliveryCompleteCount, 3, 'a new leader counts the complete records it restores');
+  });
+
   test('after close (leadership moved) nothing is acquired and expiring locks change nothing', async () => {
     const { sp, timers, persister } = await open();
     sp.acquire('m1', [data(0n, 1n)], take());

@@ -6,7 +6,8 @@
  * - ShareGroupHeartbeat answers at once; the share-partitions it marked initializing are then
  *   initialized in the background (start offset -1) and reported back: initialized ones become
  *   assignable, failed ones are uninitialized for a later heartbeat to retry.
- * - DescribeShareGroupOffsets reads each share-partition's summary.
+ * - DescribeShareGroupOffsets reads each share-partition's summary, and its lag from the partition's
+ *   end (KIP-1226).
  * - AlterShareGroupOffsets initializes the partitions at the new start offsets.
  * - DeleteShareGroupOffsets and DeleteGroups delete share-partition state, then the records.
  */
@@ -22,7 +23,7 @@ import type {
 import type { AlterShareGroupOffsetsRequestData, AlterShareGroupOffsetsResponseDataInput } from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
 import type { DeleteShareGroupOffsetsRequestData, DeleteShareGroupOffsetsResponseDataInput, DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput } from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
 import { ErrorCode, ERRORS } from '../../../protocol/errors.js';
-import type { SharePersister } from '../../share/share-state-persister.js';
+import type { SharePersister, ShareStateSummary } from '../../share/share-state-persister.js';
 import type { GroupCoordinator } from '../group-coordinator.js';
 import type { CoordinatorResult } from '../results.js';
 import { type Assignment, assignmentOfPairs } from '../consumer/assignment.js';
@@ -33,7 +34,7 @@ import type { ShareTopicDeletion } from './share-group-admin.js';
 /** ReadShareGroupStateSummary of a share-partition the persister could not answer: no data. */
 const NO_START_OFFSET = -1n;
 const NO_LEADER_EPOCH = -1;
-/** DescribeShareGroupOffsets v1 lag when it cannot be computed (the summary carries no delivered count). */
+/** DescribeShareGroupOffsets v1 lag when it cannot be computed (no start offset or no delivery-complete count). */
 const UNKNOWN_LAG = -1n;
 /** Admin reads are not a partition leader's: no leader epoch to fence with. */
 const ADMIN_LEADER_EPOCH = -1;
@@ -42,6 +43,30 @@ const ADMIN_LEADER_EPOCH = -1;
 export interface ShareGroupRunner<T> {
   run<R>(groupId: string, op: (c: GroupCoordinator<T>, now: number) => CoordinatorResult<R, T>): Promise<R>;
   read<R>(groupId: string, op: (c: GroupCoordinator<T>) => R): Promise<R>;
+}
+
+/** A partition's end offset (high watermark), or the error its leader answered for it. */
+export interface PartitionEnd {
+  readonly errorCode: number;
+  readonly offset: bigint;
+}
+
+/**
+ * The high watermarks of partitions, answered in the order asked: ListOffsets LATEST
+ * (read_uncommitted) at each partition's leader, as Kafka's PartitionMetadataClient asks.
+ */
+export type PartitionEnds = (partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number }>) => Promise<PartitionEnd[]>;
+
+/**
+ * KIP-1226's share-partition lag: the records between the start offset and the partition's end
+ * whose delivery is not complete; -1 when the summary has no start offset or no count.
+ */
+export function sharePartitionLag(summary: ShareStateSummary, end: bigint): bigint {
+  return lagComputable(summary) ? end - summary.startOffset - BigInt(summary.deliveryCompleteCount ?? 0) : UNKNOWN_LAG;
+}
+
+function lagComputable(summary: ShareStateSummary): boolean {
+  return summary.startOffset >= 0n && (summary.deliveryCompleteCount ?? -1) >= 0;
 }
 
 export interface ShareClient {
@@ -79,6 +104,7 @@ export class ShareGroupService<T> {
   async describeOffsets(
     request: DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup,
     topics: TopicsImage,
+    ends: PartitionEnds,
   ): Promise<DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroupInput> {
     const { groupId } = request;
     const wanted: Array<{ name: string; topicId: string | null; partitions: number[] }> = [];
@@ -91,27 +117,39 @@ export class ShareGroupService<T> {
     } else {
       for (const t of request.topics) wanted.push({ name: t.topicName, topicId: topics.topic(t.topicName)?.topicId ?? null, partitions: t.partitions });
     }
-    const described = await Promise.all(
-      wanted.map(async (t): Promise<DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput> => {
-        // A topic that does not exist has no offsets: -1, as OffsetFetch answers, not an error.
-        if (t.topicId === null) {
-          return { topicName: t.name, topicId: ZERO_UUID, partitions: t.partitions.map((partitionIndex) => ({ partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG })) };
-        }
+    const summarized = await Promise.all(
+      wanted.map(async (t) => {
         const topicId = t.topicId;
-        const partitions = await Promise.all(
-          t.partitions.map(async (partitionIndex) => {
+        // A topic that does not exist has no offsets: -1, as OffsetFetch answers, not an error.
+        if (topicId === null) return { ...t, summaries: t.partitions.map((partition) => ({ partition, summary: null })) };
+        const summaries = await Promise.all(
+          t.partitions.map(async (partition): Promise<{ partition: number; summary: ShareStateSummary | null }> => {
             try {
-              const summary = await this.persister.readSummary({ groupId, topicId, partition: partitionIndex }, ADMIN_LEADER_EPOCH);
-              return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
+              return { partition, summary: await this.persister.readSummary({ groupId, topicId, partition }, ADMIN_LEADER_EPOCH) };
             } catch (err) {
-              this.logger.debug('share-partition summary unavailable', { groupId, topicId, partition: partitionIndex, error: errorOf(err).errorMessage });
-              return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
+              this.logger.debug('share-partition summary unavailable', { groupId, topicId, partition, error: errorOf(err).errorMessage });
+              return { partition, summary: null };
             }
           }),
         );
-        return { topicName: t.name, topicId, partitions };
+        return { ...t, summaries };
       }),
     );
+    // One lookup of the partition ends for every share-partition whose lag can be computed, as Kafka's coordinator makes.
+    const needEnd = summarized.flatMap((t) => t.summaries.filter((s) => s.summary !== null && lagComputable(s.summary)).map((s) => ({ topic: t.name, partition: s.partition })));
+    const answered = needEnd.length === 0 ? [] : await ends(needEnd);
+    const endOf = new Map(needEnd.map((p, i) => [`${p.topic}\u0000${p.partition}`, answered[i]!]));
+    const described = summarized.map((t): DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput => ({
+      topicName: t.name,
+      topicId: t.topicId ?? ZERO_UUID,
+      partitions: t.summaries.map(({ partition: partitionIndex, summary }) => {
+        if (summary === null) return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
+        const end = endOf.get(`${t.name}\u0000${partitionIndex}`);
+        if (end === undefined) return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
+        if (end.errorCode !== ErrorCode.NONE) return { partitionIndex, errorCode: end.errorCode, errorMessage: ERRORS.get(end.errorCode)?.message ?? null };
+        return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: sharePartitionLag(summary, end.offset) };
+      }),
+    }));
     return { groupId, topics: described, errorCode: ErrorCode.NONE, errorMessage: null };
   }
 

@@ -1,0 +1,40 @@
+/**
+ * The group coordinator's view of partitions' high watermarks (Kafka's PartitionMetadataClient):
+ * a partition this broker leads answers from its log, one led elsewhere is asked of its leader
+ * over the member's inter-broker connection (ListOffsets LATEST, read_uncommitted).
+ */
+import { groupBy } from '../common/group-by.js';
+import type { PartitionEnd, PartitionEnds } from '../coordinator/group/share/share-group-service.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { NO_EPOCH_CHECK } from '../router/partition-data.js';
+import type { ClusterContext } from './cluster-context.js';
+
+const LATEST = -1n;
+const NO_OFFSET = -1n;
+
+export function partitionEnds(c: ClusterContext): PartitionEnds {
+  return async (partitions) => {
+    const answers: PartitionEnd[] = partitions.map(() => ({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: NO_OFFSET }));
+    const remote: Array<{ leader: number; index: number }> = [];
+    const local: number[] = [];
+    partitions.forEach((p, index) => {
+      const registration = c.metadata.partition(p.topic, p.partition);
+      if (registration === undefined) return;
+      if (registration.leader < 0) answers[index] = { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: NO_OFFSET };
+      else if (registration.leader === c.nodeId || c.membership === null) local.push(index);
+      else remote.push({ leader: registration.leader, index });
+    });
+    const peers = c.membership?.partitionEnds;
+    await Promise.all([
+      ...local.map(async (index) => {
+        const reply = await c.partitions.listOffset(partitions[index]!, NO_EPOCH_CHECK, LATEST);
+        answers[index] = { errorCode: reply.errorCode, offset: reply.offset };
+      }),
+      ...[...groupBy(remote, (r) => r.leader, (r) => r.index)].map(async ([leader, indexes]) => {
+        const replies = await peers!.latestOffsets(leader, indexes.map((i) => partitions[i]!));
+        indexes.forEach((i, k) => (answers[i] = replies[k]!));
+      }),
+    ]);
+    return answers;
+  };
+}
