@@ -23,6 +23,8 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
   const group = `share-g-${suffix}`;
   const heartbeat = (body: Partial<M.ShareGroupHeartbeatRequestDataInput>) =>
     wireCall(broker.bootstrap, M.ShareGroupHeartbeatRequest, M.ShareGroupHeartbeatResponse, 1, { groupId: group, memberId: 'member-1', memberEpoch: 0, rackId: null, subscribedTopicNames: null, ...body });
+  // A group of its own, so that its one member is given every partition (member-1 stays in the first group).
+  const alone = `${group}-alone`;
   const groups = (...args: string[]) => runCli(['groups', '--bootstrap-server', broker.bootstrap, ...args]);
 
   before(async () => {
@@ -62,18 +64,18 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
     }
     const deadline = Date.now() + 30_000;
     const memberId = 'member-2';
-    let epoch = (await heartbeat({ memberId, memberEpoch: 0, subscribedTopicNames: [topic] })).memberEpoch;
+    let epoch = (await heartbeat({ groupId: alone, memberId, memberEpoch: 0, subscribedTopicNames: [topic] })).memberEpoch;
     let assigned: number[] = [];
     while (assigned.length < 2 && Date.now() < deadline) {
-      const r = await heartbeat({ memberId, memberEpoch: epoch });
+      const r = await heartbeat({ groupId: alone, memberId, memberEpoch: epoch });
       epoch = r.memberEpoch;
       assigned = r.assignment?.topicPartitions.flatMap((t) => t.partitions) ?? assigned;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.deepEqual(assigned.sort(), [0, 1]);
-    const offsets = await wireCall(broker.bootstrap, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, 1, { groups: [{ groupId: group, topics: null }] });
+    const offsets = await wireCall(broker.bootstrap, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, 1, { groups: [{ groupId: alone, topics: null }] });
     assert.deepEqual(offsets.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.startOffset])), [[0, -1n], [1, -1n]]);
-    assert.equal((await heartbeat({ memberId, memberEpoch: -1 })).errorCode, ErrorCode.NONE);
+    assert.equal((await heartbeat({ groupId: alone, memberId, memberEpoch: -1 })).errorCode, ErrorCode.NONE);
   });
 
   test('leave, then `sluice groups --delete` removes the empty share group', async () => {
@@ -82,6 +84,6 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
     assert.match(ok(await groups('--describe', '--group', group, '--state'), 'describe state'), new RegExp(`^${group} +\\S+ +\\(\\d+\\) +Empty +`, 'm'));
     assert.equal(ok(await groups('--delete', '--group', group), 'delete'), `Deletion of requested share groups ('${group}') was successful.\n`);
     const listed = await wireCall(broker.bootstrap, M.ListGroupsRequest, M.ListGroupsResponse, 5, { statesFilter: [], typesFilter: ['share'] });
-    assert.deepEqual(listed.groups, []);
+    assert.deepEqual(listed.groups.filter((g) => g.groupId === group), []);
   });
 });
