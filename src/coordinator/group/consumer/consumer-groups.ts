@@ -1,50 +1,25 @@
-/**
- * The consumer groups of one coordinator, changed only by `apply`: live operations apply the
- * changes they write and replay applies the changes it reads, so a reloaded coordinator holds
- * exactly what the log holds. `apply` also returns the record to append, which live operations
- * collect.
- */
+/** The KIP-848 consumer groups of one coordinator: how each consumer-group record applies, with Kafka's replay semantics. */
+import { GroupStore } from '../group-store.js';
 import type { CoordinatorRecord } from '../records.js';
 import { EMPTY_ASSIGNMENT } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
 import { INITIAL_ASSIGNMENT_STATE, LEAVE_GROUP_MEMBER_EPOCH, newMember } from './consumer-member.js';
 import { type ConsumerGroupChange, encodeChange } from './consumer-records.js';
 
-export class ConsumerGroups {
-  private readonly groups = new Map<string, ConsumerGroup>();
-
-  get(groupId: string): ConsumerGroup | undefined {
-    return this.groups.get(groupId);
+export class ConsumerGroups extends GroupStore<ConsumerGroup, ConsumerGroupChange> {
+  protected create(groupId: string): ConsumerGroup {
+    return new ConsumerGroup(groupId);
   }
 
-  has(groupId: string): boolean {
-    return this.groups.has(groupId);
+  protected encode(change: ConsumerGroupChange): CoordinatorRecord {
+    return encodeChange(change);
   }
 
-  all(): IterableIterator<ConsumerGroup> {
-    return this.groups.values();
-  }
-
-  clear(): void {
-    this.groups.clear();
-  }
-
-  /** Applies a live change and adds its record to `records`. */
-  write(change: ConsumerGroupChange, records: CoordinatorRecord[]): void {
-    this.apply(change);
-    records.push(encodeChange(change));
-  }
-
-  /** Applies one change, live or replayed, with Kafka's replay semantics. */
-  apply(change: ConsumerGroupChange): void {
-    const { groupId } = change;
-    if (change.value === null && !this.groups.has(groupId)) return;
-    let group = this.groups.get(groupId);
-    if (group === undefined) this.groups.set(groupId, (group = new ConsumerGroup(groupId)));
+  protected applyTo(group: ConsumerGroup, change: ConsumerGroupChange): 'deleted' | void {
     switch (change.kind) {
       case 'group-epoch':
         // The group's tombstone is written last, after its members' and assignment's.
-        if (change.value === null) this.groups.delete(groupId);
+        if (change.value === null) return 'deleted';
         else {
           group.groupEpoch = change.value.epoch;
           group.metadataHash = change.value.metadataHash;

@@ -1,49 +1,25 @@
-/**
- * The share groups of one coordinator, changed only by `apply`: live operations apply the changes
- * they write and replay applies the changes it reads, so a reloaded coordinator holds what the log
- * holds (see ConsumerGroups, which this mirrors).
- */
+/** The share groups of one coordinator: how each share-group record (types 10–15) applies. */
+import { GroupStore } from '../group-store.js';
 import type { CoordinatorRecord } from '../records.js';
 import { ShareGroup } from './share-group.js';
 import { INITIAL_SHARE_ASSIGNMENT_STATE, SHARE_LEAVE_GROUP_MEMBER_EPOCH, newShareMember } from './share-member.js';
 import { EMPTY_SHARE_PARTITIONS } from './share-partitions-state.js';
 import { type ShareGroupChange, encodeShareChange } from './share-records.js';
 
-export class ShareGroups {
-  private readonly groups = new Map<string, ShareGroup>();
-
-  get(groupId: string): ShareGroup | undefined {
-    return this.groups.get(groupId);
+export class ShareGroups extends GroupStore<ShareGroup, ShareGroupChange> {
+  protected create(groupId: string): ShareGroup {
+    return new ShareGroup(groupId);
   }
 
-  has(groupId: string): boolean {
-    return this.groups.has(groupId);
+  protected encode(change: ShareGroupChange): CoordinatorRecord {
+    return encodeShareChange(change);
   }
 
-  all(): IterableIterator<ShareGroup> {
-    return this.groups.values();
-  }
-
-  clear(): void {
-    this.groups.clear();
-  }
-
-  /** Applies a live change and adds its record to `records`. */
-  write(change: ShareGroupChange, records: CoordinatorRecord[]): void {
-    this.apply(change);
-    records.push(encodeShareChange(change));
-  }
-
-  /** Applies one change, live or replayed. */
-  apply(change: ShareGroupChange): void {
-    const { groupId } = change;
-    if (change.value === null && !this.groups.has(groupId)) return;
-    let group = this.groups.get(groupId);
-    if (group === undefined) this.groups.set(groupId, (group = new ShareGroup(groupId)));
+  protected applyTo(group: ShareGroup, change: ShareGroupChange): 'deleted' | void {
     switch (change.kind) {
       case 'group-epoch':
         // The group's tombstone is written last, after its members', assignment's and partitions'.
-        if (change.value === null) this.groups.delete(groupId);
+        if (change.value === null) return 'deleted';
         else {
           group.groupEpoch = change.value.epoch;
           group.metadataHash = change.value.metadataHash;
