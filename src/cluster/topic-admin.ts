@@ -295,8 +295,9 @@ export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: Readonly
     return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: [${perBroker.join(', ')}]`);
   }
   for (const [name, value] of configs) {
+    // Kafka 4.4 refuses a broker value that does not parse as INVALID_REQUEST (topics and groups: INVALID_CONFIG).
     const problem = validateValue(BROKER_CONFIG_BY_NAME.get(name)!, value);
-    if (problem !== null) return fail(ErrorCode.INVALID_CONFIG, problem);
+    if (problem !== null) return fail(ErrorCode.INVALID_REQUEST, problem);
     if (name === 'max.connections.per.ip.overrides' && splitList(value).some((item) => !/^.+:\d+$/.test(item))) {
       return fail(ErrorCode.INVALID_CONFIG, `Invalid value ${value} for configuration ${name}: expected host:count pairs`);
     }

@@ -3,8 +3,11 @@
  * served (Kafka's `ReplicaManager.alterReplicaLogDirs`; the copy and swap run in the partitions'
  * workers, see storage/log/log-move.ts). Needs ALTER on the cluster. Each partition is answered:
  * LOG_DIR_NOT_FOUND for a path that is not one of `log.dirs`, KAFKA_STORAGE_ERROR for an offline
- * dir or partition, REPLICA_NOT_AVAILABLE for a partition not hosted here (its dir is remembered
- * for when it is created), INVALID_TOPIC_EXCEPTION when the future directory name would be too long.
+ * dir or partition, REPLICA_NOT_AVAILABLE for a partition of the cluster not hosted here (its dir is
+ * remembered for when it is created), UNKNOWN_TOPIC_OR_PARTITION for one the cluster does not have
+ * (Kafka's `getPartitionOrException` tells the two apart and only the first is answered
+ * REPLICA_NOT_AVAILABLE for older clients), INVALID_TOPIC_EXCEPTION when the future directory name
+ * would be too long.
  * A partition named under two paths moves to the last one, as Kafka's request map keeps it.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -41,12 +44,14 @@ export const alterReplicaLogDirsHandler = defineHandler({
       }
     }
     const moves = [...byPartition.values()];
-    const errors = await clusterOf(ctx).admin.partitions.alterReplicaLogDirs(moves);
+    const cluster = clusterOf(ctx);
+    const errors = await cluster.admin.partitions.alterReplicaLogDirs(moves);
     const byTopic = new Map<string, TopicResult>();
     moves.forEach((move, i) => {
       let topic = byTopic.get(move.topic);
       if (topic === undefined) byTopic.set(move.topic, (topic = { topicName: move.topic, partitions: [] }));
-      topic.partitions!.push({ partitionIndex: move.partition, errorCode: errors[i]! });
+      const unknown = errors[i] === ErrorCode.REPLICA_NOT_AVAILABLE && cluster.metadata.partition(move.topic, move.partition) === undefined;
+      topic.partitions!.push({ partitionIndex: move.partition, errorCode: unknown ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : errors[i]! });
     });
     return { results: [...byTopic.values()] };
   },

@@ -63,7 +63,8 @@ export async function acknowledgePartition(
   }
 }
 
-const NO_LEADER: LeaderHint = { leaderId: -1, leaderEpoch: -1 };
+/** Kafka 4.4 leaves the hint at the schema's zero defaults (not -1, as Fetch's defaults are). */
+const NO_HINT: LeaderHint = { leaderId: 0, leaderEpoch: 0 };
 
 /** The current leaders of partitions answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, and their endpoints. */
 export class ShareLeaderHints {
@@ -73,9 +74,9 @@ export class ShareLeaderHints {
     this.hints = new LeaderHints(c.metadata, ctx.session.listenerName);
   }
 
-  /** Kafka answers -1/-1 unless the error calls for a hint. */
+  /** Kafka answers 0/0 unless the error calls for a hint. */
   leader(errorCode: number, topic: TopicImage | undefined, partition: number): LeaderHint {
-    return (topic === undefined ? null : this.hints.hint(errorCode, topic.name, partition)) ?? NO_LEADER;
+    return (topic === undefined ? null : this.hints.hint(errorCode, topic.name, partition)) ?? NO_HINT;
   }
 
   endpoints(): NodeEndpoint[] {

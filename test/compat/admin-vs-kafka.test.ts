@@ -1,7 +1,8 @@
 /**
  * The differential harness over the admin APIs on topics and the cluster: CreateTopics (with
  * validateOnly, bad configs, bad counts, bad names), DeleteTopics (by name and id),
- * CreatePartitions, DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on topics,
+ * CreatePartitions, DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on topics, brokers
+ * (one broker and the cluster default) and groups, DescribeLogDirs and AlterReplicaLogDirs,
  * ElectLeaders, DescribeCluster, ListPartitionReassignments / AlterPartitionReassignments, the
  * ACL, client-quota and SCRAM-credential APIs without an authorizer, SaslHandshake on a plaintext
  * listener, ApiVersions' features and UpdateFeatures (its refusals, and what a disabled
@@ -14,6 +15,7 @@ import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../
 
 const CONFIG_MASK = [INTENDED.configDocumentation, ...INTENDED.kraftMinInsyncReplicas];
 import { NO_SUCH_TOPIC_ID } from '../helpers/offset-wire.js';
+import { wireCall } from '../helpers/wire-call.js';
 
 const MISSING = 'compat-never-created';
 const TOPIC_RESOURCE = 2;
@@ -328,4 +330,82 @@ function updateFeaturesScenario(): Scenario {
   };
 }
 
-differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario(), updateFeaturesScenario()]);
+const BROKER_RESOURCE = 4;
+const GROUP_RESOURCE = 32;
+
+/** Broker configs of broker 1 and the cluster default (""), and a group's configs. */
+function brokerAndGroupConfigsScenario(): Scenario {
+  const group = 'compat-config-group';
+  const describe = (label: string, resources: M.DescribeConfigsRequestDescribeConfigsResourceInput[], synonyms: boolean) =>
+    step({
+      label, request: M.DescribeConfigsRequest, response: M.DescribeConfigsResponse, versions: 'spread', unordered: ['results[].configs'], mask: CONFIG_MASK,
+      body: (v) => ({ resources, includeSynonyms: synonyms, includeDocumentation: v >= 3 }),
+    });
+  const incremental = (label: string, validateOnly: boolean, resourceType: number, resourceName: string, configs: M.IncrementalAlterConfigsRequestAlterableConfigInput[]) =>
+    step({ label, request: M.IncrementalAlterConfigsRequest, response: M.IncrementalAlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType, resourceName, configs }] }) });
+  const alter = (label: string, validateOnly: boolean, resourceType: number, resourceName: string, configs: M.AlterConfigsRequestAlterableConfigInput[]) =>
+    step({ label, request: M.AlterConfigsRequest, response: M.AlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType, resourceName, configs }] }) });
+  const brokerKeys = ['log.cleaner.threads', 'message.max.bytes', 'log.retention.ms', 'num.io.threads', 'no.such.config'];
+  const groupKeys = ['consumer.session.timeout.ms', 'consumer.heartbeat.interval.ms', 'share.record.lock.duration.ms', 'share.auto.offset.reset'];
+  return {
+    name: 'DescribeConfigs, AlterConfigs and IncrementalAlterConfigs on a broker, the cluster default and a group',
+    steps: [
+      describe('chosen keys of broker 1, with synonyms', [{ resourceType: BROKER_RESOURCE, resourceName: '1', configurationKeys: brokerKeys }], true),
+      describe('a broker that does not exist, and a bad broker id', [{ resourceType: BROKER_RESOURCE, resourceName: '42', configurationKeys: null }, { resourceType: BROKER_RESOURCE, resourceName: 'one', configurationKeys: null }], false),
+      incremental('validateOnly: a dynamic key on broker 1', true, BROKER_RESOURCE, '1', [{ name: 'log.cleaner.threads', configOperation: SET, value: '2' }]),
+      incremental('a dynamic key on broker 1', false, BROKER_RESOURCE, '1', [{ name: 'message.max.bytes', configOperation: SET, value: '2000000' }]),
+      incremental('the cluster default', false, BROKER_RESOURCE, '', [{ name: 'log.cleaner.threads', configOperation: SET, value: '2' }]),
+      incremental('a thread-pool key', false, BROKER_RESOURCE, '1', [{ name: 'num.io.threads', configOperation: SET, value: '4' }]),
+      incremental('a key Kafka refuses dynamically', false, BROKER_RESOURCE, '1', [{ name: 'log.dirs', configOperation: SET, value: '/compat' }]),
+      incremental('a key that is not dynamic at all', false, BROKER_RESOURCE, '', [{ name: 'broker.id', configOperation: SET, value: '4' }]),
+      incremental('a bad value', false, BROKER_RESOURCE, '1', [{ name: 'log.cleaner.threads', configOperation: SET, value: 'many' }]),
+      incremental('a value out of range', false, BROKER_RESOURCE, '', [{ name: 'message.max.bytes', configOperation: SET, value: '-5' }]),
+      alter('AlterConfigs: validateOnly on broker 1', true, BROKER_RESOURCE, '1', [{ name: 'log.cleaner.threads', value: '3' }]),
+      describe('broker 1 and the cluster default after the changes', [
+        { resourceType: BROKER_RESOURCE, resourceName: '1', configurationKeys: brokerKeys },
+        { resourceType: BROKER_RESOURCE, resourceName: '', configurationKeys: brokerKeys },
+      ], true),
+      describe('a group’s chosen keys, with synonyms', [{ resourceType: GROUP_RESOURCE, resourceName: group, configurationKeys: groupKeys }], true),
+      incremental('validateOnly: a group key', true, GROUP_RESOURCE, group, [{ name: 'consumer.session.timeout.ms', configOperation: SET, value: '50000' }]),
+      incremental('a group key', false, GROUP_RESOURCE, group, [{ name: 'share.record.lock.duration.ms', configOperation: SET, value: '20000' }]),
+      incremental('a group key out of range, an unknown group key', false, GROUP_RESOURCE, group, [{ name: 'consumer.session.timeout.ms', configOperation: SET, value: '1' }, { name: 'no.such.config', configOperation: SET, value: '1' }]),
+      incremental('a bad group value', false, GROUP_RESOURCE, group, [{ name: 'share.auto.offset.reset', configOperation: SET, value: 'sideways' }]),
+      describe('the group after the changes', [{ resourceType: GROUP_RESOURCE, resourceName: group, configurationKeys: groupKeys }], true),
+    ],
+  };
+}
+
+/** DescribeLogDirs (one log dir on each broker) and AlterReplicaLogDirs' refusals. */
+function logDirsScenario(): Scenario {
+  const topic = 'compat-log-dirs';
+  const dirMask = [
+    { path: 'results[].logDir', treat: 'kind', why: 'each broker’s log dir is its own temporary directory' },
+    { path: 'results[].totalBytes', treat: 'kind', why: 'the size of the disk each broker writes to' },
+    { path: 'results[].usableBytes', treat: 'kind', why: 'the free space of the disk each broker writes to' },
+  ] as const;
+  return {
+    name: 'DescribeLogDirs, and AlterReplicaLogDirs to an unknown dir and for a partition not hosted',
+    setup: async (bootstrap, vars) => {
+      await createServedTopic(bootstrap, topic, 2);
+      const dirs = await wireCall(bootstrap, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 1, { topics: [] });
+      vars.set('dir', dirs.results[0]?.logDir);
+    },
+    steps: [
+      step({
+        label: 'a topic’s partitions, one it lacks, an unknown topic', request: M.DescribeLogDirsRequest, response: M.DescribeLogDirsResponse, versions: [1, 2, 3, 4, 5], mask: dirMask,
+        body: () => ({ topics: [{ topic, partitions: [0, 1, 9] }, { topic: MISSING, partitions: [0] }] }),
+      }),
+      step({
+        label: 'AlterReplicaLogDirs: an unknown dir', request: M.AlterReplicaLogDirsRequest, response: M.AlterReplicaLogDirsResponse, versions: 'spread',
+        body: () => ({ dirs: [{ path: '/compat/no/such/dir', topics: [{ name: topic, partitions: [0] }] }] }),
+      }),
+      step({
+        label: 'AlterReplicaLogDirs: the broker’s own dir, for a partition not hosted and an unknown topic', request: M.AlterReplicaLogDirsRequest, response: M.AlterReplicaLogDirsResponse, versions: 'spread',
+        unordered: ['results', 'results[].partitions'],
+        body: (_v, vars) => ({ dirs: [{ path: vars.get('dir') as string, topics: [{ name: topic, partitions: [9] }, { name: MISSING, partitions: [0] }] }] }),
+      }),
+    ],
+  };
+}
+
+differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), brokerAndGroupConfigsScenario(), logDirsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario(), updateFeaturesScenario()]);

@@ -316,7 +316,7 @@ describe('DescribeConfigs / AlterConfigs / IncrementalAlterConfigs', () => {
     assert.deepEqual([d.results[0]!.configs[0]!.value, d.results[0]!.configs[0]!.configSource], ['1000', ConfigSource.DYNAMIC_BROKER_CONFIG]);
     const ro = await inc('', [{ name: 'num.partitions', configOperation: 0, value: '2' }]);
     assert.deepEqual([ro.responses[0]!.errorCode, ro.responses[0]!.errorMessage], [42, 'Cannot update these configs dynamically: [num.partitions]']);
-    assert.equal((await inc('0', [{ name: 'log.segment.bytes', configOperation: 0, value: '12' }])).responses[0]!.errorCode, 40);
+    assert.equal((await inc('0', [{ name: 'log.segment.bytes', configOperation: 0, value: '12' }])).responses[0]!.errorCode, ErrorCode.INVALID_REQUEST, 'Kafka 4.4 refuses a broker value out of range as INVALID_REQUEST');
   });
 });
 
@@ -363,7 +363,7 @@ describe('DescribeCluster, DescribeLogDirs, DescribeTopicPartitions', () => {
     );
   });
 
-  test('AlterReplicaLogDirs at every version: one answer per partition, by topic; a partition named twice moves to the last path', async () => {
+  test('AlterReplicaLogDirs at every version: one answer per partition, by topic; a partition named twice moves to the last path; one the cluster lacks is unknown', async () => {
     const h = fresh();
     await createTopic(h, 'logs', 2);
     assert.deepEqual(versions(M.AlterReplicaLogDirsRequest), [1, 2]);
@@ -379,7 +379,7 @@ describe('DescribeCluster, DescribeLogDirs, DescribeTopicPartitions', () => {
         res.results.map((t) => [t.topicName, t.partitions.map((p) => [p.partitionIndex, p.errorCode])]),
         [
           ['logs', [[0, ErrorCode.LOG_DIR_NOT_FOUND], [1, ErrorCode.NONE]]],
-          ['absent', [[0, ErrorCode.REPLICA_NOT_AVAILABLE]]],
+          ['absent', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
         ],
       );
       assert.deepEqual(h.partitions.logDirMoves.map((m) => `${m.topic}-${m.partition}:${m.path}`), ['logs-0:/elsewhere', 'logs-1:/data', 'absent-0:/data']);

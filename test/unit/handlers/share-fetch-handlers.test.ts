@@ -141,7 +141,7 @@ describe('ShareFetch and ShareAcknowledge', () => {
       const res = await shareFetch(f, 'm1', 0, { partitions: [0], version });
       assert.deepEqual([res.errorCode, res.acquisitionLockTimeoutMs], [NONE, 30_000]);
       assert.deepEqual(partitionsOf(res), [[0, NONE, NONE, [[0n, 2n, 1]], [[0n, 1n], [2n, 2n]]]]);
-      assert.deepEqual(res.responses[0]!.partitions[0]!.currentLeader, { leaderId: -1, leaderEpoch: -1 });
+      assert.deepEqual(res.responses[0]!.partitions[0]!.currentLeader, { leaderId: 0, leaderEpoch: 0 });
     });
   }
 
