@@ -9,9 +9,13 @@
  * `group.version` or `share.version` answers), each at the lowest, a middle and the highest version
  * both brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
  */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
+import { javaSkip } from '../helpers/requirements.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { createServedTopic } from '../helpers/compat-setup.js';
-import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+import { INTENDED, differentialRun, step, type Scenario, type Vars } from '../helpers/differential.js';
 
 const CONFIG_MASK = [INTENDED.configDocumentation, ...INTENDED.kraftMinInsyncReplicas];
 import { NO_SUCH_TOPIC_ID } from '../helpers/offset-wire.js';
@@ -408,4 +412,15 @@ function logDirsScenario(): Scenario {
   };
 }
 
-differentialSuite('Admin APIs', [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), brokerAndGroupConfigsScenario(), logDirsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario(), updateFeaturesScenario()]);
+const SCENARIOS = [createTopicsScenario(), deleteTopicsScenario(), createPartitionsScenario(), topicConfigsScenario(), brokerAndGroupConfigsScenario(), logDirsScenario(), clusterScenario(), securityFreeScenario(), apiVersionsScenario(), updateFeaturesScenario()];
+
+describe(`Admin APIs, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
+  const run = differentialRun(SCENARIOS);
+  for (const scenario of SCENARIOS) {
+    test(scenario.name, () => {
+      const { sluiceAsked, kafkaAsked, differences } = run.compare(scenario);
+      assert.deepEqual(sluiceAsked, kafkaAsked, 'both brokers were asked the same questions');
+      assert.deepEqual(differences, []);
+    });
+  }
+});

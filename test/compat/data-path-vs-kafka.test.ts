@@ -7,9 +7,13 @@
  * record validation, fetch sessions, auto-creation. Intended differences are masked with the
  * reason in docs/notes/differences.md.
  */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
+import { javaSkip } from '../helpers/requirements.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
-import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+import { INTENDED, differentialRun, step, type Scenario, type Vars } from '../helpers/differential.js';
 import { createServedTopic, initProducer } from '../helpers/compat-setup.js';
 import { NO_SUCH_TOPIC_ID } from '../helpers/offset-wire.js';
 import { wireCall } from '../helpers/wire-call.js';
@@ -307,4 +311,15 @@ function producersScenario(): Scenario {
   };
 }
 
-differentialSuite('The data path', [produceScenario(), idempotenceScenario(), recordValidationScenario(), fetchScenario(), fetchSessionScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()]);
+const SCENARIOS = [produceScenario(), idempotenceScenario(), recordValidationScenario(), fetchScenario(), fetchSessionScenario(), listOffsetsScenario(), metadataScenario(), autoCreationScenario(), leaderEpochScenario(), deleteRecordsScenario(), producersScenario()];
+
+describe(`The data path, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
+  const run = differentialRun(SCENARIOS);
+  for (const scenario of SCENARIOS) {
+    test(scenario.name, () => {
+      const { sluiceAsked, kafkaAsked, differences } = run.compare(scenario);
+      assert.deepEqual(sluiceAsked, kafkaAsked, 'both brokers were asked the same questions');
+      assert.deepEqual(differences, []);
+    });
+  }
+});

@@ -10,9 +10,13 @@
  * group, so each walks a whole life. OffsetCommit and OffsetFetch have their own differential
  * test (offsets-vs-kafka).
  */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
+import { javaSkip } from '../helpers/requirements.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { createServedTopic } from '../helpers/compat-setup.js';
-import { INTENDED, differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+import { INTENDED, differentialRun, step, type Scenario, type Vars } from '../helpers/differential.js';
 import { awaitCoordinator, commitOffsets, committed, joinClassicGroup } from '../helpers/offset-wire.js';
 import type { MaskRule } from '../helpers/response-diff.js';
 
@@ -255,4 +259,15 @@ function shareGroupScenario(): Scenario {
   };
 }
 
-differentialSuite('Group APIs', [classicScenario(), offsetDeleteScenario(), consumerGroupScenario(), shareGroupScenario()]);
+const SCENARIOS = [classicScenario(), offsetDeleteScenario(), consumerGroupScenario(), shareGroupScenario()];
+
+describe(`Group APIs, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
+  const run = differentialRun(SCENARIOS);
+  for (const scenario of SCENARIOS) {
+    test(scenario.name, () => {
+      const { sluiceAsked, kafkaAsked, differences } = run.compare(scenario);
+      assert.deepEqual(sluiceAsked, kafkaAsked, 'both brokers were asked the same questions');
+      assert.deepEqual(differences, []);
+    });
+  }
+});

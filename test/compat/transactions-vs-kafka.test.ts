@@ -6,10 +6,14 @@
  * lowest, a middle and the highest version both brokers serve; the nth version of every API works
  * on the nth transactional id, so each walks a whole transaction.
  */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
+import { javaSkip } from '../helpers/requirements.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
 import { createServedTopic, initProducer } from '../helpers/compat-setup.js';
-import { differentialSuite, step, type Scenario, type Vars } from '../helpers/differential.js';
+import { differentialRun, step, type Scenario, type Vars } from '../helpers/differential.js';
 import { awaitCoordinator } from '../helpers/offset-wire.js';
 import type { MaskRule } from '../helpers/response-diff.js';
 import { wireCall } from '../helpers/wire-call.js';
@@ -206,4 +210,15 @@ function readCommittedScenario(): Scenario {
   };
 }
 
-differentialSuite('Transactions', [transactionScenario(), producerFencingScenario(), readCommittedScenario()]);
+const SCENARIOS = [transactionScenario(), producerFencingScenario(), readCommittedScenario()];
+
+describe(`Transactions, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
+  const run = differentialRun(SCENARIOS);
+  for (const scenario of SCENARIOS) {
+    test(scenario.name, () => {
+      const { sluiceAsked, kafkaAsked, differences } = run.compare(scenario);
+      assert.deepEqual(sluiceAsked, kafkaAsked, 'both brokers were asked the same questions');
+      assert.deepEqual(differences, []);
+    });
+  }
+});

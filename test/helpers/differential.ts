@@ -5,13 +5,11 @@
  * `responseDifferences` after each step's masks. Each scenario becomes one test listing all its
  * differences at once. Masks for intended differences cite docs/notes/differences.md.
  */
-import { before, describe, test } from 'node:test';
+import { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import * as M from '../../src/protocol/messages/index.js';
 import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
-import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
-import { javaSkip } from './requirements.js';
 import { responseDifferences, type CompareOptions, type MaskRule } from './response-diff.js';
 import { sideBySide } from './side-by-side.js';
 import { wireCall } from './wire-call.js';
@@ -181,45 +179,49 @@ function differencesOf(kafka: Recorded, sluice: Recorded): string[] {
   return responseDifferences(kafka.answer.ok, sluice.answer.ok, options);
 }
 
+/** What one scenario asked each broker, and every field where their answers differ. */
+export interface ScenarioComparison {
+  readonly sluiceAsked: readonly string[];
+  readonly kafkaAsked: readonly string[];
+  readonly differences: readonly string[];
+}
+
 /**
- * One `describe` block: Kafka and Sluice started side by side, every scenario run against both
- * (each broker in order, the two in parallel), and one test per scenario asserting no difference.
- * SLUICE_COMPAT_PRINT=1 prints every answer pair.
+ * Kafka and Sluice started side by side for the enclosing `describe` block, and every scenario run
+ * against both in its `before` hook (each broker in order, the two in parallel); `compare` gives
+ * a scenario's differences for the test to assert on. SLUICE_COMPAT_PRINT=1 prints every answer pair.
  */
-export function differentialSuite(title: string, scenarios: readonly Scenario[], sluiceOverrides: Record<string, string> = {}): void {
-  describe(`${title}, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
-    // Node 1 like the reference broker, so node ids compare. The scenarios' records carry a fixed
-    // 2023 timestamp: neither broker may delete them by retention mid-run.
-    // One __consumer_offsets partition, as the reference broker is started with, so that
-    // transactions name the same offsets partition.
-    const both = { 'log.retention.ms': '-1' };
-    const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'offsets.topic.num.partitions': '1', ...both, ...sluiceOverrides }, both);
-    let ours: Map<string, Recorded[]>;
-    let theirs: Map<string, Recorded[]>;
+export function differentialRun(scenarios: readonly Scenario[], sluiceOverrides: Record<string, string> = {}): { compare(scenario: Scenario): ScenarioComparison } {
+  // Node 1 like the reference broker, so node ids compare. The scenarios' records carry a fixed
+  // 2023 timestamp: neither broker may delete them by retention mid-run.
+  // One __consumer_offsets partition, as the reference broker is started with, so that
+  // transactions name the same offsets partition.
+  const both = { 'log.retention.ms': '-1' };
+  const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'offsets.topic.num.partitions': '1', ...both, ...sluiceOverrides }, both);
+  let ours: Map<string, Recorded[]>;
+  let theirs: Map<string, Recorded[]>;
 
-    before(async () => {
-      const { sluice, kafka } = brokers();
-      const ranges = await commonRanges(sluice.bootstrap, kafka.bootstrap);
-      [ours, theirs] = await Promise.all([runAll(sluice.bootstrap, scenarios, ranges), runAll(kafka.bootstrap, scenarios, ranges)]);
-      if (process.env['SLUICE_COMPAT_PRINT'] !== undefined) {
-        const text = (a: Answer): string => JSON.stringify('ok' in a ? a.ok : a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-        for (const [name, recorded] of theirs) {
-          recorded.forEach((r, i) => {
-            const sluiceAnswer = ours.get(name)?.[i]?.answer;
-            console.log(`${name} / ${r.label}\n  Kafka:  ${text(r.answer)}\n  Sluice: ${sluiceAnswer === undefined ? '<not asked>' : text(sluiceAnswer)}`);
-          });
-        }
+  before(async () => {
+    const { sluice, kafka } = brokers();
+    const ranges = await commonRanges(sluice.bootstrap, kafka.bootstrap);
+    [ours, theirs] = await Promise.all([runAll(sluice.bootstrap, scenarios, ranges), runAll(kafka.bootstrap, scenarios, ranges)]);
+    if (process.env['SLUICE_COMPAT_PRINT'] !== undefined) {
+      const text = (a: Answer): string => JSON.stringify('ok' in a ? a.ok : a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      for (const [name, recorded] of theirs) {
+        recorded.forEach((r, i) => {
+          const sluiceAnswer = ours.get(name)?.[i]?.answer;
+          console.log(`${name} / ${r.label}\n  Kafka:  ${text(r.answer)}\n  Sluice: ${sluiceAnswer === undefined ? '<not asked>' : text(sluiceAnswer)}`);
+        });
       }
-    });
-
-    for (const scenario of scenarios) {
-      test(scenario.name, () => {
-        const k = theirs.get(scenario.name) ?? [];
-        const s = ours.get(scenario.name) ?? [];
-        assert.deepEqual(s.map((r) => r.label), k.map((r) => r.label), 'both brokers were asked the same questions');
-        const differences = k.flatMap((r, i) => differencesOf(r, s[i]!).map((d) => `${r.label}: ${d}`));
-        assert.deepEqual(differences, []);
-      });
     }
   });
+
+  return {
+    compare(scenario) {
+      const k = theirs.get(scenario.name) ?? [];
+      const s = ours.get(scenario.name) ?? [];
+      const differences = k.flatMap((r, i) => (s[i] === undefined ? [] : differencesOf(r, s[i]).map((d) => `${r.label}: ${d}`)));
+      return { sluiceAsked: s.map((r) => r.label), kafkaAsked: k.map((r) => r.label), differences };
+    },
+  };
 }
