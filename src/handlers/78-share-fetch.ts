@@ -29,11 +29,10 @@ import type { FileRegion } from '../protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
 import type { AcquiredRange, SharePartition } from '../share/share-partition.js';
 import type { ShareSessionPartition } from '../share/share-session-cache.js';
-import { clusterOf, type ClusterContext } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
+import type { ClusterContext } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
-import { acknowledgePartition, mayReadGroup, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
-import { sharesOf, type ShareServices } from './share-services.js';
+import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
+import type { ShareServices } from './share-services.js';
 import { logStartOf, startOffsetResolver } from './share-start-offset.js';
 
 /** ShareFetch v2 added RENEW acknowledgements and the record-limit acquire mode. */
@@ -159,14 +158,10 @@ export const shareFetchHandler = defineHandler({
   request: ShareFetchRequest,
   response: ShareFetchResponse,
   async handle(request, ctx) {
-    const c = clusterOf(ctx);
-    if (!shareGroupsEnabled(c.metadata.features)) return topLevelError(ErrorCode.UNSUPPORTED_VERSION);
-    const shares = sharesOf(c);
+    const admitted = admitShareRequest(ctx, request, 'ShareFetch');
+    if ('refused' in admitted) return topLevelError(admitted.refused, admitted.message);
+    const { c, shares, groupId, memberId } = admitted;
     const version = ctx.header.requestApiVersion;
-    const groupId = request.groupId ?? '';
-    const memberId = request.memberId ?? '';
-    if (!mayReadGroup(ctx, groupId)) return topLevelError(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    if (groupId === '' || memberId === '') return topLevelError(ErrorCode.INVALID_REQUEST, 'a ShareFetch names its group and member');
     if (version >= RENEW_VERSION && request.shareAcquireMode !== 0 && request.shareAcquireMode !== RECORD_LIMIT_MODE) {
       return topLevelError(ErrorCode.INVALID_REQUEST, `unknown share acquire mode ${request.shareAcquireMode}`);
     }

@@ -7,11 +7,8 @@
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ShareAcknowledgeRequest, ShareAcknowledgeResponse, type ShareAcknowledgeResponseDataInput, type ShareAcknowledgeResponsePartitionDataInput } from '../protocol/messages/index.js';
-import { clusterOf } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
 import { defineHandler } from './handler.js';
-import { acknowledgePartition, mayReadGroup, partitionFinder, ShareLeaderHints } from './share-partition-requests.js';
-import { sharesOf } from './share-services.js';
+import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints } from './share-partition-requests.js';
 
 const RENEW_VERSION = 2;
 
@@ -23,14 +20,10 @@ export const shareAcknowledgeHandler = defineHandler({
   request: ShareAcknowledgeRequest,
   response: ShareAcknowledgeResponse,
   async handle(request, ctx) {
-    const c = clusterOf(ctx);
-    if (!shareGroupsEnabled(c.metadata.features)) return topLevelError(ErrorCode.UNSUPPORTED_VERSION);
-    const shares = sharesOf(c);
+    const admitted = admitShareRequest(ctx, request, 'ShareAcknowledge');
+    if ('refused' in admitted) return topLevelError(admitted.refused, admitted.message);
+    const { c, shares, groupId, memberId } = admitted;
     const version = ctx.header.requestApiVersion;
-    const groupId = request.groupId ?? '';
-    const memberId = request.memberId ?? '';
-    if (!mayReadGroup(ctx, groupId)) return topLevelError(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    if (groupId === '' || memberId === '') return topLevelError(ErrorCode.INVALID_REQUEST, 'a ShareAcknowledge names its group and member');
     let session;
     try {
       session = shares.sessions.forAcknowledge({ groupId, memberId }, request.shareSessionEpoch);

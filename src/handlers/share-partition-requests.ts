@@ -9,9 +9,11 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { AcknowledgementBatch } from '../share/share-partition.js';
 import type { SharePartitionManager } from '../share/share-partition-manager.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
-import type { ClusterContext } from './cluster-context.js';
+import { clusterOf, type ClusterContext } from './cluster-context.js';
+import { shareGroupsEnabled } from '../cluster/features.js';
 import type { RequestContext } from './handler.js';
 import { LeaderHints, type LeaderHint, type NodeEndpoint } from './leader-hints.js';
+import { sharesOf, type ShareServices } from './share-services.js';
 
 /** A partition a share request names, once found: its topic, or the error it is answered with. */
 export type FoundPartition = { readonly topic: TopicImage; readonly leaderEpoch: number; readonly errorCode: typeof ErrorCode.NONE } | { readonly topic: TopicImage | undefined; readonly errorCode: number };
@@ -34,9 +36,32 @@ export function partitionFinder(ctx: RequestContext, c: ClusterContext): (topicI
   };
 }
 
-/** READ on the group, which both share requests need before anything else. */
-export function mayReadGroup(ctx: RequestContext, groupId: string): boolean {
-  return authorized(ctx, AclOperation.READ, ResourceType.GROUP, groupId);
+/** A share request admitted: its cluster, the share services, and the group and member it names. */
+export interface AdmittedShareRequest {
+  readonly c: ClusterContext;
+  readonly shares: ShareServices;
+  readonly groupId: string;
+  readonly memberId: string;
+}
+
+/**
+ * What ShareFetch and ShareAcknowledge check first, in Kafka's order: share groups on
+ * (`share.version`), READ on the group, then a named group and member. A refusal is the
+ * top-level error code and message to answer.
+ */
+export function admitShareRequest(
+  ctx: RequestContext,
+  request: { readonly groupId: string | null; readonly memberId: string | null },
+  what: string,
+): AdmittedShareRequest | { readonly refused: number; readonly message: string | null } {
+  const c = clusterOf(ctx);
+  if (!shareGroupsEnabled(c.metadata.features)) return { refused: ErrorCode.UNSUPPORTED_VERSION, message: null };
+  const shares = sharesOf(c);
+  const groupId = request.groupId ?? '';
+  const memberId = request.memberId ?? '';
+  if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return { refused: ErrorCode.GROUP_AUTHORIZATION_FAILED, message: null };
+  if (groupId === '' || memberId === '') return { refused: ErrorCode.INVALID_REQUEST, message: `a ${what} names its group and member` };
+  return { c, shares, groupId, memberId };
 }
 
 /**

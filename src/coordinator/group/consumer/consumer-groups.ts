@@ -20,10 +20,8 @@ export class ConsumerGroups extends GroupStore<ConsumerGroup, ConsumerGroupChang
       case 'group-epoch':
         // The group's tombstone is written last, after its members' and assignment's.
         if (change.value === null) return 'deleted';
-        else {
-          group.groupEpoch = change.value.epoch;
-          group.metadataHash = change.value.metadataHash;
-        }
+        group.groupEpoch = change.value.epoch;
+        group.metadataHash = change.value.metadataHash;
         return;
       case 'member':
         if (change.value === null) group.removeMember(change.memberId);

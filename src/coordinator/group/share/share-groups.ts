@@ -20,10 +20,8 @@ export class ShareGroups extends GroupStore<ShareGroup, ShareGroupChange> {
       case 'group-epoch':
         // The group's tombstone is written last, after its members', assignment's and partitions'.
         if (change.value === null) return 'deleted';
-        else {
-          group.groupEpoch = change.value.epoch;
-          group.metadataHash = change.value.metadataHash;
-        }
+        group.groupEpoch = change.value.epoch;
+        group.metadataHash = change.value.metadataHash;
         return;
       case 'member':
         if (change.value === null) group.members.delete(change.memberId);
