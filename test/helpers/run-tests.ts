@@ -9,6 +9,9 @@
  * Node 20's `node --test --test-timeout` applies the one value to whole files as well as to tests,
  * which is why the file bound is set here, through `run()`.
  *
+ * The report ends with a list of the failed tests, file and first lines of the error, because a CI
+ * log keeps only its tail and a failure in the middle of 1,700 tests would otherwise be lost.
+ *
  * Only compiled tests whose TypeScript source still exists run: `tsc` does not delete the output
  * of a source that was moved or removed, and such a leftover would test code that is gone.
  */
@@ -39,9 +42,28 @@ const hasSource = (compiled: string): boolean => existsSync(join(repo, relative(
 const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [tests];
 const files = roots.flatMap(testFiles).filter(hasSource);
 
+interface Failure {
+  file: string;
+  name: string;
+  error: string;
+}
+
+function errorText(error: unknown): string {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  return text.split('\n').slice(0, 6).join('\n    ');
+}
+
+const failures: Failure[] = [];
 const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS });
-stream.on('test:fail', () => {
+stream.on('test:fail', (event: { name: string; file?: string; details: { error: unknown } }) => {
   process.exitCode = 1;
+  failures.push({ file: relative(dist, event.file ?? '?'), name: event.name, error: errorText(event.details.error) });
 });
 const report = process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap);
-report.pipe(process.stdout);
+report.pipe(process.stdout, { end: false });
+report.on('end', () => {
+  if (failures.length === 0) return;
+  process.stdout.write(`\n# ${failures.length} failed:\n`);
+  for (const f of failures) process.stdout.write(`# - ${f.file} > ${f.name}\n#     ${f.error.replace(/\n/g, '\n# ')}\n`);
+});
