@@ -383,6 +383,9 @@ export class ZkController implements ControllerPort {
       if (current === undefined) answers.push(answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
       else if (current.leader !== brokerId) answers.push(answer(ErrorCode.NOT_LEADER_OR_FOLLOWER));
       else if (item.leaderEpoch !== current.leaderEpoch) answers.push(answer(ErrorCode.FENCED_LEADER_EPOCH));
+      // A leader sends a proposal again when it lost the answer: already applied, it is answered
+      // with the state it made (Kafka's equalsAllowStalePartitionEpoch), not refused as outdated.
+      else if (item.partitionEpoch <= current.zkVersion && sameOrder(item.newIsr, current.isr)) answers.push(answer(ErrorCode.NONE));
       else if (item.partitionEpoch !== current.zkVersion) answers.push(answer(ErrorCode.INVALID_UPDATE_VERSION));
       else if (item.newIsr.some((id) => !this.ctx.isLive(id) && id !== brokerId) || !item.newIsr.every((id) => this.ctx.replicas(item.topic, item.partition).includes(id))) {
         answers.push(answer(ErrorCode.INELIGIBLE_REPLICA));

@@ -300,7 +300,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
           const got = await this.host.call(worker, PartitionOps.isrAnswers, indexes.map((i) => answers[i]!));
           indexes.forEach((i, n) => (replies[i] = got[n]!));
         } catch (err) {
-          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, retry: true };
+          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false };
         }
       }),
     );

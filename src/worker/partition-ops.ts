@@ -390,10 +390,10 @@ export const registerOps: RegisterOps = (setup) => {
     answers.map((a: IsrAnswer): IsrAnswerReply => {
       try {
         const partition = partitionOf(a);
-        const { highWatermarkMoved, retry } = partition.answerIsr(a);
-        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark, retry };
+        const { highWatermarkMoved } = partition.answerIsr(a);
+        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark };
       } catch (err) {
-        return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1, retry: false };
+        return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1 };
       }
     }),
   );

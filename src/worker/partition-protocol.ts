@@ -202,11 +202,6 @@ export interface IsrAnswerReply {
   readonly highWatermarkMoved: boolean;
   /** The high watermark after the answer (-1 with an error). */
   readonly highWatermark: number;
-  /**
-   * The error was not one Kafka's leader gives up on (nor one that waits for the controller's
-   * next state): the change stays pending and the same proposal should be sent again.
-   */
-  readonly retry: boolean;
 }
 
 // ---- hot commands (binary) ----

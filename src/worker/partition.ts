@@ -98,6 +98,12 @@ export class Partition {
   private committedIsr: ReadonlySet<number> = new Set();
   private pendingIsr: PendingIsrChange | null = null;
   /**
+   * The pending change's answer was an error Kafka's leader retries (a lost request, a timeout):
+   * the next `proposeIsr` sends the same proposal again. Without it the change would stay pending
+   * until a LeaderAndIsr that the controller, having seen nothing, never sends.
+   */
+  private resendPendingIsr = false;
+  /**
    * What the high watermark waits for (KIP-497's maximal ISR): with an expansion pending, the
    * proposed ISR — in case the controller commits it; with a shrink pending, the current one — in
    * case it does not.
@@ -400,10 +406,16 @@ export class Partition {
    * The ISR this leader wants now, marked pending until the controller answers (Kafka's
    * `maybeShrinkIsr` / `maybeExpandIsr`): without the followers that have not caught up within
    * `replica.lag.time.max.ms`, else with one follower that qualifies to join. Null while another
-   * change is pending, when not leading, or when the ISR is as it should be.
+   * change is pending (unless its answer asked for it again), when not leading, or when the ISR
+   * is as it should be.
    */
   proposeIsr(): IsrChangeProposal | null {
-    if (!this.isLeader || this.pendingIsr !== null) return null;
+    if (!this.isLeader) return null;
+    if (this.pendingIsr !== null) {
+      if (!this.resendPendingIsr) return null;
+      this.resendPendingIsr = false;
+      return { leaderEpoch: this.epoch, partitionEpoch: this.pendingIsr.partitionEpoch, isr: this.pendingIsr.isr };
+    }
     const leaderEnd = this.log.logEndOffset;
     const now = this.clock();
     const current = [...this.committedIsr];
@@ -431,20 +443,21 @@ export class Partition {
    * ignored. A committed state at this leader epoch and no older partition epoch becomes the ISR.
    * An error that says the proposal was not applied reverts to the committed ISR; one that says
    * this replica's state is outdated leaves the change pending until the controller's next state;
-   * any other asks for the same proposal again (`retry`).
+   * any other leaves it pending and sends the same proposal again.
    */
-  answerIsr(answer: IsrAnswer): { highWatermarkMoved: boolean; retry: boolean } {
-    const none = { highWatermarkMoved: false, retry: false };
+  answerIsr(answer: IsrAnswer): { highWatermarkMoved: boolean } {
+    const none = { highWatermarkMoved: false };
     const pending = this.pendingIsr;
     if (pending === null || answer.proposedLeaderEpoch !== this.epoch || answer.proposedPartitionEpoch !== pending.partitionEpoch) return none;
     if (answer.errorCode !== ErrorCode.NONE) {
       if (NOT_APPLIED_ERRORS.has(answer.errorCode)) this.setCommittedIsr(this.committedIsr);
-      return { highWatermarkMoved: false, retry: !NOT_APPLIED_ERRORS.has(answer.errorCode) && !AWAIT_STATE_ERRORS.has(answer.errorCode) };
+      else if (!AWAIT_STATE_ERRORS.has(answer.errorCode)) this.resendPendingIsr = true;
+      return none;
     }
     if (answer.leaderEpoch !== this.epoch || answer.partitionEpoch < this.partitionEpochValue) return none;
     this.partitionEpochValue = answer.partitionEpoch;
     this.setCommittedIsr(new Set(answer.isr));
-    return { highWatermarkMoved: this.maybeAdvanceHighWatermark(), retry: false };
+    return { highWatermarkMoved: this.maybeAdvanceHighWatermark() };
   }
 
   /** A committed ISR, with no change pending. */
@@ -452,6 +465,7 @@ export class Partition {
     this.committedIsr = isr;
     this.maximalIsr = isr;
     this.pendingIsr = null;
+    this.resendPendingIsr = false;
   }
 
   /**

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
-import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, ProduceRequest, ProduceResponse, DeleteTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { AlterPartitionRequest, AlterPartitionResponse, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, ProduceRequest, ProduceResponse, DeleteTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
 import { startBrokerProcess } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
@@ -73,6 +73,25 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
       child.kill('SIGCONT');
     }
     await cluster.waitFor('the follower back in the ISR', (x) => partition0(x, 'lagging')?.isrNodes.includes(follower) === true, 15_000, p.leaderId);
+  });
+
+  test("AlterPartition sent again after its answer was lost is answered with the state it made, as Kafka's controller does", async () => {
+    // 'lagging' has had its ISR shrunk and expanded: its partition epoch is above 0.
+    const m = await cluster.waitFor('lagging whole', (x) => partition0(x, 'lagging')?.isrNodes.length === 3);
+    const p = partition0(m, 'lagging')!;
+    const topicId = m.topics.find((t) => t.name === 'lagging')!.topicId;
+    const alter = (partitionEpoch: number) =>
+      wireCall(cluster.brokers[m.controllerId - 1]!.bootstrap, AlterPartitionRequest, AlterPartitionResponse, 2, {
+        brokerId: p.leaderId,
+        brokerEpoch: -1n,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, leaderEpoch: p.leaderEpoch, partitionEpoch, newIsr: [...p.isrNodes], newIsrWithEpochs: [], leaderRecoveryState: 0 }] }],
+      });
+    const replayed = (await alter(0)).topics[0]!.partitions[0]!;
+    assert.equal(replayed.errorCode, ErrorCode.NONE, 'the ISR asked for is the ISR at a later partition epoch: applied already');
+    assert.deepEqual([...replayed.isr].sort(), [...p.isrNodes].sort());
+    assert.ok(replayed.partitionEpoch > 0);
+    const ahead = (await alter(replayed.partitionEpoch + 1000)).topics[0]!.partitions[0]!;
+    assert.equal(ahead.errorCode, ErrorCode.INVALID_UPDATE_VERSION, 'a partition epoch the controller never made');
   });
 
   test('a consumer group keeps its committed offsets while its coordinator moves to another broker', async () => {

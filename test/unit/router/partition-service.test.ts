@@ -161,8 +161,8 @@ describe('a leader with a follower in its ISR', () => {
       { topic: 'missing', partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
     ]);
     assert.deepEqual(replies, [
-      { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2, retry: false },
-      { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermarkMoved: false, highWatermark: -1, retry: false },
+      { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2 },
+      { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermarkMoved: false, highWatermark: -1 },
     ]);
     assert.deepEqual(events.take(), [`appended ${name}-0`, `hw ${name}-0@2`]);
   });

@@ -315,7 +315,7 @@ test('an in-sync follower that has not caught up for replica.lag.time.max.ms is 
     assert.equal(partition.proposeIsr(), null, 'one change in flight');
     assert.equal(partition.highWatermark, 0, 'while the shrink is pending, broker 3 still holds the high watermark back');
     const done = answer(partition, { isr: [SELF, 2] });
-    assert.deepEqual(done, { highWatermarkMoved: true, retry: false });
+    assert.deepEqual(done, { highWatermarkMoved: true });
     assert.deepEqual(partition.isr, [SELF, 2]);
     assert.equal(partition.partitionEpoch, 1);
     assert.equal(partition.highWatermark, 4);
@@ -366,7 +366,7 @@ test('a follower outside the ISR joins once at the high watermark and within thi
   }
 });
 
-test("the controller's errors: not applied reverts to the committed ISR, an outdated state waits for the next one, others ask for the same proposal again", () => {
+test("the controller's errors: not applied reverts to the committed ISR, an outdated state waits for the next one, others send the same proposal again", () => {
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF] });
   try {
     partition.appendAsLeader(producedBatch(2, 10, 1), 1);
@@ -376,16 +376,19 @@ test("the controller's errors: not applied reverts to the committed ISR, an outd
       return partition.proposeIsr();
     };
     assert.deepEqual(propose()?.isr, [SELF, 2]);
-    assert.deepEqual(answer(partition, { errorCode: ErrorCode.OPERATION_NOT_ATTEMPTED, isr: [] }), { highWatermarkMoved: false, retry: false });
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.OPERATION_NOT_ATTEMPTED, isr: [] }), { highWatermarkMoved: false });
     assert.equal(partition.pendingIsrChange, null);
     assert.deepEqual(partition.isr, [SELF]);
     assert.deepEqual(propose()?.isr, [SELF, 2]);
-    assert.deepEqual(answer(partition, { errorCode: ErrorCode.INVALID_UPDATE_VERSION, isr: [] }), { highWatermarkMoved: false, retry: false });
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.INVALID_UPDATE_VERSION, isr: [] }), { highWatermarkMoved: false });
     assert.notEqual(partition.pendingIsrChange, null, 'pending until the controller sends its state');
-    assert.deepEqual(answer(partition, { errorCode: ErrorCode.REQUEST_TIMED_OUT, isr: [] }), { highWatermarkMoved: false, retry: true });
-    assert.deepEqual(answer(partition, { proposedPartitionEpoch: 7, isr: [SELF, 2] }), { highWatermarkMoved: false, retry: false }, 'an answer to another proposal');
+    assert.equal(partition.proposeIsr(), null, 'waiting for the state, nothing is sent');
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.REQUEST_TIMED_OUT, isr: [] }), { highWatermarkMoved: false });
+    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, isr: [SELF, 2] }, 'a lost request: the same proposal again');
+    assert.equal(partition.proposeIsr(), null, 'once');
+    assert.deepEqual(answer(partition, { proposedPartitionEpoch: 7, isr: [SELF, 2] }), { highWatermarkMoved: false }, 'an answer to another proposal');
     assert.deepEqual(partition.isr, [SELF]);
-    assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: false, retry: false });
+    assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: false });
     assert.deepEqual(partition.isr, [SELF, 2]);
     assert.equal(partition.partitionEpoch, 1);
   } finally {
