@@ -106,30 +106,32 @@ export function pinnedMarkdown(r: PinnedResults): string {
     '',
   );
   const throughput = r.rows.filter((row) => row.kind !== 'latency');
-  md.push('## Throughput per core', '');
-  md.push(table(
-    ['workload', 'Sluice MB/s', 'Kafka MB/s', 'Sluice/Kafka', 'rec/s S / K', 'broker CPU s/GB, Sluice', 'Kafka', 'CPU ratio', 'generator CPU s/GB S / K', 'generator core busy S / K', 'wire bytes per payload byte S / K', 'judged by'],
-    throughput.map((row) => {
-      const s = get(row.id, 'sluice') ?? get(row.id, 'target');
-      const k = get(row.id, 'kafka');
-      const saturated = (s?.generatorSaturated ?? false) || (k?.generatorSaturated ?? false);
-      return [
-        `${row.label} (${s?.runs ?? 0})`, withSpread(s?.mbPerSecond ?? null, 0), withSpread(k?.mbPerSecond ?? null, 0), ratio(s?.mbPerSecond.median, k?.mbPerSecond.median),
-        `${s ? big(s.recordsPerSecond) : '–'} / ${k ? big(k.recordsPerSecond) : '–'}`,
-        withSpread(s?.brokerCpuSecondsPerGB ?? null, 2), withSpread(k?.brokerCpuSecondsPerGB ?? null, 2), ratio(s?.brokerCpuSecondsPerGB?.median, k?.brokerCpuSecondsPerGB?.median),
-        `${n(s?.generatorCpuSecondsPerGB, 2)} / ${n(k?.generatorCpuSecondsPerGB, 2)}`,
-        `${pct(s?.generatorCoreBusy)} / ${pct(k?.generatorCoreBusy)}`,
-        `${n(s?.wireBytesPerPayloadByte, 3)} / ${n(k?.wireBytesPerPayloadByte, 3)}`,
-        saturated ? '**broker CPU/GB** (generator core saturated)' : 'throughput',
-      ];
-    }),
-  ), '');
-  md.push(
-    'Broker CPU s/GB: the broker process\'s user+system seconds (all threads) per 10^9 payload bytes. Generator CPU s/GB: the C generator\'s own '
-    + 'CPU (getrusage, librdkafka\'s threads included) per GB; on the consume row it is the consumer client\'s cost of reading from that broker. '
-    + `Generator core busy: everything on the generator's CPU over the run (≥ ${SATURATED_CORE_BUSY * 100}% counts as saturated). Wire bytes: what librdkafka sent (produce) or received (consume) per payload byte.`,
-    '',
-  );
+  if (throughput.length > 0) {
+    md.push('## Throughput per core', '');
+    md.push(table(
+      ['workload', 'Sluice MB/s', 'Kafka MB/s', 'Sluice/Kafka', 'rec/s S / K', 'broker CPU s/GB, Sluice', 'Kafka', 'CPU ratio', 'generator CPU s/GB S / K', 'generator core busy S / K', 'wire bytes per payload byte S / K', 'judged by'],
+      throughput.map((row) => {
+        const s = get(row.id, 'sluice') ?? get(row.id, 'target');
+        const k = get(row.id, 'kafka');
+        const saturated = (s?.generatorSaturated ?? false) || (k?.generatorSaturated ?? false);
+        return [
+          `${row.label} (${s?.runs ?? 0})`, withSpread(s?.mbPerSecond ?? null, 0), withSpread(k?.mbPerSecond ?? null, 0), ratio(s?.mbPerSecond.median, k?.mbPerSecond.median),
+          `${s ? big(s.recordsPerSecond) : '–'} / ${k ? big(k.recordsPerSecond) : '–'}`,
+          withSpread(s?.brokerCpuSecondsPerGB ?? null, 2), withSpread(k?.brokerCpuSecondsPerGB ?? null, 2), ratio(s?.brokerCpuSecondsPerGB?.median, k?.brokerCpuSecondsPerGB?.median),
+          `${n(s?.generatorCpuSecondsPerGB, 2)} / ${n(k?.generatorCpuSecondsPerGB, 2)}`,
+          `${pct(s?.generatorCoreBusy)} / ${pct(k?.generatorCoreBusy)}`,
+          `${n(s?.wireBytesPerPayloadByte, 3)} / ${n(k?.wireBytesPerPayloadByte, 3)}`,
+          saturated ? '**broker CPU/GB** (generator core saturated)' : 'throughput',
+        ];
+      }),
+    ), '');
+    md.push(
+      'Broker CPU s/GB: the broker process\'s user+system seconds (all threads) per 10^9 payload bytes. Generator CPU s/GB: the C generator\'s own '
+      + 'CPU (getrusage, librdkafka\'s threads included) per GB; on the consume row it is the consumer client\'s cost of reading from that broker. '
+      + `Generator core busy: everything on the generator's CPU over the run (≥ ${SATURATED_CORE_BUSY * 100}% counts as saturated). Wire bytes: what librdkafka sent (produce) or received (consume) per payload byte.`,
+      '',
+    );
+  }
   const lat = r.rows.filter((row) => row.kind === 'latency');
   if (lat.length > 0) {
     md.push('## End-to-end latency (fixed rate, intended send time in the record)', '');
