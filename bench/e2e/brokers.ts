@@ -40,6 +40,8 @@ export interface SluiceOptions {
   readonly nodeArgs?: readonly string[];
   /** Extra broker settings, key=value. */
   readonly overrides?: readonly string[];
+  /** A command that execs the broker, e.g. taskset (bench/e2e/pin.ts). */
+  readonly launcher?: readonly string[];
 }
 
 export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest> {
@@ -55,6 +57,7 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
       ...(opts.overrides ?? []),
     ],
     startTimeoutMs: 60_000,
+    launcher: opts.launcher ?? [],
   });
   const startSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const exitKill = (): void => void child.kill('SIGKILL');
@@ -74,7 +77,8 @@ export async function startSluice(opts: SluiceOptions): Promise<BrokerUnderTest>
   };
 }
 
-export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest> {
+/** `launcher`: a command that execs the JVM, e.g. taskset (bench/e2e/pin.ts). */
+export async function startKafkaBroker(dataDir: string, launcher: readonly string[] = []): Promise<BrokerUnderTest> {
   const [port, controllerPort] = [await freePort(), await freePort()];
   const started = process.hrtime.bigint();
   const kafka = await startKafka({
@@ -83,6 +87,7 @@ export async function startKafkaBroker(dataDir: string): Promise<BrokerUnderTest
     logDir: dataDir,
     // Kafka's own start script default; the heap is most of Kafka's RSS, so say which one.
     heap: '1g',
+    launcher,
     config: {
       'log.segment.bytes': String(SEGMENT_BYTES),
       'log.segment.delete.delay.ms': String(DELETE_DELAY_MS),

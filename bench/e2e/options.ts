@@ -5,9 +5,12 @@
  */
 import { parseArgs } from 'node:util';
 import { MIN_GROWTH_GB } from './growth-curve.js';
+import { COMPRESSIONS, type Compression } from './loadgen.js';
 
-export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency', 'growth', 'share'] as const;
+export const WORKLOAD_GROUPS = ['produce', 'partitions', 'consume', 'latency', 'growth', 'share', 'soak'] as const;
 export type WorkloadGroup = (typeof WORKLOAD_GROUPS)[number];
+/** The soak takes half an hour per broker: it runs only when asked for. */
+const DEFAULT_GROUPS: readonly WorkloadGroup[] = WORKLOAD_GROUPS.filter((g) => g !== 'soak');
 
 export interface BenchOptions {
   readonly quick: boolean;
@@ -39,6 +42,19 @@ export interface BenchOptions {
   /** Extra producer properties for the throughput workloads (default: the client's defaults). */
   readonly producerProps: readonly string[];
   readonly profile: boolean;
+  /** --pin: brokers on pinBrokerCpus, the C load generator on pinGeneratorCpus (bench/e2e/pinned.ts). */
+  readonly pin: boolean;
+  readonly pinBrokerCpus: string;
+  readonly pinGeneratorCpus: string;
+  /** Codecs of the pinned compressed-produce rows. */
+  readonly pinCompressions: readonly Compression[];
+  /** 1 KiB records per second of the pinned latency row (default ~50 MB/s). */
+  readonly pinLatencyRatePerSecond: number;
+  /** librdkafka properties for every run of the C generator, key=value. */
+  readonly clientProps: readonly string[];
+  readonly soakMinutes: number;
+  /** 1 KiB records per second the soak sends (and reads back). */
+  readonly soakRatePerSecond: number;
   readonly workDir: string;
   readonly outDir: string | null;
 }
@@ -48,6 +64,9 @@ const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [-
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--growth-gb N] [--disk-mib N] [--no-profile]
   [--producer-props batch.size=65536,linger.ms=5] [--sluice-override num.partition.workers=1,...]
+  [--pin [--pin-broker-cpus 0] [--pin-generator-cpus 1] [--pin-compressions lz4,gzip,snappy,zstd]
+   [--pin-latency-rate MSGS_PER_S] [--client-props key=value,...]]
+  [--workloads soak [--soak-minutes 30] [--soak-rate MSGS_PER_S]]
   [--work-dir DIR] [--out DIR]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -58,7 +77,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       bootstrap: { type: 'string' },
       pid: { type: 'string' },
       brokers: { type: 'string', default: 'sluice,kafka' },
-      workloads: { type: 'string', default: WORKLOAD_GROUPS.join(',') },
+      workloads: { type: 'string', default: DEFAULT_GROUPS.join(',') },
       reps: { type: 'string' },
       'records-1k': { type: 'string' },
       'records-100b': { type: 'string' },
@@ -72,6 +91,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'producer-props': { type: 'string', default: '' },
       'sluice-override': { type: 'string', default: '' },
       'no-profile': { type: 'boolean', default: false },
+      pin: { type: 'boolean', default: false },
+      'pin-broker-cpus': { type: 'string', default: '0' },
+      'pin-generator-cpus': { type: 'string', default: '1' },
+      'pin-compressions': { type: 'string', default: 'lz4,gzip,snappy,zstd' },
+      'pin-latency-rate': { type: 'string' },
+      'client-props': { type: 'string', default: '' },
+      'soak-minutes': { type: 'string' },
+      'soak-rate': { type: 'string' },
       'work-dir': { type: 'string', default: '/tmp/sluice-bench-e2e' },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -98,6 +125,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const workloads = (values.workloads ?? '').split(',').map((w) => w.trim());
   for (const w of workloads) if (!(WORKLOAD_GROUPS as readonly string[]).includes(w)) throw new Error(`unknown workload group ${w}\n${USAGE}`);
   const bootstrap = values.bootstrap ?? null;
+  const pinCompressions = (values['pin-compressions'] ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  for (const c of pinCompressions) if (!(COMPRESSIONS as readonly string[]).includes(c) || c === 'none') throw new Error(`unknown compression ${c}\n${USAGE}`);
+  const pin = values.pin ?? false;
   return {
     quick,
     bootstrap,
@@ -118,8 +148,17 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     loopbackSeconds: quick ? 2 : 5,
     sluiceOverrides: (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('=')),
     producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),
-    // The profile needs a Sluice this run starts.
-    profile: !(values['no-profile'] ?? false) && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),
+    // The profile needs a Sluice this run starts, unpinned.
+    profile: !(values['no-profile'] ?? false) && !pin && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),
+    pin,
+    pinBrokerCpus: values['pin-broker-cpus'] ?? '0',
+    pinGeneratorCpus: values['pin-generator-cpus'] ?? '1',
+    pinCompressions: pinCompressions as Compression[],
+    // 48,828 × 1 KiB/s is 50 MB/s.
+    pinLatencyRatePerSecond: num(values['pin-latency-rate'], 48_828, 48_828),
+    clientProps: (values['client-props'] ?? '').split(',').filter((p) => p.includes('=')),
+    soakMinutes: num(values['soak-minutes'], 30, 3),
+    soakRatePerSecond: num(values['soak-rate'], 20_000, 20_000),
     workDir: values['work-dir'] ?? '/tmp/sluice-bench-e2e',
     outDir: values.out ?? null,
   };

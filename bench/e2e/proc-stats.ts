@@ -27,16 +27,33 @@ export function rssMiB(pid: number): number {
   return statusKiB(pid, 'VmRSS') / 1024;
 }
 
+/** Busy seconds (all but idle and iowait) per line of /proc/stat: `cpu` (the machine) and `cpu0`, `cpu1`, …. */
+export function parseCpuBusy(procStat: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of procStat.split('\n')) {
+    if (!line.startsWith('cpu')) continue;
+    // cpuN user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
+    const [name, ...rest] = line.trim().split(/\s+/);
+    const v = rest.map(Number);
+    const busy = v.reduce((a, b) => a + b, 0) - (v[3] ?? 0) - (v[4] ?? 0);
+    out.set(name!, busy / CLOCK_TICKS_PER_SECOND);
+  }
+  return out;
+}
+
 /**
  * CPU seconds every process on the machine has used (busy jiffies from /proc/stat). Minus the
  * broker and the generator, this is how much CPU other work took during a run — the noise.
  */
 export function machineBusySeconds(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
-  // cpu user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
-  const v = line.trim().split(/\s+/).slice(1).map(Number);
-  const busy = v.reduce((a, b) => a + b, 0) - (v[3] ?? 0) - (v[4] ?? 0);
-  return busy / CLOCK_TICKS_PER_SECOND;
+  return parseCpuBusy(readFileSync('/proc/stat', 'utf8')).get('cpu') ?? 0;
+}
+
+/** Busy seconds of each CPU so far, by CPU number: sample before and after a run for a core's utilisation. */
+export function cpuBusySecondsByCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [name, busy] of parseCpuBusy(readFileSync('/proc/stat', 'utf8'))) if (name !== 'cpu') out.set(Number(name.slice(3)), busy);
+  return out;
 }
 
 /** Peak RSS since start or since the last resetPeakRss. */

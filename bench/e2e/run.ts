@@ -14,6 +14,10 @@ import { GROWTH_TOPIC_PREFIX, GROWTH_WORKLOAD_ID, runGrowth } from './growth.js'
 import { assertNoTopicFiles } from './log-disk.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { rssMiB } from './proc-stats.js';
+import { measureStartup } from './startup.js';
+import { runPinnedBench } from './pinned-bench.js';
+import { ensureLoadgen } from './loadgen.js';
+import { runSoak, soakSection, type SoakResult } from './soak.js';
 import { profileSluiceProduce, type ProfileReport } from './profile.js';
 import { writeReport, summarize, type StartupInfo, type WorkloadInfo } from './report.js';
 import { buildFranzShare, runShare, SHARE_PARTITIONS, shareReport, shareWorkloadId, type ShareWorkload } from './share-workload.js';
@@ -45,30 +49,18 @@ function produceWorkloads(o: BenchOptions): ProduceWorkload[] {
   return list;
 }
 
-async function startupAndIdle(o: BenchOptions, times: number): Promise<Pick<StartupInfo, 'sluiceStartSeconds' | 'sluiceIdleRssMiB'>> {
-  const sluiceStartSeconds: number[] = [];
-  const sluiceIdleRssMiB: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const dataDir = join(o.workDir, `sluice-startup-${i}`);
-    const b = await startSluice({ dataDir });
-    sluiceStartSeconds.push(b.startSeconds!);
-    // Let start-up garbage settle before reading the idle footprint.
-    await sleep(2000);
-    sluiceIdleRssMiB.push(rssMiB(b.pid!));
-    await b.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  return { sluiceStartSeconds, sluiceIdleRssMiB };
-}
-
 async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
   const date = new Date().toISOString().slice(0, 10);
-  const outDir = o.outDir ?? join(repoRoot(), 'bench', 'results', o.quick ? `${date}-quick` : date);
+  const outDir = o.outDir ?? join(repoRoot(), 'bench', 'results', `${date}${o.pin ? '-pinned' : ''}${o.quick ? '-quick' : ''}`);
   rmSync(o.workDir, { recursive: true, force: true });
   mkdirSync(o.workDir, { recursive: true });
   mkdirSync(outDir, { recursive: true });
   const tools: JavaTools = await prepareJavaTools(o.workDir);
+  if (o.pin) {
+    await runPinnedBench(o, tools, outDir, log, t0);
+    return;
+  }
 
   log('machine limits');
   const machine: MachineLimits = { loopbackMBps: await measureLoopback(tools, o.loopbackSeconds), disk: measureDisk(o.workDir, o.diskMiB) };
@@ -79,7 +71,8 @@ async function main(): Promise<void> {
   if (o.bootstrap !== null) {
     brokers.push(externalBroker(o.bootstrap, o.pid));
   } else {
-    const sluiceStartup = o.brokers.includes('sluice') ? await startupAndIdle(o, 3) : { sluiceStartSeconds: [], sluiceIdleRssMiB: [] };
+    const samples = o.brokers.includes('sluice') ? await measureStartup(o.workDir, 3, o.sluiceOverrides) : [];
+    const sluiceStartup = { sluiceStartSeconds: samples.map((x) => x.startSeconds), sluiceIdleRssMiB: samples.map((x) => x.idleRssMiB) };
     if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides }));
     let kafkaStartSeconds: number | null = null;
     let kafkaIdleRssMiB: number | null = null;
@@ -146,6 +139,18 @@ async function main(): Promise<void> {
       });
     }
   }
+  const soak: SoakResult[] = [];
+  if (o.workloads.has('soak')) {
+    const loadgen = ensureLoadgen();
+    for (const b of ordered(0)) {
+      log(`soak, ${o.soakMinutes} min at ${o.soakRatePerSecond} msg/s on ${b.name}`);
+      try {
+        soak.push(await runSoak({ tools, broker: b, rep: 0 }, { loadgen, launcher: [], minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }));
+      } catch (e) {
+        failures.push(`soak on ${b.name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
   const share: ShareWorkload = { records: o.shareRecords, consumerCounts: [1, 4, 16], client: 'franz' };
   if (o.workloads.has('share')) {
     buildFranzShare();
@@ -184,6 +189,10 @@ async function main(): Promise<void> {
     failures,
     profile,
   });
+  if (soak.length > 0) {
+    writeFileSync(join(outDir, 'soak.json'), `${JSON.stringify(soak, null, 2)}\n`);
+    writeFileSync(join(outDir, 'soak.md'), soakSection(soak).join('\n'));
+  }
   console.log(markdown);
   if (o.workloads.has('share')) writeFileSync(join(outDir, 'share.md'), shareReport(runs.filter((r) => r.workload.startsWith('share-')), share, 1));
   log(`wrote ${outDir}`);

@@ -9,7 +9,7 @@ import type { GrowthCurve } from './growth-curve.js';
 import { SEGMENT_BYTES } from './brokers.js';
 import { lastJson, parseProducerPerformance, runJava, type JavaTools, type ToolRun } from './java-tools.js';
 import { loadavg } from 'node:os';
-import { cpuSeconds, machineBusySeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
+import { cpuBusySecondsByCpu, cpuSeconds, machineBusySeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
 
 export interface ProduceWorkload {
   readonly kind: 'produce';
@@ -83,11 +83,13 @@ export async function deleteTopic(ctx: RunContext, topic: string): Promise<void>
   await runJava(ctx.tools, 'BenchTool', ['delete', ctx.broker.bootstrap, topic]);
 }
 
-interface Observed {
+export interface Observed {
   readonly run: ToolRun;
   readonly brokerCpuSeconds: number | null;
   readonly brokerPeakRssMiB: number | null;
   readonly machineBusySeconds: number;
+  /** Busy seconds of each CPU during the run (its core's utilisation, under --pin). */
+  readonly busyByCpu: ReadonlyMap<number, number>;
   readonly wallSeconds: number;
 }
 
@@ -101,12 +103,14 @@ export async function observe(broker: BrokerUnderTest, generate: () => Promise<T
   if (pid !== null) resetPeakRss(pid);
   const before = pid === null ? 0 : cpuSeconds(pid);
   const busyBefore = machineBusySeconds();
+  const cpusBefore = cpuBusySecondsByCpu();
   const started = process.hrtime.bigint();
   const run = await generate();
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const busy = machineBusySeconds() - busyBefore;
-  if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null, machineBusySeconds: busy, wallSeconds };
-  return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, wallSeconds };
+  const busyByCpu = new Map([...cpuBusySecondsByCpu()].map(([cpu, s]) => [cpu, s - (cpusBefore.get(cpu) ?? 0)]));
+  if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null, machineBusySeconds: busy, busyByCpu, wallSeconds };
+  return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, busyByCpu, wallSeconds };
 }
 
 export function measurement(

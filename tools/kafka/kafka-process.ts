@@ -26,6 +26,8 @@ export interface KafkaOptions {
   startTimeoutMs?: number;
   /** The cluster id the log dir is formatted with; the nodes of one KRaft cluster share it. Default: a new one. */
   clusterId?: string;
+  /** A command that execs the broker's JVM, e.g. `taskset -c 0` to pin it (the pid stays the JVM's). */
+  launcher?: readonly string[];
 }
 
 export interface KafkaHandle {
@@ -149,7 +151,9 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
   }
 
   const logFd = openSync(logFile, 'a');
-  const child = spawn(java, [
+  const [command, ...launcherArgs] = [...(opts.launcher ?? []), java];
+  const child = spawn(command!, [
+    ...launcherArgs,
     `-Xmx${opts.heap ?? '512m'}`, `-Xms${opts.heap ?? '512m'}`, '-XX:+UseG1GC', '-Djava.awt.headless=true', log4j,
     '-cp', classpath, 'kafka.Kafka', propsFile,
   ], { stdio: ['ignore', logFd, logFd] });

@@ -16,6 +16,8 @@ export interface SluiceChildOptions {
   readonly nodeArgs?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
   readonly startTimeoutMs: number;
+  /** A command that execs node, e.g. `taskset -c 0` to pin the broker (the pid stays node's). */
+  readonly launcher?: readonly string[];
 }
 
 export interface SluiceChild {
@@ -35,7 +37,8 @@ export async function spawnSluice(options: SluiceChildOptions): Promise<SluiceCh
     'start',
     ...options.overrides.flatMap((kv) => ['--override', kv]),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
+  const child = spawn(command!, [...launcherArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   let out = '';

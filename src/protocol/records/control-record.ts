@@ -7,7 +7,10 @@
  * Readers accept versions above 0 and ignore trailing bytes, like Kafka, so that a newer writer
  * does not break an older reader; a negative version or a short buffer is INVALID_RECORD.
  */
-import { ControlRecordTypeSchema, EndTxnMarker as EndTxnMarkerSchema } from '../messages/index.js';
+// The two schemas only, not the messages barrel: every partition worker loads this module, and the barrel
+// would compile all 84 API codecs into each worker's isolate.
+import { ControlRecordTypeSchema } from '../messages/schemas/control-record-type-schema.js';
+import { EndTxnMarker as EndTxnMarkerSchema } from '../messages/schemas/end-txn-marker.js';
 import { DecodeError } from '../primitives/decode-error.js';
 import type { MessageCodec } from '../primitives/codec-support.js';
 import { readVersioned, writeVersioned } from '../primitives/versioned-schema.js';
