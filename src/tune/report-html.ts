@@ -90,7 +90,7 @@ Throughput counts acknowledged records over the time from the first send to the 
 ${repeated ? `The min–max columns are the lowest and highest of a cell's ${settings.repeat} runs; failed records are added up over them.` : ''}
 Batch sizes on the producer side are its own accounting of acknowledged batches (encoded bytes, header included).
 ${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell${repeated ? ' (each run; the median over runs shown)' : ''} (broker-wide; p50 interpolated within 4x-wide buckets).` : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
-<script>document.body.setAttribute('data-height', String(document.documentElement.scrollHeight));</script>
+<script>document.body.setAttribute('data-height', String(document.documentElement.scrollHeight)); document.body.setAttribute('data-width', String(document.documentElement.scrollWidth));</script>
 </body></html>
 `;
 }

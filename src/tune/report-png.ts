@@ -1,7 +1,7 @@
 /**
  * `report.png` next to `report.html`, for pasting into tickets: Debian's `chromium` package,
- * headless, renders the page twice — once to read its full height from the rendered DOM (the
- * page records it in `data-height`), once to screenshot it at that height. Without Chromium
+ * headless, renders the page twice — once to read its full size from the rendered DOM (the
+ * page records it in `data-height` and `data-width`), once to screenshot it at that size. Without Chromium
  * there is no PNG, and the caller says why once.
  */
 import { spawnSync } from 'node:child_process';
@@ -35,7 +35,7 @@ export function findChromium(path = process.env.PATH ?? ''): string | null {
 }
 
 /** The arguments every headless run gets; root needs --no-sandbox (Chromium refuses to sandbox as root). */
-export function headlessArgs(profileDir: string, height: number): string[] {
+export function headlessArgs(profileDir: string, height: number, width = PNG_WIDTH): string[] {
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   return [
     '--headless=new',
@@ -43,7 +43,7 @@ export function headlessArgs(profileDir: string, height: number): string[] {
     '--hide-scrollbars',
     '--no-first-run',
     `--user-data-dir=${profileDir}`,
-    `--window-size=${PNG_WIDTH},${height}`,
+    `--window-size=${width},${height}`,
     ...(root ? ['--no-sandbox'] : []),
   ];
 }
@@ -55,8 +55,13 @@ export function renderPng(htmlPath: string, pngPath: string, chromium: string | 
   try {
     const dom = spawnSync(chromium, [...headlessArgs(profile, 800), '--dump-dom', url], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
     const height = Number(/data-height="(\d+)"/.exec(dom.stdout ?? '')?.[1]);
+    // A wide table makes the page wider than the window; the PNG takes all of it.
+    const width = Math.max(PNG_WIDTH, Number(/data-width="(\d+)"/.exec(dom.stdout ?? '')?.[1]) || 0);
     if (dom.status !== 0 || !(height > 0)) return { missing: `chromium did not render ${htmlPath} (${failure(dom)})` };
-    const shot = spawnSync(chromium, [...headlessArgs(profile, Math.min(height, MAX_HEIGHT)), `--screenshot=${resolve(pngPath)}`, url], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+    const shot = spawnSync(chromium, [...headlessArgs(profile, Math.min(height, MAX_HEIGHT), Math.min(width, MAX_HEIGHT)), `--screenshot=${resolve(pngPath)}`, url], {
+      encoding: 'utf8',
+      timeout: RUN_TIMEOUT_MS,
+    });
     if (shot.status !== 0) return { missing: `chromium failed to screenshot ${htmlPath} (${failure(shot)})` };
     return { png: pngPath };
   } finally {

@@ -49,7 +49,8 @@ export function heatmapSvg(h: Heatmap): string {
   const cellH = 40;
   const left = 110;
   const top = 56;
-  const width = Math.max(left + cellW * h.columns.length + 20, 420);
+  // Wide enough for the noise legend under a small grid.
+  const width = Math.max(left + cellW * h.columns.length + 20, 500);
   const height = top + cellH * h.rows.length + 64;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,

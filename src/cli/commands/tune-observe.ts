@@ -1,8 +1,10 @@
 /**
- * `sluice tune --observe --client-id X`: watches a running producer for `--seconds` through the
- * broker's per-client produce metrics (`--metrics-url`) and, with `--topic`, the topic's appended
- * records through ListOffsets, then prints how the producer batches (`src/tune/observe.ts`).
+ * `sluice tune --observe --client-id X`: watches a running producer for `--seconds` (or until
+ * SIGINT) through the broker's per-client produce metrics (`--metrics-url`) and, with `--topic`,
+ * the topic's appended records through ListOffsets, then prints how the producer batches
+ * (`src/tune/observe.ts`).
  */
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KafkaConsumerClient, type Positions } from '../../client/consumer-client.js';
 import type { KafkaCluster } from '../../client/cluster.js';
@@ -13,7 +15,7 @@ import { parseOptions, required, UsageError, withCluster, writeOut } from './com
 
 export const OBSERVE_USAGE = `usage: sluice tune --observe --client-id ID --bootstrap-server HOST:PORT [--metrics-url http://HOST:PORT/metrics]
          [--seconds 10] [--topic T] [--json]
-  summarises how the producer with client id ID batches over --seconds, from the broker's per-client
+  summarises how the producer with client id ID batches over --seconds (or until Ctrl-C), from the broker's per-client
   produce metrics (Sluice's metrics.listener); --topic adds the topic's appended records (any broker)
 `;
 
@@ -57,14 +59,30 @@ export async function runObserve(args: string[]): Promise<void> {
   const { observation, topic } = await withCluster({ 'bootstrap-server': options.bootstrap }, async (cluster) => {
     const offsets = options.topic === null ? null : await TopicEnds.start(cluster, options.topic);
     const before = await scrapeOrNull(options.metricsUrl);
-    process.stderr.write(`sluice tune: observing client id '${options.clientId}' for ${options.seconds} s\n`);
-    await sleep(options.seconds * 1000);
+    const started = performance.now();
+    process.stderr.write(`sluice tune: observing client id '${options.clientId}' for ${options.seconds} s (Ctrl-C ends the window early)\n`);
+    await windowEnd(options.seconds);
     const after = await scrapeOrNull(options.metricsUrl);
-    const rate: TopicRate | null = offsets === null ? null : { topic: options.topic!, records: await offsets.appendedSince(), seconds: options.seconds };
-    const seen: Observation = before === null || after === null ? { kind: 'unsupported', reason: 'no --metrics-url given' } : observeClient(before, after, options.clientId, options.seconds);
+    const seconds = Math.round((performance.now() - started) / 100) / 10;
+    const rate: TopicRate | null = offsets === null ? null : { topic: options.topic!, records: await offsets.appendedSince(), seconds };
+    const seen: Observation = before === null || after === null ? { kind: 'unsupported', reason: 'no --metrics-url given' } : observeClient(before, after, options.clientId, seconds);
     return { observation: seen, topic: rate };
   });
   await writeOut(options.json ? `${JSON.stringify({ observation, topic }, null, 2)}\n` : formatObservation(observation, topic));
+}
+
+/** After `seconds`, or at the first SIGINT: a user watching a producer may have seen enough. */
+async function windowEnd(seconds: number): Promise<void> {
+  const stop = new AbortController();
+  const interrupted = (): void => stop.abort();
+  process.once('SIGINT', interrupted);
+  try {
+    await sleep(seconds * 1000, undefined, { signal: stop.signal });
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
 }
 
 async function scrapeOrNull(url: string | null): Promise<MetricsScrape | null> {
