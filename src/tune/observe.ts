@@ -156,6 +156,9 @@ function reading(b: ClientBatching): string {
   if (b.recordsPerBatch.mean < 1.5) {
     return 'about one record per batch: linger.ms is 0 or the rate is too low to fill batches; batching more means a larger linger.ms.';
   }
-  if (b.fillMs.p50 < 1 && b.ageMs.p50 < 2) return 'batches fill in under a millisecond: they close on batch.size or as fast as the sender drains them; a larger batch.size raises records per batch.';
+  if (b.fillMs.p50 < 1) {
+    if (b.ageMs.p50 < 2) return 'batches fill in under a millisecond: they close on batch.size or as fast as the sender drains them; a larger batch.size raises records per batch.';
+    return `each batch is filled at once (records come in bursts), then waits ~${formatMs(b.ageMs.p50)} (age p50) before it is sent: linger.ms or the send queue, not filling, is what its records wait for.`;
+  }
   return `batches fill for ~${formatMs(b.fillMs.p50)} (p50): they close on linger.ms; a larger linger.ms trades latency for bigger batches.`;
 }

@@ -53,6 +53,14 @@ test('the window is the difference of the scrapes: what the client did before it
   assert.match(text, /topic 't': 9,000 records appended by all producers \(900\/s\)/);
 });
 
+test('batches filled at once but old on arrival read as bursts waiting, not filling', async () => {
+  const m = new ClientProduceMetrics({ maxClients: 10, idleMs: 3_600_000 });
+  const before = await scrape(m);
+  const stats = m.request('bursty', 1)!;
+  for (let i = 0; i < 20; i++) stats.batch(2_000, 20, 0, 10_000, 10_000, 10_030);
+  assert.match(formatObservation(observeClient(before, await scrape(m), 'bursty', 3), null), /each batch is filled at once \(records come in bursts\), then waits ~\d+\.?\d* ms \(age p50\)/);
+});
+
 test('one record per batch reads as linger.ms 0 or too low a rate', async () => {
   const m = new ClientProduceMetrics({ maxClients: 10, idleMs: 3_600_000 });
   const before = await scrape(m);
