@@ -65,6 +65,7 @@ import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
 import { MetricsServer } from './metrics-server.js';
+import { uncompressedRecordsSize } from './uncompressed-size.js';
 import { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
 
@@ -220,7 +221,7 @@ export class Broker {
     let localLogDirFailures: LogDirFailureHandler | null = null;
     let metricsServer: MetricsServer | null = null;
     const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
-    const metrics = new BrokerMetrics();
+    const metrics = new BrokerMetrics({ ...config.metricsProducerClients, uncompressedSize: uncompressedRecordsSize });
     const currentCluster = (): ClusterContext => {
       if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
       return cluster;
@@ -398,6 +399,7 @@ export class Broker {
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
             committedOffsets: () => coordinators.committedOffsets(),
+            clientProduce: () => metrics.clientProduce.snapshot(),
           },
           { maxLagPartitions: config.metricsLagMaxPartitions, log: metricsLog },
         );

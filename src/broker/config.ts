@@ -69,6 +69,8 @@ export interface BrokerConfig {
   readonly metricsListener: { readonly host: string; readonly port: number } | null;
   /** `metrics.consumergroup.lag.max.partitions`: the most per-partition consumer lag series a scrape exports. */
   readonly metricsLagMaxPartitions: number;
+  /** `metrics.producer.clients.max` and `.idle.ms`: the bound on the produce batch breakdown by client id. */
+  readonly metricsProducerClients: { readonly maxClients: number; readonly idleMs: number };
   /** Every key set explicitly (validated): DescribeConfigs reports them as STATIC_BROKER_CONFIG. */
   readonly staticSettings: ReadonlyMap<string, string>;
   /** Set when `zookeeper.connect` is: the broker is a member of a ZooKeeper-coordinated cluster. */
@@ -276,6 +278,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       clusterId,
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
+      metricsProducerClients: { maxClients: values.int('metrics.producer.clients.max'), idleMs: values.int('metrics.producer.clients.idle.ms') },
       staticSettings,
       cluster: clusterMember(values, interBrokerListener, sasl),
       authorizer: authorizerConfig(values),

@@ -269,6 +269,8 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('follower.replication.throttled.rate', 'long', LONG_MAX, true, 'Bytes per second followers may fetch for throttled replicas.', { min: 0 }),
   broker('metric.reporters', 'list', '', true, 'Accepted for compatibility: Kafka\'s metrics reporter classes (Sluice exports Prometheus metrics on metrics.listener).'),
   broker('metrics.listener', 'string', null, false, 'Sluice: http://host:port of the Prometheus /metrics endpoint; off when absent.'),
+  broker('metrics.producer.clients.max', 'int', '1000', false, 'Sluice: most client ids whose produce batches /metrics breaks down (least recently seen dropped first); 0 turns the breakdown off.', { min: 0 }),
+  broker('metrics.producer.clients.idle.ms', 'long', '3600000', false, 'Sluice: a client id without a Produce request for this long leaves the per-client produce metrics.', { min: 1 }),
   broker('metrics.consumergroup.lag.max.partitions', 'int', '10000', false, 'Sluice: above this many committed group partitions, /metrics exports consumer lag per group and topic only.', { min: 0 }),
 ];
 

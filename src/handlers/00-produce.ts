@@ -15,6 +15,7 @@
  * `throttle_time_ms` and mutes the connection.
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
+import type { ClientProduceStats } from '../common/metrics/client-produce-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -24,7 +25,7 @@ import {
   type ProduceResponsePartitionProduceResponseInput,
   type ProduceResponseTopicProduceResponseInput,
 } from '../protocol/messages/index.js';
-import { BatchLayout, isTransactional } from '../protocol/records/index.js';
+import { BatchLayout, compressionCodecId, isTransactional, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
@@ -96,14 +97,41 @@ async function appendTransactional(c: ClusterContext, transactionalId: string, a
   return replies;
 }
 
+/** The request's client id and arrival, for the per-client breakdown of its batches (null client: the breakdown is off). */
+interface ProducingClient {
+  readonly stats: ClientProduceStats | null;
+  readonly receivedMs: number;
+}
+
 /** Counts an appended partition's batches for /metrics; the append has validated their framing. */
-function countAppended(metrics: BrokerMetrics, topic: string, records: Buffer): void {
+function countAppended(metrics: BrokerMetrics, client: ProducingClient, topic: string, records: Buffer): void {
   let position = 0;
   while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
     const size = BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
-    metrics.batchAppended(topic, size, records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET));
+    const count = records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET);
+    metrics.batchAppended(topic, size, count);
+    if (client.stats !== null) countForClient(metrics, client, records, position, size, count);
     position += size;
   }
+}
+
+function countForClient(metrics: BrokerMetrics, client: ProducingClient, records: Buffer, position: number, size: number, count: number): void {
+  const stats = client.stats!;
+  const attributes = records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET);
+  const codec = compressionCodecId(attributes);
+  const createTime = timestampTypeOf(attributes) === TimestampType.CreateTime;
+  const first = createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1;
+  const max = createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1;
+  stats.batch(size, count, codec, first, max, client.receivedMs);
+  if (codec !== 0 && metrics.clientProduce.sampleDue(stats)) {
+    metrics.clientProduce.sampleCompression(stats, codec, records.subarray(position + BatchLayout.RECORDS_OFFSET, position + size));
+  }
+}
+
+/** A batch timestamp as a number without a BigInt (ms since 1970 fit in 53 bits); -1 for none or a negative one. */
+function timestampAt(buf: Buffer, offset: number): number {
+  const high = buf.readInt32BE(offset);
+  return high < 0 ? -1 : high * 0x1_0000_0000 + buf.readUInt32BE(offset + 4);
 }
 
 /** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
@@ -156,7 +184,9 @@ export const produceHandler = defineHandler({
     const c = clusterOf(ctx);
     const acks = request.acks;
     const byId = ctx.header.requestApiVersion >= 13;
-    ctx.metrics.produceRequest(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
+    const partitionBatches = request.topicData.reduce((n, t) => n + t.partitionData.length, 0);
+    ctx.metrics.produceRequest(partitionBatches);
+    const client: ProducingClient = { stats: ctx.metrics.clientProduce.request(ctx.header.clientId, partitionBatches), receivedMs: Date.now() };
     // Every partition of the request goes to the workers at once (one message per worker).
     const entries: AppendRequest[] = [];
     const pending: PendingAnswer[] = [];
@@ -220,7 +250,7 @@ export const produceHandler = defineHandler({
         const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
         if (reply.errorCode !== ErrorCode.NONE) return;
-        countAppended(ctx.metrics, entry.topic, entry.records);
+        countAppended(ctx.metrics, client, entry.topic, entry.records);
         if (reply.requiredOffset >= 0n) {
           awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
           awaited.answers.push(appendAnswers[i]!);

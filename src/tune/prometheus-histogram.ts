@@ -21,13 +21,20 @@ export interface Histogram {
   readonly count: number;
 }
 
-/** The histogram family `name` summed over all its label sets; null if the scrape has none. */
-export function histogramFrom(scrape: MetricsScrape, name: string): Histogram | null {
+/** Whether a sample carries every label of `where`. */
+export function labelsMatch(labels: ReadonlyMap<string, string>, where: Readonly<Record<string, string>>): boolean {
+  for (const key in where) if (labels.get(key) !== where[key]) return false;
+  return true;
+}
+
+/** The histogram family `name` summed over its label sets (those matching `where`, if given); null if the scrape has none. */
+export function histogramFrom(scrape: MetricsScrape, name: string, where: Readonly<Record<string, string>> = {}): Histogram | null {
   const byLe = new Map<number, number>();
   let sum = 0;
   let count = 0;
   let seen = false;
   for (const s of scrape.samples) {
+    if (!labelsMatch(s.labels, where)) continue;
     if (s.name === `${name}_bucket`) {
       const le = Number(s.labels.get('le') === '+Inf' ? Number.POSITIVE_INFINITY : s.labels.get('le'));
       if (Number.isNaN(le)) continue;

@@ -1,7 +1,9 @@
 /** `report.html`: the sweep on one self-contained page, charts as inline SVG. */
+import { colourScale, estimateNoise, type NoiseEstimate } from './heatmap-scale.js';
+import { cellLoadCurve } from './load-curve.js';
 import type { TuneReport } from './report.js';
 import type { CellResult } from './sweep.js';
-import { escapeXml, heatmapSvg, lineChartSvg } from './svg-charts.js';
+import { escapeXml, heatmapSvg, lineChartSvg, xyChartSvg } from './svg-charts.js';
 import { formatBytes, formatCount, formatMs } from './units.js';
 
 export function renderReportHtml(report: TuneReport): string {
@@ -12,8 +14,29 @@ export function renderReportHtml(report: TuneReport): string {
   const grid = (pick: (c: CellResult) => number): number[][] => settings.batchSizes.map((b) => settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }));
   const highlight =
     recommendation.batchSize === null ? null : { row: settings.batchSizes.indexOf(recommendation.batchSize), column: settings.lingerMs.indexOf(recommendation.lingerMs!) };
-  const heatmap = (title: string, pick: (c: CellResult) => number, higherIsBetter: boolean, format: (v: number) => string): string =>
-    heatmapSvg({ title, rowTitle: 'batch.size', columnTitle: 'linger.ms', rows, columns, values: grid(pick), higherIsBetter, format, highlight });
+  const heatmap = (title: string, pick: (c: CellResult) => number, higherIsBetter: boolean, noise: NoiseEstimate, format: (v: number) => string): string => {
+    const values = grid(pick);
+    return heatmapSvg({ title, rowTitle: 'batch.size', columnTitle: 'linger.ms', rows, columns, values, scale: colourScale(values.flat(), higherIsBetter, noise), format, highlight });
+  };
+  // Only cells run more than once measure the noise.
+  const repeatedCells = cells.filter((c) => c.runs.length > 1);
+  const throughputNoise = estimateNoise(repeatedCells.map((c) => ({ median: c.recordsPerSecond, spread: c.spread.recordsPerSecond })));
+  const p99Noise = estimateNoise(repeatedCells.map((c) => ({ median: c.latency.p99Ms, spread: c.spread.p99Ms })));
+  const loadCurves = (title: string, pick: (latency: { readonly p50Ms: number; readonly p99Ms: number }) => number): string =>
+    xyChartSvg({
+      title,
+      xTitle: 'acknowledged records/s',
+      yTitle: 'ms',
+      formatX: formatCount,
+      formatY: (v) => formatMs(v).replace(' ms', ''),
+      series: cells.map((c) => ({
+        name: `${formatBytes(c.batchSize)}, linger ${c.lingerMs}`,
+        points: cellLoadCurve(c).map((p) => ({ x: p.recordsPerSecond, y: pick(p.latency) })),
+        colour: settings.lingerMs.indexOf(c.lingerMs),
+        dash: settings.batchSizes.indexOf(c.batchSize),
+        emphasised: c.batchSize === recommendation.batchSize && c.lingerMs === recommendation.lingerMs,
+      })),
+    });
   const curves = (title: string, yTitle: string, pick: (c: CellResult) => number, format: (v: number) => string): string =>
     lineChartSvg({
       title,
@@ -30,12 +53,14 @@ export function renderReportHtml(report: TuneReport): string {
 <html lang="en"><head><meta charset="utf-8"><title>sluice tune — ${escapeXml(report.bootstrap)}</title>
 <style>
 body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
+.client { font-size: 1.05em; } .client code { background: #f4f4f4; padding: 0 3px; }
 .recommendation { font-size: 1.15em; background: #eef6ee; border-left: 4px solid #2a2; padding: 0.8em 1em; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
 table { border-collapse: collapse; font-size: 0.9em; } td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th { background: #f4f4f4; } .note { color: #555; }
 </style></head><body>
 <h1>Producer batching sweep</h1>
+${clientHeader(report)}
 <p>${escapeXml(report.bootstrap)}, topic <code>${escapeXml(report.topic)}</code>; ${settings.batchSizes.length} × ${settings.lingerMs.length} cells of ${settings.cellSeconds} s,
 ${repeated ? `the whole grid run ${settings.repeat} times over (every figure is the median of a cell's runs), ` : ''}${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
 Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}.</p>
@@ -43,8 +68,8 @@ Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}
 <p class="recommendation">${escapeXml(recommendation.text)}</p>
 <h2>Heatmaps</h2>
 <div class="charts">
-${heatmap('Throughput (records/s)', (c) => c.recordsPerSecond, true, formatCount)}
-${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, (v) => formatMs(v).replace(' ms', ''))}
+${heatmap('Throughput (records/s)', (c) => c.recordsPerSecond, true, throughputNoise, formatCount)}
+${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, p99Noise, (v) => formatMs(v).replace(' ms', ''))}
 </div>
 <h2>Curves</h2>
 <div class="charts">
@@ -52,6 +77,12 @@ ${curves('Throughput vs linger.ms', 'records/s', (c) => c.recordsPerSecond, form
 ${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, (v) => formatMs(v).replace(' ms', ''))}
 ${curves('Records per batch vs linger.ms', 'records/batch', (c) => c.recordsPerBatch, formatCount)}
 </div>
+<h2>Latency against throughput, per cell</h2>
+<div class="charts">
+${loadCurves('p99 latency vs throughput', (l) => l.p99Ms)}
+${loadCurves('p50 latency vs throughput', (l) => l.p50Ms)}
+</div>
+<p class="note">One point per run of a cell at each load it was measured at; the recommended cell is drawn thick.</p>
 <h2>All cells</h2>
 ${cellTable(cells, hasBroker, repeated)}
 <p class="note">Latency is per record, from <code>send()</code> to the acknowledgement, measured in the producer (Node.js, one thread for load and sender).
@@ -59,8 +90,24 @@ Throughput counts acknowledged records over the time from the first send to the 
 ${repeated ? `The min–max columns are the lowest and highest of a cell's ${settings.repeat} runs; failed records are added up over them.` : ''}
 Batch sizes on the producer side are its own accounting of acknowledged batches (encoded bytes, header included).
 ${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell${repeated ? ' (each run; the median over runs shown)' : ''} (broker-wide; p50 interpolated within 4x-wide buckets).` : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
+<script>document.body.setAttribute('data-height', String(document.documentElement.scrollHeight)); document.body.setAttribute('data-width', String(document.documentElement.scrollWidth));</script>
 </body></html>
 `;
+}
+
+/** The client driven and the producer properties every cell shared (each cell adds its batch.size and linger.ms). */
+function clientHeader(report: TuneReport): string {
+  const { settings } = report;
+  const properties: Record<string, string> = {
+    acks: String(settings.acks),
+    'compression.type': settings.compression,
+    'max.in.flight.requests.per.connection': String(settings.maxInFlight),
+    ...settings.producerConfig,
+  };
+  const list = Object.entries(properties)
+    .map(([k, v]) => `<code>${escapeXml(k)}=${escapeXml(v)}</code>`)
+    .join(' ');
+  return `<p class="client">Client: <strong>${escapeXml(report.client.name)}</strong> (${escapeXml(report.client.version)}); producer properties: ${list}; swept: <code>batch.size</code> × <code>linger.ms</code>.</p>`;
 }
 
 function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean): string {

@@ -10,6 +10,7 @@ import { SweepProgress } from '../../tune/progress.js';
 import { recommend } from '../../tune/recommend.js';
 import { writeReport } from '../../tune/report.js';
 import { runSweep, type SweepSettings } from '../../tune/sweep.js';
+import { OBSERVE_USAGE, runObserve } from './tune-observe.js';
 import { integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
 
 const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--batch-sizes 16KiB,64KiB,256KiB,1MiB] [--linger-ms 0,1,5,10,25,50]
@@ -20,7 +21,7 @@ const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--batch-sizes 16
   runs every batch.size × linger.ms cell for --cell-seconds, flat out unless --target-rate is given;
   --repeat N runs the whole grid N times and reports each cell's medians and spread;
   sizes take B, k/KiB, m/MiB suffixes; without --topic a fresh topic is created and deleted afterwards
-`;
+${OBSERVE_USAGE}`;
 
 const OPTIONS = {
   'bootstrap-server': { type: 'string' },
@@ -83,6 +84,7 @@ export function parseTuneOptions(args: string[]): TuneOptions {
 }
 
 async function run(args: string[]): Promise<void> {
+  if (args.includes('--observe')) return runObserve(args);
   const { bootstrap, settings, p99BoundMs, out } = parseTuneOptions(args);
   const startedAt = new Date();
   const outDir = out ?? `tune-report-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
@@ -106,6 +108,7 @@ async function run(args: string[]): Promise<void> {
     finishedAt: new Date().toISOString(),
     bootstrap,
     topic: outcome.topic,
+    client: { name: 'sluice', version: 'BatchingProducer, TypeScript, in the tune process' },
     settings: { ...settings, p99BoundMs, minThroughputFraction: MIN_THROUGHPUT_FRACTION },
     cells: outcome.cells,
     recommendation,
@@ -113,7 +116,9 @@ async function run(args: string[]): Promise<void> {
   });
   const failed = outcome.cells.filter((c) => c.failedRecords > 0);
   for (const c of failed) process.stderr.write(`sluice tune: batch.size=${c.batchSize} linger.ms=${c.lingerMs}: ${c.failedRecords} records failed: ${c.firstError ?? ''}\n`);
-  await writeOut(`${recommendation.text}\nreport: ${files.html}\nresults: ${files.json}\n`);
+  if ('missing' in files.png) process.stderr.write(`sluice tune: no report.png: ${files.png.missing}\n`);
+  const png = 'png' in files.png ? `png: ${files.png.png}\n` : '';
+  await writeOut(`${recommendation.text}\nreport: ${files.html}\n${png}results: ${files.json}\n`);
   if (failed.length > 0) process.exitCode = 1;
 }
 

@@ -13,6 +13,7 @@
  * what prom-client itself needs to find the series.
  */
 import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from 'prom-client';
+import { ClientProduceMetrics, type ClientProduceOptions } from './client-produce-metrics.js';
 
 /** Fetch long polls last up to `max_wait_ms` (seconds), so the buckets reach past 30 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -33,8 +34,17 @@ export interface ClientQuotaSensorReading {
   readonly rate: number;
 }
 
+/** `metrics.producer.clients.max` and `metrics.producer.clients.idle.ms` defaults. */
+export const DEFAULT_CLIENT_PRODUCE_OPTIONS: ClientProduceOptions = { maxClients: 1000, idleMs: 3_600_000 };
+
 export class BrokerMetrics {
   readonly registry = new Registry();
+  /** Produce batches by client id: not on `registry`, merged into a scrape from `snapshot()` (see `scrape.ts`). */
+  readonly clientProduce: ClientProduceMetrics;
+
+  constructor(clientProduce: ClientProduceOptions = DEFAULT_CLIENT_PRODUCE_OPTIONS) {
+    this.clientProduce = new ClientProduceMetrics(clientProduce);
+  }
 
   private readonly requests = new Counter({
     name: 'sluice_requests_total',

@@ -5,7 +5,8 @@
  * prom-client's `AggregatorRegistry.aggregate` — the merge prom-client offers for Node cluster
  * workers, fed here by the partition-worker METRICS command instead of cluster IPC — and the
  * consumer groups' lag, from the coordinators' committed offsets and the high watermarks the
- * same METRICS replies carry.
+ * same METRICS replies carry. The produce batches by client id join the workers' snapshots: they
+ * are kept as plain counts and turned into the same JSON form only when scraped.
  */
 import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type PrometheusContentType } from 'prom-client';
 import type { Logger } from '../logger.js';
@@ -39,6 +40,8 @@ export interface ScrapeSources {
   rings(): readonly RingOccupancy[];
   /** Every group's committed offsets. */
   committedOffsets(): Promise<readonly GroupOffset[]>;
+  /** The produce batches by client id (`ClientProduceMetrics.snapshot()`), in prom-client's JSON form as a worker's. */
+  clientProduce?(): readonly object[];
 }
 
 export interface ScrapeOptions {
@@ -90,7 +93,8 @@ export class MetricsScraper {
     const committed = await this.sources.committedOffsets();
     const workers = await this.sources.workers(partitionsToMeasure(committed));
     this.lag.update(consumerGroupLag(committed, workers.ends));
-    const workerMetrics = AggregatorRegistry.aggregate<PrometheusContentType>([...workers.snapshots]);
+    const snapshots = this.sources.clientProduce === undefined ? workers.snapshots : [...workers.snapshots, this.sources.clientProduce()];
+    const workerMetrics = AggregatorRegistry.aggregate<PrometheusContentType>([...snapshots]);
     return Registry.merge([this.sources.broker, this.local, workerMetrics]).metrics();
   }
 }

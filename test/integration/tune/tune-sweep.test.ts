@@ -1,7 +1,8 @@
 /**
  * `sluice tune` end to end against the Sluice broker process with its /metrics endpoint: a 2×2
  * sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the sweep
- * takes as long as single one-second cells did), then results.json and report.html are checked.
+ * takes as long as single one-second cells did), then results.json and report.html are checked,
+ * and the page and its PNG in headless Chromium (Debian's chromium package; skipped without it).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,9 @@ import { parseBootstrapServers } from '../../../src/client/broker-address.js';
 import { KafkaCluster } from '../../../src/client/cluster.js';
 import type { TuneReport } from '../../../src/tune/report.js';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
+import { PNG_WIDTH } from '../../../src/tune/report-png.js';
 import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
+import { chromiumSkip, decodePng, renderInChromium } from '../../helpers/chromium.js';
 
 const run = promisify(execFile);
 const RATE = 2000;
@@ -107,6 +110,37 @@ describe('sluice tune against the Sluice broker', () => {
     assert.match(stdout, /^Use linger\.ms=\d+ and batch\.size=\d+/);
     assert.match(stdout, /report: .*report\.html/);
     assert.ok(existsSync(join(out, 'report', 'report.html')));
+  });
+
+  test('report.png is the page as Chromium renders it, at its full size', { skip: chromiumSkip() }, () => {
+    assert.match(stdout, /png: .*report\.png/);
+    const png = decodePng(readFileSync(join(out, 'report', 'report.png')));
+    const { dom } = renderInChromium(join(out, 'report', 'report.html'));
+    const size = (name: string): number => Number(new RegExp(`data-${name}="(\\d+)"`).exec(dom)?.[1]);
+    assert.equal(png.width, Math.max(PNG_WIDTH, size('width')));
+    assert.equal(png.height, size('height'));
+  });
+
+  test('in headless Chromium the page renders without console messages and outlines the recommended cell', { skip: chromiumSkip() }, () => {
+    const page = renderInChromium(join(out, 'report', 'report.html'));
+    assert.deepEqual(page.console, [], 'no console errors, warnings or logs');
+    assert.equal((page.dom.match(/<svg [^>]*class="heatmap"/g) ?? []).length, 2);
+    assert.equal((page.dom.match(/<svg [^>]*class="xy-chart"/g) ?? []).length, 2);
+    const { batchSize, lingerMs } = report.recommendation;
+    const outlines = [...page.dom.matchAll(/class="recommended" data-row="(\d+)" data-column="(\d+)"/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    assert.deepEqual(outlines, [0, 1].map(() => [report.settings.batchSizes.indexOf(batchSize!), report.settings.lingerMs.indexOf(lingerMs!)]), 'one outline per heatmap, on the recommended cell');
+    // The outline is the only long black line on the page: its top and bottom edges, 3 px thick, in each
+    // heatmap (the two may sit side by side, so runs are counted, not rows).
+    const png = decodePng(readFileSync(join(out, 'report', 'report.png')));
+    let blackRuns = 0;
+    for (let y = 0; y < png.height; y++) {
+      let run = 0;
+      for (let x = 0; x < png.width; x++) {
+        run = png.rgb(x, y).every((c) => c < 40) ? run + 1 : 0;
+        if (run === 85) blackRuns++;
+      }
+    }
+    assert.ok(blackRuns >= 2 * 2 * 2, `the outlines' edges are drawn: ${blackRuns} long black runs`);
   });
 
   test('progress went to stderr, one line per run off a terminal, round after round', () => {

@@ -13,7 +13,8 @@ import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { readBatchHeader } from '../../../src/protocol/records/index.js';
-import { total } from '../metrics/prometheus-text-helper.js';
+import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
+import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
 import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
@@ -147,6 +148,23 @@ describe('Produce', () => {
     assert.equal(total(s, 'sluice_topic_bytes_in_total', { topic: 't' }), appended.length);
     assert.equal(total(s, 'sluice_produce_batch_records_count'), 1);
     assert.equal(total(s, 'sluice_produce_request_batches_sum'), 2);
+  });
+
+  test("breaks the appended batches down by the request's client id: records, bytes, batches per request, CreateTime span", async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    const now = BigInt(Date.now());
+    const appended = batch(['a', 'b', 'c'], [now - 20n, now - 15n, now - 8n]);
+    await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: appended }, { index: 1, records: batch(['x'], [now]) }] }]);
+    const s = parseExposition(await AggregatorRegistry.aggregate<PrometheusContentType>([d.metrics.clientProduce.snapshot()]).metrics());
+    const client = { client_id: 'test' };
+    assert.equal(total(s, 'sluice_client_produce_batch_records_sum', client), 4);
+    assert.equal(total(s, 'sluice_client_produce_batch_records_count', client), 2);
+    assert.equal(total(s, 'sluice_client_produce_batch_size_bytes_sum', client), appended.length + batch(['x'], [now]).length);
+    assert.equal(total(s, 'sluice_client_produce_request_batches_sum', client), 2);
+    assert.ok(Math.abs(total(s, 'sluice_client_produce_batch_span_seconds_sum', client) - 0.012) < 1e-9);
+    assert.ok(total(s, 'sluice_client_produce_batch_age_seconds_sum', client) >= 0.02);
+    assert.equal(total(s, 'sluice_client_produce_batches_total', { ...client, compression: 'none' }), 2);
   });
 
   test('a partition named twice, the topic twice: one answer a partition, only the last copy appended', async () => {

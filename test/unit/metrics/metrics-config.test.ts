@@ -1,6 +1,7 @@
 /**
  * `metrics.listener`: off by default, http://host:port (IPv6 in brackets, port 0 allowed), anything else refused.
  * `metrics.consumergroup.lag.max.partitions`: 10000 by default, any int from 0.
+ * `metrics.producer.clients.max` / `.idle.ms`: the per-client produce breakdown's bound.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,4 +42,17 @@ test('metrics.consumergroup.lag.max.partitions: 10000 unless set, never negative
   for (const bad of ['-1', 'many', '1.5']) {
     assert.throws(() => maxLag(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.consumergroup.lag.max.partitions', bad);
   }
+});
+
+test('metrics.producer.clients.max (1000, 0 turns it off) and metrics.producer.clients.idle.ms (an hour, at least 1)', () => {
+  const clients = (max?: string, idle?: string): { maxClients: number; idleMs: number } => {
+    const settings = new Map([['log.dirs', '/tmp/sluice-metrics-config']]);
+    if (max !== undefined) settings.set('metrics.producer.clients.max', max);
+    if (idle !== undefined) settings.set('metrics.producer.clients.idle.ms', idle);
+    return buildConfig(settings).config.metricsProducerClients;
+  };
+  assert.deepEqual(clients(), { maxClients: 1000, idleMs: 3_600_000 });
+  assert.deepEqual(clients('0', '60000'), { maxClients: 0, idleMs: 60_000 });
+  for (const bad of ['-1', 'lots']) assert.throws(() => clients(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.max', bad);
+  for (const bad of ['0', '-5']) assert.throws(() => clients(undefined, bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.idle.ms', bad);
 });

@@ -5,7 +5,10 @@ import { progressLine, SweepProgress } from '../../../src/tune/progress.js';
 import { recommend } from '../../../src/tune/recommend.js';
 import { renderReportHtml } from '../../../src/tune/report-html.js';
 import { aggregateRuns } from '../../../src/tune/run-aggregate.js';
-import { heatmapSvg, lineChartSvg } from '../../../src/tune/svg-charts.js';
+import { colourScale } from '../../../src/tune/heatmap-scale.js';
+import { heatmapSvg, lineChartSvg, xyChartSvg } from '../../../src/tune/svg-charts.js';
+import { cellLoadCurve } from '../../../src/tune/load-curve.js';
+import { findChromium, renderPng } from '../../../src/tune/report-png.js';
 import { formatBytes, formatDuration } from '../../../src/tune/units.js';
 import { run } from './tune-runs-helper.js';
 
@@ -17,7 +20,7 @@ test('heatmap: one rect per cell coloured from red (worse) to green (better), th
     rows: ['16 KiB', '64 KiB'],
     columns: ['0', '5', '25'],
     values: [[1, 2, 3], [4, 5, Number.NaN]],
-    higherIsBetter: false,
+    scale: colourScale([1, 2, 3, 4, 5, Number.NaN], false, { fraction: 0.01, measured: true }),
     format: String,
     highlight: { row: 0, column: 1 },
   });
@@ -28,7 +31,8 @@ test('heatmap: one rect per cell coloured from red (worse) to green (better), th
   assert.equal(fills[0], 'hsl(120, 65%, 72%)', 'lowest latency is green');
   assert.equal(fills[4], 'hsl(0, 65%, 72%)', 'highest latency is red');
   assert.equal(fills[5], '#ddd', 'a missing cell is grey');
-  assert.match(svg, /stroke="black" stroke-width="3"/);
+  assert.match(svg, /class="recommended" data-row="0" data-column="1"[^>]*stroke="black" stroke-width="3"/);
+  assert.match(svg, /differences under 1\.0% \(the runs' median spread\) share a colour/);
 });
 
 test('line chart: one path and legend entry per series; NaN leaves a gap', () => {
@@ -74,7 +78,7 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   ];
   const report = (repeat: number): string =>
     renderReportHtml({
-      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', settings: { ...settings, repeat }, cells,
+      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'sluice', version: 'test' }, settings: { ...settings, repeat }, cells,
       recommendation: recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null }),
       brokerMetricsNote: null,
     });
@@ -89,4 +93,55 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   const once = report(1);
   assert.ok(!headers(once).some((h) => h.includes('min–max')), 'a single run has no spread to show');
   assert.ok(!once.includes('times over'));
+});
+
+test('report.html: the client and its producer properties head the page; latency against throughput has a curve per cell', () => {
+  const settings = {
+    batchSizes: [16384, 65536], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'lz4' as const,
+    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9, repeat: 2, producerConfig: { 'enable.idempotence': 'true' },
+  };
+  const cells = settings.batchSizes.flatMap((batchSize, i) =>
+    settings.lingerMs.map((lingerMs, j) => ({ batchSize, lingerMs, ...aggregateRuns([run(1_000 * (i + j + 1), 2 + j), run(1_100 * (i + j + 1), 3 + j)]) })),
+  );
+  const recommendation = recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null });
+  const html = renderReportHtml({
+    tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings, cells, recommendation, brokerMetricsNote: null,
+  });
+  assert.match(html, /Client: <strong>java<\/strong> \(kafka-clients 4\.4\.0\)/);
+  assert.match(html, /<code>acks=-1<\/code> <code>compression\.type=lz4<\/code> <code>max\.in\.flight\.requests\.per\.connection=5<\/code> <code>enable\.idempotence=true<\/code>/);
+  const charts = [...html.matchAll(/<svg [^>]*class="xy-chart"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+  assert.equal(charts.length, 2, 'p99 and p50 against throughput');
+  for (const chart of charts) {
+    assert.equal((chart.match(/<path /g) ?? []).length, 4, 'a line per cell through its two runs');
+    assert.equal((chart.match(/stroke-width="3.5"/g) ?? []).length, 2, 'the recommended cell drawn thick (line and legend)');
+  }
+  assert.match(html, /data-height/, 'the page records its height for the PNG');
+});
+
+test('xy chart: points joined in order of x, axes from 0 to round maxima, NaN points left out', () => {
+  const svg = xyChartSvg({
+    title: 'p99', xTitle: 'records/s', yTitle: 'ms', formatX: String, formatY: String,
+    series: [{ name: 'a', points: [{ x: 300, y: 9 }, { x: 100, y: 2 }, { x: Number.NaN, y: 1 }], colour: 0, dash: 0 }, { name: 'b', points: [{ x: 150, y: 4 }], colour: 1, dash: 1 }],
+  });
+  const path = /<path d="([^"]+)"/.exec(svg)![1]!;
+  const xs = [...path.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+  assert.equal(xs.length, 2);
+  assert.ok(xs[0]! < xs[1]!, 'sorted by x');
+  assert.equal((svg.match(/<path /g) ?? []).length, 1, 'a lone point draws no line');
+  assert.equal((svg.match(/<circle /g) ?? []).length, 3);
+  assert.match(svg, />500<\/text>/, 'x axis to 500');
+  assert.match(svg, />10<\/text>/, 'y axis to 10');
+});
+
+test("a cell's load curve: every run, and a knee search's half-load run where there is one, in order of throughput", () => {
+  const at = (recordsPerSecond: number, p99Ms: number) => ({ recordsPerSecond, latency: { p50Ms: p99Ms / 2, p99Ms } });
+  assert.deepEqual(cellLoadCurve({ runs: [at(200, 4), at(100, 3)] }).map((p) => p.recordsPerSecond), [100, 200]);
+  assert.deepEqual(cellLoadCurve({ runs: [{ ...at(800, 9), knee: { atHalf: at(500, 2) } }, { ...at(0, Number.NaN), knee: null }] }).map((p) => [p.recordsPerSecond, p.latency.p99Ms]), [[500, 2], [800, 9]]);
+});
+
+test('without chromium there is no PNG, and the reason names the package', () => {
+  assert.equal(findChromium('/nonexistent-dir'), null);
+  const outcome = renderPng('/tmp/none.html', '/tmp/none.png', null);
+  assert.ok('missing' in outcome);
+  assert.match(outcome.missing, /apt-get install chromium/);
 });
