@@ -23,7 +23,9 @@ export function renderReportHtml(report: TuneReport): string {
       series: settings.batchSizes.map((b, i) => ({ name: `batch.size ${rows[i]}`, values: settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }) })),
       format,
     });
-  const load = settings.targetRate === null ? 'flat out' : `${formatCount(settings.targetRate)} records/s`;
+  const load = settings.targetRate === null ? 'each cell at 80% (and 50%) of its maximum sustainable rate' : `${formatCount(settings.targetRate)} records/s`;
+  const capacity = (c: CellResult): number => c.knee?.maxSustainableRate ?? c.recordsPerSecond;
+  const properties = Object.entries(settings.producerConfig).map(([k, v]) => `${k}=${v}`).join(', ');
   const hasBroker = cells.some((c) => c.broker !== null);
   const repeated = settings.repeat > 1;
   return `<!doctype html>
@@ -36,46 +38,49 @@ table { border-collapse: collapse; font-size: 0.9em; } td, th { border: 1px soli
 th { background: #f4f4f4; } .note { color: #555; }
 </style></head><body>
 <h1>Producer batching sweep</h1>
+<p class="client">Client: <b>${escapeXml(report.client.version)}</b> (<code>--client ${escapeXml(report.client.name)}</code>)${properties === '' ? '' : `, producer properties: <code>${escapeXml(properties)}</code>`}.</p>
 <p>${escapeXml(report.bootstrap)}, topic <code>${escapeXml(report.topic)}</code>; ${settings.batchSizes.length} × ${settings.lingerMs.length} cells of ${settings.cellSeconds} s,
 ${repeated ? `the whole grid run ${settings.repeat} times over (every figure is the median of a cell's runs), ` : ''}${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
 Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}.</p>
 <h2>Recommendation</h2>
 <p class="recommendation">${escapeXml(recommendation.text)}</p>
+<p class="confidence">${escapeXml(report.confidence.text)}</p>
 <h2>Heatmaps</h2>
 <div class="charts">
-${heatmap('Throughput (records/s)', (c) => c.recordsPerSecond, true, formatCount)}
+${heatmap('Throughput (records/s)', capacity, true, formatCount)}
 ${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, (v) => formatMs(v).replace(' ms', ''))}
 </div>
 <h2>Curves</h2>
 <div class="charts">
-${curves('Throughput vs linger.ms', 'records/s', (c) => c.recordsPerSecond, formatCount)}
+${curves('Throughput vs linger.ms', 'records/s', capacity, formatCount)}
 ${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, (v) => formatMs(v).replace(' ms', ''))}
 ${curves('Records per batch vs linger.ms', 'records/batch', (c) => c.recordsPerBatch, formatCount)}
 </div>
 <h2>All cells</h2>
-${cellTable(cells, hasBroker, repeated)}
-<p class="note">Latency is per record, from <code>send()</code> to the acknowledgement, measured in the producer (Node.js, one thread for load and sender).
-Throughput counts acknowledged records over the time from the first send to the last acknowledgement; MB/s is payload MiB/s.
+${cellTable(cells, hasBroker, repeated, settings.targetRate === null)}
+<p class="note">Latency is per record, from its intended send time (its slot in the fixed-rate schedule, so a stalled producer's backlog counts) to the acknowledgement (send→ack) and to its arrival at a consumer in the driver (e2e), measured in the client's own process.
+${settings.targetRate === null ? 'Without --target-rate the throughput heatmap and curve show each cell&#39;s maximum sustainable rate (short probes: flat out, then bisection on a fixed schedule); the other figures are measured at 80% of it. ' : ''}Throughput counts acknowledged records over the time from the first send to the last acknowledgement; MB/s is payload MiB/s.
 ${repeated ? `The min–max columns are the lowest and highest of a cell's ${settings.repeat} runs; failed records are added up over them.` : ''}
-Batch sizes on the producer side are its own accounting of acknowledged batches (encoded bytes, header included).
+Batches, records/batch and bytes/batch are the client&#39;s own metrics (Java: batch-size-avg and the topic&#39;s byte-total; librdkafka: the statistics&#39; batchcnt and batchsize; Sluice: its accounting of acknowledged batches).
 ${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics histograms before and after the cell${repeated ? ' (each run; the median over runs shown)' : ''} (broker-wide; p50 interpolated within 4x-wide buckets).` : `No broker-side statistics: ${escapeXml(report.brokerMetricsNote ?? 'none')}.`}</p>
 </body></html>
 `;
 }
 
-function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean): string {
+function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean, knee: boolean): string {
   const head = [
-    'batch.size', 'linger.ms', 'records/s', ...(repeated ? ['records/s min–max'] : []), 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', ...(repeated ? ['p99 min–max ms'] : []),
-    'p99.9 ms', 'records/batch', 'bytes/batch', 'batches/request', 'failed',
+    'batch.size', 'linger.ms', ...(knee ? ['max sustainable records/s', 'p99 ms at 50%'] : []), 'records/s', ...(repeated ? ['records/s min–max'] : []), 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', ...(repeated ? ['p99 min–max ms'] : []),
+    'p99.9 ms', 'e2e p50 ms', 'e2e p99 ms', 'batches', 'records/batch', 'bytes/batch', 'failed',
   ];
   const brokerHead = ['broker batches', 'broker records/batch', 'broker bytes/batch', 'broker p50 bytes'];
   const num = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '–');
   const lines = cells.map((c) => {
     const rateSpread = repeated ? [`${formatCount(c.spread.recordsPerSecond.min)}–${formatCount(c.spread.recordsPerSecond.max)}`] : [];
     const p99Spread = repeated ? [`${num(c.spread.p99Ms.min, 2)}–${num(c.spread.p99Ms.max, 2)}`] : [];
+    const kneeColumns = knee ? [formatCount(c.knee?.maxSustainableRate ?? Number.NaN), num(c.knee?.atHalf?.latency.p99Ms ?? Number.NaN, 2)] : [];
     const own = [
-      formatBytes(c.batchSize), String(c.lingerMs), formatCount(c.recordsPerSecond), ...rateSpread, num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), ...p99Spread,
-      num(c.latency.p999Ms, 2), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), num(c.batchesPerRequest, 2), formatCount(c.failedRecords),
+      formatBytes(c.batchSize), String(c.lingerMs), ...kneeColumns, formatCount(c.recordsPerSecond), ...rateSpread, num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), ...p99Spread,
+      num(c.latency.p999Ms, 2), num(c.endToEnd?.p50Ms ?? Number.NaN, 2), num(c.endToEnd?.p99Ms ?? Number.NaN, 2), formatCount(c.batches), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), formatCount(c.failedRecords),
     ];
     const broker = c.broker === null ? ['–', '–', '–', '–'] : [formatCount(c.broker.batches), num(c.broker.meanRecordsPerBatch), formatCount(c.broker.meanBatchBytes), formatCount(c.broker.p50BatchBytes)];
     return `<tr>${[...own, ...(hasBroker ? broker : [])].map((v) => `<td>${escapeXml(v)}</td>`).join('')}</tr>`;

@@ -65,8 +65,9 @@ test('sizes and durations as the CLI reads and the report writes them', () => {
 
 test('report.html: with --repeat the table shows the min–max of throughput and p99 beside the medians', () => {
   const settings = {
-    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'none' as const,
+    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: 3_000, acks: -1 as const, compression: 'none' as const,
     maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9,
+    producerConfig: {}, throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
   };
   const cells = [
     { batchSize: 16384, lingerMs: 0, ...aggregateRuns([run(1_000, 4), run(1_200, 6), run(1_100, 9)]) },
@@ -74,8 +75,9 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   ];
   const report = (repeat: number): string =>
     renderReportHtml({
-      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', settings: { ...settings, repeat }, cells,
+      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings: { ...settings, repeat }, cells,
       recommendation: recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null }),
+      confidence: { rounds: repeat, agreeingRounds: repeat, text: 'sure' },
       brokerMetricsNote: null,
     });
   const headers = (html: string): string[] => [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]!);

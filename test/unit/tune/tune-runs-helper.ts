@@ -4,6 +4,7 @@ import type { RunResult } from '../../../src/tune/run-aggregate.js';
 
 export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<RunResult> = {}): RunResult {
   return {
+    sentRecords: recordsPerSecond,
     acknowledgedRecords: recordsPerSecond,
     failedRecords: 0,
     firstError: null,
@@ -11,12 +12,15 @@ export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<
     recordsPerSecond,
     mbPerSecond: recordsPerSecond / 1024,
     latency: { count: recordsPerSecond, meanMs: p99Ms / 2, p50Ms: p99Ms / 4, p95Ms: p99Ms / 2, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3 },
+    endToEnd: null,
+    consumedRecords: 0,
     batches: recordsPerSecond / 10,
-    requests: recordsPerSecond / 20,
     recordsPerBatch: 10,
     bytesPerBatch: 10_240,
-    batchesPerRequest: 2,
+    clientMetrics: { 'batch-size-avg': 10_240 },
+    targetRate: recordsPerSecond,
     broker: null,
+    knee: null,
     ...overrides,
   };
 }
