@@ -30,6 +30,8 @@ export interface SluiceRunContext {
 }
 
 export async function runSluiceCell(context: SluiceRunContext, run: DriverRun): Promise<DriverResult> {
+  // Connections and metadata first, as a long-running producer has them: the first send must not wait for them.
+  await context.producerCluster.metadata([context.topic]);
   const producer = new BatchingProducer(context.producerCluster, context.producer);
   const consumer = run.endToEnd ? await EndToEndConsumer.start(context.consumerCluster, context.topic) : null;
   const template = payload(run.recordSize);
@@ -54,9 +56,11 @@ export async function runSluiceCell(context: SluiceRunContext, run: DriverRun): 
       }
     });
   };
-  while (performance.now() < end && firstError === null) {
+  // On a schedule every slot before the end is sent, late or not (as the Java and C drivers do); flat out, until the end.
+  const scheduled = run.targetRate === null ? Number.POSITIVE_INFINITY : Math.ceil(run.seconds * run.targetRate);
+  while ((run.targetRate === null ? performance.now() < end : sent < scheduled) && firstError === null) {
     const now = performance.now();
-    const due = run.targetRate === null ? sent + FLAT_OUT_CHUNK : Math.min(Math.ceil(((now - start) / 1000) * run.targetRate), Math.ceil(run.seconds * run.targetRate));
+    const due = run.targetRate === null ? sent + FLAT_OUT_CHUNK : Math.min(Math.ceil(((now - start) / 1000) * run.targetRate), scheduled);
     while (sent < due && producer.hasBufferSpace) {
       send(run.targetRate === null ? performance.now() : start + (sent * 1000) / run.targetRate);
       sent++;

@@ -2,7 +2,7 @@
  * Which client `sluice tune` drives, and how to start its driver process:
  *
  * - `java`: Kafka's producer from the kafka-clients jars, as a single-file source program
- *   (`java -cp <jars> TuneDriver.java`). The jars come from `--kafka-clients` (a Kafka release's
+ *   (`java -cp <jars> TuneDriver.java`), compiled once into the cache when a JDK's `javac` is there. The jars come from `--kafka-clients` (a Kafka release's
  *   `libs/` folder, or a classpath), else the project's cache `.cache/kafka/<version>/libs`,
  *   fetched there with tools/kafka/fetch-kafka.sh (Maven) when it is missing.
  * - `librdkafka`: the C driver, compiled on first use with the system compiler against the
@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,7 +103,35 @@ function javaDriver(lookup: ClientLookup): DriverCommand {
   const java = process.env['JAVA'] ?? 'java';
   if (!runs(java, ['-version'])) throw new ClientUnavailableError('java', 'no Java runtime (java) on the PATH; install one (Java 17 or later, e.g. apt-get install openjdk-17-jre-headless)');
   const classpath = lookup.kafkaClients === null ? cachedKafkaClasspath(lookup) : givenClasspath(lookup.kafkaClients);
-  return { client: 'java', command: java, args: ['-cp', classpath, join(packageRoot(), 'src', 'tune', 'drivers', 'TuneDriver.java')] };
+  const source = join(packageRoot(), 'src', 'tune', 'drivers', 'TuneDriver.java');
+  const compiled = compiledJavaDriver(source, classpath, lookup);
+  if (compiled === null) return { client: 'java', command: java, args: ['-cp', classpath, source] };
+  return { client: 'java', command: java, args: ['-cp', `${compiled}${delimiter}${classpath}`, 'TuneDriver'] };
+}
+
+/**
+ * A JVM compiles a single-file program at every launch, seconds per cell; with a JDK the driver
+ * is compiled once into the cache instead. Null with only a JRE: then every launch compiles it.
+ */
+function compiledJavaDriver(source: string, classpath: string, lookup: ClientLookup): string | null {
+  const dir = join(lookup.cacheDir, `tune-driver-java-${sourceHash(source)}`);
+  if (existsSync(join(dir, 'TuneDriver.class'))) return dir;
+  const javac = process.env['JAVAC'] ?? 'javac';
+  if (!runs(javac, ['-version'])) return null;
+  const partial = `${dir}.${process.pid}.tmp`;
+  mkdirSync(partial, { recursive: true });
+  lookup.note(`compiling the Java driver into ${dir} (once)`);
+  const built = spawnSync(javac, ['-cp', classpath, '-d', partial, source], { stdio: ['ignore', 'ignore', 'pipe'], timeout: COMPILE_TIMEOUT_MS, encoding: 'utf8' });
+  if (built.status !== 0) {
+    rmSync(partial, { recursive: true, force: true });
+    throw new ClientUnavailableError('java', `compiling the driver against ${classpath} failed: ${lastLine(built.error?.message ?? built.stderr)}`);
+  }
+  renameSync(partial, dir);
+  return dir;
+}
+
+function sourceHash(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
 }
 
 function hasKafkaClientsJar(dir: string): boolean {
@@ -144,8 +172,7 @@ function cachedKafkaClasspath(lookup: ClientLookup): string {
 
 function librdkafkaDriver(lookup: ClientLookup): DriverCommand {
   const source = join(packageRoot(), 'src', 'tune', 'drivers', 'tune-driver.c');
-  const hash = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 16);
-  const binary = join(lookup.cacheDir, `tune-driver-librdkafka-${hash}`);
+  const binary = join(lookup.cacheDir, `tune-driver-librdkafka-${sourceHash(source)}`);
   if (existsSync(binary)) return { client: 'librdkafka', command: binary, args: [] };
   const cc = process.env['CC'] ?? 'cc';
   if (!runs(cc, ['--version'])) throw new ClientUnavailableError('librdkafka', `no C compiler (${cc}) to build the librdkafka driver (apt-get install build-essential librdkafka-dev)`);

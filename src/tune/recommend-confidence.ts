@@ -24,12 +24,12 @@ export function recommendationConfidence(overall: Recommendation, roundsByCell: 
     if (own.batchSize === overall.batchSize && own.lingerMs === overall.lingerMs) agreeing++;
   }
   const chosen = roundsByCell.find((runs) => runs[0]!.batchSize === overall.batchSize && runs[0]!.lingerMs === overall.lingerMs);
-  const verdict = agreeing === rounds ? 'every one of' : `${agreeing} of`;
+  const verdict = agreeing === rounds ? `all ${rounds} rounds` : `${agreeing} of ${rounds} rounds`;
   const spreadText = chosen === undefined ? '' : `; over its runs the recommended cell reached ${range(chosen.map((r) => r.recordsPerSecond), formatCount)} records/s with p99 ${range(chosen.map((r) => r.p99Ms), (v) => formatMs(v).replace(' ms', ''))} ms`;
   return {
     rounds,
     agreeingRounds: agreeing,
-    text: `How sure: ${verdict} the ${rounds} rounds on its own ${overall.batchSize === null ? 'found no qualifying cell either' : 'recommends the same cell'}${spreadText}.`,
+    text: `How sure: ${verdict}, each taken alone, ${overall.batchSize === null ? 'find no qualifying cell either' : 'recommend the same cell'}${spreadText}.`,
   };
 }
 

@@ -25,7 +25,9 @@ export function renderReportHtml(report: TuneReport): string {
     });
   const load = settings.targetRate === null ? 'each cell at 80% (and 50%) of its maximum sustainable rate' : `${formatCount(settings.targetRate)} records/s`;
   const capacity = (c: CellResult): number => c.knee?.maxSustainableRate ?? c.recordsPerSecond;
-  const properties = Object.entries(settings.producerConfig).map(([k, v]) => `${k}=${v}`).join(', ');
+  // What every cell's producer got besides its batch.size and linger.ms: the options, the user's file over them.
+  const base = { acks: String(settings.acks), 'compression.type': settings.compression, 'max.in.flight.requests.per.connection': String(settings.maxInFlight), ...settings.producerConfig };
+  const properties = Object.entries(base).map(([k, v]) => `${k}=${v}`).join(', ');
   const hasBroker = cells.some((c) => c.broker !== null);
   const repeated = settings.repeat > 1;
   return `<!doctype html>
@@ -38,7 +40,7 @@ table { border-collapse: collapse; font-size: 0.9em; } td, th { border: 1px soli
 th { background: #f4f4f4; } .note { color: #555; }
 </style></head><body>
 <h1>Producer batching sweep</h1>
-<p class="client">Client: <b>${escapeXml(report.client.version)}</b> (<code>--client ${escapeXml(report.client.name)}</code>)${properties === '' ? '' : `, producer properties: <code>${escapeXml(properties)}</code>`}.</p>
+<p class="client">Client: <b>${escapeXml(report.client.version)}</b> (<code>--client ${escapeXml(report.client.name)}</code>), producer properties: <code>${escapeXml(properties)}</code> and each cell&#39;s batch.size and linger.ms.</p>
 <p>${escapeXml(report.bootstrap)}, topic <code>${escapeXml(report.topic)}</code>; ${settings.batchSizes.length} × ${settings.lingerMs.length} cells of ${settings.cellSeconds} s,
 ${repeated ? `the whole grid run ${settings.repeat} times over (every figure is the median of a cell's runs), ` : ''}${load}, ${settings.recordSize}-byte records, acks=${settings.acks}, compression=${escapeXml(settings.compression)}, max.in.flight=${settings.maxInFlight}.
 Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}.</p>

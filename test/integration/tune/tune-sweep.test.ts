@@ -1,6 +1,6 @@
 /**
- * `sluice tune` end to end against the Sluice broker process with its /metrics endpoint: a 2×2
- * sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the sweep
+ * `sluice tune --client sluice` end to end against the Sluice broker process with its /metrics
+ * endpoint: a 2×2 sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the sweep
  * takes as long as single one-second cells did), then results.json and report.html are checked.
  */
 import { after, before, describe, test } from 'node:test';
@@ -32,7 +32,7 @@ describe('sluice tune against the Sluice broker', () => {
     broker = await startBrokerProcess({ 'metrics.listener': 'http://127.0.0.1:0' });
     out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
     const args = [
-      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap,
+      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap, '--client', 'sluice',
       '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.5', '--repeat', String(REPEAT),
       '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
       '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),

@@ -73,8 +73,8 @@ test('how sure: the rounds that, each on its own, recommend the same cell, and t
   const overall = recommend(GRID, rule);
   const sure = recommendationConfidence(overall, rounds, rule);
   assert.deepEqual([sure.rounds, sure.agreeingRounds], [3, 2]);
-  assert.equal(sure.text, 'How sure: 2 of the 3 rounds on its own recommends the same cell; over its runs the recommended cell reached 50,000–92,920 records/s with p99 12.0–13.0 ms.');
+  assert.equal(sure.text, 'How sure: 2 of 3 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 50,000–92,920 records/s with p99 12.0–13.0 ms.');
   const unanimous = recommendationConfidence(overall, GRID.map((c) => [c, c]), rule);
-  assert.match(unanimous.text, /^How sure: every one of the 2 rounds on its own recommends the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/);
+  assert.match(unanimous.text, /^How sure: all 2 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/);
   assert.match(recommendationConfidence(overall, GRID.map((c) => [c]), rule).text, /^One run per cell/);
 });
