@@ -33,7 +33,7 @@ async function main(): Promise<void> {
         const eq = rest.indexOf('=');
         if (eq < 0) throw new Error(`not key=value: ${rest}`);
         producerProps.set(rest.slice(0, eq), rest.slice(eq + 1));
-      } else if (verb === 'consumer') continue;
+      } else if (verb === 'consumer') continue; // its consumer connects with the producer's security settings
       else if (verb === 'run') {
         const config = sluiceProducerConfig(producerProps);
         if (clusters === null) {
