@@ -2,9 +2,10 @@
  * The sweep: every `batch.size` × `linger.ms` cell, each run by a fresh driver process of the
  * chosen client (`client-drivers.ts`) with the cell's properties over the user's own, against
  * one topic, with the broker's `/metrics` scraped around the measured run when a URL is given.
- * A short warm-up (not reported) first lets the JIT and the broker's segment settle, so the
- * first cell is not penalised. Unless the caller names a topic, a fresh one is created for the
- * sweep and deleted afterwards.
+ * Every cell's driver first sends for `warmupSeconds` unreported, on the cell's schedule: a fresh
+ * JVM interprets before its JIT compiles, and a fresh client has no connections yet, neither of
+ * which a long-running producer pays. Unless the caller names a topic, a fresh one is created for
+ * the sweep and deleted afterwards.
  *
  * With `--target-rate` a cell is one run at that rate. Without it a cell first finds its knee
  * (`knee.ts`, short probes) and is then measured at 80% of it (the cell's figures) and at 50%
@@ -111,7 +112,6 @@ export async function runSweep(cluster: KafkaCluster, driver: DriverCommand, boo
   if (settings.topic === null) await admin.createTopic({ name: topic, partitions: settings.partitions });
   try {
     const cellRunner = new CellRunner(driver, bootstrap, topic, settings);
-    if (settings.warmupSeconds > 0) await cellRunner.warmUp(settings.batchSizes[0]!, settings.lingerMs[0]!);
     const metrics = new MetricsWatch(settings.metricsUrl);
     const grid = settings.batchSizes.flatMap((batchSize) => settings.lingerMs.map((lingerMs) => ({ batchSize, lingerMs, runs: [] as RunResult[] })));
     for (let round = 1; round <= settings.repeat; round++) {
@@ -140,13 +140,10 @@ class CellRunner {
     private readonly settings: SweepSettings,
   ) {}
 
-  async warmUp(batchSize: number, lingerMs: number): Promise<void> {
-    await this.withDriver(batchSize, lingerMs, (measure) => measure(this.settings.targetRate, this.settings.warmupSeconds, false));
-  }
-
   run(batchSize: number, lingerMs: number, metrics: MetricsWatch): Promise<RunResult> {
-    const { targetRate, cellSeconds, probeSeconds, endToEnd } = this.settings;
+    const { targetRate, cellSeconds, probeSeconds, endToEnd, warmupSeconds } = this.settings;
     return this.withDriver(batchSize, lingerMs, async (measure) => {
+      if (warmupSeconds > 0) await measure(targetRate, warmupSeconds, false);
       const measured = async (rate: number, knee: KneeRun | null): Promise<RunResult> => {
         const before = await metrics.scrape();
         const m = await measure(rate, cellSeconds, endToEnd);

@@ -33,7 +33,7 @@ describe('sluice tune against the Sluice broker', () => {
     out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
     const args = [
       join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap, '--client', 'sluice',
-      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.5', '--repeat', String(REPEAT),
+      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.2', '--repeat', String(REPEAT),
       '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
       '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),
     ];
