@@ -29,7 +29,7 @@ export function recommendationConfidence(overall: Recommendation, roundsByCell: 
   return {
     rounds,
     agreeingRounds: agreeing,
-    text: `How sure: ${verdict}, each taken alone, ${overall.batchSize === null ? 'find no qualifying cell either' : 'recommend the same cell'}${spreadText}.`,
+    text: `How sure: ${verdict}, each taken alone, ${overall.batchSize === null ? 'also find no qualifying cell' : 'recommend the same cell'}${spreadText}.`,
   };
 }
 

@@ -77,4 +77,7 @@ test('how sure: the rounds that, each on its own, recommend the same cell, and t
   const unanimous = recommendationConfidence(overall, GRID.map((c) => [c, c]), rule);
   assert.match(unanimous.text, /^How sure: all 2 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/);
   assert.match(recommendationConfidence(overall, GRID.map((c) => [c]), rule).text, /^One run per cell/);
+  const strict = { minThroughputFraction: 0.9, p99BoundMs: 1 };
+  const none = recommendationConfidence(recommend(GRID, strict), GRID.map((c) => [c, { ...c, p99Ms: 0.5 }]), strict);
+  assert.equal(none.text, 'How sure: 1 of 2 rounds, each taken alone, also find no qualifying cell.');
 });
