@@ -10,8 +10,9 @@
  *   (`$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`), keyed by the source's hash.
  * - `sluice`: Sluice's own `BatchingProducer` (`sluice-driver.ts`), always present.
  *
- * Without `--client` the first present one of that order is taken; naming a client that is
- * missing fails with what to install. Sluice itself never needs Java or a compiler.
+ * Without `--client` the first present one of that order is taken (present: nothing to fetch —
+ * jars are fetched only for an explicit `--client java`); naming a client that is missing fails
+ * with what to install. Sluice itself never needs Java or a compiler.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -75,7 +76,7 @@ export function chooseClient(requested: ClientName | null, lookup: ClientLookup)
   const skipped: string[] = [];
   for (const client of CLIENT_NAMES) {
     try {
-      return { driver: resolveClient(client, lookup), skipped };
+      return { driver: resolveClient(client, lookup, false), skipped };
     } catch (err) {
       if (!(err instanceof ClientUnavailableError)) throw err;
       skipped.push(err.message);
@@ -84,10 +85,11 @@ export function chooseClient(requested: ClientName | null, lookup: ClientLookup)
   throw new Error('unreachable: the sluice client is always present');
 }
 
-export function resolveClient(client: ClientName, lookup: ClientLookup): DriverCommand {
+/** `fetchJars`: whether `java` may download Kafka's jars (minutes, with Maven) when they are not cached. */
+export function resolveClient(client: ClientName, lookup: ClientLookup, fetchJars = true): DriverCommand {
   switch (client) {
     case 'java':
-      return javaDriver(lookup);
+      return javaDriver(lookup, fetchJars);
     case 'librdkafka':
       return librdkafkaDriver(lookup);
     case 'sluice':
@@ -99,10 +101,10 @@ function runs(command: string, args: readonly string[]): boolean {
   return spawnSync(command, args, { stdio: 'ignore', timeout: PROBE_TIMEOUT_MS }).status === 0;
 }
 
-function javaDriver(lookup: ClientLookup): DriverCommand {
+function javaDriver(lookup: ClientLookup, fetchJars: boolean): DriverCommand {
   const java = process.env['JAVA'] ?? 'java';
   if (!runs(java, ['-version'])) throw new ClientUnavailableError('java', 'no Java runtime (java) on the PATH; install one (Java 17 or later, e.g. apt-get install openjdk-17-jre-headless)');
-  const classpath = lookup.kafkaClients === null ? cachedKafkaClasspath(lookup) : givenClasspath(lookup.kafkaClients);
+  const classpath = lookup.kafkaClients === null ? cachedKafkaClasspath(lookup, fetchJars) : givenClasspath(lookup.kafkaClients);
   const source = join(packageRoot(), 'src', 'tune', 'drivers', 'TuneDriver.java');
   const compiled = compiledJavaDriver(source, classpath, lookup);
   if (compiled === null) return { client: 'java', command: java, args: ['-cp', classpath, source] };
@@ -152,7 +154,7 @@ function givenClasspath(given: string): string {
 }
 
 /** The jars tests and benchmarks use: the pinned release's libs in the project's cache, fetched with Maven if absent. */
-function cachedKafkaClasspath(lookup: ClientLookup): string {
+function cachedKafkaClasspath(lookup: ClientLookup, fetchJars: boolean): string {
   const root = packageRoot();
   const versionFile = join(root, 'tools', 'kafka', 'kafka-version');
   const fetchScript = join(root, 'tools', 'kafka', 'fetch-kafka.sh');
@@ -161,6 +163,7 @@ function cachedKafkaClasspath(lookup: ClientLookup): string {
   const version = readFileSync(versionFile, 'utf8').trim();
   const libs = join(root, '.cache', 'kafka', version, 'libs');
   if (existsSync(join(root, '.cache', 'kafka', version, '.complete')) && hasKafkaClientsJar(libs)) return join(libs, '*');
+  if (!fetchJars) throw new ClientUnavailableError('java', `${missing}, or name --client java to fetch Kafka ${version}'s with Maven`);
   if (!existsSync(fetchScript) || !runs('mvn', ['-v'])) throw new ClientUnavailableError('java', `${missing}, or install Maven (apt-get install maven) to fetch Kafka ${version}'s`);
   lookup.note(`fetching Kafka ${version}'s jars with Maven into ${libs} (once)`);
   const fetched = spawnSync(fetchScript, [version], { stdio: ['ignore', 'ignore', 'pipe'], timeout: FETCH_TIMEOUT_MS, encoding: 'utf8' });

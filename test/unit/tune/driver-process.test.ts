@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClientUnavailableError, resolveClient, type DriverCommand } from '../../../src/tune/client-drivers.js';
+import { chooseClient, ClientUnavailableError, resolveClient, type DriverCommand } from '../../../src/tune/client-drivers.js';
 import { DriverFailedError, DriverProcess } from '../../../src/tune/driver-process.js';
 
 const SETUP = { bootstrap: 'h:9092', topic: 't', producer: new Map([['linger.ms', '5']]), consumer: new Map<string, string>() };
@@ -75,6 +75,24 @@ test('--client java and librdkafka say what is missing', () => {
     process.env['CC'] = '/nonexistent/cc';
     assert.throws(() => resolveClient('librdkafka', lookup), /: --client librdkafka: no C compiler \(\/nonexistent\/cc\) to build the librdkafka driver \(apt-get install build-essential librdkafka-dev\)$/);
     assert.equal(resolveClient('sluice', lookup).command, process.execPath, 'the sluice client is always there');
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+});
+
+test('without --client the first present client is taken and the skipped ones say why; jars are not fetched for a default', () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'sluice-tune-cache-'));
+  const saved = { JAVA: process.env['JAVA'], CC: process.env['CC'] };
+  try {
+    process.env['JAVA'] = '/nonexistent/java';
+    process.env['CC'] = '/nonexistent/cc';
+    const { driver, skipped } = chooseClient(null, { kafkaClients: null, cacheDir, note: () => undefined });
+    assert.equal(driver.client, 'sluice');
+    assert.equal(skipped.length, 2);
+    assert.match(skipped[0]!, /^--client java: no Java runtime/);
+    assert.match(skipped[1]!, /^--client librdkafka: no C compiler/);
+    assert.throws(() => chooseClient('java', { kafkaClients: null, cacheDir, note: () => undefined }), ClientUnavailableError, 'a named client that is missing is an error');
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
     rmSync(cacheDir, { recursive: true, force: true });
