@@ -1,102 +1,132 @@
 /**
- * One cell of the sweep: a fresh `BatchingProducer` with the cell's `batch.size` and
- * `linger.ms` sends fixed-size records for a fixed time — flat out (as fast as its buffer
- * memory allows) or at a target rate — then flushes. Throughput counts acknowledged records over
- * the time from the first send to the last acknowledgement, as Kafka's ProducerPerformance does;
- * latency is per record, `send()` to acknowledgement.
+ * One run of `sluice tune --client sluice`: a fresh `BatchingProducer` with the cell's
+ * properties sends fixed-size records for a fixed time — flat out (as fast as its buffer memory
+ * allows) or on a fixed-rate schedule — then flushes, answering as any driver does
+ * (`driver-protocol.ts`). Latency runs from each record's intended send time; the end-to-end
+ * consumer reads over its own connections, since a broker answers one connection's requests in
+ * order and a fetch's long poll would hold the producer's requests back.
  */
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaCluster } from '../client/cluster.js';
-import { BatchingProducer } from '../client/index.js';
-import type { Acks } from '../client/producer-request.js';
-import type { CompressionType } from '../protocol/records/index.js';
-import { LatencySamples, type LatencySummary } from './latency-samples.js';
-
-export interface LoadSettings {
-  readonly topic: string;
-  readonly recordSize: number;
-  readonly seconds: number;
-  /** Records per second; null sends flat out. */
-  readonly targetRate: number | null;
-  readonly acks: Acks;
-  readonly compression: CompressionType;
-  readonly maxInFlight: number;
-}
-
-export interface CellMeasurement {
-  readonly acknowledgedRecords: number;
-  readonly failedRecords: number;
-  /** The first failure's message, if any record failed. */
-  readonly firstError: string | null;
-  readonly elapsedSeconds: number;
-  readonly recordsPerSecond: number;
-  /** Record payload bytes per second, in MiB (ProducerPerformance's "MB/sec"). */
-  readonly mbPerSecond: number;
-  readonly latency: LatencySummary;
-  /** From the producer's own accounting of acknowledged batches. */
-  readonly batches: number;
-  readonly requests: number;
-  readonly recordsPerBatch: number;
-  /** Encoded (compressed, if so) batch bytes per batch, header included. */
-  readonly bytesPerBatch: number;
-  readonly batchesPerRequest: number;
-}
+import { KafkaConsumerClient, type Positions } from '../client/consumer-client.js';
+import { BatchingProducer, type BatchingProducerOptions } from '../client/producer-batching.js';
+import { HistogramRecorder, TIMESTAMP_BYTES, type DriverResult, type DriverRun } from './driver-protocol.js';
 
 /** How many records a flat-out sender queues before it lets the event loop (and the sender pass) run. */
 const FLAT_OUT_CHUNK = 256;
 /** A rate-limited sender catches up on its schedule this often. */
 const RATE_TICK_MS = 1;
+/** How long the end-to-end consumer may take, after the flush, to see every record. */
+const DRAIN_MS = 10_000;
+const CONSUMER_MAX_WAIT_MS = 100;
 
-export async function runCell(cluster: KafkaCluster, load: LoadSettings, batchSize: number, lingerMs: number): Promise<CellMeasurement> {
-  const producer = new BatchingProducer(cluster, {
-    batchSize,
-    lingerMs,
-    acks: load.acks,
-    compression: load.compression,
-    maxInFlight: load.maxInFlight,
-  });
-  const value = payload(load.recordSize);
-  const latencies = new LatencySamples();
+export interface SluiceRunContext {
+  readonly producerCluster: KafkaCluster;
+  /** Separate connections for the end-to-end consumer. */
+  readonly consumerCluster: KafkaCluster;
+  readonly topic: string;
+  readonly producer: BatchingProducerOptions;
+}
+
+export async function runSluiceCell(context: SluiceRunContext, run: DriverRun): Promise<DriverResult> {
+  // Connections and metadata first, as a long-running producer has them: the first send must not wait for them.
+  await context.producerCluster.metadata([context.topic]);
+  const producer = new BatchingProducer(context.producerCluster, context.producer);
+  const consumer = run.endToEnd ? await EndToEndConsumer.start(context.consumerCluster, context.topic) : null;
+  const template = payload(run.recordSize);
+  const sendAck = new HistogramRecorder();
   let failed = 0;
   let firstError: string | null = null;
-  const onDelivery = (error: Error | null, delivery: { readonly latencyMs: number } | null): void => {
-    if (delivery !== null) latencies.add(delivery.latencyMs);
-    else {
-      failed++;
-      firstError ??= error?.message ?? 'unknown error';
-    }
-  };
+  let lastAck = 0;
   const start = performance.now();
-  const end = start + load.seconds * 1000;
+  const end = start + run.seconds * 1000;
   let sent = 0;
-  while (performance.now() < end && firstError === null) {
-    const due = load.targetRate === null ? sent + FLAT_OUT_CHUNK : Math.floor(((performance.now() - start) / 1000) * load.targetRate);
+  const send = (intended: number): void => {
+    const value = Buffer.from(template);
+    value.writeBigInt64BE(BigInt(Math.round(intended * 1e6)), 0);
+    producer.send(context.topic, { key: null, value }, (error, delivery) => {
+      const at = performance.now();
+      if (delivery !== null) {
+        sendAck.record((at - intended) * 1000);
+        lastAck = Math.max(lastAck, at);
+      } else {
+        failed++;
+        firstError ??= error?.message ?? 'unknown error';
+      }
+    });
+  };
+  // On a schedule every slot before the end is sent, late or not (as the Java and C drivers do); flat out, until the end.
+  const scheduled = run.targetRate === null ? Number.POSITIVE_INFINITY : Math.ceil(run.seconds * run.targetRate);
+  while ((run.targetRate === null ? performance.now() < end : sent < scheduled) && firstError === null) {
+    const now = performance.now();
+    const due = run.targetRate === null ? sent + FLAT_OUT_CHUNK : Math.min(Math.ceil(((now - start) / 1000) * run.targetRate), scheduled);
     while (sent < due && producer.hasBufferSpace) {
-      producer.send(load.topic, { key: null, value }, onDelivery);
+      send(run.targetRate === null ? performance.now() : start + (sent * 1000) / run.targetRate);
       sent++;
     }
     if (!producer.hasBufferSpace) await producer.bufferSpace();
-    else if (load.targetRate === null) await nextTurn();
+    else if (run.targetRate === null) await nextTurn();
     else await sleep(RATE_TICK_MS);
   }
   await producer.close();
-  const elapsedSeconds = (performance.now() - start) / 1000;
   const stats = producer.stats();
+  const consumed = consumer === null ? null : await consumer.finish(stats.acknowledgedRecords);
   return {
-    acknowledgedRecords: stats.acknowledgedRecords,
-    failedRecords: failed,
+    id: run.id,
+    sent,
+    acknowledged: stats.acknowledgedRecords,
+    failed,
     firstError,
-    elapsedSeconds,
-    recordsPerSecond: stats.acknowledgedRecords / elapsedSeconds,
-    mbPerSecond: (stats.acknowledgedRecords * load.recordSize) / elapsedSeconds / (1024 * 1024),
-    latency: latencies.summary(),
-    batches: stats.batches,
-    requests: stats.requests,
-    recordsPerBatch: ratio(stats.acknowledgedRecords, stats.batches),
-    bytesPerBatch: ratio(stats.batchBytes, stats.batches),
-    batchesPerRequest: ratio(stats.batches, stats.requests),
+    elapsedSeconds: (Math.max(lastAck, start) - start) / 1000,
+    sendAckUs: sendAck.toJSON(),
+    consumed: consumed?.count ?? 0,
+    endToEndUs: consumed?.latency ?? null,
+    metrics: {
+      batches: stats.batches,
+      requests: stats.requests,
+      'records-per-batch': ratio(stats.acknowledgedRecords, stats.batches),
+      'batch-size-avg': ratio(stats.batchBytes, stats.batches),
+      retries: stats.retries,
+    },
   };
+}
+
+/** Reads every partition from its end when the run starts until stopped, timing each record from the send time it carries. */
+class EndToEndConsumer {
+  private readonly latency = new HistogramRecorder();
+  private count = 0;
+  private stopped = false;
+  private readonly loop: Promise<void>;
+
+  private constructor(private readonly client: KafkaConsumerClient, private readonly positions: Positions) {
+    this.loop = this.consume();
+  }
+
+  static async start(cluster: KafkaCluster, topic: string): Promise<EndToEndConsumer> {
+    const client = new KafkaConsumerClient(cluster, topic, { maxWaitMs: CONSUMER_MAX_WAIT_MS });
+    const partitions = (await client.partitions()).partitions.map((p) => p.partition);
+    return new EndToEndConsumer(client, await client.listOffsets(partitions, 'latest'));
+  }
+
+  async finish(expected: number): Promise<{ readonly count: number; readonly latency: Array<[number, number]> }> {
+    const deadline = performance.now() + DRAIN_MS;
+    while (this.count < expected && performance.now() < deadline) await sleep(5);
+    this.stopped = true;
+    await this.loop;
+    return { count: this.count, latency: this.latency.toJSON() };
+  }
+
+  private async consume(): Promise<void> {
+    while (!this.stopped) {
+      for (const record of await this.client.fetch(this.positions)) {
+        const at = performance.now();
+        if (record.value === null || record.value.length < TIMESTAMP_BYTES) continue;
+        this.latency.record((at - Number(record.value.readBigInt64BE(0)) / 1e6) * 1000);
+        this.count++;
+      }
+    }
+  }
 }
 
 /** ProducerPerformance's payload: random upper-case letters, so compression sees text-like data. */

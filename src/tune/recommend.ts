@@ -1,7 +1,7 @@
 /**
  * The sweep's advice: the smallest `linger.ms` — then the smallest `batch.size` — whose cell
- * reaches a fraction (90%) of the peak throughput of the sweep with p99 latency within the
- * bound, stated in words with the numbers. Small linger and batch keep latency and memory low,
+ * reaches the throughput goal (`--throughput-goal` records/s, else a fraction, 90%, of the peak
+ * throughput of the sweep) with p99 latency within the bound, stated in words with the numbers. Small linger and batch keep latency and memory low,
  * so among cells that are fast enough the cheapest one wins. Cells with failed records never
  * qualify. Without a cell that qualifies the advice says so and names the nearest miss.
  */
@@ -16,8 +16,10 @@ export interface CellOutcome {
 }
 
 export interface RecommendationRule {
-  /** Share of the peak throughput a cell must reach, e.g. 0.9. */
+  /** Share of the peak throughput a cell must reach, e.g. 0.9; used without a goal. */
   readonly minThroughputFraction: number;
+  /** Records per second a cell must reach; null: the fraction of the peak. */
+  readonly throughputGoal?: number | null;
   /** null: no latency bound. */
   readonly p99BoundMs: number | null;
 }
@@ -38,13 +40,17 @@ export function recommend(cells: readonly CellOutcome[], rule: RecommendationRul
   }
   const peakCell = healthy.reduce((a, b) => (b.recordsPerSecond > a.recordsPerSecond ? b : a));
   const peak = { batchSize: peakCell.batchSize, lingerMs: peakCell.lingerMs, recordsPerSecond: peakCell.recordsPerSecond };
-  const floor = rule.minThroughputFraction * peak.recordsPerSecond;
+  const goal = rule.throughputGoal ?? null;
+  const floor = goal ?? rule.minThroughputFraction * peak.recordsPerSecond;
   const fastEnough = healthy.filter((c) => c.recordsPerSecond >= floor);
   const qualifying = fastEnough.filter((c) => rule.p99BoundMs === null || c.p99Ms <= rule.p99BoundMs);
-  const percent = Math.round(rule.minThroughputFraction * 100);
   const bound = rule.p99BoundMs === null ? 'no p99 bound (none given)' : `p99 within ${formatMs(rule.p99BoundMs)}`;
   const peakText = `the peak of ${formatRate(peak.recordsPerSecond)} at ${cellName(peak)}`;
+  const target = goal === null ? `${Math.round(rule.minThroughputFraction * 100)}% of ${peakText}` : `the goal of ${formatRate(goal)}`;
   const best = [...qualifying].sort(cheapestFirst)[0];
+  if (fastEnough.length === 0) {
+    return { batchSize: null, lingerMs: null, peak, qualifyingCells: 0, text: `No cell reaches ${target}; ${peakText} is the fastest.` };
+  }
   if (best === undefined) {
     const nearest = [...fastEnough].sort((a, b) => a.p99Ms - b.p99Ms)[0]!;
     return {
@@ -53,8 +59,8 @@ export function recommend(cells: readonly CellOutcome[], rule: RecommendationRul
       peak,
       qualifyingCells: 0,
       text:
-        `No cell reaches ${percent}% of ${peakText} with ${bound}. ` +
-        `The lowest p99 among the cells that reach ${percent}% is ${formatMs(nearest.p99Ms)}, at ${cellName(nearest)} ` +
+        `No cell reaches ${target} with ${bound}. ` +
+        `The lowest p99 among the cells that reach it is ${formatMs(nearest.p99Ms)}, at ${cellName(nearest)} ` +
         `(${formatRate(nearest.recordsPerSecond)}); raise --p99-bound-ms or look at the curves for a trade-off.`,
     };
   }
@@ -67,7 +73,7 @@ export function recommend(cells: readonly CellOutcome[], rule: RecommendationRul
     text:
       `Use ${cellName(best)}: ${formatRate(best.recordsPerSecond)} (${share}% of ${peakText}) with p99 ${formatMs(best.p99Ms)}` +
       `${rule.p99BoundMs === null ? '' : ` (bound ${formatMs(rule.p99BoundMs)})`}. ` +
-      `It is the smallest linger.ms, then batch.size, reaching ${percent}% of peak throughput with ${bound}; ` +
+      `It is the smallest linger.ms, then batch.size, reaching ${goal === null ? `${Math.round(rule.minThroughputFraction * 100)}% of peak throughput` : target} with ${bound}; ` +
       `${qualifying.length} of ${cells.length} ${qualifying.length === 1 ? 'cell qualifies' : 'cells qualify'}.`,
   };
 }

@@ -5,10 +5,20 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ClientName } from './client-drivers.js';
 import type { Recommendation } from './recommend.js';
+import type { Confidence } from './recommend-confidence.js';
 import { renderReportHtml } from './report-html.js';
 import { renderPng, type PngOutcome } from './report-png.js';
 import type { CellResult, SweepSettings } from './sweep.js';
+
+export interface ReportSettings extends Omit<SweepSettings, 'producerConfig'> {
+  /** The user's `--producer-config`, secrets hidden (`hiddenSecrets`). */
+  readonly producerConfig: Readonly<Record<string, string>>;
+  readonly p99BoundMs: number | null;
+  readonly throughputGoal: number | null;
+  readonly minThroughputFraction: number;
+}
 
 export interface TuneReport {
   readonly tool: 'sluice tune';
@@ -16,16 +26,12 @@ export interface TuneReport {
   readonly finishedAt: string;
   readonly bootstrap: string;
   readonly topic: string;
-  /** The client the sweep drove, and what it is (e.g. a version). */
-  readonly client: { readonly name: string; readonly version: string };
-  readonly settings: SweepSettings & {
-    readonly p99BoundMs: number | null;
-    readonly minThroughputFraction: number;
-    /** Producer properties set beyond the sweep's options (secrets hidden); the header lists them. */
-    readonly producerConfig?: Readonly<Record<string, string>>;
-  };
+  /** The client driven, and what its driver said it is (e.g. "kafka-clients 4.4.0"). */
+  readonly client: { readonly name: ClientName; readonly version: string };
+  readonly settings: ReportSettings;
   readonly cells: readonly CellResult[];
   readonly recommendation: Recommendation;
+  readonly confidence: Confidence;
   readonly brokerMetricsNote: string | null;
 }
 
@@ -36,7 +42,18 @@ export interface ReportFiles {
   readonly png: PngOutcome;
 }
 
-export function writeReport(dir: string, report: TuneReport, chromium?: string | null): ReportFiles {
+/** Settings as the report states them: the producer properties with passwords and JAAS configs hidden. */
+export type TuneReportInput = Omit<TuneReport, 'settings'> & { readonly settings: Omit<ReportSettings, 'producerConfig'> & { readonly producerConfig: ReadonlyMap<string, string> } };
+
+const SECRET_KEY = /password|secret|jaas|(^|\.)key$/i;
+
+export function hiddenSecrets(properties: ReadonlyMap<string, string>): Record<string, string> {
+  return Object.fromEntries([...properties].map(([k, v]) => [k, SECRET_KEY.test(k) ? '[hidden]' : v]));
+}
+
+/** `chromium`: the binary for report.png; absent: the first on PATH; null: no PNG. */
+export function writeReport(dir: string, input: TuneReportInput, chromium?: string | null): ReportFiles {
+  const report: TuneReport = { ...input, settings: { ...input.settings, producerConfig: hiddenSecrets(input.settings.producerConfig) } };
   mkdirSync(dir, { recursive: true });
   const json = join(dir, 'results.json');
   const html = join(dir, 'report.html');

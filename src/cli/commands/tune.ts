@@ -1,25 +1,36 @@
 /**
- * `sluice tune`: a producer batching profiler. Sweeps `batch.size` × `linger.ms` with the
- * batching producer against any Kafka-compatible broker, shows progress on stderr, writes
- * `results.json` and `report.html` (heatmaps, curves, recommendation) to `--out`, and prints the
- * recommendation. The sweep itself lives in `src/tune/`.
+ * `sluice tune`: a producer batching profiler. Sweeps `batch.size` × `linger.ms` with the user's
+ * client (Kafka's Java producer, librdkafka, or Sluice's own) against any Kafka-compatible
+ * broker, shows progress on stderr, writes `results.json`, `report.html` (heatmaps, curves,
+ * recommendation) and, with Chromium, `report.png` to `--out`, and prints the recommendation.
+ * `--observe` watches a running producer instead (`tune-observe.ts`). The sweep itself lives in `src/tune/`.
  */
+import { loadPropertiesFile } from '../../broker/config.js';
 import type { Acks } from '../../client/producer-request.js';
 import { COMPRESSION_NAMES, isCompressionName, type CompressionName } from '../../client/compression-codecs.js';
+import { chooseClient, CLIENT_NAMES, ClientUnavailableError, defaultCacheDir, isClientName, type ClientName } from '../../tune/client-drivers.js';
+import { TIMESTAMP_BYTES } from '../../tune/driver-protocol.js';
 import { SweepProgress } from '../../tune/progress.js';
-import { recommend } from '../../tune/recommend.js';
+import { recommendationConfidence } from '../../tune/recommend-confidence.js';
+import { recommend, type CellOutcome } from '../../tune/recommend.js';
 import { writeReport } from '../../tune/report.js';
+import type { RunResult } from '../../tune/run-aggregate.js';
 import { runSweep, type SweepSettings } from '../../tune/sweep.js';
 import { OBSERVE_USAGE, runObserve } from './tune-observe.js';
 import { integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command } from './command-support.js';
 
-const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--batch-sizes 16KiB,64KiB,256KiB,1MiB] [--linger-ms 0,1,5,10,25,50]
+const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--client ${CLIENT_NAMES.join('|')}] [--producer-config FILE]
+         [--kafka-clients DIR_OR_CLASSPATH] [--batch-sizes 16KiB,64KiB,256KiB,1MiB] [--linger-ms 0,1,5,10,25,50]
          [--cell-seconds 3] [--warmup-seconds 1] [--target-rate RECORDS_PER_S] [--record-size 1024]
          [--acks -1|0|1|all] [--compression ${COMPRESSION_NAMES.join('|')}] [--max-in-flight 5]
-         [--topic T | --partitions 1] [--p99-bound-ms MS] [--metrics-url http://HOST:PORT/metrics] [--out DIR]
-         [--repeat 1]
-  runs every batch.size × linger.ms cell for --cell-seconds, flat out unless --target-rate is given;
-  --repeat N runs the whole grid N times and reports each cell's medians and spread;
+         [--topic T | --partitions 1] [--p99-bound-ms MS] [--throughput-goal RECORDS_PER_S]
+         [--probe-seconds 1] [--knee-steps 3] [--no-end-to-end]
+         [--metrics-url http://HOST:PORT/metrics] [--out DIR] [--repeat 1]
+  drives the client's own producer (default: the first present of java, librdkafka, sluice) in a
+  process per cell with the cell's linger.ms and batch.size over the --producer-config properties;
+  at --target-rate each cell runs once at that rate, else it finds its maximum sustainable rate and
+  is measured at 50% and 80% of it; latency is send→ack and produce→consume, from each record's
+  intended send time; --repeat N runs the whole grid N times and reports medians and spread;
   sizes take B, k/KiB, m/MiB suffixes; without --topic a fresh topic is created and deleted afterwards
 ${OBSERVE_USAGE}`;
 
@@ -40,6 +51,13 @@ const OPTIONS = {
   'metrics-url': { type: 'string' },
   out: { type: 'string' },
   repeat: { type: 'string' },
+  client: { type: 'string' },
+  'producer-config': { type: 'string' },
+  'kafka-clients': { type: 'string' },
+  'throughput-goal': { type: 'string' },
+  'probe-seconds': { type: 'string' },
+  'knee-steps': { type: 'string' },
+  'no-end-to-end': { type: 'boolean' },
 } as const;
 
 const DEFAULT_BATCH_SIZES = '16KiB,64KiB,256KiB,1MiB';
@@ -49,10 +67,18 @@ const MIN_THROUGHPUT_FRACTION = 0.9;
 /** More runs than this of every cell is a typo, not a plan: 100 × the default 24 cells of 3 s is two hours. */
 const MAX_REPEAT = 100;
 
+/** More bisection steps than this make a cell's knee search longer than its measurements for no visible gain. */
+const MAX_KNEE_STEPS = 8;
+
 export interface TuneOptions {
   readonly bootstrap: string;
+  /** `--client`; null: the first present. */
+  readonly client: ClientName | null;
+  readonly producerConfigFile: string | null;
+  readonly kafkaClients: string | null;
   readonly settings: SweepSettings;
   readonly p99BoundMs: number | null;
+  readonly throughputGoal: number | null;
   /** `--out`; null: a directory named after the start time. */
   readonly out: string | null;
 }
@@ -64,12 +90,22 @@ export function parseTuneOptions(args: string[]): TuneOptions {
   const compression = o.compression ?? 'none';
   if (!isCompressionName(compression)) throw new UsageError(`--compression must be one of ${COMPRESSION_NAMES.join(', ')}, not '${compression}'`);
   if (o.topic !== undefined && o.partitions !== undefined) throw new UsageError('--partitions is for the topic tune creates; not with --topic');
+  if (o.client !== undefined && !isClientName(o.client)) throw new UsageError(`--client must be one of ${CLIENT_NAMES.join(', ')}, not '${o.client}'`);
+  const producerConfigFile = o['producer-config'] ?? null;
+  let producerConfig = new Map<string, string>();
+  if (producerConfigFile !== null) {
+    try {
+      producerConfig = loadPropertiesFile(producerConfigFile);
+    } catch (err) {
+      throw new UsageError(`--producer-config ${producerConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   const settings: SweepSettings = {
     batchSizes: list(o['batch-sizes'] ?? DEFAULT_BATCH_SIZES, 'batch-sizes', parseByteSize),
     lingerMs: list(o['linger-ms'] ?? DEFAULT_LINGER_MS, 'linger-ms', (t) => integerOption(t, 'linger-ms', 0, 3_600_000)!),
     cellSeconds: positiveNumber(o['cell-seconds'] ?? '3', 'cell-seconds'),
     warmupSeconds: positiveNumber(o['warmup-seconds'] ?? '1', 'warmup-seconds', true),
-    recordSize: integerOption(o['record-size'], 'record-size', 1, 16 * 1024 * 1024) ?? 1024,
+    recordSize: integerOption(o['record-size'], 'record-size', TIMESTAMP_BYTES, 16 * 1024 * 1024) ?? 1024,
     targetRate: o['target-rate'] === undefined ? null : positiveNumber(o['target-rate'], 'target-rate'),
     acks: (o.acks === 'all' ? -1 : (integerOption(o.acks, 'acks', -1, 1) ?? -1)) as Acks,
     compression: compression as CompressionName,
@@ -78,47 +114,84 @@ export function parseTuneOptions(args: string[]): TuneOptions {
     partitions: integerOption(o.partitions, 'partitions', 1, 10_000) ?? 1,
     metricsUrl: o['metrics-url'] ?? null,
     repeat: integerOption(o.repeat, 'repeat', 1, MAX_REPEAT) ?? 1,
+    producerConfig,
+    endToEnd: o['no-end-to-end'] !== true,
+    probeSeconds: positiveNumber(o['probe-seconds'] ?? '1', 'probe-seconds'),
+    kneeSteps: integerOption(o['knee-steps'], 'knee-steps', 0, MAX_KNEE_STEPS) ?? 3,
   };
   const p99BoundMs = o['p99-bound-ms'] === undefined ? null : positiveNumber(o['p99-bound-ms'], 'p99-bound-ms');
-  return { bootstrap, settings, p99BoundMs, out: o.out ?? null };
+  const throughputGoal = o['throughput-goal'] === undefined ? null : positiveNumber(o['throughput-goal'], 'throughput-goal');
+  return {
+    bootstrap,
+    client: (o.client as ClientName | undefined) ?? null,
+    producerConfigFile,
+    kafkaClients: o['kafka-clients'] ?? null,
+    settings,
+    p99BoundMs,
+    throughputGoal,
+    out: o.out ?? null,
+  };
+}
+
+/** What the recommendation weighs for a cell: its knee (or the rate it ran at) and its p99 there. */
+function outcomeOf(cell: { readonly batchSize: number; readonly lingerMs: number }, run: RunResult): CellOutcome {
+  return {
+    batchSize: cell.batchSize,
+    lingerMs: cell.lingerMs,
+    recordsPerSecond: run.knee?.maxSustainableRate ?? run.recordsPerSecond,
+    p99Ms: run.latency.p99Ms,
+    failedRecords: run.failedRecords,
+  };
 }
 
 async function run(args: string[]): Promise<void> {
   if (args.includes('--observe')) return runObserve(args);
-  const { bootstrap, settings, p99BoundMs, out } = parseTuneOptions(args);
+  const options = parseTuneOptions(args);
+  const { bootstrap, settings, p99BoundMs, throughputGoal, out } = options;
   const startedAt = new Date();
   const outDir = out ?? `tune-report-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
+  const note = (text: string): boolean => process.stderr.write(`sluice tune: ${text}\n`);
+  let chosen: ReturnType<typeof chooseClient>;
+  try {
+    chosen = chooseClient(options.client, { kafkaClients: options.kafkaClients, cacheDir: defaultCacheDir(), note });
+  } catch (err) {
+    if (err instanceof ClientUnavailableError) throw new UsageError(err.message);
+    throw err;
+  }
+  for (const skipped of chosen.skipped) note(`skipped ${skipped}`);
+  note(`client ${chosen.driver.client}${options.client === null ? ' (the first present of java, librdkafka, sluice; choose with --client)' : ''}`);
 
-  const outcome = await withCluster({ 'bootstrap-server': bootstrap }, async (cluster) => {
+  const connect = { 'bootstrap-server': bootstrap, 'command-config': options.producerConfigFile ?? undefined };
+  const outcome = await withCluster(connect, async (cluster) => {
     const runs = settings.batchSizes.length * settings.lingerMs.length * settings.repeat;
     const progress = new SweepProgress(process.stderr, runs, settings.cellSeconds, settings.repeat > 1 ? 'runs' : 'cells');
     try {
-      return await runSweep(cluster, settings, { cellStarted: (label) => progress.cellStarted(label), cellFinished: () => progress.cellFinished() });
+      return await runSweep(cluster, chosen.driver, bootstrap, settings, { cellStarted: (label) => progress.cellStarted(label), cellFinished: () => progress.cellFinished() });
     } finally {
       progress.finish();
     }
   });
-  const recommendation = recommend(
-    outcome.cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })),
-    { minThroughputFraction: MIN_THROUGHPUT_FRACTION, p99BoundMs },
-  );
+  const rule = { minThroughputFraction: MIN_THROUGHPUT_FRACTION, p99BoundMs, throughputGoal };
+  const recommendation = recommend(outcome.cells.map((c) => outcomeOf(c, c)), rule);
+  const confidence = recommendationConfidence(recommendation, outcome.cells.map((c) => c.runs.map((r) => outcomeOf(c, r))), rule);
   const files = writeReport(outDir, {
     tool: 'sluice tune',
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     bootstrap,
     topic: outcome.topic,
-    client: { name: 'sluice', version: 'BatchingProducer, TypeScript, in the tune process' },
-    settings: { ...settings, p99BoundMs, minThroughputFraction: MIN_THROUGHPUT_FRACTION },
+    client: { name: chosen.driver.client, version: outcome.client },
+    settings: { ...settings, p99BoundMs, throughputGoal, minThroughputFraction: MIN_THROUGHPUT_FRACTION },
     cells: outcome.cells,
     recommendation,
+    confidence,
     brokerMetricsNote: outcome.brokerMetricsNote,
   });
   const failed = outcome.cells.filter((c) => c.failedRecords > 0);
   for (const c of failed) process.stderr.write(`sluice tune: batch.size=${c.batchSize} linger.ms=${c.lingerMs}: ${c.failedRecords} records failed: ${c.firstError ?? ''}\n`);
-  if ('missing' in files.png) process.stderr.write(`sluice tune: no report.png: ${files.png.missing}\n`);
+  if ('missing' in files.png) note(`no report.png: ${files.png.missing}`);
   const png = 'png' in files.png ? `png: ${files.png.png}\n` : '';
-  await writeOut(`${recommendation.text}\nreport: ${files.html}\n${png}results: ${files.json}\n`);
+  await writeOut(`${recommendation.text}\n${confidence.text}\nclient: ${outcome.client}\nreport: ${files.html}\n${png}results: ${files.json}\n`);
   if (failed.length > 0) process.exitCode = 1;
 }
 

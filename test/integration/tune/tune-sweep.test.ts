@@ -1,7 +1,7 @@
 /**
- * `sluice tune` end to end against the Sluice broker process with its /metrics endpoint: a 2×2
- * sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the sweep
- * takes as long as single one-second cells did), then results.json and report.html are checked,
+ * `sluice tune --client sluice` end to end against the Sluice broker process with its /metrics
+ * endpoint: a 2×2 sweep at a fixed rate, every cell run twice (`--repeat 2`, half-second runs, so the
+ * sweep takes as long as single one-second cells did), then results.json and report.html are checked,
  * and the page and its PNG in headless Chromium (Debian's chromium package; skipped without it).
  */
 import { after, before, describe, test } from 'node:test';
@@ -35,8 +35,8 @@ describe('sluice tune against the Sluice broker', () => {
     broker = await startBrokerProcess({ 'metrics.listener': 'http://127.0.0.1:0' });
     out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
     const args = [
-      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap,
-      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.5', '--repeat', String(REPEAT),
+      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap, '--client', 'sluice',
+      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.2', '--repeat', String(REPEAT),
       '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
       '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),
     ];
@@ -108,6 +108,8 @@ describe('sluice tune against the Sluice broker', () => {
     assert.ok(html.includes(report.recommendation.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')));
     assert.ok(report.recommendation.batchSize !== null, report.recommendation.text);
     assert.match(stdout, /^Use linger\.ms=\d+ and batch\.size=\d+/);
+    assert.ok(stdout.includes(`\n${report.confidence.text}\n`), 'stdout says how sure the recommendation is');
+    assert.match(stdout, /^client: sluice /m);
     assert.match(stdout, /report: .*report\.html/);
     assert.ok(existsSync(join(out, 'report', 'report.html')));
   });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { recommendationConfidence } from '../../../src/tune/recommend-confidence.js';
 import { recommend, type CellOutcome } from '../../../src/tune/recommend.js';
 
 const KiB = 1024;
@@ -38,7 +39,7 @@ test('the bound changes the choice: a tight bound moves to a larger linger or le
   const tight = recommend(GRID, { minThroughputFraction: 0.9, p99BoundMs: 10 });
   assert.equal(tight.batchSize, null);
   assert.equal(tight.lingerMs, null);
-  assert.match(tight.text, /^No cell reaches 90% of the peak of 100,000 records\/s .* with p99 within 10\.0 ms\. The lowest p99 among the cells that reach 90% is 12\.0 ms, at linger\.ms=5 and batch\.size=65536/);
+  assert.match(tight.text, /^No cell reaches 90% of the peak of 100,000 records\/s .* with p99 within 10\.0 ms\. The lowest p99 among the cells that reach it is 12\.0 ms, at linger\.ms=5 and batch\.size=65536/);
 });
 
 test('a lower throughput share admits smaller settings; ties on linger and batch go to the faster cell', () => {
@@ -54,4 +55,29 @@ test('cells with failed records never qualify, nor set the peak; all failing say
   const none = recommend([cell(16 * KiB, 0, 0, Number.NaN), cell(16 * KiB, 5, 10, 1, 1)], { minThroughputFraction: 0.9, p99BoundMs: null });
   assert.equal(none.peak, null);
   assert.match(none.text, /No cell completed without errors/);
+});
+
+test('--throughput-goal: the cheapest cell reaching that many records/s within the bound, instead of 90% of peak', () => {
+  const r = recommend(GRID, { minThroughputFraction: 0.9, p99BoundMs: 50, throughputGoal: 55_000 });
+  assert.deepEqual([r.lingerMs, r.batchSize], [0, 256 * KiB], 'linger 0 reaches 55,000 only with 256 KiB');
+  assert.match(r.text, /reaching the goal of 55,000 records\/s with p99 within 50\.0 ms/);
+  const unreachable = recommend(GRID, { minThroughputFraction: 0.9, p99BoundMs: 50, throughputGoal: 200_000 });
+  assert.equal(unreachable.batchSize, null);
+  assert.match(unreachable.text, /^No cell reaches the goal of 200,000 records\/s; the peak of 100,000 records\/s .* is the fastest\.$/);
+});
+
+test('how sure: the rounds that, each on its own, recommend the same cell, and the spread of its runs', () => {
+  const rule = { minThroughputFraction: 0.9, p99BoundMs: 50 };
+  // Cell order as GRID; round 3 has linger 5 / 64 KiB slow, so that round alone picks another cell.
+  const rounds = GRID.map((c) => [c, { ...c, recordsPerSecond: c.recordsPerSecond * 1.01, p99Ms: c.p99Ms + 1 }, c.batchSize === 64 * KiB && c.lingerMs === 5 ? { ...c, recordsPerSecond: 50_000 } : c]);
+  const overall = recommend(GRID, rule);
+  const sure = recommendationConfidence(overall, rounds, rule);
+  assert.deepEqual([sure.rounds, sure.agreeingRounds], [3, 2]);
+  assert.equal(sure.text, 'How sure: 2 of 3 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 50,000–92,920 records/s with p99 12.0–13.0 ms.');
+  const unanimous = recommendationConfidence(overall, GRID.map((c) => [c, c]), rule);
+  assert.match(unanimous.text, /^How sure: all 2 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/);
+  assert.match(recommendationConfidence(overall, GRID.map((c) => [c]), rule).text, /^One run per cell/);
+  const strict = { minThroughputFraction: 0.9, p99BoundMs: 1 };
+  const none = recommendationConfidence(recommend(GRID, strict), GRID.map((c) => [c, { ...c, p99Ms: 0.5 }]), strict);
+  assert.equal(none.text, 'How sure: 1 of 2 rounds, each taken alone, also find no qualifying cell.');
 });

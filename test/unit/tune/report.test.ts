@@ -10,7 +10,7 @@ import { heatmapSvg, lineChartSvg, xyChartSvg } from '../../../src/tune/svg-char
 import { cellLoadCurve } from '../../../src/tune/load-curve.js';
 import { findChromium, renderPng } from '../../../src/tune/report-png.js';
 import { formatBytes, formatDuration } from '../../../src/tune/units.js';
-import { run } from './tune-runs-helper.js';
+import { knee, run } from './tune-runs-helper.js';
 
 test('heatmap: one rect per cell coloured from red (worse) to green (better), the recommended cell outlined', () => {
   const svg = heatmapSvg({
@@ -69,8 +69,9 @@ test('sizes and durations as the CLI reads and the report writes them', () => {
 
 test('report.html: with --repeat the table shows the min–max of throughput and p99 beside the medians', () => {
   const settings = {
-    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'none' as const,
+    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: 3_000, acks: -1 as const, compression: 'none' as const,
     maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9,
+    producerConfig: {}, throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
   };
   const cells = [
     { batchSize: 16384, lingerMs: 0, ...aggregateRuns([run(1_000, 4), run(1_200, 6), run(1_100, 9)]) },
@@ -78,8 +79,9 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   ];
   const report = (repeat: number): string =>
     renderReportHtml({
-      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'sluice', version: 'test' }, settings: { ...settings, repeat }, cells,
+      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings: { ...settings, repeat }, cells,
       recommendation: recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null }),
+      confidence: { rounds: repeat, agreeingRounds: repeat, text: 'sure' },
       brokerMetricsNote: null,
     });
   const headers = (html: string): string[] => [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]!);
@@ -99,13 +101,17 @@ test('report.html: the client and its producer properties head the page; latency
   const settings = {
     batchSizes: [16384, 65536], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'lz4' as const,
     maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9, repeat: 2, producerConfig: { 'enable.idempotence': 'true' },
+    throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
   };
+  // Without --target-rate each run is measured at 80% of its knee and at half of it: two points per run.
+  const kneeRun = (rate: number, p99Ms: number) => run(rate * 0.8, p99Ms, { knee: knee(rate, p99Ms / 2) });
   const cells = settings.batchSizes.flatMap((batchSize, i) =>
-    settings.lingerMs.map((lingerMs, j) => ({ batchSize, lingerMs, ...aggregateRuns([run(1_000 * (i + j + 1), 2 + j), run(1_100 * (i + j + 1), 3 + j)]) })),
+    settings.lingerMs.map((lingerMs, j) => ({ batchSize, lingerMs, ...aggregateRuns([kneeRun(1_000 * (i + j + 1), 2 + j), kneeRun(1_100 * (i + j + 1), 3 + j)]) })),
   );
   const recommendation = recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null });
   const html = renderReportHtml({
-    tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings, cells, recommendation, brokerMetricsNote: null,
+    tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings, cells, recommendation,
+    confidence: { rounds: 2, agreeingRounds: 2, text: 'sure' }, brokerMetricsNote: null,
   });
   assert.match(html, /Client: <strong>java<\/strong> \(kafka-clients 4\.4\.0\)/);
   assert.match(html, /<code>acks=-1<\/code> <code>compression\.type=lz4<\/code> <code>max\.in\.flight\.requests\.per\.connection=5<\/code> <code>enable\.idempotence=true<\/code>/);
@@ -113,6 +119,7 @@ test('report.html: the client and its producer properties head the page; latency
   assert.equal(charts.length, 2, 'p99 and p50 against throughput');
   for (const chart of charts) {
     assert.equal((chart.match(/<path /g) ?? []).length, 4, 'a line per cell through its two runs');
+    assert.equal((chart.match(/<circle /g) ?? []).length, 16, "each run's point at 80% of its knee and at half of it");
     assert.equal((chart.match(/stroke-width="3.5"/g) ?? []).length, 2, 'the recommended cell drawn thick (line and legend)');
   }
   assert.match(html, /data-height/, 'the page records its height for the PNG');
@@ -137,6 +144,9 @@ test("a cell's load curve: every run, and a knee search's half-load run where th
   const at = (recordsPerSecond: number, p99Ms: number) => ({ recordsPerSecond, latency: { p50Ms: p99Ms / 2, p99Ms } });
   assert.deepEqual(cellLoadCurve({ runs: [at(200, 4), at(100, 3)] }).map((p) => p.recordsPerSecond), [100, 200]);
   assert.deepEqual(cellLoadCurve({ runs: [{ ...at(800, 9), knee: { atHalf: at(500, 2) } }, { ...at(0, Number.NaN), knee: null }] }).map((p) => [p.recordsPerSecond, p.latency.p99Ms]), [[500, 2], [800, 9]]);
+  // The runs as the sweep records them (run-aggregate's KneeRun), aggregated as a cell.
+  const cell = aggregateRuns([run(800, 9, { knee: knee(1_000, 2) }), run(720, 8, { knee: knee(900, 1) })]);
+  assert.deepEqual(cellLoadCurve(cell).map((p) => [p.recordsPerSecond, p.latency.p99Ms]), [[450, 1], [500, 2], [720, 8], [800, 9]]);
 });
 
 test('without chromium there is no PNG, and the reason names the package', () => {

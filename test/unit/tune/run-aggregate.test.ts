@@ -22,7 +22,7 @@ test('a cell of three runs reports each statistic as its median: one slow run do
   assert.equal(cell.acknowledgedRecords, 9_000);
   assert.equal(cell.batches, 900);
   assert.deepEqual(cell.latency, { count: 9_000, meanMs: 5, p50Ms: 2.5, p95Ms: 5, p99Ms: 10, p999Ms: 20, maxMs: 30 });
-  assert.deepEqual(cell.spread, { recordsPerSecond: { min: 4_000, max: 10_000 }, p99Ms: { min: 8, max: 40 } });
+  assert.deepEqual(cell.spread, { recordsPerSecond: { min: 4_000, max: 10_000 }, p99Ms: { min: 8, max: 40 }, maxSustainableRate: { min: Number.NaN, max: Number.NaN } });
   assert.deepEqual(cell.runs, runs, 'every run is kept, in order');
 });
 
@@ -50,7 +50,7 @@ test('one run is reported as it is', () => {
   const cell = aggregateRuns([only]);
   const { spread: s, runs, ...figures } = cell;
   assert.deepEqual(figures, only);
-  assert.deepEqual(s, { recordsPerSecond: { min: 1_234, max: 1_234 }, p99Ms: { min: 7, max: 7 } });
+  assert.deepEqual(s, { recordsPerSecond: { min: 1_234, max: 1_234 }, p99Ms: { min: 7, max: 7 }, maxSustainableRate: { min: Number.NaN, max: Number.NaN } });
   assert.deepEqual(runs, [only]);
   assert.throws(() => aggregateRuns([]), RangeError);
 });

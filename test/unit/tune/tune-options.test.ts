@@ -1,6 +1,9 @@
 /** `sluice tune`'s command line: defaults, `--repeat`, and usage errors that say what is wrong. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError } from '../../../src/cli/commands/command-support.js';
 import { parseTuneOptions } from '../../../src/cli/commands/tune.js';
 
@@ -30,4 +33,24 @@ test('--repeat refuses anything but a positive integer, naming the option and th
     );
   }
   assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--repeat']), UsageError, 'a missing value');
+});
+
+test('--client, --producer-config, the knee and end-to-end options', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-tune-options-'));
+  try {
+    const file = join(dir, 'producer.properties');
+    writeFileSync(file, '# mine\nacks=1\nenable.idempotence=false\n');
+    const o = parseTuneOptions([...BOOTSTRAP, '--client', 'librdkafka', '--producer-config', file, '--throughput-goal', '5000', '--probe-seconds', '0.5', '--knee-steps', '2', '--no-end-to-end']);
+    assert.equal(o.client, 'librdkafka');
+    assert.deepEqual(Object.fromEntries(o.settings.producerConfig), { acks: '1', 'enable.idempotence': 'false' });
+    assert.deepEqual([o.throughputGoal, o.settings.probeSeconds, o.settings.kneeSteps, o.settings.endToEnd], [5000, 0.5, 2, false]);
+    const defaults = parseTuneOptions(BOOTSTRAP);
+    assert.deepEqual([defaults.client, defaults.throughputGoal, defaults.settings.probeSeconds, defaults.settings.kneeSteps, defaults.settings.endToEnd, defaults.settings.producerConfig.size], [null, null, 1, 3, true, 0]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--client', 'kafkajs']), /--client must be one of java, librdkafka, sluice, not 'kafkajs'/);
+  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--producer-config', '/nonexistent/p.properties']), (e: unknown) => e instanceof UsageError && /--producer-config \/nonexistent/.test(e.message));
+  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--knee-steps', '9']), /--knee-steps must be an integer in \[0, 8\]/);
+  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--record-size', '7']), /--record-size must be an integer in \[8,/, 'a record carries its 8-byte send time');
 });

@@ -1,9 +1,10 @@
 /** Runs of a cell with figures derived from a throughput and a p99, for the aggregation and report tests. */
 import type { BrokerBatchStats } from '../../../src/tune/broker-batch-stats.js';
-import type { RunResult } from '../../../src/tune/run-aggregate.js';
+import type { KneeRun, RunResult } from '../../../src/tune/run-aggregate.js';
 
 export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<RunResult> = {}): RunResult {
   return {
+    sentRecords: recordsPerSecond,
     acknowledgedRecords: recordsPerSecond,
     failedRecords: 0,
     firstError: null,
@@ -11,14 +12,23 @@ export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<
     recordsPerSecond,
     mbPerSecond: recordsPerSecond / 1024,
     latency: { count: recordsPerSecond, meanMs: p99Ms / 2, p50Ms: p99Ms / 4, p95Ms: p99Ms / 2, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3 },
+    endToEnd: null,
+    consumedRecords: 0,
     batches: recordsPerSecond / 10,
-    requests: recordsPerSecond / 20,
     recordsPerBatch: 10,
     bytesPerBatch: 10_240,
-    batchesPerRequest: 2,
+    clientMetrics: { 'batch-size-avg': 10_240 },
+    targetRate: recordsPerSecond,
     broker: null,
+    knee: null,
     ...overrides,
   };
+}
+
+/** A verified knee at `maxSustainableRate`, with its run at half of it at `halfP99Ms`. */
+export function knee(maxSustainableRate: number, halfP99Ms: number): KneeRun {
+  const half = run(maxSustainableRate / 2, halfP99Ms);
+  return { maxSustainableRate, verified: true, probes: [], atHalf: { targetRate: half.targetRate, recordsPerSecond: half.recordsPerSecond, latency: half.latency, endToEnd: null } };
 }
 
 export function brokerStats(batches: number): BrokerBatchStats {

@@ -1,0 +1,58 @@
+/**
+ * The driver of `sluice tune --client sluice`: Sluice's own `BatchingProducer`, run as its own
+ * process like the Java and librdkafka drivers and speaking the same protocol
+ * (`driver-protocol.ts`), so the sweep treats the three alike. Started as
+ * `node dist/src/tune/sluice-driver.js`.
+ */
+import { createInterface } from 'node:readline';
+import { parseBootstrapServers } from '../client/broker-address.js';
+import { KafkaCluster } from '../client/cluster.js';
+import { runSluiceCell } from './cell-runner.js';
+import type { DriverRun } from './driver-protocol.js';
+import { sluiceProducerConfig } from './sluice-producer-config.js';
+
+function emit(message: object): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+async function main(): Promise<void> {
+  emit({ type: 'hello', client: 'sluice BatchingProducer' });
+  let bootstrap = '';
+  let topic = '';
+  const producerProps = new Map<string, string>();
+  let clusters: { producer: KafkaCluster; consumer: KafkaCluster } | null = null;
+  try {
+    for await (const line of createInterface({ input: process.stdin })) {
+      if (line.trim() === '') continue;
+      const space = line.indexOf(' ');
+      const verb = space < 0 ? line : line.slice(0, space);
+      const rest = space < 0 ? '' : line.slice(space + 1);
+      if (verb === 'bootstrap') bootstrap = rest;
+      else if (verb === 'topic') topic = rest;
+      else if (verb === 'producer') {
+        const eq = rest.indexOf('=');
+        if (eq < 0) throw new Error(`not key=value: ${rest}`);
+        producerProps.set(rest.slice(0, eq), rest.slice(eq + 1));
+      } else if (verb === 'consumer') continue; // its consumer connects with the producer's security settings
+      else if (verb === 'run') {
+        const config = sluiceProducerConfig(producerProps);
+        if (clusters === null) {
+          if (config.ignored.length > 0) process.stderr.write(`sluice driver: ignoring producer properties it does not implement: ${config.ignored.join(', ')}\n`);
+          const options = { bootstrap: parseBootstrapServers(bootstrap), clientId: 'sluice-tune', ...config.security };
+          clusters = { producer: new KafkaCluster(options), consumer: new KafkaCluster(options) };
+        }
+        const [id, seconds, rate, recordSize, endToEnd] = rest.split(' ').map(Number);
+        const run: DriverRun = { id: id!, seconds: seconds!, targetRate: rate! > 0 ? rate! : null, recordSize: recordSize!, endToEnd: endToEnd === 1 };
+        emit({ type: 'result', ...(await runSluiceCell({ producerCluster: clusters.producer, consumerCluster: clusters.consumer, topic, producer: config.producer }, run)) });
+      } else throw new Error(`unknown line: ${line}`);
+    }
+  } catch (err) {
+    emit({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+    process.exitCode = 1;
+  } finally {
+    clusters?.producer.close();
+    clusters?.consumer.close();
+  }
+}
+
+await main();
