@@ -53,14 +53,15 @@ import { fileBatches } from '../share/log-batches.js';
 import { sharePartitionConfigSource } from './share-partition-settings.js';
 import { PartitionService } from '../router/partition-service.js';
 import { ProducePurgatory } from '../router/produce-purgatory.js';
-import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/index.js';
+import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/log/clean-shutdown-marker.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
-import { ClusterMember, LOG_DIR_CHECK_INTERVAL_MS } from './cluster-member.js';
-import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
+import type { ClusterMember } from './cluster-member.js';
+import { connectClusterMember } from './lazy-modules.js';
+import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
@@ -163,7 +164,7 @@ export class Broker {
     for (const warning of config.sasl.warnings) log.warn(warning);
 
     // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
-    const member = config.cluster === null ? null : await ClusterMember.connect(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
+    const member = config.cluster === null ? null : await connectClusterMember(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
     const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, member?.clusterId ?? config.clusterId);
     const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
     const workerOptions: PartitionWorkerOptions = {

@@ -21,7 +21,7 @@ import { TransactionPeerClient } from '../member/transaction-peer-client.js';
 import { PartitionEndClient } from '../member/partition-end-client.js';
 import { ShareStatePeerClient } from './share-state-peer-client.js';
 import { IsrChangeSender } from '../member/isr-change-sender.js';
-import { LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
+import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
 import type { ReplicaLogs } from '../member/replica-logs.js';
 import { ReplicaManager } from '../member/replica-manager.js';
@@ -36,8 +36,6 @@ import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../cluster/features
 const ADMIN_WAIT_MS = 30_000;
 /** Kafka's producer-id block size. */
 const PRODUCER_ID_BLOCK_SIZE = 1000;
-/** How often the member (or a single broker) asks the workers whether a log dir failed. */
-export const LOG_DIR_CHECK_INTERVAL_MS = 500;
 
 /** What the member tells the broker around it. */
 export interface MemberHooks {

@@ -7,7 +7,7 @@
  * batching against one. Each command loads its own modules when it runs: a client tool starts
  * without loading the broker, and the broker without the tools.
  */
-import { CLIENT_COMMANDS, runCommand } from './commands/index.js';
+import { CLIENT_COMMANDS } from './commands/index.js';
 
 const COMMANDS = CLIENT_COMMANDS;
 
@@ -60,8 +60,10 @@ async function start(args: string[]): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
-if (clientCommand !== undefined) void clientCommand().then((loaded) => runCommand(command!, loaded, rest));
-else if (command === 'cluster') {
+if (clientCommand !== undefined) {
+  // The client library loads with the tool, not with every `sluice start`.
+  void Promise.all([clientCommand(), import('./commands/command-support.js')]).then(([loaded, { runCommand }]) => runCommand(command!, loaded, rest));
+} else if (command === 'cluster') {
   import('./cluster-up.js')
     .then(({ clusterUp, UsageError }) =>
       clusterUp(rest).catch((err: unknown) => {

@@ -7,7 +7,7 @@
  * when `transaction.version` is finalized at 2 or more). The finalized levels are the cluster's
  * (UpdateFeatures changes them), with the epoch of their last change.
  */
-import { ApiVersionsRequest, ApiVersionsResponse, type ApiVersionsResponseDataInput } from '../protocol/messages/index.js';
+import { ApiVersionsRequest, ApiVersionsResponse, type ApiVersionsResponseDataInput } from '../protocol/messages/api/18-api-versions.js';
 import { SUPPORTED_FEATURES, type FinalizedFeatures } from '../cluster/features.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { clusterOf } from './cluster-context.js';

@@ -71,6 +71,15 @@ export interface RegisteredApi {
   invoke(body: Reader, ctx: RequestContext): Promise<ResponseBody | typeof NO_RESPONSE>;
 }
 
+/** A handler known by its API key and version ranges before its module is loaded (see `index.ts`). */
+export interface HandlerEntry {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly versions: VersionRange;
+  readonly advertisedVersions: VersionRange;
+  load(): Promise<RegisteredApi>;
+}
+
 export interface HandlerSpec<Req, Res> {
   readonly request: MessageCodec<Req, never>;
   readonly response: MessageCodec<unknown, Res>;

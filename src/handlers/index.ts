@@ -1,143 +1,100 @@
-/** Every API handler the broker registers; the registry derives ApiVersions from this list. */
-import type { RegisteredApi } from './handler.js';
-import { produceHandler } from './00-produce.js';
-import { fetchHandler } from './01-fetch.js';
-import { listOffsetsHandler } from './02-list-offsets.js';
-import { metadataHandler } from './03-metadata.js';
-import { offsetCommitHandler } from './08-offset-commit.js';
-import { offsetFetchHandler } from './09-offset-fetch.js';
-import { findCoordinatorHandler } from './10-find-coordinator.js';
-import { joinGroupHandler } from './11-join-group.js';
-import { heartbeatHandler } from './12-heartbeat.js';
-import { leaveGroupHandler } from './13-leave-group.js';
-import { syncGroupHandler } from './14-sync-group.js';
-import { describeGroupsHandler } from './15-describe-groups.js';
-import { listGroupsHandler } from './16-list-groups.js';
-import { saslHandshakeHandler } from './17-sasl-handshake.js';
-import { apiVersionsHandler } from './18-api-versions.js';
-import { createTopicsHandler } from './19-create-topics.js';
-import { deleteTopicsHandler } from './20-delete-topics.js';
-import { deleteRecordsHandler } from './21-delete-records.js';
-import { initProducerIdHandler } from './22-init-producer-id.js';
-import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
-import { addPartitionsToTxnHandler } from './24-add-partitions-to-txn.js';
-import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn.js';
-import { endTxnHandler } from './26-end-txn.js';
-import { writeTxnMarkersHandler } from './27-write-txn-markers.js';
-import { txnOffsetCommitHandler } from './28-txn-offset-commit.js';
-import { describeAclsHandler } from './29-describe-acls.js';
-import { createAclsHandler } from './30-create-acls.js';
-import { deleteAclsHandler } from './31-delete-acls.js';
-import { describeConfigsHandler } from './32-describe-configs.js';
-import { alterConfigsHandler } from './33-alter-configs.js';
-import { alterReplicaLogDirsHandler } from './34-alter-replica-log-dirs.js';
-import { describeLogDirsHandler } from './35-describe-log-dirs.js';
-import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
-import { createPartitionsHandler } from './37-create-partitions.js';
-import { deleteGroupsHandler } from './42-delete-groups.js';
-import { electLeadersHandler } from './43-elect-leaders.js';
-import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
-import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
-import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
-import { offsetDeleteHandler } from './47-offset-delete.js';
-import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
-import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
-import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
-import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
-import { updateFeaturesHandler } from './57-update-features.js';
-import { describeClusterHandler } from './60-describe-cluster.js';
-import { describeProducersHandler } from './61-describe-producers.js';
-import { describeTransactionsHandler } from './65-describe-transactions.js';
-import { listTransactionsHandler } from './66-list-transactions.js';
-import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
-import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
-import { listConfigResourcesHandler } from './74-list-config-resources.js';
-import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
-import { shareGroupHeartbeatHandler } from './76-share-group-heartbeat.js';
-import { shareGroupDescribeHandler } from './77-share-group-describe.js';
-import { shareFetchHandler } from './78-share-fetch.js';
-import { shareAcknowledgeHandler } from './79-share-acknowledge.js';
-import { describeShareGroupOffsetsHandler } from './90-describe-share-group-offsets.js';
-import { alterShareGroupOffsetsHandler } from './91-alter-share-group-offsets.js';
-import { deleteShareGroupOffsetsHandler } from './92-delete-share-group-offsets.js';
-import { initializeShareGroupStateHandler } from './83-initialize-share-group-state.js';
-import { readShareGroupStateHandler } from './84-read-share-group-state.js';
-import { writeShareGroupStateHandler } from './85-write-share-group-state.js';
-import { deleteShareGroupStateHandler } from './86-delete-share-group-state.js';
-import { readShareGroupStateSummaryHandler } from './87-read-share-group-state-summary.js';
-import { leaderAndIsrHandler } from './04-leader-and-isr.js';
-import { stopReplicaHandler } from './05-stop-replica.js';
-import { updateMetadataHandler } from './06-update-metadata.js';
-import { controlledShutdownHandler } from './07-controlled-shutdown.js';
-import { alterPartitionHandler } from './56-alter-partition.js';
+/**
+ * Every API handler the broker registers, by API key, with the versions it serves and
+ * advertises. The registry derives ApiVersions from this list. A handler's module (and with it
+ * its codecs and whatever serves it) loads on its first request: most brokers never see most
+ * APIs, and loading them all was most of a broker's start-up time and memory. The ranges here
+ * are the handler's own (`defineHandler`); test/unit/handlers/registry.test.ts loads every
+ * module and checks that they agree.
+ */
+import { API_TABLE } from '../protocol/messages/api-table.js';
+import type { HandlerEntry, RegisteredApi } from './handler.js';
 
-export const HANDLERS: readonly RegisteredApi[] = [
-  produceHandler,
-  fetchHandler,
-  listOffsetsHandler,
-  metadataHandler,
-  offsetCommitHandler,
-  offsetFetchHandler,
-  findCoordinatorHandler,
-  joinGroupHandler,
-  heartbeatHandler,
-  leaveGroupHandler,
-  syncGroupHandler,
-  describeGroupsHandler,
-  listGroupsHandler,
-  saslHandshakeHandler,
-  apiVersionsHandler,
-  createTopicsHandler,
-  deleteTopicsHandler,
-  deleteRecordsHandler,
-  initProducerIdHandler,
-  offsetForLeaderEpochHandler,
-  addPartitionsToTxnHandler,
-  addOffsetsToTxnHandler,
-  endTxnHandler,
-  writeTxnMarkersHandler,
-  txnOffsetCommitHandler,
-  describeAclsHandler,
-  createAclsHandler,
-  deleteAclsHandler,
-  describeConfigsHandler,
-  alterConfigsHandler,
-  alterReplicaLogDirsHandler,
-  describeLogDirsHandler,
-  saslAuthenticateHandler,
-  createPartitionsHandler,
-  deleteGroupsHandler,
-  electLeadersHandler,
-  alterPartitionReassignmentsHandler,
-  listPartitionReassignmentsHandler,
-  incrementalAlterConfigsHandler,
-  offsetDeleteHandler,
-  describeUserScramCredentialsHandler,
-  alterUserScramCredentialsHandler,
-  describeClientQuotasHandler,
-  alterClientQuotasHandler,
-  updateFeaturesHandler,
-  describeClusterHandler,
-  describeProducersHandler,
-  describeTransactionsHandler,
-  listTransactionsHandler,
-  consumerGroupHeartbeatHandler,
-  consumerGroupDescribeHandler,
-  listConfigResourcesHandler,
-  describeTopicPartitionsHandler,
-  shareGroupHeartbeatHandler,
-  shareGroupDescribeHandler,
-  shareFetchHandler,
-  shareAcknowledgeHandler,
-  describeShareGroupOffsetsHandler,
-  alterShareGroupOffsetsHandler,
-  deleteShareGroupOffsetsHandler,
-  initializeShareGroupStateHandler,
-  readShareGroupStateHandler,
-  writeShareGroupStateHandler,
-  deleteShareGroupStateHandler,
-  readShareGroupStateSummaryHandler,
+/** Where a handler serves or advertises from a version other than its codec's lowest (Produce, SaslHandshake). */
+interface RangeOverrides {
+  readonly servedFrom?: number;
+  readonly advertisedFrom?: number;
+}
+
+function lazy(apiKey: number, load: () => Promise<RegisteredApi>, overrides: RangeOverrides = {}): HandlerEntry {
+  const api = API_TABLE.find((a) => a.apiKey === apiKey);
+  if (api === undefined) throw new Error(`API ${apiKey} has no generated definition`);
+  const versions = { lo: overrides.servedFrom ?? api.requestVersions.lo, hi: api.requestVersions.hi };
+  return { apiKey, name: api.name, versions, advertisedVersions: { lo: overrides.advertisedFrom ?? versions.lo, hi: versions.hi }, load };
+}
+
+export const HANDLERS: readonly HandlerEntry[] = [
+  lazy(0, async () => (await import('./00-produce.js')).produceHandler, { advertisedFrom: 0 }),
+  lazy(1, async () => (await import('./01-fetch.js')).fetchHandler),
+  lazy(2, async () => (await import('./02-list-offsets.js')).listOffsetsHandler),
+  lazy(3, async () => (await import('./03-metadata.js')).metadataHandler),
+  lazy(8, async () => (await import('./08-offset-commit.js')).offsetCommitHandler),
+  lazy(9, async () => (await import('./09-offset-fetch.js')).offsetFetchHandler),
+  lazy(10, async () => (await import('./10-find-coordinator.js')).findCoordinatorHandler),
+  lazy(11, async () => (await import('./11-join-group.js')).joinGroupHandler),
+  lazy(12, async () => (await import('./12-heartbeat.js')).heartbeatHandler),
+  lazy(13, async () => (await import('./13-leave-group.js')).leaveGroupHandler),
+  lazy(14, async () => (await import('./14-sync-group.js')).syncGroupHandler),
+  lazy(15, async () => (await import('./15-describe-groups.js')).describeGroupsHandler),
+  lazy(16, async () => (await import('./16-list-groups.js')).listGroupsHandler),
+  lazy(17, async () => (await import('./17-sasl-handshake.js')).saslHandshakeHandler, { servedFrom: 1, advertisedFrom: 0 }),
+  lazy(18, async () => (await import('./18-api-versions.js')).apiVersionsHandler),
+  lazy(19, async () => (await import('./19-create-topics.js')).createTopicsHandler),
+  lazy(20, async () => (await import('./20-delete-topics.js')).deleteTopicsHandler),
+  lazy(21, async () => (await import('./21-delete-records.js')).deleteRecordsHandler),
+  lazy(22, async () => (await import('./22-init-producer-id.js')).initProducerIdHandler),
+  lazy(23, async () => (await import('./23-offset-for-leader-epoch.js')).offsetForLeaderEpochHandler),
+  lazy(24, async () => (await import('./24-add-partitions-to-txn.js')).addPartitionsToTxnHandler),
+  lazy(25, async () => (await import('./25-add-offsets-to-txn.js')).addOffsetsToTxnHandler),
+  lazy(26, async () => (await import('./26-end-txn.js')).endTxnHandler),
+  lazy(27, async () => (await import('./27-write-txn-markers.js')).writeTxnMarkersHandler),
+  lazy(28, async () => (await import('./28-txn-offset-commit.js')).txnOffsetCommitHandler),
+  lazy(29, async () => (await import('./29-describe-acls.js')).describeAclsHandler),
+  lazy(30, async () => (await import('./30-create-acls.js')).createAclsHandler),
+  lazy(31, async () => (await import('./31-delete-acls.js')).deleteAclsHandler),
+  lazy(32, async () => (await import('./32-describe-configs.js')).describeConfigsHandler),
+  lazy(33, async () => (await import('./33-alter-configs.js')).alterConfigsHandler),
+  lazy(34, async () => (await import('./34-alter-replica-log-dirs.js')).alterReplicaLogDirsHandler),
+  lazy(35, async () => (await import('./35-describe-log-dirs.js')).describeLogDirsHandler),
+  lazy(36, async () => (await import('./36-sasl-authenticate.js')).saslAuthenticateHandler),
+  lazy(37, async () => (await import('./37-create-partitions.js')).createPartitionsHandler),
+  lazy(42, async () => (await import('./42-delete-groups.js')).deleteGroupsHandler),
+  lazy(43, async () => (await import('./43-elect-leaders.js')).electLeadersHandler),
+  lazy(45, async () => (await import('./45-alter-partition-reassignments.js')).alterPartitionReassignmentsHandler),
+  lazy(46, async () => (await import('./46-list-partition-reassignments.js')).listPartitionReassignmentsHandler),
+  lazy(44, async () => (await import('./44-incremental-alter-configs.js')).incrementalAlterConfigsHandler),
+  lazy(47, async () => (await import('./47-offset-delete.js')).offsetDeleteHandler),
+  lazy(50, async () => (await import('./50-describe-user-scram-credentials.js')).describeUserScramCredentialsHandler),
+  lazy(51, async () => (await import('./51-alter-user-scram-credentials.js')).alterUserScramCredentialsHandler),
+  lazy(48, async () => (await import('./48-describe-client-quotas.js')).describeClientQuotasHandler),
+  lazy(49, async () => (await import('./49-alter-client-quotas.js')).alterClientQuotasHandler),
+  lazy(57, async () => (await import('./57-update-features.js')).updateFeaturesHandler),
+  lazy(60, async () => (await import('./60-describe-cluster.js')).describeClusterHandler),
+  lazy(61, async () => (await import('./61-describe-producers.js')).describeProducersHandler),
+  lazy(65, async () => (await import('./65-describe-transactions.js')).describeTransactionsHandler),
+  lazy(66, async () => (await import('./66-list-transactions.js')).listTransactionsHandler),
+  lazy(68, async () => (await import('./68-consumer-group-heartbeat.js')).consumerGroupHeartbeatHandler),
+  lazy(69, async () => (await import('./69-consumer-group-describe.js')).consumerGroupDescribeHandler),
+  lazy(74, async () => (await import('./74-list-config-resources.js')).listConfigResourcesHandler),
+  lazy(75, async () => (await import('./75-describe-topic-partitions.js')).describeTopicPartitionsHandler),
+  lazy(76, async () => (await import('./76-share-group-heartbeat.js')).shareGroupHeartbeatHandler),
+  lazy(77, async () => (await import('./77-share-group-describe.js')).shareGroupDescribeHandler),
+  lazy(78, async () => (await import('./78-share-fetch.js')).shareFetchHandler),
+  lazy(79, async () => (await import('./79-share-acknowledge.js')).shareAcknowledgeHandler),
+  lazy(90, async () => (await import('./90-describe-share-group-offsets.js')).describeShareGroupOffsetsHandler),
+  lazy(91, async () => (await import('./91-alter-share-group-offsets.js')).alterShareGroupOffsetsHandler),
+  lazy(92, async () => (await import('./92-delete-share-group-offsets.js')).deleteShareGroupOffsetsHandler),
+  lazy(83, async () => (await import('./83-initialize-share-group-state.js')).initializeShareGroupStateHandler),
+  lazy(84, async () => (await import('./84-read-share-group-state.js')).readShareGroupStateHandler),
+  lazy(85, async () => (await import('./85-write-share-group-state.js')).writeShareGroupStateHandler),
+  lazy(86, async () => (await import('./86-delete-share-group-state.js')).deleteShareGroupStateHandler),
+  lazy(87, async () => (await import('./87-read-share-group-state-summary.js')).readShareGroupStateSummaryHandler),
 ];
 
 /** Kafka's ZooKeeper-era inter-broker APIs: registered (and advertised) only on cluster members. */
-export const CLUSTER_HANDLERS: readonly RegisteredApi[] = [leaderAndIsrHandler, stopReplicaHandler, updateMetadataHandler, controlledShutdownHandler, alterPartitionHandler];
+export const CLUSTER_HANDLERS: readonly HandlerEntry[] = [
+  lazy(4, async () => (await import('./04-leader-and-isr.js')).leaderAndIsrHandler),
+  lazy(5, async () => (await import('./05-stop-replica.js')).stopReplicaHandler),
+  lazy(6, async () => (await import('./06-update-metadata.js')).updateMetadataHandler),
+  lazy(7, async () => (await import('./07-controlled-shutdown.js')).controlledShutdownHandler),
+  lazy(56, async () => (await import('./56-alter-partition.js')).alterPartitionHandler),
+];

@@ -14,6 +14,9 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { LogDirDescription } from '../cluster/partition-admin.js';
 import type { ReplicaLogs } from './replica-logs.js';
 
+/** How often the member (or a single broker) asks the workers whether a log dir failed. */
+export const LOG_DIR_CHECK_INTERVAL_MS = 500;
+
 export interface LogDirFailureHandlerDeps {
   readonly logs: Pick<ReplicaLogs, 'describeLogDirs' | 'takeLogDirOffline'>;
   /** Stops following the partitions and answers KAFKA_STORAGE_ERROR for them (`ReplicaManager.markOffline`). */

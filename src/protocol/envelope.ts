@@ -4,7 +4,8 @@
  * v1 for flexible versions and v0 otherwise — except ApiVersions, whose response header is
  * always v0 so that a client can read it before it knows what the broker supports (KIP-511).
  */
-import { API_MESSAGES, RequestHeader, ResponseHeader, type RequestHeaderData } from './messages/index.js';
+import { API_TABLE } from './messages/api-table.js';
+import { RequestHeader, ResponseHeader, type RequestHeaderData } from './messages/headers.js';
 import { DecodeError } from './primitives/decode-error.js';
 import { Reader } from './primitives/reader.js';
 import { Writer, type FrameParts } from './primitives/writer.js';
@@ -14,9 +15,9 @@ export const API_VERSIONS_KEY = 18;
 
 const firstFlexibleRequest = new Map<number, number | null>();
 const firstFlexibleResponse = new Map<number, number | null>();
-for (const api of API_MESSAGES) {
-  firstFlexibleRequest.set(api.apiKey, api.request.firstFlexibleVersion);
-  firstFlexibleResponse.set(api.apiKey, api.response.firstFlexibleVersion);
+for (const api of API_TABLE) {
+  firstFlexibleRequest.set(api.apiKey, api.firstFlexibleRequest);
+  firstFlexibleResponse.set(api.apiKey, api.firstFlexibleResponse);
 }
 
 /** Flexible-version ranges are open-ended, so a version newer than any we know is flexible too. */

@@ -1,9 +1,7 @@
 /** The storage engine: partition logs in Kafka's on-disk layout. See docs/notes/storage.md. */
+export { hasCleanShutdownMarker, removeCleanShutdownMarker, writeCleanShutdownMarker } from './log/clean-shutdown-marker.js';
 export {
   LogManager,
-  hasCleanShutdownMarker,
-  removeCleanShutdownMarker,
-  writeCleanShutdownMarker,
   writeLogDirCheckpoints,
   type CreateLogOptions,
   type LogDirCheckpoint,

@@ -57,7 +57,12 @@ function markUnusedParams(fn: string): string {
   return sig + body;
 }
 
-function range(r: VersionRange): string {
+/** The message's first flexible version, or null if none of its valid versions is. */
+export function firstFlexibleVersion(m: MessageDef): number | null {
+  return isEmpty(intersect(m.flexibleVersions, m.validVersions)) ? null : Math.max(m.flexibleVersions.lo, m.validVersions.lo);
+}
+
+export function range(r: VersionRange): string {
   return `{ lo: ${r.lo}, hi: ${r.hi} }`;
 }
 
@@ -369,7 +374,7 @@ class FileEmitter {
     this.emitHelpers();
     this.emitSchemas();
     const m = this.msg;
-    const flexLo = isEmpty(intersect(m.flexibleVersions, m.validVersions)) ? 'null' : String(Math.max(m.flexibleVersions.lo, m.validVersions.lo));
+    const flexLo = String(firstFlexibleVersion(m));
     const valid = range(m.validVersions);
     this.out.push(
       `export const ${m.name}: ${this.use('MessageCodec')}<${m.root.typeName}, ${m.root.typeName}Input> = {

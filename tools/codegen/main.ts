@@ -16,7 +16,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureKafkaLibs, KAFKA_VERSION, KAFKA_VERSION_FILE, ZOOKEEPER_ERA_VERSION } from '../kafka/kafka-release.js';
-import { emitFile, GENERATED_BANNER } from './emit.js';
+import { emitFile, firstFlexibleVersion, GENERATED_BANNER, range } from './emit.js';
 import { generateErrors } from './errors.js';
 import { loadKafkaDefinitions, type KafkaDefinitions } from './kafka-definitions.js';
 import type { MessageDef } from './schema.js';
@@ -86,6 +86,7 @@ export function generate(definitions: KafkaDefinitions, outDir: string): string[
     files.set(`coordinator/${kebab(base)}.ts`, emitFile(ms, '../../primitives'));
   }
 
+  files.set('api-table.ts', emitApiTable(apis));
   files.set('index.ts', emitIndex(apis, apiFile, [...files.keys()]));
 
   rmSync(outDir, { recursive: true, force: true });
@@ -126,6 +127,37 @@ export const API_MESSAGES: readonly ApiMessages[] = [`);
   for (const a of apis) {
     lines.push(
       `  { apiKey: ${a.apiKey}, name: '${a.name}', request: ${a.request.name}, response: ${a.response.name}, latestVersionUnstable: ${a.request.latestVersionUnstable}, listeners: ${JSON.stringify(a.request.listeners)} },`,
+    );
+  }
+  lines.push('];\n');
+  return lines.join('\n');
+}
+
+/**
+ * What the broker needs of every API before any of its requests arrives (the header versions it
+ * frames with, the version ranges ApiVersions lists), without the codecs: loading those is most
+ * of a broker's start-up, and a handler loads its own on first use.
+ */
+function emitApiTable(apis: ApiPair[]): string {
+  const lines = [GENERATED_BANNER, ''];
+  lines.push(`import type { VersionRange } from '../primitives/codec-support.js';
+
+/** One API's versions as its definitions give them; the codecs' \`validVersions\` and \`firstFlexibleVersion\` agree. */
+export interface ApiTableEntry {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly requestVersions: VersionRange;
+  readonly firstFlexibleRequest: number | null;
+  readonly firstFlexibleResponse: number | null;
+  /** The newest version is still in development upstream and must not be advertised. */
+  readonly latestVersionUnstable: boolean;
+}
+
+/** The APIs of \`API_MESSAGES\`, by API key, codec-free. */
+export const API_TABLE: readonly ApiTableEntry[] = [`);
+  for (const a of apis) {
+    lines.push(
+      `  { apiKey: ${a.apiKey}, name: '${a.name}', requestVersions: ${range(a.request.validVersions)}, firstFlexibleRequest: ${firstFlexibleVersion(a.request)}, firstFlexibleResponse: ${firstFlexibleVersion(a.response)}, latestVersionUnstable: ${a.request.latestVersionUnstable} },`,
     );
   }
   lines.push('];\n');

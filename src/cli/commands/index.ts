@@ -4,7 +4,7 @@
  */
 import type { Command } from './command-support.js';
 
-export { runCommand, type Command } from './command-support.js';
+export type { Command } from './command-support.js';
 
 export const CLIENT_COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['topics', async () => (await import('./topics.js')).topicsCommand],

@@ -86,6 +86,7 @@ import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from 
 import { StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse } from './api/93-streams-group-topology-description-update.js';
 import { UnregisterControllerRequest, UnregisterControllerResponse } from './api/94-unregister-controller.js';
 
+export * from './api-table.js';
 export * from './api/00-produce.js';
 export * from './api/01-fetch.js';
 export * from './api/02-list-offsets.js';

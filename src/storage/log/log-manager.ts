@@ -27,7 +27,7 @@
  * Single-threaded: a worker owns one LogManager for its partitions. Partitions must not be
  * opened by two managers at once.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
@@ -52,6 +52,7 @@ import { isIoError, StorageError } from '../storage-error.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
 import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js';
 import { LogDir } from './log-dir.js';
+import { removeCleanShutdownMarker, writeCleanShutdownMarker } from './clean-shutdown-marker.js';
 import { LogMove } from './log-move.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -661,31 +662,4 @@ export function writeLogDirCheckpoints(...shares: readonly LogDirCheckpoint[]): 
   writeOffsets(join(path, LOG_START_OFFSET_CHECKPOINT_FILE), all((c) => c.logStartOffsets));
   writeOffsets(join(path, REPLICATION_OFFSET_CHECKPOINT_FILE), all((c) => c.highWatermarks));
   writeOffsets(join(path, CLEANER_OFFSET_CHECKPOINT_FILE), all((c) => c.cleanerOffsets));
-}
-
-export function hasCleanShutdownMarker(logDir: string): boolean {
-  return existsSync(join(logDir, CLEAN_SHUTDOWN_FILE));
-}
-
-/** Removed once the logs are loaded, so a crash after start-up is never mistaken for a clean stop. */
-export function removeCleanShutdownMarker(logDir: string): void {
-  try {
-    unlinkSync(join(logDir, CLEAN_SHUTDOWN_FILE));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    return;
-  }
-  syncDirectory(logDir);
-}
-
-/** Kafka 3.7+ writes a small JSON document; older versions an empty file. Either way, presence is what counts. */
-export function writeCleanShutdownMarker(logDir: string): void {
-  const fd = openSync(join(logDir, CLEAN_SHUTDOWN_FILE), 'w');
-  try {
-    writeSync(fd, '{"version":0,"brokerEpoch":-1}');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  syncDirectory(logDir);
 }

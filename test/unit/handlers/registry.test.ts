@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HANDLERS } from '../../../src/handlers/index.js';
+import { CLUSTER_HANDLERS, HANDLERS } from '../../../src/handlers/index.js';
 import { HandlerRegistry } from '../../../src/handlers/registry.js';
+import type { HandlerEntry, RegisteredApi, RequestContext, ResponseBody } from '../../../src/handlers/handler.js';
 import { API_MESSAGES, ProduceRequest } from '../../../src/protocol/messages/index.js';
+import { Reader } from '../../../src/protocol/primitives/reader.js';
 
 const registry = new HandlerRegistry(HANDLERS);
 
@@ -36,4 +38,102 @@ test('the ZooKeeper-era inter-broker APIs have codecs but are not advertised: on
     assert.equal(registry.supportedApis.some((a) => a.apiKey === apiKey), false, `API ${apiKey} is advertised`);
     assert.equal(registry.supports(apiKey, 0), false, `API ${apiKey} is served`);
   }
+});
+
+test('every entry names the API key, name and version ranges its handler module declares', async () => {
+  for (const entry of [...HANDLERS, ...CLUSTER_HANDLERS]) {
+    const handler = await entry.load();
+    const declared = { apiKey: handler.apiKey, name: handler.name, versions: handler.versions, advertisedVersions: handler.advertisedVersions };
+    assert.deepEqual({ apiKey: entry.apiKey, name: entry.name, versions: entry.versions, advertisedVersions: entry.advertisedVersions }, declared);
+  }
+});
+
+const NO_BODY: ResponseBody = () => {};
+const ctx = {} as RequestContext;
+const body = (): Reader => new Reader(Buffer.alloc(0));
+
+/** An entry whose module "loads" when the test says so, counting loads; its handler records what it served. */
+function fakeEntry(apiKey: number, served: number[]) {
+  const handler: RegisteredApi = {
+    apiKey,
+    name: `Api${apiKey}`,
+    versions: { lo: 0, hi: 1 },
+    advertisedVersions: { lo: 0, hi: 1 },
+    invoke: async () => {
+      served.push(apiKey);
+      return NO_BODY;
+    },
+  };
+  let release: (() => void) | null = null;
+  let fail: Error | null = null;
+  const entry: HandlerEntry & { loads: number; release(): void; failNext(e: Error): void } = {
+    apiKey,
+    name: handler.name,
+    versions: handler.versions,
+    advertisedVersions: handler.advertisedVersions,
+    loads: 0,
+    load() {
+      entry.loads++;
+      const failure = fail;
+      fail = null;
+      return new Promise((resolve, reject) => (release = () => (failure === null ? resolve(handler) : reject(failure))));
+    },
+    release: () => release?.(),
+    failNext: (e) => (fail = e),
+  };
+  return { entry, handler };
+}
+
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+test("a handler's module loads on the first request of its API, once, and then serves directly", async () => {
+  const served: number[] = [];
+  const a = fakeEntry(1, served);
+  const r = new HandlerRegistry([a.entry]);
+  assert.equal(a.entry.loads, 0, 'nothing loads at start');
+  assert.deepEqual(r.supportedApis, [{ apiKey: 1, minVersion: 0, maxVersion: 1 }], 'ApiVersions needs no module');
+  const first = r.get(1)!.invoke(body(), ctx);
+  const second = r.get(1)!.invoke(body(), ctx);
+  await settle();
+  assert.equal(a.entry.loads, 1);
+  a.entry.release();
+  await Promise.all([first, second]);
+  assert.deepEqual(served, [1, 1]);
+  assert.equal(r.get(1), a.handler, 'once loaded, the handler itself is dispatched to');
+  assert.equal(a.entry.loads, 1);
+});
+
+test('while a module loads, later requests of loaded APIs wait, so requests start in the order they arrived', async () => {
+  const served: number[] = [];
+  const slow = fakeEntry(1, served);
+  const ready = fakeEntry(2, served);
+  const r = new HandlerRegistry([slow.entry, ready.entry]);
+  const warm = r.get(2)!.invoke(body(), ctx);
+  ready.entry.release();
+  await warm;
+  served.length = 0;
+  const pending = [r.get(1)!.invoke(body(), ctx), r.get(2)!.invoke(body(), ctx)];
+  await settle();
+  assert.deepEqual(served, [], 'the loaded API waits behind the one loading');
+  slow.entry.release();
+  await Promise.all(pending);
+  assert.deepEqual(served, [1, 2]);
+  assert.equal(r.get(2), ready.handler, 'with nothing loading, no waiting');
+});
+
+test('a module that fails to load fails its request, and the next request of that API loads it again', async () => {
+  const served: number[] = [];
+  const a = fakeEntry(1, served);
+  const r = new HandlerRegistry([a.entry]);
+  a.entry.failNext(new Error('no such module'));
+  const failed = r.get(1)!.invoke(body(), ctx);
+  await settle();
+  a.entry.release();
+  await assert.rejects(failed, /no such module/);
+  const retried = r.get(1)!.invoke(body(), ctx);
+  await settle();
+  a.entry.release();
+  await retried;
+  assert.equal(a.entry.loads, 2);
+  assert.deepEqual(served, [1]);
 });

@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import { CheckpointFile, PARTITION_OFFSET_FORMAT, EPOCH_ENTRY_FORMAT, CorruptCheckpointError } from '../../../src/storage/checkpoint/checkpoint-file.js';
 import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition-metadata-file.js';
-import { LogManager, hasCleanShutdownMarker, writeCleanShutdownMarker, writeLogDirCheckpoints } from '../../../src/storage/log/log-manager.js';
+import { LogManager, writeLogDirCheckpoints } from '../../../src/storage/log/log-manager.js';
+import { hasCleanShutdownMarker, writeCleanShutdownMarker } from '../../../src/storage/log/clean-shutdown-marker.js';
 import { FakeClock, producedBatch, tempDir } from './storage-fixtures.js';
 
 const root = tempDir('manager');

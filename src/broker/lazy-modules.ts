@@ -1,0 +1,15 @@
+/**
+ * The broker's parts that most brokers never run, loaded when the broker's configuration asks
+ * for them rather than at start-up: module loading is most of a broker's start-up CPU and much of
+ * its idle memory (docs/notes/performance.md). `broker.ts` stays the composition root; these
+ * factories only defer the `import`.
+ */
+import type { Logger } from '../common/logger.js';
+import type { ClusterMember } from './cluster-member.js';
+import type { ClusterMemberConfig } from './config.js';
+
+/** ZooKeeper, the controller and the replica fetchers: only a broker with `zookeeper.connect` is a cluster member. */
+export async function connectClusterMember(config: ClusterMemberConfig, proposedClusterId: string, log: Logger): Promise<ClusterMember> {
+  const { ClusterMember } = await import('./cluster-member.js');
+  return ClusterMember.connect(config, proposedClusterId, log);
+}

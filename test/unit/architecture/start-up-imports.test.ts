@@ -1,0 +1,39 @@
+/**
+ * What `sluice start` loads before it accepts connections: the static imports of the compiled
+ * CLI, followed through every module (dynamic `import()` is where loading is deferred). Most of
+ * a broker's start-up time and idle memory is module loading (docs/notes/performance.md), so
+ * what only some brokers or some requests need stays behind a dynamic import.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIST_SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]|^import\s+['"](\.[^'"]+)['"]/gm)].map((m) => resolve(dirname(file), m[1] ?? m[2]!));
+}
+
+function loadedAtStart(entry: string): string[] {
+  const seen = new Set([resolve(DIST_SRC, entry)]);
+  const queue = [...seen];
+  while (queue.length > 0) for (const next of staticImports(queue.shift()!)) if (!seen.has(next)) seen.add(next), queue.push(next);
+  return [...seen].map((f) => relative(DIST_SRC, f));
+}
+
+test('sluice start loads no handler, no API codec, no cluster-mode module and no client library until it needs them', () => {
+  // The CLI imports the broker dynamically; together they are what a broker loads at start.
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js')];
+  const deferred = modules.filter(
+    (m) =>
+      /^handlers\/\d\d-/.test(m) && m !== 'handlers/18-api-versions.js' ||
+      /^protocol\/messages\/(index|api\/(?!18-))/.test(m) ||
+      /^(zk|controller|client)\//.test(m) ||
+      m === 'broker/cluster-member.js' ||
+      m === 'storage/log/log-manager.js',
+  );
+  assert.deepEqual(deferred, []);
+});
