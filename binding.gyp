@@ -2,7 +2,8 @@
   "variables": {
     "sluice_snappy%": "<!(pkg-config --exists snappy && echo 1 || echo 0)",
     "sluice_lz4%": "<!(pkg-config --exists liblz4 && echo 1 || echo 0)",
-    "sluice_zstd%": "<!(pkg-config --exists libzstd && echo 1 || echo 0)"
+    "sluice_zstd%": "<!(pkg-config --exists libzstd && echo 1 || echo 0)",
+    "sluice_zlib%": "<!(pkg-config --exists zlib && echo 1 || echo 0)"
   },
   "targets": [
     {
@@ -15,6 +16,7 @@
         "native/send_file.cc",
         "native/mapped_file.cc",
         "native/codec.cc",
+        "native/codec_gzip.cc",
         "native/codec_snappy.cc",
         "native/codec_lz4.cc",
         "native/codec_zstd.cc",
@@ -38,6 +40,11 @@
           "defines": ["SLUICE_HAVE_ZSTD"],
           "cflags_cc": ["<!@(pkg-config --cflags libzstd)"],
           "libraries": ["<!@(pkg-config --libs libzstd)"]
+        }],
+        ["sluice_zlib==1", {
+          "defines": ["SLUICE_HAVE_ZLIB"],
+          "cflags_cc": ["<!@(pkg-config --cflags zlib)"],
+          "libraries": ["<!@(pkg-config --libs zlib)"]
         }]
       ]
     }

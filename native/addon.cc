@@ -10,7 +10,7 @@
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   sluice::InitEnvState(env);
-  exports.Set("abiVersion", Napi::Number::New(env, 2));
+  exports.Set("abiVersion", Napi::Number::New(env, 3));
   sluice::RegisterCrc32c(env, exports);
   sluice::RegisterSendFile(env, exports);
   sluice::RegisterMappedFile(env, exports);

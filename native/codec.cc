@@ -12,6 +12,9 @@ bool GrowForDecompression(OutputBuffer* output, size_t inputLength, size_t limit
 
 bool CodecAvailable(Codec codec) {
   switch (codec) {
+#ifdef SLUICE_HAVE_ZLIB
+    case Codec::kGzip: return true;
+#endif
 #ifdef SLUICE_HAVE_SNAPPY
     case Codec::kSnappy: return true;
 #endif
@@ -27,6 +30,7 @@ bool CodecAvailable(Codec codec) {
 
 CodecOutcome Compress(Codec codec, const uint8_t* input, size_t length, OutputBuffer* output) {
   switch (codec) {
+    case Codec::kGzip: break;
     case Codec::kSnappy: return SnappyCompress(input, length, output);
     case Codec::kLz4: return Lz4Compress(input, length, output);
     case Codec::kZstd: return ZstdCompress(input, length, output);
@@ -36,6 +40,7 @@ CodecOutcome Compress(Codec codec, const uint8_t* input, size_t length, OutputBu
 
 CodecOutcome Decompress(Codec codec, const uint8_t* input, size_t length, size_t limit, OutputBuffer* output) {
   switch (codec) {
+    case Codec::kGzip: return GzipDecompress(input, length, limit, output);
     case Codec::kSnappy: return SnappyDecompress(input, length, limit, output);
     case Codec::kLz4: return Lz4Decompress(input, length, limit, output);
     case Codec::kZstd: return ZstdDecompress(input, length, limit, output);

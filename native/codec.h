@@ -27,7 +27,8 @@ struct CodecOutcome {
 };
 
 // Kafka's record batch attribute values for the compression type.
-enum class Codec { kSnappy = 2, kLz4 = 3, kZstd = 4 };
+// gzip is here for decompression only (decompressInto); node:zlib compresses it.
+enum class Codec { kGzip = 1, kSnappy = 2, kLz4 = 3, kZstd = 4 };
 
 bool CodecAvailable(Codec codec);
 CodecOutcome Compress(Codec codec, const uint8_t* input, size_t length, OutputBuffer* output);
@@ -35,6 +36,7 @@ CodecOutcome Compress(Codec codec, const uint8_t* input, size_t length, OutputBu
 CodecOutcome Decompress(Codec codec, const uint8_t* input, size_t length, size_t limit, OutputBuffer* output);
 
 // Each codec file implements its pair; they are dispatched in codec.cc.
+CodecOutcome GzipDecompress(const uint8_t* input, size_t length, size_t limit, OutputBuffer* output);
 CodecOutcome SnappyCompress(const uint8_t* input, size_t length, OutputBuffer* output);
 CodecOutcome SnappyDecompress(const uint8_t* input, size_t length, size_t limit, OutputBuffer* output);
 CodecOutcome Lz4Compress(const uint8_t* input, size_t length, OutputBuffer* output);

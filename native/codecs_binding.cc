@@ -33,11 +33,13 @@ struct Request {
   size_t limit;  // only for decompression
 };
 
-// Reads (codec, data[, limit]) and rejects anything the codecs do not serve.
-bool ReadRequest(const Napi::CallbackInfo& info, bool withLimit, Request* request) {
+// Reads (codec, data[, limit]) and rejects anything the codecs do not serve: gzip only where
+// `gzip` is set (decompressInto).
+bool ReadRequest(const Napi::CallbackInfo& info, bool withLimit, Request* request, bool gzip = false) {
+  const char* message = gzip ? "codec must be 1 (gzip), 2 (snappy), 3 (lz4) or 4 (zstd)" : "codec must be 2 (snappy), 3 (lz4) or 4 (zstd)";
   uint64_t codec = 0;
-  if (!ReadIndex(info, 0, 255, "codec must be 2 (snappy), 3 (lz4) or 4 (zstd)", &codec)) return false;
-  if (codec < 2 || codec > 4) return ThrowRange(info.Env(), "codec must be 2 (snappy), 3 (lz4) or 4 (zstd)");
+  if (!ReadIndex(info, 0, 255, message, &codec)) return false;
+  if (codec < (gzip ? 1 : 2) || codec > 4) return ThrowRange(info.Env(), message);
   request->codec = static_cast<Codec>(codec);
   if (!ReadBytes(info, 1, "data must be a Uint8Array", &request->input)) return false;
   request->limit = 0;
@@ -94,6 +96,30 @@ class CodecWorker : public Napi::AsyncWorker {
   CodecOutcome outcome_;
 };
 
+// decompressInto(codec, data, maxDecompressedBytes, target) -> bytes written into `target`, or -1
+// when `target` is too small (and smaller than maxDecompressedBytes + 1, the size that always
+// tells a bomb apart). Nothing is allocated, so a caller that reuses `target` decompresses
+// without allocating or faulting in fresh pages for every batch.
+Napi::Value DecompressInto(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Request request{};
+  if (!ReadRequest(info, true, &request, true)) return env.Undefined();
+  Napi::Value targetValue = info[3];
+  if (!targetValue.IsTypedArray() || targetValue.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    ThrowType(env, "target must be a Uint8Array");
+    return env.Undefined();
+  }
+  Napi::Uint8Array target = targetValue.As<Napi::Uint8Array>();
+  OutputBuffer output(target.Data(), target.ByteLength());
+  CodecOutcome outcome = Decompress(request.codec, request.input.data, request.input.length, request.limit, &output);
+  if (outcome.status == CodecStatus::kNoMemory && output.exhausted()) return Napi::Number::New(env, -1);
+  if (outcome.status != CodecStatus::kOk) {
+    CodedError(env, ErrorCode(outcome.status), outcome.message).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, static_cast<double>(output.size()));
+}
+
 Napi::Value RunAsync(const Napi::CallbackInfo& info, bool decompress) {
   Napi::Env env = info.Env();
   Request request{};
@@ -113,9 +139,11 @@ Napi::Value RunAsync(const Napi::CallbackInfo& info, bool decompress) {
 void RegisterCodecs(Napi::Env env, Napi::Object exports) {
   exports.Set("compress", Napi::Function::New(env, [](const Napi::CallbackInfo& info) { return RunSync(info, false); }, "compress"));
   exports.Set("decompress", Napi::Function::New(env, [](const Napi::CallbackInfo& info) { return RunSync(info, true); }, "decompress"));
+  exports.Set("decompressInto", Napi::Function::New(env, DecompressInto, "decompressInto"));
   exports.Set("compressAsync", Napi::Function::New(env, [](const Napi::CallbackInfo& info) { return RunAsync(info, false); }, "compressAsync"));
   exports.Set("decompressAsync", Napi::Function::New(env, [](const Napi::CallbackInfo& info) { return RunAsync(info, true); }, "decompressAsync"));
   Napi::Object available = Napi::Object::New(env);
+  available.Set("gzip", Napi::Boolean::New(env, CodecAvailable(Codec::kGzip)));
   available.Set("snappy", Napi::Boolean::New(env, CodecAvailable(Codec::kSnappy)));
   available.Set("lz4", Napi::Boolean::New(env, CodecAvailable(Codec::kLz4)));
   available.Set("zstd", Napi::Boolean::New(env, CodecAvailable(Codec::kZstd)));

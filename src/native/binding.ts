@@ -10,6 +10,8 @@ type NodeCallback<T> = (error: Error | null, result?: T) => void;
 
 /** Native codecs: 2 snappy, 3 lz4, 4 zstd (gzip is served by node:zlib). */
 export type NativeCodec = 2 | 3 | 4;
+/** `decompressInto` also inflates gzip (1), with zlib. */
+export type NativeDecompressCodec = 1 | NativeCodec;
 
 export interface NativeBinding {
   readonly abiVersion: number;
@@ -25,14 +27,16 @@ export interface NativeBinding {
   msync(region: ArrayBuffer): void;
   unmap(region: ArrayBuffer): void;
   populate(region: ArrayBuffer, offset: number, length: number): void;
-  readonly codecsAvailable: { readonly snappy: boolean; readonly lz4: boolean; readonly zstd: boolean };
+  readonly codecsAvailable: { readonly gzip: boolean; readonly snappy: boolean; readonly lz4: boolean; readonly zstd: boolean };
   compress(codec: NativeCodec, data: Uint8Array): Buffer;
   decompress(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer;
+  /** Bytes written into `target`, or -1 when `target` is too small for them (never once it holds maxDecompressedBytes + 1). */
+  decompressInto(codec: NativeDecompressCodec, data: Uint8Array, maxDecompressedBytes: number, target: Uint8Array): number;
   compressAsync(codec: NativeCodec, data: Uint8Array, callback: NodeCallback<Buffer>): void;
   decompressAsync(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number, callback: NodeCallback<Buffer>): void;
 }
 
-const EXPECTED_ABI_VERSION = 2;
+const EXPECTED_ABI_VERSION = 3;
 
 function load(): NativeBinding {
   // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.

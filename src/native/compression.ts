@@ -1,12 +1,13 @@
 /**
  * Kafka's record batch codecs. gzip goes through node:zlib; snappy, lz4 and zstd through the
- * addon (Debian's libsnappy, liblz4, libzstd). Corrupt input and output beyond the caller's bound
- * both throw KafkaError CORRUPT_MESSAGE, which is what a broker answers for such a batch.
+ * addon (Debian's libsnappy, liblz4, libzstd), as does gzip for `decompressTransient` (zlib).
+ * Corrupt input and output beyond the caller's bound both throw KafkaError CORRUPT_MESSAGE,
+ * which is what a broker answers for such a batch.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { KafkaError } from '../common/kafka-error.js';
-import { native, type NativeCodec } from './binding.js';
+import { native, type NativeCodec, type NativeDecompressCodec } from './binding.js';
 
 /** Kafka's attribute numbers for the compression type (bits 0-2 of a batch's attributes). */
 export const CompressionCodec = {
@@ -24,7 +25,15 @@ const UNSUPPORTED_COMPRESSION_TYPE = 76;
 const MAX_DECOMPRESSED_LIMIT = 0xffffffff;
 
 const CODEC_NAMES: Record<CompressionCodec, string> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' };
-const DEBIAN_PACKAGES: Record<NativeCodec, string> = { 2: 'libsnappy-dev', 3: 'liblz4-dev', 4: 'libzstd-dev' };
+const DEBIAN_PACKAGES: Record<NativeDecompressCodec, string> = { 1: 'zlib1g-dev', 2: 'libsnappy-dev', 3: 'liblz4-dev', 4: 'libzstd-dev' };
+
+/** First size of the memory `decompressTransient` reuses: a 256 KiB batch's records fit. */
+const INITIAL_SCRATCH_BYTES = 512 * 1024;
+/** A larger scratch (a rare huge batch, a decompression bomb up to its limit) is dropped after its use. */
+const RETAINED_SCRATCH_BYTES = 4 * 1024 * 1024;
+
+/** This thread's decompression memory (each worker has its own module instance). */
+let scratch: Buffer | null = null;
 
 const gzipAsync = promisify(zlib.gzip);
 const gunzipAsync = promisify(zlib.gunzip);
@@ -65,6 +74,31 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
       return callGzip(codec, () => withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes));
     default:
       return callNative(codec, () => native.decompress(codec, data, maxDecompressedBytes));
+  }
+}
+
+/**
+ * `decompress`, into memory that the next call on this thread reuses: the result is valid only
+ * until then. For readers that keep nothing of the records (produce validation): a fresh output
+ * buffer per batch costs an allocation, the page faults of new memory and the collector's
+ * bookkeeping of external memory, many times what lz4 or zstd take to decompress a 256 KiB batch
+ * (docs/notes/performance.md). gzip goes through the addon's zlib too when the build has it
+ * (node:zlib has no such call), else through `decompress`.
+ */
+export function decompressTransient(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer {
+  checkArguments(codec, data, maxDecompressedBytes);
+  if (codec === CompressionCodec.None) return checkedPlain(data, maxDecompressedBytes);
+  if (codec === CompressionCodec.Gzip && !native.codecsAvailable.gzip) return decompress(codec, data, maxDecompressedBytes);
+  let target = scratch ?? Buffer.allocUnsafeSlow(Math.min(INITIAL_SCRATCH_BYTES, maxDecompressedBytes + 1));
+  for (;;) {
+    const current = target;
+    const written = callNative(codec, () => native.decompressInto(codec, data, maxDecompressedBytes, current));
+    if (written >= 0) {
+      scratch = current.length <= RETAINED_SCRATCH_BYTES ? current : null;
+      return current.subarray(0, written);
+    }
+    if (current.length > maxDecompressedBytes) throw new Error(`${CODEC_NAMES[codec]}: the addon asked for more than ${maxDecompressedBytes + 1} bytes`);
+    target = Buffer.allocUnsafeSlow(Math.min(Math.max(current.length * 2, data.byteLength * 4), maxDecompressedBytes + 1));
   }
 }
 
@@ -137,7 +171,7 @@ function callGzip(codec: CompressionCodec, run: () => Buffer): Buffer {
   }
 }
 
-function callNative(codec: NativeCodec, run: () => Buffer): Buffer {
+function callNative<T>(codec: NativeDecompressCodec, run: () => T): T {
   try {
     return run();
   } catch (error) {
@@ -155,7 +189,7 @@ function awaitNative(codec: NativeCodec, start: (callback: (error: Error | null,
   });
 }
 
-function translate(codec: NativeCodec, error: unknown): unknown {
+function translate(codec: NativeDecompressCodec, error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'ERR_SLUICE_CORRUPT_MESSAGE') return corrupt(codec, error);
   if (code === 'ERR_SLUICE_CODEC_UNAVAILABLE') {

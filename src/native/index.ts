@@ -14,4 +14,4 @@ export const crc32cImplementation = native.crc32cImplementation;
 
 export { sendFile, sendFileNow } from './send-file.js';
 export { mapFile, MappedRegion } from './mapped-file.js';
-export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync } from './compression.js';
+export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync, decompressTransient } from './compression.js';

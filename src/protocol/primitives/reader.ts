@@ -139,20 +139,11 @@ export class Reader {
    * those are accumulated as a double and turned into one bigint; longer values take the bigint path.
    */
   varlong(): bigint {
-    let value = 0;
-    let scale = 1;
-    for (let i = 0; i < FAST_VARLONG_BYTES; i++) {
-      this.need(1, 'varlong');
-      const b = this.buf[this.offset++]!;
-      value += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) {
-        return BigInt(value % 2 === 0 ? value / 2 : -(value + 1) / 2);
-      }
-      scale *= 128;
-    }
-    let big = BigInt(value);
-    let shift = BigInt(7 * FAST_VARLONG_BYTES);
-    for (let i = FAST_VARLONG_BYTES; i < MAX_VARLONG_BYTES; i++) {
+    const fast = this.varlongNumber();
+    if (fast !== null) return BigInt(fast);
+    let big = 0n;
+    let shift = 0n;
+    for (let i = 0; i < MAX_VARLONG_BYTES; i++) {
       this.need(1, 'varlong');
       const b = this.buf[this.offset++]!;
       big |= BigInt(b & 0x7f) << shift;
@@ -163,6 +154,32 @@ export class Reader {
       shift += 7n;
     }
     throw new DecodeError(`varlong longer than ${MAX_VARLONG_BYTES} bytes at offset ${this.offset}`);
+  }
+
+  /**
+   * `varlong`, as a number, when it ends within 7 bytes (49 bits, exact in a double); otherwise
+   * null with nothing consumed, and the caller reads it again with `varlong`.
+   */
+  varlongNumber(): number | null {
+    const start = this.offset;
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < FAST_VARLONG_BYTES; i++) {
+      this.need(1, 'varlong');
+      const b = this.buf[this.offset++]!;
+      value += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+      scale *= 128;
+    }
+    this.offset = start;
+    return null;
+  }
+
+  /** Steps over `length` bytes whose content nobody reads. */
+  skip(length: number): void {
+    if (length < 0) throw new DecodeError(`negative length ${length}`);
+    this.need(length, 'bytes');
+    this.offset += length;
   }
 
   private utf8(length: number): string {

@@ -12,7 +12,7 @@ import { compressionCodecId, isControl, isKnownCompressionType, timestampTypeOf,
 import { BatchScan, type BatchHeader } from './batch-header.js';
 import { computeBatchCrc } from './batch-crc.js';
 import { RecordErrorCode, RecordValidationError, type RecordError } from './record-error.js';
-import { readRecords, type RecordReadOptions } from './record-reader.js';
+import { scanRecords, type RecordReadOptions } from './record-reader.js';
 
 /**
  * `client`: a Produce request, held to Kafka's AppendOrigin.CLIENT rules. `internal`: batches
@@ -84,9 +84,12 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
 }
 
 /**
- * Walks every record. Structural faults stop the walk (INVALID_RECORD, or CORRUPT_MESSAGE for
- * undecompressible data); policy faults are collected per record, as Kafka does, and returned
- * together (INVALID_TIMESTAMP if any is a timestamp fault, else INVALID_RECORD).
+ * Walks every record, skipping keys, values and headers (Kafka's `skipKeyValueIterator`; for a
+ * compressed batch, over the decompressor's output). Structural faults stop the walk
+ * (INVALID_RECORD, or CORRUPT_MESSAGE for undecompressible data); policy faults are collected
+ * per record, as Kafka does, and returned together (INVALID_TIMESTAMP if any is a timestamp
+ * fault, else INVALID_RECORD). Nothing of the records is kept past the call, so `decompress` may
+ * return memory that it reuses.
  *
  * Kafka rewrites a batch whose records' offset deltas are not 0, 1, 2…; Sluice appends batches
  * as they are, so it refuses such a batch instead (INVALID_RECORD).
@@ -97,20 +100,23 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
 export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
   const recordErrors: RecordError[] = [];
   let timestampFault = false;
-  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? options.timestampWindow : undefined;
-  let index = 0;
+  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow) : undefined;
+  const requireKeys = options.requireKeys === true;
+  const baseTimestamp = Number.isSafeInteger(Number(header.baseTimestamp)) ? Number(header.baseTimestamp) : null;
   try {
-    for (const record of readRecords(buf, header, options)) {
-      if (record.offset - header.baseOffset !== BigInt(index)) {
-        recordErrors.push({ batchIndex: index, message: `offset delta ${record.offset - header.baseOffset} at position ${index}` });
-      } else if (options.requireKeys === true && record.key === null) {
+    scanRecords(buf, header, options, (index, record) => {
+      if (record.offsetDelta !== index) {
+        recordErrors.push({ batchIndex: index, message: `offset delta ${record.offsetDelta} at position ${index}` });
+      } else if (requireKeys && !record.hasKey) {
         recordErrors.push({ batchIndex: index, message: 'compacted topic cannot accept a record without a key' });
-      } else if (window !== undefined && record.timestamp !== -1n && outsideWindow(record.timestamp, window)) {
-        timestampFault = true;
-        recordErrors.push({ batchIndex: index, message: `timestamp ${record.timestamp} is out of range` });
+      } else if (window !== undefined) {
+        const timestamp = timestampOf(baseTimestamp, header.baseTimestamp, record.timestampDelta);
+        if (timestamp !== -1 && timestamp !== -1n && outsideWindow(timestamp, window)) {
+          timestampFault = true;
+          recordErrors.push({ batchIndex: index, message: `timestamp ${timestamp} is out of range` });
+        }
       }
-      index++;
-    }
+    });
   } catch (e) {
     if (e instanceof RecordValidationError) return e;
     throw e;
@@ -120,8 +126,34 @@ export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: Rec
   return new RecordValidationError(code, `${recordErrors.length} records rejected`, header.start, null, { recordErrors });
 }
 
-function outsideWindow(timestamp: bigint, window: TimestampWindow): boolean {
-  const age = window.now - timestamp;
+/** The window in both forms: numbers for the common case, bigints where a number would not be exact. */
+interface Window extends TimestampWindow {
+  readonly nowMs: number;
+  readonly beforeMs: number;
+  readonly afterMs: number;
+}
+
+function windowOf(window: TimestampWindow | undefined): Window | undefined {
+  if (window === undefined) return undefined;
+  return { ...window, nowMs: Number(window.now), beforeMs: Number(window.beforeMaxMs), afterMs: Number(window.afterMaxMs) };
+}
+
+/** A record's timestamp as a number while that is exact (always, for real clocks), else as a bigint. */
+function timestampOf(baseNumber: number | null, base: bigint, delta: number | bigint): number | bigint {
+  if (baseNumber !== null && typeof delta === 'number') {
+    const timestamp = baseNumber + delta;
+    if (Number.isSafeInteger(timestamp)) return timestamp;
+  }
+  return base + BigInt(delta);
+}
+
+function outsideWindow(timestamp: number | bigint, window: Window): boolean {
+  if (typeof timestamp === 'number' && Number.isSafeInteger(window.nowMs)) {
+    const age = window.nowMs - timestamp;
+    // Exact while |age| < 2^53; a bound beyond that is larger than any such age however it rounds.
+    if (Number.isSafeInteger(age)) return age > window.beforeMs || -age > window.afterMs;
+  }
+  const age = window.now - BigInt(timestamp);
   return age > window.beforeMaxMs || -age > window.afterMaxMs;
 }
 

@@ -51,29 +51,86 @@ export function* readRecords(
   header: BatchHeader,
   options: RecordReadOptions = {},
 ): Generator<DecodedRecord, void, undefined> {
-  const count = header.recordsCount;
-  if (count < 0) throw invalid(header, null, `invalid record count ${count}`);
-  const reader = recordsReader(buf, header, options);
   const logAppendTime = timestampTypeOf(header.attributes) === TimestampType.LogAppendTime ? header.maxTimestamp : null;
-  for (let index = 0; index < count; index++) {
-    let record: DecodedRecord;
+  const cursor = new RecordCursor(buf, header, options, true);
+  while (cursor.next()) {
+    const frame = cursor.frame;
+    const timestampDelta = typeof frame.timestampDelta === 'bigint' ? frame.timestampDelta : BigInt(frame.timestampDelta);
+    yield {
+      offset: header.baseOffset + BigInt(frame.offsetDelta),
+      timestamp: logAppendTime ?? header.baseTimestamp + timestampDelta,
+      key: frame.key,
+      value: frame.value,
+      headers: frame.headers,
+    };
+  }
+}
+
+/**
+ * What the produce path checks of each record, without keys, values or headers made into
+ * objects (Kafka's `skipKeyValueIterator`): `visit` is called once per record, in order, with
+ * the same frame object (read it before returning). Throws as `readRecords` does for a batch
+ * whose framing is broken.
+ */
+export function scanRecords(buf: Buffer, header: BatchHeader, options: RecordReadOptions, visit: (index: number, frame: RecordFrame) => void): void {
+  const cursor = new RecordCursor(buf, header, options, false);
+  while (cursor.next()) visit(cursor.index, cursor.frame);
+}
+
+/** One record's fields as a scan sees them; `readRecords` also fills the byte fields. */
+export interface RecordFrame {
+  offsetDelta: number;
+  /** A number whenever it fits in 49 bits (almost always), else a bigint. */
+  timestampDelta: number | bigint;
+  hasKey: boolean;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+/** Parses the records one per `next()` into `frame`; `keep` makes views of the bytes, else they are skipped. */
+class RecordCursor {
+  readonly frame: RecordFrame = { offsetDelta: 0, timestampDelta: 0, hasKey: false, key: null, value: null, headers: [] };
+  /** The index of the record in `frame`. */
+  index = -1;
+  private reader: Reader | null = null;
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly header: BatchHeader,
+    private readonly options: RecordReadOptions,
+    private readonly keep: boolean,
+  ) {}
+
+  next(): boolean {
+    const header = this.header;
+    const count = header.recordsCount;
+    if (this.reader === null) {
+      if (count < 0) throw invalid(header, null, `invalid record count ${count}`);
+      this.reader = new Reader(recordsSection(this.buf, header, this.options));
+    }
+    const reader = this.reader;
+    const index = this.index + 1;
+    if (index >= count) {
+      if (reader.remaining() !== 0) throw invalid(header, null, `${reader.remaining()} bytes left after the declared ${count} records`);
+      return false;
+    }
     try {
-      record = readRecord(reader, header, logAppendTime, index);
+      readRecord(reader, header, index, this.frame, this.keep);
     } catch (e) {
       if (e instanceof DecodeError) throw invalid(header, index, `record ${index}: ${e.message}`, e);
       throw e;
     }
-    yield record;
-  }
-  if (reader.remaining() !== 0) {
-    throw invalid(header, null, `${reader.remaining()} bytes left after the declared ${count} records`);
+    this.index = index;
+    return true;
   }
 }
 
-function recordsReader(buf: Buffer, header: BatchHeader, options: RecordReadOptions): Reader {
+/** The batch's records section: a view on `buf`, or the decompressor's output for a compressed batch. */
+function recordsSection(buf: Buffer, header: BatchHeader, options: RecordReadOptions): Buffer {
   const codec = compressionCodecId(header.attributes);
   const recordsStart = header.start + RECORDS_OFFSET;
-  if (codec === CompressionType.None) return new Reader(buf, recordsStart, header.end);
+  if (codec === CompressionType.None) return buf.subarray(recordsStart, header.end);
   if (!isKnownCompressionType(codec)) {
     throw new RecordValidationError(RecordErrorCode.CorruptMessage, `unknown compression codec ${codec}`, header.start);
   }
@@ -100,51 +157,54 @@ function recordsReader(buf: Buffer, header: BatchHeader, options: RecordReadOpti
       header.start,
     );
   }
-  return new Reader(inflated);
+  return inflated;
 }
 
-function readRecord(reader: Reader, header: BatchHeader, logAppendTime: bigint | null, index: number): DecodedRecord {
+function readRecord(reader: Reader, header: BatchHeader, index: number, frame: RecordFrame, keep: boolean): void {
   const bodyLength = reader.varint();
   if (bodyLength < 0 || bodyLength > reader.remaining()) {
     throw invalid(header, index, `record ${index} claims ${bodyLength} bytes, ${reader.remaining()} left`);
   }
-  const bodyStart = reader.offset;
-  const bodyEnd = bodyStart + bodyLength;
   // Parse within the body so a lying inner length cannot reach into the next record.
-  const body = new Reader(reader.buf, bodyStart, bodyEnd);
-  body.int8(); // record attributes: unused by magic 2
-  const timestampDelta = body.varlong();
-  const offsetDelta = body.varint();
-  const key = nullableVarintBytes(body);
-  const value = nullableVarintBytes(body);
-  const headerCount = body.varint();
-  if (headerCount < 0 || headerCount > body.remaining()) {
-    throw invalid(header, index, `record ${index} has ${headerCount} headers with ${body.remaining()} bytes left`);
+  const sectionEnd = reader.end;
+  const bodyEnd = reader.offset + bodyLength;
+  reader.end = bodyEnd;
+  reader.int8(); // record attributes: unused by magic 2
+  frame.timestampDelta = reader.varlongNumber() ?? reader.varlong();
+  frame.offsetDelta = reader.varint();
+  const keyLength = reader.varint();
+  frame.hasKey = keyLength >= 0;
+  frame.key = bytesOrSkip(reader, keyLength, keep);
+  frame.value = bytesOrSkip(reader, reader.varint(), keep);
+  const headerCount = reader.varint();
+  if (headerCount < 0 || headerCount > reader.remaining()) {
+    throw invalid(header, index, `record ${index} has ${headerCount} headers with ${reader.remaining()} bytes left`);
   }
-  const headers: RecordHeader[] = [];
+  const headers: RecordHeader[] = keep ? [] : frame.headers;
   for (let h = 0; h < headerCount; h++) {
-    const keyLength = body.varint();
+    const keyLength = reader.varint();
     if (keyLength < 0) throw invalid(header, index, `record ${index} header ${h} has key length ${keyLength}`);
-    const headerKey = body.raw(keyLength).toString('utf8');
-    headers.push({ key: headerKey, value: nullableVarintBytes(body) });
+    if (keep) {
+      const headerKey = reader.raw(keyLength).toString('utf8');
+      headers.push({ key: headerKey, value: bytesOrSkip(reader, reader.varint(), true) });
+    } else {
+      reader.skip(keyLength);
+      bytesOrSkip(reader, reader.varint(), false);
+    }
   }
-  if (body.remaining() !== 0) {
-    throw invalid(header, index, `record ${index} body is ${bodyLength} bytes but its fields take ${bodyLength - body.remaining()}`);
+  frame.headers = headers;
+  if (reader.remaining() !== 0) {
+    throw invalid(header, index, `record ${index} body is ${bodyLength} bytes but its fields take ${bodyLength - reader.remaining()}`);
   }
-  reader.offset = bodyEnd;
-  return {
-    offset: header.baseOffset + BigInt(offsetDelta),
-    timestamp: logAppendTime ?? header.baseTimestamp + timestampDelta,
-    key,
-    value,
-    headers,
-  };
+  reader.end = sectionEnd;
 }
 
-/** Kafka treats any negative length as null, not only -1. */
-function nullableVarintBytes(reader: Reader): Buffer | null {
-  const length = reader.varint();
-  return length < 0 ? null : reader.raw(length);
+/** A nullable field of `length` bytes (Kafka treats any negative length as null, not only -1): a view when kept, else skipped. */
+function bytesOrSkip(reader: Reader, length: number, keep: boolean): Buffer | null {
+  if (length < 0) return null;
+  if (keep) return reader.raw(length);
+  reader.skip(length);
+  return null;
 }
 
 function invalid(header: BatchHeader, index: number | null, message: string, cause?: unknown): RecordValidationError {

@@ -13,6 +13,7 @@ import {
   compressAsync,
   decompress,
   decompressAsync,
+  decompressTransient,
 } from '../../../src/native/index.js';
 import { jsonRecords } from './json-records-helper.js';
 
@@ -152,4 +153,49 @@ test('bad arguments are typed errors, unknown codecs UNSUPPORTED_COMPRESSION_TYP
   assert.throws(() => loose(CompressionCodec.Zstd, Buffer.alloc(1), -1), RangeError);
   assert.throws(() => loose(CompressionCodec.Zstd, Buffer.alloc(1), 2 ** 32), RangeError);
   assert.throws(() => loose(CompressionCodec.Lz4, Buffer.alloc(1), 1.5), RangeError);
+});
+
+test('decompressTransient gives the bytes decompress gives, growing its memory for large outputs', () => {
+  // Larger than the first scratch (512 KiB) and than what is kept afterwards (4 MiB).
+  const inputs = [Buffer.alloc(0), Buffer.from('x'), randomBytes(100_000), jsonRecords(600), Buffer.alloc(3 << 20, 7), Buffer.alloc(9 << 20, 3)];
+  for (const codec of ALL) {
+    for (const input of inputs) {
+      const packed = compress(codec, input);
+      assert.ok(decompressTransient(codec, packed, input.length).equals(input), `codec ${codec}, ${input.length} bytes`);
+    }
+  }
+});
+
+test('decompressTransient reuses its memory: the next call overwrites the previous result', () => {
+  for (const codec of COMPRESSED) {
+    const first = decompressTransient(codec, compress(codec, Buffer.alloc(1000, 1)), 1000);
+    const second = decompressTransient(codec, compress(codec, Buffer.alloc(1000, 2)), 1000);
+    assert.equal(first.buffer, second.buffer, `codec ${codec}`);
+    assert.equal(first[0], 2, `codec ${codec}`);
+  }
+});
+
+test('decompressTransient: output beyond the limit and corrupt input are CORRUPT_MESSAGE, exactly the limit is fine', () => {
+  const bomb = Buffer.alloc(16 << 20);
+  const input = jsonRecords(100);
+  for (const codec of COMPRESSED) {
+    const packed = compress(codec, bomb);
+    assert.throws(() => decompressTransient(codec, packed, bomb.length - 1), isCorrupt, `codec ${codec}`);
+    assert.throws(() => decompressTransient(codec, packed, 1000), isCorrupt, `codec ${codec}`);
+    assert.equal(decompressTransient(codec, packed, bomb.length).length, bomb.length);
+    const good = compress(codec, input);
+    assert.throws(() => decompressTransient(codec, good.subarray(0, good.length - 7), input.length), isCorrupt, `truncated, codec ${codec}`);
+    assert.throws(() => decompressTransient(codec, Buffer.from('definitely not compressed'), input.length), isCorrupt, `garbage, codec ${codec}`);
+    assert.throws(() => decompressTransient(codec, Buffer.alloc(0), input.length), isCorrupt, `empty, codec ${codec}`);
+  }
+});
+
+test('decompressTransient reads every gzip member and ignores what follows the last', () => {
+  const one = jsonRecords(50);
+  const two = jsonRecords(70);
+  const members = Buffer.concat([zlib.gzipSync(one), zlib.gzipSync(two)]);
+  const both = Buffer.concat([one, two]);
+  assert.ok(decompressTransient(CompressionCodec.Gzip, members, both.length).equals(both));
+  assert.ok(decompressTransient(CompressionCodec.Gzip, Buffer.concat([members, Buffer.from('trailing junk')]), both.length).equals(both));
+  assert.throws(() => decompressTransient(CompressionCodec.Gzip, members, both.length - 1), isCorrupt);
 });

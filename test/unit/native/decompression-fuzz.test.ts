@@ -1,24 +1,35 @@
 /**
  * Hostile compressed input must never crash the process or escape the output bound: every
- * outcome is a buffer within the limit or KafkaError CORRUPT_MESSAGE.
+ * outcome is a buffer within the limit or KafkaError CORRUPT_MESSAGE, and `decompressTransient`
+ * (reused memory, zlib for gzip) accepts and refuses exactly what `decompress` does.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { KafkaError } from '../../../src/common/kafka-error.js';
-import { CompressionCodec, compress, decompress } from '../../../src/native/index.js';
+import { CompressionCodec, compress, decompress, decompressTransient } from '../../../src/native/index.js';
 import { jsonRecords } from './json-records-helper.js';
 
 const CODECS = [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd] as const;
 const LIMIT = 64 * 1024;
 
-function decompressesSafely(codec: (typeof CODECS)[number], data: Uint8Array, limit: number): void {
+/** The output, or null for CORRUPT_MESSAGE; anything else thrown fails the test. */
+function outcome(codec: (typeof CODECS)[number], run: () => Buffer, limit: number): Buffer | null {
   try {
-    const out = decompress(codec, data, limit);
+    const out = run();
     assert.ok(out.length <= limit);
+    return out;
   } catch (error) {
     assert.ok(error instanceof KafkaError && error.code === 2, `codec ${codec}: unexpected ${String(error)}`);
+    return null;
   }
+}
+
+function decompressesSafely(codec: (typeof CODECS)[number], data: Uint8Array, limit: number): void {
+  const kept = outcome(codec, () => decompress(codec, data, limit), limit);
+  const transient = outcome(codec, () => decompressTransient(codec, data, limit), limit);
+  assert.equal(transient === null, kept === null, `codec ${codec}: decompress ${kept === null ? 'refused' : 'read'} what decompressTransient did not`);
+  if (kept !== null && transient !== null) assert.ok(transient.equals(kept), `codec ${codec}: different bytes`);
 }
 
 test('random bytes, with and without a valid frame header', () => {

@@ -1,22 +1,27 @@
 /**
- * Property tests: random batches survive encode → validate → decode unchanged, and random,
- * truncated or mutated bytes only ever produce `RecordValidationError`.
+ * Property tests: random batches survive encode → validate → decode unchanged, random,
+ * truncated or mutated bytes only ever produce `RecordValidationError`, and the produce path's
+ * record scan refuses exactly what the full decoder refuses.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   BatchScan,
+  checkBatchRecords,
   CompressionType,
   decodeAttributes,
   encodeRecordBatch,
   readBatchHeader,
   readRecords,
   RecordValidationError,
+  TimestampType,
+  timestampTypeOf,
   validateBatches,
   validateProduceRecords,
   writeBatchCrc,
   type BatchHeader,
+  type DecodedRecord,
   type RecordBatchInput,
   type RecordInput,
 } from '../../../../src/protocol/records/index.js';
@@ -99,6 +104,16 @@ test('encode → validate → decode round-trips random batches', () => {
   );
 });
 
+test('the scan agrees with the decoder on random well-formed batches (gaps, keys, timestamps)', () => {
+  fc.assert(
+    fc.property(batchArb, (input) => {
+      const buf = encodeRecordBatch(input, gzipCompressor);
+      assertScanAgrees(buf, readBatchHeader(buf, 0)!);
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('a large batch (20,000 records) round-trips and validates as a produce request', () => {
   const records = Array.from({ length: 20_000 }, (_, i) => ({
     key: i % 7 === 0 ? null : Buffer.from([i & 0xff, i >> 8]),
@@ -135,7 +150,37 @@ function exerciseDecoder(buf: Buffer): void {
     } catch (e) {
       if (!(e instanceof RecordValidationError)) throw e;
     }
+    assertScanAgrees(buf, header);
   }
+}
+
+const WINDOW = { now: 2n ** 49n, beforeMaxMs: 2n ** 48n, afterMaxMs: 1000n };
+
+/**
+ * `checkBatchRecords` walks the records without decoding them (the produce path's scan); the
+ * full decoder is the reference. Both refuse a batch with the same error, or both read it, and
+ * then the scan's policy faults are those of the decoded records.
+ */
+function assertScanAgrees(buf: Buffer, header: BatchHeader): void {
+  const options = { decompress: gzipDecompressor, maxDecompressedBytes: 1 << 16 };
+  let decoded: DecodedRecord[] | RecordValidationError;
+  try {
+    decoded = [...readRecords(buf, header, options)];
+  } catch (e) {
+    if (!(e instanceof RecordValidationError)) throw e;
+    decoded = e;
+  }
+  const checked = checkBatchRecords(buf, header, { ...options, requireKeys: true, timestampWindow: WINDOW });
+  if (decoded instanceof RecordValidationError) {
+    assert.equal(checked?.message, decoded.message);
+    assert.equal(checked?.code, decoded.code);
+    assert.equal(checked?.recordIndex, decoded.recordIndex);
+    return;
+  }
+  const createTime = timestampTypeOf(header.attributes) === TimestampType.CreateTime;
+  const outside = (t: bigint): boolean => t !== -1n && (WINDOW.now - t > WINDOW.beforeMaxMs || t - WINDOW.now > WINDOW.afterMaxMs);
+  const expected = decoded.flatMap((r, i) => (r.offset - header.baseOffset !== BigInt(i) || r.key === null || (createTime && outside(r.timestamp)) ? [i] : []));
+  assert.deepEqual(checked?.recordErrors.map((e) => e.batchIndex) ?? [], expected);
 }
 
 /** Recomputes the CRC where the mutated header still frames a batch, so the records get parsed. */
