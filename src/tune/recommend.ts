@@ -74,7 +74,7 @@ export function recommend(cells: readonly CellOutcome[], rule: RecommendationRul
       `Use ${cellName(best)}: ${formatRate(best.recordsPerSecond)} (${share}% of ${peakText}) with p99 ${formatMs(best.p99Ms)}` +
       `${rule.p99BoundMs === null ? '' : ` (bound ${formatMs(rule.p99BoundMs)})`}. ` +
       `It is the smallest linger.ms, then batch.size, reaching ${goal === null ? `${Math.round(rule.minThroughputFraction * 100)}% of peak throughput` : target} with ${bound}; ` +
-      `${qualifying.length} of ${cells.length} ${qualifying.length === 1 ? 'cell qualifies' : 'cells qualify'}.`,
+      `${qualifying.length} of ${cells.length} cells ${qualifying.length === 1 ? 'qualifies' : 'qualify'}.`,
   };
 }
 
