@@ -9,5 +9,5 @@ export type { ZooKeeperServer };
 
 /** `dataDir` (kept when the server stops) and `port` let a test restart a server where it was. */
 export function startZooKeeper(options: { dataDir?: string; port?: number } = {}): Promise<ZooKeeperServer> {
-  return startServer({ ...options, startTimeoutMs: 30_000 });
+  return startServer({ ...options, startTimeoutMs: 60_000 });
 }
