@@ -10,7 +10,8 @@ import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPI
 import type { AppendReply } from '../router/partition-data.js';
 import type { PartitionService } from '../router/partition-service.js';
 import type { ProducePurgatory } from '../router/produce-purgatory.js';
-import { EARLIEST_TIMESTAMP, NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
+import { EARLIEST_TIMESTAMP } from '../protocol/offset-requests.js';
+import { NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';

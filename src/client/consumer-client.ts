@@ -8,6 +8,7 @@
  * longer than `retryTimeoutMs` ends the read with that error.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { CONSUMER_REPLICA_ID, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, type FetchResponseData } from '../protocol/messages/index.js';
 import { brokerError, isRetriable, throwIfError } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
@@ -30,11 +31,6 @@ export interface ConsumerOptions {
 /** Next offset to fetch, by partition index; `fetch` advances it. */
 export type Positions = Map<number, bigint>;
 
-const LIST_OFFSETS_EARLIEST = -2n;
-const LIST_OFFSETS_LATEST = -1n;
-/** What a consumer sends as its replica id: "not a broker". */
-const CONSUMER_REPLICA_ID = -1;
-const READ_UNCOMMITTED = 0;
 const RETRY_BACKOFF_MS = 100;
 
 /** Keeps a partition that fails retriably from turning the fetch loop into a busy loop. */
@@ -70,7 +66,7 @@ export class KafkaConsumerClient {
 
   /** The offset `spec` names in each partition (for a timestamp: the first offset at or after it, or the end). */
   async listOffsets(partitions: readonly number[], spec: OffsetSpec): Promise<Positions> {
-    const timestamp = spec === 'earliest' ? LIST_OFFSETS_EARLIEST : spec === 'latest' ? LIST_OFFSETS_LATEST : spec.timestamp;
+    const timestamp = spec === 'earliest' ? EARLIEST_TIMESTAMP : spec === 'latest' ? LATEST_TIMESTAMP : spec.timestamp;
     const attempt = async (): Promise<Positions> => {
       const metadata = await this.currentMetadata();
       const answers = await Promise.all(

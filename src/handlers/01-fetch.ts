@@ -24,6 +24,7 @@
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { READ_COMMITTED } from '../protocol/offset-requests.js';
 import {
   FetchRequest,
   FetchResponse,
@@ -45,7 +46,6 @@ import { isMoved, LeaderHints } from './leader-hints.js';
 const LEADER_HINT_VERSION = 12;
 const NODE_ENDPOINTS_VERSION = 16;
 
-const READ_COMMITTED = 1;
 /** Fetch v15 moved the replica id into `replica_state`. */
 const REPLICA_STATE_VERSION = 15;
 

@@ -9,9 +9,9 @@ import { AclOperation, authorizedNames, ResourceType } from './authorization.js'
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { READ_COMMITTED } from '../protocol/offset-requests.js';
 import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
 
-const READ_COMMITTED = 1;
 
 export const listOffsetsHandler = defineHandler({
   request: ListOffsetsRequest,

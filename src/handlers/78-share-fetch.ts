@@ -26,7 +26,8 @@ import {
 } from '../protocol/messages/index.js';
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
-import { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
+import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
+import { NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
 import type { AcquiredRange, SharePartition } from '../share/share-partition.js';
 import type { ShareSessionPartition } from '../share/share-session-cache.js';
 import type { ClusterContext } from './cluster-context.js';

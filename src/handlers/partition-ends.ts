@@ -6,10 +6,10 @@
 import { groupBy } from '../common/group-by.js';
 import type { PartitionEnd, PartitionEnds } from '../coordinator/group/share/share-group-service.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
 import { NO_EPOCH_CHECK } from '../router/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 
-const LATEST = -1n;
 const NO_OFFSET = -1n;
 
 export function partitionEnds(c: ClusterContext): PartitionEnds {
@@ -27,7 +27,7 @@ export function partitionEnds(c: ClusterContext): PartitionEnds {
     const peers = c.membership?.partitionEnds;
     await Promise.all([
       ...local.map(async (index) => {
-        const reply = await c.partitions.listOffset(partitions[index]!, NO_EPOCH_CHECK, LATEST);
+        const reply = await c.partitions.listOffset(partitions[index]!, NO_EPOCH_CHECK, LATEST_TIMESTAMP);
         answers[index] = { errorCode: reply.errorCode, offset: reply.offset };
       }),
       ...[...groupBy(remote, (r) => r.leader, (r) => r.index)].map(async ([leader, indexes]) => {

@@ -6,18 +6,16 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
 import { NO_EPOCH_CHECK } from '../router/partition-data.js';
 import type { SharePartitionConfig } from '../share/share-partition-config.js';
 import type { StartOffsetResolver } from '../share/share-partition.js';
 import type { ClusterContext } from './cluster-context.js';
 
-/** ListOffsets' special timestamps. */
-const LATEST = -1n;
-const EARLIEST = -2n;
 
 /** The partition's log start offset, or null when the partition cannot answer it. */
 export async function logStartOf(c: ClusterContext, topic: string, partition: number): Promise<bigint | null> {
-  const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST);
+  const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP);
   return reply.errorCode === ErrorCode.NONE ? reply.offset : null;
 }
 
@@ -29,9 +27,9 @@ export function startOffsetResolver(c: ClusterContext, topic: string, partition:
   };
   return async () => {
     const reset = config.autoOffsetReset;
-    if (reset.kind === 'earliest') return lookup(EARLIEST);
-    if (reset.kind === 'latest') return lookup(LATEST);
+    if (reset.kind === 'earliest') return lookup(EARLIEST_TIMESTAMP);
+    if (reset.kind === 'latest') return lookup(LATEST_TIMESTAMP);
     const found = await lookup(BigInt(Date.now() - reset.durationMs));
-    return found >= 0n ? found : lookup(LATEST);
+    return found >= 0n ? found : lookup(LATEST_TIMESTAMP);
   };
 }

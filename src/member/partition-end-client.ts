@@ -9,13 +9,10 @@ import { groupBy } from '../common/group-by.js';
 import type { Logger } from '../common/logger.js';
 import type { PartitionEndAnswer, PartitionEndPeers } from '../cluster/replica-control.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { CONSUMER_REPLICA_ID, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import type { BrokerConnections } from './broker-connections.js';
 
-/** ListOffsets' LATEST timestamp, the replica id of a consumer, and read_uncommitted: the high watermark. */
-const LATEST = -1n;
-const CONSUMER_REPLICA_ID = -1;
-const READ_UNCOMMITTED = 0;
 const NO_OFFSET = -1n;
 
 export class PartitionEndClient implements PartitionEndPeers {
@@ -35,7 +32,7 @@ export class PartitionEndClient implements PartitionEndPeers {
         isolationLevel: READ_UNCOMMITTED,
         topics: [...groupBy(partitions, (p) => p.topic, (p) => p.partition)].map(([name, indexes]) => ({
           name,
-          partitions: indexes.map((partitionIndex) => ({ partitionIndex, timestamp: LATEST })),
+          partitions: indexes.map((partitionIndex) => ({ partitionIndex, timestamp: LATEST_TIMESTAMP })),
         })),
       }));
       const answered = new Map<string, PartitionEndAnswer>();

@@ -14,6 +14,7 @@ import { KafkaConnection } from '../client/connection.js';
 import type { SaslCredentials } from '../client/sasl-client.js';
 import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '../protocol/messages/index.js';
 import type { FollowerAppend, ReplicaLogs } from './replica-logs.js';
 
@@ -55,7 +56,6 @@ interface FetchState extends FollowedPartition {
 }
 
 /** Kafka's Fetch isolation level read_uncommitted: a follower copies everything, transactions included. */
-const READ_UNCOMMITTED = 0;
 const NO_EPOCH = -1;
 
 function key(topic: string, partition: number): string {

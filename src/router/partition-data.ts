@@ -19,7 +19,7 @@ import type {
 } from '../worker/partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
-export { CONSUMER_REPLICA_ID, NO_EPOCH, NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
+export { NO_EPOCH, NO_EPOCH_CHECK, NO_OFFSET } from '../worker/partition-protocol.js';
 export { failedRead } from './partition-service.js';
 export type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, PartitionRef, ReadCommand, ReadResult, TxnMarkerEntry };
 

@@ -20,8 +20,8 @@ import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js'
 import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker/partition-worker-host.js';
+import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
 import {
-  CONSUMER_REPLICA_ID,
   NO_EPOCH,
   NO_EPOCH_CHECK,
   NO_OFFSET,

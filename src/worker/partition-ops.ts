@@ -12,12 +12,10 @@ import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
 import { LogManager, StorageError, VerificationRequired, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
+import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/offset-requests.js';
 import type { RegisterOps } from './op-module.js';
 import { Partition, type LeaderAppend } from './partition.js';
 import {
-  EARLIEST_TIMESTAMP,
-  LATEST_TIMESTAMP,
-  MAX_TIMESTAMP,
   NO_EPOCH,
   NO_OFFSET,
   PartitionOps,
@@ -62,8 +60,7 @@ const LOG_MOVE_BYTES_PER_TICK = 4 * 1024 * 1024;
 const MAX_DIR_NAME_LENGTH = 255;
 const FUTURE_DIR_NAME_EXTRA = '.'.length + 32 + '-future'.length;
 
-/** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP). */
-const EARLIEST_LOCAL_TIMESTAMP = -4n;
+/** Kafka's -5 (LATEST_TIERED_TIMESTAMP). */
 const LATEST_TIERED_TIMESTAMP = -5n;
 
 function failedOffset(errorCode: number): OffsetReply {

@@ -394,8 +394,6 @@ function readAppendReply(r: Reader): AppendReply {
   };
 }
 
-/** A fetch's replica id when a consumer sends it (Kafka's CONSUMER_REPLICA_ID); brokers send their id. */
-export const CONSUMER_REPLICA_ID = -1;
 /** "No epoch": a fetch without a last fetched epoch, a diverging epoch's absence. */
 export const NO_EPOCH = -1;
 
@@ -595,11 +593,6 @@ const leaseIds: BodyCodec<readonly number[]> = binary(
     return out;
   },
 );
-
-/** ListOffsets' special timestamps, as Kafka defines them. */
-export const LATEST_TIMESTAMP = -1n;
-export const EARLIEST_TIMESTAMP = -2n;
-export const MAX_TIMESTAMP = -3n;
 
 /**
  * A command about one partition with one number: the timestamp of listOffset, the offset of

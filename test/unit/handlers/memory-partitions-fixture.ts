@@ -37,7 +37,8 @@ import {
   type TxnMarkerEntry,
 } from '../../../src/router/partition-data.js';
 import { leaderEpochError } from '../../../src/worker/leader-epoch.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, failedAppend } from '../../../src/worker/partition-protocol.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
+import { failedAppend } from '../../../src/worker/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 
 const NO_OFFSET = -1n;
