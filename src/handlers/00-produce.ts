@@ -25,7 +25,7 @@ import {
   type ProduceResponsePartitionProduceResponseInput,
   type ProduceResponseTopicProduceResponseInput,
 } from '../protocol/messages/index.js';
-import { BatchLayout, compressionCodecId, isTransactional, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
+import { BatchLayout, compressionCodecId, isTransactional, readInt64, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
 import type { TopicImage } from '../cluster/metadata-image.js';
 import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
@@ -97,32 +97,28 @@ async function appendTransactional(c: ClusterContext, transactionalId: string, a
   return replies;
 }
 
-/** The request's client id and arrival, for the per-client breakdown of its batches (null client: the breakdown is off). */
-interface ProducingClient {
-  readonly stats: ClientProduceStats | null;
-  readonly receivedMs: number;
-}
-
-/** Counts an appended partition's batches for /metrics; the append has validated their framing. */
-function countAppended(metrics: BrokerMetrics, client: ProducingClient, topic: string, records: Buffer): void {
+/**
+ * Counts an appended partition's batches for /metrics; the append has validated their framing.
+ * `client`: the request's client id's counts (null: the per-client breakdown is off), `receivedMs` its arrival.
+ */
+function countAppended(metrics: BrokerMetrics, client: ClientProduceStats | null, receivedMs: number, topic: string, records: Buffer): void {
   let position = 0;
   while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
     const size = BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
     const count = records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET);
     metrics.batchAppended(topic, size, count);
-    if (client.stats !== null) countForClient(metrics, client, records, position, size, count);
+    if (client !== null) countForClient(metrics, client, receivedMs, records, position, size, count);
     position += size;
   }
 }
 
-function countForClient(metrics: BrokerMetrics, client: ProducingClient, records: Buffer, position: number, size: number, count: number): void {
-  const stats = client.stats!;
+function countForClient(metrics: BrokerMetrics, stats: ClientProduceStats, receivedMs: number, records: Buffer, position: number, size: number, count: number): void {
   const attributes = records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET);
   const codec = compressionCodecId(attributes);
   const createTime = timestampTypeOf(attributes) === TimestampType.CreateTime;
   const first = createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1;
   const max = createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1;
-  stats.batch(size, count, codec, first, max, client.receivedMs);
+  stats.batch(size, count, codec, first, max, receivedMs);
   if (codec !== 0 && metrics.clientProduce.sampleDue(stats)) {
     metrics.clientProduce.sampleCompression(stats, codec, records.subarray(position + BatchLayout.RECORDS_OFFSET, position + size));
   }
@@ -130,8 +126,7 @@ function countForClient(metrics: BrokerMetrics, client: ProducingClient, records
 
 /** A batch timestamp as a number without a BigInt (ms since 1970 fit in 53 bits); -1 for none or a negative one. */
 function timestampAt(buf: Buffer, offset: number): number {
-  const high = buf.readInt32BE(offset);
-  return high < 0 ? -1 : high * 0x1_0000_0000 + buf.readUInt32BE(offset + 4);
+  return Math.max(-1, readInt64(buf, offset));
 }
 
 /** Why a partition's batch is refused before it reaches its log, or null when it may be appended. */
@@ -186,7 +181,8 @@ export const produceHandler = defineHandler({
     const byId = ctx.header.requestApiVersion >= 13;
     const partitionBatches = request.topicData.reduce((n, t) => n + t.partitionData.length, 0);
     ctx.metrics.produceRequest(partitionBatches);
-    const client: ProducingClient = { stats: ctx.metrics.clientProduce.request(ctx.header.clientId, partitionBatches), receivedMs: Date.now() };
+    const client = ctx.metrics.clientProduce.request(ctx.header.clientId, partitionBatches);
+    const receivedMs = client === null ? 0 : Date.now();
     // Every partition of the request goes to the workers at once (one message per worker).
     const entries: AppendRequest[] = [];
     const pending: PendingAnswer[] = [];
@@ -250,7 +246,7 @@ export const produceHandler = defineHandler({
         const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
         if (reply.errorCode !== ErrorCode.NONE) return;
-        countAppended(ctx.metrics, client, entry.topic, entry.records);
+        countAppended(ctx.metrics, client, receivedMs, entry.topic, entry.records);
         if (reply.requiredOffset >= 0n) {
           awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
           awaited.answers.push(appendAnswers[i]!);

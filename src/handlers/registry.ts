@@ -13,7 +13,8 @@ import type { VersionRange } from '../protocol/primitives/codec-support.js';
 import type { ApiVersionRange, HandlerEntry, RegisteredApi } from './handler.js';
 
 export class HandlerRegistry {
-  private readonly entries = new Map<number, HandlerEntry>();
+  /** The versions served, the unstable newest one already taken off: `supports` runs on every request. */
+  private readonly served = new Map<number, VersionRange>();
   /** Until its module has loaded, an API's requests go through this stand-in. */
   private readonly standIns = new Map<number, RegisteredApi>();
   private readonly loaded = new Map<number, RegisteredApi>();
@@ -25,8 +26,8 @@ export class HandlerRegistry {
 
   constructor(handlers: readonly HandlerEntry[]) {
     for (const h of handlers) {
-      if (this.entries.has(h.apiKey)) throw new Error(`two handlers registered for API ${h.apiKey}`);
-      this.entries.set(h.apiKey, h);
+      if (this.served.has(h.apiKey)) throw new Error(`two handlers registered for API ${h.apiKey}`);
+      this.served.set(h.apiKey, { lo: h.versions.lo, hi: stableMax(h.apiKey, h.versions) });
       this.standIns.set(h.apiKey, {
         apiKey: h.apiKey,
         name: h.name,
@@ -35,7 +36,7 @@ export class HandlerRegistry {
         invoke: async (body, ctx) => (await this.whenLoaded(h)).invoke(body, ctx),
       });
     }
-    this.supportedApis = [...this.entries.values()]
+    this.supportedApis = [...handlers]
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.advertisedVersions.lo, maxVersion: stableMax(h.apiKey, h.advertisedVersions) }));
   }
@@ -46,8 +47,8 @@ export class HandlerRegistry {
 
   /** Whether a request at `version` is served (which may be narrower than what is advertised). */
   supports(apiKey: number, version: number): boolean {
-    const h = this.entries.get(apiKey);
-    return h !== undefined && version >= h.versions.lo && version <= stableMax(apiKey, h.versions);
+    const range = this.served.get(apiKey);
+    return range !== undefined && version >= range.lo && version <= range.hi;
   }
 
   /** Resolves after `entry`'s module and every module asked for before it have loaded. */

@@ -54,6 +54,11 @@ export function lastOffsetOf(header: BatchHeader): bigint {
   return header.baseOffset + BigInt(header.lastOffsetDelta);
 }
 
+/** An int64 header field as a number, read as two halves (exact below 2^53, no bigint): for hot paths. */
+export function readInt64(buf: Buffer, at: number): number {
+  return buf.readInt32BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 4);
+}
+
 /**
  * Reads the header of the batch starting at `start`, or returns null when the bytes up to `end`
  * hold only part of it. Throws `RecordValidationError` for a batch that can never be valid:

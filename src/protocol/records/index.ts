@@ -13,7 +13,7 @@ export {
   timestampTypeOf,
 } from './attributes.js';
 export * as BatchLayout from './batch-layout.js';
-export { BatchScan, lastOffsetOf, readBatchHeader, type BatchHeader } from './batch-header.js';
+export { BatchScan, lastOffsetOf, readBatchHeader, readInt64, type BatchHeader } from './batch-header.js';
 export { batchEnd, computeBatchCrc, writeBatchCrc } from './batch-crc.js';
 export { setBaseOffset, setLogAppendTime, setMaxTimestamp, setPartitionLeaderEpoch } from './batch-rewrite.js';
 export {

@@ -9,7 +9,7 @@
  * walk, as a crash can leave one at the tail until recovery truncates it.
  */
 import { readSync } from 'node:fs';
-import { BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout, readInt64 } from '../../protocol/records/index.js';
 import { CorruptSegmentError } from '../storage-error.js';
 import type { FilePosition, Offset } from '../offsets.js';
 
@@ -77,11 +77,6 @@ export function findBatchContaining(fd: number, from: number, end: number, offse
     return false;
   });
   return found;
-}
-
-/** int64 as a number, read as two halves (exact below 2^53, no bigint). */
-export function readInt64(buf: Buffer, at: number): number {
-  return buf.readInt32BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 4);
 }
 
 /** Reads until `length` bytes or end of file; returns the count read. */
