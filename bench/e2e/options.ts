@@ -69,6 +69,11 @@ const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [-
   [--workloads soak [--soak-minutes 30] [--soak-rate MSGS_PER_S]]
   [--work-dir DIR] [--out DIR]`;
 
+/** "a=1,b=2" → ["a=1", "b=2"]; entries without '=' are dropped. */
+function keyValues(list: string | undefined): string[] {
+  return (list ?? '').split(',').filter((p) => p.includes('='));
+}
+
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -146,8 +151,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     diskMiB: num(values['disk-mib'], 1024, 256),
     shareRecords: num(values['share-records'], 1_000_000, 100_000),
     loopbackSeconds: quick ? 2 : 5,
-    sluiceOverrides: (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('=')),
-    producerProps: (values['producer-props'] ?? '').split(',').filter((p) => p.includes('=')),
+    sluiceOverrides: keyValues(values['sluice-override']),
+    producerProps: keyValues(values['producer-props']),
     // The profile needs a Sluice this run starts, unpinned.
     profile: !(values['no-profile'] ?? false) && !pin && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),
     pin,
@@ -156,7 +161,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     pinCompressions: pinCompressions as Compression[],
     // 48,828 × 1 KiB/s is 50 MB/s.
     pinLatencyRatePerSecond: num(values['pin-latency-rate'], 48_828, 48_828),
-    clientProps: (values['client-props'] ?? '').split(',').filter((p) => p.includes('=')),
+    clientProps: keyValues(values['client-props']),
     soakMinutes: num(values['soak-minutes'], 30, 3),
     soakRatePerSecond: num(values['soak-rate'], 20_000, 20_000),
     workDir: values['work-dir'] ?? '/tmp/sluice-bench-e2e',

@@ -11,13 +11,10 @@ import type { JavaTools } from './java-tools.js';
 import { ensureLoadgen } from './loadgen.js';
 import type { BenchOptions } from './options.js';
 import { assertPinned, pinLauncher, planPins, usableCpus } from './pin.js';
-import { pinnedRows, runPinned } from './pinned.js';
+import { pinnedRows, runPinned, type PinnedRun } from './pinned.js';
 import { summarizePinned, writePinnedReport } from './pinned-report.js';
-import { rssMiB } from './proc-stats.js';
-import { runSoak, type SoakResult } from './soak.js';
-import { measureStartup, type StartupSample } from './startup.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { soakEach, type SoakResult } from './soak.js';
+import { measureStartup, settledRssMiB, type StartupSample } from './startup.js';
 
 export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: string, log: (m: string) => void, t0: number): Promise<void> {
   const plan = planPins(usableCpus(), o.pinBrokerCpus, o.pinGeneratorCpus);
@@ -30,9 +27,9 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
   let startup: StartupSample[] = [];
   let kafkaStart: { startSeconds: number; idleRssMiB: number } | null = null;
   const failures: string[] = [];
-  const soak: SoakResult[] = [];
+  let soak: SoakResult[] = [];
   const rows = pinnedRows(o);
-  let runs: Awaited<ReturnType<typeof runPinned>> = [];
+  let runs: PinnedRun[] = [];
   try {
     if (o.bootstrap !== null) {
       brokers.push(externalBroker(o.bootstrap, o.pid));
@@ -47,22 +44,14 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
         log('starting Kafka, pinned');
         const k = await startKafkaBroker(join(o.workDir, 'kafka'), brokerLauncher);
         brokers.push(k);
-        await sleep(2000);
-        kafkaStart = { startSeconds: k.startSeconds!, idleRssMiB: rssMiB(k.pid!) };
+        kafkaStart = { startSeconds: k.startSeconds!, idleRssMiB: await settledRssMiB(k) };
       }
       for (const b of brokers) pinnedThreads[b.name] = assertPinned(b.pid!, plan.brokerCpus, b.name);
     }
     log(`brokers: ${brokers.map((b) => `${b.name}@${b.bootstrap}`).join(', ')}`);
     runs = await runPinned({ tools, loadgen, plan, clientProps: o.clientProps, log }, brokers, rows, o.reps, failures);
     if (o.workloads.has('soak')) {
-      for (const b of brokers) {
-        log(`soak, ${o.soakMinutes} min at ${o.soakRatePerSecond} msg/s on ${b.name}`);
-        try {
-          soak.push(await runSoak({ tools, broker: b, rep: 0 }, { loadgen, launcher: pinLauncher(plan.generatorCpus), minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }));
-        } catch (e) {
-          failures.push(`soak on ${b.name}: ${e instanceof Error ? e.message : String(e)}`);
-        }
-      }
+      soak = await soakEach(tools, brokers, { loadgen, launcher: pinLauncher(plan.generatorCpus), minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }, log, failures);
     }
   } finally {
     for (const b of brokers) await b.stop();

@@ -10,7 +10,7 @@ import type { BrokerName } from './brokers.js';
 import { table } from './md-table.js';
 import type { PinPlan } from './pin.js';
 import { SATURATED_CORE_BUSY, type PinnedRow, type PinnedRun } from './pinned.js';
-import { median } from './report.js';
+import { byWorkloadAndBroker, fmt, median, ratio } from './report.js';
 import { soakSection, type SoakResult } from './soak.js';
 import { startupTable, type StartupSample } from './startup.js';
 
@@ -43,12 +43,7 @@ export interface PinnedSummary {
 }
 
 export function summarizePinned(runs: readonly PinnedRun[]): PinnedSummary[] {
-  const groups = new Map<string, PinnedRun[]>();
-  for (const r of runs) {
-    const key = `${r.workload}\u0000${r.broker}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
-  return [...groups.values()].map((g) => {
+  return byWorkloadAndBroker(runs).map((g) => {
     const cpu = g.flatMap((r) => (r.brokerCpuSecondsPerGB === null ? [] : [r.brokerCpuSecondsPerGB]));
     const lat = g.flatMap((r) => (r.latency ? [r.latency] : []));
     return {
@@ -86,11 +81,8 @@ export interface PinnedResults {
   readonly failures: readonly string[];
 }
 
-const n = (v: number | null | undefined, digits: number): string => (v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
 const big = (v: number): string => Math.round(v).toLocaleString('en-US');
-const ratio = (a: number | null | undefined, b: number | null | undefined): string =>
-  a === null || a === undefined || b === null || b === undefined || b === 0 ? '–' : `${(a / b).toFixed(2)}×`;
-const withSpread = (s: Spread | null, digits: number): string => (s === null ? '–' : `${n(s.median, digits)} (${n(s.min, digits)}–${n(s.max, digits)})`);
+const withSpread = (s: Spread | null, digits: number): string => (s === null ? '–' : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
 const pct = (v: number | undefined): string => (v === undefined ? '–' : `${Math.round(v * 100)}%`);
 
 export function pinnedMarkdown(r: PinnedResults): string {
@@ -118,9 +110,9 @@ export function pinnedMarkdown(r: PinnedResults): string {
           `${row.label} (${s?.runs ?? 0})`, withSpread(s?.mbPerSecond ?? null, 0), withSpread(k?.mbPerSecond ?? null, 0), ratio(s?.mbPerSecond.median, k?.mbPerSecond.median),
           `${s ? big(s.recordsPerSecond) : '–'} / ${k ? big(k.recordsPerSecond) : '–'}`,
           withSpread(s?.brokerCpuSecondsPerGB ?? null, 2), withSpread(k?.brokerCpuSecondsPerGB ?? null, 2), ratio(s?.brokerCpuSecondsPerGB?.median, k?.brokerCpuSecondsPerGB?.median),
-          `${n(s?.generatorCpuSecondsPerGB, 2)} / ${n(k?.generatorCpuSecondsPerGB, 2)}`,
+          `${fmt(s?.generatorCpuSecondsPerGB, 2)} / ${fmt(k?.generatorCpuSecondsPerGB, 2)}`,
           `${pct(s?.generatorCoreBusy)} / ${pct(k?.generatorCoreBusy)}`,
-          `${n(s?.wireBytesPerPayloadByte, 3)} / ${n(k?.wireBytesPerPayloadByte, 3)}`,
+          `${fmt(s?.wireBytesPerPayloadByte, 3)} / ${fmt(k?.wireBytesPerPayloadByte, 3)}`,
           saturated ? '**broker CPU/GB** (generator core saturated)' : 'throughput',
         ];
       }),
@@ -138,7 +130,7 @@ export function pinnedMarkdown(r: PinnedResults): string {
     md.push(table(['workload', 'broker', 'p50 ms', 'p99 ms (min–max)', 'p99.9 ms', 'achieved MB/s', 'broker CPU s/GB', 'broker core busy'], lat.flatMap((row) =>
       (['sluice', 'kafka', 'target'] as const).flatMap((b) => {
         const s = get(row.id, b);
-        return s ? [[row.label, b, n(s.p50Ms, 1), withSpread(s.p99Ms, 1), n(s.p999Ms, 1), n(s.mbPerSecond.median, 1), withSpread(s.brokerCpuSecondsPerGB, 2), pct(s.brokerCoreBusy)]] : [];
+        return s ? [[row.label, b, fmt(s.p50Ms, 1), withSpread(s.p99Ms, 1), fmt(s.p999Ms, 1), fmt(s.mbPerSecond.median, 1), withSpread(s.brokerCpuSecondsPerGB, 2), pct(s.brokerCoreBusy)]] : [];
       }),
     )), '');
     const s = get(lat[0]!.id, 'sluice');

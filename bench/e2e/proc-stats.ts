@@ -41,19 +41,25 @@ export function parseCpuBusy(procStat: string): Map<string, number> {
   return out;
 }
 
-/**
- * CPU seconds every process on the machine has used (busy jiffies from /proc/stat). Minus the
- * broker and the generator, this is how much CPU other work took during a run — the noise.
- */
-export function machineBusySeconds(): number {
-  return parseCpuBusy(readFileSync('/proc/stat', 'utf8')).get('cpu') ?? 0;
+export interface CpuBusy {
+  /**
+   * CPU seconds every process on the machine has used. Minus the broker and the generator, its
+   * growth over a run is how much CPU other work took — the noise.
+   */
+  readonly machine: number;
+  /** Busy seconds of each CPU by number: over a run, a core's utilisation. */
+  readonly byCpu: ReadonlyMap<number, number>;
 }
 
-/** Busy seconds of each CPU so far, by CPU number: sample before and after a run for a core's utilisation. */
-export function cpuBusySecondsByCpu(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const [name, busy] of parseCpuBusy(readFileSync('/proc/stat', 'utf8'))) if (name !== 'cpu') out.set(Number(name.slice(3)), busy);
-  return out;
+/** Busy seconds so far, the machine's and each CPU's from one read of /proc/stat: sample before and after a run. */
+export function cpuBusy(): CpuBusy {
+  let machine = 0;
+  const byCpu = new Map<number, number>();
+  for (const [name, busy] of parseCpuBusy(readFileSync('/proc/stat', 'utf8'))) {
+    if (name === 'cpu') machine = busy;
+    else byCpu.set(Number(name.slice(3)), busy);
+  }
+  return { machine, byCpu };
 }
 
 /** Peak RSS since start or since the last resetPeakRss. */

@@ -70,13 +70,20 @@ function medianOrNull(values: readonly (number | null | undefined)[]): number | 
   return present.length === 0 ? null : median(present);
 }
 
-export function summarize(runs: readonly Measurement[]): Summary[] {
-  const groups = new Map<string, Measurement[]>();
+/** The runs of each (workload, broker), in order of first appearance: what a summary row is a median over. */
+export function byWorkloadAndBroker<R extends { readonly workload: string; readonly broker: BrokerName }>(runs: readonly R[]): R[][] {
+  const groups = new Map<string, R[]>();
   for (const r of runs) {
     const key = `${r.workload}\u0000${r.broker}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
-  return [...groups.values()].map((g) => {
+  return [...groups.values()];
+}
+
+export function summarize(runs: readonly Measurement[]): Summary[] {
+  return byWorkloadAndBroker(runs).map((g) => {
     const mb = g.map((r) => r.mbPerSecond);
     return {
       workload: g[0]!.workload,
@@ -98,13 +105,15 @@ export function summarize(runs: readonly Measurement[]): Summary[] {
   });
 }
 
-function fmt(v: number | null | undefined, digits?: number): string {
+/** A table cell: '–' for no value, else `digits` decimals, or by default fewer the larger the value. */
+export function fmt(v: number | null | undefined, digits?: number): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   if (digits !== undefined) return v.toFixed(digits);
   return v >= 1000 ? Math.round(v).toLocaleString('en-US') : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
-function ratio(a: number | null | undefined, b: number | null | undefined): string {
+/** a / b as a table cell, '–' when either is missing or b is 0. */
+export function ratio(a: number | null | undefined, b: number | null | undefined): string {
   if (a === null || a === undefined || b === null || b === undefined || b === 0) return '–';
   return `${(a / b).toFixed(2)}×`;
 }

@@ -13,17 +13,15 @@ import { measureDisk, measureLoopback, type MachineLimits } from './machine-limi
 import { GROWTH_TOPIC_PREFIX, GROWTH_WORKLOAD_ID, runGrowth } from './growth.js';
 import { assertNoTopicFiles } from './log-disk.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { rssMiB } from './proc-stats.js';
-import { measureStartup } from './startup.js';
+import { measureStartup, settledRssMiB } from './startup.js';
 import { runPinnedBench } from './pinned-bench.js';
 import { ensureLoadgen } from './loadgen.js';
-import { runSoak, soakSection, type SoakResult } from './soak.js';
+import { soakEach, soakSection } from './soak.js';
 import { profileSluiceProduce, type ProfileReport } from './profile.js';
 import { writeReport, summarize, type StartupInfo, type WorkloadInfo } from './report.js';
 import { buildFranzShare, runShare, SHARE_PARTITIONS, shareReport, shareWorkloadId, type ShareWorkload } from './share-workload.js';
 import { runConsume, runLatency, runProduce, type Measurement, type ProduceWorkload } from './workloads.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const t0 = Date.now();
 function log(message: string): void {
   console.error(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
@@ -81,8 +79,7 @@ async function main(): Promise<void> {
       const k = await startKafkaBroker(join(o.workDir, 'kafka'));
       brokers.push(k);
       kafkaStartSeconds = k.startSeconds;
-      await sleep(2000);
-      kafkaIdleRssMiB = rssMiB(k.pid!);
+      kafkaIdleRssMiB = await settledRssMiB(k);
     }
     startup = { ...sluiceStartup, kafkaStartSeconds, kafkaIdleRssMiB };
   }
@@ -139,18 +136,9 @@ async function main(): Promise<void> {
       });
     }
   }
-  const soak: SoakResult[] = [];
-  if (o.workloads.has('soak')) {
-    const loadgen = ensureLoadgen();
-    for (const b of ordered(0)) {
-      log(`soak, ${o.soakMinutes} min at ${o.soakRatePerSecond} msg/s on ${b.name}`);
-      try {
-        soak.push(await runSoak({ tools, broker: b, rep: 0 }, { loadgen, launcher: [], minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }));
-      } catch (e) {
-        failures.push(`soak on ${b.name}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-  }
+  const soak = o.workloads.has('soak')
+    ? await soakEach(tools, ordered(0), { loadgen: ensureLoadgen(), launcher: [], minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }, log, failures)
+    : [];
   const share: ShareWorkload = { records: o.shareRecords, consumerCounts: [1, 4, 16], client: 'franz' };
   if (o.workloads.has('share')) {
     buildFranzShare();

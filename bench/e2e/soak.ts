@@ -8,6 +8,7 @@ import type { BrokerUnderTest, BrokerName } from './brokers.js';
 import { loadgenArgs, runLoadgen } from './loadgen.js';
 import { table } from './md-table.js';
 import { rssMiB } from './proc-stats.js';
+import type { JavaTools } from './java-tools.js';
 import { createTopic, deleteTopic, freshTopic, type RunContext } from './workloads.js';
 
 export const SOAK_PARTITIONS = 16;
@@ -89,6 +90,20 @@ export async function runSoak(ctx: RunContext, so: SoakOptions): Promise<SoakRes
     clearInterval(timer);
     await deleteTopic(ctx, topic);
   }
+}
+
+/** The soak on each broker in turn; a failed one goes to `failures` and the next broker still runs. */
+export async function soakEach(tools: JavaTools, brokers: readonly BrokerUnderTest[], so: SoakOptions, log: (message: string) => void, failures: string[]): Promise<SoakResult[]> {
+  const results: SoakResult[] = [];
+  for (const b of brokers) {
+    log(`soak, ${so.minutes} min at ${so.ratePerSecond} msg/s on ${b.name}`);
+    try {
+      results.push(await runSoak({ tools, broker: b, rep: 0 }, so));
+    } catch (e) {
+      failures.push(`soak on ${b.name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return results;
 }
 
 export function soakSection(results: readonly SoakResult[]): string[] {

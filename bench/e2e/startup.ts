@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startSluice } from './brokers.js';
+import { startSluice, type BrokerUnderTest } from './brokers.js';
 import { table } from './md-table.js';
 import { cpuSeconds, rssMiB } from './proc-stats.js';
 import { median } from './report.js';
@@ -24,6 +24,12 @@ export interface StartupSample {
 const SETTLE_MS = 2000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A just-started broker's RSS once start-up garbage has settled: its idle footprint. */
+export async function settledRssMiB(b: BrokerUnderTest): Promise<number> {
+  await sleep(SETTLE_MS);
+  return rssMiB(b.pid!);
+}
+
 export async function measureStartup(workDir: string, times: number, overrides: readonly string[] = [], launcher: readonly string[] = []): Promise<StartupSample[]> {
   const out: StartupSample[] = [];
   for (let i = 0; i < times; i++) {
@@ -31,8 +37,8 @@ export async function measureStartup(workDir: string, times: number, overrides: 
     rmSync(dataDir, { recursive: true, force: true });
     const b = await startSluice({ dataDir, overrides, launcher });
     const startCpuSeconds = cpuSeconds(b.pid!);
-    await sleep(SETTLE_MS);
-    out.push({ startSeconds: b.startSeconds!, startCpuSeconds, idleRssMiB: rssMiB(b.pid!), threads: readdirSync(`/proc/${b.pid!}/task`).length });
+    const idleRssMiB = await settledRssMiB(b);
+    out.push({ startSeconds: b.startSeconds!, startCpuSeconds, idleRssMiB, threads: readdirSync(`/proc/${b.pid!}/task`).length });
     await b.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -9,7 +9,7 @@ import type { GrowthCurve } from './growth-curve.js';
 import { SEGMENT_BYTES } from './brokers.js';
 import { lastJson, parseProducerPerformance, runJava, type JavaTools, type ToolRun } from './java-tools.js';
 import { loadavg } from 'node:os';
-import { cpuBusySecondsByCpu, cpuSeconds, machineBusySeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
+import { cpuBusy, cpuSeconds, peakRssMiB, resetPeakRss } from './proc-stats.js';
 
 export interface ProduceWorkload {
   readonly kind: 'produce';
@@ -102,13 +102,13 @@ export async function observe(broker: BrokerUnderTest, generate: () => Promise<T
   const pid = broker.pid;
   if (pid !== null) resetPeakRss(pid);
   const before = pid === null ? 0 : cpuSeconds(pid);
-  const busyBefore = machineBusySeconds();
-  const cpusBefore = cpuBusySecondsByCpu();
+  const busyBefore = cpuBusy();
   const started = process.hrtime.bigint();
   const run = await generate();
   const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const busy = machineBusySeconds() - busyBefore;
-  const busyByCpu = new Map([...cpuBusySecondsByCpu()].map(([cpu, s]) => [cpu, s - (cpusBefore.get(cpu) ?? 0)]));
+  const busyAfter = cpuBusy();
+  const busy = busyAfter.machine - busyBefore.machine;
+  const busyByCpu = new Map([...busyAfter.byCpu].map(([cpu, s]) => [cpu, s - (busyBefore.byCpu.get(cpu) ?? 0)]));
   if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null, machineBusySeconds: busy, busyByCpu, wallSeconds };
   return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, busyByCpu, wallSeconds };
 }
