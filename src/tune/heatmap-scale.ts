@@ -9,7 +9,7 @@
  * `UNMEASURED_NOISE` stands in (the legend says so). Latency spans orders of magnitude, so a wide
  * range is compared on a log scale, where the same noise is a ratio.
  */
-import type { Spread } from './run-aggregate.js';
+import { median, type Spread } from './run-aggregate.js';
 
 /** What one run per cell is assumed to be off by (a few percent is typical of a shared machine). */
 export const UNMEASURED_NOISE = 0.05;
@@ -38,12 +38,9 @@ export interface ColourScale {
 export function estimateNoise(cells: ReadonlyArray<{ readonly median: number; readonly spread: Spread }>): NoiseEstimate {
   const relative = cells
     .filter((c) => Number.isFinite(c.median) && c.median !== 0 && Number.isFinite(c.spread.min) && Number.isFinite(c.spread.max))
-    .map((c) => (c.spread.max - c.spread.min) / Math.abs(c.median))
-    .sort((a, b) => a - b);
+    .map((c) => (c.spread.max - c.spread.min) / Math.abs(c.median));
   if (relative.length === 0) return { fraction: UNMEASURED_NOISE, measured: false };
-  const mid = relative.length >> 1;
-  const median = relative.length % 2 === 1 ? relative[mid]! : (relative[mid - 1]! + relative[mid]!) / 2;
-  return { fraction: Math.max(NOISE_FLOOR, median), measured: true };
+  return { fraction: Math.max(NOISE_FLOOR, median(relative)), measured: true };
 }
 
 export function colourScale(values: readonly number[], higherIsBetter: boolean, noise: NoiseEstimate): ColourScale {

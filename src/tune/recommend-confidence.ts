@@ -5,7 +5,7 @@
  * (no `--repeat`) can only say that it was one run.
  */
 import { recommend, type CellOutcome, type Recommendation, type RecommendationRule } from './recommend.js';
-import { formatCount, formatMs } from './units.js';
+import { formatCount, formatMsValue } from './units.js';
 
 export interface Confidence {
   readonly rounds: number;
@@ -25,7 +25,7 @@ export function recommendationConfidence(overall: Recommendation, roundsByCell: 
   }
   const chosen = roundsByCell.find((runs) => runs[0]!.batchSize === overall.batchSize && runs[0]!.lingerMs === overall.lingerMs);
   const verdict = agreeing === rounds ? `all ${rounds} rounds` : `${agreeing} of ${rounds} rounds`;
-  const spreadText = chosen === undefined ? '' : `; over its runs the recommended cell reached ${range(chosen.map((r) => r.recordsPerSecond), formatCount)} records/s with p99 ${range(chosen.map((r) => r.p99Ms), (v) => formatMs(v).replace(' ms', ''))} ms`;
+  const spreadText = chosen === undefined ? '' : `; over its runs the recommended cell reached ${range(chosen.map((r) => r.recordsPerSecond), formatCount)} records/s with p99 ${range(chosen.map((r) => r.p99Ms), formatMsValue)} ms`;
   return {
     rounds,
     agreeingRounds: agreeing,

@@ -3,9 +3,9 @@ import { colourScale, estimateNoise, type NoiseEstimate } from './heatmap-scale.
 import { cellLoadCurve } from './load-curve.js';
 import type { TuneReport } from './report.js';
 import type { Spread } from './run-aggregate.js';
-import type { CellResult } from './sweep.js';
+import { optionProperties, type CellResult } from './sweep.js';
 import { escapeXml, heatmapSvg, lineChartSvg, xyChartSvg } from './svg-charts.js';
-import { formatBytes, formatCount, formatMs } from './units.js';
+import { formatBytes, formatCount, formatMsValue } from './units.js';
 
 export function renderReportHtml(report: TuneReport): string {
   const { settings, cells, recommendation } = report;
@@ -32,7 +32,7 @@ export function renderReportHtml(report: TuneReport): string {
       xTitle: 'acknowledged records/s',
       yTitle: 'ms',
       formatX: formatCount,
-      formatY: (v) => formatMs(v).replace(' ms', ''),
+      formatY: formatMsValue,
       series: cells.map((c) => ({
         name: `${formatBytes(c.batchSize)}, linger ${c.lingerMs}`,
         points: cellLoadCurve(c).map((p) => ({ x: p.recordsPerSecond, y: pick(p.latency) })),
@@ -47,7 +47,7 @@ export function renderReportHtml(report: TuneReport): string {
       xTitle: 'linger.ms',
       yTitle,
       xLabels: columns,
-      series: settings.batchSizes.map((b, i) => ({ name: `batch.size ${rows[i]}`, values: settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }) })),
+      series: grid(pick).map((values, i) => ({ name: `batch.size ${rows[i]}`, values })),
       format,
     });
   const load = settings.targetRate === null ? 'each cell at 80% (and 50%) of its maximum sustainable rate' : `${formatCount(settings.targetRate)} records/s`;
@@ -74,12 +74,12 @@ Started ${escapeXml(report.startedAt)}, finished ${escapeXml(report.finishedAt)}
 <h2>Heatmaps</h2>
 <div class="charts">
 ${heatmap('Throughput (records/s)', capacity, true, throughputNoise, formatCount)}
-${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, p99Noise, (v) => formatMs(v).replace(' ms', ''))}
+${heatmap('p99 latency (ms)', (c) => c.latency.p99Ms, false, p99Noise, formatMsValue)}
 </div>
 <h2>Curves</h2>
 <div class="charts">
 ${curves('Throughput vs linger.ms', 'records/s', capacity, formatCount)}
-${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, (v) => formatMs(v).replace(' ms', ''))}
+${curves('p99 latency vs linger.ms', 'ms', (c) => c.latency.p99Ms, formatMsValue)}
 ${curves('Records per batch vs linger.ms', 'records/batch', (c) => c.recordsPerBatch, formatCount)}
 </div>
 <h2>Latency against throughput, per cell</h2>
@@ -103,12 +103,7 @@ ${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics hi
 /** The client driven and the producer properties every cell shared: the options, the user's file over them (each cell adds its batch.size and linger.ms). */
 function clientHeader(report: TuneReport): string {
   const { settings } = report;
-  const properties: Record<string, string> = {
-    acks: String(settings.acks),
-    'compression.type': settings.compression,
-    'max.in.flight.requests.per.connection': String(settings.maxInFlight),
-    ...settings.producerConfig,
-  };
+  const properties: Record<string, string> = { ...Object.fromEntries(optionProperties(settings)), ...settings.producerConfig };
   const list = Object.entries(properties)
     .map(([k, v]) => `<code>${escapeXml(k)}=${escapeXml(v)}</code>`)
     .join(' ');

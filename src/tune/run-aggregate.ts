@@ -10,7 +10,7 @@
 import type { BrokerBatchStats } from './broker-batch-stats.js';
 import type { CellMeasurement } from './driver-measurement.js';
 import type { LatencySummary } from './latency-samples.js';
-import type { RateProbe } from './knee.js';
+import type { Knee } from './knee.js';
 
 /** A run on a fixed-rate schedule, as reported beside the cell's own figures. */
 export interface LoadPoint {
@@ -21,10 +21,7 @@ export interface LoadPoint {
 }
 
 /** Without `--target-rate`: the cell's knee and its latency at half of it (the cell's own figures are at 80%). */
-export interface KneeRun {
-  readonly maxSustainableRate: number;
-  readonly verified: boolean;
-  readonly probes: readonly RateProbe[];
+export interface KneeRun extends Knee {
   readonly atHalf: LoadPoint | null;
 }
 

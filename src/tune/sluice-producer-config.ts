@@ -31,7 +31,10 @@ const INTEGER_KEYS = {
   'retry.backoff.ms': 'retryBackoffMs',
 } as const satisfies Record<string, keyof BatchingProducerOptions>;
 
-const SECURITY_KEY = /^(security\.protocol|sasl\.|ssl\.)/;
+/** The keys of a client configuration that say how to connect (`clientSecurity`), not how to produce. */
+export function isSecurityKey(key: string): boolean {
+  return /^(security\.protocol|sasl\.|ssl\.)/.test(key);
+}
 
 export function sluiceProducerConfig(props: ReadonlyMap<string, string>): SluiceProducerConfig {
   const producer: { -readonly [K in keyof BatchingProducerOptions]: BatchingProducerOptions[K] } = {};
@@ -48,7 +51,7 @@ export function sluiceProducerConfig(props: ReadonlyMap<string, string>): Sluice
     } else if (key === 'compression.type') {
       if (!isCompressionName(value)) throw new ProducerConfigError(`compression.type '${raw}' is not none, gzip, snappy, lz4 or zstd`);
       producer.compression = compressionType(value);
-    } else if (!SECURITY_KEY.test(key)) {
+    } else if (!isSecurityKey(key)) {
       ignored.push(key);
     }
   }

@@ -93,18 +93,10 @@ export function lineChartSvg(c: LineChart): string {
   const yMax = niceCeiling(Math.max(0, ...finite));
   const x = (i: number): number => m.left + (c.xLabels.length === 1 ? plotW / 2 : (i * plotW) / (c.xLabels.length - 1));
   const y = (v: number): number => m.top + plotH - (v / yMax) * plotH;
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="line-chart" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
-    `<text x="${m.left + plotW / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(c.title)}</text>`,
-  ];
-  for (let k = 0; k <= 4; k++) {
-    const v = (yMax * k) / 4;
-    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${escapeXml(c.format(v))}</text>`);
-  }
+  const box = { className: 'line-chart', m, plotW, plotH, width, height };
+  const parts = chartGrid(box, c.title, y, yMax, c.format);
   c.xLabels.forEach((label, i) => parts.push(`<text x="${x(i)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(label)}</text>`));
-  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 8}" text-anchor="middle">${escapeXml(c.xTitle)}</text>`);
-  parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(c.yTitle)}</text>`);
+  parts.push(...axisTitles(box, c.xTitle, c.yTitle));
   c.series.forEach((s, k) => {
     const color = PALETTE[k % PALETTE.length]!;
     let path = '';
@@ -161,19 +153,12 @@ export function xyChartSvg(c: XyChart): string {
   const yMax = niceCeiling(Math.max(0, ...points.map((p) => p.y)));
   const x = (v: number): number => m.left + (v / xMax) * plotW;
   const y = (v: number): number => m.top + plotH - (v / yMax) * plotH;
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="xy-chart" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
-    `<text x="${m.left + plotW / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(c.title)}</text>`,
-  ];
-  for (let k = 0; k <= 4; k++) {
-    const vy = (yMax * k) / 4;
+  const box = { className: 'xy-chart', m, plotW, plotH, width, height };
+  const parts = chartGrid(box, c.title, y, yMax, c.formatY, (k) => {
     const vx = (xMax * k) / 4;
-    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(vy)}" y2="${y(vy)}" stroke="#e5e5e5"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${y(vy) + 4}" text-anchor="end">${escapeXml(c.formatY(vy))}</text>`);
-    parts.push(`<text x="${x(vx)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(c.formatX(vx))}</text>`);
-  }
-  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 8}" text-anchor="middle">${escapeXml(c.xTitle)}</text>`);
-  parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(c.yTitle)}</text>`);
+    return `<text x="${x(vx)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(c.formatX(vx))}</text>`;
+  });
+  parts.push(...axisTitles(box, c.xTitle, c.yTitle));
   c.series.forEach((s, k) => {
     const colour = PALETTE[s.colour % PALETTE.length]!;
     const dash = DASHES[s.dash % DASHES.length]!;
@@ -188,6 +173,40 @@ export function xyChartSvg(c: XyChart): string {
   });
   parts.push('</svg>');
   return parts.join('\n');
+}
+
+/** Where a chart with axes draws: its plot area inside margins `m`. */
+interface ChartBox {
+  readonly className: string;
+  readonly m: { readonly top: number; readonly right: number; readonly bottom: number; readonly left: number };
+  readonly plotW: number;
+  readonly plotH: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The chart's opening tag, its title and five horizontal grid lines from 0 to `yMax`, labelled; `tick(k)` adds to each. */
+function chartGrid(box: ChartBox, title: string, y: (v: number) => number, yMax: number, formatY: (v: number) => string, tick?: (k: number) => string): string[] {
+  const { m, plotW } = box;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="${box.className}" width="${box.width}" height="${box.height}" font-family="sans-serif" font-size="12">`,
+    `<text x="${m.left + plotW / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
+  ];
+  for (let k = 0; k <= 4; k++) {
+    const v = (yMax * k) / 4;
+    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
+    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${escapeXml(formatY(v))}</text>`);
+    if (tick !== undefined) parts.push(tick(k));
+  }
+  return parts;
+}
+
+function axisTitles(box: ChartBox, xTitle: string, yTitle: string): string[] {
+  const { m, plotW, plotH } = box;
+  return [
+    `<text x="${m.left + plotW / 2}" y="${box.height - 8}" text-anchor="middle">${escapeXml(xTitle)}</text>`,
+    `<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(yTitle)}</text>`,
+  ];
 }
 
 /** 1, 2 or 5 × 10^k at or above `max`, so axis labels are round. */

@@ -26,6 +26,7 @@ import { measurementOf, type CellMeasurement } from './driver-measurement.js';
 import { DriverProcess } from './driver-process.js';
 import { findKnee } from './knee.js';
 import type { MetricsScrape } from './prometheus-text.js';
+import { isSecurityKey } from './sluice-producer-config.js';
 import { aggregateRuns, type AggregatedRuns, type KneeRun, type RunResult } from './run-aggregate.js';
 import { formatBytes } from './units.js';
 
@@ -87,23 +88,23 @@ function cellLabel(batchSize: number, lingerMs: number, round: number, repeat: n
   return `batch.size=${formatBytes(batchSize)} linger.ms=${lingerMs}${repeat > 1 ? ` run ${round}/${repeat}` : ''}`;
 }
 
-/** The properties a cell's producer gets: the sweep's options, the user's file over them, the cell's batching over both. */
-export function cellProducerProperties(settings: SweepSettings, batchSize: number, lingerMs: number): Map<string, string> {
-  return new Map([
+/** The sweep's options as the producer properties they set, under the user's file. */
+export function optionProperties(settings: Pick<SweepSettings, 'acks' | 'compression' | 'maxInFlight'>): Array<[string, string]> {
+  return [
     ['acks', String(settings.acks)],
     ['compression.type', settings.compression],
     ['max.in.flight.requests.per.connection', String(settings.maxInFlight)],
-    ...settings.producerConfig,
-    ['batch.size', String(batchSize)],
-    ['linger.ms', String(lingerMs)],
-  ]);
+  ];
 }
 
-const SECURITY_KEY = /^(security\.protocol|sasl\.|ssl\.)/;
+/** The properties a cell's producer gets: the sweep's options, the user's file over them, the cell's batching over both. */
+export function cellProducerProperties(settings: SweepSettings, batchSize: number, lingerMs: number): Map<string, string> {
+  return new Map([...optionProperties(settings), ...settings.producerConfig, ['batch.size', String(batchSize)], ['linger.ms', String(lingerMs)]]);
+}
 
 /** The end-to-end consumer connects as the producer does: the security keys of the user's file. */
 export function consumerProperties(producerConfig: ReadonlyMap<string, string>): Map<string, string> {
-  return new Map([...producerConfig].filter(([key]) => SECURITY_KEY.test(key)));
+  return new Map([...producerConfig].filter(([key]) => isSecurityKey(key)));
 }
 
 export async function runSweep(cluster: KafkaCluster, driver: DriverCommand, bootstrap: string, settings: SweepSettings, observer: SweepObserver): Promise<SweepOutcome> {
@@ -161,7 +162,7 @@ class CellRunner {
         },
         { steps: this.settings.kneeSteps, keepUpFraction: KEEP_UP_FRACTION },
       );
-      const kneeRun = { maxSustainableRate: knee.maxSustainableRate, verified: knee.verified, probes: knee.probes, atHalf: null };
+      const kneeRun: KneeRun = { ...knee, atHalf: null };
       if (failed.probe !== null || !(knee.maxSustainableRate > 0)) {
         return { ...(failed.probe ?? (await measure(null, probeSeconds, false))), targetRate: Number.NaN, broker: null, knee: kneeRun };
       }

@@ -26,6 +26,11 @@ export function formatMs(ms: number): string {
   return `${ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)} ms`;
 }
 
+/** `formatMs` without its unit, for an axis or a figure already titled "ms". */
+export function formatMsValue(ms: number): string {
+  return formatMs(ms).replace(' ms', '');
+}
+
 /** "1m05s", "42s": for the progress bar's ETA. */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
