@@ -56,12 +56,25 @@ export function parseObserveOptions(args: string[]): ObserveOptions {
 
 export async function runObserve(args: string[]): Promise<void> {
   const options = parseObserveOptions(args);
+  // Held for the whole command, not only the window: a Ctrl-C that lands while the first scrape
+  // is taken, or just after the window, must end the window, never kill the command.
+  const stop = new AbortController();
+  const interrupted = (): void => stop.abort();
+  process.on('SIGINT', interrupted);
+  try {
+    await observe(options, stop.signal);
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+}
+
+async function observe(options: ObserveOptions, stop: AbortSignal): Promise<void> {
   const { observation, topic } = await withCluster({ 'bootstrap-server': options.bootstrap }, async (cluster) => {
     const offsets = options.topic === null ? null : await TopicEnds.start(cluster, options.topic);
     const before = await scrapeOrNull(options.metricsUrl);
     const started = performance.now();
     process.stderr.write(`sluice tune: observing client id '${options.clientId}' for ${options.seconds} s (Ctrl-C ends the window early)\n`);
-    await windowEnd(options.seconds);
+    await windowEnd(options.seconds, stop);
     const after = await scrapeOrNull(options.metricsUrl);
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     const rate: TopicRate | null = offsets === null ? null : { topic: options.topic!, records: await offsets.appendedSince(), seconds };
@@ -72,16 +85,11 @@ export async function runObserve(args: string[]): Promise<void> {
 }
 
 /** After `seconds`, or at the first SIGINT: a user watching a producer may have seen enough. */
-async function windowEnd(seconds: number): Promise<void> {
-  const stop = new AbortController();
-  const interrupted = (): void => stop.abort();
-  process.once('SIGINT', interrupted);
+async function windowEnd(seconds: number, stop: AbortSignal): Promise<void> {
   try {
-    await sleep(seconds * 1000, undefined, { signal: stop.signal });
+    await sleep(seconds * 1000, undefined, { signal: stop });
   } catch (err) {
-    if (!stop.signal.aborted) throw err;
-  } finally {
-    process.off('SIGINT', interrupted);
+    if (!stop.aborted) throw err;
   }
 }
 
