@@ -176,6 +176,7 @@ export class Broker {
       cleanerThreads: config.logCleanerThreads,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
+      producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
       logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
     };
     const host = await PartitionWorkerHost.start({

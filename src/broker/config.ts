@@ -61,6 +61,8 @@ export interface BrokerConfig {
   readonly transactionCoordinator: TransactionCoordinatorConfig;
   /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
   readonly producerIdExpirationMs: number;
+  /** `producer.id.expiration.check.interval.ms`: how often partitions forget idle producers. */
+  readonly producerIdExpirationCheckIntervalMs: number;
   /** `replica.alter.log.dirs.io.max.bytes.per.second`: the copy rate of moves between log dirs. */
   readonly logDirMoveBytesPerSecond: number;
   /** `cluster.id` when configured; otherwise read from or generated into meta.properties. */
@@ -274,6 +276,7 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
         removeExpiredTransactionalIdsIntervalMs: values.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
       },
       producerIdExpirationMs: values.int('producer.id.expiration.ms'),
+      producerIdExpirationCheckIntervalMs: values.int('producer.id.expiration.check.interval.ms'),
       logDirMoveBytesPerSecond: values.int('replica.alter.log.dirs.io.max.bytes.per.second'),
       clusterId,
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),

@@ -206,6 +206,7 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
   broker('transaction.remove.expired.transaction.cleanup.interval.ms', 'int', '3600000', false, 'How often expired transactional ids are removed.', { min: 1 }),
   broker('replica.alter.log.dirs.io.max.bytes.per.second', 'long', LONG_MAX, false, 'Bytes per second that partitions moving between log dirs (AlterReplicaLogDirs) copy, in all.', { min: 1 }),
   broker('producer.id.expiration.ms', 'int', '86400000', true, 'How long a partition keeps the state of an idle producer without an open transaction.', { min: 1 }),
+  broker('producer.id.expiration.check.interval.ms', 'int', '600000', false, 'How often partitions forget producers idle for producer.id.expiration.ms.', { min: 1 }),
   broker('offsets.retention.minutes', 'int', '10080', false, 'How long committed offsets of an empty group are kept.', { min: 1 }),
   broker('group.initial.rebalance.delay.ms', 'int', '3000', false, 'How long the first rebalance of a new group waits for more members.'),
   broker('group.min.session.timeout.ms', 'int', '6000', false, 'Shortest session timeout a classic group member may ask for.', { min: 1 }),

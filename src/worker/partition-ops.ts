@@ -82,6 +82,7 @@ export const registerOps: RegisterOps = (setup) => {
     clusterId: options.clusterId,
     cleaner: options.cleanerThreads > 0 ? { threads: options.cleanerThreads } : false,
     producerIdExpirationMs: options.producerIdExpirationMs,
+    producerIdExpirationCheckIntervalMs: options.producerIdExpirationCheckIntervalMs,
   });
   const metrics = new WorkerMetrics(setup.workerIndex);
   /** The replicas this worker hosts: a log becomes one when the controller's state for it arrives (open). */

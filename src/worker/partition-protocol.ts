@@ -30,6 +30,8 @@ export interface PartitionWorkerOptions {
   readonly replicaLagTimeMaxMs: number;
   /** `producer.id.expiration.ms`: how long a partition keeps an idle producer's state. */
   readonly producerIdExpirationMs: number;
+  /** `producer.id.expiration.check.interval.ms`: how often idle producers are looked for. */
+  readonly producerIdExpirationCheckIntervalMs: number;
   /** `replica.alter.log.dirs.io.max.bytes.per.second`: this worker's copy rate into future logs. */
   readonly logDirMoveBytesPerSecond: number;
 }
@@ -48,6 +50,7 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
     typeof o.cleanerThreads !== 'number' ||
     typeof o.replicaLagTimeMaxMs !== 'number' ||
     typeof o.producerIdExpirationMs !== 'number' ||
+    typeof o.producerIdExpirationCheckIntervalMs !== 'number' ||
     typeof o.logDirMoveBytesPerSecond !== 'number'
   ) {
     throw new TypeError('partition worker options are malformed');

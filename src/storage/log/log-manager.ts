@@ -55,6 +55,7 @@ import { LogDir } from './log-dir.js';
 import { removeCleanShutdownMarker, writeCleanShutdownMarker } from './clean-shutdown-marker.js';
 import { LogMove } from './log-move.js';
 import { PartitionLog } from './partition-log.js';
+import { DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS } from '../producer-state/producer-state-manager.js';
 
 export interface LogManagerOptions {
   readonly logDirs: readonly string[];
@@ -83,6 +84,8 @@ export interface LogManagerOptions {
   readonly cleaner?: LogCleanerOptions | false;
   /** `producer.id.expiration.ms`, for every log this manager opens. */
   readonly producerIdExpirationMs?: number;
+  /** `producer.id.expiration.check.interval.ms`: how often `maintain` forgets idle producers. */
+  readonly producerIdExpirationCheckIntervalMs?: number;
 }
 
 /** One log dir's share of the per-dir checkpoint files, as one manager knows it. */
@@ -127,6 +130,8 @@ export class LogManager {
   readonly #dirs: DirState[];
   readonly #clock: () => number;
   readonly #producerIdExpirationMs: number | undefined;
+  readonly #producerExpiryCheckIntervalMs: number;
+  #lastProducerExpiryCheckMs: number;
   readonly #defaultConfig: LogConfig;
   readonly #topicConfig: (topic: string) => Readonly<Record<string, string | number>>;
   readonly #deleter = new SegmentDeleter();
@@ -150,6 +155,8 @@ export class LogManager {
     this.#owns = options.owns ?? (() => true);
     this.#shared = options.shared;
     this.#lastCheckpointMs = this.#clock();
+    this.#producerExpiryCheckIntervalMs = options.producerIdExpirationCheckIntervalMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS;
+    this.#lastProducerExpiryCheckMs = this.#lastCheckpointMs;
     this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), futures: new Map(), cleanerOffsets: [] }));
     this.#cleaner = options.cleaner === false ? null : new LogCleaner(options.cleaner ?? {}, this.#clock);
   }
@@ -493,18 +500,22 @@ export class LogManager {
 
   /**
    * Periodic duties: each log's `maintain` (rolled-segment flushes, `flush.ms`, retention,
-   * delayed unlinks), cleaning jobs for compacted logs that need one, deleted directories that
+   * delayed unlinks) and, every `producer.id.expiration.check.interval.ms`, its producer
+   * expiry; cleaning jobs for compacted logs that need one, deleted directories that
    * are due, and the checkpoints when their interval has passed. Logs on offline dirs are
    * skipped. Returns segments deleted by retention.
    */
   maintain(): number {
     this.#checkOpen();
     let deleted = 0;
+    const expireProducers = this.#clock() - this.#lastProducerExpiryCheckMs >= this.#producerExpiryCheckIntervalMs;
+    if (expireProducers) this.#lastProducerExpiryCheckMs = this.#clock();
     for (const state of this.#dirs) {
       if (!state.dir.online) continue;
       for (const log of state.logs.values()) {
         try {
           deleted += log.maintain();
+          if (expireProducers) log.removeExpiredProducers();
         } catch (e) {
           if (!(e instanceof StorageError)) throw e;
         }

@@ -742,8 +742,7 @@ export class PartitionLog {
   /**
    * Periodic duties, called by the owner (e.g. once a second): fsync segments that rolled since
    * the last call (Kafka flushes a rolled segment in the background), apply `flush.ms`, run
-   * retention, unlink `.deleted` files that are due, expire producers idle for
-   * `producer.id.expiration.ms`. Returns the segments deleted by retention.
+   * retention, unlink `.deleted` files that are due. Returns the segments deleted by retention.
    */
   maintain(): number {
     this.#checkOpen();
@@ -752,8 +751,17 @@ export class PartitionLog {
     if (this.#unflushedMessages > 0 && now - this.#lastFlushMs >= this.#config['flush.ms']) this.flush();
     const deleted = this.deleteOldSegments();
     this.#segments.runDeletions(now);
-    this.#producers.removeExpiredProducers(now);
     return deleted;
+  }
+
+  /**
+   * Forgets producers idle for `producer.id.expiration.ms`. The owner calls it every
+   * `producer.id.expiration.check.interval.ms`, not on every `maintain`: as in Kafka, a producer
+   * past its expiration stays known until the next check. Returns how many went.
+   */
+  removeExpiredProducers(): number {
+    this.#checkOpen();
+    return this.#producers.removeExpiredProducers(this.#clock());
   }
 
   /** Unlinks due `.deleted` files (also part of `maintain`). */

@@ -36,6 +36,8 @@ import { UnstableTransactions } from './unstable-transactions.js';
 
 /** Kafka's `producer.id.expiration.ms` default: one day. */
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+/** Kafka's `producer.id.expiration.check.interval.ms` default: ten minutes. */
+export const DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
 
 export class ProducerStateManager {
   readonly dir: string;

@@ -36,6 +36,7 @@ before(async () => {
     cleanerThreads: 0,
     replicaLagTimeMaxMs: 30_000,
     producerIdExpirationMs: 86_400_000,
+    producerIdExpirationCheckIntervalMs: 600_000,
     logDirMoveBytesPerSecond: MOVE_BYTES_PER_SECOND,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });

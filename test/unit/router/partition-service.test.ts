@@ -59,6 +59,7 @@ before(async () => {
     cleanerThreads: 0,
     replicaLagTimeMaxMs: LAG_MS,
     producerIdExpirationMs: 86_400_000,
+    producerIdExpirationCheckIntervalMs: 600_000,
     logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });

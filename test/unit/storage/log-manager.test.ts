@@ -7,6 +7,7 @@ import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition
 import { LogManager, writeLogDirCheckpoints } from '../../../src/storage/log/log-manager.js';
 import { hasCleanShutdownMarker, writeCleanShutdownMarker } from '../../../src/storage/log/clean-shutdown-marker.js';
 import { FakeClock, producedBatch, tempDir } from './storage-fixtures.js';
+import { idempotentBatch } from './producer-state/producer-fixtures.js';
 
 const root = tempDir('manager');
 process.on('exit', root.remove);
@@ -111,4 +112,23 @@ test('an entry that vanishes or dangles while a log dir is listed does not take 
   } finally {
     again.close();
   }
+});
+
+test('maintain forgets idle producers every producer.id.expiration.check.interval.ms, not on every call', () => {
+  const clock = new FakeClock();
+  const manager = LogManager.open({
+    logDirs: [join(root.path, 'expiry')],
+    clock: clock.now,
+    producerIdExpirationMs: 1_000,
+    producerIdExpirationCheckIntervalMs: 10_000,
+  });
+  const log = manager.getOrCreateLog({ topic: 'expiry', partition: 0 });
+  log.append(idempotentBatch({ producerId: 7n, epoch: 0, sequence: 0, count: 1, timestamp: clock.nowMs }), { leaderEpoch: 0 });
+  clock.advance(9_999);
+  manager.maintain();
+  assert.deepEqual([...log.activeProducers().keys()], [7n], 'past its expiration, the producer stays until the next check');
+  clock.advance(1);
+  manager.maintain();
+  assert.deepEqual([...log.activeProducers().keys()], []);
+  manager.close();
 });

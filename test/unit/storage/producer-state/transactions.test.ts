@@ -291,7 +291,7 @@ test('expiry never drops a producer with an open transaction', () => {
   produce(log, clock, { producerId: 1n, sequence: 0 });
   produce(log, clock, { producerId: 2n, sequence: 0, transactional: false });
   clock.advance(5000);
-  log.maintain();
+  log.removeExpiredProducers();
   assert.deepEqual([...log.activeProducers().keys()], [1n]);
   log.close();
 });
