@@ -71,9 +71,11 @@ function idempotenceScenario(): Scenario {
       label, request: M.ProduceRequest, response: M.ProduceResponse, versions: [9],
       body: (_v, vars) => ({ acks: -1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batchOf(vars.get('producer') as { producerId: bigint; producerEpoch: number }) }] }] }),
     });
-  // Now, not the fixed time: a producer whose last batch is a day old goes at either broker's next expiry check.
+  // The run's start, not the fixed time: a producer whose last batch is a day old goes at either
+  // broker's next expiry check. One value for both, as a duplicate is answered with its batch's time.
+  const recent = BigInt(Date.now());
   const seq = (value: string, baseSequence: number, epochOffset = 0) => (p: { producerId: bigint; producerEpoch: number }) =>
-    batch(value, { producerId: p.producerId, producerEpoch: p.producerEpoch + epochOffset, baseSequence }, BigInt(Date.now()));
+    batch(value, { producerId: p.producerId, producerEpoch: p.producerEpoch + epochOffset, baseSequence }, recent);
   return {
     name: 'Idempotent Produce: in order, a retried duplicate, a gap in the sequence, a stale and a new epoch',
     setup: async (bootstrap, vars) => {
