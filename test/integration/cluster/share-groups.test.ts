@@ -169,10 +169,16 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
     await cluster.waitFor(`broker ${id} back in sync`, settled([TOPIC, SHARE_GROUP_STATE_TOPIC]), 60_000);
     // The controller may not count the returning broker in every ISR yet when the first election is
     // asked for (the metadata above can come from another broker): ask until it has elected them all.
+    let pending = '';
     await waitFor('preferred leaders', 60_000, async () => {
-      await wireCall(cluster.anyBroker(), M.ElectLeadersRequest, M.ElectLeadersResponse, 2, { electionType: 0, topicPartitions: null, timeoutMs: 30_000 });
+      const elected = await wireCall(cluster.anyBroker(), M.ElectLeadersRequest, M.ElectLeadersResponse, 2, { electionType: 0, topicPartitions: null, timeoutMs: 30_000 });
+      const refused = new Map(elected.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => [`${t.topic}-${p.partitionId}`, p.errorCode] as const)));
       const m = await cluster.metadata(null);
-      return m.topics.every((t) => t.partitions.every((p) => p.leaderId === p.replicaNodes[0])) ? true : undefined;
+      const off = m.topics.flatMap((t) => t.partitions.filter((p) => p.leaderId !== p.replicaNodes[0]).map((p) => `${t.name}-${p.partitionIndex} leader ${p.leaderId} replicas [${p.replicaNodes.join(',')}] isr [${p.isrNodes.join(',')}] election error ${refused.get(`${t.name}-${p.partitionIndex}`)}`));
+      pending = off.join('; ');
+      return off.length === 0 ? true : undefined;
+    }).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}; not on their preferred leader: ${pending}`);
     });
   }
 
