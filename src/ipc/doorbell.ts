@@ -42,21 +42,21 @@ export class Doorbell {
    * Worker threads: sleeps until the doorbell rings or `timeoutMs` passes, unless `hasWork()`
    * (which must load the rings' TAILs) finds a message first. Returns false on timeout.
    */
-  sleep(hasWork: () => boolean, timeoutMs: number): boolean {
+  waitForRing(hasWork: () => boolean, timeoutMs: number): boolean {
     const sequence = this.announceSleep();
     if (hasWork()) return this.wake(true);
     // Compares SEQUENCE with `sequence` atomically with going to sleep: a ring in between is seen.
     return this.wake(Atomics.wait(this.cells, DOORBELL_SEQUENCE_INDEX, sequence, timeoutMs) !== 'timed-out');
   }
 
-  /** `sleep` without blocking the event loop; also ends early on `interrupt()`. */
-  async sleepAsync(hasWork: () => boolean, timeoutMs: number): Promise<void> {
+  /** `waitForRing` without blocking the event loop; also ends early on `interrupt()`. */
+  async waitForRingAsync(hasWork: () => boolean, timeoutMs: number): Promise<void> {
     const sequence = this.announceSleep();
     if (!hasWork()) await waitWhileEqual(this.cells, DOORBELL_SEQUENCE_INDEX, sequence, timeoutMs);
     this.wake(true);
   }
 
-  /** Consumer's thread: ends its own pending `sleepAsync` early. */
+  /** Consumer's thread: ends its own pending `waitForRingAsync` early. */
   interrupt(): void {
     // Wakes our own waitAsync; SEQUENCE is untouched, so the producer's protocol is unaffected.
     Atomics.notify(this.cells, DOORBELL_SEQUENCE_INDEX);

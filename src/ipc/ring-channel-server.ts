@@ -150,8 +150,8 @@ export class RingChannelServer {
   private async waitForCommands(): Promise<boolean> {
     const budget = Math.max(0, this.options.waitBudgetMs());
     const hasWork = (): boolean => this.priority.hasData() || this.commands.hasData();
-    if (this.inFlight === 0) return this.doorbell.sleep(hasWork, budget);
-    const data = this.doorbell.sleepAsync(hasWork, budget);
+    if (this.inFlight === 0) return this.doorbell.waitForRing(hasWork, budget);
+    const data = this.doorbell.waitForRingAsync(hasWork, budget);
     this.wakeLoop = () => this.doorbell.interrupt();
     await data;
     this.wakeLoop = null;
