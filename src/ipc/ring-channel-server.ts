@@ -8,10 +8,10 @@
  * a short command never waits behind more than one ordered command. The shutdown command comes
  * on the ordered lane, after every priority command the client sent before it.
  *
- * The loop blocks in `Atomics.wait` on the lanes' doorbell (allowed in workers) with a timeout bounded by
- * `waitBudgetMs()`, so timers the worker schedules (retention, flush ticks) still run on time:
- * after each wait it yields one turn of the event loop. While a handler's promise is pending it
- * waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
+ * The loop blocks in `Atomics.wait` on the lanes' doorbell (allowed in workers) with a timeout
+ * bounded by `waitBudgetMs()`, so timers the worker schedules (retention, flush ticks) still run
+ * on time: after each wait it yields one turn of the event loop. While a handler's promise is
+ * pending it waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
