@@ -13,9 +13,9 @@ import { perfAvailable, perfMapFile, perfRecord, perfSummarize, type PerfSummary
 
 /**
  * Functions whose samples are a thread blocked, not computing: the V8 profiler samples wall
- * time, and a worker parked in Atomics.wait inside this ring method looks "busy" otherwise.
+ * time, and a worker parked in Atomics.wait inside these ring and doorbell methods looks "busy" otherwise.
  */
-const BLOCKED_IN = new Set(['waitForData']);
+const BLOCKED_IN = new Set(['waitForData', 'waitForRing']);
 
 interface CallFrame {
   readonly functionName: string;

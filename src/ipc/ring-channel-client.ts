@@ -3,7 +3,9 @@
  * Never blocks: a full command ring queues requests in order and waits with `Atomics.waitAsync`;
  * replies are drained by a pump that waits the same way. Owned by the main thread.
  *
- * Life cycle: created on two ring buffers shared with a worker; `fail(error)` (peer gone, or
+ * Commands go on the lane the caller names (`ring-channel.ts`), each lane FIFO by itself.
+ *
+ * Life cycle: created on a channel's buffers shared with a worker; `fail(error)` (peer gone, or
  * after a clean shutdown) rejects every pending and later request with that error.
  */
 import { KafkaError } from '../common/kafka-error.js';
@@ -13,12 +15,15 @@ import {
   COMMAND_NO_REPLY,
   MAX_OP,
   REPLY_ERROR,
+  SHUTDOWN_OP,
   decodeErrorBody,
   readCommandHeader,
   writeCommandHeader,
 } from './command-codec.js';
+import { Doorbell } from './doorbell.js';
 import { CommandFrameError, RingMessageTooLargeError } from './errors.js';
 import { EMPTY_BODY, bodyLength, type MessageBody } from './message-body.js';
+import type { ChannelBuffers, CommandLane } from './ring-channel.js';
 import { SpscRingReader, SpscRingWriter, type HeaderWriter } from './spsc-ring.js';
 
 /**
@@ -45,27 +50,82 @@ interface QueuedCommand {
   readonly wake: boolean;
 }
 
+/**
+ * One command lane: its ring, and the commands waiting for space in it, in request order
+ * (later commands on the lane never overtake them).
+ */
+class LaneWriter {
+  readonly ring: SpscRingWriter;
+  private readonly backlog: QueuedCommand[] = [];
+  private readonly isFailed: () => boolean;
+  /** Resolved each time the backlog empties. */
+  private drained: (() => void)[] = [];
+
+  constructor(buffer: SharedArrayBuffer, doorbell: Doorbell, isFailed: () => boolean) {
+    this.ring = new SpscRingWriter(buffer, { coalesceWakeups: true, doorbell });
+    this.isFailed = isFailed;
+  }
+
+  send(command: QueuedCommand): void {
+    if (this.backlog.length > 0 || !this.ring.tryWrite(command.headerBytes, command.writeHeader, command.payloads, command.wake)) {
+      this.backlog.push(command);
+      if (this.backlog.length === 1) void this.drainBacklog();
+    }
+  }
+
+  /** Resolves once every command sent so far is in the ring (or the channel failed). */
+  flushed(): Promise<void> {
+    if (this.backlog.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  fail(): void {
+    this.backlog.length = 0;
+    this.ring.interrupt();
+    this.settleDrained();
+  }
+
+  private async drainBacklog(): Promise<void> {
+    while (this.backlog.length > 0 && !this.isFailed()) {
+      const next = this.backlog[0]!;
+      // A backlogged command always wakes: the worker may be asleep with the ring full of posts.
+      if (this.ring.tryWrite(next.headerBytes, next.writeHeader, next.payloads)) {
+        this.backlog.shift();
+      } else {
+        await this.ring.waitForSpaceAsync(next.payloadLength);
+      }
+    }
+    this.settleDrained();
+  }
+
+  private settleDrained(): void {
+    const waiting = this.drained;
+    this.drained = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
 /** Correlation ids wrap at 2^32; an id is reused only after 4 billion requests. */
 const ID_SPACE = 2 ** 32;
 
 export class RingChannelClient {
-  private readonly commands: SpscRingWriter;
+  private readonly lanes: Readonly<Record<CommandLane, LaneWriter>>;
   private readonly replies: SpscRingReader;
   private readonly pending = new Map<number, PendingReply>();
-  /** Commands waiting for ring space, in request order: later requests never overtake them. */
-  private readonly backlog: QueuedCommand[] = [];
   private nextId = 0;
   private failure: Error | null = null;
 
-  constructor(commandRing: SharedArrayBuffer, replyRing: SharedArrayBuffer) {
-    this.commands = new SpscRingWriter(commandRing, { coalesceWakeups: true });
-    this.replies = new SpscRingReader(replyRing);
+  constructor(buffers: ChannelBuffers) {
+    const doorbell = new Doorbell(buffers.doorbell);
+    const isFailed = (): boolean => this.failure !== null;
+    this.lanes = { ordered: new LaneWriter(buffers.commands, doorbell, isFailed), priority: new LaneWriter(buffers.priority, doorbell, isFailed) };
+    this.replies = new SpscRingReader(buffers.replies);
     void this.pumpReplies();
   }
 
-  /** The largest body a request may carry. */
+  /** The largest body a request may carry (on either lane: their rings are alike). */
   get maxBodyBytes(): number {
-    return this.commands.maxPayloadBytes - COMMAND_HEADER_BYTES;
+    return this.lanes.ordered.ring.maxPayloadBytes - COMMAND_HEADER_BYTES;
   }
 
   /** Requests not yet answered (sent or waiting for ring space). */
@@ -78,12 +138,12 @@ export class RingChannelClient {
    * Rejects with the handler's `KafkaError` on an error reply, with `RingMessageTooLargeError`
    * if the body can never fit, and with the channel's failure once it has failed.
    */
-  request(op: number, body: MessageBody = EMPTY_BODY): Promise<Uint8Array> {
-    return this.requestDecoded(op, body, copyReply);
+  request(op: number, body: MessageBody = EMPTY_BODY, lane: CommandLane = 'ordered'): Promise<Uint8Array> {
+    return this.requestDecoded(op, body, copyReply, lane);
   }
 
   /** `request`, resolving with `decode` applied to the reply body in place (no copy). */
-  requestDecoded<T>(op: number, body: MessageBody, decode: ReplyDecoder<T>): Promise<T> {
+  requestDecoded<T>(op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane = 'ordered'): Promise<T> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId;
     let command: QueuedCommand;
@@ -95,8 +155,18 @@ export class RingChannelClient {
     this.nextId = (id + 1) % ID_SPACE;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (reply: unknown) => void, reject, decode });
-      this.send(command);
+      this.lanes[lane].send(command);
     });
+  }
+
+  /**
+   * Sends the shutdown command once every priority command sent so far is in its ring: the
+   * server takes the priority lane once more when it meets the shutdown, so none is left
+   * unanswered. Send nothing after it.
+   */
+  async requestShutdown(): Promise<void> {
+    await this.lanes.priority.flushed();
+    await this.request(SHUTDOWN_OP);
   }
 
   /**
@@ -105,9 +175,9 @@ export class RingChannelClient {
    * idle wait), which suits housekeeping such as releasing read leases. Throws like `request`
    * rejects; after the channel has failed it does nothing (the worker is gone).
    */
-  post(op: number, body: MessageBody): void {
+  post(op: number, body: MessageBody, lane: CommandLane = 'ordered'): void {
     if (this.failure !== null) return;
-    this.send(this.command(op, body, 0, COMMAND_NO_REPLY, false));
+    this.lanes[lane].send(this.command(op, body, 0, COMMAND_NO_REPLY, false));
   }
 
   private command(op: number, body: MessageBody, id: number, status: number, wake: boolean): QueuedCommand {
@@ -123,15 +193,9 @@ export class RingChannelClient {
       payloads: body.payloads ?? [],
       wake,
     };
-    if (command.payloadLength > this.commands.maxPayloadBytes) throw new RingMessageTooLargeError(command.payloadLength, this.commands.maxPayloadBytes);
+    const limit = this.lanes.ordered.ring.maxPayloadBytes;
+    if (command.payloadLength > limit) throw new RingMessageTooLargeError(command.payloadLength, limit);
     return command;
-  }
-
-  private send(command: QueuedCommand): void {
-    if (this.backlog.length > 0 || !this.commands.tryWrite(command.headerBytes, command.writeHeader, command.payloads, command.wake)) {
-      this.backlog.push(command);
-      if (this.backlog.length === 1) void this.drainBacklog();
-    }
   }
 
   /**
@@ -142,23 +206,11 @@ export class RingChannelClient {
     if (this.failure !== null) return;
     this.drainReplies();
     this.failure = error;
-    this.backlog.length = 0;
+    this.lanes.ordered.fail();
+    this.lanes.priority.fail();
     for (const reply of this.pending.values()) reply.reject(error);
     this.pending.clear();
     this.replies.interrupt();
-    this.commands.interrupt();
-  }
-
-  private async drainBacklog(): Promise<void> {
-    while (this.backlog.length > 0 && this.failure === null) {
-      const next = this.backlog[0]!;
-      // A backlogged command always wakes: the worker may be asleep with the ring full of posts.
-      if (this.commands.tryWrite(next.headerBytes, next.writeHeader, next.payloads)) {
-        this.backlog.shift();
-      } else {
-        await this.commands.waitForSpaceAsync(next.payloadLength);
-      }
-    }
   }
 
   private async pumpReplies(): Promise<void> {

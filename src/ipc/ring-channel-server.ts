@@ -3,10 +3,15 @@
  * writes each reply (possibly out of order: a handler may return a promise, e.g. a parked
  * long-poll fetch) to the reply ring. Owned by one worker thread.
  *
- * The loop blocks in `Atomics.wait` (allowed in workers) with a timeout bounded by
- * `waitBudgetMs()`, so timers the worker schedules (retention, flush ticks) still run on time:
- * after each wait it yields one turn of the event loop. While a handler's promise is pending it
- * waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
+ * Before each command of the ordered lane it serves what waits on the priority lane (up to
+ * PRIORITY_PER_COMMAND, so that a stream of priority commands cannot starve the ordered lane):
+ * a short command never waits behind more than one ordered command. The shutdown command comes
+ * on the ordered lane, after every priority command the client sent before it.
+ *
+ * The loop blocks in `Atomics.wait` on the lanes' doorbell (allowed in workers) with a timeout
+ * bounded by `waitBudgetMs()`, so timers the worker schedules (retention, flush ticks) still run
+ * on time: after each wait it yields one turn of the event loop. While a handler's promise is
+ * pending it waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -21,7 +26,9 @@ import {
   writeCommandHeader,
 } from './command-codec.js';
 import { RingMessageTooLargeError } from './errors.js';
+import { Doorbell } from './doorbell.js';
 import { EMPTY_BODY, bodyLength, type MessageBody } from './message-body.js';
+import type { ChannelBuffers } from './ring-channel.js';
 import { SpscRingReader, SpscRingWriter } from './spsc-ring.js';
 
 /** One command as a handler sees it. */
@@ -58,6 +65,8 @@ export interface RingChannelServerOptions {
 
 /** Commands handled before yielding to the event loop when the ring never empties. */
 const COMMANDS_PER_TURN = 1024;
+/** Most priority commands served before the next ordered one, while the priority lane never empties. */
+const PRIORITY_PER_COMMAND = 64;
 /** Longest the event loop goes without a turn while commands keep coming. */
 const YIELD_INTERVAL_MS = 2;
 /** How long a reply waits for ring space per attempt before re-checking (the main thread drains). */
@@ -65,15 +74,19 @@ const REPLY_SPACE_WAIT_MS = 1000;
 
 export class RingChannelServer {
   private readonly commands: SpscRingReader;
+  private readonly priority: SpscRingReader;
+  private readonly doorbell: Doorbell;
   private readonly replies: SpscRingWriter;
   private readonly options: RingChannelServerOptions;
   private inFlight = 0;
   /** Called when an asynchronous handler settles, to end the loop's asynchronous wait. */
   private wakeLoop: (() => void) | null = null;
 
-  constructor(commandRing: SharedArrayBuffer, replyRing: SharedArrayBuffer, options: RingChannelServerOptions) {
-    this.commands = new SpscRingReader(commandRing);
-    this.replies = new SpscRingWriter(replyRing);
+  constructor(buffers: ChannelBuffers, options: RingChannelServerOptions) {
+    this.commands = new SpscRingReader(buffers.commands);
+    this.priority = new SpscRingReader(buffers.priority);
+    this.doorbell = new Doorbell(buffers.doorbell);
+    this.replies = new SpscRingWriter(buffers.replies);
     this.options = options;
   }
 
@@ -83,21 +96,26 @@ export class RingChannelServer {
     let lastYield = performance.now();
     while (shutdownId < 0) {
       let handled = 0;
-      for (let length = this.commands.next(); length >= 0; length = this.commands.next()) {
+      while (handled < COMMANDS_PER_TURN) {
+        handled += this.servePriority();
+        const length = this.commands.next();
+        if (length < 0) break;
         const { id, op, status } = readCommandHeader(this.commands.view, this.commands.payloadOffset, length);
         if (op === SHUTDOWN_OP) {
+          // The client wrote every earlier priority command before this one: all are visible now.
+          while (this.servePriority() > 0) continue;
           shutdownId = id;
           break;
         }
-        this.dispatch(id, op, length, status === COMMAND_NO_REPLY);
-        if (++handled === COMMANDS_PER_TURN) break;
+        this.dispatch(this.commands, id, op, length, status === COMMAND_NO_REPLY);
+        handled++;
       }
       this.commands.release();
       if (shutdownId >= 0) break;
       // A command that just woke us is served before the event loop gets a turn (latency), but
       // timers and I/O callbacks still get one at least every YIELD_INTERVAL_MS, and whenever a
       // wait ends without a command (a timer may be due).
-      const busy = handled === COMMANDS_PER_TURN || performance.now() - lastYield >= YIELD_INTERVAL_MS;
+      const busy = handled >= COMMANDS_PER_TURN || performance.now() - lastYield >= YIELD_INTERVAL_MS;
       if (busy || !(await this.waitForCommands())) {
         await yieldToEventLoop();
         lastYield = performance.now();
@@ -114,26 +132,41 @@ export class RingChannelServer {
     this.reply(shutdownId, SHUTDOWN_OP, undefined);
   }
 
+  /** Serves up to PRIORITY_PER_COMMAND commands of the priority lane and releases them; returns how many. */
+  private servePriority(): number {
+    let handled = 0;
+    while (handled < PRIORITY_PER_COMMAND) {
+      const length = this.priority.next();
+      if (length < 0) break;
+      const { id, op, status } = readCommandHeader(this.priority.view, this.priority.payloadOffset, length);
+      this.dispatch(this.priority, id, op, length, status === COMMAND_NO_REPLY);
+      handled++;
+    }
+    this.priority.release();
+    return handled;
+  }
+
   /** Returns true if woken by a command; false on timeout, or when a handler settled. */
   private async waitForCommands(): Promise<boolean> {
     const budget = Math.max(0, this.options.waitBudgetMs());
-    if (this.inFlight === 0) return this.commands.waitForData(budget);
-    const data = this.commands.waitForDataAsync(budget);
-    this.wakeLoop = () => this.commands.interrupt();
+    const hasWork = (): boolean => this.priority.hasData() || this.commands.hasData();
+    if (this.inFlight === 0) return this.doorbell.waitForRing(hasWork, budget);
+    const data = this.doorbell.waitForRingAsync(hasWork, budget);
+    this.wakeLoop = () => this.doorbell.interrupt();
     await data;
     this.wakeLoop = null;
     return false;
   }
 
-  private dispatch(id: number, op: number, length: number, posted: boolean): void {
+  private dispatch(lane: SpscRingReader, id: number, op: number, length: number, posted: boolean): void {
     const answer = posted ? this.postedAnswerer : this.answerer;
     const handler = this.options.handlers.get(op);
     if (handler === undefined) {
       answer.error(id, op, new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `no handler for op ${op}`));
       return;
     }
-    const start = this.commands.payloadOffset + COMMAND_HEADER_BYTES;
-    const body = this.commands.bytes.subarray(start, this.commands.payloadOffset + length);
+    const start = lane.payloadOffset + COMMAND_HEADER_BYTES;
+    const body = lane.bytes.subarray(start, lane.payloadOffset + length);
     let result: ReplyBody | Promise<ReplyBody>;
     try {
       result = handler({ id, op, body });

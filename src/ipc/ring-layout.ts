@@ -66,3 +66,16 @@ export function maxPayloadBytes(capacity: number): number {
 export function ringBufferBytes(capacity: number): number {
   return HEADER_BYTES + capacity;
 }
+
+/**
+ * The doorbell a consumer of several rings sleeps on (`doorbell.ts`), in its own small
+ * SharedArrayBuffer, each field on its own cache line:
+ *
+ * ```
+ * byte  0  SEQUENCE  Int32  bumped by the producer when it finds the consumer asleep
+ * byte 64  SLEEPING  Int32  written by the consumer only (1 = about to wait on SEQUENCE)
+ * ```
+ */
+export const DOORBELL_SEQUENCE_INDEX = 0;
+export const DOORBELL_SLEEPING_INDEX = 64 / 4;
+export const DOORBELL_BYTES = 128;

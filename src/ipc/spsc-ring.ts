@@ -20,6 +20,7 @@
  * The main thread waits only with `Atomics.waitAsync` (`*Async` methods); the blocking methods
  * are for worker threads.
  */
+import type { Doorbell } from './doorbell.js';
 import { RingConfigurationError, RingMessageTooLargeError } from './errors.js';
 import {
   CONSUMER_SLEEPING_INDEX,
@@ -107,6 +108,7 @@ export class SpscRingWriter {
   /** Last HEAD seen; reloaded only when the cached value shows too little space. */
   private head: number;
   private readonly coalesceWakeups: boolean;
+  private readonly doorbell: Doorbell | null;
   private wakeupQueued = false;
 
   /**
@@ -114,9 +116,12 @@ export class SpscRingWriter {
    * wake a sleeping consumer once per turn of that loop instead of once per message — every
    * futex wake costs a system call and a context switch, and a turn often writes many commands.
    * A writer that may block before its loop turns (a worker) must wake at once.
+   * `doorbell`: the consumer reads several rings and sleeps on this doorbell instead of on this
+   * ring's TAIL (`doorbell.ts`); its reader then waits only through the doorbell.
    */
-  constructor(buffer: SharedArrayBuffer, options: { coalesceWakeups?: boolean } = {}) {
+  constructor(buffer: SharedArrayBuffer, options: { coalesceWakeups?: boolean; doorbell?: Doorbell } = {}) {
     this.coalesceWakeups = options.coalesceWakeups === true;
+    this.doorbell = options.doorbell ?? null;
     this.capacity = capacityOf(buffer);
     this.maxPayloadBytes = maxPayloadBytes(this.capacity);
     this.cells = new Int32Array(buffer, 0, HEADER_BYTES / 4);
@@ -257,6 +262,10 @@ export class SpscRingWriter {
   }
 
   private wakeConsumer(): void {
+    if (this.doorbell !== null) {
+      this.doorbell.ring();
+      return;
+    }
     // Sequentially consistent after the TAIL store (see the wake-up protocol in the file comment).
     if (Atomics.load(this.cells, CONSUMER_SLEEPING_INDEX) === 1) {
       // Wakes the one consumer, whether in Atomics.wait or Atomics.waitAsync.
@@ -316,6 +325,17 @@ export class SpscRingReader {
       this.readPosition = this.geometry.advance(this.readPosition, frameBytes(length));
       return length;
     }
+  }
+
+  /**
+   * Whether a message (or a wrap marker) is waiting, loading TAIL afresh when the cached one shows
+   * none: the re-check of a consumer that sleeps on a doorbell (`doorbell.ts`).
+   */
+  hasData(): boolean {
+    if (this.readPosition !== this.tail) return true;
+    // Acquire, as in next(); sequentially consistent after the doorbell's SLEEPING store.
+    this.tail = Atomics.load(this.cells, TAIL_INDEX);
+    return this.readPosition !== this.tail;
   }
 
   /** `next()` as a view over ring memory (no copy), valid until `release()`; null when empty. */

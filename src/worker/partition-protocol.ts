@@ -857,18 +857,29 @@ const singleRead: BodyCodec<ReadCommand> = binary(
   (bytes) => readReadCommand(reader(bytes)),
 );
 
-/** Every partition op, by the name both ends use. Op numbers are the ring's, 0..0xfeff. */
+/**
+ * Every partition op, by the name both ends use. Op numbers are the ring's, 0..0xfeff.
+ *
+ * Lanes (`worker-op.ts`): reads and the offset look-ups that consumers, followers and the
+ * acks=all purgatory wait on go on the priority lane, so that they are not queued behind a
+ * producer's appends — Kafka serves them from its request threads beside the appends. They
+ * are short, read only what is there when they run, and every caller awaits an ordered op
+ * before relying on its effect. A follower's read records its position, which may move the
+ * high watermark: served before queued appends, it sees the log as the fetch found it, as in
+ * Kafka. `release` follows the reads so that leases end promptly. `readBytes` (coordinator
+ * loads, up to a ring of records) and the administrative ops stay ordered.
+ */
 export const PartitionOps = {
   open: defineWorkerOp(1, 'open', json<OpenCommand>(), NOTHING),
   delete: defineWorkerOp(2, 'delete', json<DeleteCommand>(), NOTHING),
   updateConfig: defineWorkerOp(3, 'updateConfig', json<UpdateConfigCommand>(), NOTHING),
   append: defineWorkerOp(10, 'append', appends, appendReplies),
-  read: defineWorkerOp(11, 'read', reads, readReplies),
+  read: defineWorkerOp(11, 'read', reads, readReplies, 'priority'),
   /** Posted: ends read leases once their bytes are sent. */
-  release: defineWorkerOp(12, 'release', leaseIds, NOTHING),
-  listOffset: defineWorkerOp(13, 'listOffset', listOffsetCommand, offsetReply),
+  release: defineWorkerOp(12, 'release', leaseIds, NOTHING, 'priority'),
+  listOffset: defineWorkerOp(13, 'listOffset', listOffsetCommand, offsetReply, 'priority'),
   deleteRecords: defineWorkerOp(14, 'deleteRecords', partitionArg, offsetReply),
-  offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', partitionArg, offsetReply),
+  offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', partitionArg, offsetReply, 'priority'),
   describeProducers: defineWorkerOp(16, 'describeProducers', json<PartitionRef>(), json<DescribeProducersReply>()),
   /** Records into memory, bounded by the ring, for coordinators replaying a partition. */
   readBytes: defineWorkerOp(17, 'readBytes', singleRead, readBytesReply),
@@ -891,7 +902,7 @@ export const PartitionOps = {
   /** Where follower logs stand: the fetcher's starting point. */
   replicaPosition: defineWorkerOp(32, 'replicaPosition', each(writePositionCommand, readPositionCommand), positions),
   /** acks=all: whether the appends' records are committed yet (the produce purgatory asks on high watermark moves). */
-  checkAcks: defineWorkerOp(33, 'checkAcks', each(writeAcksWait, readAcksWait), acksStatuses),
+  checkAcks: defineWorkerOp(33, 'checkAcks', each(writeAcksWait, readAcksWait), acksStatuses, 'priority'),
   /** The ISR changes the worker's leaders want now (shrink on lag, expand on catch-up), each then pending. */
   isrProposals: defineWorkerOp(34, 'isrProposals', json<IsrProposalsCommand>(), json<IsrProposal[]>()),
   /** The controller's answers to ISR proposals. */

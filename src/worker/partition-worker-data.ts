@@ -27,6 +27,8 @@ export function isPartitionWorkerData(value: unknown): value is PartitionWorkerD
     typeof channel === 'object' &&
     channel !== null &&
     channel.commands instanceof SharedArrayBuffer &&
-    channel.replies instanceof SharedArrayBuffer
+    channel.priority instanceof SharedArrayBuffer &&
+    channel.replies instanceof SharedArrayBuffer &&
+    channel.doorbell instanceof SharedArrayBuffer
   );
 }

@@ -10,8 +10,18 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RingOccupancy } from '../common/metrics/scrape.js';
-import { SHUTDOWN_OP, isHandlerOp } from '../ipc/command-codec.js';
-import { DEFAULT_RING_CAPACITY, EMPTY_BODY, RingChannelClient, copyReply, createChannelBuffers, type ChannelBuffers, type MessageBody, type ReplyDecoder } from '../ipc/ring-channel.js';
+import { isHandlerOp } from '../ipc/command-codec.js';
+import {
+  DEFAULT_RING_CAPACITY,
+  EMPTY_BODY,
+  RingChannelClient,
+  copyReply,
+  createChannelBuffers,
+  type ChannelBuffers,
+  type CommandLane,
+  type MessageBody,
+  type ReplyDecoder,
+} from '../ipc/ring-channel.js';
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
@@ -83,7 +93,7 @@ export class PartitionWorkerHost {
       const slot: WorkerSlot = {
         index,
         thread,
-        channel: new RingChannelClient(channel.commands, channel.replies),
+        channel: new RingChannelClient(channel),
         buffers: channel,
         exited: new Promise((resolve) => thread.once('exit', () => resolve())),
         failure: null,
@@ -153,20 +163,20 @@ export class PartitionWorkerHost {
 
   /** `request`, resolving with `decode` applied to the reply body while it is still in the ring. */
   requestDecoded<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>): Promise<T> {
-    const slot = this.slot(workerIndex);
-    if (slot.failure !== null) return Promise.reject(slot.failure);
-    if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
-    return slot.channel.requestDecoded(op, body, decode);
+    return this.requestOn(workerIndex, op, body, decode, 'ordered');
   }
 
-  /** Calls declared op `op` on worker `workerIndex` (see `worker-op.ts`); rejects as `request` does. */
+  /**
+   * Calls declared op `op` on worker `workerIndex` (see `worker-op.ts`), on the lane its
+   * declaration names; rejects as `request` does.
+   */
   call<Req, Rep>(workerIndex: number, op: WorkerOp<Req, Rep>, request: Req): Promise<Rep> {
-    return this.requestDecoded(workerIndex, op.id, op.encodeRequest(request), (body) => op.decodeReply(body));
+    return this.requestOn(workerIndex, op.id, op.encodeRequest(request), (body) => op.decodeReply(body), op.lane);
   }
 
-  /** Posts declared op `op` (no reply, no wake-up; see `post`). */
+  /** Posts declared op `op` on its lane (no reply, no wake-up; see `post`). */
   postOp<Req>(workerIndex: number, op: WorkerOp<Req, void>, request: Req): void {
-    this.post(workerIndex, op.id, op.encodeRequest(request));
+    this.postOn(workerIndex, op.id, op.encodeRequest(request), op.lane);
   }
 
   /**
@@ -174,16 +184,28 @@ export class PartitionWorkerHost {
    * To a worker that is gone it does nothing: whatever the command was for went with it.
    */
   post(workerIndex: number, op: number, body: MessageBody): void {
+    this.postOn(workerIndex, op, body, 'ordered');
+  }
+
+  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane): Promise<T> {
+    const slot = this.slot(workerIndex);
+    if (slot.failure !== null) return Promise.reject(slot.failure);
+    if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
+    return slot.channel.requestDecoded(op, body, decode, lane);
+  }
+
+  private postOn(workerIndex: number, op: number, body: MessageBody, lane: CommandLane): void {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return;
     if (!isHandlerOp(op)) throw new RangeError(`op ${op} is not a handler op (0..0xfeff)`);
-    slot.channel.post(op, body);
+    slot.channel.post(op, body, lane);
   }
 
-  /** Bytes in use and capacity of every worker's command and reply rings, for /metrics. */
+  /** Bytes in use and capacity of every worker's command lanes and reply ring, for /metrics. */
   ringOccupancy(): RingOccupancy[] {
     return this.slots.flatMap((slot) => [
       ringOccupancy(slot.index, 'commands', slot.buffers.commands),
+      ringOccupancy(slot.index, 'priority', slot.buffers.priority),
       ringOccupancy(slot.index, 'replies', slot.buffers.replies),
     ]);
   }
@@ -206,7 +228,7 @@ export class PartitionWorkerHost {
   private async shutDown(): Promise<void> {
     const live = this.slots.filter((slot) => slot.failure === null);
     const replies = live.map((slot) => {
-      const reply = slot.channel.request(SHUTDOWN_OP);
+      const reply = slot.channel.requestShutdown();
       slot.failure = new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shutting down');
       return reply;
     });
@@ -216,7 +238,7 @@ export class PartitionWorkerHost {
     if (failed !== undefined) throw failed.reason;
   }
 
-  private async awaitExit(slot: WorkerSlot, shutdownReply: Promise<Uint8Array>): Promise<void> {
+  private async awaitExit(slot: WorkerSlot, shutdownReply: Promise<void>): Promise<void> {
     const timeoutMs = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), timeoutMs)));

@@ -53,7 +53,7 @@ const register = module.registerOps;
 if (typeof register !== 'function') throw new OpModuleError(`${data.opModule} does not export a registerOps function`);
 await (register as WorkerOpModule['registerOps'])(setup);
 
-const server = new RingChannelServer(data.channel.commands, data.channel.replies, {
+const server = new RingChannelServer(data.channel, {
   handlers,
   waitBudgetMs: () => Math.min(data.maxIdleWaitMs, ticks.msUntilNextTick()),
   onShutdown: async () => {

@@ -4,14 +4,22 @@
  * it (`WorkerSetup.serve`), and both name the same declaration, so adding an op is one
  * declaration and one implementation, and either end can be followed to the other by name.
  *
+ * The declaration also chooses the op's lane (`ipc/ring-channel.ts`). `ordered`, the default,
+ * runs in order with every other ordered command. `priority` is for short ops that must not
+ * queue behind appends (reads, offset look-ups): the worker serves them before its next ordered
+ * command. A priority op may run before an ordered command sent earlier whose reply has not
+ * arrived yet, never before one whose reply has — callers that need an ordered op's effect
+ * await it first, as they must anyway to know it succeeded.
+ *
  * A request decoded on the worker may hold views over ring memory (a produce batch is one): they
  * are valid only during the synchronous part of the implementation, which must copy what it keeps.
  */
-import type { MessageBody, ReplyBody } from '../ipc/ring-channel.js';
+import type { CommandLane, MessageBody, ReplyBody } from '../ipc/ring-channel.js';
 
 export interface WorkerOp<Req, Rep> {
   readonly id: number;
   readonly name: string;
+  readonly lane: CommandLane;
   encodeRequest(request: Req): MessageBody;
   decodeRequest(body: Uint8Array): Req;
   encodeReply(reply: Rep): ReplyBody;
@@ -24,10 +32,11 @@ export interface BodyCodec<T> {
   decode(body: Uint8Array): T;
 }
 
-export function defineWorkerOp<Req, Rep>(id: number, name: string, request: BodyCodec<Req>, reply: BodyCodec<Rep>): WorkerOp<Req, Rep> {
+export function defineWorkerOp<Req, Rep>(id: number, name: string, request: BodyCodec<Req>, reply: BodyCodec<Rep>, lane: CommandLane = 'ordered'): WorkerOp<Req, Rep> {
   return {
     id,
     name,
+    lane,
     encodeRequest: (r) => request.encode(r),
     decodeRequest: (b) => request.decode(b),
     encodeReply: (r) => reply.encode(r),

@@ -134,7 +134,7 @@ describe('/metrics of the broker process', () => {
   test('rings, process metrics and the workers are all in a scrape', async () => {
     const s = await scrape();
     for (let worker = 0; worker < WORKERS; worker++) {
-      for (const direction of ['commands', 'replies']) {
+      for (const direction of ['commands', 'priority', 'replies']) {
         assert.equal(total(s, 'sluice_worker_ring_capacity_bytes', { worker: String(worker), direction }), 8 * 1024 * 1024);
         assert.equal(select(s, 'sluice_worker_ring_used_bytes', { worker: String(worker), direction }).length, 1);
       }

@@ -14,10 +14,13 @@ import { ConsumerLagMetrics } from './consumer-lag-metrics.js';
 import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd, type PartitionRef } from './consumer-lag.js';
 import type { WorkerMetricsSnapshot } from './worker-metrics.js';
 
-/** One ring of one worker, read at scrape time (main → worker commands, worker → main replies). */
+/**
+ * One ring of one worker, read at scrape time: main → worker commands on the ordered lane
+ * (`commands`) and the priority lane (`priority`), worker → main replies.
+ */
 export interface RingOccupancy {
   readonly worker: number;
-  readonly direction: 'commands' | 'replies';
+  readonly direction: 'commands' | 'priority' | 'replies';
   readonly usedBytes: number;
   readonly capacityBytes: number;
 }
