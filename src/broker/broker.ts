@@ -54,6 +54,8 @@ import { sharePartitionConfigSource } from './share-partition-settings.js';
 import { PartitionService } from '../router/partition-service.js';
 import { ProducePurgatory } from '../router/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/log/clean-shutdown-marker.js';
+import { partitionsInLogDir } from '../storage/log/partition-dirs.js';
+import type { TopicPartition } from '../storage/file-names.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
@@ -184,6 +186,7 @@ export class Broker {
       workers: config.numPartitionWorkers,
       moduleOptions: workerOptions,
       onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
+      startOwnersOf: partitionsOnDisk(config.logDirs, log),
     });
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
@@ -201,7 +204,7 @@ export class Broker {
         shareLeadership(topic, partition);
       },
     };
-    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents);
+    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs);
     let groups: GroupCoordinatorService | null = null;
     let transactions: TransactionCoordinatorService | null = null;
     let shareCoordinators: ShareCoordinatorService | null = null;
@@ -400,6 +403,7 @@ export class Broker {
             broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
+            workersStarted: () => host.startedWorkers().length,
             committedOffsets: () => coordinators.committedOffsets(),
             clientProduce: () => metrics.clientProduce.snapshot(),
           },
@@ -408,7 +412,7 @@ export class Broker {
         metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
       localLogDirFailures?.close();
       await closeListeners();
@@ -445,6 +449,20 @@ export class Broker {
     await this.metrics?.close();
     await this.member?.close();
     await this.partitions.close();
+  }
+}
+
+/**
+ * The partitions with a directory in the log dirs: only their owners start with the broker.
+ * Undefined when a log dir cannot be listed: every worker then starts, and finds out for itself
+ * (a worker takes such a dir offline).
+ */
+function partitionsOnDisk(logDirs: readonly string[], log: Logger): TopicPartition[] | undefined {
+  try {
+    return logDirs.flatMap(partitionsInLogDir);
+  } catch (err) {
+    log.warn('listing the log dirs failed: every partition worker starts now', { error: String(err) });
+    return undefined;
   }
 }
 

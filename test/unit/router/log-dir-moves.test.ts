@@ -40,7 +40,7 @@ before(async () => {
     logDirMoveBytesPerSecond: MOVE_BYTES_PER_SECOND,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
-  service = new PartitionService(host, new Logger('test'), quiet);
+  service = new PartitionService(host, new Logger('test'), quiet, moduleOptions.logDirs);
 });
 
 after(async () => {
