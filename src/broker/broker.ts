@@ -50,7 +50,7 @@ import type { TopicPartition } from '../storage/file-names.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
-import { COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
+import { buildCoordinators, COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import type { ClusterMember } from './cluster-member.js';
 import { connectClusterMember, startMetricsEndpoint } from './lazy-modules.js';
@@ -287,7 +287,8 @@ export class Broker {
         localLogDirFailures.start();
       }
       const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
-      const loadedCoordinators = new LazyCoordinators({ config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: currentCluster, logger });
+      const coordinatorDeps = { config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: currentCluster, logger };
+      const loadedCoordinators = new LazyCoordinators(() => buildCoordinators(coordinatorDeps), log);
       coordinators = loadedCoordinators;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
         onLeadershipChange: (topics) => loadedCoordinators.onLeadershipChange(topics),

@@ -58,7 +58,7 @@ export interface CoordinatorDeps {
 export const COORDINATOR_TOPICS: ReadonlySet<string> = new Set([CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, SHARE_GROUP_STATE_TOPIC]);
 
 /** Builds the three services and takes over the internal-topic partitions this broker leads. */
-async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordinators> {
+export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordinators> {
   const [{ GroupCoordinatorService }, { TransactionCoordinatorService }, { ShareCoordinatorService }, { ShareStatePersister }, { InternalTopicLog }, { writeMarkers }] = await Promise.all([
     import('../coordinator/group/group-coordinator-service.js'),
     import('../coordinator/transaction/transaction-coordinator-service.js'),
@@ -137,7 +137,10 @@ export class LazyCoordinators {
   /** Routes share state to the coordinators, loading them first: the share partitions hold it from start-up. */
   readonly sharePersister: SharePersister;
 
-  constructor(private readonly deps: CoordinatorDeps) {
+  constructor(
+    private readonly build: () => Promise<Coordinators>,
+    private readonly log: Logger,
+  ) {
     this.sharePersister = new DeferredSharePersister(() => this.load());
   }
 
@@ -148,7 +151,7 @@ export class LazyCoordinators {
 
   /** Builds the coordinators once; a failed build is tried again by the next call. */
   load(): Promise<Coordinators> {
-    this.loading ??= buildCoordinators(this.deps).then(
+    this.loading ??= this.build().then(
       (built) => {
         this.current = built;
         // A stop during the build: the coordinators stop as soon as they exist.
@@ -177,7 +180,7 @@ export class LazyCoordinators {
     const c = this.current;
     if (c === null) {
       if ([...topics].some((t) => COORDINATOR_TOPICS.has(t))) {
-        this.load().catch((err: unknown) => this.deps.logger('broker').error('loading the coordinators failed', { error: (err as Error).stack ?? String(err) }));
+        this.load().catch((err: unknown) => this.log.error('loading the coordinators failed', { error: (err as Error).stack ?? String(err) }));
       }
       return;
     }
