@@ -13,8 +13,6 @@
 import { KeyedQueue } from '../common/keyed-queue.js';
 import { Logger } from '../common/logger.js';
 import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
-import { MetricsScraper } from '../common/metrics/scrape.js';
-import { featureLevel, TRANSACTION_VERSION } from '../cluster/features.js';
 import { ClientEntityStore } from '../cluster/client-entity-store.js';
 import { ConfigResolver } from '../cluster/config-resolver.js';
 import { LocalController } from '../cluster/local-controller.js';
@@ -25,15 +23,8 @@ import { AclAdmin } from '../cluster/acl-admin.js';
 import { Authorizer } from '../security/acl/index.js';
 import { liveConnectionLimits } from './live-connection-limits.js';
 import { LogLevels } from '../common/log-levels.js';
-import { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
-import { InternalTopicLog } from '../coordinator/runtime/coordinator-log.js';
-import { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
-import { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
-import { ShareStatePersister } from '../coordinator/share/share-state-routing.js';
 import type { SharePersister } from '../coordinator/share/share-state-persister.js';
-import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
-import { writeMarkers } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
@@ -54,18 +45,20 @@ import { sharePartitionConfigSource } from './share-partition-settings.js';
 import { PartitionService } from '../router/partition-service.js';
 import { ProducePurgatory } from '../router/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/log/clean-shutdown-marker.js';
+import { partitionsInLogDir } from '../storage/log/partition-dirs.js';
+import type { TopicPartition } from '../storage/file-names.js';
 import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
-import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
+import { buildCoordinators, COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import type { ClusterMember } from './cluster-member.js';
-import { connectClusterMember } from './lazy-modules.js';
+import { connectClusterMember, startMetricsEndpoint } from './lazy-modules.js';
 import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
-import { MetricsServer } from './metrics-server.js';
+import type { MetricsServer } from './metrics-server.js';
 import { uncompressedRecordsSize } from './uncompressed-size.js';
 import { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
@@ -111,18 +104,19 @@ export class Broker {
     private readonly partitions: PartitionService,
     private readonly purgatory: FetchPurgatory,
     private readonly producePurgatory: ProducePurgatory,
-    private readonly groups: GroupCoordinatorService,
-    private readonly transactions: TransactionCoordinatorService,
+    private readonly coordinators: LazyCoordinators,
     private readonly checkpointTimer: NodeJS.Timeout,
     /** The `/metrics` endpoint, when `metrics.listener` is set. */
     readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
-    private readonly shareCoordinators: ShareCoordinatorService,
     private readonly sharePartitions: SharePartitionManager,
-    /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
-    readonly sharePersister: SharePersister,
     private readonly localLogDirFailures: LogDirFailureHandler | null,
   ) {}
+
+  /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
+  get sharePersister(): SharePersister {
+    return this.coordinators.sharePersister;
+  }
 
   /** The bound address of the first listener. */
   get host(): string {
@@ -184,6 +178,7 @@ export class Broker {
       workers: config.numPartitionWorkers,
       moduleOptions: workerOptions,
       onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
+      startOwnersOf: partitionsOnDisk(config.logDirs, log),
     });
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
@@ -201,11 +196,8 @@ export class Broker {
         shareLeadership(topic, partition);
       },
     };
-    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents);
-    let groups: GroupCoordinatorService | null = null;
-    let transactions: TransactionCoordinatorService | null = null;
-    let shareCoordinators: ShareCoordinatorService | null = null;
-    let sharePersister: ShareStatePersister | null = null;
+    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs);
+    let coordinators: LazyCoordinators | null = null;
     let sharePartitions: SharePartitionManager | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.
     let started: Broker | null = null;
@@ -222,7 +214,7 @@ export class Broker {
     // A single broker's answer to a failed log dir (a member's is the member's): its partitions go offline in the metadata.
     let localLogDirFailures: LogDirFailureHandler | null = null;
     let metricsServer: MetricsServer | null = null;
-    const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
+    const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS], () => currentCluster().loadCoordinators());
     const metrics = new BrokerMetrics({ ...config.metricsProducerClients, uncompressedSize: uncompressedRecordsSize });
     const currentCluster = (): ClusterContext => {
       if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
@@ -283,33 +275,6 @@ export class Broker {
       });
       // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
       if (local !== null) await admin.openAll();
-      const shareState = (p: number): { leader: number } | undefined => metadata.image.partition(SHARE_GROUP_STATE_TOPIC, p);
-      const shareCoordinator = new ShareCoordinatorService({
-        log: new InternalTopicLog(
-          shareGroupStateTopicSpec(config.shareCoordinator),
-          internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
-        ),
-        numPartitions: config.shareCoordinator.numPartitions,
-        config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
-        leads: (p) => shareState(p)?.leader === node.nodeId,
-        partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
-        logger: logger('share-coordinator'),
-        deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
-        topicIds: () => metadata.image.topics().map((t) => t.topicId),
-        pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
-      });
-      shareCoordinator.onLeadership();
-      shareCoordinator.startPeriodicJobs();
-      shareCoordinators = shareCoordinator;
-      const clusterMember = member;
-      const persister = new ShareStatePersister({
-        nodeId: node.nodeId,
-        local: shareCoordinator,
-        leaderOf: (p) => shareState(p)?.leader ?? null,
-        // The member's peers exist once it is prepared, below; nothing is persisted before it joins.
-        peers: clusterMember === null ? null : { at: (leader) => clusterMember.shareStatePeers().at(leader) },
-      });
-      sharePersister = persister;
       if (local !== null) {
         localLogDirFailures = new LogDirFailureHandler({
           logs: replicaLogs(partitions),
@@ -321,50 +286,16 @@ export class Broker {
         });
         localLogDirFailures.start();
       }
-      const groupLogger = logger('groups');
-      groups = new GroupCoordinatorService({
-        log: new InternalTopicLog(
-          offsetsTopicSpec(config.offsetsTopicNumPartitions),
-          internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory, config.cluster?.offsetsTopicReplicationFactor ?? 1),
-        ),
-        numPartitions: config.offsetsTopicNumPartitions,
-        config: { ...config.groupCoordinator, groupOverrides: (groupId) => configs.groupConfig(groupId) },
-        leads: (p) => metadata.image.partition(CONSUMER_OFFSETS_TOPIC, p)?.leader === node.nodeId,
-        logger: groupLogger,
-        sharePersister: persister,
-      });
-      // Like a broker taking over its partitions: coordinators load at start-up, not on first use.
-      groups.onLeadership();
-      const coordinators = groups;
       const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
-      const transactionState = (p: number): { leader: number; leaderEpoch: number } | undefined => metadata.image.partition(TRANSACTION_STATE_TOPIC, p);
-      transactions = new TransactionCoordinatorService({
-        log: new InternalTopicLog(
-          transactionStateTopicSpec(config.transactionStateLog),
-          internalTopicPartitions(TRANSACTION_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.transactionStateLogReplicationFactor ?? 1),
-        ),
-        numPartitions: config.transactionStateLog.numPartitions,
-        config: { ...config.transactionCoordinator, transactionVersionLevel: () => featureLevel(metadata.image.features, TRANSACTION_VERSION) },
-        leads: (p) => transactionState(p)?.leader === node.nodeId,
-        coordinatorEpoch: (p) => transactionState(p)?.leaderEpoch ?? -1,
-        producerIds,
-        // The markers are written through the handlers' context, built below before any request is served.
-        markers: { write: (marker) => writeMarkers(cluster!, marker) },
-        offsetsPartitionFor: (groupId) => coordinators.partitionOf(groupId),
-        logger: logger('transactions'),
-      });
-      transactions.onLeadership();
-      const txnCoordinators = transactions;
+      const coordinatorDeps = { config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: currentCluster, logger };
+      const loadedCoordinators = new LazyCoordinators(() => buildCoordinators(coordinatorDeps), log);
+      coordinators = loadedCoordinators;
       member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
-        onLeadershipChange: (topics) => {
-          if (topics.has(CONSUMER_OFFSETS_TOPIC)) coordinators.onLeadership();
-          if (topics.has(TRANSACTION_STATE_TOPIC)) txnCoordinators.onLeadership();
-          if (topics.has(SHARE_GROUP_STATE_TOPIC)) shareCoordinator.onLeadership();
-        },
+        onLeadershipChange: (topics) => loadedCoordinators.onLeadershipChange(topics),
         onUncleanElection: () => metrics.uncleanLeaderElection(),
         onFatal: fatal,
       }, logger);
-      sharePartitions = new SharePartitionManager(persister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(currentCluster));
+      sharePartitions = new SharePartitionManager(loadedCoordinators.sharePersister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(currentCluster));
       const sharePartitionManager = sharePartitions;
       cluster = {
         nodeId: node.nodeId,
@@ -381,34 +312,46 @@ export class Broker {
         producePurgatory,
         producerIds,
         transactionalProduces: new KeyedQueue(),
-        groups,
-        transactions,
-        shareCoordinator,
-        sharePersister: persister,
+        get groups() {
+          return loadedCoordinators.get().groups;
+        },
+        get transactions() {
+          return loadedCoordinators.get().transactions;
+        },
+        get shareCoordinator() {
+          return loadedCoordinators.get().shareCoordinator;
+        },
+        sharePersister: loadedCoordinators.sharePersister,
+        loadCoordinators: async () => {
+          await loadedCoordinators.load();
+        },
         shares: { partitions: sharePartitionManager, sessions: new ShareSessionCache(config.shareGroup.maxShareSessions), batches: fileBatches },
         membership: member?.membership() ?? null,
         acls: new AclAdmin(writer),
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
         brokerLoggers: logLevels,
       };
+      // Groups and transactions come back after a restart: their state loads now, not on first use.
+      if (metadata.image.topics().some((t) => COORDINATOR_TOPICS.has(t.name))) await loadedCoordinators.load();
       // Registering invites the controller's requests, which need everything above.
       await member?.join();
       if (config.metricsListener !== null) {
         const metricsLog = logger('metrics');
-        const scraper = new MetricsScraper(
+        metricsServer = await startMetricsEndpoint(
+          config.metricsListener,
           {
             broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
-            committedOffsets: () => coordinators.committedOffsets(),
+            workersStarted: () => host.startedWorkers().length,
+            committedOffsets: async () => (await loadedCoordinators.loaded?.groups.committedOffsets()) ?? [],
             clientProduce: () => metrics.clientProduce.snapshot(),
           },
           { maxLagPartitions: config.metricsLagMaxPartitions, log: metricsLog },
         );
-        metricsServer = await MetricsServer.start(config.metricsListener.host, config.metricsListener.port, scraper, metricsLog);
         log.info('metrics endpoint listening', { url: metricsServer.url });
       }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, zookeeper: config.cluster?.zookeeperConnect ?? null });
+      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
       localLogDirFailures?.close();
       await closeListeners();
@@ -420,7 +363,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, groups!, transactions!, checkpointTimer, metricsServer, member, shareCoordinators!, sharePartitions!, sharePersister!, localLogDirFailures);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, coordinators!, checkpointTimer, metricsServer, member, sharePartitions!, localLogDirFailures);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }
@@ -436,15 +379,27 @@ export class Broker {
     // learn NOT_COORDINATOR, so every connection can drain.
     this.purgatory.wakeAll('shutdown');
     this.producePurgatory.close();
-    this.groups.close();
-    this.transactions.close();
-    this.shareCoordinators.close();
+    this.coordinators.close();
     await closing;
     await this.sharePartitions.close();
     // Scrapes ask the workers, so the endpoint goes before them.
     await this.metrics?.close();
     await this.member?.close();
     await this.partitions.close();
+  }
+}
+
+/**
+ * The partitions with a directory in the log dirs: only their owners start with the broker.
+ * Undefined when a log dir cannot be listed: every worker then starts, and finds out for itself
+ * (a worker takes such a dir offline).
+ */
+function partitionsOnDisk(logDirs: readonly string[], log: Logger): TopicPartition[] | undefined {
+  try {
+    return logDirs.flatMap(partitionsInLogDir);
+  } catch (err) {
+    log.warn('listing the log dirs failed: every partition worker starts now', { error: String(err) });
+    return undefined;
   }
 }
 

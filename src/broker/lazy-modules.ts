@@ -5,11 +5,19 @@
  * factories only defer the `import`.
  */
 import type { Logger } from '../common/logger.js';
+import type { ScrapeOptions, ScrapeSources } from '../common/metrics/scrape.js';
 import type { ClusterMember } from './cluster-member.js';
 import type { ClusterMemberConfig } from './config.js';
+import type { MetricsServer } from './metrics-server.js';
 
 /** ZooKeeper, the controller and the replica fetchers: only a broker with `zookeeper.connect` is a cluster member. */
 export async function connectClusterMember(config: ClusterMemberConfig, proposedClusterId: string, log: Logger): Promise<ClusterMember> {
   const { ClusterMember } = await import('./cluster-member.js');
   return ClusterMember.connect(config, proposedClusterId, log);
+}
+
+/** The `/metrics` endpoint (node:http, and prom-client's default metrics): only with `metrics.listener`. */
+export async function startMetricsEndpoint(at: { readonly host: string; readonly port: number }, sources: ScrapeSources, options: ScrapeOptions): Promise<MetricsServer> {
+  const [{ MetricsScraper }, { MetricsServer }] = await Promise.all([import('../common/metrics/scrape.js'), import('./metrics-server.js')]);
+  return MetricsServer.start(at.host, at.port, new MetricsScraper(sources, options), options.log);
 }

@@ -27,6 +27,8 @@ export const initProducerIdHandler = defineHandler({
     }
     if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     try {
+      // Idempotent producers (above) need no coordinator; a transactional one loads them.
+      await c.loadCoordinators();
       const answer = await c.transactions.initProducerId({
         transactionalId: request.transactionalId,
         transactionTimeoutMs: request.transactionTimeoutMs,

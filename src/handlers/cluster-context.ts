@@ -49,11 +49,16 @@ export interface ClusterContext {
    * verify its partitions must not let a later one overtake it.
    */
   readonly transactionalProduces: KeyedQueue;
-  /** The classic group coordinators (one per `__consumer_offsets` partition). */
+  /**
+   * Loads the coordinators below on first use; the registry awaits it before the first request
+   * of an API marked `usesCoordinators`, other code before it reads them.
+   */
+  loadCoordinators(): Promise<void>;
+  /** The classic group coordinators (one per `__consumer_offsets` partition); throws COORDINATOR_NOT_AVAILABLE before `loadCoordinators`. */
   readonly groups: GroupCoordinatorService;
-  /** The transaction coordinators (one per `__transaction_state` partition this broker leads). */
+  /** The transaction coordinators (one per `__transaction_state` partition this broker leads); as `groups`. */
   readonly transactions: TransactionCoordinatorService;
-  /** The share coordinators (one per `__share_group_state` partition this broker leads): RPCs 83–87. */
+  /** The share coordinators (one per `__share_group_state` partition this broker leads): RPCs 83–87; as `groups`. */
   readonly shareCoordinator: ShareCoordinatorService;
   /** Share-partition state wherever its share coordinator runs, here or on another broker. */
   readonly sharePersister: SharePersister;

@@ -77,6 +77,8 @@ export interface HandlerEntry {
   readonly name: string;
   readonly versions: VersionRange;
   readonly advertisedVersions: VersionRange;
+  /** Its handler reads `ClusterContext.groups`, `transactions` or `shareCoordinator`: they load before its first request. */
+  readonly usesCoordinators?: boolean;
   load(): Promise<RegisteredApi>;
 }
 

@@ -24,7 +24,11 @@ export class HandlerRegistry {
   /** What ApiVersions lists. */
   readonly supportedApis: readonly ApiVersionRange[];
 
-  constructor(handlers: readonly HandlerEntry[]) {
+  /** `loadCoordinators` runs with the module of an API that `usesCoordinators`: its requests wait for both. */
+  constructor(
+    handlers: readonly HandlerEntry[],
+    private readonly loadCoordinators: () => Promise<void> = async () => undefined,
+  ) {
     for (const h of handlers) {
       if (this.served.has(h.apiKey)) throw new Error(`two handlers registered for API ${h.apiKey}`);
       this.served.set(h.apiKey, { lo: h.versions.lo, hi: stableMax(h.apiKey, h.versions) });
@@ -56,7 +60,8 @@ export class HandlerRegistry {
     const ready = this.loaded.get(entry.apiKey);
     let load = this.loading.get(entry.apiKey);
     if (ready === undefined && load === undefined) {
-      load = entry.load().then((h) => {
+      const module = entry.usesCoordinators === true ? Promise.all([entry.load(), this.loadCoordinators()]).then(([h]) => h) : entry.load();
+      load = module.then((h) => {
         this.loaded.set(entry.apiKey, h);
         return h;
       });

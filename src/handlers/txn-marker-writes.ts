@@ -63,7 +63,11 @@ export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWri
   for (const ref of write.partitions) {
     const found = lookupPartition(c, ref.topic, ref.partition);
     if (!found.ok) answers.push(Promise.resolve(found.errorCode));
-    else if (ref.topic === CONSUMER_OFFSETS_TOPIC) answers.push(c.groups.completeTransaction(ref.partition, marker).then(asLeaderAnswer, (err: unknown) => asLeaderAnswer(kafkaErrorCode(err))));
+    else if (ref.topic === CONSUMER_OFFSETS_TOPIC) {
+      // A peer's coordinator may write here before any group request has loaded the coordinators.
+      const completed = c.loadCoordinators().then(() => c.groups.completeTransaction(ref.partition, marker));
+      answers.push(completed.then(asLeaderAnswer, (err: unknown) => asLeaderAnswer(kafkaErrorCode(err))));
+    }
     else {
       entries.push({ topic: ref.topic, partition: ref.partition, ...marker });
       answers.push(new Promise<number>((resolve) => settle.push(resolve)));

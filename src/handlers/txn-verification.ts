@@ -62,6 +62,7 @@ export async function verifyTransactionalPartitions(
   support: TransactionSupport,
 ): Promise<Map<TopicPartitionRef, number>> {
   let answers: ReadonlyArray<{ errorCode: number }>;
+  await c.loadCoordinators();
   const verifyOnly = !support.addsPartitions;
   const coordinator = c.metadata.partition(TRANSACTION_STATE_TOPIC, c.transactions.partitionOf(producer.transactionalId))?.leader;
   const peers = c.membership?.transactionPeers;

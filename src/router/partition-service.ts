@@ -9,6 +9,11 @@
  * What the replies say beyond their answers (appends, high watermark moves, state changes, ISR
  * candidates) goes to `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its
  * partitions.
+ *
+ * Workers the host has not started host no logs: what goes to every worker (checkpoints,
+ * metrics, log dir questions, ISR proposals, close) goes to the started ones only, deletes and
+ * config changes skip them, and with none started the answers are computed here
+ * (`unstarted-workers.ts`). Opening a partition, or any request about one, starts its owner.
  */
 import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../cluster/partition-admin.js';
 import type { PartitionRegistration } from '../cluster/metadata-image.js';
@@ -49,6 +54,7 @@ import {
   type TxnMarkerEntry,
   type AbortedTransaction,
 } from '../worker/partition-protocol.js';
+import { emptyLogDirs, markCleanShutdown } from '../worker/unstarted-workers.js';
 import type { WorkerOp } from '../worker/worker-op.js';
 import type { PartitionData } from './partition-data.js';
 import type { PartitionEvents } from './partition-events.js';
@@ -89,12 +95,20 @@ const topicBytes = (ref: PartitionRef): number => ref.topic.length * 3;
 export class PartitionService implements PartitionAdmin, PartitionData {
   /** Lease ids to release, per worker, gathered during the current turn of the event loop. */
   private readonly pendingReleases = new Map<number, number[]>();
+  /** The log dirs taken offline, and why: a worker that starts later learns them first. */
+  private readonly offlineDirs = new Map<string, string>();
 
   constructor(
     private readonly host: PartitionWorkerHost,
     private readonly log: Logger,
     private readonly events: PartitionEvents,
-  ) {}
+    /** `log.dirs`, for the answers no started worker gives. */
+    private readonly logDirs: readonly string[],
+  ) {
+    host.onWorkerStart((worker) => {
+      for (const [path, reason] of this.offlineDirs) host.postOp(worker, PartitionOps.takeLogDirOffline, { path, reason });
+    });
+  }
 
   private workerOf(topic: string, partition: number): number {
     return this.host.workerFor(topic, partition);
@@ -112,10 +126,13 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return groups;
   }
 
-  /** One op per worker owning some of `partitions` of `topic`, each with its share. */
-  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void>, body: (share: T[]) => Req): Promise<void> {
-    const groups = this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })));
-    await Promise.all([...groups].map(([w, indexes]) => this.host.call(w, op, body(indexes.map((i) => partitions[i]!)))));
+  /**
+   * One op per worker owning some of `partitions` of `topic`, each with its share; with
+   * `hostedOnly`, not to a worker that has not started (it hosts none of them).
+   */
+  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void>, body: (share: T[]) => Req, hostedOnly = false): Promise<void> {
+    const groups = [...this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })))].filter(([w]) => !hostedOnly || this.host.isStarted(w));
+    await Promise.all(groups.map(([w, indexes]) => this.host.call(w, op, body(indexes.map((i) => partitions[i]!)))));
   }
 
   /**
@@ -149,16 +166,17 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   /** Deletes these partition logs of the topic (a replica moved away by a reassignment, or the whole topic). */
   async deletePartitions(topic: TopicRef, partitions: readonly number[]): Promise<void> {
-    await this.eachWorker(topic.name, partitions, (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }));
+    await this.eachWorker(topic.name, partitions, (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }), true);
   }
 
   async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {
     const settings = logSettings(config);
-    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.updateConfig, (share) => ({ topic: topic.name, partitions: share, config: settings }));
+    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.updateConfig, (share) => ({ topic: topic.name, partitions: share, config: settings }), true);
   }
 
   async describeLogDirs(): Promise<LogDirDescription[]> {
-    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.describeLogDirs, undefined)));
+    const started = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.describeLogDirs, undefined)));
+    const shares = started.length > 0 ? started : [emptyLogDirs(this.logDirs, new Set(this.offlineDirs.keys()))];
     const byPath = new Map<string, { online: boolean; totalBytes: number; usableBytes: number; partitions: LogDirDescription['partitions'][number][] }>();
     for (const dir of shares.flat()) {
       const entry = byPath.get(dir.path) ?? { online: true, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes, partitions: [] };
@@ -183,6 +201,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   /** Takes a failed log dir offline in every worker: none appends to it, reads from it or places new partitions in it. */
   async takeLogDirOffline(path: string, reason: string): Promise<void> {
+    this.offlineDirs.set(path, reason);
     await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.takeLogDirOffline, { path, reason })));
   }
 
@@ -282,7 +301,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    */
   async isrProposals(partitions: readonly PartitionRef[] | null = null): Promise<IsrProposal[]> {
     const asks: Array<[number, readonly PartitionRef[] | null]> =
-      partitions === null ? this.workers().map((w) => [w, null]) : [...this.indexesByWorker(partitions)].map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
+      partitions === null
+        ? this.workers().map((w) => [w, null])
+        : [...this.indexesByWorker(partitions)].filter(([w]) => this.host.isStarted(w)).map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
     const replies = await Promise.allSettled(asks.map(([w, share]) => this.host.call(w, PartitionOps.isrProposals, { partitions: share })));
     return replies.flatMap((reply, i) => {
       if (reply.status === 'fulfilled') return reply.value;
@@ -434,16 +455,16 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    */
   async workerMetrics(ends: readonly PartitionRef[]): Promise<WorkerScrape> {
     const byWorker = this.indexesByWorker(ends);
-    // Every worker is asked, for its snapshot, whether or not it owns one of `ends`.
-    const owned = this.workers().map((w) => (byWorker.get(w) ?? []).map((i) => ends[i]!));
+    // Every started worker is asked, for its snapshot, whether or not it owns one of `ends`.
+    const workers = this.workers();
     const replies = await Promise.allSettled(
-      owned.map((partitions, w) => this.host.call(w, PartitionOps.metrics, { partitions })),
+      workers.map((w) => this.host.call(w, PartitionOps.metrics, { partitions: (byWorker.get(w) ?? []).map((i) => ends[i]!) })),
     );
     const snapshots: WorkerMetricsSnapshot[] = [];
     const hosted: PartitionEnd[] = [];
-    replies.forEach((reply, worker) => {
+    replies.forEach((reply, i) => {
       if (reply.status === 'rejected') {
-        this.log.debug('worker metrics unavailable', { worker, error: String(reply.reason) });
+        this.log.debug('worker metrics unavailable', { worker: workers[i], error: String(reply.reason) });
         return;
       }
       snapshots.push(reply.value.metrics);
@@ -454,10 +475,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return { snapshots, ends: hosted };
   }
 
-  /** Writes the per-log-dir checkpoint files from every worker's share (worker 0 writes them). */
+  /** Writes the per-log-dir checkpoint files from every started worker's share (the first one writes them). */
   async checkpoint(): Promise<void> {
-    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.checkpointEntries, undefined)));
-    await this.host.call(0, PartitionOps.writeCheckpoints, { shares, cleanShutdown: false });
+    const workers = this.workers();
+    if (workers.length === 0) return;
+    const shares = await Promise.all(workers.map((w) => this.host.call(w, PartitionOps.checkpointEntries, undefined)));
+    await this.host.call(workers[0]!, PartitionOps.writeCheckpoints, { shares, cleanShutdown: false });
   }
 
   /**
@@ -465,13 +488,16 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * merged checkpoints and the clean-shutdown markers are written; then the workers exit.
    */
   async close(): Promise<void> {
-    const shares = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.closeLogs, undefined)));
-    await this.host.call(0, PartitionOps.writeCheckpoints, { shares, cleanShutdown: true });
+    const workers = this.workers();
+    const shares = await Promise.all(workers.map((w) => this.host.call(w, PartitionOps.closeLogs, undefined)));
+    if (workers.length > 0) await this.host.call(workers[0]!, PartitionOps.writeCheckpoints, { shares, cleanShutdown: true });
+    else markCleanShutdown(this.logDirs, new Set(this.offlineDirs.keys()));
     await this.host.close();
   }
 
+  /** The workers a broadcast goes to: the started ones, as the others host no logs. */
   private workers(): number[] {
-    return range(this.host.size);
+    return this.host.startedWorkers();
   }
 }
 

@@ -5,7 +5,6 @@
  * another thread except the leased file descriptors, which stay open until the main thread
  * posts `release` after its sendfile.
  */
-import { statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
@@ -13,6 +12,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
 import { LogManager, StorageError, VerificationRequired, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
 import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/offset-requests.js';
+import { logDirSpace } from './log-dir-space.js';
 import type { RegisterOps } from './op-module.js';
 import { Partition, type LeaderAppend } from './partition.js';
 import {
@@ -414,21 +414,12 @@ export const registerOps: RegisterOps = (setup) => {
 
   setup.serve(PartitionOps.describeLogDirs, () =>
     manager.logDirs.map((dir): WorkerLogDir => {
-      let totalBytes = -1;
-      let usableBytes = -1;
-      try {
-        const fs = statfsSync(dir.path);
-        totalBytes = fs.blocks * fs.bsize;
-        usableBytes = fs.bavail * fs.bsize;
-      } catch {
-        // An unreadable log dir is reported offline below; its sizes stay unknown (-1), as in Kafka.
-      }
       const current = [...manager.logs()].map((log) => ({ log, isFuture: false, offsetLag: 0 }));
       const futures = [...manager.futureLogs()].map(({ log, lag }) => ({ log, isFuture: true, offsetLag: lag }));
       const hosted = [...current, ...futures]
         .filter(({ log }) => log.logDir === dir)
         .map(({ log, isFuture, offsetLag }) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size, isFuture, offsetLag }));
-      return { path: dir.path, online: dir.online, totalBytes, usableBytes, partitions: hosted };
+      return { path: dir.path, online: dir.online, ...logDirSpace(dir.path), partitions: hosted };
     }),
   );
 

@@ -1,7 +1,13 @@
 /**
- * Main-thread owner of the partition workers: starts `num.partition.workers` threads, each with
- * a command ring and a reply ring, routes requests to the worker that owns a partition, notices
- * a worker that dies, and shuts them all down cleanly. Main thread only; never blocks.
+ * Main-thread owner of the partition workers: gives each of `num.partition.workers` a command
+ * ring and a reply ring and starts its thread, routes requests to the worker that owns a
+ * partition, notices a worker that dies, and shuts them all down cleanly. Main thread only;
+ * never blocks.
+ *
+ * With `startOwnersOf`, a worker owning none of the partitions found on disk starts its thread
+ * only when the first request is routed to it (an isolate costs ~18 MiB and ~0.4 s of CPU): that
+ * request waits in its ring meanwhile. Until then it hosts no logs, so broadcasts go only to the
+ * started workers (`startedWorkers()`), and `post` leaves it asleep.
  *
  * A dead worker is not restarted here: its pending requests reject with
  * `PartitionWorkerUnavailableError` (KAFKA_STORAGE_ERROR), and so does every later request for
@@ -24,6 +30,7 @@ import {
 } from '../ipc/ring-channel.js';
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
+import type { PartitionRef } from './partition-protocol.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
 import { topicHash, workerForHash } from './partition-routing.js';
 import type { WorkerOp } from './worker-op.js';
@@ -43,18 +50,29 @@ export interface PartitionWorkerHostOptions {
   readonly shutdownTimeoutMs?: number;
   /** Called once when a worker stops serving other than through `close()`. */
   readonly onWorkerLost?: (error: PartitionWorkerUnavailableError) => void;
+  /**
+   * The partitions whose logs are on disk: their owners start at once (to load and recover
+   * them), the other workers on their first request. Undefined: every worker starts at once.
+   */
+  readonly startOwnersOf?: readonly PartitionRef[];
 }
 
 interface WorkerSlot {
   readonly index: number;
-  readonly thread: Worker;
+  readonly data: PartitionWorkerData;
+  /** Null until the worker is started (at once, or by its first request). */
+  thread: Worker | null;
+  /** Whether the started thread has registered its handlers. */
+  ready: boolean;
   readonly channel: RingChannelClient;
   /** The rings' shared memory, read (never written) here for their occupancy. */
   readonly buffers: ChannelBuffers;
-  readonly exited: Promise<void>;
+  exited: Promise<void>;
   /** Set once the worker no longer serves; later requests reject with it at once. */
   failure: PartitionWorkerUnavailableError | null;
 }
+
+type StartedSlot = WorkerSlot & { thread: Worker };
 
 const DEFAULT_MAX_IDLE_WAIT_MS = 50;
 /** Routing runs for every partition of every request; hashing the UTF-8 of its topic each time would allocate. */
@@ -65,6 +83,7 @@ export class PartitionWorkerHost {
   private readonly slots: readonly WorkerSlot[];
   private readonly options: PartitionWorkerHostOptions;
   private closing: Promise<void> | null = null;
+  private startHook: ((workerIndex: number) => void) | null = null;
   private readonly topicHashes = new Map<string, number>();
 
   private constructor(slots: readonly WorkerSlot[], options: PartitionWorkerHostOptions) {
@@ -72,13 +91,14 @@ export class PartitionWorkerHost {
     this.options = options;
   }
 
-  /** Starts the workers and resolves once every one has registered its handlers. */
+  /**
+   * Creates every worker's rings, starts the workers `startOwnersOf` calls for (all without it)
+   * and resolves once each of those has registered its handlers.
+   */
   static async start(options: PartitionWorkerHostOptions): Promise<PartitionWorkerHost> {
     const count = options.workers ?? availableParallelism();
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`num.partition.workers must be a positive integer, got ${count}`);
     const slots: WorkerSlot[] = [];
-    const ready: Promise<void>[] = [];
-    let host: PartitionWorkerHost | null = null;
     for (let index = 0; index < count; index++) {
       const channel = createChannelBuffers(options.ringCapacity ?? DEFAULT_RING_CAPACITY);
       const data: PartitionWorkerData = {
@@ -89,40 +109,66 @@ export class PartitionWorkerHost {
         moduleOptions: options.moduleOptions,
         maxIdleWaitMs: options.maxIdleWaitMs ?? DEFAULT_MAX_IDLE_WAIT_MS,
       };
-      const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData: data });
       const slot: WorkerSlot = {
         index,
-        thread,
+        data,
+        thread: null,
+        ready: false,
         channel: new RingChannelClient(channel),
         buffers: channel,
-        exited: new Promise((resolve) => thread.once('exit', () => resolve())),
+        exited: Promise.resolve(),
         failure: null,
       };
       slots.push(slot);
-      ready.push(
-        new Promise<void>((resolve, reject) => {
-          const onExit = (code: number): void => reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
-          thread.once('exit', onExit);
-          thread.once('error', (error) => reject(new PartitionWorkerUnavailableError(index, 'start-failed', error.message, { cause: error })));
-          thread.once('message', (message: unknown) => {
-            if (message !== WORKER_READY) return;
-            thread.off('exit', onExit);
-            resolve();
-          });
-        }),
-      );
-      thread.on('error', (error) => host?.lose(slot, 'crashed', error.message, error));
-      thread.on('exit', (code) => host?.lose(slot, 'exited', `exited with code ${code}`, undefined));
     }
-    host = new PartitionWorkerHost(slots, options);
+    const host = new PartitionWorkerHost(slots, options);
+    const owners = options.startOwnersOf === undefined ? null : new Set(options.startOwnersOf.map((p) => host.workerFor(p.topic, p.partition)));
+    const starting = slots.filter((slot) => owners === null || owners.has(slot.index));
     try {
-      await Promise.all(ready);
+      await Promise.all(starting.map((slot) => host.launch(slot)));
     } catch (error) {
-      await Promise.all(slots.map((slot) => slot.thread.terminate()));
+      // The workers stopped here are not lost: start() fails instead.
+      for (const slot of slots) slot.failure ??= error as PartitionWorkerUnavailableError;
+      await Promise.all(starting.map((slot) => slot.thread!.terminate()));
       for (const slot of slots) slot.channel.fail(error as Error);
       throw error;
     }
     return host;
+  }
+
+  /**
+   * Starts the slot's thread; resolves once it has registered its handlers. A failure to start
+   * rejects and also loses the worker (its requests reject with the same reason).
+   */
+  private launch(slot: WorkerSlot): Promise<void> {
+    const index = slot.index;
+    const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData: slot.data });
+    slot.thread = thread;
+    slot.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    const ready = new Promise<void>((resolve, reject) => {
+      const onExit = (code: number): void => reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
+      thread.once('exit', onExit);
+      thread.once('error', (error) => reject(new PartitionWorkerUnavailableError(index, 'start-failed', error.message, { cause: error })));
+      thread.once('message', (message: unknown) => {
+        if (message !== WORKER_READY) return;
+        slot.ready = true;
+        thread.off('exit', onExit);
+        resolve();
+      });
+    });
+    thread.on('error', (error) => this.lose(slot, slot.ready ? 'crashed' : 'start-failed', error.message, error));
+    thread.on('exit', (code) => this.lose(slot, slot.ready ? 'exited' : 'start-failed', `exited with code ${code}${slot.ready ? '' : ' while starting'}`, undefined));
+    this.startHook?.(index);
+    return ready;
+  }
+
+  /**
+   * Calls `hook` as each worker started on its first request starts, before that request is
+   * written to its ring: what the hook sends the worker reaches it first (say, state it missed
+   * while it had not started).
+   */
+  onWorkerStart(hook: (workerIndex: number) => void): void {
+    this.startHook = hook;
   }
 
   /** `num.partition.workers`. */
@@ -150,6 +196,16 @@ export class PartitionWorkerHost {
   /** Whether the worker still takes requests. */
   isAvailable(workerIndex: number): boolean {
     return this.slot(workerIndex).failure === null;
+  }
+
+  /** Whether the worker's thread has been started (it may still be loading its op module). */
+  isStarted(workerIndex: number): boolean {
+    return this.slot(workerIndex).thread !== null;
+  }
+
+  /** The indexes of the started workers: the only ones that can host a log. */
+  startedWorkers(): number[] {
+    return this.slots.filter((slot) => slot.thread !== null).map((slot) => slot.index);
   }
 
   /**
@@ -181,7 +237,8 @@ export class PartitionWorkerHost {
 
   /**
    * Sends `op` without waiting for an answer or waking the worker (see `RingChannelClient.post`).
-   * To a worker that is gone it does nothing: whatever the command was for went with it.
+   * To a worker that is gone it does nothing: whatever the command was for went with it. It does
+   * not start a worker: the command waits in the ring for the worker's first request.
    */
   post(workerIndex: number, op: number, body: MessageBody): void {
     this.postOn(workerIndex, op, body, 'ordered');
@@ -191,6 +248,9 @@ export class PartitionWorkerHost {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
+    // The request waits in the ring while the thread starts; a failure to start reaches it
+    // (and onWorkerLost) through lose(), so the start's own rejection has nothing left to tell.
+    if (slot.thread === null) this.launch(slot).catch(() => undefined);
     return slot.channel.requestDecoded(op, body, decode, lane);
   }
 
@@ -216,8 +276,9 @@ export class PartitionWorkerHost {
   }
 
   /**
-   * Clean shutdown: new requests fail at once; each worker answers its in-flight commands, runs
-   * its close hooks and exits. A worker that takes longer than `shutdownTimeoutMs` is terminated.
+   * Clean shutdown: new requests fail at once; each started worker answers its in-flight
+   * commands, runs its close hooks and exits (one never started has nothing to close, and is
+   * not started any more). A worker that takes longer than `shutdownTimeoutMs` is terminated.
    * Rejects with the first close-hook error, after every worker has stopped.
    */
   close(): Promise<void> {
@@ -226,19 +287,16 @@ export class PartitionWorkerHost {
   }
 
   private async shutDown(): Promise<void> {
-    const live = this.slots.filter((slot) => slot.failure === null);
-    const replies = live.map((slot) => {
-      const reply = slot.channel.requestShutdown();
-      slot.failure = new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shutting down');
-      return reply;
-    });
+    const live = this.slots.filter((slot): slot is StartedSlot => slot.failure === null && slot.thread !== null);
+    const replies = live.map((slot) => slot.channel.requestShutdown());
+    for (const slot of this.slots) slot.failure ??= new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shutting down');
     const outcomes = await Promise.allSettled(live.map((slot, i) => this.awaitExit(slot, replies[i]!)));
-    for (const slot of this.slots) slot.channel.fail(slot.failure ?? new PartitionWorkerUnavailableError(slot.index, 'closed', 'the host is shut down'));
+    for (const slot of this.slots) slot.channel.fail(slot.failure!);
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
   }
 
-  private async awaitExit(slot: WorkerSlot, shutdownReply: Promise<void>): Promise<void> {
+  private async awaitExit(slot: StartedSlot, shutdownReply: Promise<void>): Promise<void> {
     const timeoutMs = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), timeoutMs)));

@@ -3,10 +3,14 @@
  * counter moved by exactly what the requests carried — bytes and messages in for the topic are
  * the produced batches, bytes out and zero-copy bytes are the fetched records, requests and
  * errors are counted per API, and the workers' appends and flushes reach the main thread's
- * exposition.
+ * exposition. An idle broker starts no partition worker; one starts with the first partition it
+ * owns, and after a restart the owners of the partitions on disk start with the broker.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -128,7 +132,8 @@ describe('/metrics of the broker process', () => {
     assert.equal(delta('sluice_log_flush_seconds_count'), 3, 'flush.messages=1: every append flushed');
     assert.equal(total(now, 'sluice_worker_partitions'), 1);
     assert.ok(total(now, 'sluice_worker_segments') >= 1);
-    assert.equal(select(now, 'sluice_worker_partitions').length, WORKERS, 'one series per worker');
+    assert.equal(total(now, 'sluice_partition_workers_started'), 1, "the other worker, with no partition, has not started");
+    assert.equal(select(now, 'sluice_worker_partitions').length, 1, 'one series per started worker');
   });
 
   test('rings, process metrics and the workers are all in a scrape', async () => {
@@ -144,5 +149,48 @@ describe('/metrics of the broker process', () => {
     assert.equal(select(s, 'nodejs_eventloop_lag_seconds').length, 1);
     assert.ok(select(s, 'sluice_log_maintenance_seconds_count').length === 1);
     assert.ok(total(s, 'sluice_requests_total', { api: 'Metadata', version: '12' }) >= 1);
+  });
+});
+
+describe('partition workers start when needed', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-lazy-workers-'));
+  let broker: BrokerProcess | undefined;
+  const start = async (): Promise<{ client: WireClient; scrape: () => Promise<Sample[]> }> => {
+    broker = await startBrokerProcess({ 'log.dirs': dataDir, 'metrics.listener': 'http://127.0.0.1:0', 'num.partition.workers': String(WORKERS) });
+    const url = await metricsUrl(broker);
+    const client = await WireClient.connect(broker.host, broker.port);
+    return { client, scrape: async () => parseExposition(await (await fetch(url)).text()) };
+  };
+  after(async () => {
+    await broker?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('an idle broker runs none; the first partition starts its owner; after a restart its owner starts at once and still has the records', async () => {
+    let { client, scrape } = await start();
+    const first = await scrape();
+    assert.equal(total(first, 'sluice_partition_workers_started'), 0);
+    assert.deepEqual(select(first, 'sluice_worker_partitions'), [], 'no worker was asked for its metrics');
+    const md = await call(client, 3, 12, (w) => MetadataRequest.write(w, { topics: [{ name: 'lazy' }], allowAutoTopicCreation: true }, 12), MetadataResponse);
+    assert.equal(md.topics[0]!.errorCode, ErrorCode.NONE);
+    const produced = await call(client, 0, 9, (w) => ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: 'lazy', partitionData: [{ index: 0, records: batch(4) }] }] }, 9), ProduceResponse);
+    assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+    assert.equal(total(await scrape(), 'sluice_partition_workers_started'), 1);
+    client.close();
+    assert.equal(await broker!.stop(), 0);
+
+    ({ client, scrape } = await start());
+    const restarted = await scrape();
+    assert.equal(total(restarted, 'sluice_partition_workers_started'), 1, 'the owner of lazy-0 started with the broker');
+    assert.equal(total(restarted, 'sluice_worker_partitions'), 1);
+    const fetched = await call(
+      client,
+      1,
+      12,
+      (w) => FetchRequest.write(w, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: 'lazy', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 12),
+      FetchResponse,
+    );
+    assert.equal(fetched.responses[0]!.partitions[0]!.highWatermark, 4n);
+    client.close();
   });
 });

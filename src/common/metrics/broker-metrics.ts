@@ -12,7 +12,7 @@
  * Label objects are cached (per API version, per topic, per error), so an update allocates only
  * what prom-client itself needs to find the series.
  */
-import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from './prom-client-core.js';
 import { ClientProduceMetrics, type ClientProduceOptions } from './client-produce-metrics.js';
 
 /** Fetch long polls last up to `max_wait_ms` (seconds), so the buckets reach past 30 s. */

@@ -41,6 +41,8 @@ export interface ScrapeSources {
    */
   workers(ends: readonly PartitionRef[]): Promise<WorkerScrape>;
   rings(): readonly RingOccupancy[];
+  /** How many partition workers have started (the others start on their first request). */
+  workersStarted?(): number;
   /** Every group's committed offsets. */
   committedOffsets(): Promise<readonly GroupOffset[]>;
   /** The produce batches by client id (`ClientProduceMetrics.snapshot()`), in prom-client's JSON form as a worker's. */
@@ -83,6 +85,17 @@ export class MetricsScraper {
       registers: [this.local],
       collect: rings((r) => r.capacityBytes),
     });
+    const workersStarted = sources.workersStarted;
+    if (workersStarted !== undefined) {
+      new Gauge({
+        name: 'sluice_partition_workers_started',
+        help: 'Partition workers whose thread has started; the others start on the first request routed to them.',
+        registers: [this.local],
+        collect(this: Gauge) {
+          this.set(workersStarted());
+        },
+      });
+    }
   }
 
   get contentType(): string {

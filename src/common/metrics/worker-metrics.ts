@@ -9,7 +9,7 @@
  * Pulling on scrape, rather than pushing, keeps the worker's hot path to a few additions and
  * costs nothing between scrapes. Updates are per append (one batch) or per maintenance pass.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from './prom-client-core.js';
 
 const FLUSH_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 

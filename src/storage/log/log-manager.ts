@@ -54,6 +54,7 @@ import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js';
 import { LogDir } from './log-dir.js';
 import { removeCleanShutdownMarker, writeCleanShutdownMarker } from './clean-shutdown-marker.js';
 import { LogMove } from './log-move.js';
+import { DIRECTORY_TO_SKIP, METADATA_LOG_DIR, partitionOfDir } from './partition-dirs.js';
 import { PartitionLog } from './partition-log.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS } from '../producer-state/producer-state-manager.js';
 
@@ -103,10 +104,6 @@ export interface CreateLogOptions {
   readonly config?: Readonly<Record<string, string | number>>;
 }
 
-/** Kafka names a partition directory being deleted `<topic>-<partition>.<uuid>-delete`. */
-const DIRECTORY_TO_SKIP = /(\.[0-9a-f]{32}-(delete|future|stray))$/;
-/** KRaft's own log, managed by the controller, not by the log manager. */
-const METADATA_LOG_DIR = '__cluster_metadata-0';
 
 interface DirState {
   readonly dir: LogDir;
@@ -203,13 +200,13 @@ export class LogManager {
         const path = join(dir.path, name);
         if (name === METADATA_LOG_DIR || !entry.isDirectory()) continue;
         if (name.endsWith(DELETE_DIR_SUFFIX)) {
-          const doomed = parsePartitionDirName(name.replace(DIRECTORY_TO_SKIP, ''));
+          const doomed = partitionOfDir(name);
           if (doomed !== null && this.#owns(doomed)) rmSync(path, { recursive: true, force: true });
           continue;
         }
         const isFuture = name.endsWith(FUTURE_DIR_SUFFIX);
         if (DIRECTORY_TO_SKIP.test(name) && !isFuture) continue;
-        const tp = parsePartitionDirName(name.replace(DIRECTORY_TO_SKIP, ''));
+        const tp = partitionOfDir(name);
         if (tp === null || !this.#owns(tp)) continue;
         const log = PartitionLog.open({
           topicPartition: tp,

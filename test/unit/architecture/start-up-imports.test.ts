@@ -24,7 +24,7 @@ function loadedAtStart(entry: string): string[] {
   return [...seen].map((f) => relative(DIST_SRC, f));
 }
 
-test('sluice start loads no handler, no API codec, no cluster-mode module and no client library until it needs them', () => {
+test('sluice start loads no handler, no API codec, no cluster-mode module, no coordinator, no metrics endpoint and no client library until it needs them', () => {
   // The CLI imports the broker dynamically; together they are what a broker loads at start.
   const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js')];
   const deferred = modules.filter(
@@ -33,7 +33,16 @@ test('sluice start loads no handler, no API codec, no cluster-mode module and no
       /^protocol\/messages\/(index|api\/(?!18-))/.test(m) ||
       /^(zk|controller|client)\//.test(m) ||
       m === 'broker/cluster-member.js' ||
-      m === 'storage/log/log-manager.js',
+      m === 'storage/log/log-manager.js' ||
+      /^coordinator\/(runtime|group\/group-coordinator-service|transaction\/transaction-coordinator-service|share\/share-coordinator-service)/.test(m) ||
+      m === 'common/metrics/scrape.js' ||
+      m === 'broker/metrics-server.js',
   );
   assert.deepEqual(deferred, []);
+});
+
+test("nothing loaded at start imports prom-client's index (its Pushgateway and default metrics): instruments use prom-client-core", () => {
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js'), ...loadedAtStart('worker/partition-ops.js')];
+  const whole = modules.filter((m) => /from\s+['"]prom-client['"]/.test(readFileSync(resolve(DIST_SRC, m), 'utf8')));
+  assert.deepEqual(whole, []);
 });

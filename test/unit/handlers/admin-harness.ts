@@ -190,6 +190,8 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       producePurgatory: new ProducePurgatory((waits) => data.checkAcks(waits)),
       producerIds,
       transactionalProduces: new KeyedQueue(),
+      // Built above, as a broker builds them on first use.
+      loadCoordinators: async () => undefined,
       groups,
       transactions: new TransactionCoordinatorService({
         log: options.transactionLog ?? NO_TRANSACTION_LOG,

@@ -137,3 +137,32 @@ test('a module that fails to load fails its request, and the next request of tha
   assert.equal(a.entry.loads, 2);
   assert.deepEqual(served, [1]);
 });
+
+test('an API that uses the coordinators waits for them with its module; other APIs never load them', async () => {
+  const served: number[] = [];
+  const plain = fakeEntry(1, served);
+  const coordinated = fakeEntry(2, served);
+  let loads = 0;
+  let coordinatorsReady: () => void = () => undefined;
+  const r = new HandlerRegistry([plain.entry, { ...coordinated.entry, usesCoordinators: true }], () => {
+    loads++;
+    return new Promise<void>((resolve) => (coordinatorsReady = resolve));
+  });
+  const first = r.get(1)!.invoke(body(), ctx);
+  plain.entry.release();
+  await first;
+  assert.equal(loads, 0, 'a plain API loads no coordinator');
+  const second = r.get(2)!.invoke(body(), ctx);
+  await settle();
+  coordinated.entry.release();
+  await settle();
+  assert.deepEqual(served, [1], 'its module alone is not enough');
+  assert.equal(loads, 1);
+  coordinatorsReady();
+  await second;
+  assert.deepEqual(served, [1, 2]);
+  assert.ok(
+    HANDLERS.filter((h) => h.usesCoordinators === true).map((h) => h.name).includes('JoinGroup') && !HANDLERS.find((h) => h.name === 'Produce')!.usesCoordinators,
+    'group APIs load the coordinators, Produce does not',
+  );
+});

@@ -63,7 +63,7 @@ before(async () => {
     logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
-  service = new PartitionService(host, new Logger('test'), events);
+  service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
 });
 
 after(async () => {

@@ -46,7 +46,7 @@ before(async () => {
     logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
   };
   const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
-  service = new PartitionService(host, new Logger('test'), events);
+  service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
   const partitions = [0, 1, 2].map((partition) => ({ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [] }));
   await service.createPartitions({ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, partitions, new Map());
 });

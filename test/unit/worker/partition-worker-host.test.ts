@@ -10,6 +10,7 @@ import { RingMessageTooLargeError } from '../../../src/ipc/errors.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { PartitionWorkerUnavailableError } from '../../../src/worker/errors.js';
 import { PartitionWorkerHost, type PartitionWorkerHostOptions } from '../../../src/worker/partition-worker-host.js';
+import { workerForPartition } from '../../../src/worker/partition-routing.js';
 import { Op, generated, type TestHandlerOptions } from './fixtures/test-ops.js';
 
 const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
@@ -265,4 +266,46 @@ test('an op module without registerOps fails start() loudly', async () => {
     PartitionWorkerHost.start({ opModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 1 }),
     (error: unknown) => error instanceof PartitionWorkerUnavailableError && error.reason === 'start-failed' && /registerOps/.test(error.message),
   );
+});
+
+test('with startOwnersOf, only the owners of those partitions start; another worker starts on its first request, which it then serves', async () => {
+  const owner = workerForPartition('on-disk', 0, 3);
+  const host = await start({ workers: 3, startOwnersOf: [{ topic: 'on-disk', partition: 0 }] });
+  try {
+    assert.deepEqual(host.startedWorkers(), [owner]);
+    const idle = [0, 1, 2].find((w) => w !== owner)!;
+    assert.equal(host.isStarted(idle), false);
+    // A posted command waits in the ring without starting the worker; the first request starts it.
+    host.post(idle, Op.RECORD, { payloads: [Uint8Array.of(1)] });
+    assert.equal(host.isStarted(idle), false);
+    const [who, digest] = await within(Promise.all([host.request(idle, Op.WHO), host.request(idle, Op.DIGEST)]), 10_000, 'the lazily started worker');
+    assert.equal(new DataView(who.buffer).getUint32(0, true), idle);
+    assert.deepEqual(Buffer.from(digest), createHash('sha256').update(Uint8Array.of(1)).digest(), 'the posted command ran first');
+    assert.deepEqual(host.startedWorkers(), [owner, idle].sort());
+  } finally {
+    await host.close();
+  }
+});
+
+test('close() with workers never started stops the started ones; later requests to any worker reject as closed', async () => {
+  const host = await start({ workers: 2, startOwnersOf: [] });
+  assert.deepEqual(host.startedWorkers(), []);
+  await host.request(1, Op.ECHO);
+  await within(host.close(), 10_000, 'close');
+  await assert.rejects(host.request(0, Op.ECHO), isUnavailable('closed'));
+  await assert.rejects(host.request(1, Op.ECHO), isUnavailable('closed'));
+  assert.equal(host.isStarted(0), false, 'a request after close starts nothing');
+});
+
+test('a worker that fails to start on its first request is lost: the request rejects as start-failed and onWorkerLost hears it', async () => {
+  const lost: PartitionWorkerUnavailableError[] = [];
+  const host = await PartitionWorkerHost.start({ opModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 2, startOwnersOf: [], onWorkerLost: (e) => lost.push(e) });
+  try {
+    await assert.rejects(within(host.request(0, Op.ECHO), 10_000, 'the failed start'), isUnavailable('start-failed'));
+    assert.equal(host.isAvailable(0), false);
+    assert.equal(host.isAvailable(1), true);
+    assert.deepEqual(lost.map((e) => e.reason), ['start-failed']);
+  } finally {
+    await host.close();
+  }
 });
