@@ -7,6 +7,7 @@ import type { RecordDelivery } from '../../../src/client/producer-accumulator.js
 import { BatchingProducer, type BatchingProducerOptions } from '../../../src/client/producer-batching.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { FakeProduceBroker, type ProduceCall } from './fake-produce-broker-helper.js';
+import { until } from '../../helpers/offset-wire.js';
 
 const TOPIC = 't';
 
@@ -53,8 +54,9 @@ describe('BatchingProducer against a scripted broker', () => {
     const deliveries = await Promise.all(sendAll(p, 4, 1));
     assert.deepEqual(deliveries.map((d) => d.offset), [-1n, -1n, -1n, -1n]);
     await p.close();
-    await sleep(20);
-    assert.equal(broker.calls.reduce((n, c) => n + c.partitions.reduce((m, x) => m + x.recordCount, 0), 0), 4);
+    // Written is not yet read: the scripted broker gets them when its socket is next read.
+    const received = (): number => broker.calls.reduce((n, c) => n + c.partitions.reduce((m, x) => m + x.recordCount, 0), 0);
+    await until('the broker to read the four records', async () => (received() === 4 ? true : undefined));
     assert.ok(broker.calls.every((c) => c.acks === 0));
   });
 
@@ -74,15 +76,16 @@ describe('BatchingProducer against a scripted broker', () => {
     broker.onProduce = (call) => held.push(call);
     const p = producer({ acks: 1, lingerMs: 0, maxInFlight: 2 });
     const sent: Array<Promise<RecordDelivery>> = [];
-    for (let i = 0; i < 5; i++) {
+    // Each of the first two sends becomes a request of its own once the broker holds the one before.
+    for (const inFlight of [1, 2]) {
       sent.push(...sendAll(p, 10, 0));
-      await sleep(5);
+      await until(`request ${inFlight} at the broker`, async () => (held.length === inFlight ? true : undefined));
     }
+    for (let i = 0; i < 3; i++) sent.push(...sendAll(p, 10, 0));
+    await sleep(50);
     assert.equal(held.length, 2, 'two requests in flight, the rest waits in the accumulator');
-    while (held.length > 0) {
-      held.shift()!.respond();
-      await sleep(5);
-    }
+    broker.onProduce = (call) => call.respond();
+    for (const call of held.splice(0)) call.respond();
     await Promise.all(sent);
     const counts = broker.calls.map((c) => c.partitions[0]!.recordCount);
     assert.equal(counts.reduce((a, b) => a + b, 0), 50);
