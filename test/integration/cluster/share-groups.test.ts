@@ -169,13 +169,18 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
     await cluster.waitFor(`broker ${id} back in sync`, settled([TOPIC, SHARE_GROUP_STATE_TOPIC]), 60_000);
     // The controller may not count the returning broker in every ISR yet when the first election is
     // asked for (the metadata above can come from another broker): ask until it has elected them all.
+    // ElectLeaders goes to the controller, as Kafka's admin client sends it: another broker answers
+    // NOT_CONTROLLER and elects nothing.
     let pending = '';
     await waitFor('preferred leaders', 60_000, async () => {
-      const elected = await wireCall(cluster.anyBroker(), M.ElectLeadersRequest, M.ElectLeadersResponse, 2, { electionType: 0, topicPartitions: null, timeoutMs: 30_000 });
+      const before = await cluster.metadata(null);
+      const controller = cluster.brokers[before.controllerId - 1];
+      if (controller === undefined) return undefined;
+      const elected = await wireCall(controller.bootstrap, M.ElectLeadersRequest, M.ElectLeadersResponse, 2, { electionType: 0, topicPartitions: null, timeoutMs: 30_000 });
       const refused = new Map(elected.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => [`${t.topic}-${p.partitionId}`, p.errorCode] as const)));
       const m = await cluster.metadata(null);
       const off = m.topics.flatMap((t) => t.partitions.filter((p) => p.leaderId !== p.replicaNodes[0]).map((p) => `${t.name}-${p.partitionIndex} leader ${p.leaderId} replicas [${p.replicaNodes.join(',')}] isr [${p.isrNodes.join(',')}] election error ${refused.get(`${t.name}-${p.partitionIndex}`)}`));
-      pending = off.join('; ');
+      pending = `controller ${before.controllerId} (answered ${elected.errorCode}); ${off.join('; ')}`;
       return off.length === 0 ? true : undefined;
     }).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}; not on their preferred leader: ${pending}`);
