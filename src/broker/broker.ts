@@ -32,6 +32,7 @@ import { TransactionCoordinatorService } from '../coordinator/transaction/transa
 import { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
 import { ShareStatePersister } from '../coordinator/share/share-state-routing.js';
 import type { SharePersister } from '../coordinator/share/share-state-persister.js';
+import { FrameBufferPool } from '../protocol/frame-buffer-pool.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 import { writeMarkers } from '../handlers/txn-marker-writes.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
@@ -235,6 +236,7 @@ export class Broker {
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
     const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
+    const framePool = new FrameBufferPool();
     const listeners: RunningListener[] = [];
     try {
       for (const l of config.listeners) {
@@ -248,6 +250,7 @@ export class Broker {
             idleTimeoutMs: config.connectionsMaxIdleMs,
             metrics,
             clientWarnings,
+            framePool,
             tls: l.tls,
             limits,
           },
