@@ -103,13 +103,14 @@ export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: Rec
   const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow) : undefined;
   const requireKeys = options.requireKeys === true;
   const baseTimestamp = Number.isSafeInteger(Number(header.baseTimestamp)) ? Number(header.baseTimestamp) : null;
+  const inside = window === undefined ? undefined : deltasInside(window, header.baseTimestamp);
   try {
     scanRecords(buf, header, options, (index, record) => {
       if (record.offsetDelta !== index) {
         recordErrors.push({ batchIndex: index, message: `offset delta ${record.offsetDelta} at position ${index}` });
       } else if (requireKeys && !record.hasKey) {
         recordErrors.push({ batchIndex: index, message: 'compacted topic cannot accept a record without a key' });
-      } else if (window !== undefined) {
+      } else if (window !== undefined && !(typeof record.timestampDelta === 'number' && record.timestampDelta >= inside!.lo && record.timestampDelta <= inside!.hi)) {
         const timestamp = timestampOf(baseTimestamp, header.baseTimestamp, record.timestampDelta);
         if (timestamp !== -1 && timestamp !== -1n && outsideWindow(timestamp, window)) {
           timestampFault = true;
@@ -136,6 +137,16 @@ interface Window extends TimestampWindow {
 function windowOf(window: TimestampWindow | undefined): Window | undefined {
   if (window === undefined) return undefined;
   return { ...window, nowMs: Number(window.now), beforeMs: Number(window.beforeMaxMs), afterMs: Number(window.afterMaxMs) };
+}
+
+/**
+ * The timestamp deltas whose records are inside `window` for a batch starting at `base`, so
+ * that most records are judged with two comparisons; a delta outside [lo, hi] gets the exact
+ * check. Exact for every delta a number holds (|delta| < 2^53): a bound beyond 2^53 in
+ * magnitude is rounded, but stays beyond every such delta.
+ */
+function deltasInside(window: TimestampWindow, base: bigint): { readonly lo: number; readonly hi: number } {
+  return { lo: Number(window.now - window.beforeMaxMs - base), hi: Number(window.now + window.afterMaxMs - base) };
 }
 
 /** A record's timestamp as a number while that is exact (always, for real clocks), else as a bigint. */

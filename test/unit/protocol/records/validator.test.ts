@@ -272,3 +272,13 @@ test('the produce scan refuses and accepts hand-made records exactly as the reco
     assert.equal(scanned?.recordIndex, decoded.recordIndex, what);
   }
 });
+
+test("the timestamp window with Kafka's defaults: no bound in the past, an hour ahead, records without a timestamp exempt", () => {
+  const now = 1_700_000_000_000n;
+  const window = { now, beforeMaxMs: 2n ** 63n - 1n, afterMaxMs: 3_600_000n };
+  const timestamps = [0n, now, now + 3_600_000n, now + 3_600_001n, -1n, 2n ** 60n];
+  const buf = encodeRecordBatch({ records: timestamps.map((timestamp) => ({ key: null, value: null, timestamp })) });
+  const error = checkBatchRecords(buf, readBatchHeader(buf, 0)!, { timestampWindow: window });
+  assert.equal(error?.code, RecordErrorCode.InvalidTimestamp);
+  assert.deepEqual(error?.recordErrors.map((e) => e.batchIndex), [3, 5]);
+});
