@@ -1,8 +1,8 @@
 /**
  * Reusable memory for request frames that span socket chunks. A fresh `Buffer.allocUnsafe` per
- * large frame is an external ArrayBuffer allocation: V8 answers each 64 MiB of those with an
- * incremental mark-compact of the whole heap, which was a quarter of the main thread's CPU
- * under uncompressed produce. A frame handed back with `give` is lent again for a later frame.
+ * large frame is an external ArrayBuffer allocation, and V8 answers young external memory with
+ * early scavenges: under uncompressed produce, pooled frames halve the main thread's scavenges.
+ * A frame handed back with `give` is lent again for a later frame.
  *
  * Only the caller knows when no view of a frame survives (a handler may keep `bytes` fields
  * as views on it); it gives back only those frames, and at most once: a buffer is lent to one

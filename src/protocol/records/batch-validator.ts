@@ -100,17 +100,16 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
 export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
   const recordErrors: RecordError[] = [];
   let timestampFault = false;
-  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow) : undefined;
+  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow, header.baseTimestamp) : undefined;
   const requireKeys = options.requireKeys === true;
   const baseTimestamp = Number.isSafeInteger(Number(header.baseTimestamp)) ? Number(header.baseTimestamp) : null;
-  const inside = window === undefined ? undefined : deltasInside(window, header.baseTimestamp);
   try {
     scanRecords(buf, header, options, (index, record) => {
       if (record.offsetDelta !== index) {
         recordErrors.push({ batchIndex: index, message: `offset delta ${record.offsetDelta} at position ${index}` });
       } else if (requireKeys && !record.hasKey) {
         recordErrors.push({ batchIndex: index, message: 'compacted topic cannot accept a record without a key' });
-      } else if (window !== undefined && !(typeof record.timestampDelta === 'number' && record.timestampDelta >= inside!.lo && record.timestampDelta <= inside!.hi)) {
+      } else if (window !== undefined && !surelyInside(record.timestampDelta, window)) {
         const timestamp = timestampOf(baseTimestamp, header.baseTimestamp, record.timestampDelta);
         if (timestamp !== -1 && timestamp !== -1n && outsideWindow(timestamp, window)) {
           timestampFault = true;
@@ -127,26 +126,38 @@ export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: Rec
   return new RecordValidationError(code, `${recordErrors.length} records rejected`, header.start, null, { recordErrors });
 }
 
-/** The window in both forms: numbers for the common case, bigints where a number would not be exact. */
+/**
+ * The window in both forms: numbers for the common case, bigints where a number would not be
+ * exact; and, for one batch, the timestamp deltas whose records are inside it, so that most
+ * records are judged with two comparisons.
+ */
 interface Window extends TimestampWindow {
   readonly nowMs: number;
   readonly beforeMs: number;
   readonly afterMs: number;
-}
-
-function windowOf(window: TimestampWindow | undefined): Window | undefined {
-  if (window === undefined) return undefined;
-  return { ...window, nowMs: Number(window.now), beforeMs: Number(window.beforeMaxMs), afterMs: Number(window.afterMaxMs) };
+  readonly insideDeltaLo: number;
+  readonly insideDeltaHi: number;
 }
 
 /**
- * The timestamp deltas whose records are inside `window` for a batch starting at `base`, so
- * that most records are judged with two comparisons; a delta outside [lo, hi] gets the exact
- * check. Exact for every delta a number holds (|delta| < 2^53): a bound beyond 2^53 in
- * magnitude is rounded, but stays beyond every such delta.
+ * `base`: the batch's base timestamp. The delta bounds are exact for every delta a number holds
+ * (|delta| < 2^53): a bound beyond 2^53 in magnitude is rounded, but stays beyond every such delta.
  */
-function deltasInside(window: TimestampWindow, base: bigint): { readonly lo: number; readonly hi: number } {
-  return { lo: Number(window.now - window.beforeMaxMs - base), hi: Number(window.now + window.afterMaxMs - base) };
+function windowOf(window: TimestampWindow | undefined, base: bigint): Window | undefined {
+  if (window === undefined) return undefined;
+  return {
+    ...window,
+    nowMs: Number(window.now),
+    beforeMs: Number(window.beforeMaxMs),
+    afterMs: Number(window.afterMaxMs),
+    insideDeltaLo: Number(window.now - window.beforeMaxMs - base),
+    insideDeltaHi: Number(window.now + window.afterMaxMs - base),
+  };
+}
+
+/** True when a record's timestamp is inside the window by its delta alone; false: check it exactly. */
+function surelyInside(delta: number | bigint, window: Window): boolean {
+  return typeof delta === 'number' && delta >= window.insideDeltaLo && delta <= window.insideDeltaHi;
 }
 
 /** A record's timestamp as a number while that is exact (always, for real clocks), else as a bigint. */
