@@ -25,6 +25,7 @@ import { liveConnectionLimits } from './live-connection-limits.js';
 import { LogLevels } from '../common/log-levels.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { SharePersister } from '../coordinator/share/share-state-persister.js';
+import { FrameBufferPool } from '../protocol/frame-buffer-pool.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
@@ -227,6 +228,7 @@ export class Broker {
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
     const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
+    const framePool = new FrameBufferPool();
     const listeners: RunningListener[] = [];
     try {
       for (const l of config.listeners) {
@@ -240,6 +242,7 @@ export class Broker {
             idleTimeoutMs: config.connectionsMaxIdleMs,
             metrics,
             clientWarnings,
+            framePool,
             tls: l.tls,
             limits,
           },

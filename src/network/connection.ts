@@ -13,6 +13,7 @@ import type { RateLimitedLog } from '../common/rate-limited-log.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
 import { decodeRequestHeader } from '../protocol/envelope.js';
+import type { FrameBufferPool } from '../protocol/frame-buffer-pool.js';
 import { FrameDecoder, type FinalResponse } from '../protocol/framing.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { Reader } from '../protocol/primitives/reader.js';
@@ -36,7 +37,16 @@ export interface ConnectionOptions {
   readonly metrics: BrokerMetrics;
   /** Where bad input is reported: rate-limited for the whole broker. */
   readonly clientWarnings: RateLimitedLog;
+  /** Memory for frames that span socket chunks, shared by the broker's connections; none: allocated per frame. */
+  readonly framePool?: FrameBufferPool;
 }
+
+/**
+ * APIs whose handler keeps no view of its request frame once it has answered, so the frame's
+ * memory may serve a later one. Produce awaits every append, which copies the batches into
+ * the workers' rings, before it answers (acks=0 included), and copies what it samples.
+ */
+const FRAME_FREE_AFTER_ANSWER: ReadonlySet<number> = new Set([0 /* Produce */]);
 
 interface PendingResponse {
   frame: FrameParts | null;
@@ -66,7 +76,8 @@ export class Connection {
     /** Already authenticated by the transport (a TLS client certificate); SASL may set it later. */
     principal: string = ANONYMOUS_PRINCIPAL,
   ) {
-    this.decoder = new FrameDecoder(options.maxFrameBytes);
+    const pool = options.framePool;
+    this.decoder = pool === undefined ? new FrameDecoder(options.maxFrameBytes) : new FrameDecoder(options.maxFrameBytes, (size) => pool.take(size));
     this.session = {
       listenerName: options.listenerName,
       securityProtocol: options.securityProtocol,
@@ -112,8 +123,13 @@ export class Connection {
     const slot: PendingResponse = { frame: null, done: false };
     this.pending.push(slot);
     if (this.pending.length >= this.options.maxInFlightRequests) this.socket.pause();
+    const reusable = this.options.framePool !== undefined && FRAME_FREE_AFTER_ANSWER.has(header.requestApiKey);
     this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session, this.throttle).then(
-      (response) => (isFinal(response) ? this.finish(slot, response) : this.complete(slot, response)),
+      (response) => {
+        if (reusable) this.options.framePool!.give(frame);
+        if (isFinal(response)) this.finish(slot, response);
+        else this.complete(slot, response);
+      },
       (err: unknown) => this.closeAfterFailure(err),
     );
   }

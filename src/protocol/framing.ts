@@ -2,7 +2,8 @@
  * Kafka's 4-byte size framing. Splits a TCP byte stream into request frames, refusing a size
  * above the configured maximum (`socket.request.max.bytes`) as soon as the prefix is read, so
  * that an attacker's 2 GiB prefix never turns into a buffer. A frame that lies inside one
- * socket chunk is handed out as a view; only frames that span chunks are assembled, once.
+ * socket chunk is handed out as a view; only frames that span chunks are assembled, once, into
+ * memory from `allocate` (a `FrameBufferPool`'s, on a broker).
  */
 import { DecodeError } from './primitives/decode-error.js';
 import type { FrameParts } from './primitives/writer.js';
@@ -35,7 +36,10 @@ export class FrameDecoder {
   private frame: Buffer | null = null;
   private frameFilled = 0;
 
-  constructor(maxFrameBytes: number) {
+  constructor(
+    maxFrameBytes: number,
+    private readonly allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+  ) {
     this.maxFrameBytes = maxFrameBytes;
   }
 
@@ -91,7 +95,7 @@ export class FrameDecoder {
   }
 
   private startFrame(size: number): void {
-    this.frame = Buffer.allocUnsafe(size);
+    this.frame = this.allocate(size);
     this.frameFilled = 0;
   }
 }

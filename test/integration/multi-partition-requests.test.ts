@@ -1,16 +1,20 @@
 // Produce and Fetch requests that span many partitions go to each partition worker as one ring
 // message (split where a worker's share passes the ring's message limit). Over a real socket:
-// every partition gets its own answer, in request order, whatever its neighbours did.
+// every partition gets its own answer, in request order, whatever its neighbours did; large
+// requests pipelined on one connection read back intact while the broker reuses frame memory.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import * as M from '../../src/protocol/messages/index.js';
+import { Reader } from '../../src/protocol/primitives/reader.js';
 import { encodeRecordBatch, readBatchHeader, readRecords } from '../../src/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { wireCall } from '../helpers/wire-call.js';
+import { WireClient } from '../helpers/wire-client.js';
 
 const PRODUCE_VERSION = 11;
 const FETCH_VERSION = 12;
@@ -155,3 +159,65 @@ describe('a long-poll fetch woken by one partition', () => {
     assert.ok(again[0]![3] === 0 && again[1]![3] > 0);
   });
 });
+
+describe('large Produce requests pipelined on one connection', () => {
+  let dir: string;
+  let broker: BrokerProcess;
+  const REQUESTS = 8;
+  /** Each request spans several socket chunks, so its frame is assembled in the broker's frame pool. */
+  const LARGE_VALUE_BYTES = 300_000;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-pipelined-produce-'));
+    broker = await startBrokerProcess({ 'log.dirs': dir, 'num.partition.workers': '2', 'auto.create.topics.enable': 'false' });
+    await createTopic(broker.bootstrap, 'pipelined', 2);
+  });
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('every record reads back as sent, although frame memory is reused between requests', async () => {
+    const values = Array.from({ length: REQUESTS }, (_, i) => Buffer.alloc(LARGE_VALUE_BYTES, i + 1));
+    const colon = broker.bootstrap.lastIndexOf(':');
+    const client = await WireClient.connect(broker.bootstrap.slice(0, colon), Number(broker.bootstrap.slice(colon + 1)));
+    try {
+      // All sent before any answer is read: several frames are assembled while others are being appended.
+      values.forEach((value, i) => {
+        const body = { acks: 1, timeoutMs: 10_000, topicData: [{ name: 'pipelined', partitionData: [{ index: i % 2, records: batch(value) }] }] };
+        client.send(encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, i, 'pipelined-test', (w) => M.ProduceRequest.write(w, body, PRODUCE_VERSION)));
+      });
+      for (let i = 0; i < REQUESTS; i++) {
+        const frame = await client.readFrame(30_000);
+        const { correlationId, bodyOffset } = decodeResponseHeader(frame, M.ProduceRequest.apiKey!, PRODUCE_VERSION);
+        assert.equal(correlationId, i, 'answers in request order');
+        const res = M.ProduceResponse.read(new Reader(frame, bodyOffset), PRODUCE_VERSION);
+        assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+      }
+    } finally {
+      client.close();
+    }
+    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 64 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: 'pipelined', partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }],
+    });
+    for (const p of fetched.responses[0]!.partitions) {
+      const stored = Buffer.from(p.records as Uint8Array);
+      const read: Buffer[] = [];
+      for (let position = 0; position < stored.length; ) {
+        const header = readBatchHeader(stored, position)!;
+        for (const record of readRecords(stored, header)) read.push(record.value!);
+        position = header.end;
+      }
+      const expected = values.filter((_, i) => i % 2 === p.partitionIndex);
+      assert.equal(read.length, expected.length);
+      read.forEach((value, n) => assert.ok(value.equals(expected[n]!), `partition ${p.partitionIndex}, record ${n} reads back as sent`));
+    }
+  });
+});
+

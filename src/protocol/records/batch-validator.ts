@@ -100,7 +100,7 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
 export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
   const recordErrors: RecordError[] = [];
   let timestampFault = false;
-  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow) : undefined;
+  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow, header.baseTimestamp) : undefined;
   const requireKeys = options.requireKeys === true;
   const baseTimestamp = Number.isSafeInteger(Number(header.baseTimestamp)) ? Number(header.baseTimestamp) : null;
   try {
@@ -109,7 +109,7 @@ export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: Rec
         recordErrors.push({ batchIndex: index, message: `offset delta ${record.offsetDelta} at position ${index}` });
       } else if (requireKeys && !record.hasKey) {
         recordErrors.push({ batchIndex: index, message: 'compacted topic cannot accept a record without a key' });
-      } else if (window !== undefined) {
+      } else if (window !== undefined && !surelyInside(record.timestampDelta, window)) {
         const timestamp = timestampOf(baseTimestamp, header.baseTimestamp, record.timestampDelta);
         if (timestamp !== -1 && timestamp !== -1n && outsideWindow(timestamp, window)) {
           timestampFault = true;
@@ -126,16 +126,38 @@ export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: Rec
   return new RecordValidationError(code, `${recordErrors.length} records rejected`, header.start, null, { recordErrors });
 }
 
-/** The window in both forms: numbers for the common case, bigints where a number would not be exact. */
+/**
+ * The window in both forms: numbers for the common case, bigints where a number would not be
+ * exact; and, for one batch, the timestamp deltas whose records are inside it, so that most
+ * records are judged with two comparisons.
+ */
 interface Window extends TimestampWindow {
   readonly nowMs: number;
   readonly beforeMs: number;
   readonly afterMs: number;
+  readonly insideDeltaLo: number;
+  readonly insideDeltaHi: number;
 }
 
-function windowOf(window: TimestampWindow | undefined): Window | undefined {
+/**
+ * `base`: the batch's base timestamp. The delta bounds are exact for every delta a number holds
+ * (|delta| < 2^53): a bound beyond 2^53 in magnitude is rounded, but stays beyond every such delta.
+ */
+function windowOf(window: TimestampWindow | undefined, base: bigint): Window | undefined {
   if (window === undefined) return undefined;
-  return { ...window, nowMs: Number(window.now), beforeMs: Number(window.beforeMaxMs), afterMs: Number(window.afterMaxMs) };
+  return {
+    ...window,
+    nowMs: Number(window.now),
+    beforeMs: Number(window.beforeMaxMs),
+    afterMs: Number(window.afterMaxMs),
+    insideDeltaLo: Number(window.now - window.beforeMaxMs - base),
+    insideDeltaHi: Number(window.now + window.afterMaxMs - base),
+  };
+}
+
+/** True when a record's timestamp is inside the window by its delta alone; false: check it exactly. */
+function surelyInside(delta: number | bigint, window: Window): boolean {
+  return typeof delta === 'number' && delta >= window.insideDeltaLo && delta <= window.insideDeltaHi;
 }
 
 /** A record's timestamp as a number while that is exact (always, for real clocks), else as a bigint. */

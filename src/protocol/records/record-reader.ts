@@ -116,7 +116,11 @@ class RecordCursor {
       return false;
     }
     try {
-      readRecord(reader, header, index, this.frame, this.keep);
+      // The scan's common case in local variables; anything unusual is parsed again by readRecord,
+      // which accepts it or throws the exact error.
+      const next = this.keep ? -1 : skipRecord(reader.buf, reader.offset, reader.end, this.frame);
+      if (next >= 0) reader.offset = next;
+      else readRecord(reader, header, index, this.frame, this.keep);
     } catch (e) {
       if (e instanceof DecodeError) throw invalid(header, index, `record ${index}: ${e.message}`, e);
       throw e;
@@ -197,6 +201,83 @@ function readRecord(reader: Reader, header: BatchHeader, index: number, frame: R
     throw invalid(header, index, `record ${index} body is ${bodyLength} bytes but its fields take ${bodyLength - reader.remaining()}`);
   }
   reader.end = sectionEnd;
+}
+
+/**
+ * `readRecord` without keeping anything, for a record whose fields all fit the fast forms:
+ * varints within 5 bytes and a timestamp delta within 7, every length inside the record's body.
+ * Fills `frame` and returns the position after the record, or -1 (frame unspecified) for a
+ * record that `readRecord` must look at, well-formed or not. Per record, this is most of the
+ * produce path's validation of an uncompressed batch.
+ */
+function skipRecord(buf: Buffer, start: number, sectionEnd: number, frame: RecordFrame): number {
+  at = start;
+  const bodyLength = varintBefore(buf, sectionEnd);
+  if (bodyLength !== bodyLength || bodyLength < 0 || bodyLength > sectionEnd - at) return -1;
+  const end = at + bodyLength;
+  if (at >= end) return -1;
+  at++; // record attributes: unused by magic 2
+  const timestampDelta = varlongBefore(buf, end);
+  const offsetDelta = varintBefore(buf, end);
+  const keyLength = varintBefore(buf, end);
+  if (timestampDelta !== timestampDelta || offsetDelta !== offsetDelta || keyLength !== keyLength || !skipNullable(keyLength, end)) return -1;
+  const valueLength = varintBefore(buf, end);
+  if (valueLength !== valueLength || !skipNullable(valueLength, end)) return -1;
+  const headerCount = varintBefore(buf, end);
+  if (headerCount !== headerCount || headerCount < 0 || headerCount > end - at) return -1;
+  for (let h = 0; h < headerCount; h++) {
+    const headerKeyLength = varintBefore(buf, end);
+    if (headerKeyLength !== headerKeyLength || headerKeyLength < 0 || !skipNullable(headerKeyLength, end)) return -1;
+    const headerValueLength = varintBefore(buf, end);
+    if (headerValueLength !== headerValueLength || !skipNullable(headerValueLength, end)) return -1;
+  }
+  if (at !== end) return -1;
+  frame.timestampDelta = timestampDelta;
+  frame.offsetDelta = offsetDelta;
+  frame.hasKey = keyLength >= 0;
+  frame.key = null;
+  frame.value = null;
+  return end;
+}
+
+/** `skipRecord`'s read position, shared with its helpers so that each returns one number. */
+let at = 0;
+
+/** Moves past a nullable field (any negative length is null); false if it would pass `end`. */
+function skipNullable(length: number, end: number): boolean {
+  if (length < 0) return true;
+  if (length > end - at) return false;
+  at += length;
+  return true;
+}
+
+/** `Reader.varint` at `at`, or NaN where it would read at or past `end` (nothing then is certain about `at`). */
+function varintBefore(buf: Buffer, end: number): number {
+  let value = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (at >= end) return NaN;
+    const b = buf[at++]!;
+    value |= (b & 0x7f) << shift;
+    if ((b & 0x80) === 0) {
+      const raw = value >>> 0;
+      return (raw >>> 1) ^ -(raw & 1);
+    }
+  }
+  return NaN;
+}
+
+/** `Reader.varlongNumber` at `at`: NaN for one longer than 7 bytes or reaching `end`. */
+function varlongBefore(buf: Buffer, end: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 7; i++) {
+    if (at >= end) return NaN;
+    const b = buf[at++]!;
+    value += (b & 0x7f) * scale;
+    if ((b & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    scale *= 128;
+  }
+  return NaN;
 }
 
 /** A nullable field of `length` bytes (Kafka treats any negative length as null, not only -1): a view when kept, else skipped. */

@@ -7,6 +7,7 @@ import {
   CompressionType,
   encodeRecordBatch,
   readBatchHeader,
+  readRecords,
   RecordErrorCode,
   RecordValidationError,
   validateBatches,
@@ -197,4 +198,87 @@ test('BatchScan reports whole and trailing bytes', () => {
   assert.equal(scan.wholeBytes, 2 * one.length);
   assert.equal(scan.trailingBytes, 20);
   assert.equal(checkBatchHeader(buf, readBatchHeader(buf, one.length)!, { origin: 'internal' }), null);
+});
+
+/** Zig-zag varint bytes of `v`, padded with continuation bytes to `width` when given (a longer form of the same value). */
+function zigzag(v: bigint, width = 0): number[] {
+  let raw = v >= 0n ? v * 2n : -v * 2n - 1n;
+  const out: number[] = [];
+  do {
+    out.push(Number(raw & 0x7fn) | 0x80);
+    raw >>= 7n;
+  } while (raw > 0n || out.length < width);
+  out[out.length - 1]! &= 0x7f;
+  return out;
+}
+
+/** One uncompressed batch around hand-made record bodies (each given without its length prefix). */
+function rawBatch(bodies: readonly number[][], lengthOf: (body: number[]) => number[] = (b) => zigzag(BigInt(b.length))): Buffer {
+  const template = encodeRecordBatch({ records: bodies.map(() => ({ key: null, value: null, timestamp: 1000n })) });
+  const records = Buffer.from(bodies.flatMap((b) => [...lengthOf(b), ...b]));
+  const buf = Buffer.concat([template.subarray(0, 61), records]);
+  buf.writeInt32BE(buf.length - 12, 8);
+  writeBatchCrc(buf, 0);
+  return buf;
+}
+
+/** attributes, timestamp delta, offset delta, key, value, headers: a record body in wire order. */
+function body(offsetDelta: number, parts: { timestamp?: number[]; key?: number[]; value?: number[]; headers?: number[] } = {}): number[] {
+  return [0, ...(parts.timestamp ?? zigzag(0n)), ...zigzag(BigInt(offsetDelta)), ...(parts.key ?? zigzag(-1n)), ...(parts.value ?? zigzag(-1n)), ...(parts.headers ?? zigzag(0n))];
+}
+
+test('the produce scan refuses and accepts hand-made records exactly as the record decoder does', () => {
+  const cases: Array<[string, Buffer]> = [
+    ['plain records', rawBatch([body(0), body(1, { key: [...zigzag(2n), 7, 7], value: [...zigzag(1n), 9] })])],
+    ['a key length below -1 is a null key', rawBatch([body(0, { key: zigzag(-5n) })])],
+    ['a timestamp delta in 9 bytes', rawBatch([body(0, { timestamp: zigzag(2n ** 60n) })])],
+    ['a timestamp delta padded to 5 bytes', rawBatch([body(0, { timestamp: zigzag(0n, 5) })])],
+    ['headers with a null value', rawBatch([body(0, { headers: [...zigzag(1n), ...zigzag(1n), 104, ...zigzag(-1n)] })])],
+    ['a body longer than the batch', rawBatch([body(0)], (b) => zigzag(BigInt(b.length + 50)))],
+    ['a negative body length', rawBatch([body(0)], () => zigzag(-2n))],
+    ['a key running past the body', rawBatch([body(0, { key: [...zigzag(40n), 1, 2] })])],
+    ['a value running past the body', rawBatch([body(0, { value: [...zigzag(3n), 1] })])],
+    ['more headers than bytes left', rawBatch([body(0, { headers: zigzag(30n) })])],
+    ['a negative header count', rawBatch([body(0, { headers: zigzag(-1n) })])],
+    ['a negative header key length', rawBatch([body(0, { headers: [...zigzag(1n), ...zigzag(-1n), ...zigzag(-1n)] })])],
+    ['a varint of 6 bytes', rawBatch([body(0, { key: [0x80, 0x80, 0x80, 0x80, 0x80, 0x00] })])],
+    ['a body with bytes left over', rawBatch([[...body(0), 0]])],
+    ['a body cut inside its timestamp', rawBatch([[0, 0x80]])],
+    ['an empty body', rawBatch([[]])],
+    ['a record after the declared count', (() => {
+      const buf = rawBatch([body(0), body(1)]);
+      buf.writeInt32BE(1, 57);
+      buf.writeInt32BE(0, 23);
+      writeBatchCrc(buf, 0);
+      return buf;
+    })()],
+    ['an offset delta out of place', rawBatch([body(0), body(5)])],
+  ];
+  for (const [what, buf] of cases) {
+    const header = readBatchHeader(buf, 0)!;
+    let decoded: RecordValidationError | null = null;
+    try {
+      for (const record of readRecords(buf, header)) assert.ok(record.offset >= 0n);
+    } catch (e) {
+      if (!(e instanceof RecordValidationError)) throw e;
+      decoded = e;
+    }
+    const scanned = checkBatchRecords(buf, header);
+    if (decoded === null) {
+      assert.ok(scanned === null || scanned.recordErrors.length > 0, `${what}: accepted by the decoder, structurally accepted by the scan`);
+      continue;
+    }
+    assert.equal(scanned?.message, decoded.message, what);
+    assert.equal(scanned?.recordIndex, decoded.recordIndex, what);
+  }
+});
+
+test("the timestamp window with Kafka's defaults: no bound in the past, an hour ahead, records without a timestamp exempt", () => {
+  const now = 1_700_000_000_000n;
+  const window = { now, beforeMaxMs: 2n ** 63n - 1n, afterMaxMs: 3_600_000n };
+  const timestamps = [0n, now, now + 3_600_000n, now + 3_600_001n, -1n, 2n ** 60n];
+  const buf = encodeRecordBatch({ records: timestamps.map((timestamp) => ({ key: null, value: null, timestamp })) });
+  const error = checkBatchRecords(buf, readBatchHeader(buf, 0)!, { timestampWindow: window });
+  assert.equal(error?.code, RecordErrorCode.InvalidTimestamp);
+  assert.deepEqual(error?.recordErrors.map((e) => e.batchIndex), [3, 5]);
 });
