@@ -69,12 +69,19 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     const inHealthy = hosted(healthy);
     assert.ok(inSmall.size > 0 && inHealthy.size > 0, `partitions in both dirs (small: ${[...inSmall]}, healthy: ${[...inHealthy]})`);
 
-    const produce = (prefix: string): Promise<Buffer> =>
-      kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
+    const lines = (prefix: string, keep: (i: number) => boolean = () => true): string =>
+      Array.from({ length: 200 }, (_, i) => i).filter(keep).map((i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n';
+    const produce = async (prefix: string): Promise<void> => {
+      await kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-X', 'acks=all'], lines(prefix));
+    };
     await produce('before');
     fillUntilFull(filler);
-    // The next appends in the full dir fail there; kcat retries on the new leaders.
-    await produce('after');
+    // The next appends in the full dir fail there; kcat retries on the new leaders. Each partition
+    // gets its share by number: keyless records stick to one partition per linger window
+    // (librdkafka's sticky partitioner), which may be one in the healthy dir.
+    for (let partition = 0; partition < PARTITIONS; partition++) {
+      await kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-p', String(partition), '-X', 'acks=all'], lines('after', (i) => i % PARTITIONS === partition));
+    }
 
     const moved = await cluster.waitFor(
       'the full dir’s partitions moved away from broker 3',
