@@ -107,7 +107,9 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
     topicId = created.topics[0]!.topicId;
     await cluster.waitFor(`${TOPIC} in sync`, settled([TOPIC]));
     const kafka = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
+    // Idempotent: a send retried after a lost answer (a loaded machine, a leader still settling)
+    // must not write its records twice, or the log holds more than the COUNT records delivered once.
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     // Small log batches: a share partition hands out whole batches.
     const perBatch = COUNT / PRODUCE_BATCHES;
