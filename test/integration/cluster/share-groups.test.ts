@@ -71,19 +71,21 @@ interface Delivery {
 
 /**
  * What a `consume` run must show: every value accepted, and each confirmed acceptance was of the
- * value's latest delivery, which stayed its last (no delivery of it after the broker confirmed).
+ * record's latest delivery, which stayed its last (no delivery of it after the broker confirmed).
  */
 function assertAcceptedAtLeastOnce(lines: readonly JsonLine[], values: readonly string[]): Delivery[] {
   const events = lines.filter((l) => l['type'] === 'record' || l['type'] === 'acked') as unknown as Delivery[];
+  // A record is a log position: a value the log holds twice is two records.
   const latest = new Map<string, Delivery>();
   const confirmed = new Set<string>();
   for (const e of events) {
+    const at = `${e.partition}@${e.offset}`;
     if (e.type === 'record') {
-      assert.ok(!confirmed.has(e.value), `${e.value} delivered again (to ${e.consumer}, offset ${e.offset}) after its acceptance was confirmed`);
-      latest.set(e.value, e);
+      assert.ok(!confirmed.has(at), `${e.value} at ${at} delivered again (to ${e.consumer}) after its acceptance was confirmed`);
+      latest.set(at, e);
     } else {
-      assert.equal(latest.get(e.value)?.consumer, e.consumer, `${e.value}: confirmed for ${e.consumer}, who does not hold its latest delivery`);
-      confirmed.add(e.value);
+      assert.equal(latest.get(at)?.consumer, e.consumer, `${e.value} at ${at}: confirmed for ${e.consumer}, who does not hold its latest delivery`);
+      confirmed.add(at);
     }
   }
   const accepted = new Set(events.filter((e) => e.type === 'record' && e.ack === 'ACCEPT').map((e) => e.value));
