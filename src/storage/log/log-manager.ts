@@ -505,8 +505,9 @@ export class LogManager {
   maintain(): number {
     this.#checkOpen();
     let deleted = 0;
-    const expireProducers = this.#clock() - this.#lastProducerExpiryCheckMs >= this.#producerExpiryCheckIntervalMs;
-    if (expireProducers) this.#lastProducerExpiryCheckMs = this.#clock();
+    const startedMs = this.#clock();
+    const expireProducers = startedMs - this.#lastProducerExpiryCheckMs >= this.#producerExpiryCheckIntervalMs;
+    if (expireProducers) this.#lastProducerExpiryCheckMs = startedMs;
     for (const state of this.#dirs) {
       if (!state.dir.online) continue;
       for (const log of state.logs.values()) {

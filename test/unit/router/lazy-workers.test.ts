@@ -13,10 +13,10 @@ import { Logger } from '../../../src/common/logger.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { PartitionService } from '../../../src/router/partition-service.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../../src/storage/file-names.js';
-import type { PartitionWorkerOptions } from '../../../src/worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
 import { workerForPartition } from '../../../src/worker/partition-routing.js';
 import { producedBatch } from '../storage/storage-fixtures.js';
+import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, isrCandidate() {} };
@@ -26,19 +26,8 @@ async function lazyService(): Promise<{ service: PartitionService; host: Partiti
   // Formatted, as the broker's are before its workers start.
   const dirs = [join(root, 'a'), join(root, 'b')];
   for (const dir of dirs) mkdirSync(dir);
-  const moduleOptions: PartitionWorkerOptions = {
-    logDirs: dirs,
-    cleanShutdownDirs: [],
-    nodeId: SELF,
-    clusterId: 'c1uSTeR1dAAAAAAAAAAAAA',
-    maintenanceIntervalMs: 1000,
-    cleanerThreads: 0,
-    replicaLagTimeMaxMs: 30_000,
-    producerIdExpirationMs: 86_400_000,
-    producerIdExpirationCheckIntervalMs: 600_000,
-    logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
-  };
-  const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions, startOwnersOf: [] });
+  const moduleOptions = testWorkerOptions(dirs);
+  const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions, startOwnersOf: [] });
   const service = new PartitionService(host, new Logger('test'), quiet, dirs);
   return { service, host, dirs, remove: () => rmSync(root, { recursive: true, force: true }) };
 }

@@ -14,9 +14,9 @@ import type { PartitionRegistration } from '../../../src/cluster/metadata-image.
 import { Logger } from '../../../src/common/logger.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { PartitionService } from '../../../src/router/partition-service.js';
-import type { PartitionWorkerOptions } from '../../../src/worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
 import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
+import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 /** Slow enough that a move of a few hundred kilobytes is seen under way (each of the two workers has half). */
@@ -27,19 +27,8 @@ let service: PartitionService;
 const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, isrCandidate() {} };
 
 before(async () => {
-  const moduleOptions: PartitionWorkerOptions = {
-    logDirs: dirs,
-    cleanShutdownDirs: [],
-    nodeId: SELF,
-    clusterId: 'c1uSTeR1dAAAAAAAAAAAAA',
-    maintenanceIntervalMs: 1000,
-    cleanerThreads: 0,
-    replicaLagTimeMaxMs: 30_000,
-    producerIdExpirationMs: 86_400_000,
-    producerIdExpirationCheckIntervalMs: 600_000,
-    logDirMoveBytesPerSecond: MOVE_BYTES_PER_SECOND,
-  };
-  const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
+  const moduleOptions = testWorkerOptions(dirs, { logDirMoveBytesPerSecond: MOVE_BYTES_PER_SECOND });
+  const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
   service = new PartitionService(host, new Logger('test'), quiet, moduleOptions.logDirs);
 });
 

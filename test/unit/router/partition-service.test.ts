@@ -16,9 +16,10 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import { PartitionService, type ReadResult } from '../../../src/router/partition-service.js';
-import type { PartitionWorkerOptions, ReadCommand } from '../../../src/worker/partition-protocol.js';
+import type { ReadCommand } from '../../../src/worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
 import { producedBatch } from '../storage/storage-fixtures.js';
+import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 const OTHER = 2;
@@ -50,19 +51,8 @@ const events = new RecordedEvents();
 let service: PartitionService;
 
 before(async () => {
-  const moduleOptions: PartitionWorkerOptions = {
-    logDirs: [dir],
-    cleanShutdownDirs: [],
-    nodeId: SELF,
-    clusterId: 'c1uSTeR1dAAAAAAAAAAAAA',
-    maintenanceIntervalMs: 1000,
-    cleanerThreads: 0,
-    replicaLagTimeMaxMs: LAG_MS,
-    producerIdExpirationMs: 86_400_000,
-    producerIdExpirationCheckIntervalMs: 600_000,
-    logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
-  };
-  const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
+  const moduleOptions = testWorkerOptions([dir], { replicaLagTimeMaxMs: LAG_MS });
+  const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
   service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
 });
 

@@ -14,8 +14,9 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import { PartitionService } from '../../../src/router/partition-service.js';
-import type { PartitionWorkerOptions, ReadCommand, TxnMarkerEntry } from '../../../src/worker/partition-protocol.js';
+import type { ReadCommand, TxnMarkerEntry } from '../../../src/worker/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
+import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 const TOPIC = 'txn';
@@ -33,19 +34,8 @@ const dir = mkdtempSync(join(tmpdir(), 'sluice-txn-markers-'));
 let service: PartitionService;
 
 before(async () => {
-  const moduleOptions: PartitionWorkerOptions = {
-    logDirs: [dir],
-    cleanShutdownDirs: [],
-    nodeId: SELF,
-    clusterId: 'c1uSTeR1dAAAAAAAAAAAAA',
-    maintenanceIntervalMs: 1000,
-    cleanerThreads: 0,
-    replicaLagTimeMaxMs: 30_000,
-    producerIdExpirationMs: 86_400_000,
-    producerIdExpirationCheckIntervalMs: 600_000,
-    logDirMoveBytesPerSecond: Number.MAX_SAFE_INTEGER,
-  };
-  const host = await PartitionWorkerHost.start({ opModule: new URL('../../../src/worker/partition-ops.js', import.meta.url), workers: 2, moduleOptions });
+  const moduleOptions = testWorkerOptions([dir]);
+  const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
   service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
   const partitions = [0, 1, 2].map((partition) => ({ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [] }));
   await service.createPartitions({ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, partitions, new Map());

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PartitionWorkerHost, type PartitionWorkerHostOptions } from '../../../src/worker/partition-worker-host.js';
 import { GATE_BYTES, GATE_HELD, GATE_OPEN, LaneOps, Op, type SeqReply, type TestHandlerOptions } from './fixtures/test-ops.js';
+import { randomPause, seededRandom } from './fixtures/random-pace.js';
 
 const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
 
@@ -94,16 +95,13 @@ test('low load: single commands on either lane wake an idle worker (no lost wake
   // An hour-long idle wait: a lost wake-up would stall rather than be hidden by a timeout.
   const { host } = await startGated({ maxIdleWaitMs: 3_600_000, ringCapacity: 4096 });
   try {
-    let seed = 31;
-    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = seededRandom(31);
     const next = { ordered: 0, priority: 0 };
     for (let i = 0; i < 400; i++) {
       const lane = random() < 0.5 ? 'priority' : 'ordered';
       const reply = await within(host.call(0, LaneOps[lane], { seq: next[lane]++, padding: Math.floor(random() * 3000) }), 5000, `${lane} command ${i}`);
       assert.ok(reply.inOrder);
-      const pause = random();
-      if (pause < 0.3) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 3)));
-      else if (pause < 0.6) await new Promise((resolve) => setImmediate(resolve));
+      await randomPause(random);
     }
   } finally {
     await host.close();

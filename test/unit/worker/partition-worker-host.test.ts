@@ -12,6 +12,7 @@ import { PartitionWorkerUnavailableError } from '../../../src/worker/errors.js';
 import { PartitionWorkerHost, type PartitionWorkerHostOptions } from '../../../src/worker/partition-worker-host.js';
 import { workerForPartition } from '../../../src/worker/partition-routing.js';
 import { Op, generated, type TestHandlerOptions } from './fixtures/test-ops.js';
+import { randomPause, seededRandom } from './fixtures/random-pace.js';
 
 const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'sluice-worker-'));
@@ -176,15 +177,12 @@ test('low load: single messages with pauses never stall (no lost wake-up on eith
   // An hour-long idle wait: a lost wake-up would stall rather than be hidden by a timeout.
   const host = await start({ workers: 1, maxIdleWaitMs: 3_600_000, ringCapacity: 4096 });
   try {
-    let seed = 99;
-    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = seededRandom(99);
     for (let i = 0; i < 400; i++) {
       const body = randomBytes(Math.floor(random() * 3000));
       const reply = await within(host.request(0, Op.ECHO, { payloads: [body] }), 2000, `message ${i}`);
       assert.ok(Buffer.from(reply).equals(body));
-      const pause = random();
-      if (pause < 0.3) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 3)));
-      else if (pause < 0.6) await new Promise((resolve) => setImmediate(resolve));
+      await randomPause(random);
     }
   } finally {
     await host.close();
