@@ -11,6 +11,7 @@ import { table } from './md-table.js';
 import type { PinPlan } from './pin.js';
 import { SATURATED_CORE_BUSY, type PinnedRow, type PinnedRun } from './pinned.js';
 import { byWorkloadAndBroker, fmt, median, ratio } from './report.js';
+import { judgeTargets } from './pinned-targets.js';
 import { soakSection, type SoakResult } from './soak.js';
 import { startupTable, type StartupSample } from './startup.js';
 
@@ -142,6 +143,11 @@ export function pinnedMarkdown(r: PinnedResults): string {
     if (r.kafkaStart) md.push(`Kafka (storage format included, -Xms1g): ${r.kafkaStart.startSeconds.toFixed(2)} s to accepting connections, idle RSS ${r.kafkaStart.idleRssMiB.toFixed(0)} MiB.`, '');
   }
   md.push(...soakSection(r.soak));
+  const verdicts = judgeTargets(r);
+  if (verdicts.length > 0) {
+    md.push('## Targets (issue 19)', '');
+    md.push(table(['target', 'measured (Sluice / Kafka)', 'met'], verdicts.map((v) => [v.target, v.measured, v.met === null ? '–' : v.met ? 'yes' : '**no**'])), '');
+  }
   if (r.failures.length > 0) md.push('## Failures', '', ...r.failures.map((f) => `- ${f.split('\n')[0]}`), '');
   return md.join('\n');
 }

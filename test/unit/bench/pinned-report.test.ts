@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseOptions } from '../../../bench/e2e/options.js';
 import { pinnedMarkdown, summarizePinned, type PinnedResults } from '../../../bench/e2e/pinned-report.js';
 import { pinnedRows, type PinnedRun } from '../../../bench/e2e/pinned.js';
+import { judgeTargets } from '../../../bench/e2e/pinned-targets.js';
 import { soakFlatness } from '../../../bench/e2e/soak.js';
 
 function run(workload: string, broker: 'sluice' | 'kafka', rep: number, mbPerSecond: number, brokerCpuSecondsPerGB: number, generatorCoreBusy: number): PinnedRun {
@@ -56,4 +57,29 @@ test('RSS under a soak is judged after its warm-up: flat when max/min stays with
   assert.equal(g.fromMinute, 5);
   assert.equal(g.flat, false);
   assert.equal(soakFlatness([{ minute: 0, rssMiB: 1 }], 3), null);
+});
+
+test('targets: throughput rows by ratio, generator-bound rows by broker CPU per GB, and start-up, idle RSS and soak against their limits', () => {
+  const runs = [
+    run('pin-p1k-acks1-none', 'sluice', 0, 300, 2, 0.5), run('pin-p1k-acks1-none', 'kafka', 0, 100, 4, 0.5),
+    run('pin-p1k-acks1-lz4', 'sluice', 0, 100, 1, 0.95), run('pin-p1k-acks1-lz4', 'kafka', 0, 100, 1.2, 0.95),
+  ];
+  const verdicts = judgeTargets({
+    summaries: summarizePinned(runs),
+    startup: [{ startSeconds: 0.25, startCpuSeconds: 0.2, idleRssMiB: 55, threads: 8 }],
+    soak: [
+      { broker: 'sluice', minutes: 30, ratePerSecond: 1, samples: [], flatness: { fromMinute: 5, minMiB: 100, maxMiB: 105, lastMiB: 104, spread: 0.05, flat: true }, achievedMBps: 20, p99Ms: 5, generatorCpuSeconds: 1 },
+      { broker: 'kafka', minutes: 30, ratePerSecond: 1, samples: [], flatness: { fromMinute: 5, minMiB: 700, maxMiB: 800, lastMiB: 800, spread: 0.14, flat: false }, achievedMBps: 20, p99Ms: 5, generatorCpuSeconds: 1 },
+    ],
+  });
+  const by = (prefix: string) => verdicts.find((v) => v.target.startsWith(prefix));
+  assert.deepEqual(by('produce 1 KiB acks=1: ≥'), { target: 'produce 1 KiB acks=1: ≥ 1.5× Kafka', measured: '3.00×', met: true });
+  assert.deepEqual(by('produce 1 KiB acks=1: broker'), { target: 'produce 1 KiB acks=1: broker CPU/GB ≤ 0.7× Kafka\'s', measured: '0.50×', met: true });
+  assert.equal(by('produce 1 KiB lz4')!.measured, 'CPU/GB 0.83×');
+  assert.equal(by('produce 1 KiB lz4')!.met, false);
+  assert.equal(by('idle RSS')!.met, true);
+  assert.equal(by('start to accepting')!.met, false);
+  assert.equal(by('RSS under sustained load flat')!.met, true);
+  assert.equal(by('RSS under sustained load ≤')!.measured, '105 / 800 MiB (0.13×)');
+  assert.equal(by('consume'), undefined);
 });
