@@ -257,9 +257,17 @@ export class PartitionWorkerHost {
     );
   }
 
-  /** Posts declared op `op` on its lane (no reply, no wake-up; see `post`). */
+  /**
+   * Posts declared op `op` on its lane (no reply, no wake-up; see `post`). A posted command is
+   * never answered, so it may not name shared frames: nothing would ever release them.
+   */
   postOp<Req>(workerIndex: number, op: WorkerOp<Req, void>, request: Req): void {
-    this.postOn(workerIndex, op.id, op.encodeRequest(request), op.lane);
+    const body = op.encodeRequest(request);
+    if (body.sharedFrames !== undefined) {
+      release(body.sharedFrames);
+      throw new RangeError(`posted op ${op.name} names shared frames: call it instead`);
+    }
+    this.postOn(workerIndex, op.id, body, op.lane);
   }
 
   /**

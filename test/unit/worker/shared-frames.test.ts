@@ -94,3 +94,16 @@ test('a frame a dead worker may have been reading is never lent again: the colle
     await host.close().catch(() => undefined);
   }
 });
+
+test('a posted command may not name shared frames: nothing would release them', async () => {
+  const host = await start();
+  const pool = new FrameBufferPool(limits);
+  try {
+    const frame = filledFrame(pool);
+    assert.throws(() => host.postOp(0, FrameOps.post, { bytes: frame, delayMs: 0, mode: 'digest' }), RangeError);
+    pool.give(frame);
+    assert.equal(pool.take(FRAME_BYTES).buffer, frame.buffer, 'the refused command holds nothing');
+  } finally {
+    await host.close();
+  }
+});
