@@ -98,26 +98,47 @@ async function appendTransactional(c: ClusterContext, transactionalId: string, a
 }
 
 /**
- * Counts an appended partition's batches for /metrics; the append has validated their framing.
- * `client`: the request's client id's counts (null: the per-client breakdown is off), `receivedMs` its arrival.
+ * Each batch's CreateTime timestamps (first, max) as the client sent them, read before the
+ * append: the partition's worker may stamp LogAppendTime into the batch where it lies, in the
+ * request frame. -1, -1 for a batch with LogAppendTime from the client.
  */
-function countAppended(metrics: BrokerMetrics, client: ClientProduceStats | null, receivedMs: number, topic: string, records: Buffer): void {
+function clientTimestamps(records: Buffer): number[] {
+  const stamps: number[] = [];
   let position = 0;
   while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
-    const size = BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
+    const createTime = timestampTypeOf(records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET)) === TimestampType.CreateTime;
+    stamps.push(createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1, createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1);
+    // Not validated yet: a length that would not move on ends the walk (the append refuses the batch).
+    const size = batchSize(records, position);
+    if (size < BatchLayout.RECORDS_OFFSET) break;
+    position += size;
+  }
+  return stamps;
+}
+
+function batchSize(records: Buffer, position: number): number {
+  return BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH_OFFSET);
+}
+
+/**
+ * Counts an appended partition's batches for /metrics; the append has validated their framing.
+ * `client`: the request's client id's counts (null: the per-client breakdown is off), with the
+ * batches' `clientTimestamps`; `receivedMs` the request's arrival.
+ */
+function countAppended(metrics: BrokerMetrics, client: ClientProduceStats | null, stamps: readonly number[] | null, receivedMs: number, topic: string, records: Buffer): void {
+  let batch = 0;
+  for (let position = 0; position + BatchLayout.RECORDS_OFFSET <= records.length; batch++) {
+    const size = batchSize(records, position);
     const count = records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET);
     metrics.batchAppended(topic, size, count);
-    if (client !== null) countForClient(metrics, client, receivedMs, records, position, size, count);
+    if (client !== null) countForClient(metrics, client, receivedMs, records, position, size, count, stamps?.[2 * batch] ?? -1, stamps?.[2 * batch + 1] ?? -1);
     position += size;
   }
 }
 
-function countForClient(metrics: BrokerMetrics, stats: ClientProduceStats, receivedMs: number, records: Buffer, position: number, size: number, count: number): void {
-  const attributes = records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET);
-  const codec = compressionCodecId(attributes);
-  const createTime = timestampTypeOf(attributes) === TimestampType.CreateTime;
-  const first = createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1;
-  const max = createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1;
+function countForClient(metrics: BrokerMetrics, stats: ClientProduceStats, receivedMs: number, records: Buffer, position: number, size: number, count: number, first: number, max: number): void {
+  // The append changes no compression bits, nor the records after the batch header.
+  const codec = compressionCodecId(records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET));
   stats.batch(size, count, codec, first, max, receivedMs);
   if (codec !== 0 && metrics.clientProduce.sampleDue(stats)) {
     metrics.clientProduce.sampleCompression(stats, codec, records.subarray(position + BatchLayout.RECORDS_OFFSET, position + size));
@@ -235,6 +256,7 @@ export const produceHandler = defineHandler({
     const appends = unverified.size === 0 ? entries : entries.filter(verified);
     const appendAnswers = unverified.size === 0 ? pending : pending.filter(verified);
     if (appends.length > 0) {
+      const stamps = client === null ? null : appends.map((e) => clientTimestamps(e.records));
       const transactionalId = transactional.length > 0 ? request.transactionalId : null;
       const replies =
         transactionalId === null
@@ -246,7 +268,7 @@ export const produceHandler = defineHandler({
         const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
         if (reply.errorCode !== ErrorCode.NONE) return;
-        countAppended(ctx.metrics, client, receivedMs, entry.topic, entry.records);
+        countAppended(ctx.metrics, client, stamps?.[i] ?? null, receivedMs, entry.topic, entry.records);
         if (reply.requiredOffset >= 0n) {
           awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
           awaited.answers.push(appendAnswers[i]!);

@@ -43,8 +43,10 @@ export interface ConnectionOptions {
 
 /**
  * APIs whose handler keeps no view of its request frame once it has answered, so the frame's
- * memory may serve a later one. Produce awaits every append, which copies the batches into
- * the workers' rings, before it answers (acks=0 included), and copies what it samples.
+ * memory may serve a later one. Produce awaits every append before it answers (acks=0
+ * included), and copies what it samples. An append whose worker reads the batch in the frame
+ * itself holds the frame (`holdSharedFrame`): given back, it is lent again only once every such
+ * append is answered, whatever answered the Produce first.
  */
 const FRAME_FREE_AFTER_ANSWER: ReadonlySet<number> = new Set([0 /* Produce */]);
 

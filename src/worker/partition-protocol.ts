@@ -10,9 +10,11 @@
  * can tell which partitions are its own when it loads the log dirs.
  */
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
+import { holdSharedFrame, type SharedFrameHold } from '../protocol/frame-buffer-pool.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { AppendOrigin, LogDirCheckpoint } from '../storage/index.js';
+import { sharedFrameView } from './shared-frames.js';
 import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from './worker-op.js';
 
 /** What the worker module is started with (`moduleOptions`, structured-cloned). */
@@ -258,7 +260,9 @@ export const NO_EPOCH_CHECK = -1;
 
 /**
  * One partition's records to append as its leader. On the wire: a header, then the records,
- * copied once into the ring after it; on the worker, `records` is a view over ring memory.
+ * copied once into the ring after it — or, for a client's records that lie in a pooled request
+ * frame, the frame's id, offset and length, and no copy (`shared-frames.ts`). On the worker,
+ * `records` is a view over ring or frame memory, valid until the append is answered.
  */
 export interface AppendRequest extends PartitionRef {
   /** Produce's acks: -1 needs `min.insync.replicas` in-sync replicas. */
@@ -272,6 +276,8 @@ export interface AppendRequest extends PartitionRef {
 
 const FROM_COORDINATOR = 1;
 const TXN_VERIFIED = 2;
+/** The records are not in the ring: the header ends with a shared frame's id, offset and length. */
+const SHARED_RECORDS = 4;
 
 /**
  * Entries that each carry records: a header (ending with the records' length), then the records
@@ -292,13 +298,45 @@ function withRecords<T extends { readonly records: Buffer }>(writeHeader: (w: Wr
   };
 }
 
-const appends = withRecords<AppendRequest>(
-  (w, e) => {
-    writeRef(w, e);
-    w.int16(e.requiredAcks);
-    w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0));
+function writeAppendHeader(w: Writer, e: AppendRequest, flags: number): void {
+  writeRef(w, e);
+  w.int16(e.requiredAcks);
+  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | flags);
+}
+
+/**
+ * A client's records in a pooled frame go as a reference, each held until the worker answers;
+ * the rest (coordinators' records, records outside pooled memory) are copied into the ring.
+ */
+const appends: BodyCodec<readonly AppendRequest[]> = {
+  encode: (entries) => {
+    const payloads: Uint8Array[] = [];
+    const sharedFrames: SharedFrameHold[] = [];
+    for (const e of entries) {
+      const hold = e.origin === 'coordinator' ? null : holdSharedFrame(e.records);
+      if (hold === null) {
+        payloads.push(
+          finish((w) => {
+            writeAppendHeader(w, e, 0);
+            w.int32(e.records.byteLength);
+          }),
+          e.records,
+        );
+        continue;
+      }
+      sharedFrames.push(hold);
+      payloads.push(
+        finish((w) => {
+          writeAppendHeader(w, e, SHARED_RECORDS);
+          w.int32(hold.id);
+          w.int32(e.records.byteOffset);
+          w.int32(e.records.byteLength);
+        }),
+      );
+    }
+    return sharedFrames.length === 0 ? { payloads } : { payloads, sharedFrames };
   },
-  (r) => {
+  decode: readEach((r) => {
     // Fields one by one into a literal: this runs per partition of every Produce, and spreading
     // a decoded ref into the entry cost V8 four times the rest of the decode (measured).
     const topic = r.compactString();
@@ -306,9 +344,10 @@ const appends = withRecords<AppendRequest>(
     const requiredAcks = r.int16();
     const flags = r.int8();
     const origin: AppendOrigin = (flags & FROM_COORDINATOR) !== 0 ? 'coordinator' : 'client';
-    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records: r.raw(r.int32()) };
-  },
-);
+    const records = (flags & SHARED_RECORDS) !== 0 ? sharedFrameView(r.int32(), r.int32(), r.int32()) : r.raw(r.int32());
+    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records };
+  }),
+};
 
 export interface RecordErrorReply {
   readonly batchIndex: number;

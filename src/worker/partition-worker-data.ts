@@ -1,4 +1,5 @@
 /** What the host passes to each partition worker (`workerData`), and the one message back. */
+import { MessagePort } from 'node:worker_threads';
 import type { ChannelBuffers } from '../ipc/ring-channel.js';
 
 export interface PartitionWorkerData {
@@ -10,6 +11,8 @@ export interface PartitionWorkerData {
   readonly moduleOptions: unknown;
   /** Longest the worker blocks in `Atomics.wait` when it has nothing else due. */
   readonly maxIdleWaitMs: number;
+  /** Where the host sends the shared frames that commands name (`shared-frames.ts`); transferred. */
+  readonly sharedFrames: MessagePort;
 }
 
 /** Posted once by the worker when its handlers are registered and it is serving. */
@@ -24,6 +27,7 @@ export function isPartitionWorkerData(value: unknown): value is PartitionWorkerD
     typeof data.workerCount === 'number' &&
     typeof data.opModule === 'string' &&
     typeof data.maxIdleWaitMs === 'number' &&
+    data.sharedFrames instanceof MessagePort &&
     typeof channel === 'object' &&
     channel !== null &&
     channel.commands instanceof SharedArrayBuffer &&

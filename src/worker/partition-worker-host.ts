@@ -14,7 +14,7 @@
  * its partitions, at once. The other workers carry on.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RingOccupancy } from '../common/metrics/scrape.js';
 import { isHandlerOp } from '../ipc/command-codec.js';
 import {
@@ -29,10 +29,12 @@ import {
   type ReplyDecoder,
 } from '../ipc/ring-channel.js';
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
+import type { SharedFrameHold } from '../protocol/frame-buffer-pool.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import type { PartitionRef } from './partition-protocol.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
 import { topicHash, workerForHash } from './partition-routing.js';
+import { SharedFrameSender } from './shared-frames.js';
 import type { WorkerOp } from './worker-op.js';
 
 export interface PartitionWorkerHostOptions {
@@ -59,9 +61,12 @@ export interface PartitionWorkerHostOptions {
 
 interface WorkerSlot {
   readonly index: number;
-  readonly data: PartitionWorkerData;
+  /** The thread's `workerData`, but for the port it is sent shared frames on (one per thread). */
+  readonly data: Omit<PartitionWorkerData, 'sharedFrames'>;
   /** Null until the worker is started (at once, or by its first request). */
   thread: Worker | null;
+  /** Sends the started thread the shared frames its commands name. */
+  frames: SharedFrameSender | null;
   /** Whether the started thread has registered its handlers. */
   ready: boolean;
   readonly channel: RingChannelClient;
@@ -101,7 +106,7 @@ export class PartitionWorkerHost {
     const slots: WorkerSlot[] = [];
     for (let index = 0; index < count; index++) {
       const channel = createChannelBuffers(options.ringCapacity ?? DEFAULT_RING_CAPACITY);
-      const data: PartitionWorkerData = {
+      const data: WorkerSlot['data'] = {
         workerIndex: index,
         workerCount: count,
         channel,
@@ -113,6 +118,7 @@ export class PartitionWorkerHost {
         index,
         data,
         thread: null,
+        frames: null,
         ready: false,
         channel: new RingChannelClient(channel),
         buffers: channel,
@@ -142,9 +148,14 @@ export class PartitionWorkerHost {
    */
   private launch(slot: WorkerSlot): Promise<void> {
     const index = slot.index;
-    const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData: slot.data });
+    const frames = new MessageChannel();
+    const workerData: PartitionWorkerData = { ...slot.data, sharedFrames: frames.port2 };
+    const thread = new Worker(new URL('./partition-worker-main.js', import.meta.url), { workerData, transferList: [frames.port2] });
     slot.thread = thread;
+    const sender = new SharedFrameSender(frames.port1);
+    slot.frames = sender;
     slot.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    thread.once('exit', () => sender.close());
     const ready = new Promise<void>((resolve, reject) => {
       const onExit = (code: number): void => reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
       thread.once('exit', onExit);
@@ -227,12 +238,36 @@ export class PartitionWorkerHost {
    * declaration names; rejects as `request` does.
    */
   call<Req, Rep>(workerIndex: number, op: WorkerOp<Req, Rep>, request: Req): Promise<Rep> {
-    return this.requestOn(workerIndex, op.id, op.encodeRequest(request), (body) => op.decodeReply(body), op.lane);
+    const body = op.encodeRequest(request);
+    const decode = (reply: Uint8Array): Rep => op.decodeReply(reply);
+    const frames = body.sharedFrames;
+    if (frames === undefined) return this.requestOn(workerIndex, op.id, body, decode, op.lane);
+    return this.requestOn(workerIndex, op.id, body, decode, op.lane, frames).then(
+      (reply) => {
+        release(frames);
+        return reply;
+      },
+      (error: unknown) => {
+        // The worker answered (an error reply), or the command never reached it: nothing reads
+        // the frames for it any more. A worker that is gone may have been reading them when it
+        // stopped: its holds stay, and the frames go to the collector instead of another request.
+        if (!(error instanceof PartitionWorkerUnavailableError)) release(frames);
+        throw error;
+      },
+    );
   }
 
-  /** Posts declared op `op` on its lane (no reply, no wake-up; see `post`). */
+  /**
+   * Posts declared op `op` on its lane (no reply, no wake-up; see `post`). A posted command is
+   * never answered, so it may not name shared frames: nothing would ever release them.
+   */
   postOp<Req>(workerIndex: number, op: WorkerOp<Req, void>, request: Req): void {
-    this.postOn(workerIndex, op.id, op.encodeRequest(request), op.lane);
+    const body = op.encodeRequest(request);
+    if (body.sharedFrames !== undefined) {
+      release(body.sharedFrames);
+      throw new RangeError(`posted op ${op.name} names shared frames: call it instead`);
+    }
+    this.postOn(workerIndex, op.id, body, op.lane);
   }
 
   /**
@@ -244,13 +279,15 @@ export class PartitionWorkerHost {
     this.postOn(workerIndex, op, body, 'ordered');
   }
 
-  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane): Promise<T> {
+  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane, sharedFrames?: readonly SharedFrameHold[]): Promise<T> {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
     // The request waits in the ring while the thread starts; a failure to start reaches it
     // (and onWorkerLost) through lose(), so the start's own rejection has nothing left to tell.
     if (slot.thread === null) this.launch(slot).catch(() => undefined);
+    // On the port before the command is in the ring (see shared-frames.ts).
+    if (sharedFrames !== undefined) slot.frames!.share(sharedFrames);
     return slot.channel.requestDecoded(op, body, decode, lane);
   }
 
@@ -326,6 +363,10 @@ export class PartitionWorkerHost {
     if (slot === undefined) throw new RangeError(`no partition worker ${workerIndex} (there are ${this.slots.length})`);
     return slot;
   }
+}
+
+function release(frames: readonly SharedFrameHold[]): void {
+  for (const hold of frames) hold.release();
 }
 
 /**

@@ -11,6 +11,7 @@ import { RingChannelServer, type CommandHandler } from '../ipc/ring-channel.js';
 import { OpModuleError } from './errors.js';
 import type { WorkerOpModule, WorkerSetup } from './op-module.js';
 import { WORKER_READY, isPartitionWorkerData } from './partition-worker-data.js';
+import { receiveSharedFramesOn } from './shared-frames.js';
 import { WorkerTicks } from './worker-ticks.js';
 
 if (parentPort === null || !isPartitionWorkerData(workerData)) {
@@ -19,6 +20,7 @@ if (parentPort === null || !isPartitionWorkerData(workerData)) {
 const data = workerData;
 const host = parentPort;
 const log = new Logger('partition-worker');
+receiveSharedFramesOn(data.sharedFrames);
 
 const handlers = new Map<number, CommandHandler>();
 const closeHooks: (() => void | Promise<void>)[] = [];

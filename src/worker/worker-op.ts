@@ -15,12 +15,22 @@
  * are valid only during the synchronous part of the implementation, which must copy what it keeps.
  */
 import type { CommandLane, MessageBody, ReplyBody } from '../ipc/ring-channel.js';
+import type { SharedFrameHold } from '../protocol/frame-buffer-pool.js';
+
+/**
+ * A body whose bytes refer to pooled frames in shared memory (`shared-frames.ts`) besides what it
+ * puts in the ring. Each hold is released once the worker has answered the command; the host
+ * sends the worker the memories before the command.
+ */
+export interface RequestBody extends MessageBody {
+  readonly sharedFrames?: readonly SharedFrameHold[];
+}
 
 export interface WorkerOp<Req, Rep> {
   readonly id: number;
   readonly name: string;
   readonly lane: CommandLane;
-  encodeRequest(request: Req): MessageBody;
+  encodeRequest(request: Req): RequestBody;
   decodeRequest(body: Uint8Array): Req;
   encodeReply(reply: Rep): ReplyBody;
   /** Applied to the reply while it is still in the ring (no copy): keep nothing that points into it. */
@@ -28,7 +38,7 @@ export interface WorkerOp<Req, Rep> {
 }
 
 export interface BodyCodec<T> {
-  encode(value: T): MessageBody;
+  encode(value: T): RequestBody;
   decode(body: Uint8Array): T;
 }
 

@@ -1,7 +1,9 @@
 // Produce and Fetch requests that span many partitions go to each partition worker as one ring
 // message (split where a worker's share passes the ring's message limit). Over a real socket:
 // every partition gets its own answer, in request order, whatever its neighbours did; large
-// requests pipelined on one connection read back intact while the broker reuses frame memory.
+// requests pipelined on one connection read back intact while the broker reuses frame memory,
+// which the workers read the batches in (and stamp LogAppendTime into) without a copy, also when
+// the connection that sent them is gone before its answers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope
 import { ErrorCode } from '../../src/protocol/errors.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
-import { encodeRecordBatch, readBatchHeader, readRecords } from '../../src/protocol/records/index.js';
+import { TimestampType, computeBatchCrc, type BatchHeader, encodeRecordBatch, readBatchHeader, readRecords, timestampTypeOf } from '../../src/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { wireCall } from '../helpers/wire-call.js';
 import { WireClient } from '../helpers/wire-client.js';
@@ -26,10 +28,17 @@ function batch(value: Buffer): Buffer {
   return encodeRecordBatch({ records: [{ key: null, value, timestamp: BigInt(Date.now()) }] });
 }
 
-async function createTopic(bootstrap: string, name: string, numPartitions: number): Promise<void> {
+interface FetchedBatch {
+  readonly partition: number;
+  /** The partition's fetched records, which the batch lies in. */
+  readonly stored: Buffer;
+  readonly header: BatchHeader;
+}
+
+async function createTopic(bootstrap: string, name: string, numPartitions: number, configs: { name: string; value: string }[] = []): Promise<void> {
   const res = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
     timeoutMs: 10_000,
-    topics: [{ name, numPartitions, replicationFactor: 1, configs: [] }],
+    topics: [{ name, numPartitions, replicationFactor: 1, configs }],
   });
   assert.equal(res.topics[0]!.errorCode, ErrorCode.NONE);
 }
@@ -177,15 +186,95 @@ describe('large Produce requests pipelined on one connection', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Sends one acks=1 Produce per value, all before reading any answer; value i goes to partition i % 2. */
+  function sendAll(client: WireClient, topic: string, values: readonly Buffer[]): void {
+    values.forEach((value, i) => {
+      const body = { acks: 1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: i % 2, records: batch(value) }] }] };
+      client.send(encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, i, 'pipelined-test', (w) => M.ProduceRequest.write(w, body, PRODUCE_VERSION)));
+    });
+  }
+
+  /** Every batch of both partitions, from offset 0, in log order. */
+  async function fetchBatches(topic: string): Promise<FetchedBatch[]> {
+    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 64 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic, partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }],
+    });
+    const out: FetchedBatch[] = [];
+    for (const p of fetched.responses[0]!.partitions) {
+      const stored = Buffer.from(p.records as Uint8Array);
+      for (let position = 0; position < stored.length; ) {
+        const header = readBatchHeader(stored, position)!;
+        out.push({ partition: p.partitionIndex, stored, header });
+        position = header.end;
+      }
+    }
+    return out;
+  }
+
+  test('LogAppendTime stamped by the worker in the frame itself: batches read back stamped, with a valid CRC and the values sent', async () => {
+    await createTopic(broker.bootstrap, 'stamped', 2, [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]);
+    const values = Array.from({ length: REQUESTS }, (_, i) => Buffer.alloc(LARGE_VALUE_BYTES, 0x40 + i));
+    const before = BigInt(Date.now());
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      sendAll(client, 'stamped', values);
+      for (let i = 0; i < REQUESTS; i++) {
+        const frame = await client.readFrame(30_000);
+        const { bodyOffset } = decodeResponseHeader(frame, M.ProduceRequest.apiKey!, PRODUCE_VERSION);
+        const answer = M.ProduceResponse.read(new Reader(frame, bodyOffset), PRODUCE_VERSION).responses[0]!.partitionResponses[0]!;
+        assert.equal(answer.errorCode, ErrorCode.NONE);
+        assert.ok(answer.logAppendTimeMs >= before, 'the answer carries the append time');
+      }
+    } finally {
+      client.close();
+    }
+    const batches = await fetchBatches('stamped');
+    assert.equal(batches.length, REQUESTS);
+    for (const { stored, header } of batches) {
+      assert.equal(timestampTypeOf(header.attributes), TimestampType.LogAppendTime);
+      assert.ok(header.maxTimestamp >= before);
+      assert.equal(computeBatchCrc(stored, header.start, header.end), header.crc >>> 0, 'the stamped batch was re-checksummed as it was stored');
+      const value = [...readRecords(stored, header)][0]!.value!;
+      assert.ok(values.some((v) => v.equals(value)), 'a value as sent');
+    }
+  });
+
+  test('a connection closed before its answers: what it appended is intact, and the next requests, in reused frames, read back as sent', async () => {
+    await createTopic(broker.bootstrap, 'abandoned', 2);
+    const abandoned = Array.from({ length: REQUESTS }, (_, i) => Buffer.alloc(LARGE_VALUE_BYTES, 0x60 + i));
+    const first = await WireClient.connect(broker.host, broker.port);
+    sendAll(first, 'abandoned', abandoned);
+    // Gone while its appends may still be under way: the broker answers nobody, and gives the frames back.
+    first.close();
+    const next = Array.from({ length: REQUESTS }, (_, i) => Buffer.alloc(LARGE_VALUE_BYTES, 0x80 + i));
+    const second = await WireClient.connect(broker.host, broker.port);
+    try {
+      sendAll(second, 'abandoned', next);
+      for (let i = 0; i < REQUESTS; i++) {
+        const frame = await second.readFrame(30_000);
+        const { bodyOffset } = decodeResponseHeader(frame, M.ProduceRequest.apiKey!, PRODUCE_VERSION);
+        assert.equal(M.ProduceResponse.read(new Reader(frame, bodyOffset), PRODUCE_VERSION).responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+      }
+    } finally {
+      second.close();
+    }
+    const read = (await fetchBatches('abandoned')).map(({ stored, header }) => [...readRecords(stored, header)][0]!.value!);
+    for (const value of read) assert.ok([...abandoned, ...next].some((v) => v.equals(value)), 'every stored value is one that was sent, whole');
+    for (const value of next) assert.ok(read.some((v) => v.equals(value)), 'every answered value was stored');
+  });
+
   test('every record reads back as sent, although frame memory is reused between requests', async () => {
     const values = Array.from({ length: REQUESTS }, (_, i) => Buffer.alloc(LARGE_VALUE_BYTES, i + 1));
     const client = await WireClient.connect(broker.host, broker.port);
     try {
       // All sent before any answer is read: several frames are assembled while others are being appended.
-      values.forEach((value, i) => {
-        const body = { acks: 1, timeoutMs: 10_000, topicData: [{ name: 'pipelined', partitionData: [{ index: i % 2, records: batch(value) }] }] };
-        client.send(encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, i, 'pipelined-test', (w) => M.ProduceRequest.write(w, body, PRODUCE_VERSION)));
-      });
+      sendAll(client, 'pipelined', values);
       for (let i = 0; i < REQUESTS; i++) {
         const frame = await client.readFrame(30_000);
         const { correlationId, bodyOffset } = decodeResponseHeader(frame, M.ProduceRequest.apiKey!, PRODUCE_VERSION);
@@ -196,26 +285,12 @@ describe('large Produce requests pipelined on one connection', () => {
     } finally {
       client.close();
     }
-    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
-      replicaId: -1,
-      maxWaitMs: 0,
-      minBytes: 0,
-      maxBytes: 64 << 20,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [{ topic: 'pipelined', partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }],
-    });
-    for (const p of fetched.responses[0]!.partitions) {
-      const stored = Buffer.from(p.records as Uint8Array);
-      const read: Buffer[] = [];
-      for (let position = 0; position < stored.length; ) {
-        const header = readBatchHeader(stored, position)!;
-        for (const record of readRecords(stored, header)) read.push(record.value!);
-        position = header.end;
-      }
-      const expected = values.filter((_, i) => i % 2 === p.partitionIndex);
+    const batches = await fetchBatches('pipelined');
+    for (const partition of [0, 1]) {
+      const read = batches.filter((b) => b.partition === partition).flatMap(({ stored, header }) => [...readRecords(stored, header)].map((r) => r.value!));
+      const expected = values.filter((_, i) => i % 2 === partition);
       assert.equal(read.length, expected.length);
-      read.forEach((value, n) => assert.ok(value.equals(expected[n]!), `partition ${p.partitionIndex}, record ${n} reads back as sent`));
+      read.forEach((value, n) => assert.ok(value.equals(expected[n]!), `partition ${partition}, record ${n} reads back as sent`));
     }
   });
 });

@@ -12,7 +12,8 @@ import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
-import { readBatchHeader } from '../../../src/protocol/records/index.js';
+import { readBatchHeader, setLogAppendTime } from '../../../src/protocol/records/index.js';
+import type { AppendReply, AppendRequest } from '../../../src/worker/partition-protocol.js';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';
@@ -165,6 +166,25 @@ describe('Produce', () => {
     assert.ok(Math.abs(total(s, 'sluice_client_produce_batch_span_seconds_sum', client) - 0.012) < 1e-9);
     assert.ok(total(s, 'sluice_client_produce_batch_age_seconds_sum', client) >= 0.02);
     assert.equal(total(s, 'sluice_client_produce_batches_total', { ...client, compression: 'none' }), 2);
+  });
+
+  test("the client's CreateTime stamps count even when the owner stamps LogAppendTime into the request's own records", async () => {
+    /** As a partition worker reading the batch in its request frame does, on a LogAppendTime topic. */
+    class StampingPartitions extends MemoryPartitions {
+      override async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
+        const replies = await super.appendMany(entries);
+        for (const e of entries) setLogAppendTime(e.records, 0, BigInt(Date.now()) + 60_000n);
+        return replies;
+      }
+    }
+    const d = dataHarnesses()(new StampingPartitions());
+    await d.createTopic('t', 1);
+    const now = BigInt(Date.now());
+    await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a', 'b'], [now - 30n, now - 10n]) }] }]);
+    const s = parseExposition(await AggregatorRegistry.aggregate<PrometheusContentType>([d.metrics.clientProduce.snapshot()]).metrics());
+    const client = { client_id: 'test' };
+    assert.ok(Math.abs(total(s, 'sluice_client_produce_batch_span_seconds_sum', client) - 0.02) < 1e-9, 'the span as the client stamped it');
+    assert.equal(total(s, 'sluice_client_produce_batch_span_seconds_count', client), 1);
   });
 
   test('a partition named twice, the topic twice: one answer a partition, only the last copy appended', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameBufferPool, MIN_POOLED_FRAME_BYTES } from '../../../src/protocol/frame-buffer-pool.js';
+import { FrameBufferPool, MIN_POOLED_FRAME_BYTES, holdSharedFrame } from '../../../src/protocol/frame-buffer-pool.js';
 import { FrameDecoder } from '../../../src/protocol/framing.js';
 
 const limits = { maxPooledFrameBytes: 1024 * 1024, maxRetainedBytes: 2 * 1024 * 1024 };
@@ -74,4 +74,46 @@ test('the frame decoder assembles frames that span chunks in pooled memory', () 
   assert.deepEqual(frames[0], payload);
   pool.give(frames[0]!);
   assert.equal(pool.retainedBytes, 256 * 1024);
+});
+
+test('pooled memory is shared, and a view in a lent frame can be held by its id; other memory cannot', () => {
+  const pool = new FrameBufferPool(limits);
+  const frame = pool.take(100_000);
+  assert.ok(frame.buffer instanceof SharedArrayBuffer);
+  const hold = holdSharedFrame(frame.subarray(500, 600));
+  assert.ok(hold !== null);
+  assert.equal(hold.memory, frame.buffer);
+  const other = holdSharedFrame(pool.take(100_000));
+  assert.ok(other !== null && other.id !== hold.id, 'each memory has its own id');
+  assert.equal(holdSharedFrame(Buffer.alloc(100_000)), null, 'not shared: copied instead');
+  assert.equal(holdSharedFrame(pool.take(1000)), null, 'a small frame is not pooled');
+  assert.equal(holdSharedFrame(new Uint8Array(new SharedArrayBuffer(100_000))), null, 'shared, but no pool lent it');
+  pool.give(frame);
+  hold.release();
+  assert.equal(holdSharedFrame(frame), null, 'given back and free: no new hold');
+});
+
+test('a frame given back while held is lent again only once every hold is released, each counted once', () => {
+  const pool = new FrameBufferPool(limits);
+  const frame = pool.take(100_000);
+  const first = holdSharedFrame(frame.subarray(0, 10))!;
+  const second = holdSharedFrame(frame.subarray(10, 20))!;
+  pool.give(frame);
+  assert.equal(pool.retainedBytes, 0);
+  first.release();
+  first.release();
+  assert.equal(pool.retainedBytes, 0, 'a second release of one hold does not stand in for another');
+  assert.notEqual(pool.take(100_000).buffer, frame.buffer);
+  second.release();
+  assert.equal(pool.retainedBytes, 128 * 1024);
+  assert.equal(pool.take(100_000).buffer, frame.buffer);
+});
+
+test('holds released before the frame is given back leave the loan as it was', () => {
+  const pool = new FrameBufferPool(limits);
+  const frame = pool.take(100_000);
+  holdSharedFrame(frame)!.release();
+  assert.equal(pool.retainedBytes, 0, 'still lent to its frame');
+  pool.give(frame);
+  assert.equal(pool.retainedBytes, 128 * 1024);
 });

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomFillSync } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
+import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
+import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } from '../../../src/worker/shared-frames.js';
 import { PartitionOps, failedAppend, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/worker/partition-protocol.js';
 
 /** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
@@ -23,6 +27,61 @@ test("an append body carries many partitions, each header followed by its record
     decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
     entries,
   );
+});
+
+test("a client's records in a pooled frame go as a reference the worker views in place; coordinator records and other memory are copied", () => {
+  const { port1, port2 } = new MessageChannel();
+  // This thread plays the worker: it receives the memories the sender posts.
+  receiveSharedFramesOn(port2);
+  const sender = new SharedFrameSender(port1);
+  try {
+    const frame = randomFillSync(new FrameBufferPool().take(200_000));
+    const entries = [
+      { topic: 'orders', partition: 3, requiredAcks: 1, origin: 'client' as const, txnVerified: false, records: frame.subarray(1000, 151_000) },
+      { topic: '__consumer_offsets', partition: 1, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: frame.subarray(151_000, 151_100) },
+      { topic: 'orders', partition: 4, requiredAcks: -1, origin: 'client' as const, txnVerified: true, records: Buffer.from('not in a frame') },
+    ];
+    const body = PartitionOps.append.encodeRequest(entries);
+    assert.equal(body.sharedFrames?.length, 1);
+    assert.equal(body.sharedFrames[0]!.memory, frame.buffer);
+    assert.equal(body.payloads?.includes(entries[0]!.records), false);
+    assert.ok(wire(body).byteLength < 300, 'only the coordinator and outside records are in the body');
+    sender.share(body.sharedFrames);
+    const decoded = PartitionOps.append.decodeRequest(wire(body));
+    assert.deepEqual(
+      decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
+      entries.map((e) => ({ ...e, records: Buffer.from(e.records) })),
+    );
+    // A change to the frame shows in the worker's view only where the records were not copied.
+    const coordinatorByte = decoded[1]!.records[0]!;
+    frame[1000] = ~frame[1000]! & 0xff;
+    frame[151_000] = ~frame[151_000]! & 0xff;
+    assert.equal(decoded[0]!.records[0], frame[1000], 'the worker views the frame itself');
+    assert.equal(decoded[1]!.records[0], coordinatorByte, "a coordinator's records are copied");
+    for (const hold of body.sharedFrames) hold.release();
+  } finally {
+    sender.close();
+  }
+});
+
+test('a reference to a frame the worker was never sent, or past its end, is refused', () => {
+  const { port1, port2 } = new MessageChannel();
+  receiveSharedFramesOn(port2);
+  const sender = new SharedFrameSender(port1);
+  try {
+    const frame = new FrameBufferPool().take(100_000);
+    const entry = { topic: 't', partition: 0, requiredAcks: 1, records: frame.subarray(0, 10) };
+    const unsent = PartitionOps.append.encodeRequest([entry]);
+    assert.throws(() => PartitionOps.append.decodeRequest(wire(unsent)), UnknownSharedFrameError);
+    const sent = PartitionOps.append.encodeRequest([entry]);
+    sender.share(sent.sharedFrames!);
+    const bytes = Buffer.from(wire(sent));
+    // The length, last in the entry: one byte past the memory's end.
+    bytes.writeInt32BE(frame.buffer.byteLength + 1, bytes.byteLength - 4);
+    assert.throws(() => PartitionOps.append.decodeRequest(bytes), RangeError);
+  } finally {
+    sender.close();
+  }
 });
 
 test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved and what acks=all waits for', () => {
