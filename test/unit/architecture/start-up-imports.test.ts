@@ -60,3 +60,9 @@ test('a broker without SSL or SASL listeners loads neither node:tls nor the SASL
   assert.deepEqual(deferred, []);
   assert.equal(builtinsImportedBy(modules).has('node:tls'), false);
 });
+
+test('sluice start loads the compression codecs (node:zlib) only when it decompresses, and binds the native addon lazily', () => {
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js')];
+  assert.deepEqual(modules.filter((m) => m === 'native/index.js' || m === 'native/compression.js'), []);
+  assert.equal(builtinsImportedBy(modules).has('node:zlib'), false);
+});
