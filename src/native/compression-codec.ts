@@ -1,7 +1,7 @@
 /**
  * Kafka's attribute numbers for the compression type (bits 0-2 of a batch's attributes), apart
- * from the codecs themselves: the record batch format names them without loading node:zlib and
- * the addon (a broker's start-up reads batch attributes long before it compresses anything).
+ * from the codecs themselves: the record batch format, which a broker loads at start, names them
+ * without loading node:zlib and the addon, which only compressing and decompressing need.
  */
 export const CompressionCodec = {
   None: 0,
