@@ -54,15 +54,13 @@ import { buildConfig, type BrokerConfig } from './config.js';
 import { buildCoordinators, COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import type { ClusterMember } from './cluster-member.js';
-import { connectClusterMember, startMetricsEndpoint } from './lazy-modules.js';
+import { connectClusterMember, createSaslAuthenticator, startMetricsEndpoint } from './lazy-modules.js';
 import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
 import { replicaLogs } from './replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
-import type { BrokerRegistration, ListenerEndpoint, MetadataImage, MetadataSource } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../cluster/metadata-image.js';
 import type { MetricsServer } from './metrics-server.js';
 import { uncompressedRecordsSize } from './uncompressed-size.js';
-import { SaslAuthenticator } from '../security/sasl/authenticator.js';
-import { parseCredential, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;
@@ -222,8 +220,7 @@ export class Broker {
       return cluster;
     };
     const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
-    // SCRAM credentials are read from the current metadata image, as the quotas are.
-    const authenticator = config.sasl.listeners.size === 0 ? undefined : new SaslAuthenticator(config.sasl, (user, mechanism) => scramCredentialOf(currentCluster().metadata, user, mechanism), metrics, logger('security'));
+    const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => currentCluster().metadata, metrics, logger('security'));
     const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
@@ -404,10 +401,4 @@ function partitionsOnDisk(logDirs: readonly string[], log: Logger): TopicPartiti
     log.warn('listing the log dirs failed: every partition worker starts now', { error: String(err) });
     return undefined;
   }
-}
-
-/** A user's SCRAM credential from the client-entity configs (`SCRAM-SHA-256=salt=…,stored_key=…`). */
-function scramCredentialOf(image: MetadataImage, user: string, mechanism: ScramMechanism): ScramCredential | undefined {
-  const text = image.clientEntityConfigs({ user }).get(mechanism.name);
-  return text === undefined ? undefined : parseCredential(text);
 }

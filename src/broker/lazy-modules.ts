@@ -5,7 +5,11 @@
  * factories only defer the `import`.
  */
 import type { Logger } from '../common/logger.js';
+import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { ScrapeOptions, ScrapeSources } from '../common/metrics/scrape.js';
+import type { MetadataImage } from '../cluster/metadata-image.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
+import type { SaslConfig } from '../security/sasl/sasl-config.js';
 import type { ClusterMember } from './cluster-member.js';
 import type { ClusterMemberConfig } from './config.js';
 import type { MetricsServer } from './metrics-server.js';
@@ -20,4 +24,22 @@ export async function connectClusterMember(config: ClusterMemberConfig, proposed
 export async function startMetricsEndpoint(at: { readonly host: string; readonly port: number }, sources: ScrapeSources, options: ScrapeOptions): Promise<MetricsServer> {
   const [{ MetricsScraper }, { MetricsServer }] = await Promise.all([import('../common/metrics/scrape.js'), import('./metrics-server.js')]);
   return MetricsServer.start(at.host, at.port, new MetricsScraper(sources, options), options.log);
+}
+
+/**
+ * The SASL mechanisms (PLAIN, SCRAM and their crypto): only a broker with a SASL listener
+ * authenticates. SCRAM credentials are read from the current metadata image
+ * (`SCRAM-SHA-256=salt=…,stored_key=…` in the user's client-entity configs), as the quotas are.
+ */
+export async function createSaslAuthenticator(config: SaslConfig, image: () => MetadataImage, metrics: BrokerMetrics, log: Logger): Promise<SaslAuthenticator> {
+  const [{ SaslAuthenticator }, { parseCredential }] = await Promise.all([import('../security/sasl/authenticator.js'), import('../security/sasl/scram-formatter.js')]);
+  return new SaslAuthenticator(
+    config,
+    (user, mechanism) => {
+      const text = image().clientEntityConfigs({ user }).get(mechanism.name);
+      return text === undefined ? undefined : parseCredential(text);
+    },
+    metrics,
+    log,
+  );
 }

@@ -11,9 +11,10 @@
  * is read, as Java's keystore compatibility mode reads it.
  */
 import { readFileSync } from 'node:fs';
-import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
+import type { SecureContext, SecureContextOptions } from 'node:tls';
 import { createRequire } from 'node:module';
 import type Forge from 'node-forge';
+import { nodeTls } from './node-tls.js';
 import { PrincipalMappingRulesError, SslPrincipalMapper } from './ssl-principal-mapper.js';
 
 /** The `ssl.*` values in force for one listener (listener-prefixed keys already applied), defaults included. */
@@ -70,7 +71,7 @@ export function clientTls(s: SslSettings): ClientTls {
 
 function secureContext(options: SecureContextOptions): SecureContext {
   try {
-    return createSecureContext(options);
+    return nodeTls().createSecureContext(options);
   } catch (err) {
     // Node names what failed (a key not matching its certificate, a wrong password, a bad cipher list) but no secret.
     const message = (err as Error).message;

@@ -1,6 +1,11 @@
 /**
  * The only loader of `build/Release/sluice_native.node`, and the TypeScript shape of what it
  * exports. Other modules use the typed wrappers in this folder, never this object directly.
+ *
+ * The addon loads with its first use, not with this module: the main thread imports the
+ * wrappers at start but calls none of them before it accepts connections (the first Fetch sends
+ * files, the first sampled batch decompresses), and loading the addon is a few milliseconds of a
+ * broker's start-up (docs/notes/performance.md). A missing addon still fails at import.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -38,17 +43,23 @@ export interface NativeBinding {
 
 const EXPECTED_ABI_VERSION = 3;
 
+// Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
+const ADDON_PATH = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));
+if (!existsSync(ADDON_PATH)) {
+  throw new Error(`Sluice native addon not found at ${ADDON_PATH}: run \`npm install\` (or \`npm run build\`) to compile it`);
+}
+
 function load(): NativeBinding {
-  // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
-  const path = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));
-  if (!existsSync(path)) {
-    throw new Error(`Sluice native addon not found at ${path}: run \`npm install\` (or \`npm run build\`) to compile it`);
-  }
-  const binding = createRequire(import.meta.url)(path) as NativeBinding;
+  const binding = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
   if (binding.abiVersion !== EXPECTED_ABI_VERSION) {
-    throw new Error(`Sluice native addon at ${path} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``);
+    throw new Error(`Sluice native addon at ${ADDON_PATH} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``);
   }
   return binding;
 }
 
-export const native: NativeBinding = load();
+let loaded: NativeBinding | null = null;
+
+/** This thread's addon, loaded by the first call. */
+export function native(): NativeBinding {
+  return (loaded ??= load());
+}

@@ -8,16 +8,9 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { KafkaError } from '../common/kafka-error.js';
 import { native, type NativeCodec, type NativeDecompressCodec } from './binding.js';
+import { CompressionCodec } from './compression-codec.js';
 
-/** Kafka's attribute numbers for the compression type (bits 0-2 of a batch's attributes). */
-export const CompressionCodec = {
-  None: 0,
-  Gzip: 1,
-  Snappy: 2,
-  Lz4: 3,
-  Zstd: 4,
-} as const;
-export type CompressionCodec = (typeof CompressionCodec)[keyof typeof CompressionCodec];
+export { CompressionCodec };
 
 const CORRUPT_MESSAGE = 2;
 const UNSUPPORTED_COMPRESSION_TYPE = 76;
@@ -42,11 +35,11 @@ const gunzipAsync = promisify(zlib.gunzip);
 export function codecAvailable(codec: CompressionCodec): boolean {
   switch (codec) {
     case CompressionCodec.Snappy:
-      return native.codecsAvailable.snappy;
+      return native().codecsAvailable.snappy;
     case CompressionCodec.Lz4:
-      return native.codecsAvailable.lz4;
+      return native().codecsAvailable.lz4;
     case CompressionCodec.Zstd:
-      return native.codecsAvailable.zstd;
+      return native().codecsAvailable.zstd;
     default:
       return true;
   }
@@ -60,7 +53,7 @@ export function compress(codec: CompressionCodec, data: Uint8Array): Buffer {
     case CompressionCodec.Gzip:
       return zlib.gzipSync(data);
     default:
-      return callNative(codec, () => native.compress(codec, data));
+      return callNative(codec, () => native().compress(codec, data));
   }
 }
 
@@ -73,7 +66,7 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
     case CompressionCodec.Gzip:
       return callGzip(codec, () => withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes));
     default:
-      return callNative(codec, () => native.decompress(codec, data, maxDecompressedBytes));
+      return callNative(codec, () => native().decompress(codec, data, maxDecompressedBytes));
   }
 }
 
@@ -88,11 +81,11 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
 export function decompressTransient(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer {
   checkArguments(codec, data, maxDecompressedBytes);
   if (codec === CompressionCodec.None) return checkedPlain(data, maxDecompressedBytes);
-  if (codec === CompressionCodec.Gzip && !native.codecsAvailable.gzip) return decompress(codec, data, maxDecompressedBytes);
+  if (codec === CompressionCodec.Gzip && !native().codecsAvailable.gzip) return decompress(codec, data, maxDecompressedBytes);
   let target = scratch ?? Buffer.allocUnsafeSlow(Math.min(INITIAL_SCRATCH_BYTES, maxDecompressedBytes + 1));
   for (;;) {
     const current = target;
-    const written = callNative(codec, () => native.decompressInto(codec, data, maxDecompressedBytes, current));
+    const written = callNative(codec, () => native().decompressInto(codec, data, maxDecompressedBytes, current));
     if (written >= 0) {
       scratch = current.length <= RETAINED_SCRATCH_BYTES ? current : null;
       return current.subarray(0, written);
@@ -111,7 +104,7 @@ export async function compressAsync(codec: CompressionCodec, data: Uint8Array): 
     case CompressionCodec.Gzip:
       return gzipAsync(data);
     default:
-      return awaitNative(codec, (callback) => native.compressAsync(codec, data, callback));
+      return awaitNative(codec, (callback) => native().compressAsync(codec, data, callback));
   }
 }
 
@@ -128,7 +121,7 @@ export async function decompressAsync(codec: CompressionCodec, data: Uint8Array,
         throw corrupt(codec, error);
       }
     default:
-      return awaitNative(codec, (callback) => native.decompressAsync(codec, data, maxDecompressedBytes, callback));
+      return awaitNative(codec, (callback) => native().decompressAsync(codec, data, maxDecompressedBytes, callback));
   }
 }
 

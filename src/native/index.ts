@@ -6,11 +6,13 @@ import { native } from './binding.js';
 
 /** CRC-32C (Castagnoli). Incremental: pass the previous result as `seed` to continue. */
 export function crc32c(data: Uint8Array, seed = 0): number {
-  return native.crc32c(data, seed);
+  return native().crc32c(data, seed);
 }
 
 /** 'sse4.2' when the CPU's crc32 instruction is used, 'portable' otherwise. */
-export const crc32cImplementation = native.crc32cImplementation;
+export function crc32cImplementation(): 'sse4.2' | 'portable' {
+  return native().crc32cImplementation;
+}
 
 export { sendFile, sendFileNow } from './send-file.js';
 export { mapFile, MappedRegion } from './mapped-file.js';

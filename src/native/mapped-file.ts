@@ -13,7 +13,7 @@ export class MappedRegion {
   #mapped = true;
 
   constructor(fd: number, offset: number, length: number, writable: boolean) {
-    this.buffer = native.mapFile(fd, offset, length, writable);
+    this.buffer = native().mapFile(fd, offset, length, writable);
     this.bytes = new Uint8Array(this.buffer);
     this.writable = writable;
   }
@@ -25,7 +25,7 @@ export class MappedRegion {
   /** Writes dirty pages back to the file and waits for the device. */
   msync(): void {
     this.#checkMapped();
-    native.msync(this.buffer);
+    native().msync(this.buffer);
   }
 
   /**
@@ -36,7 +36,7 @@ export class MappedRegion {
   populate(offset: number, length: number): boolean {
     this.#checkMapped();
     try {
-      native.populate(this.buffer, offset, length);
+      native().populate(this.buffer, offset, length);
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EINVAL') return false;
@@ -47,7 +47,7 @@ export class MappedRegion {
   /** Detaches `buffer` (its views read as empty afterwards) and releases the mapping. Idempotent. */
   unmap(): void {
     if (!this.#mapped) return;
-    native.unmap(this.buffer);
+    native().unmap(this.buffer);
     this.#mapped = false;
   }
 

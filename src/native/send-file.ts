@@ -42,7 +42,7 @@ export async function sendFile(socket: Socket, fd: number, position: number, len
 export function sendFileNow(socket: Socket, fd: number, position: number, length: number): number {
   checkFileRange(fd, position, length);
   if (length === 0 || sending.has(socket) || socket.writableLength > 0) return 0;
-  return native.sendFileNow(descriptorOf(socket), fd, position, length);
+  return native().sendFileNow(descriptorOf(socket), fd, position, length);
 }
 
 function transfer(socket: Socket, socketFd: number, fd: number, position: number, length: number): Promise<void> {
@@ -50,7 +50,7 @@ function transfer(socket: Socket, socketFd: number, fd: number, position: number
     // A socket closed locally would otherwise leave the thread-pool worker waiting for a
     // reader that is gone; aborting shuts the connection down and the send fails with EPIPE.
     const onClose = (): void => abort();
-    const abort = native.sendFile(socketFd, fd, position, length, (error) => {
+    const abort = native().sendFile(socketFd, fd, position, length, (error) => {
       socket.off('close', onClose);
       if (error) reject(error);
       else resolve();

@@ -7,7 +7,7 @@
  * time has passed (KIP-219), as Kafka's socket server mutes a throttled channel.
  */
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
 import type { RateLimitedLog } from '../common/rate-limited-log.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
@@ -89,7 +89,8 @@ export class Connection {
     };
     this.outbound = new OutboundQueue(
       socket,
-      !(socket instanceof TLSSocket),
+      // A TLSSocket says so in `encrypted` (an instanceof check would load node:tls into plaintext brokers).
+      (socket as Partial<TLSSocket>).encrypted !== true,
       options.metrics,
       (err) => {
         this.log.debug('send failed', { client: this.session.clientAddress, error: err instanceof Error ? err.message : String(err) });

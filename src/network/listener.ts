@@ -6,8 +6,9 @@
  * to a Connection.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
+import { nodeTls } from '../common/node-tls.js';
 import { ANONYMOUS_PRINCIPAL } from '../common/session.js';
 import { rfc2253Name } from '../common/ssl-principal-mapper.js';
 import type { ServerTls } from '../common/tls-config.js';
@@ -51,7 +52,7 @@ export class Listener {
       return;
     }
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-    this.server = createTlsServer(
+    this.server = nodeTls().createServer(
       {
         ...tls.contextOptions,
         requestCert: tls.clientAuth !== 'none',

@@ -9,9 +9,10 @@ import { native } from '../../../src/native/binding.js';
 import { crc32cJs } from '../../../src/native/crc32c-js.js';
 import { consume, writeReport, type Row } from './report.js';
 
+const addon = native();
 const implementations: [string, (data: Uint8Array) => number][] = [
-  [`sluice native (${native.crc32cImplementation})`, (data) => native.crc32c(data)],
-  ['sluice native (portable tables)', (data) => native.crc32cPortable(data)],
+  [`sluice native (${addon.crc32cImplementation})`, (data) => addon.crc32c(data)],
+  ['sluice native (portable tables)', (data) => addon.crc32cPortable(data)],
   ['@node-rs/crc32', (data) => nodeRsCrc32c(data as Buffer)],
   ['pure TS (slicing-by-8)', (data) => crc32cJs(data)],
 ];

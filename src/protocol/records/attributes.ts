@@ -2,7 +2,7 @@
  * The int16 `attributes` field of a magic-2 batch. Only the low 7 bits carry meaning; the rest
  * are written as zero and ignored on read, as Kafka does.
  */
-import { CompressionCodec } from '../../native/index.js';
+import { CompressionCodec } from '../../native/compression-codec.js';
 
 /**
  * The codec ids of bits 0-2 are the ones the codecs are called by, so the records module names

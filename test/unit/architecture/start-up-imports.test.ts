@@ -12,9 +12,16 @@ import { fileURLToPath } from 'node:url';
 
 const DIST_SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
+const IMPORT = /^(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm;
+
 function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]|^import\s+['"](\.[^'"]+)['"]/gm)].map((m) => resolve(dirname(file), m[1] ?? m[2]!));
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]!).filter((s) => s.startsWith('.')).map((s) => resolve(dirname(file), s));
+}
+
+/** The Node built-ins that `modules` (paths under dist/src) import statically. */
+function builtinsImportedBy(modules: readonly string[]): Set<string> {
+  return new Set(modules.flatMap((m) => [...readFileSync(resolve(DIST_SRC, m), 'utf8').matchAll(IMPORT)].map((x) => x[1] ?? x[2]!).filter((s) => s.startsWith('node:'))));
 }
 
 function loadedAtStart(entry: string): string[] {
@@ -45,4 +52,17 @@ test("nothing loaded at start imports prom-client's index (its Pushgateway and d
   const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js'), ...loadedAtStart('worker/partition-ops.js')];
   const whole = modules.filter((m) => /from\s+['"]prom-client['"]/.test(readFileSync(resolve(DIST_SRC, m), 'utf8')));
   assert.deepEqual(whole, []);
+});
+
+test('a broker without SSL or SASL listeners loads neither node:tls nor the SASL mechanisms at start', () => {
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js')];
+  const deferred = modules.filter((m) => /^security\/sasl\/(authenticator|mechanism|plain-server|scram-server|scram-messages)\.js$/.test(m));
+  assert.deepEqual(deferred, []);
+  assert.equal(builtinsImportedBy(modules).has('node:tls'), false);
+});
+
+test('sluice start loads the compression codecs (node:zlib) only when it decompresses, and binds the native addon lazily', () => {
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js')];
+  assert.deepEqual(modules.filter((m) => m === 'native/index.js' || m === 'native/compression.js'), []);
+  assert.equal(builtinsImportedBy(modules).has('node:zlib'), false);
 });
