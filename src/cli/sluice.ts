@@ -21,6 +21,7 @@ function usage(): never {
 async function start(args: string[]): Promise<void> {
   const { loadPropertiesFile } = await import('../broker/config.js');
   const { Broker } = await import('../broker/broker.js');
+  const { native } = await import('../native/binding.js');
   const settings = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -45,6 +46,9 @@ async function start(args: string[]): Promise<void> {
   });
   for (const l of broker.boundListeners) process.stdout.write(`sluice: listener ${l.name} on ${l.address}\n`);
   process.stdout.write(`sluice: accepting connections on ${broker.bootstrap}\n`);
+  // The addon loads on first use to keep it out of the start-up time; a stale or broken build
+  // must still stop the broker now rather than fail its first Fetch.
+  native();
   const shutdown = (): void => {
     broker.stop().then(
       () => process.exit(0),
