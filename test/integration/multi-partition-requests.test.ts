@@ -35,6 +35,11 @@ interface FetchedBatch {
   readonly header: BatchHeader;
 }
 
+/** A sessionless consumer Fetch: answered at once with what there is, unless `wait` asks for a long poll. */
+function fetchOnce(bootstrap: string, topics: M.FetchRequestFetchTopicInput[], wait = { maxWaitMs: 0, minBytes: 0, maxBytes: 64 << 20 }): Promise<M.FetchResponseData> {
+  return wireCall(bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, { replicaId: -1, ...wait, sessionId: 0, sessionEpoch: -1, topics });
+}
+
 async function createTopic(bootstrap: string, name: string, numPartitions: number, configs: { name: string; value: string }[] = []): Promise<void> {
   const res = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
     timeoutMs: 10_000,
@@ -84,18 +89,10 @@ describe('requests spanning many partitions', () => {
       ['missing', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]],
     ]);
 
-    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
-      replicaId: -1,
-      maxWaitMs: 0,
-      minBytes: 0,
-      maxBytes: 64 << 20,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        { topic: 'wide', partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ partition: PARTITIONS - 1 - p, fetchOffset: 0n, partitionMaxBytes: 2 << 20 })) },
-        { topic: 'other', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }, { partition: 7, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
-      ],
-    });
+    const fetched = await fetchOnce(broker.bootstrap, [
+      { topic: 'wide', partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ partition: PARTITIONS - 1 - p, fetchOffset: 0n, partitionMaxBytes: 2 << 20 })) },
+      { topic: 'other', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }, { partition: 7, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
+    ]);
     const wide = fetched.responses[0]!.partitions;
     assert.deepEqual(wide.map((p) => p.partitionIndex), Array.from({ length: PARTITIONS }, (_, p) => PARTITIONS - 1 - p));
     for (const p of wide) {
@@ -136,15 +133,11 @@ describe('a long-poll fetch woken by one partition', () => {
   }
 
   function longPoll(offsets: readonly [bigint, bigint]): Promise<M.FetchResponseData> {
-    return wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
-      replicaId: -1,
-      maxWaitMs: 10_000,
-      minBytes: 1,
-      maxBytes: 1 << 20,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [{ topic: 'woken', partitions: offsets.map((fetchOffset, partition) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20 })) }],
-    });
+    return fetchOnce(
+      broker.bootstrap,
+      [{ topic: 'woken', partitions: offsets.map((fetchOffset, partition) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20 })) }],
+      { maxWaitMs: 10_000, minBytes: 1, maxBytes: 1 << 20 },
+    );
   }
 
   const summary = (res: M.FetchResponseData): Array<[number, number, bigint, number]> =>
@@ -196,15 +189,7 @@ describe('large Produce requests pipelined on one connection', () => {
 
   /** Every batch of both partitions, from offset 0, in log order. */
   async function fetchBatches(topic: string): Promise<FetchedBatch[]> {
-    const fetched = await wireCall(broker.bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
-      replicaId: -1,
-      maxWaitMs: 0,
-      minBytes: 0,
-      maxBytes: 64 << 20,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [{ topic, partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }],
-    });
+    const fetched = await fetchOnce(broker.bootstrap, [{ topic, partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }]);
     const out: FetchedBatch[] = [];
     for (const p of fetched.responses[0]!.partitions) {
       const stored = Buffer.from(p.records as Uint8Array);
