@@ -221,7 +221,9 @@ export class Broker {
     };
     const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
     const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => currentCluster().metadata, metrics, logger('security'));
-    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, currentCluster, quotas, authenticator);
+    // Connections are accepted while the logs open (the advertised port may be the one the OS
+    // picked); a request before that fails in its handler and closes its connection.
+    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster ?? undefined, quotas, authenticator);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
     const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));

@@ -51,11 +51,24 @@ export class RequestDispatcher {
     private readonly authenticator?: SaslAuthenticator,
   ) {}
 
-  /** The share sessions the connection opened end, and their members' acquired records are released (as Kafka's ShareSessionCache on disconnect). */
+  /**
+   * The share sessions the connection opened end, and their members' acquired records are
+   * released (as Kafka's ShareSessionCache on disconnect). Never rejects: the connection calls it
+   * as it goes away and nothing is left to answer, so a failure is logged here (an unhandled
+   * rejection would stop the broker).
+   */
   async connectionClosed(session: Session): Promise<void> {
-    const shares = this.cluster()?.shares;
-    if (shares === undefined) return;
-    await Promise.all(shares.sessions.connectionClosed(session).map((key) => shares.partitions.releaseMember(key.groupId, key.memberId)));
+    try {
+      const shares = this.cluster()?.shares;
+      if (shares === undefined) return;
+      await Promise.all(shares.sessions.connectionClosed(session).map((key) => shares.partitions.releaseMember(key.groupId, key.memberId)));
+    } catch (err) {
+      this.log.error('releasing the share sessions of a closed connection failed', {
+        client: session.clientAddress,
+        principal: session.principal,
+        error: err instanceof Error ? err.stack : String(err),
+      });
+    }
   }
 
   async dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle: (ms: number) => void = () => {}): Promise<FrameParts | FinalResponse | null> {

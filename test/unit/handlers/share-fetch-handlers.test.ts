@@ -235,6 +235,16 @@ describe('ShareFetch and ShareAcknowledge', () => {
     assert.equal((await shareFetch(f, 'm1', 1, {})).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND);
   });
 
+  test('closing a connection never rejects: before the broker has its cluster, or when the release itself fails', async () => {
+    const f = await setUp();
+    const early = new RequestDispatcher(new HandlerRegistry([]), new Logger('test'), f.d.metrics, () => undefined);
+    await early.connectionClosed(TEST_SESSION);
+    const failing = new RequestDispatcher(new HandlerRegistry([]), new Logger('test'), f.d.metrics, () => {
+      throw new Error('request served before the cluster metadata was loaded');
+    });
+    await failing.connectionClosed(TEST_SESSION);
+  });
+
   test('records whose lock expired are delivered again', async () => {
     const f = await setUp();
     await produce(f.d, 0, ['a']);
