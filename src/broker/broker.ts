@@ -195,7 +195,7 @@ export class Broker {
         shareLeadership(topic, partition);
       },
     };
-    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs);
+    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs, purgatory);
     let coordinators: LazyCoordinators | null = null;
     let sharePartitions: SharePartitionManager | null = null;
     // The member's log dir checks start before the broker is built: a fatal error then waits for it.

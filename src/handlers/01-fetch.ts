@@ -52,6 +52,8 @@ const REPLICA_STATE_VERSION = 15;
 interface PartitionRead {
   readonly partition: SessionPartition;
   readonly topic: TopicImage | undefined;
+  /** The read sent to the partition's owner; none for a partition refused before reading. */
+  readonly command?: ReadCommand;
   readonly result: ReadResult;
 }
 
@@ -82,9 +84,7 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
       reads.push({ partition, topic, result: { ...failedRead(refused ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), abortedTransactions: [] } });
       continue;
     }
-    positions.push(reads.length);
-    reads.push({ partition, topic, result: failedRead(ErrorCode.UNKNOWN_SERVER_ERROR) });
-    commands.push({
+    const command: ReadCommand = {
       topic: topic.name,
       partition: partition.partition,
       currentLeaderEpoch: partition.params.currentLeaderEpoch,
@@ -94,7 +94,10 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
       minOneMessage: true,
       replicaId,
       lastFetchedEpoch: partition.params.lastFetchedEpoch,
-    });
+    };
+    positions.push(reads.length);
+    reads.push({ partition, topic, command, result: failedRead(ErrorCode.UNKNOWN_SERVER_ERROR) });
+    commands.push(command);
   }
   if (commands.length > 0) {
     const results = await c.partitions.readMany(commands);
@@ -103,8 +106,14 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
       reads[at] = { ...reads[at]!, result };
     });
   }
-  // Each read was allowed a whole first batch; now keep to max_bytes in request order, letting
-  // only the first partition with data exceed it (KIP-74).
+  return keepWithin(reads, maxBytes);
+}
+
+/**
+ * Each read was allowed a whole first batch; keeps the response to `maxBytes` in request order,
+ * letting only the first partition with data exceed it (KIP-74). What is dropped is released.
+ */
+function keepWithin(reads: readonly PartitionRead[], maxBytes: number): PartitionRead[] {
   let total = 0;
   return reads.map((r) => {
     const records = r.result.records;
@@ -116,6 +125,39 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     total += records.byteLength;
     return r;
   });
+}
+
+function keyOf(command: ReadCommand): string {
+  return partitionKey(command.topic, command.partition);
+}
+
+/**
+ * The reads a fetch that found nothing parks with: the next append to one of its partitions
+ * does that partition's read on the worker and wakes the fetch with the result.
+ */
+function parkedReads(reads: readonly PartitionRead[]): Map<string, ReadCommand> {
+  const byKey = new Map<string, ReadCommand>();
+  for (const r of reads) if (r.command !== undefined) byKey.set(keyOf(r.command), r.command);
+  return byKey;
+}
+
+/**
+ * The fetch's reads after a wake that brought some partitions' reads along: those replace the
+ * partitions' earlier (empty) ones, the rest stand as read. Reads that match no partition are
+ * released.
+ */
+function withWakeReads(reads: readonly PartitionRead[], woken: ReadonlyMap<string, ReadResult>, maxBytes: number): PartitionRead[] {
+  const unused = new Map(woken);
+  const merged = reads.map((r) => {
+    if (r.command === undefined) return r;
+    const key = keyOf(r.command);
+    const result = unused.get(key);
+    if (result === undefined) return r;
+    unused.delete(key);
+    return { ...r, result };
+  });
+  for (const result of unused.values()) result.records?.release();
+  return keepWithin(merged, maxBytes);
 }
 
 function bytesOf(reads: readonly PartitionRead[]): number {
@@ -223,10 +265,13 @@ export const fetchHandler = defineHandler({
         bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE || r.result.divergingEpoch !== null) || keys.length === 0;
       const left = deadline - Date.now();
       if (ready || left <= 0) break;
+      // A consumer that found nothing can be answered from the read done with the append that
+      // wakes it; one that found some data short of min_bytes reads everything again.
+      const empty = bytesOf(reads) === 0;
       releaseAll(reads);
-      const reason = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark');
-      reads = await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
-      if (reason === 'shutdown') break;
+      const wake = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark', fromReplica || !empty ? undefined : parkedReads(reads));
+      reads = wake.reads.size > 0 ? withWakeReads(reads, wake.reads, maxBytes) : await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
+      if (wake.reason === 'shutdown') break;
     }
     const throttleTimeMs = quotas === undefined ? 0 : settleQuotas(quotas, bytesOf(reads));
     if (throttleTimeMs > 0) {

@@ -218,7 +218,7 @@ export const shareFetchHandler = defineHandler({
       const ready = toFetch.some((p) => p.acquired.length > 0 || p.errorCode !== ErrorCode.NONE) || keys.length === 0;
       const left = deadline - Date.now();
       if (ready || left <= 0) break;
-      const reason = await c.purgatory.wait(keys, left, 'highWatermark');
+      const { reason } = await c.purgatory.wait(keys, left, 'highWatermark');
       if (reason === 'shutdown') break;
     }
     return respond(c, ctx, [...fetches.values()], lockMs);

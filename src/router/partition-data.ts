@@ -44,7 +44,4 @@ export interface PartitionData {
   writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;
 }
 
-/** The key under which fetches wait for a partition and appends announce it. */
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
+export { partitionKey } from './partition-key.js';

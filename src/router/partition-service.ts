@@ -48,6 +48,7 @@ import {
   type PartitionRef,
   type ReadBytesReply,
   type ReadCommand,
+  type ReadReply,
   type ReplicaPositionCommand,
   type ReplicaPositionReply,
   type TruncateCommand,
@@ -56,7 +57,9 @@ import {
 } from '../worker/partition-protocol.js';
 import { emptyLogDirs, markCleanShutdown } from '../worker/unstarted-workers.js';
 import type { WorkerOp } from '../worker/worker-op.js';
+import type { ParkedRead, ParkedReads } from './fetch-purgatory.js';
 import type { PartitionData } from './partition-data.js';
+import { partitionKey } from './partition-key.js';
 import type { PartitionEvents } from './partition-events.js';
 
 /**
@@ -104,6 +107,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     private readonly events: PartitionEvents,
     /** `log.dirs`, for the answers no started worker gives. */
     private readonly logDirs: readonly string[],
+    /** Where parked consumer fetches leave the reads an append should do for them (none: no such reads). */
+    private readonly parked: ParkedReads | null = null,
   ) {
     host.onWorkerStart((worker) => {
       for (const [path, reason] of this.offlineDirs) host.postOp(worker, PartitionOps.takeLogDirOffline, { path, reason });
@@ -211,9 +216,24 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
    */
   async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
-    const replies = await this.eachEntry(PartitionOps.append, entries, (e) => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, failedAppendOf);
+    const parked = this.parked?.hasParkedReads === true ? entries.map((e) => this.parked!.parkedReads(partitionKey(e.topic, e.partition))) : null;
+    const sent = parked === null ? entries : entries.map((e, i) => (parked[i]!.length === 0 ? e : { ...e, wakeReads: parked[i]!.map((p) => p.command) }));
+    const sizeOf = (e: AppendRequest): number => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength + (e.wakeReads?.length ?? 0) * (READ_COMMAND_ESTIMATE + topicBytes(e));
+    const replies = await this.eachEntry(PartitionOps.append, sent, sizeOf, failedAppendOf);
+    if (parked !== null) this.offerWakeReads(entries, parked, replies);
     this.announceAppends(entries, replies);
     return replies;
+  }
+
+  /** The reads done with the appends go to their parked fetches before the appends wake them. */
+  private offerWakeReads(entries: readonly AppendRequest[], parked: readonly (readonly ParkedRead[])[], replies: readonly AppendReply[]): void {
+    entries.forEach((e, i) => {
+      const done = replies[i]!.wakeReads;
+      if (done.length === 0) return;
+      const worker = this.workerOf(e.topic, e.partition);
+      const key = partitionKey(e.topic, e.partition);
+      done.forEach((reply, n) => this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply)));
+    });
   }
 
   /**
@@ -248,18 +268,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
         const replies = await this.host.call(worker, PartitionOps.read, indexes.map((i) => commands[i]!));
         indexes.forEach((i, n) => {
           const r = replies[n]!;
-          const slice = r.slice;
-          const records: FileRegion | null =
-            slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
-          results[i] = {
-            errorCode: r.errorCode,
-            highWatermark: r.highWatermark,
-            lastStableOffset: r.lastStableOffset,
-            logStartOffset: r.logStartOffset,
-            records,
-            divergingEpoch: r.divergingEpoch,
-            abortedTransactions: r.abortedTransactions,
-          };
+          results[i] = this.readResult(worker, r);
           // Only a follower's fetch moves the high watermark or qualifies a replica for the ISR.
           const c = commands[i]!;
           if (r.highWatermarkMoved) this.events.highWatermarkMoved(c.topic, c.partition, r.highWatermark);
@@ -271,6 +280,21 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       }
     });
     return results;
+  }
+
+  /** A worker's read reply as a result whose records are leased from that worker. */
+  private readResult(worker: number, r: ReadReply): ReadResult {
+    const slice = r.slice;
+    const records: FileRegion | null = slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
+    return {
+      errorCode: r.errorCode,
+      highWatermark: r.highWatermark,
+      lastStableOffset: r.lastStableOffset,
+      logStartOffset: r.logStartOffset,
+      records,
+      divergingEpoch: r.divergingEpoch,
+      abortedTransactions: r.abortedTransactions,
+    };
   }
 
   /** A follower's fetched records, appended on its owner (see `PartitionOps.appendAsFollower`); answers where each log then stands. */

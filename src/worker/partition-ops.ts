@@ -149,16 +149,19 @@ export const registerOps: RegisterOps = (setup) => {
     leaderEpoch: partition.leaderEpoch,
     requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
     needsVerification: false,
+    wakeReads: [],
   });
 
-  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified }: AppendRequest): AppendReply => {
+  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified, wakeReads }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
       const appended = partition.appendAsLeader(records, requiredAcks, origin, txnVerified);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
-      return appendReply(partition, appended);
+      const reply = appendReply(partition, appended);
+      // Parked consumers can read only what the high watermark has passed.
+      return wakeReads === undefined || !appended.highWatermarkMoved ? reply : { ...reply, wakeReads: wakeReads.map(read) };
     } catch (err) {
       // Not a failure: the handler verifies the batch with the transaction coordinator and sends it again.
       if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true };

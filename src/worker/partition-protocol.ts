@@ -272,12 +272,20 @@ export interface AppendRequest extends PartitionRef {
   readonly origin?: AppendOrigin;
   /** The transaction coordinator confirmed the batch's partition is in its producer's transaction (KIP-890). */
   readonly txnVerified?: boolean;
+  /**
+   * Reads for the consumer fetches parked on the partition, done right after the append if it
+   * moved the high watermark and answered with it (`AppendReply.wakeReads`): a fetch woken by
+   * the append then needs no read round trip of its own to the worker.
+   */
+  readonly wakeReads?: readonly ReadCommand[];
 }
 
 const FROM_COORDINATOR = 1;
 const TXN_VERIFIED = 2;
 /** The records are not in the ring: the header ends with a shared frame's id, offset and length. */
 const SHARED_RECORDS = 4;
+/** The header carries wake reads (a count, then read commands) before the records. */
+const WAKE_READS = 8;
 
 /**
  * Entries that each carry records: a header (ending with the records' length), then the records
@@ -301,7 +309,17 @@ function withRecords<T extends { readonly records: Buffer }>(writeHeader: (w: Wr
 function writeAppendHeader(w: Writer, e: AppendRequest, flags: number): void {
   writeRef(w, e);
   w.int16(e.requiredAcks);
-  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | flags);
+  const wakeReads = e.wakeReads ?? [];
+  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | (wakeReads.length > 0 ? WAKE_READS : 0) | flags);
+  if (wakeReads.length === 0) return;
+  w.unsignedVarint(wakeReads.length);
+  for (const c of wakeReads) writeReadCommand(w, c);
+}
+
+function readWakeReads(r: Reader): ReadCommand[] {
+  const out: ReadCommand[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) out.push(readReadCommand(r));
+  return out;
 }
 
 /**
@@ -344,8 +362,9 @@ const appends: BodyCodec<readonly AppendRequest[]> = {
     const requiredAcks = r.int16();
     const flags = r.int8();
     const origin: AppendOrigin = (flags & FROM_COORDINATOR) !== 0 ? 'coordinator' : 'client';
+    const wakeReads = (flags & WAKE_READS) !== 0 ? readWakeReads(r) : undefined;
     const records = (flags & SHARED_RECORDS) !== 0 ? sharedFrameView(r.int32(), r.int32(), r.int32()) : r.raw(r.int32());
-    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records };
+    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records, wakeReads };
   }),
 };
 
@@ -376,6 +395,8 @@ export interface AppendReply {
    * first be verified with the transaction coordinator, then sent again verified (KIP-890).
    */
   readonly needsVerification: boolean;
+  /** The answers to the request's `wakeReads`, in their order; none unless the append moved the high watermark. */
+  readonly wakeReads: readonly ReadReply[];
 }
 
 /** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
@@ -395,6 +416,7 @@ export function failedAppend(errorCode: number, errorMessage: string | null, rec
     leaderEpoch: -1,
     requiredOffset: NO_OFFSET,
     needsVerification: false,
+    wakeReads: [],
   };
 }
 
@@ -414,6 +436,8 @@ function writeAppendReply(w: Writer, a: AppendReply): void {
   w.int32(a.leaderEpoch);
   w.int64(a.requiredOffset);
   w.bool(a.needsVerification);
+  w.unsignedVarint(a.wakeReads.length);
+  for (const read of a.wakeReads) writeReadReply(w, read);
 }
 
 function readAppendReply(r: Reader): AppendReply {
@@ -433,7 +457,14 @@ function readAppendReply(r: Reader): AppendReply {
     leaderEpoch: r.int32(),
     requiredOffset: r.int64(),
     needsVerification: r.bool(),
+    wakeReads: readWakeReplies(r),
   };
+}
+
+function readWakeReplies(r: Reader): ReadReply[] {
+  const out: ReadReply[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) out.push(readReadReply(r));
+  return out;
 }
 
 /** "No epoch": a fetch without a last fetched epoch, a diverging epoch's absence. */

@@ -349,6 +349,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       leaderEpoch: replica.leaderEpoch,
       requiredOffset: requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
       needsVerification: false,
+      wakeReads: [],
     };
   }
 

@@ -14,9 +14,21 @@ function wire(body: MessageBody | Uint8Array | void): Uint8Array {
   return Buffer.concat([...(body.payloads ?? [])]);
 }
 
-test("an append body carries many partitions, each header followed by its records, in order, with who wrote them and whether they are verified", () => {
+const parkedRead = (partition: number, fetchOffset: bigint): ReadCommand => ({
+  topic: 'orders',
+  partition,
+  currentLeaderEpoch: 4,
+  fetchOffset,
+  maxBytes: 1 << 20,
+  readCommitted: true,
+  minOneMessage: true,
+  replicaId: -1,
+  lastFetchedEpoch: -1,
+});
+
+test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified and the parked fetches' reads", () => {
   const entries = [
-    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch') },
+    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch'), wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)] },
     { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, txnVerified: true, records: Buffer.alloc(0) },
     { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab) },
   ];
@@ -25,7 +37,7 @@ test("an append body carries many partitions, each header followed by its record
   const decoded = PartitionOps.append.decodeRequest(wire(body));
   assert.deepEqual(
     decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
-    entries,
+    entries.map((e) => ({ wakeReads: undefined, ...e })),
   );
 });
 
@@ -50,7 +62,7 @@ test("a client's records in a pooled frame go as a reference the worker views in
     const decoded = PartitionOps.append.decodeRequest(wire(body));
     assert.deepEqual(
       decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
-      entries.map((e) => ({ ...e, records: Buffer.from(e.records) })),
+      entries.map((e) => ({ ...e, records: Buffer.from(e.records), wakeReads: undefined })),
     );
     // A change to the frame shows in the worker's view only where the records were not copied.
     const coordinatorByte = decoded[1]!.records[0]!;
@@ -84,10 +96,20 @@ test('a reference to a frame the worker was never sent, or past its end, is refu
   }
 });
 
-test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved and what acks=all waits for', () => {
+test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved, what acks=all waits for and the reads done for parked fetches', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true },
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false, wakeReads: [] },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true, wakeReads: [] },
+    {
+      ...failedAppend(0, null),
+      baseOffset: 10n,
+      highWatermark: 12n,
+      highWatermarkMoved: true,
+      wakeReads: [
+        { errorCode: 0, highWatermark: 12n, lastStableOffset: 11n, logStartOffset: 0n, slice: { leaseId: 9, fd: 40, position: 4096, length: 200 }, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+        { errorCode: 74, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+      ],
+    },
   ];
   const op = PartitionOps.append;
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
