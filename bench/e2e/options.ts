@@ -39,6 +39,8 @@ export interface BenchOptions {
   readonly loopbackSeconds: number;
   /** Extra `--override key=value` settings for the Sluice this run starts. */
   readonly sluiceOverrides: readonly string[];
+  /** Node flags for the Sluice this run starts, besides the broker's own (e.g. --trace-gc, --min-semi-space-size=16). */
+  readonly sluiceNodeFlags: readonly string[];
   /** Extra producer properties for the throughput workloads (default: the client's defaults). */
   readonly producerProps: readonly string[];
   readonly profile: boolean;
@@ -64,6 +66,7 @@ const USAGE = `npm run bench -- [--quick] [--bootstrap HOST:PORT [--pid PID]] [-
   [--reps N] [--records-1k N] [--records-100b N] [--partitions 1,16,256,4096] [--records-many N]
   [--latency-rate MSGS_PER_S] [--latency-seconds S] [--growth-gb N] [--disk-mib N] [--no-profile]
   [--producer-props batch.size=65536,linger.ms=5] [--sluice-override num.partition.workers=1,...]
+  [--sluice-node-flags '--trace-gc --min-semi-space-size=16']
   [--pin [--pin-broker-cpus 0] [--pin-generator-cpus 1] [--pin-compressions lz4,gzip,snappy,zstd]
    [--pin-latency-rate MSGS_PER_S] [--client-props key=value,...]]
   [--workloads soak [--soak-minutes 30] [--soak-rate MSGS_PER_S]]
@@ -95,6 +98,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'share-records': { type: 'string' },
       'producer-props': { type: 'string', default: '' },
       'sluice-override': { type: 'string', default: '' },
+      'sluice-node-flags': { type: 'string', default: '' },
       'no-profile': { type: 'boolean', default: false },
       pin: { type: 'boolean', default: false },
       'pin-broker-cpus': { type: 'string', default: '0' },
@@ -152,6 +156,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     shareRecords: num(values['share-records'], 1_000_000, 100_000),
     loopbackSeconds: quick ? 2 : 5,
     sluiceOverrides: keyValues(values['sluice-override']),
+    sluiceNodeFlags: (values['sluice-node-flags'] ?? '').split(/\s+/).filter((f) => f.startsWith('--')),
     producerProps: keyValues(values['producer-props']),
     // The profile needs a Sluice this run starts, unpinned.
     profile: !(values['no-profile'] ?? false) && !pin && bootstrap === null && brokers.includes('sluice') && workloads.includes('produce'),

@@ -37,7 +37,7 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
       if (o.brokers.includes('sluice')) {
         log('Sluice start-up and idle memory, pinned');
         startup = await measureStartup(o.workDir, 3, o.sluiceOverrides, brokerLauncher);
-        const s = await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, launcher: brokerLauncher });
+        const s = await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, nodeArgs: o.sluiceNodeFlags, launcher: brokerLauncher });
         brokers.push(s);
       }
       if (o.brokers.includes('kafka')) {
@@ -62,7 +62,7 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
     environment: {
       cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0 (1 GiB heap)',
       generator: 'bench/e2e/loadgen/loadgen.c on librdkafka 2.0.2', rounds: o.reps, clientProps: o.clientProps.join(',') || 'none',
-      sluiceOverrides: o.sluiceOverrides.join(',') || 'none', durationSeconds: Math.round((Date.now() - t0) / 1000),
+      sluiceOverrides: o.sluiceOverrides.join(',') || 'none', sluiceNodeFlags: o.sluiceNodeFlags.join(' ') || 'none', durationSeconds: Math.round((Date.now() - t0) / 1000),
     },
     plan, pinnedThreads, rows, summaries: summarizePinned(runs), runs, startup, kafkaStart, soak, failures,
   });

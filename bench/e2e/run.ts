@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   } else {
     const samples = o.brokers.includes('sluice') ? await measureStartup(o.workDir, 3, o.sluiceOverrides) : [];
     const sluiceStartup = { sluiceStartSeconds: samples.map((x) => x.startSeconds), sluiceIdleRssMiB: samples.map((x) => x.idleRssMiB) };
-    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides }));
+    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, nodeArgs: o.sluiceNodeFlags }));
     let kafkaStartSeconds: number | null = null;
     let kafkaIdleRssMiB: number | null = null;
     if (o.brokers.includes('kafka')) {
