@@ -10,6 +10,7 @@
       "target_name": "sluice_native",
       "sources": [
         "native/addon.cc",
+        "native/allocator.cc",
         "native/env_state.cc",
         "native/errno_error.cc",
         "native/crc32c.cc",

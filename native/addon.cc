@@ -2,6 +2,7 @@
 // per environment (main thread and every worker), each with its own EnvState.
 #include <napi.h>
 
+#include "allocator.h"
 #include "codecs_binding.h"
 #include "crc32c.h"
 #include "env_state.h"
@@ -10,11 +11,12 @@
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   sluice::InitEnvState(env);
-  exports.Set("abiVersion", Napi::Number::New(env, 3));
+  exports.Set("abiVersion", Napi::Number::New(env, 4));
   sluice::RegisterCrc32c(env, exports);
   sluice::RegisterSendFile(env, exports);
   sluice::RegisterMappedFile(env, exports);
   sluice::RegisterCodecs(env, exports);
+  sluice::RegisterAllocator(env, exports);
   return exports;
 }
 

@@ -22,6 +22,7 @@ async function start(args: string[]): Promise<void> {
   const { loadPropertiesFile } = await import('../broker/config.js');
   const { Broker } = await import('../broker/broker.js');
   const { native } = await import('../native/binding.js');
+  const { keepFreedHeap } = await import('../native/allocator.js');
   const settings = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -49,6 +50,7 @@ async function start(args: string[]): Promise<void> {
   // The addon loads on first use to keep it out of the start-up time; a stale or broken build
   // must still stop the broker now rather than fail its first Fetch.
   native();
+  keepFreedHeap();
   const shutdown = (): void => {
     broker.stop().then(
       () => process.exit(0),

@@ -39,9 +39,11 @@ export interface NativeBinding {
   decompressInto(codec: NativeDecompressCodec, data: Uint8Array, maxDecompressedBytes: number, target: Uint8Array): number;
   compressAsync(codec: NativeCodec, data: Uint8Array, callback: NodeCallback<Buffer>): void;
   decompressAsync(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number, callback: NodeCallback<Buffer>): void;
+  /** Whether the C allocator now keeps up to `bytes` of freed heap instead of returning it to the kernel. */
+  keepFreedHeap(bytes: number): boolean;
 }
 
-const EXPECTED_ABI_VERSION = 3;
+const EXPECTED_ABI_VERSION = 4;
 
 // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
 const ADDON_PATH = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));

@@ -1,0 +1,6 @@
+#pragma once
+#include <napi.h>
+
+namespace sluice {
+void RegisterAllocator(Napi::Env env, Napi::Object exports);
+}
