@@ -11,6 +11,7 @@
       "sources": [
         "native/addon.cc",
         "native/allocator.cc",
+        "native/copy_bytes.cc",
         "native/env_state.cc",
         "native/errno_error.cc",
         "native/crc32c.cc",

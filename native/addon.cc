@@ -4,6 +4,7 @@
 
 #include "allocator.h"
 #include "codecs_binding.h"
+#include "copy_bytes.h"
 #include "crc32c.h"
 #include "env_state.h"
 #include "mapped_file.h"
@@ -11,12 +12,13 @@
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   sluice::InitEnvState(env);
-  exports.Set("abiVersion", Napi::Number::New(env, 4));
+  exports.Set("abiVersion", Napi::Number::New(env, 5));
   sluice::RegisterCrc32c(env, exports);
   sluice::RegisterSendFile(env, exports);
   sluice::RegisterMappedFile(env, exports);
   sluice::RegisterCodecs(env, exports);
   sluice::RegisterAllocator(env, exports);
+  sluice::RegisterCopyBytes(env, exports);
   return exports;
 }
 

@@ -41,9 +41,11 @@ export interface NativeBinding {
   decompressAsync(codec: NativeCodec, data: Uint8Array, maxDecompressedBytes: number, callback: NodeCallback<Buffer>): void;
   /** Whether the C allocator now keeps up to `bytes` of freed heap instead of returning it to the kernel. */
   keepFreedHeap(bytes: number): boolean;
+  /** Copies all of `source` into `target` at `targetStart` (memmove); throws RangeError if it does not fit. */
+  copyBytes(source: Uint8Array, target: Uint8Array, targetStart: number): void;
 }
 
-const EXPECTED_ABI_VERSION = 4;
+const EXPECTED_ABI_VERSION = 5;
 
 // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
 const ADDON_PATH = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));

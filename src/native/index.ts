@@ -14,6 +14,7 @@ export function crc32cImplementation(): 'sse4.2' | 'portable' {
   return native().crc32cImplementation;
 }
 
+export { copyBytes } from './copy-bytes.js';
 export { sendFile, sendFileNow } from './send-file.js';
 export { mapFile, MappedRegion } from './mapped-file.js';
 export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync, decompressTransient } from './compression.js';

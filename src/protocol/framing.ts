@@ -5,6 +5,7 @@
  * socket chunk is handed out as a view; only frames that span chunks are assembled, once, into
  * memory from `allocate` (a `FrameBufferPool`'s, on a broker).
  */
+import { copyBytes } from '../native/copy-bytes.js';
 import { DecodeError } from './primitives/decode-error.js';
 import type { FrameParts } from './primitives/writer.js';
 
@@ -54,7 +55,8 @@ export class FrameDecoder {
     while (pos < chunk.length) {
       if (this.frame !== null) {
         const take = Math.min(this.frame.length - this.frameFilled, chunk.length - pos);
-        chunk.copy(this.frame, this.frameFilled, pos, pos + take);
+        // The frame may be shared memory, which V8 fills slowly (see copy-bytes.ts).
+        copyBytes(chunk.subarray(pos, pos + take), this.frame, this.frameFilled);
         this.frameFilled += take;
         pos += take;
         if (this.frameFilled === this.frame.length) {
