@@ -17,6 +17,7 @@
         "native/crc32c.cc",
         "native/send_file.cc",
         "native/mapped_file.cc",
+        "native/record_scan.cc",
         "native/codec.cc",
         "native/codec_gzip.cc",
         "native/codec_snappy.cc",

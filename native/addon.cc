@@ -8,17 +8,19 @@
 #include "crc32c.h"
 #include "env_state.h"
 #include "mapped_file.h"
+#include "record_scan.h"
 #include "send_file.h"
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   sluice::InitEnvState(env);
-  exports.Set("abiVersion", Napi::Number::New(env, 5));
+  exports.Set("abiVersion", Napi::Number::New(env, 6));
   sluice::RegisterCrc32c(env, exports);
   sluice::RegisterSendFile(env, exports);
   sluice::RegisterMappedFile(env, exports);
   sluice::RegisterCodecs(env, exports);
   sluice::RegisterAllocator(env, exports);
   sluice::RegisterCopyBytes(env, exports);
+  sluice::RegisterRecordScan(env, exports);
   return exports;
 }
 

@@ -43,9 +43,11 @@ export interface NativeBinding {
   keepFreedHeap(bytes: number): boolean;
   /** Copies all of `source` into `target` at `targetStart` (memmove); throws RangeError if it does not fit. */
   copyBytes(source: Uint8Array, target: Uint8Array, targetStart: number): void;
+  /** True when every record of an uncompressed records section passes the produce checks (see record-scan.ts). */
+  recordsPass(section: Uint8Array, count: number, deltaLo: number, deltaHi: number, requireKeys: boolean): boolean;
 }
 
-const EXPECTED_ABI_VERSION = 5;
+const EXPECTED_ABI_VERSION = 6;
 
 // Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
 const ADDON_PATH = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));

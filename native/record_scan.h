@@ -1,0 +1,6 @@
+#pragma once
+#include <napi.h>
+
+namespace sluice {
+void RegisterRecordScan(Napi::Env env, Napi::Object exports);
+}
