@@ -143,18 +143,19 @@ function parkedReads(reads: readonly PartitionRead[]): Map<string, ReadCommand> 
 
 /**
  * The fetch's reads after a wake that brought some partitions' reads along: those replace the
- * partitions' earlier (empty) ones, the rest stand as read. Reads that match no partition are
- * released.
+ * partitions' earlier (empty) ones, the rest stand as read, without records (their leases, if
+ * any, were released on parking). Reads that match no partition are released.
  */
 function withWakeReads(reads: readonly PartitionRead[], woken: ReadonlyMap<string, ReadResult>, maxBytes: number): PartitionRead[] {
   const unused = new Map(woken);
   const merged = reads.map((r) => {
-    if (r.command === undefined) return r;
-    const key = keyOf(r.command);
-    const result = unused.get(key);
-    if (result === undefined) return r;
-    unused.delete(key);
-    return { ...r, result };
+    const key = r.command === undefined ? undefined : keyOf(r.command);
+    const result = key === undefined ? undefined : unused.get(key);
+    if (result !== undefined) {
+      unused.delete(key!);
+      return { ...r, result };
+    }
+    return r.result.records === null ? r : { ...r, result: { ...r.result, records: null } };
   });
   for (const result of unused.values()) result.records?.release();
   return keepWithin(merged, maxBytes);

@@ -55,7 +55,7 @@ export class DataHarness {
   ) {
     this.h = harness({ partitions: owner, ...transactions });
     // The in-memory owner keeps no ISR changes, so it has no ISR candidates to tell.
-    owner.listen(purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined));
+    owner.listen(purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined), this.h.cluster.purgatory);
   }
 
   /** Creates `name` with `numPartitions` partitions (and topic `configs`); returns its id. */

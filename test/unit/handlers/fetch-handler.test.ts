@@ -133,6 +133,55 @@ describe('Fetch', () => {
     );
   });
 
+  test("a consumer's long poll that found nothing is answered from the read its waking append did, without a read of its own; the other partitions stand as read", async () => {
+    const d = fresh();
+    await d.createTopic('t', 3);
+    await append(d, 't', 2, batch(['old']));
+    const polling = d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
+      replicaId: -1,
+      maxWaitMs: 10_000,
+      minBytes: 1,
+      maxBytes: MIB,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: 't', partitions: [0, 1, 2].map((partition) => ({ partition, fetchOffset: partition === 2 ? 1n : 0n, partitionMaxBytes: MIB })) }],
+    });
+    while (d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
+    const readsBefore = d.owner.readManyCalls;
+    await append(d, 't', 1, batch(['new']));
+    const res = await polling;
+    assert.equal(d.owner.readManyCalls, readsBefore, 'no read after the wake');
+    const [appended] = d.owner.batchesOf({ topic: 't', partition: 1 });
+    assert.deepEqual(
+      res.responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark, p.records?.length ?? 0]),
+      [[0, NONE, 0n, 0], [1, NONE, 1n, appended!.length], [2, NONE, 1n, 0]],
+    );
+    assert.ok(Buffer.from(res.responses[0]!.partitions[1]!.records!).equals(appended!));
+  });
+
+  test('a long poll that found some data short of min_bytes reads everything again when woken', async () => {
+    const d = fresh();
+    await d.createTopic('t', 2);
+    await append(d, 't', 0, batch(['a']));
+    const polling = d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
+      replicaId: -1,
+      maxWaitMs: 10_000,
+      minBytes: MIB,
+      maxBytes: MIB,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: 't', partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: MIB })) }],
+    });
+    while (d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(d.h.cluster.purgatory.hasParkedReads, false);
+    const readsBefore = d.owner.readManyCalls;
+    await append(d, 't', 1, batch(['b']));
+    while (d.owner.readManyCalls === readsBefore) await new Promise((resolve) => setImmediate(resolve));
+    d.h.cluster.purgatory.wakeAll('shutdown');
+    const res = await polling;
+    assert.deepEqual(res.responses[0]!.partitions.map((p) => (p.records?.length ?? 0) > 0), [true, true]);
+  });
+
   test('counts the record bytes it answers per topic', async () => {
     const d = fresh();
     await d.createTopic('t');

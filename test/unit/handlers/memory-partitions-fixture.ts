@@ -18,6 +18,7 @@ import type { TopicConfigValues, TopicRef } from '../../../src/cluster/partition
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { BatchScan, encodeEndTxnMarkerBatch, isTransactional, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
+import type { ParkedReads } from '../../../src/router/fetch-purgatory.js';
 import type { PartitionEvents } from '../../../src/router/partition-events.js';
 import {
   NO_EPOCH,
@@ -148,15 +149,27 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   private leased = 0;
 
   private events: PartitionEvents | null = null;
+  private parked: ParkedReads | null = null;
+  private readCalls = 0;
 
   /** `localId` is the broker's `node.id`: the partitions it leads accept appends and reads. */
   constructor(private readonly localId = 0) {
     super();
   }
 
-  /** Where appends, high watermark moves and state changes are told (the harness's purgatories). */
-  listen(events: PartitionEvents): void {
+  /**
+   * Where appends, high watermark moves and state changes are told (the harness's purgatories);
+   * `parked`: where parked consumer fetches leave the reads an append does for them, as
+   * `PartitionService` does them on the workers.
+   */
+  listen(events: PartitionEvents, parked: ParkedReads | null = null): void {
     this.events = events;
+    this.parked = parked;
+  }
+
+  /** `readMany` calls so far (a fetch answered from its wake reads makes none). */
+  get readManyCalls(): number {
+    return this.readCalls;
   }
 
   /** Read ranges handed out and not yet released. */
@@ -219,6 +232,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   async readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]> {
+    this.readCalls++;
     return commands.map((c) => this.read(c));
   }
 
@@ -336,6 +350,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     replica.batches.push({ nextOffset, bytes });
     replica.assignEpoch(replica.leaderEpoch, baseOffset);
     const highWatermarkMoved = replica.advanceHighWatermark(this.localId);
+    if (highWatermarkMoved && this.parked !== null) {
+      const key = partitionKey(ref.topic, ref.partition);
+      for (const { waiter, command } of this.parked.parkedReads(key)) this.parked.offer(waiter, key, this.read(command));
+    }
     this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? replica.highWatermark : null);
     return {
       errorCode: ErrorCode.NONE,
