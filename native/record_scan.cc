@@ -17,35 +17,27 @@ namespace sluice {
 
 namespace {
 
-// A zigzag varint of at most 5 bytes, as Kafka's ByteUtils.readVarint (bits past 32 dropped).
-bool ReadVarint(const uint8_t* data, size_t end, size_t* at, int64_t* out) {
-  uint32_t raw = 0;
-  for (int shift = 0; shift < 35; shift += 7) {
+// A zigzag varint (Unsigned = uint32_t: at most 5 bytes, bits past 32 dropped, as Kafka's
+// ByteUtils.readVarint) or varlong (uint64_t: at most 10 bytes, as readVarlong).
+template <typename Unsigned>
+bool ReadZigzag(const uint8_t* data, size_t end, size_t* at, int64_t* out) {
+  constexpr int kMaxShift = sizeof(Unsigned) == 4 ? 35 : 70;
+  Unsigned raw = 0;
+  for (int shift = 0; shift < kMaxShift; shift += 7) {
     if (*at >= end) return false;
     uint8_t b = data[(*at)++];
-    raw |= static_cast<uint32_t>(b & 0x7f) << shift;
+    raw |= static_cast<Unsigned>(b & 0x7f) << shift;
     if ((b & 0x80) == 0) {
-      *out = static_cast<int32_t>((raw >> 1) ^ (~(raw & 1) + 1));
+      Unsigned decoded = (raw >> 1) ^ (~(raw & 1) + 1);
+      *out = sizeof(Unsigned) == 4 ? static_cast<int64_t>(static_cast<int32_t>(decoded)) : static_cast<int64_t>(decoded);
       return true;
     }
   }
   return false;
 }
 
-// A zigzag varlong of at most 10 bytes, as Kafka's ByteUtils.readVarlong.
-bool ReadVarlong(const uint8_t* data, size_t end, size_t* at, int64_t* out) {
-  uint64_t raw = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (*at >= end) return false;
-    uint8_t b = data[(*at)++];
-    raw |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      *out = static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
-      return true;
-    }
-  }
-  return false;
-}
+bool ReadVarint(const uint8_t* data, size_t end, size_t* at, int64_t* out) { return ReadZigzag<uint32_t>(data, end, at, out); }
+bool ReadVarlong(const uint8_t* data, size_t end, size_t* at, int64_t* out) { return ReadZigzag<uint64_t>(data, end, at, out); }
 
 // Moves past a nullable field (any negative length is null); false if it would pass `end`.
 bool SkipNullable(int64_t length, size_t end, size_t* at) {

@@ -48,6 +48,19 @@ async function fetch(d: DataHarness, version: number, topics: Array<{ topic?: st
   }));
 }
 
+/** A consumer's long poll (v12, 10 s max wait) on topic t's partitions 0.., from `offsets`. */
+function longPoll(d: DataHarness, minBytes: number, offsets: readonly bigint[]) {
+  return d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
+    replicaId: -1,
+    maxWaitMs: 10_000,
+    minBytes,
+    maxBytes: MIB,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [{ topic: 't', partitions: offsets.map((fetchOffset, partition) => ({ partition, fetchOffset, partitionMaxBytes: MIB })) }],
+  });
+}
+
 describe('Fetch', () => {
   test('by name (v4-v12) and by id (v13+): the appended batches from the fetch offset, with the high watermark', async () => {
     const d = fresh();
@@ -137,15 +150,7 @@ describe('Fetch', () => {
     const d = fresh();
     await d.createTopic('t', 3);
     await append(d, 't', 2, batch(['old']));
-    const polling = d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
-      replicaId: -1,
-      maxWaitMs: 10_000,
-      minBytes: 1,
-      maxBytes: MIB,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [{ topic: 't', partitions: [0, 1, 2].map((partition) => ({ partition, fetchOffset: partition === 2 ? 1n : 0n, partitionMaxBytes: MIB })) }],
-    });
+    const polling = longPoll(d, 1, [0n, 0n, 1n]);
     while (d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
     const readsBefore = d.owner.readManyCalls;
     await append(d, 't', 1, batch(['new']));
@@ -163,15 +168,7 @@ describe('Fetch', () => {
     const d = fresh();
     await d.createTopic('t', 2);
     await append(d, 't', 0, batch(['a']));
-    const polling = d.call(fetchHandler, M.FetchRequest, M.FetchResponse, 12, {
-      replicaId: -1,
-      maxWaitMs: 10_000,
-      minBytes: MIB,
-      maxBytes: MIB,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [{ topic: 't', partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: MIB })) }],
-    });
+    const polling = longPoll(d, MIB, [0n, 0n]);
     while (d.h.cluster.purgatory.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
     assert.equal(d.h.cluster.purgatory.hasParkedReads, false);
     const readsBefore = d.owner.readManyCalls;
