@@ -107,8 +107,11 @@ export class InternalTopicLog implements CoordinatorLog {
   }
 
   ensureTopic(): Promise<void> {
+    // The topic is in the metadata before its partitions are open: an operation arriving in
+    // between waits for the creation too, or its replay would find no partition.
+    if (this.creating !== null) return this.creating;
     if (this.exists()) return Promise.resolve();
-    this.creating ??= this.create().finally(() => (this.creating = null));
+    this.creating = this.create().finally(() => (this.creating = null));
     return this.creating;
   }
 

@@ -20,7 +20,7 @@
  */
 import { KafkaError } from '../../common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ERRORS, ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
 import type { TxnMarker, TxnProducer } from './transaction-marker.js';
 
@@ -188,7 +188,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
       record: (key, value, producerId) => shard.replay(key, value, producerId),
       marker: (producerId, producerEpoch, commit) => shard.replayEndTransactionMarker?.(producerId, producerEpoch, commit),
     });
-    if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `replaying ${this.options.topic}-${partition} failed`);
+    if (errorCode !== ErrorCode.NONE) throw new KafkaError(coordinatorErrorOf(errorCode), `replaying ${this.options.topic}-${partition} failed: ${ERRORS.get(errorCode)?.name ?? errorCode}`);
     shard.loaded(this.clock());
   }
 
@@ -382,5 +382,30 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
     this.closed = true;
     const shutdown = new KafkaError(ErrorCode.NOT_COORDINATOR, 'the broker is shutting down');
     for (const loaded of [...this.shards.values()]) this.drop(loaded, shutdown);
+  }
+}
+
+/**
+ * The coordinator error a client is answered for a partition error met while serving it (Kafka's
+ * CoordinatorOperationExceptionHelper): a coordinator partition that is missing, short of
+ * replicas or slow is COORDINATOR_NOT_AVAILABLE, one led or stored elsewhere NOT_COORDINATOR —
+ * both of which clients retry, looking the coordinator up again — where the partition's own code
+ * (UNKNOWN_TOPIC_OR_PARTITION, say) would end a share consumer's or a group member's session.
+ */
+export function coordinatorErrorOf(errorCode: number): number {
+  switch (errorCode) {
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.REQUEST_TIMED_OUT:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+      return ErrorCode.NOT_COORDINATOR;
+    case ErrorCode.MESSAGE_TOO_LARGE:
+    case ErrorCode.RECORD_LIST_TOO_LARGE:
+    case ErrorCode.INVALID_FETCH_SIZE:
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+    default:
+      return errorCode;
   }
 }

@@ -62,3 +62,26 @@ test('an empty partition waits for nothing but its empty log end; a log end that
   const stuck = leaderLog(3, () => ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   assert.equal(await new InternalTopicLog(spec, stuck).replay(0, IGNORE), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 });
+
+test('an operation arriving while the topic is being created waits for the creation, though the topic already shows in the metadata', async () => {
+  let inMetadata = false;
+  let finish: () => void = () => undefined;
+  const partitions: InternalTopicPartitions = {
+    ...leaderLog(0, () => ErrorCode.NONE),
+    exists: () => inMetadata,
+    create: () => {
+      inMetadata = true;
+      return new Promise((resolve) => (finish = () => resolve({ errorCode: ErrorCode.NONE, errorMessage: null })));
+    },
+  };
+  const log = new InternalTopicLog(spec, partitions);
+  let firstDone = false;
+  let secondDone = false;
+  const first = log.ensureTopic().then(() => (firstDone = true));
+  const second = log.ensureTopic().then(() => (secondDone = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual([firstDone, secondDone], [false, false], 'the topic is in the metadata, its partitions not open yet');
+  finish();
+  await Promise.all([first, second]);
+  await log.ensureTopic();
+});
