@@ -30,6 +30,7 @@ import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
 import { RequestDispatcher } from '../handlers/request-dispatcher.js';
+import { ServingGate } from '../handlers/serving-gate.js';
 import { RateLimitedLog } from '../common/rate-limited-log.js';
 import { ConnectionLimits } from '../network/connection-limits.js';
 import { Listener } from '../network/listener.js';
@@ -222,8 +223,9 @@ export class Broker {
     const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
     const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => currentCluster().metadata, metrics, logger('security'));
     // Connections are accepted while the logs open (the advertised port may be the one the OS
-    // picked); a request before that fails in its handler and closes its connection.
-    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster ?? undefined, quotas, authenticator);
+    // picked); their requests wait at the gate until the cluster context exists.
+    const gate = new ServingGate();
+    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster ?? undefined, quotas, authenticator, gate);
     const networkLog = logger('network');
     const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
     const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
@@ -251,6 +253,7 @@ export class Broker {
         listeners.push({ name: l.name, listener, host: bound.host, port: bound.port });
       }
     } catch (err) {
+      gate.fail(err);
       await Promise.all(listeners.map((l) => l.listener.close()));
       await partitions.close();
       await member?.close();
@@ -333,6 +336,7 @@ export class Broker {
         authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
         brokerLoggers: logLevels,
       };
+      gate.open();
       // Groups and transactions come back after a restart: their state loads now, not on first use.
       if (metadata.image.topics().some((t) => COORDINATOR_TOPICS.has(t.name))) await loadedCoordinators.load();
       // Registering invites the controller's requests, which need everything above.
@@ -355,6 +359,7 @@ export class Broker {
       }
       log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
     } catch (err) {
+      gate.fail(err);
       localLogDirFailures?.close();
       await closeListeners();
       await member?.close();

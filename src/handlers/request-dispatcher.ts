@@ -6,6 +6,7 @@
  * spent on it: the synchronous part of its handling (decoding, the handler up to its first wait),
  * which is what Sluice's single request thread gives it — time waiting on partition workers,
  * purgatories or coordinators is no handler time, as Kafka counts no purgatory time.
+ * Requests that arrive while the broker is still starting wait at its `ServingGate`.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
@@ -26,6 +27,7 @@ import { apiVersionsBody } from './18-api-versions.js';
 import { NO_RESPONSE, type RequestContext } from './handler.js';
 import type { HandlerRegistry } from './registry.js';
 import type { ClientQuotas } from '../quota/client-quotas.js';
+import type { ServingGate } from './serving-gate.js';
 import { CLUSTER_HANDLERS } from './index.js';
 
 /** Inter-broker requests, which Kafka exempts from the request quota (they are cluster actions). */
@@ -49,6 +51,8 @@ export class RequestDispatcher {
     private readonly quotas: ClientQuotas | null = null,
     /** Decides which requests an unauthenticated connection of a SASL listener may send; none without SASL listeners. */
     private readonly authenticator?: SaslAuthenticator,
+    /** Holds requests that arrive before the broker can serve them; none held without. */
+    private readonly gate?: ServingGate,
   ) {}
 
   /**
@@ -72,6 +76,7 @@ export class RequestDispatcher {
   }
 
   async dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle: (ms: number) => void = () => {}): Promise<FrameParts | FinalResponse | null> {
+    if (this.gate !== undefined && !this.gate.isOpen) await this.gate.passed();
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;
     const handler = this.registry.get(apiKey);

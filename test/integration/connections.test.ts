@@ -2,6 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeRequest, decodeResponseHeader } from '../../src/protocol/envelope.js';
 import { ApiVersionsRequest, FetchRequest, MetadataRequest } from '../../src/protocol/messages/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/common/free-port.js';
+import { MetadataResponse } from '../../src/protocol/messages/index.js';
+import { Reader } from '../../src/protocol/primitives/reader.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 
@@ -80,6 +86,55 @@ describe('clean shutdown', () => {
     } finally {
       client.close();
       await broker.stop();
+    }
+  });
+});
+
+describe('start-up', () => {
+  /** Enough partitions that opening them keeps a restarting broker busy for a while after it listens. */
+  const PARTITIONS = 1500;
+
+  test('a client that connects while the broker opens its logs is answered once it can serve, not disconnected', async () => {
+    const logDir = mkdtempSync(join(tmpdir(), 'sluice-startup-'));
+    try {
+      const first = await startBrokerProcess({ 'log.dirs': logDir, 'num.partitions': String(PARTITIONS) });
+      const creator = await WireClient.connect(first.host, first.port);
+      creator.send(encodeRequest(3, 4, 1, 'startup-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: true }, 4)));
+      await creator.readFrame(60_000);
+      creator.close();
+      assert.equal(await first.stop(), 0);
+
+      const port = await freePort();
+      let started = false;
+      const restarting = startBrokerProcess({ 'log.dirs': logDir, listeners: `PLAINTEXT://127.0.0.1:${port}` }).then((b) => {
+        started = true;
+        return b;
+      });
+      let client: WireClient | undefined;
+      const deadline = Date.now() + 60_000;
+      while (client === undefined && Date.now() < deadline) {
+        client = await WireClient.connect('127.0.0.1', port).catch(() => undefined);
+        if (client === undefined) await new Promise((r) => setTimeout(r, 2));
+      }
+      assert.ok(client !== undefined, 'the restarting broker never accepted a connection');
+      const connectedBeforeStarted = !started;
+      try {
+        client.send(apiVersions(1));
+        client.send(encodeRequest(3, 4, 2, 'startup-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: false }, 4)));
+        assert.equal(decodeResponseHeader(await client.readFrame(60_000), 18, 3).correlationId, 1);
+        const metadata = await client.readFrame(60_000);
+        const header = decodeResponseHeader(metadata, 3, 4);
+        assert.equal(header.correlationId, 2);
+        const topics = MetadataResponse.read(new Reader(metadata, header.bodyOffset), 4).topics;
+        assert.equal(topics[0]!.partitions.length, PARTITIONS, 'the held Metadata request sees every partition opened');
+      } finally {
+        client.close();
+        await (await restarting).stop();
+      }
+      // Otherwise the broker was already serving and this test showed nothing about start-up.
+      assert.ok(connectedBeforeStarted, 'connected only after the broker had started');
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
     }
   });
 });
