@@ -31,7 +31,7 @@ import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-d
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
-import { mergePartitions } from './partition-lookup.js';
+import { listedPartitionError, mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
 import { produceSupport, verifyTransactionalPartitions } from './txn-verification.js';
 
@@ -160,7 +160,7 @@ function refusal(topic: TopicImage, p: ProduceRequestPartitionProduceData): Prod
 function appended(index: number, reply: AppendReply): ProduceResponsePartitionProduceResponseInput {
   return {
     index,
-    errorCode: reply.errorCode,
+    errorCode: listedPartitionError(reply.errorCode),
     errorMessage: reply.errorMessage,
     baseOffset: reply.baseOffset,
     logAppendTimeMs: reply.logAppendTimeMs,

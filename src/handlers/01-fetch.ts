@@ -39,7 +39,7 @@ import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { mergePartitions } from './partition-lookup.js';
+import { listedPartitionError, mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
 
 /** KIP-951: Fetch answers carry the current leader from v12 and the leaders' endpoints from v16. */
@@ -103,7 +103,8 @@ async function readAll(c: ClusterContext, context: FetchContext, request: FetchR
     const results = await c.partitions.readMany(commands);
     results.forEach((result, n) => {
       const at = positions[n]!;
-      reads[at] = { ...reads[at]!, result };
+      const errorCode = listedPartitionError(result.errorCode);
+      reads[at] = { ...reads[at]!, result: errorCode === result.errorCode ? result : { ...result, errorCode } };
     });
   }
   return keepWithin(reads, maxBytes);

@@ -10,7 +10,7 @@ import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { READ_COMMITTED } from '../protocol/offset-requests.js';
-import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
+import { answerPartitions, listedPartitionError, lookupPartition, mergePartitions } from './partition-lookup.js';
 
 
 export const listOffsetsHandler = defineHandler({
@@ -31,7 +31,7 @@ export const listOffsetsHandler = defineHandler({
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
       const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp, request.isolationLevel === READ_COMMITTED);
-      return { partitionIndex: p.partitionIndex, errorCode: reply.errorCode, timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
+      return { partitionIndex: p.partitionIndex, errorCode: listedPartitionError(reply.errorCode), timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },

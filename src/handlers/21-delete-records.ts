@@ -7,7 +7,7 @@ import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/message
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { answerPartitions, lookupPartition, mergePartitions } from './partition-lookup.js';
+import { answerPartitions, listedPartitionError, lookupPartition, mergePartitions } from './partition-lookup.js';
 
 export const deleteRecordsHandler = defineHandler({
   request: DeleteRecordsRequest,
@@ -22,7 +22,7 @@ export const deleteRecordsHandler = defineHandler({
       const found = lookupPartition(c, t.name, p.partitionIndex);
       if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
       const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
-      return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: reply.errorCode };
+      return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: listedPartitionError(reply.errorCode) };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },

@@ -7,7 +7,7 @@ import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../pr
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { answerPartitions, lookupPartition } from './partition-lookup.js';
+import { answerPartitions, listedPartitionError, lookupPartition } from './partition-lookup.js';
 
 export const offsetForLeaderEpochHandler = defineHandler({
   request: OffsetForLeaderEpochRequest,
@@ -22,7 +22,7 @@ export const offsetForLeaderEpochHandler = defineHandler({
       const found = lookupPartition(c, t.topic, p.partition);
       if (!found.ok) return { ...none, errorCode: found.errorCode };
       const reply = await c.partitions.offsetForLeaderEpoch({ topic: t.topic, partition: p.partition }, p.currentLeaderEpoch, p.leaderEpoch);
-      return { partition: p.partition, errorCode: reply.errorCode, leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
+      return { partition: p.partition, errorCode: listedPartitionError(reply.errorCode), leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
     });
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ topic: topic.topic, partitions: answers })) };
   },

@@ -20,6 +20,17 @@ export function lookupPartition(c: ClusterContext, topicName: string, partition:
 }
 
 /**
+ * The code a data request (Produce, Fetch, ListOffsets, OffsetForLeaderEpoch, DeleteRecords)
+ * answers for a partition the metadata lists, from its owner's: a partition this broker does not
+ * host — its LeaderAndIsr not applied yet, or no longer a replica here — answers
+ * NOT_LEADER_OR_FOLLOWER, as Kafka's ReplicaManager does for a partition its metadata cache
+ * holds, so that the client refreshes its metadata and finds the leader.
+ */
+export function listedPartitionError(ownerCode: number): number {
+  return ownerCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ownerCode;
+}
+
+/**
  * Answers every partition of every topic of a request concurrently, keeping the request's
  * order, as the partition-level APIs' responses mirror their requests.
  */

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { freePort } from './interop.js';
 import { wireCall } from './wire-call.js';
@@ -28,6 +29,13 @@ export interface TestCluster {
   startBroker(id: number, overrides?: Record<string, string>): Promise<BrokerProcess>;
   metadata(topics: string[] | null, via?: number): Promise<MetadataResponseData>;
   waitFor(what: string, ready: (m: MetadataResponseData) => boolean, timeoutMs?: number, via?: number): Promise<MetadataResponseData>;
+  /**
+   * Until every live broker's metadata names a leader for each partition of `topics` and each
+   * leader answers ListOffsets for it. CreateTopics answers before the controller's LeaderAndIsr
+   * and UpdateMetadata reach the brokers, and one broker's metadata says nothing of the others':
+   * a client producing at once can meet a leader that does not serve the partition yet.
+   */
+  waitForLeaders(topics: readonly string[], timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -89,6 +97,16 @@ export async function startCluster(size: number, overrides: Record<string, strin
       }
       throw new Error(`timed out waiting for ${what}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
     },
+    async waitForLeaders(topics, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let waiting = 'no metadata yet';
+      while (Date.now() < deadline) {
+        waiting = await leadersNotServing(cluster, topics, [...live]).catch((err: unknown) => `asking failed: ${(err as Error).message}`);
+        if (waiting === '') return;
+        await sleep(100);
+      }
+      throw new Error(`timed out waiting for the leaders of ${topics.join(', ')}: ${waiting}`);
+    },
     async stop() {
       await Promise.all([...live].map((id) => brokers[id - 1]!.stop()));
       await zookeeper.stop();
@@ -103,4 +121,33 @@ export async function startCluster(size: number, overrides: Record<string, strin
     throw err;
   }
   return cluster;
+}
+
+/** What still keeps `topics` from being served by their leaders as every broker sees them; '' when nothing does. */
+async function leadersNotServing(cluster: TestCluster, topics: readonly string[], brokerIds: readonly number[]): Promise<string> {
+  const leaders = new Map<string, number>();
+  for (const id of brokerIds) {
+    const m = await cluster.metadata([...topics], id);
+    for (const t of m.topics) {
+      if (t.errorCode !== ErrorCode.NONE || t.partitions.length === 0) return `broker ${id} answers ${t.name} with error ${t.errorCode}`;
+      for (const p of t.partitions) {
+        const key = `${t.name}-${p.partitionIndex}`;
+        if (p.leaderId < 0) return `broker ${id} knows no leader of ${key}`;
+        if ((leaders.get(key) ?? p.leaderId) !== p.leaderId) return `brokers disagree on the leader of ${key}`;
+        leaders.set(key, p.leaderId);
+      }
+    }
+  }
+  for (const [key, leader] of leaders) {
+    const dash = key.lastIndexOf('-');
+    const [name, partitionIndex] = [key.slice(0, dash), Number(key.slice(dash + 1))];
+    const answer = await wireCall(cluster.brokers[leader - 1]!.bootstrap, ListOffsetsRequest, ListOffsetsResponse, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name, partitions: [{ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    });
+    const errorCode = answer.topics[0]?.partitions[0]?.errorCode;
+    if (errorCode !== ErrorCode.NONE) return `leader ${leader} answers ListOffsets for ${key} with error ${errorCode}`;
+  }
+  return '';
 }

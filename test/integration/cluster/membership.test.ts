@@ -47,6 +47,8 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     const m = await cluster.waitFor('lagging replicated', (x) => partition0(x, 'lagging')?.isrNodes.length === 3);
     const p = partition0(m, 'lagging')!;
     const follower = p.replicaNodes.find((id) => id !== p.leaderId && id !== m.controllerId) ?? p.replicaNodes.find((id) => id !== p.leaderId)!;
+    // The metadata can name the leader a moment before its LeaderAndIsr has opened the log.
+    await cluster.waitForLeaders(['lagging']);
     const child = cluster.brokers[follower - 1]!.child;
     const paused = Date.now();
     child.kill('SIGSTOP');
@@ -59,13 +61,7 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
           timeoutMs: 5_000,
           topicData: [{ name: 'lagging', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('behind'), timestamp: BigInt(Date.now()) }] }) }] }],
         });
-      // The metadata can name the leader a moment before its LeaderAndIsr has opened the log.
-      let errorCode = (await produce()).responses[0]!.partitionResponses[0]!.errorCode;
-      for (let attempt = 0; errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && attempt < 50; attempt++) {
-        await sleep(100);
-        errorCode = (await produce()).responses[0]!.partitionResponses[0]!.errorCode;
-      }
-      assert.equal(errorCode, ErrorCode.NONE);
+      assert.equal((await produce()).responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
       const shrunk = await cluster.waitFor('the paused follower to leave the ISR', (x) => partition0(x, 'lagging')?.isrNodes.includes(follower) === false, 12_000, p.leaderId);
       assert.ok(Date.now() - paused >= LAG_MS, 'not before the lag time');
       assert.equal(partition0(shrunk, 'lagging')!.leaderId, p.leaderId, 'the leader stays');
@@ -97,6 +93,7 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
   test('a consumer group keeps its committed offsets while its coordinator moves to another broker', async () => {
     await createTopic(cluster.anyBroker(), 'grouped', 3, 3);
     await cluster.waitFor('grouped replicated', (x) => x.topics.find((t) => t.name === 'grouped')?.partitions.every((q) => q.isrNodes.length === 3) === true);
+    await cluster.waitForLeaders(['grouped']);
     const kafka = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
     const producer = kafka.producer();
     await producer.connect();

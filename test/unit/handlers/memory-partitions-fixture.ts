@@ -210,6 +210,11 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     }
   }
 
+  /** What a StopReplica, or a LeaderAndIsr not applied yet, leaves: the metadata lists the partition, this owner does not host it. */
+  stopHosting(topic: string, partition: number): void {
+    this.replicas.delete(partitionKey(topic, partition));
+  }
+
   override async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
     await super.deleteTopic(topic, partitionCount);
     for (let p = 0; p < partitionCount; p++) this.replicas.delete(partitionKey(topic.name, p));
