@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaCluster } from '../client/cluster.js';
-import { KafkaConsumerClient, type Positions } from '../client/consumer-client.js';
+import { KafkaConsumerClient, type ConsumerOptions, type Positions } from '../client/consumer-client.js';
 import { BatchingProducer, type BatchingProducerOptions } from '../client/producer-batching.js';
 import { HistogramRecorder, TIMESTAMP_BYTES, type DriverResult, type DriverRun } from './driver-protocol.js';
 
@@ -19,6 +19,7 @@ const FLAT_OUT_CHUNK = 256;
 const RATE_TICK_MS = 1;
 /** How long the end-to-end consumer may take, after the flush, to see every record. */
 const DRAIN_MS = 10_000;
+/** The end-to-end consumer's long poll unless its properties say otherwise: short, as records arrive all the time. */
 const CONSUMER_MAX_WAIT_MS = 100;
 
 export interface SluiceRunContext {
@@ -27,13 +28,15 @@ export interface SluiceRunContext {
   readonly consumerCluster: KafkaCluster;
   readonly topic: string;
   readonly producer: BatchingProducerOptions;
+  /** The end-to-end consumer's fetch settings (`--consumer-config`). */
+  readonly consumer: ConsumerOptions;
 }
 
 export async function runSluiceCell(context: SluiceRunContext, run: DriverRun): Promise<DriverResult> {
   // Connections and metadata first, as a long-running producer has them: the first send must not wait for them.
   await context.producerCluster.metadata([context.topic]);
   const producer = new BatchingProducer(context.producerCluster, context.producer);
-  const consumer = run.endToEnd ? await EndToEndConsumer.start(context.consumerCluster, context.topic) : null;
+  const consumer = run.endToEnd ? await EndToEndConsumer.start(context.consumerCluster, context.topic, context.consumer) : null;
   const template = payload(run.recordSize);
   const sendAck = new HistogramRecorder();
   let failed = 0;
@@ -103,8 +106,8 @@ class EndToEndConsumer {
     this.loop = this.consume();
   }
 
-  static async start(cluster: KafkaCluster, topic: string): Promise<EndToEndConsumer> {
-    const client = new KafkaConsumerClient(cluster, topic, { maxWaitMs: CONSUMER_MAX_WAIT_MS });
+  static async start(cluster: KafkaCluster, topic: string, options: ConsumerOptions): Promise<EndToEndConsumer> {
+    const client = new KafkaConsumerClient(cluster, topic, { maxWaitMs: CONSUMER_MAX_WAIT_MS, ...options });
     const partitions = (await client.partitions()).partitions.map((p) => p.partition);
     return new EndToEndConsumer(client, await client.listOffsets(partitions, 'latest'));
   }

@@ -100,14 +100,22 @@ ${hasBroker ? `Broker columns are the difference of the broker&#39;s /metrics hi
 `;
 }
 
-/** The client driven and the producer properties every cell shared: the options, the user's file over them (each cell adds its batch.size and linger.ms). */
-function clientHeader(report: TuneReport): string {
-  const { settings } = report;
-  const properties: Record<string, string> = { ...Object.fromEntries(optionProperties(settings)), ...settings.producerConfig };
-  const list = Object.entries(properties)
+/** Properties as the report shows them, `key=value` each. */
+function propertyList(properties: Readonly<Record<string, string>>): string {
+  return Object.entries(properties)
     .map(([k, v]) => `<code>${escapeXml(k)}=${escapeXml(v)}</code>`)
     .join(' ');
-  return `<p class="client">Client: <strong>${escapeXml(report.client.name)}</strong> (${escapeXml(report.client.version)}); producer properties: ${list}; swept: <code>batch.size</code> × <code>linger.ms</code>.</p>`;
+}
+
+/**
+ * The client driven and the producer properties every cell shared: the options, the user's file
+ * over them (each cell adds its batch.size and linger.ms); the end-to-end consumer's own, if any.
+ */
+function clientHeader(report: TuneReport): string {
+  const { settings } = report;
+  const producer = propertyList({ ...Object.fromEntries(optionProperties(settings)), ...settings.producerConfig });
+  const consumer = Object.keys(settings.consumerConfig).length === 0 ? '' : `; end-to-end consumer properties: ${propertyList(settings.consumerConfig)}`;
+  return `<p class="client">Client: <strong>${escapeXml(report.client.name)}</strong> (${escapeXml(report.client.version)}); producer properties: ${producer}${consumer}; swept: <code>batch.size</code> × <code>linger.ms</code>.</p>`;
 }
 
 function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean, knee: boolean): string {

@@ -12,9 +12,11 @@ import { renderReportHtml } from './report-html.js';
 import { renderPng, type PngOutcome } from './report-png.js';
 import type { CellResult, SweepSettings } from './sweep.js';
 
-export interface ReportSettings extends Omit<SweepSettings, 'producerConfig'> {
+export interface ReportSettings extends Omit<SweepSettings, 'producerConfig' | 'consumerConfig'> {
   /** The user's `--producer-config`, secrets hidden (`hiddenSecrets`). */
   readonly producerConfig: Readonly<Record<string, string>>;
+  /** The user's `--consumer-config`, secrets hidden. */
+  readonly consumerConfig: Readonly<Record<string, string>>;
   readonly p99BoundMs: number | null;
   readonly throughputGoal: number | null;
   readonly minThroughputFraction: number;
@@ -42,8 +44,10 @@ export interface ReportFiles {
   readonly png: PngOutcome;
 }
 
-/** Settings as the report states them: the producer properties with passwords and JAAS configs hidden. */
-export type TuneReportInput = Omit<TuneReport, 'settings'> & { readonly settings: Omit<ReportSettings, 'producerConfig'> & { readonly producerConfig: ReadonlyMap<string, string> } };
+/** Settings as the report states them: the client properties with passwords and JAAS configs hidden. */
+export type TuneReportInput = Omit<TuneReport, 'settings'> & {
+  readonly settings: Omit<ReportSettings, 'producerConfig' | 'consumerConfig'> & { readonly producerConfig: ReadonlyMap<string, string>; readonly consumerConfig: ReadonlyMap<string, string> };
+};
 
 const SECRET_KEY = /password|secret|jaas|(^|\.)key$/i;
 
@@ -53,7 +57,8 @@ export function hiddenSecrets(properties: ReadonlyMap<string, string>): Record<s
 
 /** `chromium`: the binary for report.png; absent: the first on PATH; null: no PNG. */
 export function writeReport(dir: string, input: TuneReportInput, chromium?: string | null): ReportFiles {
-  const report: TuneReport = { ...input, settings: { ...input.settings, producerConfig: hiddenSecrets(input.settings.producerConfig) } };
+  const { producerConfig, consumerConfig } = input.settings;
+  const report: TuneReport = { ...input, settings: { ...input.settings, producerConfig: hiddenSecrets(producerConfig), consumerConfig: hiddenSecrets(consumerConfig) } };
   mkdirSync(dir, { recursive: true });
   const json = join(dir, 'results.json');
   const html = join(dir, 'report.html');

@@ -9,10 +9,16 @@ import { parseBootstrapServers } from '../client/broker-address.js';
 import { KafkaCluster } from '../client/cluster.js';
 import { runSluiceCell } from './cell-runner.js';
 import type { DriverRun } from './driver-protocol.js';
-import { sluiceProducerConfig } from './sluice-producer-config.js';
+import { sluiceConsumerConfig, sluiceProducerConfig } from './sluice-client-config.js';
 
 function emit(message: object): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+function setProperty(props: Map<string, string>, line: string): void {
+  const eq = line.indexOf('=');
+  if (eq < 0) throw new Error(`not key=value: ${line}`);
+  props.set(line.slice(0, eq), line.slice(eq + 1));
 }
 
 async function main(): Promise<void> {
@@ -20,6 +26,7 @@ async function main(): Promise<void> {
   let bootstrap = '';
   let topic = '';
   const producerProps = new Map<string, string>();
+  const consumerProps = new Map<string, string>();
   let clusters: { producer: KafkaCluster; consumer: KafkaCluster } | null = null;
   try {
     for await (const line of createInterface({ input: process.stdin })) {
@@ -29,21 +36,20 @@ async function main(): Promise<void> {
       const rest = space < 0 ? '' : line.slice(space + 1);
       if (verb === 'bootstrap') bootstrap = rest;
       else if (verb === 'topic') topic = rest;
-      else if (verb === 'producer') {
-        const eq = rest.indexOf('=');
-        if (eq < 0) throw new Error(`not key=value: ${rest}`);
-        producerProps.set(rest.slice(0, eq), rest.slice(eq + 1));
-      } else if (verb === 'consumer') continue; // its consumer connects with the producer's security settings
+      else if (verb === 'producer') setProperty(producerProps, rest);
+      else if (verb === 'consumer') setProperty(consumerProps, rest);
       else if (verb === 'run') {
         const config = sluiceProducerConfig(producerProps);
+        const consumerConfig = sluiceConsumerConfig(consumerProps);
         if (clusters === null) {
           if (config.ignored.length > 0) process.stderr.write(`sluice driver: ignoring producer properties it does not implement: ${config.ignored.join(', ')}\n`);
-          const options = { bootstrap: parseBootstrapServers(bootstrap), clientId: 'sluice-tune', ...config.security };
-          clusters = { producer: new KafkaCluster(options), consumer: new KafkaCluster(options) };
+          if (consumerConfig.ignored.length > 0) process.stderr.write(`sluice driver: ignoring consumer properties it does not implement: ${consumerConfig.ignored.join(', ')}\n`);
+          const connect = { bootstrap: parseBootstrapServers(bootstrap), clientId: 'sluice-tune' };
+          clusters = { producer: new KafkaCluster({ ...connect, ...config.security }), consumer: new KafkaCluster({ ...connect, ...consumerConfig.security }) };
         }
         const [id, seconds, rate, recordSize, endToEnd] = rest.split(' ').map(Number);
         const run: DriverRun = { id: id!, seconds: seconds!, targetRate: rate! > 0 ? rate! : null, recordSize: recordSize!, endToEnd: endToEnd === 1 };
-        emit({ type: 'result', ...(await runSluiceCell({ producerCluster: clusters.producer, consumerCluster: clusters.consumer, topic, producer: config.producer }, run)) });
+        emit({ type: 'result', ...(await runSluiceCell({ producerCluster: clusters.producer, consumerCluster: clusters.consumer, topic, producer: config.options, consumer: consumerConfig.options }, run)) });
       } else throw new Error(`unknown line: ${line}`);
     }
   } catch (err) {

@@ -26,7 +26,7 @@ import { measurementOf, type CellMeasurement } from './driver-measurement.js';
 import { DriverProcess } from './driver-process.js';
 import { findKnee } from './knee.js';
 import type { MetricsScrape } from './prometheus-text.js';
-import { isSecurityKey } from './sluice-producer-config.js';
+import { isSecurityKey } from './sluice-client-config.js';
 import { aggregateRuns, type AggregatedRuns, type KneeRun, type RunResult } from './run-aggregate.js';
 import { formatBytes } from './units.js';
 
@@ -50,6 +50,8 @@ export interface SweepSettings {
   readonly repeat: number;
   /** `--producer-config`: the user's own producer properties, over the options above and under the cell's. */
   readonly producerConfig: ReadonlyMap<string, string>;
+  /** `--consumer-config`: the end-to-end consumer's own properties, over the producer file's security keys. */
+  readonly consumerConfig: ReadonlyMap<string, string>;
   /** Measure produce→consume latency too (a consumer in the driver). */
   readonly endToEnd: boolean;
   /** Length of each knee probe. */
@@ -102,9 +104,9 @@ export function cellProducerProperties(settings: SweepSettings, batchSize: numbe
   return new Map([...optionProperties(settings), ...settings.producerConfig, ['batch.size', String(batchSize)], ['linger.ms', String(lingerMs)]]);
 }
 
-/** The end-to-end consumer connects as the producer does: the security keys of the user's file. */
-export function consumerProperties(producerConfig: ReadonlyMap<string, string>): Map<string, string> {
-  return new Map([...producerConfig].filter(([key]) => isSecurityKey(key)));
+/** The end-to-end consumer connects as the producer does (the security keys of the producer file), with its own file over that. */
+export function consumerProperties(producerConfig: ReadonlyMap<string, string>, consumerConfig: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...[...producerConfig].filter(([key]) => isSecurityKey(key)), ...consumerConfig]);
 }
 
 export async function runSweep(cluster: KafkaCluster, driver: DriverCommand, bootstrap: string, settings: SweepSettings, observer: SweepObserver): Promise<SweepOutcome> {
@@ -174,7 +176,7 @@ class CellRunner {
   }
 
   private async withDriver<T>(batchSize: number, lingerMs: number, use: (measure: (rate: number | null, seconds: number, endToEnd: boolean) => Promise<CellMeasurement>) => Promise<T>): Promise<T> {
-    const setup = { bootstrap: this.bootstrap, topic: this.topic, producer: cellProducerProperties(this.settings, batchSize, lingerMs), consumer: consumerProperties(this.settings.producerConfig) };
+    const setup = { bootstrap: this.bootstrap, topic: this.topic, producer: cellProducerProperties(this.settings, batchSize, lingerMs), consumer: consumerProperties(this.settings.producerConfig, this.settings.consumerConfig) };
     const { driver, client } = await DriverProcess.start(this.driver, setup);
     this.client = client;
     try {

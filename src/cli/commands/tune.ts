@@ -24,13 +24,13 @@ const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--client ${CLIEN
          [--cell-seconds 3] [--warmup-seconds 1] [--target-rate RECORDS_PER_S] [--record-size 1024]
          [--acks -1|0|1|all] [--compression ${COMPRESSION_NAMES.join('|')}] [--max-in-flight 5]
          [--topic T | --partitions 1] [--p99-bound-ms MS] [--throughput-goal RECORDS_PER_S]
-         [--probe-seconds 1] [--knee-steps 3] [--no-end-to-end]
+         [--probe-seconds 1] [--knee-steps 3] [--no-end-to-end | --consumer-config FILE]
          [--metrics-url http://HOST:PORT/metrics] [--out DIR] [--repeat 1]
   drives the client's own producer (default: the first present of java, librdkafka, sluice) in a
   process per cell with the cell's linger.ms and batch.size over the --producer-config properties;
   at --target-rate each cell runs once at that rate, else it finds its maximum sustainable rate and
   is measured at 50% and 80% of it; latency is send→ack and produce→consume, from each record's
-  intended send time; --repeat N runs the whole grid N times and reports medians and spread;
+  intended send time (the consumer takes the producer file's security keys, --consumer-config over them); --repeat N runs the whole grid N times and reports medians and spread;
   sizes take B, k/KiB, m/MiB suffixes; without --topic a fresh topic is created and deleted afterwards
 ${OBSERVE_USAGE}`;
 
@@ -53,6 +53,7 @@ const OPTIONS = {
   repeat: { type: 'string' },
   client: { type: 'string' },
   'producer-config': { type: 'string' },
+  'consumer-config': { type: 'string' },
   'kafka-clients': { type: 'string' },
   'throughput-goal': { type: 'string' },
   'probe-seconds': { type: 'string' },
@@ -92,14 +93,7 @@ export function parseTuneOptions(args: string[]): TuneOptions {
   if (o.topic !== undefined && o.partitions !== undefined) throw new UsageError('--partitions is for the topic tune creates; not with --topic');
   if (o.client !== undefined && !isClientName(o.client)) throw new UsageError(`--client must be one of ${CLIENT_NAMES.join(', ')}, not '${o.client}'`);
   const producerConfigFile = o['producer-config'] ?? null;
-  let producerConfig = new Map<string, string>();
-  if (producerConfigFile !== null) {
-    try {
-      producerConfig = loadPropertiesFile(producerConfigFile);
-    } catch (err) {
-      throw new UsageError(`--producer-config ${producerConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  if (o['consumer-config'] !== undefined && o['no-end-to-end'] === true) throw new UsageError('--consumer-config is for the end-to-end consumer; not with --no-end-to-end');
   const settings: SweepSettings = {
     batchSizes: list(o['batch-sizes'] ?? DEFAULT_BATCH_SIZES, 'batch-sizes', parseByteSize),
     lingerMs: list(o['linger-ms'] ?? DEFAULT_LINGER_MS, 'linger-ms', (t) => integerOption(t, 'linger-ms', 0, 3_600_000)!),
@@ -114,7 +108,8 @@ export function parseTuneOptions(args: string[]): TuneOptions {
     partitions: integerOption(o.partitions, 'partitions', 1, 10_000) ?? 1,
     metricsUrl: o['metrics-url'] ?? null,
     repeat: integerOption(o.repeat, 'repeat', 1, MAX_REPEAT) ?? 1,
-    producerConfig,
+    producerConfig: propertiesOption(producerConfigFile, 'producer-config'),
+    consumerConfig: propertiesOption(o['consumer-config'] ?? null, 'consumer-config'),
     endToEnd: o['no-end-to-end'] !== true,
     probeSeconds: positiveNumber(o['probe-seconds'] ?? '1', 'probe-seconds'),
     kneeSteps: integerOption(o['knee-steps'], 'knee-steps', 0, MAX_KNEE_STEPS) ?? 3,
@@ -131,6 +126,16 @@ export function parseTuneOptions(args: string[]): TuneOptions {
     throughputGoal,
     out: o.out ?? null,
   };
+}
+
+/** The properties in the file an option names (none without the option), a usage error for a file that cannot be read. */
+function propertiesOption(file: string | null, option: string): Map<string, string> {
+  if (file === null) return new Map();
+  try {
+    return loadPropertiesFile(file);
+  } catch (err) {
+    throw new UsageError(`--${option} ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** What the recommendation weighs for a cell: its knee (or the rate it ran at) and its p99 there. */

@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -114,6 +114,31 @@ describe('sluice tune with the Java and librdkafka clients', () => {
       assert.ok(c.clientMetrics['stats-emissions']! > 0, JSON.stringify(c.clientMetrics));
       assert.ok(c.clientMetrics['rtt-avg-us']! > 0 && Number.isFinite(c.clientMetrics['batchsize-avg']), JSON.stringify(c.clientMetrics));
     }
+  });
+
+  /**
+   * A fetch waits for a megabyte the run never writes, so each answers at its max wait: records
+   * reach the consumer hundreds of milliseconds after their acknowledgement, which only the
+   * consumer file's settings can cause.
+   */
+  async function tuneWithSlowConsumer(client: ClientName, properties: string): Promise<CellResult> {
+    const file = join(dir, `${client}-consumer.properties`);
+    writeFileSync(file, properties);
+    const { report, html } = await tune(client, ['--batch-sizes', '16k', '--linger-ms', '0', '--cell-seconds', '1', '--target-rate', String(RATE), '--consumer-config', file]);
+    assert.match(html, /end-to-end consumer properties: <code>fetch\.min\.bytes=1048576<\/code>/);
+    const [cell] = report.cells;
+    assert.equal(cell!.consumedRecords, cell!.acknowledgedRecords, 'the consumer saw every record');
+    assert.ok(cell!.endToEnd !== null && cell!.endToEnd.p50Ms >= 100, `e2e ${JSON.stringify(cell!.endToEnd)}`);
+    assert.ok(cell!.latency.p50Ms < 50, `send→ack ${JSON.stringify(cell!.latency)}`);
+    return cell!;
+  }
+
+  test('--consumer-config reaches librdkafka’s end-to-end consumer', { skip: clientSkip('librdkafka') }, async () => {
+    await tuneWithSlowConsumer('librdkafka', 'fetch.min.bytes=1048576\nfetch.wait.max.ms=400\n');
+  });
+
+  test('--consumer-config reaches the Sluice driver’s end-to-end consumer', async () => {
+    await tuneWithSlowConsumer('sluice', 'fetch.min.bytes=1048576\nfetch.max.wait.ms=400\n');
   });
 
   test('without --target-rate a cell finds its knee and is measured at 80% and 50% of it', { skip: clientSkip('librdkafka') }, async () => {

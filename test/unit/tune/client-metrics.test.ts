@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { LibrdkafkaStats } from '../../../src/tune/librdkafka-stats.js';
 import { measurementOf } from '../../../src/tune/driver-measurement.js';
 import { hiddenSecrets } from '../../../src/tune/report.js';
-import { ProducerConfigError, sluiceProducerConfig } from '../../../src/tune/sluice-producer-config.js';
+import { ClientConfigError, sluiceConsumerConfig, sluiceProducerConfig } from '../../../src/tune/sluice-client-config.js';
 import { cellProducerProperties, consumerProperties } from '../../../src/tune/sweep.js';
 import { parseTuneOptions } from '../../../src/cli/commands/tune.js';
 
@@ -56,14 +56,26 @@ test('the Sluice driver reads Kafka producer properties; security keys go to the
     ['acks', 'all'], ['compression.type', 'none'], ['batch.size', '65536'], ['linger.ms', '5'], ['max.in.flight.requests.per.connection', '1'],
     ['buffer.memory', '1048576'], ['security.protocol', 'PLAINTEXT'], ['enable.idempotence', 'true'], ['queue.buffering.max.kbytes', '10'],
   ]));
-  assert.deepEqual(config.producer, { acks: -1, compression: 0, batchSize: 65536, lingerMs: 5, maxInFlight: 1, bufferMemory: 1048576 });
+  assert.deepEqual(config.options, { acks: -1, compression: 0, batchSize: 65536, lingerMs: 5, maxInFlight: 1, bufferMemory: 1048576 });
   assert.deepEqual(config.ignored, ['enable.idempotence', 'queue.buffering.max.kbytes']);
-  assert.throws(() => sluiceProducerConfig(new Map([['linger.ms', '5ms']])), (e: unknown) => e instanceof ProducerConfigError && /linger\.ms must be a non-negative integer, not '5ms'/.test(e.message));
+  assert.throws(() => sluiceProducerConfig(new Map([['linger.ms', '5ms']])), (e: unknown) => e instanceof ClientConfigError && /linger\.ms must be a non-negative integer, not '5ms'/.test(e.message));
   assert.throws(() => sluiceProducerConfig(new Map([['acks', '2']])), /acks must be all, -1, 0 or 1/);
   assert.throws(() => sluiceProducerConfig(new Map([['compression.type', 'brotli']])), /compression.type 'brotli'/);
 });
 
-test("a cell's producer properties: the options, the user's file over them, the cell's batching over both; the consumer gets the security keys", () => {
+test('the Sluice driver reads Kafka consumer properties for its end-to-end consumer; others are named as ignored', () => {
+  const config = sluiceConsumerConfig(new Map([
+    ['fetch.max.wait.ms', '250'], ['fetch.min.bytes', '1024'], ['fetch.max.bytes', '1048576'], ['max.partition.fetch.bytes', '65536'],
+    ['security.protocol', 'SASL_PLAINTEXT'], ['sasl.mechanism', 'PLAIN'], ['isolation.level', 'read_committed'],
+    ['sasl.jaas.config', 'org.apache.kafka.common.security.plain.PlainLoginModule required username="reader" password="secret";'],
+  ]));
+  assert.deepEqual(config.options, { maxWaitMs: 250, minBytes: 1024, maxBytes: 1048576, partitionMaxBytes: 65536 });
+  assert.deepEqual(config.security, { sasl: { mechanism: 'PLAIN', username: 'reader', password: 'secret' } });
+  assert.deepEqual(config.ignored, ['isolation.level']);
+  assert.throws(() => sluiceConsumerConfig(new Map([['fetch.min.bytes', '-1']])), (e: unknown) => e instanceof ClientConfigError && /fetch\.min\.bytes must be a non-negative integer/.test(e.message));
+});
+
+test("a cell's producer properties: the options, the user's file over them, the cell's batching over both; the consumer gets the security keys and its own file over them", () => {
   const { settings } = parseTuneOptions(['--bootstrap-server', 'h:1', '--acks', '1']);
   const file = new Map([['acks', 'all'], ['linger.ms', '100'], ['security.protocol', 'SASL_SSL'], ['sasl.mechanism', 'PLAIN'], ['client.id', 'mine']]);
   const props = cellProducerProperties({ ...settings, producerConfig: file }, 32768, 7);
@@ -71,7 +83,10 @@ test("a cell's producer properties: the options, the user's file over them, the 
     acks: 'all', 'compression.type': 'none', 'max.in.flight.requests.per.connection': '5', 'linger.ms': '7', 'batch.size': '32768',
     'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'PLAIN', 'client.id': 'mine',
   });
-  assert.deepEqual(Object.fromEntries(consumerProperties(file)), { 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'PLAIN' });
+  assert.deepEqual(Object.fromEntries(consumerProperties(file, new Map())), { 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'PLAIN' });
+  assert.deepEqual(Object.fromEntries(consumerProperties(file, new Map([['sasl.mechanism', 'SCRAM-SHA-512'], ['fetch.min.bytes', '1024']]))), {
+    'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'SCRAM-SHA-512', 'fetch.min.bytes': '1024',
+  });
 });
 
 test('the report states the producer properties with passwords, keys and JAAS configs hidden', () => {

@@ -71,7 +71,7 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   const settings = {
     batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: 3_000, acks: -1 as const, compression: 'none' as const,
     maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9,
-    producerConfig: {}, throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
+    producerConfig: {}, consumerConfig: {}, throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
   };
   const cells = [
     { batchSize: 16384, lingerMs: 0, ...aggregateRuns([run(1_000, 4), run(1_200, 6), run(1_100, 9)]) },
@@ -100,7 +100,7 @@ test('report.html: with --repeat the table shows the min–max of throughput and
 test('report.html: the client and its producer properties head the page; latency against throughput has a curve per cell', () => {
   const settings = {
     batchSizes: [16384, 65536], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'lz4' as const,
-    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9, repeat: 2, producerConfig: { 'enable.idempotence': 'true' },
+    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9, repeat: 2, producerConfig: { 'enable.idempotence': 'true' }, consumerConfig: { 'fetch.min.bytes': '1024' },
     throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
   };
   // Without --target-rate each run is measured at 80% of its knee and at half of it: two points per run.
@@ -114,6 +114,7 @@ test('report.html: the client and its producer properties head the page; latency
     confidence: { rounds: 2, agreeingRounds: 2, text: 'sure' }, brokerMetricsNote: null,
   });
   assert.match(html, /Client: <strong>java<\/strong> \(kafka-clients 4\.4\.0\)/);
+  assert.match(html, /; end-to-end consumer properties: <code>fetch\.min\.bytes=1024<\/code>; swept:/);
   assert.match(html, /<code>acks=-1<\/code> <code>compression\.type=lz4<\/code> <code>max\.in\.flight\.requests\.per\.connection=5<\/code> <code>enable\.idempotence=true<\/code>/);
   const charts = [...html.matchAll(/<svg [^>]*class="xy-chart"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
   assert.equal(charts.length, 2, 'p99 and p50 against throughput');
