@@ -42,4 +42,3 @@ export class ServingGate {
     this.refuse(reason);
   }
 }
-

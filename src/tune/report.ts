@@ -12,7 +12,10 @@ import { renderReportHtml } from './report-html.js';
 import { renderPng, type PngOutcome } from './report-png.js';
 import type { CellResult, SweepSettings } from './sweep.js';
 
-export interface ReportSettings extends Omit<SweepSettings, 'producerConfig' | 'consumerConfig'> {
+/** The settings that hold the user's client properties: a report states them with secrets hidden. */
+type ClientConfigKey = 'producerConfig' | 'consumerConfig';
+
+export interface ReportSettings extends Omit<SweepSettings, ClientConfigKey> {
   /** The user's `--producer-config`, secrets hidden (`hiddenSecrets`). */
   readonly producerConfig: Readonly<Record<string, string>>;
   /** The user's `--consumer-config`, secrets hidden. */
@@ -46,7 +49,7 @@ export interface ReportFiles {
 
 /** Settings as the report states them: the client properties with passwords and JAAS configs hidden. */
 export type TuneReportInput = Omit<TuneReport, 'settings'> & {
-  readonly settings: Omit<ReportSettings, 'producerConfig' | 'consumerConfig'> & { readonly producerConfig: ReadonlyMap<string, string>; readonly consumerConfig: ReadonlyMap<string, string> };
+  readonly settings: Omit<ReportSettings, ClientConfigKey> & Pick<SweepSettings, ClientConfigKey>;
 };
 
 const SECRET_KEY = /password|secret|jaas|(^|\.)key$/i;

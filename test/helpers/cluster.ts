@@ -13,6 +13,7 @@ import { ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataRespo
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { freePort } from './interop.js';
 import { wireCall } from './wire-call.js';
+import { waitFor } from '../integration/groups/group-helpers.js';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper-server.js';
 
 export interface TestCluster {
@@ -98,14 +99,13 @@ export async function startCluster(size: number, overrides: Record<string, strin
       throw new Error(`timed out waiting for ${what}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
     },
     async waitForLeaders(topics, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
       let waiting = 'no metadata yet';
-      while (Date.now() < deadline) {
+      await waitFor(`the leaders of ${topics.join(', ')}`, timeoutMs, async () => {
         waiting = await leadersNotServing(cluster, topics, [...live]).catch((err: unknown) => `asking failed: ${(err as Error).message}`);
-        if (waiting === '') return;
-        await sleep(100);
-      }
-      throw new Error(`timed out waiting for the leaders of ${topics.join(', ')}: ${waiting}`);
+        return waiting === '' ? true : undefined;
+      }).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}: ${waiting}`);
+      });
     },
     async stop() {
       await Promise.all([...live].map((id) => brokers[id - 1]!.stop()));
@@ -125,7 +125,7 @@ export async function startCluster(size: number, overrides: Record<string, strin
 
 /** What still keeps `topics` from being served by their leaders as every broker sees them; '' when nothing does. */
 async function leadersNotServing(cluster: TestCluster, topics: readonly string[], brokerIds: readonly number[]): Promise<string> {
-  const leaders = new Map<string, number>();
+  const leaders = new Map<string, { name: string; partitionIndex: number; leader: number }>();
   for (const id of brokerIds) {
     const m = await cluster.metadata([...topics], id);
     for (const t of m.topics) {
@@ -133,14 +133,12 @@ async function leadersNotServing(cluster: TestCluster, topics: readonly string[]
       for (const p of t.partitions) {
         const key = `${t.name}-${p.partitionIndex}`;
         if (p.leaderId < 0) return `broker ${id} knows no leader of ${key}`;
-        if ((leaders.get(key) ?? p.leaderId) !== p.leaderId) return `brokers disagree on the leader of ${key}`;
-        leaders.set(key, p.leaderId);
+        if ((leaders.get(key)?.leader ?? p.leaderId) !== p.leaderId) return `brokers disagree on the leader of ${key}`;
+        leaders.set(key, { name: t.name!, partitionIndex: p.partitionIndex, leader: p.leaderId });
       }
     }
   }
-  for (const [key, leader] of leaders) {
-    const dash = key.lastIndexOf('-');
-    const [name, partitionIndex] = [key.slice(0, dash), Number(key.slice(dash + 1))];
+  for (const [key, { name, partitionIndex, leader }] of leaders) {
     const answer = await wireCall(cluster.brokers[leader - 1]!.bootstrap, ListOffsetsRequest, ListOffsetsResponse, 7, {
       replicaId: -1,
       isolationLevel: 0,

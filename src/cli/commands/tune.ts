@@ -30,7 +30,8 @@ const USAGE = `usage: sluice tune --bootstrap-server HOST:PORT [--client ${CLIEN
   process per cell with the cell's linger.ms and batch.size over the --producer-config properties;
   at --target-rate each cell runs once at that rate, else it finds its maximum sustainable rate and
   is measured at 50% and 80% of it; latency is send→ack and produce→consume, from each record's
-  intended send time (the consumer takes the producer file's security keys, --consumer-config over them); --repeat N runs the whole grid N times and reports medians and spread;
+  intended send time (the consumer takes the producer file's security keys, --consumer-config over
+  them); --repeat N runs the whole grid N times and reports medians and spread;
   sizes take B, k/KiB, m/MiB suffixes; without --topic a fresh topic is created and deleted afterwards
 ${OBSERVE_USAGE}`;
 

@@ -16,6 +16,7 @@ import { RequestDispatcher } from '../../../src/handlers/request-dispatcher.js';
 import { ServingGate } from '../../../src/handlers/serving-gate.js';
 import type { ClusterContext } from '../../../src/handlers/cluster-context.js';
 import { harness, TEST_SESSION } from './admin-harness.js';
+import { settledYet } from '../../helpers/promise-state.js';
 
 const registry = new HandlerRegistry(HANDLERS.filter((h) => h.apiKey === 18));
 
@@ -29,16 +30,6 @@ function correlationIdOf(response: unknown): number {
   assert.ok(Array.isArray(response), 'a response frame');
   return decodeResponseHeader(Buffer.concat(response as Buffer[]).subarray(4), 18, 3).correlationId;
 }
-
-const settledYet = async (p: Promise<unknown>): Promise<boolean> => {
-  let settled = false;
-  p.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await new Promise((r) => setImmediate(r));
-  return settled;
-};
 
 test('requests before the gate opens wait, and are answered in order once it does', async () => {
   const h = harness();

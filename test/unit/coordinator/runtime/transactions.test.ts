@@ -12,6 +12,7 @@ import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { CoordinatorRuntime, type CoordinatorShard, type ShardResult } from '../../../../src/coordinator/runtime/coordinator-runtime.js';
 import type { TxnMarker } from '../../../../src/coordinator/runtime/transaction-marker.js';
 import { MemoryPartitions, memoryOffsetsLog } from './memory-partitions.js';
+import { settledYet } from '../../../helpers/promise-state.js';
 
 /** Records what it applies: `<key> <producer id or ->`, `marker <producer id> <epoch> <commit|abort>`. */
 class RecordingShard implements CoordinatorShard<never> {
@@ -62,16 +63,6 @@ const P7 = { producerId: 7n, producerEpoch: 2 };
 const MARKER: TxnMarker = { producerId: 7n, producerEpoch: 2, coordinatorEpoch: 5, commit: true, transactionVersion: 0 };
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-async function settled(p: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  p.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  await turn();
-  return done;
-}
-
 test('a transactional operation is a batch of its own with its producer id and epoch; plain records around it are grouped, never mixed in', async () => {
   const partitions = new MemoryPartitions();
   const { runtime } = runtimeOver(partitions);
@@ -120,8 +111,8 @@ test('completeTransaction applies the marker in order, appends it as a control b
   const after = runtime.read(0, (shard) => [...shard.applied]);
   await turn();
   assert.deepEqual(shards[0]!.applied, ['t live', 'marker 7 2 commit'], 'applied in arrival order');
-  assert.equal(await settled(completed), false, 'not durable yet');
-  assert.equal(await settled(after), false, 'a read after the marker waits for it to be durable');
+  assert.equal(await settledYet(completed), false, 'not durable yet');
+  assert.equal(await settledYet(after), false, 'a read after the marker waits for it to be durable');
   assert.deepEqual(partitions.markers, [], 'the marker waits for the transaction’s batch');
   partitions.release();
   await txn;
