@@ -15,6 +15,7 @@
         "native/env_state.cc",
         "native/errno_error.cc",
         "native/crc32c.cc",
+        "native/crc32_gzip.cc",
         "native/send_file.cc",
         "native/mapped_file.cc",
         "native/record_scan.cc",

@@ -1,8 +1,12 @@
 // gzip as Kafka carries it: one or more gzip members, bytes after the last member ignored, read
 // as node:zlib's gunzip reads them (which `decompress` uses, so both refuse the same input): a
 // byte 0x1f after a member starts another one. Only decompression lives here, for
-// decompressInto; compression and the allocating calls stay with node:zlib.
+// decompressInto; compression and the allocating calls stay with node:zlib. Each member's CRC-32
+// and length are checked here rather than by zlib, whose CRC is slower than inflating the long
+// runs producers send (crc32_gzip.cc); a member whose header carries its own CRC (FHCRC, which
+// zlib checks only while it checks the data too) is left to zlib whole.
 #include "codec.h"
+#include "crc32_gzip.h"
 
 #ifdef SLUICE_HAVE_ZLIB
 #include <zlib.h>
@@ -27,6 +31,29 @@ constexpr int kGzipWindowBits = 15 + 16;  // gzip framing only, as GZIPInputStre
 
 bool StartsMember(const uint8_t* input, size_t length) { return length >= 1 && input[0] == 0x1f; }
 
+constexpr uint8_t kHeaderCrcFlag = 0x02;  // FHCRC, in the flags byte at offset 3 (RFC 1952)
+constexpr size_t kTrailerBytes = 8;       // CRC-32, then ISIZE, little-endian
+
+bool HasHeaderCrc(const uint8_t* member, size_t length) { return length > 3 && (member[3] & kHeaderCrcFlag) != 0; }
+
+uint32_t LittleEndian32(const uint8_t* bytes) {
+  return uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 | uint32_t{bytes[3]} << 24;
+}
+
+// Starts a member at the stream's next input: zlib checks its data only when its header has a CRC.
+bool StartMember(z_stream& stream, bool* zlibChecks) {
+  *zlibChecks = HasHeaderCrc(stream.next_in, stream.avail_in);
+  return inflateValidate(&stream, *zlibChecks ? 1 : 0) == Z_OK;
+}
+
+// At Z_STREAM_END zlib has consumed exactly the member's trailer, which ends at next_in.
+CodecOutcome CheckTrailer(const z_stream& stream, const uint8_t* data, size_t length) {
+  const uint8_t* trailer = stream.next_in - kTrailerBytes;
+  if (LittleEndian32(trailer) != Crc32Gzip(0, data, length)) return CodecOutcome::Corrupt("gzip: incorrect data check");
+  if (LittleEndian32(trailer + 4) != static_cast<uint32_t>(length)) return CodecOutcome::Corrupt("gzip: incorrect length check");
+  return CodecOutcome::Ok();
+}
+
 CodecOutcome Corrupt(const z_stream& stream, const char* fallback) {
   return CodecOutcome::Corrupt(std::string("gzip: ") + (stream.msg != nullptr ? stream.msg : fallback));
 }
@@ -45,6 +72,9 @@ CodecOutcome GzipDecompress(const uint8_t* input, size_t length, size_t limit, O
   }
   stream.next_in = const_cast<Bytef*>(input);
   stream.avail_in = static_cast<uInt>(length);
+  bool zlibChecks = false;
+  if (!StartMember(stream, &zlibChecks)) return CodecOutcome::NoMemory();
+  size_t memberStart = output->size();
   for (;;) {
     if (output->size() == output->capacity() && !GrowForDecompression(output, length, limit)) return CodecOutcome::NoMemory();
     size_t room = output->capacity() - output->size();
@@ -55,8 +85,13 @@ CodecOutcome GzipDecompress(const uint8_t* input, size_t length, size_t limit, O
     output->set_size(output->size() + (offered - stream.avail_out));
     if (output->size() > limit) return CodecOutcome::TooLarge(limit);
     if (status == Z_STREAM_END) {
+      if (!zlibChecks) {
+        CodecOutcome checked = CheckTrailer(stream, output->data() + memberStart, output->size() - memberStart);
+        if (checked.status != CodecStatus::kOk) return checked;
+      }
       if (!StartsMember(stream.next_in, stream.avail_in)) return CodecOutcome::Ok();
-      if (inflateReset(&stream) != Z_OK) return CodecOutcome::NoMemory();
+      if (inflateReset(&stream) != Z_OK || !StartMember(stream, &zlibChecks)) return CodecOutcome::NoMemory();
+      memberStart = output->size();
       continue;
     }
     if (status != Z_OK && status != Z_BUF_ERROR) return Corrupt(stream, "corrupt stream");

@@ -199,3 +199,51 @@ test('decompressTransient reads every gzip member and ignores what follows the l
   assert.ok(decompressTransient(CompressionCodec.Gzip, Buffer.concat([members, Buffer.from('trailing junk')]), both.length).equals(both));
   assert.throws(() => decompressTransient(CompressionCodec.Gzip, members, both.length - 1), isCorrupt);
 });
+
+test('gzip members are checked by their CRC-32 and length at every size, across the folding boundaries', () => {
+  const data = randomBytes(4096);
+  const sizes = [...Array.from({ length: 200 }, (_, n) => n), 255, 256, 257, 1023, 1024, 1025, 4095, 4096];
+  for (const size of sizes) {
+    for (const start of [0, 1, 7]) {
+      const input = data.subarray(start, start + size);
+      const member = zlib.gzipSync(input, { level: 1 });
+      assert.ok(decompressTransient(CompressionCodec.Gzip, member, input.length).equals(input), `${size} bytes from ${start}`);
+      if (size === 0) continue;
+      const badCrc = Buffer.from(member);
+      badCrc[badCrc.length - 8]! ^= 0x01;
+      assert.throws(() => decompressTransient(CompressionCodec.Gzip, badCrc, input.length), /incorrect data check/, `CRC, ${size} bytes`);
+    }
+  }
+  const long = Buffer.alloc(1 << 20, 'ab');
+  assert.ok(decompressTransient(CompressionCodec.Gzip, zlib.gzipSync(long), long.length).equals(long));
+});
+
+test('a gzip member with a wrong length in its trailer is refused, in any member, as node:zlib refuses it', () => {
+  const one = jsonRecords(50);
+  const two = jsonRecords(70);
+  const first = zlib.gzipSync(one);
+  const second = Buffer.from(zlib.gzipSync(two));
+  second[second.length - 4]! ^= 0x01;
+  const members = Buffer.concat([first, second]);
+  assert.throws(() => zlib.gunzipSync(members), /incorrect length check/);
+  assert.throws(() => decompressTransient(CompressionCodec.Gzip, members, one.length + two.length), /incorrect length check/);
+});
+
+test('a gzip member whose header carries its own CRC (FHCRC) is checked whole, header included', () => {
+  const input = jsonRecords(20);
+  const plain = zlib.gzipSync(input);
+  // RFC 1952: FHCRC adds the low 16 bits of the header's CRC-32 after the 10-byte header.
+  const header = Buffer.from(plain.subarray(0, 10));
+  header[3]! |= 0x02;
+  const headerCrc = Buffer.alloc(2);
+  headerCrc.writeUInt16LE(zlib.crc32(header) & 0xffff);
+  const withHeaderCrc = Buffer.concat([header, headerCrc, plain.subarray(10)]);
+  assert.ok(decompressTransient(CompressionCodec.Gzip, withHeaderCrc, input.length).equals(input));
+  const badHeaderCrc = Buffer.from(withHeaderCrc);
+  badHeaderCrc[10]! ^= 0x01;
+  assert.throws(() => zlib.gunzipSync(badHeaderCrc), /header crc mismatch/);
+  assert.throws(() => decompressTransient(CompressionCodec.Gzip, badHeaderCrc, input.length), /header crc mismatch/);
+  const badDataCrc = Buffer.from(withHeaderCrc);
+  badDataCrc[badDataCrc.length - 8]! ^= 0x01;
+  assert.throws(() => decompressTransient(CompressionCodec.Gzip, badDataCrc, input.length), /incorrect data check/);
+});
