@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startZooKeeper, zooKeeperInstallProblem, type ZooKeeperServer } from '../zk/zookeeper-server.js';
+import { BROKER_NODE_FLAGS } from './broker-node-flags.js';
 import { LineSplitter } from './commands/line-splitter.js';
 import { freePort } from '../common/free-port.js';
 import { KafkaCluster, parseBootstrapServers } from '../client/index.js';
@@ -126,7 +127,7 @@ export async function clusterUp(args: readonly string[]): Promise<void> {
       `offsets.topic.replication.factor=${Math.min(3, parsed.brokers)}`,
       ...parsed.overrides,
     ];
-    const child = spawn(process.execPath, [cli, 'start', ...settings.flatMap((s) => ['--override', s])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, cli, 'start', ...settings.flatMap((s) => ['--override', s])], { stdio: ['ignore', 'pipe', 'pipe'] });
     brokers.push(child);
     process.stderr.write(`[broker-${id}] starting as pid ${child.pid ?? -1} on 127.0.0.1:${port}, log dir ${logDir}\n`);
     ready.push(

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --single-threaded-gc
+#!/usr/bin/env -S node --single-threaded-gc --max-semi-space-size=8
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
  * foreground until SIGINT/SIGTERM. `sluice cluster up --brokers N` runs a ZooKeeper and N

@@ -1,13 +1,15 @@
 // `sluice cluster up --brokers 3`: one bootstrap line once every broker accepts connections, an
 // RF=3 topic described like kafka-topics.sh (leader, replicas, ISR), and SIGTERM stopping the
-// brokers and ZooKeeper (no process of it left).
+// brokers and ZooKeeper (no process of it left). The brokers run with the broker node flags, as
+// `npm start` does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BROKER_NODE_FLAGS } from '../../../src/cli/broker-node-flags.js';
 import { repoRoot } from '../../../tools/kafka/kafka-release.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
@@ -78,6 +80,13 @@ test('sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described
     assert.match(elected, /Successfully completed leader election \(PREFERRED\) for partitions up-0|Valid replica already elected for partitions .*up-0/);
     const after = ok(await runCli(['topics', '--bootstrap-server', bootstrap, '--describe', '--topic', 'up']), 'describe');
     assert.match(after, new RegExp(`Partition: 0\tLeader: ${replicas[1]}\tReplicas: ${replicas[1]},${replicas[0]}\t`));
+
+    const brokerPids = [...stderr.matchAll(/\[broker-\d+\] starting as pid (\d+)/g)].map((m) => Number(m[1]));
+    assert.equal(brokerPids.length, 3);
+    for (const pid of brokerPids) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      assert.deepEqual(argv.slice(1, 1 + BROKER_NODE_FLAGS.length), BROKER_NODE_FLAGS, `broker ${pid} runs with the broker node flags`);
+    }
 
     const pids = [...stderr.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     child.kill('SIGTERM');
