@@ -277,17 +277,25 @@ function apiVersionsScenario(): Scenario {
   };
 }
 
+/** A feature's finalized level in an ApiVersions answer; 0 when it is absent, as a level-0 feature is. */
+function finalizedLevel(answer: M.ApiVersionsResponseData, name: string): number {
+  return answer.finalizedFeatures?.find((f) => f.name === name)?.maxVersionLevel ?? 0;
+}
+
 /** UpdateFeatures' answers, and the APIs a feature at level 0 turns off; every level is restored at the end. */
 function updateFeaturesScenario(): Scenario {
   const SAFE_DOWNGRADE = 2;
   const update = (label: string, versions: 'spread' | number[], featureUpdates: M.UpdateFeaturesRequestFeatureUpdateKeyInput[], validateOnly = false) =>
     step({ label, request: M.UpdateFeaturesRequest, response: M.UpdateFeaturesResponse, versions, body: () => ({ timeoutMs: 10_000, featureUpdates, validateOnly }) });
-  const finalized = step({
-    label: 'the finalized features after the change', request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: [4],
-    mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka' }, ...INTENDED.features],
-    unordered: ['supportedFeatures', 'finalizedFeatures'],
-    body: () => ({ clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1.0' }),
-  });
+  // Kafka's broker applies the controller's feature record a moment after UpdateFeatures answers.
+  const finalized = (label: string, levels: { readonly group: number; readonly share: number }) =>
+    step({
+      label: `the finalized features ${label}`, request: M.ApiVersionsRequest, response: M.ApiVersionsResponse, versions: [4],
+      mask: [{ path: 'apiKeys', treat: 'ignored', why: 'the ranges are compared API by API in api-versions-vs-kafka' }, ...INTENDED.features],
+      unordered: ['supportedFeatures', 'finalizedFeatures'],
+      body: () => ({ clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1.0' }),
+      settled: (r) => finalizedLevel(r, 'group.version') === levels.group && finalizedLevel(r, 'share.version') === levels.share,
+    });
   const member = 'compatcompatcompatcomp';
   const topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
   return {
@@ -303,7 +311,7 @@ function updateFeaturesScenario(): Scenario {
       update('the current level again: results by version', 'spread', [{ feature: 'group.version', maxVersionLevel: 1 }]),
       update('nothing to update', [2], []),
       update('group.version and share.version disabled', [2], [{ feature: 'group.version', maxVersionLevel: 0, upgradeType: SAFE_DOWNGRADE }, { feature: 'share.version', maxVersionLevel: 0, upgradeType: SAFE_DOWNGRADE }]),
-      finalized,
+      finalized('with both disabled', { group: 0, share: 0 }),
       step({
         label: 'ConsumerGroupHeartbeat with group.version 0', request: M.ConsumerGroupHeartbeatRequest, response: M.ConsumerGroupHeartbeatResponse, versions: 'spread',
         body: () => ({ groupId: 'compat-features', memberId: member, memberEpoch: 0, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }),
@@ -329,7 +337,7 @@ function updateFeaturesScenario(): Scenario {
       }),
       step({ label: 'DeleteShareGroupOffsets with share.version 0', request: M.DeleteShareGroupOffsetsRequest, response: M.DeleteShareGroupOffsetsResponse, versions: 'spread', body: () => ({ groupId: 'compat-features', topics: [{ topicName: 't' }] }) }),
       update('group.version and share.version restored', [2], [{ feature: 'group.version', maxVersionLevel: 1 }, { feature: 'share.version', maxVersionLevel: 2 }]),
-      finalized,
+      finalized('once restored', { group: 1, share: 2 }),
     ],
   };
 }
