@@ -233,6 +233,8 @@ function securityFreeScenario(): Scenario {
       step({
         label: 'the SCRAM users', request: M.DescribeUserScramCredentialsRequest, response: M.DescribeUserScramCredentialsResponse, versions: 'spread', unordered: ['results'],
         body: () => ({ users: [{ name: 'compat-scram' }, { name: 'compat-nobody' }] }),
+        // As with quotas: Kafka's broker applies the controller's credential record a moment later.
+        settled: (r) => r.results.some((u) => u.user === 'compat-scram' && u.errorCode === 0),
       }),
       step({
         label: 'reassign to this broker, to a broker that does not exist, an unknown topic, a cancellation of nothing', request: M.AlterPartitionReassignmentsRequest, response: M.AlterPartitionReassignmentsResponse, versions: 'spread',
