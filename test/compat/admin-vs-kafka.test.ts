@@ -102,13 +102,15 @@ function createPartitionsScenario(): Scenario {
 function topicConfigsScenario(): Scenario {
   const topic = 'compat-configs';
   const resource = (name: string, configurationKeys: string[] | null) => ({ resourceType: TOPIC_RESOURCE, resourceName: name, configurationKeys });
-  const describe = (label: string, resources: M.DescribeConfigsRequestDescribeConfigsResourceInput[], synonyms: boolean) =>
+  const describe = (label: string, resources: M.DescribeConfigsRequestDescribeConfigsResourceInput[], synonyms: boolean, settled?: (r: M.DescribeConfigsResponseData) => boolean) =>
     step({
       label, request: M.DescribeConfigsRequest, response: M.DescribeConfigsResponse, versions: 'spread', unordered: ['results[].configs'], mask: CONFIG_MASK,
       body: (v) => ({ resources, includeSynonyms: synonyms, includeDocumentation: v >= 3 }),
+      settled,
     });
   const alter = (label: string, validateOnly: boolean, name: string, configs: M.AlterConfigsRequestAlterableConfigInput[]) =>
     step({ label, request: M.AlterConfigsRequest, response: M.AlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configs }] }) });
+  const value = (r: M.DescribeConfigsResponseData, key: string) => r.results[0]?.configs.find((c) => c.name === key)?.value;
   const incremental = (label: string, validateOnly: boolean, name: string, configs: M.IncrementalAlterConfigsRequestAlterableConfigInput[]) =>
     step({ label, request: M.IncrementalAlterConfigsRequest, response: M.IncrementalAlterConfigsResponse, versions: 'spread', body: () => ({ validateOnly, resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configs }] }) });
   return {
@@ -135,7 +137,9 @@ function topicConfigsScenario(): Scenario {
       incremental('append to a key that is not a list', false, topic, [{ name: 'retention.ms', configOperation: APPEND, value: '5' }]),
       incremental('an unknown key', false, topic, [{ name: 'no.such.config', configOperation: SET, value: '1' }]),
       incremental('an unknown topic', false, MISSING, [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
-      describe('the configs after the changes', [resource(topic, ['retention.ms', 'cleanup.policy', 'max.message.bytes'])], true),
+      // Kafka's broker applies the controller's config record a moment after the change is answered.
+      describe('the configs after the changes', [resource(topic, ['retention.ms', 'cleanup.policy', 'max.message.bytes'])], true,
+        (r) => value(r, 'retention.ms') === '300000' && value(r, 'cleanup.policy') === 'compact'),
     ],
   };
 }
