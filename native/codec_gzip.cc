@@ -49,7 +49,7 @@ bool StartMember(z_stream& stream, bool* zlibChecks) {
 // At Z_STREAM_END zlib has consumed exactly the member's trailer, which ends at next_in.
 CodecOutcome CheckTrailer(const z_stream& stream, const uint8_t* data, size_t length) {
   const uint8_t* trailer = stream.next_in - kTrailerBytes;
-  if (LittleEndian32(trailer) != Crc32Gzip(0, data, length)) return CodecOutcome::Corrupt("gzip: incorrect data check");
+  if (LittleEndian32(trailer) != Crc32Gzip(data, length)) return CodecOutcome::Corrupt("gzip: incorrect data check");
   if (LittleEndian32(trailer + 4) != static_cast<uint32_t>(length)) return CodecOutcome::Corrupt("gzip: incorrect length check");
   return CodecOutcome::Ok();
 }

@@ -87,7 +87,8 @@ const bool kFolds = HasCarrylessMultiply();
 
 }  // namespace
 
-uint32_t Crc32Gzip(uint32_t crc, const uint8_t* data, size_t length) {
+uint32_t Crc32Gzip(const uint8_t* data, size_t length) {
+  uint32_t crc = 0;
 #if defined(__x86_64__)
   if (kFolds && length >= kFoldBytes) {
     size_t folded = length & ~size_t{15};

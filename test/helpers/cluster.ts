@@ -7,13 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { freePort } from './interop.js';
+import { waitFor } from './wait-for.js';
 import { wireCall } from './wire-call.js';
-import { waitFor } from '../integration/groups/group-helpers.js';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper-server.js';
 
 export interface TestCluster {
@@ -85,18 +84,18 @@ export async function startCluster(size: number, overrides: Record<string, strin
       });
     },
     async waitFor(what, ready, timeoutMs = 30_000, via) {
-      const deadline = Date.now() + timeoutMs;
       let last: MetadataResponseData | null = null;
-      while (Date.now() < deadline) {
+      return waitFor(what, timeoutMs, async () => {
         try {
           last = await cluster.metadata(null, via);
-          if (ready(last)) return last;
+          return ready(last) ? last : undefined;
         } catch {
           // A broker between start and registration may refuse: ask again.
+          return undefined;
         }
-        await sleep(100);
-      }
-      throw new Error(`timed out waiting for ${what}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+      }).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+      });
     },
     async waitForLeaders(topics, timeoutMs = 30_000) {
       let waiting = 'no metadata yet';

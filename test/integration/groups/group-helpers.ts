@@ -10,18 +10,9 @@ import { REPO_ROOT } from '../../../tools/codegen/main.js';
 import { INTEROP_DIR, type JsonLine } from '../../helpers/interop.js';
 import { kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { waitFor } from '../../helpers/wait-for.js';
 
-/** Polls `probe` every 100 ms until it returns (or resolves to) something other than undefined. */
-export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * True when every member owns at least one partition, no partition is owned twice and together
