@@ -73,7 +73,9 @@ describe('ACLs in a ZooKeeper cluster', { skip }, () => {
       timeoutMs: 30_000,
     });
     assert.deepEqual(created.topics.map((t) => t.errorCode), [0, 0]);
-    await cluster.waitFor('the topics on every broker', (m) => m.topics.filter((t) => t.name?.startsWith('by-') === true).length === 2);
+    for (const via of [1, 2, 3]) {
+      await cluster.waitFor(`the topics on broker ${via}`, (m) => m.topics.filter((t) => t.name?.startsWith('by-') === true).length === 2, undefined, via);
+    }
   });
   after(async () => {
     await cluster?.stop();
