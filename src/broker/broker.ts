@@ -13,13 +13,13 @@
 import { KeyedQueue } from '../common/keyed-queue.js';
 import { Logger } from '../common/logger.js';
 import { BrokerMetrics } from '../common/metrics/broker-metrics.js';
-import { ClientEntityStore } from '../cluster/client-entity-store.js';
-import { ConfigResolver } from '../cluster/config-resolver.js';
-import { LocalController } from '../cluster/local-controller.js';
-import { LocalMetadataWriter } from '../cluster/local-metadata-writer.js';
-import { MetadataStore } from '../cluster/metadata-store.js';
-import { TopicAdmin } from '../cluster/topic-admin.js';
-import { AclAdmin } from '../cluster/acl-admin.js';
+import { ClientEntityStore } from '../metadata/client-entity-store.js';
+import { ConfigResolver } from '../metadata/config/config-resolver.js';
+import { LocalController } from '../controller/local/local-controller.js';
+import { LocalMetadataWriter } from '../controller/local/local-metadata-writer.js';
+import { MetadataStore } from '../metadata/metadata-store.js';
+import { TopicAdmin } from '../metadata/admin/topic-admin.js';
+import { AclAdmin } from '../metadata/admin/acl-admin.js';
 import { Authorizer } from '../security/acl/index.js';
 import { liveConnectionLimits } from './live-connection-limits.js';
 import { LogLevels } from '../common/log-levels.js';
@@ -35,33 +35,33 @@ import { RateLimitedLog } from '../common/rate-limited-log.js';
 import { ConnectionLimits } from '../network/connection-limits.js';
 import { Listener } from '../network/listener.js';
 import { ClientQuotas } from '../quota/client-quotas.js';
-import { FetchPurgatory } from '../router/fetch-purgatory.js';
-import { FetchSessionCache } from '../router/fetch-session-cache.js';
-import { purgatoryEvents, type PartitionEvents } from '../router/partition-events.js';
+import { FetchPurgatory } from '../partitions/fetch-purgatory.js';
+import { FetchSessionCache } from '../partitions/fetch-session-cache.js';
+import { purgatoryEvents, type PartitionEvents } from '../partitions/partition-events.js';
 import { followShareLeadership, wakeShareFetches } from '../handlers/share-services.js';
-import { SharePartitionManager } from '../share/share-partition-manager.js';
-import { ShareSessionCache } from '../share/share-session-cache.js';
-import { eventLoopTimers } from '../share/share-partition.js';
-import { fileBatches } from '../share/log-batches.js';
+import { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
+import { ShareSessionCache } from '../coordinator/share/partition/share-session-cache.js';
+import { eventLoopTimers } from '../coordinator/share/partition/share-partition.js';
+import { fileBatches } from '../coordinator/share/partition/log-batches.js';
 import { sharePartitionConfigSource } from './share-partition-settings.js';
-import { PartitionService } from '../router/partition-service.js';
-import { ProducePurgatory } from '../router/produce-purgatory.js';
+import { PartitionService } from '../partitions/partition-service.js';
+import { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/log/clean-shutdown-marker.js';
 import { partitionsInLogDir } from '../storage/log/partition-dirs.js';
-import type { TopicPartition } from '../storage/file-names.js';
-import type { PartitionWorkerOptions } from '../worker/partition-protocol.js';
-import { PartitionWorkerHost } from '../worker/partition-worker-host.js';
+import type { PartitionWorkerOptions } from '../partitions/partition-protocol.js';
+import { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { buildCoordinators, COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
 import type { ClusterMember } from './cluster-member.js';
 import { connectClusterMember, createSaslAuthenticator, startMetricsEndpoint } from './lazy-modules.js';
-import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
-import { replicaLogs } from './replica-logs-adapter.js';
+import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../replication/log-dir-failure-handler.js';
+import { replicaLogs } from '../partitions/replica-logs-adapter.js';
 import { randomUuid } from '../common/uuid.js';
-import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../cluster/metadata-image.js';
+import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../metadata/metadata-image.js';
 import type { MetricsServer } from './metrics-server.js';
 import { uncompressedRecordsSize } from './uncompressed-size.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;
@@ -174,7 +174,7 @@ export class Broker {
       logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
     };
     const host = await PartitionWorkerHost.start({
-      opModule: new URL('../worker/partition-ops.js', import.meta.url),
+      opModule: new URL('../partitions/partition-ops.js', import.meta.url),
       workers: config.numPartitionWorkers,
       moduleOptions: workerOptions,
       onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),

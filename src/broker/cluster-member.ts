@@ -7,30 +7,30 @@
  * `join` last, once the listener serves requests, because registering invites the controller's.
  */
 import type { Logger } from '../common/logger.js';
-import { desanitizeEntityName, parseEntityPath } from '../cluster/client-entities.js';
+import { desanitizeEntityName, parseEntityPath } from '../metadata/client-entities.js';
 import { AclSet } from '../security/acl/index.js';
-import { ClusterMetadataCache } from '../cluster/cluster-metadata-cache.js';
-import type { ConfigResolver } from '../cluster/config-resolver.js';
-import type { DynamicScope, ListenerEndpoint } from '../cluster/metadata-image.js';
-import type { ClusterMembership } from '../cluster/replica-control.js';
+import { ClusterMetadataCache } from '../metadata/cluster-metadata-cache.js';
+import type { ConfigResolver } from '../metadata/config/config-resolver.js';
+import type { DynamicScope, ListenerEndpoint } from '../metadata/metadata-image.js';
+import type { ClusterMembership } from '../metadata/replica-control.js';
 import type { ProducerIdBlock, ProducerIdBlockSource } from '../coordinator/producer-id-manager.js';
-import { ZkController } from '../controller/zk-controller.js';
-import { BrokerConnections } from '../member/broker-connections.js';
-import { ControllerClient } from '../member/controller-client.js';
-import { TransactionPeerClient } from '../member/transaction-peer-client.js';
-import { PartitionEndClient } from '../member/partition-end-client.js';
-import { ShareStatePeerClient } from './share-state-peer-client.js';
-import { IsrChangeSender } from '../member/isr-change-sender.js';
-import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../member/log-dir-failure-handler.js';
-import { ReplicaFetcherManager } from '../member/replica-fetcher-manager.js';
-import type { ReplicaLogs } from '../member/replica-logs.js';
-import { ReplicaManager } from '../member/replica-manager.js';
-import { ZkMetadataWriter } from '../member/zk-metadata-writer.js';
+import { ZkController } from '../controller/zk/zk-controller.js';
+import { BrokerConnections } from '../interbroker/broker-connections.js';
+import { ControllerClient } from '../interbroker/controller-client.js';
+import { TransactionPeerClient } from '../interbroker/transaction-peer-client.js';
+import { PartitionEndClient } from '../interbroker/partition-end-client.js';
+import { ShareStatePeerClient } from '../interbroker/share-state-peer-client.js';
+import { IsrChangeSender } from '../replication/isr-change-sender.js';
+import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../replication/log-dir-failure-handler.js';
+import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
+import type { ReplicaLogs } from '../replication/replica-logs.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+import { ZkMetadataWriter } from '../controller/zk/zk-metadata-writer.js';
 import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
-import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../cluster/features.js';
+import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../metadata/features.js';
 
 /** How long an admin request waits for the controller's answer to reach this broker. */
 const ADMIN_WAIT_MS = 30_000;

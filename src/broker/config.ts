@@ -1,11 +1,11 @@
 /**
  * Broker configuration under Kafka's own keys and defaults (definitions in
- * `cluster/config-definitions.ts`). Only keys the broker knows are accepted; others are reported
+ * `metadata/config/config-definitions.ts`). Only keys the broker knows are accepted; others are reported
  * so that a copied server.properties does not silently pretend to configure something. Invalid
  * values are errors naming the key.
  */
 import { readFileSync } from 'node:fs';
-import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../cluster/config-definitions.js';
+import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../metadata/config/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { type ShareGroupConfig, shareGroupConfigProblem } from '../coordinator/group/share/share-group-config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';

@@ -13,10 +13,10 @@
 import type { ClusterMember } from './cluster-member.js';
 import type { BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
-import { featureLevel, TRANSACTION_VERSION } from '../cluster/features.js';
-import type { ConfigResolver } from '../cluster/config-resolver.js';
-import type { BrokerRegistration, MetadataSource } from '../cluster/metadata-image.js';
-import type { TopicAdmin } from '../cluster/topic-admin.js';
+import { featureLevel, TRANSACTION_VERSION } from '../metadata/features.js';
+import type { ConfigResolver } from '../metadata/config/config-resolver.js';
+import type { BrokerRegistration, MetadataSource } from '../metadata/metadata-image.js';
+import type { TopicAdmin } from '../metadata/admin/topic-admin.js';
 import { KafkaError } from '../common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
@@ -27,8 +27,8 @@ import type { TransactionCoordinatorService } from '../coordinator/transaction/t
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
-import type { PartitionService } from '../router/partition-service.js';
-import type { ProducePurgatory } from '../router/produce-purgatory.js';
+import type { PartitionService } from '../partitions/partition-service.js';
+import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 
 export interface Coordinators {
   readonly groups: GroupCoordinatorService;

@@ -3,15 +3,15 @@
  * the `InternalTopicPartitions` port over the topic admin (creation) and the partition owners
  * (appends and reads, routed to each partition's worker).
  */
-import type { TopicAdmin } from '../cluster/topic-admin.js';
+import type { TopicAdmin } from '../metadata/admin/topic-admin.js';
 import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
-import type { AppendReply } from '../router/partition-data.js';
-import type { PartitionService } from '../router/partition-service.js';
-import type { ProducePurgatory } from '../router/produce-purgatory.js';
+import type { AppendReply } from '../partitions/partition-data.js';
+import type { PartitionService } from '../partitions/partition-service.js';
+import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { EARLIEST_TIMESTAMP } from '../protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../worker/partition-protocol.js';
+import { NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';

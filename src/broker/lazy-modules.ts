@@ -7,7 +7,7 @@
 import type { Logger } from '../common/logger.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { ScrapeOptions, ScrapeSources } from '../common/metrics/scrape.js';
-import type { MetadataImage } from '../cluster/metadata-image.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { SaslConfig } from '../security/sasl/sasl-config.js';
 import type { ClusterMember } from './cluster-member.js';

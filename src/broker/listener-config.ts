@@ -8,7 +8,7 @@
  */
 import type { SecurityProtocol } from '../common/session.js';
 import { serverTls, TlsConfigError, type ServerTls, type SslSettings } from '../common/tls-config.js';
-import { splitList } from '../cluster/config-definitions.js';
+import { splitList } from '../metadata/config/config-definitions.js';
 
 export interface ListenerConfig {
   /** Upper-case, as Kafka normalises listener names. */

@@ -4,7 +4,7 @@
  * read takes the dynamic broker config (this broker's, else the cluster default) over
  * server.properties. Before the metadata is loaded the static values apply.
  */
-import type { ConfigResolver } from '../cluster/config-resolver.js';
+import type { ConfigResolver } from '../metadata/config/config-resolver.js';
 import type { ConnectionLimitSettings } from '../network/connection-limits.js';
 import { perIpOverrides, type BrokerConfig } from './config.js';
 

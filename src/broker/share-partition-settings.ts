@@ -4,8 +4,8 @@
  * read at each use so that a change applies to the next acquisition.
  */
 import type { ShareGroupConfig } from '../coordinator/group/share/share-group-config.js';
-import type { GroupConfigOverrides } from '../cluster/group-configs.js';
-import type { ShareAutoOffsetReset, SharePartitionConfigSource } from '../share/share-partition-config.js';
+import type { GroupConfigOverrides } from '../metadata/config/group-configs.js';
+import type { ShareAutoOffsetReset, SharePartitionConfigSource } from '../coordinator/share/partition/share-partition-config.js';
 
 const DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
 

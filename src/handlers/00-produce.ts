@@ -26,8 +26,8 @@ import {
   type ProduceResponseTopicProduceResponseInput,
 } from '../protocol/messages/index.js';
 import { BatchLayout, compressionCodecId, isTransactional, readInt64, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
-import type { TopicImage } from '../cluster/metadata-image.js';
-import type { AcksWait, AppendReply, AppendRequest } from '../router/partition-data.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
+import type { AcksWait, AppendReply, AppendRequest } from '../partitions/partition-data.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';

@@ -33,9 +33,9 @@ import {
   type FetchResponsePartitionDataInput,
 } from '../protocol/messages/index.js';
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
-import type { TopicImage } from '../cluster/metadata-image.js';
-import type { FetchContext, SessionPartition } from '../router/fetch-session-cache.js';
-import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../router/partition-data.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
+import type { FetchContext, SessionPartition } from '../partitions/fetch-session-cache.js';
+import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../partitions/partition-data.js';
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -8,8 +8,8 @@
  * without that listener is left out, as Kafka does.
  */
 import { ZERO_UUID } from '../common/uuid.js';
-import { topicNameProblem } from '../cluster/topic-names.js';
-import { endpointOn, type MetadataImage, type TopicImage } from '../cluster/metadata-image.js';
+import { topicNameProblem } from '../metadata/topic-names.js';
+import { endpointOn, type MetadataImage, type TopicImage } from '../metadata/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
   MetadataRequest,

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { groupBy } from '../common/group-by.js';
 import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '../protocol/messages/index.js';
-import type { LeaderAndIsrPartition } from '../cluster/replica-control.js';
+import type { LeaderAndIsrPartition } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

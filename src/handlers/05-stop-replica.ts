@@ -5,7 +5,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { StopReplicaRequest, StopReplicaResponse, type StopReplicaResponseDataInput } from '../protocol/messages/index.js';
-import type { StopReplicaPartition } from '../cluster/replica-control.js';
+import type { StopReplicaPartition } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

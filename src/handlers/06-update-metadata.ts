@@ -5,8 +5,8 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '../protocol/messages/index.js';
-import type { PartitionUpdate } from '../cluster/cluster-metadata-cache.js';
-import type { BrokerRegistration, ListenerEndpoint } from '../cluster/metadata-image.js';
+import type { PartitionUpdate } from '../metadata/cluster-metadata-cache.js';
+import type { BrokerRegistration, ListenerEndpoint } from '../metadata/metadata-image.js';
 import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../common/session.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';

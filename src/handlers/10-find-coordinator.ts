@@ -10,8 +10,8 @@
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
-import { endpointOn, type BrokerRegistration } from '../cluster/metadata-image.js';
-import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
+import { endpointOn, type BrokerRegistration } from '../metadata/metadata-image.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import { AclOperation, authorized, authorizedOnCluster, ResourceType } from './authorization.js';
 import type { RequestContext } from './handler.js';
 import { parseSharePartitionKey } from './share-partition-key.js';

@@ -8,7 +8,7 @@
  * (UpdateFeatures changes them), with the epoch of their last change.
  */
 import { ApiVersionsRequest, ApiVersionsResponse, type ApiVersionsResponseDataInput } from '../protocol/messages/api/18-api-versions.js';
-import { SUPPORTED_FEATURES, type FinalizedFeatures } from '../cluster/features.js';
+import { SUPPORTED_FEATURES, type FinalizedFeatures } from '../metadata/features.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler, type ApiVersionRange } from './handler.js';

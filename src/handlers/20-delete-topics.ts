@@ -11,7 +11,7 @@ import {
   type DeleteTopicsResponseDataInput,
   type DeleteTopicsResponseDeletableTopicResultInput,
 } from '../protocol/messages/index.js';
-import type { TopicImage } from '../cluster/metadata-image.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';

@@ -14,8 +14,8 @@ import {
   type DescribeConfigsResponseDataInput,
   type DescribeConfigsResponseDescribeConfigsResultInput,
 } from '../protocol/messages/index.js';
-import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../cluster/config-definitions.js';
-import type { ConfigEntry } from '../cluster/config-resolver.js';
+import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../metadata/config/config-definitions.js';
+import type { ConfigEntry } from '../metadata/config/config-resolver.js';
 import { loggerEntries, loggerResourceProblem, type LoggerEntry } from './broker-logger-configs.js';
 import { AclOperation, configResourceRefusal } from './authorization.js';
 import { defineHandler } from './handler.js';

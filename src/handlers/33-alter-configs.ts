@@ -10,7 +10,7 @@ import {
   type AlterConfigsRequestAlterConfigsResource,
   type AlterConfigsResponseDataInput,
 } from '../protocol/messages/index.js';
-import type { AdminResult } from '../cluster/topic-admin.js';
+import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { defineHandler } from './handler.js';
 import { alterResources } from './alter-config-targets.js';
 import { ResourceType } from './cluster-context.js';

@@ -17,7 +17,7 @@ import {
   type AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultInput,
   type AlterReplicaLogDirsResponseDataInput,
 } from '../protocol/messages/index.js';
-import type { LogDirMove } from '../cluster/partition-admin.js';
+import type { LogDirMove } from '../metadata/admin/partition-admin.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';

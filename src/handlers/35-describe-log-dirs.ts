@@ -13,7 +13,7 @@ import {
   type DescribeLogDirsResponseDataInput,
   type DescribeLogDirsResponseDescribeLogDirsTopicInput,
 } from '../protocol/messages/index.js';
-import type { PartitionLogDescription } from '../cluster/partition-admin.js';
+import type { PartitionLogDescription } from '../metadata/admin/partition-admin.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';

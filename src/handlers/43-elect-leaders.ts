@@ -7,8 +7,8 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { groupBy } from '../common/group-by.js';
 import { ElectLeadersRequest, ElectLeadersResponse, type ElectLeadersResponseDataInput } from '../protocol/messages/index.js';
-import { ElectionType, type ElectionResult } from '../cluster/replica-control.js';
-import type { MetadataImage } from '../cluster/metadata-image.js';
+import { ElectionType, type ElectionResult } from '../metadata/replica-control.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -11,10 +11,10 @@ import {
   type IncrementalAlterConfigsRequestAlterConfigsResource,
   type IncrementalAlterConfigsResponseDataInput,
 } from '../protocol/messages/index.js';
-import { ConfigOperation, applyAlterations } from '../cluster/config-operations.js';
+import { ConfigOperation, applyAlterations } from '../metadata/config/config-operations.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ResourceType } from './cluster-context.js';
-import type { AdminResult } from '../cluster/topic-admin.js';
+import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { defineHandler } from './handler.js';
 import { alterResources, type ResolvedResource } from './alter-config-targets.js';
 

@@ -7,8 +7,8 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { groupBy } from '../common/group-by.js';
 import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseDataInput } from '../protocol/messages/index.js';
-import type { ElectionResult, ReassignmentRequest } from '../cluster/replica-control.js';
-import type { MetadataImage } from '../cluster/metadata-image.js';
+import type { ElectionResult, ReassignmentRequest } from '../metadata/replica-control.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { groupBy } from '../common/group-by.js';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, type ListPartitionReassignmentsResponseDataInput } from '../protocol/messages/index.js';
-import type { ReassignmentState } from '../cluster/replica-control.js';
+import type { ReassignmentState } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { AlterPartitionRequest, AlterPartitionResponse, type AlterPartitionResponseDataInput, type AlterPartitionResponsePartitionDataInput } from '../protocol/messages/index.js';
-import type { IsrChangeRequest } from '../cluster/replica-control.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

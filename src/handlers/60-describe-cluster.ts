@@ -7,7 +7,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
 import { authorizedOperations, ResourceType } from './authorization.js';
 import { CLUSTER_NAME } from '../security/acl/index.js';
-import { endpointOn } from '../cluster/metadata-image.js';
+import { endpointOn } from '../metadata/metadata-image.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
 

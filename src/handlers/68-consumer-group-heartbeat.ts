@@ -7,7 +7,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
-import { consumerGroupProtocolEnabled } from '../cluster/features.js';
+import { consumerGroupProtocolEnabled } from '../metadata/features.js';
 import { clientHostOf } from './group-errors.js';
 import { defineHandler } from './handler.js';
 

@@ -4,7 +4,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
-import { consumerGroupProtocolEnabled } from '../cluster/features.js';
+import { consumerGroupProtocolEnabled } from '../metadata/features.js';
 import { defineHandler } from './handler.js';
 
 export const consumerGroupDescribeHandler = defineHandler({

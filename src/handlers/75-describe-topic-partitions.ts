@@ -11,7 +11,7 @@ import {
   type DescribeTopicPartitionsResponseDataInput,
   type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicInput,
 } from '../protocol/messages/index.js';
-import { topicNameProblem } from '../cluster/topic-names.js';
+import { topicNameProblem } from '../metadata/topic-names.js';
 import { ZERO_UUID } from '../common/uuid.js';
 import { AclOperation, authorizedNames, authorizedOperations, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';

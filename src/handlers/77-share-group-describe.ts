@@ -8,7 +8,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
+import { shareGroupsEnabled } from '../metadata/features.js';
 import { defineHandler } from './handler.js';
 
 const UNAUTHORIZED_TOPICS_MESSAGE = 'The group has described topic(s) that the client is not authorized to describe.';

@@ -27,9 +27,9 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
-import { NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../router/partition-data.js';
-import type { AcquiredRange, SharePartition } from '../share/share-partition.js';
-import type { ShareSessionPartition } from '../share/share-session-cache.js';
+import { NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../partitions/partition-data.js';
+import type { AcquiredRange, SharePartition } from '../coordinator/share/partition/share-partition.js';
+import type { ShareSessionPartition } from '../coordinator/share/partition/share-session-cache.js';
 import type { ClusterContext } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
 import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';

@@ -9,7 +9,7 @@ import { ZERO_UUID } from '../common/uuid.js';
 import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
+import { shareGroupsEnabled } from '../metadata/features.js';
 import { defineHandler } from './handler.js';
 import { partitionEnds } from './partition-ends.js';
 

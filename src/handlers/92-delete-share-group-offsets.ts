@@ -8,7 +8,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
+import { shareGroupsEnabled } from '../metadata/features.js';
 import { defineHandler } from './handler.js';
 
 export const deleteShareGroupOffsetsHandler = defineHandler({

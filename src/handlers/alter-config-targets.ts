@@ -4,12 +4,12 @@
  * the set the form computes, once the principal may ALTER_CONFIGS it. The forms differ only in
  * how that set is computed.
  */
-import type { DynamicScope } from '../cluster/metadata-image.js';
-import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../cluster/config-definitions.js';
-import { GROUP_CONFIG_BY_NAME } from '../cluster/group-configs.js';
+import type { DynamicScope } from '../metadata/metadata-image.js';
+import { BROKER_CONFIG_BY_NAME, TOPIC_CONFIG_BY_NAME } from '../metadata/config/config-definitions.js';
+import { GROUP_CONFIG_BY_NAME } from '../metadata/config/group-configs.js';
 import { loggerResourceProblem, replaceLoggerLevels } from './broker-logger-configs.js';
-import type { AlterationTarget } from '../cluster/config-operations.js';
-import type { AdminResult } from '../cluster/topic-admin.js';
+import type { AlterationTarget } from '../metadata/config/config-operations.js';
+import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ResourceType, clusterOf, type ClusterContext } from './cluster-context.js';
 import { AclOperation, configResourceRefusal } from './authorization.js';

@@ -4,8 +4,8 @@
  * (IncrementalAlterConfigs SET and DELETE). The resource is named by this broker's id.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { ConfigSource } from '../cluster/config-definitions.js';
-import type { AdminResult } from '../cluster/topic-admin.js';
+import { ConfigSource } from '../metadata/config/config-definitions.js';
+import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { KAFKA_LOG_LEVELS, ROOT_LOGGER, isKafkaLogLevel, type LogLevels } from '../common/log-levels.js';
 
 export interface LoggerEntry {

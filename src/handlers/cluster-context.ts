@@ -3,23 +3,23 @@
  * partition owners only through `PartitionAdmin`), config resolution, and the routed data
  * operations. Handlers never see storage or sockets.
  */
-import type { MetadataImage } from '../cluster/metadata-image.js';
-import type { ClientEntityStore } from '../cluster/client-entity-store.js';
-import type { ConfigResolver } from '../cluster/config-resolver.js';
-import type { TopicAdmin } from '../cluster/topic-admin.js';
-import type { ClusterMembership } from '../cluster/replica-control.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
+import type { ClientEntityStore } from '../metadata/client-entity-store.js';
+import type { ConfigResolver } from '../metadata/config/config-resolver.js';
+import type { TopicAdmin } from '../metadata/admin/topic-admin.js';
+import type { ClusterMembership } from '../metadata/replica-control.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
-import type { FetchPurgatory } from '../router/fetch-purgatory.js';
-import type { ProducePurgatory } from '../router/produce-purgatory.js';
+import type { FetchPurgatory } from '../partitions/fetch-purgatory.js';
+import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import type { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
 import type { SharePersister } from '../coordinator/share/share-state-persister.js';
-import type { FetchSessionCache } from '../router/fetch-session-cache.js';
-import type { PartitionData } from '../router/partition-data.js';
+import type { FetchSessionCache } from '../partitions/fetch-session-cache.js';
+import type { PartitionData } from '../partitions/partition-data.js';
 import type { KeyedQueue } from '../common/keyed-queue.js';
 import type { Authorizer } from '../security/acl/index.js';
-import type { AclAdmin } from '../cluster/acl-admin.js';
+import type { AclAdmin } from '../metadata/admin/acl-admin.js';
 import type { LogLevels } from '../common/log-levels.js';
 import type { RequestContext } from './handler.js';
 import type { ShareServices } from './share-services.js';

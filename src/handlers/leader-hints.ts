@@ -5,7 +5,7 @@
  * Fetch its `currentLeader` from v12 and node endpoints from v16.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { endpointOn, type MetadataImage } from '../cluster/metadata-image.js';
+import { endpointOn, type MetadataImage } from '../metadata/metadata-image.js';
 
 export interface LeaderHint {
   readonly leaderId: number;

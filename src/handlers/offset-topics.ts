@@ -6,7 +6,7 @@
  * the cluster metadata first, answer for what does not exist themselves, hand the coordinator
  * the rest by name, and carry the ids back into its answer.
  */
-import type { MetadataImage } from '../cluster/metadata-image.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type {
   OffsetFetchRequestOffsetFetchRequestGroup,

@@ -7,7 +7,7 @@ import { groupBy } from '../common/group-by.js';
 import type { PartitionEnd, PartitionEnds } from '../coordinator/group/share/share-group-service.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../router/partition-data.js';
+import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 
 const NO_OFFSET = -1n;

@@ -6,7 +6,7 @@
  * distinct partition once.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { TopicImage } from '../cluster/metadata-image.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
 import type { ClusterContext } from './cluster-context.js';
 
 export type PartitionLookup = { readonly ok: true; readonly topic: TopicImage } | { readonly ok: false; readonly errorCode: number };

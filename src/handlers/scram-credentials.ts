@@ -4,7 +4,7 @@
  * client-entity store, in Kafka's ZooKeeper text form, so Kafka 3.9's
  * `kafka-configs.sh --zookeeper … --entity-type users` reads and writes the same credentials.
  */
-import type { ClientEntityStore } from '../cluster/client-entity-store.js';
+import type { ClientEntityStore } from '../metadata/client-entity-store.js';
 import { parseCredential, SCRAM_MECHANISMS, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
 
 export interface UserCredential {

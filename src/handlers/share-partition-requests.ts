@@ -4,13 +4,13 @@
  * hints (KIP-951) of the partitions that moved.
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
-import type { TopicImage } from '../cluster/metadata-image.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { AcknowledgementBatch } from '../share/share-partition.js';
-import type { SharePartitionManager } from '../share/share-partition-manager.js';
+import type { AcknowledgementBatch } from '../coordinator/share/partition/share-partition.js';
+import type { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
-import { shareGroupsEnabled } from '../cluster/features.js';
+import { shareGroupsEnabled } from '../metadata/features.js';
 import type { RequestContext } from './handler.js';
 import { LeaderHints, type LeaderHint, type NodeEndpoint } from './leader-hints.js';
 import { sharesOf, type ShareServices } from './share-services.js';

@@ -6,11 +6,11 @@
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { FetchedBatches } from '../share/log-batches.js';
-import type { SharePartitionManager } from '../share/share-partition-manager.js';
-import type { ShareSessionCache } from '../share/share-session-cache.js';
+import type { FetchedBatches } from '../coordinator/share/partition/log-batches.js';
+import type { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
+import type { ShareSessionCache } from '../coordinator/share/partition/share-session-cache.js';
 import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
-import { partitionKey } from '../router/partition-data.js';
+import { partitionKey } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 
 export interface ShareServices {

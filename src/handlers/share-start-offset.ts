@@ -7,9 +7,9 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../router/partition-data.js';
-import type { SharePartitionConfig } from '../share/share-partition-config.js';
-import type { StartOffsetResolver } from '../share/share-partition.js';
+import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
+import type { SharePartitionConfig } from '../coordinator/share/partition/share-partition-config.js';
+import type { StartOffsetResolver } from '../coordinator/share/partition/share-partition.js';
 import type { ClusterContext } from './cluster-context.js';
 
 

@@ -3,7 +3,7 @@
  * each partition's leader, leader epoch, replicas, ISR and offline replicas. A partition without
  * a leader answers LEADER_NOT_AVAILABLE, as Kafka's brokers do.
  */
-import { NO_LEADER, type PartitionRegistration, type TopicImage } from '../cluster/metadata-image.js';
+import { NO_LEADER, type PartitionRegistration, type TopicImage } from '../metadata/metadata-image.js';
 import { ErrorCode } from '../protocol/errors.js';
 
 export interface PartitionState {

@@ -10,7 +10,7 @@ import { groupBy } from '../common/group-by.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
-import type { AcksWait, TxnMarkerEntry } from '../router/partition-data.js';
+import type { AcksWait, TxnMarkerEntry } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 import { lookupPartition } from './partition-lookup.js';
 import type { PartitionErrorRef, TopicPartitionRef } from './txn-partitions.js';

@@ -13,7 +13,7 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js';
+import { TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import type { ClusterContext } from './cluster-context.js';
 import type { TopicPartitionRef } from './txn-partitions.js';
 

@@ -1,7 +1,7 @@
 /**
  * Errors raised by the ring transport. Those that reach a Kafka response carry its code: a
  * message too large for a ring is Kafka's MESSAGE_TOO_LARGE. (A channel whose worker is gone is
- * failed by its owner with its own error: see `worker/errors.ts`.)
+ * failed by its owner with its own error: see `worker-pool/errors.ts`.)
  */
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';

@@ -15,7 +15,7 @@
  */
 import { parseQuotaValue } from './quota-configs.js';
 
-/** The shape of a client entity (`src/cluster/client-entities.ts`): null is `<default>`, undefined absent. */
+/** The shape of a client entity (`src/metadata/client-entities.ts`): null is `<default>`, undefined absent. */
 export interface QuotaEntity {
   readonly user?: string | null;
   readonly clientId?: string | null;

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { offsetOf, type Offset } from './offsets.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
@@ -56,10 +57,6 @@ export function baseOffsetOfFile(name: string, suffix: string): Offset | null {
   return /^\d{20}$/.test(stem) ? offsetOf(Number(stem)) : null;
 }
 
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
 
 export function partitionDirName(tp: TopicPartition): string {
   return `${tp.topic}-${tp.partition}`;

@@ -31,6 +31,6 @@ export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type Time
 export { offsetOf, type FilePosition, type Offset, type RelativeOffset } from './offsets.js';
 export { CorruptSegmentError, OffsetOutOfRangeError, StorageError } from './storage-error.js';
 export { Faults, type FaultAction, type FaultPoint } from './fault-injection.js';
-export { partitionDirName, type TopicPartition } from './file-names.js';
+export { partitionDirName } from './file-names.js';
 export type { TimestampOffset } from './index/time-index.js';
 export { readMetaProperties, writeMetaProperties, type MetaProperties } from './checkpoint/meta-properties.js';

@@ -1,5 +1,5 @@
 /** Lock timers the test fires itself, so that no test depends on the clock. */
-import type { LockTimers } from '../../src/share/share-partition.js';
+import type { LockTimers } from '../../src/coordinator/share/partition/share-partition.js';
 
 export class ManualTimers implements LockTimers {
   private readonly pending = new Set<{ readonly delayMs: number; readonly expire: () => void }>();

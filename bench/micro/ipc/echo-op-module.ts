@@ -1,5 +1,5 @@
 /** Handler module for the round-trip benchmark: op 1 echoes its body from ring memory. */
-import type { RegisterOps } from '../../../src/worker/op-module.js';
+import type { RegisterOps } from '../../../src/worker-pool/op-module.js';
 
 export const ECHO_OP = 1;
 

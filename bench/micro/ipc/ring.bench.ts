@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_RING_CAPACITY } from '../../../src/ipc/ring-channel.js';
 import { SpscRingWriter, createRingBuffer } from '../../../src/ipc/spsc-ring.js';
-import { PartitionWorkerHost } from '../../../src/worker/partition-worker-host.js';
+import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
 import { writeReport, type Row } from '../native/report.js';
 import type { BenchWorkerData, SinkReport } from './bench-worker.js';
 import { ECHO_OP } from './echo-op-module.js';

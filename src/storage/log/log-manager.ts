@@ -35,18 +35,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { CheckpointFile, CorruptCheckpointError, PARTITION_OFFSET_FORMAT, syncDirectory, type PartitionOffset } from '../checkpoint/checkpoint-file.js';
 import { randomUuid } from '../../common/uuid.js';
 import { readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
-import {
-  CLEAN_SHUTDOWN_FILE,
-  CLEANER_OFFSET_CHECKPOINT_FILE,
-  DELETE_DIR_SUFFIX,
-  FUTURE_DIR_SUFFIX,
-  LOG_START_OFFSET_CHECKPOINT_FILE,
-  RECOVERY_POINT_CHECKPOINT_FILE,
-  REPLICATION_OFFSET_CHECKPOINT_FILE,
-  parsePartitionDirName,
-  partitionDirName,
-  type TopicPartition,
-} from '../file-names.js';
+import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE, REPLICATION_OFFSET_CHECKPOINT_FILE, parsePartitionDirName, partitionDirName } from '../file-names.js';
 import { DEFAULT_LOG_CONFIG, withOverrides, type LogConfig } from '../log-config.js';
 import { isIoError, StorageError } from '../storage-error.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
@@ -57,6 +46,7 @@ import { LogMove } from './log-move.js';
 import { DIRECTORY_TO_SKIP, METADATA_LOG_DIR, partitionOfDir } from './partition-dirs.js';
 import { PartitionLog } from './partition-log.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS } from '../producer-state/producer-state-manager.js';
+import { type TopicPartition } from '../../common/topic-partition.js';
 
 export interface LogManagerOptions {
   readonly logDirs: readonly string[];

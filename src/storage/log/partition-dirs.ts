@@ -4,7 +4,8 @@
  * and recover them) without loading the storage engine.
  */
 import { readdirSync } from 'node:fs';
-import { parsePartitionDirName, type TopicPartition } from '../file-names.js';
+import { parsePartitionDirName } from '../file-names.js';
+import { type TopicPartition } from '../../common/topic-partition.js';
 
 /** Kafka names a partition directory being deleted `<topic>-<partition>.<uuid>-delete`; a future or stray one likewise. */
 export const DIRECTORY_TO_SKIP = /(\.[0-9a-f]{32}-(delete|future|stray))$/;

@@ -38,7 +38,6 @@ import {
   validateBatches,
   validateProduceRecords,
 } from '../../protocol/records/index.js';
-import type { TopicPartition } from '../file-names.js';
 import { deletesSegments, isCompacted, maxSegmentMs, withOverrides, type LogConfig } from '../log-config.js';
 import { offsetOf, type FilePosition, type Offset } from '../offsets.js';
 import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error.js';
@@ -57,6 +56,7 @@ import type { LogDir } from './log-dir.js';
 import { loadLog, type LoadedLog, type LoadOptions } from './log-loader.js';
 import { belowLogStart, deletableCount, pastRetentionSize, pastRetentionTime, type Breach } from './log-retention.js';
 import { SegmentList } from './segment-list.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 export interface PartitionLogOptions extends LoadOptions {
   readonly topicPartition: TopicPartition;

@@ -38,7 +38,7 @@ test('sluice start loads no handler, no API codec, no cluster-mode module, no co
     (m) =>
       /^handlers\/\d\d-/.test(m) && m !== 'handlers/18-api-versions.js' ||
       /^protocol\/messages\/(index|api\/(?!18-))/.test(m) ||
-      /^(zk|controller|client)\//.test(m) ||
+      /^(zk|controller\/zk|client|interbroker)\//.test(m) ||
       m === 'broker/cluster-member.js' ||
       m === 'storage/log/log-manager.js' ||
       /^coordinator\/(runtime|group\/group-coordinator-service|transaction\/transaction-coordinator-service|share\/share-coordinator-service)/.test(m) ||
@@ -49,7 +49,7 @@ test('sluice start loads no handler, no API codec, no cluster-mode module, no co
 });
 
 test("nothing loaded at start imports prom-client's index (its Pushgateway and default metrics): instruments use prom-client-core", () => {
-  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js'), ...loadedAtStart('worker/partition-ops.js')];
+  const modules = [...loadedAtStart('cli/sluice.js'), ...loadedAtStart('broker/broker.js'), ...loadedAtStart('partitions/partition-ops.js')];
   const whole = modules.filter((m) => /from\s+['"]prom-client['"]/.test(readFileSync(resolve(DIST_SRC, m), 'utf8')));
   assert.deepEqual(whole, []);
 });

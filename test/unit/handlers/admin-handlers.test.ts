@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as M from '../../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../../src/common/uuid.js';
-import { ConfigSource } from '../../../src/cluster/config-definitions.js';
+import { ConfigSource } from '../../../src/metadata/config/config-definitions.js';
 import { metadataHandler } from '../../../src/handlers/03-metadata.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { deleteTopicsHandler } from '../../../src/handlers/20-delete-topics.js';
@@ -17,7 +17,7 @@ import { describeClusterHandler } from '../../../src/handlers/60-describe-cluste
 import { listConfigResourcesHandler } from '../../../src/handlers/74-list-config-resources.js';
 import { describeTopicPartitionsHandler } from '../../../src/handlers/75-describe-topic-partitions.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
-import { ClusterMetadataCache } from '../../../src/cluster/cluster-metadata-cache.js';
+import { ClusterMetadataCache } from '../../../src/metadata/cluster-metadata-cache.js';
 import type { ClusterContext } from '../../../src/handlers/cluster-context.js';
 
 const open: Harness[] = [];

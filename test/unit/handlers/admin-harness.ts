@@ -4,9 +4,9 @@
  * and an in-memory PartitionAdmin that records what the handlers asked of it. The data
  * handlers' tests give it an owner that also keeps records (`memory-partitions.ts`).
  */
-import { ClientEntityStore } from '../../../src/cluster/client-entity-store.js';
+import { ClientEntityStore } from '../../../src/metadata/client-entity-store.js';
 import { Authorizer, type AuthorizerConfig } from '../../../src/security/acl/index.js';
-import { AclAdmin } from '../../../src/cluster/acl-admin.js';
+import { AclAdmin } from '../../../src/metadata/admin/acl-admin.js';
 import { KeyedQueue } from '../../../src/common/keyed-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,21 +14,21 @@ import { join } from 'node:path';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
 import type { ShareServices } from '../../../src/handlers/share-services.js';
-import { LocalController } from '../../../src/cluster/local-controller.js';
-import { LocalMetadataWriter } from '../../../src/cluster/local-metadata-writer.js';
-import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
-import { ConfigResolver } from '../../../src/cluster/config-resolver.js';
-import { MetadataStore } from '../../../src/cluster/metadata-store.js';
-import { TopicAdmin } from '../../../src/cluster/topic-admin.js';
+import { LocalController } from '../../../src/controller/local/local-controller.js';
+import { LocalMetadataWriter } from '../../../src/controller/local/local-metadata-writer.js';
+import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
+import { ConfigResolver } from '../../../src/metadata/config/config-resolver.js';
+import { MetadataStore } from '../../../src/metadata/metadata-store.js';
+import { TopicAdmin } from '../../../src/metadata/admin/topic-admin.js';
 import type { ClusterContext } from '../../../src/handlers/cluster-context.js';
 import { NO_RESPONSE, type RegisteredApi } from '../../../src/handlers/handler.js';
 import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
-import { FetchPurgatory } from '../../../src/router/fetch-purgatory.js';
-import { ProducePurgatory } from '../../../src/router/produce-purgatory.js';
-import { FetchSessionCache } from '../../../src/router/fetch-session-cache.js';
+import { FetchPurgatory } from '../../../src/partitions/fetch-purgatory.js';
+import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
+import { FetchSessionCache } from '../../../src/partitions/fetch-session-cache.js';
 import { ShareCoordinatorService } from '../../../src/coordinator/share/share-coordinator-service.js';
 import { ShareStatePersister } from '../../../src/coordinator/share/share-state-routing.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
@@ -38,9 +38,9 @@ import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinato
 import { Logger } from '../../../src/common/logger.js';
 import { LogLevels } from '../../../src/common/log-levels.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
-import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
+import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/metadata/admin/partition-admin.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import type { PartitionData } from '../../../src/router/partition-data.js';
+import type { PartitionData } from '../../../src/partitions/partition-data.js';
 
 /** Admin handlers never touch groups; a call here means one reached for the group coordinators. */
 const NO_GROUP_LOG: CoordinatorLog = {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach } from 'node:test';
-import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
+import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import type { RegisteredApi } from '../../../src/handlers/handler.js';
@@ -14,7 +14,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
-import { purgatoryEvents } from '../../../src/router/partition-events.js';
+import { purgatoryEvents } from '../../../src/partitions/partition-events.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
 import { call, exchange, harness, type Harness, type HarnessOptions } from './admin-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';

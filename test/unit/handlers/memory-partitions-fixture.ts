@@ -13,13 +13,13 @@
  *
  * Not kept: OffsetForLeaderEpoch and DescribeProducers (their tests run on the worker's logs).
  */
-import type { PartitionRegistration } from '../../../src/cluster/metadata-image.js';
-import type { TopicConfigValues, TopicRef } from '../../../src/cluster/partition-admin.js';
+import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
+import type { TopicConfigValues, TopicRef } from '../../../src/metadata/admin/partition-admin.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { BatchScan, encodeEndTxnMarkerBatch, isTransactional, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
-import type { ParkedReads } from '../../../src/router/fetch-purgatory.js';
-import type { PartitionEvents } from '../../../src/router/partition-events.js';
+import type { ParkedReads } from '../../../src/partitions/fetch-purgatory.js';
+import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import {
   NO_EPOCH,
   NO_EPOCH_CHECK,
@@ -32,14 +32,14 @@ import {
   type DescribeProducersReply,
   type OffsetReply,
   type PartitionData,
-  type PartitionRef,
+  type TopicPartition,
   type ReadCommand,
   type ReadResult,
   type TxnMarkerEntry,
-} from '../../../src/router/partition-data.js';
-import { leaderEpochError } from '../../../src/worker/leader-epoch.js';
+} from '../../../src/partitions/partition-data.js';
+import { leaderEpochError } from '../../../src/replication/leader-epoch.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
-import { failedAppend } from '../../../src/worker/partition-protocol.js';
+import { failedAppend } from '../../../src/partitions/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 
 const NO_OFFSET = -1n;
@@ -178,7 +178,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   /** The partition's stored batches, as appended (offsets and leader epoch assigned). */
-  batchesOf(ref: PartitionRef): Buffer[] {
+  batchesOf(ref: TopicPartition): Buffer[] {
     return this.replicaOf(ref).batches.map((b) => b.bytes);
   }
 
@@ -252,7 +252,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     });
   }
 
-  async listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
+  async listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
     return this.offsetOp(ref, currentLeaderEpoch, (replica) => {
       const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
       const at = (offset: bigint): OffsetReply => ({ ...none, offset, leaderEpoch: replica.leaderEpoch });
@@ -266,7 +266,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     });
   }
 
-  async deleteRecords(ref: PartitionRef, offset: bigint): Promise<OffsetReply> {
+  async deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply> {
     return this.offsetOp(ref, NO_EPOCH_CHECK, (replica) => {
       const target = offset === -1n ? replica.highWatermark : offset;
       if (target < 0n || target > replica.highWatermark) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
@@ -283,14 +283,14 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return Promise.reject(new Error('the in-memory owner keeps no producer state'));
   }
 
-  private replicaOf(ref: PartitionRef): MemoryReplica {
+  private replicaOf(ref: TopicPartition): MemoryReplica {
     const replica = this.replicas.get(partitionKey(ref.topic, ref.partition));
     if (replica === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
     return replica;
   }
 
   /** The worker's offset ops: answered by the leader, fenced by the client's epoch. */
-  private async offsetOp(ref: PartitionRef, currentLeaderEpoch: number, answer: (replica: MemoryReplica) => OffsetReply): Promise<OffsetReply> {
+  private async offsetOp(ref: TopicPartition, currentLeaderEpoch: number, answer: (replica: MemoryReplica) => OffsetReply): Promise<OffsetReply> {
     try {
       const replica = this.replicaOf(ref);
       replica.checkLeader(currentLeaderEpoch, this.localId);
@@ -331,7 +331,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   /** The partition's replica if it leads here and, for acks=all, has enough in-sync replicas; else the append's failure. */
-  private leaderFor(ref: PartitionRef, requiredAcks: number): MemoryReplica | AppendReply {
+  private leaderFor(ref: TopicPartition, requiredAcks: number): MemoryReplica | AppendReply {
     let replica: MemoryReplica;
     try {
       replica = this.replicaOf(ref);
@@ -347,7 +347,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   /** Stores one batch at the log end with the leader's epoch and answers as the worker does. */
-  private store(ref: PartitionRef, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
+  private store(ref: TopicPartition, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
     const baseOffset = replica.logEndOffset;
     setBaseOffset(bytes, 0, baseOffset);
     setPartitionLeaderEpoch(bytes, 0, replica.leaderEpoch);

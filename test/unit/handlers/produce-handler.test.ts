@@ -13,7 +13,7 @@ import { CloseConnection, NO_RESPONSE } from '../../../src/handlers/handler.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { readBatchHeader, setLogAppendTime } from '../../../src/protocol/records/index.js';
-import type { AppendReply, AppendRequest } from '../../../src/worker/partition-protocol.js';
+import type { AppendReply, AppendRequest } from '../../../src/partitions/partition-protocol.js';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 import { versions } from './admin-harness.js';

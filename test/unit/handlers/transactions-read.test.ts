@@ -10,7 +10,8 @@ import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import * as M from '../../../src/protocol/messages/index.js';
-import type { AbortedTransaction, OffsetReply, PartitionRef, ReadCommand, ReadResult } from '../../../src/router/partition-data.js';
+import type { AbortedTransaction, OffsetReply, ReadCommand, ReadResult } from '../../../src/partitions/partition-data.js';
+import type { TopicPartition } from '../../../src/common/topic-partition.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
@@ -27,7 +28,7 @@ class TransactionalOwner extends MemoryPartitions {
     return results.map((r) => (r.abortedTransactions === null ? r : { ...r, abortedTransactions: this.aborted }));
   }
 
-  override async listOffset(ref: PartitionRef, currentLeaderEpoch: number, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
+  override async listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
     this.listedCommitted.push(readCommitted);
     return super.listOffset(ref, currentLeaderEpoch, timestamp);
   }

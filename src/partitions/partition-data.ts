@@ -1,0 +1,37 @@
+/**
+ * The data operations the Produce, Fetch and offset handlers need from the partition owners.
+ * Every result carries a Kafka error code for its partition; none throws for a partition fault.
+ * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
+ * replica checks it, so a client with stale metadata is fenced where the epoch is known.
+ */
+import type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, ReadCommand, TxnMarkerEntry } from './partition-protocol.js';
+import type { ReadResult } from './partition-service.js';
+
+export { NO_OFFSET } from './partition-protocol.js';
+export { failedRead } from './partition-service.js';
+export type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, TopicPartition, ReadCommand, ReadResult, TxnMarkerEntry };
+
+export interface PartitionData {
+  /** Replies in the order of `entries`. */
+  appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]>;
+  /** Results in the order of `commands`. */
+  readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
+  /** Where acks=all appends stand, in the order of `waits` (see `AcksStatus`). */
+  checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]>;
+  /** `readCommitted` (default false): LATEST (-1) is the last stable offset rather than the high watermark. */
+  listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted?: boolean): Promise<OffsetReply>;
+  deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply>;
+  offsetForLeaderEpoch(ref: TopicPartition, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply>;
+  describeProducers(ref: TopicPartition): Promise<DescribeProducersReply>;
+  /**
+   * WriteTxnMarkers: each entry's marker written by its partition's leader. Replies in the order
+   * of `entries`, as appends (acks=all: wait for `requiredOffset` at `leaderEpoch` as Produce
+   * does); a partition's failure is its `errorCode` (INVALID_PRODUCER_EPOCH,
+   * TRANSACTION_COORDINATOR_FENCED, NOT_LEADER_OR_FOLLOWER, ...).
+   */
+  writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;
+}
+
+export { partitionKey } from './partition-key.js';
+export { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
+import type { TopicPartition } from '../common/topic-partition.js';

@@ -1,0 +1,121 @@
+/**
+ * Carries the ISR changes this broker's leaderships decide to the controller (Kafka's
+ * `AlterPartitionManager`): every `replica.lag.time.max.ms / 2` (Kafka's ISR expiration period),
+ * and at once when a follower's fetch shows it may rejoin, the workers' proposals go out in one
+ * AlterPartition; the controller's answers (the committed ISR and partition epoch, or an error
+ * that drops the proposal) go back to the workers. One request in flight at a time, so each
+ * partition has at most one change pending, as Kafka requires.
+ */
+import type { Logger } from '../common/logger.js';
+import { groupBy } from '../common/group-by.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { AlterPartitionRequest, AlterPartitionResponse } from '../protocol/messages/index.js';
+import type { MetadataSource } from '../metadata/metadata-image.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
+import type { ControllerClient } from '../interbroker/controller-client.js';
+import type { IsrOutcome, ReplicaLogs } from './replica-logs.js';
+
+function failed(proposal: IsrChangeRequest, errorCode: number): IsrOutcome {
+  return { proposal, errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr };
+}
+
+export class IsrChangeSender {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private again = false;
+
+  constructor(
+    private readonly brokerId: number,
+    private readonly brokerEpoch: () => bigint,
+    private readonly logs: ReplicaLogs,
+    private readonly controller: ControllerClient,
+    private readonly metadata: MetadataSource,
+    private readonly intervalMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.trigger(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Sends the current proposals now (or right after the request in flight). */
+  trigger(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.sendOnce()
+      .catch((err: unknown) => this.log.warn('sending ISR changes failed', { error: (err as Error).message }))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.trigger();
+        }
+      });
+  }
+
+  private async sendOnce(): Promise<void> {
+    const proposals = await this.logs.isrProposals();
+    if (proposals.length === 0) return;
+    let outcomes: IsrOutcome[];
+    try {
+      outcomes = await this.request(proposals);
+    } catch (err) {
+      // Unanswered, each proposal is answered with a retriable error, so its worker proposes it again.
+      await this.logs.applyIsrAnswers(proposals.map((p) => failed(p, ErrorCode.NETWORK_EXCEPTION)));
+      throw err;
+    }
+    // A refusal can leave a partition's change pending until the controller's next state: said
+    // here, a partition that never changes its ISR again can be traced.
+    for (const o of outcomes) {
+      if (o.errorCode === ErrorCode.NONE) continue;
+      this.log.warn('the controller refused an ISR change', {
+        topic: o.proposal.topic,
+        partition: o.proposal.partition,
+        errorCode: o.errorCode,
+        proposedIsr: o.proposal.newIsr,
+        leaderEpoch: o.proposal.leaderEpoch,
+        partitionEpoch: o.proposal.partitionEpoch,
+      });
+    }
+    await this.logs.applyIsrAnswers(outcomes);
+  }
+
+  private async request(proposals: readonly IsrChangeRequest[]): Promise<IsrOutcome[]> {
+    const connection = await this.controller.connect();
+    const image = this.metadata.image;
+    const byTopic = groupBy(proposals, (p) => p.topic);
+    const response = await connection.request(AlterPartitionRequest, AlterPartitionResponse, (version) => ({
+      brokerId: this.brokerId,
+      brokerEpoch: this.brokerEpoch(),
+      topics: [...byTopic].map(([topic, ps]) => ({
+        topicId: image.topic(topic)?.topicId,
+        partitions: ps.map((p) => ({
+          partitionIndex: p.partition,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          ...(version >= 3 ? { newIsrWithEpochs: p.newIsr.map((id) => ({ brokerId: id, brokerEpoch: -1n })) } : { newIsr: [...p.newIsr] }),
+        })),
+      })),
+    }));
+    if (response.errorCode !== ErrorCode.NONE) return proposals.map((p) => failed(p, response.errorCode));
+    const answered = new Map<string, { errorCode: number; leaderEpoch: number; partitionEpoch: number; isr: number[] }>();
+    for (const t of response.topics) {
+      const topic = image.topicById(t.topicId)?.name;
+      if (topic === undefined) continue;
+      for (const p of t.partitions) answered.set(`${topic}\u0000${p.partitionIndex}`, { errorCode: p.errorCode, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, isr: p.isr });
+    }
+    return proposals.map((p) => {
+      const a = answered.get(`${p.topic}\u0000${p.partition}`);
+      return a === undefined ? failed(p, ErrorCode.UNKNOWN_SERVER_ERROR) : { proposal: p, ...a };
+    });
+  }
+
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.controller.close();
+  }
+}

@@ -1,0 +1,205 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomFillSync } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
+import type { MessageBody } from '../../../src/ipc/ring-channel.js';
+import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
+import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } from '../../../src/worker-pool/shared-frames.js';
+import { PartitionOps, failedAppend, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/partitions/partition-protocol.js';
+
+/** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
+function wire(body: MessageBody | Uint8Array | void): Uint8Array {
+  if (body === undefined) return new Uint8Array(0);
+  if (body instanceof Uint8Array) return body;
+  return Buffer.concat([...(body.payloads ?? [])]);
+}
+
+const parkedRead = (partition: number, fetchOffset: bigint): ReadCommand => ({
+  topic: 'orders',
+  partition,
+  currentLeaderEpoch: 4,
+  fetchOffset,
+  maxBytes: 1 << 20,
+  readCommitted: true,
+  minOneMessage: true,
+  replicaId: -1,
+  lastFetchedEpoch: -1,
+});
+
+test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified and the parked fetches' reads", () => {
+  const entries = [
+    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch'), wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)] },
+    { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, txnVerified: true, records: Buffer.alloc(0) },
+    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab) },
+  ];
+  const body = PartitionOps.append.encodeRequest(entries);
+  assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
+  const decoded = PartitionOps.append.decodeRequest(wire(body));
+  assert.deepEqual(
+    decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
+    entries.map((e) => ({ wakeReads: undefined, ...e })),
+  );
+});
+
+test("a client's records in a pooled frame go as a reference the worker views in place; coordinator records and other memory are copied", () => {
+  const { port1, port2 } = new MessageChannel();
+  // This thread plays the worker: it receives the memories the sender posts.
+  receiveSharedFramesOn(port2);
+  const sender = new SharedFrameSender(port1);
+  try {
+    const frame = randomFillSync(new FrameBufferPool().take(200_000));
+    const entries = [
+      { topic: 'orders', partition: 3, requiredAcks: 1, origin: 'client' as const, txnVerified: false, records: frame.subarray(1000, 151_000) },
+      { topic: '__consumer_offsets', partition: 1, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: frame.subarray(151_000, 151_100) },
+      { topic: 'orders', partition: 4, requiredAcks: -1, origin: 'client' as const, txnVerified: true, records: Buffer.from('not in a frame') },
+    ];
+    const body = PartitionOps.append.encodeRequest(entries);
+    assert.equal(body.sharedFrames?.length, 1);
+    assert.equal(body.sharedFrames[0]!.memory, frame.buffer);
+    assert.equal(body.payloads?.includes(entries[0]!.records), false);
+    assert.ok(wire(body).byteLength < 300, 'only the coordinator and outside records are in the body');
+    sender.share(body.sharedFrames);
+    const decoded = PartitionOps.append.decodeRequest(wire(body));
+    assert.deepEqual(
+      decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
+      entries.map((e) => ({ ...e, records: Buffer.from(e.records), wakeReads: undefined })),
+    );
+    // A change to the frame shows in the worker's view only where the records were not copied.
+    const coordinatorByte = decoded[1]!.records[0]!;
+    frame[1000] = ~frame[1000]! & 0xff;
+    frame[151_000] = ~frame[151_000]! & 0xff;
+    assert.equal(decoded[0]!.records[0], frame[1000], 'the worker views the frame itself');
+    assert.equal(decoded[1]!.records[0], coordinatorByte, "a coordinator's records are copied");
+    for (const hold of body.sharedFrames) hold.release();
+  } finally {
+    sender.close();
+  }
+});
+
+test('a reference to a frame the worker was never sent, or past its end, is refused', () => {
+  const { port1, port2 } = new MessageChannel();
+  receiveSharedFramesOn(port2);
+  const sender = new SharedFrameSender(port1);
+  try {
+    const frame = new FrameBufferPool().take(100_000);
+    const entry = { topic: 't', partition: 0, requiredAcks: 1, records: frame.subarray(0, 10) };
+    const unsent = PartitionOps.append.encodeRequest([entry]);
+    assert.throws(() => PartitionOps.append.decodeRequest(wire(unsent)), UnknownSharedFrameError);
+    const sent = PartitionOps.append.encodeRequest([entry]);
+    sender.share(sent.sharedFrames!);
+    const bytes = Buffer.from(wire(sent));
+    // The length, last in the entry: one byte past the memory's end.
+    bytes.writeInt32BE(frame.buffer.byteLength + 1, bytes.byteLength - 4);
+    assert.throws(() => PartitionOps.append.decodeRequest(bytes), RangeError);
+  } finally {
+    sender.close();
+  }
+});
+
+test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved, what acks=all waits for and the reads done for parked fetches', () => {
+  const replies: AppendReply[] = [
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false, wakeReads: [] },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true, wakeReads: [] },
+    {
+      ...failedAppend(0, null),
+      baseOffset: 10n,
+      highWatermark: 12n,
+      highWatermarkMoved: true,
+      wakeReads: [
+        { errorCode: 0, highWatermark: 12n, lastStableOffset: 11n, logStartOffset: 0n, slice: { leaseId: 9, fd: 40, position: 4096, length: 200 }, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+        { errorCode: 74, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+      ],
+    },
+  ];
+  const op = PartitionOps.append;
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
+});
+
+test("a read body carries many partitions with their leader epochs and the fetcher's replica id and last epoch; the replies come back in the same order", () => {
+  const commands: ReadCommand[] = [
+    { topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 },
+    { topic: 'b', partition: 4095, currentLeaderEpoch: 7, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false, replicaId: 3, lastFetchedEpoch: 6 },
+  ];
+  const op = PartitionOps.read;
+  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
+  const replies: ReadReply[] = [
+    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 }, abortedTransactions: [{ producerId: 2n ** 40n, firstOffset: 3n }, { producerId: 7n, firstOffset: 9n }], highWatermarkMoved: true, divergingEpoch: null, isrCandidate: true },
+    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrCandidate: false },
+  ];
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+});
+
+test('a writeTxnMarkers body carries each entry whole, in order; replies are append replies', () => {
+  const entries: TxnMarkerEntry[] = [
+    { topic: 'a', partition: 0, producerId: 2n ** 50n, producerEpoch: 32767, coordinatorEpoch: 9, commit: true, transactionVersion: 2 },
+    { topic: 'b', partition: 7, producerId: 0n, producerEpoch: 0, coordinatorEpoch: -1, commit: false, transactionVersion: 0 },
+  ];
+  const op = PartitionOps.writeTxnMarkers;
+  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(entries))), entries);
+  const replies = [failedAppend(52, 'fenced'), { ...failedAppend(0, null), baseOffset: 5n, requiredOffset: 6n, leaderEpoch: 3 }];
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+});
+
+test('a listOffset command carries the isolation level', () => {
+  const op = PartitionOps.listOffset;
+  for (const readCommitted of [true, false]) {
+    const command = { topic: 't', partition: 3, currentLeaderEpoch: 4, arg: -1n, readCommitted };
+    assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(command))), command);
+  }
+});
+
+test('a truncated batched body is refused, not half-read', () => {
+  const op = PartitionOps.read;
+  const body = wire(op.encodeRequest([{ topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 }]));
+  assert.throws(() => op.decodeRequest(body.subarray(0, body.byteLength - 1)));
+});
+
+test('the bytes of a readBytes reply are copied out of the ring, which reuses its memory', () => {
+  const op = PartitionOps.readBytes;
+  const ring = wire(op.encodeReply({ errorCode: 0, highWatermark: 3n, logEndOffset: 5n, leaderEpoch: 2, logStartOffset: 0n, bytes: Buffer.from('records') }));
+  const reply = op.decodeReply(ring);
+  ring.fill(0);
+  assert.equal(reply.bytes.toString(), 'records');
+  assert.deepEqual([reply.highWatermark, reply.logEndOffset, reply.leaderEpoch], [3n, 5n, 2]);
+});
+
+test("a follower's append body carries the leader's watermarks, then its records copied once into the ring", () => {
+  const entries = [
+    { topic: 't', partition: 2, currentLeaderEpoch: 5, leaderHighWatermark: 2n ** 33n, leaderLogStartOffset: 7n, records: Buffer.from('fetched batches') },
+    { topic: 'u', partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: Buffer.alloc(0) },
+  ];
+  const op = PartitionOps.appendAsFollower;
+  const body = op.encodeRequest(entries);
+  assert.equal(body.payloads?.[1], entries[0]!.records);
+  assert.deepEqual(op.decodeRequest(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })), entries);
+  const positions = [
+    { errorCode: 0, errorMessage: null, logEndOffset: 2n ** 34n, highWatermark: 2n ** 33n, logStartOffset: 7n, lastFetchedEpoch: 5 },
+    { errorCode: 6, errorMessage: 'this broker leads t-2', logEndOffset: -1n, highWatermark: -1n, logStartOffset: -1n, lastFetchedEpoch: -1 },
+  ];
+  assert.deepEqual(op.decodeReply(wire(op.encodeReply(positions))), positions);
+});
+
+test('truncate, replicaPosition and checkAcks carry many partitions each, in order', () => {
+  const truncations: TruncateCommand[] = [
+    { topic: 't', partition: 1, currentLeaderEpoch: 3, kind: 'diverged', offset: 2n ** 40n, divergingEpoch: 7 },
+    { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
+  ];
+  assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
+  const refs = [{ topic: 'a', partition: 0, currentLeaderEpoch: 9 }, { topic: 'b', partition: 7, currentLeaderEpoch: -1 }];
+  assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
+  const waits = [{ topic: 'a', partition: 0, leaderEpoch: 2, requiredOffset: 2n ** 41n }];
+  assert.deepEqual(PartitionOps.checkAcks.decodeRequest(wire(PartitionOps.checkAcks.encodeRequest(waits))), waits);
+  const statuses = [{ done: false, errorCode: 0 }, { done: true, errorCode: 20 }];
+  assert.deepEqual(PartitionOps.checkAcks.decodeReply(wire(PartitionOps.checkAcks.encodeReply(statuses))), statuses);
+});
+
+test('every op has its own number in the handler range and its own name', () => {
+  const ops = Object.entries(PartitionOps);
+  assert.equal(new Set(ops.map(([, op]) => op.id)).size, ops.length);
+  for (const [name, op] of ops) {
+    assert.equal(op.name, name);
+    assert.ok(op.id >= 0 && op.id <= 0xfeff, `${name}: ${op.id}`);
+  }
+});

@@ -1,0 +1,218 @@
+/**
+ * `PartitionService` over real partition workers (two threads, real logs in a temp dir), for the
+ * replication ops: a leader's side of follower fetches (log end bound, high watermark moves,
+ * diverging epochs, ISR candidates), acks=all status, a follower's appends, truncations and
+ * positions, ISR proposals and the controller's answers — and the events the replies raise.
+ * Broker 1 is this broker; broker 2 is a follower or leader that exists only in the states.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
+import { Logger } from '../../../src/common/logger.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
+import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
+import { PartitionService, type ReadResult } from '../../../src/partitions/partition-service.js';
+import type { ReadCommand } from '../../../src/partitions/partition-protocol.js';
+import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
+import { producedBatch } from '../storage/storage-fixtures.js';
+import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
+
+const SELF = 1;
+const OTHER = 2;
+const LAG_MS = 300;
+const { NONE, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH } = ErrorCode;
+
+/** What the service told its events, in order, as `kind topic-partition[@hw]`. */
+class RecordedEvents implements PartitionEvents {
+  readonly seen: string[] = [];
+  appended(topic: string, partition: number, highWatermark: bigint | null): void {
+    this.seen.push(`appended ${topic}-${partition}${highWatermark === null ? '' : `@${highWatermark}`}`);
+  }
+  highWatermarkMoved(topic: string, partition: number, highWatermark: bigint): void {
+    this.seen.push(`hw ${topic}-${partition}@${highWatermark}`);
+  }
+  stateApplied(topic: string, partition: number): void {
+    this.seen.push(`state ${topic}-${partition}`);
+  }
+  isrCandidate(topic: string, partition: number): void {
+    this.seen.push(`candidate ${topic}-${partition}`);
+  }
+  take(): string[] {
+    return this.seen.splice(0);
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-replication-'));
+const events = new RecordedEvents();
+let service: PartitionService;
+
+before(async () => {
+  const moduleOptions = testWorkerOptions([dir], { replicaLagTimeMaxMs: LAG_MS });
+  const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
+  service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
+});
+
+after(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let topics = 0;
+
+/** A new topic of `count` partitions, each in `registration`'s state. */
+async function topic(count: number, registration: Partial<PartitionRegistration>): Promise<string> {
+  const name = `t${topics++}`;
+  const partitions = Array.from({ length: count }, (_, partition) => ({ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [], ...registration }));
+  await service.createPartitions({ name, topicId: `AAAAAAAAAAAAAAAAAAAA${String(topics).padStart(2, 'A')}` }, partitions, new Map());
+  events.take();
+  return name;
+}
+
+async function assign(name: string, partition: number, registration: Partial<PartitionRegistration>): Promise<void> {
+  await service.createPartitions({ name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, [{ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [], ...registration }], new Map());
+}
+
+function fetchOf(name: string, partition: number, replicaId: number, fetchOffset: bigint, lastFetchedEpoch = -1): ReadCommand {
+  return { topic: name, partition, currentLeaderEpoch: -1, fetchOffset, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId, lastFetchedEpoch };
+}
+
+/** Reads, releasing every lease at once; the results without their file ranges, and the bytes each range held. */
+async function read(commands: ReadCommand[]): Promise<Array<Omit<ReadResult, 'records'> & { bytes: number }>> {
+  const results = await service.readMany(commands);
+  return results.map(({ records, ...rest }) => {
+    records?.release();
+    return { ...rest, bytes: records?.byteLength ?? 0 };
+  });
+}
+
+/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
+function replicated(count: number, baseOffset: number, epoch: number): Buffer {
+  const batch = producedBatch(count, 10, 1, baseOffset);
+  setBaseOffset(batch, 0, BigInt(baseOffset));
+  setPartitionLeaderEpoch(batch, 0, epoch);
+  return batch;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a leader with a follower in its ISR', () => {
+  test('acks=all appends wait for the follower; its fetches read to the log end, move the high watermark and complete them', async () => {
+    const name = await topic(4, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    const appends = await service.appendMany([0, 1, 2, 3].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(3, 10, 1) })));
+    assert.deepEqual(
+      appends.map((a) => [a.errorCode, a.baseOffset, a.highWatermark, a.highWatermarkMoved, a.requiredOffset, a.leaderEpoch]),
+      [0, 1, 2, 3].map(() => [NONE, 0n, 0n, false, 3n, 0]),
+      'nothing committed: each waits for offset 3',
+    );
+    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `appended ${name}-${p}`));
+    const waits = [0, 1, 2, 3].map((partition) => ({ topic: name, partition, leaderEpoch: 0, requiredOffset: 3n }));
+    assert.deepEqual(await service.checkAcks(waits), waits.map(() => ({ done: false, errorCode: NONE })));
+
+    const first = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 0n)));
+    assert.ok(first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n), 'records above the high watermark, for the follower');
+    const consumer = await read([fetchOf(name, 0, -1, 0n)]);
+    assert.equal(consumer[0]!.bytes, 0, 'and none for a consumer');
+    assert.deepEqual(events.take(), []);
+
+    const second = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 3n, 0)));
+    assert.deepEqual(second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]), [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]));
+    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `hw ${name}-${p}@3`), 'each worker reports its own');
+    assert.deepEqual(await service.checkAcks(waits), waits.map(() => ({ done: true, errorCode: NONE })));
+    assert.deepEqual(await service.checkAcks([{ topic: name, partition: 0, leaderEpoch: 0, requiredOffset: 3n }, { topic: 'missing', partition: 0, leaderEpoch: 0, requiredOffset: 1n }]), [
+      { done: true, errorCode: NONE },
+      { done: true, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
+    ]);
+  });
+
+  test('a follower that diverged is told its diverging epoch; a broker that is no replica is refused', async () => {
+    const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    await assign(name, 0, { leaderEpoch: 2, partitionEpoch: 1, replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 2) }]);
+    const [diverged, stranger] = await read([fetchOf(name, 0, OTHER, 3n, 1), { ...fetchOf(name, 0, 9, 0n), currentLeaderEpoch: 2 }]);
+    assert.deepEqual([diverged!.errorCode, diverged!.divergingEpoch, diverged!.bytes], [NONE, { epoch: 0, endOffset: 2n }, 0]);
+    assert.equal(stranger!.errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
+  });
+
+  test('a lagging follower is proposed out of the ISR once, and the answer commits the smaller ISR', async () => {
+    const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'within the lag time');
+    await sleep(LAG_MS + 50);
+    const proposals = await service.isrProposals();
+    const mine = proposals.filter((p) => p.topic === name);
+    assert.deepEqual(mine, [{ topic: name, partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, isr: [SELF] }]);
+    assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'pending: no second proposal');
+    const replies = await service.isrAnswers([
+      { topic: name, partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
+      { topic: 'missing', partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
+    ]);
+    assert.deepEqual(replies, [
+      { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2 },
+      { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermarkMoved: false, highWatermark: -1 },
+    ]);
+    assert.deepEqual(events.take(), [`appended ${name}-0`, `hw ${name}-0@2`]);
+  });
+
+  test('a follower outside the ISR that catches up is an ISR candidate, proposed back in', async () => {
+    const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF] });
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    events.take();
+    await read([fetchOf(name, 0, OTHER, 1n)]);
+    assert.deepEqual(events.take(), [], 'below the high watermark');
+    await read([fetchOf(name, 0, OTHER, 2n)]);
+    assert.deepEqual(events.take(), [`candidate ${name}-0`]);
+    assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [{ topic: name, partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, OTHER] }]);
+  });
+});
+
+describe('a follower', () => {
+  test('appends fetched batches keeping offsets and epochs; answers its position; truncates', async () => {
+    const name = await topic(2, { leader: OTHER, leaderEpoch: 3, replicas: [OTHER, SELF], isr: [OTHER, SELF] });
+    const positions = await service.appendAsFollower([
+      { topic: name, partition: 0, currentLeaderEpoch: 3, leaderHighWatermark: 4n, leaderLogStartOffset: 0n, records: Buffer.concat([replicated(3, 0, 2), replicated(2, 3, 3)]) },
+      { topic: name, partition: 1, currentLeaderEpoch: 3, leaderHighWatermark: 9n, leaderLogStartOffset: 0n, records: replicated(1, 0, 3) },
+    ]);
+    assert.deepEqual(positions, [
+      { errorCode: NONE, errorMessage: null, logEndOffset: 5n, highWatermark: 4n, logStartOffset: 0n, lastFetchedEpoch: 3 },
+      { errorCode: NONE, errorMessage: null, logEndOffset: 1n, highWatermark: 1n, logStartOffset: 0n, lastFetchedEpoch: 3 },
+    ]);
+    assert.deepEqual(events.take(), [], 'a follower append is no leader append: nothing to wake');
+    assert.deepEqual(await service.replicaPositions([{ topic: name, partition: 0, currentLeaderEpoch: 3 }]), [positions[0]]);
+    const [truncated] = await service.truncate([{ topic: name, partition: 0, currentLeaderEpoch: 3, kind: 'diverged', offset: 3n, divergingEpoch: 2 }]);
+    assert.deepEqual(truncated, { errorCode: NONE, errorMessage: null, logEndOffset: 3n, highWatermark: 3n, logStartOffset: 0n, lastFetchedEpoch: 2 });
+    const [restarted] = await service.truncate([{ topic: name, partition: 1, currentLeaderEpoch: 3, kind: 'restart', offset: 50n, divergingEpoch: -1 }]);
+    assert.deepEqual(restarted, { errorCode: NONE, errorMessage: null, logEndOffset: 50n, highWatermark: 50n, logStartOffset: 50n, lastFetchedEpoch: -1 });
+  });
+
+  test('is refused with the epoch error for another epoch, and a leader takes no fetched records', async () => {
+    const follower = await topic(1, { leader: OTHER, leaderEpoch: 3, replicas: [OTHER, SELF], isr: [OTHER, SELF] });
+    const leader = await topic(1, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    const codes = (await service.appendAsFollower([
+      { topic: follower, partition: 0, currentLeaderEpoch: 2, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: replicated(1, 0, 2) },
+      { topic: leader, partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: replicated(1, 0, 0) },
+    ])).map((p) => p.errorCode);
+    assert.deepEqual(codes, [FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER]);
+    assert.equal((await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: -1 }]))[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
+  });
+});
+
+describe('a refused append', () => {
+  test('carries the log start offset when the log refused the batch, none when it was refused before the log (as Kafka)', async () => {
+    const name = await topic(1, {});
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    const corrupt = producedBatch(1, 10, 1);
+    corrupt[corrupt.length - 1]! ^= 0xff;
+    const [late, broken] = await service.appendMany([
+      { topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, Date.now() + 86_400_000) },
+      { topic: name, partition: 0, requiredAcks: 1, records: corrupt },
+    ]);
+    assert.deepEqual([late!.errorCode, late!.logStartOffset], [ErrorCode.INVALID_TIMESTAMP, 0n]);
+    assert.deepEqual([broken!.errorCode, broken!.logStartOffset], [ErrorCode.CORRUPT_MESSAGE, -1n]);
+    events.take();
+  });
+});

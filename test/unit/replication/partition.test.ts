@@ -1,0 +1,420 @@
+/**
+ * The replica object of a hosted partition: role, leader epoch fencing, ISR, high watermark
+ * advancement over followers' log end offsets, min.insync.replicas, read bounds; a follower's
+ * appends and truncations; a leader's answers to follower fetches (diverging epochs), acks=all
+ * status, and ISR changes (shrink on lag, expansion, the pending-change rules).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
+import { Partition } from '../../../src/replication/partition.js';
+import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
+import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
+import type { IsrAnswer, PartitionStateCommand } from '../../../src/replication/partition-state.js';
+
+const SELF = 1;
+const LAG_MS = 30_000;
+
+function state(s: Partial<PartitionStateCommand> = {}): PartitionStateCommand {
+  return { partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s };
+}
+
+function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): HostedPartition {
+  return hostPartition(SELF, state(s), config, { replicaLagTimeMaxMs: LAG_MS });
+}
+
+/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
+function replicated(count: number, baseOffset: number, epoch: number): Buffer {
+  const batch = producedBatch(count, 10, 1, baseOffset);
+  setBaseOffset(batch, 0, BigInt(baseOffset));
+  setPartitionLeaderEpoch(batch, 0, epoch);
+  return batch;
+}
+
+function answer(partition: Partition, a: Partial<IsrAnswer> & { isr: readonly number[] }): ReturnType<Partition['answerIsr']> {
+  return partition.answerIsr({
+    topic: 't',
+    partition: 0,
+    proposedLeaderEpoch: partition.leaderEpoch,
+    proposedPartitionEpoch: partition.partitionEpoch,
+    errorCode: ErrorCode.NONE,
+    leaderEpoch: partition.leaderEpoch,
+    partitionEpoch: partition.partitionEpoch + 1,
+    ...a,
+  });
+}
+
+test('a single-replica leader commits each append at once: the high watermark follows the log end', () => {
+  const { partition, remove } = hosted();
+  try {
+    const first = partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    assert.equal(first.highWatermarkMoved, true);
+    assert.equal(partition.highWatermark, 3);
+    assert.equal(partition.lastStableOffset, 3);
+    partition.appendAsLeader(producedBatch(2, 10, 2), -1);
+    assert.equal(partition.highWatermark, 5);
+  } finally {
+    remove();
+  }
+});
+
+test('the client epoch is checked: behind is FENCED_LEADER_EPOCH, ahead is UNKNOWN_LEADER_EPOCH, -1 skips the check', () => {
+  const { partition, remove } = hosted({ leaderEpoch: 4 });
+  try {
+    assert.equal(partition.epochError(4), ErrorCode.NONE);
+    assert.equal(partition.epochError(-1), ErrorCode.NONE);
+    assert.equal(partition.epochError(3), ErrorCode.FENCED_LEADER_EPOCH);
+    assert.equal(partition.epochError(5), ErrorCode.UNKNOWN_LEADER_EPOCH);
+    assert.equal(codeOf(() => partition.read(3, 0, 1024, { readCommitted: false, minOneMessage: true })), ErrorCode.FENCED_LEADER_EPOCH);
+  } finally {
+    remove();
+  }
+});
+
+test("appends are stamped with the replica's own leader epoch, and a stale state is ignored", () => {
+  const { partition, remove } = hosted({ leaderEpoch: 2 });
+  try {
+    partition.appendAsLeader(producedBatch(1, 10, 1), 1);
+    partition.applyState(state({ leaderEpoch: 1 }), {});
+    assert.equal(partition.leaderEpoch, 2, 'an older epoch does not win');
+    partition.applyState(state({ leaderEpoch: 3 }), {});
+    partition.appendAsLeader(producedBatch(1, 10, 2), 1);
+    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(2, partition.log.logEndOffset), { epoch: 2, endOffset: 1 });
+    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(3, partition.log.logEndOffset), { epoch: 3, endOffset: 2 });
+  } finally {
+    remove();
+  }
+});
+
+test('a follower replica refuses produce and consumer reads with NOT_LEADER_OR_FOLLOWER', () => {
+  const { partition, remove } = hosted({ leader: 2, replicas: [2, SELF], isr: [2, SELF] });
+  try {
+    assert.equal(partition.isLeader, false);
+    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(codeOf(() => partition.read(-1, 0, 1024, { readCommitted: false, minOneMessage: true })), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  } finally {
+    remove();
+  }
+});
+
+test('with followers in the ISR, the high watermark is the lowest log end offset among them', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] });
+  try {
+    const append = partition.appendAsLeader(producedBatch(5, 10, 1), 1);
+    assert.equal(append.highWatermarkMoved, false, 'no follower has the records yet');
+    assert.equal(partition.highWatermark, 0);
+    assert.equal(partition.updateFollower(2, 5), false, 'broker 3 is still at 0');
+    assert.equal(partition.updateFollower(3, 2), true);
+    assert.equal(partition.highWatermark, 2);
+    assert.equal(partition.updateFollower(3, 5), true);
+    assert.equal(partition.highWatermark, 5);
+    assert.equal(codeOf(() => partition.updateFollower(9, 1)), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'not a replica');
+  } finally {
+    remove();
+  }
+});
+
+test('acks=all is refused while the ISR is smaller than min.insync.replicas; acks=1 is not', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF] }, { 'min.insync.replicas': '2' });
+  try {
+    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), -1)), ErrorCode.NOT_ENOUGH_REPLICAS);
+    assert.equal(partition.log.logEndOffset, 0, 'nothing was written');
+    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)), ErrorCode.NONE);
+    partition.applyState(state({ leaderEpoch: 1, replicas: [SELF, 2], isr: [SELF, 2] }), { 'min.insync.replicas': '2' });
+    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 2), -1)), ErrorCode.NONE);
+  } finally {
+    remove();
+  }
+});
+
+test('a read never passes the high watermark', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(4, 10, 1), 1);
+    assert.equal(partition.read(-1, 0, 1 << 20, { readCommitted: false, minOneMessage: true }), null, 'nothing is committed yet');
+    partition.updateFollower(2, 4);
+    const slice = partition.read(-1, 0, 1 << 20, { readCommitted: true, minOneMessage: true });
+    assert.ok(slice !== null && slice.length > 0);
+    slice.release();
+  } finally {
+    remove();
+  }
+});
+
+test('the high watermark stays while the ISR is below min.insync.replicas, however far the followers are', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2] }, { 'min.insync.replicas': '3' });
+  try {
+    partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    partition.updateFollower(2, 3);
+    assert.equal(partition.highWatermark, 0, 'a last replica standing must not commit alone');
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3], partitionEpoch: 1 }), { 'min.insync.replicas': '3' });
+    partition.updateFollower(3, 3);
+    assert.equal(partition.highWatermark, 3);
+  } finally {
+    remove();
+  }
+});
+
+test('min.insync.replicas above the replication factor counts as the replication factor (Kafka effective min ISR)', () => {
+  const { partition, remove } = hosted({}, { 'min.insync.replicas': '2' });
+  try {
+    const append = partition.appendAsLeader(producedBatch(2, 10, 1), -1);
+    assert.equal(append.highWatermarkMoved, true);
+    assert.equal(append.requiredOffset, -1, 'a single replica commits at once: acks=all has nothing to wait for');
+  } finally {
+    remove();
+  }
+});
+
+test('acks=all waits for the high watermark, then answers by the ISR it reached it with; a replica that stopped leading answers NOT_LEADER_OR_FOLLOWER', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] }, { 'min.insync.replicas': '2' });
+  try {
+    const append = partition.appendAsLeader(producedBatch(4, 10, 1), -1);
+    assert.equal(append.requiredOffset, 4);
+    assert.equal(partition.appendAsLeader(producedBatch(1, 10, 2), 1).requiredOffset, -1, 'acks=1 waits for nothing');
+    assert.equal(partition.acksStatus(0, 4), null, 'no follower has the records');
+    partition.updateFollower(2, 4);
+    partition.updateFollower(3, 4);
+    assert.equal(partition.acksStatus(0, 4), ErrorCode.NONE);
+    // The ISR shrinks to the leader alone after the high watermark passed: committed, but short of replicas.
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 1 }), { 'min.insync.replicas': '2' });
+    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    partition.applyState(state({ leader: 2, leaderEpoch: 1, partitionEpoch: 2, replicas: [SELF, 2, 3], isr: [2, 3] }), {});
+    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 3, replicas: [SELF, 2, 3], isr: [SELF, 2, 3] }), {});
+    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'leading again is another term: the records may have been truncated meanwhile');
+  } finally {
+    remove();
+  }
+});
+
+test("a follower's fetch reads up to the log end, not the high watermark, and its offset moves the high watermark", () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    const first = partition.readForFollower(2, 0, 0, -1, 1 << 20, true);
+    assert.ok(first.slice !== null, 'records above the high watermark go to followers');
+    first.slice.release();
+    assert.equal(first.highWatermarkMoved, false, 'the fetch at 0 says the follower has nothing yet');
+    const second = partition.readForFollower(2, 0, 3, -1, 1 << 20, true);
+    assert.equal(second.slice, null);
+    assert.equal(second.highWatermarkMoved, true);
+    assert.equal(partition.highWatermark, 3);
+    assert.equal(partition.followerLogEndOffset(2), 3);
+  } finally {
+    remove();
+  }
+});
+
+test('a fetch from a broker that is no replica: UNKNOWN_LEADER_EPOCH with an epoch (it may be one soon), NOT_LEADER_OR_FOLLOWER without', () => {
+  const { partition, remove } = hosted({ leaderEpoch: 4, replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    assert.equal(codeOf(() => partition.readForFollower(9, 4, 0, -1, 1024, true)), ErrorCode.UNKNOWN_LEADER_EPOCH);
+    assert.equal(codeOf(() => partition.readForFollower(9, -1, 0, -1, 1024, true)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(codeOf(() => partition.readForFollower(2, 3, 0, -1, 1024, true)), ErrorCode.FENCED_LEADER_EPOCH);
+  } finally {
+    remove();
+  }
+});
+
+test('a follower whose last fetched epoch ends before its fetch offset on the leader is told where to truncate, with no records', () => {
+  // Epoch 0 holds offsets 0-2, epoch 2 holds 3-4, epoch 3 (current) starts at 5.
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 1, replicas: [SELF, 2], isr: [SELF, 2] }), {});
+    partition.appendAsLeader(producedBatch(2, 10, 2), 1);
+    partition.applyState(state({ leaderEpoch: 3, partitionEpoch: 2, replicas: [SELF, 2], isr: [SELF, 2] }), {});
+    const fetch = (offset: number, lastFetchedEpoch: number) => partition.readForFollower(2, 3, offset, lastFetchedEpoch, 1 << 20, true);
+    // A follower that wrote offsets 3.. in an epoch 1 the leader never had: back to the end of epoch 0.
+    assert.deepEqual(fetch(4, 1), { slice: null, divergingEpoch: { epoch: 0, endOffset: 3 }, highWatermarkMoved: false, isrCandidate: false });
+    assert.equal(partition.followerLogEndOffset(2), -1, 'a diverged fetch says nothing of the follower position');
+    // Epoch 0 ended at 3 here: a follower with epoch-0 records up to 4 has one too many.
+    assert.deepEqual(fetch(4, 0).divergingEpoch, { epoch: 0, endOffset: 3 });
+    const agreeing = fetch(3, 0);
+    assert.equal(agreeing.divergingEpoch, null);
+    agreeing.slice?.release();
+    assert.equal(fetch(5, 2).divergingEpoch, null, 'epoch 2 ends where the follower is');
+    assert.equal(codeOf(() => fetch(5, 4)), ErrorCode.OFFSET_OUT_OF_RANGE, 'an epoch later than any here has no known end');
+    assert.deepEqual(fetch(6, 3).divergingEpoch, { epoch: 3, endOffset: 5 }, 'a follower past the end of the current epoch');
+    assert.equal(codeOf(() => fetch(6, -1)), ErrorCode.OFFSET_OUT_OF_RANGE, 'past the log end, no epoch named');
+  } finally {
+    remove();
+  }
+});
+
+test('a follower appends whole batches with their offsets and epochs; its high watermark is the leader’s as far as its log reaches', () => {
+  const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
+  try {
+    partition.appendAsFollower(Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]), 10, 0, 5);
+    const log = partition.log;
+    assert.equal(log.logEndOffset, 5);
+    assert.equal(partition.highWatermark, 5, 'min(leader 10, own log end 5)');
+    assert.deepEqual(log.leaderEpochCache.entries, [{ epoch: 4, startOffset: 0 }, { epoch: 5, startOffset: 3 }], 'epochs start where their batches do');
+    assert.equal(partition.latestEpoch, 5);
+    assert.deepEqual(decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]), [[0, 2], [3, 4]]);
+    partition.appendAsFollower(Buffer.alloc(0), 4, 2, 5);
+    assert.equal(partition.highWatermark, 4, "the leader's high watermark, even when lower");
+    assert.equal(log.logStartOffset, 2, "the log start follows the leader's forward");
+    partition.appendAsFollower(Buffer.alloc(0), 4, 1, 5);
+    assert.equal(log.logStartOffset, 2, 'never backward');
+    assert.equal(codeOf(() => partition.appendAsFollower(replicated(1, 5, 5), 6, 0, 4)), ErrorCode.FENCED_LEADER_EPOCH, 'records fetched in an older epoch');
+    const corrupt = replicated(1, 5, 5);
+    corrupt[corrupt.length - 1]! ^= 0xff;
+    assert.equal(codeOf(() => partition.appendAsFollower(corrupt, 6, 0, 5)), ErrorCode.CORRUPT_MESSAGE, 'CRC checked');
+    assert.equal(log.logEndOffset, 5);
+  } finally {
+    remove();
+  }
+});
+
+test('a leader refuses records fetched from elsewhere, truncation and replica positions: NOT_LEADER_OR_FOLLOWER', () => {
+  const { partition, remove } = hosted();
+  try {
+    assert.equal(codeOf(() => partition.appendAsFollower(replicated(1, 0, 0), 1, 0)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(codeOf(() => partition.truncate(0, false)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(codeOf(() => partition.checkFollower(-1)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  } finally {
+    remove();
+  }
+});
+
+test('a follower truncates to an offset (diverging epoch), or restarts empty past the leader’s log start', () => {
+  const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
+  try {
+    partition.appendAsFollower(Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]), 5, 0);
+    partition.truncate(3, false, 5);
+    assert.equal(partition.log.logEndOffset, 3);
+    assert.equal(partition.highWatermark, 3);
+    assert.equal(partition.latestEpoch, 4, 'the epoch whose records went is forgotten');
+    partition.truncate(100, true, 5);
+    assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark, partition.latestEpoch], [100, 100, 100, -1]);
+    // The leader's log start is inside its first batch (DeleteRecords): the empty log restarts at that batch.
+    partition.appendAsFollower(replicated(4, 98, 5), 102, 100, 5);
+    assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark], [100, 102, 102]);
+    assert.equal(codeOf(() => partition.truncate(-1, false, 5)), ErrorCode.OFFSET_OUT_OF_RANGE);
+  } finally {
+    remove();
+  }
+});
+
+test('an in-sync follower that has not caught up for replica.lag.time.max.ms is proposed out of the ISR; the high watermark waits for it until the controller agrees', () => {
+  const { partition, clock, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] });
+  try {
+    partition.appendAsLeader(producedBatch(2, 10, 1), 1);
+    partition.updateFollower(2, 2);
+    partition.updateFollower(3, 0);
+    assert.equal(partition.proposeIsr(), null, 'within the lag time');
+    clock.advance(LAG_MS / 2);
+    partition.appendAsLeader(producedBatch(2, 10, 2), 1);
+    partition.updateFollower(2, 4);
+    clock.advance(LAG_MS / 2 + 1);
+    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, 2] }, 'broker 3 last caught up when the leader opened');
+    assert.deepEqual(partition.pendingIsrChange, { kind: 'shrink', isr: [SELF, 2], partitionEpoch: 0 });
+    assert.equal(partition.proposeIsr(), null, 'one change in flight');
+    assert.equal(partition.highWatermark, 0, 'while the shrink is pending, broker 3 still holds the high watermark back');
+    const done = answer(partition, { isr: [SELF, 2] });
+    assert.deepEqual(done, { highWatermarkMoved: true });
+    assert.deepEqual(partition.isr, [SELF, 2]);
+    assert.equal(partition.partitionEpoch, 1);
+    assert.equal(partition.highWatermark, 4);
+    assert.equal(partition.pendingIsrChange, null);
+  } finally {
+    remove();
+  }
+});
+
+test('a follower that keeps fetching what the leader had at its previous fetch stays in sync under a stream of appends', () => {
+  const { partition, clock, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    for (let i = 0; i < 10; i++) {
+      const end = partition.log.logEndOffset;
+      partition.appendAsLeader(producedBatch(1, 10, i), 1);
+      // Each fetch reaches the end the leader had at the previous fetch, never the current one.
+      partition.updateFollower(2, end);
+      clock.advance(LAG_MS / 4);
+    }
+    assert.equal(partition.proposeIsr(), null);
+  } finally {
+    remove();
+  }
+});
+
+test('a follower outside the ISR joins once at the high watermark and within this leader epoch; the proposed ISR holds the high watermark meanwhile', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(4, 10, 1), 1);
+    const read = (id: number, offset: number) => {
+      const r = partition.readForFollower(id, -1, offset, -1, 1 << 20, true);
+      r.slice?.release();
+      return r;
+    };
+    assert.equal(read(2, 4).highWatermarkMoved, true);
+    assert.equal(read(3, 2).isrCandidate, false, 'below the high watermark');
+    // A new epoch starts at offset 4: a follower at 4 is in it.
+    partition.applyState(state({ leaderEpoch: 1, partitionEpoch: 1, replicas: [SELF, 2, 3], isr: [SELF, 2] }), {});
+    partition.appendAsLeader(producedBatch(2, 10, 2), 1);
+    assert.equal(read(3, 4).isrCandidate, true);
+    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: 1, partitionEpoch: 1, isr: [SELF, 2, 3] });
+    assert.equal(read(3, 4).isrCandidate, false, 'no second proposal while one is pending');
+    assert.equal(read(2, 6).highWatermarkMoved, false, 'broker 3, about to join, holds the high watermark at 4');
+    assert.equal(read(3, 6).highWatermarkMoved, true);
+    assert.equal(partition.highWatermark, 6);
+  } finally {
+    remove();
+  }
+});
+
+test("the controller's errors: not applied reverts to the committed ISR, an outdated state waits for the next one, others send the same proposal again", () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF] });
+  try {
+    partition.appendAsLeader(producedBatch(2, 10, 1), 1);
+    const propose = () => {
+      const r = partition.readForFollower(2, 0, 2, -1, 1024, true);
+      r.slice?.release();
+      return partition.proposeIsr();
+    };
+    assert.deepEqual(propose()?.isr, [SELF, 2]);
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.OPERATION_NOT_ATTEMPTED, isr: [] }), { highWatermarkMoved: false });
+    assert.equal(partition.pendingIsrChange, null);
+    assert.deepEqual(partition.isr, [SELF]);
+    assert.deepEqual(propose()?.isr, [SELF, 2]);
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.INVALID_UPDATE_VERSION, isr: [] }), { highWatermarkMoved: false });
+    assert.notEqual(partition.pendingIsrChange, null, 'pending until the controller sends its state');
+    assert.equal(partition.proposeIsr(), null, 'waiting for the state, nothing is sent');
+    assert.deepEqual(answer(partition, { errorCode: ErrorCode.REQUEST_TIMED_OUT, isr: [] }), { highWatermarkMoved: false });
+    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, isr: [SELF, 2] }, 'a lost request: the same proposal again');
+    assert.equal(partition.proposeIsr(), null, 'once');
+    assert.deepEqual(answer(partition, { proposedPartitionEpoch: 7, isr: [SELF, 2] }), { highWatermarkMoved: false }, 'an answer to another proposal');
+    assert.deepEqual(partition.isr, [SELF]);
+    assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: false });
+    assert.deepEqual(partition.isr, [SELF, 2]);
+    assert.equal(partition.partitionEpoch, 1);
+  } finally {
+    remove();
+  }
+});
+
+test("a state at the same leader epoch updates the ISR and partition epoch, keeping the followers' positions; one at an older partition epoch is ignored", () => {
+  const { partition, clock, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3], partitionEpoch: 4 });
+  try {
+    partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    partition.updateFollower(2, 3);
+    partition.updateFollower(3, 1);
+    assert.equal(partition.highWatermark, 1);
+    // Broker 3 lags: out of the ISR it no longer holds the high watermark.
+    clock.advance(LAG_MS + 1);
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF, 2], partitionEpoch: 5 }), {});
+    assert.deepEqual(partition.isr, [SELF, 2]);
+    assert.equal(partition.partitionEpoch, 5);
+    assert.equal(partition.followerLogEndOffset(2), 3, 'positions kept');
+    assert.equal(partition.highWatermark, 3, "the smaller ISR commits broker 2's position at once");
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 4 }), {});
+    assert.deepEqual(partition.isr, [SELF, 2], 'an older partition epoch does not win');
+    partition.applyState(state({ leaderEpoch: 1, replicas: [SELF, 2, 3], isr: [SELF, 2], partitionEpoch: 6 }), {});
+    assert.equal(partition.followerLogEndOffset(2), 3, 're-elected, the leader keeps what it learned');
+  } finally {
+    remove();
+  }
+});
