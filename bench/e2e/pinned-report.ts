@@ -145,7 +145,7 @@ export function pinnedMarkdown(r: PinnedResults): string {
   md.push(...soakSection(r.soak));
   const verdicts = judgeTargets(r);
   if (verdicts.length > 0) {
-    md.push('## Targets (issue 19)', '');
+    md.push('## Per-core targets', '');
     md.push(table(['target', 'measured (Sluice / Kafka)', 'met'], verdicts.map((v) => [v.target, v.measured, v.met === null ? '–' : v.met ? 'yes' : '**no**'])), '');
   }
   if (r.failures.length > 0) md.push('## Failures', '', ...r.failures.map((f) => `- ${f.split('\n')[0]}`), '');

@@ -1,7 +1,7 @@
 /**
- * Issue 19's targets, judged from one pinned run: each row says what was asked, what was
- * measured, and whether it was met. A throughput row whose generator core was saturated is
- * judged by broker CPU per GB (≤ 0.7× Kafka's) instead, as the issue says: the generator, not the
+ * The per-core performance targets against Kafka, judged from one pinned run: each row says what
+ * was asked, what was measured, and whether it was met. A throughput row whose generator core was
+ * saturated is judged by broker CPU per GB (≤ 0.7× Kafka's) instead: the generator, not the
  * broker, set its pace.
  */
 import type { PinnedSummary } from './pinned-report.js';

@@ -13,7 +13,7 @@ import { createTopic, deleteTopic, freshTopic, measurement, observe, type Measur
 import type { JavaTools } from './java-tools.js';
 
 export const PINNED_PARTITIONS = 16;
-/** The producer settings of every throughput row (the measurement). */
+/** The producer settings of every throughput row (the measurement the targets are stated for). */
 export const PINNED_LINGER_MS = 5;
 export const PINNED_BATCH_BYTES = 262_144;
 /** The latency probe sends small batches quickly, as a latency-sensitive producer would. */
