@@ -33,6 +33,6 @@ export {
 } from './group-admin-client.js';
 export { decodeMemberAssignment, type TopicPartitions } from './consumer-protocol.js';
 export { planOffsetReset, resetTarget, type PartitionPosition, type ResetSpec } from './offset-reset.js';
-export { byTopic, comparePartitions, listPartitionOffsets, partitionKey } from './partition-offsets.js';
+export { byTopic, comparePartitions, listPartitionOffsets } from './partition-offsets.js';
 export { COMPRESSION_NAMES, compressionType, isCompressionName, type CompressionName } from './compression-codecs.js';
 export { murmur2, partitionForKey } from './partitioner.js';

@@ -9,7 +9,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { TopicPartitions } from './consumer-protocol.js';
 import type { PartitionOffset } from './group-admin-client.js';
-import { listPartitionOffsets, partitionKey } from './partition-offsets.js';
+import { listPartitionOffsets } from './partition-offsets.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 export type ResetSpec =
   | { readonly to: 'earliest' }
@@ -56,13 +57,13 @@ export async function planOffsetReset(
     listPartitionOffsets(cluster, partitions, 'latest'),
     spec.to === 'datetime' ? listPartitionOffsets(cluster, partitions, { timestamp: spec.timestamp }) : Promise.resolve(undefined),
   ]);
-  const current = new Map(committed.map((c) => [partitionKey(c), c.offset]));
+  const current = new Map(committed.map((c) => [topicPartitionKey(c.topic, c.partition), c.offset]));
   return partitions.flatMap((t) =>
     t.partitions.map((partition) => {
       const offset = resetTarget(spec, {
         logStart: starts.get(t.topic)!.get(partition)!,
         logEnd: ends.get(t.topic)!.get(partition)!,
-        committed: current.get(partitionKey({ topic: t.topic, partition })),
+        committed: current.get(topicPartitionKey(t.topic, partition)),
         atTimestamp: atTime?.get(t.topic)?.get(partition),
       });
       if (offset === null) {

@@ -31,7 +31,3 @@ export function comparePartitions(a: { readonly topic: string; readonly partitio
   return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
 }
 
-/** A map key for one partition of one topic (topic names cannot contain NUL). */
-export function partitionKey(p: { readonly topic: string; readonly partition: number }): string {
-  return `${p.topic}\0${p.partition}`;
-}

@@ -35,12 +35,13 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../partitions/fetch-session-cache.js';
-import { failedRead, partitionKey, type ReadCommand, type ReadResult } from '../partitions/partition-data.js';
+import { failedRead, type ReadCommand, type ReadResult } from '../partitions/partition-data.js';
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { listedPartitionError, mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 /** KIP-951: Fetch answers carry the current leader from v12 and the leaders' endpoints from v16. */
 const LEADER_HINT_VERSION = 12;
@@ -129,7 +130,7 @@ function keepWithin(reads: readonly PartitionRead[], maxBytes: number): Partitio
 }
 
 function keyOf(command: ReadCommand): string {
-  return partitionKey(command.topic, command.partition);
+  return topicPartitionKey(command.topic, command.partition);
 }
 
 /**
@@ -261,7 +262,7 @@ export const fetchHandler = defineHandler({
     const mayRead = fromReplica ? () => followerAllowed : authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
     let reads = await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
-    const keys = reads.filter((r) => r.topic !== undefined).map((r) => partitionKey(r.topic!.name, r.partition.partition));
+    const keys = reads.filter((r) => r.topic !== undefined).map((r) => topicPartitionKey(r.topic!.name, r.partition.partition));
     for (;;) {
       const ready =
         bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE || r.result.divergingEpoch !== null) || keys.length === 0;

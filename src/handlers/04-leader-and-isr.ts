@@ -10,6 +10,7 @@ import type { LeaderAndIsrPartition } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 export const leaderAndIsrHandler = defineHandler({
   request: LeaderAndIsrRequest,
@@ -31,12 +32,12 @@ export const leaderAndIsrHandler = defineHandler({
       })),
     );
     const answer = await member.replicas.leaderAndIsr({ controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch }, partitions);
-    const errors = new Map(answer.partitionErrors.map((e) => [`${e.topic}\u0000${e.partition}`, e.errorCode]));
-    const byTopic = groupBy(partitions, (p) => p.topicId, (p) => ({ partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE }));
+    const errors = new Map(answer.partitionErrors.map((e) => [topicPartitionKey(e.topic, e.partition), e.errorCode]));
+    const byTopic = groupBy(partitions, (p) => p.topicId, (p) => ({ partitionIndex: p.partition, errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE }));
     if (ctx.header.requestApiVersion < 5) {
       return {
         errorCode: answer.errorCode,
-        partitionErrors: partitions.map((p) => ({ topicName: p.topic, partitionIndex: p.partition, errorCode: errors.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.NONE })),
+        partitionErrors: partitions.map((p) => ({ topicName: p.topic, partitionIndex: p.partition, errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE })),
       };
     }
     return { errorCode: answer.errorCode, topics: [...byTopic].map(([topicId, partitionErrors]) => ({ topicId, partitionErrors })) };

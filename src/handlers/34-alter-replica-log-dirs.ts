@@ -21,6 +21,7 @@ import type { LogDirMove } from '../metadata/admin/partition-admin.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 type TopicResult = AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultInput;
 
@@ -37,7 +38,7 @@ export const alterReplicaLogDirsHandler = defineHandler({
     for (const dir of request.dirs) {
       for (const topic of dir.topics) {
         for (const partition of topic.partitions) {
-          const key = `${topic.name}\u0000${partition}`;
+          const key = topicPartitionKey(topic.name, partition);
           byPartition.delete(key);
           byPartition.set(key, { topic: topic.name, partition, path: dir.path });
         }

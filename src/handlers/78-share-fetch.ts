@@ -27,7 +27,7 @@ import {
 import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
-import { NO_EPOCH, NO_EPOCH_CHECK, partitionKey, type ReadResult } from '../partitions/partition-data.js';
+import { NO_EPOCH, NO_EPOCH_CHECK, type ReadResult } from '../partitions/partition-data.js';
 import type { AcquiredRange, SharePartition } from '../coordinator/share/partition/share-partition.js';
 import type { ShareSessionPartition } from '../coordinator/share/partition/share-session-cache.js';
 import type { ClusterContext } from './cluster-context.js';
@@ -35,6 +35,7 @@ import { defineHandler, type RequestContext } from './handler.js';
 import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
 import type { ShareServices } from './share-services.js';
 import { logStartOf, startOffsetResolver } from './share-start-offset.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 /** ShareFetch v2 added RENEW acknowledgements and the record-limit acquire mode. */
 const RENEW_VERSION = 2;
@@ -211,7 +212,7 @@ export const shareFetchHandler = defineHandler({
 
     const toFetch = session.partitions.map(entry);
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
-    const keys = toFetch.flatMap((p) => (p.found.errorCode === ErrorCode.NONE ? [partitionKey(p.found.topic!.name, p.ref.partition)] : []));
+    const keys = toFetch.flatMap((p) => (p.found.errorCode === ErrorCode.NONE ? [topicPartitionKey(p.found.topic!.name, p.ref.partition)] : []));
     for (;;) {
       const budget = { bytes: request.maxBytes, records: request.maxRecords };
       for (const p of toFetch) await fetchPartition(c, shares, request, version, p, budget);

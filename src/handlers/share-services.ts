@@ -10,8 +10,8 @@ import type { FetchedBatches } from '../coordinator/share/partition/log-batches.
 import type { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
 import type { ShareSessionCache } from '../coordinator/share/partition/share-session-cache.js';
 import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
-import { partitionKey } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 export interface ShareServices {
   readonly partitions: SharePartitionManager;
@@ -33,7 +33,7 @@ export function wakeShareFetches(cluster: () => ClusterContext): (key: SharePart
   return (key) => {
     const c = cluster();
     const topic = c.metadata.topicById(key.topicId);
-    if (topic !== undefined) c.purgatory.notify(partitionKey(topic.name, key.partition));
+    if (topic !== undefined) c.purgatory.notify(topicPartitionKey(topic.name, key.partition));
   };
 }
 

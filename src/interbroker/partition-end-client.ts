@@ -12,6 +12,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_REPLICA_ID, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import type { BrokerConnections } from './broker-connections.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 const NO_OFFSET = -1n;
 
@@ -36,8 +37,8 @@ export class PartitionEndClient implements PartitionEndPeers {
         })),
       }));
       const answered = new Map<string, PartitionEndAnswer>();
-      for (const t of response.topics) for (const p of t.partitions) answered.set(`${t.name}\u0000${p.partitionIndex}`, { errorCode: p.errorCode, offset: p.offset });
-      return partitions.map((p) => answered.get(`${p.topic}\u0000${p.partition}`) ?? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: NO_OFFSET });
+      for (const t of response.topics) for (const p of t.partitions) answered.set(topicPartitionKey(t.name, p.partitionIndex), { errorCode: p.errorCode, offset: p.offset });
+      return partitions.map((p) => answered.get(topicPartitionKey(p.topic, p.partition)) ?? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: NO_OFFSET });
     } catch (err) {
       this.log.warn('ListOffsets to a peer failed; the connection is dropped', { brokerId, error: (err as Error).message });
       this.brokers.reset(brokerId);

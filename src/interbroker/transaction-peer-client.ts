@@ -14,6 +14,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/index.js';
 import type { KafkaConnection } from '../client/connection.js';
 import type { BrokerConnections } from './broker-connections.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 type PartitionRef = { readonly topic: string; readonly partition: number };
 
@@ -23,7 +24,7 @@ function byTopic(partitions: readonly PartitionRef[]): Array<{ name: string; par
 
 /** Each partition's answer as the response listed it; one it left out is UNKNOWN_SERVER_ERROR. */
 function inOrder(partitions: readonly PartitionRef[], answered: ReadonlyMap<string, number>): TopicPartitionError[] {
-  return partitions.map((p) => ({ ...p, errorCode: answered.get(`${p.topic}\u0000${p.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
+  return partitions.map((p) => ({ ...p, errorCode: answered.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
 }
 
 export class TransactionPeerClient implements TransactionPeers {
@@ -47,7 +48,7 @@ export class TransactionPeerClient implements TransactionPeers {
         ],
       }));
       const answered = new Map<string, number>();
-      for (const m of response.markers) for (const t of m.topics) for (const p of t.partitions) answered.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
+      for (const m of response.markers) for (const t of m.topics) for (const p of t.partitions) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.errorCode);
       return answered;
     });
   }
@@ -67,9 +68,9 @@ export class TransactionPeerClient implements TransactionPeers {
       }));
       const answered = new Map<string, number>();
       for (const r of response.resultsByTransaction) {
-        for (const t of r.topicResults) for (const p of t.resultsByPartition) answered.set(`${t.name}\u0000${p.partitionIndex}`, p.partitionErrorCode);
+        for (const t of r.topicResults) for (const p of t.resultsByPartition) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.partitionErrorCode);
       }
-      if (response.errorCode !== ErrorCode.NONE) for (const p of request.partitions) answered.set(`${p.topic}\u0000${p.partition}`, response.errorCode);
+      if (response.errorCode !== ErrorCode.NONE) for (const p of request.partitions) answered.set(topicPartitionKey(p.topic, p.partition), response.errorCode);
       return answered;
     });
   }

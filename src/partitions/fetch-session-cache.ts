@@ -12,6 +12,7 @@
  *   id N,  epoch E>0 incremental fetch in session N; E must be the session's next epoch
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 export const FINAL_EPOCH = -1;
 export const INITIAL_EPOCH = 0;
@@ -118,7 +119,7 @@ export interface FetchSessionCacheOptions {
 }
 
 function keyOf(p: FetchPartitionKey, usesTopicIds: boolean): string {
-  return `${usesTopicIds ? p.topicId : p.topic}\u0000${p.partition}`;
+  return topicPartitionKey(usesTopicIds ? p.topicId : p.topic, p.partition);
 }
 
 function sessionPartition(p: FetchPartitionRequest): SessionPartition {

@@ -32,6 +32,5 @@ export interface PartitionData {
   writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;
 }
 
-export { partitionKey } from './partition-key.js';
 export { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
 import type { TopicPartition } from '../common/topic-partition.js';

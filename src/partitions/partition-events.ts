@@ -4,8 +4,8 @@
  * purgatory (acks=all waits), and whoever proposes ISR changes to the controller.
  */
 import type { FetchPurgatory } from './fetch-purgatory.js';
-import { partitionKey } from './partition-data.js';
 import type { ProducePurgatory } from './produce-purgatory.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 export interface PartitionEvents {
   /** A leader appended records; `highWatermark` is the new high watermark when the append moved it, else null. */
@@ -25,20 +25,20 @@ export interface PartitionEvents {
 export function purgatoryEvents(fetches: FetchPurgatory, produces: ProducePurgatory, onIsrCandidate: (topic: string, partition: number) => void): PartitionEvents {
   return {
     appended(topic, partition, highWatermark) {
-      const key = partitionKey(topic, partition);
+      const key = topicPartitionKey(topic, partition);
       fetches.notifyAppend(key);
       if (highWatermark === null) return;
       fetches.notify(key);
       produces.highWatermarkMoved(key, highWatermark);
     },
     highWatermarkMoved(topic, partition, highWatermark) {
-      const key = partitionKey(topic, partition);
+      const key = topicPartitionKey(topic, partition);
       fetches.notify(key);
       produces.highWatermarkMoved(key, highWatermark);
     },
     stateApplied(topic, partition) {
       // A fetch or produce parked on a replica that stopped leading answers NOT_LEADER_OR_FOLLOWER now, not at its timeout.
-      const key = partitionKey(topic, partition);
+      const key = topicPartitionKey(topic, partition);
       fetches.notify(key);
       fetches.notifyAppend(key);
       produces.recheck(key);

@@ -19,7 +19,7 @@ import { NO_OFFSET, PartitionOps, failedAppend, failedPosition, parseWorkerOptio
 import { workerForPartition } from '../worker-pool/partition-routing.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
-import { type TopicPartition } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
 
 /** Append errors Kafka answers without the partition's log start offset. */
 const NO_LOG_START_ERRORS: ReadonlySet<number> = new Set([
@@ -45,9 +45,6 @@ function failedOffset(errorCode: number): OffsetReply {
   return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
 }
 
-function partitionKey(ref: TopicPartition): string {
-  return `${ref.topic}\u0000${ref.partition}`;
-}
 
 export const registerOps: RegisterOps = (setup) => {
   const options = parseWorkerOptions(setup.options);
@@ -70,7 +67,7 @@ export const registerOps: RegisterOps = (setup) => {
   let closed = false;
 
   const partitionOf = (ref: TopicPartition): Partition => {
-    const partition = partitions.get(partitionKey(ref));
+    const partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
     if (partition === undefined || partition.log.closed) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
     return partition;
   };
@@ -90,10 +87,10 @@ export const registerOps: RegisterOps = (setup) => {
       const ref = { topic: c.topic, partition: state.partition };
       const log = manager.getOrCreateLog(ref, { topicId: c.topicId, config: c.config });
       log.updateConfig(c.config);
-      let partition = partitions.get(partitionKey(ref));
+      let partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
       if (partition === undefined || partition.log !== log) {
         partition = new Partition(log, options.nodeId, { replicaLagTimeMaxMs: options.replicaLagTimeMaxMs });
-        partitions.set(partitionKey(ref), partition);
+        partitions.set(topicPartitionKey(ref.topic, ref.partition), partition);
       }
       partition.applyState(state, c.config);
     }
@@ -102,14 +99,14 @@ export const registerOps: RegisterOps = (setup) => {
   setup.serve(PartitionOps.delete, (c) => {
     for (const partition of c.partitions) {
       const ref = { topic: c.topic, partition };
-      partitions.delete(partitionKey(ref));
+      partitions.delete(topicPartitionKey(ref.topic, ref.partition));
       manager.deleteLog(ref);
     }
   });
 
   setup.serve(PartitionOps.updateConfig, (c) => {
     for (const p of c.partitions) {
-      const partition = partitions.get(partitionKey({ topic: c.topic, partition: p }));
+      const partition = partitions.get(topicPartitionKey(c.topic, p));
       partition?.log.updateConfig(c.config);
       partition?.updateConfig(c.config);
     }
@@ -148,7 +145,7 @@ export const registerOps: RegisterOps = (setup) => {
       // As Kafka's ReplicaManager: a batch the log refuses (sequence, epoch, record validation)
       // is answered with the partition's log start offset; one refused before it, or by a
       // partition not hosted here, with none.
-      const hosted = NO_LOG_START_ERRORS.has(errorCode) ? undefined : partitions.get(partitionKey({ topic, partition: index }));
+      const hosted = NO_LOG_START_ERRORS.has(errorCode) ? undefined : partitions.get(topicPartitionKey(topic, index));
       return hosted === undefined || hosted.log.closed ? failed : { ...failed, logStartOffset: BigInt(hosted.log.logStartOffset) };
     }
   };
@@ -354,7 +351,7 @@ export const registerOps: RegisterOps = (setup) => {
 
   setup.serve(PartitionOps.isrProposals, (c) => {
     const proposals: IsrProposal[] = [];
-    const candidates = c.partitions === null ? partitions.values() : c.partitions.flatMap((ref) => partitions.get(partitionKey(ref)) ?? []);
+    const candidates = c.partitions === null ? partitions.values() : c.partitions.flatMap((ref) => partitions.get(topicPartitionKey(ref.topic, ref.partition)) ?? []);
     for (const partition of candidates) {
       if (partition.log.closed) continue;
       const proposal = partition.proposeIsr();
@@ -416,7 +413,7 @@ export const registerOps: RegisterOps = (setup) => {
       const dir = manager.logDir(c.path);
       if (dir === undefined) return ErrorCode.LOG_DIR_NOT_FOUND;
       if (!dir.online) return ErrorCode.KAFKA_STORAGE_ERROR;
-      const partition = partitions.get(partitionKey(ref));
+      const partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
       const hosted = partition !== undefined && !partition.log.closed;
       if (hosted && !partition.log.logDir.online) return ErrorCode.KAFKA_STORAGE_ERROR;
       // A move elsewhere is cancelled; one to this dir goes on.
@@ -456,7 +453,7 @@ export const registerOps: RegisterOps = (setup) => {
       }
     }
     const ends = c.partitions.map((ref): PartitionEndReply => {
-      const partition = closed ? undefined : partitions.get(partitionKey(ref));
+      const partition = closed ? undefined : partitions.get(topicPartitionKey(ref.topic, ref.partition));
       return partition === undefined
         ? { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: Number(NO_OFFSET) }
         : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark };
@@ -478,7 +475,7 @@ export const registerOps: RegisterOps = (setup) => {
     moveAllowance -= copiedBytes;
     for (const tp of swapped) {
       const moved = manager.getLog(tp);
-      if (moved !== undefined) partitions.get(partitionKey(tp))?.replaceLog(moved);
+      if (moved !== undefined) partitions.get(topicPartitionKey(tp.topic, tp.partition))?.replaceLog(moved);
     }
   });
 

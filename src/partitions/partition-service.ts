@@ -31,11 +31,10 @@ import { emptyLogDirs, markCleanShutdown } from './unstarted-workers.js';
 import type { WorkerOp } from '../worker-pool/worker-op.js';
 import type { ParkedRead, ParkedReads } from './fetch-purgatory.js';
 import type { PartitionData } from './partition-data.js';
-import { partitionKey } from './partition-key.js';
 import type { PartitionEvents } from './partition-events.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
-import { type TopicPartition } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
 
 /**
  * Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16
@@ -191,7 +190,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
    */
   async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
-    const parked = this.parked?.hasParkedReads === true ? entries.map((e) => this.parked!.parkedReads(partitionKey(e.topic, e.partition))) : null;
+    const parked = this.parked?.hasParkedReads === true ? entries.map((e) => this.parked!.parkedReads(topicPartitionKey(e.topic, e.partition))) : null;
     const sent = parked === null ? entries : entries.map((e, i) => (parked[i]!.length === 0 ? e : { ...e, wakeReads: parked[i]!.map((p) => p.command) }));
     const sizeOf = (e: AppendRequest): number => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength + (e.wakeReads?.length ?? 0) * (READ_COMMAND_ESTIMATE + topicBytes(e));
     const replies = await this.eachEntry(PartitionOps.append, sent, sizeOf, failedAppendOf);
@@ -206,7 +205,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       const done = replies[i]!.wakeReads;
       if (done.length === 0) return;
       const worker = this.workerOf(e.topic, e.partition);
-      const key = partitionKey(e.topic, e.partition);
+      const key = topicPartitionKey(e.topic, e.partition);
       done.forEach((reply, n) => this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply)));
     });
   }

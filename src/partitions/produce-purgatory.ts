@@ -14,7 +14,7 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { AcksStatus, AcksWait } from './partition-protocol.js';
-import { partitionKey } from './partition-data.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 /** Asks the leaders where each wait stands; answers every wait, in order, without rejecting. */
 export type CheckAcks = (waits: readonly AcksWait[]) => Promise<AcksStatus[]>;
@@ -60,7 +60,7 @@ export class ProducePurgatory {
     return new Promise((resolve) => {
       const produce: ParkedProduce = { codes: waits.map(() => ErrorCode.REQUEST_TIMED_OUT), pending: waits.length, resolve, timer: undefined, entries: [] };
       waits.forEach((wait, index) => {
-        const entry: ParkedPartition = { wait, key: partitionKey(wait.topic, wait.partition), produce, index, done: false };
+        const entry: ParkedPartition = { wait, key: topicPartitionKey(wait.topic, wait.partition), produce, index, done: false };
         produce.entries.push(entry);
         let set = this.byKey.get(entry.key);
         if (set === undefined) this.byKey.set(entry.key, (set = new Set()));

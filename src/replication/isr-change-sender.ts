@@ -14,6 +14,7 @@ import type { MetadataSource } from '../metadata/metadata-image.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { ControllerClient } from '../interbroker/controller-client.js';
 import type { IsrOutcome, ReplicaLogs } from './replica-logs.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
 function failed(proposal: IsrChangeRequest, errorCode: number): IsrOutcome {
   return { proposal, errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr };
@@ -106,10 +107,10 @@ export class IsrChangeSender {
     for (const t of response.topics) {
       const topic = image.topicById(t.topicId)?.name;
       if (topic === undefined) continue;
-      for (const p of t.partitions) answered.set(`${topic}\u0000${p.partitionIndex}`, { errorCode: p.errorCode, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, isr: p.isr });
+      for (const p of t.partitions) answered.set(topicPartitionKey(topic, p.partitionIndex), { errorCode: p.errorCode, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, isr: p.isr });
     }
     return proposals.map((p) => {
-      const a = answered.get(`${p.topic}\u0000${p.partition}`);
+      const a = answered.get(topicPartitionKey(p.topic, p.partition));
       return a === undefined ? failed(p, ErrorCode.UNKNOWN_SERVER_ERROR) : { proposal: p, ...a };
     });
   }

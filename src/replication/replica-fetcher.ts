@@ -17,6 +17,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import { READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '../protocol/messages/index.js';
 import type { FollowerAppend, ReplicaLogs } from './replica-logs.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
+import { NO_EPOCH } from './leader-epoch.js';
 
 export interface FetcherSettings {
   readonly brokerId: number;
@@ -55,13 +57,6 @@ interface FetchState extends FollowedPartition {
   delayedUntil: number;
 }
 
-/** Kafka's Fetch isolation level read_uncommitted: a follower copies everything, transactions included. */
-const NO_EPOCH = -1;
-
-function key(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
-
 export class ReplicaFetcher {
   private readonly states = new Map<string, FetchState>();
   private connection: KafkaConnection | null = null;
@@ -81,13 +76,13 @@ export class ReplicaFetcher {
   }
 
   has(topic: string, partition: number): boolean {
-    return this.states.has(key(topic, partition));
+    return this.states.has(topicPartitionKey(topic, partition));
   }
 
   /** Starts following from the partition's current log end (read from its worker). */
   async add(p: FollowedPartition): Promise<void> {
     const position = await this.logs.replicaPosition(p.topic, p.partition, p.leaderEpoch);
-    this.states.set(key(p.topic, p.partition), {
+    this.states.set(topicPartitionKey(p.topic, p.partition), {
       ...p,
       fetchOffset: position.logEndOffset,
       lastFetchedEpoch: position.lastFetchedEpoch,
@@ -99,7 +94,7 @@ export class ReplicaFetcher {
   }
 
   remove(topic: string, partition: number): void {
-    this.states.delete(key(topic, partition));
+    this.states.delete(topicPartitionKey(topic, partition));
   }
 
   stop(): void {
@@ -191,7 +186,7 @@ export class ReplicaFetcher {
     for (const t of response.responses) {
       for (const p of t.partitions) {
         const name = t.topic !== '' ? t.topic : ready.find((s) => s.topicId === t.topicId)?.topic;
-        const state = name === undefined ? undefined : this.states.get(key(name, p.partitionIndex));
+        const state = name === undefined ? undefined : this.states.get(topicPartitionKey(name, p.partitionIndex));
         if (state === undefined) continue;
         if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && p.logStartOffset > state.fetchOffset) {
           await this.restartAt(state, p.logStartOffset);
@@ -224,7 +219,7 @@ export class ReplicaFetcher {
     const results = await this.logs.appendAsFollower(appends);
     results.forEach((r, i) => {
       const state = appended[i]!;
-      if (this.states.get(key(state.topic, state.partition)) !== state) return;
+      if (this.states.get(topicPartitionKey(state.topic, state.partition)) !== state) return;
       if (r.errorCode !== ErrorCode.NONE) {
         this.log.warn('follower append failed', { topic: state.topic, partition: state.partition, errorCode: r.errorCode, error: r.errorMessage });
         this.onPartitionError(state, r.errorCode);

@@ -18,10 +18,8 @@ import type { BrokerRegistration, PartitionRegistration } from '../metadata/meta
 import type { ControlAnswer, ControllerStamp, LeaderAndIsrPartition, PartitionError, ReplicaControl, StopReplicaPartition } from '../metadata/replica-control.js';
 import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
 import type { ReplicaLogs } from './replica-logs.js';
+import { topicPartitionKey } from '../common/topic-partition.js';
 
-function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
 
 export interface ReplicaManagerDeps {
   readonly nodeId: number;
@@ -67,10 +65,10 @@ export class ReplicaManager implements ReplicaControl {
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       const errors: PartitionError[] = [];
       for (const p of partitions) {
-        if (this.offline.has(partitionKey(p.topic, p.partition))) errors.push({ topic: p.topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+        if (this.offline.has(topicPartitionKey(p.topic, p.partition))) errors.push({ topic: p.topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
       }
       const byTopic = groupBy(
-        partitions.filter((p) => !this.offline.has(partitionKey(p.topic, p.partition))),
+        partitions.filter((p) => !this.offline.has(topicPartitionKey(p.topic, p.partition))),
         (p) => p.topic,
       );
       for (const [topic, list] of byTopic) {
@@ -94,7 +92,7 @@ export class ReplicaManager implements ReplicaControl {
         }
         for (const p of list) {
           // This state replaces any follow still waiting for an older leader's endpoint.
-          this.pendingFollows.delete(partitionKey(topic, p.partition));
+          this.pendingFollows.delete(topicPartitionKey(topic, p.partition));
           if (p.leader === this.deps.nodeId || p.leader < 0) {
             this.deps.fetchers.unfollow(topic, p.partition);
             continue;
@@ -102,7 +100,7 @@ export class ReplicaManager implements ReplicaControl {
           const leader = this.deps.cache.image.broker(p.leader);
           if (leader === undefined) {
             // The leader's endpoint comes with UpdateMetadata, which the controller sends after; follow once it is known.
-            this.pendingFollows.set(partitionKey(topic, p.partition), p);
+            this.pendingFollows.set(topicPartitionKey(topic, p.partition), p);
             continue;
           }
           await this.follow(p, leader);
@@ -117,7 +115,7 @@ export class ReplicaManager implements ReplicaControl {
   markOffline(partitions: readonly { readonly topic: string; readonly partition: number }[]): Promise<void> {
     return this.serialize(async () => {
       for (const p of partitions) {
-        const key = partitionKey(p.topic, p.partition);
+        const key = topicPartitionKey(p.topic, p.partition);
         this.offline.add(key);
         this.pendingFollows.delete(key);
         this.deps.fetchers.unfollow(p.topic, p.partition);
@@ -151,7 +149,7 @@ export class ReplicaManager implements ReplicaControl {
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       for (const p of partitions) {
         this.deps.fetchers.unfollow(p.topic, p.partition);
-        this.pendingFollows.delete(partitionKey(p.topic, p.partition));
+        this.pendingFollows.delete(topicPartitionKey(p.topic, p.partition));
       }
       const deleted = groupBy(partitions.filter((p) => p.deletePartition), (p) => p.topic, (p) => p.partition);
       const errors: PartitionError[] = [];

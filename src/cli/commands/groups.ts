@@ -14,7 +14,6 @@ import {
   KafkaConsumerClient,
   KafkaGroupAdminClient,
   listPartitionOffsets,
-  partitionKey,
   planOffsetReset,
   type GroupDescription,
   type KafkaCluster,
@@ -25,6 +24,7 @@ import {
 } from '../../client/index.js';
 import { oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
 import { formatTable } from './table.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 const USAGE = `usage: sluice groups --bootstrap-server HOST:PORT [--command-config FILE]
          --list [--state] [--type]
@@ -144,15 +144,15 @@ async function offsetsTable(cluster: KafkaCluster, group: GroupDescription, comm
   for (const m of members) {
     const mine = m.assignment.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
     for (const p of mine.sort(comparePartitions)) {
-      assigned.add(partitionKey(p));
+      assigned.add(topicPartitionKey(p.topic, p.partition));
       rows.push({ ...p, member: [m.memberId, m.clientHost, m.clientId] });
     }
   }
-  for (const c of committed) if (!assigned.has(partitionKey(c))) rows.push({ topic: c.topic, partition: c.partition, member: [MISSING, MISSING, MISSING] });
+  for (const c of committed) if (!assigned.has(topicPartitionKey(c.topic, c.partition))) rows.push({ topic: c.topic, partition: c.partition, member: [MISSING, MISSING, MISSING] });
   const ends = await listPartitionOffsets(cluster, byTopic(rows), 'latest');
-  const offsets = new Map(committed.map((c) => [partitionKey(c), c.offset]));
+  const offsets = new Map(committed.map((c) => [topicPartitionKey(c.topic, c.partition), c.offset]));
   const cells = rows.map((r) => {
-    const current = offsets.get(partitionKey(r));
+    const current = offsets.get(topicPartitionKey(r.topic, r.partition));
     const end = ends.get(r.topic)?.get(r.partition);
     const lag = current === undefined || end === undefined ? MISSING : String(end - current);
     return [group.groupId, r.topic, String(r.partition), current?.toString() ?? MISSING, end?.toString() ?? MISSING, lag, ...r.member];

@@ -24,6 +24,7 @@ import {
 import { entityPath, type ClientEntity } from '../../metadata/client-entities.js';
 import { AclSet, type AccessControlEntry, type ResourcePattern } from '../../security/acl/index.js';
 import type { MetadataStore, StoredMetadata } from '../../metadata/metadata-store.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 export class LocalController implements MetadataSource {
   private current: MetadataImage;
@@ -63,16 +64,16 @@ export class LocalController implements MetadataSource {
 
   /** These partitions' log dir failed: no leader, this broker an offline replica. */
   markReplicasOffline(partitions: readonly { readonly topic: string; readonly partition: number }[]): void {
-    for (const p of partitions) this.offline.add(`${p.topic}\u0000${p.partition}`);
+    for (const p of partitions) this.offline.add(topicPartitionKey(p.topic, p.partition));
     this.served = null;
   }
 
   private withOfflinePartitions(image: MetadataImage): MetadataImage {
     let served = image;
     for (const topic of image.topics()) {
-      if (!topic.partitions.some((p) => this.offline.has(`${topic.name}\u0000${p.partition}`))) continue;
+      if (!topic.partitions.some((p) => this.offline.has(topicPartitionKey(topic.name, p.partition)))) continue;
       const partitions = topic.partitions.map((p) =>
-        this.offline.has(`${topic.name}\u0000${p.partition}`) ? { ...p, leader: NO_LEADER, offlineReplicas: [...p.offlineReplicas, this.self.nodeId] } : p,
+        this.offline.has(topicPartitionKey(topic.name, p.partition)) ? { ...p, leader: NO_LEADER, offlineReplicas: [...p.offlineReplicas, this.self.nodeId] } : p,
       );
       served = served.withTopic(topicImage(topic.name, topic.topicId, partitions, topic.configs));
     }

@@ -8,6 +8,7 @@
  * has read. Only `ZkController` changes it.
  */
 import type { RegisteredBroker } from '../../zk/index.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 export interface PartitionLeadership {
   readonly leader: number;
@@ -46,9 +47,6 @@ export function endpointOf(b: RegisteredBroker, listenerName: string): { host: s
   return { host: chosen?.host ?? b.host ?? '', port: chosen?.port ?? b.port };
 }
 
-export function tpKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
 
 export class ControllerContext {
   constructor(
@@ -78,7 +76,7 @@ export class ControllerContext {
   }
 
   isOnOfflineDir(id: number, topic: string, partition: number): boolean {
-    return this.offlineDirReplicas.get(id)?.has(tpKey(topic, partition)) ?? false;
+    return this.offlineDirReplicas.get(id)?.has(topicPartitionKey(topic, partition)) ?? false;
   }
 
   replicas(topic: string, partition: number): readonly number[] {
@@ -86,11 +84,11 @@ export class ControllerContext {
   }
 
   leadership(topic: string, partition: number): PartitionLeadership | undefined {
-    return this.leaderships.get(tpKey(topic, partition));
+    return this.leaderships.get(topicPartitionKey(topic, partition));
   }
 
   eligible(topic: string, partition: number): readonly number[] {
-    return this.eligibleLeaders.get(tpKey(topic, partition)) ?? [];
+    return this.eligibleLeaders.get(topicPartitionKey(topic, partition)) ?? [];
   }
 
   *partitions(): Generator<TopicPartitionKey> {
@@ -103,9 +101,9 @@ export class ControllerContext {
 
   removeTopic(topic: string): void {
     for (const p of this.partitionsOf(topic)) {
-      this.leaderships.delete(tpKey(topic, p.partition));
-      this.reassignments.delete(tpKey(topic, p.partition));
-      this.eligibleLeaders.delete(tpKey(topic, p.partition));
+      this.leaderships.delete(topicPartitionKey(topic, p.partition));
+      this.reassignments.delete(topicPartitionKey(topic, p.partition));
+      this.eligibleLeaders.delete(topicPartitionKey(topic, p.partition));
     }
     this.topicOverrides.delete(topic);
     this.topics.delete(topic);

@@ -20,9 +20,10 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest, type ReassignmentRequest, type ReassignmentState } from '../../metadata/replica-control.js';
 import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
-import { ControllerContext, endpointOf, tpKey, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
+import { ControllerContext, endpointOf, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
 import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
 import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, preferredElection, type Election, type ElectionKind } from './leader-election.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
@@ -185,7 +186,7 @@ export class ZkController implements ControllerPort {
     const all = [...this.ctx.partitions()];
     for (const p of all) {
       const stored = await this.zk.getPartitionState(p.topic, p.partition);
-      if (stored !== null) this.ctx.leaderships.set(tpKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
+      if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
     }
     await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
     await this.electOfflineLeaders(all.filter((p) => !this.leaderAlive(p)), new Set());
@@ -237,7 +238,7 @@ export class ZkController implements ControllerPort {
     for (const [partition, replicas] of assignment.partitions) {
       const adding = assignment.addingReplicas.get(partition) ?? [];
       const removing = assignment.removingReplicas.get(partition) ?? [];
-      const key = tpKey(topic, partition);
+      const key = topicPartitionKey(topic, partition);
       if (adding.length === 0 && removing.length === 0) this.ctx.reassignments.delete(key);
       else this.ctx.reassignments.set(key, { target: replicas.filter((r) => !removing.includes(r)), adding, removing });
     }
@@ -261,12 +262,12 @@ export class ZkController implements ControllerPort {
       return l !== undefined && restarted.has(l.leader);
     });
     const changed = new Set<string>();
-    const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(tpKey(p.topic, p.partition)));
+    const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(topicPartitionKey(p.topic, p.partition)));
     note(await this.electOfflineLeaders(leaderless, restarted));
     note(await this.dropDeadFromIsr(all, restarted));
     note(await this.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
     note(await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
-    const changedPartitions = all.filter((p) => changed.has(tpKey(p.topic, p.partition)));
+    const changedPartitions = all.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
     const live = [...this.ctx.brokers.keys()];
     // A new broker learns every partition it hosts; the others learn what changed.
     for (const id of live) this.sendLeaderAndIsr(id, this.hostedBy(id, added.includes(id) ? all : changedPartitions), false);
@@ -308,7 +309,7 @@ export class ZkController implements ControllerPort {
       const before = this.ctx.topicOverrides.get(topic);
       this.ctx.topicOverrides.set(topic, overrides);
       const partitions = this.ctx.partitionsOf(topic);
-      if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas')) for (const p of partitions) this.ctx.eligibleLeaders.delete(tpKey(p.topic, p.partition));
+      if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas')) for (const p of partitions) this.ctx.eligibleLeaders.delete(topicPartitionKey(p.topic, p.partition));
       if (!(await this.uncleanElectionEnabled(topic))) return;
       this.announce(await this.electOfflineLeaders(partitions.filter((p) => !this.leaderAlive(p)), new Set()));
     });
@@ -543,11 +544,11 @@ export class ZkController implements ControllerPort {
   listReassignments(partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
     return this.ask('list reassignments', async () => {
       if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] };
-      const wanted = partitions === null ? null : new Set(partitions.map((p) => tpKey(p.topic, p.partition)));
+      const wanted = partitions === null ? null : new Set(partitions.map((p) => topicPartitionKey(p.topic, p.partition)));
       const reassignments: ReassignmentState[] = [];
       for (const p of this.ctx.partitions()) {
-        const r = this.ctx.reassignments.get(tpKey(p.topic, p.partition));
-        if (r === undefined || (wanted !== null && !wanted.has(tpKey(p.topic, p.partition)))) continue;
+        const r = this.ctx.reassignments.get(topicPartitionKey(p.topic, p.partition));
+        if (r === undefined || (wanted !== null && !wanted.has(topicPartitionKey(p.topic, p.partition)))) continue;
         reassignments.push({ ...p, replicas: this.ctx.replicas(p.topic, p.partition), adding: r.adding, removing: r.removing });
       }
       return { errorCode: ErrorCode.NONE, reassignments };
@@ -562,7 +563,7 @@ export class ZkController implements ControllerPort {
         results.push(result(ErrorCode.NOT_CONTROLLER));
         continue;
       }
-      const key = tpKey(item.topic, item.partition);
+      const key = topicPartitionKey(item.topic, item.partition);
       const l = this.ctx.leadership(item.topic, item.partition);
       if (l === undefined) {
         results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partition ${item.topic}-${item.partition} does not exist.`));
@@ -619,7 +620,7 @@ export class ZkController implements ControllerPort {
    * adding/removing entries.
    */
   private async maybeCompleteReassignment(p: TopicPartitionKey): Promise<void> {
-    const key = tpKey(p.topic, p.partition);
+    const key = topicPartitionKey(p.topic, p.partition);
     const r = this.ctx.reassignments.get(key);
     const l = this.ctx.leadership(p.topic, p.partition);
     if (r === undefined || l === undefined || !r.target.every((id) => l.isr.includes(id))) return;
@@ -641,7 +642,7 @@ export class ZkController implements ControllerPort {
     const adding = new Map<number, readonly number[]>();
     const removing = new Map<number, readonly number[]>();
     for (const partition of t.replicas.keys()) {
-      const r = this.ctx.reassignments.get(tpKey(topic, partition));
+      const r = this.ctx.reassignments.get(topicPartitionKey(topic, partition));
       if (r === undefined) continue;
       if (r.adding.length > 0) adding.set(partition, r.adding);
       if (r.removing.length > 0) removing.set(partition, r.removing);
@@ -687,15 +688,15 @@ export class ZkController implements ControllerPort {
     // An answer from an earlier registration says nothing about the broker's current dirs.
     if (this.guard === null || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
     const offline = this.ctx.offlineDirReplicas.get(brokerId) ?? new Set<string>();
-    const fresh = partitions.filter((p) => !offline.has(tpKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined);
+    const fresh = partitions.filter((p) => !offline.has(topicPartitionKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined);
     if (fresh.length === 0) return;
-    for (const p of fresh) offline.add(tpKey(p.topic, p.partition));
+    for (const p of fresh) offline.add(topicPartitionKey(p.topic, p.partition));
     this.ctx.offlineDirReplicas.set(brokerId, offline);
     this.log.warn('replicas on a failed log dir are offline', { broker: brokerId, partitions: fresh.map((p) => `${p.topic}-${p.partition}`) });
     const failed = new Set([brokerId]);
     const led = fresh.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
-    const changed = new Set([...(await this.electOfflineLeaders(led, failed)), ...(await this.dropDeadFromIsr(fresh, failed))].map((p) => tpKey(p.topic, p.partition)));
-    const changedPartitions = fresh.filter((p) => changed.has(tpKey(p.topic, p.partition)));
+    const changed = new Set([...(await this.electOfflineLeaders(led, failed)), ...(await this.dropDeadFromIsr(fresh, failed))].map((p) => topicPartitionKey(p.topic, p.partition)));
+    const changedPartitions = fresh.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
     for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.sendLeaderAndIsr(id, this.hostedBy(id, changedPartitions), false);
     // Their offline replicas changed even where the leadership did not.
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], fresh);
@@ -723,13 +724,13 @@ export class ZkController implements ControllerPort {
     if (entries.length === 0) return [];
     try {
       await this.zk.createPartitionStates(this.requireGuard(), entries);
-      for (const e of entries) this.ctx.leaderships.set(tpKey(e.topic, e.partition), { ...e.state, zkVersion: 0 });
+      for (const e of entries) this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...e.state, zkVersion: 0 });
     } catch (err) {
       if (err instanceof ControllerMovedError) throw err;
       // Some already have a state (written by an earlier controller): read what is there.
       for (const e of entries) {
         const stored = await this.zk.getPartitionState(e.topic, e.partition);
-        if (stored !== null) this.ctx.leaderships.set(tpKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
+        if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
       }
     }
     return entries.filter((e) => this.ctx.leadership(e.topic, e.partition) !== undefined);
@@ -820,7 +821,7 @@ export class ZkController implements ControllerPort {
    */
   private async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
     const guard = this.requireGuard();
-    const key = tpKey(p.topic, p.partition);
+    const key = topicPartitionKey(p.topic, p.partition);
     const minIsr = await this.effectiveMinIsr(p);
     let current = this.ctx.leadership(p.topic, p.partition)!;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {

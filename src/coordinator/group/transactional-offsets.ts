@@ -9,6 +9,7 @@
  * Changed only by applying offset commit records and markers (live or replayed). Main thread.
  */
 import { type CommittedOffset, OffsetStore } from './offset-store.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 export class TransactionalOffsets {
   private readonly byProducer = new Map<bigint, OffsetStore>();
@@ -46,7 +47,7 @@ export class TransactionalOffsets {
     const out = new Map<string, { topic: string; partition: number }>();
     for (const producerId of this.openByGroup.get(group) ?? []) {
       for (const [topic, partitions] of this.byProducer.get(producerId)?.ofGroup(group) ?? []) {
-        for (const partition of partitions.keys()) out.set(`${topic}\u0000${partition}`, { topic, partition });
+        for (const partition of partitions.keys()) out.set(topicPartitionKey(topic, partition), { topic, partition });
       }
     }
     return [...out.values()];

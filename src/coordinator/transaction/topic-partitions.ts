@@ -1,3 +1,4 @@
+import { topicPartitionKey } from '../../common/topic-partition.js';
 /**
  * The partitions of a transaction: a set of topic-partitions kept in a stable order (topic, then
  * partition), so records, answers and replays come out the same every time.
@@ -14,7 +15,7 @@ export function compareTopicPartitions(a: TopicPartitionRef, b: TopicPartitionRe
 /** `a ∪ b`, sorted and without duplicates. */
 export function unionOf(a: readonly TopicPartitionRef[], b: readonly TopicPartitionRef[]): TopicPartitionRef[] {
   const byKey = new Map<string, TopicPartitionRef>();
-  for (const tp of [...a, ...b]) byKey.set(`${tp.topic}\u0000${tp.partition}`, { topic: tp.topic, partition: tp.partition });
+  for (const tp of [...a, ...b]) byKey.set(topicPartitionKey(tp.topic, tp.partition), { topic: tp.topic, partition: tp.partition });
   return [...byKey.values()].sort(compareTopicPartitions);
 }
 

@@ -17,6 +17,7 @@ import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { TopicPartitionRef } from './topic-partitions.js';
 import type { MarkerJob } from './transaction-coordinator.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 
 /** The port to the partition leaders. */
 export interface TxnMarkerWriter {
@@ -85,7 +86,6 @@ class Sending {
   }
 }
 
-const tpKey = (tp: TopicPartitionRef): string => `${tp.topic}\u0000${tp.partition}`;
 
 export class TxnMarkerSender {
   private readonly sending = new Map<string, Sending>();
@@ -129,7 +129,7 @@ export class TxnMarkerSender {
       const retry: TopicPartitionRef[] = [];
       for (const tp of remaining) {
         // A partition the answer leaves out is written again.
-        const errorCode = codes.get(tpKey(tp)) ?? ErrorCode.REQUEST_TIMED_OUT;
+        const errorCode = codes.get(topicPartitionKey(tp.topic, tp.partition)) ?? ErrorCode.REQUEST_TIMED_OUT;
         switch (outcomeOf(errorCode)) {
           case 'written':
             break;
@@ -159,7 +159,7 @@ export class TxnMarkerSender {
         transactionVersion: job.transactionVersion,
         partitions,
       });
-      return new Map(results.map((r) => [tpKey(r), r.errorCode]));
+      return new Map(results.map((r) => [topicPartitionKey(r.topic, r.partition), r.errorCode]));
     } catch (err) {
       this.options.logger.warn('writing transaction markers failed; retrying', { transactionalId: job.transactionalId, error: String(err) });
       return new Map();

@@ -24,7 +24,6 @@ import {
   NO_EPOCH,
   NO_EPOCH_CHECK,
   failedRead,
-  partitionKey,
   type AcksStatus,
   type AcksWait,
   type AppendReply,
@@ -41,6 +40,7 @@ import { leaderEpochError } from '../../../src/replication/leader-epoch.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
 import { failedAppend } from '../../../src/partitions/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
+import { topicPartitionKey } from '../../../src/common/topic-partition.js';
 
 const NO_OFFSET = -1n;
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP): without tiered storage, the earliest offset and none. */
@@ -189,7 +189,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   override async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
     await super.createPartitions(topic, partitions, config);
     for (const p of partitions) {
-      const key = partitionKey(topic.name, p.partition);
+      const key = topicPartitionKey(topic.name, p.partition);
       let replica = this.replicas.get(key);
       if (replica === undefined) this.replicas.set(key, (replica = new MemoryReplica()));
       replica.minInsync = minInsyncOf(config);
@@ -212,18 +212,18 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   /** What a StopReplica, or a LeaderAndIsr not applied yet, leaves: the metadata lists the partition, this owner does not host it. */
   stopHosting(topic: string, partition: number): void {
-    this.replicas.delete(partitionKey(topic, partition));
+    this.replicas.delete(topicPartitionKey(topic, partition));
   }
 
   override async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
     await super.deleteTopic(topic, partitionCount);
-    for (let p = 0; p < partitionCount; p++) this.replicas.delete(partitionKey(topic.name, p));
+    for (let p = 0; p < partitionCount; p++) this.replicas.delete(topicPartitionKey(topic.name, p));
   }
 
   override async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {
     await super.updateTopicConfig(topic, partitionCount, config);
     for (let p = 0; p < partitionCount; p++) {
-      const replica = this.replicas.get(partitionKey(topic.name, p));
+      const replica = this.replicas.get(topicPartitionKey(topic.name, p));
       if (replica !== undefined) replica.minInsync = minInsyncOf(config);
     }
   }
@@ -244,7 +244,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   /** The worker's `Partition.acksStatus`, without its leadership terms. */
   async checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]> {
     return waits.map((w) => {
-      const replica = this.replicas.get(partitionKey(w.topic, w.partition));
+      const replica = this.replicas.get(topicPartitionKey(w.topic, w.partition));
       if (replica === undefined) return { done: true, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       if (replica.leader !== this.localId) return { done: true, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
       if (replica.highWatermark < w.requiredOffset) return { done: false, errorCode: ErrorCode.NONE };
@@ -284,7 +284,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   private replicaOf(ref: TopicPartition): MemoryReplica {
-    const replica = this.replicas.get(partitionKey(ref.topic, ref.partition));
+    const replica = this.replicas.get(topicPartitionKey(ref.topic, ref.partition));
     if (replica === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
     return replica;
   }
@@ -356,7 +356,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     replica.assignEpoch(replica.leaderEpoch, baseOffset);
     const highWatermarkMoved = replica.advanceHighWatermark(this.localId);
     if (highWatermarkMoved && this.parked !== null) {
-      const key = partitionKey(ref.topic, ref.partition);
+      const key = topicPartitionKey(ref.topic, ref.partition);
       for (const { waiter, command } of this.parked.parkedReads(key)) this.parked.offer(waiter, key, this.read(command));
     }
     this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? replica.highWatermark : null);

@@ -204,7 +204,7 @@ describe('a follower', () => {
 describe('a refused append', () => {
   test('carries the log start offset when the log refused the batch, none when it was refused before the log (as Kafka)', async () => {
     const name = await topic(1, {});
-    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
+    await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, Date.now()) }]);
     const corrupt = producedBatch(1, 10, 1);
     corrupt[corrupt.length - 1]! ^= 0xff;
     const [late, broken] = await service.appendMany([

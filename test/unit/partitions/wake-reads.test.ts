@@ -13,7 +13,6 @@ import type { PartitionRegistration } from '../../../src/metadata/metadata-image
 import { Logger } from '../../../src/common/logger.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { FetchPurgatory, type Wake } from '../../../src/partitions/fetch-purgatory.js';
-import { partitionKey } from '../../../src/partitions/partition-key.js';
 import { purgatoryEvents } from '../../../src/partitions/partition-events.js';
 import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
 import { PartitionService } from '../../../src/partitions/partition-service.js';
@@ -21,6 +20,7 @@ import type { ReadCommand } from '../../../src/partitions/partition-protocol.js'
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
 import { producedBatch } from '../storage/storage-fixtures.js';
 import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
+import { topicPartitionKey } from '../../../src/common/topic-partition.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-wake-reads-'));
 const fetches = new FetchPurgatory();
@@ -54,7 +54,7 @@ function consumerRead(topicName: string, partition: number, fetchOffset: bigint,
 
 /** Parks a consumer fetch on `commands`' partitions, with them as its reads. */
 function park(commands: readonly ReadCommand[], timeoutMs = 10_000): Promise<Wake> {
-  const reads = new Map(commands.map((c) => [partitionKey(c.topic, c.partition), c]));
+  const reads = new Map(commands.map((c) => [topicPartitionKey(c.topic, c.partition), c]));
   return fetches.wait([...reads.keys()], timeoutMs, 'highWatermark', reads);
 }
 
@@ -66,7 +66,7 @@ test('an append wakes a parked fetch with the read of what it appended, for each
   assert.deepEqual(replies.map((r) => [r.errorCode, r.highWatermark]), [[ErrorCode.NONE, 3n], [ErrorCode.NONE, 3n]]);
   const wake = await woke;
   assert.equal(wake.reason, 'data');
-  assert.deepEqual([...wake.reads.keys()].sort(), [partitionKey(name, 0), partitionKey(name, 2)]);
+  assert.deepEqual([...wake.reads.keys()].sort(), [topicPartitionKey(name, 0), topicPartitionKey(name, 2)]);
   for (const result of wake.reads.values()) {
     assert.deepEqual([result.errorCode, result.highWatermark, result.records?.byteLength], [ErrorCode.NONE, 3n, batch.byteLength]);
     result.records!.release();
@@ -80,7 +80,7 @@ test('the read is the parked fetch\'s own: from its offset, within its max bytes
   const second = producedBatch(2, 10, 1);
   const woke = park([consumerRead(name, 0, 2n, 1)]);
   await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: second }]);
-  const result = (await woke).reads.get(partitionKey(name, 0))!;
+  const result = (await woke).reads.get(topicPartitionKey(name, 0))!;
   assert.equal(result.records?.byteLength, second.byteLength, 'the first batch at its offset, whole despite max bytes 1 (KIP-74)');
   assert.equal(result.highWatermark, 4n);
   result.records!.release();
@@ -98,7 +98,7 @@ test('an append that leaves the high watermark behind reads nothing and wakes no
 
 test('appends with no fetch parked with reads carry none', async () => {
   const name = await topic(1);
-  const woke = fetches.wait([partitionKey(name, 0)], 10_000);
+  const woke = fetches.wait([topicPartitionKey(name, 0)], 10_000);
   const [reply] = await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }]);
   assert.equal(reply!.wakeReads.length, 0);
   const wake = await woke;

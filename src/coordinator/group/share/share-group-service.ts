@@ -30,6 +30,7 @@ import { type Assignment, assignmentOfPairs } from '../consumer/assignment.js';
 import type { TopicsImage } from '../consumer/subscribed-topics.js';
 import type { ShareInitialization } from './share-initialization.js';
 import type { ShareTopicDeletion } from './share-group-admin.js';
+import { topicPartitionKey } from '../../../common/topic-partition.js';
 
 /** ReadShareGroupStateSummary of a share-partition the persister could not answer: no data. */
 const NO_START_OFFSET = -1n;
@@ -138,13 +139,13 @@ export class ShareGroupService<T> {
     // One lookup of the partition ends for every share-partition whose lag can be computed, as Kafka's coordinator makes.
     const needEnd = summarized.flatMap((t) => t.summaries.filter((s) => s.summary !== null && lagComputable(s.summary)).map((s) => ({ topic: t.name, partition: s.partition })));
     const answered = needEnd.length === 0 ? [] : await ends(needEnd);
-    const endOf = new Map(needEnd.map((p, i) => [`${p.topic}\u0000${p.partition}`, answered[i]!]));
+    const endOf = new Map(needEnd.map((p, i) => [topicPartitionKey(p.topic, p.partition), answered[i]!]));
     const described = summarized.map((t): DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput => ({
       topicName: t.name,
       topicId: t.topicId ?? ZERO_UUID,
       partitions: t.summaries.map(({ partition: partitionIndex, summary }) => {
         if (summary === null) return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
-        const end = endOf.get(`${t.name}\u0000${partitionIndex}`);
+        const end = endOf.get(topicPartitionKey(t.name, partitionIndex));
         if (end === undefined) return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
         if (end.errorCode !== ErrorCode.NONE) return { partitionIndex, errorCode: end.errorCode, errorMessage: ERRORS.get(end.errorCode)?.message ?? null };
         return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: sharePartitionLag(summary, end.offset) };
