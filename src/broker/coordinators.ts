@@ -1,7 +1,7 @@
 /**
  * The group, transaction and share coordinators, built on first use: their ~60 modules and
  * record codecs are ~5 MiB and ~0.1 s of CPU that a broker serving only produce and fetch never
- * needs (docs/notes/performance.md). They load with the first request of an API that uses them
+ * needs (docs/journal/performance.md). They load with the first request of an API that uses them
  * (the handler registry waits for them, so handlers read them synchronously), with a
  * transactional produce's verification, or when this broker leads a partition of their internal
  * topics — at start-up too, so groups and transactions come back after a restart.

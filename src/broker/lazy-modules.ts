@@ -1,7 +1,7 @@
 /**
  * The broker's parts that most brokers never run, loaded when the broker's configuration asks
  * for them rather than at start-up: module loading is most of a broker's start-up CPU and much of
- * its idle memory (docs/notes/performance.md). `broker.ts` stays the composition root; these
+ * its idle memory (docs/journal/performance.md). `broker.ts` stays the composition root; these
  * factories only defer the `import`.
  */
 import type { Logger } from '../common/logger.js';

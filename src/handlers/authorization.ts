@@ -1,7 +1,7 @@
 /**
  * The one place handlers ask whether the request's principal may do something, as Kafka's
  * `AuthHelper` does for `KafkaApis`: each handler names the operation and resource Kafka checks
- * for its API (the table is in docs/notes/acls.md), and gets Kafka's answer code for a refusal.
+ * for its API (the table is in docs/design/acls.md), and gets Kafka's answer code for a refusal.
  * Without an authorizer every question is answered yes and the authorized-operations bit sets
  * are Kafka's "everything" sets. ApiVersions, SaslHandshake and SaslAuthenticate never ask.
  */

@@ -4,7 +4,7 @@
  * Node reads each socket chunk into a newly allocated 64 KiB buffer, freed when the collector
  * takes the chunk. By default glibc hands a freed heap top beyond 128 KiB back to the kernel, so
  * under produce load the next reads fault the same pages in again, zero-filled: about one page
- * fault per 4 KiB received, ~20% of a broker's CPU per GB produced (docs/notes/performance.md).
+ * fault per 4 KiB received, ~20% of a broker's CPU per GB produced (docs/journal/performance.md).
  * Keeping freed heap for reuse ends that; the memory kept is bounded by the heap's peak, and
  * RSS then stays at it rather than following each collection down.
  */

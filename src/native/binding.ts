@@ -5,7 +5,7 @@
  * The addon loads with its first use, not with this module: the main thread imports the
  * wrappers at start but calls none of them before it accepts connections (the first Fetch sends
  * files, the first sampled batch decompresses), and loading the addon is a few milliseconds of a
- * broker's start-up (docs/notes/performance.md). A missing addon still fails at import.
+ * broker's start-up (docs/journal/performance.md). A missing addon still fails at import.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -75,7 +75,7 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
  * until then. For readers that keep nothing of the records (produce validation): a fresh output
  * buffer per batch costs an allocation, the page faults of new memory and the collector's
  * bookkeeping of external memory, many times what lz4 or zstd take to decompress a 256 KiB batch
- * (docs/notes/performance.md). gzip goes through the addon's zlib too when the build has it
+ * (docs/journal/performance.md). gzip goes through the addon's zlib too when the build has it
  * (node:zlib has no such call), else through `decompress`.
  */
 export function decompressTransient(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer {

@@ -1,4 +1,4 @@
-/** The storage engine: partition logs in Kafka's on-disk layout. See docs/notes/storage.md. */
+/** The storage engine: partition logs in Kafka's on-disk layout. See docs/design/storage.md. */
 export { hasCleanShutdownMarker, removeCleanShutdownMarker, writeCleanShutdownMarker } from './log/clean-shutdown-marker.js';
 export {
   LogManager,

@@ -1,6 +1,6 @@
 /**
  * The broker's own view of the batching, from its Prometheus `/metrics` (Sluice:
- * `metrics.listener`, names in docs/notes/metrics.md): scraped before and after a cell, the
+ * `metrics.listener`, names in docs/design/metrics.md): scraped before and after a cell, the
  * histograms' difference is what that cell's traffic did. The histograms are broker-wide, so
  * other producers on the same broker during a cell count too.
  */

@@ -7,7 +7,7 @@
  * ACL, client-quota and SCRAM-credential APIs without an authorizer, SaslHandshake on a plaintext
  * listener, ApiVersions' features and UpdateFeatures (its refusals, and what a disabled
  * `group.version` or `share.version` answers), each at the lowest, a middle and the highest version
- * both brokers serve. Intended differences are masked with the reason in docs/notes/differences.md.
+ * both brokers serve. Intended differences are masked with the reason in docs/guides/compatibility.md.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -196,7 +196,7 @@ function securityFreeScenario(): Scenario {
     setup: (bootstrap) => createServedTopic(bootstrap, topic, 1),
     steps: [
       step({
-        // v0 only where Sluice serves it: docs/notes/differences.md, "SaslHandshake v0".
+        // v0 only where Sluice serves it: docs/guides/compatibility.md, "SaslHandshake v0".
         label: 'a SASL handshake on a plaintext listener', request: M.SaslHandshakeRequest, response: M.SaslHandshakeResponse, versions: [1],
         body: () => ({ mechanism: 'PLAIN' }),
       }),

@@ -5,7 +5,7 @@
  * with the error cases a client meets: unknown topic or id, bad partition, wrong leader epoch,
  * offsets out of range, oversize batches, bad acks, idempotent sequence gaps and stale epochs,
  * record validation, fetch sessions, auto-creation. Intended differences are masked with the
- * reason in docs/notes/differences.md.
+ * reason in docs/guides/compatibility.md.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -191,7 +191,7 @@ function shareGroupScenario(): Scenario {
       keep: keep ? (r, vars) => vars.set('share-epoch', r.memberEpoch) : undefined,
     });
   const epoch = (vars: Vars): number => (vars.get('share-epoch') as number | undefined) ?? 0;
-  // Every topic of a group (topics null) only once it has no member: docs/notes/differences.md,
+  // Every topic of a group (topics null) only once it has no member: docs/guides/compatibility.md,
   // "Known differences, not yet fixed".
   const offsets = (label: string, every: boolean) =>
     step({

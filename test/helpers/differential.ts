@@ -3,7 +3,7 @@
  * versions) run alike against Apache Kafka (the pinned release, one KRaft node) and a Sluice
  * broker process, one of each per test file, and every answer compared field by field with
  * `responseDifferences` after each step's masks. Each scenario becomes one test listing all its
- * differences at once. Masks for intended differences cite docs/notes/differences.md.
+ * differences at once. Masks for intended differences cite docs/guides/compatibility.md.
  */
 import { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,16 +27,16 @@ export const COMMON_MASK: readonly MaskRule[] = [
   { path: '**.batchIndexErrorMessage', treat: 'kind', why: 'free text for people; the record error itself is compared' },
 ];
 
-/** Masks for the intended differences, each explained under its heading in docs/notes/differences.md. */
+/** Masks for the intended differences, each explained under its heading in docs/guides/compatibility.md. */
 export const INTENDED = {
-  /** docs/notes/differences.md, "Config documentation". */
+  /** docs/guides/compatibility.md, "Config documentation". */
   configDocumentation: { path: '**.configs[].documentation', treat: 'kind', why: 'differences.md: Config documentation' },
-  /** docs/notes/differences.md, "min.insync.replicas as a cluster default". */
+  /** docs/guides/compatibility.md, "min.insync.replicas as a cluster default". */
   kraftMinInsyncReplicas: [
     { path: '**.configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
     { path: '**.configs[name=min.insync.replicas].synonyms', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
   ],
-  /** docs/notes/differences.md, "Features of KRaft and of what Sluice does not serve yet". */
+  /** docs/guides/compatibility.md, "Features of KRaft and of what Sluice does not serve yet". */
   features: [
     ...['metadata.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version'].flatMap((name) => [
       { path: `supportedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
@@ -44,13 +44,13 @@ export const INTENDED = {
     ]),
     { path: 'finalizedFeaturesEpoch', treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' },
   ],
-  /** docs/notes/differences.md, "Auto-created topics are answered at once". */
+  /** docs/guides/compatibility.md, "Auto-created topics are answered at once". */
   autoCreatedAtOnce: [
     { path: 'topics[].errorCode', treat: 'ignored', why: 'differences.md: Auto-created topics are answered at once' },
     { path: 'topics[].topicId', treat: 'ignored', why: 'differences.md: Auto-created topics are answered at once' },
     { path: 'topics[].partitions', treat: 'ignored', why: 'differences.md: Auto-created topics are answered at once' },
   ],
-  /** docs/notes/differences.md, "Consumer group epochs". */
+  /** docs/guides/compatibility.md, "Consumer group epochs". */
   consumerGroupEpochs: [
     { path: '**.memberEpoch', treat: 'kind', why: 'differences.md: Consumer group epochs' },
     { path: '**.groupEpoch', treat: 'kind', why: 'differences.md: Consumer group epochs' },

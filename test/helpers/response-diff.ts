@@ -20,7 +20,7 @@ export interface MaskRule {
    */
   readonly path: string;
   readonly treat: MaskTreatment;
-  /** Why the field may differ: a broker-specific value, or the docs/notes/differences.md entry. */
+  /** Why the field may differ: a broker-specific value, or the docs/guides/compatibility.md entry. */
   readonly why: string;
 }
 

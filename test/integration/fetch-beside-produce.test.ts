@@ -1,6 +1,6 @@
 // A consumer's long poll is answered while a producer keeps the partition's worker busy: its
 // read goes on the worker's priority lane, served before the appends queued ahead of it
-// (docs/notes/consume-and-compressed-produce.md). Over real sockets, one worker; asserts
+// (docs/journal/consume-and-compressed-produce.md). Over real sockets, one worker; asserts
 // causality (what the fetch saw, which answer came first), never times.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

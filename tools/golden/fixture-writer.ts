@@ -31,7 +31,7 @@ export interface Manifest {
 const DESCRIPTION =
   'Kafka frames captured between real clients and Apache Kafka, without the 4-byte size prefix. ' +
   'Each <file>.kafka.json is Kafka\'s own decoding of that frame (tools/golden/DecodeFrames.java). ' +
-  'Regenerate with tools/golden/capture.sh; see docs/notes/golden.md.';
+  'Regenerate with tools/golden/capture.sh; see docs/design/golden.md.';
 
 export class UnknownApiError extends Error {
   override name = 'UnknownApiError';

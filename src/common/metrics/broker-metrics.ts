@@ -2,7 +2,7 @@
  * The main thread's instruments, the Sluice counterparts of Kafka's RequestMetrics (rate,
  * latency and errors per API), BrokerTopicMetrics (messages and bytes in/out per topic) and the
  * produce batch statistics, plus how response bytes left: by sendfile (zero copy) or through
- * the socket's buffers. Names and labels are listed in docs/notes/metrics.md.
+ * the socket's buffers. Names and labels are listed in docs/design/metrics.md.
  *
  * Each broker makes one (`Broker.start`) and hands it to the dispatcher, the handlers (through
  * the request context) and the network layer, on a registry of its own, never prom-client's

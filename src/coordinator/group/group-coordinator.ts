@@ -21,7 +21,7 @@
  *   order, each after the previous one's append; if an append fails, `unload()` and replay.
  *
  * KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) live beside the classic
- * groups in the same group id space, offsets and timers; see `consumer/` and docs/notes/kip-848.md.
+ * groups in the same group id space, offsets and timers; see `consumer/` and docs/design/kip-848.md.
  * So do KIP-932 share groups (`share/`): ShareGroupHeartbeat, ShareGroupDescribe and the share
  * group steps of the admin APIs, whose persister calls the service makes between them. A group id
  * belongs to one type: a client of another type gets Kafka's GROUP_ID_NOT_FOUND.

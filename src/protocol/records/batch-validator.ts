@@ -6,7 +6,7 @@
  * Sources of each rule and its error code: `UnifiedLog.analyzeAndValidateRecords` (base offset,
  * size, CRC), `LogValidator.validateBatch` (offset range, count, control, sequence),
  * `LogValidator.validateRecord` (key on compacted topics, timestamps), `ProduceRequest
- * .validateRecords` (exactly one magic-2 batch). See docs/notes/records.md.
+ * .validateRecords` (exactly one magic-2 batch). See docs/design/records.md.
  */
 import { recordsPass } from '../../native/record-scan.js';
 import { compressionCodecId, CompressionType, isControl, isKnownCompressionType, timestampTypeOf, TimestampType } from './attributes.js';

@@ -1,7 +1,7 @@
 /**
  * Typed failures of record-batch validation and decoding, carrying the Kafka error code a
  * Produce handler puts in the partition response. The codes are the ones Kafka's broker answers
- * for the same fault (see docs/notes/records.md for the mapping and its sources).
+ * for the same fault (see docs/design/records.md for the mapping and its sources).
  */
 import { KafkaError } from '../../common/kafka-error.js';
 

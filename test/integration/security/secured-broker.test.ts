@@ -1,4 +1,4 @@
-// The README's "Securing a broker" setup, end to end with real clients: `sluice tls` makes the
+// docs/guides/security.md's setup, end to end with real clients: `sluice tls` makes the
 // certificates, the broker serves SASL_SSL only, with an authorizer; the admin (a PLAIN user of
 // the JAAS entry, a super user) creates SCRAM users and ACLs with `sluice configs` and
 // `sluice acls` over SASL_SSL; then each user can do what its ACLs allow and nothing else.
@@ -27,7 +27,7 @@ function refusal(err: unknown): string {
 const ACL_AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
 const ADMIN_PASSWORD = 'admin-secret';
 
-describe('a SASL_SSL broker with SCRAM users and ACLs, set up as the README says', () => {
+describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/security.md says', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-secured-'));
   let broker: BrokerProcess;
   let bootstrap: string;

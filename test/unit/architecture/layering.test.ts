@@ -99,3 +99,18 @@ test('imports in src/ follow the documented dependency direction', () => {
   }
   assert.deepEqual(violations, []);
 });
+
+test("docs/ARCHITECTURE.md's file map lists exactly the layers of the table", () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'ARCHITECTURE.md'), 'utf8');
+  const start = doc.search(/^## File map$/m);
+  assert.ok(start >= 0, 'docs/ARCHITECTURE.md has no "## File map" section');
+  const rest = doc.slice(start).split('\n').slice(1);
+  const end = rest.findIndex((line) => line.startsWith('## '));
+  const section = end < 0 ? rest : rest.slice(0, end);
+  const listed = section
+    .filter((line) => line.startsWith('|'))
+    .map((line) => /^\|\s*`src\/(.+?)\/`\s*\|/.exec(line)?.[1])
+    .filter((layer): layer is string => layer !== undefined);
+  const layers = Object.keys(ALLOWED).filter((layer) => layer !== '.');
+  assert.deepEqual([...listed].sort(), [...layers].sort());
+});

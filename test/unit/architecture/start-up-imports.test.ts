@@ -1,7 +1,7 @@
 /**
  * What `sluice start` loads before it accepts connections: the static imports of the compiled
  * CLI, followed through every module (dynamic `import()` is where loading is deferred). Most of
- * a broker's start-up time and idle memory is module loading (docs/notes/performance.md), so
+ * a broker's start-up time and idle memory is module loading (docs/journal/performance.md), so
  * what only some brokers or some requests need stays behind a dynamic import.
  */
 import { test } from 'node:test';

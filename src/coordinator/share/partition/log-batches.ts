@@ -63,7 +63,7 @@ const readAt = promisify(read);
 /**
  * Bytes read from the file at a time: the headers of the batches in this much of the range come
  * from one read through the thread pool, where a read per header cost a pool round trip per
- * batch (most of the broker's CPU under share consumers, docs/notes/share-groups-performance.md).
+ * batch (most of the broker's CPU under share consumers, docs/journal/share-groups-performance.md).
  */
 const SCAN_CHUNK_BYTES = 256 * 1024;
 
