@@ -51,6 +51,7 @@ describe('connections', () => {
       for (let i = 0; i < 8; i++) {
         active.send(apiVersions(i));
         await active.readFrame();
+        // Fixed on purpose: a client paced below the idle timeout, while the other connection idles past it.
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(idle.closed, true, 'the idle connection is still open');
@@ -76,6 +77,7 @@ describe('clean shutdown', () => {
           FetchRequest.write(w, { replicaId: -1, maxWaitMs: 30_000, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: 'lp', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 4),
         ),
       );
+      // Kept: the fetch parked at the broker shows nowhere outside it, so it is given the time to arrive.
       await new Promise((r) => setTimeout(r, 200));
       const started = Date.now();
       const stopping = broker.stop();
@@ -114,6 +116,7 @@ describe('start-up', () => {
       const deadline = Date.now() + 60_000;
       while (client === undefined && Date.now() < deadline) {
         client = await WireClient.connect('127.0.0.1', port).catch(() => undefined);
+        // Fixed on purpose: retry at once, so as to connect in the first moments the listener is open.
         if (client === undefined) await new Promise((r) => setTimeout(r, 2));
       }
       assert.ok(client !== undefined, 'the restarting broker never accepted a connection');

@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { FetchRequest, FetchResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '../../src/protocol/messages/index.js';
@@ -22,6 +21,7 @@ import { encodeRecordBatch } from '../../src/protocol/records/index.js';
 import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { parseExposition, select, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';
+import { waitFor, when } from '../helpers/wait-for.js';
 
 const TOPIC = 'metered';
 const WORKERS = 2;
@@ -103,10 +103,10 @@ describe('/metrics of the broker process', () => {
     // The sendfile's completion is counted when the kernel has taken the bytes: poll briefly.
     let now = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}): number => total(now, name, labels) - total(before, name, labels);
-    for (let i = 0; i < 50 && delta('sluice_network_bytes_sent_total', { path: 'zero_copy' }) < fetchedBytes; i++) {
-      await sleep(20);
+    await waitFor('the zero-copy bytes counted', 5000, async () => {
       now = await scrape();
-    }
+      return when(delta('sluice_network_bytes_sent_total', { path: 'zero_copy' }) >= fetchedBytes);
+    }, 20).catch(() => undefined); // the assertions below say what is missing
 
     assert.equal(delta('sluice_topic_bytes_in_total', { topic: TOPIC }), producedBytes + mixedBytes);
     assert.equal(delta('sluice_topic_messages_in_total', { topic: TOPIC }), 3 + 5 + 2);

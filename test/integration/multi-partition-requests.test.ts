@@ -147,6 +147,7 @@ describe('a long-poll fetch woken by one partition', () => {
     await produceTo(1, 'before');
     // Partition 1 already has a record at offset 0; asking from offset 1 there, and 0 on partition 0, finds nothing yet.
     const first = longPoll([0n, 1n]);
+    // Kept: the long poll parked at the broker shows nowhere outside it, so it is given the time to arrive.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await produceTo(0, 'wakes partition 0');
     const woken = summary(await first);
@@ -154,6 +155,7 @@ describe('a long-poll fetch woken by one partition', () => {
     assert.ok(woken[0]![3] > 0 && woken[1]![3] === 0, 'records only for the partition that got them');
 
     const second = longPoll([1n, 1n]);
+    // Kept: the long poll parked at the broker shows nowhere outside it, so it is given the time to arrive.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await produceTo(1, 'wakes partition 1');
     const again = summary(await second);

@@ -17,6 +17,7 @@ import { javaSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
 import { kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const BROKER = 4;
 
@@ -91,11 +92,10 @@ describe('dynamic configs with kafka-configs.sh and KafkaJS', { skip: javaSkip()
         topicPartitions: [],
       });
     await wireCall(broker.bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, { keyType: 0, coordinatorKeys: ['paced'] });
-    let joined = await join();
-    for (let i = 0; i < 50 && joined.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      joined = await join();
-    }
+    const joined = await waitFor('the group coordinator to load', 10_000, async () => {
+      const r = await join();
+      return r.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? undefined : r;
+    }, 200);
     assert.deepEqual([joined.errorCode, joined.heartbeatIntervalMs], [ErrorCode.NONE, 7000]);
     const listed = await wireCall(broker.bootstrap, M.ListConfigResourcesRequest, M.ListConfigResourcesResponse, 1, { resourceTypes: [32] });
     assert.deepEqual(listed.configResources.map((r) => r.resourceName), ['paced']);

@@ -108,7 +108,7 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
       const deadline = Date.now() + 30_000;
       while (seen.length < expected && Date.now() < deadline) await sleep(100);
-      // Time for more than `expected` to show up, were offsets lost.
+      // Fixed on purpose: time for more than `expected` to show up, were offsets lost; nothing signals it.
       await sleep(1000);
       await consumer.disconnect();
       return seen;

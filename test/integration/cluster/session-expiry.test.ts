@@ -80,6 +80,7 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
     // the leader have been answered (empty) the leader alone takes acks=1 records.
     for (const f of followers) f.child.kill('SIGSTOP');
     try {
+      // Kept: the fetches answered at the leader show nowhere outside it; three fetch waits give them time.
       await sleep(FETCH_WAIT_MS * 3);
       await produce(leader.bootstrap, '1', 'uncommitted');
     } finally {

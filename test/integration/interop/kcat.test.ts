@@ -62,7 +62,7 @@ describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
       const startMs = Date.now();
       await kcat(['-b', broker.bootstrap, '-P', '-t', TOPIC, '-z', codec, '-Z', '-K', '\\x1f', '-D', '\\x1e', '-H', `codec=${codec}`, '-H', `wave=${i}`, '-X', 'linger.ms=20'], stdin);
       waves.push({ codec, records, startMs, endMs: Date.now() });
-      await new Promise((r) => setTimeout(r, 5)); // the next wave's timestamps start strictly later
+      await new Promise((r) => setTimeout(r, 5)); // fixed on purpose: the next wave's timestamps start strictly later
     }
     read = await kcatRead(broker.bootstrap, TOPIC);
   });

@@ -2,11 +2,11 @@
 // ZooKeeper (/config/clients/...) and enforced by the other, which describes it too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as M from '../../../src/protocol/messages/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** The client id `wireCall` sends. */
 const WIRE_CLIENT = 'sluice-admin-test';
@@ -29,11 +29,10 @@ describe('client quotas on a cluster', { skip: zooKeeperSkip() }, () => {
       validateOnly: false,
     });
     assert.deepEqual(set.entries.map((e) => e.errorCode), [0]);
-    let throttle = 0;
-    for (let i = 0; i < 100 && throttle === 0; i++) {
-      throttle = (await wireCall(b!, M.MetadataRequest, M.MetadataResponse, 12, { topics: [] })).throttleTimeMs;
-      if (throttle === 0) await sleep(100);
-    }
+    const throttle = await waitFor('broker 2 to throttle the client', 10_000, async () => {
+      const ms = (await wireCall(b!, M.MetadataRequest, M.MetadataResponse, 12, { topics: [] })).throttleTimeMs;
+      return ms > 0 ? ms : undefined;
+    });
     assert.ok(throttle > 0, 'broker 2 throttles the client under the quota set through broker 1');
     const described = await wireCall(b!, M.DescribeClientQuotasRequest, M.DescribeClientQuotasResponse, 1, {
       components: [{ entityType: 'client-id', matchType: 0, match: WIRE_CLIENT }],

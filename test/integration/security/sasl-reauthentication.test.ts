@@ -49,6 +49,7 @@ for (const protocol of PROTOCOLS) {
         while (Date.now() < deadline) {
           await producer.send({ topic: 'reauth-kafkajs', messages: [{ value: String(acked) }] });
           acked++;
+          // Fixed on purpose: a producer paced over several session lifetimes, so that it must re-authenticate.
           await sleep(200);
         }
         assert.ok(acked >= 15, `acked ${acked}`);
@@ -62,6 +63,7 @@ for (const protocol of PROTOCOLS) {
     test('a client that does not re-authenticate is closed on its first request after the session expired', async () => {
       const connection = await KafkaConnection.connect({ ...hostPort(broker.bootstrap), sasl: { mechanism: 'SCRAM-SHA-256', ...SCRAM_USERS['SCRAM-SHA-256'] } });
       assert.equal(await brokerCount(connection), 1);
+      // Fixed on purpose: the session must expire; its lifetime is what is tested.
       await sleep(SESSION_MS + 200);
       await assert.rejects(brokerCount(connection), /closed/);
     });

@@ -12,6 +12,7 @@ import * as M from '../../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
 import { wireCall } from '../../helpers/wire-call.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 const INITIALIZE_SHARE_GROUP_STATE = 83;
 
@@ -62,16 +63,16 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
       t.skip('the broker has no share coordinator yet');
       return;
     }
-    const deadline = Date.now() + 30_000;
     const memberId = 'member-2';
     let epoch = (await heartbeat({ groupId: alone, memberId, memberEpoch: 0, subscribedTopicNames: [topic] })).memberEpoch;
     let assigned: number[] = [];
-    while (assigned.length < 2 && Date.now() < deadline) {
+    // The member heartbeats every 200 ms until both partitions are assigned to it.
+    await waitFor('both partitions assigned', 30_000, async () => {
       const r = await heartbeat({ groupId: alone, memberId, memberEpoch: epoch });
       epoch = r.memberEpoch;
       assigned = r.assignment?.topicPartitions.flatMap((t) => t.partitions) ?? assigned;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+      return when(assigned.length >= 2);
+    }, 200);
     assert.deepEqual(assigned.sort(), [0, 1]);
     const offsets = await wireCall(broker.bootstrap, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, 1, { groups: [{ groupId: alone, topics: null }] });
     assert.deepEqual(offsets.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.startOffset])), [[0, -1n], [1, -1n]]);

@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { SHARE_GROUP_STATE_TOPIC } from '../../../src/protocol/internal-topics.js';
 import * as M from '../../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { wireCall } from '../../helpers/wire-call.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const SETTINGS = {
   'share.coordinator.state.topic.num.partitions': '1',
@@ -77,21 +77,19 @@ describe('share-state RPCs against a broker process, across a restart', () => {
 
     // Three snapshots: Initialize's (0), the write's (1), and the read's at its new leader epoch (2),
     // which is all the state needs: the prune job deletes the two before it.
-    let start = await earliest();
-    for (let i = 0; i < 200 && start < 2n; i++) {
-      await sleep(50);
-      start = await earliest();
-    }
+    const start = await waitFor('the prune job to delete the two older snapshots', 10_000, async () => {
+      const s = await earliest();
+      return s >= 2n ? s : undefined;
+    }, 50);
     assert.equal(start, 2n);
 
     assert.equal(await broker.stop(), 0);
     broker = await startBrokerProcess({ 'log.dirs': dir, ...SETTINGS });
-    let after = await read(topicId);
     // The coordinator replays its partition after the restart; until then it answers that it is loading.
-    for (let i = 0; i < 200 && after.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS; i++) {
-      await sleep(50);
-      after = await read(topicId);
-    }
+    const after = await waitFor('the coordinator to load its partition', 10_000, async () => {
+      const r = await read(topicId);
+      return r.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? undefined : r;
+    }, 50);
     assert.deepEqual(after, before);
 
     const deleted = await wireCall(broker.bootstrap, M.DeleteShareGroupStateRequest, M.DeleteShareGroupStateResponse, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0 }] }] });

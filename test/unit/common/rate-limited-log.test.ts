@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
 import { RateLimitedLog } from '../../../src/common/rate-limited-log.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 class RecordingLogger extends Logger {
   readonly lines: Array<{ message: string; context: Record<string, unknown> | undefined }> = [];
@@ -31,6 +32,6 @@ test('the count held back is reported by a timer when no further warning comes',
   limited.warn('b');
   limited.warn('c');
   assert.equal(log.lines.length, 1);
-  await new Promise((r) => setTimeout(r, 1100));
+  await waitFor('the timer to report the held-back count', 5000, () => when(log.lines.length > 1), 20);
   assert.deepEqual(log.lines[1], { message: 'similar warnings suppressed', context: { count: 2 } });
 });

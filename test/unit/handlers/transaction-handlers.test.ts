@@ -25,6 +25,7 @@ import { encodeRecordBatch, isControl, readBatchHeader } from '../../../src/prot
 import { MemoryPartitions, memoryOffsetsLog } from '../coordinator/runtime/memory-partitions.js';
 import { MemoryLog } from '../coordinator/transaction/harness.js';
 import { dataHarnesses, type DataHarness } from './data-harness.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 const { NONE, INVALID_TXN_STATE, TRANSACTION_ABORTABLE, TRANSACTIONAL_ID_AUTHORIZATION_FAILED, INVALID_PRODUCER_ID_MAPPING, UNKNOWN_TOPIC_OR_PARTITION, OPERATION_NOT_ATTEMPTED, INVALID_REQUEST } = ErrorCode;
 
@@ -78,11 +79,8 @@ async function describeTxn(d: DataHarness, transactionalId: string) {
 
 /** Polls DescribeTransactions until the transaction reaches `state` (markers are written after EndTxn answers). */
 async function awaitState(d: DataHarness, transactionalId: string, state: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if ((await describeTxn(d, transactionalId)).transactionState === state) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`${transactionalId} never reached ${state}: ${(await describeTxn(d, transactionalId)).transactionState}`);
+  const reached = await waitFor(`${transactionalId} to reach ${state}`, 5000, async () => when((await describeTxn(d, transactionalId)).transactionState === state), 20).catch(() => false);
+  if (reached !== true) assert.fail(`${transactionalId} never reached ${state}: ${(await describeTxn(d, transactionalId)).transactionState}`);
 }
 
 const controlBatches = (d: DataHarness, topic: string, partition: number): number =>

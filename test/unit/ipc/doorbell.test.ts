@@ -17,6 +17,7 @@ test('a write to either ring wakes a reader asleep on the doorbell', async () =>
   for (const lane of [1, 0, 1]) {
     let woke = false;
     const waiting = doorbell.waitForRingAsync(hasWork, Infinity).then(() => (woke = true));
+    // Fixed on purpose: the reader must stay asleep, so there is no event to wait for, only time.
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(woke, false, 'asleep while both rings are empty');
     writers[lane]!.tryWriteBytes(new Uint8Array([lane]));
@@ -35,6 +36,7 @@ test('a message already in a ring ends the wait at once; a quiet write does not 
   let woke = false;
   const waiting = doorbell.waitForRingAsync(hasWork, Infinity).then(() => (woke = true));
   assert.equal(writers[0]!.tryWrite(0, null, [new Uint8Array(3)], false), true);
+  // Fixed on purpose: the quiet write must not wake the reader, so there is no event to wait for, only time.
   await new Promise((resolve) => setTimeout(resolve, 30));
   assert.equal(woke, false, 'no ring for the quiet write');
   doorbell.interrupt();

@@ -122,6 +122,7 @@ test('waitForSpaceAsync resolves when the reader frees space, without polling', 
   assert.equal(writer.tryWriteBytes(message(2, 20)), false);
   let resolved = false;
   const waiting = writer.waitForSpaceAsync(20).then(() => (resolved = true));
+  // Fixed on purpose: the wait must not resolve yet, so there is no event to wait for, only time.
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(resolved, false);
   assert.ok(reader.read());
@@ -134,6 +135,7 @@ test('waitForDataAsync resolves on a write, and at once when data is already the
   const { writer, reader } = ring(64);
   let woke = false;
   const waiting = reader.waitForDataAsync().then(() => (woke = true));
+  // Fixed on purpose: the wait must not resolve yet, so there is no event to wait for, only time.
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(woke, false);
   writer.tryWriteBytes(message(1, 1));
@@ -155,6 +157,7 @@ test('a write without wake-up publishes the message but leaves a sleeping reader
   let woke = false;
   const waiting = reader.waitForDataAsync().then(() => (woke = true));
   assert.equal(writer.tryWrite(0, null, [message(1, 3)], false), true);
+  // Fixed on purpose: the quiet write must not wake the reader, so there is no event to wait for, only time.
   await new Promise((resolve) => setTimeout(resolve, 30));
   assert.equal(woke, false, 'no notify for the quiet write');
   writer.tryWriteBytes(message(2, 2));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { mapFile } from '../../../src/native/index.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -106,10 +107,7 @@ test('mappings left to the garbage collector are unmapped', async () => {
   try {
     for (let i = 0; i < 50; i++) mapFile(fd, 0, 1 << 20, false);
     assert.ok(mapsOfFile() >= 1);
-    for (let round = 0; round < 10 && mapsOfFile() > 0; round++) {
-      gc();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor('the collected mappings to be unmapped', 5000, () => (gc(), when(mapsOfFile() === 0)), 10);
     assert.equal(mapsOfFile(), 0);
   } finally {
     closeSync(fd);

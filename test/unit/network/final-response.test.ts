@@ -6,6 +6,7 @@ import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
 import { WireClient } from '../../helpers/wire-client.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 test('a FinalResponse is held back its delay, sent, and the connection closed; nothing sent after it is dispatched', async () => {
   const dispatched: number[] = [];
@@ -26,7 +27,7 @@ test('a FinalResponse is held back its delay, sent, and the connection closed; n
     const request = (id: number): Buffer => encodeRequest(18, 0, id, 'final-test', (w) => ApiVersionsRequest.write(w, {}, 0));
     const sent = Date.now();
     client.send(request(7));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the first request dispatched', 5000, () => when(dispatched.length === 1), 5);
     client.send(request(8));
     const frame = await client.readFrame(5000);
     assert.ok(Date.now() - sent >= delayMs - 20, `answered after ${Date.now() - sent} ms`);

@@ -11,6 +11,7 @@ import { OutboundQueue } from '../../../src/network/outbound-queue.js';
 import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
 import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 async function socketPair(): Promise<{ client: Socket; server: Socket; close: () => void }> {
   const srv = createServer();
@@ -115,6 +116,7 @@ test('on a TLS socket file ranges are read and written through it in order, with
     client.pause();
     queue.enqueue([Buffer.from('A'), region(100, 23_000_000, 1), Buffer.from('B')]);
     queue.enqueue([region(0, 10, 2), Buffer.from('C')]);
+    // Fixed on purpose: the queue must not buffer the range however long the client stalls, so there is only time to wait.
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(server.writableLength < 1_000_000, `buffered ${server.writableLength} bytes: the copy waits for the socket`);
     assert.deepEqual(released, [], 'nothing is released before it is sent');
@@ -149,9 +151,10 @@ test('on a TLS socket that closes mid-copy, the range being copied and every que
     server.on('error', () => undefined);
     queue.enqueue([region(1)]);
     queue.enqueue([region(2)]);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the copy of the first range to start', 5000, () => when(server.writableLength > 0 || server.bytesWritten > 0), 5);
     client.destroy();
-    for (let i = 0; i < 100 && released.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('both ranges released', 5000, () => when(released.length >= 2), 10);
+    // Fixed on purpose: a second release of either range would come within these 50 ms.
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual([...released].sort(), [1, 2]);
   } finally {

@@ -7,6 +7,7 @@ import { Listener } from '../../../src/network/listener.js';
 import { encodeRequest } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
 import { WireClient } from '../../helpers/wire-client.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 test("every request of a connection carries the connection's session: listener, security protocol, anonymous principal, client address", async () => {
   const seen: Session[] = [];
@@ -26,7 +27,7 @@ test("every request of a connection carries the connection's session: listener, 
     const request = (id: number): Buffer => encodeRequest(18, 3, id, 'session-test', (w) => ApiVersionsRequest.write(w, {}, 3));
     clients[0]!.send(Buffer.concat([request(1), request(2)]));
     clients[1]!.send(request(3));
-    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('three requests dispatched', 5000, () => when(seen.length >= 3), 10);
     assert.equal(seen.length, 3);
     const local = clients.map((c) => `${c.socket.localAddress}:${c.socket.localPort}`);
     const addresses = seen.map((s) => s.clientAddress).sort();
@@ -60,10 +61,10 @@ test('a closed connection tells the dispatcher its session, once', async () => {
   const client = await WireClient.connect(host, port);
   try {
     client.send(encodeRequest(18, 3, 1, 'session-test', (w) => ApiVersionsRequest.write(w, {}, 3)));
-    for (let i = 0; i < 100 && served.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the request dispatched', 5000, () => when(served.length >= 1), 10);
     assert.equal(closed.length, 0);
     client.close();
-    for (let i = 0; i < 100 && closed.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the session closed', 5000, () => when(closed.length >= 1), 10);
     assert.equal(closed.length, 1);
     assert.equal(closed[0], served[0], "the connection's own session");
   } finally {

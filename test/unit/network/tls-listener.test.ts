@@ -14,6 +14,7 @@ import { Listener, type ListenerOptions } from '../../../src/network/listener.js
 import { encodeRequest } from '../../../src/protocol/envelope.js';
 import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 const quiet = new Logger('test');
 
@@ -57,7 +58,7 @@ async function sessionOf(listener: Listener, seen: Session[], withCertificate: b
   const client = await tlsClient(port, withCertificate);
   try {
     client.write(apiVersions(1));
-    for (let i = 0; i < 200 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the request to be dispatched', 5000, () => when(seen.length > 0), 10);
     assert.equal(seen.length, 1);
     return seen[0]!;
   } finally {
@@ -126,10 +127,19 @@ test('a client that never completes its handshake is disconnected after the hand
   }
 });
 
+class CountingLimits extends ConnectionLimits {
+  released = 0;
+  override release(ip: string): void {
+    super.release(ip);
+    this.released++;
+  }
+}
+
 test('max.connections.per.ip: connections over the limit are closed at once, and a closed one frees its slot', async () => {
+  const limits = new CountingLimits({ maxConnections: 100, maxConnectionsPerIp: 2, maxConnectionsPerIpOverrides: new Map() });
   const listener = new Listener(
     { dispatch: async () => null },
-    options({ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', limits: new ConnectionLimits({ maxConnections: 100, maxConnectionsPerIp: 2, maxConnectionsPerIpOverrides: new Map() }) }),
+    options({ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', limits }),
     quiet,
   );
   const { port } = await listener.listen('127.0.0.1', 0);
@@ -148,8 +158,9 @@ test('max.connections.per.ip: connections over the limit are closed at once, and
     const third = await open();
     assert.equal(await closedSoon(third), true, 'the third connection from one IP is closed');
     assert.equal(await closedSoon(a), false, 'the first two stay open');
+    const releasedBefore = limits.released;
     a.destroy();
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the listener to release the closed connection', 5000, () => when(limits.released > releasedBefore), 10);
     const again = await open();
     assert.equal(await closedSoon(again), false, 'a closed connection frees its slot');
     b.destroy();
@@ -160,9 +171,12 @@ test('max.connections.per.ip: connections over the limit are closed at once, and
 });
 
 test('a clean close of a TLS listener still answers the requests its connections already sent', async () => {
+  let dispatched = false;
   const listener = new Listener(
     {
       dispatch: async (header) => {
+        dispatched = true;
+        // Fixed on purpose: a slow handler, so that the request is still in flight when the listener closes.
         await new Promise((r) => setTimeout(r, 200));
         const frame = Buffer.alloc(8);
         frame.writeInt32BE(4, 0);
@@ -179,7 +193,7 @@ test('a clean close of a TLS listener still answers the requests its connections
     const received: Buffer[] = [];
     client.on('data', (d: Buffer) => received.push(d));
     client.write(apiVersions(7));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the request to reach the handler', 5000, () => when(dispatched), 5);
     await listener.close();
     await once(client, 'close');
     const answer = Buffer.concat(received);

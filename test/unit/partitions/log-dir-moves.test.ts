@@ -92,6 +92,7 @@ test('a partition moves to the other log dir while appends go on; DescribeLogDir
       if (future !== undefined) assert.ok(future.offsetLag > 0n);
     }
     if (where.length === 1 && where[0] !== from) break;
+    // Fixed on purpose: paces the appends below the move's copy rate, so that the move catches up while they go on.
     await sleep(20);
   }
   assert.ok(sawFuture, 'the future replica was seen while it caught up');

@@ -142,6 +142,7 @@ describe('a leader with a follower in its ISR', () => {
     const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
     assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'within the lag time');
+    // Fixed on purpose: the follower must lag for longer than the replica lag time; the time is what is tested.
     await sleep(LAG_MS + 50);
     const proposals = await service.isrProposals();
     const mine = proposals.filter((p) => p.topic === name);

@@ -10,6 +10,7 @@ import type { LogDirDescription } from '../../../src/metadata/admin/partition-ad
 import { Logger } from '../../../src/common/logger.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { LogDirFailureHandler } from '../../../src/replication/log-dir-failure-handler.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 test('a failed dir: its current replicas go offline, not the future log of a partition moving into it', async () => {
   const part = (partition: number, isFuture: boolean) => ({ topic: 't', partition, sizeBytes: 1n, offsetLag: 0n, isFuture });
@@ -31,10 +32,8 @@ test('a failed dir: its current replicas go offline, not the future log of a par
   });
   handler.start();
   try {
-    for (let i = 0; events.length < 3; i++) {
-      assert.ok(i < 400, 'the failure is handled');
-      await sleep(5);
-    }
+    await waitFor('the failure to be handled', 5000, () => when(events.length >= 3), 5);
+    // Fixed on purpose: with checks every 5 ms, handling the dir a second time would show within these 50 ms.
     await sleep(50);
   } finally {
     handler.close();

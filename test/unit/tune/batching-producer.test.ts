@@ -82,6 +82,7 @@ describe('BatchingProducer against a scripted broker', () => {
       await until(`request ${inFlight} at the broker`, async () => (held.length === inFlight ? true : undefined));
     }
     for (let i = 0; i < 3; i++) sent.push(...sendAll(p, 10, 0));
+    // Fixed on purpose: a third request must not be sent, so there is no event to wait for, only time.
     await sleep(50);
     assert.equal(held.length, 2, 'two requests in flight, the rest waits in the accumulator');
     broker.onProduce = (call) => call.respond();
@@ -111,6 +112,7 @@ describe('BatchingProducer against a scripted broker', () => {
   test('flush sends lingering batches at once; a partition outside the topic fails the record', async () => {
     const p = producer({ acks: 1, lingerMs: 60_000 });
     const pending = sendAll(p, 2, 1);
+    // Fixed on purpose: nothing may be sent before the flush (linger is a minute), so there is only time to wait.
     await sleep(20);
     assert.equal(broker.calls.length, 0);
     await p.flush();

@@ -192,6 +192,7 @@ test('low load: single messages with pauses never stall (no lost wake-up on eith
 test('periodic ticks run while the worker is idle in Atomics.wait', async () => {
   const host = await start({ workers: 1, maxIdleWaitMs: 3_600_000, moduleOptions: { tickMs: 10 } });
   try {
+    // Fixed on purpose: the worker must sit idle (a request would wake it), and count its ticks over a known time.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ticks = new DataView((await host.request(0, Op.WHO)).buffer).getUint32(4, true);
     assert.ok(ticks >= 10, `only ${ticks} ticks in 300 ms`);

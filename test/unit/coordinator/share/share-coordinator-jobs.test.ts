@@ -15,6 +15,7 @@ import type { SharePartitionKey } from '../../../../src/coordinator/share/share-
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { SHARE_GROUP_STATE_TOPIC } from '../../../../src/protocol/internal-topics.js';
 import { MemoryPartitions } from '../runtime/memory-partitions.js';
+import { waitFor, when } from '../../../helpers/wait-for.js';
 
 const T1 = 'AAAAAAAAAAAAAAAAAAAAEg';
 const T2 = 'BBBBBBBBBBBBBBBBBBBBBA';
@@ -153,7 +154,7 @@ describe('ShareCoordinatorService periodic jobs', () => {
     await c.initialize(A, 0, 0n); // snapshot @0
     await write(c, A, 0n); // every write is a snapshot: @1
     c.startPeriodicJobs();
-    for (let i = 0; i < 400 && logKeys(memory)[0] !== 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the periodic job to clean the log up to the last snapshot', 4000, () => when(logKeys(memory)[0] === 1), 10);
     assert.deepEqual(logKeys(memory), [1]);
     c.close();
   });

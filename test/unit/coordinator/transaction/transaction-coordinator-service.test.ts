@@ -11,6 +11,7 @@ import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
 import { MemoryLog } from './harness.js';
+import { waitFor, when } from '../../../helpers/wait-for.js';
 
 const PARTITIONS = 4;
 const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
@@ -58,11 +59,7 @@ function setup(log = new MemoryLog(), markers = new FakeMarkers()): Setup {
 }
 
 async function eventually(what: string, cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  assert.fail(`timed out waiting for ${what}`);
+  await waitFor(what, 5000, () => when(cond()), 2);
 }
 
 const init = (s: TransactionCoordinatorService, transactionalId: string) => s.initProducerId({ transactionalId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
@@ -71,11 +68,8 @@ const add = (s: TransactionCoordinatorService, transactionalId: string, p: { pro
 const state = async (s: TransactionCoordinatorService, id: string) => (await s.describe([id]))[0]!.transactionState;
 
 async function untilState(s: TransactionCoordinatorService, id: string, wanted: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if ((await state(s, id)) === wanted) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  assert.fail(`${id} never reached ${wanted}; it is ${await state(s, id)}`);
+  const reached = await waitFor(`${id} to reach ${wanted}`, 5000, async () => when((await state(s, id)) === wanted), 2).catch(() => false);
+  if (reached !== true) assert.fail(`${id} never reached ${wanted}; it is ${await state(s, id)}`);
 }
 
 test('a full TV1 transaction: producer id allocated, markers written with the coordinator epoch, then CompleteCommit', async () => {
@@ -120,6 +114,7 @@ test('a fenced coordinator stops writing markers and leaves the transaction in P
   await add(service, id, p, [TP0]);
   await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 0 });
   await eventually('a write', () => markers.calls.length === 1);
+  // Fixed on purpose: a coordinator that kept retrying would write again within these 20 ms.
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(markers.calls.length, 1);
   assert.equal(await state(service, id), 'PrepareCommit');
@@ -138,6 +133,7 @@ test('a transaction found in Prepare* on load gets its markers written and compl
   first.led.delete(first.service.partitionOf(id));
   first.service.onLeadership();
   const stoppedAt = first.markers.calls.length;
+  // Fixed on purpose: writing that had not stopped would retry within these 20 ms.
   await new Promise((r) => setTimeout(r, 20));
   assert.ok(first.markers.calls.length <= stoppedAt + 1, 'at most the write in flight');
   first.service.close();
