@@ -5,7 +5,7 @@
  * name, the brokers in controlled shutdown, the replicas on failed log dirs, the eligible leader
  * replicas it has seen leave an ISR (kept in memory only: a new controller starts without, which
  * can only withhold a clean election, never allow a lossy one) and the topic config overrides it
- * has read. Only `ZkController` changes it.
+ * has read. Only the controller's parts change it, inside its events.
  */
 import type { RegisteredBroker } from '../../zk/index.js';
 import { topicPartitionKey } from '../../common/topic-partition.js';

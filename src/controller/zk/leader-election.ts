@@ -64,3 +64,8 @@ export function preferredElection(assignment: readonly number[], isr: readonly n
   const preferred = assignment[0];
   return preferred !== undefined && isLive(preferred) && isr.includes(preferred) ? { leader: preferred, isr } : null;
 }
+
+/** Two replica lists in the same order (a leader's proposal that repeats the committed ISR, a target equal to the replicas). */
+export function sameOrder(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

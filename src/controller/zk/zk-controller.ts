@@ -7,23 +7,29 @@
  * brokers: LeaderAndIsr to the replicas of the partitions that changed, UpdateMetadata to every
  * live broker. It answers AlterPartition (ISR changes asked by leaders) and ControlledShutdown.
  *
- * Events run one at a time in arrival order (Kafka's single controller event thread), so the
- * context is never seen half-changed. A write refused because another controller has taken over
- * (`ControllerMovedError`) makes this one resign.
+ * This class takes over and resigns, and turns ZooKeeper's watches and the brokers' requests into
+ * events. Its parts: `ControllerEventQueue` runs the events one at a time in arrival order (a write
+ * refused because another controller took over makes this one resign); `PartitionStateMachine`
+ * elects, writes partition states and tells the brokers; `Reassignments` and `LeaderElections`
+ * serve their requests on it. `ControllerContext` holds what the controller knows,
+ * `ControllerSession` its ZooKeeper client and guard.
  */
 import type { SaslCredentials } from '../../client/sasl-client.js';
-import { KafkaError } from '../../common/kafka-error.js';
 import { randomUuid } from '../../common/uuid.js';
 import type { Logger } from '../../common/logger.js';
 import type { ClientTls } from '../../common/tls-config.js';
+import { topicPartitionKey } from '../../common/topic-partition.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { ElectionType, type ControllerPort, type ElectionResult, type IsrChangeAnswer, type IsrChangeRequest, type ReassignmentRequest, type ReassignmentState } from '../../metadata/replica-control.js';
-import { ControllerMovedError, ZkBadVersionError, type ControllerGuard, type KafkaZkClient, type LeaderAndIsrZk, type RegisteredBroker } from '../../zk/index.js';
+import type { ControllerPort, ElectionResult, IsrChangeAnswer, IsrChangeRequest, ReassignmentRequest, ReassignmentState } from '../../metadata/replica-control.js';
+import type { KafkaZkClient, RegisteredBroker } from '../../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
 import { ControllerContext, endpointOf, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
-import { leaderAndIsr, stopReplica, updateMetadata, type ControllerIdentity } from './controller-requests.js';
-import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, preferredElection, type Election, type ElectionKind } from './leader-election.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { ControllerEventQueue } from './controller-events.js';
+import { ControllerSession } from './controller-session.js';
+import { controlledShutdownElection, sameOrder, type Election } from './leader-election.js';
+import { LeaderElections } from './leader-elections.js';
+import { PartitionStateMachine } from './partition-state-machine.js';
+import { Reassignments } from './reassignments.js';
 
 export interface ZkControllerOptions {
   readonly brokerId: number;
@@ -42,46 +48,52 @@ export interface ZkControllerOptions {
   readonly autoLeaderRebalance: { readonly enabled: boolean; readonly checkIntervalMs: number; readonly perBrokerPercentage: number };
 }
 
-function sameOrder(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 const RETRY_BACKOFF_MS = 200;
-/** Retries of a partition state write whose znode version moved meanwhile (an AlterPartition raced it). */
-const WRITE_ATTEMPTS = 5;
 
 export class ZkController implements ControllerPort {
+  private readonly session: ControllerSession;
   private readonly ctx: ControllerContext;
   private readonly channel: ControllerChannel;
-  private guard: ControllerGuard | null = null;
-  private events: Promise<void> = Promise.resolve();
-  private closed = false;
+  private readonly events: ControllerEventQueue;
+  private readonly states: PartitionStateMachine;
+  private readonly reassignments: Reassignments;
+  private readonly elections: LeaderElections;
   private rebalanceTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private zk: KafkaZkClient,
+    zk: KafkaZkClient,
     private readonly options: ZkControllerOptions,
     private readonly log: Logger,
   ) {
+    this.session = new ControllerSession(zk, options.brokerId);
     this.ctx = new ControllerContext(options.interBrokerListenerName);
     this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, tls: options.interBrokerTls, ...(options.sasl === undefined ? {} : { sasl: options.sasl }) }, log);
+    this.events = new ControllerEventQueue(() => {
+      this.resign();
+      void this.events.enqueue('elect', () => this.elect());
+    }, log);
+    const replicasOffline = (brokerId: number, brokerEpoch: bigint, partitions: TopicPartitionKey[]): void =>
+      void this.events.enqueue('replicas offline', () => this.onReplicasOffline(brokerId, brokerEpoch, partitions));
+    this.states = new PartitionStateMachine(this.ctx, this.session, this.channel, options, replicasOffline, log);
+    this.reassignments = new Reassignments(this.ctx, this.session, this.states, log);
+    this.elections = new LeaderElections(this.ctx, this.session, this.states, options.autoLeaderRebalance.perBrokerPercentage, log);
   }
 
   get isActive(): boolean {
-    return this.guard !== null;
+    return this.session.isActive;
   }
 
   get epoch(): number {
-    return this.guard?.epoch ?? -1;
+    return this.session.epoch;
   }
 
   /** Competes for `/controller` now and whenever it is freed. */
   start(): void {
-    this.enqueue('elect', () => this.elect());
+    this.events.enqueue('elect', () => this.elect());
   }
 
   close(): void {
-    this.closed = true;
+    this.events.close();
     this.resign();
   }
 
@@ -91,69 +103,39 @@ export class ZkController implements ControllerPort {
    * again over the new session.
    */
   replaceSession(zk: KafkaZkClient): void {
-    void this.enqueue('session replaced', async () => {
-      if (this.guard !== null) this.log.warn('the ZooKeeper session that made this broker controller expired; resigning');
+    void this.events.enqueue('session replaced', async () => {
+      if (this.session.isActive) this.log.warn('the ZooKeeper session that made this broker controller expired; resigning');
       this.resign();
-      this.zk = zk;
+      this.session.replaceClient(zk);
       await this.elect();
     });
   }
 
-  private enqueue(name: string, event: () => Promise<void>): Promise<void> {
-    const run = this.events.then(async () => {
-      if (this.closed) return;
-      try {
-        await event();
-      } catch (err) {
-        if (err instanceof ControllerMovedError) {
-          this.log.warn('another controller took over; resigning', { event: name });
-          this.resign();
-          this.enqueue('elect', () => this.elect());
-          return;
-        }
-        this.log.error('controller event failed', { event: name, error: (err as Error).stack ?? String(err) });
-      }
-    });
-    this.events = run;
-    return run;
-  }
 
   /** Runs a broker's request as a controller event (in order with the others) and answers with its result. */
-  private ask<T>(name: string, work: () => Promise<T>): Promise<T> {
-    return new Promise((resolve, reject) => {
-      void this.enqueue(name, async () => {
-        try {
-          resolve(await work());
-        } catch (err) {
-          reject(err);
-          throw err;
-        }
-      });
-    });
-  }
 
   private async elect(): Promise<void> {
-    if (this.guard !== null) return;
-    const won = await this.zk.tryBecomeController(this.options.brokerId);
+    if (this.session.isActive) return;
+    const won = await this.session.zk.tryBecomeController(this.options.brokerId);
     if (won === null) {
-      const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
+      const current = await this.session.zk.getController(() => this.events.enqueue('controller change', () => this.onControllerChange()));
       // Freed between our attempt and the watch: try again rather than wait for a change that happened.
-      if (current === null) this.enqueue('elect', () => this.elect());
+      if (current === null) this.events.enqueue('elect', () => this.elect());
       return;
     }
-    this.guard = won;
+    this.session.activate(won);
     this.log.info('became the controller', { epoch: won.epoch });
     await this.onBecomingController();
     const rebalance = this.options.autoLeaderRebalance;
     if (rebalance.enabled) {
-      this.rebalanceTimer = setInterval(() => void this.enqueue('leader imbalance check', () => this.checkLeaderImbalance()), rebalance.checkIntervalMs);
+      this.rebalanceTimer = setInterval(() => void this.events.enqueue('leader imbalance check', () => this.elections.checkImbalance()), rebalance.checkIntervalMs);
       this.rebalanceTimer.unref();
     }
   }
 
   private async onControllerChange(): Promise<void> {
-    const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
-    if (current !== this.options.brokerId && this.guard !== null) {
+    const current = await this.session.zk.getController(() => this.events.enqueue('controller change', () => this.onControllerChange()));
+    if (current !== this.options.brokerId && this.session.isActive) {
       this.log.warn('lost the controller znode; resigning', { now: current });
       this.resign();
     }
@@ -163,42 +145,35 @@ export class ZkController implements ControllerPort {
   private resign(): void {
     if (this.rebalanceTimer !== null) clearInterval(this.rebalanceTimer);
     this.rebalanceTimer = null;
-    this.guard = null;
+    this.session.deactivate();
     this.channel.close();
     this.ctx.clear();
   }
 
-  private get identity(): ControllerIdentity {
-    return { controllerId: this.options.brokerId, controllerEpoch: this.requireGuard().epoch };
-  }
 
-  private requireGuard(): ControllerGuard {
-    if (this.guard === null) throw new KafkaError(ErrorCode.NOT_CONTROLLER, `broker ${this.options.brokerId} is not the controller`);
-    return this.guard;
-  }
 
   // ---- taking over ---------------------------------------------------------------------------
 
   private async onBecomingController(): Promise<void> {
     await this.refreshBrokers();
-    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    const topics = await this.session.zk.getTopics(() => this.events.enqueue('topic change', () => this.onTopicChange()));
     for (const topic of topics) await this.loadTopic(topic);
     const all = [...this.ctx.partitions()];
     for (const p of all) {
-      const stored = await this.zk.getPartitionState(p.topic, p.partition);
+      const stored = await this.session.zk.getPartitionState(p.topic, p.partition);
       if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
     }
-    await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
-    await this.electOfflineLeaders(all.filter((p) => !this.leaderAlive(p)), new Set());
-    await this.dropDeadFromIsr(all, new Set());
-    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
+    await this.states.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
+    await this.states.electOfflineLeaders(all.filter((p) => !this.states.leaderAlive(p)), new Set());
+    await this.states.dropDeadFromIsr(all, new Set());
+    for (const id of this.ctx.brokers.keys()) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, all), false);
+    this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
     await this.onTopicDeletion();
     await this.onLogDirEvent();
   }
 
   private async refreshBrokers(): Promise<{ added: number[]; removed: number[] }> {
-    const registered = await this.zk.getBrokers(() => this.enqueue('broker change', () => this.onBrokerChange()));
+    const registered = await this.session.zk.getBrokers(() => this.events.enqueue('broker change', () => this.onBrokerChange()));
     const before = new Map(this.ctx.brokers);
     this.ctx.brokers.clear();
     for (const b of registered) this.ctx.brokers.set(b.id, b);
@@ -224,13 +199,13 @@ export class ZkController implements ControllerPort {
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
-    let assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    let assignment = await this.session.zk.getTopicAssignment(topic, () => this.events.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
     if (assignment === null) return false;
     let topicId = assignment.topicId;
     if (topicId === null) {
       // Written before topic ids (Kafka 2.8): the controller gives it one, as Kafka's does.
       topicId = randomUuid();
-      const zkVersion = await this.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.requireGuard());
+      const zkVersion = await this.session.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.session.requireGuard());
       assignment = { ...assignment, topicId, zkVersion };
     }
     this.ctx.topics.set(topic, { topicId, replicas: new Map(assignment.partitions), zkVersion: assignment.zkVersion });
@@ -248,7 +223,7 @@ export class ZkController implements ControllerPort {
   // ---- events --------------------------------------------------------------------------------
 
   private async onBrokerChange(): Promise<void> {
-    if (this.guard === null) return;
+    if (!this.session.isActive) return;
     const { added, removed } = await this.refreshBrokers();
     if (added.length === 0 && removed.length === 0) return;
     this.log.info('brokers changed', { added, removed, live: [...this.ctx.brokers.keys()] });
@@ -263,22 +238,22 @@ export class ZkController implements ControllerPort {
     });
     const changed = new Set<string>();
     const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(topicPartitionKey(p.topic, p.partition)));
-    note(await this.electOfflineLeaders(leaderless, restarted));
-    note(await this.dropDeadFromIsr(all, restarted));
-    note(await this.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
-    note(await this.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
+    note(await this.states.electOfflineLeaders(leaderless, restarted));
+    note(await this.states.dropDeadFromIsr(all, restarted));
+    note(await this.states.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
+    note(await this.states.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
     const changedPartitions = all.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
     const live = [...this.ctx.brokers.keys()];
     // A new broker learns every partition it hosts; the others learn what changed.
-    for (const id of live) this.sendLeaderAndIsr(id, this.hostedBy(id, added.includes(id) ? all : changedPartitions), false);
+    for (const id of live) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, added.includes(id) ? all : changedPartitions), false);
     // Every broker's cache holds the live brokers, which changed.
-    this.sendUpdateMetadata(live, all);
+    this.states.sendUpdateMetadata(live, all);
     if (added.length > 0 && this.ctx.deleting.size > 0) await this.onTopicDeletion();
   }
 
   private async onTopicChange(): Promise<void> {
-    if (this.guard === null) return;
-    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    if (!this.session.isActive) return;
+    const topics = await this.session.zk.getTopics(() => this.events.enqueue('topic change', () => this.onTopicChange()));
     const added = topics.filter((t) => !this.ctx.topics.has(t));
     for (const t of this.ctx.topics.keys()) if (!topics.includes(t)) this.ctx.removeTopic(t);
     const created: TopicPartitionKey[] = [];
@@ -289,7 +264,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async onPartitionChange(topic: string): Promise<void> {
-    if (this.guard === null) return;
+    if (!this.session.isActive) return;
     const before = new Set(this.ctx.topics.get(topic)?.replicas.keys() ?? []);
     if (!(await this.loadTopic(topic))) return;
     const added = this.ctx.partitionsOf(topic).filter((p) => !before.has(p.partition));
@@ -304,19 +279,19 @@ export class ZkController implements ControllerPort {
    * change.
    */
   topicConfigChanged(topic: string, overrides: ReadonlyMap<string, string>): void {
-    void this.enqueue(`topic config change ${topic}`, async () => {
-      if (this.guard === null || !this.ctx.topics.has(topic)) return;
+    void this.events.enqueue(`topic config change ${topic}`, async () => {
+      if (!this.session.isActive || !this.ctx.topics.has(topic)) return;
       const before = this.ctx.topicOverrides.get(topic);
       this.ctx.topicOverrides.set(topic, overrides);
       const partitions = this.ctx.partitionsOf(topic);
       if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas')) for (const p of partitions) this.ctx.eligibleLeaders.delete(topicPartitionKey(p.topic, p.partition));
-      if (!(await this.uncleanElectionEnabled(topic))) return;
-      this.announce(await this.electOfflineLeaders(partitions.filter((p) => !this.leaderAlive(p)), new Set()));
+      if (!(await this.states.uncleanElectionEnabled(topic))) return;
+      this.states.announce(await this.states.electOfflineLeaders(partitions.filter((p) => !this.states.leaderAlive(p)), new Set()));
     });
   }
 
   private async onNewPartitions(partitions: readonly TopicPartitionKey[]): Promise<void> {
-    this.announce(await this.initializePartitions(partitions), true);
+    this.states.announce(await this.states.initializePartitions(partitions), true);
   }
 
   /**
@@ -326,32 +301,32 @@ export class ZkController implements ControllerPort {
    * that broker registers again, so no broker keeps a stray log of a deleted topic.
    */
   private async onTopicDeletion(): Promise<void> {
-    if (this.guard === null) return;
-    const marked = await this.zk.getTopicsToDelete(() => this.enqueue('topic deletion', () => this.onTopicDeletion()));
+    if (!this.session.isActive) return;
+    const marked = await this.session.zk.getTopicsToDelete(() => this.events.enqueue('topic deletion', () => this.onTopicDeletion()));
     for (const topic of marked) {
       if (!this.ctx.topics.has(topic)) {
-        await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
+        await this.session.zk.deleteTopicZnodes(this.session.requireGuard(), topic);
         continue;
       }
       if (!this.options.deleteTopicEnable) {
         this.log.warn('topic deletion is disabled: the deletion mark is dropped', { topic });
-        await this.zk.unmarkTopicForDeletion(this.requireGuard(), topic);
+        await this.session.zk.unmarkTopicForDeletion(this.session.requireGuard(), topic);
         continue;
       }
       const partitions = this.ctx.partitionsOf(topic);
       const firstSeen = !this.ctx.deleting.has(topic);
       this.ctx.deleting.add(topic);
-      if (firstSeen) this.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions);
+      if (firstSeen) this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions);
       const down = [...new Set(partitions.flatMap((p) => this.ctx.replicas(p.topic, p.partition)))].filter((id) => !this.ctx.isRegistered(id));
       if (down.length > 0) {
         if (firstSeen) this.log.info('topic deletion waits for brokers hosting replicas', { topic, brokers: down });
         continue;
       }
       for (const id of this.ctx.brokers.keys()) {
-        const hosted = this.hostedBy(id, partitions);
-        if (hosted.length > 0) this.channel.send(id, 'StopReplica(delete)', stopReplica(this.ctx, this.identity, id, hosted, true));
+        const hosted = this.states.hostedBy(id, partitions);
+        if (hosted.length > 0) this.states.sendStopReplica(id, hosted, true);
       }
-      await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
+      await this.session.zk.deleteTopicZnodes(this.session.requireGuard(), topic);
       this.ctx.removeTopic(topic);
       this.log.info('topic deleted', { topic });
     }
@@ -361,11 +336,11 @@ export class ZkController implements ControllerPort {
 
   /** AlterPartition: a leader's ISR change, checked against the partition's current epochs. */
   alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
-    return this.ask('alter partition', () => this.applyAlterPartition(brokerId, brokerEpoch, items));
+    return this.events.ask('alter partition', () => this.applyAlterPartition(brokerId, brokerEpoch, items));
   }
 
   private async applyAlterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
-    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, partitions: [] };
+    if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, partitions: [] };
     const broker = this.ctx.brokers.get(brokerId);
     if (broker === undefined || (brokerEpoch !== -1n && brokerEpoch < broker.epoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitions: [] };
     const answers: IsrChangeAnswer[] = [];
@@ -391,7 +366,7 @@ export class ZkController implements ControllerPort {
       else if (item.newIsr.some((id) => !this.ctx.isLive(id) && id !== brokerId) || !item.newIsr.every((id) => this.ctx.replicas(item.topic, item.partition).includes(id))) {
         answers.push(answer(ErrorCode.INELIGIBLE_REPLICA));
       } else {
-        const next = await this.writeLeadership(item, { ...current, isr: item.newIsr }, false);
+        const next = await this.states.writeLeadership(item, { ...current, isr: item.newIsr }, false);
         if (next === null) answers.push(answer(ErrorCode.INVALID_UPDATE_VERSION));
         else {
           changed.push(item);
@@ -399,10 +374,10 @@ export class ZkController implements ControllerPort {
         }
       }
     }
-    for (const p of changed) await this.maybeCompleteReassignment(p);
+    for (const p of changed) await this.reassignments.maybeComplete(p);
     if (changed.length > 0) {
       this.log.info('ISR changed', { broker: brokerId, partitions: changed.map((p) => `${p.topic}-${p.partition}:[${this.ctx.leadership(p.topic, p.partition)!.isr.join(',')}]`) });
-      this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
+      this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
     }
     return { errorCode: ErrorCode.NONE, partitions: answers };
   }
@@ -412,16 +387,16 @@ export class ZkController implements ControllerPort {
    * ISRs it is in; answers the partitions it still leads (no other replica could take over).
    */
   controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
-    return this.ask('controlled shutdown', () => this.applyControlledShutdown(brokerId, brokerEpoch));
+    return this.events.ask('controlled shutdown', () => this.applyControlledShutdown(brokerId, brokerEpoch));
   }
 
   private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
-    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remaining: [] };
+    if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, remaining: [] };
     const broker = this.ctx.brokers.get(brokerId);
     if (broker === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remaining: [] };
     if (brokerEpoch !== -1n && brokerEpoch < broker.epoch) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remaining: [] };
     this.ctx.shuttingDown.add(brokerId);
-    const hosted = this.hostedBy(brokerId, [...this.ctx.partitions()]);
+    const hosted = this.states.hostedBy(brokerId, [...this.ctx.partitions()]);
     const changed: TopicPartitionKey[] = [];
     const stopped: TopicPartitionKey[] = [];
     for (const p of hosted) {
@@ -436,226 +411,40 @@ export class ZkController implements ControllerPort {
         stopped.push(p);
       } else stopped.push(p);
       if (election === null) continue;
-      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) !== null) changed.push(p);
+      if ((await this.states.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) !== null) changed.push(p);
     }
-    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), false);
-    if (stopped.length > 0) this.channel.send(brokerId, 'StopReplica', stopReplica(this.ctx, this.identity, brokerId, stopped, false));
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
+    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changed), false);
+    if (stopped.length > 0) this.states.sendStopReplica(brokerId, stopped, false);
+    this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
     const remaining = hosted.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
     this.log.info('controlled shutdown', { broker: brokerId, moved: changed.length, remaining: remaining.length });
     return { errorCode: ErrorCode.NONE, remaining };
   }
 
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
+  /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
   electLeaders(electionType: number, partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
-    return this.ask('elect leaders', () => this.applyElectLeaders(electionType, partitions));
+    return this.events.ask('elect leaders', () => this.elections.elect(electionType, partitions));
   }
 
-  private async applyElectLeaders(electionType: number, asked: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
-    if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, results: [] };
-    const partitions = asked ?? [...this.ctx.partitions()];
-    const results: ElectionResult[] = [];
-    const changed: TopicPartitionKey[] = [];
-    for (const p of partitions) {
-      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: p.topic, partition: p.partition, errorCode, errorMessage });
-      const l = this.ctx.leadership(p.topic, p.partition);
-      const replicas = this.ctx.replicas(p.topic, p.partition);
-      if (l === undefined) {
-        results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partition ${p.topic}-${p.partition} does not exist.`));
-        continue;
-      }
-      let election: Election | null;
-      let kind: ElectionKind = 'isr';
-      if (electionType === ElectionType.PREFERRED) {
-        if (l.leader === replicas[0]) {
-          results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
-          continue;
-        }
-        election = preferredElection(replicas, l.isr, this.ctx.isLive);
-        if (election === null) {
-          results.push(result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`));
-          continue;
-        }
-      } else if (electionType === ElectionType.UNCLEAN) {
-        if (l.leader >= 0 && this.ctx.isLive(l.leader)) {
-          results.push(result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.'));
-          continue;
-        }
-        const offline = offlineElection(replicas, l.isr, this.ctx.eligible(p.topic, p.partition), this.ctx.isLive, true);
-        if (offline === null) {
-          results.push(result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`));
-          continue;
-        }
-        election = offline;
-        kind = offline.kind;
-      } else {
-        results.push(result(ErrorCode.INVALID_REQUEST, `Unknown election type ${electionType}`));
-        continue;
-      }
-      if ((await this.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true, kind)) === null) {
-        results.push(result(ErrorCode.NOT_CONTROLLER, 'the partition state changed meanwhile'));
-        continue;
-      }
-      this.noteElection(p, l, election.leader, kind);
-      changed.push(p);
-      results.push(result(ErrorCode.NONE));
-    }
-    this.announce(changed);
-    // Asked for everything, Kafka answers only what it elected or failed to.
-    return { errorCode: ErrorCode.NONE, results: asked === null ? results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : results };
-  }
 
-  /**
-   * `auto.leader.rebalance.enable`: a broker leading too few of the partitions it is the
-   * preferred replica of (more than `leader.imbalance.per.broker.percentage` led elsewhere) gets
-   * them back, where it is alive and in sync (Kafka's `checkAndTriggerAutoLeaderRebalance`).
-   */
-  private async checkLeaderImbalance(): Promise<void> {
-    if (this.guard === null) return;
-    const byPreferred = new Map<number, TopicPartitionKey[]>();
-    for (const p of this.ctx.partitions()) {
-      const preferred = this.ctx.replicas(p.topic, p.partition)[0];
-      if (preferred === undefined) continue;
-      byPreferred.set(preferred, [...(byPreferred.get(preferred) ?? []), p]);
-    }
-    const toElect: TopicPartitionKey[] = [];
-    for (const [broker, preferredOf] of byPreferred) {
-      if (!this.ctx.isLive(broker)) continue;
-      const notLed = preferredOf.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader !== broker);
-      const ratio = (notLed.length * 100) / preferredOf.length;
-      if (ratio > this.options.autoLeaderRebalance.perBrokerPercentage) toElect.push(...notLed);
-    }
-    if (toElect.length === 0) return;
-    const { results } = await this.applyElectLeaders(ElectionType.PREFERRED, toElect);
-    this.log.info('leader imbalance: preferred leaders elected', { elected: results.filter((r) => r.errorCode === ErrorCode.NONE).length, asked: toElect.length });
-  }
 
-  /**
-   * AlterPartitionReassignments (KIP-455, as Kafka's ZooKeeper controller runs it): the partition's
-   * replicas become the target plus the original ones, the new replicas start following (a new
-   * leader epoch tells every replica), and once every target replica is in the ISR the
-   * reassignment completes (`maybeCompleteReassignment`). A null target cancels one in progress.
-   */
+  /** AlterPartitionReassignments (KIP-455): see `Reassignments`. */
   alterReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
-    return this.ask('alter reassignments', () => this.applyReassignments(items));
+    return this.events.ask('alter reassignments', () => this.reassignments.alter(items));
   }
 
   /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
+  /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
   listReassignments(partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
-    return this.ask('list reassignments', async () => {
-      if (this.guard === null) return { errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] };
-      const wanted = partitions === null ? null : new Set(partitions.map((p) => topicPartitionKey(p.topic, p.partition)));
-      const reassignments: ReassignmentState[] = [];
-      for (const p of this.ctx.partitions()) {
-        const r = this.ctx.reassignments.get(topicPartitionKey(p.topic, p.partition));
-        if (r === undefined || (wanted !== null && !wanted.has(topicPartitionKey(p.topic, p.partition)))) continue;
-        reassignments.push({ ...p, replicas: this.ctx.replicas(p.topic, p.partition), adding: r.adding, removing: r.removing });
-      }
-      return { errorCode: ErrorCode.NONE, reassignments };
-    });
+    return this.events.ask('list reassignments', async () => this.reassignments.list(partitions));
   }
 
-  private async applyReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
-    const results: ElectionResult[] = [];
-    for (const item of items) {
-      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: item.topic, partition: item.partition, errorCode, errorMessage });
-      if (this.guard === null) {
-        results.push(result(ErrorCode.NOT_CONTROLLER));
-        continue;
-      }
-      const key = topicPartitionKey(item.topic, item.partition);
-      const l = this.ctx.leadership(item.topic, item.partition);
-      if (l === undefined) {
-        results.push(result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partition ${item.topic}-${item.partition} does not exist.`));
-        continue;
-      }
-      const ongoing = this.ctx.reassignments.get(key);
-      const current = this.ctx.replicas(item.topic, item.partition);
-      const original = ongoing === undefined ? current : current.filter((r) => !ongoing.adding.includes(r));
-      let target: readonly number[];
-      if (item.target === null) {
-        if (ongoing === undefined) {
-          results.push(result(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, `No reassignment in progress for ${item.topic}-${item.partition}.`));
-          continue;
-        }
-        target = original;
-      } else {
-        const problem = this.targetProblem(item.target);
-        if (problem !== null) {
-          results.push(result(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem));
-          continue;
-        }
-        target = item.target;
-      }
-      const adding = target.filter((r) => !original.includes(r));
-      const removing = original.filter((r) => !target.includes(r));
-      const replicas = [...target, ...original.filter((r) => !target.includes(r))];
-      this.ctx.topics.get(item.topic)!.replicas.set(item.partition, replicas);
-      if (adding.length === 0 && removing.length === 0 && sameOrder(target, current)) this.ctx.reassignments.delete(key);
-      else this.ctx.reassignments.set(key, { target, adding, removing });
-      await this.writeAssignment(item.topic);
-      // A new leader epoch with the grown replica set: the leader tracks the new followers, which start fetching.
-      if ((await this.writeLeadership(item, { ...l }, true)) !== null) {
-        for (const id of replicas) this.sendLeaderAndIsr(id, [item], adding.includes(id));
-        this.sendUpdateMetadata([...this.ctx.brokers.keys()], [item]);
-      }
-      await this.maybeCompleteReassignment(item);
-      this.log.info('reassignment started', { topic: item.topic, partition: item.partition, target, adding, removing });
-      results.push(result(ErrorCode.NONE));
-    }
-    return results;
-  }
 
-  private targetProblem(target: readonly number[]): string | null {
-    if (target.length === 0) return 'The replica list must not be empty.';
-    if (new Set(target).size !== target.length) return `Duplicate replica assignment: ${target.join(', ')}.`;
-    const unknown = target.filter((id) => !this.ctx.isRegistered(id));
-    return unknown.length > 0 ? `The proposed assignment contains non-live brokers: ${unknown.join(', ')}.` : null;
-  }
 
-  /**
-   * Finishes a reassignment whose target replicas are all in the ISR: the replicas become the
-   * target, a leader outside it (or gone) hands over to the first live in-sync target replica,
-   * the removed replicas leave the ISR and delete their logs, and the assignment znode loses its
-   * adding/removing entries.
-   */
-  private async maybeCompleteReassignment(p: TopicPartitionKey): Promise<void> {
-    const key = topicPartitionKey(p.topic, p.partition);
-    const r = this.ctx.reassignments.get(key);
-    const l = this.ctx.leadership(p.topic, p.partition);
-    if (r === undefined || l === undefined || !r.target.every((id) => l.isr.includes(id))) return;
-    const isr = l.isr.filter((id) => r.target.includes(id));
-    const leader = r.target.includes(l.leader) && this.ctx.isLive(l.leader) ? l.leader : r.target.find((id) => this.ctx.isLive(id) && isr.includes(id));
-    if (leader === undefined) return;
-    this.ctx.topics.get(p.topic)!.replicas.set(p.partition, [...r.target]);
-    this.ctx.reassignments.delete(key);
-    if ((await this.writeLeadership(p, { ...l, leader, isr }, true)) === null) return;
-    await this.writeAssignment(p.topic);
-    for (const id of r.target) this.sendLeaderAndIsr(id, [p], false);
-    for (const id of r.removing) if (this.ctx.isRegistered(id)) this.channel.send(id, 'StopReplica(delete)', stopReplica(this.ctx, this.identity, id, [p], true));
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], [p]);
-    this.log.info('reassignment completed', { topic: p.topic, partition: p.partition, replicas: r.target, leader });
-  }
 
-  private async writeAssignment(topic: string): Promise<void> {
-    const t = this.ctx.topics.get(topic)!;
-    const adding = new Map<number, readonly number[]>();
-    const removing = new Map<number, readonly number[]>();
-    for (const partition of t.replicas.keys()) {
-      const r = this.ctx.reassignments.get(topicPartitionKey(topic, partition));
-      if (r === undefined) continue;
-      if (r.adding.length > 0) adding.set(partition, r.adding);
-      if (r.removing.length > 0) removing.set(partition, r.removing);
-    }
-    t.zkVersion = await this.zk.setTopicAssignment(topic, { topicId: t.topicId, partitions: t.replicas, addingReplicas: adding, removingReplicas: removing }, t.zkVersion, this.requireGuard());
-  }
 
   /** LeaderAndIsr to the replicas of the changed partitions, UpdateMetadata to every live broker. */
-  private announce(changed: readonly TopicPartitionKey[], isNew = false): void {
-    if (changed.length === 0) return;
-    for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), isNew);
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
-  }
 
   // ---- log dir failures ----------------------------------------------------------------------
 
@@ -666,16 +455,16 @@ export class ZkController implements ControllerPort {
    * replicas are offline (`onReplicasOffline`).
    */
   private async onLogDirEvent(): Promise<void> {
-    if (this.guard === null) return;
-    const names = await this.zk.getLogDirEventNotifications(() => this.enqueue('log dir event', () => this.onLogDirEvent()));
+    if (!this.session.isActive) return;
+    const names = await this.session.zk.getLogDirEventNotifications(() => this.events.enqueue('log dir event', () => this.onLogDirEvent()));
     if (names.length === 0) return;
-    const brokers = new Set(await this.zk.getLogDirEventBrokers(names));
-    await this.zk.deleteLogDirEventNotifications(this.requireGuard(), names);
+    const brokers = new Set(await this.session.zk.getLogDirEventBrokers(names));
+    await this.session.zk.deleteLogDirEventNotifications(this.session.requireGuard(), names);
     const all = [...this.ctx.partitions()];
     for (const id of brokers) {
       if (!this.ctx.isRegistered(id)) continue;
       this.log.warn('a log dir of a broker failed; asking it about all its replicas', { broker: id });
-      this.sendLeaderAndIsr(id, this.hostedBy(id, all), false);
+      this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, all), false);
     }
   }
 
@@ -686,7 +475,7 @@ export class ZkController implements ControllerPort {
    */
   private async onReplicasOffline(brokerId: number, brokerEpoch: bigint, partitions: readonly TopicPartitionKey[]): Promise<void> {
     // An answer from an earlier registration says nothing about the broker's current dirs.
-    if (this.guard === null || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
+    if (!this.session.isActive || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
     const offline = this.ctx.offlineDirReplicas.get(brokerId) ?? new Set<string>();
     const fresh = partitions.filter((p) => !offline.has(topicPartitionKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined);
     if (fresh.length === 0) return;
@@ -695,173 +484,28 @@ export class ZkController implements ControllerPort {
     this.log.warn('replicas on a failed log dir are offline', { broker: brokerId, partitions: fresh.map((p) => `${p.topic}-${p.partition}`) });
     const failed = new Set([brokerId]);
     const led = fresh.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
-    const changed = new Set([...(await this.electOfflineLeaders(led, failed)), ...(await this.dropDeadFromIsr(fresh, failed))].map((p) => topicPartitionKey(p.topic, p.partition)));
+    const changed = new Set([...(await this.states.electOfflineLeaders(led, failed)), ...(await this.states.dropDeadFromIsr(fresh, failed))].map((p) => topicPartitionKey(p.topic, p.partition)));
     const changedPartitions = fresh.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
-    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.sendLeaderAndIsr(id, this.hostedBy(id, changedPartitions), false);
+    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changedPartitions), false);
     // Their offline replicas changed even where the leadership did not.
-    this.sendUpdateMetadata([...this.ctx.brokers.keys()], fresh);
+    this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], fresh);
   }
 
   // ---- state changes -------------------------------------------------------------------------
 
-  private leaderAlive(p: TopicPartitionKey): boolean {
-    const l = this.ctx.leadership(p.topic, p.partition);
-    return l !== undefined && l.leader >= 0 && this.ctx.isLive(l.leader);
-  }
 
-  private hostedBy(brokerId: number, partitions: readonly TopicPartitionKey[]): TopicPartitionKey[] {
-    return partitions.filter((p) => this.ctx.replicas(p.topic, p.partition).includes(brokerId));
-  }
 
   /** New partitions: the first live replica leads, every live replica is in sync; none live leaves it for later. */
-  private async initializePartitions(partitions: readonly TopicPartitionKey[]): Promise<TopicPartitionKey[]> {
-    const entries: { topic: string; partition: number; state: LeaderAndIsrZk }[] = [];
-    for (const p of partitions) {
-      const live = this.ctx.replicas(p.topic, p.partition).filter(this.ctx.isLive);
-      if (live.length === 0) continue;
-      entries.push({ ...p, state: { leader: live[0]!, leaderEpoch: 0, isr: live, controllerEpoch: this.requireGuard().epoch } });
-    }
-    if (entries.length === 0) return [];
-    try {
-      await this.zk.createPartitionStates(this.requireGuard(), entries);
-      for (const e of entries) this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...e.state, zkVersion: 0 });
-    } catch (err) {
-      if (err instanceof ControllerMovedError) throw err;
-      // Some already have a state (written by an earlier controller): read what is there.
-      for (const e of entries) {
-        const stored = await this.zk.getPartitionState(e.topic, e.partition);
-        if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
-      }
-    }
-    return entries.filter((e) => this.ctx.leadership(e.topic, e.partition) !== undefined);
-  }
 
-  /**
-   * Offline partitions get the first live in-sync replica as leader, at the next leader epoch;
-   * else an eligible leader replica; else, where the topic's `unclean.leader.election.enable`
-   * (its override, else this broker's value — read only now, as Kafka does) allows it, any live
-   * replica.
-   */
-  private async electOfflineLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
-    const changed: TopicPartitionKey[] = [];
-    for (const p of partitions) {
-      const l = this.ctx.leadership(p.topic, p.partition);
-      if (l === undefined) continue;
-      // A replica on a failed log dir of a live broker has nothing to serve: never a leader.
-      const candidate = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id) && !this.ctx.isOnOfflineDir(id, p.topic, p.partition);
-      const replicas = this.ctx.replicas(p.topic, p.partition);
-      const eligible = this.ctx.eligible(p.topic, p.partition);
-      const election =
-        offlineElection(replicas, l.isr, eligible, candidate, false) ??
-        ((await this.uncleanElectionEnabled(p.topic)) ? offlineElection(replicas, l.isr, eligible, candidate, true) : null);
-      // No live in-sync replica: the partition is offline (leader -1), keeping its last ISR so the
-      // replica that returns first from it can lead without losing acknowledged records.
-      const next = election ?? { leader: -1, isr: l.isr, kind: 'isr' as const };
-      if (next.leader === l.leader && next.isr.length === l.isr.length) continue;
-      if ((await this.writeLeadership(p, { ...l, leader: next.leader, isr: next.isr }, true, next.kind)) === null) continue;
-      changed.push(p);
-      if (next.leader >= 0) this.noteElection(p, l, next.leader, next.kind);
-    }
-    return changed;
-  }
 
-  /**
-   * An election that did not come from the ISR is told: from the eligible leader replicas at
-   * info (nothing committed is lost), an unclean one at warn and counted, since records the old
-   * ISR acknowledged may be gone; which ones is known only when an old ISR member rejoins and
-   * truncates to the new leader's log.
-   */
-  private noteElection(p: TopicPartitionKey, before: PartitionLeadership, leader: number, kind: ElectionKind): void {
-    const context = { topic: p.topic, partition: p.partition, oldLeader: before.leader, oldIsr: before.isr, leader, leaderEpoch: before.leaderEpoch + 1 };
-    if (kind === 'eligible') this.log.info('leader elected from the eligible leader replicas (KIP-966)', context);
-    else if (kind === 'unclean') {
-      this.log.warn('unclean leader election: an out-of-sync replica leads, records the old ISR had may be lost', context);
-      this.options.onUncleanElection();
-    }
-  }
 
   /** The topic's override of `key`, else this broker's value. */
-  private async topicSetting(topic: string, key: string): Promise<string | null> {
-    let overrides = this.ctx.topicOverrides.get(topic);
-    if (overrides === undefined) {
-      overrides = new Map(Object.entries(await this.zk.getEntityConfig('topics', topic)));
-      this.ctx.topicOverrides.set(topic, overrides);
-    }
-    return overrides.get(key) ?? this.options.brokerSetting(key);
-  }
 
-  private async uncleanElectionEnabled(topic: string): Promise<boolean> {
-    return (await this.topicSetting(topic, 'unclean.leader.election.enable'))?.toLowerCase() === 'true';
-  }
 
   /** Kafka's effective `min.insync.replicas` of a partition: never more than its replicas, as its leader counts it. */
-  private async effectiveMinIsr(p: TopicPartitionKey): Promise<number> {
-    const configured = Number((await this.topicSetting(p.topic, 'min.insync.replicas')) ?? '1');
-    return Math.min(configured, this.ctx.replicas(p.topic, p.partition).length);
-  }
 
   /** Replicas on brokers that are gone leave the ISR of partitions that still have a leader. */
-  private async dropDeadFromIsr(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
-    const changed: TopicPartitionKey[] = [];
-    for (const p of partitions) {
-      const l = this.ctx.leadership(p.topic, p.partition);
-      if (l === undefined || l.leader < 0) continue;
-      const isr = l.isr.filter((id) => id === l.leader || (this.ctx.isRegistered(id) && !failed.has(id)));
-      if (isr.length === l.isr.length) continue;
-      if ((await this.writeLeadership(p, { ...l, isr }, true)) !== null) changed.push(p);
-    }
-    return changed;
-  }
 
-  /**
-   * Writes a partition's next state with a check on the znode version it was read at, bumping the
-   * leader epoch when asked (leader changes and controller-made ISR changes do, as in Kafka).
-   * On a version conflict the state is re-read and the change given up (null): the caller's next
-   * event sees the newer state.
-   */
-  private async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
-    const guard = this.requireGuard();
-    const key = topicPartitionKey(p.topic, p.partition);
-    const minIsr = await this.effectiveMinIsr(p);
-    let current = this.ctx.leadership(p.topic, p.partition)!;
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const state: LeaderAndIsrZk = {
-        leader: next.leader,
-        leaderEpoch: bumpEpoch ? current.leaderEpoch + 1 : current.leaderEpoch,
-        isr: [...next.isr],
-        controllerEpoch: guard.epoch,
-      };
-      try {
-        const zkVersion = await this.zk.updatePartitionState(guard, p.topic, p.partition, state, current.zkVersion);
-        const written = { ...state, zkVersion };
-        this.ctx.leaderships.set(key, written);
-        // After an unclean election the new leader's log is the truth: no one else is vouched for.
-        const eligible = kind === 'unclean' ? [] : eligibleAfterIsrChange(this.ctx.eligible(p.topic, p.partition), current.isr, state.isr, minIsr);
-        if (eligible.length > 0) this.ctx.eligibleLeaders.set(key, eligible);
-        else this.ctx.eligibleLeaders.delete(key);
-        return written;
-      } catch (err) {
-        if (!(err instanceof ZkBadVersionError)) throw err;
-        const stored = await this.zk.getPartitionState(p.topic, p.partition);
-        if (stored === null) return null;
-        current = { ...stored.state, zkVersion: stored.zkVersion };
-        this.ctx.leaderships.set(key, current);
-        // ISR changes this controller did not see: what it knew of who left when is void.
-        this.ctx.eligibleLeaders.delete(key);
-        if (current.leader !== next.leader || current.leaderEpoch !== next.leaderEpoch) return null;
-      }
-    }
-    return null;
-  }
 
-  private sendLeaderAndIsr(brokerId: number, partitions: readonly TopicPartitionKey[], isNew: boolean): void {
-    if (partitions.length === 0) return;
-    const epoch = this.ctx.brokers.get(brokerId)?.epoch ?? -1n;
-    const onStorageErrors = (offline: TopicPartitionKey[]): void => void this.enqueue('replicas offline', () => this.onReplicasOffline(brokerId, epoch, offline));
-    this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.identity, brokerId, partitions, isNew, onStorageErrors));
-  }
 
-  private sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[]): void {
-    for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.identity, id, partitions, this.ctx.deleting));
-  }
 }
