@@ -76,7 +76,8 @@ export class ZkController implements ControllerPort {
 
   /** Competes for `/controller` now and whenever it is freed. */
   start(): void {
-    this.enqueue('elect', () => this.elect());
+    // enqueue never rejects: it logs a failed event itself.
+    void this.enqueue('elect', () => this.elect());
   }
 
   close(): void {
@@ -107,7 +108,7 @@ export class ZkController implements ControllerPort {
         if (err instanceof ControllerMovedError) {
           this.log.warn('another controller took over; resigning', { event: name });
           this.resign();
-          this.enqueue('elect', () => this.elect());
+          void this.enqueue('elect', () => this.elect());
           return;
         }
         this.log.error('controller event failed', { event: name, error: (err as Error).stack ?? String(err) });
@@ -135,9 +136,9 @@ export class ZkController implements ControllerPort {
     if (this.guard !== null) return;
     const won = await this.zk.tryBecomeController(this.options.brokerId);
     if (won === null) {
-      const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
+      const current = await this.zk.getController(() => void this.enqueue('controller change', () => this.onControllerChange()));
       // Freed between our attempt and the watch: try again rather than wait for a change that happened.
-      if (current === null) this.enqueue('elect', () => this.elect());
+      if (current === null) void this.enqueue('elect', () => this.elect());
       return;
     }
     this.guard = won;
@@ -151,7 +152,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async onControllerChange(): Promise<void> {
-    const current = await this.zk.getController(() => this.enqueue('controller change', () => this.onControllerChange()));
+    const current = await this.zk.getController(() => void this.enqueue('controller change', () => this.onControllerChange()));
     if (current !== this.options.brokerId && this.guard !== null) {
       this.log.warn('lost the controller znode; resigning', { now: current });
       this.resign();
@@ -180,7 +181,7 @@ export class ZkController implements ControllerPort {
 
   private async onBecomingController(): Promise<void> {
     await this.refreshBrokers();
-    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    const topics = await this.zk.getTopics(() => void this.enqueue('topic change', () => this.onTopicChange()));
     for (const topic of topics) await this.loadTopic(topic);
     const all = [...this.ctx.partitions()];
     for (const p of all) {
@@ -197,7 +198,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async refreshBrokers(): Promise<{ added: number[]; removed: number[] }> {
-    const registered = await this.zk.getBrokers(() => this.enqueue('broker change', () => this.onBrokerChange()));
+    const registered = await this.zk.getBrokers(() => void this.enqueue('broker change', () => this.onBrokerChange()));
     const before = new Map(this.ctx.brokers);
     this.ctx.brokers.clear();
     for (const b of registered) this.ctx.brokers.set(b.id, b);
@@ -223,7 +224,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
-    let assignment = await this.zk.getTopicAssignment(topic, () => this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    let assignment = await this.zk.getTopicAssignment(topic, () => void this.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
     if (assignment === null) return false;
     let topicId = assignment.topicId;
     if (topicId === null) {
@@ -277,7 +278,7 @@ export class ZkController implements ControllerPort {
 
   private async onTopicChange(): Promise<void> {
     if (this.guard === null) return;
-    const topics = await this.zk.getTopics(() => this.enqueue('topic change', () => this.onTopicChange()));
+    const topics = await this.zk.getTopics(() => void this.enqueue('topic change', () => this.onTopicChange()));
     const added = topics.filter((t) => !this.ctx.topics.has(t));
     for (const t of this.ctx.topics.keys()) if (!topics.includes(t)) this.ctx.removeTopic(t);
     const created: TopicPartitionKey[] = [];
@@ -326,7 +327,7 @@ export class ZkController implements ControllerPort {
    */
   private async onTopicDeletion(): Promise<void> {
     if (this.guard === null) return;
-    const marked = await this.zk.getTopicsToDelete(() => this.enqueue('topic deletion', () => this.onTopicDeletion()));
+    const marked = await this.zk.getTopicsToDelete(() => void this.enqueue('topic deletion', () => this.onTopicDeletion()));
     for (const topic of marked) {
       if (!this.ctx.topics.has(topic)) {
         await this.zk.deleteTopicZnodes(this.requireGuard(), topic);
@@ -666,7 +667,7 @@ export class ZkController implements ControllerPort {
    */
   private async onLogDirEvent(): Promise<void> {
     if (this.guard === null) return;
-    const names = await this.zk.getLogDirEventNotifications(() => this.enqueue('log dir event', () => this.onLogDirEvent()));
+    const names = await this.zk.getLogDirEventNotifications(() => void this.enqueue('log dir event', () => this.onLogDirEvent()));
     if (names.length === 0) return;
     const brokers = new Set(await this.zk.getLogDirEventBrokers(names));
     await this.zk.deleteLogDirEventNotifications(this.requireGuard(), names);
