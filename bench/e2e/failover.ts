@@ -282,7 +282,7 @@ async function runRound(cluster: SluiceCluster, partitions: number, sessionTimeo
       const m = await metadata(watcher);
       const now = Date.now();
       for (const p of led) {
-        const l = m.leaders.get(p) ?? -1;
+        const l: number = m.leaders.get(p) ?? -1;
         if (!metadataAt.has(p) && l >= 0 && l !== victim) metadataAt.set(p, now);
       }
       await sleep(POLL_MS);

@@ -143,7 +143,7 @@ export interface LoadgenRun {
 /** Runs the generator (behind `launcher`, e.g. taskset) to its end; delivery errors fail the run. */
 export async function runLoadgen(binary: string, args: readonly string[], launcher: readonly string[] = [], timeoutMs = 900_000): Promise<LoadgenRun> {
   const [command, ...pre] = [...launcher, binary];
-  const tool = await runTool(command!, [...pre, ...args], timeoutMs);
+  const tool = await runTool(command, [...pre, ...args], timeoutMs);
   const summary = parseLoadgenSummary(tool.stdout);
   if (summary.errors > 0) throw new Error(`loadgen ${args[0]}: ${summary.errors} records failed`);
   return { tool, summary };

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(times) || times < 1) throw new Error(`--times needs a whole number ≥ 1: ${values.times}`);
   const overrides = (values['sluice-override'] ?? '').split(',').filter((p) => p.includes('='));
   const launcher = (values.launcher ?? '').split(' ').filter((p) => p !== '');
-  const workDir = values['work-dir']!;
+  const workDir = values['work-dir'];
   mkdirSync(workDir, { recursive: true });
   const samples = await measureStartup(workDir, times, overrides, launcher);
   const md = [`# Sluice start-up and idle memory (${new Date().toISOString()})`, '', `overrides: ${overrides.join(',') || 'none'} · launcher: ${launcher.join(' ') || 'none'} · ${times} starts`, '', startupTable(samples), ''].join('\n');

@@ -13,7 +13,7 @@ import { startKafka } from '../../tools/kafka/kafka-process.js';
 import { freePort } from '../e2e/brokers.js';
 import { ErrorCode, errorName } from '../../src/protocol/errors.js';
 import { CreateTopicsRequest, CreateTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest, HeartbeatResponse } from '../../src/protocol/messages/index.js';
-import { PINNED_VERSIONS, WireConnection } from './wire.js';
+import { PINNED_VERSIONS, type WireConnection } from './wire.js';
 
 export type BrokerName = 'sluice' | 'kafka';
 

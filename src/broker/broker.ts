@@ -370,7 +370,7 @@ export class Broker {
       partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, coordinators!, checkpointTimer, metricsServer, member, sharePartitions!, localLogDirFailures);
+    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, coordinators, checkpointTimer, metricsServer, member, sharePartitions, localLogDirFailures);
     if (pendingFatal !== null) halt(started, pendingFatal);
     return started;
   }

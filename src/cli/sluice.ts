@@ -70,7 +70,8 @@ if (clientCommand !== undefined) {
   // The client library loads with the tool, not with every `sluice start`.
   void Promise.all([clientCommand(), import('./commands/command-support.js')]).then(([loaded, { runCommand }]) => runCommand(command!, loaded, rest));
 } else if (command === 'cluster') {
-  import('./cluster-up.js')
+  // clusterUp's errors are caught below; a failed import crashes with its stack, as it should.
+  void import('./cluster-up.js')
     .then(({ clusterUp, UsageError }) =>
       clusterUp(rest).catch((err: unknown) => {
         process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -53,7 +53,7 @@ interface Issued {
 
 function newKey(): { key: forge.pki.rsa.PrivateKey; keyPem: string; publicKey: forge.pki.rsa.PublicKey } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: KEY_BITS, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  return { key: forge.pki.privateKeyFromPem(privateKey), keyPem: privateKey, publicKey: forge.pki.publicKeyFromPem(publicKey) as forge.pki.rsa.PublicKey };
+  return { key: forge.pki.privateKeyFromPem(privateKey), keyPem: privateKey, publicKey: forge.pki.publicKeyFromPem(publicKey) };
 }
 
 /** `subject` is most specific first (RFC 2253); a certificate lists it the other way round. */

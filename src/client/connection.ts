@@ -271,7 +271,7 @@ function openSocket(host: string, port: number, timeoutMs: number, tls: ClientTl
       socket.removeAllListeners('error');
       resolve(socket);
     });
-    socket.once('error', (err) => {
+    socket.once('error', (err: Error) => {
       clearTimeout(timer);
       reject(networkError(`could not connect to ${host}:${port}: ${err.message}`, err));
     });

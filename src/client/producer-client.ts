@@ -76,6 +76,7 @@ export class KafkaProducerClient {
         const failures = outcomes.flatMap((o) => o.failures.map((f) => f.error));
         // A non-retriable failure ends the send at once; otherwise retry what is left.
         const failure = failures.find((f) => !isRetriable(f)) ?? failures[0];
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the partition's error as the produce request built it
         if (failure !== undefined) throw failure;
       },
       { deadline, beforeRetry: () => this.topics.delete(topic) },

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponseData } from '../protocol/messages/index.js';
-import { CompressionType, encodeRecordBatch, type RecordHeaderInput } from '../protocol/records/index.js';
+import { type CompressionType, encodeRecordBatch, type RecordHeaderInput } from '../protocol/records/index.js';
 import { brokerError } from './client-errors.js';
 import type { TopicMetadata } from './cluster-metadata.js';
 import type { KafkaConnection } from './connection.js';

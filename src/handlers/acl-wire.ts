@@ -3,7 +3,7 @@
  * the same), and what they share: the refusals Kafka answers before looking at any ACL.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { AclOperation, type AclBinding, type AclBindingFilter, type PatternType, type PermissionType, type ResourceType } from '../security/acl/index.js';
+import { type AclOperation, type AclBinding, type AclBindingFilter, type PatternType, type PermissionType, type ResourceType } from '../security/acl/index.js';
 import { authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import type { RequestContext } from './handler.js';

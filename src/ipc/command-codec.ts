@@ -24,7 +24,6 @@ export const COMMAND_NO_REPLY = 1;
 
 export const REPLY_OK = 0;
 export const REPLY_ERROR = 1;
-export type ReplyStatus = typeof REPLY_OK | typeof REPLY_ERROR;
 
 /** Ops from here to 0xffff are reserved for the transport; op modules use 0..0xfeff. */
 export const FIRST_CONTROL_OP = 0xff00;

@@ -137,7 +137,7 @@ function checkPartition(path: string, topic: string, index: number, p: unknown):
   const valid =
     r['partition'] === index &&
     isIdList(r['replicas']) &&
-    (r['replicas'] as number[]).length > 0 &&
+    (r['replicas']).length > 0 &&
     Number.isInteger(r['leader']) &&
     Number.isInteger(r['leaderEpoch']) &&
     Number.isInteger(r['partitionEpoch']) &&

@@ -129,7 +129,7 @@ export class Connection {
     const reusable = this.options.framePool !== undefined && FRAME_FREE_AFTER_ANSWER.has(header.requestApiKey);
     this.dispatcher.dispatch(header, new Reader(frame, bodyOffset), this.session, this.throttle).then(
       (response) => {
-        if (reusable) this.options.framePool!.give(frame);
+        if (reusable) this.options.framePool.give(frame);
         if (isFinal(response)) this.finish(slot, response);
         else this.complete(slot, response);
       },

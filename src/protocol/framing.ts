@@ -39,7 +39,7 @@ export class FrameDecoder {
 
   constructor(
     maxFrameBytes: number,
-    private readonly allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+    private readonly allocate: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
   ) {
     this.maxFrameBytes = maxFrameBytes;
   }

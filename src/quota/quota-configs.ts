@@ -36,7 +36,7 @@ export function isQuotaKey(key: string): boolean {
 
 const LARGEST: Record<Exclude<QuotaValueType, 'double'>, { max: number; name: string }> = {
   int: { max: 2147483647, name: 'an INT' },
-  long: { max: 9223372036854775807, name: 'a LONG' },
+  long: { max: 2 ** 63, name: 'a LONG' }, // Long.MAX_VALUE, 2^63 - 1, rounds to 2^63 as a double
 };
 
 /** Kafka's tolerance for a value of an integral key that came as a double. */

@@ -35,7 +35,7 @@ export interface LogConfig {
   readonly 'max.compaction.lag.ms': number;
 }
 
-const LONG_MAX = 9223372036854775807;
+const LONG_MAX = 2 ** 63; // Long.MAX_VALUE, 2^63 - 1, rounds to 2^63 as a double
 
 export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   'segment.bytes': 1024 * 1024 * 1024,

@@ -8,7 +8,6 @@
 import { clientSecurity, type ClientSecurity } from '../client/client-security-config.js';
 import { compressionType, isCompressionName } from '../client/compression-codecs.js';
 import type { BatchingProducerOptions } from '../client/producer-batching.js';
-import type { Acks } from '../client/producer-request.js';
 import type { ConsumerOptions } from '../client/consumer-client.js';
 
 /** A client's properties as Sluice's client options, how it connects, and the keys it leaves out. */
@@ -61,7 +60,7 @@ export function sluiceProducerConfig(props: ReadonlyMap<string, string>): Sluice
     } else if (key === 'acks') {
       const acks = value === 'all' ? -1 : Number(value);
       if (acks !== -1 && acks !== 0 && acks !== 1) throw new ClientConfigError(`acks must be all, -1, 0 or 1, not '${raw}'`);
-      producer.acks = acks as Acks;
+      producer.acks = acks;
     } else if (key === 'compression.type') {
       if (!isCompressionName(value)) throw new ClientConfigError(`compression.type '${raw}' is not none, gzip, snappy, lz4 or zstd`);
       producer.compression = compressionType(value);

@@ -50,7 +50,7 @@ const setup: WorkerSetup = {
   },
 };
 
-const module: Partial<Record<keyof WorkerOpModule, unknown>> = await import(data.opModule);
+const module = (await import(data.opModule)) as Partial<Record<keyof WorkerOpModule, unknown>>;
 const register = module.registerOps;
 if (typeof register !== 'function') throw new OpModuleError(`${data.opModule} does not export a registerOps function`);
 await (register as WorkerOpModule['registerOps'])(setup);

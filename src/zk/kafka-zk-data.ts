@@ -418,7 +418,7 @@ export function decodeFeatures(data: Buffer | null): Map<string, number> {
     if (version === FEATURE_ZNODE_V1 && r.int(o, 'min_version_level') > max) r.fail(`feature ${name} has min_version_level above max_version_level`);
     levels.set(name, max);
   }
-  return status === FEATURE_STATUS_ENABLED ? levels : new Map();
+  return status === FEATURE_STATUS_ENABLED ? levels : new Map<string, number>();
 }
 
 // --- /config/<type>/<name> and /config/changes ---

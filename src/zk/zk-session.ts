@@ -156,7 +156,7 @@ export class ZkSession {
           resolve();
         } else if (isTerminal(state)) {
           unsubscribe();
-          reject(this.endedError());
+          reject(this.endedError()!); // defined in every terminal state
         }
       });
     });

@@ -103,7 +103,7 @@ function recordValidationScenario(): Scenario {
     });
   const corrupt = (): Buffer => {
     const b = batch('corrupt me');
-    b[b.length - 1] ^= 0xff;
+    b[b.length - 1]! ^= 0xff;
     return b;
   };
   return {

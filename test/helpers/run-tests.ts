@@ -60,7 +60,7 @@ stream.on('test:fail', (event: { name: string; file?: string; details: { error: 
   process.exitCode = 1;
   failures.push({ file: relative(dist, event.file ?? '?'), name: event.name, error: errorText(event.details.error) });
 });
-const report = process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap);
+const report = (process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap)) as NodeJS.ReadableStream;
 report.pipe(process.stdout, { end: false });
 report.on('end', () => {
   if (failures.length === 0) return;

@@ -67,7 +67,7 @@ describe('requests spanning many partitions', () => {
   test('one Produce larger than a ring message: each partition appended or refused on its own, answers in request order', async () => {
     const values = Array.from({ length: PARTITIONS }, (_, p) => Buffer.alloc(VALUE_BYTES, p + 1));
     const corrupt = batch(Buffer.from('corrupt'));
-    corrupt[corrupt.length - 1] ^= 0xff;
+    corrupt[corrupt.length - 1]! ^= 0xff;
     // Partitions in reverse order, an unknown partition and a corrupt batch in between.
     const partitionData = [
       ...values.map((v, p) => ({ index: p, records: batch(v) })).reverse(),

@@ -227,7 +227,7 @@ export class FaultCluster {
   async stop(): Promise<void> {
     for (const b of this.brokers) if (b.paused) this.resume(b.id);
     for (const b of this.brokers) b.proxy.setMode('forward');
-    await Promise.all(this.brokers.map((b) => b.process?.stop()));
+    await Promise.all(this.brokers.map(async (b) => b.process?.stop()));
     await Promise.all(this.brokers.map((b) => b.proxy.close()));
     await this.zookeeper.stop();
     if (this.options.diskBroker !== undefined && this.diskSkip === undefined) {

@@ -152,7 +152,7 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
 
   const logFd = openSync(logFile, 'a');
   const [command, ...launcherArgs] = [...(opts.launcher ?? []), java];
-  const child = spawn(command!, [
+  const child = spawn(command, [
     ...launcherArgs,
     `-Xmx${opts.heap ?? '512m'}`, `-Xms${opts.heap ?? '512m'}`, '-XX:+UseG1GC', '-Djava.awt.headless=true', log4j,
     '-cp', classpath, 'kafka.Kafka', propsFile,

@@ -38,7 +38,7 @@ export async function spawnSluice(options: SluiceChildOptions): Promise<SluiceCh
     ...options.overrides.flatMap((kv) => ['--override', kv]),
   ];
   const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
-  const child = spawn(command!, [...launcherArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  const child = spawn(command, [...launcherArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   let out = '';

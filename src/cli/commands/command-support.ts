@@ -97,7 +97,10 @@ export async function writeOut(data: string | Uint8Array): Promise<void> {
   if (!process.stdout.write(data)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
 }
 
-/** Runs a subcommand and sets the exit code: 0, 1 for a Kafka or other failure, 2 for a usage error. */
+/**
+ * Runs a subcommand and sets the exit code: 0, 1 for a Kafka or other failure, 2 for a usage error.
+ * @public loaded by cli/sluice.ts through a dynamic import that knip does not follow
+ */
 export async function runCommand(name: string, command: Command, args: string[]): Promise<void> {
   if (args.includes('--help')) {
     process.stdout.write(command.usage);

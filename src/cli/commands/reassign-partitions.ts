@@ -65,7 +65,7 @@ function parseFile(path: string): { moves: Move[]; logDirMoves: LogDirMove[] } {
       const list = (items: readonly unknown[]): string => `[${items.join(', ')}]`;
       throw new InputError(`Size of replicas list ${list(move.replicas)} is different from size of log dirs list ${list(r.log_dirs)} for partition ${move.topic}-${move.partition}`);
     }
-    (r.log_dirs as string[]).forEach((dir, i) => {
+    (r.log_dirs).forEach((dir, i) => {
       if (dir !== ANY_LOG_DIR) logDirMoves.push({ topic: move.topic, partition: move.partition, broker: move.replicas[i]!, path: dir });
     });
   }

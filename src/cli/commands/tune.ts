@@ -7,7 +7,7 @@
  */
 import { loadPropertiesFile } from '../../broker/config.js';
 import type { Acks } from '../../client/producer-request.js';
-import { COMPRESSION_NAMES, isCompressionName, type CompressionName } from '../../client/compression-codecs.js';
+import { COMPRESSION_NAMES, isCompressionName } from '../../client/compression-codecs.js';
 import { chooseClient, CLIENT_NAMES, ClientUnavailableError, defaultCacheDir, isClientName, type ClientName } from '../../tune/client-drivers.js';
 import { TIMESTAMP_BYTES } from '../../tune/driver-protocol.js';
 import { SweepProgress } from '../../tune/progress.js';
@@ -103,7 +103,7 @@ export function parseTuneOptions(args: string[]): TuneOptions {
     recordSize: integerOption(o['record-size'], 'record-size', TIMESTAMP_BYTES, 16 * 1024 * 1024) ?? 1024,
     targetRate: o['target-rate'] === undefined ? null : positiveNumber(o['target-rate'], 'target-rate'),
     acks: (o.acks === 'all' ? -1 : (integerOption(o.acks, 'acks', -1, 1) ?? -1)) as Acks,
-    compression: compression as CompressionName,
+    compression: compression,
     maxInFlight: integerOption(o['max-in-flight'], 'max-in-flight', 1, 1000) ?? 5,
     topic: o.topic ?? null,
     partitions: integerOption(o.partitions, 'partitions', 1, 10_000) ?? 1,
@@ -119,7 +119,7 @@ export function parseTuneOptions(args: string[]): TuneOptions {
   const throughputGoal = o['throughput-goal'] === undefined ? null : positiveNumber(o['throughput-goal'], 'throughput-goal');
   return {
     bootstrap,
-    client: (o.client as ClientName | undefined) ?? null,
+    client: (o.client) ?? null,
     producerConfigFile,
     kafkaClients: o['kafka-clients'] ?? null,
     settings,

@@ -173,7 +173,7 @@ export class BrokerMetrics {
   /** One non-zero error code found in a response of `api`; `name` is Kafka's name for it. */
   requestError(api: string, errorCode: number, name: string): void {
     let byCode = this.errorLabels.get(api);
-    if (byCode === undefined) this.errorLabels.set(api, (byCode = new Map()));
+    if (byCode === undefined) this.errorLabels.set(api, (byCode = new Map<number, ErrorLabels>()));
     let labels = byCode.get(errorCode);
     if (labels === undefined) byCode.set(errorCode, (labels = { api, error_code: String(errorCode), error: name }));
     this.requestErrors.inc(labels);

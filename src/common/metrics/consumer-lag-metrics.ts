@@ -64,7 +64,7 @@ export class ConsumerLagMetrics {
       }
       if (l.lag === null) continue;
       let topics = sums.get(l.group);
-      if (topics === undefined) sums.set(l.group, (topics = new Map()));
+      if (topics === undefined) sums.set(l.group, (topics = new Map<string, bigint>()));
       topics.set(l.topic, (topics.get(l.topic) ?? 0n) + l.lag);
     }
     for (const [group, topics] of sums) for (const [topic, sum] of topics) this.lagSum.set({ group, topic }, Number(sum));

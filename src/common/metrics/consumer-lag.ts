@@ -59,7 +59,7 @@ export function consumerGroupLag(committed: readonly GroupOffset[], ends: readon
   const endOf = new Map<string, Map<number, bigint>>();
   for (const e of ends) {
     let partitions = endOf.get(e.topic);
-    if (partitions === undefined) endOf.set(e.topic, (partitions = new Map()));
+    if (partitions === undefined) endOf.set(e.topic, (partitions = new Map<number, bigint>()));
     partitions.set(e.partition, e.highWatermark);
   }
   const out: GroupPartitionLag[] = [];

@@ -42,7 +42,7 @@ export interface ScrapeSources {
   workers(ends: readonly PartitionRef[]): Promise<WorkerScrape>;
   rings(): readonly RingOccupancy[];
   /** How many partition workers have started (the others start on their first request). */
-  workersStarted?(): number;
+  workersStarted?: () => number;
   /** Every group's committed offsets. */
   committedOffsets(): Promise<readonly GroupOffset[]>;
   /** The produce batches by client id (`ClientProduceMetrics.snapshot()`), in prom-client's JSON form as a worker's. */

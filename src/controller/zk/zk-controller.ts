@@ -89,7 +89,8 @@ export class ZkController implements ControllerPort {
 
   /** Competes for `/controller` now and whenever it is freed. */
   start(): void {
-    this.events.enqueue('elect', () => this.elect());
+    // enqueue never rejects: it logs a failed event itself.
+    void this.events.enqueue('elect', () => this.elect());
   }
 
   close(): void {
@@ -118,9 +119,9 @@ export class ZkController implements ControllerPort {
     if (this.session.isActive) return;
     const won = await this.session.zk.tryBecomeController(this.options.brokerId);
     if (won === null) {
-      const current = await this.session.zk.getController(() => this.events.enqueue('controller change', () => this.onControllerChange()));
+      const current = await this.session.zk.getController(() => void this.events.enqueue('controller change', () => this.onControllerChange()));
       // Freed between our attempt and the watch: try again rather than wait for a change that happened.
-      if (current === null) this.events.enqueue('elect', () => this.elect());
+      if (current === null) void this.events.enqueue('elect', () => this.elect());
       return;
     }
     this.session.activate(won);
@@ -134,7 +135,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async onControllerChange(): Promise<void> {
-    const current = await this.session.zk.getController(() => this.events.enqueue('controller change', () => this.onControllerChange()));
+    const current = await this.session.zk.getController(() => void this.events.enqueue('controller change', () => this.onControllerChange()));
     if (current !== this.options.brokerId && this.session.isActive) {
       this.log.warn('lost the controller znode; resigning', { now: current });
       this.resign();
@@ -156,7 +157,7 @@ export class ZkController implements ControllerPort {
 
   private async onBecomingController(): Promise<void> {
     await this.refreshBrokers();
-    const topics = await this.session.zk.getTopics(() => this.events.enqueue('topic change', () => this.onTopicChange()));
+    const topics = await this.session.zk.getTopics(() => void this.events.enqueue('topic change', () => this.onTopicChange()));
     for (const topic of topics) await this.loadTopic(topic);
     const all = [...this.ctx.partitions()];
     for (const p of all) {
@@ -173,7 +174,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async refreshBrokers(): Promise<{ added: number[]; removed: number[] }> {
-    const registered = await this.session.zk.getBrokers(() => this.events.enqueue('broker change', () => this.onBrokerChange()));
+    const registered = await this.session.zk.getBrokers(() => void this.events.enqueue('broker change', () => this.onBrokerChange()));
     const before = new Map(this.ctx.brokers);
     this.ctx.brokers.clear();
     for (const b of registered) this.ctx.brokers.set(b.id, b);
@@ -199,7 +200,7 @@ export class ZkController implements ControllerPort {
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
-    let assignment = await this.session.zk.getTopicAssignment(topic, () => this.events.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    let assignment = await this.session.zk.getTopicAssignment(topic, () => void this.events.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
     if (assignment === null) return false;
     let topicId = assignment.topicId;
     if (topicId === null) {
@@ -253,7 +254,7 @@ export class ZkController implements ControllerPort {
 
   private async onTopicChange(): Promise<void> {
     if (!this.session.isActive) return;
-    const topics = await this.session.zk.getTopics(() => this.events.enqueue('topic change', () => this.onTopicChange()));
+    const topics = await this.session.zk.getTopics(() => void this.events.enqueue('topic change', () => this.onTopicChange()));
     const added = topics.filter((t) => !this.ctx.topics.has(t));
     for (const t of this.ctx.topics.keys()) if (!topics.includes(t)) this.ctx.removeTopic(t);
     const created: TopicPartitionKey[] = [];
@@ -302,7 +303,7 @@ export class ZkController implements ControllerPort {
    */
   private async onTopicDeletion(): Promise<void> {
     if (!this.session.isActive) return;
-    const marked = await this.session.zk.getTopicsToDelete(() => this.events.enqueue('topic deletion', () => this.onTopicDeletion()));
+    const marked = await this.session.zk.getTopicsToDelete(() => void this.events.enqueue('topic deletion', () => this.onTopicDeletion()));
     for (const topic of marked) {
       if (!this.ctx.topics.has(topic)) {
         await this.session.zk.deleteTopicZnodes(this.session.requireGuard(), topic);
@@ -456,7 +457,7 @@ export class ZkController implements ControllerPort {
    */
   private async onLogDirEvent(): Promise<void> {
     if (!this.session.isActive) return;
-    const names = await this.session.zk.getLogDirEventNotifications(() => this.events.enqueue('log dir event', () => this.onLogDirEvent()));
+    const names = await this.session.zk.getLogDirEventNotifications(() => void this.events.enqueue('log dir event', () => this.onLogDirEvent()));
     if (names.length === 0) return;
     const brokers = new Set(await this.session.zk.getLogDirEventBrokers(names));
     await this.session.zk.deleteLogDirEventNotifications(this.session.requireGuard(), names);

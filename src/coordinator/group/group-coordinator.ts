@@ -377,9 +377,9 @@ export class GroupCoordinator<T> {
     const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
     const types = new Set(request.typesFilter.map((t) => t.trim().toLowerCase()));
     const all = [
-      ...[...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state as string, groupType: CLASSIC_GROUP_TYPE })),
-      ...[...this.consumerGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: g.state as string, groupType: CONSUMER_GROUP_TYPE })),
-      ...[...this.shareGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: SHARE_PROTOCOL_TYPE, groupState: g.state as string, groupType: SHARE_PROTOCOL_TYPE })),
+      ...[...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: CLASSIC_GROUP_TYPE })),
+      ...[...this.consumerGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: g.state, groupType: CONSUMER_GROUP_TYPE })),
+      ...[...this.shareGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: SHARE_PROTOCOL_TYPE, groupState: g.state, groupType: SHARE_PROTOCOL_TYPE })),
     ];
     return {
       errorCode: ErrorCode.NONE,

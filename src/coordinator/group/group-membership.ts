@@ -12,7 +12,7 @@ import type { SyncGroupRequestData } from '../../protocol/messages/api/14-sync-g
 import { ErrorCode } from '../../protocol/errors.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, type ClassicMember, sameProtocols } from './classic-group.js';
 import type { GroupCoordinatorConfig } from './config.js';
-import { DeadlineTimer } from './deadline-timer.js';
+import { type DeadlineTimer } from './deadline-timer.js';
 import { groupMetadataValue } from './group-metadata-value.js';
 import { groupMetadataRecord } from './records.js';
 import type { Effects, Waiter } from './results.js';

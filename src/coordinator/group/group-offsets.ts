@@ -20,7 +20,7 @@ import { ZERO_UUID } from '../../common/uuid.js';
 import { ClassicGroup } from './classic-group.js';
 import type { GroupCoordinatorConfig } from './config.js';
 import { type Group, type GroupMembership, memberError } from './group-membership.js';
-import { OffsetStore, type CommittedOffset } from './offset-store.js';
+import { type OffsetStore, type CommittedOffset } from './offset-store.js';
 import { type CoordinatorRecord, type OffsetKey, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
 import { TransactionalOffsets } from './transactional-offsets.js';
 import type { OffsetCommitValueData } from '../../protocol/messages/coordinator/offset-commit.js';

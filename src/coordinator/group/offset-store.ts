@@ -32,9 +32,9 @@ export class OffsetStore {
 
   put(group: string, topic: string, partition: number, offset: CommittedOffset): void {
     let topics = this.byGroup.get(group);
-    if (topics === undefined) this.byGroup.set(group, (topics = new Map()));
+    if (topics === undefined) this.byGroup.set(group, (topics = new Map<string, Map<number, CommittedOffset>>()));
     let partitions = topics.get(topic);
-    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
+    if (partitions === undefined) topics.set(topic, (partitions = new Map<number, CommittedOffset>()));
     partitions.set(partition, offset);
   }
 

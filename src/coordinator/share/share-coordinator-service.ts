@@ -148,7 +148,11 @@ export class ShareCoordinatorService implements ShareStateBackend {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      job().finally(() => this.every(intervalMs, job));
+      // A failed job is logged and the next one scheduled; before, a rejection (pruneRecords's
+      // deleteRecords) went unhandled past the finally.
+      void job()
+        .catch((err: unknown) => this.options.logger.warn('periodic share-coordinator job failed', { error: String(err) }))
+        .finally(() => this.every(intervalMs, job));
     }, intervalMs);
     timer.unref();
     this.timers.add(timer);

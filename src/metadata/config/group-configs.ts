@@ -205,5 +205,5 @@ export function groupConfigOverrides(overrides: ReadonlyMap<string, string>): Gr
     const text = raw.trim();
     typed[field] = type === 'boolean' ? text.toLowerCase() === 'true' : type === 'int' ? Number(text) : text;
   }
-  return typed as GroupConfigOverrides;
+  return typed;
 }

@@ -177,6 +177,7 @@ export function fieldNotSupported(field: string, version: number): EncodeError {
   return new EncodeError(`field ${field} has a non-default value that version ${version} cannot carry`);
 }
 
+/** @public emitted by tools/codegen for a bytes field with an empty default; no message uses it today. */
 export function bytesIsEmpty(b: Uint8Array | null): boolean {
   return b !== null && b.length === 0;
 }

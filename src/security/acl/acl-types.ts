@@ -98,8 +98,6 @@ const PERMISSION_NAMES: ReadonlyMap<PermissionType, string> = new Map<Permission
   [PermissionType.DENY, 'Deny'],
 ]);
 
-/** The resource types an ACL can name (every one but UNKNOWN and ANY). */
-export const CONCRETE_RESOURCE_TYPES: readonly ResourceType[] = [...RESOURCE_TYPE_NAMES.keys()];
 /** The operations an ACL can name (every one but UNKNOWN and ANY). */
 export const CONCRETE_OPERATIONS: readonly AclOperation[] = [...OPERATION_NAMES.keys()];
 

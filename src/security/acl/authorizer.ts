@@ -7,7 +7,7 @@
  * WRITE, DELETE and ALTER imply DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS) allows it.
  * A resource no ACL applies to is allowed only with `allow.everyone.if.no.acl.found`.
  */
-import { AclSet } from './acl-set.js';
+import { type AclSet } from './acl-set.js';
 import {
   AclOperation,
   PatternType,

@@ -217,7 +217,7 @@ export class LogManager {
       if (cleanShutdown && this.#shared === undefined) removeCleanShutdownMarker(dir.path);
     } catch (e) {
       if (!isIoError(e) && !(e instanceof StorageError)) throw e;
-      dir.markOffline(e as Error);
+      dir.markOffline(e);
     }
   }
 

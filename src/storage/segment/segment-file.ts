@@ -55,11 +55,11 @@ export class SegmentFile {
 
   /** Takes a reference for a read; call `release` once the bytes have been sent. */
   lease(): FileLease {
-    this.fd;
+    const fd = this.fd; // throws once the file is closed
     this.#references++;
     let released = false;
     return {
-      fd: this.#fd,
+      fd,
       release: () => {
         if (released) return;
         released = true;
@@ -83,5 +83,5 @@ export class SegmentFile {
 export interface FileLease {
   readonly fd: number;
   /** Idempotent. */
-  release(): void;
+  release: () => void;
 }

@@ -85,7 +85,7 @@ describe('bad input from a raw socket, then a normal client', { skip: kcatSkip()
 
   test('a batch whose CRC does not match is refused with CORRUPT_MESSAGE and not appended', async () => {
     const corrupt = batch(['one', 'two']);
-    corrupt[corrupt.length - 1] ^= 0xff; // a value byte, covered by the CRC
+    corrupt[corrupt.length - 1]! ^= 0xff; // a value byte, covered by the CRC
     const res = await produce(broker.bootstrap, 'target', 0, corrupt);
     assert.equal(res.errorCode, ErrorCode.CORRUPT_MESSAGE);
     const badCrc = batch(['one']);

@@ -51,7 +51,7 @@ describe('Java client (kafka-clients 4.4.0)', { skip: javaSkip() }, () => {
     assert.equal(after!['topicId'], before!['topicId'], 'createPartitions keeps the topic id');
     assert.match(String(before!['topicId']), /^[A-Za-z0-9_-]{22}$/);
 
-    const configs = Object.fromEntries(linesOfType(lines, 'config').map((l) => [l['name'], [l['value'], l['source'], l['isDefault']]]));
+    const configs = Object.fromEntries(linesOfType(lines, 'config').map((l) => [l['name'], [l['value'], l['source'], l['isDefault']]])) as Record<string, unknown>;
     assert.deepEqual(configs, {
       'cleanup.policy': ['compact,delete', 'DYNAMIC_TOPIC_CONFIG', false],
       'retention.ms': ['604800000', 'DEFAULT_CONFIG', true],

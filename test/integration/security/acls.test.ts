@@ -190,7 +190,7 @@ function aclMatrix(who: Identity): void {
       const lines = p.json();
       const described = lines.filter((l) => l['type'] === 'described').map((l) => l['acls']);
       assert.deepEqual(described, [[`java-ok ${who.principal} WRITE ALLOW`], []]);
-      const produced = Object.fromEntries(lines.filter((l) => l['type'] === 'produced').map((l) => [l['topic'], l['error']]));
+      const produced = Object.fromEntries(lines.filter((l) => l['type'] === 'produced').map((l) => [l['topic'], l['error']])) as Record<string, unknown>;
       assert.deepEqual(produced, { 'java-ok': 'none', 'java-denied': 'TopicAuthorizationException' });
       assert.deepEqual(lines.find((l) => l['type'] === 'deleted')?.['count'], 1);
     });

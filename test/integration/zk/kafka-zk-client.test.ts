@@ -169,7 +169,7 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
 
     // Resigning with a stale guard is refused; with the current one it frees /controller.
     await assert.rejects(loser.resignController(1), ControllerMovedError);
-    await loser.resignController(second!.epochZkVersion);
+    await loser.resignController(second.epochZkVersion);
     assert.equal(await loser.getController(), null);
   });
 

@@ -27,7 +27,10 @@ function builtinsImportedBy(modules: readonly string[]): Set<string> {
 function loadedAtStart(entry: string): string[] {
   const seen = new Set([resolve(DIST_SRC, entry)]);
   const queue = [...seen];
-  while (queue.length > 0) for (const next of staticImports(queue.shift()!)) if (!seen.has(next)) seen.add(next), queue.push(next);
+  while (queue.length > 0) for (const next of staticImports(queue.shift()!)) if (!seen.has(next)) {
+    seen.add(next);
+    queue.push(next);
+  }
   return [...seen].map((f) => relative(DIST_SRC, f));
 }
 

@@ -177,7 +177,7 @@ describe('BROKER_LOGGER config resource', () => {
     process.stderr.write = ((chunk: string | Uint8Array) => {
       out += String(chunk);
       return true;
-    }) as typeof process.stderr.write;
+    });
     try {
       run();
     } finally {

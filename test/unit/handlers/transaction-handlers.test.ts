@@ -33,11 +33,10 @@ const fresh = dataHarnesses();
 
 /** A harness whose transaction coordinator writes its markers through the handlers' own path, as the broker wires it. */
 function txnHarness(): DataHarness {
-  let d: DataHarness | undefined;
-  d = fresh(undefined, {
+  const d: DataHarness = fresh(undefined, {
     groupLog: memoryOffsetsLog(new MemoryPartitions()),
     transactionLog: new MemoryLog(),
-    markers: { write: (marker) => writeMarkers(d!.h.cluster, marker) },
+    markers: { write: (marker) => writeMarkers(d.h.cluster, marker) },
   });
   return d;
 }

@@ -52,7 +52,7 @@ test("a single broker keeps client entities' configs in its metadata file across
   await first.alter({ user: 'alice', clientId: null }, () => new Map([['producer_byte_rate', '1024']]));
   await first.alter({ clientId: 'gone' }, () => new Map([['consumer_byte_rate', '1']]));
   await first.alter({ clientId: 'gone' }, () => new Map());
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')).clientEntities, {
+  assert.deepEqual((JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')) as { clientEntities: unknown }).clientEntities, {
     'users/alice': { 'SCRAM-SHA-256': 'salt=YQ==,stored_key=Yg==,server_key=Yw==,iterations=4096' },
     'users/alice/clients/<default>': { producer_byte_rate: '1024' },
   });

@@ -83,7 +83,7 @@ test('the read is the parked fetch\'s own: from its offset, within its max bytes
   const result = (await woke).reads.get(topicPartitionKey(name, 0))!;
   assert.equal(result.records?.byteLength, second.byteLength, 'the first batch at its offset, whole despite max bytes 1 (KIP-74)');
   assert.equal(result.highWatermark, 4n);
-  result.records!.release();
+  result.records.release();
 });
 
 test('an append that leaves the high watermark behind reads nothing and wakes no consumer', async () => {

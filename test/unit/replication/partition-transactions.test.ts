@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
-import { Partition } from '../../../src/replication/partition.js';
+import { type Partition } from '../../../src/replication/partition.js';
 import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
 import type { TxnMarkerRequest } from '../../../src/storage/index.js';
 import { decodeBatches, withVerification } from '../storage/storage-fixtures.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
-import { Partition } from '../../../src/replication/partition.js';
+import { type Partition } from '../../../src/replication/partition.js';
 import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
 import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
 import type { IsrAnswer, PartitionStateCommand } from '../../../src/replication/partition-state.js';

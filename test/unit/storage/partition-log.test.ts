@@ -118,7 +118,7 @@ test('validation: MESSAGE_TOO_LARGE, INVALID_TIMESTAMP (after.max.ms), CRC; noth
   log.updateConfig({ 'message.timestamp.before.max.ms': 1000 });
   assert.throws(() => log.append(producedBatch(1, 10, clock.nowMs - 5000), { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.INVALID_TIMESTAMP);
   const corrupt = producedBatch(1, 10, clock.nowMs);
-  corrupt[corrupt.length - 1] ^= 0xff;
+  corrupt[corrupt.length - 1]! ^= 0xff;
   assert.throws(() => log.append(corrupt, { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.CORRUPT_MESSAGE);
   assert.equal(log.logEndOffset, 0);
   assert.equal(log.size, 0);

@@ -255,6 +255,7 @@ test('clean shutdown finishes in-flight work, runs close hooks, then refuses req
 test('after close() no thread is left: a process that used the host exits by itself', async () => {
   const script = new URL('./fixtures/shutdown-scenario.js', import.meta.url);
   const output = await new Promise<string>((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- ExecFileException is an Error, typed as an Omit<>
     execFile(process.execPath, [script.pathname], { timeout: 15_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
   });
   assert.equal(output.trim(), 'done 1,2,3');

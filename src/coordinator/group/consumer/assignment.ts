@@ -39,12 +39,6 @@ export function assignmentsEqual(a: Assignment, b: Assignment): boolean {
   return true;
 }
 
-export function partitionCountOf(a: Assignment): number {
-  let n = 0;
-  for (const partitions of a.values()) n += partitions.size;
-  return n;
-}
-
 /** Builds an assignment from (topicId, partition) pairs. */
 export function assignmentOfPairs(pairs: Iterable<readonly [string, number]>): Assignment {
   const out = new Map<string, Set<number>>();

@@ -86,7 +86,7 @@ export class ConsumerGroup {
     for (const a of [m.assignedPartitions, m.partitionsPendingRevocation]) {
       for (const [topicId, p] of pairsOf(a)) {
         let byPartition = this.partitionEpochs.get(topicId);
-        if (byPartition === undefined) this.partitionEpochs.set(topicId, (byPartition = new Map()));
+        if (byPartition === undefined) this.partitionEpochs.set(topicId, (byPartition = new Map<number, number>()));
         byPartition.set(p, m.memberEpoch);
       }
     }

@@ -16,7 +16,7 @@ import type { TopicsImage } from '../consumer/subscribed-topics.js';
 import type { ShareGroup } from './share-group.js';
 import type { ShareGroups } from './share-groups.js';
 import { type ShareInitialization, markInitializing } from './share-initialization.js';
-import { mergeTopics, type TopicPartitionsToAdd } from './share-partitions-state.js';
+import { mergeTopics, type TopicPartitionsInfo, type TopicPartitionsToAdd } from './share-partitions-state.js';
 import { SIMPLE_ASSIGNOR_NAME } from './simple-assignor.js';
 
 const UNKNOWN_TOPIC_MESSAGE = ERRORS.get(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)!.message;
@@ -75,7 +75,7 @@ function described(a: Assignment, image: TopicsImage): ShareGroupDescribeRespons
 
 /** The group's initialized share-partitions (DescribeShareGroupOffsets without topics). */
 export function initializedPartitions(group: ShareGroup | undefined): Assignment {
-  return new Map([...(group?.partitions.initialized ?? new Map())].map(([topicId, info]) => [topicId, info.partitions]));
+  return new Map([...(group?.partitions.initialized ?? new Map<string, TopicPartitionsInfo>())].map(([topicId, info]) => [topicId, info.partitions]));
 }
 
 function emptyOrFail(group: ShareGroup): void {

@@ -57,7 +57,3 @@ export function removePartitions(base: ReadonlyMap<string, TopicPartitionsInfo>,
 export function partitionsOf(topics: ReadonlyMap<string, TopicPartitionsInfo>): Assignment {
   return new Map([...topics].map(([topicId, info]) => [topicId, info.partitions]));
 }
-
-export function isEmptyState(s: SharePartitionsState): boolean {
-  return s.initializing.size === 0 && s.initialized.size === 0 && s.deleting.size === 0;
-}

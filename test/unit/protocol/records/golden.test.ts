@@ -117,8 +117,8 @@ test('header view and record reader decode the hand-built batch', () => {
     { offset: 6n, timestamp: 990n, key: null, value: utf8('x'), headers: [] },
   ]);
   // Views, not copies: the value's bytes live inside the batch buffer.
-  assert.equal(records[0]!.value!.buffer, batch.buffer);
-  assert.equal(records[0]!.value!.byteOffset, batch.byteOffset + 61 + 7);
+  assert.equal(records[0]!.value.buffer, batch.buffer);
+  assert.equal(records[0]!.value.byteOffset, batch.byteOffset + 61 + 7);
 });
 
 /** Inputs matching the records in fixtures/KafkaBatchFixtures.java. */

@@ -108,7 +108,7 @@ test("wrong password and unknown user: SASL_AUTHENTICATION_FAILED with Kafka's m
   process.stderr.write = ((chunk: string | Uint8Array) => {
     lines.push(String(chunk));
     return true;
-  }) as typeof process.stderr.write;
+  });
   try {
     const results = [plainToken('alice', 'guess-1'), plainToken('mallory', 'guess-2')].map((token) => {
       const s = session();

@@ -60,7 +60,7 @@ describe('SharePartition', () => {
     const { sp, timers } = await open({ recordLockDurationMs: 15_000 });
     const acquired = sp.acquire('m1', batches(0n, 9n, 3n), take(4));
     assert.deepEqual(acquired, [{ firstOffset: 0n, lastOffset: 5n, deliveryCount: 1 }], 'the second batch is taken whole although it passes maxRecords');
-    assert.deepEqual(states(sp, 0n, 6n), [...Array(6).fill('ACQUIRED/1/m1'), 'none'], 'a batch read but not acquired is not in flight');
+    assert.deepEqual(states(sp, 0n, 6n), [...Array<string>(6).fill('ACQUIRED/1/m1'), 'none'], 'a batch read but not acquired is not in flight');
     assert.deepEqual(timers.delays, [15_000]);
     assert.equal(sp.nextFetchOffset(), 6n);
   });
