@@ -24,11 +24,7 @@ import {
 import { throwIfError } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { KafkaConnection } from './connection.js';
-
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
+import type { TopicPartition } from '../common/topic-partition.js';
 
 export interface PartitionOutcome extends TopicPartition {
   readonly errorCode: number;

@@ -13,7 +13,8 @@ import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
 import type { AcksWait, TxnMarkerEntry } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 import { lookupPartition } from './partition-lookup.js';
-import type { PartitionErrorRef, TopicPartitionRef } from './txn-partitions.js';
+import type { PartitionErrorRef } from './txn-partitions.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 /** A partition without a live leader: its marker waits for one. */
 const NO_LEADER = -1;
@@ -26,7 +27,7 @@ export interface TxnMarkerWrite {
   readonly coordinatorEpoch: number;
   readonly commit: boolean;
   readonly transactionVersion: number;
-  readonly partitions: readonly TopicPartitionRef[];
+  readonly partitions: readonly TopicPartition[];
 }
 
 /** The coordinator's marker writes: each partition at its current leader, here or on a peer. */
@@ -34,7 +35,7 @@ export async function writeMarkers(c: ClusterContext, write: TxnMarkerWrite): Pr
   const peers = c.membership?.transactionPeers;
   if (peers === undefined) return writeMarkersLocally(c, write);
   const byLeader = groupBy(write.partitions, (ref) => c.metadata.partition(ref.topic, ref.partition)?.leader ?? NO_LEADER);
-  const answers = new Map<TopicPartitionRef, number>();
+  const answers = new Map<TopicPartition, number>();
   await Promise.all(
     [...byLeader].map(async ([leader, partitions]) => {
       const results =

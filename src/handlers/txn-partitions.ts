@@ -4,15 +4,15 @@
  * the order the topics first appeared.
  */
 import { groupBy } from '../common/group-by.js';
-import type { TopicPartitionRef } from '../coordinator/transaction/topic-partitions.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
-export type { TopicPartitionRef };
+export type { TopicPartition };
 
-export interface PartitionErrorRef extends TopicPartitionRef {
+export interface PartitionErrorRef extends TopicPartition {
   readonly errorCode: number;
 }
 
-export function flattenTopics<T>(topics: readonly T[], name: (topic: T) => string, partitions: (topic: T) => readonly number[]): TopicPartitionRef[] {
+export function flattenTopics<T>(topics: readonly T[], name: (topic: T) => string, partitions: (topic: T) => readonly number[]): TopicPartition[] {
   return topics.flatMap((t) => partitions(t).map((partition) => ({ topic: name(t), partition })));
 }
 
@@ -21,6 +21,6 @@ export function answersByTopic(results: readonly PartitionErrorRef[]): Array<{ n
 }
 
 /** Every partition answered with one error: a request that fails as a whole. */
-export function allFailed(refs: readonly TopicPartitionRef[], errorCode: number): PartitionErrorRef[] {
+export function allFailed(refs: readonly TopicPartition[], errorCode: number): PartitionErrorRef[] {
   return refs.map((r) => ({ topic: r.topic, partition: r.partition, errorCode }));
 }

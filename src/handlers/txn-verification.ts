@@ -15,7 +15,7 @@ import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import type { ClusterContext } from './cluster-context.js';
-import type { TopicPartitionRef } from './txn-partitions.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 /** What the client's request version says it handles, and so how its partitions are verified and refused. */
 export interface TransactionSupport {
@@ -58,9 +58,9 @@ export interface TransactionalProducer {
 export async function verifyTransactionalPartitions(
   c: ClusterContext,
   producer: TransactionalProducer,
-  partitions: readonly TopicPartitionRef[],
+  partitions: readonly TopicPartition[],
   support: TransactionSupport,
-): Promise<Map<TopicPartitionRef, number>> {
+): Promise<Map<TopicPartition, number>> {
   let answers: ReadonlyArray<{ errorCode: number }>;
   await c.loadCoordinators();
   const verifyOnly = !support.addsPartitions;
@@ -75,7 +75,7 @@ export async function verifyTransactionalPartitions(
     const errorCode = kafkaErrorCode(err);
     answers = partitions.map(() => ({ errorCode }));
   }
-  const refused = new Map<TopicPartitionRef, number>();
+  const refused = new Map<TopicPartition, number>();
   answers.forEach((a, i) => {
     if (a.errorCode !== ErrorCode.NONE) refused.set(partitions[i]!, clientError(a.errorCode, support));
   });

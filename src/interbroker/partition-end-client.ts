@@ -12,7 +12,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_REPLICA_ID, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
 import type { BrokerConnections } from './broker-connections.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
 
 const NO_OFFSET = -1n;
 
@@ -22,7 +22,7 @@ export class PartitionEndClient implements PartitionEndPeers {
     private readonly log: Logger,
   ) {}
 
-  async latestOffsets(brokerId: number, partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number }>): Promise<PartitionEndAnswer[]> {
+  async latestOffsets(brokerId: number, partitions: ReadonlyArray<TopicPartition>): Promise<PartitionEndAnswer[]> {
     const failed = (errorCode: number): PartitionEndAnswer[] => partitions.map(() => ({ errorCode, offset: NO_OFFSET }));
     try {
       const connection = await this.brokers.connect(brokerId);

@@ -14,16 +14,15 @@ import { ErrorCode } from '../protocol/errors.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/index.js';
 import type { KafkaConnection } from '../client/connection.js';
 import type { BrokerConnections } from './broker-connections.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
 
-type PartitionRef = { readonly topic: string; readonly partition: number };
 
-function byTopic(partitions: readonly PartitionRef[]): Array<{ name: string; partitions: number[] }> {
+function byTopic(partitions: readonly TopicPartition[]): Array<{ name: string; partitions: number[] }> {
   return [...groupBy(partitions, (p) => p.topic, (p) => p.partition)].map(([name, indexes]) => ({ name, partitions: indexes }));
 }
 
 /** Each partition's answer as the response listed it; one it left out is UNKNOWN_SERVER_ERROR. */
-function inOrder(partitions: readonly PartitionRef[], answered: ReadonlyMap<string, number>): TopicPartitionError[] {
+function inOrder(partitions: readonly TopicPartition[], answered: ReadonlyMap<string, number>): TopicPartitionError[] {
   return partitions.map((p) => ({ ...p, errorCode: answered.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
 }
 
@@ -77,7 +76,7 @@ export class TransactionPeerClient implements TransactionPeers {
 
   private async exchange(
     brokerId: number,
-    partitions: readonly PartitionRef[],
+    partitions: readonly TopicPartition[],
     api: string,
     send: (connection: KafkaConnection) => Promise<ReadonlyMap<string, number>>,
   ): Promise<TopicPartitionError[]> {

@@ -6,6 +6,7 @@
  * of ZooKeeper or of the fetchers. A single broker has neither.
  */
 import type { MetadataUpdate } from './cluster-metadata-cache.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 export interface ControllerStamp {
   readonly controllerId: number;
@@ -93,11 +94,11 @@ export interface ReassignmentState {
 export interface ControllerPort {
   /** AlterPartitionReassignments (KIP-455), answered per partition. */
   alterReassignments(items: readonly ReassignmentRequest[]): Promise<readonly ElectionResult[]>;
-  listReassignments(partitions: readonly { topic: string; partition: number }[] | null): Promise<{ errorCode: number; reassignments: readonly ReassignmentState[] }>;
+  listReassignments(partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; reassignments: readonly ReassignmentState[] }>;
   /** ElectLeaders: `partitions` null means every partition (then only those elected or failing are answered). */
-  electLeaders(electionType: number, partitions: readonly { topic: string; partition: number }[] | null): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
+  electLeaders(electionType: number, partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
   alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;
-  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly { topic: string; partition: number }[] }>;
+  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly TopicPartition[] }>;
 }
 
 export interface TopicPartitionError {
@@ -113,7 +114,7 @@ export interface TxnMarkerSpec {
   readonly coordinatorEpoch: number;
   readonly commit: boolean;
   readonly transactionVersion: number;
-  readonly partitions: readonly { readonly topic: string; readonly partition: number }[];
+  readonly partitions: readonly TopicPartition[];
 }
 
 /** One transaction's partitions as a leader asks its coordinator about them (AddPartitionsToTxn v4+). */
@@ -122,7 +123,7 @@ export interface TxnPartitionsSpec {
   readonly producerId: bigint;
   readonly producerEpoch: number;
   readonly verifyOnly: boolean;
-  readonly partitions: readonly { readonly topic: string; readonly partition: number }[];
+  readonly partitions: readonly TopicPartition[];
 }
 
 /**
@@ -143,7 +144,7 @@ export interface PartitionEndAnswer {
 
 /** The high watermarks of partitions led by another broker (a share group's lag), in the order asked. */
 export interface PartitionEndPeers {
-  latestOffsets(brokerId: number, partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number }>): Promise<PartitionEndAnswer[]>;
+  latestOffsets(brokerId: number, partitions: ReadonlyArray<TopicPartition>): Promise<PartitionEndAnswer[]>;
 }
 
 /** What a cluster member adds to the handlers' context. */

@@ -24,18 +24,7 @@ export {
   ZkNotEmptyError,
   ZkSessionExpiredError,
 } from './zk-errors.js';
-export {
-  KafkaZkClient,
-  PRODUCER_ID_BLOCK_SIZE,
-  type ControllerGuard,
-  type PartitionStateCreateResult,
-  type PartitionStateEntry,
-  type PartitionStateRead,
-  type ProducerIdBlock,
-  type RegisteredBroker,
-  type TopicAssignment,
-  type TopicPartitionRef,
-} from './kafka-zk-client.js';
+export { KafkaZkClient, PRODUCER_ID_BLOCK_SIZE, type ControllerGuard, type PartitionStateCreateResult, type PartitionStateEntry, type PartitionStateRead, type ProducerIdBlock, type RegisteredBroker, type TopicAssignment } from './kafka-zk-client.js';
 export { type ConfigChangeSubscription } from './config-change-watcher.js';
 export {
   CONFIG_ENTITY_TYPES,

@@ -84,6 +84,7 @@ import { BrokerIdInUseError, ControllerMovedError, TopicExistsError } from './ka
 import { ZkBadVersionError, ZkCode, ZkError, ZkNodeExistsError, ZkNoNodeError } from './zk-errors.js';
 import { ZkSession, type ZkSessionOptions } from './zk-session.js';
 import { ANY_VERSION, type ZkOp, type ZkOpResult, type ZkStat, type ZkState, type ZkWatcher } from './zk-types.js';
+import type { TopicPartition } from '../common/topic-partition.js';
 
 /** What a controller proves with each write: its epoch and the version of /controller_epoch it wrote. */
 export interface ControllerGuard {
@@ -114,12 +115,7 @@ export interface TopicAssignment {
   readonly zkVersion: number;
 }
 
-export interface TopicPartitionRef {
-  readonly topic: string;
-  readonly partition: number;
-}
-
-export interface PartitionStateEntry extends TopicPartitionRef {
+export interface PartitionStateEntry extends TopicPartition {
   readonly state: LeaderAndIsrZk;
 }
 
@@ -131,8 +127,8 @@ export interface PartitionStateRead {
 
 /** Per partition: created (its state znode at version 0), or why not (e.g. `ZkNodeExistsError`). */
 export type PartitionStateCreateResult =
-  | (TopicPartitionRef & { readonly ok: true; readonly zkVersion: number })
-  | (TopicPartitionRef & { readonly ok: false; readonly error: ZkError });
+  | (TopicPartition & { readonly ok: true; readonly zkVersion: number })
+  | (TopicPartition & { readonly ok: false; readonly error: ZkError });
 
 export interface ProducerIdBlock {
   readonly firstProducerId: bigint;
@@ -475,7 +471,7 @@ export class KafkaZkClient {
   }
 
   /** Many partitions' states in one round of pipelined reads, in the order asked (null: none). */
-  getPartitionStates(partitions: readonly TopicPartitionRef[]): Promise<(PartitionStateRead | null)[]> {
+  getPartitionStates(partitions: readonly TopicPartition[]): Promise<(PartitionStateRead | null)[]> {
     return Promise.all(partitions.map((p) => this.getPartitionState(p.topic, p.partition)));
   }
 

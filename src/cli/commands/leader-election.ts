@@ -4,9 +4,10 @@
  * (`{"partitions":[{"topic":"t","partition":0}]}`), reported as Kafka's tool reports it.
  */
 import { readFileSync } from 'node:fs';
-import { ElectionTypes, ReplicaAdminClient, type PartitionOutcome, type TopicPartition } from '../../client/index.js';
+import { ElectionTypes, ReplicaAdminClient, type PartitionOutcome } from '../../client/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { InputError, integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 const USAGE = `usage: sluice leader-election --bootstrap-server HOST:PORT [--command-config FILE] --election-type PREFERRED|UNCLEAN
          (--all-topic-partitions | --topic T [--partition P] | --path-to-json-file FILE)

@@ -11,9 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { groupBy } from '../../common/group-by.js';
-import { ReplicaAdminClient, type TopicPartition } from '../../client/index.js';
+import { ReplicaAdminClient } from '../../client/index.js';
 import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { InputError, integerOption, oneAction, parseOptions, required, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 const USAGE = `usage: sluice reassign-partitions --bootstrap-server HOST:PORT [--command-config FILE]
          (--execute [--timeout MS] | --verify | --cancel) --reassignment-json-file FILE

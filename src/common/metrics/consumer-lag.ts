@@ -1,3 +1,4 @@
+import type { TopicPartition } from '../topic-partition.js';
 /**
  * Consumer-group lag as `kafka-consumer-groups --describe` computes it: for every committed
  * offset, the partition's end — its high watermark, what ListOffsets "latest" answers a
@@ -13,13 +14,8 @@ export interface GroupOffset {
   readonly offset: bigint;
 }
 
-export interface PartitionRef {
-  readonly topic: string;
-  readonly partition: number;
-}
-
 /** The end of a partition this broker hosts. */
-export interface PartitionEnd extends PartitionRef {
+export interface PartitionEnd extends TopicPartition {
   readonly highWatermark: bigint;
 }
 
@@ -40,9 +36,9 @@ function hasPosition(o: GroupOffset): boolean {
 }
 
 /** The partitions whose ends the lag needs: every partition some group has a position in, once. */
-export function partitionsToMeasure(committed: readonly GroupOffset[]): PartitionRef[] {
+export function partitionsToMeasure(committed: readonly GroupOffset[]): TopicPartition[] {
   const seen = new Map<string, Set<number>>();
-  const out: PartitionRef[] = [];
+  const out: TopicPartition[] = [];
   for (const o of committed) {
     if (!hasPosition(o)) continue;
     let partitions = seen.get(o.topic);

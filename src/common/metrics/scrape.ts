@@ -11,8 +11,9 @@
 import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type PrometheusContentType } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { ConsumerLagMetrics } from './consumer-lag-metrics.js';
-import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd, type PartitionRef } from './consumer-lag.js';
+import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd } from './consumer-lag.js';
 import type { WorkerMetricsSnapshot } from './worker-metrics.js';
+import type { TopicPartition } from '../topic-partition.js';
 
 /**
  * One ring of one worker, read at scrape time: main → worker commands on the ordered lane
@@ -39,7 +40,7 @@ export interface ScrapeSources {
    * Every worker's snapshot, with the high watermarks of `ends` (one request per worker); a
    * worker that cannot answer is left out rather than failing the scrape.
    */
-  workers(ends: readonly PartitionRef[]): Promise<WorkerScrape>;
+  workers(ends: readonly TopicPartition[]): Promise<WorkerScrape>;
   rings(): readonly RingOccupancy[];
   /** How many partition workers have started (the others start on their first request). */
   workersStarted?: () => number;

@@ -8,7 +8,7 @@
  * has read. Only the controller's parts change it, inside its events.
  */
 import type { RegisteredBroker } from '../../zk/index.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 
 export interface PartitionLeadership {
   readonly leader: number;
@@ -31,11 +31,6 @@ export interface Reassignment {
   readonly target: readonly number[];
   readonly adding: readonly number[];
   readonly removing: readonly number[];
-}
-
-export interface TopicPartitionKey {
-  readonly topic: string;
-  readonly partition: number;
 }
 
 /**
@@ -91,11 +86,11 @@ export class ControllerContext {
     return this.eligibleLeaders.get(topicPartitionKey(topic, partition)) ?? [];
   }
 
-  *partitions(): Generator<TopicPartitionKey> {
+  *partitions(): Generator<TopicPartition> {
     for (const [topic, t] of this.topics) for (const partition of t.replicas.keys()) yield { topic, partition };
   }
 
-  partitionsOf(topic: string): TopicPartitionKey[] {
+  partitionsOf(topic: string): TopicPartition[] {
     return [...(this.topics.get(topic)?.replicas.keys() ?? [])].map((partition) => ({ topic, partition }));
   }
 

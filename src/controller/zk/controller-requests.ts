@@ -21,8 +21,9 @@ import type { KafkaConnection } from '../../client/connection.js';
 import { KafkaError } from '../../common/kafka-error.js';
 import { groupBy } from '../../common/group-by.js';
 import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../../common/session.js';
-import { endpointOf, type ControllerContext, type TopicPartitionKey } from './controller-context.js';
+import { endpointOf, type ControllerContext } from './controller-context.js';
 import type { ControllerRequest } from './controller-channel.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: UpdateMetadata names partitions being deleted with it. */
 export const LEADER_DURING_DELETE = -2;
@@ -33,7 +34,7 @@ export interface ControllerIdentity {
 }
 
 /** Each topic's entries, partitions with nothing to say left out. */
-function byTopic<T>(partitions: readonly TopicPartitionKey[], entry: (p: TopicPartitionKey) => T | null): Map<string, T[]> {
+function byTopic<T>(partitions: readonly TopicPartition[], entry: (p: TopicPartition) => T | null): Map<string, T[]> {
   const entries = partitions.flatMap((p) => {
     const e = entry(p);
     return e === null ? [] : [{ topic: p.topic, e }];
@@ -58,9 +59,9 @@ export function leaderAndIsr(
   ctx: ControllerContext,
   id: ControllerIdentity,
   brokerId: number,
-  partitions: readonly TopicPartitionKey[],
+  partitions: readonly TopicPartition[],
   isNew: boolean,
-  onStorageErrors: (partitions: TopicPartitionKey[]) => void,
+  onStorageErrors: (partitions: TopicPartition[]) => void,
 ): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => {
     const l = ctx.leadership(topic, partition);
@@ -110,7 +111,7 @@ export function leaderAndIsr(
   };
 }
 
-export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartitionKey[], deleting: ReadonlySet<string>): ControllerRequest {
+export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartition[], deleting: ReadonlySet<string>): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => {
     const l = ctx.leadership(topic, partition);
     const replicas = ctx.replicas(topic, partition);
@@ -149,7 +150,7 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
   };
 }
 
-export function stopReplica(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartitionKey[], deletePartition: boolean): ControllerRequest {
+export function stopReplica(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartition[], deletePartition: boolean): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => ({
     partitionIndex: partition,
     // Deletion is final whatever the epoch; a stop without deletion names the epoch it ends.

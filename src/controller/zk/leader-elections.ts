@@ -6,10 +6,11 @@
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ElectionType, type ElectionResult } from '../../metadata/replica-control.js';
-import type { ControllerContext, TopicPartitionKey } from './controller-context.js';
+import type { ControllerContext } from './controller-context.js';
 import type { ControllerSession } from './controller-session.js';
 import { offlineElection, preferredElection, type Election, type ElectionKind } from './leader-election.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 export class LeaderElections {
   constructor(
@@ -22,11 +23,11 @@ export class LeaderElections {
   ) {}
 
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
-  async elect(electionType: number, asked: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
+  async elect(electionType: number, asked: readonly TopicPartition[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
     if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, results: [] };
     const partitions = asked ?? [...this.ctx.partitions()];
     const results: ElectionResult[] = [];
-    const changed: TopicPartitionKey[] = [];
+    const changed: TopicPartition[] = [];
     for (const p of partitions) {
       const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: p.topic, partition: p.partition, errorCode, errorMessage });
       const l = this.ctx.leadership(p.topic, p.partition);
@@ -83,13 +84,13 @@ export class LeaderElections {
    */
   async checkImbalance(): Promise<void> {
     if (!this.session.isActive) return;
-    const byPreferred = new Map<number, TopicPartitionKey[]>();
+    const byPreferred = new Map<number, TopicPartition[]>();
     for (const p of this.ctx.partitions()) {
       const preferred = this.ctx.replicas(p.topic, p.partition)[0];
       if (preferred === undefined) continue;
       byPreferred.set(preferred, [...(byPreferred.get(preferred) ?? []), p]);
     }
-    const toElect: TopicPartitionKey[] = [];
+    const toElect: TopicPartition[] = [];
     for (const [broker, preferredOf] of byPreferred) {
       if (!this.ctx.isLive(broker)) continue;
       const notLed = preferredOf.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader !== broker);

@@ -8,10 +8,10 @@
  * controller's events, one at a time; only the controller's parts call it.
  */
 import type { Logger } from '../../common/logger.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 import { ControllerMovedError, ZkBadVersionError, type LeaderAndIsrZk } from '../../zk/index.js';
 import type { ControllerChannel } from './controller-channel.js';
-import type { ControllerContext, PartitionLeadership, TopicPartitionKey } from './controller-context.js';
+import type { ControllerContext, PartitionLeadership } from './controller-context.js';
 import { leaderAndIsr, stopReplica, updateMetadata } from './controller-requests.js';
 import type { ControllerSession } from './controller-session.js';
 import { eligibleAfterIsrChange, offlineElection, type ElectionKind } from './leader-election.js';
@@ -27,7 +27,7 @@ export interface PartitionStateSettings {
 }
 
 /** Replicas a broker answered KAFKA_STORAGE_ERROR for in its LeaderAndIsr response, from its registration at `brokerEpoch`. */
-export type ReplicasOffline = (brokerId: number, brokerEpoch: bigint, partitions: TopicPartitionKey[]) => void;
+export type ReplicasOffline = (brokerId: number, brokerEpoch: bigint, partitions: TopicPartition[]) => void;
 
 export class PartitionStateMachine {
   constructor(
@@ -39,16 +39,16 @@ export class PartitionStateMachine {
     private readonly log: Logger,
   ) {}
 
-  leaderAlive(p: TopicPartitionKey): boolean {
+  leaderAlive(p: TopicPartition): boolean {
     const l = this.ctx.leadership(p.topic, p.partition);
     return l !== undefined && l.leader >= 0 && this.ctx.isLive(l.leader);
   }
 
-  hostedBy(brokerId: number, partitions: readonly TopicPartitionKey[]): TopicPartitionKey[] {
+  hostedBy(brokerId: number, partitions: readonly TopicPartition[]): TopicPartition[] {
     return partitions.filter((p) => this.ctx.replicas(p.topic, p.partition).includes(brokerId));
   }
 
-  async initializePartitions(partitions: readonly TopicPartitionKey[]): Promise<TopicPartitionKey[]> {
+  async initializePartitions(partitions: readonly TopicPartition[]): Promise<TopicPartition[]> {
     const entries: { topic: string; partition: number; state: LeaderAndIsrZk }[] = [];
     for (const p of partitions) {
       const live = this.ctx.replicas(p.topic, p.partition).filter(this.ctx.isLive);
@@ -76,8 +76,8 @@ export class PartitionStateMachine {
    * (its override, else this broker's value — read only now, as Kafka does) allows it, any live
    * replica.
    */
-  async electOfflineLeaders(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
-    const changed: TopicPartitionKey[] = [];
+  async electOfflineLeaders(partitions: readonly TopicPartition[], failed: ReadonlySet<number>): Promise<TopicPartition[]> {
+    const changed: TopicPartition[] = [];
     for (const p of partitions) {
       const l = this.ctx.leadership(p.topic, p.partition);
       if (l === undefined) continue;
@@ -105,7 +105,7 @@ export class PartitionStateMachine {
    * ISR acknowledged may be gone; which ones is known only when an old ISR member rejoins and
    * truncates to the new leader's log.
    */
-  noteElection(p: TopicPartitionKey, before: PartitionLeadership, leader: number, kind: ElectionKind): void {
+  noteElection(p: TopicPartition, before: PartitionLeadership, leader: number, kind: ElectionKind): void {
     const context = { topic: p.topic, partition: p.partition, oldLeader: before.leader, oldIsr: before.isr, leader, leaderEpoch: before.leaderEpoch + 1 };
     if (kind === 'eligible') this.log.info('leader elected from the eligible leader replicas (KIP-966)', context);
     else if (kind === 'unclean') {
@@ -127,13 +127,13 @@ export class PartitionStateMachine {
     return (await this.topicSetting(topic, 'unclean.leader.election.enable'))?.toLowerCase() === 'true';
   }
 
-  private async effectiveMinIsr(p: TopicPartitionKey): Promise<number> {
+  private async effectiveMinIsr(p: TopicPartition): Promise<number> {
     const configured = Number((await this.topicSetting(p.topic, 'min.insync.replicas')) ?? '1');
     return Math.min(configured, this.ctx.replicas(p.topic, p.partition).length);
   }
 
-  async dropDeadFromIsr(partitions: readonly TopicPartitionKey[], failed: ReadonlySet<number>): Promise<TopicPartitionKey[]> {
-    const changed: TopicPartitionKey[] = [];
+  async dropDeadFromIsr(partitions: readonly TopicPartition[], failed: ReadonlySet<number>): Promise<TopicPartition[]> {
+    const changed: TopicPartition[] = [];
     for (const p of partitions) {
       const l = this.ctx.leadership(p.topic, p.partition);
       if (l === undefined || l.leader < 0) continue;
@@ -150,7 +150,7 @@ export class PartitionStateMachine {
    * On a version conflict the state is re-read and the change given up (null): the caller's next
    * event sees the newer state.
    */
-  async writeLeadership(p: TopicPartitionKey, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
+  async writeLeadership(p: TopicPartition, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
     const guard = this.session.requireGuard();
     const key = topicPartitionKey(p.topic, p.partition);
     const minIsr = await this.effectiveMinIsr(p);
@@ -185,24 +185,24 @@ export class PartitionStateMachine {
     return null;
   }
 
-  announce(changed: readonly TopicPartitionKey[], isNew = false): void {
+  announce(changed: readonly TopicPartition[], isNew = false): void {
     if (changed.length === 0) return;
     for (const id of this.ctx.brokers.keys()) this.sendLeaderAndIsr(id, this.hostedBy(id, changed), isNew);
     this.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
   }
 
-  sendLeaderAndIsr(brokerId: number, partitions: readonly TopicPartitionKey[], isNew: boolean): void {
+  sendLeaderAndIsr(brokerId: number, partitions: readonly TopicPartition[], isNew: boolean): void {
     if (partitions.length === 0) return;
     const epoch = this.ctx.brokers.get(brokerId)?.epoch ?? -1n;
-    const onStorageErrors = (offline: TopicPartitionKey[]): void => this.onReplicasOffline(brokerId, epoch, offline);
+    const onStorageErrors = (offline: TopicPartition[]): void => this.onReplicasOffline(brokerId, epoch, offline);
     this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.session.identity, brokerId, partitions, isNew, onStorageErrors));
   }
 
-  sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartitionKey[]): void {
+  sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartition[]): void {
     for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.session.identity, id, partitions, this.ctx.deleting));
   }
 
-  sendStopReplica(brokerId: number, partitions: readonly TopicPartitionKey[], deletePartition: boolean): void {
+  sendStopReplica(brokerId: number, partitions: readonly TopicPartition[], deletePartition: boolean): void {
     this.channel.send(brokerId, deletePartition ? 'StopReplica(delete)' : 'StopReplica', stopReplica(this.ctx, this.session.identity, brokerId, partitions, deletePartition));
   }
 }

@@ -7,10 +7,10 @@
  * inside the controller's events.
  */
 import type { Logger } from '../../common/logger.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ElectionResult, ReassignmentRequest, ReassignmentState } from '../../metadata/replica-control.js';
-import type { ControllerContext, TopicPartitionKey } from './controller-context.js';
+import type { ControllerContext } from './controller-context.js';
 import type { ControllerSession } from './controller-session.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
 import { sameOrder } from './leader-election.js';
@@ -81,7 +81,7 @@ export class Reassignments {
   }
 
   /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
-  list(partitions: readonly TopicPartitionKey[] | null): { errorCode: number; reassignments: ReassignmentState[] } {
+  list(partitions: readonly TopicPartition[] | null): { errorCode: number; reassignments: ReassignmentState[] } {
     if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, reassignments: [] };
     const wanted = partitions === null ? null : new Set(partitions.map((p) => topicPartitionKey(p.topic, p.partition)));
     const reassignments: ReassignmentState[] = [];
@@ -99,7 +99,7 @@ export class Reassignments {
    * the removed replicas leave the ISR and delete their logs, and the assignment znode loses its
    * adding/removing entries.
    */
-  async maybeComplete(p: TopicPartitionKey): Promise<void> {
+  async maybeComplete(p: TopicPartition): Promise<void> {
     const key = topicPartitionKey(p.topic, p.partition);
     const r = this.ctx.reassignments.get(key);
     const l = this.ctx.leadership(p.topic, p.partition);

@@ -18,12 +18,12 @@ import type { SaslCredentials } from '../../client/sasl-client.js';
 import { randomUuid } from '../../common/uuid.js';
 import type { Logger } from '../../common/logger.js';
 import type { ClientTls } from '../../common/tls-config.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ControllerPort, ElectionResult, IsrChangeAnswer, IsrChangeRequest, ReassignmentRequest, ReassignmentState } from '../../metadata/replica-control.js';
 import type { KafkaZkClient, RegisteredBroker } from '../../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
-import { ControllerContext, endpointOf, type PartitionLeadership, type TopicPartitionKey } from './controller-context.js';
+import { ControllerContext, endpointOf, type PartitionLeadership } from './controller-context.js';
 import { ControllerEventQueue } from './controller-events.js';
 import { ControllerSession } from './controller-session.js';
 import { controlledShutdownElection, sameOrder, type Election } from './leader-election.js';
@@ -72,7 +72,7 @@ export class ZkController implements ControllerPort {
       this.resign();
       void this.events.enqueue('elect', () => this.elect());
     }, log);
-    const replicasOffline = (brokerId: number, brokerEpoch: bigint, partitions: TopicPartitionKey[]): void =>
+    const replicasOffline = (brokerId: number, brokerEpoch: bigint, partitions: TopicPartition[]): void =>
       void this.events.enqueue('replicas offline', () => this.onReplicasOffline(brokerId, brokerEpoch, partitions));
     this.states = new PartitionStateMachine(this.ctx, this.session, this.channel, options, replicasOffline, log);
     this.reassignments = new Reassignments(this.ctx, this.session, this.states, log);
@@ -238,7 +238,7 @@ export class ZkController implements ControllerPort {
       return l !== undefined && restarted.has(l.leader);
     });
     const changed = new Set<string>();
-    const note = (ps: readonly TopicPartitionKey[]): void => ps.forEach((p) => changed.add(topicPartitionKey(p.topic, p.partition)));
+    const note = (ps: readonly TopicPartition[]): void => ps.forEach((p) => changed.add(topicPartitionKey(p.topic, p.partition)));
     note(await this.states.electOfflineLeaders(leaderless, restarted));
     note(await this.states.dropDeadFromIsr(all, restarted));
     note(await this.states.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
@@ -257,7 +257,7 @@ export class ZkController implements ControllerPort {
     const topics = await this.session.zk.getTopics(() => void this.events.enqueue('topic change', () => this.onTopicChange()));
     const added = topics.filter((t) => !this.ctx.topics.has(t));
     for (const t of this.ctx.topics.keys()) if (!topics.includes(t)) this.ctx.removeTopic(t);
-    const created: TopicPartitionKey[] = [];
+    const created: TopicPartition[] = [];
     for (const t of added) if (await this.loadTopic(t)) created.push(...this.ctx.partitionsOf(t));
     if (created.length === 0) return;
     this.log.info('topics created', { topics: added });
@@ -291,7 +291,7 @@ export class ZkController implements ControllerPort {
     });
   }
 
-  private async onNewPartitions(partitions: readonly TopicPartitionKey[]): Promise<void> {
+  private async onNewPartitions(partitions: readonly TopicPartition[]): Promise<void> {
     this.states.announce(await this.states.initializePartitions(partitions), true);
   }
 
@@ -345,7 +345,7 @@ export class ZkController implements ControllerPort {
     const broker = this.ctx.brokers.get(brokerId);
     if (broker === undefined || (brokerEpoch !== -1n && brokerEpoch < broker.epoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitions: [] };
     const answers: IsrChangeAnswer[] = [];
-    const changed: TopicPartitionKey[] = [];
+    const changed: TopicPartition[] = [];
     for (const item of items) {
       const current = this.ctx.leadership(item.topic, item.partition);
       const answer = (errorCode: number, l: PartitionLeadership | undefined = current): IsrChangeAnswer => ({
@@ -387,19 +387,19 @@ export class ZkController implements ControllerPort {
    * ControlledShutdown: the broker's leaderships move to other in-sync replicas and it leaves the
    * ISRs it is in; answers the partitions it still leads (no other replica could take over).
    */
-  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
+  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
     return this.events.ask('controlled shutdown', () => this.applyControlledShutdown(brokerId, brokerEpoch));
   }
 
-  private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartitionKey[] }> {
+  private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
     if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, remaining: [] };
     const broker = this.ctx.brokers.get(brokerId);
     if (broker === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remaining: [] };
     if (brokerEpoch !== -1n && brokerEpoch < broker.epoch) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remaining: [] };
     this.ctx.shuttingDown.add(brokerId);
     const hosted = this.states.hostedBy(brokerId, [...this.ctx.partitions()]);
-    const changed: TopicPartitionKey[] = [];
-    const stopped: TopicPartitionKey[] = [];
+    const changed: TopicPartition[] = [];
+    const stopped: TopicPartition[] = [];
     for (const p of hosted) {
       const l = this.ctx.leadership(p.topic, p.partition);
       if (l === undefined) continue;
@@ -424,7 +424,7 @@ export class ZkController implements ControllerPort {
 
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
-  electLeaders(electionType: number, partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
+  electLeaders(electionType: number, partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
     return this.events.ask('elect leaders', () => this.elections.elect(electionType, partitions));
   }
 
@@ -437,7 +437,7 @@ export class ZkController implements ControllerPort {
 
   /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
   /** ListPartitionReassignments: those in progress, of `partitions` or of all. */
-  listReassignments(partitions: readonly TopicPartitionKey[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
+  listReassignments(partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
     return this.events.ask('list reassignments', async () => this.reassignments.list(partitions));
   }
 
@@ -474,7 +474,7 @@ export class ZkController implements ControllerPort {
    * until that registration of the broker ends, so the partitions they led elect another in-sync
    * replica, they leave the ISRs, and every broker's metadata lists them as offline replicas.
    */
-  private async onReplicasOffline(brokerId: number, brokerEpoch: bigint, partitions: readonly TopicPartitionKey[]): Promise<void> {
+  private async onReplicasOffline(brokerId: number, brokerEpoch: bigint, partitions: readonly TopicPartition[]): Promise<void> {
     // An answer from an earlier registration says nothing about the broker's current dirs.
     if (!this.session.isActive || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
     const offline = this.ctx.offlineDirReplicas.get(brokerId) ?? new Set<string>();

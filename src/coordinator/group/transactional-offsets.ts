@@ -9,7 +9,7 @@
  * Changed only by applying offset commit records and markers (live or replayed). Main thread.
  */
 import { type CommittedOffset, OffsetStore } from './offset-store.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 
 export class TransactionalOffsets {
   private readonly byProducer = new Map<bigint, OffsetStore>();
@@ -43,8 +43,8 @@ export class TransactionalOffsets {
   }
 
   /** The partitions of `group` some open transaction holds an offset of (each once). */
-  partitionsOf(group: string): Array<{ topic: string; partition: number }> {
-    const out = new Map<string, { topic: string; partition: number }>();
+  partitionsOf(group: string): Array<TopicPartition> {
+    const out = new Map<string, TopicPartition>();
     for (const producerId of this.openByGroup.get(group) ?? []) {
       for (const [topic, partitions] of this.byProducer.get(producerId)?.ofGroup(group) ?? []) {
         for (const partition of partitions.keys()) out.set(topicPartitionKey(topic, partition), { topic, partition });

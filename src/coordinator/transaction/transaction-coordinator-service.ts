@@ -21,7 +21,6 @@ import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from './config.js';
 import { parseListFilter } from './list-filter.js';
-import type { TopicPartitionRef } from './topic-partitions.js';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from './transaction-metadata.js';
 import {
   type EndTxnRequest,
@@ -34,9 +33,9 @@ import {
   TransactionCoordinator,
 } from './transaction-coordinator.js';
 import { type DispatchedMarkers, type TxnMarkerWriter, TxnMarkerSender } from './txn-marker-sender.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 export type { TxnMarkerWriter } from './txn-marker-sender.js';
-export type { TopicPartitionRef } from './topic-partitions.js';
 
 export interface TransactionCoordinatorServiceOptions {
   readonly log: CoordinatorLog;
@@ -148,7 +147,7 @@ export class TransactionCoordinatorService {
     transactionalId: string;
     producerId: bigint;
     producerEpoch: number;
-    partitions: readonly TopicPartitionRef[];
+    partitions: readonly TopicPartition[];
     verifyOnly: boolean;
     clientTransactionVersion: number;
   }): Promise<PartitionResult[]> {

@@ -28,7 +28,7 @@ import type { CoordinatorShard, ShardResult } from '../runtime/coordinator-runti
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from './config.js';
 import type { ListFilter } from './list-filter.js';
 import { decodeTransactionRecord, transactionRecord, transactionTombstone } from './records.js';
-import { type TopicPartitionRef, containsAll, contains, groupByTopic } from './topic-partitions.js';
+import { containsAll, contains, groupByTopic } from './topic-partitions.js';
 import {
   MAX_PRODUCER_EPOCH,
   NO_PRODUCER_EPOCH,
@@ -46,6 +46,7 @@ import {
   supportsEpochBump,
 } from './transaction-metadata.js';
 import { TransactionState, isIdle, isPreparing, stateName } from './transaction-state.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 /** One transaction's end, to be written to each of its partitions before it completes. */
 export interface MarkerJob {
@@ -54,7 +55,7 @@ export interface MarkerJob {
   readonly producerEpoch: number;
   readonly commit: boolean;
   readonly transactionVersion: number;
-  readonly partitions: readonly TopicPartitionRef[];
+  readonly partitions: readonly TopicPartition[];
 }
 
 export interface InitProducerIdRequest {
@@ -75,7 +76,7 @@ export interface AddPartitionsRequest {
   readonly transactionalId: string;
   readonly producerId: bigint;
   readonly producerEpoch: number;
-  readonly partitions: readonly TopicPartitionRef[];
+  readonly partitions: readonly TopicPartition[];
   /** 2 for a KIP-890 part 2 producer (the partition leader adds its partitions for it). */
   readonly clientTransactionVersion: number;
 }
@@ -89,7 +90,7 @@ export interface EndTxnRequest {
   readonly clientTransactionVersion: number;
 }
 
-export type PartitionResult = TopicPartitionRef & { readonly errorCode: number };
+export type PartitionResult = TopicPartition & { readonly errorCode: number };
 
 /** The operation needs a producer id it was not given: allocate one and run it again with it. */
 export const NEEDS_PRODUCER_ID = Symbol('needs a producer id');

@@ -6,9 +6,9 @@
  */
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { TopicPartitionRef } from './topic-partitions.js';
 import { unionOf } from './topic-partitions.js';
 import { TransactionState, isIdle, isLegalTransition, stateName } from './transaction-state.js';
+import type { TopicPartition } from '../../common/topic-partition.js';
 
 export const NO_PRODUCER_ID = -1n;
 export const NO_PRODUCER_EPOCH = -1;
@@ -33,7 +33,7 @@ export interface TransactionMetadata {
   readonly lastProducerEpoch: number;
   readonly txnTimeoutMs: number;
   readonly state: TransactionState;
-  readonly partitions: readonly TopicPartitionRef[];
+  readonly partitions: readonly TopicPartition[];
   /** When the open transaction added its first partition; -1 when none is open. */
   readonly txnStartTimestamp: number;
   readonly txnLastUpdateTimestamp: number;
@@ -121,7 +121,7 @@ export function rotateProducerId(m: TransactionMetadata, producerId: bigint, txn
   });
 }
 
-export function addPartitions(m: TransactionMetadata, added: readonly TopicPartitionRef[], now: number, clientTransactionVersion: number): TransactionMetadata {
+export function addPartitions(m: TransactionMetadata, added: readonly TopicPartition[], now: number, clientTransactionVersion: number): TransactionMetadata {
   return transition(m, {
     state: TransactionState.Ongoing,
     partitions: unionOf(m.partitions, added),

@@ -15,9 +15,8 @@
  */
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { TopicPartitionRef } from './topic-partitions.js';
 import type { MarkerJob } from './transaction-coordinator.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 
 /** The port to the partition leaders. */
 export interface TxnMarkerWriter {
@@ -28,8 +27,8 @@ export interface TxnMarkerWriter {
     coordinatorEpoch: number;
     commit: boolean;
     transactionVersion: number;
-    partitions: readonly TopicPartitionRef[];
-  }): Promise<Array<TopicPartitionRef & { errorCode: number }>>;
+    partitions: readonly TopicPartition[];
+  }): Promise<Array<TopicPartition & { errorCode: number }>>;
 }
 
 /** A marker job as dispatched: where its transaction lives and at which coordinator epoch. */
@@ -126,7 +125,7 @@ export class TxnMarkerSender {
     while (remaining.length > 0) {
       if (!this.active(s)) return;
       const codes = await this.write(job, remaining);
-      const retry: TopicPartitionRef[] = [];
+      const retry: TopicPartition[] = [];
       for (const tp of remaining) {
         // A partition the answer leaves out is written again.
         const errorCode = codes.get(topicPartitionKey(tp.topic, tp.partition)) ?? ErrorCode.REQUEST_TIMED_OUT;
@@ -149,7 +148,7 @@ export class TxnMarkerSender {
     if (this.active(s)) this.options.onWritten(job);
   }
 
-  private async write(job: DispatchedMarkers, partitions: readonly TopicPartitionRef[]): Promise<Map<string, number>> {
+  private async write(job: DispatchedMarkers, partitions: readonly TopicPartition[]): Promise<Map<string, number>> {
     try {
       const results = await this.options.writer.write({
         producerId: job.producerId,

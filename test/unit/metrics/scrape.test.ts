@@ -7,10 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
-import type { GroupOffset, PartitionEnd, PartitionRef } from '../../../src/common/metrics/consumer-lag.js';
+import type { GroupOffset, PartitionEnd } from '../../../src/common/metrics/consumer-lag.js';
 import { MetricsScraper, type RingOccupancy } from '../../../src/common/metrics/scrape.js';
 import { WorkerMetrics, type WorkerMetricsSnapshot } from '../../../src/common/metrics/worker-metrics.js';
 import { parseExposition, select, total } from './prometheus-text-helper.js';
+import type { TopicPartition } from '../../../src/common/topic-partition.js';
 
 /** What the METRICS command does to a snapshot: JSON out of the worker, JSON in on the main thread. */
 function throughRing(snapshot: WorkerMetricsSnapshot): WorkerMetricsSnapshot {
@@ -87,7 +88,7 @@ test('consumer lag: the workers are asked for exactly the committed partitions, 
     { topic: 't', partition: 0, highWatermark: 15n },
     { topic: 't', partition: 1, highWatermark: 4n },
   ];
-  const asked: PartitionRef[][] = [];
+  const asked: TopicPartition[][] = [];
   const scraper = new MetricsScraper(
     {
       broker: new BrokerMetrics().registry,

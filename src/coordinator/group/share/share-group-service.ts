@@ -30,7 +30,7 @@ import { type Assignment, assignmentOfPairs } from '../consumer/assignment.js';
 import type { TopicsImage } from '../consumer/subscribed-topics.js';
 import type { ShareInitialization } from './share-initialization.js';
 import type { ShareTopicDeletion } from './share-group-admin.js';
-import { topicPartitionKey } from '../../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '../../../common/topic-partition.js';
 
 /** ReadShareGroupStateSummary of a share-partition the persister could not answer: no data. */
 const NO_START_OFFSET = -1n;
@@ -56,7 +56,7 @@ export interface PartitionEnd {
  * The high watermarks of partitions, answered in the order asked: ListOffsets LATEST
  * (read_uncommitted) at each partition's leader, as Kafka's PartitionMetadataClient asks.
  */
-export type PartitionEnds = (partitions: ReadonlyArray<{ readonly topic: string; readonly partition: number }>) => Promise<PartitionEnd[]>;
+export type PartitionEnds = (partitions: ReadonlyArray<TopicPartition>) => Promise<PartitionEnd[]>;
 
 /**
  * KIP-1226's share-partition lag: the records between the start offset and the partition's end

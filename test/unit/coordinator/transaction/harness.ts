@@ -10,13 +10,13 @@ import {
   type ProducerIdAndEpoch,
   TransactionCoordinator,
 } from '../../../../src/coordinator/transaction/transaction-coordinator.js';
-import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
+import type { TopicPartition } from '../../../../src/common/topic-partition.js';
 
 export const TXN = 'txn-1';
 export const TIMEOUT_MS = 60_000;
-export const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
-export const TP1: TopicPartitionRef = { topic: 't', partition: 1 };
-export const OTHER: TopicPartitionRef = { topic: 'u', partition: 3 };
+export const TP0: TopicPartition = { topic: 't', partition: 0 };
+export const TP1: TopicPartition = { topic: 't', partition: 1 };
+export const OTHER: TopicPartition = { topic: 'u', partition: 3 };
 
 /** A shard that keeps every record it emitted (its log) and every marker job it released. */
 export class Harness {
@@ -55,7 +55,7 @@ export class Harness {
     return this.withId((allocated) => this.c.initProducerId(request, allocated, now));
   }
 
-  add(now: number, producer: { producerId: bigint; producerEpoch: number }, partitions: TopicPartitionRef[], opts: { id?: string; tv?: number } = {}): number {
+  add(now: number, producer: { producerId: bigint; producerEpoch: number }, partitions: TopicPartition[], opts: { id?: string; tv?: number } = {}): number {
     const result = this.c.addPartitions({ transactionalId: opts.id ?? TXN, ...producer, partitions, clientTransactionVersion: opts.tv ?? 0 }, now);
     this.keep(result);
     return result.response;

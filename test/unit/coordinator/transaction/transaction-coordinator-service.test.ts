@@ -9,24 +9,24 @@ import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
-import type { TopicPartitionRef } from '../../../../src/coordinator/transaction/topic-partitions.js';
 import { MemoryLog } from './harness.js';
 import { waitFor, when } from '../../../helpers/wait-for.js';
+import type { TopicPartition } from '../../../../src/common/topic-partition.js';
 
 const PARTITIONS = 4;
-const TP0: TopicPartitionRef = { topic: 't', partition: 0 };
-const TP1: TopicPartitionRef = { topic: 't', partition: 1 };
+const TP0: TopicPartition = { topic: 't', partition: 0 };
+const TP1: TopicPartition = { topic: 't', partition: 1 };
 
 type Marker = Parameters<TxnMarkerWriter['write']>[0];
 
 /** Answers each write with `answer` (NONE by default) and keeps every call. */
 class FakeMarkers implements TxnMarkerWriter {
   readonly calls: Marker[] = [];
-  answer: (marker: Marker, tp: TopicPartitionRef, call: number) => number = () => ErrorCode.NONE;
+  answer: (marker: Marker, tp: TopicPartition, call: number) => number = () => ErrorCode.NONE;
   /** While set, writes are answered only once it resolves. */
   gate: Promise<void> | null = null;
 
-  async write(marker: Marker): Promise<Array<TopicPartitionRef & { errorCode: number }>> {
+  async write(marker: Marker): Promise<Array<TopicPartition & { errorCode: number }>> {
     this.calls.push(marker);
     const call = this.calls.length;
     if (this.gate !== null) await this.gate;
@@ -63,7 +63,7 @@ async function eventually(what: string, cond: () => boolean): Promise<void> {
 }
 
 const init = (s: TransactionCoordinatorService, transactionalId: string) => s.initProducerId({ transactionalId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
-const add = (s: TransactionCoordinatorService, transactionalId: string, p: { producerId: bigint; producerEpoch: number }, partitions: TopicPartitionRef[], verifyOnly = false) =>
+const add = (s: TransactionCoordinatorService, transactionalId: string, p: { producerId: bigint; producerEpoch: number }, partitions: TopicPartition[], verifyOnly = false) =>
   s.addPartitions({ transactionalId, ...p, partitions, verifyOnly, clientTransactionVersion: 0 });
 const state = async (s: TransactionCoordinatorService, id: string) => (await s.describe([id]))[0]!.transactionState;
 
