@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnSluice } from '../../tools/sluice/sluice-process.js';
+import { waitFor } from './wait-for.js';
 
 export interface BrokerProcess {
   readonly bootstrap: string;
@@ -72,10 +72,7 @@ async function stopChild(child: ChildProcess): Promise<number | null> {
 
 /** The `/metrics` URL of a broker started with `metrics.listener`: it logs the URL once it listens (port 0 picks one). */
 export async function metricsUrl(broker: BrokerProcess): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr());
-    if (m) return m[1]!;
-    await sleep(50);
-  }
-  throw new Error(`no metrics endpoint in the broker's log: ${broker.stderr()}`);
+  return waitFor('a metrics endpoint in the broker\'s log', 5_000, () => /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr())?.[1], 50).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}: ${broker.stderr()}`);
+  });
 }

@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from '../../src/protocol/errors.js';
 import * as M from '../../src/protocol/messages/index.js';
+import { waitFor } from './wait-for.js';
 import { wireCall } from './wire-call.js';
 
 /** An id no topic has: topic ids are random, and Kafka reserves the ids this small. */
@@ -18,14 +19,8 @@ const READY_TIMEOUT_MS = 30_000;
 const NOT_READY = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
 
 /** Polls `probe` until it resolves with a value, for a readiness that Kafka reaches some time after the request that causes it. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+export function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return waitFor(what, READY_TIMEOUT_MS, probe);
 }
 
 /** Creates the topic and waits until the metadata lists every partition (Kafka's cache lags a creation); resolves with its id. */

@@ -22,3 +22,23 @@ export async function waitFor<T>(
 
 /** For probes that are a condition: true when it holds, undefined (wait on) while it does not. */
 export const when = (condition: boolean): true | undefined => (condition ? true : undefined);
+
+/**
+ * Retries `attempt` through waitFor until it resolves, for an assertion that passes or a request
+ * that succeeds a moment later; on timeout the error carries the attempt's last failure.
+ */
+export async function eventually<T>(what: string, timeoutMs: number, attempt: () => Promise<T>, intervalMs = 100): Promise<T> {
+  let last: unknown;
+  const passed = await waitFor(what, timeoutMs, () =>
+    attempt().then(
+      (value) => ({ value }),
+      (err: unknown) => {
+        last = err;
+        return undefined;
+      },
+    ), intervalMs,
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}: ${last instanceof Error ? last.message : String(last)}`);
+  });
+  return passed.value;
+}

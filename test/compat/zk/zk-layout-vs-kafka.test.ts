@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkaClasspath, kafkaLibsDir, kafkaLibsPresent, repoRoot } from '../../../tools/kafka/kafka-release.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 import { KafkaZkClient } from '../../../src/zk/kafka-zk-client.js';
 import { DEFAULT_ENTITY } from '../../../src/zk/kafka-zk-data.js';
@@ -133,70 +134,68 @@ describe("the ZooKeeper layout against Kafka 3.9's KafkaZkClient", { skip: skipR
     });
   });
 
-  test('Sluice reads a cluster Kafka wrote', { timeout: JAVA_MS + 30_000 }, async () => {
+  test('Sluice reads a cluster Kafka wrote', { timeout: JAVA_MS + 30_000 }, async (t) => {
     const kafka = spawn('java', javaArgs('write', `${zk.connect}/kafka-wrote`), { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     kafka.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => kafka.on('close', resolve));
-    try {
-      const ready = await Promise.race([
-        new Promise<Record<string, unknown>>((resolve) => {
-          createInterface({ input: kafka.stdout }).on('line', (line) => {
-            if (line.startsWith('{')) resolve(JSON.parse(line) as Record<string, unknown>);
-          });
-        }),
-        exited.then((code) => Promise.reject(new Error(`KafkaZkTool write exited ${code}:\n${stderr.slice(-3000)}`))),
-        sleep(JAVA_MS, undefined, { ref: false }).then(() => Promise.reject(new Error('KafkaZkTool write did not get ready'))),
-      ]);
-
-      const c = await connect('/kafka-wrote');
-      assert.equal(await c.getClusterId(), 'kafka-made-cluster');
-      const brokers = await c.getBrokers();
-      assert.deepEqual(brokers, [
-        {
-          id: 7,
-          host: 'kafka-7.example',
-          port: 9092,
-          rack: 'rack-k',
-          endpoints: [
-            { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: 'kafka-7.example', port: 9092 },
-            { listenerName: 'REPLICATION', securityProtocol: 'SSL', host: 'kafka-7.example', port: 9093 },
-          ],
-          epoch: BigInt(ready['brokerEpoch'] as string),
-          // The supported features Kafka 3.9.1 registers (metadata.version up to 3.9-IV0), read back as Sluice's own are.
-          features: { 'metadata.version': { minVersion: 1, maxVersion: 21 } },
-        },
-      ]);
-      assert.equal(await c.getController(), 7);
-      assert.deepEqual(await c.getControllerEpoch(), { epoch: ready['controllerEpoch'], zkVersion: ready['epochZkVersion'] });
-      assert.deepEqual(await c.getTopics(), ['kafka-made']);
-      const assignment = await c.getTopicAssignment('kafka-made');
-      assert.equal(assignment?.topicId, 'eGV0LWFub3RoZXItdG9waQ');
-      assert.deepEqual([...(assignment?.partitions ?? [])].sort(([a], [b]) => a - b), [
-        [0, [7, 8]],
-        [1, [8, 7]],
-      ]);
-      assert.deepEqual(await c.getPartitionStates([{ topic: 'kafka-made', partition: 0 }, { topic: 'kafka-made', partition: 1 }]), [
-        { state: { leader: 7, leaderEpoch: 3, isr: [7, 8], controllerEpoch: 1 }, zkVersion: 0 },
-        { state: { leader: 8, leaderEpoch: 0, isr: [8], controllerEpoch: 1, leaderRecoveryState: 1 }, zkVersion: 0 },
-      ]);
-      assert.deepEqual(await c.getEntityConfig('topics', 'kafka-made'), { 'retention.ms': '3600000' });
-      assert.deepEqual(await c.getEntityConfig('brokers', DEFAULT_ENTITY), { 'log.cleaner.threads': '2' });
-      assert.deepEqual(await c.getTopicsToDelete(), ['kafka-made']);
-      const changes: string[] = [];
-      const sub = c.watchConfigChanges((p) => changes.push(p));
-      const deadline = Date.now() + 5_000;
-      while (changes.length === 0 && Date.now() < deadline) await sleep(20);
-      sub.close();
-      assert.deepEqual(changes, ['brokers/<default>']);
-      assert.deepEqual(await c.allocateProducerIdBlock(1), { firstProducerId: 6000n, size: 1000 });
-      // Kafka holds /controller: Sluice does not take it over.
-      assert.equal(await c.tryBecomeController(1), null);
-    } finally {
+    t.after(async () => {
       kafka.stdin.end();
       const timer = setTimeout(() => kafka.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
-    }
+    });
+    const ready = await Promise.race([
+      new Promise<Record<string, unknown>>((resolve) => {
+        createInterface({ input: kafka.stdout }).on('line', (line) => {
+          if (line.startsWith('{')) resolve(JSON.parse(line) as Record<string, unknown>);
+        });
+      }),
+      exited.then((code) => Promise.reject(new Error(`KafkaZkTool write exited ${code}:\n${stderr.slice(-3000)}`))),
+      sleep(JAVA_MS, undefined, { ref: false }).then(() => Promise.reject(new Error('KafkaZkTool write did not get ready'))),
+    ]);
+
+    const c = await connect('/kafka-wrote');
+    assert.equal(await c.getClusterId(), 'kafka-made-cluster');
+    const brokers = await c.getBrokers();
+    assert.deepEqual(brokers, [
+      {
+        id: 7,
+        host: 'kafka-7.example',
+        port: 9092,
+        rack: 'rack-k',
+        endpoints: [
+          { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: 'kafka-7.example', port: 9092 },
+          { listenerName: 'REPLICATION', securityProtocol: 'SSL', host: 'kafka-7.example', port: 9093 },
+        ],
+        epoch: BigInt(ready['brokerEpoch'] as string),
+        // The supported features Kafka 3.9.1 registers (metadata.version up to 3.9-IV0), read back as Sluice's own are.
+        features: { 'metadata.version': { minVersion: 1, maxVersion: 21 } },
+      },
+    ]);
+    assert.equal(await c.getController(), 7);
+    assert.deepEqual(await c.getControllerEpoch(), { epoch: ready['controllerEpoch'], zkVersion: ready['epochZkVersion'] });
+    assert.deepEqual(await c.getTopics(), ['kafka-made']);
+    const assignment = await c.getTopicAssignment('kafka-made');
+    assert.equal(assignment?.topicId, 'eGV0LWFub3RoZXItdG9waQ');
+    assert.deepEqual([...(assignment?.partitions ?? [])].sort(([a], [b]) => a - b), [
+      [0, [7, 8]],
+      [1, [8, 7]],
+    ]);
+    assert.deepEqual(await c.getPartitionStates([{ topic: 'kafka-made', partition: 0 }, { topic: 'kafka-made', partition: 1 }]), [
+      { state: { leader: 7, leaderEpoch: 3, isr: [7, 8], controllerEpoch: 1 }, zkVersion: 0 },
+      { state: { leader: 8, leaderEpoch: 0, isr: [8], controllerEpoch: 1, leaderRecoveryState: 1 }, zkVersion: 0 },
+    ]);
+    assert.deepEqual(await c.getEntityConfig('topics', 'kafka-made'), { 'retention.ms': '3600000' });
+    assert.deepEqual(await c.getEntityConfig('brokers', DEFAULT_ENTITY), { 'log.cleaner.threads': '2' });
+    assert.deepEqual(await c.getTopicsToDelete(), ['kafka-made']);
+    const changes: string[] = [];
+    const sub = c.watchConfigChanges((p) => changes.push(p));
+    await waitFor('the config change notification', 5_000, () => when(changes.length > 0), 20);
+    sub.close();
+    assert.deepEqual(changes, ['brokers/<default>']);
+    assert.deepEqual(await c.allocateProducerIdBlock(1), { firstProducerId: 6000n, size: 1000 });
+    // Kafka holds /controller: Sluice does not take it over.
+    assert.equal(await c.tryBecomeController(1), null);
   });
 });

@@ -21,6 +21,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { INTEROP_DIR, runProcess } from '../../helpers/interop.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 /** Slow enough that a move of a megabyte is seen under way for a few seconds (the two workers share it). */
@@ -45,16 +46,6 @@ async function placement(bootstrap: string, topic: string): Promise<Placement> {
     }
   }
   return { current, future, futureLag };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 function client(bootstrap: string): Kafka {
@@ -140,23 +131,23 @@ describe('moving a partition between the log dirs of a broker process', () => {
       let producing = true;
       const background = (async () => {
         for (let i = 0; producing; i++) {
-          // Far below the copy rate, so that the move catches up.
+          // Kept: a paced producer, far below the copy rate, so that the move catches up.
           await produce(producer, 'moving', acked, `during${i}`, 1);
           await sleep(50);
         }
       })();
       const execute = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]), 'execute');
       assert.match(execute, new RegExp(`Successfully started moving log directory to ${to} for replica moving-0 with broker 0`));
-      const seen = await waitFor('the future replica', async () => {
+      const seen = await waitFor('the future replica', 60_000, async () => {
         const p = await placement(broker.bootstrap, 'moving');
-        return p.future === to ? p : null;
-      });
+        return p.future === to ? p : undefined;
+      }, 50);
       assert.equal(seen.current, from, 'the current replica serves from its dir meanwhile');
       assert.ok(seen.futureLag > 0n, `the future replica is behind (${seen.futureLag})`);
-      await waitFor('the swap', async () => {
+      await waitFor('the swap', 60_000, async () => {
         const p = await placement(broker.bootstrap, 'moving');
-        return p.current === to && p.future === null ? p : null;
-      });
+        return p.current === to && p.future === null ? p : undefined;
+      }, 50);
       producing = false;
       await background;
       const verify = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--verify', '--reassignment-json-file', plan]), 'verify');
@@ -190,7 +181,7 @@ describe('moving a partition between the log dirs of a broker process', () => {
     };
     const execute = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--execute', '--reassignment-json-file', plan);
     assert.match(execute, new RegExp(`Successfully started moving log directory to ${to} for replica moving-0 with broker 0`));
-    await waitFor('the move back', async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : null));
+    await waitFor('the move back', 60_000, async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : undefined), 50);
     const verify = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--verify', '--reassignment-json-file', plan);
     assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
   });
@@ -208,10 +199,10 @@ describe('moving a partition between the log dirs of a broker process', () => {
       const res = await wireCall(broker.bootstrap, M.AlterReplicaLogDirsRequest, M.AlterReplicaLogDirsResponse, 2, { dirs: [{ path: to, topics: [{ name: 'crash', partitions: [0] }] }] });
       assert.deepEqual(res.results.flatMap((t) => t.partitions.map((p) => p.errorCode)), [ErrorCode.NONE]);
       await produce(producer, 'crash', acked, 'during', 5);
-      await waitFor('a partly copied future replica', async () => {
+      await waitFor('a partly copied future replica', 60_000, async () => {
         const p = await placement(broker.bootstrap, 'crash');
-        return p.future === to && p.futureLag > 0n && p.futureLag < BigInt(acked.size) ? p : null;
-      });
+        return p.future === to && p.futureLag > 0n && p.futureLag < BigInt(acked.size) ? p : undefined;
+      }, 50);
     } finally {
       await producer.disconnect();
     }
@@ -219,14 +210,14 @@ describe('moving a partition between the log dirs of a broker process', () => {
     await new Promise((resolve) => broker.child.once('exit', resolve));
     assert.ok(readdirSync(to).some((name) => /^crash-0\.[0-9a-f]{32}-future$/.test(name)), 'the future log is on disk');
     await start('9223372036854775807');
-    await waitFor('the resumed move', async () => {
+    await waitFor('the resumed move', 60_000, async () => {
       const p = await placement(broker.bootstrap, 'crash');
-      return p.current === to && p.future === null ? p : null;
-    });
+      return p.current === to && p.future === null ? p : undefined;
+    }, 50);
     await assertAllRead(broker.bootstrap, 'crash', acked);
   });
 
-  test('a failed log dir: DescribeLogDirs answers KAFKA_STORAGE_ERROR, Metadata shows its partition offline, the other dir serves on', async () => {
+  test('a failed log dir: DescribeLogDirs answers KAFKA_STORAGE_ERROR, Metadata shows its partition offline, the other dir serves on', async (t) => {
     const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
       topics: [{ name: 'failing', numPartitions: 1, replicationFactor: -1, configs: [{ name: 'segment.bytes', value: '1048576' }] }],
       timeoutMs: 30_000,
@@ -245,29 +236,26 @@ describe('moving a partition between the log dirs of a broker process', () => {
     } finally {
       await producer.disconnect();
     }
-    const dirs = await waitFor('the failed dir', async () => {
+    const dirs = await waitFor('the failed dir', 60_000, async () => {
       const res = await wireCall(broker.bootstrap, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null });
-      return res.results.some((d) => d.errorCode !== ErrorCode.NONE) ? res.results : null;
-    });
+      return res.results.some((d) => d.errorCode !== ErrorCode.NONE) ? res.results : undefined;
+    }, 50);
     const failed = dirs.find((d) => d.logDir === failing)!;
     assert.deepEqual([failed.errorCode, failed.topics, failed.totalBytes, failed.usableBytes], [ErrorCode.KAFKA_STORAGE_ERROR, [], -1n, -1n]);
     const described = ok(await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe']), 'log-dirs');
     const doc = JSON.parse(described.split('\n')[2]!) as { brokers: { logDirs: { logDir: string; error: string | null }[] }[] };
     assert.equal(doc.brokers[0]!.logDirs.find((d) => d.logDir === failing)!.error, 'org.apache.kafka.common.errors.KafkaStorageException');
-    const partition = await waitFor('the offline partition in the metadata', async () => {
+    const partition = await waitFor('the offline partition in the metadata', 60_000, async () => {
       const md = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: 'failing' }], allowAutoTopicCreation: false });
       const p = md.topics[0]!.partitions[0]!;
-      return p.offlineReplicas.length > 0 ? p : null;
-    });
+      return p.offlineReplicas.length > 0 ? p : undefined;
+    }, 50);
     assert.deepEqual([partition.errorCode, partition.leaderId, partition.offlineReplicas], [ErrorCode.LEADER_NOT_AVAILABLE, -1, [0]]);
     const healthy = client(broker.bootstrap).producer({ allowAutoTopicCreation: true });
     await healthy.connect();
-    try {
-      const acked: Acked = new Map();
-      await produce(healthy, 'healthy', acked, 'ok', 3);
-      assert.equal((await placement(broker.bootstrap, 'healthy')).current, dirs.find((d) => d.logDir !== failing)!.logDir);
-    } finally {
-      await healthy.disconnect();
-    }
+    t.after(() => healthy.disconnect());
+    const acked: Acked = new Map();
+    await produce(healthy, 'healthy', acked, 'ok', 3);
+    assert.equal((await placement(broker.bootstrap, 'healthy')).current, dirs.find((d) => d.logDir !== failing)!.logDir);
   });
 });

@@ -21,6 +21,7 @@ import { KafkaZkClient } from '../../../src/zk/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const SESSION_MS = 6000;
@@ -141,11 +142,7 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     // Paused first, so its death falls after the topic znode and before any partition state.
     child.kill('SIGSTOP');
     const creating = createTopic(cluster.brokers[via - 1]!.bootstrap, 'born-orphan', 4, 2);
-    const deadline = Date.now() + 30_000;
-    while (!(await zk.topicExists('born-orphan'))) {
-      assert.ok(Date.now() < deadline, 'the topic znode is written');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor('the topic znode to be written', 30_000, async () => when(await zk.topicExists('born-orphan')), 50);
     assert.equal(await zk.getPartitionState('born-orphan', 0), null, 'no partition state yet');
     const exited = once(child, 'exit');
     child.kill('SIGKILL');

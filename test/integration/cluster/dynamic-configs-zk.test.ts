@@ -14,24 +14,13 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { runProcess } from '../../helpers/interop.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
+import { eventually } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { kafkaClasspath, kafkaLibsDir, kafkaLibsPresent } from '../../../tools/kafka/kafka-release.js';
 
 const KAFKA_ZK_ERA = '3.9.1';
 const BROKER = 4;
 const GROUP = 32;
-
-async function eventually(what: string, attempt: () => Promise<void>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
   let cluster: TestCluster;
@@ -44,7 +33,7 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
     await cluster?.stop();
   });
 
-  test("the cluster default set through broker 1 acts on broker 2's partitions live", async () => {
+  test("the cluster default set through broker 1 acts on broker 2's partitions live", async (t) => {
     const kafka = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING, retry: { retries: 2 } });
     const admin = kafka.admin();
     await admin.connect();
@@ -52,26 +41,24 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
     await admin.disconnect();
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    try {
-      const value = Buffer.alloc(20_000, 2);
-      await producer.send({ topic: 'led-by-2', acks: 1, messages: [{ value }] });
-      const set = await wireCall(cluster.brokers[0]!.bootstrap, M.IncrementalAlterConfigsRequest, M.IncrementalAlterConfigsResponse, 1, {
-        validateOnly: false,
-        resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'message.max.bytes', configOperation: 0, value: '10000' }] }],
-      });
-      assert.equal(set.responses[0]!.errorCode, ErrorCode.NONE);
-      await eventually('broker 2 refuses the large batch', () =>
-        assert.rejects(producer.send({ topic: 'led-by-2', acks: 1, messages: [{ value }] }), (e: { type?: string }) => e.type === 'MESSAGE_TOO_LARGE'),
-      );
-      const described = await wireCall(cluster.brokers[1]!.bootstrap, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
-        includeSynonyms: false,
-        includeDocumentation: false,
-        resources: [{ resourceType: BROKER, resourceName: '2', configurationKeys: ['message.max.bytes'] }],
-      });
-      assert.deepEqual(described.results[0]!.configs.map((c) => [c.value, c.configSource]), [['10000', 3]]);
-    } finally {
-      await producer.disconnect();
-    }
+    t.after(() => producer.disconnect());
+    const value = Buffer.alloc(20_000, 2);
+    await producer.send({ topic: 'led-by-2', acks: 1, messages: [{ value }] });
+    const set = await wireCall(cluster.brokers[0]!.bootstrap, M.IncrementalAlterConfigsRequest, M.IncrementalAlterConfigsResponse, 1, {
+      validateOnly: false,
+      resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'message.max.bytes', configOperation: 0, value: '10000' }] }],
+    });
+    assert.equal(set.responses[0]!.errorCode, ErrorCode.NONE);
+    await eventually('broker 2 refuses the large batch', 20_000, () =>
+      assert.rejects(producer.send({ topic: 'led-by-2', acks: 1, messages: [{ value }] }), (e: { type?: string }) => e.type === 'MESSAGE_TOO_LARGE'),
+      250,
+    );
+    const described = await wireCall(cluster.brokers[1]!.bootstrap, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
+      includeSynonyms: false,
+      includeDocumentation: false,
+      resources: [{ resourceType: BROKER, resourceName: '2', configurationKeys: ['message.max.bytes'] }],
+    });
+    assert.deepEqual(described.results[0]!.configs.map((c) => [c.value, c.configSource]), [['10000', 3]]);
   });
 
   test('a feature level changed through broker 1 reaches broker 2, with the /feature version as the epoch', async () => {
@@ -87,9 +74,9 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
       validateOnly: false,
     });
     assert.equal(set.errorCode, ErrorCode.NONE, set.errorMessage ?? '');
-    await eventually('broker 2 shows transaction.version 1', async () => {
+    await eventually('broker 2 shows transaction.version 1', 20_000, async () => {
       assert.deepEqual(await levels(cluster.brokers[1]!.bootstrap), { epoch: before.epoch + 1n, transaction: 1 });
-    });
+    }, 250);
     const refused = await wireCall(cluster.brokers[1]!.bootstrap, M.UpdateFeaturesRequest, M.UpdateFeaturesResponse, 2, {
       timeoutMs: 10_000,
       featureUpdates: [{ feature: 'transaction.version', maxVersionLevel: 0, upgradeType: 1 }],
@@ -104,14 +91,14 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
       resources: [{ resourceType: GROUP, resourceName: 'team/shared', configs: [{ name: 'consumer.session.timeout.ms', configOperation: 0, value: '50000' }] }],
     });
     assert.equal(set.responses[0]!.errorCode, ErrorCode.NONE);
-    await eventually('broker 1 follows /config/groups/team%2Fshared', async () => {
+    await eventually('broker 1 follows /config/groups/team%2Fshared', 20_000, async () => {
       const d = await wireCall(cluster.brokers[0]!.bootstrap, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
         includeSynonyms: false,
         includeDocumentation: false,
         resources: [{ resourceType: GROUP, resourceName: 'team/shared', configurationKeys: ['consumer.session.timeout.ms'] }],
       });
       assert.deepEqual(d.results[0]!.configs.map((c) => [c.value, c.configSource]), [['50000', 8]]);
-    });
+    }, 250);
   });
 
   test("Kafka 3.9's kafka-configs.sh --zookeeper reads what Sluice wrote, and a stopped broker starts with what it wrote", { skip: kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `Kafka ${KAFKA_ZK_ERA}'s jars are absent` }, async () => {
@@ -137,7 +124,7 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
     await configCommand('--alter', '--entity-type', 'brokers', '--entity-name', '2', '--add-config', 'message.max.bytes=30000');
 
     const restarted = await cluster.startBroker(2);
-    await eventually('broker 2 loads its own entity at start-up', async () => {
+    await eventually('broker 2 loads its own entity at start-up', 20_000, async () => {
       const d = await wireCall(restarted.bootstrap, M.DescribeConfigsRequest, M.DescribeConfigsResponse, 4, {
         includeSynonyms: true,
         includeDocumentation: false,
@@ -145,6 +132,6 @@ describe('dynamic configs on a ZooKeeper cluster', { skip: zooKeeperSkip() }, ()
       });
       const e = d.results[0]!.configs[0]!;
       assert.deepEqual([e.value, e.configSource, e.synonyms.map((s) => [s.value, s.source])], ['30000', 2, [['30000', 2], ['10000', 3], ['1048588', 5]]]);
-    });
+    }, 250);
   });
 });

@@ -14,6 +14,7 @@ import { CONFLUENT_JS_SKIP, confluentKafka } from '../../helpers/confluent-js.js
 import { kcat, kcatRead, runJava, type JsonLine } from '../../helpers/interop.js';
 import { recordsByPartition } from '../../helpers/interop-records.js';
 import { javaSkip, kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const JAVA_TOPIC = 'killed-java';
@@ -89,14 +90,14 @@ describe('kill -9 of a leader under acks=all produce', { skip: zooKeeperSkip() ?
         } catch (err) {
           rdFailed.push(`${value}: ${(err as Error).message}`);
         }
-        // Spread over the Java producer's run, so the kill lands in the middle of both.
+        // Kept: paced on purpose, spread over the Java producer's run, so the kill lands in the middle of both.
         await sleep(30);
       }
       await rdkafka.disconnect();
     })();
 
     // The group joins once the Java producer has made its topic, and its commits are sampled throughout.
-    while ((await cluster.metadata([JAVA_TOPIC]).catch(() => null))?.topics[0]?.errorCode !== ErrorCode.NONE) await sleep(100);
+    await waitFor(`the topic ${JAVA_TOPIC}`, 60_000, async () => when((await cluster.metadata([JAVA_TOPIC]).catch(() => null))?.topics[0]?.errorCode === ErrorCode.NONE));
     const seen = new Map<string, number>();
     await groupConsumer(seen);
     const samples: number[][] = [];
@@ -104,6 +105,7 @@ describe('kill -9 of a leader under acks=all produce', { skip: zooKeeperSkip() ?
     const sampler = (async () => {
       while (sampling) {
         samples.push(await committed().catch(() => samples.at(-1) ?? []));
+        // Kept: a sampling pace, not a wait for a condition.
         await sleep(250);
       }
     })();
@@ -131,8 +133,7 @@ describe('kill -9 of a leader under acks=all produce', { skip: zooKeeperSkip() ?
       assert.deepEqual(values, [...values].sort((x, y) => x - y), `librdkafka partition ${partition} in send order`);
     }
 
-    const deadline = Date.now() + 60_000;
-    while (seen.size < COUNT && Date.now() < deadline) await sleep(200);
+    await waitFor('the group to read every record', 60_000, () => when(seen.size >= COUNT), 200);
     assert.equal(seen.size, COUNT, 'the group read every record');
     await consumers[0]!.disconnect();
     sampling = false;
@@ -148,8 +149,7 @@ describe('kill -9 of a leader under acks=all produce', { skip: zooKeeperSkip() ?
     const later = new Map<string, number>();
     await groupConsumer(later);
     for (let p = 0; p < PARTITIONS; p++) await kcat(['-b', cluster.bootstrap(), '-P', '-t', JAVA_TOPIC, '-p', String(p), '-X', 'acks=all'], `late-${p}\n`);
-    const lateDeadline = Date.now() + 60_000;
-    while (later.size < PARTITIONS && Date.now() < lateDeadline) await sleep(200);
+    await waitFor('the new member to read the late records', 60_000, () => when(later.size >= PARTITIONS), 200);
     assert.deepEqual(
       [...later.keys()].sort(),
       final.map((offset, p) => `${p}@${offset}`).sort(),

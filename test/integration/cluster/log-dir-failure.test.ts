@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { CreateTopicsRequest, CreateTopicsResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
 import type { BrokerProcess } from '../../helpers/broker-process.js';
@@ -16,6 +15,7 @@ import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
 import { fillUntilFull, mountTmpfs, unmountTmpfs } from '../../helpers/tmpfs.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const TOPIC = 'disks';
@@ -63,8 +63,7 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     await cluster.waitFor('the topic replicated', replicated);
     const hosted = (dir: string): Set<number> => new Set(readdirSync(dir).filter((d) => d.startsWith(`${TOPIC}-`)).map((d) => Number(d.slice(TOPIC.length + 1))));
     // The ISR starts full: broker 3 may still be creating its replicas.
-    const deadline = Date.now() + 30_000;
-    while (hosted(small).size + hosted(healthy).size < PARTITIONS && Date.now() < deadline) await sleep(100);
+    await waitFor("broker 3's replicas of every partition on disk", 30_000, () => when(hosted(small).size + hosted(healthy).size >= PARTITIONS));
     const inSmall = hosted(small);
     const inHealthy = hosted(healthy);
     assert.ok(inSmall.size > 0 && inHealthy.size > 0, `partitions in both dirs (small: ${[...inSmall]}, healthy: ${[...inHealthy]})`);

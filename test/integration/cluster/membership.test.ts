@@ -15,6 +15,7 @@ import { startBrokerProcess } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 const LAG_MS = 2000;
@@ -106,11 +107,13 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
       await consumer.connect();
       await consumer.subscribe({ topic: 'grouped', fromBeginning: true });
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
-      const deadline = Date.now() + 30_000;
-      while (seen.length < expected && Date.now() < deadline) await sleep(100);
-      // Fixed on purpose: time for more than `expected` to show up, were offsets lost; nothing signals it.
-      await sleep(1000);
-      await consumer.disconnect();
+      try {
+        await waitFor(`${expected} records consumed`, 30_000, () => when(seen.length >= expected));
+        // Fixed on purpose: time for more than `expected` to show up, were offsets lost; nothing signals it.
+        await sleep(1000);
+      } finally {
+        await consumer.disconnect();
+      }
       return seen;
     };
     const first = await consumeAll(60);
@@ -137,15 +140,11 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     await cluster.waitFor('doomed replicated', (x) => x.topics.find((t) => t.name === 'doomed')?.partitions.every((q) => q.isrNodes.length === 3) === true);
     const hasLogs = (id: number): boolean => existsSync(cluster.logDir(id)) && readdirSync(cluster.logDir(id)).some((d) => d === 'doomed-0' || d === 'doomed-1');
     // The ISR starts as every live replica; each replica creates its log when its LeaderAndIsr arrives.
-    const created = Date.now() + 10_000;
-    while (![1, 2, 3].every(hasLogs) && Date.now() < created) await sleep(50);
-    assert.ok([1, 2, 3].every(hasLogs));
+    await waitFor('every replica to create its log of doomed', 10_000, () => when([1, 2, 3].every(hasLogs)), 50);
     const r = await wireCall(cluster.anyBroker(), DeleteTopicsRequest, DeleteTopicsResponse, 5, { topicNames: ['doomed'], timeoutMs: 30_000 });
     assert.equal(r.responses[0]!.errorCode, ErrorCode.NONE);
     for (const id of [1, 2, 3]) await cluster.waitFor(`broker ${id} to forget doomed`, (x) => x.topics.every((t) => t.name !== 'doomed'), 30_000, id);
-    const deadline = Date.now() + 10_000;
-    while ([1, 2, 3].some(hasLogs) && Date.now() < deadline) await sleep(100);
-    assert.deepEqual([1, 2, 3].filter(hasLogs), [], 'no replica keeps a live log of the deleted topic');
+    await waitFor('no replica to keep a live log of the deleted topic', 10_000, () => when(![1, 2, 3].some(hasLogs)));
   });
 
   test('a topic deleted while one of its replicas is down disappears at once and leaves that replica\'s disk when it returns', async () => {
@@ -154,17 +153,14 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     const m = await cluster.metadata(null);
     const away = [1, 2, 3].find((id) => id !== m.controllerId)!;
     const logOf = (id: number): boolean => existsSync(join(cluster.logDir(id), 'absent-0'));
-    const created = Date.now() + 10_000;
-    while (![1, 2, 3].every(logOf) && Date.now() < created) await sleep(50);
+    await waitFor('every replica to create its log of absent', 10_000, () => when([1, 2, 3].every(logOf)), 50);
     await cluster.brokers[away - 1]!.stop();
     const r = await wireCall(cluster.anyBroker(), DeleteTopicsRequest, DeleteTopicsResponse, 5, { topicNames: ['absent'], timeoutMs: 30_000 });
     assert.equal(r.responses[0]!.errorCode, ErrorCode.NONE);
     await cluster.waitFor('absent gone from the metadata', (x) => x.topics.every((t) => t.name !== 'absent'));
     assert.equal(logOf(away), true, 'the stopped broker still has its log');
     await cluster.startBroker(away);
-    const deadline = Date.now() + 20_000;
-    while (logOf(away) && Date.now() < deadline) await sleep(100);
-    assert.equal(logOf(away), false, 'the deletion finished on the broker that came back');
+    await waitFor('the deletion to finish on the broker that came back', 20_000, () => when(!logOf(away)));
     await cluster.waitFor('absent still gone', (x) => x.brokers.length === 3 && x.topics.every((t) => t.name !== 'absent'));
   });
 
@@ -193,9 +189,7 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     assert.ok([2, 3].includes(partition0(done, 'moved')!.leaderId));
     const listed = await wireCall(controller, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, { timeoutMs: 30_000, topics: null });
     assert.deepEqual(listed.topics, [], 'nothing left in progress');
-    const deadline = Date.now() + 10_000;
-    while (existsSync(join(cluster.logDir(1), 'moved-0')) && Date.now() < deadline) await sleep(100);
-    assert.equal(existsSync(join(cluster.logDir(1), 'moved-0')), false, 'broker 1 deleted its replica');
+    await waitFor('broker 1 to delete its replica', 10_000, () => when(!existsSync(join(cluster.logDir(1), 'moved-0'))));
     const read = await kcatRead(cluster.bootstrap(), 'moved');
     assert.deepEqual(read.map((r) => Buffer.from(r.value!, 'hex').toString()), Array.from({ length: 50 }, (_, i) => `m${i}`));
   });

@@ -10,6 +10,7 @@ import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcatRead, runJava } from '../../helpers/interop.js';
 import { recordsByPartition } from '../../helpers/interop-records.js';
 import { javaSkip, kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 const TOPIC = 'rolling';
 const PARTITIONS = 3;
@@ -51,12 +52,7 @@ describe('rolling restart under load', { skip: zooKeeperSkip() ?? javaSkip() ?? 
       if (line['type'] === 'acked' && ++acked === 100) restarting = restartEach();
     });
     // The group joins while the producer starts (its topic exists once the producer made it).
-    let subscribed = false;
-    while (!subscribed) {
-      const m = await cluster.metadata([TOPIC]).catch(() => null);
-      subscribed = m?.topics[0]?.errorCode === 0;
-      if (!subscribed) await sleep(100);
-    }
+    await waitFor(`the topic ${TOPIC}`, 60_000, async () => when((await cluster.metadata([TOPIC]).catch(() => null))?.topics[0]?.errorCode === 0));
     await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void seen.add(message.value!.toString()) });
     const lines = await run;
@@ -75,8 +71,7 @@ describe('rolling restart under load', { skip: zooKeeperSkip() ?? javaSkip() ?? 
     const at = new Map(read.map((r) => [`${r.partition}@${r.offset}`, r.value]));
     for (const l of ackedLines) assert.equal(at.get(`${l['partition']}@${l['offset']}`), Buffer.from(`v${l['index']}`).toString('hex'), `record ${l['index']} at its acknowledged offset`);
 
-    const deadline = Date.now() + 60_000;
-    while (seen.size < COUNT && Date.now() < deadline) await sleep(200);
+    await waitFor('the consumer group to read every record', 60_000, () => when(seen.size >= COUNT), 200);
     assert.equal(seen.size, COUNT, 'the consumer group read every record');
   });
 });

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { Broker } from '../../../src/broker/broker.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
@@ -19,18 +18,15 @@ import type { SharePartitionKey } from '../../../src/coordinator/share/share-sta
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { SHARE_GROUP_STATE_TOPIC } from '../../../src/protocol/internal-topics.js';
 import * as M from '../../../src/protocol/messages/index.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 
 const STATE_PARTITIONS = 2;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** waitFor over requests that may fail while the brokers settle: a failed probe means "not yet". */
+function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return waitFor(what, 30_000, () => probe().catch(() => undefined));
 }
 
 describe('ShareStatePersister across two brokers of a ZooKeeper cluster', () => {

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { confluentKafka, CONFLUENT_JS_SKIP, type CkAdmin, type CkConsumer, type CkKafka, type CkProducer } from '../../helpers/confluent-js.js';
-import { sleep, splitsPartitions, waitFor, type Consumed } from './group-helpers.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
+import { sleep, splitsPartitions, type Consumed } from './group-helpers.js';
 
 const TOPIC = 'ckjs-group';
 const GROUP = 'ckjs-g1';
@@ -83,7 +84,7 @@ describe('@confluentinc/kafka-javascript consumer groups', { skip: CONFLUENT_JS_
     // Fresh message objects: send() turns their values into Buffers in place.
     await producer.send({ topic: TOPIC, messages: values.map((value, n) => ({ partition: n % PARTITIONS, value })) });
 
-    await waitFor('every record consumed', 20_000, () => (consumed.length >= values.length ? true : undefined));
+    await waitFor('every record consumed', 20_000, () => when(consumed.length >= values.length));
     await sleep(500); // fixed on purpose: room for a duplicate to show up, which nothing signals
     assert.deepEqual(consumed.map((c) => c.value).sort(), [...values].sort(), 'every record exactly once');
     for (const c of consumed) {
@@ -114,7 +115,7 @@ describe('@confluentinc/kafka-javascript consumer groups', { skip: CONFLUENT_JS_
     const before = consumed.length;
     await startMember('a-again');
     const expected = Array.from({ length: PARTITIONS }, (_, p) => Array.from({ length: PER_PARTITION + 1 - COMMIT_AT }, (_, i) => [p, COMMIT_AT + i])).flat();
-    await waitFor('the records after the commits', 20_000, () => (consumed.length - before >= expected.length ? true : undefined));
+    await waitFor('the records after the commits', 20_000, () => when(consumed.length - before >= expected.length));
     await sleep(500); // fixed on purpose: room for a record before the commits to show up again, which nothing signals
     const offsets = consumed.slice(before).map((c) => [c.partition, c.offset]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
     assert.deepEqual(offsets, expected);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssignerProtocol, Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
-import { LineProcess, sleep, splitsPartitions, waitFor, type Consumed } from './group-helpers.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
+import { LineProcess, sleep, splitsPartitions, type Consumed } from './group-helpers.js';
 
 const TOPIC = 'kjs-group';
 const PARTITIONS = 6;
@@ -79,7 +80,7 @@ describe('KafkaJS consumer groups', () => {
 
   /** Every value produced so far was read exactly once, by a member owning its partition. */
   const assertExactlyOnce = async (): Promise<void> => {
-    await waitFor(`${produced} records consumed`, 15_000, () => (new Set(consumed.map((c) => c.value)).size >= produced ? true : undefined));
+    await waitFor(`${produced} records consumed`, 15_000, () => when(new Set(consumed.map((c) => c.value)).size >= produced));
     await sleep(1000); // fixed on purpose: room for a duplicate to show up, which nothing signals
     const values = consumed.map((c) => c.value).sort();
     const expected = Array.from({ length: produced }, (_, n) => `v${n}`).sort();
@@ -117,7 +118,7 @@ describe('KafkaJS consumer groups', () => {
     await assertExactlyOnce();
   });
 
-  test('a member killed without leaving: the others own all partitions once its session expires', async () => {
+  test('a member killed without leaving: the others own all partitions once its session expires', async (t) => {
     const child = LineProcess.start('kafkajs-member', process.execPath, [
       fileURLToPath(new URL('./kafkajs-member-helper.js', import.meta.url)),
       broker.bootstrap,
@@ -125,22 +126,19 @@ describe('KafkaJS consumer groups', () => {
       TOPIC,
       String(SESSION_TIMEOUT_MS),
     ]);
-    try {
-      const childAssigned = (): number[] | undefined => {
-        const joins = child.json();
-        const last = joins[joins.length - 1];
-        return last === undefined ? undefined : (last['assigned'] as number[]);
-      };
-      await waitForSplit('the child to join the two members', 20_000, () => [...members.map((m) => m.assigned), childAssigned()]);
-      const killedAt = Date.now();
-      await child.kill('SIGKILL');
-      await waitForSplit('two members to take over', 20_000, () => members.map((m) => m.assigned));
-      // A dead member is noticed by its session timing out, not by its connection closing.
-      const took = Date.now() - killedAt;
-      assert.ok(took >= SESSION_TIMEOUT_MS - 1500, `rebalanced ${took} ms after the kill`);
-    } finally {
-      await child.kill('SIGKILL');
-    }
+    t.after(() => child.kill('SIGKILL'));
+    const childAssigned = (): number[] | undefined => {
+      const joins = child.json();
+      const last = joins[joins.length - 1];
+      return last === undefined ? undefined : (last['assigned'] as number[]);
+    };
+    await waitForSplit('the child to join the two members', 20_000, () => [...members.map((m) => m.assigned), childAssigned()]);
+    const killedAt = Date.now();
+    await child.kill('SIGKILL');
+    await waitForSplit('two members to take over', 20_000, () => members.map((m) => m.assigned));
+    // A dead member is noticed by its session timing out, not by its connection closing.
+    const took = Date.now() - killedAt;
+    assert.ok(took >= SESSION_TIMEOUT_MS - 1500, `rebalanced ${took} ms after the kill`);
     await produce(2);
     await assertExactlyOnce();
   });
@@ -163,7 +161,7 @@ describe('KafkaJS consumer groups', () => {
     const before = consumed.length;
     await produce(2);
     const fresh = await startMember('after-restart');
-    await waitFor('the new records', 20_000, () => (consumed.length - before >= 2 * PARTITIONS ? true : undefined));
+    await waitFor('the new records', 20_000, () => when(consumed.length - before >= 2 * PARTITIONS));
     await sleep(1000); // fixed on purpose: room for a record before the commits to show up again, which nothing signals
     const got = consumed.slice(before);
     assert.ok(got.every((c) => c.member === fresh.name));
@@ -207,7 +205,7 @@ describe('KafkaJS consumer groups', () => {
     const before = consumed.length;
     const expected = ends.flatMap((end, p) => Array.from({ length: end - p }, (_, i) => [p, p + i]));
     await startMember('after-set');
-    await waitFor('the records after the set offsets', 20_000, () => (consumed.length - before >= expected.length ? true : undefined));
+    await waitFor('the records after the set offsets', 20_000, () => when(consumed.length - before >= expected.length));
     await stopMember(members[0]!);
     const offsets = consumed.slice(before).map((c) => [c.partition, c.offset]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
     assert.deepEqual(offsets, expected);

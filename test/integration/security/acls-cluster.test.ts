@@ -11,11 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as M from '../../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { AclOperation, PatternType, PermissionType, ResourceType } from '../../../src/security/acl/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { javaSkip, zooKeeperSkip } from '../../helpers/requirements.js';
 import { kafkaClasspath, kafkaLibsDir, kafkaLibsPresent, ZOOKEEPER_ERA_VERSION } from '../../../tools/kafka/kafka-release.js';
@@ -39,14 +39,6 @@ const mine = (resourceType: number, resourceName: string, operation: number, pri
 /** The error Metadata answers `via` broker for the named topic. */
 const topicError = (bootstrap: string, topic: string) =>
   wireCall(bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: topic }], allowAutoTopicCreation: false }).then((r) => r.topics[0]!.errorCode);
-
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** Kafka 3.9's kafka-acls.sh in ZooKeeper mode (`kafka.admin.AclCommand --authorizer-properties zookeeper.connect=...`). */
 async function kafkaAcls(zookeeperConnect: string, ...args: string[]): Promise<string> {
@@ -85,7 +77,7 @@ describe('ACLs in a ZooKeeper cluster', { skip }, () => {
     const [b1, b2, b3] = cluster.brokers.map((b) => b.bootstrap) as [string, string, string];
     assert.equal(await topicError(b3, 'by-sluice'), ErrorCode.NONE);
     assert.deepEqual(await createAcls(b1, [mine(ResourceType.TOPIC, 'by-sluice', AclOperation.ALL, 'User:alice')]), [0]);
-    for (const b of [b2, b3]) await eventually(`broker ${b} to enforce the ACL`, async () => (await topicError(b, 'by-sluice')) === ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    for (const b of [b2, b3]) await waitFor(`broker ${b} to enforce the ACL`, 10_000, async () => when((await topicError(b, 'by-sluice')) === ErrorCode.TOPIC_AUTHORIZATION_FAILED));
     const described = await wireCall(b2, M.DescribeAclsRequest, M.DescribeAclsResponse, 3, {
       resourceTypeFilter: ResourceType.TOPIC,
       resourceNameFilter: 'by-sluice',
@@ -104,12 +96,12 @@ describe('ACLs in a ZooKeeper cluster', { skip }, () => {
     const zk = `${cluster.zookeeper.connect}/sluice`;
     await kafkaAcls(zk, '--add', '--allow-principal', 'User:bob', '--operation', 'Read', '--topic', 'by-kafka', '--resource-pattern-type', 'prefixed');
     for (const b of cluster.brokers.map((x) => x.bootstrap)) {
-      await eventually(`broker ${b} to enforce kafka-acls.sh's ACL`, async () => (await topicError(b, 'by-kafka-tool')) === ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      await waitFor(`broker ${b} to enforce kafka-acls.sh's ACL`, 10_000, async () => when((await topicError(b, 'by-kafka-tool')) === ErrorCode.TOPIC_AUTHORIZATION_FAILED));
     }
     const listed = await kafkaAcls(zk, '--list', '--topic', 'by-sluice');
     assert.match(listed, /ResourcePattern\(resourceType=TOPIC, name=by-sluice, patternType=LITERAL\)/);
     assert.match(listed, /principal=User:alice, host=\*, operation=ALL, permissionType=ALLOW/);
     await kafkaAcls(zk, '--remove', '--force', '--topic', 'by-kafka', '--resource-pattern-type', 'prefixed');
-    await eventually('the removal to reach broker 2', async () => (await topicError(cluster.brokers[1]!.bootstrap, 'by-kafka-tool')) === ErrorCode.NONE);
+    await waitFor('the removal to reach broker 2', 10_000, async () => when((await topicError(cluster.brokers[1]!.bootstrap, 'by-kafka-tool')) === ErrorCode.NONE));
   });
 });

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaCluster } from '../../../src/client/cluster.js';
 import { KafkaConnection } from '../../../src/client/connection.js';
@@ -19,25 +18,13 @@ import { kafkaClasspath, kafkaLibsDir, kafkaLibsPresent } from '../../../tools/k
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { freePort, runProcess } from '../../helpers/interop.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
+import { eventually } from '../../helpers/wait-for.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 import { ADMIN, brokerCount, hostPort, saslBrokerSettings } from '../../helpers/sasl-setup.js';
 
 const KAFKA_ZK_ERA = '3.9.1';
 const SIZE = 3;
 const ADMIN_PLAIN: SaslCredentials = { mechanism: 'PLAIN', ...ADMIN };
-
-/** Retries `attempt` until it resolves, for what a broker learns from ZooKeeper a moment later. */
-async function eventually<T>(what: string, attempt: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`);
-      await sleep(200);
-    }
-  }
-}
 
 async function authenticateAt(bootstrap: string, sasl: SaslCredentials): Promise<number> {
   const connection = await KafkaConnection.connect({ ...hostPort(bootstrap), sasl });
@@ -73,7 +60,7 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
         ),
       );
     }
-    await eventually('three brokers registered', async () => assert.equal(await authenticateAt(brokers[0]!.bootstrap, ADMIN_PLAIN), SIZE));
+    await eventually('three brokers registered', 20_000, async () => assert.equal(await authenticateAt(brokers[0]!.bootstrap, ADMIN_PLAIN), SIZE), 200);
   });
 
   after(async () => {
@@ -82,7 +69,7 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  test('a SCRAM user created through broker 1 authenticates at broker 3, and its acks=all produce is replicated', async () => {
+  test('a SCRAM user created through broker 1 authenticates at broker 3, and its acks=all produce is replicated', async (t) => {
     const viaFirst = new KafkaCluster({ bootstrap: [hostPort(brokers[0]!.bootstrap)], sasl: ADMIN_PLAIN });
     try {
       await alterScramCredentials(viaFirst, [{ user: 'carol', mechanism: 'SCRAM-SHA-256', upsert: { password: 'carol-secret', iterations: 4096 } }]);
@@ -90,7 +77,7 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
       viaFirst.close();
     }
     const carol: SaslCredentials = { mechanism: 'SCRAM-SHA-256', username: 'carol', password: 'carol-secret' };
-    assert.equal(await eventually('carol at broker 3', () => authenticateAt(brokers[2]!.bootstrap, carol)), SIZE);
+    assert.equal(await eventually('carol at broker 3', 20_000, () => authenticateAt(brokers[2]!.bootstrap, carol), 200), SIZE);
     await assert.rejects(authenticateAt(brokers[2]!.bootstrap, { ...carol, password: 'wrong' }), /invalid credentials/);
 
     const kafka = new Kafka({ brokers: [brokers[2]!.bootstrap], sasl: { mechanism: 'scram-sha-256', username: 'carol', password: 'carol-secret' }, logLevel: logLevel.NOTHING });
@@ -98,19 +85,18 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
     const producer = kafka.producer();
     await admin.connect();
     await producer.connect();
-    try {
-      await admin.createTopics({ topics: [{ topic: 'replicated', numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
-      // acks=all waits for both followers, which fetch over SASL as `admin`.
-      await producer.send({ topic: 'replicated', acks: -1, messages: [{ value: 'r' }] });
-      const [meta] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
-      assert.equal(meta!.partitions[0]!.isr.length, 3);
-    } finally {
+    t.after(async () => {
       await producer.disconnect();
       await admin.disconnect();
-    }
+    });
+    await admin.createTopics({ topics: [{ topic: 'replicated', numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+    // acks=all waits for both followers, which fetch over SASL as `admin`.
+    await producer.send({ topic: 'replicated', acks: -1, messages: [{ value: 'r' }] });
+    const [meta] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
+    assert.equal(meta!.partitions[0]!.isr.length, 3);
   });
 
-  test("a SCRAM user written by Kafka 3.9's kafka-configs.sh --zookeeper authenticates at broker 2", { skip: kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `Kafka ${KAFKA_ZK_ERA}'s jars are absent` }, async () => {
+  test("a SCRAM user written by Kafka 3.9's kafka-configs.sh --zookeeper authenticates at broker 2", { skip: kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `Kafka ${KAFKA_ZK_ERA}'s jars are absent` }, async (t) => {
     const configs = await runProcess(
       'java',
       ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', kafkaClasspath(kafkaLibsDir(KAFKA_ZK_ERA)), 'kafka.admin.ConfigCommand', '--zookeeper', `${zookeeper.connect}/sluice`, '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=dave-secret]', '--entity-type', 'users', '--entity-name', 'dave'],
@@ -119,12 +105,9 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
     );
     assert.equal(configs.code, 0, configs.stderr);
     const dave: SaslCredentials = { mechanism: 'SCRAM-SHA-512', username: 'dave', password: 'dave-secret' };
-    assert.equal(await eventually('dave at broker 2', () => authenticateAt(brokers[1]!.bootstrap, dave)), SIZE);
+    assert.equal(await eventually('dave at broker 2', 20_000, () => authenticateAt(brokers[1]!.bootstrap, dave), 200), SIZE);
     const viaSecond = new KafkaCluster({ bootstrap: [hostPort(brokers[1]!.bootstrap)], sasl: dave });
-    try {
-      assert.deepEqual(await describeScramCredentials(viaSecond, ['dave']), [{ user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 8192 }] }]);
-    } finally {
-      viaSecond.close();
-    }
+    t.after(() => viaSecond.close());
+    assert.deepEqual(await describeScramCredentials(viaSecond, ['dave']), [{ user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 8192 }] }]);
   });
 });

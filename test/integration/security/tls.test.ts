@@ -18,6 +18,7 @@ import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-pro
 import { kcat, runJava, type JsonLine } from '../../helpers/interop.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
 import { testTlsFiles, TLS_PASSWORD } from '../../helpers/tls-files.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 function kcatSsl(f: TlsFiles, withCertificate: boolean): string[] {
   return ['-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${f.caCert}`, ...(withCertificate ? ['-X', `ssl.certificate.location=${f.clientCert}`, '-X', `ssl.key.location=${f.clientKey}`] : [])];
@@ -76,16 +77,13 @@ describe('TLS listeners', { skip: kcatSkip() }, () => {
     assert.match(broker.stderr(), /TLS handshake failed \{"listener":"MTLS".*peer did not return a certificate/);
   });
 
-  test('a client that does not trust the CA is refused', async () => {
+  test('a client that does not trust the CA is refused', async (t) => {
     await assert.rejects(kcat(['-b', ssl, '-L', '-m', '1', '-X', 'security.protocol=SSL']));
     const other = mkdtempSync(join(tmpdir(), 'sluice-other-ca-'));
-    try {
-      // Another CA's certificate as the only trusted one.
-      execFileSync(process.execPath, [join(process.cwd(), 'dist', 'src', 'cli', 'sluice.js'), 'tls', '--dir', other, '--password', 'x'], { stdio: 'ignore' });
-      await assert.rejects(kcat(['-b', ssl, '-L', '-m', '1', '-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${join(other, 'ca.crt')}`]));
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
+    t.after(() => rmSync(other, { recursive: true, force: true }));
+    // Another CA's certificate as the only trusted one.
+    execFileSync(process.execPath, [join(process.cwd(), 'dist', 'src', 'cli', 'sluice.js'), 'tls', '--dir', other, '--password', 'x'], { stdio: 'ignore' });
+    await assert.rejects(kcat(['-b', ssl, '-L', '-m', '1', '-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${join(other, 'ca.crt')}`]));
   });
 
   test('KafkaJS produces and consumes over SSL (ca only) and over the client-certificate listener', async () => {
@@ -113,8 +111,11 @@ describe('TLS listeners', { skip: kcatSkip() }, () => {
       await consumer.subscribe({ topic, fromBeginning: true });
       const received: string[] = [];
       await consumer.run({ eachMessage: async ({ message }) => void received.push(message.value!.toString()) });
-      for (let i = 0; i < 200 && received.length < sent.length; i++) await sleep(50);
-      await consumer.disconnect();
+      try {
+        await waitFor(`the ${sent.length} records over ${name}`, 10_000, () => when(received.length >= sent.length), 50);
+      } finally {
+        await consumer.disconnect();
+      }
       assert.deepEqual(received.sort(), sent.map((m) => m.value).sort());
     }
   });

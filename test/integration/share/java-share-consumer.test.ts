@@ -99,13 +99,15 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     rmSync(logDir, { recursive: true, force: true });
   });
 
-  test('six consumers on four partitions together accept every record exactly once', async () => {
+  test('six consumers on four partitions together accept every record exactly once', async (t) => {
     const group = await earliestGroup(broker.bootstrap, 'share-all');
     const client = startShareClient('consume', broker.bootstrap, 'q-all', group, '6', 'accept', '600', '4000');
+    t.after(() => client.kill('SIGKILL'));
     // Records keep arriving while the six members join, so that every member, each sharing a
     // partition with another, is handed some.
     for (let round = 0; round < 60; round++) {
       await produce('q-all', values(`all-${round}`, 10));
+      // Kept: a paced producer, so that records keep arriving while the members join.
       await new Promise((r) => setTimeout(r, 250));
     }
     await client.succeeded(150_000);
@@ -133,10 +135,11 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     }
   });
 
-  test('records held by a member killed with -9 are delivered to another member after the lock', async () => {
+  test('records held by a member killed with -9 are delivered to another member after the lock', async (t) => {
     const group = await earliestGroup(broker.bootstrap, 'share-held');
     await produce('q-held', values('h', 100));
     const holder = startShareClient('hold', broker.bootstrap, 'q-held', group, '1');
+    t.after(() => holder.kill('SIGKILL'));
     const held = await waitFor('the holder has records', 90_000, () => {
       holder.assertStarted();
       const line = holder.json().find((l) => l['type'] === 'held');

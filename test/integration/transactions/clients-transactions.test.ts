@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { PYTHON_SKIP, runPython } from '../../helpers/interop.js';
-import { waitFor } from '../groups/group-helpers.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 
 const PARTITIONS = 3;
 const COUNT = 20;
@@ -38,7 +38,8 @@ describe('transactions from KafkaJS and confluent-kafka-python', () => {
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) });
     try {
-      await waitFor(`${expected} records of ${topic}`, 30_000, () => (read.length >= expected ? true : undefined));
+      await waitFor(`${expected} records of ${topic}`, 30_000, () => when(read.length >= expected));
+      // Kept: nothing more may arrive within a second, which nothing signals.
       await new Promise((r) => setTimeout(r, 1000));
       return read.slice().sort();
     } finally {

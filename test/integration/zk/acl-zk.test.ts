@@ -9,7 +9,8 @@ import { KafkaZkClient } from '../../../src/zk/index.js';
 import { AclOperation, PatternType, PermissionType, ResourceType, type AccessControlEntry, type ResourcePattern } from '../../../src/security/acl/index.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
-import { SESSION, within } from './zk-helpers.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
+import { SESSION } from './zk-helpers.js';
 
 const literal: ResourcePattern = { resourceType: ResourceType.TOPIC, name: 'orders', patternType: PatternType.LITERAL };
 const prefixed: ResourcePattern = { resourceType: ResourceType.GROUP, name: 'team-', patternType: PatternType.PREFIXED };
@@ -30,28 +31,19 @@ describe('ACLs in ZooKeeper', { skip: zooKeeperSkip(), timeout: 120_000 }, () =>
     await zk?.stop();
   });
 
-  test('concurrent additions to one resource from two sessions all land; the last removal deletes the znode', async () => {
+  test('concurrent additions to one resource from two sessions all land; the last removal deletes the znode', async (t) => {
     const seen: ResourcePattern[] = [];
     const watch = b.watchAclChanges((p) => seen.push(p));
-    try {
-      const principals = Array.from({ length: 10 }, (_, i) => `User:u${i}`);
-      await Promise.all(principals.map((p, i) => (i % 2 === 0 ? a : b).updateResourceAcls(literal, (current) => [...current, reader(p)])));
-      const stored = await a.getResourceAcls(literal);
-      assert.deepEqual(stored.entries.map((e) => e.principal).sort(), [...principals].sort());
-      await a.updateResourceAcls(prefixed, () => [reader('User:*')]);
-      assert.deepEqual((await b.getAllAcls()).length, 11);
-      await within(
-        (async () => {
-          while (seen.filter((p) => p.name === 'orders').length < 10 || !seen.some((p) => p.patternType === PatternType.PREFIXED)) await new Promise((r) => setTimeout(r, 50));
-        })(),
-        10_000,
-        'the notifications of every change',
-      );
-      await a.updateResourceAcls(literal, () => []);
-      assert.deepEqual(await a.getResourceAcls(literal), { entries: [], zkVersion: -1 });
-      assert.equal((await b.getAllAcls()).length, 1);
-    } finally {
-      watch.close();
-    }
+    t.after(() => watch.close());
+    const principals = Array.from({ length: 10 }, (_, i) => `User:u${i}`);
+    await Promise.all(principals.map((p, i) => (i % 2 === 0 ? a : b).updateResourceAcls(literal, (current) => [...current, reader(p)])));
+    const stored = await a.getResourceAcls(literal);
+    assert.deepEqual(stored.entries.map((e) => e.principal).sort(), [...principals].sort());
+    await a.updateResourceAcls(prefixed, () => [reader('User:*')]);
+    assert.deepEqual((await b.getAllAcls()).length, 11);
+    await waitFor('the notifications of every change', 10_000, () => when(seen.filter((p) => p.name === 'orders').length >= 10 && seen.some((p) => p.patternType === PatternType.PREFIXED)), 50);
+    await a.updateResourceAcls(literal, () => []);
+    assert.deepEqual(await a.getResourceAcls(literal), { entries: [], zkVersion: -1 });
+    assert.equal((await b.getAllAcls()).length, 1);
   });
 });

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
+import { waitFor, when } from '../../helpers/wait-for.js';
 import { KafkaZkClient } from '../../../src/zk/kafka-zk-client.js';
 import { BrokerIdInUseError, ControllerMovedError, TopicExistsError } from '../../../src/zk/kafka-zk-errors.js';
 import { DEFAULT_ENTITY, type BrokerInfo } from '../../../src/zk/kafka-zk-data.js';
@@ -294,10 +295,7 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
 
     const seen: string[] = [];
     const subscription = reader.watchConfigChanges((entityPath) => seen.push(entityPath));
-    const waitSeen = async (n: number): Promise<void> => {
-      const deadline = Date.now() + WATCH_MS;
-      while (seen.length < n && Date.now() < deadline) await sleep(20);
-    };
+    const waitSeen = (n: number): Promise<true> => waitFor(`${n} config change notifications`, WATCH_MS, () => when(seen.length >= n), 20);
     await waitSeen(1);
     assert.deepEqual(seen, ['brokers/<default>'], 'a notification present at start is handled');
 
@@ -305,6 +303,7 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     await writer.setEntityConfig('brokers', '1', { 'log.cleaner.threads': '2' });
     await writer.setEntityConfig('topics', 'orders', { 'retention.ms': '6', 'segment.ms': '7' });
     await waitSeen(4);
+    // Kept: room for a notification handled twice to show up, which nothing signals.
     await sleep(200);
     assert.deepEqual(seen, ['brokers/<default>', 'topics/orders', 'brokers/1', 'topics/orders']);
     subscription.close();
@@ -318,11 +317,11 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     assert.deepEqual(await json(rawPath(`/config/changes/${names[1]}`)), { version: 2, entity_path: 'topics/orders' });
 
     // A watcher with a short expiry deletes the notifications older than it, after handling them.
+    // Kept: the notifications must be older than the 10 ms expiry; the time is the point.
     await sleep(50);
     const late: string[] = [];
     const purger = reader.watchConfigChanges((p) => late.push(p), { expirationMs: 10 });
-    const deadline = Date.now() + WATCH_MS;
-    while (((await raw.getChildren(rawPath('/config/changes'))) ?? []).length > 0 && Date.now() < deadline) await sleep(20);
+    await waitFor('the old notifications purged', WATCH_MS, async () => when(((await raw.getChildren(rawPath('/config/changes'))) ?? []).length === 0), 20);
     purger.close();
     assert.deepEqual(await raw.getChildren(rawPath('/config/changes')), []);
     assert.equal(late.length, 4);
@@ -366,31 +365,28 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     assert.deepEqual(await (await connectOther()).allocateProducerIdBlock(3), { firstProducerId: 0n, size: 1000 });
   });
 
-  test('session expiry is reported; the broker id is free for a new session', { timeout: 30_000 }, async () => {
+  test('session expiry is reported; the broker id is free for a new session', { timeout: 30_000 }, async (t) => {
     const { connect, root } = await cluster();
     const proxy = await startTcpProxy(zk.port);
-    try {
-      const watcher = await connect();
-      await watcher.createTopLevelPaths();
-      const doomed = await KafkaZkClient.connect({ connect: `127.0.0.1:${proxy.port}${root}`, sessionTimeoutMs: 1_000, connectionTimeoutMs: 5_000 });
-      open.push(doomed);
-      await doomed.registerBroker(broker(5));
-      const expired = deferred<void>();
-      doomed.onSessionExpired(() => expired.resolve());
+    t.after(() => proxy.close());
+    const watcher = await connect();
+    await watcher.createTopLevelPaths();
+    const doomed = await KafkaZkClient.connect({ connect: `127.0.0.1:${proxy.port}${root}`, sessionTimeoutMs: 1_000, connectionTimeoutMs: 5_000 });
+    open.push(doomed);
+    await doomed.registerBroker(broker(5));
+    const expired = deferred<void>();
+    doomed.onSessionExpired(() => expired.resolve());
 
-      const left = deferred<void>();
-      await watcher.getBrokers(() => left.resolve());
-      await proxy.cut();
-      await within(left.promise, 10_000, 'registration removed by the expiry');
-      await proxy.restore();
-      await within(expired.promise, 10_000, 'expiry reported');
-      await assert.rejects(doomed.getBrokers(), ZkSessionExpiredError);
+    const left = deferred<void>();
+    await watcher.getBrokers(() => left.resolve());
+    await proxy.cut();
+    await within(left.promise, 10_000, 'registration removed by the expiry');
+    await proxy.restore();
+    await within(expired.promise, 10_000, 'expiry reported');
+    await assert.rejects(doomed.getBrokers(), ZkSessionExpiredError);
 
-      const next = await connect();
-      const epoch = await next.registerBroker(broker(5));
-      assert.equal((await watcher.getBroker(5))?.epoch, epoch);
-    } finally {
-      await proxy.close();
-    }
+    const next = await connect();
+    const epoch = await next.registerBroker(broker(5));
+    assert.equal((await watcher.getBroker(5))?.epoch, epoch);
   });
 });
