@@ -349,6 +349,7 @@ export class Broker {
             broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
+            commands: () => host.commandCounts(),
             workersStarted: () => host.startedWorkers().length,
             committedOffsets: async () => (await loadedCoordinators.loaded?.groups.committedOffsets()) ?? [],
             clientProduce: () => metrics.clientProduce.snapshot(),
