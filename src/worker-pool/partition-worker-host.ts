@@ -96,6 +96,7 @@ export class PartitionWorkerHost {
   private readonly options: PartitionWorkerHostOptions;
   private closing: Promise<void> | null = null;
   private startHook: ((workerIndex: number) => void) | null = null;
+  private lostHook: ((workerIndex: number) => void) | null = null;
   private readonly topicHashes = new Map<string, number>();
   /** Commands sent to any worker, by op number (one Map lookup and an increment per command). */
   private readonly sent = new Map<number, OpCount>();
@@ -189,6 +190,14 @@ export class PartitionWorkerHost {
    */
   onWorkerStart(hook: (workerIndex: number) => void): void {
     this.startHook = hook;
+  }
+
+  /**
+   * Calls `hook` once when a worker stops serving other than through `close()`, after its pending
+   * requests have been rejected (as `onWorkerLost` in the options, for its owner's state).
+   */
+  onWorkerLost(hook: (workerIndex: number) => void): void {
+    this.lostHook = hook;
   }
 
   /** `num.partition.workers`. */
@@ -388,6 +397,7 @@ export class PartitionWorkerHost {
     if (slot.failure !== null) return;
     slot.failure = error;
     this.options.onWorkerLost?.(error);
+    this.lostHook?.(slot.index);
   }
 
   private slot(workerIndex: number): WorkerSlot {
