@@ -218,7 +218,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       if (done.length === 0) return;
       const worker = this.workerOf(e.topic, e.partition);
       const key = topicPartitionKey(e.topic, e.partition);
-      done.forEach((reply, n) => this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply)));
+      done.forEach((reply, n) => {
+        this.completed(reply.completedAcks);
+        this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply));
+      });
     });
   }
 

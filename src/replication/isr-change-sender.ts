@@ -2,8 +2,9 @@
  * Carries the ISR changes this broker's leaderships decide to the controller (Kafka's
  * `AlterPartitionManager`): every `replica.lag.time.max.ms / 2` (Kafka's ISR expiration period)
  * the workers' proposals (`ReplicaLogs.isrProposals`) go out in one AlterPartition, and a proposal
- * a follower's fetch brought (`offer`: its leader made it while serving the fetch) goes at once; the controller's answers (the committed ISR and partition epoch, or an error
- * that drops the proposal) go back to the workers. One request in flight at a time, so each
+ * a follower's fetch brought (`offer`: its leader made it while serving the fetch) goes at once;
+ * the controller's answers (the committed ISR and partition epoch, or an error that drops the
+ * proposal) go back to the workers. One request in flight at a time, so each
  * partition has at most one change pending, as Kafka requires.
  */
 import type { Logger } from '../common/logger.js';
@@ -45,7 +46,7 @@ export class IsrChangeSender {
   }
 
   /** Asks the workers for their proposals and sends them now (or right after the request in flight). */
-  trigger(): void {
+  private trigger(): void {
     this.send(true);
   }
 
