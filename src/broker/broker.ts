@@ -183,11 +183,10 @@ export class Broker {
     for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
 
     const purgatory = new FetchPurgatory();
-    // The purgatory asks the service, whose events reach the purgatory: the closure binds late.
-    const producePurgatory: ProducePurgatory = new ProducePurgatory((waits) => partitions.checkAcks(waits));
-    // A follower that may rejoin an ISR tells the member's ISR sender (a single broker has no followers).
+    const producePurgatory = new ProducePurgatory();
+    // An expansion a follower's fetch brought goes to the member's ISR sender (a single broker has no followers).
     let cluster: ClusterContext | null = null;
-    const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, () => member?.isrMayExpand());
+    const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, (topic, partition, proposal) => member?.isrProposed(topic, partition, proposal));
     const shareLeadership = followShareLeadership(() => cluster);
     const partitionEvents: PartitionEvents = {
       ...purgatoryEventsOnly,
@@ -349,6 +348,7 @@ export class Broker {
             broker: metrics.registry,
             workers: (ends) => partitions.workerMetrics(ends),
             rings: () => host.ringOccupancy(),
+            commands: () => host.commandCounts(),
             workersStarted: () => host.startedWorkers().length,
             committedOffsets: async () => (await loadedCoordinators.loaded?.groups.committedOffsets()) ?? [],
             clientProduce: () => metrics.clientProduce.snapshot(),

@@ -21,6 +21,7 @@ import { TransactionPeerClient } from '../interbroker/transaction-peer-client.js
 import { PartitionEndClient } from '../interbroker/partition-end-client.js';
 import { ShareStatePeerClient } from '../interbroker/share-state-peer-client.js';
 import { IsrChangeSender } from '../replication/isr-change-sender.js';
+import type { IsrChangeProposal } from '../replication/partition.js';
 import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../replication/log-dir-failure-handler.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import type { ReplicaLogs } from '../replication/replica-logs.js';
@@ -276,9 +277,9 @@ export class ClusterMember {
 
   private watchedLogs: { logs: ReplicaLogs; configs: ConfigResolver } | null = null;
 
-  /** Tells the ISR sender a follower may rejoin (a fetch reached the leader's end). */
-  isrMayExpand(): void {
-    this.isrSender?.trigger();
+  /** An ISR change a follower's fetch made its leader propose (an expansion): sent to the controller now. */
+  isrProposed(topic: string, partition: number, proposal: IsrChangeProposal): void {
+    this.isrSender?.offer({ topic, partition, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, newIsr: proposal.isr });
   }
 
   private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {

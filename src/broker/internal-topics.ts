@@ -8,6 +8,7 @@ import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
 import type { AppendReply } from '../partitions/partition-data.js';
+import type { AcksWaitRequest } from '../partitions/partition-protocol.js';
 import type { PartitionService } from '../partitions/partition-service.js';
 import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { EARLIEST_TIMESTAMP } from '../protocol/offset-requests.js';
@@ -92,11 +93,21 @@ export function internalTopicPartitions(
   replicationFactor: number,
   commitTimeoutMs: number = COMMIT_TIMEOUT_MS,
 ): InternalTopicPartitions {
-  /** An append's answer once the in-sync replicas hold it. */
-  const committed = async (partition: number, reply: AppendReply): Promise<number> => {
-    if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return reply.errorCode;
-    const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset }], commitTimeoutMs);
-    return errorCode!;
+  /**
+   * An acks=all write's answer once the in-sync replicas hold it: its wait is registered before
+   * the write goes (its leader may answer it in another op's reply first).
+   */
+  const committed = async (partition: number, write: (wait: AcksWaitRequest) => Promise<AppendReply>): Promise<AppendReply> => {
+    const id = commits.register(topic, partition);
+    let reply: AppendReply;
+    try {
+      reply = await write({ id, timeoutMs: commitTimeoutMs });
+    } catch (err) {
+      commits.cancel(id);
+      throw err;
+    }
+    const [errorCode] = await commits.settle([id], [reply], commitTimeoutMs);
+    return errorCode === null || errorCode === undefined ? reply : { ...reply, errorCode };
   };
   return {
     exists: () => admin.metadata.topic(topic) !== undefined,
@@ -106,16 +117,22 @@ export function internalTopicPartitions(
         false,
       ),
     append: async (partition, batch, onAppended) => {
-      const reply = (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator' }]))[0]!;
-      const errorCode = await committed(partition, reply);
-      if (errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
-      return errorCode;
+      const reply = await committed(partition, async (acksWait) => (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator', acksWait }]))[0]!);
+      if (reply.errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
+      return reply.errorCode;
     },
-    appendMarker: async (partition, marker) => committed(partition, (await partitions.writeTxnMarkers([{ topic, partition, ...marker }]))[0]!),
+    appendMarker: async (partition, marker) => (await committed(partition, async (acksWait) => (await partitions.writeTxnMarkers([{ topic, partition, ...marker, acksWait }]))[0]!)).errorCode,
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
     awaitCommitted: async (partition, leaderEpoch, offset) => {
-      const [errorCode] = await commits.wait([{ topic, partition, leaderEpoch, requiredOffset: offset }], commitTimeoutMs);
+      // Registered first, as an append's: the leader may answer it in another op's reply.
+      const id = commits.register(topic, partition);
+      const [held] = await partitions.awaitCommit([{ topic, partition, wait: { id, timeoutMs: commitTimeoutMs }, leaderEpoch, requiredOffset: offset }]);
+      if (held !== ErrorCode.NONE) {
+        commits.cancel(id);
+        return held!;
+      }
+      const [errorCode] = await commits.wait([id], commitTimeoutMs);
       // That answer comes only once the high watermark is there: committed, if by a small ISR.
       if (errorCode === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) return ErrorCode.NONE;
       // The followers have not caught up yet: the client asks again, as during any load.

@@ -27,7 +27,7 @@ import {
 } from '../protocol/messages/index.js';
 import { BatchLayout, compressionCodecId, isTransactional, readInt64, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
-import type { AcksWait, AppendReply, AppendRequest } from '../partitions/partition-data.js';
+import type { AppendReply, AppendRequest } from '../partitions/partition-data.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { CloseConnection, defineHandler, NO_RESPONSE } from './handler.js';
@@ -175,12 +175,6 @@ interface PendingAnswer {
   readonly position: number;
 }
 
-/** acks=all appends whose records the followers have yet to fetch, and where their answers are. */
-interface AwaitedAcks {
-  readonly waits: AcksWait[];
-  readonly answers: PendingAnswer[];
-}
-
 /** Records the request against the produce and request quotas and answers its throttle time. */
 function settleQuotas(quotas: RequestQuotas | undefined, acks: number): number {
   if (quotas === undefined) return 0;
@@ -258,28 +252,32 @@ export const produceHandler = defineHandler({
     if (appends.length > 0) {
       const stamps = client === null ? null : appends.map((e) => clientTimestamps(e.records));
       const transactionalId = transactional.length > 0 ? request.transactionalId : null;
-      const replies =
-        transactionalId === null
-          ? await c.partitions.appendMany(appends)
-          : await c.transactionalProduces.run(transactionalId, () => appendTransactional(c, transactionalId, appends, ctx.header.requestApiVersion));
-      const awaited: AwaitedAcks = { waits: [], answers: [] };
+      // Registered before the appends go: a leader may answer a wait in another op's reply before this one returns.
+      const waitIds = acks === -1 ? appends.map((e) => c.producePurgatory.register(e.topic, e.partition)) : null;
+      const sent = waitIds === null ? appends : appends.map((e, i) => ({ ...e, acksWait: { id: waitIds[i]!, timeoutMs: request.timeoutMs } }));
+      let replies: AppendReply[];
+      try {
+        replies =
+          transactionalId === null
+            ? await c.partitions.appendMany(sent)
+            : await c.transactionalProduces.run(transactionalId, () => appendTransactional(c, transactionalId, sent, ctx.header.requestApiVersion));
+      } catch (err) {
+        for (const id of waitIds ?? []) c.producePurgatory.cancel(id);
+        throw err;
+      }
       replies.forEach((reply, i) => {
         const { answers, position } = appendAnswers[i]!;
         const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
-        if (reply.errorCode !== ErrorCode.NONE) return;
-        countAppended(ctx.metrics, client, stamps?.[i] ?? null, receivedMs, entry.topic, entry.records);
-        if (reply.requiredOffset >= 0n) {
-          awaited.waits.push({ topic: entry.topic, partition: entry.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
-          awaited.answers.push(appendAnswers[i]!);
-        }
+        if (reply.errorCode === ErrorCode.NONE) countAppended(ctx.metrics, client, stamps?.[i] ?? null, receivedMs, entry.topic, entry.records);
       });
-      if (awaited.waits.length > 0) {
+      if (waitIds !== null) {
         // As Kafka: the offsets stay in the answer, whatever the wait's outcome.
-        const codes = await c.producePurgatory.wait(awaited.waits, request.timeoutMs);
-        codes.forEach((errorCode, n) => {
-          const { answers, position } = awaited.answers[n]!;
-          if (errorCode !== ErrorCode.NONE) answers[position] = { ...answers[position]!, errorCode, errorMessage: null };
+        const codes = await c.producePurgatory.settle(waitIds, replies, request.timeoutMs);
+        codes.forEach((errorCode, i) => {
+          if (errorCode === null || errorCode === ErrorCode.NONE) return;
+          const { answers, position } = appendAnswers[i]!;
+          answers[position] = { ...answers[position]!, errorCode, errorMessage: null };
         });
       }
     }

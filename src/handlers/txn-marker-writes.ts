@@ -10,7 +10,7 @@ import { groupBy } from '../common/group-by.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
-import type { AcksWait, TxnMarkerEntry } from '../partitions/partition-data.js';
+import type { AppendReply, TxnMarkerEntry } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 import { lookupPartition } from './partition-lookup.js';
 import type { PartitionErrorRef } from './txn-partitions.js';
@@ -94,18 +94,15 @@ function asLeaderAnswer(errorCode: number): number {
 
 /** Appends the markers on the partitions' owners, then waits until each is committed. */
 async function appendMarkers(c: ClusterContext, entries: readonly TxnMarkerEntry[]): Promise<number[]> {
-  const replies = await c.partitions.writeTxnMarkers(entries);
-  const codes = replies.map((r) => r.errorCode);
-  const waits: AcksWait[] = [];
-  const waiting: number[] = [];
-  replies.forEach((reply, i) => {
-    if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return;
-    waits.push({ topic: entries[i]!.topic, partition: entries[i]!.partition, leaderEpoch: reply.leaderEpoch, requiredOffset: reply.requiredOffset });
-    waiting.push(i);
-  });
-  if (waits.length > 0) {
-    const committed = await c.producePurgatory.wait(waits, MARKER_COMMIT_TIMEOUT_MS);
-    committed.forEach((code, n) => (codes[waiting[n]!] = code));
+  // Registered before the markers go: a leader may answer a wait in another op's reply first.
+  const ids = entries.map((e) => c.producePurgatory.register(e.topic, e.partition));
+  let replies: AppendReply[];
+  try {
+    replies = await c.partitions.writeTxnMarkers(entries.map((e, i) => ({ ...e, acksWait: { id: ids[i]!, timeoutMs: MARKER_COMMIT_TIMEOUT_MS } })));
+  } catch (err) {
+    for (const id of ids) c.producePurgatory.cancel(id);
+    throw err;
   }
-  return codes;
+  const committed = await c.producePurgatory.settle(ids, replies, MARKER_COMMIT_TIMEOUT_MS);
+  return replies.map((r, i) => committed[i] ?? r.errorCode);
 }

@@ -4,20 +4,18 @@
  * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
  * replica checks it, so a client with stale metadata is fenced where the epoch is known.
  */
-import type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, ReadCommand, TxnMarkerEntry } from './partition-protocol.js';
+import type { AbortedTransaction, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, ReadCommand, TxnMarkerEntry } from './partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
 export { NO_OFFSET } from './partition-protocol.js';
 export { failedRead } from './partition-service.js';
-export type { AbortedTransaction, AcksStatus, AcksWait, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, TopicPartition, ReadCommand, ReadResult, TxnMarkerEntry };
+export type { AbortedTransaction, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, TopicPartition, ReadCommand, ReadResult, TxnMarkerEntry };
 
 export interface PartitionData {
   /** Replies in the order of `entries`. */
   appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]>;
   /** Results in the order of `commands`. */
   readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
-  /** Where acks=all appends stand, in the order of `waits` (see `AcksStatus`). */
-  checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]>;
   /** `readCommitted` (default false): LATEST (-1) is the last stable offset rather than the high watermark. */
   listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted?: boolean): Promise<OffsetReply>;
   deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply>;
@@ -25,8 +23,7 @@ export interface PartitionData {
   describeProducers(ref: TopicPartition): Promise<DescribeProducersReply>;
   /**
    * WriteTxnMarkers: each entry's marker written by its partition's leader. Replies in the order
-   * of `entries`, as appends (acks=all: wait for `requiredOffset` at `leaderEpoch` as Produce
-   * does); a partition's failure is its `errorCode` (INVALID_PRODUCER_EPOCH,
+   * of `entries`, as appends (acks=all: an entry's `acksWait` is answered as Produce's are); a partition's failure is its `errorCode` (INVALID_PRODUCER_EPOCH,
    * TRANSACTION_COORDINATOR_FENCED, NOT_LEADER_OR_FOLLOWER, ...).
    */
   writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;

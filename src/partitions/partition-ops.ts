@@ -14,8 +14,8 @@ import { LogManager, StorageError, VerificationRequired, writeCleanShutdownMarke
 import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/offset-requests.js';
 import { logDirSpace } from './log-dir-space.js';
 import type { RegisterOps } from '../worker-pool/op-module.js';
-import { Partition, type LeaderAppend } from '../replication/partition.js';
-import { NO_OFFSET, PartitionOps, failedAppend, failedPosition, parseWorkerOptions, type AcksStatus, type AlterLogDirCommand, type AcksWait, type AppendReply, type AppendRequest, type IsrAnswerReply, type ListOffsetCommand, type OffsetReply, type PartitionArgCommand, type PartitionEndReply, type ReadCommand, type ReadReply, type ReplicaPositionReply, type TxnMarkerEntry, type WorkerLogDir } from './partition-protocol.js';
+import { Partition, type CompletedAck, type LeaderAppend } from '../replication/partition.js';
+import { NO_COMPLETED_ACKS, NO_OFFSET, PartitionOps, failedAppend, failedPosition, parseWorkerOptions, type AlterLogDirCommand, type AppendReply, type AwaitCommitCommand, type AwaitCommitReply, type AppendRequest, type IsrAnswerReply, type ListOffsetCommand, type OffsetReply, type PartitionArgCommand, type PartitionEndReply, type ReadCommand, type ReadReply, type ReplicaPositionReply, type TxnMarkerEntry, type WorkerLogDir } from './partition-protocol.js';
 import { workerForPartition } from '../worker-pool/partition-routing.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
@@ -65,6 +65,30 @@ export const registerOps: RegisterOps = (setup) => {
   const leases = new Map<number, LogSlice>();
   let nextLeaseId = 1;
   let closed = false;
+  /**
+   * acks=all waits answered outside any partition's own op (a partition deleted or replaced, a log
+   * dir gone offline): the next reply that carries completions takes them.
+   */
+  let unsentAcks: CompletedAck[] = [];
+
+  /** The waits `partition` answered during this op, with any left unsent: for the op's reply. */
+  const completedAcks = (partition: Partition | undefined): readonly CompletedAck[] => {
+    const own = partition === undefined ? NO_COMPLETED_ACKS : partition.takeCompletedAcks();
+    if (unsentAcks.length === 0) return own;
+    const all = own.length === 0 ? unsentAcks : unsentAcks.concat(own);
+    unsentAcks = [];
+    return all;
+  };
+  /** A replica that goes away here answers its waits as a partition not led here. */
+  const dropWaits = (partition: Partition, errorCode: number): void => {
+    partition.failAcksWaits(errorCode);
+    for (const c of partition.takeCompletedAcks()) unsentAcks.push(c);
+  };
+  for (const dir of manager.logDirs) {
+    dir.onOffline(() => {
+      for (const partition of partitions.values()) if (partition.log.logDir === dir) dropWaits(partition, ErrorCode.KAFKA_STORAGE_ERROR);
+    });
+  }
 
   const partitionOf = (ref: TopicPartition): Partition => {
     const partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
@@ -89,19 +113,25 @@ export const registerOps: RegisterOps = (setup) => {
       log.updateConfig(c.config);
       let partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
       if (partition === undefined || partition.log !== log) {
+        if (partition !== undefined) dropWaits(partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
         partition = new Partition(log, options.nodeId, { replicaLagTimeMaxMs: options.replicaLagTimeMaxMs });
         partitions.set(topicPartitionKey(ref.topic, ref.partition), partition);
       }
       partition.applyState(state, c.config);
+      for (const done of partition.takeCompletedAcks()) unsentAcks.push(done);
     }
+    return { completedAcks: completedAcks(undefined) };
   });
 
   setup.serve(PartitionOps.delete, (c) => {
-    for (const partition of c.partitions) {
-      const ref = { topic: c.topic, partition };
+    for (const index of c.partitions) {
+      const ref = { topic: c.topic, partition: index };
+      const partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
+      if (partition !== undefined) dropWaits(partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
       partitions.delete(topicPartitionKey(ref.topic, ref.partition));
       manager.deleteLog(ref);
     }
+    return { completedAcks: completedAcks(undefined) };
   });
 
   setup.serve(PartitionOps.updateConfig, (c) => {
@@ -113,6 +143,7 @@ export const registerOps: RegisterOps = (setup) => {
   });
 
   const appendReply = (partition: Partition, { result, highWatermarkMoved, requiredOffset }: LeaderAppend): AppendReply => ({
+    completedAcks: completedAcks(partition),
     errorCode: ErrorCode.NONE,
     errorMessage: null,
     recordErrors: [],
@@ -127,11 +158,11 @@ export const registerOps: RegisterOps = (setup) => {
     wakeReads: [],
   });
 
-  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified, wakeReads }: AppendRequest): AppendReply => {
+  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified, wakeReads, acksWait }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
-      const appended = partition.appendAsLeader(records, requiredAcks, origin, txnVerified);
+      const appended = partition.appendAsLeader(records, requiredAcks, origin, txnVerified, acksWait);
       // An append leaves unflushed messages behind unless it reached flush.messages and flushed.
       metrics.appended(records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       const reply = appendReply(partition, appended);
@@ -139,9 +170,10 @@ export const registerOps: RegisterOps = (setup) => {
       return wakeReads === undefined || !appended.highWatermarkMoved ? reply : { ...reply, wakeReads: wakeReads.map(read) };
     } catch (err) {
       // Not a failure: the handler verifies the batch with the transaction coordinator and sends it again.
-      if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true };
+      if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true, completedAcks: completedAcks(undefined) };
       const errorCode = kafkaErrorCode(err);
-      const failed = failedAppend(errorCode, (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []);
+      // A failed write can take its log dir offline, which answers that dir's waits.
+      const failed = { ...failedAppend(errorCode, (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []), completedAcks: completedAcks(undefined) };
       // As Kafka's ReplicaManager: a batch the log refuses (sequence, epoch, record validation)
       // is answered with the partition's log start offset; one refused before it, or by a
       // partition not hosted here, with none.
@@ -157,9 +189,9 @@ export const registerOps: RegisterOps = (setup) => {
     entries.map((e: TxnMarkerEntry): AppendReply => {
       try {
         const partition = partitionOf(e);
-        return appendReply(partition, partition.writeTxnMarker(e));
+        return appendReply(partition, partition.writeTxnMarker(e, e.acksWait));
       } catch (err) {
-        return failedAppend(kafkaErrorCode(err), (err as Error).message);
+        return { ...failedAppend(kafkaErrorCode(err), (err as Error).message), completedAcks: completedAcks(undefined) };
       }
     }),
   );
@@ -179,7 +211,7 @@ export const registerOps: RegisterOps = (setup) => {
       let slice: LogSlice | null;
       let highWatermarkMoved = false;
       let divergingEpoch: ReadReply['divergingEpoch'] = null;
-      let isrCandidate = false;
+      let isrProposal: ReadReply['isrProposal'] = null;
       let abortedTransactions: ReadReply['abortedTransactions'] = null;
       if (c.replicaId < 0) {
         slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
@@ -191,7 +223,8 @@ export const registerOps: RegisterOps = (setup) => {
         const r = partition.readForFollower(c.replicaId, c.currentLeaderEpoch, Number(c.fetchOffset), c.lastFetchedEpoch, c.maxBytes, c.minOneMessage);
         slice = r.slice;
         highWatermarkMoved = r.highWatermarkMoved;
-        isrCandidate = r.isrCandidate;
+        // Proposed here, so that the main thread sends it without asking for it (`isrProposals`).
+        if (r.isrCandidate) isrProposal = partition.proposeIsr();
         if (r.divergingEpoch !== null) divergingEpoch = { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) };
       }
       return {
@@ -203,7 +236,8 @@ export const registerOps: RegisterOps = (setup) => {
         abortedTransactions,
         highWatermarkMoved,
         divergingEpoch,
-        isrCandidate,
+        isrProposal,
+        completedAcks: completedAcks(partition),
       };
     } catch (err) {
       // Kafka reports no offsets alongside a partition error.
@@ -216,7 +250,8 @@ export const registerOps: RegisterOps = (setup) => {
         abortedTransactions: null,
         highWatermarkMoved: false,
         divergingEpoch: null,
-        isrCandidate: false,
+        isrProposal: null,
+        completedAcks: completedAcks(undefined),
       };
     }
   };
@@ -338,13 +373,14 @@ export const registerOps: RegisterOps = (setup) => {
   );
   setup.serve(PartitionOps.replicaPosition, (commands) => commands.map(followerOp((partition, c) => partition.checkFollower(c.currentLeaderEpoch))));
 
-  setup.serve(PartitionOps.checkAcks, (waits) =>
-    waits.map((w: AcksWait): AcksStatus => {
+  setup.serve(PartitionOps.awaitCommit, (commands) =>
+    commands.map((c: AwaitCommitCommand): AwaitCommitReply => {
       try {
-        const errorCode = partitionOf(w).acksStatus(w.leaderEpoch, Number(w.requiredOffset));
-        return errorCode === null ? { done: false, errorCode: ErrorCode.NONE } : { done: true, errorCode };
+        const partition = partitionOf(c);
+        partition.awaitCommit(c.wait, c.leaderEpoch, Number(c.requiredOffset));
+        return { errorCode: ErrorCode.NONE, completedAcks: completedAcks(partition) };
       } catch (err) {
-        return { done: true, errorCode: kafkaErrorCode(err) };
+        return { errorCode: kafkaErrorCode(err), completedAcks: completedAcks(undefined) };
       }
     }),
   );
@@ -367,9 +403,9 @@ export const registerOps: RegisterOps = (setup) => {
       try {
         const partition = partitionOf(a);
         const { highWatermarkMoved } = partition.answerIsr(a);
-        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark };
+        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark, completedAcks: completedAcks(partition) };
       } catch (err) {
-        return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1 };
+        return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1, completedAcks: completedAcks(undefined) };
       }
     }),
   );

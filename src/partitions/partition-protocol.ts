@@ -19,6 +19,9 @@ import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from '../worker
 import type { TopicPartition } from '../common/topic-partition.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
 import type { IsrAnswer, IsrProposal, PartitionStateCommand } from '../replication/partition-state.js';
+import type { AcksWaitRequest, CompletedAck, IsrChangeProposal } from '../replication/partition.js';
+
+export type { AcksWaitRequest, CompletedAck, IsrChangeProposal };
 
 /** What the worker module is started with (`moduleOptions`, structured-cloned). */
 export interface PartitionWorkerOptions {
@@ -156,6 +159,14 @@ export interface MetricsReply {
   readonly ends: readonly PartitionEndReply[];
 }
 
+/**
+ * What ops that change the partitions' state answer (open, delete): the acks=all waits the change
+ * answered (a replica that stopped leading, a partition deleted here).
+ */
+export interface AcksReply {
+  readonly completedAcks: readonly CompletedAck[];
+}
+
 /** isrProposals: the leader partitions to look at, or null for every one the worker hosts. */
 export interface IsrProposalsCommand {
   readonly partitions: readonly TopicPartition[] | null;
@@ -170,6 +181,8 @@ export interface IsrAnswerReply {
   readonly highWatermarkMoved: boolean;
   /** The high watermark after the answer (-1 with an error). */
   readonly highWatermark: number;
+  /** The acks=all waits the answer completed. */
+  readonly completedAcks: readonly CompletedAck[];
 }
 
 // ---- hot commands (binary) ----
@@ -188,6 +201,35 @@ function writeRef(w: Writer, ref: TopicPartition): void {
   w.compactString(ref.topic);
   w.int32(ref.partition);
 }
+
+function writeAcksWait(w: Writer, wait: AcksWaitRequest): void {
+  w.uint32(wait.id);
+  w.int32(wait.timeoutMs);
+}
+
+function readAcksWait(r: Reader): AcksWaitRequest {
+  return { id: r.uint32(), timeoutMs: r.int32() };
+}
+
+/** A count (one byte when none), then each wait's id and answer. */
+function writeCompletedAcks(w: Writer, completed: readonly CompletedAck[]): void {
+  w.unsignedVarint(completed.length);
+  for (const c of completed) {
+    w.uint32(c.id);
+    w.int16(c.errorCode);
+  }
+}
+
+function readCompletedAcks(r: Reader): readonly CompletedAck[] {
+  const n = r.unsignedVarint();
+  if (n === 0) return NO_COMPLETED_ACKS;
+  const out: CompletedAck[] = [];
+  for (let i = 0; i < n; i++) out.push({ id: r.uint32(), errorCode: r.int16() });
+  return out;
+}
+
+/** No acks=all wait completed. */
+export const NO_COMPLETED_ACKS: readonly CompletedAck[] = [];
 
 /**
  * The hot commands carry many partitions: one append or read per worker per request, not one
@@ -233,6 +275,12 @@ export interface AppendRequest extends TopicPartition {
    * the append then needs no read round trip of its own to the worker.
    */
   readonly wakeReads?: readonly ReadCommand[];
+  /**
+   * acks=all: the wait the main thread registered for this append. If the append is not
+   * committed at once, its leader holds the wait and answers it in the reply of whichever op
+   * commits it (or fails it), as `completedAcks`.
+   */
+  readonly acksWait?: AcksWaitRequest;
 }
 
 const FROM_COORDINATOR = 1;
@@ -241,6 +289,8 @@ const TXN_VERIFIED = 2;
 const SHARED_RECORDS = 4;
 /** The header carries wake reads (a count, then read commands) before the records. */
 const WAKE_READS = 8;
+/** The header carries an acks=all wait (id, timeout). */
+const ACKS_WAIT = 16;
 
 /**
  * Entries that each carry records: a header (ending with the records' length), then the records
@@ -265,7 +315,8 @@ function writeAppendHeader(w: Writer, e: AppendRequest, flags: number): void {
   writeRef(w, e);
   w.int16(e.requiredAcks);
   const wakeReads = e.wakeReads ?? [];
-  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | (wakeReads.length > 0 ? WAKE_READS : 0) | flags);
+  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | (wakeReads.length > 0 ? WAKE_READS : 0) | (e.acksWait !== undefined ? ACKS_WAIT : 0) | flags);
+  if (e.acksWait !== undefined) writeAcksWait(w, e.acksWait);
   if (wakeReads.length === 0) return;
   w.unsignedVarint(wakeReads.length);
   for (const c of wakeReads) writeReadCommand(w, c);
@@ -317,9 +368,10 @@ const appends: BodyCodec<readonly AppendRequest[]> = {
     const requiredAcks = r.int16();
     const flags = r.int8();
     const origin: AppendOrigin = (flags & FROM_COORDINATOR) !== 0 ? 'coordinator' : 'client';
+    const acksWait = (flags & ACKS_WAIT) !== 0 ? readAcksWait(r) : undefined;
     const wakeReads = (flags & WAKE_READS) !== 0 ? readWakeReads(r) : undefined;
     const records = (flags & SHARED_RECORDS) !== 0 ? sharedFrameView(r.int32(), r.int32(), r.int32()) : r.raw(r.int32());
-    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records, wakeReads };
+    return { topic, partition, requiredAcks, origin, txnVerified: (flags & TXN_VERIFIED) !== 0, records, wakeReads, acksWait };
   }),
 };
 
@@ -352,6 +404,8 @@ export interface AppendReply {
   readonly needsVerification: boolean;
   /** The answers to the request's `wakeReads`, in their order; none unless the append moved the high watermark. */
   readonly wakeReads: readonly ReadReply[];
+  /** The acks=all waits (of any partition of the worker) answered while this entry was served. */
+  readonly completedAcks: readonly CompletedAck[];
 }
 
 /** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
@@ -372,6 +426,7 @@ export function failedAppend(errorCode: number, errorMessage: string | null, rec
     requiredOffset: NO_OFFSET,
     needsVerification: false,
     wakeReads: [],
+    completedAcks: NO_COMPLETED_ACKS,
   };
 }
 
@@ -393,6 +448,7 @@ function writeAppendReply(w: Writer, a: AppendReply): void {
   w.bool(a.needsVerification);
   w.unsignedVarint(a.wakeReads.length);
   for (const read of a.wakeReads) writeReadReply(w, read);
+  writeCompletedAcks(w, a.completedAcks);
 }
 
 function readAppendReply(r: Reader): AppendReply {
@@ -413,6 +469,7 @@ function readAppendReply(r: Reader): AppendReply {
     requiredOffset: r.int64(),
     needsVerification: r.bool(),
     wakeReads: readWakeReplies(r),
+    completedAcks: readCompletedAcks(r),
   };
 }
 
@@ -495,20 +552,26 @@ export interface ReadReply {
   readonly slice: ReadSlice | null;
   /** A consumer's read_committed read: the aborted transactions overlapping it ([] for none); null for other reads. */
   readonly abortedTransactions: readonly AbortedTransaction[] | null;
-  /** A follower's fetch moved the high watermark: consumers and acks=all produces waiting on it can go on. */
+  /** A follower's fetch moved the high watermark: consumers waiting on it can read more. */
   readonly highWatermarkMoved: boolean;
   /** The follower's log diverged from the leader's (no records then): it truncates to `endOffset`. */
   readonly divergingEpoch: DivergingEpoch | null;
-  /** The fetching follower, outside the ISR, now qualifies to join it: `isrProposals` will propose it. */
-  readonly isrCandidate: boolean;
+  /**
+   * The fetching follower, outside the ISR, qualified to join it, and the leader proposed the
+   * change (now pending, as `isrProposals` would have made it): to send to the controller.
+   */
+  readonly isrProposal: IsrChangeProposal | null;
+  /** The acks=all waits (of any partition of the worker) a follower's fetch answered. */
+  readonly completedAcks: readonly CompletedAck[];
 }
 
 /** Which optional parts a read reply carries, in one byte. */
 const HAS_SLICE = 1;
 const HW_MOVED = 2;
 const HAS_DIVERGING_EPOCH = 4;
-const ISR_CANDIDATE = 8;
+const HAS_ISR_PROPOSAL = 8;
 const HAS_ABORTED_TRANSACTIONS = 16;
+const HAS_COMPLETED_ACKS = 32;
 
 function writeReadReply(w: Writer, a: ReadReply): void {
   w.int16(a.errorCode);
@@ -519,8 +582,9 @@ function writeReadReply(w: Writer, a: ReadReply): void {
     (a.slice !== null ? HAS_SLICE : 0) |
       (a.highWatermarkMoved ? HW_MOVED : 0) |
       (a.divergingEpoch !== null ? HAS_DIVERGING_EPOCH : 0) |
-      (a.isrCandidate ? ISR_CANDIDATE : 0) |
-      (a.abortedTransactions !== null ? HAS_ABORTED_TRANSACTIONS : 0),
+      (a.isrProposal !== null ? HAS_ISR_PROPOSAL : 0) |
+      (a.abortedTransactions !== null ? HAS_ABORTED_TRANSACTIONS : 0) |
+      (a.completedAcks.length > 0 ? HAS_COMPLETED_ACKS : 0),
   );
   if (a.slice !== null) {
     w.uint32(a.slice.leaseId);
@@ -539,6 +603,21 @@ function writeReadReply(w: Writer, a: ReadReply): void {
       w.int64(t.firstOffset);
     }
   }
+  if (a.isrProposal !== null) {
+    w.int32(a.isrProposal.leaderEpoch);
+    w.int32(a.isrProposal.partitionEpoch);
+    w.unsignedVarint(a.isrProposal.isr.length);
+    for (const id of a.isrProposal.isr) w.int32(id);
+  }
+  if (a.completedAcks.length > 0) writeCompletedAcks(w, a.completedAcks);
+}
+
+function readIsrProposal(r: Reader): IsrChangeProposal {
+  const leaderEpoch = r.int32();
+  const partitionEpoch = r.int32();
+  const isr: number[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) isr.push(r.int32());
+  return { leaderEpoch, partitionEpoch, isr };
 }
 
 function readAbortedTransactions(r: Reader): AbortedTransaction[] {
@@ -556,6 +635,8 @@ function readReadReply(r: Reader): ReadReply {
   const slice = (flags & HAS_SLICE) !== 0 ? { leaseId: r.uint32(), fd: r.int32(), position: r.float64(), length: r.int32() } : null;
   const divergingEpoch = (flags & HAS_DIVERGING_EPOCH) !== 0 ? { epoch: r.int32(), endOffset: r.int64() } : null;
   const abortedTransactions = (flags & HAS_ABORTED_TRANSACTIONS) !== 0 ? readAbortedTransactions(r) : null;
+  const isrProposal = (flags & HAS_ISR_PROPOSAL) !== 0 ? readIsrProposal(r) : null;
+  const completedAcks = (flags & HAS_COMPLETED_ACKS) !== 0 ? readCompletedAcks(r) : NO_COMPLETED_ACKS;
   return {
     errorCode,
     highWatermark,
@@ -565,7 +646,8 @@ function readReadReply(r: Reader): ReadReply {
     abortedTransactions,
     highWatermarkMoved: (flags & HW_MOVED) !== 0,
     divergingEpoch,
-    isrCandidate: (flags & ISR_CANDIDATE) !== 0,
+    isrProposal,
+    completedAcks,
   };
 }
 
@@ -817,6 +899,8 @@ export interface TxnMarkerEntry {
   readonly commit: boolean;
   /** WriteTxnMarkers' TransactionVersion: 0/1 legacy, 2 = KIP-890 part 2. */
   readonly transactionVersion: number;
+  /** The acks=all wait registered for the marker (see `AppendRequest.acksWait`). */
+  readonly acksWait?: AcksWaitRequest;
 }
 
 function writeTxnMarker(w: Writer, e: TxnMarkerEntry): void {
@@ -826,53 +910,57 @@ function writeTxnMarker(w: Writer, e: TxnMarkerEntry): void {
   w.int32(e.coordinatorEpoch);
   w.bool(e.commit);
   w.int8(e.transactionVersion);
+  w.bool(e.acksWait !== undefined);
+  if (e.acksWait !== undefined) writeAcksWait(w, e.acksWait);
 }
 
 function readTxnMarker(r: Reader): TxnMarkerEntry {
   const topic = r.compactString();
   const partition = r.int32();
-  return { topic, partition, producerId: r.int64(), producerEpoch: r.int16(), coordinatorEpoch: r.int32(), commit: r.bool(), transactionVersion: r.int8() };
+  const marker = { topic, partition, producerId: r.int64(), producerEpoch: r.int16(), coordinatorEpoch: r.int32(), commit: r.bool(), transactionVersion: r.int8() };
+  return r.bool() ? { ...marker, acksWait: readAcksWait(r) } : marker;
 }
 
-/** An acks=all append waiting for its records to be committed, as its append reply described it. */
-export interface AcksWait extends TopicPartition {
+/**
+ * awaitCommit: hold an acks=all wait for records already in the log — up to `requiredOffset`,
+ * written at `leaderEpoch` (a coordinator loading a partition waits for what an earlier leader
+ * wrote to be committed before it serves).
+ */
+export interface AwaitCommitCommand extends TopicPartition {
+  readonly wait: AcksWaitRequest;
   readonly leaderEpoch: number;
   readonly requiredOffset: bigint;
 }
 
-/**
- * Where an acks=all append stands (Kafka's `checkEnoughReplicasReachOffset`): not done while the
- * high watermark is below its required offset; done with NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND
- * (committed while the ISR is below `min.insync.replicas`) or NOT_LEADER_OR_FOLLOWER (the replica
- * stopped leading since the append).
- */
-export interface AcksStatus {
-  readonly done: boolean;
-  readonly errorCode: number;
-}
-
-function writeAcksWait(w: Writer, c: AcksWait): void {
+function writeAwaitCommit(w: Writer, c: AwaitCommitCommand): void {
   writeRef(w, c);
+  writeAcksWait(w, c.wait);
   w.int32(c.leaderEpoch);
   w.int64(c.requiredOffset);
 }
 
-function readAcksWait(r: Reader): AcksWait {
+function readAwaitCommit(r: Reader): AwaitCommitCommand {
   const topic = r.compactString();
   const partition = r.int32();
-  return { topic, partition, leaderEpoch: r.int32(), requiredOffset: r.int64() };
+  return { topic, partition, wait: readAcksWait(r), leaderEpoch: r.int32(), requiredOffset: r.int64() };
+}
+
+/** awaitCommit's answer: an error when the partition is not hosted here (the wait is not held), and the waits answered meanwhile. */
+export interface AwaitCommitReply {
+  readonly errorCode: number;
+  readonly completedAcks: readonly CompletedAck[];
 }
 
 const appendReplies = each(writeAppendReply, readAppendReply);
 const reads = each(writeReadCommand, readReadCommand);
 const readReplies = each(writeReadReply, readReadReply);
 const positions = each(writePosition, readPosition);
-const acksStatuses = each<AcksStatus>(
+const awaitCommitReplies = each<AwaitCommitReply>(
   (w, a) => {
-    w.bool(a.done);
     w.int16(a.errorCode);
+    writeCompletedAcks(w, a.completedAcks);
   },
-  (r) => ({ done: r.bool(), errorCode: r.int16() }),
+  (r) => ({ errorCode: r.int16(), completedAcks: readCompletedAcks(r) }),
 );
 const singleRead: BodyCodec<ReadCommand> = binary(
   (c) => finish((w) => writeReadCommand(w, c)),
@@ -882,8 +970,8 @@ const singleRead: BodyCodec<ReadCommand> = binary(
 /**
  * Every partition op, by the name both ends use. Op numbers are the ring's, 0..0xfeff.
  *
- * Lanes (`worker-op.ts`): reads and the offset look-ups that consumers, followers and the
- * acks=all purgatory wait on go on the priority lane, so that they are not queued behind a
+ * Lanes (`worker-op.ts`): reads and the offset look-ups that consumers and followers wait on
+ * go on the priority lane, so that they are not queued behind a
  * producer's appends — Kafka serves them from its request threads beside the appends. They
  * are short, read only what is there when they run, and every caller awaits an ordered op
  * before relying on its effect. A follower's read records its position, which may move the
@@ -892,8 +980,8 @@ const singleRead: BodyCodec<ReadCommand> = binary(
  * loads, up to a ring of records) and the administrative ops stay ordered.
  */
 export const PartitionOps = {
-  open: defineWorkerOp(1, 'open', json<OpenCommand>(), NOTHING),
-  delete: defineWorkerOp(2, 'delete', json<DeleteCommand>(), NOTHING),
+  open: defineWorkerOp(1, 'open', json<OpenCommand>(), json<AcksReply>()),
+  delete: defineWorkerOp(2, 'delete', json<DeleteCommand>(), json<AcksReply>()),
   updateConfig: defineWorkerOp(3, 'updateConfig', json<UpdateConfigCommand>(), NOTHING),
   append: defineWorkerOp(10, 'append', appends, appendReplies),
   read: defineWorkerOp(11, 'read', reads, readReplies, 'priority'),
@@ -923,8 +1011,8 @@ export const PartitionOps = {
   truncate: defineWorkerOp(31, 'truncate', each(writeTruncate, readTruncate), positions),
   /** Where follower logs stand: the fetcher's starting point. */
   replicaPosition: defineWorkerOp(32, 'replicaPosition', each(writePositionCommand, readPositionCommand), positions),
-  /** acks=all: whether the appends' records are committed yet (the produce purgatory asks on high watermark moves). */
-  checkAcks: defineWorkerOp(33, 'checkAcks', each(writeAcksWait, readAcksWait), acksStatuses, 'priority'),
+  /** acks=all waits for records already in the log (a coordinator's load), held as an append's are. */
+  awaitCommit: defineWorkerOp(36, 'awaitCommit', each(writeAwaitCommit, readAwaitCommit), awaitCommitReplies),
   /** The ISR changes the worker's leaders want now (shrink on lag, expand on catch-up), each then pending. */
   isrProposals: defineWorkerOp(34, 'isrProposals', json<IsrProposalsCommand>(), json<IsrProposal[]>()),
   /** The controller's answers to ISR proposals. */

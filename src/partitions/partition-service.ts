@@ -6,9 +6,10 @@
  * `PartitionAdmin` for the metadata handlers and the data operations for Produce, Fetch,
  * ListOffsets and friends, and the replication operations: a follower's appends, truncations
  * and position (for its fetcher), and a leader's ISR proposals and the controller's answers.
- * What the replies say beyond their answers (appends, high watermark moves, state changes, ISR
- * candidates) goes to `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its
- * partitions.
+ * What the replies say beyond their answers (appends, high watermark moves, state changes, the
+ * acks=all waits they completed, ISR changes proposed by followers' fetches) goes to
+ * `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its partitions, and its
+ * partitions' acks=all waits too (`PartitionEvents.workerLost`).
  *
  * Workers the host has not started host no logs: what goes to every worker (checkpoints,
  * metrics, log dir questions, ISR proposals, close) goes to the started ones only, deletes and
@@ -26,7 +27,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
 import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
-import { NO_OFFSET, PartitionOps, failedAppend, failedPosition, type AcksStatus, type AcksWait, type AppendReply, type AppendRequest, type DescribeProducersReply, type DivergingEpoch, type FollowerAppendRequest, type IsrAnswerReply, type OffsetReply, type PartitionArgCommand, type ReadBytesReply, type ReadCommand, type ReadReply, type ReplicaPositionCommand, type ReplicaPositionReply, type TruncateCommand, type TxnMarkerEntry, type AbortedTransaction } from './partition-protocol.js';
+import { NO_OFFSET, PartitionOps, failedAppend, failedPosition, type AcksReply, type AppendReply, type AwaitCommitCommand, type AwaitCommitReply, type CompletedAck, type AppendRequest, type DescribeProducersReply, type DivergingEpoch, type FollowerAppendRequest, type IsrAnswerReply, type OffsetReply, type PartitionArgCommand, type ReadBytesReply, type ReadCommand, type ReadReply, type ReplicaPositionCommand, type ReplicaPositionReply, type TruncateCommand, type TxnMarkerEntry, type AbortedTransaction } from './partition-protocol.js';
 import { emptyLogDirs, markCleanShutdown } from './unstarted-workers.js';
 import type { WorkerOp } from '../worker-pool/worker-op.js';
 import type { ParkedRead, ParkedReads } from './fetch-purgatory.js';
@@ -46,8 +47,8 @@ const READ_COMMAND_ESTIMATE = REF_ESTIMATE + 4 + 8 + 4 + 1 + 1 + 4 + 4;
 const FOLLOWER_APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 4 + 8 + 8 + 4;
 const TRUNCATE_ESTIMATE = REF_ESTIMATE + 4 + 8 + 1;
 const POSITION_ESTIMATE = REF_ESTIMATE + 4;
-const ACKS_WAIT_ESTIMATE = REF_ESTIMATE + 4 + 8;
-const TXN_MARKER_ESTIMATE = REF_ESTIMATE + 8 + 2 + 4 + 1 + 1;
+const AWAIT_COMMIT_ESTIMATE = REF_ESTIMATE + 4 + 4 + 4 + 8;
+const TXN_MARKER_ESTIMATE = REF_ESTIMATE + 8 + 2 + 4 + 1 + 1 + 1 + 4 + 4;
 
 export interface ReadResult {
   readonly errorCode: number;
@@ -87,6 +88,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     host.onWorkerStart((worker) => {
       for (const [path, reason] of this.offlineDirs) host.postOp(worker, PartitionOps.takeLogDirOffline, { path, reason });
     });
+    host.onWorkerLost((worker) => this.events.workerLost((topic, partition) => this.workerOf(topic, partition) === worker));
+  }
+
+  /** Hands the acks=all waits a reply answered to whoever waits for them. */
+  private completed(acks: readonly CompletedAck[]): void {
+    if (acks.length > 0) this.events.acksCompleted(acks);
   }
 
   private workerOf(topic: string, partition: number): number {
@@ -109,9 +116,14 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * One op per worker owning some of `partitions` of `topic`, each with its share; with
    * `hostedOnly`, not to a worker that has not started (it hosts none of them).
    */
-  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void>, body: (share: T[]) => Req, hostedOnly = false): Promise<void> {
+  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void | AcksReply>, body: (share: T[]) => Req, hostedOnly = false): Promise<void> {
     const groups = [...this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })))].filter(([w]) => !hostedOnly || this.host.isStarted(w));
-    await Promise.all(groups.map(([w, indexes]) => this.host.call(w, op, body(indexes.map((i) => partitions[i]!)))));
+    await Promise.all(
+      groups.map(async ([w, indexes]) => {
+        const reply = await this.host.call(w, op, body(indexes.map((i) => partitions[i]!)));
+        if (reply !== undefined) this.completed(reply.completedAcks);
+      }),
+    );
   }
 
   /**
@@ -206,7 +218,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       if (done.length === 0) return;
       const worker = this.workerOf(e.topic, e.partition);
       const key = topicPartitionKey(e.topic, e.partition);
-      done.forEach((reply, n) => this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply)));
+      done.forEach((reply, n) => {
+        this.completed(reply.completedAcks);
+        this.parked!.offer(parked[i]![n]!.waiter, key, this.readResult(worker, reply));
+      });
     });
   }
 
@@ -226,6 +241,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   private announceAppends(entries: readonly TopicPartition[], replies: readonly AppendReply[]): void {
     entries.forEach((e, i) => {
       const reply = replies[i]!;
+      this.completed(reply.completedAcks);
       if (reply.errorCode === ErrorCode.NONE) this.events.appended(e.topic, e.partition, reply.highWatermarkMoved ? reply.highWatermark : null);
     });
   }
@@ -243,10 +259,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
         indexes.forEach((i, n) => {
           const r = replies[n]!;
           results[i] = this.readResult(worker, r);
+          this.completed(r.completedAcks);
           // Only a follower's fetch moves the high watermark or qualifies a replica for the ISR.
           const c = commands[i]!;
           if (r.highWatermarkMoved) this.events.highWatermarkMoved(c.topic, c.partition, r.highWatermark);
-          if (r.isrCandidate) this.events.isrCandidate(c.topic, c.partition);
+          if (r.isrProposal !== null) this.events.isrProposed(c.topic, c.partition, r.isrProposal);
         });
       } catch (err) {
         const failure = failedRead(kafkaErrorCode(err));
@@ -286,16 +303,23 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     return this.eachEntry(PartitionOps.replicaPosition, commands, (c) => POSITION_ESTIMATE + topicBytes(c), failedPositionOf);
   }
 
-  /** Where acks=all appends stand (the produce purgatory's `CheckAcks`). */
-  checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]> {
-    return this.eachEntry(PartitionOps.checkAcks, waits, (w) => ACKS_WAIT_ESTIMATE + topicBytes(w), (err) => ({ done: true, errorCode: kafkaErrorCode(err) }));
+  /**
+   * Has each partition's leader hold an acks=all wait for records already in its log (see
+   * `AwaitCommitCommand`); an error means the wait is not held. Waits answered meanwhile, this
+   * one perhaps among them, go to `PartitionEvents.acksCompleted`.
+   */
+  async awaitCommit(commands: readonly AwaitCommitCommand[]): Promise<number[]> {
+    const replies = await this.eachEntry(PartitionOps.awaitCommit, commands, (c) => AWAIT_COMMIT_ESTIMATE + topicBytes(c), (err): AwaitCommitReply => ({ errorCode: kafkaErrorCode(err), completedAcks: [] }));
+    for (const r of replies) this.completed(r.completedAcks);
+    return replies.map((r) => r.errorCode);
   }
 
   /**
    * The ISR changes the leaders hosted here want now — of `partitions`, or of every partition
    * when null — each marked pending until `isrAnswers` brings the controller's answer (or a new
    * state arrives with `createPartitions`). To be called every `replica.lag.time.max.ms / 2`
-   * and on `PartitionEvents.isrCandidate`. A worker that fails to answer proposes nothing.
+   * (a follower's fetch that qualifies it for the ISR brings its expansion itself:
+   * `PartitionEvents.isrProposed`). A worker that fails to answer proposes nothing.
    */
   async isrProposals(partitions: readonly TopicPartition[] | null = null): Promise<IsrProposal[]> {
     const asks: Array<[number, readonly TopicPartition[] | null]> =
@@ -319,12 +343,13 @@ export class PartitionService implements PartitionAdmin, PartitionData {
           const got = await this.host.call(worker, PartitionOps.isrAnswers, indexes.map((i) => answers[i]!));
           indexes.forEach((i, n) => (replies[i] = got[n]!));
         } catch (err) {
-          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false };
+          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, completedAcks: [] };
         }
       }),
     );
     answers.forEach((a, i) => {
       const reply = replies[i]!;
+      this.completed(reply.completedAcks);
       if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, BigInt(reply.highWatermark));
     });
     return replies;

@@ -1,23 +1,23 @@
 /**
- * Where acks=all produces wait for their records to be committed (main thread; Kafka's
- * `DelayedProduce`). A Produce whose appends left the high watermark below their last offset
- * parks its partitions here, each with the offset the high watermark must reach, for at most the
- * request's timeout. The partitions' leaders decide when an append is done (`CheckAcks`: the
- * worker's `Partition` holds the high watermark, the ISR and the leadership); the purgatory asks
- * them when a high watermark moved past a waiting offset, when a partition's controller state
- * changed, and once right after parking (a move between the append's answer and the parking is
- * otherwise missed). A partition still waiting at the timeout answers REQUEST_TIMED_OUT, as in
- * Kafka; the request is answered when all its partitions are.
+ * Where acks=all produces wait for their records to be committed (main thread; the main-thread
+ * half of Kafka's `DelayedProduce`). The decisions are the leaders': each acks=all append carries
+ * a wait id registered here (`register`, before the append is sent), the partition's worker holds
+ * the wait when the append leaves the high watermark below its records, and answers it where the
+ * high watermark, the ISR or the leadership changes — in the reply of whatever op changed it (an
+ * append, a follower's fetch, the controller's state, an ISR answer), which `PartitionService`
+ * hands here (`complete`). An answer that comes before its produce parks (`wait`) is kept for it,
+ * so registering first loses none. A partition still waiting at the request's timeout answers
+ * REQUEST_TIMED_OUT, as in Kafka (its leader drops the wait unanswered once it expires); the
+ * request is answered when all its partitions are. A lost worker's waits answer
+ * KAFKA_STORAGE_ERROR (`failWhere`).
  *
  * On a single broker the high watermark reaches the log end with each append, so nothing parks.
  */
-import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { AcksStatus, AcksWait } from './partition-protocol.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import type { CompletedAck } from './partition-protocol.js';
 
-/** Asks the leaders where each wait stands; answers every wait, in order, without rejecting. */
-export type CheckAcks = (waits: readonly AcksWait[]) => Promise<AcksStatus[]>;
+/** The largest wait id: ids go on the rings as uint32, and wrap. */
+const MAX_ID = 0xffffffff;
 
 interface ParkedProduce {
   /** Each partition's answer; REQUEST_TIMED_OUT until it is done. */
@@ -25,100 +25,128 @@ interface ParkedProduce {
   pending: number;
   readonly resolve: (codes: number[]) => void;
   timer: NodeJS.Timeout | undefined;
-  readonly entries: ParkedPartition[];
+  readonly waits: Wait[];
 }
 
-interface ParkedPartition {
-  readonly wait: AcksWait;
-  readonly key: string;
-  readonly produce: ParkedProduce;
-  readonly index: number;
-  done: boolean;
+interface Wait {
+  readonly id: number;
+  readonly topic: string;
+  readonly partition: number;
+  /** Its answer when it came before the produce parked; null until then. */
+  early: number | null;
+  /** The produce parked on it, and its place there; null until `wait`. */
+  produce: ParkedProduce | null;
+  index: number;
 }
 
 export class ProducePurgatory {
-  private readonly byKey = new Map<string, Set<ParkedPartition>>();
-  /** Partitions to ask about at the end of this turn, so many wake-ups cost one check per worker. */
-  private readonly toCheck = new Set<ParkedPartition>();
+  private readonly waits = new Map<number, Wait>();
+  private lastId = 0;
+  private closed = false;
 
-  constructor(private readonly check: CheckAcks) {}
-
-  /** Partitions waiting (for metrics and tests). */
+  /** Waits registered and not answered yet (for metrics and tests). */
   get waiting(): number {
-    let n = 0;
-    for (const set of this.byKey.values()) n += set.size;
-    return n;
+    return this.waits.size;
+  }
+
+  /** A wait id for an acks=all append to `partition` of `topic`, to send with it: its answer is kept from now on. */
+  register(topic: string, partition: number): number {
+    let id = this.lastId;
+    do id = id === MAX_ID ? 1 : id + 1;
+    while (this.waits.has(id));
+    this.lastId = id;
+    this.waits.set(id, { id, topic, partition, early: this.closed ? ErrorCode.REQUEST_TIMED_OUT : null, produce: null, index: 0 });
+    return id;
+  }
+
+  /** The append of `id` holds no wait (it failed, or it was committed at once): forget it. */
+  cancel(id: number): void {
+    this.waits.delete(id);
   }
 
   /**
-   * Parks `waits` (one produce request's) until each is done or `timeoutMs` passes. Resolves
-   * with one error code per wait, in order: NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-   * NOT_LEADER_OR_FOLLOWER, another partition error, or REQUEST_TIMED_OUT.
+   * Parks the registered waits `ids` (one request's) until each is answered or `timeoutMs`
+   * passes. Resolves with one error code per wait, in order: NONE,
+   * NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, another partition error, or
+   * REQUEST_TIMED_OUT.
    */
-  wait(waits: readonly AcksWait[], timeoutMs: number): Promise<number[]> {
-    if (waits.length === 0) return Promise.resolve([]);
+  wait(ids: readonly number[], timeoutMs: number): Promise<number[]> {
+    if (ids.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
-      const produce: ParkedProduce = { codes: waits.map(() => ErrorCode.REQUEST_TIMED_OUT), pending: waits.length, resolve, timer: undefined, entries: [] };
-      waits.forEach((wait, index) => {
-        const entry: ParkedPartition = { wait, key: topicPartitionKey(wait.topic, wait.partition), produce, index, done: false };
-        produce.entries.push(entry);
-        let set = this.byKey.get(entry.key);
-        if (set === undefined) this.byKey.set(entry.key, (set = new Set()));
-        set.add(entry);
-        this.schedule(entry);
+      const produce: ParkedProduce = { codes: ids.map(() => ErrorCode.REQUEST_TIMED_OUT), pending: 0, resolve, timer: undefined, waits: [] };
+      ids.forEach((id, index) => {
+        const wait = this.waits.get(id);
+        if (wait === undefined) throw new Error(`acks=all wait ${id} is not registered`);
+        if (wait.early !== null) {
+          produce.codes[index] = wait.early;
+          this.waits.delete(id);
+          return;
+        }
+        wait.produce = produce;
+        wait.index = index;
+        produce.waits.push(wait);
+        produce.pending++;
       });
-      produce.timer = setTimeout(() => this.expire(produce), Math.max(0, timeoutMs));
+      if (produce.pending === 0) resolve(produce.codes);
+      else produce.timer = setTimeout(() => this.expire(produce), Math.max(0, timeoutMs));
     });
   }
 
-  /** The high watermark of `key` reached `highWatermark`: the waits it may have satisfied are checked. */
-  highWatermarkMoved(key: string, highWatermark: bigint): void {
-    const set = this.byKey.get(key);
-    if (set === undefined) return;
-    for (const entry of set) if (entry.wait.requiredOffset <= highWatermark) this.schedule(entry);
+  /**
+   * For appends answered with `replies` (in the order of `ids`, undefined where the append carried
+   * no wait): parks those whose reply asks to wait (no error, a required offset), cancels the
+   * other registrations, and resolves with each entry's answer — null where there was nothing to
+   * wait for.
+   */
+  async settle(ids: readonly (number | undefined)[], replies: readonly { readonly errorCode: number; readonly requiredOffset: bigint }[], timeoutMs: number): Promise<(number | null)[]> {
+    const parked: number[] = [];
+    const positions: number[] = [];
+    ids.forEach((id, i) => {
+      if (id === undefined) return;
+      const reply = replies[i]!;
+      if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return this.cancel(id);
+      parked.push(id);
+      positions.push(i);
+    });
+    const out = ids.map((): number | null => null);
+    if (parked.length === 0) return out;
+    const codes = await this.wait(parked, timeoutMs);
+    codes.forEach((code, n) => (out[positions[n]!] = code));
+    return out;
   }
 
-  /** The controller's state for `key` changed (leadership, ISR): every wait on it is checked. */
-  recheck(key: string): void {
-    const set = this.byKey.get(key);
-    if (set === undefined) return;
-    for (const entry of set) this.schedule(entry);
+  /** The leaders' answers: each completes its wait, parked or not yet; an unknown id (timed out, cancelled) is ignored. */
+  complete(completed: readonly CompletedAck[]): void {
+    for (const { id, errorCode } of completed) {
+      const wait = this.waits.get(id);
+      if (wait !== undefined) this.answer(wait, errorCode);
+    }
   }
 
-  /** Shutdown: every waiting produce answers now, its waiting partitions REQUEST_TIMED_OUT. */
+  /** Answers every wait on the partitions `owns` names with `errorCode` (their worker is gone). */
+  failWhere(owns: (topic: string, partition: number) => boolean, errorCode: number): void {
+    for (const wait of [...this.waits.values()]) if (owns(wait.topic, wait.partition)) this.answer(wait, errorCode);
+  }
+
+  /** Shutdown: every waiting produce answers now, its waiting partitions REQUEST_TIMED_OUT, and so does any parked later. */
   close(): void {
+    this.closed = true;
     const produces = new Set<ParkedProduce>();
-    for (const set of this.byKey.values()) for (const entry of set) produces.add(entry.produce);
+    for (const wait of this.waits.values()) {
+      if (wait.produce === null) wait.early = ErrorCode.REQUEST_TIMED_OUT;
+      else produces.add(wait.produce);
+    }
     for (const produce of produces) this.expire(produce);
   }
 
-  private schedule(entry: ParkedPartition): void {
-    if (this.toCheck.size === 0) queueMicrotask(() => this.runChecks());
-    this.toCheck.add(entry);
-  }
-
-  private runChecks(): void {
-    const entries = [...this.toCheck].filter((e) => !e.done);
-    this.toCheck.clear();
-    if (entries.length === 0) return;
-    this.check(entries.map((e) => e.wait)).then(
-      (statuses) =>
-        statuses.forEach((status, i) => {
-          if (status.done) this.complete(entries[i]!, status.errorCode);
-        }),
-      (err: unknown) => {
-        // CheckAcks answers failures per wait; a rejection is a broken owner, answered as Kafka answers an unexpected error.
-        const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR;
-        for (const e of entries) this.complete(e, code);
-      },
-    );
-  }
-
-  private complete(entry: ParkedPartition, errorCode: number): void {
-    if (entry.done) return;
-    this.unpark(entry);
-    const produce = entry.produce;
-    produce.codes[entry.index] = errorCode;
+  private answer(wait: Wait, errorCode: number): void {
+    const produce = wait.produce;
+    if (produce === null) {
+      wait.early ??= errorCode;
+      return;
+    }
+    this.waits.delete(wait.id);
+    produce.codes[wait.index] = errorCode;
     if (--produce.pending === 0) {
       clearTimeout(produce.timer);
       produce.resolve(produce.codes);
@@ -126,17 +154,9 @@ export class ProducePurgatory {
   }
 
   private expire(produce: ParkedProduce): void {
-    for (const entry of produce.entries) if (!entry.done) this.unpark(entry);
+    for (const wait of produce.waits) if (this.waits.get(wait.id) === wait) this.waits.delete(wait.id);
     produce.pending = 0;
     clearTimeout(produce.timer);
     produce.resolve(produce.codes);
-  }
-
-  private unpark(entry: ParkedPartition): void {
-    entry.done = true;
-    const set = this.byKey.get(entry.key);
-    if (set === undefined) return;
-    set.delete(entry);
-    if (set.size === 0) this.byKey.delete(entry.key);
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Carries the ISR changes this broker's leaderships decide to the controller (Kafka's
- * `AlterPartitionManager`): every `replica.lag.time.max.ms / 2` (Kafka's ISR expiration period),
- * and at once when a follower's fetch shows it may rejoin, the workers' proposals go out in one
- * AlterPartition; the controller's answers (the committed ISR and partition epoch, or an error
- * that drops the proposal) go back to the workers. One request in flight at a time, so each
+ * `AlterPartitionManager`): every `replica.lag.time.max.ms / 2` (Kafka's ISR expiration period)
+ * the workers' proposals (`ReplicaLogs.isrProposals`) go out in one AlterPartition, and a proposal
+ * a follower's fetch brought (`offer`: its leader made it while serving the fetch) goes at once;
+ * the controller's answers (the committed ISR and partition epoch, or an error that drops the
+ * proposal) go back to the workers. One request in flight at a time, so each
  * partition has at most one change pending, as Kafka requires.
  */
 import type { Logger } from '../common/logger.js';
@@ -24,6 +25,10 @@ export class IsrChangeSender {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private again = false;
+  /** Proposals already made by their leaders, to send with the next request. */
+  private offered: IsrChangeRequest[] = [];
+  /** The next request asks the workers for their proposals too (the timer's turn). */
+  private askWorkers = false;
 
   constructor(
     private readonly brokerId: number,
@@ -40,26 +45,41 @@ export class IsrChangeSender {
     this.timer.unref();
   }
 
-  /** Sends the current proposals now (or right after the request in flight). */
-  trigger(): void {
+  /** Asks the workers for their proposals and sends them now (or right after the request in flight). */
+  private trigger(): void {
+    this.send(true);
+  }
+
+  /** A proposal its leader made already (pending there): sent now, or right after the request in flight. */
+  offer(proposal: IsrChangeRequest): void {
+    this.offered.push(proposal);
+    this.send(false);
+  }
+
+  private send(askWorkers: boolean): void {
+    this.askWorkers ||= askWorkers;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = true;
-    void this.sendOnce()
+    const ask = this.askWorkers;
+    this.askWorkers = false;
+    void this.sendOnce(ask)
       .catch((err: unknown) => this.log.warn('sending ISR changes failed', { error: (err as Error).message }))
       .finally(() => {
         this.running = false;
         if (this.again) {
           this.again = false;
-          this.trigger();
+          this.send(false);
         }
       });
   }
 
-  private async sendOnce(): Promise<void> {
-    const proposals = await this.logs.isrProposals();
+  private async sendOnce(askWorkers: boolean): Promise<void> {
+    const offered = this.offered;
+    this.offered = [];
+    const proposals = askWorkers ? [...offered, ...(await this.logs.isrProposals())] : offered;
     if (proposals.length === 0) return;
     let outcomes: IsrOutcome[];
     try {

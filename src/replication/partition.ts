@@ -29,6 +29,33 @@ const ACKS_ALL = -1;
 export const DEFAULT_REPLICA_LAG_TIME_MAX_MS = 30_000;
 /** An offset a leader has nothing to wait for at. */
 const NO_REQUIRED_OFFSET = -1;
+/** Below this many waits, expired ones are dropped only as completions pass them. */
+const MIN_WAIT_SWEEP = 16;
+
+/** An acks=all wait as the main thread names it: its id (unique per broker) and how long its request waits. */
+export interface AcksWaitRequest {
+  readonly id: number;
+  readonly timeoutMs: number;
+}
+
+/** The answer to an acks=all wait: NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR. */
+export interface CompletedAck {
+  readonly id: number;
+  readonly errorCode: number;
+}
+
+/** An acks=all wait held by its leader (Kafka's `DelayedProduce` for one partition). */
+interface AcksWait {
+  readonly id: number;
+  /** The leader epoch the records were appended at. */
+  readonly leaderEpoch: number;
+  /** The high watermark that commits them. */
+  readonly requiredOffset: number;
+  /** When the main thread answers REQUEST_TIMED_OUT: past it, the wait is dropped unanswered. */
+  readonly deadline: number;
+}
+
+const NO_COMPLETIONS: readonly CompletedAck[] = [];
 
 export interface PartitionOptions {
   /** `replica.lag.time.max.ms`: a follower not caught up for this long leaves the ISR. */
@@ -114,6 +141,12 @@ export class Partition {
   private minInsync = 1;
   private readonly lagTimeMaxMs: number;
   private readonly clock: () => number;
+  /** acks=all appends waiting for the high watermark, in the order they were made. */
+  private waits: AcksWait[] = [];
+  /** Waits answered since `takeCompletedAcks` last took them. */
+  private completed: CompletedAck[] = [];
+  /** When `waits` reaches this size, expired waits are swept out wherever they are. */
+  private sweepAt = MIN_WAIT_SWEEP;
 
   constructor(
     private currentLog: PartitionLog,
@@ -196,6 +229,7 @@ export class Partition {
       this.role = 'follower';
       this.followers.clear();
       this.epochStartOffset = -1;
+      this.completeAcksWaits();
       return;
     }
     this.role = 'leader';
@@ -213,6 +247,7 @@ export class Partition {
       for (const f of this.followers.values()) f.reset(now, start, !wasLeader, this.committedIsr.has(f.brokerId));
     }
     this.maybeAdvanceHighWatermark();
+    this.completeAcksWaits();
   }
 
   updateConfig(config: Readonly<Record<string, string>>): void {
@@ -255,10 +290,12 @@ export class Partition {
 
   /**
    * Appends a producer's records as leader, stamped with this replica's leader epoch. acks=all
-   * is refused up front while the ISR is smaller than `min.insync.replicas`, as Kafka does.
+   * is refused up front while the ISR is smaller than `min.insync.replicas`, as Kafka does. With
+   * `wait`, an acks=all append that is not committed at once is held until it is (see
+   * `takeCompletedAcks`).
    */
-  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client', txnVerified = false): LeaderAppend {
-    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin, txnVerified }));
+  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client', txnVerified = false, wait?: AcksWaitRequest): LeaderAppend {
+    return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin, txnVerified }), wait);
   }
 
   /**
@@ -266,11 +303,11 @@ export class Partition {
    * asks: refused while the ISR is below `min.insync.replicas`, answered once the high watermark
    * passes it. The producer state checks are the log's (`appendTxnMarker`).
    */
-  writeTxnMarker(marker: TxnMarkerRequest): LeaderAppend {
-    return this.leaderAppend(ACKS_ALL, () => this.log.appendTxnMarker(marker, { leaderEpoch: this.epoch }));
+  writeTxnMarker(marker: TxnMarkerRequest, wait?: AcksWaitRequest): LeaderAppend {
+    return this.leaderAppend(ACKS_ALL, () => this.log.appendTxnMarker(marker, { leaderEpoch: this.epoch }), wait);
   }
 
-  private leaderAppend(requiredAcks: number, append: () => AppendResult): LeaderAppend {
+  private leaderAppend(requiredAcks: number, append: () => AppendResult, wait: AcksWaitRequest | undefined): LeaderAppend {
     this.checkLeader(NO_EPOCH_CHECK);
     if (requiredAcks === ACKS_ALL && this.committedIsr.size < this.effectiveMinIsr) {
       throw new KafkaError(
@@ -281,19 +318,81 @@ export class Partition {
     const result = append();
     const highWatermarkMoved = this.maybeAdvanceHighWatermark();
     const committed = this.log.highWatermark > result.lastOffset;
-    return { result, highWatermarkMoved, requiredOffset: requiredAcks === ACKS_ALL && !committed ? result.lastOffset + 1 : NO_REQUIRED_OFFSET };
+    const requiredOffset = requiredAcks === ACKS_ALL && !committed ? result.lastOffset + 1 : NO_REQUIRED_OFFSET;
+    if (requiredOffset !== NO_REQUIRED_OFFSET && wait !== undefined) this.holdAcksWait(wait, this.epoch, requiredOffset);
+    else if (highWatermarkMoved) this.completeAcksWaits();
+    return { result, highWatermarkMoved, requiredOffset };
   }
 
   /**
-   * Where an acks=all append at `leaderEpoch` waiting for `requiredOffset` stands (Kafka's
-   * `checkEnoughReplicasReachOffset`): null while the high watermark is below it; otherwise its
-   * answer — NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR has shrunk below
-   * `min.insync.replicas` since. NOT_LEADER_OR_FOLLOWER as soon as this replica has stopped
+   * Holds an acks=all wait for records appended at `leaderEpoch` until the high watermark reaches
+   * `requiredOffset` (or answers it at once if it can): a coordinator's wait for what an earlier
+   * leader wrote, or an append's own.
+   */
+  awaitCommit(wait: AcksWaitRequest, leaderEpoch: number, requiredOffset: number): void {
+    this.holdAcksWait(wait, leaderEpoch, requiredOffset);
+  }
+
+  private holdAcksWait(wait: AcksWaitRequest, leaderEpoch: number, requiredOffset: number): void {
+    this.waits.push({ id: wait.id, leaderEpoch, requiredOffset, deadline: this.clock() + wait.timeoutMs });
+    this.completeAcksWaits();
+    if (this.waits.length >= this.sweepAt) {
+      const now = this.clock();
+      this.waits = this.waits.filter((w) => w.deadline > now);
+      this.sweepAt = Math.max(MIN_WAIT_SWEEP, 2 * this.waits.length);
+    }
+  }
+
+  /**
+   * The acks=all waits answered since the last call, each once: the op that answered them
+   * carries them to the main thread. Waits whose deadline passed are dropped unanswered — the
+   * main thread has answered REQUEST_TIMED_OUT.
+   */
+  takeCompletedAcks(): readonly CompletedAck[] {
+    if (this.completed.length === 0) return NO_COMPLETIONS;
+    const out = this.completed;
+    this.completed = [];
+    return out;
+  }
+
+  /** Acks=all waits held (for tests and metrics). */
+  get acksWaiting(): number {
+    return this.waits.length;
+  }
+
+  /**
+   * Answers every wait with `errorCode`: the partition is deleted or closed here
+   * (NOT_LEADER_OR_FOLLOWER) or its log dir went offline (KAFKA_STORAGE_ERROR).
+   */
+  failAcksWaits(errorCode: number): void {
+    const now = this.clock();
+    for (const w of this.waits) if (w.deadline > now) this.completed.push({ id: w.id, errorCode });
+    this.waits = [];
+  }
+
+  /**
+   * Answers the waits whose outcome is known (Kafka's `checkEnoughReplicasReachOffset`, run where
+   * the high watermark, the ISR or the leadership can change): once the high watermark reaches a
+   * wait's offset, NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is below
+   * `min.insync.replicas` by then; NOT_LEADER_OR_FOLLOWER as soon as this replica has stopped
    * leading since the append, even if it leads again: its log may have been truncated meanwhile.
    */
-  acksStatus(leaderEpoch: number, requiredOffset: number): number | null {
-    if (!this.isLeader || leaderEpoch < this.leaderSince) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
-    if (this.log.highWatermark < requiredOffset) return null;
+  private completeAcksWaits(): void {
+    if (this.waits.length === 0) return;
+    const now = this.clock();
+    const kept: AcksWait[] = [];
+    for (const w of this.waits) {
+      if (w.deadline <= now) continue;
+      const errorCode = this.acksOutcome(w);
+      if (errorCode === null) kept.push(w);
+      else this.completed.push({ id: w.id, errorCode });
+    }
+    this.waits = kept;
+  }
+
+  private acksOutcome(w: AcksWait): number | null {
+    if (!this.isLeader || w.leaderEpoch < this.leaderSince) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    if (this.log.highWatermark < w.requiredOffset) return null;
     return this.maximalIsr.size >= this.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
   }
 
@@ -305,7 +404,9 @@ export class Partition {
     const follower = this.followers.get(replicaId);
     if (follower === undefined) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${replicaId} is not a replica of ${this.name}`);
     follower.updateFetchState(logEndOffset, this.clock(), this.log.logEndOffset);
-    return this.maybeAdvanceHighWatermark();
+    const moved = this.maybeAdvanceHighWatermark();
+    if (moved) this.completeAcksWaits();
+    return moved;
   }
 
   /**
@@ -374,6 +475,7 @@ export class Partition {
     const slice = this.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: this.log.logEndOffset, minOneMessage });
     follower.updateFetchState(fetchOffset, this.clock(), this.log.logEndOffset);
     const highWatermarkMoved = this.maybeAdvanceHighWatermark();
+    if (highWatermarkMoved) this.completeAcksWaits();
     return { slice, divergingEpoch: null, highWatermarkMoved, isrCandidate: this.pendingIsr === null && this.mayJoinIsr(follower) };
   }
 
@@ -458,7 +560,9 @@ export class Partition {
     if (answer.leaderEpoch !== this.epoch || answer.partitionEpoch < this.partitionEpochValue) return none;
     this.partitionEpochValue = answer.partitionEpoch;
     this.setCommittedIsr(new Set(answer.isr));
-    return { highWatermarkMoved: this.maybeAdvanceHighWatermark() };
+    const highWatermarkMoved = this.maybeAdvanceHighWatermark();
+    this.completeAcksWaits();
+    return { highWatermarkMoved };
   }
 
   /** A committed ISR, with no change pending. */

@@ -15,7 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { RingOccupancy } from '../common/metrics/scrape.js';
+import type { RingOccupancy, WorkerCommandCount } from '../common/metrics/scrape.js';
 import { isHandlerOp } from '../ipc/command-codec.js';
 import {
   DEFAULT_RING_CAPACITY,
@@ -79,6 +79,13 @@ interface WorkerSlot {
 
 type StartedSlot = WorkerSlot & { thread: Worker };
 
+/** The commands sent with one op number: its name once a declaration named it, else the number. */
+interface OpCount {
+  name: string;
+  requests: number;
+  posts: number;
+}
+
 const DEFAULT_MAX_IDLE_WAIT_MS = 50;
 /** Routing runs for every partition of every request; hashing the UTF-8 of its topic each time would allocate. */
 const MAX_CACHED_TOPIC_HASHES = 10_000;
@@ -89,7 +96,10 @@ export class PartitionWorkerHost {
   private readonly options: PartitionWorkerHostOptions;
   private closing: Promise<void> | null = null;
   private startHook: ((workerIndex: number) => void) | null = null;
+  private lostHook: ((workerIndex: number) => void) | null = null;
   private readonly topicHashes = new Map<string, number>();
+  /** Commands sent to any worker, by op number (one Map lookup and an increment per command). */
+  private readonly sent = new Map<number, OpCount>();
 
   private constructor(slots: readonly WorkerSlot[], options: PartitionWorkerHostOptions) {
     this.slots = slots;
@@ -182,6 +192,14 @@ export class PartitionWorkerHost {
     this.startHook = hook;
   }
 
+  /**
+   * Calls `hook` once when a worker stops serving other than through `close()`, after its pending
+   * requests have been rejected (as `onWorkerLost` in the options, for its owner's state).
+   */
+  onWorkerLost(hook: (workerIndex: number) => void): void {
+    this.lostHook = hook;
+  }
+
   /** `num.partition.workers`. */
   get size(): number {
     return this.slots.length;
@@ -241,8 +259,8 @@ export class PartitionWorkerHost {
     const body = op.encodeRequest(request);
     const decode = (reply: Uint8Array): Rep => op.decodeReply(reply);
     const frames = body.sharedFrames;
-    if (frames === undefined) return this.requestOn(workerIndex, op.id, body, decode, op.lane);
-    return this.requestOn(workerIndex, op.id, body, decode, op.lane, frames).then(
+    if (frames === undefined) return this.requestOn(workerIndex, op.id, body, decode, op.lane, undefined, op.name);
+    return this.requestOn(workerIndex, op.id, body, decode, op.lane, frames, op.name).then(
       (reply) => {
         release(frames);
         return reply;
@@ -267,7 +285,7 @@ export class PartitionWorkerHost {
       release(body.sharedFrames);
       throw new RangeError(`posted op ${op.name} names shared frames: call it instead`);
     }
-    this.postOn(workerIndex, op.id, body, op.lane);
+    this.postOn(workerIndex, op.id, body, op.lane, op.name);
   }
 
   /**
@@ -279,10 +297,11 @@ export class PartitionWorkerHost {
     this.postOn(workerIndex, op, body, 'ordered');
   }
 
-  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane, sharedFrames?: readonly SharedFrameHold[]): Promise<T> {
+  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane, sharedFrames?: readonly SharedFrameHold[], name?: string): Promise<T> {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));
+    this.countOf(op, name).requests++;
     // The request waits in the ring while the thread starts; a failure to start reaches it
     // (and onWorkerLost) through lose(), so the start's own rejection has nothing left to tell.
     if (slot.thread === null) this.launch(slot).catch(() => undefined);
@@ -291,11 +310,33 @@ export class PartitionWorkerHost {
     return slot.channel.requestDecoded(op, body, decode, lane);
   }
 
-  private postOn(workerIndex: number, op: number, body: MessageBody, lane: CommandLane): void {
+  private postOn(workerIndex: number, op: number, body: MessageBody, lane: CommandLane, name?: string): void {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return;
     if (!isHandlerOp(op)) throw new RangeError(`op ${op} is not a handler op (0..0xfeff)`);
+    this.countOf(op, name).posts++;
     slot.channel.post(op, body, lane);
+  }
+
+  private countOf(op: number, name: string | undefined): OpCount {
+    let count = this.sent.get(op);
+    if (count === undefined) this.sent.set(op, (count = { name: name ?? String(op), requests: 0, posts: 0 }));
+    else if (name !== undefined && count.name !== name) count.name = name;
+    return count;
+  }
+
+  /**
+   * The commands sent to the workers since start (all workers together), by op and kind:
+   * `request` waits for a reply (a round trip), `post` does not. A declared op is named by its
+   * name, a raw one by its number. Commands refused before reaching a ring are not counted.
+   */
+  commandCounts(): WorkerCommandCount[] {
+    const out: WorkerCommandCount[] = [];
+    for (const c of this.sent.values()) {
+      if (c.requests > 0) out.push({ op: c.name, kind: 'request', count: c.requests });
+      if (c.posts > 0) out.push({ op: c.name, kind: 'post', count: c.posts });
+    }
+    return out;
   }
 
   /** Bytes in use and capacity of every worker's command lanes and reply ring, for /metrics. */
@@ -356,6 +397,7 @@ export class PartitionWorkerHost {
     if (slot.failure !== null) return;
     slot.failure = error;
     this.options.onWorkerLost?.(error);
+    this.lostHook?.(slot.index);
   }
 
   private slot(workerIndex: number): WorkerSlot {

@@ -1,14 +1,14 @@
 /**
  * One scrape of `/metrics`: the main thread's instruments (`broker-metrics.ts`), the process
  * metrics prom-client collects by default (RSS, CPU, heap, event loop lag, GC), the occupancy of
- * every worker's rings, the workers' own metrics pulled at scrape time and merged by
+ * every worker's rings and the commands sent to them, the workers' own metrics pulled at scrape time and merged by
  * prom-client's `AggregatorRegistry.aggregate` — the merge prom-client offers for Node cluster
  * workers, fed here by the partition-worker METRICS command instead of cluster IPC — and the
  * consumer groups' lag, from the coordinators' committed offsets and the high watermarks the
  * same METRICS replies carry. The produce batches by client id join the workers' snapshots: they
  * are kept as plain counts and turned into the same JSON form only when scraped.
  */
-import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type PrometheusContentType } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics, type PrometheusContentType } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { ConsumerLagMetrics } from './consumer-lag-metrics.js';
 import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd } from './consumer-lag.js';
@@ -24,6 +24,17 @@ export interface RingOccupancy {
   readonly direction: 'commands' | 'priority' | 'replies';
   readonly usedBytes: number;
   readonly capacityBytes: number;
+}
+
+/**
+ * The commands the main thread has sent to the partition workers since start, by op (its
+ * declared name, or its number for a raw op) and kind: `request` (a round trip) or `post`
+ * (one-way, no reply).
+ */
+export interface WorkerCommandCount {
+  readonly op: string;
+  readonly kind: 'request' | 'post';
+  readonly count: number;
 }
 
 /** What the workers answer to one scrape. */
@@ -42,6 +53,8 @@ export interface ScrapeSources {
    */
   workers(ends: readonly TopicPartition[]): Promise<WorkerScrape>;
   rings(): readonly RingOccupancy[];
+  /** The commands sent to the workers so far (`PartitionWorkerHost.commandCounts`). */
+  readonly commands?: () => readonly WorkerCommandCount[];
   /** How many partition workers have started (the others start on their first request). */
   workersStarted?: () => number;
   /** Every group's committed offsets. */
@@ -86,6 +99,19 @@ export class MetricsScraper {
       registers: [this.local],
       collect: rings((r) => r.capacityBytes),
     });
+    const commands = sources.commands;
+    if (commands !== undefined) {
+      new Counter({
+        name: 'sluice_worker_commands_total',
+        help: 'Commands sent from the main thread to the partition workers, by op and kind (request: a round trip; post: one-way).',
+        labelNames: ['op', 'kind'],
+        registers: [this.local],
+        collect(this: Counter<'op' | 'kind'>) {
+          this.reset();
+          for (const c of commands()) this.inc({ op: c.op, kind: c.kind }, c.count);
+        },
+      });
+    }
     const workersStarted = sources.workersStarted;
     if (workersStarted !== undefined) {
       new Gauge({

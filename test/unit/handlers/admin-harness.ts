@@ -77,7 +77,6 @@ const NO_DATA: PartitionData = {
   deleteRecords: () => Promise.reject(new Error('admin handlers do not delete records')),
   offsetForLeaderEpoch: () => Promise.reject(new Error('admin handlers do not look up epochs')),
   describeProducers: () => Promise.reject(new Error('admin handlers do not describe producers')),
-  checkAcks: () => Promise.reject(new Error('admin handlers do not produce')),
   writeTxnMarkers: () => Promise.reject(new Error('admin handlers do not write transaction markers')),
 };
 
@@ -187,7 +186,7 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
       partitions: data,
       fetchSessions: new FetchSessionCache({ maxSessions: 10 }),
       purgatory: new FetchPurgatory(),
-      producePurgatory: new ProducePurgatory((waits) => data.checkAcks(waits)),
+      producePurgatory: new ProducePurgatory(),
       producerIds,
       transactionalProduces: new KeyedQueue(),
       // Built above, as a broker builds them on first use.

@@ -24,8 +24,6 @@ import {
   NO_EPOCH,
   NO_EPOCH_CHECK,
   failedRead,
-  type AcksStatus,
-  type AcksWait,
   type AppendReply,
   type AppendRequest,
   type DescribeProducersReply,
@@ -38,7 +36,7 @@ import {
 } from '../../../src/partitions/partition-data.js';
 import { leaderEpochError } from '../../../src/replication/leader-epoch.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
-import { failedAppend } from '../../../src/partitions/partition-protocol.js';
+import { failedAppend, type AcksWaitRequest, type CompletedAck } from '../../../src/partitions/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 import { topicPartitionKey } from '../../../src/common/topic-partition.js';
 
@@ -79,6 +77,24 @@ class MemoryReplica {
   readonly followers = new Map<number, bigint>();
   /** Where each leader epoch starts in the log, as the worker's leader epoch cache keeps it. */
   private epochs: EpochStart[] = [];
+  /** acks=all waits held while leading: id, the high watermark that commits them. */
+  waits: { readonly id: number; readonly requiredOffset: bigint }[] = [];
+
+  /**
+   * The worker's `Partition` answers of its acks=all waits, without its leadership terms or
+   * deadlines: NOT_LEADER_OR_FOLLOWER once it does not lead, else once the high watermark passes
+   * a wait, NONE or NOT_ENOUGH_REPLICAS_AFTER_APPEND.
+   */
+  completeWaits(localId: number): CompletedAck[] {
+    const done: CompletedAck[] = [];
+    this.waits = this.waits.filter((w) => {
+      if (this.leader === localId && this.highWatermark < w.requiredOffset) return true;
+      const errorCode = this.leader !== localId ? ErrorCode.NOT_LEADER_OR_FOLLOWER : this.isr.length >= this.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+      done.push({ id: w.id, errorCode });
+      return false;
+    });
+    return done;
+  }
 
   get logEndOffset(): bigint {
     return this.batches.at(-1)?.nextOffset ?? 0n;
@@ -206,6 +222,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
         if (newEpoch) replica.assignEpoch(p.leaderEpoch, replica.logEndOffset);
         replica.advanceHighWatermark(this.localId);
       }
+      this.completeWaits(replica);
       this.events?.stateApplied(topic.name, p.partition);
     }
   }
@@ -241,15 +258,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return commands.map((c) => this.read(c));
   }
 
-  /** The worker's `Partition.acksStatus`, without its leadership terms. */
-  async checkAcks(waits: readonly AcksWait[]): Promise<AcksStatus[]> {
-    return waits.map((w) => {
-      const replica = this.replicas.get(topicPartitionKey(w.topic, w.partition));
-      if (replica === undefined) return { done: true, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-      if (replica.leader !== this.localId) return { done: true, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-      if (replica.highWatermark < w.requiredOffset) return { done: false, errorCode: ErrorCode.NONE };
-      return { done: true, errorCode: replica.isr.length >= replica.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
-    });
+  /** Answers the replica's waits whose outcome is known, as the worker's replies carry them. */
+  private completeWaits(replica: MemoryReplica): void {
+    const done = replica.completeWaits(this.localId);
+    if (done.length > 0) this.events?.acksCompleted(done);
   }
 
   async listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
@@ -347,7 +359,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   }
 
   /** Stores one batch at the log end with the leader's epoch and answers as the worker does. */
-  private store(ref: TopicPartition, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
+  private store(ref: TopicPartition & { readonly acksWait?: AcksWaitRequest }, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
     const baseOffset = replica.logEndOffset;
     setBaseOffset(bytes, 0, baseOffset);
     setPartitionLeaderEpoch(bytes, 0, replica.leaderEpoch);
@@ -359,6 +371,9 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       const key = topicPartitionKey(ref.topic, ref.partition);
       for (const { waiter, command } of this.parked.parkedReads(key)) this.parked.offer(waiter, key, this.read(command));
     }
+    const requiredOffset = requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET;
+    if (requiredOffset >= 0n && ref.acksWait !== undefined) replica.waits.push({ id: ref.acksWait.id, requiredOffset });
+    else if (highWatermarkMoved) this.completeWaits(replica);
     this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? replica.highWatermark : null);
     return {
       errorCode: ErrorCode.NONE,
@@ -370,9 +385,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       highWatermark: replica.highWatermark,
       highWatermarkMoved,
       leaderEpoch: replica.leaderEpoch,
-      requiredOffset: requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET,
+      requiredOffset,
       needsVerification: false,
       wakeReads: [],
+      completedAcks: [],
     };
   }
 
@@ -401,7 +417,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     const bound = c.replicaId >= 0 ? replica.logEndOffset : replica.highWatermark;
     if (c.replicaId >= 0) {
       replica.followers.set(c.replicaId, c.fetchOffset);
-      if (replica.advanceHighWatermark(this.localId)) this.events?.highWatermarkMoved(c.topic, c.partition, replica.highWatermark);
+      if (replica.advanceHighWatermark(this.localId)) {
+        this.completeWaits(replica);
+        this.events?.highWatermarkMoved(c.topic, c.partition, replica.highWatermark);
+      }
     }
     const taken: Buffer[] = [];
     let bytes = 0;

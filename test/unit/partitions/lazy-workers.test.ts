@@ -19,7 +19,7 @@ import { producedBatch } from '../storage/storage-fixtures.js';
 import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
-const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, isrCandidate() {} };
+const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, acksCompleted() {}, workerLost() {}, isrProposed() {} };
 
 async function lazyService(): Promise<{ service: PartitionService; host: PartitionWorkerHost; dirs: string[]; remove(): void }> {
   const root = mkdtempSync(join(tmpdir(), 'sluice-lazy-workers-'));

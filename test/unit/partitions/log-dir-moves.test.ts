@@ -24,7 +24,7 @@ const MOVE_BYTES_PER_SECOND = 800_000;
 const root = mkdtempSync(join(tmpdir(), 'sluice-log-dir-moves-'));
 const dirs = [join(root, 'a'), join(root, 'b')];
 let service: PartitionService;
-const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, isrCandidate() {} };
+const quiet = { appended() {}, highWatermarkMoved() {}, stateApplied() {}, acksCompleted() {}, workerLost() {}, isrProposed() {} };
 
 before(async () => {
   const moduleOptions = testWorkerOptions(dirs, { logDirMoveBytesPerSecond: MOVE_BYTES_PER_SECOND });

@@ -5,7 +5,7 @@ import { MessageChannel } from 'node:worker_threads';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
 import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
 import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } from '../../../src/worker-pool/shared-frames.js';
-import { PartitionOps, failedAppend, type AppendReply, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/partitions/partition-protocol.js';
+import { PartitionOps, failedAppend, type AppendReply, type AppendRequest, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/partitions/partition-protocol.js';
 
 /** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
 function wire(body: MessageBody | Uint8Array | void): Uint8Array {
@@ -26,19 +26,25 @@ const parkedRead = (partition: number, fetchOffset: bigint): ReadCommand => ({
   lastFetchedEpoch: -1,
 });
 
-test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified and the parked fetches' reads", () => {
+test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified, their acks=all waits and the parked fetches' reads", () => {
   const entries = [
-    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch'), wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)] },
+    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch'), wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)], acksWait: { id: 0xffffffff, timeoutMs: 30_000 } },
     { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, txnVerified: true, records: Buffer.alloc(0) },
-    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab) },
+    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab), acksWait: { id: 1, timeoutMs: 0 } },
   ];
   const body = PartitionOps.append.encodeRequest(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
   const decoded = PartitionOps.append.decodeRequest(wire(body));
   assert.deepEqual(
     decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
-    entries.map((e) => ({ wakeReads: undefined, ...e })),
+    entries.map((e) => ({ wakeReads: undefined, acksWait: undefined, ...e })),
   );
+});
+
+test('an acks=all wait costs an append header its id and timeout only; none costs nothing', () => {
+  const entry = { topic: 't', partition: 0, requiredAcks: -1, origin: 'coordinator' as const, records: Buffer.alloc(0) };
+  const size = (e: AppendRequest): number => wire(PartitionOps.append.encodeRequest([e])).byteLength;
+  assert.equal(size({ ...entry, acksWait: { id: 7, timeoutMs: 100 } }) - size(entry), 8);
 });
 
 test("a client's records in a pooled frame go as a reference the worker views in place; coordinator records and other memory are copied", () => {
@@ -62,7 +68,7 @@ test("a client's records in a pooled frame go as a reference the worker views in
     const decoded = PartitionOps.append.decodeRequest(wire(body));
     assert.deepEqual(
       decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
-      entries.map((e) => ({ ...e, records: Buffer.from(e.records), wakeReads: undefined })),
+      entries.map((e) => ({ ...e, records: Buffer.from(e.records), wakeReads: undefined, acksWait: undefined })),
     );
     // A change to the frame shows in the worker's view only where the records were not copied.
     const coordinatorByte = decoded[1]!.records[0]!;
@@ -96,24 +102,26 @@ test('a reference to a frame the worker was never sent, or past its end, is refu
   }
 });
 
-test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved, what acks=all waits for and the reads done for parked fetches', () => {
+test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved, what acks=all waits for, the waits completed and the reads done for parked fetches', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false, wakeReads: [] },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true, wakeReads: [] },
+    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false, wakeReads: [], completedAcks: [{ id: 0xffffffff, errorCode: 0 }, { id: 3, errorCode: 19 }] },
+    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true, wakeReads: [], completedAcks: [] },
     {
       ...failedAppend(0, null),
       baseOffset: 10n,
       highWatermark: 12n,
       highWatermarkMoved: true,
       wakeReads: [
-        { errorCode: 0, highWatermark: 12n, lastStableOffset: 11n, logStartOffset: 0n, slice: { leaseId: 9, fd: 40, position: 4096, length: 200 }, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
-        { errorCode: 74, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
+        { errorCode: 0, highWatermark: 12n, lastStableOffset: 11n, logStartOffset: 0n, slice: { leaseId: 9, fd: 40, position: 4096, length: 200 }, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
+        { errorCode: 74, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
       ],
     },
   ];
   const op = PartitionOps.append;
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
   assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
+  const bytes = (completedAcks: AppendReply['completedAcks']): number => wire(op.encodeReply([{ ...failedAppend(0, null), completedAcks }])).byteLength;
+  assert.equal(bytes([{ id: 1, errorCode: 0 }]) - bytes([]), 6, 'an id and an error code each; none costs the count byte only');
 });
 
 test("a read body carries many partitions with their leader epochs and the fetcher's replica id and last epoch; the replies come back in the same order", () => {
@@ -124,16 +132,29 @@ test("a read body carries many partitions with their leader epochs and the fetch
   const op = PartitionOps.read;
   assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
   const replies: ReadReply[] = [
-    { errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 }, abortedTransactions: [{ producerId: 2n ** 40n, firstOffset: 3n }, { producerId: 7n, firstOffset: 9n }], highWatermarkMoved: true, divergingEpoch: null, isrCandidate: true },
-    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrCandidate: false },
-    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrCandidate: false },
+    {
+      errorCode: 0,
+      highWatermark: 10n,
+      lastStableOffset: 10n,
+      logStartOffset: 0n,
+      slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 },
+      abortedTransactions: [{ producerId: 2n ** 40n, firstOffset: 3n }, { producerId: 7n, firstOffset: 9n }],
+      highWatermarkMoved: true,
+      divergingEpoch: null,
+      isrProposal: { leaderEpoch: 4, partitionEpoch: 2 ** 31 - 1, isr: [1, 2, 3] },
+      completedAcks: [{ id: 12, errorCode: 0 }, { id: 0xfffffffe, errorCode: 6 }],
+    },
+    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
+    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrProposal: null, completedAcks: [{ id: 5, errorCode: 0 }] },
   ];
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+  const plain = replies[1]!;
+  assert.equal(wire(op.encodeReply([plain])).byteLength, 2 + 8 + 8 + 8 + 1, 'no proposal and no completions cost nothing beyond the flags byte');
 });
 
 test('a writeTxnMarkers body carries each entry whole, in order; replies are append replies', () => {
   const entries: TxnMarkerEntry[] = [
-    { topic: 'a', partition: 0, producerId: 2n ** 50n, producerEpoch: 32767, coordinatorEpoch: 9, commit: true, transactionVersion: 2 },
+    { topic: 'a', partition: 0, producerId: 2n ** 50n, producerEpoch: 32767, coordinatorEpoch: 9, commit: true, transactionVersion: 2, acksWait: { id: 77, timeoutMs: 5000 } },
     { topic: 'b', partition: 7, producerId: 0n, producerEpoch: 0, coordinatorEpoch: -1, commit: false, transactionVersion: 0 },
   ];
   const op = PartitionOps.writeTxnMarkers;
@@ -181,7 +202,7 @@ test("a follower's append body carries the leader's watermarks, then its records
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(positions))), positions);
 });
 
-test('truncate, replicaPosition and checkAcks carry many partitions each, in order', () => {
+test('truncate, replicaPosition and awaitCommit carry many partitions each, in order', () => {
   const truncations: TruncateCommand[] = [
     { topic: 't', partition: 1, currentLeaderEpoch: 3, kind: 'diverged', offset: 2n ** 40n, divergingEpoch: 7 },
     { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
@@ -189,10 +210,21 @@ test('truncate, replicaPosition and checkAcks carry many partitions each, in ord
   assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
   const refs = [{ topic: 'a', partition: 0, currentLeaderEpoch: 9 }, { topic: 'b', partition: 7, currentLeaderEpoch: -1 }];
   assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
-  const waits = [{ topic: 'a', partition: 0, leaderEpoch: 2, requiredOffset: 2n ** 41n }];
-  assert.deepEqual(PartitionOps.checkAcks.decodeRequest(wire(PartitionOps.checkAcks.encodeRequest(waits))), waits);
-  const statuses = [{ done: false, errorCode: 0 }, { done: true, errorCode: 20 }];
-  assert.deepEqual(PartitionOps.checkAcks.decodeReply(wire(PartitionOps.checkAcks.encodeReply(statuses))), statuses);
+  const waits = [
+    { topic: 'a', partition: 0, wait: { id: 9, timeoutMs: 5000 }, leaderEpoch: 2, requiredOffset: 2n ** 41n },
+    { topic: 'b', partition: 1, wait: { id: 0xffffffff, timeoutMs: 0 }, leaderEpoch: -1, requiredOffset: 0n },
+  ];
+  assert.deepEqual(PartitionOps.awaitCommit.decodeRequest(wire(PartitionOps.awaitCommit.encodeRequest(waits))), waits);
+  const replies = [{ errorCode: 0, completedAcks: [{ id: 9, errorCode: 0 }] }, { errorCode: 3, completedAcks: [] }];
+  assert.deepEqual(PartitionOps.awaitCommit.decodeReply(wire(PartitionOps.awaitCommit.encodeReply(replies))), replies);
+});
+
+test('open, delete and isrAnswers replies carry the acks=all waits they completed', () => {
+  const acks = { completedAcks: [{ id: 4, errorCode: 6 }] };
+  assert.deepEqual(PartitionOps.open.decodeReply(wire(PartitionOps.open.encodeReply(acks))), acks);
+  assert.deepEqual(PartitionOps.delete.decodeReply(wire(PartitionOps.delete.encodeReply(acks))), acks);
+  const answers = [{ errorCode: 0, highWatermarkMoved: true, highWatermark: 9, completedAcks: [{ id: 4, errorCode: 0 }] }];
+  assert.deepEqual(PartitionOps.isrAnswers.decodeReply(wire(PartitionOps.isrAnswers.encodeReply(answers))), answers);
 });
 
 test('every op has its own number in the handler range and its own name', () => {

@@ -1,8 +1,9 @@
 /**
  * `PartitionService` over real partition workers (two threads, real logs in a temp dir), for the
  * replication ops: a leader's side of follower fetches (log end bound, high watermark moves,
- * diverging epochs, ISR candidates), acks=all status, a follower's appends, truncations and
- * positions, ISR proposals and the controller's answers — and the events the replies raise.
+ * diverging epochs, ISR proposals a fetch brings), acks=all waits held and answered by the
+ * leaders, a follower's appends, truncations and positions, ISR proposals and the controller's
+ * answers — and the events the replies raise.
  * Broker 1 is this broker; broker 2 is a follower or leader that exists only in the states.
  */
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,7 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import { PartitionService, type ReadResult } from '../../../src/partitions/partition-service.js';
-import type { ReadCommand } from '../../../src/partitions/partition-protocol.js';
+import type { CompletedAck, IsrChangeProposal, ReadCommand } from '../../../src/partitions/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
 import { producedBatch } from '../storage/storage-fixtures.js';
 import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
@@ -38,8 +39,14 @@ class RecordedEvents implements PartitionEvents {
   stateApplied(topic: string, partition: number): void {
     this.seen.push(`state ${topic}-${partition}`);
   }
-  isrCandidate(topic: string, partition: number): void {
-    this.seen.push(`candidate ${topic}-${partition}`);
+  acksCompleted(completed: readonly CompletedAck[]): void {
+    for (const c of completed) this.seen.push(`acks ${c.id}=${c.errorCode}`);
+  }
+  workerLost(): void {
+    this.seen.push('worker lost');
+  }
+  isrProposed(topic: string, partition: number, proposal: IsrChangeProposal): void {
+    this.seen.push(`proposed ${topic}-${partition} ${proposal.leaderEpoch}/${proposal.partitionEpoch} [${proposal.isr.join(',')}]`);
   }
   take(): string[] {
     return this.seen.splice(0);
@@ -102,15 +109,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('a leader with a follower in its ISR', () => {
   test('acks=all appends wait for the follower; its fetches read to the log end, move the high watermark and complete them', async () => {
     const name = await topic(4, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
-    const appends = await service.appendMany([0, 1, 2, 3].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(3, 10, 1) })));
+    const appends = await service.appendMany([0, 1, 2, 3].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(3, 10, 1), acksWait: { id: 100 + partition, timeoutMs: 60_000 } })));
     assert.deepEqual(
       appends.map((a) => [a.errorCode, a.baseOffset, a.highWatermark, a.highWatermarkMoved, a.requiredOffset, a.leaderEpoch]),
       [0, 1, 2, 3].map(() => [NONE, 0n, 0n, false, 3n, 0]),
       'nothing committed: each waits for offset 3',
     );
-    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `appended ${name}-${p}`));
-    const waits = [0, 1, 2, 3].map((partition) => ({ topic: name, partition, leaderEpoch: 0, requiredOffset: 3n }));
-    assert.deepEqual(await service.checkAcks(waits), waits.map(() => ({ done: false, errorCode: NONE })));
+    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `appended ${name}-${p}`), 'each wait held by its leader, none answered');
 
     const first = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 0n)));
     assert.ok(first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n), 'records above the high watermark, for the follower');
@@ -120,12 +125,29 @@ describe('a leader with a follower in its ISR', () => {
 
     const second = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 3n, 0)));
     assert.deepEqual(second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]), [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]));
-    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `hw ${name}-${p}@3`), 'each worker reports its own');
-    assert.deepEqual(await service.checkAcks(waits), waits.map(() => ({ done: true, errorCode: NONE })));
-    assert.deepEqual(await service.checkAcks([{ topic: name, partition: 0, leaderEpoch: 0, requiredOffset: 3n }, { topic: 'missing', partition: 0, leaderEpoch: 0, requiredOffset: 1n }]), [
-      { done: true, errorCode: NONE },
-      { done: true, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
-    ]);
+    assert.deepEqual(
+      events.take().sort(),
+      [...[0, 1, 2, 3].map((p) => `acks ${100 + p}=${NONE}`), ...[0, 1, 2, 3].map((p) => `hw ${name}-${p}@3`)],
+      'the fetches that moved each high watermark answered its wait; each worker reports its own',
+    );
+    assert.deepEqual(
+      await service.awaitCommit([
+        { topic: name, partition: 0, wait: { id: 200, timeoutMs: 60_000 }, leaderEpoch: 0, requiredOffset: 3n },
+        { topic: 'missing', partition: 0, wait: { id: 201, timeoutMs: 60_000 }, leaderEpoch: 0, requiredOffset: 1n },
+      ]),
+      [NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    );
+    assert.deepEqual(events.take(), [`acks 200=${NONE}`], 'committed already: answered at once; not hosted: not held');
+  });
+
+  test('a leader that stops leading answers its waits NOT_LEADER_OR_FOLLOWER with the new state; a deleted partition too', async () => {
+    const name = await topic(2, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    await service.appendMany([0, 1].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(1, 10, 1), acksWait: { id: 300 + partition, timeoutMs: 60_000 } })));
+    events.take();
+    await assign(name, 0, { leader: OTHER, leaderEpoch: 1, partitionEpoch: 1, replicas: [SELF, OTHER], isr: [SELF, OTHER] });
+    assert.deepEqual(events.take(), [`acks 300=${NOT_LEADER_OR_FOLLOWER}`, `state ${name}-0`]);
+    await service.deletePartitions({ name, topicId: '' }, [1]);
+    assert.deepEqual(events.take(), [`acks 301=${NOT_LEADER_OR_FOLLOWER}`]);
   });
 
   test('a follower that diverged is told its diverging epoch; a broker that is no replica is refused', async () => {
@@ -153,21 +175,23 @@ describe('a leader with a follower in its ISR', () => {
       { topic: 'missing', partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
     ]);
     assert.deepEqual(replies, [
-      { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2 },
-      { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermarkMoved: false, highWatermark: -1 },
+      { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2, completedAcks: [] },
+      { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermarkMoved: false, highWatermark: -1, completedAcks: [] },
     ]);
     assert.deepEqual(events.take(), [`appended ${name}-0`, `hw ${name}-0@2`]);
   });
 
-  test('a follower outside the ISR that catches up is an ISR candidate, proposed back in', async () => {
+  test('a follower outside the ISR that catches up is proposed back in by the fetch that qualifies it', async () => {
     const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF] });
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
     events.take();
     await read([fetchOf(name, 0, OTHER, 1n)]);
     assert.deepEqual(events.take(), [], 'below the high watermark');
     await read([fetchOf(name, 0, OTHER, 2n)]);
-    assert.deepEqual(events.take(), [`candidate ${name}-0`]);
-    assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [{ topic: name, partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, OTHER] }]);
+    assert.deepEqual(events.take(), [`proposed ${name}-0 0/0 [${SELF},${OTHER}]`], 'the fetch brings the proposal itself');
+    assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'pending: not proposed again');
+    await read([fetchOf(name, 0, OTHER, 2n)]);
+    assert.deepEqual(events.take(), [], 'nor by the next fetch');
   });
 });
 

@@ -1,77 +1,123 @@
 /**
- * The acks=all purgatory: waits checked right after parking, on high watermark moves past them
- * and on state changes; answered together at the end, or REQUEST_TIMED_OUT at the timeout.
+ * The acks=all purgatory: a wait is registered before its append is sent and answered by the
+ * leader's completion, whether that arrives before the produce parks or after; the request is
+ * answered when all its waits are, or REQUEST_TIMED_OUT at its timeout; a lost worker's waits
+ * answer KAFKA_STORAGE_ERROR; shutdown answers everything. No leader is ever asked.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
-import type { AcksStatus, AcksWait } from '../../../src/partitions/partition-protocol.js';
-import { topicPartitionKey } from '../../../src/common/topic-partition.js';
 
-/** Leaders whose high watermarks and errors the test sets; every check is recorded. */
-class FakeLeaders {
-  readonly highWatermarks = new Map<string, bigint>();
-  readonly errors = new Map<string, number>();
-  readonly checks: string[][] = [];
+const { NONE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR, NOT_ENOUGH_REPLICAS_AFTER_APPEND } = ErrorCode;
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const LONG = 60_000;
 
-  check = async (waits: readonly AcksWait[]): Promise<AcksStatus[]> => {
-    this.checks.push(waits.map((w) => `${w.topic}-${w.partition}@${w.requiredOffset}`));
-    return waits.map((w) => {
-      const key = topicPartitionKey(w.topic, w.partition);
-      const error = this.errors.get(key);
-      if (error !== undefined) return { done: true, errorCode: error };
-      return { done: (this.highWatermarks.get(key) ?? 0n) >= w.requiredOffset, errorCode: ErrorCode.NONE };
-    });
-  };
+/** A promise's state after the pending turns have run. */
+async function settled<T>(p: Promise<T>): Promise<{ done: boolean; value?: T }> {
+  let state: { done: boolean; value?: T } = { done: false };
+  void p.then((value) => (state = { done: true, value }));
+  await turn();
+  return state;
 }
 
-const wait = (partition: number, requiredOffset: bigint): AcksWait => ({ topic: 't', partition, leaderEpoch: 0, requiredOffset });
-const turn = () => new Promise((resolve) => setImmediate(resolve));
-
-test('a wait already satisfied when it parks is answered by the first check (no wake-up can be missed)', async () => {
-  const leaders = new FakeLeaders();
-  leaders.highWatermarks.set(topicPartitionKey('t', 0), 5n);
-  const purgatory = new ProducePurgatory(leaders.check);
-  assert.deepEqual(await purgatory.wait([wait(0, 5n)], 10_000), [ErrorCode.NONE]);
+test('registered waits are answered by their completions, all together, in request order', async () => {
+  const purgatory = new ProducePurgatory();
+  const a = purgatory.register('t', 0);
+  const b = purgatory.register('t', 1);
+  assert.notEqual(a, b);
+  const parked = purgatory.wait([a, b], LONG);
+  purgatory.complete([{ id: b, errorCode: NOT_ENOUGH_REPLICAS_AFTER_APPEND }]);
+  assert.equal((await settled(parked)).done, false, 'one of two answered');
+  assert.equal(purgatory.waiting, 1);
+  purgatory.complete([{ id: a, errorCode: NONE }]);
+  assert.deepEqual(await parked, [NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND]);
   assert.equal(purgatory.waiting, 0);
 });
 
-test('high watermark moves check only the waits they may satisfy, together in one check; the request answers when all are done', async () => {
-  const leaders = new FakeLeaders();
-  const purgatory = new ProducePurgatory(leaders.check);
-  const answered = purgatory.wait([wait(0, 3n), wait(1, 2n)], 10_000);
-  await turn();
-  assert.deepEqual(leaders.checks, [['t-0@3', 't-1@2']], 'checked once right after parking');
-  purgatory.highWatermarkMoved(topicPartitionKey('t', 0), 2n);
-  await turn();
-  assert.equal(leaders.checks.length, 1, 'below the required offset: no check');
-  leaders.highWatermarks.set(topicPartitionKey('t', 0), 3n);
-  leaders.highWatermarks.set(topicPartitionKey('t', 1), 2n);
-  purgatory.highWatermarkMoved(topicPartitionKey('t', 0), 3n);
-  purgatory.highWatermarkMoved(topicPartitionKey('t', 1), 2n);
-  assert.deepEqual(await answered, [ErrorCode.NONE, ErrorCode.NONE]);
-  assert.deepEqual(leaders.checks[1], ['t-0@3', 't-1@2'], 'both moves in one check');
-});
-
-test("a state change checks every wait on the partition; the leader's errors are the answer", async () => {
-  const leaders = new FakeLeaders();
-  const purgatory = new ProducePurgatory(leaders.check);
-  const answered = purgatory.wait([wait(0, 3n)], 10_000);
-  await turn();
-  leaders.errors.set(topicPartitionKey('t', 0), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-  purgatory.recheck(topicPartitionKey('t', 0));
-  assert.deepEqual(await answered, [ErrorCode.NOT_LEADER_OR_FOLLOWER]);
-});
-
-test('at the timeout the waits still pending answer REQUEST_TIMED_OUT beside those done; close answers at once', async () => {
-  const leaders = new FakeLeaders();
-  leaders.highWatermarks.set(topicPartitionKey('t', 1), 9n);
-  leaders.errors.set(topicPartitionKey('t', 2), ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-  const purgatory = new ProducePurgatory(leaders.check);
-  assert.deepEqual(await purgatory.wait([wait(0, 3n), wait(1, 9n), wait(2, 1n)], 30), [ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NONE, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND]);
+test('a completion that arrives before the produce parks is kept for it: the wait answers at once', async () => {
+  const purgatory = new ProducePurgatory();
+  const early = purgatory.register('t', 0);
+  const late = purgatory.register('t', 1);
+  // Another op's reply (a follower's fetch) carried it while the append's own reply was on its way.
+  purgatory.complete([{ id: early, errorCode: NONE }]);
+  const parked = purgatory.wait([early, late], LONG);
+  purgatory.complete([{ id: late, errorCode: NOT_LEADER_OR_FOLLOWER }]);
+  assert.deepEqual(await parked, [NONE, NOT_LEADER_OR_FOLLOWER]);
+  const alone = purgatory.register('t', 2);
+  purgatory.complete([{ id: alone, errorCode: NONE }]);
+  assert.deepEqual((await settled(purgatory.wait([alone], LONG))).value, [NONE], 'answered without a timer');
   assert.equal(purgatory.waiting, 0);
-  const closing = purgatory.wait([wait(0, 3n)], 60_000);
+});
+
+test('a second completion of the same wait, or one for an unknown wait, changes nothing', async () => {
+  const purgatory = new ProducePurgatory();
+  const id = purgatory.register('t', 0);
+  purgatory.complete([{ id, errorCode: NONE }, { id, errorCode: NOT_LEADER_OR_FOLLOWER }, { id: id + 1000, errorCode: NONE }]);
+  assert.deepEqual(await purgatory.wait([id], LONG), [NONE], 'the first answer stands');
+});
+
+test('settle parks only the appends whose replies ask to wait and cancels the other registrations', async () => {
+  const purgatory = new ProducePurgatory();
+  const waiting = purgatory.register('t', 0);
+  const committed = purgatory.register('t', 1);
+  const failed = purgatory.register('t', 2);
+  const replies = [
+    { errorCode: NONE, requiredOffset: 5n },
+    { errorCode: NONE, requiredOffset: -1n },
+    { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, requiredOffset: -1n },
+    { errorCode: NONE, requiredOffset: -1n },
+  ];
+  const answers = purgatory.settle([waiting, committed, failed, undefined], replies, LONG);
+  assert.equal(purgatory.waiting, 1, 'only the one that waits is left');
+  purgatory.complete([{ id: waiting, errorCode: NONE }]);
+  assert.deepEqual(await answers, [NONE, null, null, null]);
+  assert.deepEqual(await purgatory.settle([undefined], [{ errorCode: NONE, requiredOffset: 3n }], LONG), [null], 'an entry without a wait has nothing to wait for');
+});
+
+test('waits still unanswered at the timeout answer REQUEST_TIMED_OUT; a completion after it is ignored', async () => {
+  const purgatory = new ProducePurgatory();
+  const done = purgatory.register('t', 0);
+  const stuck = purgatory.register('t', 1);
+  const parked = purgatory.wait([done, stuck], 20);
+  purgatory.complete([{ id: done, errorCode: NONE }]);
+  assert.deepEqual(await parked, [NONE, REQUEST_TIMED_OUT]);
+  assert.equal(purgatory.waiting, 0);
+  purgatory.complete([{ id: stuck, errorCode: NONE }]);
+  assert.equal(purgatory.waiting, 0);
+});
+
+test("a lost worker's waits answer KAFKA_STORAGE_ERROR, parked or not yet; the other workers' waits go on", async () => {
+  const purgatory = new ProducePurgatory();
+  const parkedOnLost = purgatory.register('t', 0);
+  const elsewhere = purgatory.register('t', 1);
+  const notYetParked = purgatory.register('u', 0);
+  const parked = purgatory.wait([parkedOnLost, elsewhere], LONG);
+  purgatory.failWhere((_topic, partition) => partition === 0, KAFKA_STORAGE_ERROR);
+  assert.equal((await settled(parked)).done, false, 'partition 1 still waits');
+  purgatory.complete([{ id: elsewhere, errorCode: NONE }]);
+  assert.deepEqual(await parked, [KAFKA_STORAGE_ERROR, NONE]);
+  assert.deepEqual(await purgatory.wait([notYetParked], LONG), [KAFKA_STORAGE_ERROR]);
+});
+
+test('shutdown answers every parked produce now, and any parked after it, REQUEST_TIMED_OUT', async () => {
+  const purgatory = new ProducePurgatory();
+  const parkedId = purgatory.register('t', 0);
+  const registered = purgatory.register('t', 1);
+  const parked = purgatory.wait([parkedId], LONG);
   purgatory.close();
-  assert.deepEqual(await closing, [ErrorCode.REQUEST_TIMED_OUT]);
+  assert.deepEqual((await settled(parked)).value, [REQUEST_TIMED_OUT]);
+  assert.deepEqual((await settled(purgatory.wait([registered], LONG))).value, [REQUEST_TIMED_OUT], 'its append was on its way at shutdown');
+  const after = purgatory.register('t', 2);
+  assert.deepEqual((await settled(purgatory.wait([after], LONG))).value, [REQUEST_TIMED_OUT]);
+  assert.equal(purgatory.waiting, 0);
+});
+
+test('cancelled waits are forgotten; ids stay unique while registered', async () => {
+  const purgatory = new ProducePurgatory();
+  const ids = new Set(Array.from({ length: 1000 }, (_, i) => purgatory.register('t', i % 7)));
+  assert.equal(ids.size, 1000);
+  for (const id of ids) purgatory.cancel(id);
+  assert.equal(purgatory.waiting, 0);
+  await assert.rejects(purgatory.wait([[...ids][0]!], LONG), /not registered/, 'a cancelled wait cannot be parked');
 });

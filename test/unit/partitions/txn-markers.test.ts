@@ -27,7 +27,9 @@ const events: PartitionEvents = {
   appended: (topic, partition, highWatermark) => appended.push(`${topic}-${partition}@${highWatermark}`),
   highWatermarkMoved: () => undefined,
   stateApplied: () => undefined,
-  isrCandidate: () => undefined,
+  acksCompleted: () => undefined,
+  workerLost: () => undefined,
+  isrProposed: () => undefined,
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-txn-markers-'));

@@ -29,7 +29,7 @@ let service: PartitionService;
 before(async () => {
   const moduleOptions = testWorkerOptions([dir]);
   const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
-  const produces = new ProducePurgatory((waits) => service.checkAcks(waits));
+  const produces = new ProducePurgatory();
   service = new PartitionService(host, new Logger('test'), purgatoryEvents(fetches, produces, () => undefined), moduleOptions.logDirs, fetches);
 });
 

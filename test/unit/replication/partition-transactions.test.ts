@@ -73,12 +73,12 @@ test('with followers the marker waits for acks=all: required offset, and the LSO
     appendTxn(partition, txnData(7n, 0));
     partition.updateFollower(2, 1);
     assert.equal(partition.lastStableOffset, 0);
-    const written = partition.writeTxnMarker(marker(7n, true));
+    const written = partition.writeTxnMarker(marker(7n, true), { id: 1, timeoutMs: 30_000 });
     assert.deepEqual([written.result.baseOffset, written.highWatermarkMoved, written.requiredOffset], [1, false, 2]);
-    assert.equal(partition.acksStatus(4, 2), null);
+    assert.deepEqual(partition.takeCompletedAcks(), []);
     assert.equal(partition.lastStableOffset, 0, 'the marker is not replicated yet');
     assert.equal(partition.updateFollower(2, 2), true);
-    assert.equal(partition.acksStatus(4, 2), ErrorCode.NONE);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }]);
     assert.equal(partition.lastStableOffset, 2);
   } finally {
     remove();

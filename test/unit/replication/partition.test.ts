@@ -1,8 +1,8 @@
 /**
  * The replica object of a hosted partition: role, leader epoch fencing, ISR, high watermark
  * advancement over followers' log end offsets, min.insync.replicas, read bounds; a follower's
- * appends and truncations; a leader's answers to follower fetches (diverging epochs), acks=all
- * status, and ISR changes (shrink on lag, expansion, the pending-change rules).
+ * appends and truncations; a leader's answers to follower fetches (diverging epochs), its acks=all
+ * waits and where they are answered, and ISR changes (shrink on lag, expansion, the pending-change rules).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -167,23 +167,138 @@ test('min.insync.replicas above the replication factor counts as the replication
   }
 });
 
-test('acks=all waits for the high watermark, then answers by the ISR it reached it with; a replica that stopped leading answers NOT_LEADER_OR_FOLLOWER', () => {
-  const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] }, { 'min.insync.replicas': '2' });
+const WAIT_MS = 30_000;
+const wait = (id: number, timeoutMs = WAIT_MS) => ({ id, timeoutMs });
+const RF3 = { replicas: [SELF, 2, 3], isr: [SELF, 2, 3] };
+
+test('an acks=all wait is held until the high watermark passes it, then answered once, by the ISR it reached it with', () => {
+  const { partition, remove } = hosted(RF3, { 'min.insync.replicas': '2' });
   try {
-    const append = partition.appendAsLeader(producedBatch(4, 10, 1), -1);
+    const append = partition.appendAsLeader(producedBatch(4, 10, 1), -1, 'client', false, wait(1));
     assert.equal(append.requiredOffset, 4);
-    assert.equal(partition.appendAsLeader(producedBatch(1, 10, 2), 1).requiredOffset, -1, 'acks=1 waits for nothing');
-    assert.equal(partition.acksStatus(0, 4), null, 'no follower has the records');
+    assert.equal(partition.appendAsLeader(producedBatch(1, 10, 2), 1, 'client', false, wait(2)).requiredOffset, -1, 'acks=1 waits for nothing');
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'no follower has the records');
+    assert.equal(partition.acksWaiting, 1, 'nor is a wait held for acks=1');
     partition.updateFollower(2, 4);
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'one follower is not the ISR');
     partition.updateFollower(3, 4);
-    assert.equal(partition.acksStatus(0, 4), ErrorCode.NONE);
-    // The ISR shrinks to the leader alone after the high watermark passed: committed, but short of replicas.
-    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 1 }), { 'min.insync.replicas': '2' });
-    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-    partition.applyState(state({ leader: 2, leaderEpoch: 1, partitionEpoch: 2, replicas: [SELF, 2, 3], isr: [2, 3] }), {});
-    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 3, replicas: [SELF, 2, 3], isr: [SELF, 2, 3] }), {});
-    assert.equal(partition.acksStatus(0, 4), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'leading again is another term: the records may have been truncated meanwhile');
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }], 'the fetch that moved the high watermark answers it');
+    partition.updateFollower(3, 5);
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'answered once');
+    assert.equal(partition.acksWaiting, 0);
+  } finally {
+    remove();
+  }
+});
+
+test("a follower's fetch read that moves the high watermark answers the waits it passes, not the later ones", () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(2, 10, 1), -1, 'client', false, wait(1));
+    partition.appendAsLeader(producedBatch(2, 10, 2), -1, 'client', false, wait(2));
+    partition.readForFollower(2, 0, 2, -1, 1 << 20, true);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }]);
+    partition.readForFollower(2, 0, 4, -1, 1 << 20, true);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NONE }]);
+  } finally {
+    remove();
+  }
+});
+
+test('an ISR answer that moves the high watermark answers the waits; committed with the ISR below min.insync.replicas is NOT_ENOUGH_REPLICAS_AFTER_APPEND', () => {
+  const { partition, clock, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] }, { 'min.insync.replicas': '2' });
+  try {
+    // Longer than the lag time the test lets pass.
+    partition.appendAsLeader(producedBatch(4, 10, 1), -1, 'client', false, wait(1, 10 * LAG_MS));
+    partition.updateFollower(2, 4);
+    // Follower 3 lags: the leader proposes it out, and the controller commits [1, 2].
+    clock.advance(LAG_MS + 1);
+    partition.updateFollower(2, 4);
+    assert.deepEqual(partition.proposeIsr()?.isr, [SELF, 2]);
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 3 still holds the high watermark back until the controller answers');
+    assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: true });
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }], 'the answer moved the high watermark: two in sync, enough');
+    partition.appendAsLeader(producedBatch(1, 10, 2), -1, 'client', false, wait(2));
+    // The controller's state shrinks the ISR to the leader alone: the high watermark stops (KIP-966)...
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 2 }), { 'min.insync.replicas': '2' });
+    assert.deepEqual(partition.takeCompletedAcks(), []);
+    // ...and a wait for what it committed before is answered at once, short of replicas.
+    partition.awaitCommit(wait(3), 0, 4);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 3, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND }]);
+    // With min.insync.replicas lowered to 1 the high watermark moves again, the ISR still the leader alone.
+    partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 3 }), { 'min.insync.replicas': '1' });
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 2, caught up, about to rejoin, holds it back');
+    partition.updateFollower(2, 5);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NONE }]);
+  } finally {
+    remove();
+  }
+});
+
+test('a replica that stops leading answers its waits NOT_LEADER_OR_FOLLOWER when the state arrives; leading again is another term', () => {
+  const { partition, remove } = hosted(RF3, { 'min.insync.replicas': '2' });
+  try {
+    partition.appendAsLeader(producedBatch(4, 10, 1), -1, 'client', false, wait(1));
+    partition.applyState(state({ leader: 2, leaderEpoch: 1, partitionEpoch: 1, ...RF3 }), {});
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }]);
+    partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 2, ...RF3 }), {});
+    // A wait for what the old term wrote (a coordinator's load) is answered at once: the records may have been truncated meanwhile.
+    partition.awaitCommit(wait(2), 0, 4);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }]);
+  } finally {
+    remove();
+  }
+});
+
+test('awaitCommit holds a wait for records already in the log, answered at once when committed already', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(3, 10, 1), 1);
+    partition.awaitCommit(wait(5), 0, 3);
+    assert.deepEqual(partition.takeCompletedAcks(), []);
+    partition.updateFollower(2, 3);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 5, errorCode: ErrorCode.NONE }]);
+    partition.awaitCommit(wait(6), 0, 2);
+    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 6, errorCode: ErrorCode.NONE }]);
+  } finally {
+    remove();
+  }
+});
+
+test('failAcksWaits answers every wait with the error (deleted, replaced, log dir offline)', () => {
+  const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(1, 10, 1), -1, 'client', false, wait(1));
+    partition.appendAsLeader(producedBatch(1, 10, 2), -1, 'client', false, wait(2));
+    assert.equal(partition.acksWaiting, 2);
+    partition.failAcksWaits(ErrorCode.KAFKA_STORAGE_ERROR);
+    assert.deepEqual(partition.takeCompletedAcks(), [
+      { id: 1, errorCode: ErrorCode.KAFKA_STORAGE_ERROR },
+      { id: 2, errorCode: ErrorCode.KAFKA_STORAGE_ERROR },
+    ]);
+    assert.equal(partition.acksWaiting, 0);
+  } finally {
+    remove();
+  }
+});
+
+test('an expired wait is dropped unanswered (the main thread answered REQUEST_TIMED_OUT); a stuck high watermark holds only the waits within their timeout', () => {
+  const { partition, clock, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
+  try {
+    partition.appendAsLeader(producedBatch(1, 10, 1), -1, 'client', false, wait(1, 100));
+    clock.advance(101);
+    partition.updateFollower(2, 1);
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'past its deadline: no answer');
+    assert.equal(partition.acksWaiting, 0);
+    // The follower never fetches again: every append leaves one more wait, and expired ones go.
+    for (let i = 0; i < 200; i++) {
+      partition.appendAsLeader(producedBatch(1, 10, 1), -1, 'client', false, wait(10 + i, 50));
+      clock.advance(10);
+      assert.ok(partition.acksWaiting <= 2 * 6 + 16, `${partition.acksWaiting} waits held, at most 6 within their timeout`);
+    }
+    clock.advance(51);
+    partition.failAcksWaits(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.deepEqual(partition.takeCompletedAcks(), [], 'expired waits are answered by no one');
   } finally {
     remove();
   }
