@@ -100,22 +100,25 @@ function hostPort(host: string, port: number): string {
 export class Broker {
   private constructor(
     readonly config: BrokerConfig,
-    private readonly listeners: readonly RunningListener[],
-    private readonly partitions: PartitionService,
-    private readonly purgatory: FetchPurgatory,
-    private readonly producePurgatory: ProducePurgatory,
-    private readonly coordinators: LazyCoordinators,
-    private readonly checkpointTimer: NodeJS.Timeout,
-    /** The `/metrics` endpoint, when `metrics.listener` is set. */
-    readonly metrics: MetricsServer | null,
     private readonly member: ClusterMember | null,
-    private readonly sharePartitions: SharePartitionManager,
-    private readonly localLogDirFailures: LogDirFailureHandler | null,
+    private readonly access: PartitionAccess,
+    private readonly serving: Serving,
+    private readonly parts: ClusterParts,
+    private readonly checkpointTimer: NodeJS.Timeout,
   ) {}
+
+  /** The `/metrics` endpoint, when `metrics.listener` is set. */
+  get metrics(): MetricsServer | null {
+    return this.parts.metricsServer;
+  }
+
+  private get listeners(): readonly RunningListener[] {
+    return this.serving.listeners;
+  }
 
   /** Share-partition state wherever its share coordinator runs (`ClusterContext.sharePersister`). */
   get sharePersister(): SharePersister {
-    return this.coordinators.sharePersister;
+    return this.parts.coordinators.sharePersister;
   }
 
   /** The bound address of the first listener. */
@@ -144,256 +147,381 @@ export class Broker {
     return hostPort(found.host, found.port);
   }
 
+  /**
+   * Starts a broker in stages, each a function below that returns what it built: the settings,
+   * the storage (the cluster member's connection, the log dirs and the partition workers), the
+   * partition access, the listeners, the cluster context, the metrics endpoint. A stage that fails
+   * closes what the stages before it opened.
+   */
   static async start(options: BrokerStartOptions = {}): Promise<Broker> {
-    const settings = new Map(Object.entries(options.config ?? {}));
-    if (options.host !== undefined || options.port !== undefined) {
-      const protocol = /^(\w+):\/\//.exec(settings.get('listeners') ?? '')?.[1] ?? 'PLAINTEXT';
-      settings.set('listeners', `${protocol}://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
-    }
-    const { config, unknownKeys } = buildConfig(settings);
-    const logLevels = new LogLevels();
-    const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId }, logLevels);
-    const log = logger('broker');
-    for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
-    for (const warning of config.sasl.warnings) log.warn(warning);
-
-    // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
-    const member = config.cluster === null ? null : await connectClusterMember(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
-    const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, member?.clusterId ?? config.clusterId);
-    const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
-    const workerOptions: PartitionWorkerOptions = {
-      logDirs: config.logDirs,
-      cleanShutdownDirs,
-      nodeId: config.nodeId,
-      clusterId,
-      maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
-      cleanerThreads: config.logCleanerThreads,
-      replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
-      producerIdExpirationMs: config.producerIdExpirationMs,
-      producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
-      logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
-    };
-    const host = await PartitionWorkerHost.start({
-      opModule: new URL('../partitions/partition-ops.js', import.meta.url),
-      workers: config.numPartitionWorkers,
-      moduleOptions: workerOptions,
-      onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
-      startOwnersOf: partitionsOnDisk(config.logDirs, log),
+    const setup = setUp(options);
+    const storage = await startStorage(setup);
+    const cluster = new ClusterContextSlot();
+    const access = buildPartitionAccess(setup, storage, cluster);
+    const serving = await startServing(setup, storage, access, cluster);
+    const fatal = new FatalStop(setup.log, options.onFatal);
+    const parts = await buildCluster(setup, storage, access, serving, cluster, fatal).catch(async (err: unknown) => {
+      serving.gate.fail(err);
+      await Promise.all(serving.listeners.map((l) => l.listener.close()));
+      await storage.member?.close();
+      await access.partitions.close();
+      throw err;
     });
-    for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
-
-    const purgatory = new FetchPurgatory();
-    const producePurgatory = new ProducePurgatory();
-    // An expansion a follower's fetch brought goes to the member's ISR sender (a single broker has no followers).
-    let cluster: ClusterContext | null = null;
-    const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, (topic, partition, proposal) => member?.isrProposed(topic, partition, proposal));
-    const shareLeadership = followShareLeadership(() => cluster);
-    const partitionEvents: PartitionEvents = {
-      ...purgatoryEventsOnly,
-      stateApplied(topic, partition) {
-        purgatoryEventsOnly.stateApplied(topic, partition);
-        shareLeadership(topic, partition);
-      },
-    };
-    const partitions: PartitionService = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs, purgatory);
-    let coordinators: LazyCoordinators | null = null;
-    let sharePartitions: SharePartitionManager | null = null;
-    // The member's log dir checks start before the broker is built: a fatal error then waits for it.
-    let started: Broker | null = null;
-    let pendingFatal: string | null = null;
-    const halt = (broker: Broker, reason: string): void => {
-      if (options.onFatal !== undefined) options.onFatal(reason, broker);
-      else void broker.stop().catch((err: unknown) => log.error('stopping after a fatal error failed', { error: (err as Error).message }));
-    };
-    const fatal = (reason: string): void => {
-      log.error('the broker cannot go on; stopping', { reason });
-      if (started === null) pendingFatal = reason;
-      else halt(started, reason);
-    };
-    // A single broker's answer to a failed log dir (a member's is the member's): its partitions go offline in the metadata.
-    let localLogDirFailures: LogDirFailureHandler | null = null;
-    let metricsServer: MetricsServer | null = null;
-    const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS], () => currentCluster().loadCoordinators());
-    const metrics = new BrokerMetrics({ ...config.metricsProducerClients, uncompressedSize: uncompressedRecordsSize });
-    const currentCluster = (): ClusterContext => {
-      if (cluster === null) throw new Error('request served before the cluster metadata was loaded');
-      return cluster;
-    };
-    const quotas = new ClientQuotas(() => currentCluster().metadata, config.quotaWindow, metrics);
-    const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => currentCluster().metadata, metrics, logger('security'));
-    // Connections are accepted while the logs open (the advertised port may be the one the OS
-    // picked); their requests wait at the gate until the cluster context exists.
-    const gate = new ServingGate();
-    const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster ?? undefined, quotas, authenticator, gate);
-    const networkLog = logger('network');
-    const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
-    const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster?.configs ?? null));
-    const framePool = new FrameBufferPool();
-    const listeners: RunningListener[] = [];
-    try {
-      for (const l of config.listeners) {
-        const listener = new Listener(
-          dispatcher,
-          {
-            listenerName: l.name,
-            securityProtocol: l.securityProtocol,
-            maxFrameBytes: config.socketRequestMaxBytes,
-            maxInFlightRequests: config.maxInFlightRequests,
-            idleTimeoutMs: config.connectionsMaxIdleMs,
-            metrics,
-            clientWarnings,
-            framePool,
-            tls: l.tls,
-            limits,
-          },
-          networkLog,
-        );
-        const bound = await listener.listen(l.host, l.port);
-        listeners.push({ name: l.name, listener, host: bound.host, port: bound.port });
-      }
-    } catch (err) {
-      gate.fail(err);
-      await Promise.all(listeners.map((l) => l.listener.close()));
-      await partitions.close();
-      await member?.close();
-      throw err;
-    }
-    const closeListeners = (): Promise<unknown> => Promise.all(listeners.map((l) => l.listener.close()));
-    try {
-      const endpoints: ListenerEndpoint[] = config.listeners.map((l, i) => ({
-        listenerName: l.name,
-        securityProtocol: l.securityProtocol,
-        host: l.advertisedHost,
-        port: l.advertisedPort === 0 ? listeners[i]!.port : l.advertisedPort,
-      }));
-      const interBroker = endpoints.find((e) => e.listenerName === config.interBrokerListener.name)!;
-      const node: BrokerRegistration = { nodeId: config.nodeId, host: interBroker.host, port: interBroker.port, rack: null, endpoints };
-      const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
-      const metadata: MetadataSource = local ?? member!.cache;
-      const configs = new ConfigResolver(config.staticSettings, metadata);
-      const writer = local !== null ? new LocalMetadataWriter(local, partitions, configs) : member!.writer(node.nodeId);
-      const admin = new TopicAdmin(writer, configs, partitions, {
-        numPartitions: config.numPartitions,
-        replicationFactor: config.defaultReplicationFactor,
-        deleteTopicEnable: config.deleteTopicEnable,
-      });
-      // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
-      if (local !== null) await admin.openAll();
-      if (local !== null) {
-        localLogDirFailures = new LogDirFailureHandler({
-          logs: replicaLogs(partitions),
-          markOffline: async (offline) => local.markReplicasOffline(offline),
-          notifyController: async () => undefined,
-          onAllFailed: (dirs) => fatal(`all log dirs in ${dirs.join(', ')} have failed`),
-          checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
-          log: logger('log-dirs'),
-        });
-        localLogDirFailures.start();
-      }
-      const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
-      const coordinatorDeps = { config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: currentCluster, logger };
-      const loadedCoordinators = new LazyCoordinators(() => buildCoordinators(coordinatorDeps), log);
-      coordinators = loadedCoordinators;
-      member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
-        onLeadershipChange: (topics) => loadedCoordinators.onLeadershipChange(topics),
-        onUncleanElection: () => metrics.uncleanLeaderElection(),
-        onFatal: fatal,
-      }, logger);
-      sharePartitions = new SharePartitionManager(loadedCoordinators.sharePersister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(currentCluster));
-      const sharePartitionManager = sharePartitions;
-      cluster = {
-        nodeId: node.nodeId,
-        get metadata() {
-          return metadata.image;
-        },
-        admin,
-        configs,
-        clientEntities: new ClientEntityStore(writer),
-        autoCreateTopicsEnable: config.autoCreateTopicsEnable,
-        partitions,
-        fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
-        purgatory,
-        producePurgatory,
-        producerIds,
-        transactionalProduces: new KeyedQueue(),
-        get groups() {
-          return loadedCoordinators.get().groups;
-        },
-        get transactions() {
-          return loadedCoordinators.get().transactions;
-        },
-        get shareCoordinator() {
-          return loadedCoordinators.get().shareCoordinator;
-        },
-        sharePersister: loadedCoordinators.sharePersister,
-        loadCoordinators: async () => {
-          await loadedCoordinators.load();
-        },
-        shares: { partitions: sharePartitionManager, sessions: new ShareSessionCache(config.shareGroup.maxShareSessions), batches: fileBatches },
-        membership: member?.membership() ?? null,
-        acls: new AclAdmin(writer),
-        authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
-        brokerLoggers: logLevels,
-      };
-      gate.open();
-      // Groups and transactions come back after a restart: their state loads now, not on first use.
-      if (metadata.image.topics().some((t) => COORDINATOR_TOPICS.has(t.name))) await loadedCoordinators.load();
-      // Registering invites the controller's requests, which need everything above.
-      await member?.join();
-      if (config.metricsListener !== null) {
-        const metricsLog = logger('metrics');
-        metricsServer = await startMetricsEndpoint(
-          config.metricsListener,
-          {
-            broker: metrics.registry,
-            workers: (ends) => partitions.workerMetrics(ends),
-            rings: () => host.ringOccupancy(),
-            commands: () => host.commandCounts(),
-            workersStarted: () => host.startedWorkers().length,
-            committedOffsets: async () => (await loadedCoordinators.loaded?.groups.committedOffsets()) ?? [],
-            clientProduce: () => metrics.clientProduce.snapshot(),
-          },
-          { maxLagPartitions: config.metricsLagMaxPartitions, log: metricsLog },
-        );
-        log.info('metrics endpoint listening', { url: metricsServer.url });
-      }
-      log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
-    } catch (err) {
-      gate.fail(err);
-      localLogDirFailures?.close();
-      await closeListeners();
-      await member?.close();
-      await partitions.close();
-      throw err;
-    }
+    const { log } = setup;
     const checkpointTimer = setInterval(() => {
-      partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
+      access.partitions.checkpoint().catch((err: unknown) => log.error('writing checkpoint files failed', { error: String(err) }));
     }, CHECKPOINT_INTERVAL_MS);
     checkpointTimer.unref();
-    started = new Broker(config, listeners, partitions, purgatory, producePurgatory, coordinators, checkpointTimer, metricsServer, member, sharePartitions, localLogDirFailures);
-    if (pendingFatal !== null) halt(started, pendingFatal);
-    return started;
+    const broker = new Broker(setup.config, storage.member, access, serving, parts, checkpointTimer);
+    fatal.brokerStarted(broker);
+    return broker;
   }
 
   /** Clean shutdown: stop accepting, end waiting fetches, flush and close every log, write the markers. */
   async stop(): Promise<void> {
+    const { partitions, purgatory, producePurgatory } = this.access;
+    const { coordinators, sharePartitions, localLogDirFailures, metricsServer } = this.parts;
     clearInterval(this.checkpointTimer);
-    this.localLogDirFailures?.close();
+    localLogDirFailures?.close();
     // Leaderships move away while this broker still serves, so clients lose nothing acknowledged.
     await this.member?.controlledShutdown();
     const closing = Promise.all(this.listeners.map((l) => l.listener.close()));
     // Long-poll fetches answer now with what they have, and parked JoinGroup/SyncGroup requests
     // learn NOT_COORDINATOR, so every connection can drain.
-    this.purgatory.wakeAll('shutdown');
-    this.producePurgatory.close();
-    this.coordinators.close();
+    purgatory.wakeAll('shutdown');
+    producePurgatory.close();
+    coordinators.close();
     await closing;
-    await this.sharePartitions.close();
+    await sharePartitions.close();
     // Scrapes ask the workers, so the endpoint goes before them.
-    await this.metrics?.close();
+    await metricsServer?.close();
     await this.member?.close();
-    await this.partitions.close();
+    await partitions.close();
   }
+}
+
+/** The configuration and the loggers every stage uses. */
+interface Setup {
+  readonly config: BrokerConfig;
+  readonly logLevels: LogLevels;
+  readonly logger: (component: string) => Logger;
+  readonly log: Logger;
+}
+
+function setUp(options: BrokerStartOptions): Setup {
+  const settings = new Map(Object.entries(options.config ?? {}));
+  if (options.host !== undefined || options.port !== undefined) {
+    const protocol = /^(\w+):\/\//.exec(settings.get('listeners') ?? '')?.[1] ?? 'PLAINTEXT';
+    settings.set('listeners', `${protocol}://${options.host ?? '127.0.0.1'}:${options.port ?? 9092}`);
+  }
+  const { config, unknownKeys } = buildConfig(settings);
+  const logLevels = new LogLevels();
+  const logger = (component: string): Logger => new Logger(component, { nodeId: config.nodeId }, logLevels);
+  const log = logger('broker');
+  for (const key of unknownKeys) log.warn('ignoring unknown configuration key', { key });
+  for (const warning of config.sasl.warnings) log.warn(warning);
+  return { config, logLevels, logger, log };
+}
+
+/** The cluster member (null for a single broker), the cluster id the log dirs carry, and the partition workers over them. */
+interface Storage {
+  readonly member: ClusterMember | null;
+  readonly clusterId: string;
+  readonly host: PartitionWorkerHost;
+}
+
+async function startStorage({ config, logger, log }: Setup): Promise<Storage> {
+  // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
+  const member = config.cluster === null ? null : await connectClusterMember(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
+  const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, member?.clusterId ?? config.clusterId);
+  const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
+  const workerOptions: PartitionWorkerOptions = {
+    logDirs: config.logDirs,
+    cleanShutdownDirs,
+    nodeId: config.nodeId,
+    clusterId,
+    maintenanceIntervalMs: Math.min(MAX_MAINTENANCE_INTERVAL_MS, config.logRetentionCheckIntervalMs),
+    cleanerThreads: config.logCleanerThreads,
+    replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
+    producerIdExpirationMs: config.producerIdExpirationMs,
+    producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
+    logDirMoveBytesPerSecond: config.logDirMoveBytesPerSecond,
+  };
+  const host = await PartitionWorkerHost.start({
+    opModule: new URL('../partitions/partition-ops.js', import.meta.url),
+    workers: config.numPartitionWorkers,
+    moduleOptions: workerOptions,
+    onWorkerLost: (err) => log.error('partition worker lost: its partitions answer KAFKA_STORAGE_ERROR', { error: err.message }),
+    startOwnersOf: partitionsOnDisk(config.logDirs, log),
+  });
+  for (const dir of cleanShutdownDirs) removeCleanShutdownMarker(dir);
+  return { member, clusterId, host };
+}
+
+/**
+ * The cluster context, once it exists. Connections are accepted while the logs open, so what
+ * serves requests is built before it; the dispatcher's gate holds their requests until it is set.
+ */
+class ClusterContextSlot {
+  private value: ClusterContext | null = null;
+
+  get current(): ClusterContext | null {
+    return this.value;
+  }
+
+  require(): ClusterContext {
+    if (this.value === null) throw new Error('request served before the cluster metadata was loaded');
+    return this.value;
+  }
+
+  set(cluster: ClusterContext): void {
+    this.value = cluster;
+  }
+}
+
+/** The partitions as the handlers reach them, and the purgatories their replies wake. */
+interface PartitionAccess {
+  readonly purgatory: FetchPurgatory;
+  readonly producePurgatory: ProducePurgatory;
+  readonly partitions: PartitionService;
+}
+
+function buildPartitionAccess({ config, logger }: Setup, { member, host }: Storage, cluster: ClusterContextSlot): PartitionAccess {
+  const purgatory = new FetchPurgatory();
+  const producePurgatory = new ProducePurgatory();
+  // An expansion a follower's fetch brought goes to the member's ISR sender (a single broker has no followers).
+  const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, (topic, partition, proposal) => member?.isrProposed(topic, partition, proposal));
+  const shareLeadership = followShareLeadership(() => cluster.current);
+  const partitionEvents: PartitionEvents = {
+    ...purgatoryEventsOnly,
+    stateApplied(topic, partition) {
+      purgatoryEventsOnly.stateApplied(topic, partition);
+      shareLeadership(topic, partition);
+    },
+  };
+  const partitions = new PartitionService(host, logger('partitions'), partitionEvents, config.logDirs, purgatory);
+  return { purgatory, producePurgatory, partitions };
+}
+
+/** The request path: the broker's instruments, the dispatcher behind its gate, the bound listeners. */
+interface Serving {
+  readonly metrics: BrokerMetrics;
+  readonly gate: ServingGate;
+  readonly listeners: readonly RunningListener[];
+}
+
+/** Binds every listener; a listener that cannot bind closes the others, the partitions and the member. */
+async function startServing({ config, logger }: Setup, { member }: Storage, { partitions }: PartitionAccess, cluster: ClusterContextSlot): Promise<Serving> {
+  const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS], () => cluster.require().loadCoordinators());
+  const metrics = new BrokerMetrics({ ...config.metricsProducerClients, uncompressedSize: uncompressedRecordsSize });
+  const quotas = new ClientQuotas(() => cluster.require().metadata, config.quotaWindow, metrics);
+  const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => cluster.require().metadata, metrics, logger('security'));
+  // Connections are accepted while the logs open (the advertised port may be the one the OS
+  // picked); their requests wait at the gate until the cluster context exists.
+  const gate = new ServingGate();
+  const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster.current ?? undefined, quotas, authenticator, gate);
+  const networkLog = logger('network');
+  const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
+  const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster.current?.configs ?? null));
+  const framePool = new FrameBufferPool();
+  const listeners: RunningListener[] = [];
+  try {
+    for (const l of config.listeners) {
+      const listener = new Listener(
+        dispatcher,
+        {
+          listenerName: l.name,
+          securityProtocol: l.securityProtocol,
+          maxFrameBytes: config.socketRequestMaxBytes,
+          maxInFlightRequests: config.maxInFlightRequests,
+          idleTimeoutMs: config.connectionsMaxIdleMs,
+          metrics,
+          clientWarnings,
+          framePool,
+          tls: l.tls,
+          limits,
+        },
+        networkLog,
+      );
+      const bound = await listener.listen(l.host, l.port);
+      listeners.push({ name: l.name, listener, host: bound.host, port: bound.port });
+    }
+  } catch (err) {
+    gate.fail(err);
+    await Promise.all(listeners.map((l) => l.listener.close()));
+    await partitions.close();
+    await member?.close();
+    throw err;
+  }
+  return { metrics, gate, listeners };
+}
+
+/**
+ * Stops the broker when it cannot go on (a failed log dir left none, a member's fatal error). The
+ * log dir checks start before the broker object exists: a fatal error then waits for it.
+ */
+class FatalStop {
+  private broker: Broker | null = null;
+  private pending: string | null = null;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly onFatal: BrokerStartOptions['onFatal'],
+  ) {}
+
+  readonly fatal = (reason: string): void => {
+    this.log.error('the broker cannot go on; stopping', { reason });
+    if (this.broker === null) this.pending = reason;
+    else this.halt(this.broker, reason);
+  };
+
+  brokerStarted(broker: Broker): void {
+    this.broker = broker;
+    if (this.pending !== null) this.halt(broker, this.pending);
+  }
+
+  private halt(broker: Broker, reason: string): void {
+    if (this.onFatal !== undefined) this.onFatal(reason, broker);
+    else void broker.stop().catch((err: unknown) => this.log.error('stopping after a fatal error failed', { error: (err as Error).message }));
+  }
+}
+
+/** What the cluster context stage built that the broker keeps and stops. */
+interface ClusterParts {
+  readonly coordinators: LazyCoordinators;
+  readonly sharePartitions: SharePartitionManager;
+  /** A single broker's answer to a failed log dir (a member's is the member's): its partitions go offline in the metadata. */
+  readonly localLogDirFailures: LogDirFailureHandler | null;
+  readonly metricsServer: MetricsServer | null;
+}
+
+/**
+ * The metadata (the single broker's own controller, or the member's cache), administration,
+ * coordinators and share partitions, put together as the cluster context; then the gate opens,
+ * the coordinators of a restarted broker load, the member registers and the metrics endpoint
+ * starts. On failure it closes the log dir checks it started; the caller closes the rest.
+ */
+async function buildCluster(
+  { config, logLevels, logger, log }: Setup,
+  { member, clusterId, host }: Storage,
+  { purgatory, producePurgatory, partitions }: PartitionAccess,
+  { metrics, gate, listeners }: Serving,
+  cluster: ClusterContextSlot,
+  { fatal }: FatalStop,
+): Promise<ClusterParts> {
+  let localLogDirFailures: LogDirFailureHandler | null = null;
+  try {
+    const endpoints: ListenerEndpoint[] = config.listeners.map((l, i) => ({
+      listenerName: l.name,
+      securityProtocol: l.securityProtocol,
+      host: l.advertisedHost,
+      port: l.advertisedPort === 0 ? listeners[i]!.port : l.advertisedPort,
+    }));
+    const interBroker = endpoints.find((e) => e.listenerName === config.interBrokerListener.name)!;
+    const node: BrokerRegistration = { nodeId: config.nodeId, host: interBroker.host, port: interBroker.port, rack: null, endpoints };
+    const local = member === null ? new LocalController(clusterId, node, new MetadataStore(config.logDirs[0]!)) : null;
+    const metadata: MetadataSource = local ?? member!.cache;
+    const configs = new ConfigResolver(config.staticSettings, metadata);
+    const writer = local !== null ? new LocalMetadataWriter(local, partitions, configs) : member!.writer(node.nodeId);
+    const admin = new TopicAdmin(writer, configs, partitions, {
+      numPartitions: config.numPartitions,
+      replicationFactor: config.defaultReplicationFactor,
+      deleteTopicEnable: config.deleteTopicEnable,
+    });
+    // A single broker opens what its own metadata lists; a member opens what LeaderAndIsr names.
+    if (local !== null) {
+      await admin.openAll();
+      localLogDirFailures = new LogDirFailureHandler({
+        logs: replicaLogs(partitions),
+        markOffline: async (offline) => local.markReplicasOffline(offline),
+        notifyController: async () => undefined,
+        onAllFailed: (dirs) => fatal(`all log dirs in ${dirs.join(', ')} have failed`),
+        checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
+        log: logger('log-dirs'),
+      });
+      localLogDirFailures.start();
+    }
+    const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
+    const coordinatorDeps = { config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: () => cluster.require(), logger };
+    const coordinators = new LazyCoordinators(() => buildCoordinators(coordinatorDeps), log);
+    member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
+      onLeadershipChange: (topics) => coordinators.onLeadershipChange(topics),
+      onUncleanElection: () => metrics.uncleanLeaderElection(),
+      onFatal: fatal,
+    }, logger);
+    const sharePartitions = new SharePartitionManager(coordinators.sharePersister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(() => cluster.require()));
+    cluster.set({
+      nodeId: node.nodeId,
+      get metadata() {
+        return metadata.image;
+      },
+      admin,
+      configs,
+      clientEntities: new ClientEntityStore(writer),
+      autoCreateTopicsEnable: config.autoCreateTopicsEnable,
+      partitions,
+      fetchSessions: new FetchSessionCache({ maxSessions: FETCH_SESSION_SLOTS }),
+      purgatory,
+      producePurgatory,
+      producerIds,
+      transactionalProduces: new KeyedQueue(),
+      get groups() {
+        return coordinators.get().groups;
+      },
+      get transactions() {
+        return coordinators.get().transactions;
+      },
+      get shareCoordinator() {
+        return coordinators.get().shareCoordinator;
+      },
+      sharePersister: coordinators.sharePersister,
+      loadCoordinators: async () => {
+        await coordinators.load();
+      },
+      shares: { partitions: sharePartitions, sessions: new ShareSessionCache(config.shareGroup.maxShareSessions), batches: fileBatches },
+      membership: member?.membership() ?? null,
+      acls: new AclAdmin(writer),
+      authorizer: config.authorizer === null ? null : new Authorizer(config.authorizer, () => metadata.image.acls),
+      brokerLoggers: logLevels,
+    });
+    gate.open();
+    // Groups and transactions come back after a restart: their state loads now, not on first use.
+    if (metadata.image.topics().some((t) => COORDINATOR_TOPICS.has(t.name))) await coordinators.load();
+    // Registering invites the controller's requests, which need everything above.
+    await member?.join();
+    const metricsServer = config.metricsListener === null ? null : await startMetrics(config.metricsListener, config.metricsLagMaxPartitions, metrics, host, partitions, coordinators, logger('metrics'));
+    if (metricsServer !== null) log.info('metrics endpoint listening', { url: metricsServer.url });
+    log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
+    return { coordinators, sharePartitions, localLogDirFailures, metricsServer };
+  } catch (err) {
+    localLogDirFailures?.close();
+    throw err;
+  }
+}
+
+/** The `/metrics` endpoint over the broker's instruments and the workers' (`metrics.listener`). */
+function startMetrics(
+  at: { readonly host: string; readonly port: number },
+  maxLagPartitions: number,
+  metrics: BrokerMetrics,
+  host: PartitionWorkerHost,
+  partitions: PartitionService,
+  coordinators: LazyCoordinators,
+  log: Logger,
+): Promise<MetricsServer> {
+  return startMetricsEndpoint(
+    at,
+    {
+      broker: metrics.registry,
+      workers: (ends) => partitions.workerMetrics(ends),
+      rings: () => host.ringOccupancy(),
+      commands: () => host.commandCounts(),
+      workersStarted: () => host.startedWorkers().length,
+      committedOffsets: async () => (await coordinators.loaded?.groups.committedOffsets()) ?? [],
+      clientProduce: () => metrics.clientProduce.snapshot(),
+    },
+    { maxLagPartitions, log },
+  );
 }
 
 /**
