@@ -56,7 +56,12 @@ const RETRY_MS = 20;
 const REQUEST_TIMEOUT_MS = 5000;
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { rounds: 3, partitions: 6, sessionTimeouts: [18000, 6000], out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-failover`) };
+  const o: Options = {
+    rounds: 3,
+    partitions: 6,
+    sessionTimeouts: [18000, 6000],
+    out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-failover`),
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -110,7 +115,10 @@ class SluiceCluster {
   }
 
   bootstrap(except: number | null = null): string {
-    return [...this.brokers.keys()].filter((id) => id !== except).map((id) => `127.0.0.1:${this.ports.get(id)}`).join(',');
+    return [...this.brokers.keys()]
+      .filter((id) => id !== except)
+      .map((id) => `127.0.0.1:${this.ports.get(id)}`)
+      .join(',');
   }
 
   async kill(id: number): Promise<void> {
@@ -138,8 +146,13 @@ class SluiceCluster {
 
 type Leaders = Map<number, number>;
 
-async function metadata(connection: KafkaConnection): Promise<{ controller: number; topicId: string; leaders: Leaders; isr: Map<number, number[]>; brokers: number }> {
-  const m = await connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [{ name: TOPIC }], allowAutoTopicCreation: false }));
+async function metadata(
+  connection: KafkaConnection,
+): Promise<{ controller: number; topicId: string; leaders: Leaders; isr: Map<number, number[]>; brokers: number }> {
+  const m = await connection.request(MetadataRequest, MetadataResponse, () => ({
+    topics: [{ name: TOPIC }],
+    allowAutoTopicCreation: false,
+  }));
   const t = m.topics.find((x) => x.name === TOPIC);
   return {
     controller: m.controllerId,
@@ -180,7 +193,12 @@ class Writers {
     const connect = async (id: number): Promise<KafkaConnection> => {
       let c = connections.get(id);
       if (c === undefined) {
-        c = await KafkaConnection.connect({ ...this.cluster.address(id), clientId: `writer-${partition}`, requestTimeoutMs: REQUEST_TIMEOUT_MS, connectTimeoutMs: 1000 });
+        c = await KafkaConnection.connect({
+          ...this.cluster.address(id),
+          clientId: `writer-${partition}`,
+          requestTimeoutMs: REQUEST_TIMEOUT_MS,
+          connectTimeoutMs: 1000,
+        });
         connections.set(id, c);
       }
       return c;
@@ -212,7 +230,20 @@ class Writers {
         const r = await c.request(ProduceRequest, ProduceResponse, () => ({
           acks: -1,
           timeoutMs: REQUEST_TIMEOUT_MS,
-          topicData: [{ name: TOPIC, topicId, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from(`record-${n++}`), timestamp: BigInt(Date.now()) }] }) }] }],
+          topicData: [
+            {
+              name: TOPIC,
+              topicId,
+              partitionData: [
+                {
+                  index: partition,
+                  records: encodeRecordBatch({
+                    records: [{ key: null, value: Buffer.from(`record-${n++}`), timestamp: BigInt(Date.now()) }],
+                  }),
+                },
+              ],
+            },
+          ],
         }));
         const code = r.responses[0]?.partitionResponses[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
         if (code === ErrorCode.NONE) this.acks.get(partition)!.push({ at: Date.now(), leader });
@@ -271,7 +302,11 @@ async function runRound(cluster: SluiceCluster, partitions: number, sessionTimeo
 
   const writers = new Writers(cluster, partitions);
   await waitUntil('every writer acknowledged', async () => [...writers.acks.values()].every((a) => a.length > 0));
-  const watcher = await KafkaConnection.connect({ ...cluster.address(survivor), clientId: 'watcher', requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  const watcher = await KafkaConnection.connect({
+    ...cluster.address(survivor),
+    clientId: 'watcher',
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
   const t0 = Date.now();
   await cluster.kill(victim);
   const metadataAt = new Map<number, number>();
@@ -310,7 +345,12 @@ async function createTopic(cluster: SluiceCluster, partitions: number): Promise<
   const client = new KafkaCluster({ bootstrap: parseBootstrapServers(cluster.bootstrap()) });
   try {
     await waitUntil('three brokers', async () => (await client.metadata([])).brokers.size === SIZE);
-    await new KafkaAdminClient(client).createTopic({ name: TOPIC, partitions, replicationFactor: SIZE, configs: new Map([['min.insync.replicas', '2']]) });
+    await new KafkaAdminClient(client).createTopic({
+      name: TOPIC,
+      partitions,
+      replicationFactor: SIZE,
+      configs: new Map([['min.insync.replicas', '2']]),
+    });
   } finally {
     client.close();
   }
@@ -326,10 +366,28 @@ const stats = (xs: readonly number[]): { min: number; median: number; max: numbe
 
 function report(rounds: readonly Round[]): string {
   const perRound = table(
-    ['session timeout (ms)', 'round', 'killed', 'detected (ms)', 'partitions', 'Metadata new leader (ms, max)', 'first acks=all at new leader (ms, max)', 'within target'],
+    [
+      'session timeout (ms)',
+      'round',
+      'killed',
+      'detected (ms)',
+      'partitions',
+      'Metadata new leader (ms, max)',
+      'first acks=all at new leader (ms, max)',
+      'within target',
+    ],
     rounds.map((r) => {
       const produce = Math.max(...r.partitions.map((p) => p.produceMs));
-      return [String(r.sessionTimeoutMs), String(r.round), String(r.killed), String(r.detectedMs ?? '?'), r.partitions.map((p) => p.partition).join(','), String(Math.max(...r.partitions.map((p) => p.metadataMs))), String(produce), produce <= r.sessionTimeoutMs + 1000 ? 'yes' : 'NO'];
+      return [
+        String(r.sessionTimeoutMs),
+        String(r.round),
+        String(r.killed),
+        String(r.detectedMs ?? '?'),
+        r.partitions.map((p) => p.partition).join(','),
+        String(Math.max(...r.partitions.map((p) => p.metadataMs))),
+        String(produce),
+        produce <= r.sessionTimeoutMs + 1000 ? 'yes' : 'NO',
+      ];
     }),
   );
   const bySession = [...new Set(rounds.map((r) => r.sessionTimeoutMs))].map((timeout) => {
@@ -337,9 +395,26 @@ function report(rounds: readonly Round[]): string {
     const produce = stats(rs.flatMap((r) => r.partitions.map((p) => p.produceMs)));
     const meta = stats(rs.flatMap((r) => r.partitions.map((p) => p.metadataMs)));
     const after = stats(rs.flatMap((r) => r.partitions.map((p) => p.produceMs - (r.detectedMs ?? 0))));
-    return [String(timeout), String(rs.length), `${meta.min} / ${meta.median} / ${meta.max}`, `${produce.min} / ${produce.median} / ${produce.max}`, `${after.min} / ${after.median} / ${after.max}`, `${timeout + 1000}`];
+    return [
+      String(timeout),
+      String(rs.length),
+      `${meta.min} / ${meta.median} / ${meta.max}`,
+      `${produce.min} / ${produce.median} / ${produce.max}`,
+      `${after.min} / ${after.median} / ${after.max}`,
+      `${timeout + 1000}`,
+    ];
   });
-  const summary = table(['session timeout (ms)', 'rounds', 'Metadata new leader, min / median / max (ms)', 'first acks=all, min / median / max (ms)', 'after detection, min / median / max (ms)', 'target (ms)'], bySession);
+  const summary = table(
+    [
+      'session timeout (ms)',
+      'rounds',
+      'Metadata new leader, min / median / max (ms)',
+      'first acks=all, min / median / max (ms)',
+      'after detection, min / median / max (ms)',
+      'target (ms)',
+    ],
+    bySession,
+  );
   return `# Broker failover (kill -9), 3 brokers, RF 3, min.insync.replicas=2\n\n${summary}\n\n${NOTE}\n\n## Rounds\n\n${perRound}\n`;
 }
 

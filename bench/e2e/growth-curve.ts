@@ -61,8 +61,10 @@ export function producerWindows(stdout: string): ProducerWindow[] {
   const printedRecords = windows.reduce((sum, w) => sum + w.records, 0);
   const printedSeconds = windows.reduce((sum, w) => sum + w.seconds, 0);
   const restRecords = total.records - printedRecords;
-  if (restRecords < 0) throw new Error(`ProducerPerformance windows add up to ${printedRecords} records, more than its total ${total.records}`);
-  if (restRecords > 0) windows.push({ records: restRecords, seconds: Math.max(0, total.records / total.recordsPerSecond - printedSeconds) });
+  if (restRecords < 0)
+    throw new Error(`ProducerPerformance windows add up to ${printedRecords} records, more than its total ${total.records}`);
+  if (restRecords > 0)
+    windows.push({ records: restRecords, seconds: Math.max(0, total.records / total.recordsPerSecond - printedSeconds) });
   return windows;
 }
 
@@ -102,7 +104,14 @@ export function growthCurve(stdout: string, recordSize: number, logBytesOnDisk: 
   const [firstGBMBps, secondGBMBps] = [byGB[0]!, byGB[1]!];
   const lastGBMBps = byGB[byGB.length - 1]!;
   return {
-    gb: byGB.length, mbPerSecondByGB: byGB, firstGBMBps, secondGBMBps, lastGBMBps,
-    lastToSecond: lastGBMBps / secondGBMBps, lastToFirst: lastGBMBps / firstGBMBps, logBytesOnDisk, windows,
+    gb: byGB.length,
+    mbPerSecondByGB: byGB,
+    firstGBMBps,
+    secondGBMBps,
+    lastGBMBps,
+    lastToSecond: lastGBMBps / secondGBMBps,
+    lastToFirst: lastGBMBps / firstGBMBps,
+    logBytesOnDisk,
+    windows,
   };
 }

@@ -8,7 +8,16 @@
 import { growthCurve, BYTES_PER_GB } from './growth-curve.js';
 import { parseProducerPerformance } from './java-tools.js';
 import { freeBytes, topicLogBytes, waitUntilRemoved } from './log-disk.js';
-import { createTopic, deleteTopic, freshTopic, measurement, observe, producerPerformance, type Measurement, type RunContext } from './workloads.js';
+import {
+  createTopic,
+  deleteTopic,
+  freshTopic,
+  measurement,
+  observe,
+  producerPerformance,
+  type Measurement,
+  type RunContext,
+} from './workloads.js';
 
 export const GROWTH_WORKLOAD_ID = 'growth';
 /** freshTopic names every topic of this workload with this prefix. */
@@ -26,7 +35,9 @@ export async function runGrowth(ctx: RunContext, gb: number): Promise<Measuremen
   const logDir = ctx.broker.logDir;
   const free = logDir === null ? Infinity : freeBytes(logDir);
   if (free < gb * DISK_PER_GB) {
-    throw new Error(`${(free / BYTES_PER_GB).toFixed(1)} GB free in ${logDir}, a ${gb} GB log needs ${((gb * DISK_PER_GB) / BYTES_PER_GB).toFixed(1)}`);
+    throw new Error(
+      `${(free / BYTES_PER_GB).toFixed(1)} GB free in ${logDir}, a ${gb} GB log needs ${((gb * DISK_PER_GB) / BYTES_PER_GB).toFixed(1)}`,
+    );
   }
   const records = Math.ceil((gb * BYTES_PER_GB) / RECORD_SIZE);
   const topic = freshTopic(GROWTH_WORKLOAD_ID);
@@ -34,7 +45,12 @@ export async function runGrowth(ctx: RunContext, gb: number): Promise<Measuremen
   try {
     const timeoutMs = Math.max(600_000, ((gb * BYTES_PER_GB) / (SLOWEST_MB_PER_SECOND * 1e6)) * 1000);
     const o = await observe(ctx.broker, () =>
-      producerPerformance(ctx, topic, { records, recordSize: RECORD_SIZE, acks: '1', compression: 'none' }, { reportingIntervalMs: REPORTING_INTERVAL_MS, timeoutMs }),
+      producerPerformance(
+        ctx,
+        topic,
+        { records, recordSize: RECORD_SIZE, acks: '1', compression: 'none' },
+        { reportingIntervalMs: REPORTING_INTERVAL_MS, timeoutMs },
+      ),
     );
     const logBytesOnDisk = logDir === null ? null : topicLogBytes(logDir, topic);
     if (logBytesOnDisk !== null && logBytesOnDisk < gb * BYTES_PER_GB) {
@@ -42,7 +58,9 @@ export async function runGrowth(ctx: RunContext, gb: number): Promise<Measuremen
     }
     const p = parseProducerPerformance(o.run.stdout);
     return measurement(ctx, GROWTH_WORKLOAD_ID, o, p.records, p.records * RECORD_SIZE, p.records / p.recordsPerSecond, {
-      topicCreateSeconds, producerAvgLatencyMs: p.avgLatencyMs, growth: growthCurve(o.run.stdout, RECORD_SIZE, logBytesOnDisk),
+      topicCreateSeconds,
+      producerAvgLatencyMs: p.avgLatencyMs,
+      growth: growthCurve(o.run.stdout, RECORD_SIZE, logBytesOnDisk),
     });
   } finally {
     await deleteTopic(ctx, topic);

@@ -26,12 +26,20 @@ export async function prepareJavaTools(outDir: string): Promise<JavaTools> {
   const classes = join(outDir, 'classes');
   mkdirSync(classes, { recursive: true });
   const kafkaCp = kafkaClasspath(libs);
-  execFileSync('javac', ['-nowarn', '-cp', kafkaCp, '-d', classes, join(repoRoot(), 'bench', 'e2e', 'BenchTool.java')], { stdio: 'inherit' });
+  execFileSync('javac', ['-nowarn', '-cp', kafkaCp, '-d', classes, join(repoRoot(), 'bench', 'e2e', 'BenchTool.java')], {
+    stdio: 'inherit',
+  });
   return { classpath: `${kafkaCp}:${classes}` };
 }
 
 /** `jvmArgs` go before the class, e.g. -Dclient.config=FILE for BenchTool's consumer. */
-export function runJava(tools: JavaTools, mainClass: string, args: readonly string[], timeoutMs = 600_000, jvmArgs: readonly string[] = []): Promise<ToolRun> {
+export function runJava(
+  tools: JavaTools,
+  mainClass: string,
+  args: readonly string[],
+  timeoutMs = 600_000,
+  jvmArgs: readonly string[] = [],
+): Promise<ToolRun> {
   // A fixed heap: the generator sizes and collects the same way whichever broker it drives.
   return runTool('java', ['-Xms512m', '-Xmx512m', QUIET_LOG4J(), ...jvmArgs, '-cp', tools.classpath, mainClass, ...args], timeoutMs);
 }
@@ -70,7 +78,10 @@ export interface ProducerPerfResult {
 
 /** Parses ProducerPerformance's final summary line. */
 export function parseProducerPerformance(stdout: string): ProducerPerfResult {
-  const m = /(\d+) records sent, ([\d.]+) records\/sec \([\d.]+ MB\/sec\), ([\d.]+) ms avg latency, [\d.]+ ms max latency, \d+ ms 50th, \d+ ms 95th, (\d+) ms 99th/.exec(stdout);
+  const m =
+    /(\d+) records sent, ([\d.]+) records\/sec \([\d.]+ MB\/sec\), ([\d.]+) ms avg latency, [\d.]+ ms max latency, \d+ ms 50th, \d+ ms 95th, (\d+) ms 99th/.exec(
+      stdout,
+    );
   if (!m) throw new Error(`no ProducerPerformance summary in:\n${stdout.slice(-2000)}`);
   return { records: Number(m[1]), recordsPerSecond: Number(m[2]), avgLatencyMs: Number(m[3]), p99LatencyMs: Number(m[4]) };
 }

@@ -62,13 +62,27 @@ export function parseLoadgenSummary(stdout: string): LoadgenSummary {
   if (mode !== 'produce' && mode !== 'consume' && mode !== 'latency') throw new Error(`loadgen summary has an unknown mode: ${line}`);
   const n = (key: string): number => field(o, key, line);
   const summary: LoadgenSummary = {
-    mode, records: n('records'), bytes: n('bytes'), seconds: n('seconds'), errors: n('errors'),
-    cpuSeconds: n('cpuSeconds'), wireTxBytes: n('wireTxBytes'), wireRxBytes: n('wireRxBytes'),
+    mode,
+    records: n('records'),
+    bytes: n('bytes'),
+    seconds: n('seconds'),
+    errors: n('errors'),
+    cpuSeconds: n('cpuSeconds'),
+    wireTxBytes: n('wireTxBytes'),
+    wireRxBytes: n('wireRxBytes'),
   };
   if (mode !== 'latency') return summary;
   return {
     ...summary,
-    latency: { sent: n('sent'), received: n('received'), measured: n('measured'), p50Ms: n('p50Ms'), p99Ms: n('p99Ms'), p999Ms: n('p999Ms'), maxMs: n('maxMs') },
+    latency: {
+      sent: n('sent'),
+      received: n('received'),
+      measured: n('measured'),
+      p50Ms: n('p50Ms'),
+      p99Ms: n('p99Ms'),
+      p999Ms: n('p999Ms'),
+      maxMs: n('maxMs'),
+    },
   };
 }
 
@@ -85,9 +99,13 @@ export function ensureLoadgen(): string {
   mkdirSync(dir, { recursive: true });
   const partial = `${binary}.${process.pid}`;
   try {
-    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', partial, source, '-lrdkafka', '-lpthread'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', partial, source, '-lrdkafka', '-lpthread'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   } catch (e) {
-    throw new Error(`building the load generator failed (needs cc and librdkafka-dev: apt-get install build-essential librdkafka-dev): ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `building the load generator failed (needs cc and librdkafka-dev: apt-get install build-essential librdkafka-dev): ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   renameSync(partial, binary);
   return binary;
@@ -124,14 +142,47 @@ export function loadgenArgs(bootstrap: string, topic: string, c: LoadgenCommand,
   const sets = extra.flatMap((kv) => ['--set', kv]);
   switch (c.mode) {
     case 'produce':
-      return ['produce', ...common, '--records', String(c.records), '--record-size', String(c.recordSize), '--acks', c.acks,
-        '--compression', c.compression, '--linger-ms', String(c.lingerMs), '--batch-size', String(c.batchSize), ...sets];
+      return [
+        'produce',
+        ...common,
+        '--records',
+        String(c.records),
+        '--record-size',
+        String(c.recordSize),
+        '--acks',
+        c.acks,
+        '--compression',
+        c.compression,
+        '--linger-ms',
+        String(c.lingerMs),
+        '--batch-size',
+        String(c.batchSize),
+        ...sets,
+      ];
     case 'consume':
       return ['consume', ...common, '--partitions', String(c.partitions), '--records', String(c.records), ...sets];
     case 'latency':
-      return ['latency', ...common, '--partitions', String(c.partitions), '--rate', String(c.ratePerSecond), '--record-size', String(c.recordSize),
-        '--seconds', String(c.seconds), '--warmup', String(c.warmupSeconds), '--acks', c.acks, '--linger-ms', String(c.lingerMs),
-        '--batch-size', String(c.batchSize), ...sets];
+      return [
+        'latency',
+        ...common,
+        '--partitions',
+        String(c.partitions),
+        '--rate',
+        String(c.ratePerSecond),
+        '--record-size',
+        String(c.recordSize),
+        '--seconds',
+        String(c.seconds),
+        '--warmup',
+        String(c.warmupSeconds),
+        '--acks',
+        c.acks,
+        '--linger-ms',
+        String(c.lingerMs),
+        '--batch-size',
+        String(c.batchSize),
+        ...sets,
+      ];
   }
 }
 
@@ -141,7 +192,12 @@ export interface LoadgenRun {
 }
 
 /** Runs the generator (behind `launcher`, e.g. taskset) to its end; delivery errors fail the run. */
-export async function runLoadgen(binary: string, args: readonly string[], launcher: readonly string[] = [], timeoutMs = 900_000): Promise<LoadgenRun> {
+export async function runLoadgen(
+  binary: string,
+  args: readonly string[],
+  launcher: readonly string[] = [],
+  timeoutMs = 900_000,
+): Promise<LoadgenRun> {
   const [command, ...pre] = [...launcher, binary];
   const tool = await runTool(command, [...pre, ...args], timeoutMs);
   const summary = parseLoadgenSummary(tool.stdout);

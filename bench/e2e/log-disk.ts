@@ -38,7 +38,8 @@ export async function waitUntilRemoved(logDir: string, topic: string, timeoutMs:
   for (;;) {
     const left = partitionDirs(logDir, escapeRegExp(topic), true);
     if (left.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`${left.length} directories of deleted topic ${topic} still in ${logDir} after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${left.length} directories of deleted topic ${topic} still in ${logDir} after ${timeoutMs / 1000} s`);
     await sleep(500);
   }
 }
@@ -47,7 +48,8 @@ export async function waitUntilRemoved(logDir: string, topic: string, timeoutMs:
 export function assertNoTopicFiles(logDirs: readonly string[], topicPrefix: string): void {
   for (const logDir of logDirs) {
     const left = partitionDirs(logDir, `${escapeRegExp(topicPrefix)}.*`, true);
-    if (left.length > 0) throw new Error(`${left.length} directories of an earlier ${topicPrefix}* topic are still in ${logDir}, e.g. ${left[0]}`);
+    if (left.length > 0)
+      throw new Error(`${left.length} directories of an earlier ${topicPrefix}* topic are still in ${logDir}, e.g. ${left[0]}`);
   }
 }
 

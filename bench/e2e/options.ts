@@ -132,10 +132,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const brokers = (values.brokers ?? '').split(',').map((b) => b.trim());
   for (const b of brokers) if (b !== 'sluice' && b !== 'kafka') throw new Error(`unknown broker ${b}\n${USAGE}`);
   const workloads = (values.workloads ?? '').split(',').map((w) => w.trim());
-  for (const w of workloads) if (!(WORKLOAD_GROUPS as readonly string[]).includes(w)) throw new Error(`unknown workload group ${w}\n${USAGE}`);
+  for (const w of workloads)
+    if (!(WORKLOAD_GROUPS as readonly string[]).includes(w)) throw new Error(`unknown workload group ${w}\n${USAGE}`);
   const bootstrap = values.bootstrap ?? null;
-  const pinCompressions = (values['pin-compressions'] ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
-  for (const c of pinCompressions) if (!(COMPRESSIONS as readonly string[]).includes(c) || c === 'none') throw new Error(`unknown compression ${c}\n${USAGE}`);
+  const pinCompressions = (values['pin-compressions'] ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+  for (const c of pinCompressions)
+    if (!(COMPRESSIONS as readonly string[]).includes(c) || c === 'none') throw new Error(`unknown compression ${c}\n${USAGE}`);
   const pin = values.pin ?? false;
   return {
     quick,

@@ -25,9 +25,18 @@ export interface PerfSummary {
 /** Where a sample's time goes, from its DSO and symbol name; first match wins. */
 const CATEGORIES: readonly [string, (l: PerfLine) => boolean][] = [
   ['kernel (syscalls, TCP, page cache, scheduler)', (l) => l.dso.includes('kernel')],
-  ['V8 garbage collection', (l) => /v8::internal::.*(Mark|Sweep|Scaveng|Heap|Evacuat|Compact|Visitor|MemoryChunk|Remembered|SlotSet|PointersUpdating|Minor|Major)/.test(l.symbol)],
+  [
+    'V8 garbage collection',
+    (l) =>
+      /v8::internal::.*(Mark|Sweep|Scaveng|Heap|Evacuat|Compact|Visitor|MemoryChunk|Remembered|SlotSet|PointersUpdating|Minor|Major)/.test(
+        l.symbol,
+      ),
+  ],
   ['V8 compilers (JIT)', (l) => /v8::internal::(compiler|maglev|baseline|Compiler|Parser|interpreter::BytecodeGenerator)/.test(l.symbol)],
-  ['JS and V8 builtins (running the broker code)', (l) => l.dso.startsWith('[JIT]') || l.symbol.startsWith('Builtins_') || l.symbol.startsWith('JS:')],
+  [
+    'JS and V8 builtins (running the broker code)',
+    (l) => l.dso.startsWith('[JIT]') || l.symbol.startsWith('Builtins_') || l.symbol.startsWith('JS:'),
+  ],
   ['native addon (CRC32C, sendfile, codecs)', (l) => l.dso.includes('sluice_native')],
   ['libc / libstdc++ (memcpy, malloc)', (l) => /^(libc|libstdc\+\+|ld-linux)/.test(l.dso)],
   ['other node / V8 runtime', () => true],
@@ -49,7 +58,9 @@ export async function perfAvailable(): Promise<boolean> {
 
 /** Samples `pid` for `seconds` at 499 Hz with call graphs; returns when perf has written `out`. */
 export async function perfRecord(pid: number, seconds: number, out: string): Promise<void> {
-  const child = spawn('perf', ['record', '-F', '499', '-g', '-p', String(pid), '-o', out, '--', 'sleep', String(seconds)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('perf', ['record', '-F', '499', '-g', '-p', String(pid), '-o', out, '--', 'sleep', String(seconds)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -58,7 +69,8 @@ export async function perfRecord(pid: number, seconds: number, out: string): Pro
 
 export async function perfSummarize(dataFile: string, seconds: number): Promise<PerfSummary> {
   const { stdout } = await execFileAsync(
-    'perf', ['report', '-i', dataFile, '--stdio', '--no-children', '-g', 'none', '--sort', 'dso,sym', '--percent-limit', '0'],
+    'perf',
+    ['report', '-i', dataFile, '--stdio', '--no-children', '-g', 'none', '--sort', 'dso,sym', '--percent-limit', '0'],
     { maxBuffer: 256 * 1024 * 1024 },
   );
   // "# Samples: 3K of event 'cpu-clock'": perf rounds to K/M.

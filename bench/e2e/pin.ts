@@ -79,7 +79,9 @@ export function assertPinned(pid: number, cpus: readonly number[], what: string)
   const want = formatCpuList(cpus);
   const stray = threads.filter((t) => formatCpuList(t.cpus) !== want);
   if (threads.length === 0 || stray.length > 0) {
-    throw new Error(`${what} (pid ${pid}) is not pinned to CPU ${want}: ${stray.map((t) => `thread ${t.tid} on ${formatCpuList(t.cpus)}`).join(', ') || 'no threads'}`);
+    throw new Error(
+      `${what} (pid ${pid}) is not pinned to CPU ${want}: ${stray.map((t) => `thread ${t.tid} on ${formatCpuList(t.cpus)}`).join(', ') || 'no threads'}`,
+    );
   }
   return threads.length;
 }

@@ -16,7 +16,13 @@ import { summarizePinned, writePinnedReport } from './pinned-report.js';
 import { soakEach, type SoakResult } from './soak.js';
 import { measureStartup, settledRssMiB, type StartupSample } from './startup.js';
 
-export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: string, log: (m: string) => void, t0: number): Promise<void> {
+export async function runPinnedBench(
+  o: BenchOptions,
+  tools: JavaTools,
+  outDir: string,
+  log: (m: string) => void,
+  t0: number,
+): Promise<void> {
   const plan = planPins(usableCpus(), o.pinBrokerCpus, o.pinGeneratorCpus);
   const brokerLauncher = pinLauncher(plan.brokerCpus);
   const loadgen = ensureLoadgen();
@@ -37,7 +43,12 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
       if (o.brokers.includes('sluice')) {
         log('Sluice start-up and idle memory, pinned');
         startup = await measureStartup(o.workDir, 3, o.sluiceOverrides, brokerLauncher);
-        const s = await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, nodeArgs: o.sluiceNodeFlags, launcher: brokerLauncher });
+        const s = await startSluice({
+          dataDir: join(o.workDir, 'sluice-data'),
+          overrides: o.sluiceOverrides,
+          nodeArgs: o.sluiceNodeFlags,
+          launcher: brokerLauncher,
+        });
         brokers.push(s);
       }
       if (o.brokers.includes('kafka')) {
@@ -51,7 +62,19 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
     log(`brokers: ${brokers.map((b) => `${b.name}@${b.bootstrap}`).join(', ')}`);
     runs = await runPinned({ tools, loadgen, plan, clientProps: o.clientProps, log }, brokers, rows, o.reps, failures);
     if (o.workloads.has('soak')) {
-      soak = await soakEach(tools, brokers, { loadgen, launcher: pinLauncher(plan.generatorCpus), minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }, log, failures);
+      soak = await soakEach(
+        tools,
+        brokers,
+        {
+          loadgen,
+          launcher: pinLauncher(plan.generatorCpus),
+          minutes: o.soakMinutes,
+          ratePerSecond: o.soakRatePerSecond,
+          clientProps: o.clientProps,
+        },
+        log,
+        failures,
+      );
     }
   } finally {
     for (const b of brokers) await b.stop();
@@ -60,11 +83,27 @@ export async function runPinnedBench(o: BenchOptions, tools: JavaTools, outDir: 
     date: new Date().toISOString(),
     mode: o.quick ? 'pinned-quick' : 'pinned',
     environment: {
-      cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0 (1 GiB heap)',
-      generator: 'bench/e2e/loadgen/loadgen.c on librdkafka 2.0.2', rounds: o.reps, clientProps: o.clientProps.join(',') || 'none',
-      sluiceOverrides: o.sluiceOverrides.join(',') || 'none', sluiceNodeFlags: o.sluiceNodeFlags.join(' ') || 'none', durationSeconds: Math.round((Date.now() - t0) / 1000),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      kafka: '4.4.0 (1 GiB heap)',
+      generator: 'bench/e2e/loadgen/loadgen.c on librdkafka 2.0.2',
+      rounds: o.reps,
+      clientProps: o.clientProps.join(',') || 'none',
+      sluiceOverrides: o.sluiceOverrides.join(',') || 'none',
+      sluiceNodeFlags: o.sluiceNodeFlags.join(' ') || 'none',
+      durationSeconds: Math.round((Date.now() - t0) / 1000),
     },
-    plan, pinnedThreads, rows, summaries: summarizePinned(runs), runs, startup, kafkaStart, soak, failures,
+    plan,
+    pinnedThreads,
+    rows,
+    summaries: summarizePinned(runs),
+    runs,
+    startup,
+    kafkaStart,
+    soak,
+    failures,
   });
   console.log(markdown);
   log(`wrote ${outDir}`);

@@ -31,7 +31,8 @@ const SOAK_RSS_SHARE_OF_KAFKA = 0.25;
 const x = (v: number): string => `${v.toFixed(2)}×`;
 
 export function judgeTargets(inputs: TargetInputs): TargetVerdict[] {
-  const get = (w: string, b: 'sluice' | 'kafka'): PinnedSummary | undefined => inputs.summaries.find((s) => s.workload === w && s.broker === b);
+  const get = (w: string, b: 'sluice' | 'kafka'): PinnedSummary | undefined =>
+    inputs.summaries.find((s) => s.workload === w && s.broker === b);
   const pair = (w: string): { s: PinnedSummary; k: PinnedSummary } | null => {
     const s = get(w, 'sluice');
     const k = get(w, 'kafka');
@@ -47,7 +48,11 @@ export function judgeTargets(inputs: TargetInputs): TargetVerdict[] {
     if (p === null) return;
     if (p.s.generatorSaturated || p.k.generatorSaturated) {
       const c = cpuRatio(p);
-      out.push({ target: `${label}: ≥ ${goal}× Kafka (generator-bound: broker CPU/GB ≤ ${CPU_SHARE_OF_KAFKA}× Kafka's)`, measured: c === null ? '–' : `CPU/GB ${x(c)}`, met: c === null ? null : c <= CPU_SHARE_OF_KAFKA });
+      out.push({
+        target: `${label}: ≥ ${goal}× Kafka (generator-bound: broker CPU/GB ≤ ${CPU_SHARE_OF_KAFKA}× Kafka's)`,
+        measured: c === null ? '–' : `CPU/GB ${x(c)}`,
+        met: c === null ? null : c <= CPU_SHARE_OF_KAFKA,
+      });
       return;
     }
     const r = by === 'bytes' ? p.s.mbPerSecond.median / p.k.mbPerSecond.median : p.s.recordsPerSecond / p.k.recordsPerSecond;
@@ -58,35 +63,64 @@ export function judgeTargets(inputs: TargetInputs): TargetVerdict[] {
   const consume = pair('pin-consume-1k');
   if (consume) {
     const r = consume.s.generatorCpuSecondsPerGB / consume.k.generatorCpuSecondsPerGB;
-    out.push({ target: 'consumer CPU/GB reading from Sluice ≤ from Kafka', measured: `${consume.s.generatorCpuSecondsPerGB.toFixed(2)} / ${consume.k.generatorCpuSecondsPerGB.toFixed(2)} s/GB (${x(r)})`, met: r <= 1 });
+    out.push({
+      target: 'consumer CPU/GB reading from Sluice ≤ from Kafka',
+      measured: `${consume.s.generatorCpuSecondsPerGB.toFixed(2)} / ${consume.k.generatorCpuSecondsPerGB.toFixed(2)} s/GB (${x(r)})`,
+      met: r <= 1,
+    });
   }
   for (const codec of ['lz4', 'gzip', 'snappy', 'zstd']) speed(`pin-p1k-acks1-${codec}`, `produce 1 KiB ${codec}`, 1.3, 'bytes');
   speed('pin-p1k-acks1-none', 'produce 1 KiB acks=1', 1.5, 'bytes');
   speed('pin-p1k-acksall-none', 'produce 1 KiB acks=all', 1.5, 'bytes');
   speed('pin-p100b-acks1-none', 'produce 100 B', 1.5, 'records');
-  for (const [w, label] of [['pin-p1k-acks1-none', '1 KiB acks=1'], ['pin-p1k-acksall-none', '1 KiB acks=all'], ['pin-p100b-acks1-none', '100 B']] as const) {
+  for (const [w, label] of [
+    ['pin-p1k-acks1-none', '1 KiB acks=1'],
+    ['pin-p1k-acksall-none', '1 KiB acks=all'],
+    ['pin-p100b-acks1-none', '100 B'],
+  ] as const) {
     const p = pair(w);
     const c = p === null ? null : cpuRatio(p);
-    if (c !== null) out.push({ target: `produce ${label}: broker CPU/GB ≤ ${CPU_SHARE_OF_KAFKA}× Kafka's`, measured: x(c), met: c <= CPU_SHARE_OF_KAFKA });
+    if (c !== null)
+      out.push({
+        target: `produce ${label}: broker CPU/GB ≤ ${CPU_SHARE_OF_KAFKA}× Kafka's`,
+        measured: x(c),
+        met: c <= CPU_SHARE_OF_KAFKA,
+      });
   }
   const lat = pair('pin-latency');
   if (lat?.s.p99Ms && lat.k.p99Ms) {
     const r = lat.s.p99Ms.median / lat.k.p99Ms.median;
-    out.push({ target: 'end-to-end p99 ≤ 0.5× Kafka', measured: `${lat.s.p99Ms.median.toFixed(1)} / ${lat.k.p99Ms.median.toFixed(1)} ms (${x(r)})`, met: r <= 0.5 });
+    out.push({
+      target: 'end-to-end p99 ≤ 0.5× Kafka',
+      measured: `${lat.s.p99Ms.median.toFixed(1)} / ${lat.k.p99Ms.median.toFixed(1)} ms (${x(r)})`,
+      met: r <= 0.5,
+    });
   }
   if (inputs.startup.length > 0) {
     const idle = median(inputs.startup.map((s) => s.idleRssMiB));
     const start = median(inputs.startup.map((s) => s.startSeconds));
     out.push({ target: `idle RSS ≤ ${IDLE_RSS_MIB} MiB`, measured: `${idle.toFixed(1)} MiB`, met: idle <= IDLE_RSS_MIB });
-    out.push({ target: `start to accepting connections ≤ ${START_SECONDS * 1000} ms`, measured: `${Math.round(start * 1000)} ms`, met: start <= START_SECONDS });
+    out.push({
+      target: `start to accepting connections ≤ ${START_SECONDS * 1000} ms`,
+      measured: `${Math.round(start * 1000)} ms`,
+      met: start <= START_SECONDS,
+    });
   }
   const soakS = inputs.soak.find((s) => s.broker === 'sluice');
   const soakK = inputs.soak.find((s) => s.broker === 'kafka');
   if (soakS?.flatness) {
-    out.push({ target: 'RSS under sustained load flat within 10%', measured: `${(soakS.flatness.spread * 100).toFixed(1)}% (${soakS.flatness.minMiB.toFixed(0)}–${soakS.flatness.maxMiB.toFixed(0)} MiB)`, met: soakS.flatness.flat });
+    out.push({
+      target: 'RSS under sustained load flat within 10%',
+      measured: `${(soakS.flatness.spread * 100).toFixed(1)}% (${soakS.flatness.minMiB.toFixed(0)}–${soakS.flatness.maxMiB.toFixed(0)} MiB)`,
+      met: soakS.flatness.flat,
+    });
     if (soakK?.flatness) {
       const r = soakS.flatness.maxMiB / soakK.flatness.maxMiB;
-      out.push({ target: `RSS under sustained load ≤ ${SOAK_RSS_SHARE_OF_KAFKA}× Kafka's`, measured: `${soakS.flatness.maxMiB.toFixed(0)} / ${soakK.flatness.maxMiB.toFixed(0)} MiB (${x(r)})`, met: r <= SOAK_RSS_SHARE_OF_KAFKA });
+      out.push({
+        target: `RSS under sustained load ≤ ${SOAK_RSS_SHARE_OF_KAFKA}× Kafka's`,
+        measured: `${soakS.flatness.maxMiB.toFixed(0)} / ${soakK.flatness.maxMiB.toFixed(0)} MiB (${x(r)})`,
+        met: r <= SOAK_RSS_SHARE_OF_KAFKA,
+      });
     }
   }
   return out;

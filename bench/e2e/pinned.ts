@@ -9,7 +9,16 @@ import type { BrokerUnderTest } from './brokers.js';
 import type { BenchOptions } from './options.js';
 import { loadgenArgs, runLoadgen, type Compression, type LoadgenCommand, type LoadgenSummary } from './loadgen.js';
 import { pinLauncher, type PinPlan } from './pin.js';
-import { createTopic, deleteTopic, freshTopic, measurement, observe, type Measurement, type Observed, type RunContext } from './workloads.js';
+import {
+  createTopic,
+  deleteTopic,
+  freshTopic,
+  measurement,
+  observe,
+  type Measurement,
+  type Observed,
+  type RunContext,
+} from './workloads.js';
 import type { JavaTools } from './java-tools.js';
 
 export const PINNED_PARTITIONS = 16;
@@ -21,24 +30,63 @@ const LATENCY_LINGER_MS = 1;
 const LATENCY_BATCH_BYTES = 131_072;
 
 export type PinnedRow =
-  | { readonly kind: 'produce'; readonly id: string; readonly label: string; readonly recordSize: number; readonly records: number; readonly acks: '1' | 'all'; readonly compression: Compression }
+  | {
+      readonly kind: 'produce';
+      readonly id: string;
+      readonly label: string;
+      readonly recordSize: number;
+      readonly records: number;
+      readonly acks: '1' | 'all';
+      readonly compression: Compression;
+    }
   | { readonly kind: 'consume'; readonly id: string; readonly label: string; readonly recordSize: number; readonly records: number }
-  | { readonly kind: 'latency'; readonly id: string; readonly label: string; readonly recordSize: number; readonly ratePerSecond: number; readonly seconds: number; readonly warmupSeconds: number };
+  | {
+      readonly kind: 'latency';
+      readonly id: string;
+      readonly label: string;
+      readonly recordSize: number;
+      readonly ratePerSecond: number;
+      readonly seconds: number;
+      readonly warmupSeconds: number;
+    };
 
 export function pinnedRows(o: BenchOptions): PinnedRow[] {
   const kib = (acks: '1' | 'all', compression: Compression): PinnedRow => ({
-    kind: 'produce', id: `pin-p1k-acks${acks}-${compression}`, label: `produce 1 KiB, acks=${acks}${compression === 'none' ? '' : `, ${compression}`}`,
-    recordSize: 1024, records: o.records1k, acks, compression,
+    kind: 'produce',
+    id: `pin-p1k-acks${acks}-${compression}`,
+    label: `produce 1 KiB, acks=${acks}${compression === 'none' ? '' : `, ${compression}`}`,
+    recordSize: 1024,
+    records: o.records1k,
+    acks,
+    compression,
   });
   const rows: PinnedRow[] = [
-    kib('1', 'none'), kib('all', 'none'),
-    { kind: 'produce', id: 'pin-p100b-acks1-none', label: 'produce 100 B, acks=1', recordSize: 100, records: o.records100b, acks: '1', compression: 'none' },
+    kib('1', 'none'),
+    kib('all', 'none'),
+    {
+      kind: 'produce',
+      id: 'pin-p100b-acks1-none',
+      label: 'produce 100 B, acks=1',
+      recordSize: 100,
+      records: o.records100b,
+      acks: '1',
+      compression: 'none',
+    },
     ...o.pinCompressions.map((c) => kib('1', c)),
   ];
-  if (o.workloads.has('consume')) rows.push({ kind: 'consume', id: 'pin-consume-1k', label: 'consume 1 KiB (page cache)', recordSize: 1024, records: o.records1k });
+  if (o.workloads.has('consume'))
+    rows.push({ kind: 'consume', id: 'pin-consume-1k', label: 'consume 1 KiB (page cache)', recordSize: 1024, records: o.records1k });
   if (o.workloads.has('latency')) {
     const mbps = (o.pinLatencyRatePerSecond * 1024) / 1e6;
-    rows.push({ kind: 'latency', id: 'pin-latency', label: `end-to-end latency, 1 KiB at ${mbps.toFixed(0)} MB/s, acks=all`, recordSize: 1024, ratePerSecond: o.pinLatencyRatePerSecond, seconds: o.latencySeconds, warmupSeconds: o.latencyWarmupSeconds });
+    rows.push({
+      kind: 'latency',
+      id: 'pin-latency',
+      label: `end-to-end latency, 1 KiB at ${mbps.toFixed(0)} MB/s, acks=all`,
+      recordSize: 1024,
+      ratePerSecond: o.pinLatencyRatePerSecond,
+      seconds: o.latencySeconds,
+      warmupSeconds: o.latencyWarmupSeconds,
+    });
   }
   return o.workloads.has('produce') ? rows : rows.filter((r) => r.kind !== 'produce');
 }
@@ -69,7 +117,18 @@ export function pinnedRun(ctx: RunContext, row: PinnedRow, o: Observed, s: Loadg
   const base = measurement(ctx, row.id, o, s.records, s.bytes, s.seconds, {
     generatorCpuSeconds: s.cpuSeconds,
     generatorCpuCores: s.seconds > 0 ? s.cpuSeconds / s.seconds : 0,
-    ...(s.latency ? { latency: { p50Ms: s.latency.p50Ms, p99Ms: s.latency.p99Ms, p999Ms: s.latency.p999Ms, maxMs: s.latency.maxMs, sent: s.latency.sent, received: s.latency.received } } : {}),
+    ...(s.latency
+      ? {
+          latency: {
+            p50Ms: s.latency.p50Ms,
+            p99Ms: s.latency.p99Ms,
+            p999Ms: s.latency.p999Ms,
+            maxMs: s.latency.maxMs,
+            sent: s.latency.sent,
+            received: s.latency.received,
+          },
+        }
+      : {}),
   });
   return {
     ...base,
@@ -77,7 +136,8 @@ export function pinnedRun(ctx: RunContext, row: PinnedRow, o: Observed, s: Loadg
     generatorCoreBusy,
     brokerCoreBusy: coreBusy(o.busyByCpu, plan.brokerCpus, o.wallSeconds),
     wireBytesPerPayloadByte: s.bytes > 0 ? wire / s.bytes : 0,
-    generatorSaturated: row.kind !== 'latency' && Math.max(generatorCoreBusy, base.generatorCpuCores / plan.generatorCpus.length) >= SATURATED_CORE_BUSY,
+    generatorSaturated:
+      row.kind !== 'latency' && Math.max(generatorCoreBusy, base.generatorCpuCores / plan.generatorCpus.length) >= SATURATED_CORE_BUSY,
   };
 }
 
@@ -93,13 +153,28 @@ export interface PinnedContext {
 function command(row: PinnedRow): LoadgenCommand {
   switch (row.kind) {
     case 'produce':
-      return { mode: 'produce', records: row.records, recordSize: row.recordSize, acks: row.acks, compression: row.compression, lingerMs: PINNED_LINGER_MS, batchSize: PINNED_BATCH_BYTES };
+      return {
+        mode: 'produce',
+        records: row.records,
+        recordSize: row.recordSize,
+        acks: row.acks,
+        compression: row.compression,
+        lingerMs: PINNED_LINGER_MS,
+        batchSize: PINNED_BATCH_BYTES,
+      };
     case 'consume':
       return { mode: 'consume', partitions: PINNED_PARTITIONS, records: row.records };
     case 'latency':
       return {
-        mode: 'latency', partitions: PINNED_PARTITIONS, ratePerSecond: row.ratePerSecond, recordSize: row.recordSize, seconds: row.seconds,
-        warmupSeconds: row.warmupSeconds, acks: 'all', lingerMs: LATENCY_LINGER_MS, batchSize: LATENCY_BATCH_BYTES,
+        mode: 'latency',
+        partitions: PINNED_PARTITIONS,
+        ratePerSecond: row.ratePerSecond,
+        recordSize: row.recordSize,
+        seconds: row.seconds,
+        warmupSeconds: row.warmupSeconds,
+        acks: 'all',
+        lingerMs: LATENCY_LINGER_MS,
+        batchSize: LATENCY_BATCH_BYTES,
       };
   }
 }
@@ -107,7 +182,11 @@ function command(row: PinnedRow): LoadgenCommand {
 async function generate(pc: PinnedContext, ctx: RunContext, row: PinnedRow, topic: string): Promise<PinnedRun> {
   let summary: LoadgenSummary | null = null;
   const o = await observe(ctx.broker, async () => {
-    const r = await runLoadgen(pc.loadgen, loadgenArgs(ctx.broker.bootstrap, topic, command(row), pc.clientProps), pinLauncher(pc.plan.generatorCpus));
+    const r = await runLoadgen(
+      pc.loadgen,
+      loadgenArgs(ctx.broker.bootstrap, topic, command(row), pc.clientProps),
+      pinLauncher(pc.plan.generatorCpus),
+    );
     summary = r.summary;
     return r.tool;
   });
@@ -118,7 +197,15 @@ async function generate(pc: PinnedContext, ctx: RunContext, row: PinnedRow, topi
 async function prepareConsume(pc: PinnedContext, ctx: RunContext, row: PinnedRow & { kind: 'consume' }): Promise<string> {
   const topic = freshTopic(row.id);
   await createTopic(ctx, topic, PINNED_PARTITIONS);
-  const produce: LoadgenCommand = { mode: 'produce', records: row.records, recordSize: row.recordSize, acks: '1', compression: 'none', lingerMs: PINNED_LINGER_MS, batchSize: PINNED_BATCH_BYTES };
+  const produce: LoadgenCommand = {
+    mode: 'produce',
+    records: row.records,
+    recordSize: row.recordSize,
+    acks: '1',
+    compression: 'none',
+    lingerMs: PINNED_LINGER_MS,
+    batchSize: PINNED_BATCH_BYTES,
+  };
   await runLoadgen(pc.loadgen, loadgenArgs(ctx.broker.bootstrap, topic, produce, pc.clientProps), pinLauncher(pc.plan.generatorCpus));
   // The data stays in the page cache; written back now, so the first read does not pay for it.
   execFileSync('sync');
@@ -129,7 +216,13 @@ async function prepareConsume(pc: PinnedContext, ctx: RunContext, row: PinnedRow
  * Every row on every broker, `reps` rounds; even rounds take the brokers in the given order,
  * odd rounds reversed. A failed run is recorded and the others go on.
  */
-export async function runPinned(pc: PinnedContext, brokers: readonly BrokerUnderTest[], rows: readonly PinnedRow[], reps: number, failures: string[]): Promise<PinnedRun[]> {
+export async function runPinned(
+  pc: PinnedContext,
+  brokers: readonly BrokerUnderTest[],
+  rows: readonly PinnedRow[],
+  reps: number,
+  failures: string[],
+): Promise<PinnedRun[]> {
   const runs: PinnedRun[] = [];
   const ctxOf = (b: BrokerUnderTest, rep: number): RunContext => ({ tools: pc.tools, broker: b, rep });
   const consumeTopics = new Map<BrokerUnderTest, string>();
@@ -138,7 +231,9 @@ export async function runPinned(pc: PinnedContext, brokers: readonly BrokerUnder
     try {
       const r = await fn();
       runs.push(r);
-      pc.log(`  ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker ${r.brokerCpuSecondsPerGB?.toFixed(2) ?? '?'} CPU s/GB (core ${(r.brokerCoreBusy * 100).toFixed(0)}%), generator ${r.generatorCpuSecondsPerGB.toFixed(2)} CPU s/GB (core ${(r.generatorCoreBusy * 100).toFixed(0)}%)${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}`);
+      pc.log(
+        `  ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker ${r.brokerCpuSecondsPerGB?.toFixed(2) ?? '?'} CPU s/GB (core ${(r.brokerCoreBusy * 100).toFixed(0)}%), generator ${r.generatorCpuSecondsPerGB.toFixed(2)} CPU s/GB (core ${(r.generatorCoreBusy * 100).toFixed(0)}%)${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}`,
+      );
     } catch (e) {
       const message = `${what}: ${e instanceof Error ? e.message : String(e)}`;
       failures.push(message);

@@ -90,7 +90,10 @@ export class CpuSampler {
   private readonly first: number;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pid: number, intervalMs = 100) {
+  constructor(
+    private readonly pid: number,
+    intervalMs = 100,
+  ) {
     this.first = this.read() ?? 0;
     this.last = this.first;
     this.timer = setInterval(() => {

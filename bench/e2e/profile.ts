@@ -132,7 +132,11 @@ export function summarizeProfile(path: string, window: Window): ThreadProfile {
  * for `perfSeconds` after a 2 s warm-up, while ProducerPerformance writes `records` 1 KiB records.
  */
 export async function profileSluiceProduce(
-  tools: JavaTools, workDir: string, records: number, perfSeconds: number, overrides: readonly string[],
+  tools: JavaTools,
+  workDir: string,
+  records: number,
+  perfSeconds: number,
+  overrides: readonly string[],
 ): Promise<ProfileReport> {
   const dir = join(workDir, 'cpu-profile');
   // Node creates the --cpu-prof dir only at exit; perf writes into it before that.

@@ -50,7 +50,13 @@ const RECORD_SIZE = 1024;
 const SIZE = 3;
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { records: 500_000, reps: 2, partitions: 16, out: join(repoRoot(), 'bench', 'results', new Date().toISOString().slice(0, 10), 'replicated'), brokers: ['sluice', 'kafka'] };
+  const o: Options = {
+    records: 500_000,
+    reps: 2,
+    partitions: 16,
+    out: join(repoRoot(), 'bench', 'results', new Date().toISOString().slice(0, 10), 'replicated'),
+    brokers: ['sluice', 'kafka'],
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -72,7 +78,14 @@ async function startSluiceCluster(dir: string): Promise<ClusterUnderTest> {
     [1, 2, 3].map(async (id) => {
       const port = await freePort();
       return spawnSluice({
-        overrides: [`node.id=${id}`, `listeners=PLAINTEXT://127.0.0.1:${port}`, `log.dirs=${join(dir, `sluice-${id}`)}`, `zookeeper.connect=${zookeeper.connect}/bench`, 'num.partition.workers=1', 'log.segment.delete.delay.ms=1000'],
+        overrides: [
+          `node.id=${id}`,
+          `listeners=PLAINTEXT://127.0.0.1:${port}`,
+          `log.dirs=${join(dir, `sluice-${id}`)}`,
+          `zookeeper.connect=${zookeeper.connect}/bench`,
+          'num.partition.workers=1',
+          'log.segment.delete.delay.ms=1000',
+        ],
         env: process.env,
         startTimeoutMs: 30_000,
       });
@@ -83,11 +96,16 @@ async function startSluiceCluster(dir: string): Promise<ClusterUnderTest> {
     bootstrap: brokers.map((b) => b.bootstrap).join(','),
     pids: brokers.map((b) => b.child.pid!),
     async stop() {
-      await Promise.all(brokers.map((b) => new Promise<void>((resolve) => {
-        if (b.child.exitCode !== null) return resolve();
-        b.child.once('exit', () => resolve());
-        b.child.kill('SIGTERM');
-      })));
+      await Promise.all(
+        brokers.map(
+          (b) =>
+            new Promise<void>((resolve) => {
+              if (b.child.exitCode !== null) return resolve();
+              b.child.once('exit', () => resolve());
+              b.child.kill('SIGTERM');
+            }),
+        ),
+      );
       await zookeeper.stop();
     },
   };
@@ -105,11 +123,23 @@ async function startKafkaCluster(dir: string): Promise<ClusterUnderTest> {
         logDir: join(dir, `kafka-${i + 1}`),
         clusterId,
         heap: '1g',
-        config: { 'node.id': String(i + 1), 'controller.quorum.voters': voters, 'offsets.topic.replication.factor': '3', 'transaction.state.log.replication.factor': '3', 'transaction.state.log.min.isr': '2', 'log.segment.delete.delay.ms': '1000' },
+        config: {
+          'node.id': String(i + 1),
+          'controller.quorum.voters': voters,
+          'offsets.topic.replication.factor': '3',
+          'transaction.state.log.replication.factor': '3',
+          'transaction.state.log.min.isr': '2',
+          'log.segment.delete.delay.ms': '1000',
+        },
       }),
     ),
   );
-  return { name: 'kafka', bootstrap: nodes.map((n) => n.bootstrap).join(','), pids: nodes.map((n) => n.pid), stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+  return {
+    name: 'kafka',
+    bootstrap: nodes.map((n) => n.bootstrap).join(','),
+    pids: nodes.map((n) => n.pid),
+    stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+  };
 }
 
 async function createReplicatedTopic(bootstrap: string, topic: string, partitions: number): Promise<void> {
@@ -121,7 +151,12 @@ async function createReplicatedTopic(bootstrap: string, topic: string, partition
       if (Date.now() > ready) throw new Error('the cluster never showed three brokers');
       await new Promise((r) => setTimeout(r, 200));
     }
-    await new KafkaAdminClient(cluster).createTopic({ name: topic, partitions, replicationFactor: SIZE, configs: new Map([['min.insync.replicas', '2']]) });
+    await new KafkaAdminClient(cluster).createTopic({
+      name: topic,
+      partitions,
+      replicationFactor: SIZE,
+      configs: new Map([['min.insync.replicas', '2']]),
+    });
     const deadline = Date.now() + 60_000;
     for (;;) {
       const t = (await cluster.metadata([topic])).topics.get(topic);
@@ -140,8 +175,20 @@ async function measure(tools: JavaTools, c: ClusterUnderTest, o: Options, rep: n
   for (const pid of c.pids) resetPeakRss(pid);
   const before = c.pids.map(cpuSeconds);
   const run = await runJava(tools, 'org.apache.kafka.tools.ProducerPerformance', [
-    '--topic', topic, '--num-records', String(o.records), '--record-size', String(RECORD_SIZE), '--throughput', '-1',
-    '--command-property', `bootstrap.servers=${c.bootstrap}`, 'acks=all', 'linger.ms=5', 'batch.size=262144', 'compression.type=none',
+    '--topic',
+    topic,
+    '--num-records',
+    String(o.records),
+    '--record-size',
+    String(RECORD_SIZE),
+    '--throughput',
+    '-1',
+    '--command-property',
+    `bootstrap.servers=${c.bootstrap}`,
+    'acks=all',
+    'linger.ms=5',
+    'batch.size=262144',
+    'compression.type=none',
   ]);
   const cpu = c.pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - before[i]!, 0);
   const p = parseProducerPerformance(run.stdout);
@@ -178,7 +225,9 @@ async function main(): Promise<void> {
       const cluster = name === 'sluice' ? await startSluiceCluster(dir) : await startKafkaCluster(dir);
       try {
         const r = await measure(tools, cluster, o, rep);
-        log(`  ${r.mbPerSecond.toFixed(1)} MB/s, p99 ${r.p99LatencyMs} ms, ${r.brokerCpuSecondsPerGB.toFixed(2)} broker CPU s/GB, RSS ${r.peakRssMiB.map((x) => x.toFixed(0)).join('/')} MiB`);
+        log(
+          `  ${r.mbPerSecond.toFixed(1)} MB/s, p99 ${r.p99LatencyMs} ms, ${r.brokerCpuSecondsPerGB.toFixed(2)} broker CPU s/GB, RSS ${r.peakRssMiB.map((x) => x.toFixed(0)).join('/')} MiB`,
+        );
         results.push(r);
       } finally {
         await cluster.stop();
@@ -188,13 +237,32 @@ async function main(): Promise<void> {
   }
   const summary = o.brokers.map((b) => {
     const rs = results.filter((r) => r.broker === b);
-    return { broker: b, mbPerSecond: median(rs.map((r) => r.mbPerSecond)), p99LatencyMs: median(rs.map((r) => r.p99LatencyMs)), cpuPerGB: median(rs.map((r) => r.brokerCpuSecondsPerGB)), rssMiB: median(rs.flatMap((r) => r.peakRssMiB)) };
+    return {
+      broker: b,
+      mbPerSecond: median(rs.map((r) => r.mbPerSecond)),
+      p99LatencyMs: median(rs.map((r) => r.p99LatencyMs)),
+      cpuPerGB: median(rs.map((r) => r.brokerCpuSecondsPerGB)),
+      rssMiB: median(rs.flatMap((r) => r.peakRssMiB)),
+    };
   });
   writeFileSync(join(o.out, 'replicated.json'), `${JSON.stringify({ options: o, results, summary }, null, 2)}\n`);
   const s = summary.find((x) => x.broker === 'sluice');
   const k = summary.find((x) => x.broker === 'kafka');
-  const rows = summary.map((x) => [x.broker, x.mbPerSecond.toFixed(1), x.p99LatencyMs.toFixed(0), x.cpuPerGB.toFixed(2), x.rssMiB.toFixed(0)]);
-  if (s !== undefined && k !== undefined) rows.push(['Sluice/Kafka', (s.mbPerSecond / k.mbPerSecond).toFixed(2), (s.p99LatencyMs / k.p99LatencyMs).toFixed(2), (s.cpuPerGB / k.cpuPerGB).toFixed(2), (s.rssMiB / k.rssMiB).toFixed(2)]);
+  const rows = summary.map((x) => [
+    x.broker,
+    x.mbPerSecond.toFixed(1),
+    x.p99LatencyMs.toFixed(0),
+    x.cpuPerGB.toFixed(2),
+    x.rssMiB.toFixed(0),
+  ]);
+  if (s !== undefined && k !== undefined)
+    rows.push([
+      'Sluice/Kafka',
+      (s.mbPerSecond / k.mbPerSecond).toFixed(2),
+      (s.p99LatencyMs / k.p99LatencyMs).toFixed(2),
+      (s.cpuPerGB / k.cpuPerGB).toFixed(2),
+      (s.rssMiB / k.rssMiB).toFixed(2),
+    ]);
   const md = [
     `# Replicated cluster: 3 brokers, RF 3, min.insync.replicas=2, acks=all`,
     '',

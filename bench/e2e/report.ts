@@ -130,7 +130,12 @@ export function writeReport(dir: string, results: BenchResults): string {
   const label = (id: string): string => results.workloads.find((w) => w.id === id)?.label ?? id;
   const md: string[] = [];
   md.push(`# End-to-end benchmark, ${results.date} (${results.mode})`, '');
-  md.push(Object.entries(results.environment).map(([k, v]) => `${k}: ${v}`).join(' · '), '');
+  md.push(
+    Object.entries(results.environment)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(' · '),
+    '',
+  );
   md.push(
     'Medians of the runs shown (n); MB = 10^6 bytes of record payload. Load generator and broker share the',
     'same 2 vCPUs, on a machine other engineers also use: numbers are indicative and vary run to run.',
@@ -143,46 +148,114 @@ export function writeReport(dir: string, results: BenchResults): string {
     const s = get(id, 'sluice') ?? get(id, 'target');
     const k = get(id, 'kafka');
     if (!s && !k) return [];
-    return [[
-      label(id), `${fmt(s?.mbPerSecond)} (${s?.runs ?? 0})`, fmt(k?.mbPerSecond), ratio(s?.mbPerSecond, k?.mbPerSecond),
-      fmt(s?.recordsPerSecond), fmt(k?.recordsPerSecond),
-      fmt(s?.brokerCpuSecondsPerGB), fmt(k?.brokerCpuSecondsPerGB), ratio(s?.brokerCpuSecondsPerGB, k?.brokerCpuSecondsPerGB),
-      fmt(s?.brokerPeakRssMiB), fmt(k?.brokerPeakRssMiB),
-      `${fmt(s?.generatorCpuCores, 2)} / ${fmt(k?.generatorCpuCores, 2)}`,
-      `${fmt(s?.otherCpuCores, 2)} / ${fmt(k?.otherCpuCores, 2)}`,
-    ]];
+    return [
+      [
+        label(id),
+        `${fmt(s?.mbPerSecond)} (${s?.runs ?? 0})`,
+        fmt(k?.mbPerSecond),
+        ratio(s?.mbPerSecond, k?.mbPerSecond),
+        fmt(s?.recordsPerSecond),
+        fmt(k?.recordsPerSecond),
+        fmt(s?.brokerCpuSecondsPerGB),
+        fmt(k?.brokerCpuSecondsPerGB),
+        ratio(s?.brokerCpuSecondsPerGB, k?.brokerCpuSecondsPerGB),
+        fmt(s?.brokerPeakRssMiB),
+        fmt(k?.brokerPeakRssMiB),
+        `${fmt(s?.generatorCpuCores, 2)} / ${fmt(k?.generatorCpuCores, 2)}`,
+        `${fmt(s?.otherCpuCores, 2)} / ${fmt(k?.otherCpuCores, 2)}`,
+      ],
+    ];
   });
   md.push('## Throughput', '');
-  md.push(table(
-    ['workload', `${first} MB/s (n)`, 'Kafka MB/s', 'ratio', `${first} rec/s`, 'Kafka rec/s', `${first} CPU s/GB`, 'Kafka CPU s/GB', 'CPU ratio', `${first} peak RSS MiB`, 'Kafka peak RSS MiB', 'generator cores S / K', 'other load cores S / K'],
-    rows,
-  ), '');
-  md.push('CPU s/GB: broker process user+system seconds (all threads) per 10^9 payload bytes. Generator cores: the Java load generator\'s CPU seconds per wall second (2 = both cores). Other load: CPU cores used by everything else on the machine during the run (other engineers\' builds and tests) — when it is high, treat the row as noise.', '');
+  md.push(
+    table(
+      [
+        'workload',
+        `${first} MB/s (n)`,
+        'Kafka MB/s',
+        'ratio',
+        `${first} rec/s`,
+        'Kafka rec/s',
+        `${first} CPU s/GB`,
+        'Kafka CPU s/GB',
+        'CPU ratio',
+        `${first} peak RSS MiB`,
+        'Kafka peak RSS MiB',
+        'generator cores S / K',
+        'other load cores S / K',
+      ],
+      rows,
+    ),
+    '',
+  );
+  md.push(
+    "CPU s/GB: broker process user+system seconds (all threads) per 10^9 payload bytes. Generator cores: the Java load generator's CPU seconds per wall second (2 = both cores). Other load: CPU cores used by everything else on the machine during the run (other engineers' builds and tests) — when it is high, treat the row as noise.",
+    '',
+  );
 
   const lat = results.workloads.filter((w) => w.group === 'latency').map((w) => w.id);
   if (lat.length > 0) {
     md.push('## End-to-end latency (fixed rate, send time in the record, measured at an assign() consumer)', '');
-    md.push(table(['workload', 'broker', 'p50 ms', 'p99 ms', 'p99.9 ms', 'achieved MB/s', 'CPU s/GB'], lat.flatMap((id) =>
-      brokers.map((b) => {
-        const s = get(id, b);
-        return [label(id), b, fmt(s?.p50Ms), fmt(s?.p99Ms), fmt(s?.p999Ms), fmt(s?.mbPerSecond), fmt(s?.brokerCpuSecondsPerGB)];
-      }),
-    )), '');
+    md.push(
+      table(
+        ['workload', 'broker', 'p50 ms', 'p99 ms', 'p99.9 ms', 'achieved MB/s', 'CPU s/GB'],
+        lat.flatMap((id) =>
+          brokers.map((b) => {
+            const s = get(id, b);
+            return [label(id), b, fmt(s?.p50Ms), fmt(s?.p99Ms), fmt(s?.p999Ms), fmt(s?.mbPerSecond), fmt(s?.brokerCpuSecondsPerGB)];
+          }),
+        ),
+      ),
+      '',
+    );
     if (pair) {
       const s = get(lat[0]!, 'sluice');
       const k = get(lat[0]!, 'kafka');
-      md.push(`Sluice/Kafka: p50 ${ratio(s?.p50Ms, k?.p50Ms)}, p99 ${ratio(s?.p99Ms, k?.p99Ms)}, p99.9 ${ratio(s?.p999Ms, k?.p999Ms)}.`, '');
+      md.push(
+        `Sluice/Kafka: p50 ${ratio(s?.p50Ms, k?.p50Ms)}, p99 ${ratio(s?.p99Ms, k?.p99Ms)}, p99.9 ${ratio(s?.p999Ms, k?.p999Ms)}.`,
+        '',
+      );
     }
   }
 
-  const parts = results.workloads.filter((w) => w.group === 'partitions' || w.id === 'p16-acks1-none').sort((a, b) => a.partitions - b.partitions);
+  const parts = results.workloads
+    .filter((w) => w.group === 'partitions' || w.id === 'p16-acks1-none')
+    .sort((a, b) => a.partitions - b.partitions);
   if (parts.length > 0) {
     md.push('## Cost of partitions (1 KiB, acks=1, no compression)', '');
-    md.push(table(['partitions', `${first} MB/s`, 'Kafka MB/s', 'ratio', `${first} CPU s/GB`, 'Kafka CPU s/GB', `${first} create s`, 'Kafka create s', `${first} peak RSS MiB`, 'Kafka peak RSS MiB'], parts.map((w) => {
-      const s = get(w.id, 'sluice') ?? get(w.id, 'target');
-      const k = get(w.id, 'kafka');
-      return [String(w.partitions), fmt(s?.mbPerSecond), fmt(k?.mbPerSecond), ratio(s?.mbPerSecond, k?.mbPerSecond), fmt(s?.brokerCpuSecondsPerGB), fmt(k?.brokerCpuSecondsPerGB), fmt(s?.topicCreateSeconds), fmt(k?.topicCreateSeconds), fmt(s?.brokerPeakRssMiB), fmt(k?.brokerPeakRssMiB)];
-    })), '');
+    md.push(
+      table(
+        [
+          'partitions',
+          `${first} MB/s`,
+          'Kafka MB/s',
+          'ratio',
+          `${first} CPU s/GB`,
+          'Kafka CPU s/GB',
+          `${first} create s`,
+          'Kafka create s',
+          `${first} peak RSS MiB`,
+          'Kafka peak RSS MiB',
+        ],
+        parts.map((w) => {
+          const s = get(w.id, 'sluice') ?? get(w.id, 'target');
+          const k = get(w.id, 'kafka');
+          return [
+            String(w.partitions),
+            fmt(s?.mbPerSecond),
+            fmt(k?.mbPerSecond),
+            ratio(s?.mbPerSecond, k?.mbPerSecond),
+            fmt(s?.brokerCpuSecondsPerGB),
+            fmt(k?.brokerCpuSecondsPerGB),
+            fmt(s?.topicCreateSeconds),
+            fmt(k?.topicCreateSeconds),
+            fmt(s?.brokerPeakRssMiB),
+            fmt(k?.brokerPeakRssMiB),
+          ];
+        }),
+      ),
+      '',
+    );
   }
 
   const growth = growthRuns(results.runs);
@@ -193,36 +266,94 @@ export function writeReport(dir: string, results: BenchResults): string {
     const m = results.machine;
     const best = (id: string): number | undefined => (get(id, 'sluice') ?? get(id, 'target'))?.mbPerSecond;
     md.push('## The machine in the same run', '');
-    md.push(table(['limit', 'MB/s', 'Sluice 1 KiB acks=1 produce as a fraction', 'Sluice consume as a fraction'], [
-      ['loopback TCP, one stream (Java, 1 MiB writes)', fmt(m.loopbackMBps), ratio(best('p16-acks1-none'), m.loopbackMBps), ratio(best('consume'), m.loopbackMBps)],
-      ['sequential write, page cache only', fmt(m.disk.bufferedMBps), ratio(best('p16-acks1-none'), m.disk.bufferedMBps), '–'],
-      ['sequential write + one fdatasync at the end', fmt(m.disk.bufferedThenSyncMBps), ratio(best('p16-acks1-none'), m.disk.bufferedThenSyncMBps), '–'],
-      ['sequential write, fdatasync every 1 MiB', fmt(m.disk.syncEachMiBMBps), ratio(best('p16-acks1-none'), m.disk.syncEachMiBMBps), '–'],
-    ]), '');
+    md.push(
+      table(
+        ['limit', 'MB/s', 'Sluice 1 KiB acks=1 produce as a fraction', 'Sluice consume as a fraction'],
+        [
+          [
+            'loopback TCP, one stream (Java, 1 MiB writes)',
+            fmt(m.loopbackMBps),
+            ratio(best('p16-acks1-none'), m.loopbackMBps),
+            ratio(best('consume'), m.loopbackMBps),
+          ],
+          ['sequential write, page cache only', fmt(m.disk.bufferedMBps), ratio(best('p16-acks1-none'), m.disk.bufferedMBps), '–'],
+          [
+            'sequential write + one fdatasync at the end',
+            fmt(m.disk.bufferedThenSyncMBps),
+            ratio(best('p16-acks1-none'), m.disk.bufferedThenSyncMBps),
+            '–',
+          ],
+          [
+            'sequential write, fdatasync every 1 MiB',
+            fmt(m.disk.syncEachMiBMBps),
+            ratio(best('p16-acks1-none'), m.disk.syncEachMiBMBps),
+            '–',
+          ],
+        ],
+      ),
+      '',
+    );
   }
 
   if (results.startup) {
     const st = results.startup;
     md.push('## Start-up and idle memory (empty data dir)', '');
-    md.push(table(['broker', 'start to accepting connections, s', 'idle RSS MiB'], [
-      ['Sluice', `${fmt(median(st.sluiceStartSeconds), 2)} (median of ${st.sluiceStartSeconds.length})`, fmt(median(st.sluiceIdleRssMiB))],
-      ['Kafka (incl. storage format, -Xms1g)', fmt(st.kafkaStartSeconds, 2), fmt(st.kafkaIdleRssMiB)],
-    ]), '');
+    md.push(
+      table(
+        ['broker', 'start to accepting connections, s', 'idle RSS MiB'],
+        [
+          [
+            'Sluice',
+            `${fmt(median(st.sluiceStartSeconds), 2)} (median of ${st.sluiceStartSeconds.length})`,
+            fmt(median(st.sluiceIdleRssMiB)),
+          ],
+          ['Kafka (incl. storage format, -Xms1g)', fmt(st.kafkaStartSeconds, 2), fmt(st.kafkaIdleRssMiB)],
+        ],
+      ),
+      '',
+    );
   }
 
   if (results.profile) {
     const p = results.profile;
     md.push(`## Sluice CPU profile, 1 KiB acks=1 produce (${fmt(p.recordsPerSecond)} rec/s under the profilers)`, '');
-    md.push(`V8 profiles of each JS thread, counted over the same ${p.windowSeconds} s steady-state window as perf (start-up, topic creation and shutdown excluded). Idle includes a worker parked in Atomics.wait.`, '');
+    md.push(
+      `V8 profiles of each JS thread, counted over the same ${p.windowSeconds} s steady-state window as perf (start-up, topic creation and shutdown excluded). Idle includes a worker parked in Atomics.wait.`,
+      '',
+    );
     for (const t of p.threads) {
       md.push(`### ${t.thread}: busy ${fmt(t.busyMs / 1000, 1)} s, idle ${fmt(t.idleMs / 1000, 1)} s`, '');
-      md.push(table(['self time by function', 'ms', '% busy'], t.topFunctions.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
-      md.push(table(['self time by file', 'ms', '% busy'], t.topFiles.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)])), '');
+      md.push(
+        table(
+          ['self time by function', 'ms', '% busy'],
+          t.topFunctions.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)]),
+        ),
+        '',
+      );
+      md.push(
+        table(
+          ['self time by file', 'ms', '% busy'],
+          t.topFiles.map((c) => [`\`${c.name}\``, fmt(c.ms), fmt(c.percent, 1)]),
+        ),
+        '',
+      );
     }
     if (p.perf) {
       md.push(`### perf, whole process (all threads, kernel included): ~${p.perf.samples} samples over ${p.perf.seconds} s at 499 Hz`, '');
-      md.push(table(['where', '% of samples'], p.perf.byCategory.map((c) => [c.category, fmt(c.percent, 1)])), '');
-      md.push(table(['top symbols', 'dso', '%'], p.perf.topSymbols.map((l) => [`\`${l.symbol.slice(0, 110)}\``, l.dso, fmt(l.percent, 2)])), '');
+      md.push(
+        table(
+          ['where', '% of samples'],
+          p.perf.byCategory.map((c) => [c.category, fmt(c.percent, 1)]),
+        ),
+        '',
+      );
+      md.push(
+        table(
+          ['top symbols', 'dso', '%'],
+          p.perf.topSymbols.map((l) => [`\`${l.symbol.slice(0, 110)}\``, l.dso, fmt(l.percent, 2)]),
+        ),
+        '',
+      );
     }
     md.push(`Raw profiles: \`${p.dir}\` (open in Chrome DevTools → Performance).`, '');
   }
@@ -237,25 +368,69 @@ export function writeReport(dir: string, results: BenchResults): string {
 }
 
 function writeCharts(
-  dir: string, results: BenchResults, brokers: readonly BrokerName[],
-  get: (w: string, b: BrokerName) => Summary | undefined, label: (id: string) => string,
-  throughputIds: readonly string[], lat: readonly string[], parts: readonly WorkloadInfo[],
+  dir: string,
+  results: BenchResults,
+  brokers: readonly BrokerName[],
+  get: (w: string, b: BrokerName) => Summary | undefined,
+  label: (id: string) => string,
+  throughputIds: readonly string[],
+  lat: readonly string[],
+  parts: readonly WorkloadInfo[],
 ): void {
   const series = (ids: readonly string[], pick: (s: Summary) => number | null): Series[] =>
-    brokers.map((b) => ({ name: b, color: COLORS[b], values: ids.map((id) => { const s = get(id, b); return s ? pick(s) : null; }) }));
+    brokers.map((b) => ({
+      name: b,
+      color: COLORS[b],
+      values: ids.map((id) => {
+        const s = get(id, b);
+        return s ? pick(s) : null;
+      }),
+    }));
   const wrap = (text: string): string => text.replace(/, /g, '\n');
   const thr = throughputIds.filter((id) => results.workloads.find((w) => w.id === id)?.group !== 'partitions');
-  writeFileSync(join(dir, 'throughput.svg'), groupedBarChart({ title: 'Throughput (median)', unit: 'MB/s', categories: thr.map((id) => wrap(label(id))), series: series(thr, (s) => s.mbPerSecond) }));
-  writeFileSync(join(dir, 'cpu-per-gb.svg'), groupedBarChart({ title: 'Broker CPU seconds per GB moved', unit: 'CPU s / GB', categories: thr.map((id) => wrap(label(id))), series: series(thr, (s) => s.brokerCpuSecondsPerGB) }));
+  writeFileSync(
+    join(dir, 'throughput.svg'),
+    groupedBarChart({
+      title: 'Throughput (median)',
+      unit: 'MB/s',
+      categories: thr.map((id) => wrap(label(id))),
+      series: series(thr, (s) => s.mbPerSecond),
+    }),
+  );
+  writeFileSync(
+    join(dir, 'cpu-per-gb.svg'),
+    groupedBarChart({
+      title: 'Broker CPU seconds per GB moved',
+      unit: 'CPU s / GB',
+      categories: thr.map((id) => wrap(label(id))),
+      series: series(thr, (s) => s.brokerCpuSecondsPerGB),
+    }),
+  );
   if (lat.length > 0) {
     const id = lat[0]!;
-    writeFileSync(join(dir, 'latency.svg'), groupedBarChart({
-      title: `End-to-end latency: ${label(id)}`, unit: 'ms', categories: ['p50', 'p99', 'p99.9'],
-      series: brokers.map((b) => { const s = get(id, b); return { name: b, color: COLORS[b], values: [s?.p50Ms ?? null, s?.p99Ms ?? null, s?.p999Ms ?? null] }; }),
-    }));
+    writeFileSync(
+      join(dir, 'latency.svg'),
+      groupedBarChart({
+        title: `End-to-end latency: ${label(id)}`,
+        unit: 'ms',
+        categories: ['p50', 'p99', 'p99.9'],
+        series: brokers.map((b) => {
+          const s = get(id, b);
+          return { name: b, color: COLORS[b], values: [s?.p50Ms ?? null, s?.p99Ms ?? null, s?.p999Ms ?? null] };
+        }),
+      }),
+    );
   }
   if (parts.length > 0) {
     const ids = parts.map((w) => w.id);
-    writeFileSync(join(dir, 'partitions.svg'), groupedBarChart({ title: 'Produce throughput by partition count (1 KiB, acks=1)', unit: 'MB/s', categories: parts.map((w) => `${w.partitions}`), series: series(ids, (s) => s.mbPerSecond) }));
+    writeFileSync(
+      join(dir, 'partitions.svg'),
+      groupedBarChart({
+        title: 'Produce throughput by partition count (1 KiB, acks=1)',
+        unit: 'MB/s',
+        categories: parts.map((w) => `${w.partitions}`),
+        series: series(ids, (s) => s.mbPerSecond),
+      }),
+    );
   }
 }

@@ -42,7 +42,11 @@ const WARM_UP = 20;
 const SCRAPE_OP = 'metrics';
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { produces: 500, label: 'run', out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-round-trips`) };
+  const o: Options = {
+    produces: 500,
+    label: 'run',
+    out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-round-trips`),
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -76,7 +80,8 @@ function diff(after: Counts, before: Counts): Record<string, number> {
   return out;
 }
 
-const sum = (counts: Record<string, number>, kind?: string): number => Object.entries(counts).reduce((s, [k, v]) => (kind === undefined || k.endsWith(`/${kind}`) ? s + v : s), 0);
+const sum = (counts: Record<string, number>, kind?: string): number =>
+  Object.entries(counts).reduce((s, [k, v]) => (kind === undefined || k.endsWith(`/${kind}`) ? s + v : s), 0);
 
 interface Window {
   readonly name: string;
@@ -93,19 +98,34 @@ async function measureWindow(name: string, url: string, run: () => Promise<void>
 }
 
 function partitionOf(cluster: TestCluster, via?: number) {
-  return cluster.metadata([TOPIC], via).then((m) => ({ controllerId: m.controllerId, p: m.topics.find((t) => t.name === TOPIC)?.partitions.find((x) => x.partitionIndex === 0) }));
+  return cluster.metadata([TOPIC], via).then((m) => ({
+    controllerId: m.controllerId,
+    p: m.topics.find((t) => t.name === TOPIC)?.partitions.find((x) => x.partitionIndex === 0),
+  }));
 }
 
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   mkdirSync(o.out, { recursive: true });
-  log(`3 brokers, RF 3, min.insync.replicas=2, replica.lag.time.max.ms=${LAG_MS}; ${o.produces} sequential acks=all produces of one record`);
-  const cluster = await startCluster(3, { 'metrics.listener': 'http://127.0.0.1:0', 'replica.lag.time.max.ms': String(LAG_MS), 'num.partition.workers': '1' });
+  log(
+    `3 brokers, RF 3, min.insync.replicas=2, replica.lag.time.max.ms=${LAG_MS}; ${o.produces} sequential acks=all produces of one record`,
+  );
+  const cluster = await startCluster(3, {
+    'metrics.listener': 'http://127.0.0.1:0',
+    'replica.lag.time.max.ms': String(LAG_MS),
+    'num.partition.workers': '1',
+  });
   try {
-    const kafka = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
+    const kafka = new Kafka({
+      brokers: cluster.bootstrap().split(','),
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 10, initialRetryTime: 200 },
+    });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] });
+    await admin.createTopics({
+      topics: [{ topic: TOPIC, numPartitions: 1, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+    });
     await admin.disconnect();
     await cluster.waitFor(`${TOPIC} with a full ISR`, (m) => m.topics.find((t) => t.name === TOPIC)?.partitions[0]?.isrNodes.length === 3);
     await cluster.waitForLeaders([TOPIC]);
@@ -116,7 +136,8 @@ async function main(): Promise<void> {
 
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    const send = async (i: number, acks: number): Promise<void> => void (await producer.send({ topic: TOPIC, acks, messages: [{ partition: 0, value: `r${i}` }] }));
+    const send = async (i: number, acks: number): Promise<void> =>
+      void (await producer.send({ topic: TOPIC, acks, messages: [{ partition: 0, value: `r${i}` }] }));
     for (let i = 0; i < WARM_UP; i++) await send(i, -1);
 
     const idle = await measureWindow('idle (1 s, no produce)', url, () => sleep(1000));
@@ -138,7 +159,12 @@ async function main(): Promise<void> {
       child.kill('SIGSTOP');
       // A record it cannot fetch makes the stopped follower fall behind.
       await send(0, 1);
-      await cluster.waitFor('the stopped follower out of the ISR', (m) => m.topics.find((t) => t.name === TOPIC)?.partitions[0]?.isrNodes.includes(follower) === false, 30_000, leader);
+      await cluster.waitFor(
+        'the stopped follower out of the ISR',
+        (m) => m.topics.find((t) => t.name === TOPIC)?.partitions[0]?.isrNodes.includes(follower) === false,
+        30_000,
+        leader,
+      );
     }).catch((err: unknown) => {
       child.kill('SIGCONT');
       continued = true;
@@ -146,12 +172,21 @@ async function main(): Promise<void> {
     });
     const expand = await measureWindow('ISR expansion (follower continued)', url, async () => {
       if (!continued) child.kill('SIGCONT');
-      await cluster.waitFor('the follower back in the ISR', (m) => m.topics.find((t) => t.name === TOPIC)?.partitions[0]?.isrNodes.includes(follower) === true, 30_000, leader);
+      await cluster.waitFor(
+        'the follower back in the ISR',
+        (m) => m.topics.find((t) => t.name === TOPIC)?.partitions[0]?.isrNodes.includes(follower) === true,
+        30_000,
+        leader,
+      );
     });
     await producer.disconnect();
 
     const windows = [idle, produce, shrink, expand];
-    const latency = { avgMs: latencies.reduce((a, b) => a + b, 0) / latencies.length, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99) };
+    const latency = {
+      avgMs: latencies.reduce((a, b) => a + b, 0) / latencies.length,
+      p50Ms: quantile(latencies, 0.5),
+      p99Ms: quantile(latencies, 0.99),
+    };
     const result = {
       label: o.label,
       commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot() }).toString().trim(),
@@ -174,14 +209,22 @@ async function main(): Promise<void> {
       '',
       table(
         ['op/kind', 'per produce'],
-        [...Object.entries(perProduce).map(([k, v]) => [k, f2(v)]), ['**requests (round trips)**', f2(sum(perProduce, 'request'))], ['**posts**', f2(sum(perProduce, 'post'))], ['**total**', f2(sum(perProduce))]],
+        [
+          ...Object.entries(perProduce).map(([k, v]) => [k, f2(v)]),
+          ['**requests (round trips)**', f2(sum(perProduce, 'request'))],
+          ['**posts**', f2(sum(perProduce, 'post'))],
+          ['**total**', f2(sum(perProduce))],
+        ],
       ),
       '',
       '## Per window (raw counts; the idle window shows what runs on timers)',
       '',
       table(
         ['op/kind', ...windows.map((w) => `${w.name}, ${f2(w.seconds)} s`)],
-        [...ops.map((k) => [k, ...windows.map((w) => String(w.commands[k] ?? 0))]), ['**total**', ...windows.map((w) => String(sum(w.commands)))]],
+        [
+          ...ops.map((k) => [k, ...windows.map((w) => String(w.commands[k] ?? 0))]),
+          ['**total**', ...windows.map((w) => String(sum(w.commands)))],
+        ],
       ),
       '',
     ].join('\n');

@@ -32,16 +32,37 @@ const MANY_PARTITIONS = 1024;
 
 function produceWorkloads(o: BenchOptions): ProduceWorkload[] {
   const kib = (acks: '1' | 'all', compression: 'none' | 'lz4'): ProduceWorkload => ({
-    kind: 'produce', id: `p16-acks${acks}-${compression}`, label: `1 KiB, 16 p, acks=${acks}, ${compression}`,
-    partitions: 16, recordSize: 1024, records: o.records1k, acks, compression,
+    kind: 'produce',
+    id: `p16-acks${acks}-${compression}`,
+    label: `1 KiB, 16 p, acks=${acks}, ${compression}`,
+    partitions: 16,
+    recordSize: 1024,
+    records: o.records1k,
+    acks,
+    compression,
   });
   const list = [kib('1', 'none'), kib('all', 'none'), kib('1', 'lz4'), kib('all', 'lz4')];
-  list.push({ kind: 'produce', id: 'p16-100b', label: '100 B, 16 p, acks=1, none', partitions: 16, recordSize: 100, records: o.records100b, acks: '1', compression: 'none' });
+  list.push({
+    kind: 'produce',
+    id: 'p16-100b',
+    label: '100 B, 16 p, acks=1, none',
+    partitions: 16,
+    recordSize: 100,
+    records: o.records100b,
+    acks: '1',
+    compression: 'none',
+  });
   // 16 partitions is the first workload above; the sweep reuses it.
   for (const p of o.partitionCounts.filter((n) => n !== 16)) {
     list.push({
-      kind: 'produce', id: `partitions-${p}`, label: `1 KiB, ${p} p, acks=1, none`, partitions: p, recordSize: 1024,
-      records: p >= MANY_PARTITIONS ? o.recordsManyPartitions : o.records1k, acks: '1', compression: 'none',
+      kind: 'produce',
+      id: `partitions-${p}`,
+      label: `1 KiB, ${p} p, acks=1, none`,
+      partitions: p,
+      recordSize: 1024,
+      records: p >= MANY_PARTITIONS ? o.recordsManyPartitions : o.records1k,
+      acks: '1',
+      compression: 'none',
     });
   }
   return list;
@@ -71,7 +92,10 @@ async function main(): Promise<void> {
   } else {
     const samples = o.brokers.includes('sluice') ? await measureStartup(o.workDir, 3, o.sluiceOverrides) : [];
     const sluiceStartup = { sluiceStartSeconds: samples.map((x) => x.startSeconds), sluiceIdleRssMiB: samples.map((x) => x.idleRssMiB) };
-    if (o.brokers.includes('sluice')) brokers.push(await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, nodeArgs: o.sluiceNodeFlags }));
+    if (o.brokers.includes('sluice'))
+      brokers.push(
+        await startSluice({ dataDir: join(o.workDir, 'sluice-data'), overrides: o.sluiceOverrides, nodeArgs: o.sluiceNodeFlags }),
+      );
     let kafkaStartSeconds: number | null = null;
     let kafkaIdleRssMiB: number | null = null;
     if (o.brokers.includes('kafka')) {
@@ -95,7 +119,9 @@ async function main(): Promise<void> {
       const m = await fn();
       for (const r of Array.isArray(m) ? m : [m]) {
         runs.push(r);
-        log(`  ${r.broker} ${r.workload}: ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker CPU ${r.brokerCpuSeconds?.toFixed(1) ?? '?'} s${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}${r.growth ? `, GB 1 / 2 / last ${r.growth.firstGBMBps.toFixed(1)} / ${r.growth.secondGBMBps.toFixed(1)} / ${r.growth.lastGBMBps.toFixed(1)} MB/s, last / GB 2 ${r.growth.lastToSecond.toFixed(2)}` : ''}`);
+        log(
+          `  ${r.broker} ${r.workload}: ${r.mbPerSecond.toFixed(1)} MB/s, ${Math.round(r.recordsPerSecond)} rec/s, broker CPU ${r.brokerCpuSeconds?.toFixed(1) ?? '?'} s${r.latency ? `, p50 ${r.latency.p50Ms} p99 ${r.latency.p99Ms} p99.9 ${r.latency.p999Ms} ms` : ''}${r.growth ? `, GB 1 / 2 / last ${r.growth.firstGBMBps.toFixed(1)} / ${r.growth.secondGBMBps.toFixed(1)} / ${r.growth.lastGBMBps.toFixed(1)} MB/s, last / GB 2 ${r.growth.lastToSecond.toFixed(2)}` : ''}`,
+        );
       }
     } catch (e) {
       const message = `${what}: ${e instanceof Error ? e.message : String(e)}`;
@@ -113,17 +139,29 @@ async function main(): Promise<void> {
   for (let rep = 0; rep < o.reps; rep++) {
     for (const w of produce) {
       if (w.partitions >= MANY_PARTITIONS && rep > 0) continue;
-      for (const b of ordered(rep)) await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () => runProduce({ tools, broker: b, rep, producerProps: o.producerProps }, w));
+      for (const b of ordered(rep))
+        await attempt(`rep ${rep + 1}/${o.reps} ${w.label} on ${b.name}`, () =>
+          runProduce({ tools, broker: b, rep, producerProps: o.producerProps }, w),
+        );
     }
   }
   if (o.workloads.has('consume')) {
-    for (const b of brokers) await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
+    for (const b of brokers)
+      await attempt(`consume from page cache on ${b.name}`, () => runConsume({ tools, broker: b, rep: 0 }, o.records1k, 1024, o.reps));
   }
   if (o.workloads.has('latency')) {
-    const latency = { ratePerSecond: o.latencyRatePerSecond, recordSize: 1024, seconds: o.latencySeconds, warmupSeconds: o.latencyWarmupSeconds };
+    const latency = {
+      ratePerSecond: o.latencyRatePerSecond,
+      recordSize: 1024,
+      seconds: o.latencySeconds,
+      warmupSeconds: o.latencyWarmupSeconds,
+    };
     // Tails swing with other load on the machine: repeat, alternating which broker goes first.
     for (let rep = 0; rep < o.reps; rep++) {
-      for (const b of ordered(rep + 1)) await attempt(`rep ${rep + 1}/${o.reps} latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () => runLatency({ tools, broker: b, rep }, latency));
+      for (const b of ordered(rep + 1))
+        await attempt(`rep ${rep + 1}/${o.reps} latency at ${o.latencyRatePerSecond} msg/s on ${b.name}`, () =>
+          runLatency({ tools, broker: b, rep }, latency),
+        );
     }
   }
   if (o.workloads.has('growth')) {
@@ -137,12 +175,19 @@ async function main(): Promise<void> {
     }
   }
   const soak = o.workloads.has('soak')
-    ? await soakEach(tools, ordered(0), { loadgen: ensureLoadgen(), launcher: [], minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps }, log, failures)
+    ? await soakEach(
+        tools,
+        ordered(0),
+        { loadgen: ensureLoadgen(), launcher: [], minutes: o.soakMinutes, ratePerSecond: o.soakRatePerSecond, clientProps: o.clientProps },
+        log,
+        failures,
+      )
     : [];
   const share: ShareWorkload = { records: o.shareRecords, consumerCounts: [1, 4, 16], client: 'franz' };
   if (o.workloads.has('share')) {
     buildFranzShare();
-    for (const b of ordered(0)) await attempt(`share groups, 1/4/16 consumers on ${b.name}`, () => runShare({ tools, broker: b, rep: 0 }, share));
+    for (const b of ordered(0))
+      await attempt(`share groups, 1/4/16 consumers on ${b.name}`, () => runShare({ tools, broker: b, rep: 0 }, share));
   }
   for (const b of brokers) await b.stop();
 
@@ -158,17 +203,43 @@ async function main(): Promise<void> {
   }
 
   const latencyMBps = (o.latencyRatePerSecond * 1024) / 1e6;
-  const workloads = ([
-    ...produce.map((w): WorkloadInfo => ({ id: w.id, label: w.label, group: w.id.startsWith('partitions-') ? 'partitions' : 'produce', partitions: w.partitions })),
-    { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
-    { id: 'latency', label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`, group: 'latency', partitions: 16 },
-    ...share.consumerCounts.map((n): WorkloadInfo => ({ id: shareWorkloadId(n), label: `1 KiB, ${SHARE_PARTITIONS} p, share group, ${n} consumer${n === 1 ? '' : 's'}`, group: 'share', partitions: SHARE_PARTITIONS })),
-    { id: GROWTH_WORKLOAD_ID, label: `1 KiB, 16 p, acks=1, none, log grows to ${o.growthGB} GB`, group: 'growth', partitions: 16 },
-  ] satisfies WorkloadInfo[]).filter((w) => o.workloads.has(w.group));
+  const workloads = (
+    [
+      ...produce.map((w): WorkloadInfo => ({
+        id: w.id,
+        label: w.label,
+        group: w.id.startsWith('partitions-') ? 'partitions' : 'produce',
+        partitions: w.partitions,
+      })),
+      { id: 'consume', label: '1 KiB, 16 p, consume (page cache)', group: 'consume', partitions: 16 },
+      {
+        id: 'latency',
+        label: `1 KiB, 16 p, ${o.latencyRatePerSecond} msg/s (${latencyMBps.toFixed(1)} MB/s), acks=all`,
+        group: 'latency',
+        partitions: 16,
+      },
+      ...share.consumerCounts.map((n): WorkloadInfo => ({
+        id: shareWorkloadId(n),
+        label: `1 KiB, ${SHARE_PARTITIONS} p, share group, ${n} consumer${n === 1 ? '' : 's'}`,
+        group: 'share',
+        partitions: SHARE_PARTITIONS,
+      })),
+      { id: GROWTH_WORKLOAD_ID, label: `1 KiB, 16 p, acks=1, none, log grows to ${o.growthGB} GB`, group: 'growth', partitions: 16 },
+    ] satisfies WorkloadInfo[]
+  ).filter((w) => o.workloads.has(w.group));
   const markdown = writeReport(outDir, {
     date: new Date().toISOString(),
     mode: o.quick ? 'quick' : 'full',
-    environment: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, kafka: '4.4.0', producerProps: o.producerProps.join(',') || 'client defaults', sluiceOverrides: o.sluiceOverrides.join(',') || 'none', durationSeconds: Math.round((Date.now() - t0) / 1000) },
+    environment: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      kafka: '4.4.0',
+      producerProps: o.producerProps.join(',') || 'client defaults',
+      sluiceOverrides: o.sluiceOverrides.join(',') || 'none',
+      durationSeconds: Math.round((Date.now() - t0) / 1000),
+    },
     workloads,
     machine,
     startup,
@@ -182,7 +253,15 @@ async function main(): Promise<void> {
     writeFileSync(join(outDir, 'soak.md'), soakSection(soak).join('\n'));
   }
   console.log(markdown);
-  if (o.workloads.has('share')) writeFileSync(join(outDir, 'share.md'), shareReport(runs.filter((r) => r.workload.startsWith('share-')), share, 1));
+  if (o.workloads.has('share'))
+    writeFileSync(
+      join(outDir, 'share.md'),
+      shareReport(
+        runs.filter((r) => r.workload.startsWith('share-')),
+        share,
+        1,
+      ),
+    );
   log(`wrote ${outDir}`);
   rmSync(join(o.workDir, 'sluice-data'), { recursive: true, force: true });
   rmSync(join(o.workDir, 'kafka'), { recursive: true, force: true });

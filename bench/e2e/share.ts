@@ -19,8 +19,13 @@ import type { Measurement } from './workloads.js';
 
 const { values } = parseArgs({
   options: {
-    records: { type: 'string' }, consumers: { type: 'string' }, client: { type: 'string' }, reps: { type: 'string' },
-    brokers: { type: 'string' }, 'cpu-prof': { type: 'boolean', default: false }, out: { type: 'string' },
+    records: { type: 'string' },
+    consumers: { type: 'string' },
+    client: { type: 'string' },
+    reps: { type: 'string' },
+    brokers: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 const client = (values.client ?? 'franz') as ShareClient;
@@ -54,15 +59,18 @@ async function main(): Promise<void> {
   for (let rep = 0; rep < reps; rep++) {
     for (const name of rep % 2 === 0 ? brokerNames : [...brokerNames].reverse()) {
       const dataDir = join(workDir, `${name}-${rep}`);
-      const broker = name === 'sluice'
-        ? await startSluice({ dataDir, nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] })
-        : await startKafkaBroker(dataDir);
+      const broker =
+        name === 'sluice'
+          ? await startSluice({ dataDir, nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] })
+          : await startKafkaBroker(dataDir);
       try {
         await runShare({ tools, broker, rep }, workload, (m) => {
           runs.push(m);
           consumeWindow.fromUs = Math.min(consumeWindow.fromUs, nowUs() - m.seconds * 1e6);
           consumeWindow.toUs = nowUs();
-          log(`${name} rep ${rep} ${m.workload}: ${Math.round(m.recordsPerSecond)} rec/s, ${m.mbPerSecond.toFixed(1)} MB/s, broker ${m.brokerCpuSecondsPerGB?.toFixed(2)} CPU s/GB, consumer ${m.generatorCpuSeconds.toFixed(1)} CPU s`);
+          log(
+            `${name} rep ${rep} ${m.workload}: ${Math.round(m.recordsPerSecond)} rec/s, ${m.mbPerSecond.toFixed(1)} MB/s, broker ${m.brokerCpuSecondsPerGB?.toFixed(2)} CPU s/GB, consumer ${m.generatorCpuSeconds.toFixed(1)} CPU s`,
+          );
         });
       } finally {
         await broker.stop();
@@ -75,9 +83,14 @@ async function main(): Promise<void> {
   writeFileSync(join(outDir, 'results.md'), md);
   console.log(md);
   if (cpuProf) {
-    const threads = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(profileDir, f), consumeWindow));
+    const threads = readdirSync(profileDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => summarizeProfile(join(profileDir, f), consumeWindow));
     writeFileSync(join(outDir, 'profile.json'), JSON.stringify(threads, null, 2) + '\n');
-    for (const t of threads) log(`${t.thread}: busy ${t.busyMs.toFixed(0)} ms\n${t.topFunctions.map((f) => `  ${f.ms.toFixed(0).padStart(6)} ms ${f.percent.toFixed(1).padStart(5)}% ${f.name}`).join('\n')}`);
+    for (const t of threads)
+      log(
+        `${t.thread}: busy ${t.busyMs.toFixed(0)} ms\n${t.topFunctions.map((f) => `  ${f.ms.toFixed(0).padStart(6)} ms ${f.percent.toFixed(1).padStart(5)}% ${f.name}`).join('\n')}`,
+      );
   }
 }
 

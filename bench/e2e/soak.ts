@@ -68,23 +68,44 @@ export interface SoakOptions {
 
 export async function runSoak(ctx: RunContext, so: SoakOptions): Promise<SoakResult> {
   const b: BrokerUnderTest = ctx.broker;
-  if (b.pid === null) throw new Error('the soak reads the broker\'s RSS: give --pid with --bootstrap');
+  if (b.pid === null) throw new Error("the soak reads the broker's RSS: give --pid with --bootstrap");
   const pid = b.pid;
   const topic = freshTopic('soak');
   await createTopic(ctx, topic, SOAK_PARTITIONS, [`retention.bytes=${RETENTION_BYTES_PER_PARTITION}`, `segment.bytes=${SEGMENT_BYTES}`]);
   const samples: RssSample[] = [{ minute: 0, rssMiB: rssMiB(pid) }];
   const started = Date.now();
-  const timer = setInterval(() => samples.push({ minute: Math.round((Date.now() - started) / 60_000), rssMiB: rssMiB(pid) }), SAMPLE_EVERY_MS);
+  const timer = setInterval(
+    () => samples.push({ minute: Math.round((Date.now() - started) / 60_000), rssMiB: rssMiB(pid) }),
+    SAMPLE_EVERY_MS,
+  );
   try {
-    const args = loadgenArgs(b.bootstrap, topic, {
-      mode: 'latency', partitions: SOAK_PARTITIONS, ratePerSecond: so.ratePerSecond, recordSize: 1024, seconds: so.minutes * 60,
-      warmupSeconds: 0, acks: 'all', lingerMs: 1, batchSize: 131_072,
-    }, so.clientProps);
+    const args = loadgenArgs(
+      b.bootstrap,
+      topic,
+      {
+        mode: 'latency',
+        partitions: SOAK_PARTITIONS,
+        ratePerSecond: so.ratePerSecond,
+        recordSize: 1024,
+        seconds: so.minutes * 60,
+        warmupSeconds: 0,
+        acks: 'all',
+        lingerMs: 1,
+        batchSize: 131_072,
+      },
+      so.clientProps,
+    );
     const { summary } = await runLoadgen(so.loadgen, args, so.launcher, (so.minutes * 60 + 300) * 1000);
     samples.push({ minute: Math.round((Date.now() - started) / 60_000), rssMiB: rssMiB(pid) });
     return {
-      broker: b.name, minutes: so.minutes, ratePerSecond: so.ratePerSecond, samples, flatness: soakFlatness(samples, so.minutes),
-      achievedMBps: summary.bytes / summary.seconds / 1e6, p99Ms: summary.latency?.p99Ms ?? NaN, generatorCpuSeconds: summary.cpuSeconds,
+      broker: b.name,
+      minutes: so.minutes,
+      ratePerSecond: so.ratePerSecond,
+      samples,
+      flatness: soakFlatness(samples, so.minutes),
+      achievedMBps: summary.bytes / summary.seconds / 1e6,
+      p99Ms: summary.latency?.p99Ms ?? NaN,
+      generatorCpuSeconds: summary.cpuSeconds,
     };
   } finally {
     clearInterval(timer);
@@ -93,7 +114,13 @@ export async function runSoak(ctx: RunContext, so: SoakOptions): Promise<SoakRes
 }
 
 /** The soak on each broker in turn; a failed one goes to `failures` and the next broker still runs. */
-export async function soakEach(tools: JavaTools, brokers: readonly BrokerUnderTest[], so: SoakOptions, log: (message: string) => void, failures: string[]): Promise<SoakResult[]> {
+export async function soakEach(
+  tools: JavaTools,
+  brokers: readonly BrokerUnderTest[],
+  so: SoakOptions,
+  log: (message: string) => void,
+  failures: string[],
+): Promise<SoakResult[]> {
   const results: SoakResult[] = [];
   for (const b of brokers) {
     log(`soak, ${so.minutes} min at ${so.ratePerSecond} msg/s on ${b.name}`);
@@ -108,13 +135,43 @@ export async function soakEach(tools: JavaTools, brokers: readonly BrokerUnderTe
 
 export function soakSection(results: readonly SoakResult[]): string[] {
   if (results.length === 0) return [];
-  const md = [`## Soak: RSS under sustained load (${results[0]!.minutes} min, ${results[0]!.ratePerSecond} × 1 KiB/s produced and consumed, acks=all)`, ''];
-  md.push(table(['broker', 'achieved MB/s', 'p99 ms', 'judged from minute', 'RSS min / max / last MiB', 'spread', `flat within ${FLAT_WITHIN * 100}%`], results.map((r) => {
-    const f = r.flatness;
-    return [r.broker, r.achievedMBps.toFixed(1), r.p99Ms.toFixed(1), f ? String(f.fromMinute) : '–',
-      f ? `${f.minMiB.toFixed(0)} / ${f.maxMiB.toFixed(0)} / ${f.lastMiB.toFixed(0)}` : '–', f ? `${(f.spread * 100).toFixed(1)}%` : '–', f ? (f.flat ? 'yes' : 'no') : '–'];
-  })), '');
+  const md = [
+    `## Soak: RSS under sustained load (${results[0]!.minutes} min, ${results[0]!.ratePerSecond} × 1 KiB/s produced and consumed, acks=all)`,
+    '',
+  ];
+  md.push(
+    table(
+      [
+        'broker',
+        'achieved MB/s',
+        'p99 ms',
+        'judged from minute',
+        'RSS min / max / last MiB',
+        'spread',
+        `flat within ${FLAT_WITHIN * 100}%`,
+      ],
+      results.map((r) => {
+        const f = r.flatness;
+        return [
+          r.broker,
+          r.achievedMBps.toFixed(1),
+          r.p99Ms.toFixed(1),
+          f ? String(f.fromMinute) : '–',
+          f ? `${f.minMiB.toFixed(0)} / ${f.maxMiB.toFixed(0)} / ${f.lastMiB.toFixed(0)}` : '–',
+          f ? `${(f.spread * 100).toFixed(1)}%` : '–',
+          f ? (f.flat ? 'yes' : 'no') : '–',
+        ];
+      }),
+    ),
+    '',
+  );
   md.push('RSS by minute:', '');
-  md.push(table(['minute', ...results.map((r) => `${r.broker} MiB`)], results[0]!.samples.map((s, i) => [String(s.minute), ...results.map((r) => r.samples[i]?.rssMiB.toFixed(0) ?? '–')])), '');
+  md.push(
+    table(
+      ['minute', ...results.map((r) => `${r.broker} MiB`)],
+      results[0]!.samples.map((s, i) => [String(s.minute), ...results.map((r) => r.samples[i]?.rssMiB.toFixed(0) ?? '–')]),
+    ),
+    '',
+  );
   return md;
 }

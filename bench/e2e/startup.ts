@@ -30,7 +30,12 @@ export async function settledRssMiB(b: BrokerUnderTest): Promise<number> {
   return rssMiB(b.pid!);
 }
 
-export async function measureStartup(workDir: string, times: number, overrides: readonly string[] = [], launcher: readonly string[] = []): Promise<StartupSample[]> {
+export async function measureStartup(
+  workDir: string,
+  times: number,
+  overrides: readonly string[] = [],
+  launcher: readonly string[] = [],
+): Promise<StartupSample[]> {
   const out: StartupSample[] = [];
   for (let i = 0; i < times; i++) {
     const dataDir = join(workDir, `sluice-startup-${i}`);
@@ -50,12 +55,15 @@ export function startupTable(samples: readonly StartupSample[]): string {
     const v = samples.map(pick);
     return [median(v), Math.min(...v), Math.max(...v)].map((x) => x.toFixed(digits));
   };
-  return table(['Sluice, empty data dir', 'median', 'min', 'max'], [
-    ['start to accepting connections, s', ...stats((s) => s.startSeconds, 3)],
-    ['CPU used by then, s', ...stats((s) => s.startCpuSeconds, 3)],
-    ['idle RSS, MiB', ...stats((s) => s.idleRssMiB, 1)],
-    ['threads', ...stats((s) => s.threads, 0)],
-  ]);
+  return table(
+    ['Sluice, empty data dir', 'median', 'min', 'max'],
+    [
+      ['start to accepting connections, s', ...stats((s) => s.startSeconds, 3)],
+      ['CPU used by then, s', ...stats((s) => s.startCpuSeconds, 3)],
+      ['idle RSS, MiB', ...stats((s) => s.idleRssMiB, 1)],
+      ['threads', ...stats((s) => s.threads, 0)],
+    ],
+  );
 }
 
 async function main(): Promise<void> {
@@ -75,7 +83,14 @@ async function main(): Promise<void> {
   const workDir = values['work-dir'];
   mkdirSync(workDir, { recursive: true });
   const samples = await measureStartup(workDir, times, overrides, launcher);
-  const md = [`# Sluice start-up and idle memory (${new Date().toISOString()})`, '', `overrides: ${overrides.join(',') || 'none'} · launcher: ${launcher.join(' ') || 'none'} · ${times} starts`, '', startupTable(samples), ''].join('\n');
+  const md = [
+    `# Sluice start-up and idle memory (${new Date().toISOString()})`,
+    '',
+    `overrides: ${overrides.join(',') || 'none'} · launcher: ${launcher.join(' ') || 'none'} · ${times} starts`,
+    '',
+    startupTable(samples),
+    '',
+  ].join('\n');
   console.log(md);
   if (values.out !== undefined) {
     mkdirSync(values.out, { recursive: true });

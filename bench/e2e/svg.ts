@@ -38,7 +38,15 @@ function axisMax(max: number): number {
 }
 
 /** The opening of every chart: the SVG element, a white background, the title, and 5 horizontal grid lines labelled on the left. */
-function chartFrame(width: number, height: number, title: string, plotWidth: number, top: number, y: (v: number) => number, label: (v: number) => string): string[] {
+function chartFrame(
+  width: number,
+  height: number,
+  title: string,
+  plotWidth: number,
+  top: number,
+  y: (v: number) => number,
+  label: (v: number) => string,
+): string[] {
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
@@ -60,7 +68,9 @@ export function groupedBarChart(chart: BarChart): string {
   const top = axisMax(Math.max(0, ...all));
   const y = (v: number): number => MARGIN.top + PLOT_HEIGHT - (v / top) * PLOT_HEIGHT;
   const parts = chartFrame(width, height, chart.title, plotWidth, top, y, formatValue);
-  parts.push(`<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.unit)}</text>`);
+  parts.push(
+    `<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.unit)}</text>`,
+  );
   const groupWidth = plotWidth / Math.max(chart.categories.length, 1);
   const barWidth = (groupWidth * 0.75) / Math.max(chart.series.length, 1);
   chart.categories.forEach((category, c) => {
@@ -130,10 +140,16 @@ export function lineChart(chart: LineChart): string {
     parts.push(`<text x="${x(xv)}" y="${MARGIN.top + PLOT_HEIGHT + 16}" text-anchor="middle">${tickLabel(xv)}</text>`);
   }
   parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + LINE_PLOT_WIDTH}" y1="${y(0)}" y2="${y(0)}" stroke="#888"/>`);
-  parts.push(`<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.yUnit)}</text>`);
-  parts.push(`<text x="${MARGIN.left + LINE_PLOT_WIDTH / 2}" y="${MARGIN.top + PLOT_HEIGHT + 36}" text-anchor="middle">${escapeXml(chart.xUnit)}</text>`);
+  parts.push(
+    `<text transform="translate(16 ${MARGIN.top + PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.yUnit)}</text>`,
+  );
+  parts.push(
+    `<text x="${MARGIN.left + LINE_PLOT_WIDTH / 2}" y="${MARGIN.top + PLOT_HEIGHT + 36}" text-anchor="middle">${escapeXml(chart.xUnit)}</text>`,
+  );
   for (const s of chart.series) {
-    parts.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(' ')}"/>`);
+    parts.push(
+      `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(' ')}"/>`,
+    );
     for (const [px, py] of s.points) parts.push(`<circle cx="${x(px)}" cy="${y(py)}" r="3" fill="${s.color}"/>`);
   }
   chart.series.forEach((s, k) => {

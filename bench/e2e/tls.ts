@@ -42,7 +42,12 @@ const SEGMENT_BYTES = String(1024 * 1024 * 1024);
 const READS = 2;
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { mb: 1024, reps: 2, partitions: 8, out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-tls`) };
+  const o: Options = {
+    mb: 1024,
+    reps: 2,
+    partitions: 8,
+    out: join(repoRoot(), 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-tls`),
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -74,25 +79,48 @@ async function measure(tools: JavaTools, pid: number, admin: string, l: Listener
   try {
     const cpuBefore = cpuSeconds(pid);
     const produced = await runJava(tools, 'org.apache.kafka.tools.ProducerPerformance', [
-      '--topic', topic,
-      '--num-records', String(records),
-      '--record-size', String(RECORD_SIZE),
-      '--throughput', '-1',
-      '--command-property', `bootstrap.servers=${l.bootstrap}`, 'acks=1', 'compression.type=none', ...l.clientProps,
+      '--topic',
+      topic,
+      '--num-records',
+      String(records),
+      '--record-size',
+      String(RECORD_SIZE),
+      '--throughput',
+      '-1',
+      '--command-property',
+      `bootstrap.servers=${l.bootstrap}`,
+      'acks=1',
+      'compression.type=none',
+      ...l.clientProps,
     ]);
     const p = parseProducerPerformance(produced.stdout);
     const bytes = p.records * RECORD_SIZE;
-    results.push({ listener: l.name, rep, direction: 'produce', bytes, mbPerSecond: (p.recordsPerSecond * RECORD_SIZE) / 1e6, brokerCpuSecondsPerGB: (cpuSeconds(pid) - cpuBefore) / (bytes / 1e9) });
+    results.push({
+      listener: l.name,
+      rep,
+      direction: 'produce',
+      bytes,
+      mbPerSecond: (p.recordsPerSecond * RECORD_SIZE) / 1e6,
+      brokerCpuSecondsPerGB: (cpuSeconds(pid) - cpuBefore) / (bytes / 1e9),
+    });
     for (let i = 0; i < READS; i++) {
       const before = cpuSeconds(pid);
       const run = await runJava(tools, 'BenchTool', ['consume', l.bootstrap, topic], 600_000, [`-Dclient.config=${l.clientConfig}`]);
       const r = lastJson<{ records: number; bytes: number; seconds: number }>(run);
-      results.push({ listener: l.name, rep, direction: 'consume', bytes: r.bytes, mbPerSecond: r.bytes / r.seconds / 1e6, brokerCpuSecondsPerGB: (cpuSeconds(pid) - before) / (r.bytes / 1e9) });
+      results.push({
+        listener: l.name,
+        rep,
+        direction: 'consume',
+        bytes: r.bytes,
+        mbPerSecond: r.bytes / r.seconds / 1e6,
+        brokerCpuSecondsPerGB: (cpuSeconds(pid) - before) / (r.bytes / 1e9),
+      });
     }
   } finally {
     await runJava(tools, 'BenchTool', ['delete', admin, topic]);
   }
-  for (const r of results) log(`${l.name} rep ${rep} ${r.direction}: ${r.mbPerSecond.toFixed(1)} MB/s, ${r.brokerCpuSecondsPerGB.toFixed(2)} broker CPU s/GB`);
+  for (const r of results)
+    log(`${l.name} rep ${rep} ${r.direction}: ${r.mbPerSecond.toFixed(1)} MB/s, ${r.brokerCpuSecondsPerGB.toFixed(2)} broker CPU s/GB`);
   return results;
 }
 
@@ -109,11 +137,20 @@ interface Load {
 }
 
 function report(results: readonly Result[], o: Options, load: Load): string {
-  const of = (l: ListenerName, d: Result['direction'], f: (r: Result) => number): number => median(results.filter((r) => r.listener === l && r.direction === d).map(f));
+  const of = (l: ListenerName, d: Result['direction'], f: (r: Result) => number): number =>
+    median(results.filter((r) => r.listener === l && r.direction === d).map(f));
   const rows = (['produce', 'consume'] as const).map((d) => {
     const mbps = (l: ListenerName): number => of(l, d, (r) => r.mbPerSecond);
     const cpu = (l: ListenerName): number => of(l, d, (r) => r.brokerCpuSecondsPerGB);
-    return [d, mbps('PLAINTEXT').toFixed(1), mbps('SSL').toFixed(1), `${(mbps('SSL') / mbps('PLAINTEXT')).toFixed(2)}x`, cpu('PLAINTEXT').toFixed(2), cpu('SSL').toFixed(2), `${(cpu('SSL') / cpu('PLAINTEXT')).toFixed(2)}x`];
+    return [
+      d,
+      mbps('PLAINTEXT').toFixed(1),
+      mbps('SSL').toFixed(1),
+      `${(mbps('SSL') / mbps('PLAINTEXT')).toFixed(2)}x`,
+      cpu('PLAINTEXT').toFixed(2),
+      cpu('SSL').toFixed(2),
+      `${(cpu('SSL') / cpu('PLAINTEXT')).toFixed(2)}x`,
+    ];
   });
   return [
     `# TLS cost: PLAINTEXT vs SSL listener of one Sluice broker`,

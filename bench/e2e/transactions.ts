@@ -56,7 +56,13 @@ function log(message: string): void {
   console.error(`[bench:transactions] ${message}`);
 }
 
-async function measure(tools: JavaTools, broker: BrokerUnderTest, rep: number, workload: string, args: readonly string[]): Promise<Measurement> {
+async function measure(
+  tools: JavaTools,
+  broker: BrokerUnderTest,
+  rep: number,
+  workload: string,
+  args: readonly string[],
+): Promise<Measurement> {
   const before = cpuSeconds(broker.pid!);
   const run = await runJava(tools, 'BenchTool', args);
   const brokerCpu = cpuSeconds(broker.pid!) - before;
@@ -79,13 +85,36 @@ async function runBroker(tools: JavaTools, name: 'sluice' | 'kafka', rep: number
   const dataDir = join(workDir, `${name}-${rep}`);
   rmSync(dataDir, { recursive: true, force: true });
   const broker = name === 'sluice' ? await startSluice({ dataDir }) : await startKafkaBroker(dataDir);
-  const create = (topic: string) => runJava(tools, 'BenchTool', ['create', broker.bootstrap, topic, String(PARTITIONS), String(SEGMENT_BYTES)]);
+  const create = (topic: string) =>
+    runJava(tools, 'BenchTool', ['create', broker.bootstrap, topic, String(PARTITIONS), String(SEGMENT_BYTES)]);
   const out: Measurement[] = [];
   try {
     await create('txn-1000');
-    out.push(await measure(tools, broker, rep, 'txn-1000', ['txnProduce', broker.bootstrap, 'txn-1000', String(records), String(RECORD_BYTES), '1000', '0', String(ABORT_EVERY)]));
+    out.push(
+      await measure(tools, broker, rep, 'txn-1000', [
+        'txnProduce',
+        broker.bootstrap,
+        'txn-1000',
+        String(records),
+        String(RECORD_BYTES),
+        '1000',
+        '0',
+        String(ABORT_EVERY),
+      ]),
+    );
     await create('txn-100ms');
-    out.push(await measure(tools, broker, rep, 'txn-100ms', ['txnProduce', broker.bootstrap, 'txn-100ms', String(records), String(RECORD_BYTES), '0', '100', '0']));
+    out.push(
+      await measure(tools, broker, rep, 'txn-100ms', [
+        'txnProduce',
+        broker.bootstrap,
+        'txn-100ms',
+        String(records),
+        String(RECORD_BYTES),
+        '0',
+        '100',
+        '0',
+      ]),
+    );
     for (const isolation of ['read_uncommitted', 'read_committed']) {
       out.push(await measure(tools, broker, rep, `consume-${isolation}`, ['consumeAt', broker.bootstrap, 'txn-1000', isolation]));
     }
@@ -93,7 +122,8 @@ async function runBroker(tools: JavaTools, name: 'sluice' | 'kafka', rep: number
     await broker.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  for (const m of out) log(`${name} rep ${rep} ${m.workload}: ${m.mbPerSecond.toFixed(1)} MB/s, broker ${m.brokerCpuSecondsPerGB.toFixed(2)} CPU s/GB`);
+  for (const m of out)
+    log(`${name} rep ${rep} ${m.workload}: ${m.mbPerSecond.toFixed(1)} MB/s, broker ${m.brokerCpuSecondsPerGB.toFixed(2)} CPU s/GB`);
   return out;
 }
 
@@ -112,10 +142,18 @@ const LABELS: Record<string, string> = {
 
 function report(all: readonly Measurement[]): string {
   const rows = Object.keys(LABELS).map((w) => {
-    const of = (b: BrokerName, f: (m: Measurement) => number): number => median(all.filter((m) => m.workload === w && m.broker === b).map(f));
+    const of = (b: BrokerName, f: (m: Measurement) => number): number =>
+      median(all.filter((m) => m.workload === w && m.broker === b).map(f));
     const s = of('sluice', (m) => m.mbPerSecond);
     const k = of('kafka', (m) => m.mbPerSecond);
-    return [LABELS[w]!, s.toFixed(1), k.toFixed(1), (s / k).toFixed(2), of('sluice', (m) => m.brokerCpuSecondsPerGB).toFixed(2), of('kafka', (m) => m.brokerCpuSecondsPerGB).toFixed(2)];
+    return [
+      LABELS[w]!,
+      s.toFixed(1),
+      k.toFixed(1),
+      (s / k).toFixed(2),
+      of('sluice', (m) => m.brokerCpuSecondsPerGB).toFixed(2),
+      of('kafka', (m) => m.brokerCpuSecondsPerGB).toFixed(2),
+    ];
   });
   return [
     `# Transactions: Sluice vs Apache Kafka 4.4`,
@@ -136,7 +174,14 @@ async function main(): Promise<void> {
     const order: Array<'sluice' | 'kafka'> = rep % 2 === 0 ? ['sluice', 'kafka'] : ['kafka', 'sluice'];
     for (const name of order) all.push(...(await runBroker(tools, name, rep)));
   }
-  writeFileSync(join(outDir, 'results.json'), JSON.stringify({ records, recordBytes: RECORD_BYTES, partitions: PARTITIONS, abortEvery: ABORT_EVERY, reps, measurements: all }, null, 2) + '\n');
+  writeFileSync(
+    join(outDir, 'results.json'),
+    JSON.stringify(
+      { records, recordBytes: RECORD_BYTES, partitions: PARTITIONS, abortEvery: ABORT_EVERY, reps, measurements: all },
+      null,
+      2,
+    ) + '\n',
+  );
   const md = report(all);
   writeFileSync(join(outDir, 'results.md'), md);
   console.log(md);

@@ -110,11 +110,23 @@ export async function observe(broker: BrokerUnderTest, generate: () => Promise<T
   const busy = busyAfter.machine - busyBefore.machine;
   const busyByCpu = new Map([...busyAfter.byCpu].map(([cpu, s]) => [cpu, s - (busyBefore.byCpu.get(cpu) ?? 0)]));
   if (pid === null) return { run, brokerCpuSeconds: null, brokerPeakRssMiB: null, machineBusySeconds: busy, busyByCpu, wallSeconds };
-  return { run, brokerCpuSeconds: cpuSeconds(pid) - before, brokerPeakRssMiB: peakRssMiB(pid), machineBusySeconds: busy, busyByCpu, wallSeconds };
+  return {
+    run,
+    brokerCpuSeconds: cpuSeconds(pid) - before,
+    brokerPeakRssMiB: peakRssMiB(pid),
+    machineBusySeconds: busy,
+    busyByCpu,
+    wallSeconds,
+  };
 }
 
 export function measurement(
-  ctx: RunContext, workload: string, o: Observed, records: number, bytes: number, seconds: number,
+  ctx: RunContext,
+  workload: string,
+  o: Observed,
+  records: number,
+  bytes: number,
+  seconds: number,
   extra: Partial<Measurement> = {},
 ): Measurement {
   return {
@@ -145,17 +157,33 @@ export interface ProducerPerformanceOptions {
 }
 
 export function producerPerformance(
-  ctx: RunContext, topic: string, w: Omit<ProduceWorkload, 'kind' | 'id' | 'label' | 'partitions'>, opts: ProducerPerformanceOptions = {},
+  ctx: RunContext,
+  topic: string,
+  w: Omit<ProduceWorkload, 'kind' | 'id' | 'label' | 'partitions'>,
+  opts: ProducerPerformanceOptions = {},
 ): Promise<ToolRun> {
-  return runJava(ctx.tools, 'org.apache.kafka.tools.ProducerPerformance', [
-    '--topic', topic,
-    '--num-records', String(w.records),
-    '--record-size', String(w.recordSize),
-    '--throughput', '-1',
-    ...(opts.reportingIntervalMs === undefined ? [] : ['--reporting-interval', String(opts.reportingIntervalMs)]),
-    // One --command-property with several values: repeating the flag keeps only the last.
-    '--command-property', `bootstrap.servers=${ctx.broker.bootstrap}`, `acks=${w.acks}`, `compression.type=${w.compression}`, ...(ctx.producerProps ?? []),
-  ], opts.timeoutMs);
+  return runJava(
+    ctx.tools,
+    'org.apache.kafka.tools.ProducerPerformance',
+    [
+      '--topic',
+      topic,
+      '--num-records',
+      String(w.records),
+      '--record-size',
+      String(w.recordSize),
+      '--throughput',
+      '-1',
+      ...(opts.reportingIntervalMs === undefined ? [] : ['--reporting-interval', String(opts.reportingIntervalMs)]),
+      // One --command-property with several values: repeating the flag keeps only the last.
+      '--command-property',
+      `bootstrap.servers=${ctx.broker.bootstrap}`,
+      `acks=${w.acks}`,
+      `compression.type=${w.compression}`,
+      ...(ctx.producerProps ?? []),
+    ],
+    opts.timeoutMs,
+  );
 }
 
 export async function runProduce(ctx: RunContext, w: ProduceWorkload): Promise<Measurement> {
@@ -165,7 +193,10 @@ export async function runProduce(ctx: RunContext, w: ProduceWorkload): Promise<M
     const o = await observe(ctx.broker, () => producerPerformance(ctx, topic, w));
     const p = parseProducerPerformance(o.run.stdout);
     const seconds = p.records / p.recordsPerSecond;
-    return measurement(ctx, w.id, o, p.records, p.records * w.recordSize, seconds, { topicCreateSeconds, producerAvgLatencyMs: p.avgLatencyMs });
+    return measurement(ctx, w.id, o, p.records, p.records * w.recordSize, seconds, {
+      topicCreateSeconds,
+      producerAvgLatencyMs: p.avgLatencyMs,
+    });
   } finally {
     await deleteTopic(ctx, topic);
   }
@@ -204,7 +235,15 @@ export async function runLatency(ctx: RunContext, w: LatencyWorkload): Promise<M
   await createTopic(ctx, topic, 16);
   try {
     const o = await observe(ctx.broker, () =>
-      runJava(ctx.tools, 'BenchTool', ['latency', ctx.broker.bootstrap, topic, String(w.ratePerSecond), String(w.recordSize), String(w.seconds), String(w.warmupSeconds)]),
+      runJava(ctx.tools, 'BenchTool', [
+        'latency',
+        ctx.broker.bootstrap,
+        topic,
+        String(w.ratePerSecond),
+        String(w.recordSize),
+        String(w.seconds),
+        String(w.warmupSeconds),
+      ]),
     );
     const r = lastJson<LatencyResult & { seconds: number }>(o.run);
     const latency: LatencyResult = { p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, sent: r.sent, received: r.received };

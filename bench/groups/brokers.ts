@@ -12,7 +12,14 @@ import { startBrokerProcess } from '../../test/helpers/broker-process.js';
 import { startKafka } from '../../tools/kafka/kafka-process.js';
 import { freePort } from '../e2e/brokers.js';
 import { ErrorCode, errorName } from '../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest, HeartbeatResponse } from '../../src/protocol/messages/index.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  HeartbeatRequest,
+  HeartbeatResponse,
+} from '../../src/protocol/messages/index.js';
 import { PINNED_VERSIONS, type WireConnection } from './wire.js';
 
 export type BrokerName = 'sluice' | 'kafka';
@@ -77,10 +84,18 @@ const COORDINATOR_NOT_READY: ReadonlySet<number> = new Set([
 export async function awaitCoordinator(conn: WireConnection, groupId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const found = await conn.request(FindCoordinatorRequest, FindCoordinatorResponse, PINNED_VERSIONS.FindCoordinator, { keyType: 0, coordinatorKeys: [groupId] });
+    const found = await conn.request(FindCoordinatorRequest, FindCoordinatorResponse, PINNED_VERSIONS.FindCoordinator, {
+      keyType: 0,
+      coordinatorKeys: [groupId],
+    });
     let code = found.coordinators[0]?.errorCode ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (code === ErrorCode.NONE) {
-      const probe = await conn.request(HeartbeatRequest, HeartbeatResponse, PINNED_VERSIONS.Heartbeat, { groupId, generationId: -1, memberId: 'bench-probe', groupInstanceId: null });
+      const probe = await conn.request(HeartbeatRequest, HeartbeatResponse, PINNED_VERSIONS.Heartbeat, {
+        groupId,
+        generationId: -1,
+        memberId: 'bench-probe',
+        groupInstanceId: null,
+      });
       code = probe.errorCode;
       if (!COORDINATOR_NOT_READY.has(code)) return;
     }

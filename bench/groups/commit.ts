@@ -33,7 +33,10 @@ export interface CommitSample {
 }
 
 export async function runCommits(broker: RunningBroker, opts: CommitOptions, tag: string): Promise<CommitSample> {
-  const groups = Array.from({ length: opts.connections }, (_, i) => `bench-commit-${tag}-${opts.partitionsPerRequest}p-${opts.connections}c-${i}`);
+  const groups = Array.from(
+    { length: opts.connections },
+    (_, i) => `bench-commit-${tag}-${opts.partitionsPerRequest}p-${opts.connections}c-${i}`,
+  );
   const conns = await Promise.all(groups.map((_, i) => WireConnection.open(broker.host, broker.port, `bench-committer-${i}`)));
   try {
     for (const g of groups) await awaitCoordinator(conns[0]!, g);
@@ -48,7 +51,12 @@ export async function runCommits(broker: RunningBroker, opts: CommitOptions, tag
         topics: [
           {
             name: opts.topic,
-            partitions: Array.from({ length: opts.partitionsPerRequest }, (_, p) => ({ partitionIndex: p, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' })),
+            partitions: Array.from({ length: opts.partitionsPerRequest }, (_, p) => ({
+              partitionIndex: p,
+              committedOffset: offset,
+              committedLeaderEpoch: -1,
+              committedMetadata: '',
+            })),
           },
         ],
       };
@@ -62,7 +70,9 @@ export async function runCommits(broker: RunningBroker, opts: CommitOptions, tag
       while (!stopping) {
         const sent = performance.now();
         const res = await conn.request(OffsetCommitRequest, OffsetCommitResponse, PINNED_VERSIONS.OffsetCommit, body(groupId));
-        for (const t of res.topics) for (const p of t.partitions) if (p.errorCode !== 0) throw new Error(`OffsetCommit ${groupId} ${t.name}-${p.partitionIndex}: ${errorName(p.errorCode)}`);
+        for (const t of res.topics)
+          for (const p of t.partitions)
+            if (p.errorCode !== 0) throw new Error(`OffsetCommit ${groupId} ${t.name}-${p.partitionIndex}: ${errorName(p.errorCode)}`);
         if (measuring) {
           requests++;
           latencies.push(performance.now() - sent);

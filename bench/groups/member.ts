@@ -206,14 +206,22 @@ export class GroupMember {
 }
 
 /** Partition p goes to member p mod n, members sorted by id (Kafka's RoundRobinAssignor for one topic). */
-export function roundRobin(members: readonly JoinGroupResponseJoinGroupResponseMember[], topic: string, partitions: number): { memberId: string; assignment: Buffer }[] {
+export function roundRobin(
+  members: readonly JoinGroupResponseJoinGroupResponseMember[],
+  topic: string,
+  partitions: number,
+): { memberId: string; assignment: Buffer }[] {
   const ids = members.map((m) => m.memberId).sort();
   const owned = new Map<string, number[]>(ids.map((id) => [id, []]));
   for (let p = 0; p < partitions; p++) owned.get(ids[p % ids.length]!)!.push(p);
   return ids.map((memberId) => {
     const w = new Writer(32 + 4 * partitions);
     w.int16(CONSUMER_PROTOCOL_VERSION);
-    ConsumerProtocolAssignment.write(w, { assignedPartitions: [{ topic, partitions: owned.get(memberId)! }], userData: null }, CONSUMER_PROTOCOL_VERSION);
+    ConsumerProtocolAssignment.write(
+      w,
+      { assignedPartitions: [{ topic, partitions: owned.get(memberId)! }], userData: null },
+      CONSUMER_PROTOCOL_VERSION,
+    );
     return { memberId, assignment: w.finish() };
   });
 }

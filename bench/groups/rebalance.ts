@@ -56,7 +56,12 @@ export async function runRebalance(broker: RunningBroker, opts: RebalanceOptions
 
 /** Resolves when every given member is Stable in one generation above `after`. */
 class StableWatch {
-  private waiter: { readonly members: readonly GroupMember[]; readonly after: number; readonly resolve: (g: number) => void; readonly reject: (e: Error) => void } | null = null;
+  private waiter: {
+    readonly members: readonly GroupMember[];
+    readonly after: number;
+    readonly resolve: (g: number) => void;
+    readonly reject: (e: Error) => void;
+  } | null = null;
   failure: Error | null = null;
   /** Member count the leader saw, per generation. */
   readonly leaderSaw = new Map<number, number>();
@@ -102,7 +107,11 @@ class StableWatch {
   }
 }
 
-async function oneRepetition(broker: RunningBroker, groupId: string, opts: RebalanceOptions): Promise<{ join: PhaseSample; leave: PhaseSample; leaveAfterNotice: number }> {
+async function oneRepetition(
+  broker: RunningBroker,
+  groupId: string,
+  opts: RebalanceOptions,
+): Promise<{ join: PhaseSample; leave: PhaseSample; leaveAfterNotice: number }> {
   const settings: MemberSettings = {
     groupId,
     topic: 'bench-groups-topic',
@@ -111,19 +120,30 @@ async function oneRepetition(broker: RunningBroker, groupId: string, opts: Rebal
     rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
   };
-  const conns = await Promise.all(Array.from({ length: opts.members }, (_, i) => WireConnection.open(broker.host, broker.port, `bench-member-${i}`)));
+  const conns = await Promise.all(
+    Array.from({ length: opts.members }, (_, i) => WireConnection.open(broker.host, broker.port, `bench-member-${i}`)),
+  );
   const admin = await WireConnection.open(broker.host, broker.port, 'bench-admin');
   try {
     await awaitCoordinator(admin, groupId);
     const watch = new StableWatch();
-    const members = conns.map((c) => new GroupMember(c, settings, (e) => watch.synced(e), (err) => watch.failed(err)));
+    const members = conns.map(
+      (c) =>
+        new GroupMember(
+          c,
+          settings,
+          (e) => watch.synced(e),
+          (err) => watch.failed(err),
+        ),
+    );
     const joinRequests = (): number => members.reduce((n, m) => n + m.joins, 0);
 
     const t0 = performance.now();
     for (const m of members) m.join();
     const g1 = await watch.wait(members, 0, opts.phaseTimeoutMs);
     const join: PhaseSample = { ms: performance.now() - t0, generations: g1, joinRequests: joinRequests() };
-    if (watch.leaderSaw.get(g1) !== members.length) throw new Error(`generation ${g1}: leader saw ${watch.leaderSaw.get(g1)} members, not ${members.length}`);
+    if (watch.leaderSaw.get(g1) !== members.length)
+      throw new Error(`generation ${g1}: leader saw ${watch.leaderSaw.get(g1)} members, not ${members.length}`);
     await verify(admin, groupId, members, opts.partitions);
 
     // A follower leaves: the leader leaving would also move leadership, a different case.
@@ -138,7 +158,8 @@ async function oneRepetition(broker: RunningBroker, groupId: string, opts: Rebal
     const leave: PhaseSample = { ms: t2 - t1, generations: g2 - g1, joinRequests: joinRequests() - joinsBefore };
     const noticed = Math.min(...rest.map((m) => m.rebalanceNoticedAt ?? Number.POSITIVE_INFINITY));
     if (!Number.isFinite(noticed) || noticed < t1) throw new Error(`${groupId}: no member was told of the rebalance by a heartbeat`);
-    if (watch.leaderSaw.get(g2) !== rest.length) throw new Error(`generation ${g2}: leader saw ${watch.leaderSaw.get(g2)} members, not ${rest.length}`);
+    if (watch.leaderSaw.get(g2) !== rest.length)
+      throw new Error(`generation ${g2}: leader saw ${watch.leaderSaw.get(g2)} members, not ${rest.length}`);
     await verify(admin, groupId, rest, opts.partitions);
 
     for (const m of rest) m.stop();
@@ -156,7 +177,10 @@ async function oneRepetition(broker: RunningBroker, groupId: string, opts: Rebal
 
 /** DescribeGroups must show the group Stable with exactly these members and the assignments they were given. */
 async function verify(admin: WireConnection, groupId: string, members: readonly GroupMember[], partitions: number): Promise<void> {
-  const res = await admin.request(DescribeGroupsRequest, DescribeGroupsResponse, PINNED_VERSIONS.DescribeGroups, { groups: [groupId], includeAuthorizedOperations: false });
+  const res = await admin.request(DescribeGroupsRequest, DescribeGroupsResponse, PINNED_VERSIONS.DescribeGroups, {
+    groups: [groupId],
+    includeAuthorizedOperations: false,
+  });
   const g = res.groups[0];
   if (g === undefined || g.errorCode !== ErrorCode.NONE) throw new Error(`DescribeGroups ${groupId}: ${errorName(g?.errorCode ?? -1)}`);
   if (g.groupState !== 'Stable') throw new Error(`${groupId} is ${g.groupState}, not Stable`);
@@ -167,7 +191,8 @@ async function verify(admin: WireConnection, groupId: string, members: readonly 
     const m = byId.get(d.memberId);
     if (m === undefined) throw new Error(`${groupId}: broker lists unknown member ${d.memberId}`);
     const broker = JSON.stringify(decodeMemberAssignment(d.memberAssignment));
-    if (broker !== JSON.stringify(m.assignment)) throw new Error(`${groupId}: ${d.memberId} holds ${JSON.stringify(m.assignment)}, broker says ${broker}`);
+    if (broker !== JSON.stringify(m.assignment))
+      throw new Error(`${groupId}: ${d.memberId} holds ${JSON.stringify(m.assignment)}, broker says ${broker}`);
     for (const t of m.assignment) for (const p of t.partitions) seen.add(p);
   }
   if (seen.size !== partitions) throw new Error(`${groupId}: ${seen.size} of ${partitions} partitions assigned`);

@@ -50,11 +50,12 @@ function options(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  const list = (s: string): number[] => s.split(',').map((x) => {
-    const n = Number(x);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${x}\n${USAGE}`);
-    return n;
-  });
+  const list = (s: string): number[] =>
+    s.split(',').map((x) => {
+      const n = Number(x);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${x}\n${USAGE}`);
+      return n;
+    });
   const quick = values.quick;
   return {
     members: list(values.members),
@@ -96,7 +97,13 @@ function summary(samples: number[]): Summary {
   return { median, min: s[0]!, max: s.at(-1)!, samples };
 }
 
-function result(workload: string, unit: string, better: 'lower' | 'higher', values: Record<BrokerName, number[]>, detail: Record<BrokerName, unknown[]>): WorkloadResult {
+function result(
+  workload: string,
+  unit: string,
+  better: 'lower' | 'higher',
+  values: Record<BrokerName, number[]>,
+  detail: Record<BrokerName, unknown[]>,
+): WorkloadResult {
   const sluice = summary(values.sluice);
   const kafka = summary(values.kafka);
   return { workload, unit, better, sluice, kafka, ratio: sluice.median / kafka.median, detail };
@@ -122,9 +129,30 @@ async function main(): Promise<void> {
       // Untimed: the JVM's JIT and the first group on a coordinator (both brokers) would
       // otherwise land in the first repetitions — Kafka's first 10-member join took over 1 s.
       process.stderr.write(`warming up ${name}\n`);
-      for (const n of opts.members) await runRebalance(b, { members: n, repetitions: 1, partitions: opts.assignedPartitions, heartbeatIntervalMs: opts.heartbeatMs, phaseTimeoutMs: 120_000 }, 'warmup');
+      for (const n of opts.members)
+        await runRebalance(
+          b,
+          {
+            members: n,
+            repetitions: 1,
+            partitions: opts.assignedPartitions,
+            heartbeatIntervalMs: opts.heartbeatMs,
+            phaseTimeoutMs: 120_000,
+          },
+          'warmup',
+        );
       for (const partitions of opts.commitPartitions) {
-        await runCommits(b, { topic: COMMIT_TOPIC, partitionsPerRequest: partitions, connections: Math.max(...opts.commitConnections), warmupMs: 0, durationMs: opts.warmupMs * 2 }, 'warmup');
+        await runCommits(
+          b,
+          {
+            topic: COMMIT_TOPIC,
+            partitionsPerRequest: partitions,
+            connections: Math.max(...opts.commitConnections),
+            warmupMs: 0,
+            durationMs: opts.warmupMs * 2,
+          },
+          'warmup',
+        );
       }
     }
 
@@ -135,14 +163,29 @@ async function main(): Promise<void> {
       // One repetition per broker in turn, so slow spells of the shared machine hit both.
       for (let rep = 0; rep < opts.reps; rep++) {
         for (const name of BROKERS) {
-          const s = await runRebalance(brokers.get(name)!, { members: n, repetitions: 1, partitions: opts.assignedPartitions, heartbeatIntervalMs: opts.heartbeatMs, phaseTimeoutMs: 120_000 }, `r${rep}`);
+          const s = await runRebalance(
+            brokers.get(name)!,
+            {
+              members: n,
+              repetitions: 1,
+              partitions: opts.assignedPartitions,
+              heartbeatIntervalMs: opts.heartbeatMs,
+              phaseTimeoutMs: 120_000,
+            },
+            `r${rep}`,
+          );
           join[name].push(...s.join);
           leave[name].push(...s.leave);
           afterNotice[name].push(...s.leaveAfterNotice);
-          process.stderr.write(`rebalance ${n} members ${name} rep ${rep}: join ${s.join[0]!.ms.toFixed(1)} ms (${s.join[0]!.generations} generations), leave ${s.leave[0]!.ms.toFixed(1)} ms\n`);
+          process.stderr.write(
+            `rebalance ${n} members ${name} rep ${rep}: join ${s.join[0]!.ms.toFixed(1)} ms (${s.join[0]!.generations} generations), leave ${s.leave[0]!.ms.toFixed(1)} ms\n`,
+          );
         }
       }
-      const ms = (x: Record<BrokerName, PhaseSample[]>): Record<BrokerName, number[]> => ({ sluice: x.sluice.map((s) => s.ms), kafka: x.kafka.map((s) => s.ms) });
+      const ms = (x: Record<BrokerName, PhaseSample[]>): Record<BrokerName, number[]> => ({
+        sluice: x.sluice.map((s) => s.ms),
+        kafka: x.kafka.map((s) => s.ms),
+      });
       results.push(result(`${n} members join → Stable`, 'ms', 'lower', ms(join), join));
       results.push(result(`${n} members, 1 leaves → Stable`, 'ms', 'lower', ms(leave), leave));
       results.push(result(`${n} members, 1 leaves: first heartbeat told → Stable`, 'ms', 'lower', afterNotice, { sluice: [], kafka: [] }));
@@ -153,17 +196,59 @@ async function main(): Promise<void> {
         const samples: Record<BrokerName, CommitSample[]> = { sluice: [], kafka: [] };
         for (let round = 0; round < opts.commitRounds; round++) {
           for (const name of BROKERS) {
-            const s = await runCommits(brokers.get(name)!, { topic: COMMIT_TOPIC, partitionsPerRequest: partitions, connections, warmupMs: opts.warmupMs, durationMs: opts.durationMs }, `r${round}`);
+            const s = await runCommits(
+              brokers.get(name)!,
+              { topic: COMMIT_TOPIC, partitionsPerRequest: partitions, connections, warmupMs: opts.warmupMs, durationMs: opts.durationMs },
+              `r${round}`,
+            );
             samples[name].push(s);
-            process.stderr.write(`commit ${partitions}p × ${connections}c ${name} round ${round}: ${s.requestsPerSecond.toFixed(0)} req/s, p50 ${s.p50Ms.toFixed(2)} ms\n`);
+            process.stderr.write(
+              `commit ${partitions}p × ${connections}c ${name} round ${round}: ${s.requestsPerSecond.toFixed(0)} req/s, p50 ${s.p50Ms.toFixed(2)} ms\n`,
+            );
           }
         }
-        const pick = (f: (s: CommitSample) => number): Record<BrokerName, number[]> => ({ sluice: samples.sluice.map(f), kafka: samples.kafka.map(f) });
+        const pick = (f: (s: CommitSample) => number): Record<BrokerName, number[]> => ({
+          sluice: samples.sluice.map(f),
+          kafka: samples.kafka.map(f),
+        });
         const cell = `OffsetCommit ${partitions} partition${partitions === 1 ? '' : 's'}/request, ${connections} connection${connections === 1 ? '' : 's'}`;
-        results.push(result(`${cell}: requests/s`, 'req/s', 'higher', pick((s) => s.requestsPerSecond), samples));
-        if (partitions > 1) results.push(result(`${cell}: partitions/s`, 'partitions/s', 'higher', pick((s) => s.partitionsPerSecond), { sluice: [], kafka: [] }));
-        results.push(result(`${cell}: p50 latency`, 'ms', 'lower', pick((s) => s.p50Ms), { sluice: [], kafka: [] }));
-        results.push(result(`${cell}: broker CPU/request`, 'ms', 'lower', pick((s) => s.brokerCpuMsPerRequest), { sluice: [], kafka: [] }));
+        results.push(
+          result(
+            `${cell}: requests/s`,
+            'req/s',
+            'higher',
+            pick((s) => s.requestsPerSecond),
+            samples,
+          ),
+        );
+        if (partitions > 1)
+          results.push(
+            result(
+              `${cell}: partitions/s`,
+              'partitions/s',
+              'higher',
+              pick((s) => s.partitionsPerSecond),
+              { sluice: [], kafka: [] },
+            ),
+          );
+        results.push(
+          result(
+            `${cell}: p50 latency`,
+            'ms',
+            'lower',
+            pick((s) => s.p50Ms),
+            { sluice: [], kafka: [] },
+          ),
+        );
+        results.push(
+          result(
+            `${cell}: broker CPU/request`,
+            'ms',
+            'lower',
+            pick((s) => s.brokerCpuMsPerRequest),
+            { sluice: [], kafka: [] },
+          ),
+        );
       }
     }
   } finally {
@@ -173,7 +258,13 @@ async function main(): Promise<void> {
   const date = started.toISOString().slice(0, 10);
   const report = {
     date: started.toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      node: process.version,
+      loadavgBefore: loadBefore,
+      loadavgAfter: loadavg(),
+    },
     kafkaVersion: KAFKA_VERSION,
     brokerSettings: GROUP_SETTINGS,
     requestVersions: PINNED_VERSIONS,
@@ -199,7 +290,9 @@ function markdown(date: string, opts: Options, load: number[], results: readonly
     `# Group coordinator benchmarks, Sluice vs Apache Kafka ${KAFKA_VERSION} (${date})`,
     '',
     `${cpus().length} vCPU (shared; load average ${load.map((l) => l.toFixed(2)).join(' ')} at start), Node ${process.version}. ` +
-      `Both brokers: ${Object.entries(GROUP_SETTINGS).map(([k, v]) => `\`${k}=${v}\``).join(', ')}. ` +
+      `Both brokers: ${Object.entries(GROUP_SETTINGS)
+        .map(([k, v]) => `\`${k}=${v}\``)
+        .join(', ')}. ` +
       `Rebalances: ${opts.reps} repetitions, heartbeat every ${opts.heartbeatMs} ms, ${opts.assignedPartitions} partitions assigned round-robin. ` +
       `Commits: ${opts.commitRounds} rounds of ${opts.durationMs} ms after ${opts.warmupMs} ms warm-up, one request in flight per connection. ` +
       'Medians (min–max); ratio = Sluice / Kafka.',

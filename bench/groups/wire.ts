@@ -43,7 +43,10 @@ export class WireConnection {
   private nextCorrelationId = 0;
   private closedWith: Error | null = null;
 
-  private constructor(private readonly socket: Socket, private readonly clientId: string) {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly clientId: string,
+  ) {
     socket.on('data', (chunk: Buffer) => this.frames.push(chunk, (f) => this.onFrame(f)));
     socket.on('error', (err) => this.shutDown(err));
     socket.on('close', () => this.shutDown(new Error('connection closed')));
@@ -54,14 +57,19 @@ export class WireConnection {
     const socket = connect({ host, port, noDelay: true });
     await once(socket, 'connect');
     const c = new WireConnection(socket, clientId);
-    const res = await c.request(ApiVersionsRequest, ApiVersionsResponse, API_VERSIONS_V3, { clientSoftwareName: 'sluice-bench', clientSoftwareVersion: '0.1.0' });
+    const res = await c.request(ApiVersionsRequest, ApiVersionsResponse, API_VERSIONS_V3, {
+      clientSoftwareName: 'sluice-bench',
+      clientSoftwareVersion: '0.1.0',
+    });
     if (res.errorCode !== 0) throw new Error(`ApiVersions v3 answered error ${res.errorCode}`);
     for (const name of Object.keys(PINNED_VERSIONS) as PinnedApi[]) {
       const version = PINNED_VERSIONS[name];
       const range = res.apiKeys.find((k) => k.apiKey === API_KEYS[name]);
       if (range === undefined || version < range.minVersion || version > range.maxVersion) {
         c.close();
-        throw new Error(`${host}:${port} does not serve ${name} v${version} (serves ${range ? `${range.minVersion}-${range.maxVersion}` : 'none'})`);
+        throw new Error(
+          `${host}:${port} does not serve ${name} v${version} (serves ${range ? `${range.minVersion}-${range.maxVersion}` : 'none'})`,
+        );
       }
     }
     return c;

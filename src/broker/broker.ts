@@ -232,7 +232,8 @@ interface Storage {
 
 async function startStorage({ config, logger, log }: Setup): Promise<Storage> {
   // A cluster member's cluster id is ZooKeeper's; log dirs of another cluster are refused.
-  const member = config.cluster === null ? null : await connectClusterMember(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
+  const member =
+    config.cluster === null ? null : await connectClusterMember(config.cluster, config.clusterId ?? randomUuid(), logger('cluster'));
   const clusterId = loadOrFormatLogDirs(config.logDirs, config.nodeId, member?.clusterId ?? config.clusterId);
   const cleanShutdownDirs = config.logDirs.filter(hasCleanShutdownMarker);
   const workerOptions: PartitionWorkerOptions = {
@@ -290,7 +291,9 @@ function buildPartitionAccess({ config, logger }: Setup, { member, host }: Stora
   const purgatory = new FetchPurgatory();
   const producePurgatory = new ProducePurgatory();
   // An expansion a follower's fetch brought goes to the member's ISR sender (a single broker has no followers).
-  const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, (topic, partition, proposal) => member?.isrProposed(topic, partition, proposal));
+  const purgatoryEventsOnly = purgatoryEvents(purgatory, producePurgatory, (topic, partition, proposal) =>
+    member?.isrProposed(topic, partition, proposal),
+  );
   const shareLeadership = followShareLeadership(() => cluster.current);
   const partitionEvents: PartitionEvents = {
     ...purgatoryEventsOnly,
@@ -311,15 +314,33 @@ interface Serving {
 }
 
 /** Binds every listener; a listener that cannot bind closes the others, the partitions and the member. */
-async function startServing({ config, logger }: Setup, { member }: Storage, { partitions }: PartitionAccess, cluster: ClusterContextSlot): Promise<Serving> {
-  const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS], () => cluster.require().loadCoordinators());
+async function startServing(
+  { config, logger }: Setup,
+  { member }: Storage,
+  { partitions }: PartitionAccess,
+  cluster: ClusterContextSlot,
+): Promise<Serving> {
+  const registry = new HandlerRegistry(member === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS], () =>
+    cluster.require().loadCoordinators(),
+  );
   const metrics = new BrokerMetrics({ ...config.metricsProducerClients, uncompressedSize: uncompressedRecordsSize });
   const quotas = new ClientQuotas(() => cluster.require().metadata, config.quotaWindow, metrics);
-  const authenticator = config.sasl.listeners.size === 0 ? undefined : await createSaslAuthenticator(config.sasl, () => cluster.require().metadata, metrics, logger('security'));
+  const authenticator =
+    config.sasl.listeners.size === 0
+      ? undefined
+      : await createSaslAuthenticator(config.sasl, () => cluster.require().metadata, metrics, logger('security'));
   // Connections are accepted while the logs open (the advertised port may be the one the OS
   // picked); their requests wait at the gate until the cluster context exists.
   const gate = new ServingGate();
-  const dispatcher = new RequestDispatcher(registry, logger('handlers'), metrics, () => cluster.current ?? undefined, quotas, authenticator, gate);
+  const dispatcher = new RequestDispatcher(
+    registry,
+    logger('handlers'),
+    metrics,
+    () => cluster.current ?? undefined,
+    quotas,
+    authenticator,
+    gate,
+  );
   const networkLog = logger('network');
   const clientWarnings = new RateLimitedLog(networkLog, CLIENT_WARNINGS_PER_SECOND);
   const limits = new ConnectionLimits(liveConnectionLimits(config, () => cluster.current?.configs ?? null));
@@ -382,7 +403,8 @@ class FatalStop {
 
   private halt(broker: Broker, reason: string): void {
     if (this.onFatal !== undefined) this.onFatal(reason, broker);
-    else void broker.stop().catch((err: unknown) => this.log.error('stopping after a fatal error failed', { error: (err as Error).message }));
+    else
+      void broker.stop().catch((err: unknown) => this.log.error('stopping after a fatal error failed', { error: (err as Error).message }));
   }
 }
 
@@ -442,14 +464,39 @@ async function buildCluster(
       localLogDirFailures.start();
     }
     const producerIds = new ProducerIdManager(member?.producerIdBlocks(node.nodeId) ?? new LocalProducerIdBlocks(config.logDirs[0]!));
-    const coordinatorDeps = { config, node, metadata, admin, partitions, producePurgatory, configs, producerIds, member, cluster: () => cluster.require(), logger };
+    const coordinatorDeps = {
+      config,
+      node,
+      metadata,
+      admin,
+      partitions,
+      producePurgatory,
+      configs,
+      producerIds,
+      member,
+      cluster: () => cluster.require(),
+      logger,
+    };
     const coordinators = new LazyCoordinators(() => buildCoordinators(coordinatorDeps), log);
-    member?.prepare(node, config.deleteTopicEnable, config.replicaLagTimeMaxMs, replicaLogs(partitions), configs, {
-      onLeadershipChange: (topics) => coordinators.onLeadershipChange(topics),
-      onUncleanElection: () => metrics.uncleanLeaderElection(),
-      onFatal: fatal,
-    }, logger);
-    const sharePartitions = new SharePartitionManager(coordinators.sharePersister, sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)), eventLoopTimers, wakeShareFetches(() => cluster.require()));
+    member?.prepare(
+      node,
+      config.deleteTopicEnable,
+      config.replicaLagTimeMaxMs,
+      replicaLogs(partitions),
+      configs,
+      {
+        onLeadershipChange: (topics) => coordinators.onLeadershipChange(topics),
+        onUncleanElection: () => metrics.uncleanLeaderElection(),
+        onFatal: fatal,
+      },
+      logger,
+    );
+    const sharePartitions = new SharePartitionManager(
+      coordinators.sharePersister,
+      sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)),
+      eventLoopTimers,
+      wakeShareFetches(() => cluster.require()),
+    );
     cluster.set({
       nodeId: node.nodeId,
       get metadata() {
@@ -489,9 +536,28 @@ async function buildCluster(
     if (metadata.image.topics().some((t) => COORDINATOR_TOPICS.has(t.name))) await coordinators.load();
     // Registering invites the controller's requests, which need everything above.
     await member?.join();
-    const metricsServer = config.metricsListener === null ? null : await startMetrics(config.metricsListener, config.metricsLagMaxPartitions, metrics, host, partitions, coordinators, logger('metrics'));
+    const metricsServer =
+      config.metricsListener === null
+        ? null
+        : await startMetrics(
+            config.metricsListener,
+            config.metricsLagMaxPartitions,
+            metrics,
+            host,
+            partitions,
+            coordinators,
+            logger('metrics'),
+          );
     if (metricsServer !== null) log.info('metrics endpoint listening', { url: metricsServer.url });
-    log.info('broker started', { clusterId, nodeId: node.nodeId, advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','), topics: metadata.image.topics().length, workers: host.size, workersStarted: host.startedWorkers().length, zookeeper: config.cluster?.zookeeperConnect ?? null });
+    log.info('broker started', {
+      clusterId,
+      nodeId: node.nodeId,
+      advertised: endpoints.map((e) => `${e.listenerName}://${hostPort(e.host, e.port)}`).join(','),
+      topics: metadata.image.topics().length,
+      workers: host.size,
+      workersStarted: host.startedWorkers().length,
+      zookeeper: config.cluster?.zookeeperConnect ?? null,
+    });
     return { coordinators, sharePartitions, localLogDirFailures, metricsServer };
   } catch (err) {
     localLogDirFailures?.close();

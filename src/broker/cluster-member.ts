@@ -119,7 +119,8 @@ export class ClusterMember {
 
   /** What the handlers reach; valid once `prepare` ran. */
   membership(): ClusterMembership {
-    if (this.replicaManager === null || this.controller === null || this.transactionPeers === null || this.partitionEnds === null) throw new Error('cluster membership used before it was prepared');
+    if (this.replicaManager === null || this.controller === null || this.transactionPeers === null || this.partitionEnds === null)
+      throw new Error('cluster membership used before it was prepared');
     return {
       interBrokerListenerName: this.config.interBrokerListenerName,
       replicas: this.replicaManager,
@@ -204,18 +205,34 @@ export class ClusterMember {
       onAllFailed: (dirs) => {
         const reason = `all log dirs in ${dirs.join(', ')} have failed`;
         void this.close()
-          .catch((err: unknown) => this.log.error('leaving the cluster after every log dir failed went wrong', { error: (err as Error).message }))
+          .catch((err: unknown) =>
+            this.log.error('leaving the cluster after every log dir failed went wrong', { error: (err as Error).message }),
+          )
           .finally(() => hooks.onFatal(reason));
       },
       checkIntervalMs: LOG_DIR_CHECK_INTERVAL_MS,
       log: logger('log-dirs'),
     });
-    this.brokerConnections = new BrokerConnections(this.cache, `broker-${self.nodeId}`, this.config.controllerSocketTimeoutMs, this.config.interBrokerTls, this.config.interBrokerSasl ?? undefined);
+    this.brokerConnections = new BrokerConnections(
+      this.cache,
+      `broker-${self.nodeId}`,
+      this.config.controllerSocketTimeoutMs,
+      this.config.interBrokerTls,
+      this.config.interBrokerSasl ?? undefined,
+    );
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.sharePeers = new ShareStatePeerClient(this.brokerConnections, logger('share-coordinator'));
     this.partitionEnds = new PartitionEndClient(this.brokerConnections, logger('group-coordinator'));
-    this.isrSender = new IsrChangeSender(self.nodeId, brokerEpoch, logs, this.controllerClient, this.cache, Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)), logger('isr'));
+    this.isrSender = new IsrChangeSender(
+      self.nodeId,
+      brokerEpoch,
+      logs,
+      this.controllerClient,
+      this.cache,
+      Math.max(1, Math.floor(replicaLagTimeMaxMs / 2)),
+      logger('isr'),
+    );
     this.watchConfigs(logs, configs);
   }
 
@@ -236,7 +253,12 @@ export class ClusterMember {
 
   private async register(): Promise<void> {
     const self = this.requireIdentity();
-    this.brokerEpoch = await this.zk.registerBroker({ id: self.nodeId, endpoints: self.endpoints, rack: this.config.rack, features: supportedRanges() });
+    this.brokerEpoch = await this.zk.registerBroker({
+      id: self.nodeId,
+      endpoints: self.endpoints,
+      rack: this.config.rack,
+      features: supportedRanges(),
+    });
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.zk.onSessionExpired(() => {
       this.renewing ??= this.renewSession().finally(() => (this.renewing = null));
@@ -271,7 +293,9 @@ export class ClusterMember {
     if (this.closed) return;
     if (this.watchedLogs !== null) this.watchConfigs(this.watchedLogs.logs, this.watchedLogs.configs);
     await this.followAcls().catch((err: unknown) => this.log.error('reloading the ACLs failed', { error: (err as Error).message }));
-    await this.followFeatures().catch((err: unknown) => this.log.error('reading the finalized features failed', { error: (err as Error).message }));
+    await this.followFeatures().catch((err: unknown) =>
+      this.log.error('reading the finalized features failed', { error: (err as Error).message }),
+    );
     this.controller?.replaceSession(this.zk);
   }
 
@@ -279,16 +303,28 @@ export class ClusterMember {
 
   /** An ISR change a follower's fetch made its leader propose (an expansion): sent to the controller now. */
   isrProposed(topic: string, partition: number, proposal: IsrChangeProposal): void {
-    this.isrSender?.offer({ topic, partition, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, newIsr: proposal.isr });
+    this.isrSender?.offer({
+      topic,
+      partition,
+      leaderEpoch: proposal.leaderEpoch,
+      partitionEpoch: proposal.partitionEpoch,
+      newIsr: proposal.isr,
+    });
   }
 
   private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {
     this.watchedLogs = { logs, configs };
     const zk = this.zk;
-    void this.loadClientEntities(zk).catch((err: unknown) => this.log.error('loading client entity configs failed', { error: (err as Error).message }));
-    void this.loadConfigEntities(zk, logs, configs).catch((err: unknown) => this.log.error('loading broker and group configs failed', { error: (err as Error).message }));
+    void this.loadClientEntities(zk).catch((err: unknown) =>
+      this.log.error('loading client entity configs failed', { error: (err as Error).message }),
+    );
+    void this.loadConfigEntities(zk, logs, configs).catch((err: unknown) =>
+      this.log.error('loading broker and group configs failed', { error: (err as Error).message }),
+    );
     this.configWatch = this.zk.watchConfigChanges((entityPath) => {
-      void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) => this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }));
+      void this.applyConfigChange(entityPath, logs, configs).catch((err: unknown) =>
+        this.log.error('applying a config change failed', { entityPath, error: (err as Error).message }),
+      );
     });
   }
 
@@ -298,7 +334,10 @@ export class ClusterMember {
 
   private async applyClientEntityChange(zk: KafkaZkClient, path: string): Promise<void> {
     const [type, ...name] = path.split('/');
-    this.cache.setClientEntityConfigs(parseEntityPath(path), new Map(Object.entries(await zk.getEntityConfig(type as ConfigEntityType, name.join('/')))));
+    this.cache.setClientEntityConfigs(
+      parseEntityPath(path),
+      new Map(Object.entries(await zk.getEntityConfig(type as ConfigEntityType, name.join('/')))),
+    );
   }
 
   /**
@@ -341,7 +380,8 @@ export class ClusterMember {
       this.cache.setTopicConfigs(name, overrides);
       this.controller?.topicConfigChanged(name, overrides);
       const topic = this.cache.image.topic(name);
-      if (topic !== undefined) await logs.updateTopicConfig({ name, topicId: topic.topicId }, topic.partitionCount, configs.effectiveTopicConfig(topic));
+      if (topic !== undefined)
+        await logs.updateTopicConfig({ name, topicId: topic.topicId }, topic.partitionCount, configs.effectiveTopicConfig(topic));
     } else if (type === 'brokers') {
       await this.applyBrokerConfigChange(this.zk, name, logs, configs);
     } else if (type === GROUP_CONFIG_ENTITY) {
@@ -366,7 +406,8 @@ export class ClusterMember {
     const applied = this.appliedBrokerConfigs[scope];
     if (applied.size === values.size && [...values].every(([k, v]) => applied.get(k) === v)) return;
     this.appliedBrokerConfigs[scope] = values;
-    for (const t of this.cache.image.topics()) await logs.updateTopicConfig({ name: t.name, topicId: t.topicId }, t.partitionCount, configs.effectiveTopicConfig(t));
+    for (const t of this.cache.image.topics())
+      await logs.updateTopicConfig({ name: t.name, topicId: t.topicId }, t.partitionCount, configs.effectiveTopicConfig(t));
   }
 
   /** The broker and group config entities, read at start-up: their change notifications may have expired. */
@@ -390,12 +431,19 @@ export class ClusterMember {
     for (let attempt = 1; attempt <= this.config.controlledShutdownMaxRetries; attempt++) {
       try {
         const connection = await this.controllerClient.connect();
-        const response = await connection.request(ControlledShutdownRequest, ControlledShutdownResponse, () => ({ brokerId: this.requireIdentity().nodeId, brokerEpoch: this.brokerEpoch }));
+        const response = await connection.request(ControlledShutdownRequest, ControlledShutdownResponse, () => ({
+          brokerId: this.requireIdentity().nodeId,
+          brokerEpoch: this.brokerEpoch,
+        }));
         if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
           this.log.info('controlled shutdown succeeded');
           return true;
         }
-        this.log.warn('controlled shutdown incomplete', { attempt, errorCode: response.errorCode, remaining: response.remainingPartitions.length });
+        this.log.warn('controlled shutdown incomplete', {
+          attempt,
+          errorCode: response.errorCode,
+          remaining: response.remainingPartitions.length,
+        });
       } catch (err) {
         this.log.warn('controlled shutdown attempt failed', { attempt, error: (err as Error).message });
         this.controllerClient.close();

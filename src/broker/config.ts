@@ -13,7 +13,14 @@ import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.
 import type { ShareCoordinatorSettings, TransactionStateLogSettings } from './internal-topics.js';
 import { buildListeners, LISTENER_PREFIX, ListenerConfigError, type ListenerConfig } from './listener-config.js';
 import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
-import { buildSaslConfig, interBrokerCredentials, isListenerSaslKey, SaslConfigError, type SaslClientCredentials, type SaslConfig } from '../security/sasl/sasl-config.js';
+import {
+  buildSaslConfig,
+  interBrokerCredentials,
+  isListenerSaslKey,
+  SaslConfigError,
+  type SaslClientCredentials,
+  type SaslConfig,
+} from '../security/sasl/sasl-config.js';
 
 export interface BrokerConfig {
   /** `listeners`, each with its security protocol, advertised address and TLS settings; the first is `Broker.bootstrap`. */
@@ -114,7 +121,10 @@ export interface ClusterMemberConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly key: string, message: string) {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
     super(`invalid value for ${key}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -281,7 +291,10 @@ export function buildConfig(settings: ReadonlyMap<string, string>): LoadedConfig
       clusterId,
       metricsListener: parseMetricsListener(values.raw('metrics.listener')),
       metricsLagMaxPartitions: values.int('metrics.consumergroup.lag.max.partitions'),
-      metricsProducerClients: { maxClients: values.int('metrics.producer.clients.max'), idleMs: values.int('metrics.producer.clients.idle.ms') },
+      metricsProducerClients: {
+        maxClients: values.int('metrics.producer.clients.max'),
+        idleMs: values.int('metrics.producer.clients.idle.ms'),
+      },
       staticSettings,
       cluster: clusterMember(values, interBrokerListener, sasl),
       authorizer: authorizerConfig(values),
@@ -355,13 +368,21 @@ function authorizerConfig(values: Values): AuthorizerConfig | null {
   const className = values.raw('authorizer.class.name') ?? '';
   if (className === '') return null;
   if (!AUTHORIZER_CLASS_NAMES.includes(className)) {
-    throw new ConfigError('authorizer.class.name', `'${className}' is not an authorizer this broker has (${AUTHORIZER_CLASS_NAMES.join(', ')})`);
+    throw new ConfigError(
+      'authorizer.class.name',
+      `'${className}' is not an authorizer this broker has (${AUTHORIZER_CLASS_NAMES.join(', ')})`,
+    );
   }
-  return { superUsers: parseSuperUsers(values.raw('super.users') ?? ''), allowEveryoneIfNoAclFound: values.bool('allow.everyone.if.no.acl.found') };
+  return {
+    superUsers: parseSuperUsers(values.raw('super.users') ?? ''),
+    allowEveryoneIfNoAclFound: values.bool('allow.everyone.if.no.acl.found'),
+  };
 }
 
 function saslConfig(values: Values, listenerSaslSettings: ReadonlyMap<string, string>, listeners: readonly ListenerConfig[]): SaslConfig {
-  const saslListeners = listeners.filter((l) => l.securityProtocol === 'SASL_PLAINTEXT' || l.securityProtocol === 'SASL_SSL').map((l) => l.name);
+  const saslListeners = listeners
+    .filter((l) => l.securityProtocol === 'SASL_PLAINTEXT' || l.securityProtocol === 'SASL_SSL')
+    .map((l) => l.name);
   return asConfigError(() => buildSaslConfig((key) => listenerSaslSettings.get(key) ?? values.raw(key), saslListeners));
 }
 
@@ -383,7 +404,8 @@ function interBrokerSasl(values: Values, sasl: SaslConfig, interBroker: Listener
 function clusterMember(values: Values, interBroker: ListenerConfig, sasl: SaslConfig): ClusterMemberConfig | null {
   const connect = values.raw('zookeeper.connect');
   if (connect === undefined || connect === '') return null;
-  if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect)) throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
+  if (!/^[^/,\s]+(,[^/,\s]+)*(\/[^\s]*)?$/.test(connect))
+    throw new ConfigError('zookeeper.connect', `'${connect}' is not host:port[,host:port][/chroot]`);
   const sessionTimeoutMs = values.int('zookeeper.session.timeout.ms');
   return {
     zookeeperConnect: connect,
@@ -391,7 +413,8 @@ function clusterMember(values: Values, interBroker: ListenerConfig, sasl: SaslCo
     interBrokerTls: interBroker.tls === null ? null : interBrokerClientTls(interBroker),
     interBrokerSasl: interBrokerSasl(values, sasl, interBroker),
     zookeeperSessionTimeoutMs: sessionTimeoutMs,
-    zookeeperConnectionTimeoutMs: values.raw('zookeeper.connection.timeout.ms') === undefined ? sessionTimeoutMs : values.int('zookeeper.connection.timeout.ms'),
+    zookeeperConnectionTimeoutMs:
+      values.raw('zookeeper.connection.timeout.ms') === undefined ? sessionTimeoutMs : values.int('zookeeper.connection.timeout.ms'),
     rack: values.raw('broker.rack') ?? null,
     numReplicaFetchers: values.int('num.replica.fetchers'),
     replicaFetchMaxBytes: values.int('replica.fetch.max.bytes'),

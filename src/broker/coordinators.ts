@@ -22,7 +22,13 @@ import type { Logger } from '../common/logger.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { ShareCoordinatorService } from '../coordinator/share/share-coordinator-service.js';
-import type { SharePartitionKey, SharePersister, ShareStateSnapshot, ShareStateSummary, ShareStateWrite } from '../coordinator/share/share-state-persister.js';
+import type {
+  SharePartitionKey,
+  SharePersister,
+  ShareStateSnapshot,
+  ShareStateSummary,
+  ShareStateWrite,
+} from '../coordinator/share/share-state-persister.js';
 import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -59,7 +65,14 @@ export const COORDINATOR_TOPICS: ReadonlySet<string> = new Set([CONSUMER_OFFSETS
 
 /** Builds the three services and takes over the internal-topic partitions this broker leads. */
 export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordinators> {
-  const [{ GroupCoordinatorService }, { TransactionCoordinatorService }, { ShareCoordinatorService }, { ShareStatePersister }, { InternalTopicLog }, { writeMarkers }] = await Promise.all([
+  const [
+    { GroupCoordinatorService },
+    { TransactionCoordinatorService },
+    { ShareCoordinatorService },
+    { ShareStatePersister },
+    { InternalTopicLog },
+    { writeMarkers },
+  ] = await Promise.all([
     import('../coordinator/group/group-coordinator-service.js'),
     import('../coordinator/transaction/transaction-coordinator-service.js'),
     import('../coordinator/share/share-coordinator-service.js'),
@@ -72,14 +85,25 @@ export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordina
   const shareCoordinator = new ShareCoordinatorService({
     log: new InternalTopicLog(
       shareGroupStateTopicSpec(config.shareCoordinator),
-      internalTopicPartitions(SHARE_GROUP_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.shareStateTopicReplicationFactor ?? 1, config.shareCoordinator.writeTimeoutMs),
+      internalTopicPartitions(
+        SHARE_GROUP_STATE_TOPIC,
+        admin,
+        partitions,
+        producePurgatory,
+        config.cluster?.shareStateTopicReplicationFactor ?? 1,
+        config.shareCoordinator.writeTimeoutMs,
+      ),
     ),
     numPartitions: config.shareCoordinator.numPartitions,
-    config: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot, coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs },
+    config: {
+      snapshotUpdateRecordsPerSnapshot: config.shareCoordinator.snapshotUpdateRecordsPerSnapshot,
+      coldPartitionSnapshotIntervalMs: config.shareCoordinator.coldPartitionSnapshotIntervalMs,
+    },
     leads: (p) => shareState(p)?.leader === node.nodeId,
     partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
     logger: logger('share-coordinator'),
-    deleteRecords: async (partition, offset) => (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
+    deleteRecords: async (partition, offset) =>
+      (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
     topicIds: () => metadata.image.topics().map((t) => t.topicId),
     pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
   });
@@ -93,7 +117,13 @@ export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordina
   const groups = new GroupCoordinatorService({
     log: new InternalTopicLog(
       offsetsTopicSpec(config.offsetsTopicNumPartitions),
-      internalTopicPartitions(CONSUMER_OFFSETS_TOPIC, admin, partitions, producePurgatory, config.cluster?.offsetsTopicReplicationFactor ?? 1),
+      internalTopicPartitions(
+        CONSUMER_OFFSETS_TOPIC,
+        admin,
+        partitions,
+        producePurgatory,
+        config.cluster?.offsetsTopicReplicationFactor ?? 1,
+      ),
     ),
     numPartitions: config.offsetsTopicNumPartitions,
     config: { ...config.groupCoordinator, groupOverrides: (groupId) => configs.groupConfig(groupId) },
@@ -101,11 +131,18 @@ export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordina
     logger: logger('groups'),
     sharePersister,
   });
-  const transactionState = (p: number): { leader: number; leaderEpoch: number } | undefined => metadata.image.partition(TRANSACTION_STATE_TOPIC, p);
+  const transactionState = (p: number): { leader: number; leaderEpoch: number } | undefined =>
+    metadata.image.partition(TRANSACTION_STATE_TOPIC, p);
   const transactions = new TransactionCoordinatorService({
     log: new InternalTopicLog(
       transactionStateTopicSpec(config.transactionStateLog),
-      internalTopicPartitions(TRANSACTION_STATE_TOPIC, admin, partitions, producePurgatory, config.cluster?.transactionStateLogReplicationFactor ?? 1),
+      internalTopicPartitions(
+        TRANSACTION_STATE_TOPIC,
+        admin,
+        partitions,
+        producePurgatory,
+        config.cluster?.transactionStateLogReplicationFactor ?? 1,
+      ),
     ),
     numPartitions: config.transactionStateLog.numPartitions,
     config: { ...config.transactionCoordinator, transactionVersionLevel: () => featureLevel(metadata.image.features, TRANSACTION_VERSION) },
@@ -180,7 +217,9 @@ export class LazyCoordinators {
     const c = this.current;
     if (c === null) {
       if ([...topics].some((t) => COORDINATOR_TOPICS.has(t))) {
-        this.load().catch((err: unknown) => this.log.error('loading the coordinators failed', { error: (err as Error).stack ?? String(err) }));
+        this.load().catch((err: unknown) =>
+          this.log.error('loading the coordinators failed', { error: (err as Error).stack ?? String(err) }),
+        );
       }
       return;
     }

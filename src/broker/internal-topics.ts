@@ -117,17 +117,27 @@ export function internalTopicPartitions(
         false,
       ),
     append: async (partition, batch, onAppended) => {
-      const reply = await committed(partition, async (acksWait) => (await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator', acksWait }]))[0]!);
+      const reply = await committed(
+        partition,
+        async (acksWait) =>
+          (
+            await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator', acksWait }])
+          )[0]!,
+      );
       if (reply.errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
       return reply.errorCode;
     },
-    appendMarker: async (partition, marker) => (await committed(partition, async (acksWait) => (await partitions.writeTxnMarkers([{ topic, partition, ...marker, acksWait }]))[0]!)).errorCode,
+    appendMarker: async (partition, marker) =>
+      (await committed(partition, async (acksWait) => (await partitions.writeTxnMarkers([{ topic, partition, ...marker, acksWait }]))[0]!))
+        .errorCode,
     logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
     read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
     awaitCommitted: async (partition, leaderEpoch, offset) => {
       // Registered first, as an append's: the leader may answer it in another op's reply.
       const id = commits.register(topic, partition);
-      const [held] = await partitions.awaitCommit([{ topic, partition, wait: { id, timeoutMs: commitTimeoutMs }, leaderEpoch, requiredOffset: offset }]);
+      const [held] = await partitions.awaitCommit([
+        { topic, partition, wait: { id, timeoutMs: commitTimeoutMs }, leaderEpoch, requiredOffset: offset },
+      ]);
       if (held !== ErrorCode.NONE) {
         commits.cancel(id);
         return held!;

@@ -21,7 +21,11 @@ export async function connectClusterMember(config: ClusterMemberConfig, proposed
 }
 
 /** The `/metrics` endpoint (node:http, and prom-client's default metrics): only with `metrics.listener`. */
-export async function startMetricsEndpoint(at: { readonly host: string; readonly port: number }, sources: ScrapeSources, options: ScrapeOptions): Promise<MetricsServer> {
+export async function startMetricsEndpoint(
+  at: { readonly host: string; readonly port: number },
+  sources: ScrapeSources,
+  options: ScrapeOptions,
+): Promise<MetricsServer> {
   const [{ MetricsScraper }, { MetricsServer }] = await Promise.all([import('../common/metrics/scrape.js'), import('./metrics-server.js')]);
   return MetricsServer.start(at.host, at.port, new MetricsScraper(sources, options), options.log);
 }
@@ -31,8 +35,16 @@ export async function startMetricsEndpoint(at: { readonly host: string; readonly
  * authenticates. SCRAM credentials are read from the current metadata image
  * (`SCRAM-SHA-256=salt=…,stored_key=…` in the user's client-entity configs), as the quotas are.
  */
-export async function createSaslAuthenticator(config: SaslConfig, image: () => MetadataImage, metrics: BrokerMetrics, log: Logger): Promise<SaslAuthenticator> {
-  const [{ SaslAuthenticator }, { parseCredential }] = await Promise.all([import('../security/sasl/authenticator.js'), import('../security/sasl/scram-formatter.js')]);
+export async function createSaslAuthenticator(
+  config: SaslConfig,
+  image: () => MetadataImage,
+  metrics: BrokerMetrics,
+  log: Logger,
+): Promise<SaslAuthenticator> {
+  const [{ SaslAuthenticator }, { parseCredential }] = await Promise.all([
+    import('../security/sasl/authenticator.js'),
+    import('../security/sasl/scram-formatter.js'),
+  ]);
   return new SaslAuthenticator(
     config,
     (user, mechanism) => {

@@ -35,7 +35,10 @@ export interface ListenersConfig {
 
 /** Raised with the key at fault; config.ts turns it into its ConfigError. */
 export class ListenerConfigError extends Error {
-  constructor(readonly key: string, message: string) {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,8 @@ function protocolMap(value: string): Map<string, SecurityProtocol> {
       throw new ListenerConfigError('listener.security.protocol.map', `'${item}' is not LISTENER_NAME:SECURITY_PROTOCOL`);
     }
     const upper = protocol.trim().toUpperCase() as SecurityProtocol;
-    if (!PROTOCOLS.includes(upper)) throw new ListenerConfigError('listener.security.protocol.map', `${protocol} is not a security protocol (${PROTOCOLS.join(', ')})`);
+    if (!PROTOCOLS.includes(upper))
+      throw new ListenerConfigError('listener.security.protocol.map', `${protocol} is not a security protocol (${PROTOCOLS.join(', ')})`);
     map.set(name.trim().toUpperCase(), upper);
   }
   return map;
@@ -104,17 +108,22 @@ export function buildListeners(merged: ReadonlyMap<string, string>, explicit: Re
   if (bound.length === 0) throw new ListenerConfigError('listeners', 'at least one listener is required');
   const ports = bound.map((e) => e.port).filter((p) => p !== 0);
   const sharedPort = ports.find((p, i) => ports.indexOf(p) !== i);
-  if (sharedPort !== undefined) throw new ListenerConfigError('listeners', `each listener must have a different port, ${sharedPort} is used twice`);
+  if (sharedPort !== undefined)
+    throw new ListenerConfigError('listeners', `each listener must have a different port, ${sharedPort} is used twice`);
   const advertisedValue = merged.get('advertised.listeners');
   const advertised = advertisedValue === undefined ? [] : parseEndpoints('advertised.listeners', advertisedValue);
   for (const a of advertised) {
     if (!bound.some((b) => b.name === a.name)) {
-      throw new ListenerConfigError('advertised.listeners', `${a.name} is not a listener; advertised.listeners names must be among those in listeners (${bound.map((b) => b.name).join(', ')})`);
+      throw new ListenerConfigError(
+        'advertised.listeners',
+        `${a.name} is not a listener; advertised.listeners names must be among those in listeners (${bound.map((b) => b.name).join(', ')})`,
+      );
     }
     if (a.port === 0) throw new ListenerConfigError('advertised.listeners', `${a.name}: port 0 cannot be advertised`);
   }
   for (const [lower] of overrides) {
-    if (!bound.some((b) => b.name === lower.toUpperCase())) throw new ListenerConfigError(`listener.name.${lower}`, `${lower.toUpperCase()} is not a listener`);
+    if (!bound.some((b) => b.name === lower.toUpperCase()))
+      throw new ListenerConfigError(`listener.name.${lower}`, `${lower.toUpperCase()} is not a listener`);
   }
   const listeners = bound.map((b): ListenerConfig => {
     const securityProtocol = protocols.get(b.name);
@@ -143,7 +152,10 @@ function listenerTls(name: string, ssl: SslSettings, override: ReadonlyMap<strin
     return serverTls(ssl);
   } catch (err) {
     if (!(err instanceof TlsConfigError)) throw err;
-    throw new TlsConfigError(override?.has(err.key) === true ? `listener.name.${name.toLowerCase()}.${err.key}` : err.key, `listener ${name}: ${err.reason}`);
+    throw new TlsConfigError(
+      override?.has(err.key) === true ? `listener.name.${name.toLowerCase()}.${err.key}` : err.key,
+      `listener ${name}: ${err.reason}`,
+    );
   }
 }
 
@@ -157,7 +169,10 @@ function sslSettings(merged: ReadonlyMap<string, string>, override: ReadonlyMap<
 function interBroker(merged: ReadonlyMap<string, string>, protocolSet: boolean, listeners: readonly ListenerConfig[]): ListenerConfig {
   const name = merged.get('inter.broker.listener.name');
   if (name !== undefined && protocolSet) {
-    throw new ListenerConfigError('inter.broker.listener.name', 'only one of inter.broker.listener.name and security.inter.broker.protocol should be set');
+    throw new ListenerConfigError(
+      'inter.broker.listener.name',
+      'only one of inter.broker.listener.name and security.inter.broker.protocol should be set',
+    );
   }
   const wanted = (name ?? merged.get('security.inter.broker.protocol') ?? 'PLAINTEXT').toUpperCase();
   const found = listeners.find((l) => l.name === wanted);

@@ -19,7 +19,10 @@ export function parseAutoOffsetReset(value: string | undefined): ShareAutoOffset
   return { kind: 'by_duration', durationMs: Math.round((((days! * 24 + hours!) * 60 + minutes!) * 60 + seconds!) * 1000) };
 }
 
-export function sharePartitionConfigSource(broker: ShareGroupConfig, group: (groupId: string) => GroupConfigOverrides): SharePartitionConfigSource {
+export function sharePartitionConfigSource(
+  broker: ShareGroupConfig,
+  group: (groupId: string) => GroupConfigOverrides,
+): SharePartitionConfigSource {
   return (groupId) => {
     const own = group(groupId);
     return {

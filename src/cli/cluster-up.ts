@@ -53,7 +53,6 @@ function parse(args: readonly string[]): ClusterArgs {
 
 export class UsageError extends Error {}
 
-
 function streamWithPrefix(child: ChildProcess, prefix: string, onLine?: (line: string) => void): void {
   for (const stream of [child.stdout, child.stderr]) {
     const lines = new LineSplitter();
@@ -81,7 +80,8 @@ async function untilEveryBrokerSeesAll(bootstraps: readonly string[]): Promise<v
     const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(bootstrap) });
     try {
       while ((await cluster.metadata([])).brokers.size < bootstraps.length) {
-        if (Date.now() > deadline) throw new Error(`broker ${bootstrap} did not learn of all ${bootstraps.length} brokers within ${START_TIMEOUT_MS} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`broker ${bootstrap} did not learn of all ${bootstraps.length} brokers within ${START_TIMEOUT_MS} ms`);
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {
@@ -127,12 +127,17 @@ export async function clusterUp(args: readonly string[]): Promise<void> {
       `offsets.topic.replication.factor=${Math.min(3, parsed.brokers)}`,
       ...parsed.overrides,
     ];
-    const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, cli, 'start', ...settings.flatMap((s) => ['--override', s])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, cli, 'start', ...settings.flatMap((s) => ['--override', s])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     brokers.push(child);
     process.stderr.write(`[broker-${id}] starting as pid ${child.pid ?? -1} on 127.0.0.1:${port}, log dir ${logDir}\n`);
     ready.push(
       new Promise((resolveReady, reject) => {
-        const timer = setTimeout(() => reject(new Error(`broker ${id} did not accept connections within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`broker ${id} did not accept connections within ${START_TIMEOUT_MS} ms`)),
+          START_TIMEOUT_MS,
+        );
         streamWithPrefix(child, `broker-${id}`, (line) => {
           const m = READY.exec(line);
           if (m !== null) {

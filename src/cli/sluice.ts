@@ -68,16 +68,17 @@ const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
 if (clientCommand !== undefined) {
   // The client library loads with the tool, not with every `sluice start`.
-  void Promise.all([clientCommand(), import('./commands/command-support.js')]).then(([loaded, { runCommand }]) => runCommand(command!, loaded, rest));
+  void Promise.all([clientCommand(), import('./commands/command-support.js')]).then(([loaded, { runCommand }]) =>
+    runCommand(command!, loaded, rest),
+  );
 } else if (command === 'cluster') {
   // clusterUp's errors are caught below; a failed import crashes with its stack, as it should.
-  void import('./cluster-up.js')
-    .then(({ clusterUp, UsageError }) =>
-      clusterUp(rest).catch((err: unknown) => {
-        process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
-        process.exit(err instanceof UsageError ? 2 : 1);
-      }),
-    );
+  void import('./cluster-up.js').then(({ clusterUp, UsageError }) =>
+    clusterUp(rest).catch((err: unknown) => {
+      process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    }),
+  );
 } else if (command !== 'start') usage();
 else {
   start(rest).catch(async (err: unknown) => {

@@ -52,7 +52,11 @@ interface Issued {
 }
 
 function newKey(): { key: forge.pki.rsa.PrivateKey; keyPem: string; publicKey: forge.pki.rsa.PublicKey } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: KEY_BITS, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: KEY_BITS,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   return { key: forge.pki.privateKeyFromPem(privateKey), keyPem: privateKey, publicKey: forge.pki.publicKeyFromPem(publicKey) };
 }
 
@@ -89,8 +93,22 @@ export function rfc2253(subject: readonly (readonly [string, string])[]): string
 export function generateTlsFiles(options: TlsFilesOptions): TlsFiles {
   const validDays = options.validDays ?? DEFAULT_VALID_DAYS;
   mkdirSync(options.dir, { recursive: true });
-  const ca = issue([['CN', 'Sluice Test CA'], ['O', 'Sluice']], [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }], validDays, null);
-  const brokerSubject: [string, string][] = [['CN', 'sluice-broker'], ['O', 'Sluice']];
+  const ca = issue(
+    [
+      ['CN', 'Sluice Test CA'],
+      ['O', 'Sluice'],
+    ],
+    [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+    validDays,
+    null,
+  );
+  const brokerSubject: [string, string][] = [
+    ['CN', 'sluice-broker'],
+    ['O', 'Sluice'],
+  ];
   const broker = issue(
     brokerSubject,
     [
@@ -103,8 +121,21 @@ export function generateTlsFiles(options: TlsFilesOptions): TlsFiles {
     validDays,
     ca,
   );
-  const clientSubject = options.clientSubject ?? [['CN', 'client'], ['OU', 'clients'], ['O', 'Sluice']];
-  const client = issue(clientSubject, [{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', clientAuth: true }], validDays, ca);
+  const clientSubject = options.clientSubject ?? [
+    ['CN', 'client'],
+    ['OU', 'clients'],
+    ['O', 'Sluice'],
+  ];
+  const client = issue(
+    clientSubject,
+    [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: 'extKeyUsage', clientAuth: true },
+    ],
+    validDays,
+    ca,
+  );
 
   const pem = (c: forge.pki.Certificate): string => forge.pki.certificateToPem(c);
   const files = {

@@ -144,7 +144,9 @@ export class KafkaAdminClient {
     const connection = await this.cluster.anyConnection();
     const res = await connection.request(DeleteTopicsRequest, DeleteTopicsResponse, (version) =>
       // v6 names topics by name or id in `topics`; earlier versions by name in `topicNames`.
-      version >= 6 ? { topics: [{ name }], timeoutMs: this.operationTimeoutMs } : { topicNames: [name], timeoutMs: this.operationTimeoutMs },
+      version >= 6
+        ? { topics: [{ name }], timeoutMs: this.operationTimeoutMs }
+        : { topicNames: [name], timeoutMs: this.operationTimeoutMs },
     );
     const result = single(res.responses, `DeleteTopics '${name}'`);
     throwIfError(result.errorCode, result.errorMessage, `cannot delete topic '${name}'`);
@@ -206,7 +208,9 @@ export class KafkaAdminClient {
     const connection = await this.cluster.anyConnection();
     const res = await connection.request(DescribeAclsRequest, DescribeAclsResponse, () => wireFilter(filter));
     throwIfError(res.errorCode, res.errorMessage, 'cannot describe ACLs');
-    return res.resources.flatMap((r) => r.acls.map((a) => ({ resourceType: r.resourceType, resourceName: r.resourceName, patternType: r.patternType, ...a })));
+    return res.resources.flatMap((r) =>
+      r.acls.map((a) => ({ resourceType: r.resourceType, resourceName: r.resourceName, patternType: r.patternType, ...a })),
+    );
   }
 
   /** The bindings each filter removed, in filter order. */

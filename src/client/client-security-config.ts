@@ -44,7 +44,8 @@ function clientTlsOf(settings: ReadonlyMap<string, string>): ClientTls {
 function saslCredentials(settings: ReadonlyMap<string, string>): SaslCredentials {
   // Kafka's client default is GSSAPI, which is not supported here.
   const mechanism = settings.get('sasl.mechanism')?.trim() ?? 'GSSAPI';
-  if (mechanism !== 'PLAIN' && scramMechanism(mechanism) === undefined) throw invalid('sasl.mechanism', `${mechanism} is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);
+  if (mechanism !== 'PLAIN' && scramMechanism(mechanism) === undefined)
+    throw invalid('sasl.mechanism', `${mechanism} is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);
   const text = settings.get('sasl.jaas.config');
   if (text === undefined) throw invalid('sasl.jaas.config', `required for SASL mechanism ${mechanism}`);
   let options: ReadonlyMap<string, string>;
@@ -59,6 +60,7 @@ function saslCredentials(settings: ReadonlyMap<string, string>): SaslCredentials
   }
   const username = options.get('username');
   const password = options.get('password');
-  if (username === undefined || password === undefined) throw invalid('sasl.jaas.config', 'the login module needs username and password options');
+  if (username === undefined || password === undefined)
+    throw invalid('sasl.jaas.config', 'the login module needs username and password options');
   return { mechanism, username, password };
 }

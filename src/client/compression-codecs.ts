@@ -26,7 +26,10 @@ export function isCompressionName(name: string): name is CompressionName {
 export function compressionType(name: CompressionName): CompressionType {
   const type = BY_NAME[name];
   if (!codecAvailable(type)) {
-    throw new KafkaError(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `compression '${name}' is not available in this build of the native addon`);
+    throw new KafkaError(
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      `compression '${name}' is not available in this build of the native addon`,
+    );
   }
   return type;
 }

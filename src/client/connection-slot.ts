@@ -29,6 +29,9 @@ export class ConnectionSlot {
     const attempt = this.current;
     this.current = null;
     this.opened = null;
-    attempt?.then((c) => c.close(), () => undefined);
+    attempt?.then(
+      (c) => c.close(),
+      () => undefined,
+    );
   }
 }

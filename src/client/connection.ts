@@ -81,11 +81,20 @@ export class KafkaConnection {
 
   /** Opens the socket and negotiates API versions; rejects with a KafkaError if either fails. */
   static async connect(options: ConnectionOptions): Promise<KafkaConnection> {
-    const socket = await openSocket(options.host, options.port, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, options.tls ?? null);
+    const socket = await openSocket(
+      options.host,
+      options.port,
+      options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      options.tls ?? null,
+    );
     const connection = new KafkaConnection(socket, options);
     try {
       connection.negotiated = await connection.negotiateVersions();
-      if (options.sasl !== undefined) await authenticate(roundTripsOver((req, res, body) => connection.request(req, res, body)), options.sasl);
+      if (options.sasl !== undefined)
+        await authenticate(
+          roundTripsOver((req, res, body) => connection.request(req, res, body)),
+          options.sasl,
+        );
     } catch (err) {
       connection.close();
       throw err;
@@ -114,7 +123,13 @@ export class KafkaConnection {
   ): Promise<T> {
     const apiKey = requestApiKey(request);
     const version = this.versions.version(apiKey, request.name);
-    return this.send(apiKey, version, (w) => request.write(w, body(version), version), (frame, offset) => response.read(new Reader(frame, offset), version), options.timeoutMs);
+    return this.send(
+      apiKey,
+      version,
+      (w) => request.write(w, body(version), version),
+      (frame, offset) => response.read(new Reader(frame, offset), version),
+      options.timeoutMs,
+    );
   }
 
   /** For a request the broker does not answer (Produce with acks=0): resolves once the bytes are handed to the socket. */
@@ -220,7 +235,8 @@ export class KafkaConnection {
       if (res.errorCode === ErrorCode.UNSUPPORTED_VERSION) {
         const theirs = res.apiKeys.find((k) => k.apiKey === API_VERSIONS_KEY);
         const retry = theirs === undefined ? -1 : Math.min(theirs.maxVersion, ours.max);
-        if (retry < 0 || retry >= asked || retry < ours.min) throw brokerError(res.errorCode, null, `ApiVersions v${asked} to ${this.address}`);
+        if (retry < 0 || retry >= asked || retry < ours.min)
+          throw brokerError(res.errorCode, null, `ApiVersions v${asked} to ${this.address}`);
         version = retry;
         continue;
       }

@@ -9,7 +9,13 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_REPLICA_ID, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
-import { FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, type FetchResponseData } from '../protocol/messages/index.js';
+import {
+  FetchRequest,
+  FetchResponse,
+  ListOffsetsRequest,
+  ListOffsetsResponse,
+  type FetchResponseData,
+} from '../protocol/messages/index.js';
 import { brokerError, isRetriable, throwIfError } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { TopicMetadata } from './cluster-metadata.js';
@@ -61,7 +67,10 @@ export class KafkaConsumerClient {
 
   /** The topic's partitions, waiting (up to the retry timeout) for a topic that is still being created. */
   partitions(): Promise<TopicMetadata> {
-    return withRetries(() => this.currentMetadata(), { deadline: Date.now() + this.retryTimeoutMs, beforeRetry: () => (this.metadata = null) });
+    return withRetries(() => this.currentMetadata(), {
+      deadline: Date.now() + this.retryTimeoutMs,
+      beforeRetry: () => (this.metadata = null),
+    });
   }
 
   /** The offset `spec` names in each partition (for a timestamp: the first offset at or after it, or the end). */
@@ -97,12 +106,19 @@ export class KafkaConsumerClient {
   async fetch(positions: Positions): Promise<ConsumedRecord[]> {
     const metadata = await this.partitions();
     const rounds = await Promise.all(
-      [...groupByLeader(metadata, positions.keys())].map(([leader, partitions]) => this.fetchFromLeader(metadata, leader, partitions, positions)),
+      [...groupByLeader(metadata, positions.keys())].map(([leader, partitions]) =>
+        this.fetchFromLeader(metadata, leader, partitions, positions),
+      ),
     );
     return rounds.flat();
   }
 
-  private async fetchFromLeader(metadata: TopicMetadata, leader: number, partitions: readonly number[], positions: Positions): Promise<ConsumedRecord[]> {
+  private async fetchFromLeader(
+    metadata: TopicMetadata,
+    leader: number,
+    partitions: readonly number[],
+    positions: Positions,
+  ): Promise<ConsumedRecord[]> {
     let res: FetchResponseData;
     try {
       const connection = await this.cluster.nodeConnection(leader);
@@ -120,7 +136,11 @@ export class KafkaConsumerClient {
             {
               topic: this.topic,
               topicId: metadata.topicId,
-              partitions: partitions.map((partition) => ({ partition, fetchOffset: positions.get(partition)!, partitionMaxBytes: this.partitionMaxBytes })),
+              partitions: partitions.map((partition) => ({
+                partition,
+                fetchOffset: positions.get(partition)!,
+                partitionMaxBytes: this.partitionMaxBytes,
+              })),
             },
           ],
         }),
@@ -138,7 +158,10 @@ export class KafkaConsumerClient {
       const position = positions.get(p.partitionIndex);
       if (position === undefined) continue;
       if (p.errorCode !== ErrorCode.NONE) {
-        this.noteFailure(p.partitionIndex, brokerError(p.errorCode, null, `fetch topic '${this.topic}' partition ${p.partitionIndex} at offset ${position}`));
+        this.noteFailure(
+          p.partitionIndex,
+          brokerError(p.errorCode, null, `fetch topic '${this.topic}' partition ${p.partitionIndex} at offset ${position}`),
+        );
         failed = true;
         continue;
       }

@@ -22,6 +22,10 @@ export function decodeMemberAssignment(bytes: Buffer): TopicPartitions[] {
     const { data } = readVersioned(ConsumerProtocolAssignment, bytes);
     return data.assignedPartitions.map((t) => ({ topic: t.topic, partitions: t.partitions }));
   } catch (err) {
-    throw new KafkaError(ErrorCode.CORRUPT_MESSAGE, `member assignment is not in the consumer protocol: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new KafkaError(
+      ErrorCode.CORRUPT_MESSAGE,
+      `member assignment is not in the consumer protocol: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
 }

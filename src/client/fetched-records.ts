@@ -31,7 +31,8 @@ export function decodePartitionRecords(partition: number, section: Buffer | null
     if (batchNext <= nextOffset) continue;
     if (!isControl(header.attributes)) {
       for (const r of readRecords(section, header, { decompress: decompressRecords })) {
-        if (r.offset >= fetchOffset) records.push({ partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
+        if (r.offset >= fetchOffset)
+          records.push({ partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
       }
     }
     nextOffset = batchNext;

@@ -84,7 +84,13 @@ export interface ShareGroupDescription {
   readonly groupEpoch: number;
   readonly assignmentEpoch: number;
   readonly assignor: string;
-  readonly members: ReadonlyArray<{ readonly memberId: string; readonly clientId: string; readonly clientHost: string; readonly memberEpoch: number; readonly assignment: readonly TopicPartitions[] }>;
+  readonly members: ReadonlyArray<{
+    readonly memberId: string;
+    readonly clientId: string;
+    readonly clientHost: string;
+    readonly memberEpoch: number;
+    readonly assignment: readonly TopicPartitions[];
+  }>;
   readonly coordinator: BrokerNode;
 }
 
@@ -167,10 +173,15 @@ export class KafkaGroupAdminClient {
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
     return this.withCoordinator(groupId, async (connection, coordinator) => {
-      const res = await connection.request(DescribeGroupsRequest, DescribeGroupsResponse, () => ({ groups: [groupId], includeAuthorizedOperations: false }));
+      const res = await connection.request(DescribeGroupsRequest, DescribeGroupsResponse, () => ({
+        groups: [groupId],
+        includeAuthorizedOperations: false,
+      }));
       const g = res.groups.find((x) => x.groupId === groupId);
-      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DescribeGroups '${groupId}'`);
-      if (g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return { groupId, state: 'Dead', protocolType: '', protocol: '', members: [], coordinator };
+      if (g === undefined)
+        throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DescribeGroups '${groupId}'`);
+      if (g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND)
+        return { groupId, state: 'Dead', protocolType: '', protocol: '', members: [], coordinator };
       throwIfError(g.errorCode, g.errorMessage, `describe group '${groupId}'`);
       const members = g.members.map((m) => ({
         memberId: m.memberId,
@@ -197,7 +208,8 @@ export class KafkaGroupAdminClient {
         return res.topics.map((t) => ({ name: t.name, topicId: '', partitions: t.partitions }));
       }
       const g = res.groups.find((x) => x.groupId === groupId);
-      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `OffsetFetch '${groupId}'`);
+      if (g === undefined)
+        throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `OffsetFetch '${groupId}'`);
       throwIfError(g.errorCode, null, `fetch offsets of group '${groupId}'`);
       return g.topics;
     });
@@ -228,11 +240,21 @@ export class KafkaGroupAdminClient {
     const topics = [...byTopic].map(([name, partitions]) => ({
       name,
       topicId: metadata.topics.get(name)?.topicId ?? '',
-      partitions: partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
+      partitions: partitions.map((p) => ({
+        partitionIndex: p.partition,
+        committedOffset: p.offset,
+        committedLeaderEpoch: -1,
+        committedMetadata: '',
+      })),
     }));
     const nameOf = new Map(topics.map((t) => [t.topicId, t.name]));
     await this.withCoordinator(groupId, async (connection) => {
-      const res = await connection.request(OffsetCommitRequest, OffsetCommitResponse, () => ({ groupId, generationIdOrMemberEpoch: -1, memberId: '', topics }));
+      const res = await connection.request(OffsetCommitRequest, OffsetCommitResponse, () => ({
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        topics,
+      }));
       for (const t of res.topics) {
         for (const p of t.partitions) {
           const topic = t.name !== '' ? t.name : (nameOf.get(t.topicId) ?? t.topicId);
@@ -247,7 +269,8 @@ export class KafkaGroupAdminClient {
     await this.withCoordinator(groupId, async (connection) => {
       const res = await connection.request(DeleteGroupsRequest, DeleteGroupsResponse, () => ({ groupsNames: [groupId] }));
       const result = res.results.find((r) => r.groupId === groupId);
-      if (result === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DeleteGroups '${groupId}'`);
+      if (result === undefined)
+        throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DeleteGroups '${groupId}'`);
       throwIfError(result.errorCode, result.errorMessage, `delete group '${groupId}'`);
     });
   }
@@ -263,7 +286,9 @@ export class KafkaGroupAdminClient {
         topics: partitions.map((t) => ({ name: t.topic, partitions: t.partitions.map((partitionIndex) => ({ partitionIndex })) })),
       }));
       throwIfError(res.errorCode, null, `delete offsets of group '${groupId}'`);
-      return res.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode }))).sort(comparePartitions);
+      return res.topics
+        .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode })))
+        .sort(comparePartitions);
     });
   }
 
@@ -273,9 +298,13 @@ export class KafkaGroupAdminClient {
       const dead = { groupId, state: 'Dead', groupEpoch: -1, assignmentEpoch: -1, assignor: '', members: [], coordinator };
       // A broker without share groups (before Kafka 4.0) has none to describe.
       if (!connection.versions.has(ShareGroupDescribeRequest.apiKey!)) return dead;
-      const res = await connection.request(ShareGroupDescribeRequest, ShareGroupDescribeResponse, () => ({ groupIds: [groupId], includeAuthorizedOperations: false }));
+      const res = await connection.request(ShareGroupDescribeRequest, ShareGroupDescribeResponse, () => ({
+        groupIds: [groupId],
+        includeAuthorizedOperations: false,
+      }));
       const g = res.groups.find((x) => x.groupId === groupId);
-      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `ShareGroupDescribe '${groupId}'`);
+      if (g === undefined)
+        throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `ShareGroupDescribe '${groupId}'`);
       if (g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return dead;
       throwIfError(g.errorCode, g.errorMessage, `describe share group '${groupId}'`);
       const members = g.members.map((m) => ({
@@ -285,20 +314,35 @@ export class KafkaGroupAdminClient {
         memberEpoch: m.memberEpoch,
         assignment: m.assignment.topicPartitions.map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
       }));
-      return { groupId, state: g.groupState, groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch, assignor: g.assignorName, members, coordinator };
+      return {
+        groupId,
+        state: g.groupState,
+        groupEpoch: g.groupEpoch,
+        assignmentEpoch: g.assignmentEpoch,
+        assignor: g.assignorName,
+        members,
+        coordinator,
+      };
     });
   }
 
   /** The start offset of every share-partition the group has state for, by topic then partition. */
   async describeShareGroupOffsets(groupId: string): Promise<SharePartitionOffset[]> {
     return this.withCoordinator(groupId, async (connection) => {
-      const res = await connection.request(DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse, () => ({ groups: [{ groupId, topics: null }] }));
+      const res = await connection.request(DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse, () => ({
+        groups: [{ groupId, topics: null }],
+      }));
       const g = res.groups.find((x) => x.groupId === groupId);
-      if (g === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DescribeShareGroupOffsets '${groupId}'`);
+      if (g === undefined)
+        throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'the group is missing from the answer', `DescribeShareGroupOffsets '${groupId}'`);
       throwIfError(g.errorCode, g.errorMessage, `describe offsets of share group '${groupId}'`);
       const offsets = g.topics.flatMap((t) =>
         t.partitions.map((p) => {
-          throwIfError(p.errorCode, p.errorMessage, `describe offset of share group '${groupId}' topic '${t.topicName}' partition ${p.partitionIndex}`);
+          throwIfError(
+            p.errorCode,
+            p.errorMessage,
+            `describe offset of share group '${groupId}' topic '${t.topicName}' partition ${p.partitionIndex}`,
+          );
           return { topic: t.topicName, partition: p.partitionIndex, startOffset: p.startOffset, leaderEpoch: p.leaderEpoch, lag: p.lag };
         }),
       );
@@ -315,14 +359,19 @@ export class KafkaGroupAdminClient {
     return this.withCoordinator(groupId, async (connection) => {
       const res = await connection.request(AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, () => ({ groupId, topics }));
       throwIfError(res.errorCode, res.errorMessage, `alter offsets of share group '${groupId}'`);
-      return res.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode }))).sort(comparePartitions);
+      return res.responses
+        .flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode })))
+        .sort(comparePartitions);
     });
   }
 
   /** DeleteShareGroupOffsets: forgets the group's share-partition state of whole topics; refused while the group has members. */
   async deleteShareGroupOffsets(groupId: string, topics: readonly string[]): Promise<TopicResult[]> {
     return this.withCoordinator(groupId, async (connection) => {
-      const res = await connection.request(DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, () => ({ groupId, topics: topics.map((topicName) => ({ topicName })) }));
+      const res = await connection.request(DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, () => ({
+        groupId,
+        topics: topics.map((topicName) => ({ topicName })),
+      }));
       throwIfError(res.errorCode, res.errorMessage, `delete offsets of share group '${groupId}'`);
       return res.responses.map((t) => ({ topic: t.topicName, errorCode: t.errorCode, errorMessage: t.errorMessage }));
     });

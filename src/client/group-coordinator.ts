@@ -28,9 +28,13 @@ export async function findGroupCoordinator(cluster: KafkaCluster, groupId: strin
     return batched ? { keyType: GROUP_KEY_TYPE, coordinatorKeys: [groupId] } : { keyType: GROUP_KEY_TYPE, key: groupId };
   });
   const answer = batched ? res.coordinators.find((c) => c.key === groupId) : res;
-  if (answer === undefined) throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'no coordinator entry for the group', `FindCoordinator '${groupId}'`);
+  if (answer === undefined)
+    throw brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, 'no coordinator entry for the group', `FindCoordinator '${groupId}'`);
   throwIfError(answer.errorCode, answer.errorMessage, `find the coordinator of group '${groupId}'`);
   // The coordinator is a broker of the cluster; metadata tells the client how to reach it by id.
   await cluster.metadata([]);
-  return { node: { nodeId: answer.nodeId, host: answer.host, port: answer.port, rack: null }, connection: await cluster.nodeConnection(answer.nodeId) };
+  return {
+    node: { nodeId: answer.nodeId, host: answer.host, port: answer.port, rack: null },
+    connection: await cluster.nodeConnection(answer.nodeId),
+  };
 }

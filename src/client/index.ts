@@ -10,10 +10,37 @@ export type { BrokerNode, ClusterMetadata, PartitionMetadata, TopicMetadata } fr
 export { KafkaConnection, type ConnectionOptions, type RequestOptions } from './connection.js';
 export { authenticate, type SaslCredentials } from './sasl-client.js';
 export { clientSecurity, type ClientSecurity } from './client-security-config.js';
-export { alterScramCredentials, describeScramCredentials, type ScramCredentialChange, type UserScramCredentials } from './scram-credentials-admin.js';
-export { ElectionTypes, ReplicaAdminClient, type OngoingReassignment, type BrokerLogDir, type PartitionOutcome, type ReplicaLogDir } from './replica-admin-client.js';
-export { KafkaAdminClient, type AclBindingData, type AclFilterData, type AdminOptions, type ConfigAlteration, type ConfigEntry, type ConfigSynonym, type NewTopic } from './admin-client.js';
-export { ClientQuotaAdminClient, type DescribedClientQuotas, type QuotaChange, type QuotaEntityNames, type QuotaFilterComponent } from './client-quota-admin.js';
+export {
+  alterScramCredentials,
+  describeScramCredentials,
+  type ScramCredentialChange,
+  type UserScramCredentials,
+} from './scram-credentials-admin.js';
+export {
+  ElectionTypes,
+  ReplicaAdminClient,
+  type OngoingReassignment,
+  type BrokerLogDir,
+  type PartitionOutcome,
+  type ReplicaLogDir,
+} from './replica-admin-client.js';
+export {
+  KafkaAdminClient,
+  type AclBindingData,
+  type AclFilterData,
+  type AdminOptions,
+  type ConfigAlteration,
+  type ConfigEntry,
+  type ConfigSynonym,
+  type NewTopic,
+} from './admin-client.js';
+export {
+  ClientQuotaAdminClient,
+  type DescribedClientQuotas,
+  type QuotaChange,
+  type QuotaEntityNames,
+  type QuotaFilterComponent,
+} from './client-quota-admin.js';
 export { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, type ConfigResource } from './config-resources.js';
 export { KafkaProducerClient, type Acks, type PartitionAppend, type ProducerOptions, type ProducerRecord } from './producer-client.js';
 export { BATCHING_DEFAULTS, BatchingProducer, type BatchingProducerOptions, type ProducerStats } from './producer-batching.js';

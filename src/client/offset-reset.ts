@@ -67,7 +67,10 @@ export async function planOffsetReset(
         atTimestamp: atTime?.get(t.topic)?.get(partition),
       });
       if (offset === null) {
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, `cannot shift the offset of topic '${t.topic}' partition ${partition}: the group has no committed offset there`);
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          `cannot shift the offset of topic '${t.topic}' partition ${partition}: the group has no committed offset there`,
+        );
       }
       return { topic: t.topic, partition, offset };
     }),

@@ -8,7 +8,11 @@ import { KafkaConsumerClient, type OffsetSpec, type Positions } from './consumer
 import type { TopicPartitions } from './consumer-protocol.js';
 
 /** The offset `spec` names in each partition, by topic then partition index. */
-export async function listPartitionOffsets(cluster: KafkaCluster, partitions: readonly TopicPartitions[], spec: OffsetSpec): Promise<Map<string, Positions>> {
+export async function listPartitionOffsets(
+  cluster: KafkaCluster,
+  partitions: readonly TopicPartitions[],
+  spec: OffsetSpec,
+): Promise<Map<string, Positions>> {
   const answers = await Promise.all(
     partitions.map(async (t) => [t.topic, await new KafkaConsumerClient(cluster, t.topic).listOffsets(t.partitions, spec)] as const),
   );
@@ -27,7 +31,9 @@ export function byTopic(partitions: Iterable<{ readonly topic: string; readonly 
 }
 
 /** By topic name, then partition index: the order Kafka's tools print partitions in. */
-export function comparePartitions(a: { readonly topic: string; readonly partition: number }, b: { readonly topic: string; readonly partition: number }): number {
+export function comparePartitions(
+  a: { readonly topic: string; readonly partition: number },
+  b: { readonly topic: string; readonly partition: number },
+): number {
   return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
 }
-

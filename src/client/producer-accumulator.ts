@@ -90,7 +90,9 @@ export class ProducerBatch {
    * records scaled by the topic's estimated compression ratio (with Kafka's 5% margin).
    */
   estimatedBytes(compressionRatio: number): number {
-    const records = this.compressed ? Math.floor(this.recordBytes * compressionRatio * COMPRESSION_RATE_ESTIMATION_FACTOR) : this.recordBytes;
+    const records = this.compressed
+      ? Math.floor(this.recordBytes * compressionRatio * COMPRESSION_RATE_ESTIMATION_FACTOR)
+      : this.recordBytes;
     return BatchLayout.RECORD_BATCH_OVERHEAD + records;
   }
 
@@ -213,7 +215,8 @@ export class RecordAccumulator {
   observeCompression(topic: string, observedRatio: number): void {
     const current = this.compressionRatio(topic);
     if (observedRatio > current) this.compressionRatios.set(topic, Math.max(current + COMPRESSION_RATIO_DETERIORATE_STEP, observedRatio));
-    else if (observedRatio < current) this.compressionRatios.set(topic, Math.max(current - COMPRESSION_RATIO_IMPROVING_STEP, observedRatio));
+    else if (observedRatio < current)
+      this.compressionRatios.set(topic, Math.max(current - COMPRESSION_RATIO_IMPROVING_STEP, observedRatio));
   }
 
   /** Records waiting in batches that are not drained yet. */
@@ -263,7 +266,11 @@ export class RecordAccumulator {
  * its varint length prefix, then attributes, timestamp and offset deltas, key, value and
  * headers, each length a zigzag varint (-1 for null).
  */
-export function recordSizeInBatch(offsetDelta: number, timestampDelta: bigint, record: Pick<QueuedRecord, 'key' | 'value' | 'headers'>): number {
+export function recordSizeInBatch(
+  offsetDelta: number,
+  timestampDelta: bigint,
+  record: Pick<QueuedRecord, 'key' | 'value' | 'headers'>,
+): number {
   let body = 1 + varintSize(Number(timestampDelta)) + varintSize(offsetDelta) + bytesFieldSize(record.key) + bytesFieldSize(record.value);
   body += varintSize(record.headers.length);
   for (const h of record.headers) {

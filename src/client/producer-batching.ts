@@ -25,9 +25,22 @@ import { isRetriable } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { TopicMetadata } from './cluster-metadata.js';
 import { partitionForKey, StickyPartitioner } from './partitioner.js';
-import { RecordAccumulator, recordSizeInBatch, type DeliveryCallback, type ProducerBatch, type QueuedRecord } from './producer-accumulator.js';
+import {
+  RecordAccumulator,
+  recordSizeInBatch,
+  type DeliveryCallback,
+  type ProducerBatch,
+  type QueuedRecord,
+} from './producer-accumulator.js';
 import { DEFAULT_ACK_TIMEOUT_MS, DEFAULT_DELIVERY_TIMEOUT_MS } from './producer-client.js';
-import { encodeBatch, producePartitions, type Acks, type LeaderOutcome, type ProducerRecord, type TopicBatches } from './producer-request.js';
+import {
+  encodeBatch,
+  producePartitions,
+  type Acks,
+  type LeaderOutcome,
+  type ProducerRecord,
+  type TopicBatches,
+} from './producer-request.js';
 import { withRetries } from './retry.js';
 import { topicWithLeaders } from './topic-leaders.js';
 
@@ -108,7 +121,15 @@ export class BatchingProducer {
   private passScheduled = false;
   private timer: NodeJS.Timeout | null = null;
   private timerDue = Number.POSITIVE_INFINITY;
-  private counters = { acknowledgedRecords: 0, failedRecords: 0, batches: 0, requests: 0, retries: 0, batchBytes: 0, uncompressedRecordBytes: 0 };
+  private counters = {
+    acknowledgedRecords: 0,
+    failedRecords: 0,
+    batches: 0,
+    requests: 0,
+    retries: 0,
+    batchBytes: 0,
+    uncompressedRecordBytes: 0,
+  };
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -127,7 +148,11 @@ export class BatchingProducer {
     };
     const lingerMs = options.lingerMs ?? BATCHING_DEFAULTS.lingerMs;
     if (!(lingerMs >= 0)) throw new RangeError(`lingerMs must be >= 0, not ${lingerMs}`);
-    this.accumulator = new RecordAccumulator({ batchSize: positive(options.batchSize ?? BATCHING_DEFAULTS.batchSize, 'batchSize'), lingerMs, compression });
+    this.accumulator = new RecordAccumulator({
+      batchSize: positive(options.batchSize ?? BATCHING_DEFAULTS.batchSize, 'batchSize'),
+      lingerMs,
+      compression,
+    });
   }
 
   /**
@@ -211,7 +236,13 @@ export class BatchingProducer {
     }
     const alone = BatchLayout.RECORD_BATCH_OVERHEAD + recordSizeInBatch(0, 0n, record);
     if (alone > this.settings.maxRequestSize) {
-      this.fail([record], new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `a record of ${alone} bytes in its batch is larger than max.request.size ${this.settings.maxRequestSize}`));
+      this.fail(
+        [record],
+        new KafkaError(
+          ErrorCode.MESSAGE_TOO_LARGE,
+          `a record of ${alone} bytes in its batch is larger than max.request.size ${this.settings.maxRequestSize}`,
+        ),
+      );
       return;
     }
     const result = this.accumulator.append(topic, partition, record, performance.now());
@@ -225,7 +256,9 @@ export class BatchingProducer {
   private refreshMetadata(topic: string, state: TopicState): void {
     if (state.refreshing) return;
     state.refreshing = true;
-    withRetries(() => topicWithLeaders(this.cluster, topic, { allowAutoTopicCreation: true }), { deadline: Date.now() + this.settings.deliveryTimeoutMs }).then(
+    withRetries(() => topicWithLeaders(this.cluster, topic, { allowAutoTopicCreation: true }), {
+      deadline: Date.now() + this.settings.deliveryTimeoutMs,
+    }).then(
       (metadata) => {
         state.refreshing = false;
         if (state.metadata === null) state.stickyPartition = this.sticky.nextBatchPartition(metadata.partitions.length);
@@ -235,7 +268,10 @@ export class BatchingProducer {
       },
       (err: unknown) => {
         state.refreshing = false;
-        this.fail(state.waiting.splice(0).map((w) => w.record), asError(err));
+        this.fail(
+          state.waiting.splice(0).map((w) => w.record),
+          asError(err),
+        );
       },
     );
   }
@@ -262,7 +298,8 @@ export class BatchingProducer {
     const check = this.accumulator.ready(now, this.leaderOf, force);
     for (const topic of check.unknownLeaderTopics) this.refreshMetadata(topic, this.topicState(topic));
     const sendable = [...check.readyNodes].filter((node) => (this.inFlight.get(node) ?? 0) < this.settings.maxInFlight);
-    for (const [node, batches] of this.accumulator.drain(sendable, this.leaderOf, this.settings.maxRequestSize, now)) this.sendRequest(node, batches);
+    for (const [node, batches] of this.accumulator.drain(sendable, this.leaderOf, this.settings.maxRequestSize, now))
+      this.sendRequest(node, batches);
     this.armTimer(now, check.nextCheckDelayMs);
   }
 
@@ -272,11 +309,14 @@ export class BatchingProducer {
     if (this.timer !== null && this.timerDue <= due) return;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerDue = Number.POSITIVE_INFINITY;
-      this.sendReady();
-    }, Math.max(1, Math.ceil(delayMs)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerDue = Number.POSITIVE_INFINITY;
+        this.sendReady();
+      },
+      Math.max(1, Math.ceil(delayMs)),
+    );
   }
 
   private sendRequest(node: number, batches: ProducerBatch[]): void {
@@ -289,7 +329,10 @@ export class BatchingProducer {
       const metadata = this.topics.get(batch.topic)!.metadata!;
       const bytes = encodeBatch(batch.records, this.settings.compression, now);
       if (this.settings.compression !== CompressionType.None) {
-        this.accumulator.observeCompression(batch.topic, (bytes.bytes.length - BatchLayout.RECORD_BATCH_OVERHEAD) / Math.max(1, batch.sizeInBytes));
+        this.accumulator.observeCompression(
+          batch.topic,
+          (bytes.bytes.length - BatchLayout.RECORD_BATCH_OVERHEAD) / Math.max(1, batch.sizeInBytes),
+        );
       }
       encoded.set(batch, bytes.bytes.length);
       let entry = byTopic.get(batch.topic);
@@ -305,7 +348,11 @@ export class BatchingProducer {
       .then((connection) => producePartitions(connection, request, { acks: this.settings.acks, ackTimeoutMs: this.settings.ackTimeoutMs }))
       .then(
         (outcome) => this.complete(batches, encoded, outcome),
-        (error: unknown) => this.complete(batches, encoded, { appended: [], failures: batches.map((b) => ({ topic: b.topic, partition: b.partition, error })) }),
+        (error: unknown) =>
+          this.complete(batches, encoded, {
+            appended: [],
+            failures: batches.map((b) => ({ topic: b.topic, partition: b.partition, error })),
+          }),
       )
       .finally(() => {
         this.inFlight.set(node, this.inFlight.get(node)! - 1);
@@ -315,7 +362,8 @@ export class BatchingProducer {
 
   private complete(batches: readonly ProducerBatch[], encodedBytes: ReadonlyMap<ProducerBatch, number>, outcome: LeaderOutcome): void {
     const now = performance.now();
-    const find = (topic: string, partition: number): ProducerBatch | undefined => batches.find((b) => b.topic === topic && b.partition === partition);
+    const find = (topic: string, partition: number): ProducerBatch | undefined =>
+      batches.find((b) => b.topic === topic && b.partition === partition);
     for (const a of outcome.appended) {
       const batch = find(a.topic, a.partition);
       if (batch === undefined) continue;

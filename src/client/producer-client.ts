@@ -15,7 +15,15 @@ import { isRetriable } from './client-errors.js';
 import type { KafkaCluster } from './cluster.js';
 import type { TopicMetadata } from './cluster-metadata.js';
 import { partitionForKey, StickyPartitioner } from './partitioner.js';
-import { encodeBatch, producePartitions, type Acks, type EncodedBatch, type LeaderOutcome, type PartitionAppend, type ProducerRecord } from './producer-request.js';
+import {
+  encodeBatch,
+  producePartitions,
+  type Acks,
+  type EncodedBatch,
+  type LeaderOutcome,
+  type PartitionAppend,
+  type ProducerRecord,
+} from './producer-request.js';
 import { withRetries } from './retry.js';
 import { groupByLeader, requirePartition, topicWithLeaders } from './topic-leaders.js';
 
@@ -66,7 +74,11 @@ export class KafkaProducerClient {
         const metadata = await this.topicMetadata(topic);
         const outcomes = await Promise.all(
           [...groupByLeader(metadata, pending.keys())].map(([leader, partitions]) =>
-            this.sendToLeader(metadata, leader, partitions.map((p) => [p, pending.get(p)!] as const)),
+            this.sendToLeader(
+              metadata,
+              leader,
+              partitions.map((p) => [p, pending.get(p)!] as const),
+            ),
           ),
         );
         for (const { partition, baseOffset, recordCount } of outcomes.flatMap((o) => o.appended)) {
@@ -111,7 +123,11 @@ export class KafkaProducerClient {
   }
 
   /** Never rejects: what one leader took and what failed, so that other leaders' successes are kept. */
-  private async sendToLeader(topic: TopicMetadata, leader: number, partitions: ReadonlyArray<readonly [number, EncodedBatch]>): Promise<LeaderOutcome> {
+  private async sendToLeader(
+    topic: TopicMetadata,
+    leader: number,
+    partitions: ReadonlyArray<readonly [number, EncodedBatch]>,
+  ): Promise<LeaderOutcome> {
     try {
       const connection = await this.cluster.nodeConnection(leader);
       return await producePartitions(connection, [{ topic, batches: partitions }], { acks: this.acks, ackTimeoutMs: this.ackTimeoutMs });

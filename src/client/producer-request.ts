@@ -65,7 +65,10 @@ export const NO_OFFSET = -1n;
 /** `timestamp` is used for records without their own. */
 export function encodeBatch(records: readonly ProducerRecord[], compression: CompressionType, timestamp: bigint): EncodedBatch {
   const bytes = encodeRecordBatch(
-    { compression, records: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: r.timestamp ?? timestamp })) },
+    {
+      compression,
+      records: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: r.timestamp ?? timestamp })),
+    },
     compressRecords,
   );
   return { bytes, recordCount: records.length };
@@ -75,18 +78,28 @@ export function encodeBatch(records: readonly ProducerRecord[], compression: Com
  * Sends the batches in one Produce request. With acks=0 the broker never answers: the batches
  * count as appended (at offset -1) once the request is handed to the socket.
  */
-export async function producePartitions(connection: KafkaConnection, topics: readonly TopicBatches[], settings: ProduceSettings): Promise<LeaderOutcome> {
+export async function producePartitions(
+  connection: KafkaConnection,
+  topics: readonly TopicBatches[],
+  settings: ProduceSettings,
+): Promise<LeaderOutcome> {
   const body = () => ({
     transactionalId: null,
     acks: settings.acks,
     timeoutMs: settings.ackTimeoutMs,
     // Produce v13 names the topic by id, earlier versions by name; each version writes the one it has.
-    topicData: topics.map((t) => ({ name: t.topic.name, topicId: t.topic.topicId, partitionData: t.batches.map(([index, batch]) => ({ index, records: batch.bytes })) })),
+    topicData: topics.map((t) => ({
+      name: t.topic.name,
+      topicId: t.topic.topicId,
+      partitionData: t.batches.map(([index, batch]) => ({ index, records: batch.bytes })),
+    })),
   });
   if (settings.acks === 0) {
     await connection.requestWithoutResponse(ProduceRequest, body);
     return {
-      appended: topics.flatMap((t) => t.batches.map(([partition, batch]) => ({ topic: t.topic.name, partition, baseOffset: NO_OFFSET, recordCount: batch.recordCount }))),
+      appended: topics.flatMap((t) =>
+        t.batches.map(([partition, batch]) => ({ topic: t.topic.name, partition, baseOffset: NO_OFFSET, recordCount: batch.recordCount })),
+      ),
       failures: [],
     };
   }
@@ -103,12 +116,20 @@ function partitionResults(res: ProduceResponseData, topics: readonly TopicBatche
     for (const [partition, batch] of sent.batches) {
       const p = answer?.partitionResponses.find((r) => r.index === partition);
       if (p === undefined) {
-        outcome.failures.push({ topic, partition, error: brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, `no answer for partition ${partition}`, `produce to topic '${topic}'`) });
+        outcome.failures.push({
+          topic,
+          partition,
+          error: brokerError(ErrorCode.UNKNOWN_SERVER_ERROR, `no answer for partition ${partition}`, `produce to topic '${topic}'`),
+        });
       } else if (p.errorCode === ErrorCode.NONE) {
         outcome.appended.push({ topic, partition, baseOffset: p.baseOffset, recordCount: batch.recordCount });
       } else {
         const detail = p.errorMessage ?? p.recordErrors.map((e) => e.batchIndexErrorMessage).find((m) => m !== null) ?? null;
-        outcome.failures.push({ topic, partition, error: brokerError(p.errorCode, detail, `produce to topic '${topic}' partition ${partition}`) });
+        outcome.failures.push({
+          topic,
+          partition,
+          error: brokerError(p.errorCode, detail, `produce to topic '${topic}' partition ${partition}`),
+        });
       }
     }
   }

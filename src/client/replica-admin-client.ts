@@ -80,10 +80,13 @@ export class ReplicaAdminClient {
     return this.onController(async (c) => {
       const r = await c.request(ElectLeadersRequest, ElectLeadersResponse, () => ({
         electionType,
-        topicPartitions: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
+        topicPartitions:
+          partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([topic, ps]) => ({ topic, partitions: ps })),
         timeoutMs: TIMEOUT_MS,
       }));
-      const value = r.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      const value = r.replicaElectionResults.flatMap((t) =>
+        t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })),
+      );
       return { errorCode: r.errorCode, value };
     });
   }
@@ -93,9 +96,13 @@ export class ReplicaAdminClient {
     return this.onController(async (c) => {
       const r = await c.request(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, () => ({
         timeoutMs: TIMEOUT_MS,
-        topics: [...byTopic(moves, (m) => ({ partitionIndex: m.partition, replicas: m.replicas === null ? null : [...m.replicas] }))].map(([name, partitions]) => ({ name, partitions })),
+        topics: [...byTopic(moves, (m) => ({ partitionIndex: m.partition, replicas: m.replicas === null ? null : [...m.replicas] }))].map(
+          ([name, partitions]) => ({ name, partitions }),
+        ),
       }));
-      const value = r.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      const value = r.responses.flatMap((t) =>
+        t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })),
+      );
       return { errorCode: r.errorCode, value };
     });
   }
@@ -104,9 +111,20 @@ export class ReplicaAdminClient {
     return this.onController(async (c) => {
       const r = await c.request(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, () => ({
         timeoutMs: TIMEOUT_MS,
-        topics: partitions === null ? null : [...byTopic(partitions, (p) => p.partition)].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+        topics:
+          partitions === null
+            ? null
+            : [...byTopic(partitions, (p) => p.partition)].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
       }));
-      const value = r.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, adding: p.addingReplicas, removing: p.removingReplicas })));
+      const value = r.topics.flatMap((t) =>
+        t.partitions.map((p) => ({
+          topic: t.name,
+          partition: p.partitionIndex,
+          replicas: p.replicas,
+          adding: p.addingReplicas,
+          removing: p.removingReplicas,
+        })),
+      );
       return { errorCode: r.errorCode, value };
     });
   }
@@ -114,11 +132,20 @@ export class ReplicaAdminClient {
   /** AlterReplicaLogDirs on broker `brokerId`: each partition's replica there moves to the log dir `path`. */
   async alterReplicaLogDirs(brokerId: number, moves: readonly (TopicPartition & { readonly path: string })[]): Promise<PartitionOutcome[]> {
     const connection = await this.cluster.nodeConnection(brokerId);
-    const dirs = groupBy(moves, (m) => m.path, (m) => m);
+    const dirs = groupBy(
+      moves,
+      (m) => m.path,
+      (m) => m,
+    );
     const r = await connection.request(AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, () => ({
-      dirs: [...dirs].map(([path, inDir]) => ({ path, topics: [...byTopic(inDir, (m) => m.partition)].map(([name, partitions]) => ({ name, partitions })) })),
+      dirs: [...dirs].map(([path, inDir]) => ({
+        path,
+        topics: [...byTopic(inDir, (m) => m.partition)].map(([name, partitions]) => ({ name, partitions })),
+      })),
     }));
-    return r.results.flatMap((t) => t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: null })));
+    return r.results.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.topicName, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: null })),
+    );
   }
 
   /** DescribeLogDirs on broker `brokerId`: its log dirs and the replicas in them (`partitions` null: all). */
@@ -131,7 +158,15 @@ export class ReplicaAdminClient {
     return r.results.map((dir) => ({
       path: dir.logDir,
       errorCode: dir.errorCode,
-      replicas: dir.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, size: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey }))),
+      replicas: dir.topics.flatMap((t) =>
+        t.partitions.map((p) => ({
+          topic: t.name,
+          partition: p.partitionIndex,
+          size: p.partitionSize,
+          offsetLag: p.offsetLag,
+          isFuture: p.isFutureKey,
+        })),
+      ),
     }));
   }
 

@@ -8,9 +8,25 @@
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { MessageCodec } from '../protocol/primitives/codec-support.js';
-import { SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/index.js';
+import {
+  SaslAuthenticateRequest,
+  SaslAuthenticateResponse,
+  SaslHandshakeRequest,
+  SaslHandshakeResponse,
+} from '../protocol/messages/index.js';
 import { authMessage, parseServerFinal, parseServerFirst } from '../security/sasl/scram-messages.js';
-import { clientKey, digest, escapeSaslName, hmac, randomNonce, saltedPassword, scramMechanism, serverKey, xor, type ScramMechanism } from '../security/sasl/scram-formatter.js';
+import {
+  clientKey,
+  digest,
+  escapeSaslName,
+  hmac,
+  randomNonce,
+  saltedPassword,
+  scramMechanism,
+  serverKey,
+  xor,
+  type ScramMechanism,
+} from '../security/sasl/scram-formatter.js';
 
 export interface SaslCredentials {
   /** PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. */
@@ -41,7 +57,8 @@ export async function authenticate(trips: SaslRoundTrips, credentials: SaslCrede
     return reply.sessionLifetimeMs;
   }
   const scram = scramMechanism(credentials.mechanism);
-  if (scram === undefined) throw new KafkaError(ErrorCode.UNSUPPORTED_SASL_MECHANISM, `this client does not support SASL mechanism ${credentials.mechanism}`);
+  if (scram === undefined)
+    throw new KafkaError(ErrorCode.UNSUPPORTED_SASL_MECHANISM, `this client does not support SASL mechanism ${credentials.mechanism}`);
   return scramExchange(scram, credentials, send);
 }
 
@@ -52,8 +69,10 @@ async function scramExchange(scram: ScramMechanism, credentials: SaslCredentials
   const serverFirstText = first.authBytes.toString('utf8');
   const serverFirst = parseServerFirst(serverFirstText);
   if (serverFirst === undefined) throw authenticationFailed(`invalid ${scram.name} server first message`);
-  if (!serverFirst.nonce.startsWith(clientNonce) || serverFirst.nonce === clientNonce) throw authenticationFailed(`${scram.name}: the server's nonce does not extend the client's`);
-  if (serverFirst.iterations < scram.minIterations) throw authenticationFailed(`${scram.name}: ${serverFirst.iterations} iterations is less than the minimum ${scram.minIterations}`);
+  if (!serverFirst.nonce.startsWith(clientNonce) || serverFirst.nonce === clientNonce)
+    throw authenticationFailed(`${scram.name}: the server's nonce does not extend the client's`);
+  if (serverFirst.iterations < scram.minIterations)
+    throw authenticationFailed(`${scram.name}: ${serverFirst.iterations} iterations is less than the minimum ${scram.minIterations}`);
   const salted = saltedPassword(scram, credentials.password, serverFirst.salt, serverFirst.iterations);
   const withoutProof = `c=${Buffer.from('n,,').toString('base64')},r=${serverFirst.nonce}`;
   const message = authMessage(clientFirstBare, serverFirstText, withoutProof);
@@ -63,16 +82,23 @@ async function scramExchange(scram: ScramMechanism, credentials: SaslCredentials
   const serverFinal = parseServerFinal(final.authBytes.toString('utf8'));
   if (serverFinal === undefined) throw authenticationFailed(`invalid ${scram.name} server final message`);
   if ('error' in serverFinal) throw authenticationFailed(`${scram.name}: ${serverFinal.error}`);
-  if (!serverFinal.signature.equals(hmac(scram, serverKey(scram, salted), message))) throw authenticationFailed(`${scram.name}: invalid server signature`);
+  if (!serverFinal.signature.equals(hmac(scram, serverKey(scram, salted), message)))
+    throw authenticationFailed(`${scram.name}: invalid server signature`);
   return final.sessionLifetimeMs;
 }
 
 /** SaslHandshake and SaslAuthenticate over a connection's `request`; errors become KafkaErrors. */
-export function roundTripsOver(request: <T, I>(req: MessageCodecOf<I>, res: MessageCodecOut<T>, body: (version: number) => I) => Promise<T>): SaslRoundTrips {
+export function roundTripsOver(
+  request: <T, I>(req: MessageCodecOf<I>, res: MessageCodecOut<T>, body: (version: number) => I) => Promise<T>,
+): SaslRoundTrips {
   return {
     async handshake(mechanism) {
       const res = await request(SaslHandshakeRequest, SaslHandshakeResponse, () => ({ mechanism }));
-      if (res.errorCode !== ErrorCode.NONE) throw new KafkaError(res.errorCode, `SASL mechanism ${mechanism} refused; the broker enables ${res.mechanisms.join(', ') || 'none'}`);
+      if (res.errorCode !== ErrorCode.NONE)
+        throw new KafkaError(
+          res.errorCode,
+          `SASL mechanism ${mechanism} refused; the broker enables ${res.mechanisms.join(', ') || 'none'}`,
+        );
     },
     async send(authBytes) {
       const res = await request(SaslAuthenticateRequest, SaslAuthenticateResponse, () => ({ authBytes }));

@@ -4,8 +4,19 @@
  * itself never reaches the broker. Behind `sluice configs --entity-type users`.
  */
 import { randomBytes } from 'node:crypto';
-import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '../protocol/messages/index.js';
-import { saltedPassword, scramMechanism, scramMechanismOfType, type ScramMechanism, type ScramMechanismName } from '../security/sasl/scram-formatter.js';
+import {
+  AlterUserScramCredentialsRequest,
+  AlterUserScramCredentialsResponse,
+  DescribeUserScramCredentialsRequest,
+  DescribeUserScramCredentialsResponse,
+} from '../protocol/messages/index.js';
+import {
+  saltedPassword,
+  scramMechanism,
+  scramMechanismOfType,
+  type ScramMechanism,
+  type ScramMechanismName,
+} from '../security/sasl/scram-formatter.js';
 import { KafkaError } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { throwIfError } from './client-errors.js';
@@ -38,7 +49,15 @@ export async function alterScramCredentials(cluster: KafkaCluster, changes: read
       if (c.upsert === undefined) return [];
       const m = mechanismOf(c.mechanism);
       const salt = randomBytes(m.keyLength);
-      return [{ name: c.user, mechanism: m.wireType, iterations: c.upsert.iterations, salt, saltedPassword: saltedPassword(m, c.upsert.password, salt, c.upsert.iterations) }];
+      return [
+        {
+          name: c.user,
+          mechanism: m.wireType,
+          iterations: c.upsert.iterations,
+          salt,
+          saltedPassword: saltedPassword(m, c.upsert.password, salt, c.upsert.iterations),
+        },
+      ];
     }),
   }));
   for (const r of res.results) throwIfError(r.errorCode, r.errorMessage, `cannot alter the SCRAM credentials of user '${r.user}'`);
@@ -47,7 +66,9 @@ export async function alterScramCredentials(cluster: KafkaCluster, changes: read
 /** The users' credentials (every user with one when `users` is empty); a user without any is an error. */
 export async function describeScramCredentials(cluster: KafkaCluster, users: readonly string[]): Promise<UserScramCredentials[]> {
   const connection = await cluster.anyConnection();
-  const res = await connection.request(DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, () => ({ users: users.map((name) => ({ name })) }));
+  const res = await connection.request(DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, () => ({
+    users: users.map((name) => ({ name })),
+  }));
   throwIfError(res.errorCode, res.errorMessage, 'cannot describe SCRAM credentials');
   return res.results.map((r) => {
     throwIfError(r.errorCode, r.errorMessage, `cannot describe the SCRAM credentials of user '${r.user}'`);

@@ -17,7 +17,12 @@ export async function topicWithLeaders(cluster: KafkaCluster, topic: string, opt
   if (t.partitions.length === 0) throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE, `topic '${topic}' has no partitions yet`);
   // A partition with a leader is usable even if it reports an offline replica (REPLICA_NOT_AVAILABLE).
   for (const p of t.partitions) {
-    if (p.leaderId < 0) throwIfError(p.errorCode === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : p.errorCode, null, `topic '${topic}' partition ${p.partition}`);
+    if (p.leaderId < 0)
+      throwIfError(
+        p.errorCode === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : p.errorCode,
+        null,
+        `topic '${topic}' partition ${p.partition}`,
+      );
   }
   return t;
 }
@@ -26,7 +31,10 @@ export async function topicWithLeaders(cluster: KafkaCluster, topic: string, opt
 export function requirePartition(topic: TopicMetadata, partition: number): PartitionMetadata {
   const p = topic.partitions.find((x) => x.partition === partition);
   if (p === undefined) {
-    throw new KafkaError(ErrorCode.INVALID_REQUEST, `partition ${partition} is not in [0, ${topic.partitions.length}) of topic '${topic.name}'`);
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      `partition ${partition} is not in [0, ${topic.partitions.length}) of topic '${topic.name}'`,
+    );
   }
   return p;
 }

@@ -79,5 +79,9 @@ function javaReplacement(replacement: string): string {
  * from the last to the first, as Java's `X500Principal.getName()` does.
  */
 export function rfc2253Name(subject: string): string {
-  return subject.split('\n').filter((line) => line !== '').reverse().join(',');
+  return subject
+    .split('\n')
+    .filter((line) => line !== '')
+    .reverse()
+    .join(',');
 }

@@ -21,7 +21,10 @@ import { PrincipalMappingRulesError, SslPrincipalMapper } from './ssl-principal-
 export type SslSettings = ReadonlyMap<string, string>;
 
 export class TlsConfigError extends Error {
-  constructor(readonly key: string, readonly reason: string) {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
     super(`invalid value for ${key}: ${reason}`);
     this.name = 'TlsConfigError';
   }
@@ -48,7 +51,11 @@ const DER_SEQUENCE = 0x30;
 
 export function serverTls(s: SslSettings): ServerTls {
   const keystore = keystoreOptions(s);
-  if (keystore === null) throw new TlsConfigError('ssl.keystore.location', 'an SSL listener needs a keystore (ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain)');
+  if (keystore === null)
+    throw new TlsConfigError(
+      'ssl.keystore.location',
+      'an SSL listener needs a keystore (ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain)',
+    );
   let principalMapper: SslPrincipalMapper;
   try {
     principalMapper = SslPrincipalMapper.parse(s.get('ssl.principal.mapping.rules') ?? 'DEFAULT');
@@ -75,7 +82,10 @@ function secureContext(options: SecureContextOptions): SecureContext {
   } catch (err) {
     // Node names what failed (a key not matching its certificate, a wrong password, a bad cipher list) but no secret.
     const message = (err as Error).message;
-    throw new TlsConfigError(/cipher/i.test(message) ? 'ssl.cipher.suites' : 'ssl.keystore.location', `the TLS context cannot be built: ${message}`);
+    throw new TlsConfigError(
+      /cipher/i.test(message) ? 'ssl.cipher.suites' : 'ssl.keystore.location',
+      `the TLS context cannot be built: ${message}`,
+    );
   }
 }
 
@@ -112,9 +122,15 @@ function keystoreOptions(s: SslSettings): SecureContextOptions | null {
   const inlineKey = s.get('ssl.keystore.key');
   const inlineChain = s.get('ssl.keystore.certificate.chain');
   if (inlineKey !== undefined || inlineChain !== undefined) {
-    if (type.toUpperCase() !== 'PEM') throw new TlsConfigError('ssl.keystore.type', 'ssl.keystore.key and ssl.keystore.certificate.chain need ssl.keystore.type=PEM');
-    if (location !== undefined) throw new TlsConfigError('ssl.keystore.location', 'set either ssl.keystore.location or the inline ssl.keystore.key, not both');
-    if (inlineKey === undefined || inlineChain === undefined) throw new TlsConfigError(inlineKey === undefined ? 'ssl.keystore.key' : 'ssl.keystore.certificate.chain', 'the inline PEM keystore needs both the key and the certificate chain');
+    if (type.toUpperCase() !== 'PEM')
+      throw new TlsConfigError('ssl.keystore.type', 'ssl.keystore.key and ssl.keystore.certificate.chain need ssl.keystore.type=PEM');
+    if (location !== undefined)
+      throw new TlsConfigError('ssl.keystore.location', 'set either ssl.keystore.location or the inline ssl.keystore.key, not both');
+    if (inlineKey === undefined || inlineChain === undefined)
+      throw new TlsConfigError(
+        inlineKey === undefined ? 'ssl.keystore.key' : 'ssl.keystore.certificate.chain',
+        'the inline PEM keystore needs both the key and the certificate chain',
+      );
     return { key: inlineKey, cert: inlineChain, passphrase: keyPassword };
   }
   if (location === undefined) return null;
@@ -123,8 +139,10 @@ function keystoreOptions(s: SslSettings): SecureContextOptions | null {
     return { pfx: data, passphrase: s.get('ssl.keystore.password') ?? keyPassword ?? '' };
   }
   const text = data.toString('utf8');
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) throw new TlsConfigError('ssl.keystore.location', `${location} holds no PEM private key`);
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new TlsConfigError('ssl.keystore.location', `${location} holds no PEM certificate`);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text))
+    throw new TlsConfigError('ssl.keystore.location', `${location} holds no PEM private key`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new TlsConfigError('ssl.keystore.location', `${location} holds no PEM certificate`);
   return { key: text, cert: text, passphrase: keyPassword };
 }
 
@@ -134,8 +152,10 @@ function truststoreOptions(s: SslSettings): SecureContextOptions {
   const location = s.get('ssl.truststore.location');
   const inline = s.get('ssl.truststore.certificates');
   if (inline !== undefined) {
-    if (type.toUpperCase() !== 'PEM') throw new TlsConfigError('ssl.truststore.type', 'ssl.truststore.certificates needs ssl.truststore.type=PEM');
-    if (location !== undefined) throw new TlsConfigError('ssl.truststore.location', 'set either ssl.truststore.location or ssl.truststore.certificates, not both');
+    if (type.toUpperCase() !== 'PEM')
+      throw new TlsConfigError('ssl.truststore.type', 'ssl.truststore.certificates needs ssl.truststore.type=PEM');
+    if (location !== undefined)
+      throw new TlsConfigError('ssl.truststore.location', 'set either ssl.truststore.location or ssl.truststore.certificates, not both');
     return { ca: pemCertificates('ssl.truststore.certificates', inline) };
   }
   if (location === undefined) return {};
@@ -166,7 +186,10 @@ function pkcs12Certificates(data: Buffer, password: string | undefined): string[
     const bags = p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [];
     certs = bags.flatMap((b) => (b.cert === undefined ? [] : [forge.pki.certificateToPem(b.cert)]));
   } catch (err) {
-    throw new TlsConfigError('ssl.truststore.location', `the PKCS12 truststore cannot be read (wrong ssl.truststore.password?): ${(err as Error).message}`);
+    throw new TlsConfigError(
+      'ssl.truststore.location',
+      `the PKCS12 truststore cannot be read (wrong ssl.truststore.password?): ${(err as Error).message}`,
+    );
   }
   if (certs.length === 0) throw new TlsConfigError('ssl.truststore.location', 'the PKCS12 truststore holds no certificate');
   return certs;
@@ -175,10 +198,16 @@ function pkcs12Certificates(data: Buffer, password: string | undefined): string[
 const TLS_VERSIONS = ['TLSv1.2', 'TLSv1.3'] as const;
 
 function protocolOptions(s: SslSettings): SecureContextOptions {
-  const enabled = (s.get('ssl.enabled.protocols') ?? 'TLSv1.2,TLSv1.3').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const enabled = (s.get('ssl.enabled.protocols') ?? 'TLSv1.2,TLSv1.3')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const versions = TLS_VERSIONS.filter((v) => enabled.includes(v));
   if (versions.length === 0) throw new TlsConfigError('ssl.enabled.protocols', 'enables neither TLSv1.2 nor TLSv1.3');
-  const suites = (s.get('ssl.cipher.suites') ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const suites = (s.get('ssl.cipher.suites') ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   return {
     minVersion: versions[0],
     maxVersion: versions[versions.length - 1],
@@ -216,12 +245,19 @@ const IANA_TO_OPENSSL: Readonly<Record<string, string>> = {
   TLS_RSA_WITH_AES_256_CBC_SHA: 'AES256-SHA',
 };
 
-const TLS13_SUITES = new Set(['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256']);
+const TLS13_SUITES = new Set([
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_128_CCM_SHA256',
+  'TLS_AES_128_CCM_8_SHA256',
+]);
 
 export function openSslCipherName(name: string): string {
   if (TLS13_SUITES.has(name)) return name;
   const mapped = IANA_TO_OPENSSL[name];
   if (mapped !== undefined) return mapped;
-  if (name.startsWith('TLS_') || name.startsWith('SSL_')) throw new TlsConfigError('ssl.cipher.suites', `${name} is not a cipher suite Sluice knows; use its OpenSSL name`);
+  if (name.startsWith('TLS_') || name.startsWith('SSL_'))
+    throw new TlsConfigError('ssl.cipher.suites', `${name} is not a cipher suite Sluice knows; use its OpenSSL name`);
   return name;
 }

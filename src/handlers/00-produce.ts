@@ -38,7 +38,6 @@ import { produceSupport, verifyTransactionalPartitions } from './txn-verificatio
 /** KIP-951: Produce answers carry the current leader from v10. */
 const LEADER_HINT_VERSION = 10;
 
-
 function failed(index: number, errorCode: number, errorMessage: string | null = null): ProduceResponsePartitionProduceResponseInput {
   return { index, errorCode, errorMessage, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n };
 }
@@ -50,7 +49,10 @@ function batchIsTransactional(records: Buffer): boolean {
 const NOTHING_REFUSED: ReadonlyMap<number, number> = new Map();
 
 function producerOf(records: Buffer): { producerId: bigint; producerEpoch: number } {
-  return { producerId: records.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET), producerEpoch: records.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET) };
+  return {
+    producerId: records.readBigInt64BE(BatchLayout.PRODUCER_ID_OFFSET),
+    producerEpoch: records.readInt16BE(BatchLayout.PRODUCER_EPOCH_OFFSET),
+  };
 }
 
 /**
@@ -59,7 +61,12 @@ function producerOf(records: Buffer): { producerId: bigint; producerEpoch: numbe
  * request), and so when the principal may not WRITE the transactional id, and with batches of
  * more than one producer.
  */
-function transactionalRefusals(transactionalId: string | null, mayWrite: boolean, entries: readonly AppendRequest[], transactional: readonly number[]): ReadonlyMap<number, number> {
+function transactionalRefusals(
+  transactionalId: string | null,
+  mayWrite: boolean,
+  entries: readonly AppendRequest[],
+  transactional: readonly number[],
+): ReadonlyMap<number, number> {
   const refuseAll = (errorCode: number): Map<number, number> => new Map(entries.map((_, i) => [i, errorCode]));
   if (transactionalId === null || !mayWrite) return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const producers = new Set(
@@ -78,13 +85,23 @@ function transactionalRefusals(transactionalId: string | null, mayWrite: boolean
  * confirmed ones are appended again, verified, the others keep the coordinator's error. Replies
  * in the order of `appends`.
  */
-async function appendTransactional(c: ClusterContext, transactionalId: string, appends: readonly AppendRequest[], version: number): Promise<AppendReply[]> {
+async function appendTransactional(
+  c: ClusterContext,
+  transactionalId: string,
+  appends: readonly AppendRequest[],
+  version: number,
+): Promise<AppendReply[]> {
   const replies = await c.partitions.appendMany(appends);
   // Only a transactional batch opening its transaction in a partition waits for the coordinator.
   const waiting = replies.flatMap((r, i) => (r.needsVerification ? [i] : []));
   if (waiting.length === 0) return replies;
   const refs = waiting.map((i) => ({ topic: appends[i]!.topic, partition: appends[i]!.partition }));
-  const refused = await verifyTransactionalPartitions(c, { transactionalId, ...producerOf(appends[waiting[0]!]!.records) }, refs, produceSupport(version));
+  const refused = await verifyTransactionalPartitions(
+    c,
+    { transactionalId, ...producerOf(appends[waiting[0]!]!.records) },
+    refs,
+    produceSupport(version),
+  );
   const verified: number[] = [];
   refs.forEach((ref, n) => {
     const errorCode = refused.get(ref);
@@ -107,7 +124,10 @@ function clientTimestamps(records: Buffer): number[] {
   let position = 0;
   while (position + BatchLayout.RECORDS_OFFSET <= records.length) {
     const createTime = timestampTypeOf(records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET)) === TimestampType.CreateTime;
-    stamps.push(createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1, createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1);
+    stamps.push(
+      createTime ? timestampAt(records, position + BatchLayout.BASE_TIMESTAMP_OFFSET) : -1,
+      createTime ? timestampAt(records, position + BatchLayout.MAX_TIMESTAMP_OFFSET) : -1,
+    );
     // Not validated yet: a length that would not move on ends the walk (the append refuses the batch).
     const size = batchSize(records, position);
     if (size < BatchLayout.RECORDS_OFFSET) break;
@@ -125,18 +145,36 @@ function batchSize(records: Buffer, position: number): number {
  * `client`: the request's client id's counts (null: the per-client breakdown is off), with the
  * batches' `clientTimestamps`; `receivedMs` the request's arrival.
  */
-function countAppended(metrics: BrokerMetrics, client: ClientProduceStats | null, stamps: readonly number[] | null, receivedMs: number, topic: string, records: Buffer): void {
+function countAppended(
+  metrics: BrokerMetrics,
+  client: ClientProduceStats | null,
+  stamps: readonly number[] | null,
+  receivedMs: number,
+  topic: string,
+  records: Buffer,
+): void {
   let batch = 0;
   for (let position = 0; position + BatchLayout.RECORDS_OFFSET <= records.length; batch++) {
     const size = batchSize(records, position);
     const count = records.readInt32BE(position + BatchLayout.RECORDS_COUNT_OFFSET);
     metrics.batchAppended(topic, size, count);
-    if (client !== null) countForClient(metrics, client, receivedMs, records, position, size, count, stamps?.[2 * batch] ?? -1, stamps?.[2 * batch + 1] ?? -1);
+    if (client !== null)
+      countForClient(metrics, client, receivedMs, records, position, size, count, stamps?.[2 * batch] ?? -1, stamps?.[2 * batch + 1] ?? -1);
     position += size;
   }
 }
 
-function countForClient(metrics: BrokerMetrics, stats: ClientProduceStats, receivedMs: number, records: Buffer, position: number, size: number, count: number, first: number, max: number): void {
+function countForClient(
+  metrics: BrokerMetrics,
+  stats: ClientProduceStats,
+  receivedMs: number,
+  records: Buffer,
+  position: number,
+  size: number,
+  count: number,
+  first: number,
+  max: number,
+): void {
   // The append changes no compression bits, nor the records after the batch header.
   const codec = compressionCodecId(records.readInt16BE(position + BatchLayout.ATTRIBUTES_OFFSET));
   stats.batch(size, count, codec, first, max, receivedMs);
@@ -203,7 +241,12 @@ export const produceHandler = defineHandler({
     const pending: PendingAnswer[] = [];
     // As Kafka, which keys the partitions by topic-partition: a topic named twice answers once,
     // and of a partition named twice only the last copy's records are appended.
-    const merged = mergePartitions(request.topicData, (t) => (byId ? t.topicId : t.name), (t) => t.partitionData, (p) => p.index);
+    const merged = mergePartitions(
+      request.topicData,
+      (t) => (byId ? t.topicId : t.name),
+      (t) => t.partitionData,
+      (p) => p.index,
+    );
     const mayWrite = authorizedNames(ctx, AclOperation.WRITE, ResourceType.TOPIC);
     const responses: ProduceResponseTopicProduceResponseInput[] = merged.map(({ topic: t, partitions }) => {
       const topic = byId ? c.metadata.topicById(t.topicId) : c.metadata.topic(t.name);
@@ -240,8 +283,12 @@ export const produceHandler = defineHandler({
       return { name: t.name, topicId: t.topicId, partitionResponses: answers };
     });
     const transactional = entries.flatMap((e, i) => (batchIsTransactional(e.records) ? [i] : []));
-    const mayWriteTransactionalId = request.transactionalId !== null && authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
-    const unverified = transactional.length === 0 ? NOTHING_REFUSED : transactionalRefusals(request.transactionalId, mayWriteTransactionalId, entries, transactional);
+    const mayWriteTransactionalId =
+      request.transactionalId !== null && authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
+    const unverified =
+      transactional.length === 0
+        ? NOTHING_REFUSED
+        : transactionalRefusals(request.transactionalId, mayWriteTransactionalId, entries, transactional);
     for (const [i, errorCode] of unverified) {
       const { answers, position } = pending[i]!;
       answers[position] = failed(entries[i]!.partition, errorCode);
@@ -254,13 +301,16 @@ export const produceHandler = defineHandler({
       const transactionalId = transactional.length > 0 ? request.transactionalId : null;
       // Registered before the appends go: a leader may answer a wait in another op's reply before this one returns.
       const waitIds = acks === -1 ? appends.map((e) => c.producePurgatory.register(e.topic, e.partition)) : null;
-      const sent = waitIds === null ? appends : appends.map((e, i) => ({ ...e, acksWait: { id: waitIds[i]!, timeoutMs: request.timeoutMs } }));
+      const sent =
+        waitIds === null ? appends : appends.map((e, i) => ({ ...e, acksWait: { id: waitIds[i]!, timeoutMs: request.timeoutMs } }));
       let replies: AppendReply[];
       try {
         replies =
           transactionalId === null
             ? await c.partitions.appendMany(sent)
-            : await c.transactionalProduces.run(transactionalId, () => appendTransactional(c, transactionalId, sent, ctx.header.requestApiVersion));
+            : await c.transactionalProduces.run(transactionalId, () =>
+                appendTransactional(c, transactionalId, sent, ctx.header.requestApiVersion),
+              );
       } catch (err) {
         for (const id of waitIds ?? []) c.producePurgatory.cancel(id);
         throw err;
@@ -269,7 +319,8 @@ export const produceHandler = defineHandler({
         const { answers, position } = appendAnswers[i]!;
         const entry = appends[i]!;
         answers[position] = appended(entry.partition, reply);
-        if (reply.errorCode === ErrorCode.NONE) countAppended(ctx.metrics, client, stamps?.[i] ?? null, receivedMs, entry.topic, entry.records);
+        if (reply.errorCode === ErrorCode.NONE)
+          countAppended(ctx.metrics, client, stamps?.[i] ?? null, receivedMs, entry.topic, entry.records);
       });
       if (waitIds !== null) {
         // As Kafka: the offsets stay in the answer, whatever the wait's outcome.
@@ -284,10 +335,12 @@ export const produceHandler = defineHandler({
     const throttleTimeMs = settleQuotas(ctx.quotas, acks);
     if (acks === 0) {
       const failure = responses.flatMap((t) => t.partitionResponses ?? []).find((p) => (p.errorCode ?? 0) !== ErrorCode.NONE);
-      if (failure !== undefined) throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
+      if (failure !== undefined)
+        throw new CloseConnection(`acks=0 produce failed with error ${failure.errorCode}: ${failure.errorMessage ?? ''}`);
       return NO_RESPONSE;
     }
-    const moved = ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
+    const moved =
+      ctx.header.requestApiVersion >= LEADER_HINT_VERSION && responses.some((t) => t.partitionResponses?.some((p) => isMoved(p.errorCode)));
     if (!moved) return { responses, throttleTimeMs };
     const hints = new LeaderHints(c.metadata, ctx.session.listenerName);
     for (const t of responses) {

@@ -67,7 +67,15 @@ function resolveTopic(c: ClusterContext, p: SessionPartition, byId: boolean): To
  * within `maxBytes` (the request's, or less under a consumer byte quota). `replicaId` is the
  * fetching broker's, or negative for a consumer.
  */
-async function readAll(c: ClusterContext, context: FetchContext, request: FetchRequestData, byId: boolean, replicaId: number, maxBytes: number, mayRead: (topic: string) => boolean): Promise<PartitionRead[]> {
+async function readAll(
+  c: ClusterContext,
+  context: FetchContext,
+  request: FetchRequestData,
+  byId: boolean,
+  replicaId: number,
+  maxBytes: number,
+  mayRead: (topic: string) => boolean,
+): Promise<PartitionRead[]> {
   const reads: PartitionRead[] = [];
   const commands: ReadCommand[] = [];
   const positions: number[] = [];
@@ -171,7 +179,13 @@ function releaseAll(reads: readonly PartitionRead[]): void {
   for (const r of reads) r.result.records?.release();
 }
 
-function respond(context: FetchContext, reads: readonly PartitionRead[], byId: boolean, fromReplica: boolean, metrics: BrokerMetrics): FetchResponseFetchableTopicResponseInput[] {
+function respond(
+  context: FetchContext,
+  reads: readonly PartitionRead[],
+  byId: boolean,
+  fromReplica: boolean,
+  metrics: BrokerMetrics,
+): FetchResponseFetchableTopicResponseInput[] {
   const topics = new Map<string, FetchResponseFetchableTopicResponseInput & { partitions: FetchResponsePartitionDataInput[] }>();
   for (const r of reads) {
     const include = context.include(r.partition, {
@@ -236,7 +250,12 @@ export const fetchHandler = defineHandler({
       usesTopicIds: byId,
       // As Kafka, which keys the partitions by topic-partition: a partition named twice is read
       // once, with its last copy's position, and answered once under its topic.
-      partitions: mergePartitions(request.topics, (t) => (byId ? t.topicId : t.topic), (t) => t.partitions, (p) => p.partition).flatMap(({ topic: t, partitions }) =>
+      partitions: mergePartitions(
+        request.topics,
+        (t) => (byId ? t.topicId : t.topic),
+        (t) => t.partitions,
+        (p) => p.partition,
+      ).flatMap(({ topic: t, partitions }) =>
         partitions.map(({ entry: p }) => ({
           topicId: t.topicId,
           topic: byId ? (c.metadata.topicById(t.topicId)?.name ?? '') : t.topic,
@@ -248,7 +267,9 @@ export const fetchHandler = defineHandler({
           logStartOffset: p.logStartOffset,
         })),
       ),
-      forgotten: request.forgottenTopicsData.flatMap((t) => t.partitions.map((partition) => ({ topicId: t.topicId, topic: t.topic, partition }))),
+      forgotten: request.forgottenTopicsData.flatMap((t) =>
+        t.partitions.map((partition) => ({ topicId: t.topicId, topic: t.topic, partition })),
+      ),
     });
     if (!opened.ok) return { errorCode: opened.errorCode, sessionId: 0, responses: [], throttleTimeMs: 0 };
     const context = opened.context;
@@ -265,15 +286,25 @@ export const fetchHandler = defineHandler({
     const keys = reads.filter((r) => r.topic !== undefined).map((r) => topicPartitionKey(r.topic!.name, r.partition.partition));
     for (;;) {
       const ready =
-        bytesOf(reads) >= request.minBytes || reads.some((r) => r.result.errorCode !== ErrorCode.NONE || r.result.divergingEpoch !== null) || keys.length === 0;
+        bytesOf(reads) >= request.minBytes ||
+        reads.some((r) => r.result.errorCode !== ErrorCode.NONE || r.result.divergingEpoch !== null) ||
+        keys.length === 0;
       const left = deadline - Date.now();
       if (ready || left <= 0) break;
       // A consumer that found nothing can be answered from the read done with the append that
       // wakes it; one that found some data short of min_bytes reads everything again.
       const empty = bytesOf(reads) === 0;
       releaseAll(reads);
-      const wake = await c.purgatory.wait(keys, left, fromReplica ? 'logEnd' : 'highWatermark', fromReplica || !empty ? undefined : parkedReads(reads));
-      reads = wake.reads.size > 0 ? withWakeReads(reads, wake.reads, maxBytes) : await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
+      const wake = await c.purgatory.wait(
+        keys,
+        left,
+        fromReplica ? 'logEnd' : 'highWatermark',
+        fromReplica || !empty ? undefined : parkedReads(reads),
+      );
+      reads =
+        wake.reads.size > 0
+          ? withWakeReads(reads, wake.reads, maxBytes)
+          : await readAll(c, context, request, byId, replicaId, maxBytes, mayRead);
       if (wake.reason === 'shutdown') break;
     }
     const throttleTimeMs = quotas === undefined ? 0 : settleQuotas(quotas, bytesOf(reads));

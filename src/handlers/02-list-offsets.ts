@@ -12,7 +12,6 @@ import { ErrorCode } from '../protocol/errors.js';
 import { READ_COMMITTED } from '../protocol/offset-requests.js';
 import { answerPartitions, listedPartitionError, lookupPartition, mergePartitions } from './partition-lookup.js';
 
-
 export const listOffsetsHandler = defineHandler({
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
@@ -22,17 +21,37 @@ export const listOffsetsHandler = defineHandler({
     const withEpoch = ctx.header.requestApiVersion >= 4;
     // Kafka answers each topic once and refuses a partition asked for more than once, since
     // the copies may ask for different timestamps and one answer cannot serve them all.
-    const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const merged = mergePartitions(
+      request.topics,
+      (t) => t.name,
+      (t) => t.partitions,
+      (p) => p.partitionIndex,
+    );
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
-    const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p, copies }) => {
-      const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
-      if (!mayDescribe(t.name)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
-      if (copies > 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
-      const found = lookupPartition(c, t.name, p.partitionIndex);
-      if (!found.ok) return { ...none, errorCode: found.errorCode };
-      const reply = await c.partitions.listOffset({ topic: t.name, partition: p.partitionIndex }, p.currentLeaderEpoch, p.timestamp, request.isolationLevel === READ_COMMITTED);
-      return { partitionIndex: p.partitionIndex, errorCode: listedPartitionError(reply.errorCode), timestamp: reply.timestamp, offset: reply.offset, leaderEpoch: withEpoch ? reply.leaderEpoch : -1 };
-    });
+    const answered = await answerPartitions(
+      merged,
+      (t) => t.partitions,
+      async ({ topic: t }, { entry: p, copies }) => {
+        const none = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        if (!mayDescribe(t.name)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+        if (copies > 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
+        const found = lookupPartition(c, t.name, p.partitionIndex);
+        if (!found.ok) return { ...none, errorCode: found.errorCode };
+        const reply = await c.partitions.listOffset(
+          { topic: t.name, partition: p.partitionIndex },
+          p.currentLeaderEpoch,
+          p.timestamp,
+          request.isolationLevel === READ_COMMITTED,
+        );
+        return {
+          partitionIndex: p.partitionIndex,
+          errorCode: listedPartitionError(reply.errorCode),
+          timestamp: reply.timestamp,
+          offset: reply.offset,
+          leaderEpoch: withEpoch ? reply.leaderEpoch : -1,
+        };
+      },
+    );
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },
 });

@@ -59,7 +59,14 @@ function failed(errorCode: number, name: string | null, topicId = ZERO_UUID): To
   return { errorCode, name, topicId, isInternal: false, partitions: [] };
 }
 
-async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean, mayCreate: (name: string) => boolean, operations: (name: string) => number, view: View): Promise<TopicResult> {
+async function byName(
+  c: ClusterContext,
+  name: string,
+  allowAutoCreate: boolean,
+  mayCreate: (name: string) => boolean,
+  operations: (name: string) => number,
+  view: View,
+): Promise<TopicResult> {
   const existing = c.metadata.topic(name);
   if (existing !== undefined) return described(existing, operations(name), view);
   if (topicNameProblem(name) !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, name);
@@ -73,7 +80,8 @@ async function byName(c: ClusterContext, name: string, allowAutoCreate: boolean,
   const created = await c.admin.createTopic({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false);
   // Kafka's answer when another broker created it meanwhile, or the creation stands but has not
   // reached this broker yet: retriable, the next Metadata finds it.
-  if (created.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS || created.errorCode === ErrorCode.REQUEST_TIMED_OUT) return failed(ErrorCode.LEADER_NOT_AVAILABLE, name);
+  if (created.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS || created.errorCode === ErrorCode.REQUEST_TIMED_OUT)
+    return failed(ErrorCode.LEADER_NOT_AVAILABLE, name);
   if (created.topic === null) return failed(created.errorCode, name);
   return described(created.topic, operations(name), view);
 }
@@ -84,7 +92,8 @@ export const metadataHandler = defineHandler({
   async handle(request, ctx): Promise<MetadataResponseDataInput> {
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
-    const operations = (name: string): number => authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, name);
+    const operations = (name: string): number =>
+      authorizedOperations(ctx, request.includeTopicAuthorizedOperations, ResourceType.TOPIC, name);
     // Topics the principal may not DESCRIBE are left out of a listing and refused when named.
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     const view: View = { image: c.metadata, listenerName: ctx.session.listenerName, version };
@@ -97,7 +106,9 @@ export const metadataHandler = defineHandler({
         .map((t) => {
           const found = c.metadata.topicById(t.topicId);
           if (found === undefined) return failed(ErrorCode.UNKNOWN_TOPIC_ID, null, t.topicId);
-          return mayDescribe(found.name) ? described(found, operations(found.name), view) : failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId);
+          return mayDescribe(found.name)
+            ? described(found, operations(found.name), view)
+            : failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, t.topicId);
         });
     } else {
       const names = [...new Set(request.topics.map((t) => t.name ?? ''))];
@@ -105,7 +116,8 @@ export const metadataHandler = defineHandler({
       const mayCreateAny = authorizedOnCluster(ctx, AclOperation.CREATE);
       const mayCreate = (name: string): boolean => mayCreateAny || authorized(ctx, AclOperation.CREATE, ResourceType.TOPIC, name);
       // As Kafka: the topics the principal may not DESCRIBE are answered after the others.
-      for (const name of names.filter(mayDescribe)) topics.push(await byName(c, name, request.allowAutoTopicCreation, mayCreate, operations, view));
+      for (const name of names.filter(mayDescribe))
+        topics.push(await byName(c, name, request.allowAutoTopicCreation, mayCreate, operations, view));
       for (const name of names.filter((n) => !mayDescribe(n))) topics.push(failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name));
     }
     const image = c.metadata;
@@ -117,7 +129,12 @@ export const metadataHandler = defineHandler({
       clusterId: image.clusterId,
       controllerId: image.controllerId,
       topics,
-      clusterAuthorizedOperations: authorizedOperations(ctx, request.includeClusterAuthorizedOperations, ResourceType.CLUSTER, CLUSTER_NAME),
+      clusterAuthorizedOperations: authorizedOperations(
+        ctx,
+        request.includeClusterAuthorizedOperations,
+        ResourceType.CLUSTER,
+        CLUSTER_NAME,
+      ),
     };
   },
 });

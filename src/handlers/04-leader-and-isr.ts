@@ -16,7 +16,8 @@ export const leaderAndIsrHandler = defineHandler({
   request: LeaderAndIsrRequest,
   response: LeaderAndIsrResponse,
   async handle(request, ctx): Promise<LeaderAndIsrResponseDataInput> {
-    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [], topics: [] };
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION))
+      return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [], topics: [] };
     const member = membershipOf(clusterOf(ctx));
     const partitions: LeaderAndIsrPartition[] = request.topicStates.flatMap((t) =>
       t.partitionStates.map((p) => ({
@@ -31,13 +32,24 @@ export const leaderAndIsrHandler = defineHandler({
         isNew: p.isNew,
       })),
     );
-    const answer = await member.replicas.leaderAndIsr({ controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch }, partitions);
+    const answer = await member.replicas.leaderAndIsr(
+      { controllerId: request.controllerId, controllerEpoch: request.controllerEpoch, brokerEpoch: request.brokerEpoch },
+      partitions,
+    );
     const errors = new Map(answer.partitionErrors.map((e) => [topicPartitionKey(e.topic, e.partition), e.errorCode]));
-    const byTopic = groupBy(partitions, (p) => p.topicId, (p) => ({ partitionIndex: p.partition, errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE }));
+    const byTopic = groupBy(
+      partitions,
+      (p) => p.topicId,
+      (p) => ({ partitionIndex: p.partition, errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE }),
+    );
     if (ctx.header.requestApiVersion < 5) {
       return {
         errorCode: answer.errorCode,
-        partitionErrors: partitions.map((p) => ({ topicName: p.topic, partitionIndex: p.partition, errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE })),
+        partitionErrors: partitions.map((p) => ({
+          topicName: p.topic,
+          partitionIndex: p.partition,
+          errorCode: errors.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.NONE,
+        })),
       };
     }
     return { errorCode: answer.errorCode, topics: [...byTopic].map(([topicId, partitionErrors]) => ({ topicId, partitionErrors })) };

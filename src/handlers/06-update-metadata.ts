@@ -25,14 +25,17 @@ export const updateMetadataHandler = defineHandler({
     const brokers: BrokerRegistration[] = request.liveBrokers.flatMap((b) => {
       const endpoints: ListenerEndpoint[] = b.endpoints.flatMap((e) => {
         const securityProtocol = PROTOCOL_BY_ID.get(e.securityProtocol);
-        return securityProtocol === undefined ? [] : [{ listenerName: e.listener || securityProtocol, securityProtocol, host: e.host, port: e.port }];
+        return securityProtocol === undefined
+          ? []
+          : [{ listenerName: e.listener || securityProtocol, securityProtocol, host: e.host, port: e.port }];
       });
       const inter = endpoints.find((e) => e.listenerName === member.interBrokerListenerName) ?? endpoints[0];
       return inter === undefined ? [] : [{ nodeId: b.id, host: inter.host, port: inter.port, rack: b.rack, endpoints }];
     });
-    const states = ctx.header.requestApiVersion >= 5
-      ? request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ topic: t.topicName, topicId: t.topicId ?? ZERO_UUID, p })))
-      : request.ungroupedPartitionStates.map((p) => ({ topic: p.topicName, topicId: ZERO_UUID, p }));
+    const states =
+      ctx.header.requestApiVersion >= 5
+        ? request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ topic: t.topicName, topicId: t.topicId ?? ZERO_UUID, p })))
+        : request.ungroupedPartitionStates.map((p) => ({ topic: p.topicName, topicId: ZERO_UUID, p }));
     const partitions: PartitionUpdate[] = states.map(({ topic, topicId, p }) => ({
       topic,
       topicId,

@@ -4,7 +4,11 @@
  * asking broker finds the controller again.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { ControlledShutdownRequest, ControlledShutdownResponse, type ControlledShutdownResponseDataInput } from '../protocol/messages/index.js';
+import {
+  ControlledShutdownRequest,
+  ControlledShutdownResponse,
+  type ControlledShutdownResponseDataInput,
+} from '../protocol/messages/index.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
@@ -13,7 +17,8 @@ export const controlledShutdownHandler = defineHandler({
   request: ControlledShutdownRequest,
   response: ControlledShutdownResponse,
   async handle(request, ctx): Promise<ControlledShutdownResponseDataInput> {
-    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, remainingPartitions: [] };
+    if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION))
+      return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, remainingPartitions: [] };
     const member = membershipOf(clusterOf(ctx));
     const { errorCode, remaining } = await member.controller.controlledShutdown(request.brokerId, request.brokerEpoch);
     return { errorCode, remainingPartitions: remaining.map((p) => ({ topicName: p.topic, partitionIndex: p.partition })) };

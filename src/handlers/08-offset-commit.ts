@@ -19,14 +19,22 @@ export const offsetCommitHandler = defineHandler({
     const c = clusterOf(ctx);
     const version = ctx.header.requestApiVersion;
     const byId = version >= FIRST_VERSION_WITH_TOPIC_IDS;
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
-    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId, authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC));
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const { known, refused } = splitCommitTopics(
+      c.metadata,
+      request.topics,
+      byId,
+      authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC),
+    );
     // With no partition left to store, Kafka does not ask the coordinator: no group check, and
     // no simple group created.
     if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], byId) };
     let stored: CommitTopicAnswer[];
     try {
-      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.commitOffsets({ ...request, topics: known }, version, now));
+      const response = await c.groups.run(request.groupId, (coordinator, now) =>
+        coordinator.commitOffsets({ ...request, topics: known }, version, now),
+      );
       stored = response.topics ?? [];
     } catch (err) {
       stored = commitFailed(known, kafkaErrorCode(err));

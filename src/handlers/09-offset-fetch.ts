@@ -31,7 +31,13 @@ interface AskedTopic {
 interface AnsweredTopic {
   name?: string;
   topicId?: string;
-  partitions?: Array<{ partitionIndex?: number; committedOffset?: bigint; committedLeaderEpoch?: number; metadata?: string | null; errorCode?: number }>;
+  partitions?: Array<{
+    partitionIndex?: number;
+    committedOffset?: bigint;
+    committedLeaderEpoch?: number;
+    metadata?: string | null;
+    errorCode?: number;
+  }>;
 }
 
 /**
@@ -39,12 +45,10 @@ interface AnsweredTopic {
  * not DESCRIBE are left out of an "every topic" answer and answered TOPIC_AUTHORIZATION_FAILED
  * when named. `fetch` gets the group with only the topics it may see.
  */
-async function fetchAuthorized<G extends { groupId: string; topics: AskedTopic[] | null }, A extends { errorCode?: number; topics?: AnsweredTopic[] }>(
-  ctx: RequestContext,
-  group: G,
-  fetch: (group: G) => Promise<A>,
-  groupRefused: () => A,
-): Promise<A> {
+async function fetchAuthorized<
+  G extends { groupId: string; topics: AskedTopic[] | null },
+  A extends { errorCode?: number; topics?: AnsweredTopic[] },
+>(ctx: RequestContext, group: G, fetch: (group: G) => Promise<A>, groupRefused: () => A): Promise<A> {
   if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId)) return groupRefused();
   const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
   if (group.topics === null) {
@@ -58,7 +62,13 @@ async function fetchAuthorized<G extends { groupId: string; topics: AskedTopic[]
   const refused = denied.map((t) => ({
     name: t.name,
     ...(t.topicId === undefined ? {} : { topicId: t.topicId }),
-    partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })),
+    partitions: t.partitionIndexes.map((partitionIndex) => ({
+      partitionIndex,
+      committedOffset: -1n,
+      committedLeaderEpoch: -1,
+      metadata: '',
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    })),
   }));
   return { ...answer, topics: [...(answer.topics ?? []), ...refused] };
 }
@@ -77,14 +87,19 @@ export const offsetFetchHandler = defineHandler({
           return { errorCode: kafkaErrorCode(err), topics: [] };
         }
       };
-      const response = await fetchAuthorized(ctx, request, fetchOne, () => ({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }));
+      const response = await fetchAuthorized(ctx, request, fetchOne, () => ({
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        topics: [],
+      }));
       return { throttleTimeMs: 0, ...response };
     }
     const fetchGroup = (g: OffsetFetchRequestOffsetFetchRequestGroup): Promise<OffsetFetchResponseOffsetFetchResponseGroupInput> =>
       fetchAuthorized(ctx, g, fetchNamed, () => ({ groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }));
     const fetchNamed = async (g: OffsetFetchRequestOffsetFetchRequestGroup): Promise<OffsetFetchResponseOffsetFetchResponseGroupInput> => {
       try {
-        const one: OffsetFetchResponseDataInput = await c.groups.read(g.groupId, (coordinator) => coordinator.fetchOffsets({ ...request, groups: [g] }, version));
+        const one: OffsetFetchResponseDataInput = await c.groups.read(g.groupId, (coordinator) =>
+          coordinator.fetchOffsets({ ...request, groups: [g] }, version),
+        );
         return one.groups?.[0] ?? { groupId: g.groupId, topics: [] };
       } catch (err) {
         return { groupId: g.groupId, errorCode: kafkaErrorCode(err), topics: [] };

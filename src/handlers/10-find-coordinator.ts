@@ -9,7 +9,11 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { FindCoordinatorRequest, FindCoordinatorResponse, type FindCoordinatorResponseCoordinatorInput } from '../protocol/messages/index.js';
+import {
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  type FindCoordinatorResponseCoordinatorInput,
+} from '../protocol/messages/index.js';
 import { endpointOn, type BrokerRegistration } from '../metadata/metadata-image.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import { AclOperation, authorized, authorizedOnCluster, ResourceType } from './authorization.js';
@@ -38,12 +42,33 @@ interface CoordinatorKind {
 }
 
 /** DESCRIBE on the key's own resource finds its coordinator. */
-const describable = (resourceType: ResourceType) => (ctx: RequestContext, key: string): boolean => authorized(ctx, AclOperation.DESCRIBE, resourceType, key);
+const describable =
+  (resourceType: ResourceType) =>
+  (ctx: RequestContext, key: string): boolean =>
+    authorized(ctx, AclOperation.DESCRIBE, resourceType, key);
 const anyKey = (): null => null;
 
 function coordinatorKind(c: ClusterContext, keyType: number, version: number): CoordinatorKind | null {
-  if (keyType === GROUP_KEY_TYPE) return { topic: CONSUMER_OFFSETS_TOPIC, what: 'group id', mayFind: describable(ResourceType.GROUP), refused: ErrorCode.GROUP_AUTHORIZATION_FAILED, problem: anyKey, prepare: (k) => c.groups.prepare(k), partitionOf: (k) => c.groups.partitionOf(k) };
-  if (keyType === TRANSACTION_KEY_TYPE) return { topic: TRANSACTION_STATE_TOPIC, what: 'transactional id', mayFind: describable(ResourceType.TRANSACTIONAL_ID), refused: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, problem: anyKey, prepare: (k) => c.transactions.prepare(k), partitionOf: (k) => c.transactions.partitionOf(k) };
+  if (keyType === GROUP_KEY_TYPE)
+    return {
+      topic: CONSUMER_OFFSETS_TOPIC,
+      what: 'group id',
+      mayFind: describable(ResourceType.GROUP),
+      refused: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+      problem: anyKey,
+      prepare: (k) => c.groups.prepare(k),
+      partitionOf: (k) => c.groups.partitionOf(k),
+    };
+  if (keyType === TRANSACTION_KEY_TYPE)
+    return {
+      topic: TRANSACTION_STATE_TOPIC,
+      what: 'transactional id',
+      mayFind: describable(ResourceType.TRANSACTIONAL_ID),
+      refused: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      problem: anyKey,
+      prepare: (k) => c.transactions.prepare(k),
+      partitionOf: (k) => c.transactions.partitionOf(k),
+    };
   if (keyType === SHARE_KEY_TYPE && version >= SHARE_KEY_VERSION) {
     // Validated before `prepare` and `partitionOf` see it, so the parse there cannot fail.
     const keyOf = (k: string) => parseSharePartitionKey(k)!;
@@ -68,7 +93,14 @@ export const findCoordinatorHandler = defineHandler({
     const keys = ctx.header.requestApiVersion >= BATCHED_VERSION ? request.coordinatorKeys : [request.key];
     const coordinators: FindCoordinatorResponseCoordinatorInput[] = await Promise.all(
       keys.map(async (key) => {
-        const failed = (errorCode: number, errorMessage: string | null): FindCoordinatorResponseCoordinatorInput => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
+        const failed = (errorCode: number, errorMessage: string | null): FindCoordinatorResponseCoordinatorInput => ({
+          key,
+          nodeId: -1,
+          host: '',
+          port: -1,
+          errorCode,
+          errorMessage,
+        });
         const found = (node: BrokerRegistration | undefined): FindCoordinatorResponseCoordinatorInput => {
           // A coordinator without the client's listener is as unreachable as none, as Kafka answers it.
           const endpoint = node === undefined ? undefined : endpointOn(node, ctx.session.listenerName);
@@ -93,6 +125,13 @@ export const findCoordinatorHandler = defineHandler({
     );
     if (ctx.header.requestApiVersion >= BATCHED_VERSION) return { throttleTimeMs: 0, coordinators };
     const only = coordinators[0]!;
-    return { throttleTimeMs: 0, errorCode: only.errorCode, errorMessage: only.errorMessage, nodeId: only.nodeId, host: only.host, port: only.port };
+    return {
+      throttleTimeMs: 0,
+      errorCode: only.errorCode,
+      errorMessage: only.errorMessage,
+      nodeId: only.nodeId,
+      host: only.host,
+      port: only.port,
+    };
   },
 });

@@ -19,7 +19,13 @@ export const joinGroupHandler = defineHandler({
     const c = clusterOf(ctx);
     // Kafka answers a failed join with no protocol: null where the version allows it (v7+).
     const noProtocol = ctx.header.requestApiVersion >= NULLABLE_PROTOCOL_NAME_VERSION ? null : '';
-    const failed = (errorCode: number): JoinGroupResponseDataInput => ({ throttleTimeMs: 0, errorCode, generationId: -1, memberId: request.memberId, protocolName: noProtocol });
+    const failed = (errorCode: number): JoinGroupResponseDataInput => ({
+      throttleTimeMs: 0,
+      errorCode,
+      generationId: -1,
+      memberId: request.memberId,
+      protocolName: noProtocol,
+    });
     if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     try {
       const response = await c.groups.runParkable<JoinGroupResponseDataInput>(request.groupId, 'JoinGroup', (coordinator, now, replyTo) =>
@@ -32,7 +38,9 @@ export const joinGroupHandler = defineHandler({
         }),
       );
       const errorCode = response.errorCode ?? ErrorCode.NONE;
-      return errorCode === ErrorCode.NONE ? { throttleTimeMs: 0, ...response } : { throttleTimeMs: 0, ...response, protocolName: noProtocol };
+      return errorCode === ErrorCode.NONE
+        ? { throttleTimeMs: 0, ...response }
+        : { throttleTimeMs: 0, ...response, protocolName: noProtocol };
     } catch (err) {
       return failed(kafkaErrorCode(err));
     }

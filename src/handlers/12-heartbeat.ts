@@ -11,7 +11,8 @@ export const heartbeatHandler = defineHandler({
   response: HeartbeatResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.heartbeat(request, now));
       return { throttleTimeMs: 0, ...response };

@@ -11,9 +11,12 @@ export const leaveGroupHandler = defineHandler({
   response: LeaveGroupResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
-      const response = await c.groups.run(request.groupId, (coordinator, now) => coordinator.leaveGroup(request, ctx.header.requestApiVersion, now));
+      const response = await c.groups.run(request.groupId, (coordinator, now) =>
+        coordinator.leaveGroup(request, ctx.header.requestApiVersion, now),
+      );
       return { throttleTimeMs: 0, ...response };
     } catch (err) {
       return { throttleTimeMs: 0, errorCode: kafkaErrorCode(err) };

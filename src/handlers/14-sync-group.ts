@@ -14,7 +14,8 @@ export const syncGroupHandler = defineHandler({
   response: SyncGroupResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       const response = await c.groups.runParkable<SyncGroupResponseDataInput>(request.groupId, 'SyncGroup', (coordinator, now, replyTo) =>
         coordinator.syncGroup(request, { now, replyTo }),

@@ -15,13 +15,22 @@ export const describeGroupsHandler = defineHandler({
     const groups = await Promise.all(
       request.groups.map(async (groupId) => {
         if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) {
-          return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupState: 'Dead', authorizedOperations: OPERATIONS_NOT_REQUESTED };
+          return {
+            groupId,
+            errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+            groupState: 'Dead',
+            authorizedOperations: OPERATIONS_NOT_REQUESTED,
+          };
         }
         // As Kafka, only a group described without error carries its operations.
         const authorizedOperations = (errorCode: number): number =>
-          errorCode === ErrorCode.NONE ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId) : OPERATIONS_NOT_REQUESTED;
+          errorCode === ErrorCode.NONE
+            ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId)
+            : OPERATIONS_NOT_REQUESTED;
         try {
-          const described = await c.groups.read(groupId, (coordinator) => coordinator.describeGroups({ ...request, groups: [groupId] }, version));
+          const described = await c.groups.read(groupId, (coordinator) =>
+            coordinator.describeGroups({ ...request, groups: [groupId] }, version),
+          );
           const group = described.groups![0]!;
           return { ...group, authorizedOperations: authorizedOperations(group.errorCode ?? ErrorCode.NONE) };
         } catch (err) {

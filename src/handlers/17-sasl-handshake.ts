@@ -14,7 +14,10 @@ export const saslHandshakeHandler = defineHandler({
   versions: { lo: 1, hi: 1 },
   advertisedVersions: { lo: 0, hi: 1 },
   handle(request, ctx) {
-    const result = ctx.authenticator?.handshake(ctx.session, request.mechanism) ?? { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
+    const result = ctx.authenticator?.handshake(ctx.session, request.mechanism) ?? {
+      errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+      mechanisms: [],
+    };
     return { errorCode: result.errorCode, mechanisms: [...result.mechanisms] };
   },
 });

@@ -38,8 +38,7 @@ export const apiVersionsHandler = defineHandler({
   response: ApiVersionsResponse,
   handle(request, ctx) {
     if (ctx.header.requestApiVersion >= 3) {
-      const valid =
-        CLIENT_SOFTWARE_PATTERN.test(request.clientSoftwareName) && CLIENT_SOFTWARE_PATTERN.test(request.clientSoftwareVersion);
+      const valid = CLIENT_SOFTWARE_PATTERN.test(request.clientSoftwareName) && CLIENT_SOFTWARE_PATTERN.test(request.clientSoftwareVersion);
       if (!valid) return apiVersionsBody(ErrorCode.INVALID_REQUEST, []);
     }
     return withFeatures(apiVersionsBody(ErrorCode.NONE, ctx.supportedApis), clusterOf(ctx).metadata.features);

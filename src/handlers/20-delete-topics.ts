@@ -44,7 +44,8 @@ async function deleteTarget(c: ClusterContext, target: Target, mayDelete: (name:
   // As Kafka: a name is authorized before it is looked up; a topic id once it resolves to a name.
   const name = target.name ?? topic?.name;
   if (name !== undefined && !mayDelete(name)) return resultFor(target, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-  if (topic === undefined) return resultFor(target, target.name !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
+  if (topic === undefined)
+    return resultFor(target, target.name !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
   const deleted = await c.admin.deleteTopic(topic);
   return resultFor(target, deleted.errorCode, topic, deleted.errorMessage ?? standardMessage(deleted.errorCode));
 }

@@ -15,15 +15,25 @@ export const deleteRecordsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     // As Kafka: each topic answered once, and of a partition named twice the last offset wins.
-    const merged = mergePartitions(request.topics, (t) => t.name, (t) => t.partitions, (p) => p.partitionIndex);
+    const merged = mergePartitions(
+      request.topics,
+      (t) => t.name,
+      (t) => t.partitions,
+      (p) => p.partitionIndex,
+    );
     const mayDelete = authorizedNames(ctx, AclOperation.DELETE, ResourceType.TOPIC);
-    const answered = await answerPartitions(merged, (t) => t.partitions, async ({ topic: t }, { entry: p }) => {
-      if (!mayDelete(t.name)) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
-      const found = lookupPartition(c, t.name, p.partitionIndex);
-      if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
-      const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
-      return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: listedPartitionError(reply.errorCode) };
-    });
+    const answered = await answerPartitions(
+      merged,
+      (t) => t.partitions,
+      async ({ topic: t }, { entry: p }) => {
+        if (!mayDelete(t.name))
+          return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+        const found = lookupPartition(c, t.name, p.partitionIndex);
+        if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
+        const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
+        return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: listedPartitionError(reply.errorCode) };
+      },
+    );
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };
   },
 });

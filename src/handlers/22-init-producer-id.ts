@@ -17,15 +17,24 @@ export const initProducerIdHandler = defineHandler({
   response: InitProducerIdResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId), producerId: -1n, producerEpoch: -1 });
+    const refused = (errorCode: number) => ({
+      throttleTimeMs: 0,
+      errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId),
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     if (request.transactionalId === null) {
       // As Kafka: an idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
-      if (!authorizedOnCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizedOnSomeResource(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
+      if (
+        !authorizedOnCluster(ctx, AclOperation.IDEMPOTENT_WRITE) &&
+        !authorizedOnSomeResource(ctx, AclOperation.WRITE, ResourceType.TOPIC)
+      ) {
         return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       }
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await c.producerIds.nextProducerId(), producerEpoch: 0 };
     }
-    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))
+      return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     try {
       // Idempotent producers (above) need no coordinator; a transactional one loads them.
       await c.loadCoordinators();
@@ -35,7 +44,11 @@ export const initProducerIdHandler = defineHandler({
         producerId: request.producerId,
         producerEpoch: request.producerEpoch,
       });
-      return { throttleTimeMs: 0, ...answer, errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId) };
+      return {
+        throttleTimeMs: 0,
+        ...answer,
+        errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.initProducerId),
+      };
     } catch (err) {
       return refused(kafkaErrorCode(err));
     }

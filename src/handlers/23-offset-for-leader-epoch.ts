@@ -15,15 +15,30 @@ export const offsetForLeaderEpochHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     // As Kafka: a broker (CLUSTER_ACTION) may ask of every topic, anyone else of those it may DESCRIBE.
-    const mayDescribe = authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION) ? () => true : authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
-    const answered = await answerPartitions(request.topics, (t) => t.partitions, async (t, p) => {
-      const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
-      if (!mayDescribe(t.topic)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
-      const found = lookupPartition(c, t.topic, p.partition);
-      if (!found.ok) return { ...none, errorCode: found.errorCode };
-      const reply = await c.partitions.offsetForLeaderEpoch({ topic: t.topic, partition: p.partition }, p.currentLeaderEpoch, p.leaderEpoch);
-      return { partition: p.partition, errorCode: listedPartitionError(reply.errorCode), leaderEpoch: reply.leaderEpoch, endOffset: reply.offset };
-    });
+    const mayDescribe = authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)
+      ? () => true
+      : authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
+    const answered = await answerPartitions(
+      request.topics,
+      (t) => t.partitions,
+      async (t, p) => {
+        const none = { partition: p.partition, leaderEpoch: -1, endOffset: -1n };
+        if (!mayDescribe(t.topic)) return { ...none, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+        const found = lookupPartition(c, t.topic, p.partition);
+        if (!found.ok) return { ...none, errorCode: found.errorCode };
+        const reply = await c.partitions.offsetForLeaderEpoch(
+          { topic: t.topic, partition: p.partition },
+          p.currentLeaderEpoch,
+          p.leaderEpoch,
+        );
+        return {
+          partition: p.partition,
+          errorCode: listedPartitionError(reply.errorCode),
+          leaderEpoch: reply.leaderEpoch,
+          endOffset: reply.offset,
+        };
+      },
+    );
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ topic: topic.topic, partitions: answers })) };
   },
 });

@@ -15,8 +15,10 @@ export const addOffsetsToTxnHandler = defineHandler({
   response: AddOffsetsToTxnResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       const errorCode = await c.transactions.addOffsets({
         transactionalId: request.transactionalId,
@@ -24,9 +26,15 @@ export const addOffsetsToTxnHandler = defineHandler({
         producerEpoch: request.producerEpoch,
         groupId: request.groupId,
       });
-      return { throttleTimeMs: 0, errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn) };
+      return {
+        throttleTimeMs: 0,
+        errorCode: fencingErrorFor(errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn),
+      };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn) };
+      return {
+        throttleTimeMs: 0,
+        errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.addOffsetsToTxn),
+      };
     }
   },
 });

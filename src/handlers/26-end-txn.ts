@@ -30,9 +30,18 @@ export const endTxnHandler = defineHandler({
         commit: request.committed,
         clientTransactionVersion: ctx.header.requestApiVersion >= FIRST_TV2_VERSION ? 2 : 0,
       });
-      return { throttleTimeMs: 0, ...answer, errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn) };
+      return {
+        throttleTimeMs: 0,
+        ...answer,
+        errorCode: fencingErrorFor(answer.errorCode, ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn),
+      };
     } catch (err) {
-      return { throttleTimeMs: 0, errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn), producerId: -1n, producerEpoch: -1 };
+      return {
+        throttleTimeMs: 0,
+        errorCode: fencingErrorFor(kafkaErrorCode(err), ctx.header.requestApiVersion, FIRST_PRODUCER_FENCED_VERSION.endTxn),
+        producerId: -1n,
+        producerEpoch: -1,
+      };
     }
   },
 });

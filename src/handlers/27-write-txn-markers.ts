@@ -19,7 +19,10 @@ export const writeTxnMarkersHandler = defineHandler({
       return {
         markers: request.markers.map((m) => ({
           producerId: m.producerId,
-          topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })) })),
+          topics: m.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })),
+          })),
         })),
       };
     }
@@ -31,7 +34,11 @@ export const writeTxnMarkersHandler = defineHandler({
           coordinatorEpoch: m.coordinatorEpoch,
           commit: m.transactionResult,
           transactionVersion: m.transactionVersion,
-          partitions: flattenTopics(m.topics, (t) => t.name, (t) => t.partitionIndexes),
+          partitions: flattenTopics(
+            m.topics,
+            (t) => t.name,
+            (t) => t.partitionIndexes,
+          ),
         });
         return { producerId: m.producerId, topics: answersByTopic(results) };
       }),

@@ -30,15 +30,26 @@ export const txnOffsetCommitHandler = defineHandler({
     if (!authorized(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) {
       return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) };
     }
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
-    const { known, refused } = splitCommitTopics(c.metadata, request.topics, byId, authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC));
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, topics: commitFailed(request.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const { known, refused } = splitCommitTopics(
+      c.metadata,
+      request.topics,
+      byId,
+      authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC),
+    );
     if (known.length === 0) return { throttleTimeMs: 0, topics: commitAnswer(refused, [], byId) };
     const offsetsPartition = { topic: CONSUMER_OFFSETS_TOPIC, partition: c.groups.partitionOf(request.groupId) };
     const producer = { transactionalId: request.transactionalId, producerId: request.producerId, producerEpoch: request.producerEpoch };
-    const refusal = (await verifyTransactionalPartitions(c, producer, [offsetsPartition], txnOffsetCommitSupport(version))).get(offsetsPartition);
+    const refusal = (await verifyTransactionalPartitions(c, producer, [offsetsPartition], txnOffsetCommitSupport(version))).get(
+      offsetsPartition,
+    );
     let stored: CommitTopicAnswer[];
     try {
-      stored = refusal !== undefined ? commitFailed(known, refusal) : ((await c.groups.commitTransactionalOffsets({ ...request, topics: known }, version)).topics ?? []);
+      stored =
+        refusal !== undefined
+          ? commitFailed(known, refusal)
+          : ((await c.groups.commitTransactionalOffsets({ ...request, topics: known }, version)).topics ?? []);
     } catch (err) {
       stored = commitFailed(known, kafkaErrorCode(err));
     }

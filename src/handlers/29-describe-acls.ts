@@ -4,7 +4,12 @@
  * the connection, as Kafka 4.4 does (it cannot parse the request).
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { DescribeAclsRequest, DescribeAclsResponse, type DescribeAclsResponseDataInput, type DescribeAclsResponseDescribeAclsResourceInput } from '../protocol/messages/index.js';
+import {
+  DescribeAclsRequest,
+  DescribeAclsResponse,
+  type DescribeAclsResponseDataInput,
+  type DescribeAclsResponseDescribeAclsResourceInput,
+} from '../protocol/messages/index.js';
 import { AclOperation, filterIsUnknown, patternKey } from '../security/acl/index.js';
 import { aclApiRefusal, filterOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';
@@ -18,7 +23,10 @@ export const describeAclsHandler = defineHandler({
     if (filterIsUnknown(filter)) throw new CloseConnection('DescribeAcls filter with UNKNOWN elements');
     const refused = aclApiRefusal(ctx, AclOperation.DESCRIBE);
     if (refused !== null) return { throttleTimeMs: 0, ...refused, resources: [] };
-    const resources = new Map<string, DescribeAclsResponseDescribeAclsResourceInput & { acls: NonNullable<DescribeAclsResponseDescribeAclsResourceInput['acls']> }>();
+    const resources = new Map<
+      string,
+      DescribeAclsResponseDescribeAclsResourceInput & { acls: NonNullable<DescribeAclsResponseDescribeAclsResourceInput['acls']> }
+    >();
     for (const { pattern, entry } of clusterOf(ctx).acls.current.matching(filter)) {
       const key = patternKey(pattern);
       let resource = resources.get(key);
@@ -26,7 +34,12 @@ export const describeAclsHandler = defineHandler({
         resource = { resourceType: pattern.resourceType, resourceName: pattern.name, patternType: pattern.patternType, acls: [] };
         resources.set(key, resource);
       }
-      resource.acls.push({ principal: entry.principal, host: entry.host, operation: entry.operation, permissionType: entry.permissionType });
+      resource.acls.push({
+        principal: entry.principal,
+        host: entry.host,
+        operation: entry.operation,
+        permissionType: entry.permissionType,
+      });
     }
     // Kafka 4.4 answers success with an empty message, not a null one.
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', resources: [...resources.values()] };

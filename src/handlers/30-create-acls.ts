@@ -5,7 +5,12 @@
  * cannot parse such a request.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { CreateAclsRequest, CreateAclsResponse, type CreateAclsResponseAclCreationResultInput, type CreateAclsResponseDataInput } from '../protocol/messages/index.js';
+import {
+  CreateAclsRequest,
+  CreateAclsResponse,
+  type CreateAclsResponseAclCreationResultInput,
+  type CreateAclsResponseDataInput,
+} from '../protocol/messages/index.js';
 import { AclOperation, bindingIsUnknown, bindingRefusal, type AclBinding } from '../security/acl/index.js';
 import { aclApiRefusal, bindingOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';

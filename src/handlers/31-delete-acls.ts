@@ -5,7 +5,12 @@
  * request).
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { DeleteAclsRequest, DeleteAclsResponse, type DeleteAclsResponseDataInput, type DeleteAclsResponseDeleteAclsFilterResultInput } from '../protocol/messages/index.js';
+import {
+  DeleteAclsRequest,
+  DeleteAclsResponse,
+  type DeleteAclsResponseDataInput,
+  type DeleteAclsResponseDeleteAclsFilterResultInput,
+} from '../protocol/messages/index.js';
 import { AclOperation, filterIsUnknown } from '../security/acl/index.js';
 import { aclApiRefusal, filterOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';
@@ -21,19 +26,19 @@ export const deleteAclsHandler = defineHandler({
     if (refused !== null) return { throttleTimeMs: 0, filterResults: request.filters.map(() => ({ ...refused, matchingAcls: [] })) };
     const deleted = await clusterOf(ctx).acls.delete(filters);
     const results: DeleteAclsResponseDeleteAclsFilterResultInput[] = deleted.map((r) => ({
-        errorCode: r.errorCode,
-        errorMessage: r.errorMessage,
-        matchingAcls: r.deleted.map(({ pattern, entry }) => ({
-          errorCode: ErrorCode.NONE,
-          errorMessage: null,
-          resourceType: pattern.resourceType,
-          resourceName: pattern.name,
-          patternType: pattern.patternType,
-          principal: entry.principal,
-          host: entry.host,
-          operation: entry.operation,
-          permissionType: entry.permissionType,
-        })),
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+      matchingAcls: r.deleted.map(({ pattern, entry }) => ({
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        resourceType: pattern.resourceType,
+        resourceName: pattern.name,
+        patternType: pattern.patternType,
+        principal: entry.principal,
+        host: entry.host,
+        operation: entry.operation,
+        permissionType: entry.permissionType,
+      })),
     }));
     return { throttleTimeMs: 0, filterResults: results };
   },

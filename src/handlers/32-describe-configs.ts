@@ -47,7 +47,7 @@ function describeEntries(resource: DescribeConfigsRequestDescribeConfigsResource
           configSource: e.source,
           isSensitive: sensitive,
           synonyms: options.synonyms ? e.synonyms.map((s) => ({ name: s.name, value: sensitive ? null : s.value, source: s.source })) : [],
-        configType: CONFIG_TYPE_CODE[e.definition.type],
+          configType: CONFIG_TYPE_CODE[e.definition.type],
           documentation: options.documentation ? e.definition.doc : null,
         };
       }),
@@ -64,7 +64,16 @@ function describeLoggers(resource: DescribeConfigsRequestDescribeConfigsResource
     resourceName: resource.resourceName,
     configs: entries
       .filter((e) => wanted === null || wanted.has(e.name))
-      .map((e) => ({ name: e.name, value: e.value, readOnly: false, configSource: e.source, isSensitive: false, synonyms: [], configType: 0, documentation: null })),
+      .map((e) => ({
+        name: e.name,
+        value: e.value,
+        readOnly: false,
+        configSource: e.source,
+        isSensitive: false,
+        synonyms: [],
+        configType: 0,
+        documentation: null,
+      })),
   };
 }
 
@@ -89,9 +98,17 @@ function describe(c: ClusterContext, resource: DescribeConfigsRequestDescribeCon
       const nodeId = c.nodeId;
       if (resource.resourceName === '') return describeEntries(resource, c.configs.dynamicEntries('clusterDefault'), options);
       if (resource.resourceName !== String(nodeId)) {
-        return error(resource, ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} or empty string, but received ${resource.resourceName}`);
+        return error(
+          resource,
+          ErrorCode.INVALID_REQUEST,
+          `Unexpected broker id, expected ${nodeId} or empty string, but received ${resource.resourceName}`,
+        );
       }
-      return describeEntries(resource, BROKER_CONFIGS.map((d) => c.configs.brokerEntry(d)), options);
+      return describeEntries(
+        resource,
+        BROKER_CONFIGS.map((d) => c.configs.brokerEntry(d)),
+        options,
+      );
     }
     case ResourceType.BROKER_LOGGER: {
       const problem = loggerResourceProblem(c.nodeId, resource.resourceName);

@@ -18,10 +18,14 @@ import { ResourceType } from './cluster-context.js';
 /** The legacy form's new set is exactly the entry's keys; a null value is refused, not a deletion. */
 function overridesOf(r: AlterConfigsRequestAlterConfigsResource): ReadonlyMap<string, string> | AdminResult {
   if (r.resourceType === ResourceType.BROKER_LOGGER) {
-    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'AlterConfigs does not support the BROKER_LOGGER resource type; use IncrementalAlterConfigs' };
+    return {
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: 'AlterConfigs does not support the BROKER_LOGGER resource type; use IncrementalAlterConfigs',
+    };
   }
   const names = r.configs.map((kv) => kv.name);
-  if (new Set(names).size !== names.length) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
+  if (new Set(names).size !== names.length)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
   const overrides = new Map<string, string>();
   for (const kv of r.configs) {
     if (kv.value === null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Null value not supported for : ${kv.name}` };

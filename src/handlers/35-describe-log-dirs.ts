@@ -24,20 +24,25 @@ export const describeLogDirsHandler = defineHandler({
   async handle(request, ctx): Promise<DescribeLogDirsResponseDataInput> {
     const c = clusterOf(ctx);
     if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
-    const wanted =
-      request.topics === null ? null : new Map(request.topics.map((t) => [t.topic, new Set(t.partitions)] as const));
+    const wanted = request.topics === null ? null : new Map(request.topics.map((t) => [t.topic, new Set(t.partitions)] as const));
     const included = (p: PartitionLogDescription): boolean => wanted === null || wanted.get(p.topic)?.has(p.partition) === true;
     const dirs = await c.admin.partitions.describeLogDirs();
     return {
       errorCode: ErrorCode.NONE,
       results: dirs.map((dir) => {
         // Kafka answers an offline dir with its error alone: no partitions, sizes unknown.
-        if (dir.errorCode !== ErrorCode.NONE) return { errorCode: dir.errorCode, logDir: dir.path, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
+        if (dir.errorCode !== ErrorCode.NONE)
+          return { errorCode: dir.errorCode, logDir: dir.path, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
         const byTopic = new Map<string, DescribeLogDirsResponseDescribeLogDirsTopicInput>();
         for (const p of dir.partitions.filter(included)) {
           let topic = byTopic.get(p.topic);
           if (topic === undefined) byTopic.set(p.topic, (topic = { name: p.topic, partitions: [] }));
-          topic.partitions!.push({ partitionIndex: p.partition, partitionSize: p.sizeBytes, offsetLag: p.offsetLag, isFutureKey: p.isFuture });
+          topic.partitions!.push({
+            partitionIndex: p.partition,
+            partitionSize: p.sizeBytes,
+            offsetLag: p.offsetLag,
+            isFutureKey: p.isFuture,
+          });
         }
         return {
           errorCode: dir.errorCode,

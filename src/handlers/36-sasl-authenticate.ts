@@ -13,9 +13,18 @@ export const saslAuthenticateHandler = defineHandler({
   response: SaslAuthenticateResponse,
   handle(request, ctx) {
     if (ctx.authenticator === undefined) {
-      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'SaslAuthenticate request received after successful authentication', authBytes: Buffer.alloc(0) };
+      return {
+        errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+        errorMessage: 'SaslAuthenticate request received after successful authentication',
+        authBytes: Buffer.alloc(0),
+      };
     }
     const result = ctx.authenticator.authenticate(ctx.session, request.authBytes);
-    return { errorCode: result.errorCode, errorMessage: result.errorMessage, authBytes: result.authBytes, sessionLifetimeMs: BigInt(result.sessionLifetimeMs) };
+    return {
+      errorCode: result.errorCode,
+      errorMessage: result.errorMessage,
+      authBytes: result.authBytes,
+      sessionLifetimeMs: BigInt(result.sessionLifetimeMs),
+    };
   },
 });

@@ -12,7 +12,8 @@ export const deleteGroupsHandler = defineHandler({
     const c = clusterOf(ctx);
     const results = await Promise.all(
       request.groupsNames.map(async (groupId) => {
-        if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
+        if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, groupId))
+          return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
         return c.groups.deleteGroup(groupId, c.metadata);
       }),
     );

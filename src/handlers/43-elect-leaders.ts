@@ -13,11 +13,22 @@ import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
-function localElection(image: MetadataImage, electionType: number, asked: readonly { topic: string; partition: number }[] | null): ElectionResult[] {
+function localElection(
+  image: MetadataImage,
+  electionType: number,
+  asked: readonly { topic: string; partition: number }[] | null,
+): ElectionResult[] {
   const partitions = asked ?? image.topics().flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
   const results = partitions.map(({ topic, partition }): ElectionResult => {
-    if (image.partition(topic, partition) === undefined) return { topic, partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `The partition ${topic}-${partition} does not exist.` };
-    if (electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN) return { topic, partition, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown election type ${electionType}` };
+    if (image.partition(topic, partition) === undefined)
+      return {
+        topic,
+        partition,
+        errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        errorMessage: `The partition ${topic}-${partition} does not exist.`,
+      };
+    if (electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN)
+      return { topic, partition, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown election type ${electionType}` };
     return { topic, partition, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: 'Leader election not needed for topic partition.' };
   });
   return asked === null ? results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : results;
@@ -28,12 +39,23 @@ export const electLeadersHandler = defineHandler({
   response: ElectLeadersResponse,
   async handle(request, ctx): Promise<ElectLeadersResponseDataInput> {
     const c = clusterOf(ctx);
-    if (!authorizedOnCluster(ctx, AclOperation.ALTER)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, replicaElectionResults: [] };
+    if (!authorizedOnCluster(ctx, AclOperation.ALTER))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, replicaElectionResults: [] };
     // v0 has no election type: it always meant a preferred election.
     const electionType = ctx.header.requestApiVersion >= 1 ? request.electionType : ElectionType.PREFERRED;
-    const asked = request.topicPartitions === null ? null : request.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
-    const { errorCode, results } = c.membership === null ? { errorCode: ErrorCode.NONE, results: localElection(c.metadata, electionType, asked) } : await c.membership.controller.electLeaders(electionType, asked);
-    const byTopic = groupBy(results, (r) => r.topic, (r) => ({ partitionId: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage }));
+    const asked =
+      request.topicPartitions === null
+        ? null
+        : request.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+    const { errorCode, results } =
+      c.membership === null
+        ? { errorCode: ErrorCode.NONE, results: localElection(c.metadata, electionType, asked) }
+        : await c.membership.controller.electLeaders(electionType, asked);
+    const byTopic = groupBy(
+      results,
+      (r) => r.topic,
+      (r) => ({ partitionId: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage }),
+    );
     return {
       throttleTimeMs: 0,
       errorCode,

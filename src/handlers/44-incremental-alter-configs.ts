@@ -20,11 +20,17 @@ import { alterResources, type ResolvedResource } from './alter-config-targets.js
 
 const OPERATION_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
 
-function overridesOf(r: IncrementalAlterConfigsRequestAlterConfigsResource, target: ResolvedResource): ReadonlyMap<string, string> | AdminResult {
+function overridesOf(
+  r: IncrementalAlterConfigsRequestAlterConfigsResource,
+  target: ResolvedResource,
+): ReadonlyMap<string, string> | AdminResult {
   if (r.resourceType === ResourceType.BROKER_LOGGER) {
     const listEdit = r.configs.find((a) => a.configOperation === ConfigOperation.APPEND || a.configOperation === ConfigOperation.SUBTRACT);
     if (listEdit !== undefined) {
-      return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `${OPERATION_NAMES[listEdit.configOperation]} operation is not allowed for the BROKER_LOGGER resource` };
+      return {
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: `${OPERATION_NAMES[listEdit.configOperation]} operation is not allowed for the BROKER_LOGGER resource`,
+      };
     }
   }
   return applyAlterations(

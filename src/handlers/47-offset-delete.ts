@@ -16,7 +16,8 @@ export const offsetDeleteHandler = defineHandler({
   response: OffsetDeleteResponse,
   async handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+    if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
     // As Kafka: topics the principal may not READ, and topics or partitions that do not exist,
     // are answered here, first and in request order; the rest go to the coordinator, whose
     // answers are then merged in (appended to a topic already answered).
@@ -26,7 +27,11 @@ export const offsetDeleteHandler = defineHandler({
     for (const t of request.topics) {
       const partitionCount = c.metadata.topic(t.name)?.partitionCount ?? 0;
       const refusal = (p: number): number | null =>
-        !mayRead(t.name) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : p < 0 || p >= partitionCount ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : null;
+        !mayRead(t.name)
+          ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+          : p < 0 || p >= partitionCount
+            ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            : null;
       const refused = t.partitions.flatMap((p) => {
         const errorCode = refusal(p.partitionIndex);
         return errorCode === null ? [] : [{ partitionIndex: p.partitionIndex, errorCode }];

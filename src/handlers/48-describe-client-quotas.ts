@@ -5,7 +5,11 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { DescribeClientQuotasRequest, DescribeClientQuotasResponse, type DescribeClientQuotasResponseDataInput } from '../protocol/messages/index.js';
+import {
+  DescribeClientQuotasRequest,
+  DescribeClientQuotasResponse,
+  type DescribeClientQuotasResponseDataInput,
+} from '../protocol/messages/index.js';
 import { describeClientQuotas } from '../quota/client-quota-requests.js';
 import { clusterOf } from './cluster-context.js';
 import { AclOperation, authorizedOnCluster, CLUSTER_AUTHORIZATION_MESSAGE } from './authorization.js';
@@ -17,7 +21,12 @@ export const describeClientQuotasHandler = defineHandler({
   handle(request, ctx): DescribeClientQuotasResponseDataInput {
     const c = clusterOf(ctx);
     if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE_CONFIGS)) {
-      return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: CLUSTER_AUTHORIZATION_MESSAGE, entries: null, throttleTimeMs: 0 };
+      return {
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: CLUSTER_AUTHORIZATION_MESSAGE,
+        entries: null,
+        throttleTimeMs: 0,
+      };
     }
     try {
       const entries = describeClientQuotas(c.clientEntities.entities(), request.components, request.strict);

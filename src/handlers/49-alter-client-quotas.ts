@@ -6,7 +6,11 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { AlterClientQuotasRequest, AlterClientQuotasResponse, type AlterClientQuotasResponseDataInput } from '../protocol/messages/index.js';
+import {
+  AlterClientQuotasRequest,
+  AlterClientQuotasResponse,
+  type AlterClientQuotasResponseDataInput,
+} from '../protocol/messages/index.js';
 import { applyQuotaChanges, validateAlterations } from '../quota/client-quota-requests.js';
 import { clusterOf } from './cluster-context.js';
 import { AclOperation, authorizedOnCluster, CLUSTER_AUTHORIZATION_MESSAGE } from './authorization.js';
@@ -18,7 +22,11 @@ export const alterClientQuotasHandler = defineHandler({
   async handle(request, ctx): Promise<AlterClientQuotasResponseDataInput> {
     const c = clusterOf(ctx);
     if (!authorizedOnCluster(ctx, AclOperation.ALTER_CONFIGS)) {
-      const entries = request.entries.map((e) => ({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: CLUSTER_AUTHORIZATION_MESSAGE, entity: e.entity.map((x) => ({ entityType: x.entityType, entityName: x.entityName })) }));
+      const entries = request.entries.map((e) => ({
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: CLUSTER_AUTHORIZATION_MESSAGE,
+        entity: e.entity.map((x) => ({ entityType: x.entityType, entityName: x.entityName })),
+      }));
       return { entries, throttleTimeMs: 0 };
     }
     const validated = validateAlterations(request.entries);

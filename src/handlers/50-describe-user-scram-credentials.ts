@@ -24,13 +24,28 @@ export const describeUserScramCredentialsHandler = defineHandler({
     const duplicated = new Set(users.filter((u, i) => users.indexOf(u) !== i));
     const results = [...new Set(users)].map((user) => {
       if (duplicated.has(user)) {
-        return { user, errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${user}`, credentialInfos: [] };
+        return {
+          user,
+          errorCode: ErrorCode.DUPLICATE_RESOURCE,
+          errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${user}`,
+          credentialInfos: [],
+        };
       }
       const credentials = userCredentials(store, user);
       if (credentials.length === 0) {
-        return { user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: `Attempt to describe a user credential that does not exist: ${user}`, credentialInfos: [] };
+        return {
+          user,
+          errorCode: ErrorCode.RESOURCE_NOT_FOUND,
+          errorMessage: `Attempt to describe a user credential that does not exist: ${user}`,
+          credentialInfos: [],
+        };
       }
-      return { user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: credentials.map((c) => ({ mechanism: c.mechanism.wireType, iterations: c.credential.iterations })) };
+      return {
+        user,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        credentialInfos: credentials.map((c) => ({ mechanism: c.mechanism.wireType, iterations: c.credential.iterations })),
+      };
     });
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
   },

@@ -9,7 +9,13 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '../protocol/messages/index.js';
-import { credentialFromSaltedPassword, formatCredential, MAX_SCRAM_ITERATIONS, scramMechanismOfType, type ScramMechanism } from '../security/sasl/scram-formatter.js';
+import {
+  credentialFromSaltedPassword,
+  formatCredential,
+  MAX_SCRAM_ITERATIONS,
+  scramMechanismOfType,
+  type ScramMechanism,
+} from '../security/sasl/scram-formatter.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
@@ -20,14 +26,21 @@ interface Failure {
   readonly errorMessage: string;
 }
 
-type Change = { readonly kind: 'delete'; readonly mechanism: ScramMechanism } | { readonly kind: 'upsert'; readonly mechanism: ScramMechanism; readonly value: string };
+type Change =
+  | { readonly kind: 'delete'; readonly mechanism: ScramMechanism }
+  | { readonly kind: 'upsert'; readonly mechanism: ScramMechanism; readonly value: string };
 
 function checkNameAndMechanism(name: string, mechanismType: number): Failure | ScramMechanism {
   if (name === '') return { errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Username must not be empty' };
-  return scramMechanismOfType(mechanismType) ?? { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, errorMessage: 'Unknown SCRAM mechanism' };
+  return (
+    scramMechanismOfType(mechanismType) ?? { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, errorMessage: 'Unknown SCRAM mechanism' }
+  );
 }
 
-const TWICE: Failure = { errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: 'A user credential cannot be altered twice in the same request' };
+const TWICE: Failure = {
+  errorCode: ErrorCode.DUPLICATE_RESOURCE,
+  errorMessage: 'A user credential cannot be altered twice in the same request',
+};
 
 export const alterUserScramCredentialsHandler = defineHandler({
   request: AlterUserScramCredentialsRequest,
@@ -35,7 +48,10 @@ export const alterUserScramCredentialsHandler = defineHandler({
   async handle(request, ctx) {
     if (!authorizedOnCluster(ctx, AclOperation.ALTER)) {
       const users = [...new Set([...request.deletions, ...request.upsertions].map((c) => c.name))];
-      return { throttleTimeMs: 0, results: users.map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null })) };
+      return {
+        throttleTimeMs: 0,
+        results: users.map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null })),
+      };
     }
     const store = clusterOf(ctx).clientEntities;
     const failures = new Map<string, Failure>();
@@ -49,7 +65,11 @@ export const alterUserScramCredentialsHandler = defineHandler({
       }
       const checked = checkNameAndMechanism(d.name, d.mechanism);
       if ('errorCode' in checked) failures.set(d.name, checked);
-      else if (!userCredentials(store, d.name).some((c) => c.mechanism === checked)) failures.set(d.name, { errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' });
+      else if (!userCredentials(store, d.name).some((c) => c.mechanism === checked))
+        failures.set(d.name, {
+          errorCode: ErrorCode.RESOURCE_NOT_FOUND,
+          errorMessage: 'Attempt to delete a user credential that does not exist',
+        });
       else deletions.set(d.name, { kind: 'delete', mechanism: checked });
     }
     for (const u of request.upsertions) {
@@ -60,9 +80,16 @@ export const alterUserScramCredentialsHandler = defineHandler({
       }
       const checked = checkNameAndMechanism(u.name, u.mechanism);
       if ('errorCode' in checked) failures.set(u.name, checked);
-      else if (u.iterations < checked.minIterations) failures.set(u.name, { errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too few iterations' });
-      else if (u.iterations > MAX_SCRAM_ITERATIONS) failures.set(u.name, { errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too many iterations' });
-      else upsertions.set(u.name, { kind: 'upsert', mechanism: checked, value: formatCredential(credentialFromSaltedPassword(checked, u.saltedPassword, u.salt, u.iterations)) });
+      else if (u.iterations < checked.minIterations)
+        failures.set(u.name, { errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too few iterations' });
+      else if (u.iterations > MAX_SCRAM_ITERATIONS)
+        failures.set(u.name, { errorCode: ErrorCode.UNACCEPTABLE_CREDENTIAL, errorMessage: 'Too many iterations' });
+      else
+        upsertions.set(u.name, {
+          kind: 'upsert',
+          mechanism: checked,
+          value: formatCredential(credentialFromSaltedPassword(checked, u.saltedPassword, u.salt, u.iterations)),
+        });
     }
     const changes = [...deletions, ...upsertions];
     await Promise.all(

@@ -5,7 +5,12 @@
  * which name topics by id; version 3 carries each new ISR member's broker epoch.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { AlterPartitionRequest, AlterPartitionResponse, type AlterPartitionResponseDataInput, type AlterPartitionResponsePartitionDataInput } from '../protocol/messages/index.js';
+import {
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+  type AlterPartitionResponseDataInput,
+  type AlterPartitionResponsePartitionDataInput,
+} from '../protocol/messages/index.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
@@ -49,7 +54,14 @@ export const alterPartitionHandler = defineHandler({
       });
     }
     for (const u of unknown) {
-      partitionsOf(u.topicId).push({ partitionIndex: u.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, leaderId: -1, leaderEpoch: -1, isr: [], partitionEpoch: -1 });
+      partitionsOf(u.topicId).push({
+        partitionIndex: u.partitionIndex,
+        errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+        leaderId: -1,
+        leaderEpoch: -1,
+        isr: [],
+        partitionEpoch: -1,
+      });
     }
     return {
       errorCode: answer.errorCode,

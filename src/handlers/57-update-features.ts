@@ -21,12 +21,23 @@ export const updateFeaturesHandler = defineHandler({
   request: UpdateFeaturesRequest,
   response: UpdateFeaturesResponse,
   async handle(request, ctx): Promise<UpdateFeaturesResponseDataInput> {
-    const refused = (errorCode: number, errorMessage: string | null): UpdateFeaturesResponseDataInput => ({ throttleTimeMs: 0, errorCode, errorMessage, results: [] });
-    if (!authorizedOnCluster(ctx, AclOperation.ALTER)) return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_MESSAGE);
+    const refused = (errorCode: number, errorMessage: string | null): UpdateFeaturesResponseDataInput => ({
+      throttleTimeMs: 0,
+      errorCode,
+      errorMessage,
+      results: [],
+    });
+    if (!authorizedOnCluster(ctx, AclOperation.ALTER))
+      return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_MESSAGE);
     const updates = request.featureUpdates.map((u) => ({ feature: u.feature, level: u.maxVersionLevel, upgradeType: u.upgradeType }));
     const result = await clusterOf(ctx).admin.updateFeatures(updates, request.validateOnly);
     if (result.errorCode !== ErrorCode.NONE) return refused(result.errorCode, result.errorMessage);
     const names = ctx.header.requestApiVersion <= LAST_VERSION_WITH_RESULTS ? [...new Set(updates.map((u) => u.feature))] : [];
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results: names.map((feature) => ({ feature, errorCode: ErrorCode.NONE, errorMessage: null })) };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      results: names.map((feature) => ({ feature, errorCode: ErrorCode.NONE, errorMessage: null })),
+    };
   },
 });

@@ -38,9 +38,16 @@ export const describeClusterHandler = defineHandler({
       controllerId: image.controllerId,
       brokers: image.brokers().flatMap((b) => {
         const endpoint = endpointOn(b, ctx.session.listenerName);
-        return endpoint === undefined ? [] : [{ brokerId: b.nodeId, host: endpoint.host, port: endpoint.port, rack: b.rack, isFenced: false }];
+        return endpoint === undefined
+          ? []
+          : [{ brokerId: b.nodeId, host: endpoint.host, port: endpoint.port, rack: b.rack, isFenced: false }];
       }),
-      clusterAuthorizedOperations: authorizedOperations(ctx, request.includeClusterAuthorizedOperations, ResourceType.CLUSTER, CLUSTER_NAME),
+      clusterAuthorizedOperations: authorizedOperations(
+        ctx,
+        request.includeClusterAuthorizedOperations,
+        ResourceType.CLUSTER,
+        CLUSTER_NAME,
+      ),
     };
   },
 });

@@ -15,25 +15,30 @@ export const describeProducersHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
-    const answered = await answerPartitions(request.topics, (t) => t.partitionIndexes, async (t, partitionIndex) => {
-      if (!mayRead(t.name)) return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
-      const found = lookupPartition(c, t.name, partitionIndex);
-      if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
-      const reply = await c.partitions.describeProducers({ topic: t.name, partition: partitionIndex });
-      return {
-        partitionIndex,
-        errorCode: reply.errorCode,
-        errorMessage: null,
-        activeProducers: reply.producers.map((p) => ({
-          producerId: BigInt(p.producerId),
-          producerEpoch: p.producerEpoch,
-          lastSequence: p.lastSequence,
-          lastTimestamp: BigInt(p.lastTimestamp),
-          coordinatorEpoch: p.coordinatorEpoch,
-          currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
-        })),
-      };
-    });
+    const answered = await answerPartitions(
+      request.topics,
+      (t) => t.partitionIndexes,
+      async (t, partitionIndex) => {
+        if (!mayRead(t.name))
+          return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
+        const found = lookupPartition(c, t.name, partitionIndex);
+        if (!found.ok) return { partitionIndex, errorCode: found.errorCode, errorMessage: null, activeProducers: [] };
+        const reply = await c.partitions.describeProducers({ topic: t.name, partition: partitionIndex });
+        return {
+          partitionIndex,
+          errorCode: reply.errorCode,
+          errorMessage: null,
+          activeProducers: reply.producers.map((p) => ({
+            producerId: BigInt(p.producerId),
+            producerEpoch: p.producerEpoch,
+            lastSequence: p.lastSequence,
+            lastTimestamp: BigInt(p.lastTimestamp),
+            coordinatorEpoch: p.coordinatorEpoch,
+            currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
+          })),
+        };
+      },
+    );
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.name, partitions: answers })) };
   },
 });

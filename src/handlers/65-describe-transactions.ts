@@ -15,7 +15,9 @@ export const describeTransactionsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID);
-    const denied = request.transactionalIds.filter((id) => !mayDescribe(id)).map((transactionalId) => ({ transactionalId, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED }));
+    const denied = request.transactionalIds
+      .filter((id) => !mayDescribe(id))
+      .map((transactionalId) => ({ transactionalId, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED }));
     const described = await c.transactions.describe(request.transactionalIds.filter(mayDescribe));
     return { throttleTimeMs: 0, transactionStates: [...described, ...denied] };
   },

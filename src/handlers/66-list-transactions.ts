@@ -14,6 +14,10 @@ export const listTransactionsHandler = defineHandler({
     const c = clusterOf(ctx);
     const listed = await c.transactions.list(request);
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID);
-    return { throttleTimeMs: 0, ...listed, transactionStates: (listed.transactionStates ?? []).filter((t) => mayDescribe(t.transactionalId ?? '')) };
+    return {
+      throttleTimeMs: 0,
+      ...listed,
+      transactionStates: (listed.transactionStates ?? []).filter((t) => mayDescribe(t.transactionalId ?? '')),
+    };
   },
 });

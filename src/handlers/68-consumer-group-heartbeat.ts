@@ -22,7 +22,8 @@ export const consumerGroupHeartbeatHandler = defineHandler({
     if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return refused(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     // As Kafka 4: subscribing to a topic name needs DESCRIBE on it.
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
-    if (request.subscribedTopicNames !== null && !request.subscribedTopicNames.every(mayDescribe)) return refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    if (request.subscribedTopicNames !== null && !request.subscribedTopicNames.every(mayDescribe))
+      return refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     try {
       const response = await c.groups.run(request.groupId, (coordinator, now) =>
         coordinator.consumerGroupHeartbeat(request, {

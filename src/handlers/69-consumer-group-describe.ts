@@ -21,9 +21,13 @@ export const consumerGroupDescribeHandler = defineHandler({
         }
         // As Kafka, only a group described without error carries its operations.
         const authorizedOperations = (errorCode: number): number =>
-          errorCode === ErrorCode.NONE ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId) : OPERATIONS_NOT_REQUESTED;
+          errorCode === ErrorCode.NONE
+            ? authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId)
+            : OPERATIONS_NOT_REQUESTED;
         try {
-          const described = await c.groups.read(groupId, (coordinator) => coordinator.consumerGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata));
+          const described = await c.groups.read(groupId, (coordinator) =>
+            coordinator.consumerGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata),
+          );
           const group = described.groups![0]!;
           return { ...group, authorizedOperations: authorizedOperations(group.errorCode ?? ErrorCode.NONE) };
         } catch (err) {

@@ -6,17 +6,28 @@
  * lists only client metrics resources. A type that has no configurations is UNSUPPORTED_VERSION.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { ListConfigResourcesRequest, ListConfigResourcesResponse, type ListConfigResourcesResponseConfigResourceInput } from '../protocol/messages/index.js';
+import {
+  ListConfigResourcesRequest,
+  ListConfigResourcesResponse,
+  type ListConfigResourcesResponseConfigResourceInput,
+} from '../protocol/messages/index.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 
 /** The order Kafka 4.4 lists the types in. */
-const LISTED_TYPES: readonly number[] = [ResourceType.BROKER_LOGGER, ResourceType.BROKER, ResourceType.TOPIC, ResourceType.CLIENT_METRICS, ResourceType.GROUP];
+const LISTED_TYPES: readonly number[] = [
+  ResourceType.BROKER_LOGGER,
+  ResourceType.BROKER,
+  ResourceType.TOPIC,
+  ResourceType.CLIENT_METRICS,
+  ResourceType.GROUP,
+];
 const FIRST_VERSION_WITH_TYPES = 1;
 
 function resourcesOf(c: ClusterContext, type: number): ListConfigResourcesResponseConfigResourceInput[] {
-  const named = (names: readonly string[]): ListConfigResourcesResponseConfigResourceInput[] => names.map((resourceName) => ({ resourceName, resourceType: type }));
+  const named = (names: readonly string[]): ListConfigResourcesResponseConfigResourceInput[] =>
+    names.map((resourceName) => ({ resourceName, resourceType: type }));
   switch (type) {
     case ResourceType.BROKER_LOGGER:
       return named([String(c.nodeId)]);
@@ -36,7 +47,8 @@ export const listConfigResourcesHandler = defineHandler({
   response: ListConfigResourcesResponse,
   handle(request, ctx) {
     const c = clusterOf(ctx);
-    if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, configResources: [] };
+    if (!authorizedOnCluster(ctx, AclOperation.DESCRIBE_CONFIGS))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, configResources: [] };
     if (ctx.header.requestApiVersion < FIRST_VERSION_WITH_TYPES) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, configResources: resourcesOf(c, ResourceType.CLIENT_METRICS) };
     }

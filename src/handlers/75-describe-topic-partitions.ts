@@ -31,7 +31,12 @@ export const describeTopicPartitionsHandler = defineHandler({
     const mayDescribe = authorizedNames(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC);
     // As Kafka: listing every topic leaves out those the principal may not DESCRIBE; one it names is refused.
     const names =
-      request.topics.length === 0 ? c.metadata.topics().map((t) => t.name).filter(mayDescribe) : [...new Set(request.topics.map((t) => t.name))].sort();
+      request.topics.length === 0
+        ? c.metadata
+            .topics()
+            .map((t) => t.name)
+            .filter(mayDescribe)
+        : [...new Set(request.topics.map((t) => t.name))].sort();
     const cursor = request.cursor;
     let budget = Math.min(Math.max(request.responsePartitionLimit, 1), MAX_PARTITIONS_PER_RESPONSE);
     const topics: TopicResult[] = [];
@@ -46,7 +51,14 @@ export const describeTopicPartitionsHandler = defineHandler({
       if (topic === undefined) {
         const code = topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
         // Kafka fills in the operations of every topic it may describe, existing or not.
-        topics.push({ errorCode: code, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: authorizedOperations(ctx, true, ResourceType.TOPIC, name) });
+        topics.push({
+          errorCode: code,
+          name,
+          topicId: ZERO_UUID,
+          isInternal: false,
+          partitions: [],
+          topicAuthorizedOperations: authorizedOperations(ctx, true, ResourceType.TOPIC, name),
+        });
         continue;
       }
       if (budget === 0) {

@@ -6,7 +6,13 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/index.js';
-import { AclOperation, authorized, authorizedNames, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
+import {
+  AclOperation,
+  authorized,
+  authorizedNames,
+  authorizedOperations as authorizedOperationsOf,
+  ResourceType,
+} from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
 import { shareGroupsEnabled } from '../metadata/features.js';
 import { defineHandler } from './handler.js';
@@ -27,13 +33,25 @@ export const shareGroupDescribeHandler = defineHandler({
           return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }
         try {
-          const described = (await c.groups.read(groupId, (coordinator) => coordinator.shareGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata))).groups![0]!;
-          if ((described.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) return { ...described, authorizedOperations: OPERATIONS_NOT_REQUESTED };
+          const described = (
+            await c.groups.read(groupId, (coordinator) => coordinator.shareGroupDescribe({ ...request, groupIds: [groupId] }, c.metadata))
+          ).groups![0]!;
+          if ((described.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE)
+            return { ...described, authorizedOperations: OPERATIONS_NOT_REQUESTED };
           const topics = (described.members ?? []).flatMap((m) => (m.assignment?.topicPartitions ?? []).map((t) => t.topicName ?? ''));
           if (!topics.every(mayDescribeTopic)) {
-            return { groupId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: UNAUTHORIZED_TOPICS_MESSAGE, members: [], authorizedOperations: OPERATIONS_NOT_REQUESTED };
+            return {
+              groupId,
+              errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+              errorMessage: UNAUTHORIZED_TOPICS_MESSAGE,
+              members: [],
+              authorizedOperations: OPERATIONS_NOT_REQUESTED,
+            };
           }
-          return { ...described, authorizedOperations: authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId) };
+          return {
+            ...described,
+            authorizedOperations: authorizedOperationsOf(ctx, request.includeAuthorizedOperations, ResourceType.GROUP, groupId),
+          };
         } catch (err) {
           return { groupId, errorCode: kafkaErrorCode(err), authorizedOperations: OPERATIONS_NOT_REQUESTED };
         }

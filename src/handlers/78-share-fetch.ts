@@ -32,7 +32,13 @@ import type { AcquiredRange, SharePartition } from '../coordinator/share/partiti
 import type { ShareSessionPartition } from '../coordinator/share/partition/share-session-cache.js';
 import type { ClusterContext } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
-import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints, type FoundPartition } from './share-partition-requests.js';
+import {
+  acknowledgePartition,
+  admitShareRequest,
+  partitionFinder,
+  ShareLeaderHints,
+  type FoundPartition,
+} from './share-partition-requests.js';
 import type { ShareServices } from './share-services.js';
 import { logStartOf, startOffsetResolver } from './share-start-offset.js';
 import { topicPartitionKey } from '../common/topic-partition.js';
@@ -55,10 +61,27 @@ function topLevelError(errorCode: number, errorMessage: string | null = null): S
 }
 
 /** A consumer's read of `topic`-`partition` from `fetchOffset` (none when the share partition has nothing to read). */
-async function readFrom(c: ClusterContext, topic: string, partition: number, fetchOffset: bigint | null, maxBytes: number, readCommitted: boolean): Promise<ReadResult | null> {
+async function readFrom(
+  c: ClusterContext,
+  topic: string,
+  partition: number,
+  fetchOffset: bigint | null,
+  maxBytes: number,
+  readCommitted: boolean,
+): Promise<ReadResult | null> {
   if (fetchOffset === null) return null;
   const [read] = await c.partitions.readMany([
-    { topic, partition, currentLeaderEpoch: NO_EPOCH_CHECK, fetchOffset, maxBytes, readCommitted, minOneMessage: true, replicaId: CONSUMER_REPLICA_ID, lastFetchedEpoch: NO_EPOCH },
+    {
+      topic,
+      partition,
+      currentLeaderEpoch: NO_EPOCH_CHECK,
+      fetchOffset,
+      maxBytes,
+      readCommitted,
+      minOneMessage: true,
+      replicaId: CONSUMER_REPLICA_ID,
+      lastFetchedEpoch: NO_EPOCH,
+    },
   ]);
   return read!;
 }
@@ -87,13 +110,24 @@ async function acquireFrom(
 }
 
 /** Reads one partition from its share partition's next fetch offset and acquires what the member may take. */
-async function fetchPartition(c: ClusterContext, shares: ShareServices, request: ShareFetchRequestData, version: number, p: PartitionFetch, budget: { bytes: number; records: number }): Promise<void> {
+async function fetchPartition(
+  c: ClusterContext,
+  shares: ShareServices,
+  request: ShareFetchRequestData,
+  version: number,
+  p: PartitionFetch,
+  budget: { bytes: number; records: number },
+): Promise<void> {
   if (p.found.errorCode !== ErrorCode.NONE || !('leaderEpoch' in p.found) || budget.records <= 0 || budget.bytes <= 0) return;
   const topic = p.found.topic;
   const groupId = request.groupId!;
   const config = shares.partitions.config(groupId);
   try {
-    const sp = await shares.partitions.open({ groupId, topicId: p.ref.topicId, partition: p.ref.partition }, p.found.leaderEpoch, startOffsetResolver(c, topic.name, p.ref.partition, config));
+    const sp = await shares.partitions.open(
+      { groupId, topicId: p.ref.topicId, partition: p.ref.partition },
+      p.found.leaderEpoch,
+      startOffsetResolver(c, topic.name, p.ref.partition, config),
+    );
     let read = await readFrom(c, topic.name, p.ref.partition, sp.nextFetchOffset(), budget.bytes, config.readCommitted);
     if (read?.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
       // The log lost the records before the share-partition's next offset (retention, DeleteRecords): start at the log's start.
@@ -167,7 +201,9 @@ export const shareFetchHandler = defineHandler({
     if (version >= RENEW_VERSION && request.shareAcquireMode !== 0 && request.shareAcquireMode !== RECORD_LIMIT_MODE) {
       return topLevelError(ErrorCode.INVALID_REQUEST, `unknown share acquire mode ${request.shareAcquireMode}`);
     }
-    const named = request.topics.flatMap((t) => t.partitions.map((p) => ({ ref: { topicId: t.topicId, partition: p.partitionIndex }, acks: p.acknowledgementBatches })));
+    const named = request.topics.flatMap((t) =>
+      t.partitions.map((p) => ({ ref: { topicId: t.topicId, partition: p.partitionIndex }, acks: p.acknowledgementBatches })),
+    );
     const withAcks = named.filter((n) => n.acks.length > 0);
     let session;
     try {
@@ -200,7 +236,15 @@ export const shareFetchHandler = defineHandler({
       p.acknowledgeErrorCode =
         p.found.errorCode !== ErrorCode.NONE
           ? p.found.errorCode
-          : await acknowledgePartition(shares.partitions, groupId, memberId, n.ref.topicId, n.ref.partition, n.acks, version >= RENEW_VERSION);
+          : await acknowledgePartition(
+              shares.partitions,
+              groupId,
+              memberId,
+              n.ref.topicId,
+              n.ref.partition,
+              n.acks,
+              version >= RENEW_VERSION,
+            );
     }
     const lockMs = shares.partitions.config(groupId).recordLockDurationMs;
     if (session.final) {
@@ -212,7 +256,9 @@ export const shareFetchHandler = defineHandler({
 
     const toFetch = session.partitions.map(entry);
     const deadline = Date.now() + Math.max(0, request.maxWaitMs);
-    const keys = toFetch.flatMap((p) => (p.found.errorCode === ErrorCode.NONE ? [topicPartitionKey(p.found.topic!.name, p.ref.partition)] : []));
+    const keys = toFetch.flatMap((p) =>
+      p.found.errorCode === ErrorCode.NONE ? [topicPartitionKey(p.found.topic!.name, p.ref.partition)] : [],
+    );
     for (;;) {
       const budget = { bytes: request.maxBytes, records: request.maxRecords };
       for (const p of toFetch) await fetchPartition(c, shares, request, version, p, budget);

@@ -6,7 +6,12 @@
  */
 import { kafkaErrorCode } from '../common/kafka-error.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ShareAcknowledgeRequest, ShareAcknowledgeResponse, type ShareAcknowledgeResponseDataInput, type ShareAcknowledgeResponsePartitionDataInput } from '../protocol/messages/index.js';
+import {
+  ShareAcknowledgeRequest,
+  ShareAcknowledgeResponse,
+  type ShareAcknowledgeResponseDataInput,
+  type ShareAcknowledgeResponsePartitionDataInput,
+} from '../protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints } from './share-partition-requests.js';
 
@@ -40,8 +45,21 @@ export const shareAcknowledgeHandler = defineHandler({
         const errorCode =
           found.errorCode !== ErrorCode.NONE
             ? found.errorCode
-            : await acknowledgePartition(shares.partitions, groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches, version >= RENEW_VERSION);
-        partitions.push({ partitionIndex: p.partitionIndex, errorCode, errorMessage: null, currentLeader: hints.leader(errorCode, found.topic, p.partitionIndex) });
+            : await acknowledgePartition(
+                shares.partitions,
+                groupId,
+                memberId,
+                t.topicId,
+                p.partitionIndex,
+                p.acknowledgementBatches,
+                version >= RENEW_VERSION,
+              );
+        partitions.push({
+          partitionIndex: p.partitionIndex,
+          errorCode,
+          errorMessage: null,
+          currentLeader: hints.leader(errorCode, found.topic, p.partitionIndex),
+        });
       }
       responses.push({ topicId: t.topicId, partitions });
     }
@@ -49,6 +67,12 @@ export const shareAcknowledgeHandler = defineHandler({
       shares.sessions.remove({ groupId, memberId });
       await shares.partitions.releaseMember(groupId, memberId);
     }
-    return { errorCode: ErrorCode.NONE, errorMessage: null, acquisitionLockTimeoutMs: shares.partitions.config(groupId).recordLockDurationMs, responses, nodeEndpoints: hints.endpoints() };
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      acquisitionLockTimeoutMs: shares.partitions.config(groupId).recordLockDurationMs,
+      responses,
+      nodeEndpoints: hints.endpoints(),
+    };
   },
 });

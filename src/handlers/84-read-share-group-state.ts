@@ -1,5 +1,9 @@
 /** ReadShareGroupState (key 84): a share-partition's state, read by its leader at its leader epoch (which fences older leaders). */
-import { ReadShareGroupStateRequest, ReadShareGroupStateResponse, type ReadShareGroupStateResponsePartitionResultInput } from '../protocol/messages/index.js';
+import {
+  ReadShareGroupStateRequest,
+  ReadShareGroupStateResponse,
+  type ReadShareGroupStateResponsePartitionResultInput,
+} from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';
@@ -15,7 +19,14 @@ export const readShareGroupStateHandler = defineHandler({
       request.topics,
       async (key, p): Promise<ReadShareGroupStateResponsePartitionResultInput> => {
         const read = await c.shareCoordinator.read(key, p.leaderEpoch);
-        return { partition: p.partition, errorCode: read.errorCode, errorMessage: read.errorMessage, stateEpoch: read.stateEpoch, startOffset: read.startOffset, stateBatches: [...read.stateBatches] };
+        return {
+          partition: p.partition,
+          errorCode: read.errorCode,
+          errorMessage: read.errorMessage,
+          stateEpoch: read.stateEpoch,
+          startOffset: read.startOffset,
+          stateBatches: [...read.stateBatches],
+        };
       },
       (partition, errorCode): ReadShareGroupStateResponsePartitionResultInput => ({ partition, errorCode, errorMessage: null }),
     );

@@ -1,5 +1,9 @@
 /** ReadShareGroupStateSummary (key 87): a share-partition's epochs, start offset and (v1) delivery-complete count, without its batches. */
-import { ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryResponsePartitionResultInput } from '../protocol/messages/index.js';
+import {
+  ReadShareGroupStateSummaryRequest,
+  ReadShareGroupStateSummaryResponse,
+  type ReadShareGroupStateSummaryResponsePartitionResultInput,
+} from '../protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';
@@ -13,7 +17,10 @@ export const readShareGroupStateSummaryHandler = defineHandler({
       ctx,
       request.groupId,
       request.topics,
-      async (key, p): Promise<ReadShareGroupStateSummaryResponsePartitionResultInput> => ({ partition: p.partition, ...(await c.shareCoordinator.readSummary(key, p.leaderEpoch)) }),
+      async (key, p): Promise<ReadShareGroupStateSummaryResponsePartitionResultInput> => ({
+        partition: p.partition,
+        ...(await c.shareCoordinator.readSummary(key, p.leaderEpoch)),
+      }),
       (partition, errorCode): ReadShareGroupStateSummaryResponsePartitionResultInput => ({ partition, errorCode, errorMessage: null }),
     );
     return { results };

@@ -26,16 +26,26 @@ export const describeShareGroupOffsetsHandler = defineHandler({
       request.groups.map(async (group) => {
         const { groupId } = group;
         if (!enabled) return { groupId, errorCode: ErrorCode.UNSUPPORTED_VERSION, topics: [] };
-        if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+        if (!authorized(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId))
+          return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
         if (group.topics !== null && group.topics.length === 0) return { groupId, topics: [] };
         const denied = (group.topics ?? []).filter((t) => !mayDescribe(t.topicName));
         try {
-          const described = await c.groups.share.describeOffsets({ groupId, topics: group.topics === null ? null : group.topics.filter((t) => mayDescribe(t.topicName)) }, c.metadata, partitionEnds(c));
+          const described = await c.groups.share.describeOffsets(
+            { groupId, topics: group.topics === null ? null : group.topics.filter((t) => mayDescribe(t.topicName)) },
+            c.metadata,
+            partitionEnds(c),
+          );
           const allowed = (described.topics ?? []).filter((t) => mayDescribe(t.topicName ?? ''));
           const refused = denied.map((t) => ({
             topicName: t.topicName,
             topicId: ZERO_UUID,
-            partitions: t.partitions.map((partitionIndex) => ({ partitionIndex, startOffset: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: TOPIC_AUTHORIZATION_MESSAGE })),
+            partitions: t.partitions.map((partitionIndex) => ({
+              partitionIndex,
+              startOffset: -1n,
+              errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+              errorMessage: TOPIC_AUTHORIZATION_MESSAGE,
+            })),
           }));
           return { ...described, topics: [...allowed, ...refused] };
         } catch (err) {

@@ -19,20 +19,39 @@ export const alterShareGroupOffsetsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     if (!shareGroupsEnabled(c.metadata.features)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message, responses: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message,
+        responses: [],
+      };
     }
-    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
+    if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
     const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const refusal = (topicName: string): number | null =>
-      !mayRead(topicName) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : c.metadata.topic(topicName) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : null;
+      !mayRead(topicName)
+        ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        : c.metadata.topic(topicName) === undefined
+          ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+          : null;
     const refused = request.topics.flatMap((t) => {
       const errorCode = refusal(t.topicName);
       if (errorCode === null) return [];
       const errorMessage = ERRORS.get(errorCode)!.message;
-      return [{ topicName: t.topicName, topicId: c.metadata.topic(t.topicName)?.topicId ?? ZERO_UUID, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode, errorMessage })) }];
+      return [
+        {
+          topicName: t.topicName,
+          topicId: c.metadata.topic(t.topicName)?.topicId ?? ZERO_UUID,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode, errorMessage })),
+        },
+      ];
     });
     try {
-      const response = await c.groups.share.alterOffsets({ ...request, topics: request.topics.filter((t) => refusal(t.topicName) === null) }, c.metadata);
+      const response = await c.groups.share.alterOffsets(
+        { ...request, topics: request.topics.filter((t) => refusal(t.topicName) === null) },
+        c.metadata,
+      );
       if ((response.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) return { throttleTimeMs: 0, ...response, responses: [] };
       return { throttleTimeMs: 0, ...response, responses: [...(response.responses ?? []), ...refused] };
     } catch (err) {

@@ -17,15 +17,28 @@ export const deleteShareGroupOffsetsHandler = defineHandler({
   async handle(request, ctx) {
     const c = clusterOf(ctx);
     if (!shareGroupsEnabled(c.metadata.features)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message, responses: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: ERRORS.get(ErrorCode.UNSUPPORTED_VERSION)!.message,
+        responses: [],
+      };
     }
-    if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
+    if (!authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, responses: [] };
     const mayRead = authorizedNames(ctx, AclOperation.READ, ResourceType.TOPIC);
     const refused = request.topics
       .filter((t) => !mayRead(t.topicName))
-      .map((t) => ({ topicName: t.topicName, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: ERRORS.get(ErrorCode.TOPIC_AUTHORIZATION_FAILED)!.message }));
+      .map((t) => ({
+        topicName: t.topicName,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        errorMessage: ERRORS.get(ErrorCode.TOPIC_AUTHORIZATION_FAILED)!.message,
+      }));
     try {
-      const response = await c.groups.share.deleteOffsets({ ...request, topics: request.topics.filter((t) => mayRead(t.topicName)) }, c.metadata);
+      const response = await c.groups.share.deleteOffsets(
+        { ...request, topics: request.topics.filter((t) => mayRead(t.topicName)) },
+        c.metadata,
+      );
       if ((response.errorCode ?? ErrorCode.NONE) !== ErrorCode.NONE) return { throttleTimeMs: 0, ...response, responses: [] };
       return { throttleTimeMs: 0, ...response, responses: [...refused, ...(response.responses ?? [])] };
     } catch (err) {

@@ -3,7 +3,14 @@
  * the same), and what they share: the refusals Kafka answers before looking at any ACL.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { type AclOperation, type AclBinding, type AclBindingFilter, type PatternType, type PermissionType, type ResourceType } from '../security/acl/index.js';
+import {
+  type AclOperation,
+  type AclBinding,
+  type AclBindingFilter,
+  type PatternType,
+  type PermissionType,
+  type ResourceType,
+} from '../security/acl/index.js';
 import { authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import type { RequestContext } from './handler.js';
@@ -31,15 +38,29 @@ export interface WireCreation {
 /** The codes are checked by `filterProblem`/`bindingProblem`; an unknown one reads as itself and fails there. */
 export function filterOf(f: WireFilter): AclBindingFilter {
   return {
-    pattern: { resourceType: f.resourceTypeFilter as ResourceType, name: f.resourceNameFilter, patternType: f.patternTypeFilter as PatternType },
-    entry: { principal: f.principalFilter, host: f.hostFilter, operation: f.operation as AclOperation, permissionType: f.permissionType as PermissionType },
+    pattern: {
+      resourceType: f.resourceTypeFilter as ResourceType,
+      name: f.resourceNameFilter,
+      patternType: f.patternTypeFilter as PatternType,
+    },
+    entry: {
+      principal: f.principalFilter,
+      host: f.hostFilter,
+      operation: f.operation as AclOperation,
+      permissionType: f.permissionType as PermissionType,
+    },
   };
 }
 
 export function bindingOf(c: WireCreation): AclBinding {
   return {
     pattern: { resourceType: c.resourceType as ResourceType, name: c.resourceName, patternType: c.resourcePatternType as PatternType },
-    entry: { principal: c.principal, host: c.host, operation: c.operation as AclOperation, permissionType: c.permissionType as PermissionType },
+    entry: {
+      principal: c.principal,
+      host: c.host,
+      operation: c.operation as AclOperation,
+      permissionType: c.permissionType as PermissionType,
+    },
   };
 }
 
@@ -53,7 +74,8 @@ export interface Refusal {
  * change them), and without an authorizer there are no ACLs to serve (SECURITY_DISABLED).
  */
 export function aclApiRefusal(ctx: RequestContext, operation: typeof AclOperation.DESCRIBE | typeof AclOperation.ALTER): Refusal | null {
-  if (!authorizedOnCluster(ctx, operation)) return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.' };
+  if (!authorizedOnCluster(ctx, operation))
+    return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.' };
   if (clusterOf(ctx).authorizer === null) return { errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' };
   return null;
 }

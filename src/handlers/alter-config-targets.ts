@@ -22,7 +22,8 @@ export interface ResolvedResource extends AlterationTarget {
 function resolveResource(c: ClusterContext, resourceType: number, resourceName: string): ResolvedResource | AdminResult {
   if (resourceType === ResourceType.TOPIC) {
     const topic = c.metadata.topic(resourceName);
-    if (topic === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `The topic '${resourceName}' does not exist.` };
+    if (topic === undefined)
+      return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `The topic '${resourceName}' does not exist.` };
     return {
       overrides: topic.configs,
       definition: (name) => TOPIC_CONFIG_BY_NAME.get(name),
@@ -33,7 +34,10 @@ function resolveResource(c: ClusterContext, resourceType: number, resourceName: 
   if (resourceType === ResourceType.BROKER) {
     const nodeId = c.nodeId;
     if (resourceName !== '' && resourceName !== String(nodeId)) {
-      return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${nodeId} or empty string, but received ${resourceName}` };
+      return {
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: `Unexpected broker id, expected ${nodeId} or empty string, but received ${resourceName}`,
+      };
     }
     const scope: DynamicScope = resourceName === '' ? 'clusterDefault' : 'node';
     return {
@@ -98,13 +102,19 @@ export async function alterResources<E extends ResourceEntry>(
   const results: ResourceResult[] = [];
   for (const entry of entries) {
     const refused = configResourceRefusal(ctx, AclOperation.ALTER_CONFIGS, entry.resourceType, entry.resourceName);
-    const result = refused !== null ? { errorCode: refused, errorMessage: null } : await alterResource(c, entry, validateOnly, overridesFor);
+    const result =
+      refused !== null ? { errorCode: refused, errorMessage: null } : await alterResource(c, entry, validateOnly, overridesFor);
     results.push({ ...result, resourceType: entry.resourceType, resourceName: entry.resourceName });
   }
   return results;
 }
 
-async function alterResource<E extends ResourceEntry>(c: ClusterContext, entry: E, validateOnly: boolean, overridesFor: OverridesFor<E>): Promise<AdminResult> {
+async function alterResource<E extends ResourceEntry>(
+  c: ClusterContext,
+  entry: E,
+  validateOnly: boolean,
+  overridesFor: OverridesFor<E>,
+): Promise<AdminResult> {
   const target = resolveResource(c, entry.resourceType, entry.resourceName);
   if (!isResolved(target)) return target;
   const overrides = overridesFor(entry, target);

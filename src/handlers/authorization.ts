@@ -7,7 +7,13 @@
  */
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../security/acl/index.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, OPERATIONS_NOT_REQUESTED, ResourceType as ConfigResourceType, clusterOf } from './cluster-context.js';
+import {
+  ALL_CLUSTER_OPERATIONS,
+  ALL_TOPIC_OPERATIONS,
+  OPERATIONS_NOT_REQUESTED,
+  ResourceType as ConfigResourceType,
+  clusterOf,
+} from './cluster-context.js';
 import type { RequestContext } from './handler.js';
 
 export { AclOperation, ResourceType };
@@ -17,7 +23,11 @@ export const CLUSTER_AUTHORIZATION_MESSAGE = 'Cluster authorization failed.';
 
 /** Kafka's "everything" group bit set: READ, DELETE, DESCRIBE, and since group configs (KIP-848) DESCRIBE_CONFIGS and ALTER_CONFIGS. */
 const ALL_GROUP_OPERATIONS =
-  (1 << AclOperation.READ) | (1 << AclOperation.DELETE) | (1 << AclOperation.DESCRIBE) | (1 << AclOperation.DESCRIBE_CONFIGS) | (1 << AclOperation.ALTER_CONFIGS);
+  (1 << AclOperation.READ) |
+  (1 << AclOperation.DELETE) |
+  (1 << AclOperation.DESCRIBE) |
+  (1 << AclOperation.DESCRIBE_CONFIGS) |
+  (1 << AclOperation.ALTER_CONFIGS);
 
 const EVERYTHING: Partial<Record<ResourceType, number>> = {
   [ResourceType.TOPIC]: ALL_TOPIC_OPERATIONS,
@@ -74,8 +84,15 @@ export function authorizedOperations(ctx: RequestContext, requested: boolean, re
  * the operation on the topic, on the group, or on the cluster for broker, broker-logger and
  * client-metrics resources. The refusal's code, or null when allowed.
  */
-export function configResourceRefusal(ctx: RequestContext, operation: AclOperation, configResourceType: number, name: string): number | null {
-  if (configResourceType === ConfigResourceType.TOPIC) return authorized(ctx, operation, ResourceType.TOPIC, name) ? null : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
-  if (configResourceType === ConfigResourceType.GROUP) return authorized(ctx, operation, ResourceType.GROUP, name) ? null : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+export function configResourceRefusal(
+  ctx: RequestContext,
+  operation: AclOperation,
+  configResourceType: number,
+  name: string,
+): number | null {
+  if (configResourceType === ConfigResourceType.TOPIC)
+    return authorized(ctx, operation, ResourceType.TOPIC, name) ? null : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+  if (configResourceType === ConfigResourceType.GROUP)
+    return authorized(ctx, operation, ResourceType.GROUP, name) ? null : ErrorCode.GROUP_AUTHORIZATION_FAILED;
   return authorizedOnCluster(ctx, operation) ? null : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
 }

@@ -32,7 +32,8 @@ export function loggerEntries(levels: LogLevels): LoggerEntry[] {
  * checks: known loggers, log4j level names, root not removed. Nothing changes when one fails.
  */
 export function replaceLoggerLevels(levels: LogLevels, next: ReadonlyMap<string, string>, validateOnly: boolean): AdminResult {
-  if (!next.has(ROOT_LOGGER)) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Removing the log level of the ${ROOT_LOGGER} logger is not allowed` };
+  if (!next.has(ROOT_LOGGER))
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Removing the log level of the ${ROOT_LOGGER} logger is not allowed` };
   for (const [name, level] of next) {
     if (!levels.has(name)) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Logger ${name} does not exist!` };
     if (!isKafkaLogLevel(level)) {

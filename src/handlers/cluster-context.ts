@@ -75,7 +75,8 @@ export interface ClusterContext {
 }
 
 export function membershipOf(c: ClusterContext): ClusterMembership {
-  if (c.membership === null) throw new Error('an inter-broker request reached a broker that is not a cluster member: its handler is registered only on members');
+  if (c.membership === null)
+    throw new Error('an inter-broker request reached a broker that is not a cluster member: its handler is registered only on members');
   return c.membership;
 }
 

@@ -48,11 +48,20 @@ export interface CommitTopics<T extends CommitTopic> {
  * whether the principal may READ a topic; as Kafka, a name is authorized before it is looked up,
  * an id once it resolves to a name.
  */
-export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, topics: readonly T[], byId: boolean, mayRead: (topic: string) => boolean): CommitTopics<T> {
+export function splitCommitTopics<T extends CommitTopic>(
+  lookup: TopicLookup,
+  topics: readonly T[],
+  byId: boolean,
+  mayRead: (topic: string) => boolean,
+): CommitTopics<T> {
   const known: T[] = [];
   const refused: CommitTopicAnswer[] = [];
   const refuse = (t: T, partitions: T['partitions'], errorCode: number): void => {
-    refused.push({ name: t.name, topicId: t.topicId, partitions: partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) });
+    refused.push({
+      name: t.name,
+      topicId: t.topicId,
+      partitions: partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    });
   };
   for (const t of topics) {
     const topic = byId ? lookup.topicById(t.topicId) : lookup.topic(t.name);
@@ -84,7 +93,11 @@ export function splitCommitTopics<T extends CommitTopic>(lookup: TopicLookup, to
  * topic has the same empty name) in order of first appearance. When nothing was refused the
  * coordinator's answer stands as it is, one entry per topic of the request.
  */
-export function commitAnswer<A extends CommitTopicAnswer>(refused: readonly CommitTopicAnswer[], stored: readonly A[], byId: boolean): CommitTopicAnswer[] {
+export function commitAnswer<A extends CommitTopicAnswer>(
+  refused: readonly CommitTopicAnswer[],
+  stored: readonly A[],
+  byId: boolean,
+): CommitTopicAnswer[] {
   if (refused.length === 0) return [...stored];
   const keyOf = (t: CommitTopicAnswer): string => (byId ? (t.topicId ?? '') : (t.name ?? ''));
   const entries = new Map<string, { topic: CommitTopicAnswer; partitions: Array<{ partitionIndex?: number; errorCode?: number }> }>();
@@ -99,7 +112,11 @@ export function commitAnswer<A extends CommitTopicAnswer>(refused: readonly Comm
 
 /** Every known partition answered with the coordinator's error. */
 export function commitFailed(known: readonly CommitTopic[], errorCode: number): CommitTopicAnswer[] {
-  return known.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+  return known.map((t) => ({
+    name: t.name,
+    topicId: t.topicId,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+  }));
 }
 
 type FetchGroupAnswer = OffsetFetchResponseOffsetFetchResponseGroupInput;
@@ -141,6 +158,12 @@ function unknownTopicId(t: OffsetFetchRequestOffsetFetchRequestTopics): OffsetFe
   return {
     name: '',
     topicId: t.topicId,
-    partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID })),
+    partitions: t.partitionIndexes.map((partitionIndex) => ({
+      partitionIndex,
+      committedOffset: -1n,
+      committedLeaderEpoch: -1,
+      metadata: '',
+      errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+    })),
   };
 }

@@ -30,8 +30,17 @@ export function partitionEnds(c: ClusterContext): PartitionEnds {
         const reply = await c.partitions.listOffset(partitions[index]!, NO_EPOCH_CHECK, LATEST_TIMESTAMP);
         answers[index] = { errorCode: reply.errorCode, offset: reply.offset };
       }),
-      ...[...groupBy(remote, (r) => r.leader, (r) => r.index)].map(async ([leader, indexes]) => {
-        const replies = await peers!.latestOffsets(leader, indexes.map((i) => partitions[i]!));
+      ...[
+        ...groupBy(
+          remote,
+          (r) => r.leader,
+          (r) => r.index,
+        ),
+      ].map(async ([leader, indexes]) => {
+        const replies = await peers!.latestOffsets(
+          leader,
+          indexes.map((i) => partitions[i]!),
+        );
         indexes.forEach((i, k) => (answers[i] = replies[k]!));
       }),
     ]);

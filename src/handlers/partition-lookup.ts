@@ -39,7 +39,9 @@ export async function answerPartitions<T, P, R>(
   partitionsOf: (topic: T) => readonly P[],
   answer: (topic: T, partition: P) => Promise<R>,
 ): Promise<Array<{ topic: T; answers: R[] }>> {
-  return Promise.all(topics.map(async (topic) => ({ topic, answers: await Promise.all(partitionsOf(topic).map((p) => answer(topic, p))) })));
+  return Promise.all(
+    topics.map(async (topic) => ({ topic, answers: await Promise.all(partitionsOf(topic).map((p) => answer(topic, p))) })),
+  );
 }
 
 /** One distinct partition of a request: the last of its copies, and how many copies there were. */

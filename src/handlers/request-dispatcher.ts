@@ -75,7 +75,12 @@ export class RequestDispatcher {
     }
   }
 
-  async dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle: (ms: number) => void = () => {}): Promise<FrameParts | FinalResponse | null> {
+  async dispatch(
+    header: RequestHeaderData,
+    body: Reader,
+    session: Session,
+    throttle: (ms: number) => void = () => {},
+  ): Promise<FrameParts | FinalResponse | null> {
     if (this.gate !== undefined && !this.gate.isOpen) await this.gate.passed();
     const apiKey = header.requestApiKey;
     const version = header.requestApiVersion;

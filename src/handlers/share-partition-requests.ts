@@ -16,7 +16,9 @@ import { LeaderHints, type LeaderHint, type NodeEndpoint } from './leader-hints.
 import { sharesOf, type ShareServices } from './share-services.js';
 
 /** A partition a share request names, once found: its topic, or the error it is answered with. */
-export type FoundPartition = { readonly topic: TopicImage; readonly leaderEpoch: number; readonly errorCode: typeof ErrorCode.NONE } | { readonly topic: TopicImage | undefined; readonly errorCode: number };
+export type FoundPartition =
+  | { readonly topic: TopicImage; readonly leaderEpoch: number; readonly errorCode: typeof ErrorCode.NONE }
+  | { readonly topic: TopicImage | undefined; readonly errorCode: number };
 
 /**
  * Finds a partition as Kafka's share handlers do: an unknown topic id is UNKNOWN_TOPIC_ID, a topic
@@ -59,7 +61,8 @@ export function admitShareRequest(
   const shares = sharesOf(c);
   const groupId = request.groupId ?? '';
   const memberId = request.memberId ?? '';
-  if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return { refused: ErrorCode.GROUP_AUTHORIZATION_FAILED, message: null };
+  if (!authorized(ctx, AclOperation.READ, ResourceType.GROUP, groupId))
+    return { refused: ErrorCode.GROUP_AUTHORIZATION_FAILED, message: null };
   if (groupId === '' || memberId === '') return { refused: ErrorCode.INVALID_REQUEST, message: `a ${what} names its group and member` };
   return { c, shares, groupId, memberId };
 }

@@ -12,14 +12,18 @@ import type { SharePartitionConfig } from '../coordinator/share/partition/share-
 import type { StartOffsetResolver } from '../coordinator/share/partition/share-partition.js';
 import type { ClusterContext } from './cluster-context.js';
 
-
 /** The partition's log start offset, or null when the partition cannot answer it. */
 export async function logStartOf(c: ClusterContext, topic: string, partition: number): Promise<bigint | null> {
   const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP);
   return reply.errorCode === ErrorCode.NONE ? reply.offset : null;
 }
 
-export function startOffsetResolver(c: ClusterContext, topic: string, partition: number, config: SharePartitionConfig): StartOffsetResolver {
+export function startOffsetResolver(
+  c: ClusterContext,
+  topic: string,
+  partition: number,
+  config: SharePartitionConfig,
+): StartOffsetResolver {
   const lookup = async (timestamp: bigint): Promise<bigint> => {
     const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, timestamp, config.readCommitted);
     if (reply.errorCode !== ErrorCode.NONE) throw new KafkaError(reply.errorCode, `no start offset for ${topic}-${partition}`);

@@ -28,7 +28,10 @@ export async function answerSharePartitions<P extends { readonly partition: numb
   refused: (partition: number, errorCode: number) => A,
 ): Promise<ShareStateResults<A>[]> {
   if (!authorizedOnCluster(ctx, AclOperation.CLUSTER_ACTION)) {
-    return topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => refused(p.partition, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)) }));
+    return topics.map((t) => ({
+      topicId: t.topicId,
+      partitions: t.partitions.map((p) => refused(p.partition, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)),
+    }));
   }
   if (groupId === '' || topics.length === 0 || topics.some((t) => t.partitions.length === 0)) return [];
   return Promise.all(

@@ -68,8 +68,7 @@ export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWri
       // A peer's coordinator may write here before any group request has loaded the coordinators.
       const completed = c.loadCoordinators().then(() => c.groups.completeTransaction(ref.partition, marker));
       answers.push(completed.then(asLeaderAnswer, (err: unknown) => asLeaderAnswer(kafkaErrorCode(err))));
-    }
-    else {
+    } else {
       entries.push({ topic: ref.topic, partition: ref.partition, ...marker });
       answers.push(new Promise<number>((resolve) => settle.push(resolve)));
     }
@@ -86,7 +85,11 @@ export async function writeMarkersLocally(c: ClusterContext, write: TxnMarkerWri
  * A group coordinator that does not (or not yet) serve the partition means its leadership is
  * moving: the transaction coordinator retries on NOT_LEADER_OR_FOLLOWER, as with Kafka.
  */
-const MOVING_COORDINATOR: ReadonlySet<number> = new Set([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]);
+const MOVING_COORDINATOR: ReadonlySet<number> = new Set([
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+]);
 
 function asLeaderAnswer(errorCode: number): number {
   return MOVING_COORDINATOR.has(errorCode) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : errorCode;
@@ -98,7 +101,9 @@ async function appendMarkers(c: ClusterContext, entries: readonly TxnMarkerEntry
   const ids = entries.map((e) => c.producePurgatory.register(e.topic, e.partition));
   let replies: AppendReply[];
   try {
-    replies = await c.partitions.writeTxnMarkers(entries.map((e, i) => ({ ...e, acksWait: { id: ids[i]!, timeoutMs: MARKER_COMMIT_TIMEOUT_MS } })));
+    replies = await c.partitions.writeTxnMarkers(
+      entries.map((e, i) => ({ ...e, acksWait: { id: ids[i]!, timeoutMs: MARKER_COMMIT_TIMEOUT_MS } })),
+    );
   } catch (err) {
     for (const id of ids) c.producePurgatory.cancel(id);
     throw err;

@@ -12,12 +12,21 @@ export interface PartitionErrorRef extends TopicPartition {
   readonly errorCode: number;
 }
 
-export function flattenTopics<T>(topics: readonly T[], name: (topic: T) => string, partitions: (topic: T) => readonly number[]): TopicPartition[] {
+export function flattenTopics<T>(
+  topics: readonly T[],
+  name: (topic: T) => string,
+  partitions: (topic: T) => readonly number[],
+): TopicPartition[] {
   return topics.flatMap((t) => partitions(t).map((partition) => ({ topic: name(t), partition })));
 }
 
-export function answersByTopic(results: readonly PartitionErrorRef[]): Array<{ name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }> {
-  return [...groupBy(results, (r) => r.topic)].map(([name, rs]) => ({ name, partitions: rs.map((r) => ({ partitionIndex: r.partition, errorCode: r.errorCode })) }));
+export function answersByTopic(
+  results: readonly PartitionErrorRef[],
+): Array<{ name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }> {
+  return [...groupBy(results, (r) => r.topic)].map(([name, rs]) => ({
+    name,
+    partitions: rs.map((r) => ({ partitionIndex: r.partition, errorCode: r.errorCode })),
+  }));
 }
 
 /** Every partition answered with one error: a request that fails as a whole. */

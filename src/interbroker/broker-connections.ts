@@ -35,7 +35,14 @@ export class BrokerConnections {
     let current = this.connections.get(brokerId);
     if (current === undefined || current.address !== address) {
       this.reset(brokerId);
-      const open = KafkaConnection.connect({ host: broker.host, port: broker.port, clientId: this.clientId, requestTimeoutMs: this.requestTimeoutMs, tls: this.tls, ...(this.sasl === undefined ? {} : { sasl: this.sasl }) });
+      const open = KafkaConnection.connect({
+        host: broker.host,
+        port: broker.port,
+        clientId: this.clientId,
+        requestTimeoutMs: this.requestTimeoutMs,
+        tls: this.tls,
+        ...(this.sasl === undefined ? {} : { sasl: this.sasl }),
+      });
       // A failed open is reported to the caller awaiting it below; this keeps it from going unhandled meanwhile.
       open.catch(() => undefined);
       current = { address, open };
@@ -57,7 +64,10 @@ export class BrokerConnections {
   reset(brokerId: number): void {
     const open = this.connections.get(brokerId)?.open;
     this.connections.delete(brokerId);
-    void open?.then((c) => c.close(), () => undefined);
+    void open?.then(
+      (c) => c.close(),
+      () => undefined,
+    );
   }
 
   close(): void {

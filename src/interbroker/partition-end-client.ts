@@ -31,14 +31,25 @@ export class PartitionEndClient implements PartitionEndPeers {
       const response = await connection.request(ListOffsetsRequest, ListOffsetsResponse, () => ({
         replicaId: CONSUMER_REPLICA_ID,
         isolationLevel: READ_UNCOMMITTED,
-        topics: [...groupBy(partitions, (p) => p.topic, (p) => p.partition)].map(([name, indexes]) => ({
+        topics: [
+          ...groupBy(
+            partitions,
+            (p) => p.topic,
+            (p) => p.partition,
+          ),
+        ].map(([name, indexes]) => ({
           name,
           partitions: indexes.map((partitionIndex) => ({ partitionIndex, timestamp: LATEST_TIMESTAMP })),
         })),
       }));
       const answered = new Map<string, PartitionEndAnswer>();
-      for (const t of response.topics) for (const p of t.partitions) answered.set(topicPartitionKey(t.name, p.partitionIndex), { errorCode: p.errorCode, offset: p.offset });
-      return partitions.map((p) => answered.get(topicPartitionKey(p.topic, p.partition)) ?? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: NO_OFFSET });
+      for (const t of response.topics)
+        for (const p of t.partitions)
+          answered.set(topicPartitionKey(t.name, p.partitionIndex), { errorCode: p.errorCode, offset: p.offset });
+      return partitions.map(
+        (p) =>
+          answered.get(topicPartitionKey(p.topic, p.partition)) ?? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: NO_OFFSET },
+      );
     } catch (err) {
       this.log.warn('ListOffsets to a peer failed; the connection is dropped', { brokerId, error: (err as Error).message });
       this.brokers.reset(brokerId);

@@ -11,19 +11,32 @@ import { groupBy } from '../common/group-by.js';
 import type { Logger } from '../common/logger.js';
 import type { TopicPartitionError, TransactionPeers, TxnMarkerSpec, TxnPartitionsSpec } from '../metadata/replica-control.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/index.js';
+import {
+  AddPartitionsToTxnRequest,
+  AddPartitionsToTxnResponse,
+  WriteTxnMarkersRequest,
+  WriteTxnMarkersResponse,
+} from '../protocol/messages/index.js';
 import type { KafkaConnection } from '../client/connection.js';
 import type { BrokerConnections } from './broker-connections.js';
 import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
 
-
 function byTopic(partitions: readonly TopicPartition[]): Array<{ name: string; partitions: number[] }> {
-  return [...groupBy(partitions, (p) => p.topic, (p) => p.partition)].map(([name, indexes]) => ({ name, partitions: indexes }));
+  return [
+    ...groupBy(
+      partitions,
+      (p) => p.topic,
+      (p) => p.partition,
+    ),
+  ].map(([name, indexes]) => ({ name, partitions: indexes }));
 }
 
 /** Each partition's answer as the response listed it; one it left out is UNKNOWN_SERVER_ERROR. */
 function inOrder(partitions: readonly TopicPartition[], answered: ReadonlyMap<string, number>): TopicPartitionError[] {
-  return partitions.map((p) => ({ ...p, errorCode: answered.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
+  return partitions.map((p) => ({
+    ...p,
+    errorCode: answered.get(topicPartitionKey(p.topic, p.partition)) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+  }));
 }
 
 export class TransactionPeerClient implements TransactionPeers {
@@ -47,7 +60,8 @@ export class TransactionPeerClient implements TransactionPeers {
         ],
       }));
       const answered = new Map<string, number>();
-      for (const m of response.markers) for (const t of m.topics) for (const p of t.partitions) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.errorCode);
+      for (const m of response.markers)
+        for (const t of m.topics) for (const p of t.partitions) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.errorCode);
       return answered;
     });
   }
@@ -67,9 +81,11 @@ export class TransactionPeerClient implements TransactionPeers {
       }));
       const answered = new Map<string, number>();
       for (const r of response.resultsByTransaction) {
-        for (const t of r.topicResults) for (const p of t.resultsByPartition) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.partitionErrorCode);
+        for (const t of r.topicResults)
+          for (const p of t.resultsByPartition) answered.set(topicPartitionKey(t.name, p.partitionIndex), p.partitionErrorCode);
       }
-      if (response.errorCode !== ErrorCode.NONE) for (const p of request.partitions) answered.set(topicPartitionKey(p.topic, p.partition), response.errorCode);
+      if (response.errorCode !== ErrorCode.NONE)
+        for (const p of request.partitions) answered.set(topicPartitionKey(p.topic, p.partition), response.errorCode);
       return answered;
     });
   }

@@ -44,7 +44,8 @@ export function writeCommandHeader(target: DataView, offset: number, id: number,
 }
 
 export function readCommandHeader(source: DataView, offset: number, messageLength: number): CommandHeader {
-  if (messageLength < COMMAND_HEADER_BYTES) throw new CommandFrameError(`message of ${messageLength} bytes is shorter than a command header`);
+  if (messageLength < COMMAND_HEADER_BYTES)
+    throw new CommandFrameError(`message of ${messageLength} bytes is shorter than a command header`);
   return {
     id: source.getUint32(offset + ID_OFFSET, true),
     op: source.getUint16(offset + OP_OFFSET, true),

@@ -118,7 +118,10 @@ export class RingChannelClient {
   constructor(buffers: ChannelBuffers) {
     const doorbell = new Doorbell(buffers.doorbell);
     const isFailed = (): boolean => this.failure !== null;
-    this.lanes = { ordered: new LaneWriter(buffers.commands, doorbell, isFailed), priority: new LaneWriter(buffers.priority, doorbell, isFailed) };
+    this.lanes = {
+      ordered: new LaneWriter(buffers.commands, doorbell, isFailed),
+      priority: new LaneWriter(buffers.priority, doorbell, isFailed),
+    };
     this.replies = new SpscRingReader(buffers.replies);
     void this.pumpReplies();
   }

@@ -50,7 +50,9 @@ export function createRingBuffer(capacity: number): SharedArrayBuffer {
 
 function checkCapacity(capacity: number): void {
   if (!Number.isInteger(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || capacity % FRAME_ALIGNMENT !== 0) {
-    throw new RingConfigurationError(`ring capacity must be a multiple of ${FRAME_ALIGNMENT} in [${MIN_CAPACITY}, ${MAX_CAPACITY}], got ${capacity}`);
+    throw new RingConfigurationError(
+      `ring capacity must be a multiple of ${FRAME_ALIGNMENT} in [${MIN_CAPACITY}, ${MAX_CAPACITY}], got ${capacity}`,
+    );
   }
 }
 

@@ -3,9 +3,7 @@
  * lib, and the project compiles against ES2022: this declares the Int32Array overload alone.
  * It is the only way the main thread waits on shared memory — it never calls `Atomics.wait`.
  */
-export type WaitAsyncResult =
-  | { async: false; value: 'not-equal' | 'timed-out' }
-  | { async: true; value: Promise<'ok' | 'timed-out'> };
+export type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
 
 declare global {
   interface Atomics {

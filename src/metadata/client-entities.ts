@@ -56,7 +56,8 @@ function unpart(name: string): string | null {
 /** The entity's config path below /config, e.g. `users/alice/clients/app`. */
 export function entityPath(e: ClientEntity): string {
   if (e.ip !== undefined) {
-    if (e.user !== undefined || e.clientId !== undefined) throw new InvalidClientEntityError('an ip entity cannot be combined with a user or client id');
+    if (e.user !== undefined || e.clientId !== undefined)
+      throw new InvalidClientEntityError('an ip entity cannot be combined with a user or client id');
     return `ips/${part(e.ip)}`;
   }
   if (e.user !== undefined) return e.clientId === undefined ? `users/${part(e.user)}` : `users/${part(e.user)}/clients/${part(e.clientId)}`;

@@ -175,6 +175,16 @@ export class ClusterMetadataCache implements MetadataSource {
       if (sorted.some((p, i) => p.partition !== i)) continue;
       topics.push(topicImage(name, held.topicId, sorted, this.topicConfigs.get(name) ?? new Map()));
     }
-    return new MetadataImage({ clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers, topics, dynamicConfigs: this.dynamic, clientEntities: new Map(this.clientEntities), acls: this.acls, groupConfigs: new Map(this.groupConfigs), features: this.features });
+    return new MetadataImage({
+      clusterId: this.clusterId,
+      controllerId: this.controllerId,
+      brokers: this.brokers,
+      topics,
+      dynamicConfigs: this.dynamic,
+      clientEntities: new Map(this.clientEntities),
+      acls: this.acls,
+      groupConfigs: new Map(this.groupConfigs),
+      features: this.features,
+    });
   }
 }

@@ -73,7 +73,11 @@ export type PeerSupport = ReadonlyMap<number, Readonly<Record<string, FeatureRan
  * update that fails fails the request with INVALID_UPDATE_VERSION. A level of 0 removes the
  * feature. Safe and unsafe downgrades are alike here: only `metadata.version` tells them apart.
  */
-export function applyFeatureUpdates(current: ReadonlyMap<string, number>, updates: readonly FeatureUpdate[], peers: PeerSupport = new Map()): Map<string, number> {
+export function applyFeatureUpdates(
+  current: ReadonlyMap<string, number>,
+  updates: readonly FeatureUpdate[],
+  peers: PeerSupport = new Map(),
+): Map<string, number> {
   const next = new Map(current);
   // As Kafka, the updates are keyed by feature name: a repeated name counts once, with its last entry.
   const byName = new Map(updates.map((u) => [u.feature, u]));
@@ -92,13 +96,20 @@ export function applyFeatureUpdates(current: ReadonlyMap<string, number>, update
 }
 
 function refusal(u: FeatureUpdate, currentLevel: number, peers: PeerSupport): string | null {
-  if (u.upgradeType !== UpgradeType.UPGRADE && u.upgradeType !== UpgradeType.SAFE_DOWNGRADE && u.upgradeType !== UpgradeType.UNSAFE_DOWNGRADE) {
+  if (
+    u.upgradeType !== UpgradeType.UPGRADE &&
+    u.upgradeType !== UpgradeType.SAFE_DOWNGRADE &&
+    u.upgradeType !== UpgradeType.UNSAFE_DOWNGRADE
+  ) {
     return 'The broker does not support the given upgrade type.';
   }
   if (u.level < 0) return 'A feature version cannot be less than 0.';
   const local = SUPPORTED_FEATURES.find((f) => f.name === u.feature);
   if (local === undefined) return 'This broker does not support this feature.';
-  for (const [who, range] of [['This broker', local] as const, ...[...peers].map(([id, ranges]) => [`Broker ${id}`, ranges[u.feature] ?? DISABLED] as const)]) {
+  for (const [who, range] of [
+    ['This broker', local] as const,
+    ...[...peers].map(([id, ranges]) => [`Broker ${id}`, ranges[u.feature] ?? DISABLED] as const),
+  ]) {
     const reason = outOfRange(who, range, u.level);
     if (reason !== null) return reason;
   }
@@ -114,7 +125,9 @@ const DISABLED: FeatureRange = { minVersion: 0, maxVersion: 0 };
 
 function outOfRange(who: string, range: FeatureRange, level: number): string | null {
   if (level >= range.minVersion && level <= range.maxVersion) return null;
-  return range.maxVersion === 0 ? `${who} does not support this feature.` : `${who} only supports versions ${range.minVersion}-${range.maxVersion}`;
+  return range.maxVersion === 0
+    ? `${who} does not support this feature.`
+    : `${who} only supports versions ${range.minVersion}-${range.maxVersion}`;
 }
 
 /** Kafka's `GroupVersion.isConsumerRebalanceProtocolSupported`: the consumer group protocol (KIP-848) is served. */

@@ -68,7 +68,12 @@ export const NO_LEADER = -1;
 
 const NO_CONFIGS: ReadonlyMap<string, string> = new Map();
 
-export function topicImage(name: string, topicId: string, partitions: readonly PartitionRegistration[], configs: ReadonlyMap<string, string>): TopicImage {
+export function topicImage(
+  name: string,
+  topicId: string,
+  partitions: readonly PartitionRegistration[],
+  configs: ReadonlyMap<string, string>,
+): TopicImage {
   partitions.forEach((p, i) => {
     if (p.partition !== i) throw new RangeError(`${name}: partition ${p.partition} registered at index ${i}`);
   });
@@ -131,7 +136,17 @@ export class MetadataImage {
   }
 
   private parts(): MetadataImageParts {
-    return { clusterId: this.clusterId, controllerId: this.controllerId, brokers: this.brokers(), topics: this.sortedTopics, dynamicConfigs: this.dynamic, clientEntities: this.entityConfigs, acls: this.acls, groupConfigs: this.groupOverrides, features: this.features };
+    return {
+      clusterId: this.clusterId,
+      controllerId: this.controllerId,
+      brokers: this.brokers(),
+      topics: this.sortedTopics,
+      dynamicConfigs: this.dynamic,
+      clientEntities: this.entityConfigs,
+      acls: this.acls,
+      groupConfigs: this.groupOverrides,
+      features: this.features,
+    };
   }
 
   /** Registered brokers by id. */

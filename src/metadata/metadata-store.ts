@@ -71,7 +71,14 @@ export interface StoredMetadata {
   readonly features: FinalizedFeatures;
 }
 
-export const EMPTY_METADATA: StoredMetadata = { topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: {}, acls: [], groupConfigs: {}, features: DEFAULT_FINALIZED_FEATURES };
+export const EMPTY_METADATA: StoredMetadata = {
+  topics: [],
+  brokerConfigs: { clusterDefault: {}, node: {} },
+  clientEntities: {},
+  acls: [],
+  groupConfigs: {},
+  features: DEFAULT_FINALIZED_FEATURES,
+};
 
 function checkFeatures(path: string, v: unknown): FinalizedFeatures {
   if (v === undefined) return DEFAULT_FINALIZED_FEATURES;
@@ -111,7 +118,15 @@ function checkAcl(path: string, a: unknown): AclBinding {
   const operation = parseOperation(r['operation'] ?? '');
   const permissionType = parsePermissionType(r['permissionType'] ?? '');
   const { name, principal, host } = r;
-  if (resourceType === undefined || patternType === undefined || operation === undefined || permissionType === undefined || name === undefined || principal === undefined || host === undefined) {
+  if (
+    resourceType === undefined ||
+    patternType === undefined ||
+    operation === undefined ||
+    permissionType === undefined ||
+    name === undefined ||
+    principal === undefined ||
+    host === undefined
+  ) {
     throw new MetadataFormatError(path, `malformed ACL ${JSON.stringify(a)}`);
   }
   return { pattern: { resourceType, name, patternType }, entry: { principal, host, operation, permissionType } };
@@ -137,7 +152,7 @@ function checkPartition(path: string, topic: string, index: number, p: unknown):
   const valid =
     r['partition'] === index &&
     isIdList(r['replicas']) &&
-    (r['replicas']).length > 0 &&
+    r['replicas'].length > 0 &&
     Number.isInteger(r['leader']) &&
     Number.isInteger(r['leaderEpoch']) &&
     Number.isInteger(r['partitionEpoch']) &&
@@ -155,7 +170,14 @@ function checkPartition(path: string, topic: string, index: number, p: unknown):
 
 /** Version 1's partition count, as registrations: this broker alone, at epoch 0. */
 function singleReplicaPartitions(count: number, nodeId: number): StoredPartition[] {
-  return Array.from({ length: count }, (_, partition) => ({ partition, replicas: [nodeId], leader: nodeId, leaderEpoch: 0, partitionEpoch: 0, isr: [nodeId] }));
+  return Array.from({ length: count }, (_, partition) => ({
+    partition,
+    replicas: [nodeId],
+    leader: nodeId,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    isr: [nodeId],
+  }));
 }
 
 function checkTopic(path: string, t: unknown, version: number, localNodeId: number): StoredTopic {
@@ -168,7 +190,8 @@ function checkTopic(path: string, t: unknown, version: number, localNodeId: numb
   let partitions: StoredPartition[];
   if (version === FORMAT_V1) {
     const count = r['partitions'];
-    if (!Number.isInteger(count) || (count as number) <= 0) throw new MetadataFormatError(path, `malformed topic entry ${JSON.stringify(t)}`);
+    if (!Number.isInteger(count) || (count as number) <= 0)
+      throw new MetadataFormatError(path, `malformed topic entry ${JSON.stringify(t)}`);
     partitions = singleReplicaPartitions(count as number, localNodeId);
   } else {
     const list = r['partitions'];
@@ -219,7 +242,8 @@ export class MetadataStore {
     }
     const doc = parsed as Record<string, unknown>;
     const version = doc['version'];
-    if (version !== FORMAT_VERSION && version !== FORMAT_V1) throw new MetadataFormatError(this.path, `unsupported version ${String(version)}`);
+    if (version !== FORMAT_VERSION && version !== FORMAT_V1)
+      throw new MetadataFormatError(this.path, `unsupported version ${String(version)}`);
     if (!Array.isArray(doc['topics'])) throw new MetadataFormatError(this.path, 'topics is not an array');
     const bc = doc['brokerConfigs'] as Record<string, unknown> | undefined;
     if (bc === undefined || !isStringRecord(bc['clusterDefault']) || !isStringRecord(bc['node'])) {
@@ -238,6 +262,9 @@ export class MetadataStore {
   }
 
   save(metadata: StoredMetadata): void {
-    writeFileAtomically(this.path, `${JSON.stringify({ version: FORMAT_VERSION, ...metadata, acls: metadata.acls.map(aclJson), features: featuresJson(metadata.features) }, null, 2)}\n`);
+    writeFileAtomically(
+      this.path,
+      `${JSON.stringify({ version: FORMAT_VERSION, ...metadata, acls: metadata.acls.map(aclJson), features: featuresJson(metadata.features) }, null, 2)}\n`,
+    );
   }
 }

@@ -15,7 +15,14 @@ export interface MetadataWriter extends MetadataSource {
    * The topic as it would be created, replicas assigned over the registered brokers (Kafka's
    * assignment, rack-aware), or as `assignments` name them (partition index → replica ids).
    */
-  proposeTopic(name: string, topicId: string, partitions: number, replicationFactor: number, configs: ReadonlyMap<string, string>, assignments: readonly (readonly number[])[] | null): TopicImage;
+  proposeTopic(
+    name: string,
+    topicId: string,
+    partitions: number,
+    replicationFactor: number,
+    configs: ReadonlyMap<string, string>,
+    assignments: readonly (readonly number[])[] | null,
+  ): TopicImage;
   createTopic(topic: TopicImage): Promise<void>;
   /** Grows the topic to `count` partitions, the new ones on `assignments` when given. */
   addPartitions(topic: TopicImage, count: number, assignments: readonly (readonly number[])[] | null): Promise<void>;

@@ -94,10 +94,19 @@ export interface ReassignmentState {
 export interface ControllerPort {
   /** AlterPartitionReassignments (KIP-455), answered per partition. */
   alterReassignments(items: readonly ReassignmentRequest[]): Promise<readonly ElectionResult[]>;
-  listReassignments(partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; reassignments: readonly ReassignmentState[] }>;
+  listReassignments(
+    partitions: readonly TopicPartition[] | null,
+  ): Promise<{ errorCode: number; reassignments: readonly ReassignmentState[] }>;
   /** ElectLeaders: `partitions` null means every partition (then only those elected or failing are answered). */
-  electLeaders(electionType: number, partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
-  alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;
+  electLeaders(
+    electionType: number,
+    partitions: readonly TopicPartition[] | null,
+  ): Promise<{ errorCode: number; results: readonly ElectionResult[] }>;
+  alterPartition(
+    brokerId: number,
+    brokerEpoch: bigint,
+    items: readonly IsrChangeRequest[],
+  ): Promise<{ errorCode: number; partitions: readonly IsrChangeAnswer[] }>;
   controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: readonly TopicPartition[] }>;
 }
 

@@ -2,7 +2,12 @@
  * Kafka's topic name rules: what a name may contain, and which names collide because metric
  * names replace '.' with '_'. Messages are phrased as the Kafka 4.4 controller phrases them.
  */
-import { CLUSTER_METADATA_TOPIC, CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import {
+  CLUSTER_METADATA_TOPIC,
+  CONSUMER_OFFSETS_TOPIC,
+  SHARE_GROUP_STATE_TOPIC,
+  TRANSACTION_STATE_TOPIC,
+} from '../protocol/internal-topics.js';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 

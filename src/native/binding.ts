@@ -58,7 +58,9 @@ if (!existsSync(ADDON_PATH)) {
 function load(): NativeBinding {
   const binding = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
   if (binding.abiVersion !== EXPECTED_ABI_VERSION) {
-    throw new Error(`Sluice native addon at ${ADDON_PATH} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``);
+    throw new Error(
+      `Sluice native addon at ${ADDON_PATH} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``,
+    );
   }
   return binding;
 }

@@ -64,7 +64,9 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
     case CompressionCodec.None:
       return checkedPlain(data, maxDecompressedBytes);
     case CompressionCodec.Gzip:
-      return callGzip(codec, () => withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes));
+      return callGzip(codec, () =>
+        withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes),
+      );
     default:
       return callNative(codec, () => native().decompress(codec, data, maxDecompressedBytes));
   }
@@ -90,7 +92,8 @@ export function decompressTransient(codec: CompressionCodec, data: Uint8Array, m
       scratch = current.length <= RETAINED_SCRATCH_BYTES ? current : null;
       return current.subarray(0, written);
     }
-    if (current.length > maxDecompressedBytes) throw new Error(`${CODEC_NAMES[codec]}: the addon asked for more than ${maxDecompressedBytes + 1} bytes`);
+    if (current.length > maxDecompressedBytes)
+      throw new Error(`${CODEC_NAMES[codec]}: the addon asked for more than ${maxDecompressedBytes + 1} bytes`);
     target = Buffer.allocUnsafeSlow(Math.min(Math.max(current.length * 2, data.byteLength * 4), maxDecompressedBytes + 1));
   }
 }

@@ -17,6 +17,7 @@ export function copyBytes(source: Uint8Array, target: Uint8Array, targetStart: n
     native().copyBytes(source, target, targetStart);
     return;
   }
-  if (targetStart + source.byteLength > target.byteLength) throw new RangeError('copyBytes: the source does not fit in the target at targetStart');
+  if (targetStart + source.byteLength > target.byteLength)
+    throw new RangeError('copyBytes: the source does not fit in the target at targetStart');
   target.set(source, targetStart);
 }

@@ -26,7 +26,14 @@ function buildTables(): Uint32Array[] {
 
 export function crc32cJs(data: Uint8Array, seed = 0): number {
   const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
-    Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
   ];
   let crc = ~seed >>> 0;
   let i = 0;

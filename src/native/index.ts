@@ -18,4 +18,12 @@ export { copyBytes } from './copy-bytes.js';
 export { recordsPass } from './record-scan.js';
 export { sendFile, sendFileNow } from './send-file.js';
 export { mapFile, MappedRegion } from './mapped-file.js';
-export { CompressionCodec, codecAvailable, compress, compressAsync, decompress, decompressAsync, decompressTransient } from './compression.js';
+export {
+  CompressionCodec,
+  codecAvailable,
+  compress,
+  compressAsync,
+  decompress,
+  decompressAsync,
+  decompressTransient,
+} from './compression.js';

@@ -79,7 +79,8 @@ export class Connection {
     principal: string = ANONYMOUS_PRINCIPAL,
   ) {
     const pool = options.framePool;
-    this.decoder = pool === undefined ? new FrameDecoder(options.maxFrameBytes) : new FrameDecoder(options.maxFrameBytes, (size) => pool.take(size));
+    this.decoder =
+      pool === undefined ? new FrameDecoder(options.maxFrameBytes) : new FrameDecoder(options.maxFrameBytes, (size) => pool.take(size));
     this.session = {
       listenerName: options.listenerName,
       securityProtocol: options.securityProtocol,

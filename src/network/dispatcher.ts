@@ -18,7 +18,12 @@ export interface Dispatcher {
    * malformed body), which closes the connection. `throttle` mutes the connection (no reading)
    * for that many ms, once the response is on its way: a client quota's throttle (KIP-219).
    */
-  dispatch(header: RequestHeaderData, body: Reader, session: Session, throttle?: (ms: number) => void): Promise<FrameParts | FinalResponse | null>;
+  dispatch(
+    header: RequestHeaderData,
+    body: Reader,
+    session: Session,
+    throttle?: (ms: number) => void,
+  ): Promise<FrameParts | FinalResponse | null>;
   /** The connection of `session` closed (told once): what it held for its client ends (share sessions, KIP-932). */
   connectionClosed?(session: Session): void;
 }

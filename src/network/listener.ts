@@ -71,7 +71,11 @@ export class Listener {
     // Node reports a failed or timed-out handshake here but leaves the socket open.
     this.server.on('tlsClientError', (err: Error, secure: TLSSocket) => {
       secure.destroy();
-      this.options.clientWarnings.warn('TLS handshake failed', { listener: options.listenerName, client: clientOf(secure), reason: err.message.trim() });
+      this.options.clientWarnings.warn('TLS handshake failed', {
+        listener: options.listenerName,
+        client: clientOf(secure),
+        reason: err.message.trim(),
+      });
     });
   }
 
@@ -93,7 +97,11 @@ export class Listener {
     this.handshaking.delete(clientOf(secure));
     const principal = this.principalOf(secure, tls);
     if (principal instanceof Error) {
-      this.options.clientWarnings.warn('TLS client authentication failed', { listener: this.options.listenerName, client: clientOf(secure), reason: principal.message });
+      this.options.clientWarnings.warn('TLS client authentication failed', {
+        listener: this.options.listenerName,
+        client: clientOf(secure),
+        reason: principal.message,
+      });
       secure.destroy();
       return;
     }

@@ -78,7 +78,9 @@ export class OutboundQueue {
         continue;
       }
       // The socket's buffer filled up: the rest goes from the thread pool, which waits for room.
-      this.sendInBackground(part, sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent), (bytes) => this.metrics.zeroCopyBytesSent(bytes));
+      this.sendInBackground(part, sendFile(this.socket, part.fd, part.position + sent, part.byteLength - sent), (bytes) =>
+        this.metrics.zeroCopyBytesSent(bytes),
+      );
       return;
     }
     if (this.idle) this.onIdle();

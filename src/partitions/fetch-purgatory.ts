@@ -71,7 +71,12 @@ export class FetchPurgatory implements ParkedReads {
    * Resolves when one of `keys` gets data up to `bound`, when `timeoutMs` passes, or at shutdown.
    * `reads` (consumers): the partition reads to do with the next append to each of them.
    */
-  wait(keys: readonly string[], timeoutMs: number, bound: FetchBound = 'highWatermark', reads?: ReadonlyMap<string, ReadCommand>): Promise<Wake> {
+  wait(
+    keys: readonly string[],
+    timeoutMs: number,
+    bound: FetchBound = 'highWatermark',
+    reads?: ReadonlyMap<string, ReadCommand>,
+  ): Promise<Wake> {
     const byKey = bound === 'logEnd' ? this.followers : this.consumers;
     return new Promise((resolve) => {
       const waiter: Waiter = {

@@ -123,7 +123,15 @@ function keyOf(p: FetchPartitionKey, usesTopicIds: boolean): string {
 }
 
 function sessionPartition(p: FetchPartitionRequest): SessionPartition {
-  return { topicId: p.topicId, topic: p.topic, partition: p.partition, params: p, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n };
+  return {
+    topicId: p.topicId,
+    topic: p.topic,
+    partition: p.partition,
+    params: p,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+  };
 }
 
 export class FetchSessionCache {

@@ -4,12 +4,32 @@
  * A `currentLeaderEpoch` is the one the client named (NO_EPOCH_CHECK for none): the partition's
  * replica checks it, so a client with stale metadata is fenced where the epoch is known.
  */
-import type { AbortedTransaction, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, ReadCommand, TxnMarkerEntry } from './partition-protocol.js';
+import type {
+  AbortedTransaction,
+  AppendReply,
+  AppendRequest,
+  DescribeProducersReply,
+  DivergingEpoch,
+  OffsetReply,
+  ReadCommand,
+  TxnMarkerEntry,
+} from './partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
 
 export { NO_OFFSET } from './partition-protocol.js';
 export { failedRead } from './partition-service.js';
-export type { AbortedTransaction, AppendReply, AppendRequest, DescribeProducersReply, DivergingEpoch, OffsetReply, TopicPartition, ReadCommand, ReadResult, TxnMarkerEntry };
+export type {
+  AbortedTransaction,
+  AppendReply,
+  AppendRequest,
+  DescribeProducersReply,
+  DivergingEpoch,
+  OffsetReply,
+  TopicPartition,
+  ReadCommand,
+  ReadResult,
+  TxnMarkerEntry,
+};
 
 export interface PartitionData {
   /** Replies in the order of `entries`. */

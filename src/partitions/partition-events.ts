@@ -29,7 +29,11 @@ export interface PartitionEvents {
 }
 
 /** The events routed to the purgatories; ISR proposals go to `onIsrProposal` (the controller's side). */
-export function purgatoryEvents(fetches: FetchPurgatory, produces: ProducePurgatory, onIsrProposal: (topic: string, partition: number, proposal: IsrChangeProposal) => void): PartitionEvents {
+export function purgatoryEvents(
+  fetches: FetchPurgatory,
+  produces: ProducePurgatory,
+  onIsrProposal: (topic: string, partition: number, proposal: IsrChangeProposal) => void,
+): PartitionEvents {
   return {
     appended(topic, partition, highWatermark) {
       const key = topicPartitionKey(topic, partition);

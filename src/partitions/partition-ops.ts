@@ -10,12 +10,42 @@ import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordValidationError } from '../protocol/records/index.js';
-import { LogManager, StorageError, VerificationRequired, writeCleanShutdownMarker, writeLogDirCheckpoints, type LogDirCheckpoint, type LogSlice } from '../storage/index.js';
+import {
+  LogManager,
+  StorageError,
+  VerificationRequired,
+  writeCleanShutdownMarker,
+  writeLogDirCheckpoints,
+  type LogDirCheckpoint,
+  type LogSlice,
+} from '../storage/index.js';
 import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/offset-requests.js';
 import { logDirSpace } from './log-dir-space.js';
 import type { RegisterOps } from '../worker-pool/op-module.js';
 import { Partition, type CompletedAck, type LeaderAppend } from '../replication/partition.js';
-import { NO_COMPLETED_ACKS, NO_OFFSET, PartitionOps, failedAppend, failedPosition, parseWorkerOptions, type AlterLogDirCommand, type AppendReply, type AwaitCommitCommand, type AwaitCommitReply, type AppendRequest, type IsrAnswerReply, type ListOffsetCommand, type OffsetReply, type PartitionArgCommand, type PartitionEndReply, type ReadCommand, type ReadReply, type ReplicaPositionReply, type TxnMarkerEntry, type WorkerLogDir } from './partition-protocol.js';
+import {
+  NO_COMPLETED_ACKS,
+  NO_OFFSET,
+  PartitionOps,
+  failedAppend,
+  failedPosition,
+  parseWorkerOptions,
+  type AlterLogDirCommand,
+  type AppendReply,
+  type AwaitCommitCommand,
+  type AwaitCommitReply,
+  type AppendRequest,
+  type IsrAnswerReply,
+  type ListOffsetCommand,
+  type OffsetReply,
+  type PartitionArgCommand,
+  type PartitionEndReply,
+  type ReadCommand,
+  type ReadReply,
+  type ReplicaPositionReply,
+  type TxnMarkerEntry,
+  type WorkerLogDir,
+} from './partition-protocol.js';
 import { workerForPartition } from '../worker-pool/partition-routing.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
@@ -44,7 +74,6 @@ const LATEST_TIERED_TIMESTAMP = -5n;
 function failedOffset(errorCode: number): OffsetReply {
   return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
 }
-
 
 export const registerOps: RegisterOps = (setup) => {
   const options = parseWorkerOptions(setup.options);
@@ -92,7 +121,8 @@ export const registerOps: RegisterOps = (setup) => {
 
   const partitionOf = (ref: TopicPartition): Partition => {
     const partition = partitions.get(topicPartitionKey(ref.topic, ref.partition));
-    if (partition === undefined || partition.log.closed) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
+    if (partition === undefined || partition.log.closed)
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
     return partition;
   };
 
@@ -158,7 +188,16 @@ export const registerOps: RegisterOps = (setup) => {
     wakeReads: [],
   });
 
-  const append = ({ topic, partition: index, requiredAcks, records, origin, txnVerified, wakeReads, acksWait }: AppendRequest): AppendReply => {
+  const append = ({
+    topic,
+    partition: index,
+    requiredAcks,
+    records,
+    origin,
+    txnVerified,
+    wakeReads,
+    acksWait,
+  }: AppendRequest): AppendReply => {
     try {
       const partition = partitionOf({ topic, partition: index });
       const started = performance.now();
@@ -170,10 +209,18 @@ export const registerOps: RegisterOps = (setup) => {
       return wakeReads === undefined || !appended.highWatermarkMoved ? reply : { ...reply, wakeReads: wakeReads.map(read) };
     } catch (err) {
       // Not a failure: the handler verifies the batch with the transaction coordinator and sends it again.
-      if (err instanceof VerificationRequired) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message), needsVerification: true, completedAcks: completedAcks(undefined) };
+      if (err instanceof VerificationRequired)
+        return {
+          ...failedAppend(ErrorCode.INVALID_TXN_STATE, err.message),
+          needsVerification: true,
+          completedAcks: completedAcks(undefined),
+        };
       const errorCode = kafkaErrorCode(err);
       // A failed write can take its log dir offline, which answers that dir's waits.
-      const failed = { ...failedAppend(errorCode, (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []), completedAcks: completedAcks(undefined) };
+      const failed = {
+        ...failedAppend(errorCode, (err as Error).message, err instanceof RecordValidationError ? err.recordErrors : []),
+        completedAcks: completedAcks(undefined),
+      };
       // As Kafka's ReplicaManager: a batch the log refuses (sequence, epoch, record validation)
       // is answered with the partition's log start offset; one refused before it, or by a
       // partition not hosted here, with none.
@@ -214,13 +261,23 @@ export const registerOps: RegisterOps = (setup) => {
       let isrProposal: ReadReply['isrProposal'] = null;
       let abortedTransactions: ReadReply['abortedTransactions'] = null;
       if (c.replicaId < 0) {
-        slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, { readCommitted: c.readCommitted, minOneMessage: c.minOneMessage });
+        slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, {
+          readCommitted: c.readCommitted,
+          minOneMessage: c.minOneMessage,
+        });
         if (c.readCommitted) {
           const aborted = slice === null ? [] : partition.abortedTransactions(Number(c.fetchOffset));
           abortedTransactions = aborted.map((t) => ({ producerId: t.producerId, firstOffset: BigInt(t.firstOffset) }));
         }
       } else {
-        const r = partition.readForFollower(c.replicaId, c.currentLeaderEpoch, Number(c.fetchOffset), c.lastFetchedEpoch, c.maxBytes, c.minOneMessage);
+        const r = partition.readForFollower(
+          c.replicaId,
+          c.currentLeaderEpoch,
+          Number(c.fetchOffset),
+          c.lastFetchedEpoch,
+          c.maxBytes,
+          c.minOneMessage,
+        );
         slice = r.slice;
         highWatermarkMoved = r.highWatermarkMoved;
         // Proposed here, so that the main thread sends it without asking for it (`isrProposals`).
@@ -263,7 +320,10 @@ export const registerOps: RegisterOps = (setup) => {
       const partition = partitionOf(c);
       partition.checkLeader(c.currentLeaderEpoch);
       const log = partition.log;
-      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, { maxOffsetExclusive: log.logEndOffset, minOneMessage: c.minOneMessage });
+      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, {
+        maxOffsetExclusive: log.logEndOffset,
+        minOneMessage: c.minOneMessage,
+      });
       return {
         errorCode: ErrorCode.NONE,
         highWatermark: BigInt(log.highWatermark),
@@ -273,7 +333,14 @@ export const registerOps: RegisterOps = (setup) => {
         bytes,
       };
     } catch (err) {
-      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logEndOffset: NO_OFFSET, leaderEpoch: NO_EPOCH, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
+      return {
+        errorCode: kafkaErrorCode(err),
+        highWatermark: NO_OFFSET,
+        logEndOffset: NO_OFFSET,
+        leaderEpoch: NO_EPOCH,
+        logStartOffset: NO_OFFSET,
+        bytes: Buffer.alloc(0),
+      };
     }
   });
 
@@ -285,15 +352,17 @@ export const registerOps: RegisterOps = (setup) => {
   });
 
   /** The ops about one partition's offsets: answered by its leader, fenced by the client's epoch. */
-  const offsetOp = <C extends PartitionArgCommand>(answer: (partition: Partition, arg: bigint, command: C) => OffsetReply) => (c: C): OffsetReply => {
-    try {
-      const partition = partitionOf(c);
-      partition.checkLeader(c.currentLeaderEpoch);
-      return answer(partition, c.arg, c);
-    } catch (err) {
-      return failedOffset(kafkaErrorCode(err));
-    }
-  };
+  const offsetOp =
+    <C extends PartitionArgCommand>(answer: (partition: Partition, arg: bigint, command: C) => OffsetReply) =>
+    (c: C): OffsetReply => {
+      try {
+        const partition = partitionOf(c);
+        partition.checkLeader(c.currentLeaderEpoch);
+        return answer(partition, c.arg, c);
+      } catch (err) {
+        return failedOffset(kafkaErrorCode(err));
+      }
+    };
 
   setup.serve(
     PartitionOps.listOffset,
@@ -302,7 +371,9 @@ export const registerOps: RegisterOps = (setup) => {
       const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
       const at = (offset: number): OffsetReply => ({ ...none, offset: BigInt(offset), leaderEpoch: partition.leaderEpoch });
       const hit = (found: { timestamp: number; offset: number } | null): OffsetReply =>
-        found === null ? none : { ...none, timestamp: BigInt(found.timestamp), offset: BigInt(found.offset), leaderEpoch: partition.leaderEpoch };
+        found === null
+          ? none
+          : { ...none, timestamp: BigInt(found.timestamp), offset: BigInt(found.offset), leaderEpoch: partition.leaderEpoch };
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(log.logStartOffset);
       if (timestamp === LATEST_TIMESTAMP) return at(partition.readBound(command.readCommitted));
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
@@ -359,7 +430,8 @@ export const registerOps: RegisterOps = (setup) => {
       followerOp((partition, e) => {
         const started = performance.now();
         partition.appendAsFollower(e.records, Number(e.leaderHighWatermark), Number(e.leaderLogStartOffset), e.currentLeaderEpoch);
-        if (e.records.byteLength > 0) metrics.appended(e.records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
+        if (e.records.byteLength > 0)
+          metrics.appended(e.records.byteLength, (performance.now() - started) / 1000, partition.log.flushState.unflushedMessages === 0);
       }),
     ),
   );
@@ -371,7 +443,9 @@ export const registerOps: RegisterOps = (setup) => {
       }),
     ),
   );
-  setup.serve(PartitionOps.replicaPosition, (commands) => commands.map(followerOp((partition, c) => partition.checkFollower(c.currentLeaderEpoch))));
+  setup.serve(PartitionOps.replicaPosition, (commands) =>
+    commands.map(followerOp((partition, c) => partition.checkFollower(c.currentLeaderEpoch))),
+  );
 
   setup.serve(PartitionOps.awaitCommit, (commands) =>
     commands.map((c: AwaitCommitCommand): AwaitCommitReply => {
@@ -387,13 +461,23 @@ export const registerOps: RegisterOps = (setup) => {
 
   setup.serve(PartitionOps.isrProposals, (c) => {
     const proposals: IsrProposal[] = [];
-    const candidates = c.partitions === null ? partitions.values() : c.partitions.flatMap((ref) => partitions.get(topicPartitionKey(ref.topic, ref.partition)) ?? []);
+    const candidates =
+      c.partitions === null
+        ? partitions.values()
+        : c.partitions.flatMap((ref) => partitions.get(topicPartitionKey(ref.topic, ref.partition)) ?? []);
     for (const partition of candidates) {
       if (partition.log.closed) continue;
       const proposal = partition.proposeIsr();
       if (proposal === null) continue;
       const { topic, partition: index } = partition.log.topicPartition;
-      proposals.push({ topic, partition: index, leader: options.nodeId, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.isr });
+      proposals.push({
+        topic,
+        partition: index,
+        leader: options.nodeId,
+        leaderEpoch: proposal.leaderEpoch,
+        partitionEpoch: proposal.partitionEpoch,
+        isr: proposal.isr,
+      });
     }
     return proposals;
   });
@@ -403,7 +487,12 @@ export const registerOps: RegisterOps = (setup) => {
       try {
         const partition = partitionOf(a);
         const { highWatermarkMoved } = partition.answerIsr(a);
-        return { errorCode: ErrorCode.NONE, highWatermarkMoved, highWatermark: partition.highWatermark, completedAcks: completedAcks(partition) };
+        return {
+          errorCode: ErrorCode.NONE,
+          highWatermarkMoved,
+          highWatermark: partition.highWatermark,
+          completedAcks: completedAcks(partition),
+        };
       } catch (err) {
         return { errorCode: kafkaErrorCode(err), highWatermarkMoved: false, highWatermark: -1, completedAcks: completedAcks(undefined) };
       }
@@ -432,7 +521,13 @@ export const registerOps: RegisterOps = (setup) => {
       const futures = [...manager.futureLogs()].map(({ log, lag }) => ({ log, isFuture: true, offsetLag: lag }));
       const hosted = [...current, ...futures]
         .filter(({ log }) => log.logDir === dir)
-        .map(({ log, isFuture, offsetLag }) => ({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, sizeBytes: log.size, isFuture, offsetLag }));
+        .map(({ log, isFuture, offsetLag }) => ({
+          topic: log.topicPartition.topic,
+          partition: log.topicPartition.partition,
+          sizeBytes: log.size,
+          isFuture,
+          offsetLag,
+        }));
       return { path: dir.path, online: dir.online, ...logDirSpace(dir.path), partitions: hosted };
     }),
   );

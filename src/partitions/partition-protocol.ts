@@ -68,7 +68,6 @@ export function parseWorkerOptions(raw: unknown): PartitionWorkerOptions {
 
 // ---- administrative commands (JSON) ----
 
-
 /** Opens (creating if missing) the topic's partitions and applies their replica state. */
 export interface OpenCommand {
   readonly topic: string;
@@ -171,8 +170,6 @@ export interface AcksReply {
 export interface IsrProposalsCommand {
   readonly partitions: readonly TopicPartition[] | null;
 }
-
-
 
 export interface IsrAnswerReply {
   /** UNKNOWN_TOPIC_OR_PARTITION when the partition is not hosted here; otherwise NONE. */
@@ -296,7 +293,10 @@ const ACKS_WAIT = 16;
  * Entries that each carry records: a header (ending with the records' length), then the records
  * as they are, so they are copied once, into the ring. On the worker, `records` views ring memory.
  */
-function withRecords<T extends { readonly records: Buffer }>(writeHeader: (w: Writer, entry: T) => void, read: (r: Reader) => T): BodyCodec<readonly T[]> {
+function withRecords<T extends { readonly records: Buffer }>(
+  writeHeader: (w: Writer, entry: T) => void,
+  read: (r: Reader) => T,
+): BodyCodec<readonly T[]> {
   return {
     encode: (entries) => ({
       payloads: entries.flatMap((e) => [
@@ -315,7 +315,13 @@ function writeAppendHeader(w: Writer, e: AppendRequest, flags: number): void {
   writeRef(w, e);
   w.int16(e.requiredAcks);
   const wakeReads = e.wakeReads ?? [];
-  w.int8((e.origin === 'coordinator' ? FROM_COORDINATOR : 0) | (e.txnVerified === true ? TXN_VERIFIED : 0) | (wakeReads.length > 0 ? WAKE_READS : 0) | (e.acksWait !== undefined ? ACKS_WAIT : 0) | flags);
+  w.int8(
+    (e.origin === 'coordinator' ? FROM_COORDINATOR : 0) |
+      (e.txnVerified === true ? TXN_VERIFIED : 0) |
+      (wakeReads.length > 0 ? WAKE_READS : 0) |
+      (e.acksWait !== undefined ? ACKS_WAIT : 0) |
+      flags,
+  );
   if (e.acksWait !== undefined) writeAcksWait(w, e.acksWait);
   if (wakeReads.length === 0) return;
   w.unsignedVarint(wakeReads.length);
@@ -683,7 +689,14 @@ const readBytesReply: BodyCodec<ReadBytesReply> = {
   decode: (bytes) => {
     const r = reader(bytes);
     // The reply is decoded in the ring: the bytes are copied out, as the caller keeps them.
-    return { errorCode: r.int16(), highWatermark: r.int64(), logEndOffset: r.int64(), leaderEpoch: r.int32(), logStartOffset: r.int64(), bytes: Buffer.from(r.raw(r.remaining())) };
+    return {
+      errorCode: r.int16(),
+      highWatermark: r.int64(),
+      logEndOffset: r.int64(),
+      leaderEpoch: r.int32(),
+      logStartOffset: r.int64(),
+      bytes: Buffer.from(r.raw(r.remaining())),
+    };
   },
 };
 
@@ -837,7 +850,14 @@ export interface ReplicaPositionReply {
 }
 
 export function failedPosition(errorCode: number, errorMessage: string | null): ReplicaPositionReply {
-  return { errorCode, errorMessage, logEndOffset: NO_OFFSET, highWatermark: NO_OFFSET, logStartOffset: NO_OFFSET, lastFetchedEpoch: NO_EPOCH };
+  return {
+    errorCode,
+    errorMessage,
+    logEndOffset: NO_OFFSET,
+    highWatermark: NO_OFFSET,
+    logStartOffset: NO_OFFSET,
+    lastFetchedEpoch: NO_EPOCH,
+  };
 }
 
 function writeTruncate(w: Writer, c: TruncateCommand): void {
@@ -879,7 +899,14 @@ function writePosition(w: Writer, a: ReplicaPositionReply): void {
 function readPosition(r: Reader): ReplicaPositionReply {
   const errorCode = r.int16();
   const errorMessage = r.compactNullableString();
-  return { errorCode, errorMessage, logEndOffset: r.int64(), highWatermark: r.int64(), logStartOffset: r.int64(), lastFetchedEpoch: r.int32() };
+  return {
+    errorCode,
+    errorMessage,
+    logEndOffset: r.int64(),
+    highWatermark: r.int64(),
+    logStartOffset: r.int64(),
+    lastFetchedEpoch: r.int32(),
+  };
 }
 
 // ---- transaction markers (binary, many partitions per message like append) ----
@@ -917,7 +944,15 @@ function writeTxnMarker(w: Writer, e: TxnMarkerEntry): void {
 function readTxnMarker(r: Reader): TxnMarkerEntry {
   const topic = r.compactString();
   const partition = r.int32();
-  const marker = { topic, partition, producerId: r.int64(), producerEpoch: r.int16(), coordinatorEpoch: r.int32(), commit: r.bool(), transactionVersion: r.int8() };
+  const marker = {
+    topic,
+    partition,
+    producerId: r.int64(),
+    producerEpoch: r.int16(),
+    coordinatorEpoch: r.int32(),
+    commit: r.bool(),
+    transactionVersion: r.int8(),
+  };
   return r.bool() ? { ...marker, acksWait: readAcksWait(r) } : marker;
 }
 

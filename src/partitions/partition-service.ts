@@ -27,7 +27,32 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { FileRegion } from '../protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
 import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
-import { NO_OFFSET, PartitionOps, failedAppend, failedPosition, type AcksReply, type AppendReply, type AwaitCommitCommand, type AwaitCommitReply, type CompletedAck, type AppendRequest, type DescribeProducersReply, type DivergingEpoch, type FollowerAppendRequest, type IsrAnswerReply, type OffsetReply, type PartitionArgCommand, type ReadBytesReply, type ReadCommand, type ReadReply, type ReplicaPositionCommand, type ReplicaPositionReply, type TruncateCommand, type TxnMarkerEntry, type AbortedTransaction } from './partition-protocol.js';
+import {
+  NO_OFFSET,
+  PartitionOps,
+  failedAppend,
+  failedPosition,
+  type AcksReply,
+  type AppendReply,
+  type AwaitCommitCommand,
+  type AwaitCommitReply,
+  type CompletedAck,
+  type AppendRequest,
+  type DescribeProducersReply,
+  type DivergingEpoch,
+  type FollowerAppendRequest,
+  type IsrAnswerReply,
+  type OffsetReply,
+  type PartitionArgCommand,
+  type ReadBytesReply,
+  type ReadCommand,
+  type ReadReply,
+  type ReplicaPositionCommand,
+  type ReplicaPositionReply,
+  type TruncateCommand,
+  type TxnMarkerEntry,
+  type AbortedTransaction,
+} from './partition-protocol.js';
 import { emptyLogDirs, markCleanShutdown } from './unstarted-workers.js';
 import type { WorkerOp } from '../worker-pool/worker-op.js';
 import type { ParkedRead, ParkedReads } from './fetch-purgatory.js';
@@ -65,7 +90,15 @@ export interface ReadResult {
 
 /** A read that failed: its error, no offsets, no records. */
 export function failedRead(errorCode: number): ReadResult {
-  return { errorCode, highWatermark: NO_OFFSET, lastStableOffset: NO_OFFSET, logStartOffset: NO_OFFSET, records: null, divergingEpoch: null, abortedTransactions: null };
+  return {
+    errorCode,
+    highWatermark: NO_OFFSET,
+    lastStableOffset: NO_OFFSET,
+    logStartOffset: NO_OFFSET,
+    records: null,
+    divergingEpoch: null,
+    abortedTransactions: null,
+  };
 }
 
 const topicBytes = (ref: TopicPartition): number => ref.topic.length * 3;
@@ -116,8 +149,17 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * One op per worker owning some of `partitions` of `topic`, each with its share; with
    * `hostedOnly`, not to a worker that has not started (it hosts none of them).
    */
-  private async eachWorker<T, Req>(topic: string, partitions: readonly T[], partitionOf: (item: T) => number, op: WorkerOp<Req, void | AcksReply>, body: (share: T[]) => Req, hostedOnly = false): Promise<void> {
-    const groups = [...this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })))].filter(([w]) => !hostedOnly || this.host.isStarted(w));
+  private async eachWorker<T, Req>(
+    topic: string,
+    partitions: readonly T[],
+    partitionOf: (item: T) => number,
+    op: WorkerOp<Req, void | AcksReply>,
+    body: (share: T[]) => Req,
+    hostedOnly = false,
+  ): Promise<void> {
+    const groups = [...this.indexesByWorker(partitions.map((item) => ({ topic, partition: partitionOf(item) })))].filter(
+      ([w]) => !hostedOnly || this.host.isStarted(w),
+    );
     await Promise.all(
       groups.map(async ([w, indexes]) => {
         const reply = await this.host.call(w, op, body(indexes.map((i) => partitions[i]!)));
@@ -133,19 +175,25 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   async createPartitions(topic: TopicRef, partitions: readonly PartitionRegistration[], config: TopicConfigValues): Promise<void> {
     const settings = logSettings(config);
     try {
-      await this.eachWorker(topic.name, partitions, (p) => p.partition, PartitionOps.open, (share) => ({
-        topic: topic.name,
-        topicId: topic.topicId,
-        partitions: share.map((p) => ({
-          partition: p.partition,
-          leader: p.leader,
-          leaderEpoch: p.leaderEpoch,
-          partitionEpoch: p.partitionEpoch,
-          replicas: p.replicas,
-          isr: p.isr,
-        })),
-        config: settings,
-      }));
+      await this.eachWorker(
+        topic.name,
+        partitions,
+        (p) => p.partition,
+        PartitionOps.open,
+        (share) => ({
+          topic: topic.name,
+          topicId: topic.topicId,
+          partitions: share.map((p) => ({
+            partition: p.partition,
+            leader: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            partitionEpoch: p.partitionEpoch,
+            replicas: p.replicas,
+            isr: p.isr,
+          })),
+          config: settings,
+        }),
+      );
     } finally {
       for (const p of partitions) this.events.stateApplied(topic.name, p.partition);
     }
@@ -157,23 +205,46 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   /** Deletes these partition logs of the topic (a replica moved away by a reassignment, or the whole topic). */
   async deletePartitions(topic: TopicRef, partitions: readonly number[]): Promise<void> {
-    await this.eachWorker(topic.name, partitions, (p) => p, PartitionOps.delete, (share) => ({ topic: topic.name, partitions: share }), true);
+    await this.eachWorker(
+      topic.name,
+      partitions,
+      (p) => p,
+      PartitionOps.delete,
+      (share) => ({ topic: topic.name, partitions: share }),
+      true,
+    );
   }
 
   async updateTopicConfig(topic: TopicRef, partitionCount: number, config: TopicConfigValues): Promise<void> {
     const settings = logSettings(config);
-    await this.eachWorker(topic.name, range(partitionCount), (p) => p, PartitionOps.updateConfig, (share) => ({ topic: topic.name, partitions: share, config: settings }), true);
+    await this.eachWorker(
+      topic.name,
+      range(partitionCount),
+      (p) => p,
+      PartitionOps.updateConfig,
+      (share) => ({ topic: topic.name, partitions: share, config: settings }),
+      true,
+    );
   }
 
   async describeLogDirs(): Promise<LogDirDescription[]> {
     const started = await Promise.all(this.workers().map((w) => this.host.call(w, PartitionOps.describeLogDirs, undefined)));
     const shares = started.length > 0 ? started : [emptyLogDirs(this.logDirs, new Set(this.offlineDirs.keys()))];
-    const byPath = new Map<string, { online: boolean; totalBytes: number; usableBytes: number; partitions: LogDirDescription['partitions'][number][] }>();
+    const byPath = new Map<
+      string,
+      { online: boolean; totalBytes: number; usableBytes: number; partitions: LogDirDescription['partitions'][number][] }
+    >();
     for (const dir of shares.flat()) {
       const entry = byPath.get(dir.path) ?? { online: true, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes, partitions: [] };
       entry.online &&= dir.online;
       entry.partitions.push(
-        ...dir.partitions.map((p) => ({ topic: p.topic, partition: p.partition, sizeBytes: BigInt(p.sizeBytes), offsetLag: BigInt(p.offsetLag), isFuture: p.isFuture })),
+        ...dir.partitions.map((p) => ({
+          topic: p.topic,
+          partition: p.partition,
+          sizeBytes: BigInt(p.sizeBytes),
+          offsetLag: BigInt(p.offsetLag),
+          isFuture: p.isFuture,
+        })),
       );
       byPath.set(dir.path, entry);
     }
@@ -202,9 +273,14 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * the ring. Replies come back in the order of `entries`; a failure is the entry's error code.
    */
   async appendMany(entries: readonly AppendRequest[]): Promise<AppendReply[]> {
-    const parked = this.parked?.hasParkedReads === true ? entries.map((e) => this.parked!.parkedReads(topicPartitionKey(e.topic, e.partition))) : null;
-    const sent = parked === null ? entries : entries.map((e, i) => (parked[i]!.length === 0 ? e : { ...e, wakeReads: parked[i]!.map((p) => p.command) }));
-    const sizeOf = (e: AppendRequest): number => APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength + (e.wakeReads?.length ?? 0) * (READ_COMMAND_ESTIMATE + topicBytes(e));
+    const parked =
+      this.parked?.hasParkedReads === true ? entries.map((e) => this.parked!.parkedReads(topicPartitionKey(e.topic, e.partition))) : null;
+    const sent =
+      parked === null
+        ? entries
+        : entries.map((e, i) => (parked[i]!.length === 0 ? e : { ...e, wakeReads: parked[i]!.map((p) => p.command) }));
+    const sizeOf = (e: AppendRequest): number =>
+      APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength + (e.wakeReads?.length ?? 0) * (READ_COMMAND_ESTIMATE + topicBytes(e));
     const replies = await this.eachEntry(PartitionOps.append, sent, sizeOf, failedAppendOf);
     if (parked !== null) this.offerWakeReads(entries, parked, replies);
     this.announceAppends(entries, replies);
@@ -212,7 +288,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   /** The reads done with the appends go to their parked fetches before the appends wake them. */
-  private offerWakeReads(entries: readonly AppendRequest[], parked: readonly (readonly ParkedRead[])[], replies: readonly AppendReply[]): void {
+  private offerWakeReads(
+    entries: readonly AppendRequest[],
+    parked: readonly (readonly ParkedRead[])[],
+    replies: readonly AppendReply[],
+  ): void {
     entries.forEach((e, i) => {
       const done = replies[i]!.wakeReads;
       if (done.length === 0) return;
@@ -242,7 +322,8 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     entries.forEach((e, i) => {
       const reply = replies[i]!;
       this.completed(reply.completedAcks);
-      if (reply.errorCode === ErrorCode.NONE) this.events.appended(e.topic, e.partition, reply.highWatermarkMoved ? reply.highWatermark : null);
+      if (reply.errorCode === ErrorCode.NONE)
+        this.events.appended(e.topic, e.partition, reply.highWatermarkMoved ? reply.highWatermark : null);
     });
   }
 
@@ -255,7 +336,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     const sizeOf = (i: number): number => READ_COMMAND_ESTIMATE + topicBytes(commands[i]!);
     await this.eachMessage(commands, sizeOf, async (worker, indexes) => {
       try {
-        const replies = await this.host.call(worker, PartitionOps.read, indexes.map((i) => commands[i]!));
+        const replies = await this.host.call(
+          worker,
+          PartitionOps.read,
+          indexes.map((i) => commands[i]!),
+        );
         indexes.forEach((i, n) => {
           const r = replies[n]!;
           results[i] = this.readResult(worker, r);
@@ -276,7 +361,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   /** A worker's read reply as a result whose records are leased from that worker. */
   private readResult(worker: number, r: ReadReply): ReadResult {
     const slice = r.slice;
-    const records: FileRegion | null = slice === null ? null : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
+    const records: FileRegion | null =
+      slice === null
+        ? null
+        : { fd: slice.fd, position: slice.position, byteLength: slice.length, release: () => this.release(worker, slice.leaseId) };
     return {
       errorCode: r.errorCode,
       highWatermark: r.highWatermark,
@@ -290,7 +378,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   /** A follower's fetched records, appended on its owner (see `PartitionOps.appendAsFollower`); answers where each log then stands. */
   appendAsFollower(entries: readonly FollowerAppendRequest[]): Promise<ReplicaPositionReply[]> {
-    return this.eachEntry(PartitionOps.appendAsFollower, entries, (e) => FOLLOWER_APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength, failedPositionOf);
+    return this.eachEntry(
+      PartitionOps.appendAsFollower,
+      entries,
+      (e) => FOLLOWER_APPEND_HEADER_ESTIMATE + topicBytes(e) + e.records.byteLength,
+      failedPositionOf,
+    );
   }
 
   /** Truncates follower logs (see `TruncateCommand`); answers where each log then stands. */
@@ -309,7 +402,12 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * one perhaps among them, go to `PartitionEvents.acksCompleted`.
    */
   async awaitCommit(commands: readonly AwaitCommitCommand[]): Promise<number[]> {
-    const replies = await this.eachEntry(PartitionOps.awaitCommit, commands, (c) => AWAIT_COMMIT_ESTIMATE + topicBytes(c), (err): AwaitCommitReply => ({ errorCode: kafkaErrorCode(err), completedAcks: [] }));
+    const replies = await this.eachEntry(
+      PartitionOps.awaitCommit,
+      commands,
+      (c) => AWAIT_COMMIT_ESTIMATE + topicBytes(c),
+      (err): AwaitCommitReply => ({ errorCode: kafkaErrorCode(err), completedAcks: [] }),
+    );
     for (const r of replies) this.completed(r.completedAcks);
     return replies.map((r) => r.errorCode);
   }
@@ -325,7 +423,9 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     const asks: Array<[number, readonly TopicPartition[] | null]> =
       partitions === null
         ? this.workers().map((w) => [w, null])
-        : [...this.indexesByWorker(partitions)].filter(([w]) => this.host.isStarted(w)).map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
+        : [...this.indexesByWorker(partitions)]
+            .filter(([w]) => this.host.isStarted(w))
+            .map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
     const replies = await Promise.allSettled(asks.map(([w, share]) => this.host.call(w, PartitionOps.isrProposals, { partitions: share })));
     return replies.flatMap((reply, i) => {
       if (reply.status === 'fulfilled') return reply.value;
@@ -340,10 +440,15 @@ export class PartitionService implements PartitionAdmin, PartitionData {
     await Promise.all(
       [...this.indexesByWorker(answers)].map(async ([worker, indexes]) => {
         try {
-          const got = await this.host.call(worker, PartitionOps.isrAnswers, indexes.map((i) => answers[i]!));
+          const got = await this.host.call(
+            worker,
+            PartitionOps.isrAnswers,
+            indexes.map((i) => answers[i]!),
+          );
           indexes.forEach((i, n) => (replies[i] = got[n]!));
         } catch (err) {
-          for (const i of indexes) replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, completedAcks: [] };
+          for (const i of indexes)
+            replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, completedAcks: [] };
         }
       }),
     );
@@ -360,17 +465,30 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * exceeds the ring's message limit). Replies come back in the order of `entries`; a worker
    * that fails answers `failed(error)` for its share.
    */
-  private async eachEntry<C extends TopicPartition, R>(op: WorkerOp<readonly C[], readonly R[]>, entries: readonly C[], sizeOf: (entry: C) => number, failed: (err: unknown) => R): Promise<R[]> {
+  private async eachEntry<C extends TopicPartition, R>(
+    op: WorkerOp<readonly C[], readonly R[]>,
+    entries: readonly C[],
+    sizeOf: (entry: C) => number,
+    failed: (err: unknown) => R,
+  ): Promise<R[]> {
     const replies = new Array<R>(entries.length);
-    await this.eachMessage(entries, (i) => sizeOf(entries[i]!), async (worker, indexes) => {
-      try {
-        const answers = await this.host.call(worker, op, indexes.map((i) => entries[i]!));
-        indexes.forEach((i, n) => (replies[i] = answers[n]!));
-      } catch (err) {
-        const failure = failed(err);
-        for (const i of indexes) replies[i] = failure;
-      }
-    });
+    await this.eachMessage(
+      entries,
+      (i) => sizeOf(entries[i]!),
+      async (worker, indexes) => {
+        try {
+          const answers = await this.host.call(
+            worker,
+            op,
+            indexes.map((i) => entries[i]!),
+          );
+          indexes.forEach((i, n) => (replies[i] = answers[n]!));
+        } catch (err) {
+          const failure = failed(err);
+          for (const i of indexes) replies[i] = failure;
+        }
+      },
+    );
     return replies;
   }
 
@@ -378,7 +496,11 @@ export class PartitionService implements PartitionAdmin, PartitionData {
    * Groups `items` by owning worker and runs `send` once per ring message: a worker's items in
    * order, split where their estimated encoded size would pass the ring's message limit.
    */
-  private async eachMessage(items: readonly TopicPartition[], sizeOf: (index: number) => number, send: (worker: number, indexes: number[]) => Promise<void>): Promise<void> {
+  private async eachMessage(
+    items: readonly TopicPartition[],
+    sizeOf: (index: number) => number,
+    send: (worker: number, indexes: number[]) => Promise<void>,
+  ): Promise<void> {
     const limit = this.host.maxCommandBodyBytes;
     const sends: Promise<void>[] = [];
     for (const [worker, indexes] of this.indexesByWorker(items)) {
@@ -415,7 +537,14 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       };
       return await this.host.call(this.workerOf(topic, partition), PartitionOps.readBytes, command);
     } catch (err) {
-      return { errorCode: kafkaErrorCode(err), highWatermark: NO_OFFSET, logEndOffset: NO_OFFSET, leaderEpoch: NO_EPOCH, logStartOffset: NO_OFFSET, bytes: Buffer.alloc(0) };
+      return {
+        errorCode: kafkaErrorCode(err),
+        highWatermark: NO_OFFSET,
+        logEndOffset: NO_OFFSET,
+        leaderEpoch: NO_EPOCH,
+        logStartOffset: NO_OFFSET,
+        bytes: Buffer.alloc(0),
+      };
     }
   }
 
@@ -464,7 +593,10 @@ export class PartitionService implements PartitionAdmin, PartitionData {
 
   async describeProducers(ref: TopicPartition): Promise<DescribeProducersReply> {
     try {
-      return await this.host.call(this.workerOf(ref.topic, ref.partition), PartitionOps.describeProducers, { topic: ref.topic, partition: ref.partition });
+      return await this.host.call(this.workerOf(ref.topic, ref.partition), PartitionOps.describeProducers, {
+        topic: ref.topic,
+        partition: ref.partition,
+      });
     } catch (err) {
       return { errorCode: kafkaErrorCode(err), producers: [] };
     }

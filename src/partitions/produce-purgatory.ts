@@ -73,7 +73,13 @@ export class ProducePurgatory {
   wait(ids: readonly number[], timeoutMs: number): Promise<number[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
-      const produce: ParkedProduce = { codes: ids.map(() => ErrorCode.REQUEST_TIMED_OUT), pending: 0, resolve, timer: undefined, waits: [] };
+      const produce: ParkedProduce = {
+        codes: ids.map(() => ErrorCode.REQUEST_TIMED_OUT),
+        pending: 0,
+        resolve,
+        timer: undefined,
+        waits: [],
+      };
       ids.forEach((id, index) => {
         const wait = this.waits.get(id);
         if (wait === undefined) throw new Error(`acks=all wait ${id} is not registered`);
@@ -98,7 +104,11 @@ export class ProducePurgatory {
    * other registrations, and resolves with each entry's answer — null where there was nothing to
    * wait for.
    */
-  async settle(ids: readonly (number | undefined)[], replies: readonly { readonly errorCode: number; readonly requiredOffset: bigint }[], timeoutMs: number): Promise<(number | null)[]> {
+  async settle(
+    ids: readonly (number | undefined)[],
+    replies: readonly { readonly errorCode: number; readonly requiredOffset: bigint }[],
+    timeoutMs: number,
+  ): Promise<(number | null)[]> {
     const parked: number[] = [];
     const positions: number[] = [];
     ids.forEach((id, i) => {

@@ -13,7 +13,10 @@ import { NO_EPOCH } from '../replication/leader-epoch.js';
 
 function position(topic: string, partition: number, reply: ReplicaPositionReply | undefined): ReplicaPosition {
   if (reply === undefined || reply.errorCode !== ErrorCode.NONE) {
-    throw new KafkaError(reply?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR, `${topic}-${partition}: ${reply?.errorMessage ?? 'no answer from its worker'}`);
+    throw new KafkaError(
+      reply?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+      `${topic}-${partition}: ${reply?.errorMessage ?? 'no answer from its worker'}`,
+    );
   }
   return { logEndOffset: reply.logEndOffset, lastFetchedEpoch: reply.lastFetchedEpoch, logStartOffset: reply.logStartOffset };
 }
@@ -42,19 +45,35 @@ export function replicaLogs(partitions: PartitionService): ReplicaLogs {
           records: e.records,
         })),
       );
-      return replies.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, logEndOffset: r.logEndOffset, lastFetchedEpoch: r.lastFetchedEpoch, logStartOffset: r.logStartOffset }));
+      return replies.map((r) => ({
+        errorCode: r.errorCode,
+        errorMessage: r.errorMessage,
+        logEndOffset: r.logEndOffset,
+        lastFetchedEpoch: r.lastFetchedEpoch,
+        logStartOffset: r.logStartOffset,
+      }));
     },
     async truncateToDivergence(topic, partition, leaderEpoch, divergingEpoch, endOffset) {
-      const [reply] = await partitions.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'diverged', offset: endOffset, divergingEpoch }]);
+      const [reply] = await partitions.truncate([
+        { topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'diverged', offset: endOffset, divergingEpoch },
+      ]);
       return position(topic, partition, reply);
     },
     async restartAt(topic, partition, leaderEpoch, offset) {
-      const [reply] = await partitions.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'restart', offset, divergingEpoch: NO_EPOCH }]);
+      const [reply] = await partitions.truncate([
+        { topic, partition, currentLeaderEpoch: leaderEpoch, kind: 'restart', offset, divergingEpoch: NO_EPOCH },
+      ]);
       return position(topic, partition, reply);
     },
     async isrProposals(): Promise<IsrChangeRequest[]> {
       const proposals = await partitions.isrProposals();
-      return proposals.map((p) => ({ topic: p.topic, partition: p.partition, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, newIsr: p.isr }));
+      return proposals.map((p) => ({
+        topic: p.topic,
+        partition: p.partition,
+        leaderEpoch: p.leaderEpoch,
+        partitionEpoch: p.partitionEpoch,
+        newIsr: p.isr,
+      }));
     },
     async applyIsrAnswers(outcomes: readonly IsrOutcome[]): Promise<void> {
       await partitions.isrAnswers(

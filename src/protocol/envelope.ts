@@ -65,7 +65,11 @@ export function encodeRequest(
 ): Buffer {
   const w = new Writer(128);
   const sizeAt = w.reserve(SIZE_PREFIX_BYTES);
-  RequestHeader.write(w, { requestApiKey: apiKey, requestApiVersion: apiVersion, correlationId, clientId }, requestHeaderVersion(apiKey, apiVersion));
+  RequestHeader.write(
+    w,
+    { requestApiKey: apiKey, requestApiVersion: apiVersion, correlationId, clientId },
+    requestHeaderVersion(apiKey, apiVersion),
+  );
   writeBody(w);
   w.patchInt32(sizeAt, w.offset - SIZE_PREFIX_BYTES);
   return w.finish();

@@ -50,13 +50,19 @@ function invalid(message: string): KafkaError {
 }
 
 /** The entities matching the filter, with their quotas. Throws a `KafkaError` for a filter Kafka refuses. */
-export function describeClientQuotas(entities: readonly QuotaEntityConfigs[], components: readonly FilterComponent[], strict: boolean): DescribedQuotas[] {
+export function describeClientQuotas(
+  entities: readonly QuotaEntityConfigs[],
+  components: readonly FilterComponent[],
+  strict: boolean,
+): DescribedQuotas[] {
   const exact = new Map<string, string | null>();
   const specified = new Set<string>();
   for (const c of components) {
     if (c.entityType === '') throw invalid('Invalid empty entity type.');
-    if (exact.has(c.entityType) || specified.has(c.entityType)) throw invalid(`Entity type ${c.entityType} cannot appear more than once in the filter.`);
-    if (c.entityType !== IP && c.entityType !== USER && c.entityType !== CLIENT_ID) throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `Unsupported entity type ${c.entityType}`);
+    if (exact.has(c.entityType) || specified.has(c.entityType))
+      throw invalid(`Entity type ${c.entityType} cannot appear more than once in the filter.`);
+    if (c.entityType !== IP && c.entityType !== USER && c.entityType !== CLIENT_ID)
+      throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `Unsupported entity type ${c.entityType}`);
     if (c.matchType === MATCH_EXACT) {
       if (c.match === null) throw invalid('Request specified MATCH_TYPE_EXACT, but set match string to null.');
       exact.set(c.entityType, c.match);
@@ -72,7 +78,9 @@ export function describeClientQuotas(entities: readonly QuotaEntityConfigs[], co
   }
   const names = (type: string): boolean => exact.has(type) || specified.has(type);
   if (names(IP) && (names(USER) || names(CLIENT_ID))) {
-    throw invalid('Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.');
+    throw invalid(
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+    );
   }
   const described: DescribedQuotas[] = [];
   for (const { entity, configs } of entities) {
@@ -122,7 +130,8 @@ function validateEntity(parts: readonly EntityPart[]): { entity: QuotaEntity } |
   const seen = new Map<string, string | null>();
   for (const p of parts) {
     if (seen.has(p.entityType)) return { error: `Invalid client quota entity, duplicate entity entry ${p.entityType}` };
-    if (p.entityType !== USER && p.entityType !== CLIENT_ID && p.entityType !== IP) return { error: `Unhandled client quota entity type: ${p.entityType}` };
+    if (p.entityType !== USER && p.entityType !== CLIENT_ID && p.entityType !== IP)
+      return { error: `Unhandled client quota entity type: ${p.entityType}` };
     if (p.entityName === '') return { error: `Empty ${p.entityType} not supported` };
     seen.set(p.entityType, p.entityName);
   }

@@ -95,7 +95,12 @@ export class RequestQuotas {
 
   /** Records the handler time against the request quota (once) and answers its throttle in ms. */
   requestThrottleMs(): number {
-    this.requestThrottle ??= this.quotas.request.recordAndGetThrottleTimeMs(this.user, this.clientId, this.handlerMs * MS_TO_PERCENTAGE, this.clock());
+    this.requestThrottle ??= this.quotas.request.recordAndGetThrottleTimeMs(
+      this.user,
+      this.clientId,
+      this.handlerMs * MS_TO_PERCENTAGE,
+      this.clock(),
+    );
     return this.requestThrottle;
   }
 

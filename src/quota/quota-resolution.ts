@@ -94,11 +94,22 @@ export class QuotaLimits {
     const { user, clientId } = tags;
     const candidates: ReadonlyArray<readonly [string | null | undefined, string | null | undefined]> =
       user !== '' && clientId !== ''
-        ? [[user, clientId], [user, null], [null, clientId], [null, null]]
+        ? [
+            [user, clientId],
+            [user, null],
+            [null, clientId],
+            [null, null],
+          ]
         : user !== ''
-          ? [[user, undefined], [null, undefined]]
+          ? [
+              [user, undefined],
+              [null, undefined],
+            ]
           : clientId !== ''
-            ? [[undefined, clientId], [undefined, null]]
+            ? [
+                [undefined, clientId],
+                [undefined, null],
+              ]
             : [];
     for (const [u, c] of candidates) {
       const limit = this.limits.get(keyOf(u, c));

@@ -127,7 +127,13 @@ export class IsrChangeSender {
     for (const t of response.topics) {
       const topic = image.topicById(t.topicId)?.name;
       if (topic === undefined) continue;
-      for (const p of t.partitions) answered.set(topicPartitionKey(topic, p.partitionIndex), { errorCode: p.errorCode, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, isr: p.isr });
+      for (const p of t.partitions)
+        answered.set(topicPartitionKey(topic, p.partitionIndex), {
+          errorCode: p.errorCode,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          isr: p.isr,
+        });
     }
     return proposals.map((p) => {
       const a = answered.get(topicPartitionKey(p.topic, p.partition));

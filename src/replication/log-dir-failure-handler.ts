@@ -51,7 +51,9 @@ export class LogDirFailureHandler {
     if (this.closed) return;
     this.timer = setTimeout(() => {
       void this.check()
-        .catch((err: unknown) => this.deps.log.error('handling a failed log dir failed; retrying', { error: (err as Error).stack ?? String(err) }))
+        .catch((err: unknown) =>
+          this.deps.log.error('handling a failed log dir failed; retrying', { error: (err as Error).stack ?? String(err) }),
+        )
         .finally(() => this.schedule());
     }, this.deps.checkIntervalMs);
     this.timer.unref();
@@ -70,7 +72,10 @@ export class LogDirFailureHandler {
     }
     for (const dir of failed) {
       if (this.handled.has(dir.path)) continue;
-      this.deps.log.error('log dir failed: its partitions go offline and the controller moves them', { dir: dir.path, partitions: dir.partitions.length });
+      this.deps.log.error('log dir failed: its partitions go offline and the controller moves them', {
+        dir: dir.path,
+        partitions: dir.partitions.length,
+      });
       await this.deps.logs.takeLogDirOffline(dir.path, 'an I/O error in one of its partitions');
       // A future log there only ends its move (the worker drops it); the partition is served from its current dir.
       await this.deps.markOffline(dir.partitions.filter((p) => !p.isFuture));

@@ -273,7 +273,8 @@ export class Partition {
 
   private checkEpoch(currentLeaderEpoch: number): void {
     const epochError = this.epochError(currentLeaderEpoch);
-    if (epochError !== ErrorCode.NONE) throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.epoch}`);
+    if (epochError !== ErrorCode.NONE)
+      throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.epoch}`);
   }
 
   private get name(): string {
@@ -294,7 +295,13 @@ export class Partition {
    * `wait`, an acks=all append that is not committed at once is held until it is (see
    * `takeCompletedAcks`).
    */
-  appendAsLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client', txnVerified = false, wait?: AcksWaitRequest): LeaderAppend {
+  appendAsLeader(
+    records: Buffer,
+    requiredAcks: number,
+    origin: AppendOrigin = 'client',
+    txnVerified = false,
+    wait?: AcksWaitRequest,
+  ): LeaderAppend {
     return this.leaderAppend(requiredAcks, () => this.log.append(records, { leaderEpoch: this.epoch, origin, txnVerified }), wait);
   }
 
@@ -402,7 +409,8 @@ export class Partition {
    */
   updateFollower(replicaId: number, logEndOffset: number): boolean {
     const follower = this.followers.get(replicaId);
-    if (follower === undefined) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${replicaId} is not a replica of ${this.name}`);
+    if (follower === undefined)
+      throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${replicaId} is not a replica of ${this.name}`);
     follower.updateFetchState(logEndOffset, this.clock(), this.log.logEndOffset);
     const moved = this.maybeAdvanceHighWatermark();
     if (moved) this.completeAcksWaits();
@@ -423,7 +431,8 @@ export class Partition {
     if (this.followers.size > 0) {
       const now = this.clock();
       for (const f of this.followers.values()) {
-        if (f.logEndOffset < committed && (this.maximalIsr.has(f.brokerId) || f.isCaughtUp(leaderEnd, now, this.lagTimeMaxMs))) committed = f.logEndOffset;
+        if (f.logEndOffset < committed && (this.maximalIsr.has(f.brokerId) || f.isCaughtUp(leaderEnd, now, this.lagTimeMaxMs)))
+          committed = f.logEndOffset;
       }
     }
     if (committed <= this.log.highWatermark) return false;
@@ -437,9 +446,17 @@ export class Partition {
   }
 
   /** A consumer's read, as leader: fenced by epoch, bounded by its isolation level. */
-  read(currentLeaderEpoch: number, fetchOffset: number, maxBytes: number, options: { readCommitted: boolean } & Pick<ReadOptions, 'minOneMessage'>): LogSlice | null {
+  read(
+    currentLeaderEpoch: number,
+    fetchOffset: number,
+    maxBytes: number,
+    options: { readCommitted: boolean } & Pick<ReadOptions, 'minOneMessage'>,
+  ): LogSlice | null {
     this.checkLeader(currentLeaderEpoch);
-    return this.log.read(fetchOffset, maxBytes, { maxOffsetExclusive: this.readBound(options.readCommitted), minOneMessage: options.minOneMessage });
+    return this.log.read(fetchOffset, maxBytes, {
+      maxOffsetExclusive: this.readBound(options.readCommitted),
+      minOneMessage: options.minOneMessage,
+    });
   }
 
   /**
@@ -459,7 +476,14 @@ export class Partition {
    * answer is where, with no records. Otherwise the fetch offset is the follower's log end, which
    * can move the high watermark and qualify the follower for the ISR.
    */
-  readForFollower(replicaId: number, currentLeaderEpoch: number, fetchOffset: number, lastFetchedEpoch: number, maxBytes: number, minOneMessage: boolean): FollowerRead {
+  readForFollower(
+    replicaId: number,
+    currentLeaderEpoch: number,
+    fetchOffset: number,
+    lastFetchedEpoch: number,
+    maxBytes: number,
+    minOneMessage: boolean,
+  ): FollowerRead {
     this.checkLeader(currentLeaderEpoch);
     const follower = this.followers.get(replicaId);
     if (follower === undefined) {
@@ -486,7 +510,10 @@ export class Partition {
       throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `the end of epoch ${lastFetchedEpoch} is not known in ${this.name}`);
     }
     if (fetchOffset < this.log.logStartOffset) {
-      throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `offset ${fetchOffset} is before the log start ${this.log.logStartOffset} of ${this.name}`);
+      throw new KafkaError(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        `offset ${fetchOffset} is before the log start ${this.log.logStartOffset} of ${this.name}`,
+      );
     }
     return end.epoch < lastFetchedEpoch || end.endOffset < fetchOffset ? end : null;
   }
@@ -522,7 +549,9 @@ export class Partition {
     const leaderEnd = this.log.logEndOffset;
     const now = this.clock();
     const current = [...this.committedIsr];
-    const outOfSync = current.filter((id) => id !== this.localId && !(this.followers.get(id)?.isCaughtUp(leaderEnd, now, this.lagTimeMaxMs) ?? false));
+    const outOfSync = current.filter(
+      (id) => id !== this.localId && !(this.followers.get(id)?.isCaughtUp(leaderEnd, now, this.lagTimeMaxMs) ?? false),
+    );
     let change: PendingIsrChange | null = null;
     if (outOfSync.length > 0) {
       change = { kind: 'shrink', isr: current.filter((id) => !outOfSync.includes(id)), partitionEpoch: this.partitionEpochValue };
@@ -551,7 +580,8 @@ export class Partition {
   answerIsr(answer: IsrAnswer): { highWatermarkMoved: boolean } {
     const none = { highWatermarkMoved: false };
     const pending = this.pendingIsr;
-    if (pending === null || answer.proposedLeaderEpoch !== this.epoch || answer.proposedPartitionEpoch !== pending.partitionEpoch) return none;
+    if (pending === null || answer.proposedLeaderEpoch !== this.epoch || answer.proposedPartitionEpoch !== pending.partitionEpoch)
+      return none;
     if (answer.errorCode !== ErrorCode.NONE) {
       if (NOT_APPLIED_ERRORS.has(answer.errorCode)) this.setCommittedIsr(this.committedIsr);
       else if (!AWAIT_STATE_ERRORS.has(answer.errorCode)) this.resendPendingIsr = true;
@@ -580,13 +610,23 @@ export class Partition {
    * start follows the leader's forward (Kafka's `maybeIncrementLogStartOffset`), never past the
    * high watermark.
    */
-  appendAsFollower(records: Buffer, leaderHighWatermark: number, leaderLogStartOffset: number, currentLeaderEpoch: number = NO_EPOCH_CHECK): void {
+  appendAsFollower(
+    records: Buffer,
+    leaderHighWatermark: number,
+    leaderLogStartOffset: number,
+    currentLeaderEpoch: number = NO_EPOCH_CHECK,
+  ): void {
     this.checkFollower(currentLeaderEpoch);
     const log = this.log;
     const first = firstBatchRange(records);
     // An empty log starting inside the leader's first batch (the leader's log start is inside it,
     // after DeleteRecords): Kafka restarts the log at that batch rather than refusing it.
-    if (first !== null && log.logEndOffset === log.logStartOffset && first.baseOffset < log.logEndOffset && first.lastOffset >= log.logEndOffset) {
+    if (
+      first !== null &&
+      log.logEndOffset === log.logStartOffset &&
+      first.baseOffset < log.logEndOffset &&
+      first.lastOffset >= log.logEndOffset
+    ) {
       log.truncateFullyAndStartAt(first.baseOffset);
     }
     if (records.byteLength > 0) log.appendAsFollower(records);

@@ -169,7 +169,9 @@ export class ReplicaFetcher {
       FetchRequest,
       FetchResponse,
       (version) => ({
-        ...(version >= 15 ? { replicaState: { replicaId: this.settings.brokerId, replicaEpoch: this.settings.brokerEpoch() } } : { replicaId: this.settings.brokerId }),
+        ...(version >= 15
+          ? { replicaState: { replicaId: this.settings.brokerId, replicaEpoch: this.settings.brokerEpoch() } }
+          : { replicaId: this.settings.brokerId }),
         maxWaitMs: this.settings.maxWaitMs,
         minBytes: this.settings.minBytes,
         maxBytes: this.settings.maxBytes,
@@ -221,7 +223,12 @@ export class ReplicaFetcher {
       const state = appended[i]!;
       if (this.states.get(topicPartitionKey(state.topic, state.partition)) !== state) return;
       if (r.errorCode !== ErrorCode.NONE) {
-        this.log.warn('follower append failed', { topic: state.topic, partition: state.partition, errorCode: r.errorCode, error: r.errorMessage });
+        this.log.warn('follower append failed', {
+          topic: state.topic,
+          partition: state.partition,
+          errorCode: r.errorCode,
+          error: r.errorMessage,
+        });
         this.onPartitionError(state, r.errorCode);
         return;
       }
@@ -233,7 +240,10 @@ export class ReplicaFetcher {
 
   private async truncateDiverged(state: FetchState, divergingEpoch: number, leaderEndOffset: bigint): Promise<void> {
     const from = state.fetchOffset;
-    this.moveTo(state, await this.logs.truncateToDivergence(state.topic, state.partition, state.leaderEpoch, divergingEpoch, leaderEndOffset));
+    this.moveTo(
+      state,
+      await this.logs.truncateToDivergence(state.topic, state.partition, state.leaderEpoch, divergingEpoch, leaderEndOffset),
+    );
     this.log.info('follower diverged from its leader; truncated', {
       topic: state.topic,
       partition: state.partition,
@@ -246,7 +256,11 @@ export class ReplicaFetcher {
 
   /** The leader's log starts after everything this follower has: start over from the leader's log start (Kafka's truncateFullyAndStartAt). */
   private async restartAt(state: FetchState, leaderLogStartOffset: bigint): Promise<void> {
-    this.log.info('leader log starts past this follower; restarting the log', { topic: state.topic, partition: state.partition, at: leaderLogStartOffset.toString() });
+    this.log.info('leader log starts past this follower; restarting the log', {
+      topic: state.topic,
+      partition: state.partition,
+      at: leaderLogStartOffset.toString(),
+    });
     this.moveTo(state, await this.logs.restartAt(state.topic, state.partition, state.leaderEpoch, leaderLogStartOffset));
   }
 
@@ -257,7 +271,12 @@ export class ReplicaFetcher {
   }
 
   private onPartitionError(state: FetchState, errorCode: number): void {
-    this.log.warn('follower fetch answered an error; backing off', { topic: state.topic, partition: state.partition, errorCode, offset: state.fetchOffset.toString() });
+    this.log.warn('follower fetch answered an error; backing off', {
+      topic: state.topic,
+      partition: state.partition,
+      errorCode,
+      offset: state.fetchOffset.toString(),
+    });
     state.delayedUntil = Date.now() + this.settings.backoffMs;
   }
 }

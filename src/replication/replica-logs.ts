@@ -49,7 +49,13 @@ export interface ReplicaLogs extends PartitionAdmin {
    * its log is cut where the two agree, as far as its own epochs tell (the next Fetch checks
    * again from there).
    */
-  truncateToDivergence(topic: string, partition: number, leaderEpoch: number, divergingEpoch: number, endOffset: bigint): Promise<ReplicaPosition>;
+  truncateToDivergence(
+    topic: string,
+    partition: number,
+    leaderEpoch: number,
+    divergingEpoch: number,
+    endOffset: bigint,
+  ): Promise<ReplicaPosition>;
   /** Empties the log and starts it at `offset` (the leader's log starts past this one). */
   restartAt(topic: string, partition: number, leaderEpoch: number, offset: bigint): Promise<ReplicaPosition>;
   /** Takes a failed log dir offline on every partition owner (its partitions then answer KAFKA_STORAGE_ERROR). */

@@ -15,11 +15,17 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ClusterMetadataCache, MetadataUpdate } from '../metadata/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../metadata/config/config-resolver.js';
 import type { BrokerRegistration, PartitionRegistration } from '../metadata/metadata-image.js';
-import type { ControlAnswer, ControllerStamp, LeaderAndIsrPartition, PartitionError, ReplicaControl, StopReplicaPartition } from '../metadata/replica-control.js';
+import type {
+  ControlAnswer,
+  ControllerStamp,
+  LeaderAndIsrPartition,
+  PartitionError,
+  ReplicaControl,
+  StopReplicaPartition,
+} from '../metadata/replica-control.js';
 import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
 import type { ReplicaLogs } from './replica-logs.js';
 import { topicPartitionKey } from '../common/topic-partition.js';
-
 
 export interface ReplicaManagerDeps {
   readonly nodeId: number;
@@ -65,7 +71,8 @@ export class ReplicaManager implements ReplicaControl {
       if (refused !== ErrorCode.NONE) return { errorCode: refused, partitionErrors: [] };
       const errors: PartitionError[] = [];
       for (const p of partitions) {
-        if (this.offline.has(topicPartitionKey(p.topic, p.partition))) errors.push({ topic: p.topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+        if (this.offline.has(topicPartitionKey(p.topic, p.partition)))
+          errors.push({ topic: p.topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
       }
       const byTopic = groupBy(
         partitions.filter((p) => !this.offline.has(topicPartitionKey(p.topic, p.partition))),
@@ -84,10 +91,15 @@ export class ReplicaManager implements ReplicaControl {
           offlineReplicas: [],
         }));
         try {
-          await this.deps.logs.createPartitions({ name: topic, topicId: list[0]!.topicId }, registrations, this.deps.configs.effectiveTopicConfig({ configs: overrides }));
+          await this.deps.logs.createPartitions(
+            { name: topic, topicId: list[0]!.topicId },
+            registrations,
+            this.deps.configs.effectiveTopicConfig({ configs: overrides }),
+          );
         } catch (err) {
           this.deps.log.error('opening partitions for LeaderAndIsr failed', { topic, error: (err as Error).message });
-          for (const p of list) errors.push({ topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+          for (const p of list)
+            errors.push({ topic, topicId: p.topicId, partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
           continue;
         }
         for (const p of list) {
@@ -124,7 +136,10 @@ export class ReplicaManager implements ReplicaControl {
   }
 
   private follow(p: LeaderAndIsrPartition, leader: BrokerRegistration): Promise<void> {
-    return this.deps.fetchers.follow({ topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch }, { id: leader.nodeId, host: leader.host, port: leader.port });
+    return this.deps.fetchers.follow(
+      { topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch },
+      { id: leader.nodeId, host: leader.host, port: leader.port },
+    );
   }
 
   updateMetadata(stamp: ControllerStamp, update: MetadataUpdate): Promise<number> {
@@ -151,14 +166,19 @@ export class ReplicaManager implements ReplicaControl {
         this.deps.fetchers.unfollow(p.topic, p.partition);
         this.pendingFollows.delete(topicPartitionKey(p.topic, p.partition));
       }
-      const deleted = groupBy(partitions.filter((p) => p.deletePartition), (p) => p.topic, (p) => p.partition);
+      const deleted = groupBy(
+        partitions.filter((p) => p.deletePartition),
+        (p) => p.topic,
+        (p) => p.partition,
+      );
       const errors: PartitionError[] = [];
       for (const [topic, indexes] of deleted) {
         try {
           await this.deps.logs.deletePartitions(topic, indexes);
         } catch (err) {
           this.deps.log.error('deleting partition logs for StopReplica failed', { topic, error: (err as Error).message });
-          for (const p of partitions) if (p.topic === topic) errors.push({ topic, topicId: '', partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+          for (const p of partitions)
+            if (p.topic === topic) errors.push({ topic, topicId: '', partition: p.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
         }
       }
       if (deleted.size > 0) this.deps.onLeadershipChange(new Set(deleted.keys()));

@@ -12,13 +12,7 @@
  *   checkpoint.write     before a checkpoint file's temporary copy is renamed into place
  */
 export type FaultPoint =
-  | 'append.beforeWrite'
-  | 'append.afterWrite'
-  | 'index.append'
-  | 'segment.roll'
-  | 'segment.flush'
-  | 'segment.delete'
-  | 'checkpoint.write';
+  'append.beforeWrite' | 'append.afterWrite' | 'index.append' | 'segment.roll' | 'segment.flush' | 'segment.delete' | 'checkpoint.write';
 
 export interface FaultAction {
   /** errno name of the simulated failure, e.g. 'EIO' or 'ENOSPC' (default 'EIO'). */

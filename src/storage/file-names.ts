@@ -57,7 +57,6 @@ export function baseOffsetOfFile(name: string, suffix: string): Offset | null {
   return /^\d{20}$/.test(stem) ? offsetOf(Number(stem)) : null;
 }
 
-
 export function partitionDirName(tp: TopicPartition): string {
   return `${tp.topic}-${tp.partition}`;
 }

@@ -104,7 +104,9 @@ export function withOverrides(base: LogConfig, overrides: Readonly<Record<string
       if (raw !== 'CreateTime' && raw !== 'LogAppendTime') throw invalid(key, raw);
       next[key] = raw;
     } else if (key === 'cleanup.policy') {
-      const policies = String(raw).split(',').map((p) => p.trim());
+      const policies = String(raw)
+        .split(',')
+        .map((p) => p.trim());
       if (policies.some((p) => p !== 'delete' && p !== 'compact')) throw invalid(key, raw);
       next[key] = policies.join(',');
     } else if (RATIOS.has(key)) {

@@ -102,7 +102,10 @@ class EndToEndConsumer {
   private stopped = false;
   private readonly loop: Promise<void>;
 
-  private constructor(private readonly client: KafkaConsumerClient, private readonly positions: Positions) {
+  private constructor(
+    private readonly client: KafkaConsumerClient,
+    private readonly positions: Positions,
+  ) {
     this.loop = this.consume();
   }
 

@@ -45,7 +45,10 @@ export interface ClientLookup {
 
 export class ClientUnavailableError extends Error {
   override name = 'ClientUnavailableError';
-  constructor(readonly client: ClientName, reason: string) {
+  constructor(
+    readonly client: ClientName,
+    reason: string,
+  ) {
     super(`--client ${client}: ${reason}`);
   }
 }
@@ -71,7 +74,10 @@ export function defaultCacheDir(): string {
 }
 
 /** The requested client's driver, or (with none requested) the first one present: java, librdkafka, sluice. */
-export function chooseClient(requested: ClientName | null, lookup: ClientLookup): { readonly driver: DriverCommand; readonly skipped: readonly string[] } {
+export function chooseClient(
+  requested: ClientName | null,
+  lookup: ClientLookup,
+): { readonly driver: DriverCommand; readonly skipped: readonly string[] } {
   if (requested !== null) return { driver: resolveClient(requested, lookup), skipped: [] };
   const skipped: string[] = [];
   for (const client of CLIENT_NAMES) {
@@ -103,7 +109,11 @@ function runs(command: string, args: readonly string[]): boolean {
 
 function javaDriver(lookup: ClientLookup, fetchJars: boolean): DriverCommand {
   const java = process.env['JAVA'] ?? 'java';
-  if (!runs(java, ['-version'])) throw new ClientUnavailableError('java', 'no Java runtime (java) on the PATH; install one (Java 17 or later, e.g. apt-get install openjdk-17-jre-headless)');
+  if (!runs(java, ['-version']))
+    throw new ClientUnavailableError(
+      'java',
+      'no Java runtime (java) on the PATH; install one (Java 17 or later, e.g. apt-get install openjdk-17-jre-headless)',
+    );
   const classpath = lookup.kafkaClients === null ? cachedKafkaClasspath(lookup, fetchJars) : givenClasspath(lookup.kafkaClients);
   const source = join(packageRoot(), 'src', 'tune', 'drivers', 'TuneDriver.java');
   const compiled = compiledJavaDriver(source, classpath, lookup);
@@ -123,10 +133,17 @@ function compiledJavaDriver(source: string, classpath: string, lookup: ClientLoo
   const partial = `${dir}.${process.pid}.tmp`;
   mkdirSync(partial, { recursive: true });
   lookup.note(`compiling the Java driver into ${dir} (once)`);
-  const built = spawnSync(javac, ['-cp', classpath, '-d', partial, source], { stdio: ['ignore', 'ignore', 'pipe'], timeout: COMPILE_TIMEOUT_MS, encoding: 'utf8' });
+  const built = spawnSync(javac, ['-cp', classpath, '-d', partial, source], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: COMPILE_TIMEOUT_MS,
+    encoding: 'utf8',
+  });
   if (built.status !== 0) {
     rmSync(partial, { recursive: true, force: true });
-    throw new ClientUnavailableError('java', `compiling the driver against ${classpath} failed: ${lastLine(built.error?.message ?? built.stderr)}`);
+    throw new ClientUnavailableError(
+      'java',
+      `compiling the driver against ${classpath} failed: ${lastLine(built.error?.message ?? built.stderr)}`,
+    );
   }
   renameSync(partial, dir);
   return dir;
@@ -148,7 +165,10 @@ function givenClasspath(given: string): string {
   }
   const entries = given.split(delimiter);
   if (!entries.some((e) => /kafka-clients-[^/\\]*\.jar$/.test(e) || (e.endsWith('*') && hasKafkaClientsJar(dirname(e))))) {
-    throw new ClientUnavailableError('java', `--kafka-clients '${given}' is neither a folder of jars nor a classpath with a kafka-clients jar`);
+    throw new ClientUnavailableError(
+      'java',
+      `--kafka-clients '${given}' is neither a folder of jars nor a classpath with a kafka-clients jar`,
+    );
   }
   return given;
 }
@@ -164,11 +184,15 @@ function cachedKafkaClasspath(lookup: ClientLookup, fetchJars: boolean): string 
   const libs = join(root, '.cache', 'kafka', version, 'libs');
   if (existsSync(join(root, '.cache', 'kafka', version, '.complete')) && hasKafkaClientsJar(libs)) return join(libs, '*');
   if (!fetchJars) throw new ClientUnavailableError('java', `${missing}, or name --client java to fetch Kafka ${version}'s with Maven`);
-  if (!existsSync(fetchScript) || !runs('mvn', ['-v'])) throw new ClientUnavailableError('java', `${missing}, or install Maven (apt-get install maven) to fetch Kafka ${version}'s`);
+  if (!existsSync(fetchScript) || !runs('mvn', ['-v']))
+    throw new ClientUnavailableError('java', `${missing}, or install Maven (apt-get install maven) to fetch Kafka ${version}'s`);
   lookup.note(`fetching Kafka ${version}'s jars with Maven into ${libs} (once)`);
   const fetched = spawnSync(fetchScript, [version], { stdio: ['ignore', 'ignore', 'pipe'], timeout: FETCH_TIMEOUT_MS, encoding: 'utf8' });
   if (fetched.status !== 0 || !hasKafkaClientsJar(libs)) {
-    throw new ClientUnavailableError('java', `fetching Kafka ${version}'s jars failed: ${lastLine(fetched.error?.message ?? fetched.stderr)}`);
+    throw new ClientUnavailableError(
+      'java',
+      `fetching Kafka ${version}'s jars failed: ${lastLine(fetched.error?.message ?? fetched.stderr)}`,
+    );
   }
   return join(libs, '*');
 }
@@ -178,13 +202,23 @@ function librdkafkaDriver(lookup: ClientLookup): DriverCommand {
   const binary = join(lookup.cacheDir, `tune-driver-librdkafka-${sourceHash(source)}`);
   if (existsSync(binary)) return { client: 'librdkafka', command: binary, args: [] };
   const cc = process.env['CC'] ?? 'cc';
-  if (!runs(cc, ['--version'])) throw new ClientUnavailableError('librdkafka', `no C compiler (${cc}) to build the librdkafka driver (apt-get install build-essential librdkafka-dev)`);
+  if (!runs(cc, ['--version']))
+    throw new ClientUnavailableError(
+      'librdkafka',
+      `no C compiler (${cc}) to build the librdkafka driver (apt-get install build-essential librdkafka-dev)`,
+    );
   mkdirSync(lookup.cacheDir, { recursive: true });
   lookup.note(`compiling the librdkafka driver into ${binary} (once)`);
   const partial = `${binary}.${process.pid}.tmp`;
-  const built = spawnSync(cc, ['-O2', '-o', partial, source, '-lrdkafka', '-lpthread'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: COMPILE_TIMEOUT_MS, encoding: 'utf8' });
+  const built = spawnSync(cc, ['-O2', '-o', partial, source, '-lrdkafka', '-lpthread'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: COMPILE_TIMEOUT_MS,
+    encoding: 'utf8',
+  });
   if (built.status !== 0) {
-    const why = /rdkafka\.h|lrdkafka/.test(built.stderr ?? '') ? "librdkafka's headers or library are missing (apt-get install librdkafka-dev)" : lastLine(built.error?.message ?? built.stderr);
+    const why = /rdkafka\.h|lrdkafka/.test(built.stderr ?? '')
+      ? "librdkafka's headers or library are missing (apt-get install librdkafka-dev)"
+      : lastLine(built.error?.message ?? built.stderr);
     throw new ClientUnavailableError('librdkafka', `compiling the driver failed: ${why}`);
   }
   renameSync(partial, binary);

@@ -6,7 +6,15 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { DriverCommand } from './client-drivers.js';
-import { parseDriverLine, runLine, setupLines, type DriverMessage, type DriverResult, type DriverRun, type DriverSetup } from './driver-protocol.js';
+import {
+  parseDriverLine,
+  runLine,
+  setupLines,
+  type DriverMessage,
+  type DriverResult,
+  type DriverRun,
+  type DriverSetup,
+} from './driver-protocol.js';
 
 export interface DriverRunOutcome {
   readonly result: DriverResult;
@@ -30,7 +38,10 @@ export class DriverProcess {
   private stderrTail = '';
   private failure: Error | null = null;
 
-  private constructor(private readonly child: ChildProcessWithoutNullStreams, private readonly name: string) {
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly name: string,
+  ) {
     child.stderr.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString()).slice(-STDERR_KEPT)));
     child.stdin.on('error', () => undefined);
     const lines = createInterface({ input: child.stdout });

@@ -78,7 +78,14 @@ export class DriverProtocolError extends Error {
 
 export function setupLines(setup: DriverSetup): string {
   const props = (verb: string, map: ReadonlyMap<string, string>): string[] => [...map].map(([k, v]) => `${verb} ${k}=${oneLine(v, k)}`);
-  return [`bootstrap ${setup.bootstrap}`, `topic ${setup.topic}`, ...props('producer', setup.producer), ...props('consumer', setup.consumer)].join('\n') + '\n';
+  return (
+    [
+      `bootstrap ${setup.bootstrap}`,
+      `topic ${setup.topic}`,
+      ...props('producer', setup.producer),
+      ...props('consumer', setup.consumer),
+    ].join('\n') + '\n'
+  );
 }
 
 export function runLine(run: DriverRun): string {
@@ -149,7 +156,8 @@ function countOf(v: unknown, field: string): number {
 function histogramOf(v: unknown, field: string): LatencyHistogram {
   if (!Array.isArray(v)) throw new DriverProtocolError(`${field} is not an array of [microseconds, count]`);
   return v.map((pair: unknown) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw new DriverProtocolError(`${field} holds ${JSON.stringify(pair)}, not [microseconds, count]`);
+    if (!Array.isArray(pair) || pair.length !== 2)
+      throw new DriverProtocolError(`${field} holds ${JSON.stringify(pair)}, not [microseconds, count]`);
     return [countOf(pair[0], `${field} microseconds`), countOf(pair[1], `${field} count`)] as const;
   });
 }
@@ -177,7 +185,8 @@ export function latencyBucket(micros: number): number {
 export function summarizeHistogram(histogram: LatencyHistogram): LatencySummary {
   const buckets = histogram.filter(([, count]) => count > 0).sort((a, b) => a[0] - b[0]);
   const count = buckets.reduce((sum, [, c]) => sum + c, 0);
-  if (count === 0) return { count: 0, meanMs: Number.NaN, p50Ms: Number.NaN, p95Ms: Number.NaN, p99Ms: Number.NaN, p999Ms: Number.NaN, maxMs: Number.NaN };
+  if (count === 0)
+    return { count: 0, meanMs: Number.NaN, p50Ms: Number.NaN, p95Ms: Number.NaN, p99Ms: Number.NaN, p999Ms: Number.NaN, maxMs: Number.NaN };
   const percentile = (p: number): number => {
     const rank = Math.max(1, Math.ceil((p * count) / 100 - 1e-9));
     let seen = 0;

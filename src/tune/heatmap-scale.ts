@@ -50,7 +50,8 @@ export function colourScale(values: readonly number[], higherIsBetter: boolean, 
   const log = finite.length > 0 && lo > 0 && hi / lo > LOG_RANGE;
   const best = higherIsBetter ? hi : lo;
   // How much worse than the best, relative (or as a log ratio): the same measure as the noise.
-  const worseBy = (v: number): number => (log ? Math.abs(Math.log(v) - Math.log(best)) : best === 0 ? Math.abs(v - best) : Math.abs(v - best) / Math.abs(best));
+  const worseBy = (v: number): number =>
+    log ? Math.abs(Math.log(v) - Math.log(best)) : best === 0 ? Math.abs(v - best) : Math.abs(v - best) / Math.abs(best);
   const threshold = log ? Math.log(1 + noise.fraction) : noise.fraction;
   const worst = finite.length === 0 ? 0 : Math.max(...finite.map(worseBy));
   const allWithinNoise = worst <= threshold;
@@ -70,5 +71,7 @@ export function colourScale(values: readonly number[], higherIsBetter: boolean, 
 export function noiseLegend(scale: ColourScale): string {
   const percent = `${(scale.noise.fraction * 100).toFixed(scale.noise.fraction < 0.1 ? 1 : 0)}%`;
   const source = scale.noise.measured ? "the runs' median spread" : 'assumed: one run per cell, use --repeat to measure it';
-  return scale.allWithinNoise ? `all cells within the noise (${percent}, ${source})` : `differences under ${percent} (${source}) share a colour`;
+  return scale.allWithinNoise
+    ? `all cells within the noise (${percent}, ${source})`
+    : `differences under ${percent} (${source}) share a colour`;
 }

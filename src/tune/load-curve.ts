@@ -21,5 +21,7 @@ export function cellLoadCurve(cell: { readonly runs: readonly CurveRun[] }): Loa
     const half = run.knee?.atHalf;
     if (half !== undefined && half !== null) points.push({ recordsPerSecond: half.recordsPerSecond, latency: half.latency });
   }
-  return points.filter((p) => Number.isFinite(p.recordsPerSecond) && p.recordsPerSecond > 0).sort((a, b) => a.recordsPerSecond - b.recordsPerSecond);
+  return points
+    .filter((p) => Number.isFinite(p.recordsPerSecond) && p.recordsPerSecond > 0)
+    .sort((a, b) => a.recordsPerSecond - b.recordsPerSecond);
 }

@@ -103,7 +103,12 @@ export function observeClient(before: MetricsScrape, after: MetricsScrape, clien
 
 function distribution(h: Histogram | null, scale = 1): Distribution {
   if (h === null || h.count === 0) return { mean: Number.NaN, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN };
-  return { mean: histogramMean(h) * scale, p50: histogramQuantile(h, 0.5) * scale, p95: histogramQuantile(h, 0.95) * scale, p99: histogramQuantile(h, 0.99) * scale };
+  return {
+    mean: histogramMean(h) * scale,
+    p50: histogramQuantile(h, 0.5) * scale,
+    p95: histogramQuantile(h, 0.95) * scale,
+    p99: histogramQuantile(h, 0.99) * scale,
+  };
 }
 
 /** The topic's appended records over the window, from ListOffsets: every producer's, on any broker. */
@@ -127,10 +132,12 @@ export function formatObservation(o: Observation, topic: TopicRate | null): stri
     );
   } else if (o.kind === 'idle') {
     lines.push(`No Produce request from client id '${o.clientId}' reached the broker in ${o.seconds} s.`);
-    if (o.otherClients.length > 0) lines.push(`Client ids the broker has seen producing: ${o.otherClients.map((c) => `'${c}'`).join(', ')}.`);
+    if (o.otherClients.length > 0)
+      lines.push(`Client ids the broker has seen producing: ${o.otherClients.map((c) => `'${c}'`).join(', ')}.`);
   } else {
     const b = o.batching;
-    const dist = (d: Distribution, format: (v: number) => string): string => `mean ${format(d.mean)}, p50 ~${format(d.p50)}, p95 ~${format(d.p95)}, p99 ~${format(d.p99)}`;
+    const dist = (d: Distribution, format: (v: number) => string): string =>
+      `mean ${format(d.mean)}, p50 ~${format(d.p50)}, p95 ~${format(d.p95)}, p99 ~${format(d.p99)}`;
     const one = (v: number): string => (Number.isFinite(v) ? v.toFixed(1) : '–');
     lines.push(
       `client id '${b.clientId}', ${b.seconds} s, as the broker saw it:`,
@@ -141,13 +148,18 @@ export function formatObservation(o: Observation, topic: TopicRate | null): stri
       `  bytes per batch      ${dist(b.bytesPerBatch, formatBytes)}`,
       `  batch fill time      ${dist(b.fillMs, formatMs)}  (last − first record CreateTime: the linger the batch got, at least)`,
       `  batch age at broker  ${dist(b.ageMs, formatMs)}  (arrival − first record CreateTime: linger, queueing, network, clock skew)`,
-      `  compression          ${Object.entries(b.compression).map(([codec, n]) => `${codec} ${formatCount(n)} batches`).join(', ')}` +
+      `  compression          ${Object.entries(b.compression)
+        .map(([codec, n]) => `${codec} ${formatCount(n)} batches`)
+        .join(', ')}` +
         (b.compressionRatio === null ? '' : `; ratio ${b.compressionRatio.toFixed(2)} (sampled ${formatBytes(b.sampledBytes)} compressed)`),
       `  reading              ${reading(b)}`,
       '  (p-values interpolate within the broker histogram buckets; means are exact.)',
     );
   }
-  if (topic !== null) lines.push(`topic '${topic.topic}': ${formatCount(topic.records)} records appended by all producers (${perSecond(topic.records, topic.seconds)}), from ListOffsets.`);
+  if (topic !== null)
+    lines.push(
+      `topic '${topic.topic}': ${formatCount(topic.records)} records appended by all producers (${perSecond(topic.records, topic.seconds)}), from ListOffsets.`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -157,7 +169,8 @@ function reading(b: ClientBatching): string {
     return 'about one record per batch: linger.ms is 0 or the rate is too low to fill batches; batching more means a larger linger.ms.';
   }
   if (b.fillMs.p50 < 1) {
-    if (b.ageMs.p50 < 2) return 'batches fill in under a millisecond: they close on batch.size or as fast as the sender drains them; a larger batch.size raises records per batch.';
+    if (b.ageMs.p50 < 2)
+      return 'batches fill in under a millisecond: they close on batch.size or as fast as the sender drains them; a larger batch.size raises records per batch.';
     return `each batch is filled at once (records come in bursts), then waits ~${formatMs(b.ageMs.p50)} (age p50) before it is sent: linger.ms or the send queue, not filling, is what its records wait for.`;
   }
   return `batches fill for ~${formatMs(b.fillMs.p50)} (p50): they close on linger.ms; a larger linger.ms trades latency for bigger batches.`;

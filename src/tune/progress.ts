@@ -79,7 +79,8 @@ export class SweepProgress {
 
   private state(): ProgressState {
     const now = performance.now();
-    const perCell = this.done > 0 && this.startedAt !== null ? (this.cellStartedAt - this.startedAt) / 1000 / this.done : this.estimatedCellSeconds;
+    const perCell =
+      this.done > 0 && this.startedAt !== null ? (this.cellStartedAt - this.startedAt) / 1000 / this.done : this.estimatedCellSeconds;
     const inCell = this.current === null ? 0 : Math.min(perCell, (now - this.cellStartedAt) / 1000);
     const left = this.total - this.done;
     return { done: this.done, total: this.total, unit: this.unit, current: this.current, etaSeconds: left * perCell - inCell };

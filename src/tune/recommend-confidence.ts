@@ -15,17 +15,34 @@ export interface Confidence {
 }
 
 /** `roundsByCell[i]` holds cell i's outcome in each round, rounds in the same order for every cell. */
-export function recommendationConfidence(overall: Recommendation, roundsByCell: ReadonlyArray<readonly CellOutcome[]>, rule: RecommendationRule): Confidence {
+export function recommendationConfidence(
+  overall: Recommendation,
+  roundsByCell: ReadonlyArray<readonly CellOutcome[]>,
+  rule: RecommendationRule,
+): Confidence {
   const rounds = Math.min(...roundsByCell.map((r) => r.length));
-  if (!(rounds > 1)) return { rounds: 1, agreeingRounds: 1, text: 'One run per cell: run with --repeat 3 or more to see how sure this is.' };
+  if (!(rounds > 1))
+    return { rounds: 1, agreeingRounds: 1, text: 'One run per cell: run with --repeat 3 or more to see how sure this is.' };
   let agreeing = 0;
   for (let round = 0; round < rounds; round++) {
-    const own = recommend(roundsByCell.map((runs) => runs[round]!), rule);
+    const own = recommend(
+      roundsByCell.map((runs) => runs[round]!),
+      rule,
+    );
     if (own.batchSize === overall.batchSize && own.lingerMs === overall.lingerMs) agreeing++;
   }
   const chosen = roundsByCell.find((runs) => runs[0]!.batchSize === overall.batchSize && runs[0]!.lingerMs === overall.lingerMs);
   const verdict = agreeing === rounds ? `all ${rounds} rounds` : `${agreeing} of ${rounds} rounds`;
-  const spreadText = chosen === undefined ? '' : `; over its runs the recommended cell reached ${range(chosen.map((r) => r.recordsPerSecond), formatCount)} records/s with p99 ${range(chosen.map((r) => r.p99Ms), formatMsValue)} ms`;
+  const spreadText =
+    chosen === undefined
+      ? ''
+      : `; over its runs the recommended cell reached ${range(
+          chosen.map((r) => r.recordsPerSecond),
+          formatCount,
+        )} records/s with p99 ${range(
+          chosen.map((r) => r.p99Ms),
+          formatMsValue,
+        )} ms`;
   return {
     rounds,
     agreeingRounds: agreeing,

@@ -36,7 +36,13 @@ export interface Recommendation {
 export function recommend(cells: readonly CellOutcome[], rule: RecommendationRule): Recommendation {
   const healthy = cells.filter((c) => c.failedRecords === 0 && c.recordsPerSecond > 0);
   if (healthy.length === 0) {
-    return { batchSize: null, lingerMs: null, peak: null, qualifyingCells: 0, text: 'No cell completed without errors, so there is nothing to recommend.' };
+    return {
+      batchSize: null,
+      lingerMs: null,
+      peak: null,
+      qualifyingCells: 0,
+      text: 'No cell completed without errors, so there is nothing to recommend.',
+    };
   }
   const peakCell = healthy.reduce((a, b) => (b.recordsPerSecond > a.recordsPerSecond ? b : a));
   const peak = { batchSize: peakCell.batchSize, lingerMs: peakCell.lingerMs, recordsPerSecond: peakCell.recordsPerSecond };

@@ -12,12 +12,36 @@ export function renderReportHtml(report: TuneReport): string {
   const rows = settings.batchSizes.map(formatBytes);
   const columns = settings.lingerMs.map(String);
   const cell = (b: number, l: number): CellResult | undefined => cells.find((c) => c.batchSize === b && c.lingerMs === l);
-  const grid = (pick: (c: CellResult) => number): number[][] => settings.batchSizes.map((b) => settings.lingerMs.map((l) => { const c = cell(b, l); return c === undefined ? Number.NaN : pick(c); }));
+  const grid = (pick: (c: CellResult) => number): number[][] =>
+    settings.batchSizes.map((b) =>
+      settings.lingerMs.map((l) => {
+        const c = cell(b, l);
+        return c === undefined ? Number.NaN : pick(c);
+      }),
+    );
   const highlight =
-    recommendation.batchSize === null ? null : { row: settings.batchSizes.indexOf(recommendation.batchSize), column: settings.lingerMs.indexOf(recommendation.lingerMs!) };
-  const heatmap = (title: string, pick: (c: CellResult) => number, higherIsBetter: boolean, noise: NoiseEstimate, format: (v: number) => string): string => {
+    recommendation.batchSize === null
+      ? null
+      : { row: settings.batchSizes.indexOf(recommendation.batchSize), column: settings.lingerMs.indexOf(recommendation.lingerMs!) };
+  const heatmap = (
+    title: string,
+    pick: (c: CellResult) => number,
+    higherIsBetter: boolean,
+    noise: NoiseEstimate,
+    format: (v: number) => string,
+  ): string => {
     const values = grid(pick);
-    return heatmapSvg({ title, rowTitle: 'batch.size', columnTitle: 'linger.ms', rows, columns, values, scale: colourScale(values.flat(), higherIsBetter, noise), format, highlight });
+    return heatmapSvg({
+      title,
+      rowTitle: 'batch.size',
+      columnTitle: 'linger.ms',
+      rows,
+      columns,
+      values,
+      scale: colourScale(values.flat(), higherIsBetter, noise),
+      format,
+      highlight,
+    });
   };
   // The throughput maps and curves show each cell's knee when the sweep searched for it.
   const capacity = (c: CellResult): number => c.knee?.maxSustainableRate ?? c.recordsPerSecond;
@@ -50,7 +74,10 @@ export function renderReportHtml(report: TuneReport): string {
       series: grid(pick).map((values, i) => ({ name: `batch.size ${rows[i]}`, values })),
       format,
     });
-  const load = settings.targetRate === null ? 'each cell at 80% (and 50%) of its maximum sustainable rate' : `${formatCount(settings.targetRate)} records/s`;
+  const load =
+    settings.targetRate === null
+      ? 'each cell at 80% (and 50%) of its maximum sustainable rate'
+      : `${formatCount(settings.targetRate)} records/s`;
   const hasBroker = cells.some((c) => c.broker !== null);
   const repeated = settings.repeat > 1;
   return `<!doctype html>
@@ -114,26 +141,67 @@ function propertyList(properties: Readonly<Record<string, string>>): string {
 function clientHeader(report: TuneReport): string {
   const { settings } = report;
   const producer = propertyList({ ...Object.fromEntries(optionProperties(settings)), ...settings.producerConfig });
-  const consumer = Object.keys(settings.consumerConfig).length === 0 ? '' : `; end-to-end consumer properties: ${propertyList(settings.consumerConfig)}`;
+  const consumer =
+    Object.keys(settings.consumerConfig).length === 0 ? '' : `; end-to-end consumer properties: ${propertyList(settings.consumerConfig)}`;
   return `<p class="client">Client: <strong>${escapeXml(report.client.name)}</strong> (${escapeXml(report.client.version)}); producer properties: ${producer}${consumer}; swept: <code>batch.size</code> × <code>linger.ms</code>.</p>`;
 }
 
 function cellTable(cells: readonly CellResult[], hasBroker: boolean, repeated: boolean, knee: boolean): string {
   const head = [
-    'batch.size', 'linger.ms', ...(knee ? ['max sustainable records/s', 'p99 ms at 50%'] : []), 'records/s', ...(repeated ? ['records/s min–max'] : []), 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', ...(repeated ? ['p99 min–max ms'] : []),
-    'p99.9 ms', 'e2e p50 ms', 'e2e p99 ms', 'batches', 'records/batch', 'bytes/batch', 'failed',
+    'batch.size',
+    'linger.ms',
+    ...(knee ? ['max sustainable records/s', 'p99 ms at 50%'] : []),
+    'records/s',
+    ...(repeated ? ['records/s min–max'] : []),
+    'MB/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    ...(repeated ? ['p99 min–max ms'] : []),
+    'p99.9 ms',
+    'e2e p50 ms',
+    'e2e p99 ms',
+    'batches',
+    'records/batch',
+    'bytes/batch',
+    'failed',
   ];
   const brokerHead = ['broker batches', 'broker records/batch', 'broker bytes/batch', 'broker p50 bytes'];
   const num = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '–');
   const lines = cells.map((c) => {
     const rateSpread = repeated ? [`${formatCount(c.spread.recordsPerSecond.min)}–${formatCount(c.spread.recordsPerSecond.max)}`] : [];
     const p99Spread = repeated ? [`${num(c.spread.p99Ms.min, 2)}–${num(c.spread.p99Ms.max, 2)}`] : [];
-    const kneeColumns = knee ? [formatCount(c.knee?.maxSustainableRate ?? Number.NaN), num(c.knee?.atHalf?.latency.p99Ms ?? Number.NaN, 2)] : [];
+    const kneeColumns = knee
+      ? [formatCount(c.knee?.maxSustainableRate ?? Number.NaN), num(c.knee?.atHalf?.latency.p99Ms ?? Number.NaN, 2)]
+      : [];
     const own = [
-      formatBytes(c.batchSize), String(c.lingerMs), ...kneeColumns, formatCount(c.recordsPerSecond), ...rateSpread, num(c.mbPerSecond, 2), num(c.latency.p50Ms, 2), num(c.latency.p95Ms, 2), num(c.latency.p99Ms, 2), ...p99Spread,
-      num(c.latency.p999Ms, 2), num(c.endToEnd?.p50Ms ?? Number.NaN, 2), num(c.endToEnd?.p99Ms ?? Number.NaN, 2), formatCount(c.batches), num(c.recordsPerBatch), formatCount(c.bytesPerBatch), formatCount(c.failedRecords),
+      formatBytes(c.batchSize),
+      String(c.lingerMs),
+      ...kneeColumns,
+      formatCount(c.recordsPerSecond),
+      ...rateSpread,
+      num(c.mbPerSecond, 2),
+      num(c.latency.p50Ms, 2),
+      num(c.latency.p95Ms, 2),
+      num(c.latency.p99Ms, 2),
+      ...p99Spread,
+      num(c.latency.p999Ms, 2),
+      num(c.endToEnd?.p50Ms ?? Number.NaN, 2),
+      num(c.endToEnd?.p99Ms ?? Number.NaN, 2),
+      formatCount(c.batches),
+      num(c.recordsPerBatch),
+      formatCount(c.bytesPerBatch),
+      formatCount(c.failedRecords),
     ];
-    const broker = c.broker === null ? ['–', '–', '–', '–'] : [formatCount(c.broker.batches), num(c.broker.meanRecordsPerBatch), formatCount(c.broker.meanBatchBytes), formatCount(c.broker.p50BatchBytes)];
+    const broker =
+      c.broker === null
+        ? ['–', '–', '–', '–']
+        : [
+            formatCount(c.broker.batches),
+            num(c.broker.meanRecordsPerBatch),
+            formatCount(c.broker.meanBatchBytes),
+            formatCount(c.broker.p50BatchBytes),
+          ];
     return `<tr>${[...own, ...(hasBroker ? broker : [])].map((v) => `<td>${escapeXml(v)}</td>`).join('')}</tr>`;
   });
   return `<table><tr>${[...head, ...(hasBroker ? brokerHead : [])].map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>\n${lines.join('\n')}\n</table>`;

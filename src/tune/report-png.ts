@@ -53,15 +53,23 @@ export function renderPng(htmlPath: string, pngPath: string, chromium: string | 
   const url = pathToFileURL(resolve(htmlPath)).href;
   const profile = mkdtempSync(join(tmpdir(), 'sluice-tune-chromium-'));
   try {
-    const dom = spawnSync(chromium, [...headlessArgs(profile, 800), '--dump-dom', url], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+    const dom = spawnSync(chromium, [...headlessArgs(profile, 800), '--dump-dom', url], {
+      encoding: 'utf8',
+      timeout: RUN_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const height = Number(/data-height="(\d+)"/.exec(dom.stdout ?? '')?.[1]);
     // A wide table makes the page wider than the window; the PNG takes all of it.
     const width = Math.max(PNG_WIDTH, Number(/data-width="(\d+)"/.exec(dom.stdout ?? '')?.[1]) || 0);
     if (dom.status !== 0 || !(height > 0)) return { missing: `chromium did not render ${htmlPath} (${failure(dom)})` };
-    const shot = spawnSync(chromium, [...headlessArgs(profile, Math.min(height, MAX_HEIGHT), Math.min(width, MAX_HEIGHT)), `--screenshot=${resolve(pngPath)}`, url], {
-      encoding: 'utf8',
-      timeout: RUN_TIMEOUT_MS,
-    });
+    const shot = spawnSync(
+      chromium,
+      [...headlessArgs(profile, Math.min(height, MAX_HEIGHT), Math.min(width, MAX_HEIGHT)), `--screenshot=${resolve(pngPath)}`, url],
+      {
+        encoding: 'utf8',
+        timeout: RUN_TIMEOUT_MS,
+      },
+    );
     if (shot.status !== 0) return { missing: `chromium failed to screenshot ${htmlPath} (${failure(shot)})` };
     return { png: pngPath };
   } finally {
@@ -71,6 +79,10 @@ export function renderPng(htmlPath: string, pngPath: string, chromium: string | 
 
 function failure(run: ReturnType<typeof spawnSync>): string {
   if (run.error !== undefined) return run.error.message;
-  const lastLine = String(run.stderr ?? '').trim().split('\n').at(-1) ?? '';
+  const lastLine =
+    String(run.stderr ?? '')
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
   return `exit ${run.status ?? run.signal}${lastLine === '' ? '' : `: ${lastLine}`}`;
 }

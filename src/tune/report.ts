@@ -61,7 +61,10 @@ export function hiddenSecrets(properties: ReadonlyMap<string, string>): Record<s
 /** `chromium`: the binary for report.png; absent: the first on PATH; null: no PNG. */
 export function writeReport(dir: string, input: TuneReportInput, chromium?: string | null): ReportFiles {
   const { producerConfig, consumerConfig } = input.settings;
-  const report: TuneReport = { ...input, settings: { ...input.settings, producerConfig: hiddenSecrets(producerConfig), consumerConfig: hiddenSecrets(consumerConfig) } };
+  const report: TuneReport = {
+    ...input,
+    settings: { ...input.settings, producerConfig: hiddenSecrets(producerConfig), consumerConfig: hiddenSecrets(consumerConfig) },
+  };
   mkdirSync(dir, { recursive: true });
   const json = join(dir, 'results.json');
   const html = join(dir, 'report.html');

@@ -97,7 +97,12 @@ function kneeMedians(knees: readonly KneeRun[]): KneeRun {
       }
     : null;
   // Probes belong to single runs (`runs[]`); their medians would describe no search.
-  return { maxSustainableRate: median(knees.map((k) => k.maxSustainableRate)), verified: knees.every((k) => k.verified), probes: [], atHalf };
+  return {
+    maxSustainableRate: median(knees.map((k) => k.maxSustainableRate)),
+    verified: knees.every((k) => k.verified),
+    probes: [],
+    atHalf,
+  };
 }
 
 export function aggregateRuns(runs: readonly RunResult[]): AggregatedRuns {

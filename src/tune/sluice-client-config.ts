@@ -75,7 +75,8 @@ export function sluiceConsumerConfig(props: ReadonlyMap<string, string>): Sluice
   const consumer: { -readonly [K in keyof ConsumerOptions]: ConsumerOptions[K] } = {};
   const ignored: string[] = [];
   for (const [key, raw] of props) {
-    if (key in CONSUMER_INTEGER_KEYS) consumer[CONSUMER_INTEGER_KEYS[key as keyof typeof CONSUMER_INTEGER_KEYS]] = nonNegativeInteger(key, raw);
+    if (key in CONSUMER_INTEGER_KEYS)
+      consumer[CONSUMER_INTEGER_KEYS[key as keyof typeof CONSUMER_INTEGER_KEYS]] = nonNegativeInteger(key, raw);
     else if (!isSecurityKey(key)) ignored.push(key);
   }
   return { options: consumer, security: clientSecurity(props), ignored };

@@ -42,14 +42,39 @@ async function main(): Promise<void> {
         const config = sluiceProducerConfig(producerProps);
         const consumerConfig = sluiceConsumerConfig(consumerProps);
         if (clusters === null) {
-          if (config.ignored.length > 0) process.stderr.write(`sluice driver: ignoring producer properties it does not implement: ${config.ignored.join(', ')}\n`);
-          if (consumerConfig.ignored.length > 0) process.stderr.write(`sluice driver: ignoring consumer properties it does not implement: ${consumerConfig.ignored.join(', ')}\n`);
+          if (config.ignored.length > 0)
+            process.stderr.write(`sluice driver: ignoring producer properties it does not implement: ${config.ignored.join(', ')}\n`);
+          if (consumerConfig.ignored.length > 0)
+            process.stderr.write(
+              `sluice driver: ignoring consumer properties it does not implement: ${consumerConfig.ignored.join(', ')}\n`,
+            );
           const connect = { bootstrap: parseBootstrapServers(bootstrap), clientId: 'sluice-tune' };
-          clusters = { producer: new KafkaCluster({ ...connect, ...config.security }), consumer: new KafkaCluster({ ...connect, ...consumerConfig.security }) };
+          clusters = {
+            producer: new KafkaCluster({ ...connect, ...config.security }),
+            consumer: new KafkaCluster({ ...connect, ...consumerConfig.security }),
+          };
         }
         const [id, seconds, rate, recordSize, endToEnd] = rest.split(' ').map(Number);
-        const run: DriverRun = { id: id!, seconds: seconds!, targetRate: rate! > 0 ? rate! : null, recordSize: recordSize!, endToEnd: endToEnd === 1 };
-        emit({ type: 'result', ...(await runSluiceCell({ producerCluster: clusters.producer, consumerCluster: clusters.consumer, topic, producer: config.options, consumer: consumerConfig.options }, run)) });
+        const run: DriverRun = {
+          id: id!,
+          seconds: seconds!,
+          targetRate: rate! > 0 ? rate! : null,
+          recordSize: recordSize!,
+          endToEnd: endToEnd === 1,
+        };
+        emit({
+          type: 'result',
+          ...(await runSluiceCell(
+            {
+              producerCluster: clusters.producer,
+              consumerCluster: clusters.consumer,
+              topic,
+              producer: config.options,
+              consumer: consumerConfig.options,
+            },
+            run,
+          )),
+        });
       } else throw new Error(`unknown line: ${line}`);
     }
   } catch (err) {

@@ -58,7 +58,9 @@ export function heatmapSvg(h: Heatmap): string {
     `<text x="${left + (cellW * h.columns.length) / 2}" y="${top - 22}" text-anchor="middle">${escapeXml(h.columnTitle)}</text>`,
     `<text x="12" y="${top - 8}">${escapeXml(h.rowTitle)}</text>`,
   ];
-  h.columns.forEach((c, j) => parts.push(`<text x="${left + j * cellW + cellW / 2}" y="${top - 6}" text-anchor="middle">${escapeXml(c)}</text>`));
+  h.columns.forEach((c, j) =>
+    parts.push(`<text x="${left + j * cellW + cellW / 2}" y="${top - 6}" text-anchor="middle">${escapeXml(c)}</text>`),
+  );
   h.rows.forEach((r, i) => {
     const y = top + i * cellH;
     parts.push(`<text x="${left - 8}" y="${y + cellH / 2 + 4}" text-anchor="end">${escapeXml(r)}</text>`);
@@ -67,7 +69,9 @@ export function heatmapSvg(h: Heatmap): string {
       const fill = Number.isFinite(v) ? `hsl(${Math.round(h.scale.position(v) * 120)}, 65%, 72%)` : '#ddd';
       const x = left + j * cellW;
       parts.push(`<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}" stroke="white"/>`);
-      parts.push(`<text x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle">${escapeXml(Number.isFinite(v) ? h.format(v) : '–')}</text>`);
+      parts.push(
+        `<text x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle">${escapeXml(Number.isFinite(v) ? h.format(v) : '–')}</text>`,
+      );
     });
   });
   if (h.highlight) {
@@ -77,7 +81,9 @@ export function heatmapSvg(h: Heatmap): string {
       `<rect class="recommended" data-row="${h.highlight.row}" data-column="${h.highlight.column}" x="${x + 1.5}" y="${y + 1.5}" width="${cellW - 3}" height="${cellH - 3}" fill="none" stroke="black" stroke-width="3"/>`,
     );
   }
-  parts.push(`<text x="${left}" y="${height - 30}" fill="#555">${h.scale.log ? 'log colour scale; ' : ''}green is better${h.highlight ? ', outlined: recommended' : ''}</text>`);
+  parts.push(
+    `<text x="${left}" y="${height - 30}" fill="#555">${h.scale.log ? 'log colour scale; ' : ''}green is better${h.highlight ? ', outlined: recommended' : ''}</text>`,
+  );
   parts.push(`<text x="${left}" y="${height - 14}" fill="#555">${escapeXml(noiseLegend(h.scale))}</text>`);
   parts.push('</svg>');
   return parts.join('\n');
@@ -95,7 +101,9 @@ export function lineChartSvg(c: LineChart): string {
   const y = (v: number): number => m.top + plotH - (v / yMax) * plotH;
   const box = { className: 'line-chart', m, plotW, plotH, width, height };
   const parts = chartGrid(box, c.title, y, yMax, c.format);
-  c.xLabels.forEach((label, i) => parts.push(`<text x="${x(i)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(label)}</text>`));
+  c.xLabels.forEach((label, i) =>
+    parts.push(`<text x="${x(i)}" y="${m.top + plotH + 18}" text-anchor="middle">${escapeXml(label)}</text>`),
+  );
   parts.push(...axisTitles(box, c.xTitle, c.yTitle));
   c.series.forEach((s, k) => {
     const color = PALETTE[k % PALETTE.length]!;
@@ -165,11 +173,19 @@ export function xyChartSvg(c: XyChart): string {
     const width = s.emphasised === true ? 3.5 : 1.5;
     const sorted = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).sort((a, b) => a.x - b.x);
     const path = sorted.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.x).toFixed(1)},${y(p.y).toFixed(1)}`).join(' ');
-    if (sorted.length > 1) parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`}/>`);
-    for (const p of sorted) parts.push(`<circle cx="${x(p.x).toFixed(1)}" cy="${y(p.y).toFixed(1)}" r="${s.emphasised === true ? 4.5 : 3}" fill="${colour}"/>`);
+    if (sorted.length > 1)
+      parts.push(
+        `<path d="${path}" fill="none" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`}/>`,
+      );
+    for (const p of sorted)
+      parts.push(`<circle cx="${x(p.x).toFixed(1)}" cy="${y(p.y).toFixed(1)}" r="${s.emphasised === true ? 4.5 : 3}" fill="${colour}"/>`);
     const ly = m.top + 10 + k * 16;
-    parts.push(`<line x1="${m.left + plotW + 16}" x2="${m.left + plotW + 40}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`}/>`);
-    parts.push(`<text x="${m.left + plotW + 46}" y="${ly + 4}"${s.emphasised === true ? ' font-weight="bold"' : ''}>${escapeXml(s.name)}</text>`);
+    parts.push(
+      `<line x1="${m.left + plotW + 16}" x2="${m.left + plotW + 40}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`}/>`,
+    );
+    parts.push(
+      `<text x="${m.left + plotW + 46}" y="${ly + 4}"${s.emphasised === true ? ' font-weight="bold"' : ''}>${escapeXml(s.name)}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');
@@ -186,7 +202,14 @@ interface ChartBox {
 }
 
 /** The chart's opening tag, its title and five horizontal grid lines from 0 to `yMax`, labelled; `tick(k)` adds to each. */
-function chartGrid(box: ChartBox, title: string, y: (v: number) => number, yMax: number, formatY: (v: number) => string, tick?: (k: number) => string): string[] {
+function chartGrid(
+  box: ChartBox,
+  title: string,
+  y: (v: number) => number,
+  yMax: number,
+  formatY: (v: number) => string,
+  tick?: (k: number) => string,
+): string[] {
   const { m, plotW } = box;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="${box.className}" width="${box.width}" height="${box.height}" font-family="sans-serif" font-size="12">`,

@@ -101,22 +101,38 @@ export function optionProperties(settings: Pick<SweepSettings, 'acks' | 'compres
 
 /** The properties a cell's producer gets: the sweep's options, the user's file over them, the cell's batching over both. */
 export function cellProducerProperties(settings: SweepSettings, batchSize: number, lingerMs: number): Map<string, string> {
-  return new Map([...optionProperties(settings), ...settings.producerConfig, ['batch.size', String(batchSize)], ['linger.ms', String(lingerMs)]]);
+  return new Map([
+    ...optionProperties(settings),
+    ...settings.producerConfig,
+    ['batch.size', String(batchSize)],
+    ['linger.ms', String(lingerMs)],
+  ]);
 }
 
 /** The end-to-end consumer connects as the producer does (the security keys of the producer file), with its own file over that. */
-export function consumerProperties(producerConfig: ReadonlyMap<string, string>, consumerConfig: ReadonlyMap<string, string>): Map<string, string> {
+export function consumerProperties(
+  producerConfig: ReadonlyMap<string, string>,
+  consumerConfig: ReadonlyMap<string, string>,
+): Map<string, string> {
   return new Map([...[...producerConfig].filter(([key]) => isSecurityKey(key)), ...consumerConfig]);
 }
 
-export async function runSweep(cluster: KafkaCluster, driver: DriverCommand, bootstrap: string, settings: SweepSettings, observer: SweepObserver): Promise<SweepOutcome> {
+export async function runSweep(
+  cluster: KafkaCluster,
+  driver: DriverCommand,
+  bootstrap: string,
+  settings: SweepSettings,
+  observer: SweepObserver,
+): Promise<SweepOutcome> {
   const admin = new KafkaAdminClient(cluster);
   const topic = settings.topic ?? `sluice-tune-${Date.now()}`;
   if (settings.topic === null) await admin.createTopic({ name: topic, partitions: settings.partitions });
   try {
     const cellRunner = new CellRunner(driver, bootstrap, topic, settings);
     const metrics = new MetricsWatch(settings.metricsUrl);
-    const grid = settings.batchSizes.flatMap((batchSize) => settings.lingerMs.map((lingerMs) => ({ batchSize, lingerMs, runs: [] as RunResult[] })));
+    const grid = settings.batchSizes.flatMap((batchSize) =>
+      settings.lingerMs.map((lingerMs) => ({ batchSize, lingerMs, runs: [] as RunResult[] })),
+    );
     for (let round = 1; round <= settings.repeat; round++) {
       for (const cell of grid) {
         observer.cellStarted(cellLabel(cell.batchSize, cell.lingerMs, round, settings.repeat));
@@ -175,8 +191,17 @@ class CellRunner {
     });
   }
 
-  private async withDriver<T>(batchSize: number, lingerMs: number, use: (measure: (rate: number | null, seconds: number, endToEnd: boolean) => Promise<CellMeasurement>) => Promise<T>): Promise<T> {
-    const setup = { bootstrap: this.bootstrap, topic: this.topic, producer: cellProducerProperties(this.settings, batchSize, lingerMs), consumer: consumerProperties(this.settings.producerConfig, this.settings.consumerConfig) };
+  private async withDriver<T>(
+    batchSize: number,
+    lingerMs: number,
+    use: (measure: (rate: number | null, seconds: number, endToEnd: boolean) => Promise<CellMeasurement>) => Promise<T>,
+  ): Promise<T> {
+    const setup = {
+      bootstrap: this.bootstrap,
+      topic: this.topic,
+      producer: cellProducerProperties(this.settings, batchSize, lingerMs),
+      consumer: consumerProperties(this.settings.producerConfig, this.settings.consumerConfig),
+    };
     const { driver, client } = await DriverProcess.start(this.driver, setup);
     this.client = client;
     try {

@@ -27,7 +27,8 @@ export function topicHash(topicKey: string): number {
 /** The routing rule, given `topicHash(topicKey)` (which callers on hot paths cache). */
 export function workerForHash(hash: number, partition: number, workerCount: number): number {
   if (!Number.isInteger(partition) || partition < 0) throw new RangeError(`partition must be a non-negative integer, got ${partition}`);
-  if (!Number.isInteger(workerCount) || workerCount < 1) throw new RangeError(`worker count must be a positive integer, got ${workerCount}`);
+  if (!Number.isInteger(workerCount) || workerCount < 1)
+    throw new RangeError(`worker count must be a positive integer, got ${workerCount}`);
   return (hash + partition) % workerCount;
 }
 

@@ -138,7 +138,8 @@ export class PartitionWorkerHost {
       slots.push(slot);
     }
     const host = new PartitionWorkerHost(slots, options);
-    const owners = options.startOwnersOf === undefined ? null : new Set(options.startOwnersOf.map((p) => host.workerFor(p.topic, p.partition)));
+    const owners =
+      options.startOwnersOf === undefined ? null : new Set(options.startOwnersOf.map((p) => host.workerFor(p.topic, p.partition)));
     const starting = slots.filter((slot) => owners === null || owners.has(slot.index));
     try {
       await Promise.all(starting.map((slot) => host.launch(slot)));
@@ -167,7 +168,8 @@ export class PartitionWorkerHost {
     slot.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     thread.once('exit', () => sender.close());
     const ready = new Promise<void>((resolve, reject) => {
-      const onExit = (code: number): void => reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
+      const onExit = (code: number): void =>
+        reject(new PartitionWorkerUnavailableError(index, 'start-failed', `exited with code ${code} while starting`));
       thread.once('exit', onExit);
       thread.once('error', (error) => reject(new PartitionWorkerUnavailableError(index, 'start-failed', error.message, { cause: error })));
       thread.once('message', (message: unknown) => {
@@ -178,7 +180,9 @@ export class PartitionWorkerHost {
       });
     });
     thread.on('error', (error) => this.lose(slot, slot.ready ? 'crashed' : 'start-failed', error.message, error));
-    thread.on('exit', (code) => this.lose(slot, slot.ready ? 'exited' : 'start-failed', `exited with code ${code}${slot.ready ? '' : ' while starting'}`, undefined));
+    thread.on('exit', (code) =>
+      this.lose(slot, slot.ready ? 'exited' : 'start-failed', `exited with code ${code}${slot.ready ? '' : ' while starting'}`, undefined),
+    );
     this.startHook?.(index);
     return ready;
   }
@@ -297,7 +301,15 @@ export class PartitionWorkerHost {
     this.postOn(workerIndex, op, body, 'ordered');
   }
 
-  private requestOn<T>(workerIndex: number, op: number, body: MessageBody, decode: ReplyDecoder<T>, lane: CommandLane, sharedFrames?: readonly SharedFrameHold[], name?: string): Promise<T> {
+  private requestOn<T>(
+    workerIndex: number,
+    op: number,
+    body: MessageBody,
+    decode: ReplyDecoder<T>,
+    lane: CommandLane,
+    sharedFrames?: readonly SharedFrameHold[],
+    name?: string,
+  ): Promise<T> {
     const slot = this.slot(workerIndex);
     if (slot.failure !== null) return Promise.reject(slot.failure);
     if (!isHandlerOp(op)) return Promise.reject(new RangeError(`op ${op} is not a handler op (0..0xfeff)`));

@@ -62,7 +62,8 @@ const server = new RingChannelServer(data.channel, {
     ticks.stop();
     for (const hook of closeHooks.reverse()) await hook();
   },
-  onPostFailure: (op, error) => log.error('posted command failed', { worker: data.workerIndex, op, error: error instanceof Error ? error.stack : String(error) }),
+  onPostFailure: (op, error) =>
+    log.error('posted command failed', { worker: data.workerIndex, op, error: error instanceof Error ? error.stack : String(error) }),
 });
 host.postMessage(WORKER_READY);
 await server.run();

@@ -42,7 +42,13 @@ export interface BodyCodec<T> {
   decode(body: Uint8Array): T;
 }
 
-export function defineWorkerOp<Req, Rep>(id: number, name: string, request: BodyCodec<Req>, reply: BodyCodec<Rep>, lane: CommandLane = 'ordered'): WorkerOp<Req, Rep> {
+export function defineWorkerOp<Req, Rep>(
+  id: number,
+  name: string,
+  request: BodyCodec<Req>,
+  reply: BodyCodec<Rep>,
+  lane: CommandLane = 'ordered',
+): WorkerOp<Req, Rep> {
   return {
     id,
     name,

@@ -32,7 +32,11 @@ export interface ChangeFeed<T> {
 }
 
 /** /config/changes: each notification names a config entity (`topics/<t>`, `brokers/<id>`). */
-export const CONFIG_CHANGE_FEED: ChangeFeed<string> = { path: CONFIG_CHANGES_PATH, prefix: CONFIG_CHANGE_PREFIX, decode: decodeConfigChange };
+export const CONFIG_CHANGE_FEED: ChangeFeed<string> = {
+  path: CONFIG_CHANGES_PATH,
+  prefix: CONFIG_CHANGE_PREFIX,
+  decode: decodeConfigChange,
+};
 
 export class ChangeNotificationWatcher<T> implements ConfigChangeSubscription {
   private lastHandled = -1;
@@ -100,9 +104,11 @@ export class ChangeNotificationWatcher<T> implements ConfigChangeSubscription {
         if (node !== null) this.deliver(n.path, node.data);
       }
       if (node !== null && now - node.stat.ctime > this.expirationMs) {
-        await s.retrying(() => s.delete(n.path, ANY_VERSION)).catch((err: unknown) => {
-          if (!(err instanceof ZkNoNodeError)) throw err;
-        });
+        await s
+          .retrying(() => s.delete(n.path, ANY_VERSION))
+          .catch((err: unknown) => {
+            if (!(err instanceof ZkNoNodeError)) throw err;
+          });
       }
     }
   }

@@ -24,7 +24,17 @@ export {
   ZkNotEmptyError,
   ZkSessionExpiredError,
 } from './zk-errors.js';
-export { KafkaZkClient, PRODUCER_ID_BLOCK_SIZE, type ControllerGuard, type PartitionStateCreateResult, type PartitionStateEntry, type PartitionStateRead, type ProducerIdBlock, type RegisteredBroker, type TopicAssignment } from './kafka-zk-client.js';
+export {
+  KafkaZkClient,
+  PRODUCER_ID_BLOCK_SIZE,
+  type ControllerGuard,
+  type PartitionStateCreateResult,
+  type PartitionStateEntry,
+  type PartitionStateRead,
+  type ProducerIdBlock,
+  type RegisteredBroker,
+  type TopicAssignment,
+} from './kafka-zk-client.js';
 export { type ConfigChangeSubscription } from './config-change-watcher.js';
 export {
   CONFIG_ENTITY_TYPES,
@@ -38,4 +48,10 @@ export {
   type TopicAssignmentData,
 } from './kafka-zk-data.js';
 export { BrokerIdInUseError, ControllerMovedError, KafkaZkDataError, TopicExistsError } from './kafka-zk-errors.js';
-export { startZooKeeper, zooKeeperInstallProblem, ZooKeeperStartError, type ZooKeeperServer, type ZooKeeperServerOptions } from './zookeeper-server.js';
+export {
+  startZooKeeper,
+  zooKeeperInstallProblem,
+  ZooKeeperStartError,
+  type ZooKeeperServer,
+  type ZooKeeperServerOptions,
+} from './zookeeper-server.js';

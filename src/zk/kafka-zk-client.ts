@@ -127,8 +127,7 @@ export interface PartitionStateRead {
 
 /** Per partition: created (its state znode at version 0), or why not (e.g. `ZkNodeExistsError`). */
 export type PartitionStateCreateResult =
-  | (TopicPartition & { readonly ok: true; readonly zkVersion: number })
-  | (TopicPartition & { readonly ok: false; readonly error: ZkError });
+  (TopicPartition & { readonly ok: true; readonly zkVersion: number }) | (TopicPartition & { readonly ok: false; readonly error: ZkError });
 
 export interface ProducerIdBlock {
   readonly firstProducerId: bigint;
@@ -411,7 +410,9 @@ export class KafkaZkClient {
     if (await this.topicExists(name)) throw new TopicExistsError(`Topic '${name}' already exists.`);
     await this.writeEntityConfig('topics', name, configs);
     try {
-      await this.session.retrying(() => this.session.createRecursive(topicPath(name), encodeTopicAssignment({ topicId, partitions: assignment })));
+      await this.session.retrying(() =>
+        this.session.createRecursive(topicPath(name), encodeTopicAssignment({ topicId, partitions: assignment })),
+      );
     } catch (err) {
       if (err instanceof ZkNodeExistsError) throw new TopicExistsError(`Topic '${name}' already exists.`);
       throw err;
@@ -429,7 +430,12 @@ export class KafkaZkClient {
    * Replaces the assignment if /brokers/topics/<topic> is at `expectedZkVersion` (`ANY_VERSION`
    * for any); with `guard`, only while that controller is current. Returns the new version.
    */
-  async setTopicAssignment(name: string, assignment: TopicAssignmentData, expectedZkVersion: number, guard?: ControllerGuard): Promise<number> {
+  async setTopicAssignment(
+    name: string,
+    assignment: TopicAssignmentData,
+    expectedZkVersion: number,
+    guard?: ControllerGuard,
+  ): Promise<number> {
     const op: ZkOp = { type: 'set', path: topicPath(name), data: encodeTopicAssignment(assignment), version: expectedZkVersion };
     if (guard !== undefined) return setStat(await this.guardedWrite(guard.epochZkVersion, op)).version;
     return this.session.retrying(() => this.session.set(op.path, op.data, expectedZkVersion));
@@ -454,7 +460,11 @@ export class KafkaZkClient {
       entries.map(async (e): Promise<PartitionStateCreateResult> => {
         const ref = { topic: e.topic, partition: e.partition };
         try {
-          await this.guardedWrite(guard.epochZkVersion, { type: 'create', path: partitionStatePath(e.topic, e.partition), data: encodePartitionState(e.state) });
+          await this.guardedWrite(guard.epochZkVersion, {
+            type: 'create',
+            path: partitionStatePath(e.topic, e.partition),
+            data: encodePartitionState(e.state),
+          });
           return { ...ref, ok: true, zkVersion: 0 };
         } catch (err) {
           if (err instanceof ZkError) return { ...ref, ok: false, error: err };
@@ -480,8 +490,19 @@ export class KafkaZkClient {
    * someone else updated it; re-read and decide again) and the controller is current (else
    * `ControllerMovedError`). Returns the new version.
    */
-  async updatePartitionState(guard: ControllerGuard, topic: string, partition: number, state: LeaderAndIsrZk, expectedZkVersion: number): Promise<number> {
-    const op: ZkOp = { type: 'set', path: partitionStatePath(topic, partition), data: encodePartitionState(state), version: expectedZkVersion };
+  async updatePartitionState(
+    guard: ControllerGuard,
+    topic: string,
+    partition: number,
+    state: LeaderAndIsrZk,
+    expectedZkVersion: number,
+  ): Promise<number> {
+    const op: ZkOp = {
+      type: 'set',
+      path: partitionStatePath(topic, partition),
+      data: encodePartitionState(state),
+      version: expectedZkVersion,
+    };
     return setStat(await this.guardedWrite(guard.epochZkVersion, op)).version;
   }
 
@@ -534,7 +555,8 @@ export class KafkaZkClient {
     for (const type of ['users', 'clients', 'ips'] as const) {
       for (const name of await this.children(`/config/${type}`)) {
         paths.push(`${type}/${name}`);
-        if (type === 'users') for (const client of await this.children(`/config/users/${name}/clients`)) paths.push(`users/${name}/clients/${client}`);
+        if (type === 'users')
+          for (const client of await this.children(`/config/users/${name}/clients`)) paths.push(`users/${name}/clients/${client}`);
       }
     }
     return paths;
@@ -586,7 +608,10 @@ export class KafkaZkClient {
    * read and tried again when another writer got in between; then a change notification so every
    * broker reloads the resource. Returns the ACLs written.
    */
-  async updateResourceAcls(pattern: ResourcePattern, update: (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[]): Promise<readonly AccessControlEntry[]> {
+  async updateResourceAcls(
+    pattern: ResourcePattern,
+    update: (current: readonly AccessControlEntry[]) => readonly AccessControlEntry[],
+  ): Promise<readonly AccessControlEntry[]> {
     const path = aclResourcePath(pattern);
     const s = this.session;
     for (;;) {
@@ -640,7 +665,9 @@ export class KafkaZkClient {
 
   /** Drops a deletion mark without deleting (the controller's answer when `delete.topic.enable` is off). */
   async unmarkTopicForDeletion(guard: ControllerGuard, name: string): Promise<void> {
-    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: deleteTopicPath(name), version: ANY_VERSION }).catch(ignoreNoNode);
+    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: deleteTopicPath(name), version: ANY_VERSION }).catch(
+      ignoreNoNode,
+    );
   }
 
   /** Topics marked for deletion, sorted; `watch` fires when one is marked or unmarked. */
@@ -655,8 +682,12 @@ export class KafkaZkClient {
    */
   async deleteTopicZnodes(guard: ControllerGuard, name: string): Promise<void> {
     await this.deleteRecursive(guard, topicPath(name));
-    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: configEntityPath('topics', name), version: ANY_VERSION }).catch(ignoreNoNode);
-    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: deleteTopicPath(name), version: ANY_VERSION }).catch(ignoreNoNode);
+    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: configEntityPath('topics', name), version: ANY_VERSION }).catch(
+      ignoreNoNode,
+    );
+    await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: deleteTopicPath(name), version: ANY_VERSION }).catch(
+      ignoreNoNode,
+    );
   }
 
   private async deleteRecursive(guard: ControllerGuard, path: string): Promise<void> {
@@ -674,7 +705,9 @@ export class KafkaZkClient {
    */
   async propagateLogDirEvent(brokerId: number): Promise<void> {
     const s = this.session;
-    await s.retrying(() => s.createRecursive(`${LOG_DIR_EVENT_NOTIFICATION_PATH}/${LOG_DIR_EVENT_PREFIX}`, encodeLogDirEvent(brokerId), 'persistent_sequential'));
+    await s.retrying(() =>
+      s.createRecursive(`${LOG_DIR_EVENT_NOTIFICATION_PATH}/${LOG_DIR_EVENT_PREFIX}`, encodeLogDirEvent(brokerId), 'persistent_sequential'),
+    );
   }
 
   /** The pending log dir event notifications (znode names), oldest first; `watch` fires when one is added. */
@@ -697,7 +730,11 @@ export class KafkaZkClient {
   /** Removes handled notifications, as the controller of `guard`'s epoch. */
   async deleteLogDirEventNotifications(guard: ControllerGuard, names: readonly string[]): Promise<void> {
     for (const name of names) {
-      await this.guardedWrite(guard.epochZkVersion, { type: 'delete', path: `${LOG_DIR_EVENT_NOTIFICATION_PATH}/${name}`, version: ANY_VERSION }).catch(ignoreNoNode);
+      await this.guardedWrite(guard.epochZkVersion, {
+        type: 'delete',
+        path: `${LOG_DIR_EVENT_NOTIFICATION_PATH}/${name}`,
+        version: ANY_VERSION,
+      }).catch(ignoreNoNode);
     }
   }
 
@@ -746,7 +783,9 @@ export class KafkaZkClient {
    */
   private async guardedWrite(epochZkVersion: number, op: ZkOp): Promise<ZkOpResult> {
     try {
-      const results = await this.session.retrying(() => this.session.multi([{ type: 'check', path: CONTROLLER_EPOCH_PATH, version: epochZkVersion }, op]));
+      const results = await this.session.retrying(() =>
+        this.session.multi([{ type: 'check', path: CONTROLLER_EPOCH_PATH, version: epochZkVersion }, op]),
+      );
       return results[1]!;
     } catch (err) {
       if (err instanceof ZkError && err.opIndex === 0 && (err instanceof ZkBadVersionError || err instanceof ZkNoNodeError)) {

@@ -135,7 +135,8 @@ class Reader {
   }
 
   intArray(value: unknown, what: string): number[] {
-    if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isInteger(x))) this.fail(`${what} is not an array of integers`);
+    if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isInteger(x)))
+      this.fail(`${what} is not an array of integers`);
     return value as number[];
   }
 
@@ -215,7 +216,8 @@ const ENDPOINT = /^([^:]+):\/\/(?:\[([^\]]*)\]|([^:]*)):(-?\d+)$/;
 export function encodeBrokerInfo(info: BrokerInfo, timestamp: number): Buffer {
   const plaintext = info.endpoints.find((e) => e.securityProtocol === 'PLAINTEXT');
   const features: JsonObject = {};
-  for (const [name, range] of Object.entries(info.features ?? {})) features[name] = { min_version: range.minVersion, max_version: range.maxVersion };
+  for (const [name, range] of Object.entries(info.features ?? {}))
+    features[name] = { min_version: range.minVersion, max_version: range.maxVersion };
   const protocols: JsonObject = {};
   for (const e of info.endpoints) protocols[e.listenerName] = e.securityProtocol;
   const json: JsonObject = {
@@ -243,7 +245,8 @@ export function decodeBrokerInfo(id: number, data: Buffer | null): DecodedBroker
     endpoints = [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: r.string(obj, 'host'), port: r.int(obj, 'port') }];
   } else {
     const mapJson = obj['listener_security_protocol_map'];
-    const protocols: Record<string, Json> = mapJson === undefined || mapJson === null ? DEFAULT_SECURITY_PROTOCOLS : r.asObject(mapJson, '"listener_security_protocol_map"');
+    const protocols: Record<string, Json> =
+      mapJson === undefined || mapJson === null ? DEFAULT_SECURITY_PROTOCOLS : r.asObject(mapJson, '"listener_security_protocol_map"');
     const list = obj['endpoints'];
     if (!Array.isArray(list)) r.fail('"endpoints" is not an array');
     endpoints = list.map((s) => {
@@ -364,7 +367,13 @@ export interface LeaderAndIsrZk {
 }
 
 export function encodePartitionState(s: LeaderAndIsrZk): Buffer {
-  const json: JsonObject = { controller_epoch: s.controllerEpoch, leader: s.leader, version: 1, leader_epoch: s.leaderEpoch, isr: [...s.isr] };
+  const json: JsonObject = {
+    controller_epoch: s.controllerEpoch,
+    leader: s.leader,
+    version: 1,
+    leader_epoch: s.leaderEpoch,
+    isr: [...s.isr],
+  };
   if (s.leaderRecoveryState !== undefined && s.leaderRecoveryState !== 0) json['leader_recovery_state'] = s.leaderRecoveryState;
   return encode(json);
 }
@@ -415,7 +424,8 @@ export function decodeFeatures(data: Buffer | null): Map<string, number> {
     const o = r.asObject(range, `feature ${name}`);
     const max = r.int(o, 'max_version_level');
     if (max < 1) r.fail(`feature ${name} has max_version_level ${max}, below 1`);
-    if (version === FEATURE_ZNODE_V1 && r.int(o, 'min_version_level') > max) r.fail(`feature ${name} has min_version_level above max_version_level`);
+    if (version === FEATURE_ZNODE_V1 && r.int(o, 'min_version_level') > max)
+      r.fail(`feature ${name} has min_version_level above max_version_level`);
     levels.set(name, max);
   }
   return status === FEATURE_STATUS_ENABLED ? levels : new Map<string, number>();
@@ -520,7 +530,12 @@ export function aclRootPath(patternType: PatternType): string {
 export function encodeResourceAcls(entries: readonly AccessControlEntry[]): Buffer {
   return encode({
     version: 1,
-    acls: entries.map((e) => ({ principal: e.principal, permissionType: permissionTypeName(e.permissionType), operation: operationName(e.operation), host: e.host })),
+    acls: entries.map((e) => ({
+      principal: e.principal,
+      permissionType: permissionTypeName(e.permissionType),
+      operation: operationName(e.operation),
+      host: e.host,
+    })),
   });
 }
 
@@ -552,7 +567,12 @@ export function aclChangesPath(patternType: PatternType): string {
 /** Literal: `TOPIC:orders`; extended: `{"version":1,"resourceType":"TOPIC","name":"sales-","patternType":"PREFIXED"}`. */
 export function encodeAclChange(p: ResourcePattern): Buffer {
   if (p.patternType === PatternType.LITERAL) return Buffer.from(`${resourceTypeEnumName(p.resourceType)}:${p.name}`, 'utf8');
-  return encode({ version: 1, resourceType: resourceTypeEnumName(p.resourceType), name: p.name, patternType: patternTypeName(p.patternType) });
+  return encode({
+    version: 1,
+    resourceType: resourceTypeEnumName(p.resourceType),
+    name: p.name,
+    patternType: patternTypeName(p.patternType),
+  });
 }
 
 export function decodeLiteralAclChange(path: string, data: Buffer | null): ResourcePattern {

@@ -71,7 +71,11 @@ interface NzkClient {
   getSessionId(): Buffer;
   getSessionTimeout(): number;
   create(path: string, data: Buffer | undefined, mode: number, callback: NzkCallback<[string]>): void;
-  getData(path: string, watcher: ((event: NzkEvent) => void) | undefined, callback: NzkCallback<[Buffer | null | undefined, NzkStat]>): void;
+  getData(
+    path: string,
+    watcher: ((event: NzkEvent) => void) | undefined,
+    callback: NzkCallback<[Buffer | null | undefined, NzkStat]>,
+  ): void;
   getChildren(path: string, watcher: ((event: NzkEvent) => void) | undefined, callback: NzkCallback<[string[]]>): void;
   exists(path: string, watcher: ((event: NzkEvent) => void) | undefined, callback: NzkCallback<[NzkStat | null | undefined]>): void;
   setData(path: string, data: Buffer | null, version: number, callback: NzkCallback<[NzkStat]>): void;
@@ -119,10 +123,14 @@ function toStat(s: NzkStat): ZkStat {
 function toError(failure: NzkFailure, path: string | undefined): ZkError {
   if (typeof failure.code === 'number') return zkErrorFromCode(failure.code, path === undefined ? {} : { path });
   // The package's own argument checks (path syntax, data over 1 MiB) throw plain Errors.
-  return new ZkError(ZkCode.BAD_ARGUMENTS, `invalid ZooKeeper request${path === undefined ? '' : ` for ${path}`}: ${String(failure.message)}`, {
-    ...(path === undefined ? {} : { path }),
-    cause: failure,
-  });
+  return new ZkError(
+    ZkCode.BAD_ARGUMENTS,
+    `invalid ZooKeeper request${path === undefined ? '' : ` for ${path}`}: ${String(failure.message)}`,
+    {
+      ...(path === undefined ? {} : { path }),
+      cause: failure,
+    },
+  );
 }
 
 function wrapWatcher(watcher: ZkWatcher | undefined): ((event: NzkEvent) => void) | undefined {
@@ -247,7 +255,11 @@ export class ZkDriver {
     if (socket === undefined || socket.destroyed || socket.connecting) return;
     const silentMs = Date.now() - this.lastHeardMs;
     if (silentMs <= this.readTimeoutMs) return;
-    log.warn('ZooKeeper server sent nothing within the read timeout; closing the connection', { servers: this.connectString, silentMs, readTimeoutMs: this.readTimeoutMs });
+    log.warn('ZooKeeper server sent nothing within the read timeout; closing the connection', {
+      servers: this.connectString,
+      silentMs,
+      readTimeoutMs: this.readTimeoutMs,
+    });
     socket.destroy();
   }
 
@@ -283,7 +295,9 @@ export class ZkDriver {
 
   get(path: string, watcher?: ZkWatcher): Promise<ZkNode> {
     return call(path, (settle) =>
-      this.client.getData(path, wrapWatcher(watcher), (e, data, stat) => settle(e, e ? undefined : { data: data && data.length > 0 ? data : null, stat: toStat(stat) })),
+      this.client.getData(path, wrapWatcher(watcher), (e, data, stat) =>
+        settle(e, e ? undefined : { data: data && data.length > 0 ? data : null, stat: toStat(stat) }),
+      ),
     );
   }
 
@@ -297,7 +311,9 @@ export class ZkDriver {
 
   set(path: string, data: Buffer | null, version: number): Promise<ZkStat> {
     // The package's setData cannot send null (it reads data.length); zero bytes read back as null too.
-    return call(path, (settle) => this.client.setData(path, data ?? Buffer.alloc(0), version, (e, stat) => settle(e, e ? undefined : toStat(stat))));
+    return call(path, (settle) =>
+      this.client.setData(path, data ?? Buffer.alloc(0), version, (e, stat) => settle(e, e ? undefined : toStat(stat))),
+    );
   }
 
   delete(path: string, version: number): Promise<void> {
@@ -322,7 +338,8 @@ export class ZkDriver {
           tx.ops[tx.ops.length - 1]!.version = op.version;
         }
         tx.commit((error, results) => {
-          const failed = results?.findIndex((r) => r.type === OP_ERROR && r.err !== ZkCode.OK && r.err !== ZkCode.RUNTIME_INCONSISTENCY) ?? -1;
+          const failed =
+            results?.findIndex((r) => r.type === OP_ERROR && r.err !== ZkCode.OK && r.err !== ZkCode.RUNTIME_INCONSISTENCY) ?? -1;
           if (failed >= 0) {
             const code = results![failed]!.err!;
             reject(zkErrorFromCode(code, { path: ops[failed]!.path, opIndex: failed }));

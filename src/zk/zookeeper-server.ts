@@ -87,7 +87,6 @@ export function zooKeeperInstallProblem(options: { java?: string } = {}): string
   return undefined;
 }
 
-
 /** Sends a four-letter word and returns the whole answer ('' if the connection fails). */
 export function fourLetterWord(port: number, word: string, timeoutMs = 1_000): Promise<string> {
   return new Promise((resolve) => {

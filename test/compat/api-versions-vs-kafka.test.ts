@@ -72,8 +72,10 @@ describe(`ApiVersions and unserved versions, Sluice against Apache Kafka ${KAFKA
     for (const [apiKey, range] of ours) {
       const kafkaRange = theirs.get(apiKey);
       assert.ok(kafkaRange !== undefined, `Sluice advertises API ${apiKey}, which Kafka does not`);
-      if (range !== kafkaRange && KNOWN_DIFFERENCES[apiKey] === undefined) differences.push(`API ${apiKey}: Sluice ${range}, Kafka ${kafkaRange}`);
-      if (range === kafkaRange && KNOWN_DIFFERENCES[apiKey] !== undefined) differences.push(`API ${apiKey} now matches: drop it from KNOWN_DIFFERENCES`);
+      if (range !== kafkaRange && KNOWN_DIFFERENCES[apiKey] === undefined)
+        differences.push(`API ${apiKey}: Sluice ${range}, Kafka ${kafkaRange}`);
+      if (range === kafkaRange && KNOWN_DIFFERENCES[apiKey] !== undefined)
+        differences.push(`API ${apiKey} now matches: drop it from KNOWN_DIFFERENCES`);
     }
     assert.deepEqual(differences, []);
   });
@@ -81,7 +83,10 @@ describe(`ApiVersions and unserved versions, Sluice against Apache Kafka ${KAFKA
   for (const version of [0, 1, 2]) {
     test(`Produce v${version} is advertised but refused by closing the connection, by both`, async () => {
       const frame = oldProduceFrame(version);
-      const [ours, theirs] = await Promise.all([requestFate(brokers().sluice.bootstrap, frame), requestFate(brokers().kafka.bootstrap, frame)]);
+      const [ours, theirs] = await Promise.all([
+        requestFate(brokers().sluice.bootstrap, frame),
+        requestFate(brokers().kafka.bootstrap, frame),
+      ]);
       assert.equal(theirs, 'closed');
       assert.equal(ours, theirs);
       assert.ok((await advertised(brokers().sluice.bootstrap)).size > 0, 'Sluice serves the next connection');

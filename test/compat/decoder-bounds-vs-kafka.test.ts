@@ -14,7 +14,9 @@ import { javaSkip } from '../helpers/requirements.js';
 import { sideBySide } from '../helpers/side-by-side.js';
 import { requestFate } from '../helpers/wire-client.js';
 
-const apiVersions = encodeRequest(18, 3, 2, 'compat', (w) => ApiVersionsRequest.write(w, { clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1' }, 3));
+const apiVersions = encodeRequest(18, 3, 2, 'compat', (w) =>
+  ApiVersionsRequest.write(w, { clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1' }, 3),
+);
 
 describe(`decoder caps, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: javaSkip() }, () => {
   const brokers = sideBySide();
@@ -22,10 +24,16 @@ describe(`decoder caps, Sluice against Apache Kafka ${KAFKA_VERSION}`, { skip: j
   for (const c of BOUND_FRAMES) {
     test(`${c.name}: the same fate from both (${c.overLimit ? 'closed' : 'answered'})`, async () => {
       const frame = c.frame();
-      const [ours, theirs] = await Promise.all([requestFate(brokers().sluice.bootstrap, frame), requestFate(brokers().kafka.bootstrap, frame)]);
+      const [ours, theirs] = await Promise.all([
+        requestFate(brokers().sluice.bootstrap, frame),
+        requestFate(brokers().kafka.bootstrap, frame),
+      ]);
       assert.equal(theirs, c.overLimit ? 'closed' : 'answered', 'Kafka did not do what this test expects of it');
       assert.equal(ours, theirs);
-      const next = await Promise.all([requestFate(brokers().sluice.bootstrap, apiVersions), requestFate(brokers().kafka.bootstrap, apiVersions)]);
+      const next = await Promise.all([
+        requestFate(brokers().sluice.bootstrap, apiVersions),
+        requestFate(brokers().kafka.bootstrap, apiVersions),
+      ]);
       assert.deepEqual(next, ['answered', 'answered'], 'both serve the next connection');
     });
   }

@@ -48,7 +48,8 @@ function normalized(response: unknown, order: Order): string {
   });
 }
 
-const batch = (value: string): Uint8Array => encodeRecordBatch({ records: [{ key: null, value: Buffer.from(value), timestamp: TIMESTAMP }] });
+const batch = (value: string): Uint8Array =>
+  encodeRecordBatch({ records: [{ key: null, value: Buffer.from(value), timestamp: TIMESTAMP }] });
 
 /** The same requests, in the same order, to one broker; each answer (or the broker's refusal) under its label. */
 async function askAll(bootstrap: string): Promise<Answers> {
@@ -63,69 +64,199 @@ async function askAll(bootstrap: string): Promise<Answers> {
     }
   };
   // Data first, one record a partition, so that the offset APIs have something to answer.
-  await ask('produce v9: one record a partition', wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
-    acks: -1, timeoutMs: 10_000, topicData: [{ name: TOPIC, partitionData: [0, 1, 2].map((index) => ({ index, records: batch(`seed-${index}`) })) }],
-  }), 'any partition order');
+  await ask(
+    'produce v9: one record a partition',
+    wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [{ name: TOPIC, partitionData: [0, 1, 2].map((index) => ({ index, records: batch(`seed-${index}`) })) }],
+    }),
+    'any partition order',
+  );
 
   for (const v of [1, 5, 9]) {
-    await ask(`list offsets v${v}: a partition twice in a topic, and the topic twice`, wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, v, {
-      replicaId: -1,
-      topics: [
-        { name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 1, timestamp: -1n }, { partitionIndex: 0, timestamp: -2n }] },
-        { name: TOPIC, partitions: [{ partitionIndex: 2, timestamp: -1n }, { partitionIndex: 1, timestamp: -2n }] },
-      ],
-    }), 'any partition order');
-    await ask(`list offsets v${v}: the topic twice, different partitions`, wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, v, {
-      replicaId: -1,
-      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }] }, { name: TOPIC, partitions: [{ partitionIndex: 1, timestamp: -1n }] }],
-    }), 'any partition order');
+    await ask(
+      `list offsets v${v}: a partition twice in a topic, and the topic twice`,
+      wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, v, {
+        replicaId: -1,
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [
+              { partitionIndex: 0, timestamp: -1n },
+              { partitionIndex: 1, timestamp: -1n },
+              { partitionIndex: 0, timestamp: -2n },
+            ],
+          },
+          {
+            name: TOPIC,
+            partitions: [
+              { partitionIndex: 2, timestamp: -1n },
+              { partitionIndex: 1, timestamp: -2n },
+            ],
+          },
+        ],
+      }),
+      'any partition order',
+    );
+    await ask(
+      `list offsets v${v}: the topic twice, different partitions`,
+      wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, v, {
+        replicaId: -1,
+        topics: [
+          { name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }] },
+          { name: TOPIC, partitions: [{ partitionIndex: 1, timestamp: -1n }] },
+        ],
+      }),
+      'any partition order',
+    );
   }
   const epochFor = (partition: number) => ({ partition, currentLeaderEpoch: -1, leaderEpoch: 0 });
-  await ask('offset for leader epoch v4: a partition twice, the topic twice', wireCall(bootstrap, M.OffsetForLeaderEpochRequest, M.OffsetForLeaderEpochResponse, 4, {
-    replicaId: -1,
-    topics: [{ topic: TOPIC, partitions: [epochFor(0), epochFor(1), epochFor(0)] }, { topic: TOPIC, partitions: [epochFor(2), epochFor(1)] }],
-  }));
-  await ask('describe producers: a partition twice, the topic twice', wireCall(bootstrap, M.DescribeProducersRequest, M.DescribeProducersResponse, 0, {
-    topics: [{ name: TOPIC, partitionIndexes: [0, 1, 0] }, { name: TOPIC, partitionIndexes: [2, 1] }],
-  }));
+  await ask(
+    'offset for leader epoch v4: a partition twice, the topic twice',
+    wireCall(bootstrap, M.OffsetForLeaderEpochRequest, M.OffsetForLeaderEpochResponse, 4, {
+      replicaId: -1,
+      topics: [
+        { topic: TOPIC, partitions: [epochFor(0), epochFor(1), epochFor(0)] },
+        { topic: TOPIC, partitions: [epochFor(2), epochFor(1)] },
+      ],
+    }),
+  );
+  await ask(
+    'describe producers: a partition twice, the topic twice',
+    wireCall(bootstrap, M.DescribeProducersRequest, M.DescribeProducersResponse, 0, {
+      topics: [
+        { name: TOPIC, partitionIndexes: [0, 1, 0] },
+        { name: TOPIC, partitionIndexes: [2, 1] },
+      ],
+    }),
+  );
   const fetchOf = (partition: number) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20 });
-  await ask('fetch v12: a partition twice, the topic twice', wireCall(bootstrap, M.FetchRequest, M.FetchResponse, 12, {
-    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, sessionId: 0, sessionEpoch: -1,
-    topics: [{ topic: TOPIC, partitions: [fetchOf(0), fetchOf(1), fetchOf(0)] }, { topic: TOPIC, partitions: [fetchOf(2), fetchOf(1)] }],
-  }));
+  await ask(
+    'fetch v12: a partition twice, the topic twice',
+    wireCall(bootstrap, M.FetchRequest, M.FetchResponse, 12, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [
+        { topic: TOPIC, partitions: [fetchOf(0), fetchOf(1), fetchOf(0)] },
+        { topic: TOPIC, partitions: [fetchOf(2), fetchOf(1)] },
+      ],
+    }),
+  );
   const commitOf = (partitionIndex: number, offset: number) => ({ partitionIndex, committedOffset: BigInt(offset), committedMetadata: '' });
   for (const v of [2, 8, 9]) {
-    await ask(`offset commit v${v}: a partition twice, the topic twice`, wireCall(bootstrap, M.OffsetCommitRequest, M.OffsetCommitResponse, v, {
-      groupId: GROUP, generationIdOrMemberEpoch: -1, memberId: '',
-      topics: [{ name: TOPIC, partitions: [commitOf(0, 10 + v), commitOf(1, 20 + v), commitOf(0, 30 + v)] }, { name: TOPIC, partitions: [commitOf(2, 40 + v), commitOf(1, 50 + v)] }],
-    }));
+    await ask(
+      `offset commit v${v}: a partition twice, the topic twice`,
+      wireCall(bootstrap, M.OffsetCommitRequest, M.OffsetCommitResponse, v, {
+        groupId: GROUP,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        topics: [
+          { name: TOPIC, partitions: [commitOf(0, 10 + v), commitOf(1, 20 + v), commitOf(0, 30 + v)] },
+          { name: TOPIC, partitions: [commitOf(2, 40 + v), commitOf(1, 50 + v)] },
+        ],
+      }),
+    );
   }
   for (const v of [1, 7]) {
-    await ask(`offset fetch v${v}: a partition twice, the topic twice`, wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, v, {
-      groupId: GROUP, topics: [{ name: TOPIC, partitionIndexes: [0, 1, 0] }, { name: TOPIC, partitionIndexes: [2, 1] }],
-    }));
+    await ask(
+      `offset fetch v${v}: a partition twice, the topic twice`,
+      wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, v, {
+        groupId: GROUP,
+        topics: [
+          { name: TOPIC, partitionIndexes: [0, 1, 0] },
+          { name: TOPIC, partitionIndexes: [2, 1] },
+        ],
+      }),
+    );
   }
-  await ask('offset fetch v9: a partition twice, the topic twice', wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, 9, {
-    groups: [{ groupId: GROUP, topics: [{ name: TOPIC, partitionIndexes: [0, 1, 0] }, { name: TOPIC, partitionIndexes: [2, 1] }] }],
-  }));
-  await ask('delete records v2: a partition twice, the topic twice', wireCall(bootstrap, M.DeleteRecordsRequest, M.DeleteRecordsResponse, 2, {
-    timeoutMs: 10_000,
-    topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1n }, { partitionIndex: 1, offset: 0n }, { partitionIndex: 0, offset: 0n }] }, { name: TOPIC, partitions: [{ partitionIndex: 2, offset: 1n }, { partitionIndex: 1, offset: 1n }] }],
-  }), 'any partition order');
-  await ask('produce v9: a partition twice, the topic twice', wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
-    acks: -1, timeoutMs: 10_000,
-    topicData: [
-      { name: TOPIC, partitionData: [{ index: 0, records: batch('a') }, { index: 1, records: batch('b') }, { index: 0, records: batch('c') }] },
-      { name: TOPIC, partitionData: [{ index: 2, records: batch('d') }, { index: 1, records: batch('e') }] },
-    ],
-  }), 'any partition order');
-  await ask('list offsets v9 after the duplicated produce', wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, 9, {
-    replicaId: -1, topics: [{ name: TOPIC, partitions: [0, 1, 2].map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) }],
-  }), 'any partition order');
-  await ask('fetch v12 after the duplicated produce: which copy was appended', wireCall(bootstrap, M.FetchRequest, M.FetchResponse, 12, {
-    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, sessionId: 0, sessionEpoch: -1,
-    topics: [{ topic: TOPIC, partitions: [0, 1, 2].map((partition) => ({ partition, fetchOffset: 1n, partitionMaxBytes: 1 << 20 })) }],
-  }));
+  await ask(
+    'offset fetch v9: a partition twice, the topic twice',
+    wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, 9, {
+      groups: [
+        {
+          groupId: GROUP,
+          topics: [
+            { name: TOPIC, partitionIndexes: [0, 1, 0] },
+            { name: TOPIC, partitionIndexes: [2, 1] },
+          ],
+        },
+      ],
+    }),
+  );
+  await ask(
+    'delete records v2: a partition twice, the topic twice',
+    wireCall(bootstrap, M.DeleteRecordsRequest, M.DeleteRecordsResponse, 2, {
+      timeoutMs: 10_000,
+      topics: [
+        {
+          name: TOPIC,
+          partitions: [
+            { partitionIndex: 0, offset: 1n },
+            { partitionIndex: 1, offset: 0n },
+            { partitionIndex: 0, offset: 0n },
+          ],
+        },
+        {
+          name: TOPIC,
+          partitions: [
+            { partitionIndex: 2, offset: 1n },
+            { partitionIndex: 1, offset: 1n },
+          ],
+        },
+      ],
+    }),
+    'any partition order',
+  );
+  await ask(
+    'produce v9: a partition twice, the topic twice',
+    wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [
+        {
+          name: TOPIC,
+          partitionData: [
+            { index: 0, records: batch('a') },
+            { index: 1, records: batch('b') },
+            { index: 0, records: batch('c') },
+          ],
+        },
+        {
+          name: TOPIC,
+          partitionData: [
+            { index: 2, records: batch('d') },
+            { index: 1, records: batch('e') },
+          ],
+        },
+      ],
+    }),
+    'any partition order',
+  );
+  await ask(
+    'list offsets v9 after the duplicated produce',
+    wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, 9, {
+      replicaId: -1,
+      topics: [{ name: TOPIC, partitions: [0, 1, 2].map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) }],
+    }),
+    'any partition order',
+  );
+  await ask(
+    'fetch v12 after the duplicated produce: which copy was appended',
+    wireCall(bootstrap, M.FetchRequest, M.FetchResponse, 12, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: TOPIC, partitions: [0, 1, 2].map((partition) => ({ partition, fetchOffset: 1n, partitionMaxBytes: 1 << 20 })) }],
+    }),
+  );
   return answers;
 }
 
@@ -138,12 +269,15 @@ describe(`Duplicate partitions in one request, Sluice against Apache Kafka ${KAF
 
   before(async () => {
     [ours, theirs] = await Promise.all([askAll(brokers().sluice.bootstrap), askAll(brokers().kafka.bootstrap)]);
-    if (process.env['SLUICE_COMPAT_PRINT'] !== undefined) for (const [label, answer] of theirs) console.log(`${label}\n  Kafka:  ${answer}\n  Sluice: ${ours.get(label)}`);
+    if (process.env['SLUICE_COMPAT_PRINT'] !== undefined)
+      for (const [label, answer] of theirs) console.log(`${label}\n  Kafka:  ${answer}\n  Sluice: ${ours.get(label)}`);
   });
 
   test('every answer is the same, field by field and in the same order', () => {
     assert.deepEqual([...ours.keys()], [...theirs.keys()], 'both brokers were asked the same questions');
-    const differences = [...theirs].flatMap(([label, kafkaAnswer]) => (ours.get(label) === kafkaAnswer ? [] : [`${label}\n  Kafka:  ${kafkaAnswer}\n  Sluice: ${ours.get(label)}`]));
+    const differences = [...theirs].flatMap(([label, kafkaAnswer]) =>
+      ours.get(label) === kafkaAnswer ? [] : [`${label}\n  Kafka:  ${kafkaAnswer}\n  Sluice: ${ours.get(label)}`],
+    );
     assert.deepEqual(differences, []);
   });
 });

@@ -33,7 +33,9 @@ function summary(r: M.ListConfigResourcesResponseData): { errorCode: number; typ
 async function ask(bootstrap: string): Promise<string[]> {
   const answers: string[] = [];
   for (const q of QUESTIONS) {
-    const r = await wireCall(bootstrap, M.ListConfigResourcesRequest, M.ListConfigResourcesResponse, q.version, { resourceTypes: [...q.types] });
+    const r = await wireCall(bootstrap, M.ListConfigResourcesRequest, M.ListConfigResourcesResponse, q.version, {
+      resourceTypes: [...q.types],
+    });
     answers.push(`v${q.version} ${JSON.stringify(q.types)}: ${JSON.stringify(summary(r))}`);
   }
   return answers;
@@ -61,6 +63,9 @@ describe(`ListConfigResources, Sluice against Apache Kafka ${KAFKA_VERSION}`, { 
   test('every filter gets the same answer from both', async () => {
     const [ours, theirs] = await Promise.all([ask(brokers().sluice.bootstrap), ask(brokers().kafka.bootstrap)]);
     assert.deepEqual(ours, theirs);
-    assert.ok(theirs.some((a) => a.includes('2:lcr-with-config')), 'the topics are listed');
+    assert.ok(
+      theirs.some((a) => a.includes('2:lcr-with-config')),
+      'the topics are listed',
+    );
   });
 });

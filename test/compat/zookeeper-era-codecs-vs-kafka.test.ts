@@ -40,7 +40,10 @@ function encode(codec: AnyCodec, value: Record<string, unknown>, version: number
 }
 
 function samples(): Sample[] {
-  const codecs = API_MESSAGES.filter((a) => ZOOKEEPER_ERA_API_KEYS.includes(a.apiKey)).flatMap((a) => [a.request, a.response]) as unknown as AnyCodec[];
+  const codecs = API_MESSAGES.filter((a) => ZOOKEEPER_ERA_API_KEYS.includes(a.apiKey)).flatMap((a) => [
+    a.request,
+    a.response,
+  ]) as unknown as AnyCodec[];
   assert.equal(codecs.length, 2 * ZOOKEEPER_ERA_API_KEYS.length, 'a ZooKeeper-era API has no generated codecs');
   return codecs.flatMap((codec) =>
     versionsOf(codec.validVersions.lo, codec.validVersions.hi).flatMap((version) =>
@@ -60,22 +63,29 @@ function classpath(): string {
 function kafkaRoundTrips(input: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const source = join(repoRoot(), 'test', 'compat', 'ZookeeperEraMessages.java');
-    const child = execFile(process.env['JAVA'] ?? 'java', ['-cp', classpath(), source], { maxBuffer: 64 * 1024 * 1024, timeout: 90_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trimEnd().split('\n')),
+    const child = execFile(
+      process.env['JAVA'] ?? 'java',
+      ['-cp', classpath(), source],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 90_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trimEnd().split('\n'))),
     );
     child.stdin!.end(input);
   });
 }
 
-test(`Kafka ${ZOOKEEPER_ERA_VERSION} reads every version of the ZooKeeper-era messages as Sluice writes them, and writes the same bytes`, { skip: javaSkip(), timeout: 120_000 }, async () => {
-  const all = samples();
-  const lines = await kafkaRoundTrips(all.map((s) => `${s.codec.name} ${s.version} ${s.bytes.toString('hex')}\n`).join(''));
-  assert.equal(lines.length, all.length);
-  all.forEach((s, i) => {
-    const where = `${s.codec.name} v${s.version} sample ${i}`;
-    const answer = parseKafkaJson(lines[i]!) as { [key: string]: KafkaJson };
-    assert.equal(answer['error'], undefined, `${where}: Kafka could not read ${s.bytes.toString('hex')}`);
-    assert.equal(answer['hex'], s.bytes.toString('hex'), `${where}: Kafka writes what it read differently`);
-    assertSameAsKafka(s.codec.read(new Reader(s.bytes), s.version), answer['json']!, where);
-  });
-});
+test(
+  `Kafka ${ZOOKEEPER_ERA_VERSION} reads every version of the ZooKeeper-era messages as Sluice writes them, and writes the same bytes`,
+  { skip: javaSkip(), timeout: 120_000 },
+  async () => {
+    const all = samples();
+    const lines = await kafkaRoundTrips(all.map((s) => `${s.codec.name} ${s.version} ${s.bytes.toString('hex')}\n`).join(''));
+    assert.equal(lines.length, all.length);
+    all.forEach((s, i) => {
+      const where = `${s.codec.name} v${s.version} sample ${i}`;
+      const answer = parseKafkaJson(lines[i]!) as { [key: string]: KafkaJson };
+      assert.equal(answer['error'], undefined, `${where}: Kafka could not read ${s.bytes.toString('hex')}`);
+      assert.equal(answer['hex'], s.bytes.toString('hex'), `${where}: Kafka writes what it read differently`);
+      assertSameAsKafka(s.codec.read(new Reader(s.bytes), s.version), answer['json']!, where);
+    });
+  },
+);

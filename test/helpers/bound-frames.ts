@@ -38,7 +38,13 @@ function frame(apiKey: number, version: number, headerTags: number, body: (w: Wr
   const sizeAt = w.reserve(SIZE_PREFIX_BYTES);
   M.RequestHeader.write(
     w,
-    { requestApiKey: apiKey, requestApiVersion: version, correlationId: 1, clientId: 'bounds', _unknownTaggedFields: emptyTags(headerTags) },
+    {
+      requestApiKey: apiKey,
+      requestApiVersion: version,
+      correlationId: 1,
+      clientId: 'bounds',
+      _unknownTaggedFields: emptyTags(headerTags),
+    },
     requestHeaderVersion(apiKey, version),
   );
   body(w);
@@ -57,7 +63,9 @@ function listGroups(states: number): Buffer {
 }
 
 function flexibleMetadata(body: M.MetadataRequestDataInput, headerTags = 0): Buffer {
-  return frame(METADATA_KEY, METADATA_FLEXIBLE, headerTags, (w) => M.MetadataRequest.write(w, { topics: null, ...body }, METADATA_FLEXIBLE));
+  return frame(METADATA_KEY, METADATA_FLEXIBLE, headerTags, (w) =>
+    M.MetadataRequest.write(w, { topics: null, ...body }, METADATA_FLEXIBLE),
+  );
 }
 
 /** A classic Metadata request whose topic count is `claimed` but which carries no topics. */
@@ -68,18 +76,46 @@ export function hollowClassicMetadata(claimed: number): Buffer {
 export const BOUND_FRAMES: readonly BoundFrame[] = [
   { name: `classic array of ${MAX_ARRAY_ELEMENTS} elements`, overLimit: false, frame: () => classicMetadata(MAX_ARRAY_ELEMENTS) },
   { name: `classic array of ${MAX_ARRAY_ELEMENTS + 1} elements`, overLimit: true, frame: () => classicMetadata(MAX_ARRAY_ELEMENTS + 1) },
-  { name: 'classic array claiming 2,000,000,000 elements in a tiny frame', overLimit: true, frame: () => hollowClassicMetadata(2_000_000_000) },
+  {
+    name: 'classic array claiming 2,000,000,000 elements in a tiny frame',
+    overLimit: true,
+    frame: () => hollowClassicMetadata(2_000_000_000),
+  },
   { name: `compact array of ${MAX_ARRAY_ELEMENTS} elements`, overLimit: false, frame: () => listGroups(MAX_ARRAY_ELEMENTS) },
   { name: `compact array of ${MAX_ARRAY_ELEMENTS + 1} elements`, overLimit: true, frame: () => listGroups(MAX_ARRAY_ELEMENTS + 1) },
-  { name: `${MAX_TAGGED_FIELDS} tagged fields in the body`, overLimit: false, frame: () => flexibleMetadata({ _unknownTaggedFields: emptyTags(MAX_TAGGED_FIELDS) }) },
-  { name: `${MAX_TAGGED_FIELDS + 1} tagged fields in the body`, overLimit: true, frame: () => flexibleMetadata({ _unknownTaggedFields: emptyTags(MAX_TAGGED_FIELDS + 1) }) },
+  {
+    name: `${MAX_TAGGED_FIELDS} tagged fields in the body`,
+    overLimit: false,
+    frame: () => flexibleMetadata({ _unknownTaggedFields: emptyTags(MAX_TAGGED_FIELDS) }),
+  },
+  {
+    name: `${MAX_TAGGED_FIELDS + 1} tagged fields in the body`,
+    overLimit: true,
+    frame: () => flexibleMetadata({ _unknownTaggedFields: emptyTags(MAX_TAGGED_FIELDS + 1) }),
+  },
   {
     name: `${MAX_TAGGED_FIELDS + 1} tagged fields in a nested struct`,
     overLimit: true,
     frame: () => flexibleMetadata({ topics: [{ name: 'nested', _unknownTaggedFields: emptyTags(MAX_TAGGED_FIELDS + 1) }] }),
   },
-  { name: `${MAX_TAGGED_FIELDS} tagged fields in the request header`, overLimit: false, frame: () => flexibleMetadata({}, MAX_TAGGED_FIELDS) },
-  { name: `${MAX_TAGGED_FIELDS + 1} tagged fields in the request header`, overLimit: true, frame: () => flexibleMetadata({}, MAX_TAGGED_FIELDS + 1) },
-  { name: `compact string of ${MAX_STRING_BYTES} bytes`, overLimit: false, frame: () => flexibleMetadata({ topics: [{ name: 'a'.repeat(MAX_STRING_BYTES) }] }) },
-  { name: `compact string of ${MAX_STRING_BYTES + 1} bytes`, overLimit: true, frame: () => flexibleMetadata({ topics: [{ name: 'a'.repeat(MAX_STRING_BYTES + 1) }] }) },
+  {
+    name: `${MAX_TAGGED_FIELDS} tagged fields in the request header`,
+    overLimit: false,
+    frame: () => flexibleMetadata({}, MAX_TAGGED_FIELDS),
+  },
+  {
+    name: `${MAX_TAGGED_FIELDS + 1} tagged fields in the request header`,
+    overLimit: true,
+    frame: () => flexibleMetadata({}, MAX_TAGGED_FIELDS + 1),
+  },
+  {
+    name: `compact string of ${MAX_STRING_BYTES} bytes`,
+    overLimit: false,
+    frame: () => flexibleMetadata({ topics: [{ name: 'a'.repeat(MAX_STRING_BYTES) }] }),
+  },
+  {
+    name: `compact string of ${MAX_STRING_BYTES + 1} bytes`,
+    overLimit: true,
+    frame: () => flexibleMetadata({ topics: [{ name: 'a'.repeat(MAX_STRING_BYTES + 1) }] }),
+  },
 ];

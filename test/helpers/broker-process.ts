@@ -72,7 +72,12 @@ async function stopChild(child: ChildProcess): Promise<number | null> {
 
 /** The `/metrics` URL of a broker started with `metrics.listener`: it logs the URL once it listens (port 0 picks one). */
 export async function metricsUrl(broker: BrokerProcess): Promise<string> {
-  return waitFor('a metrics endpoint in the broker\'s log', 5_000, () => /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr())?.[1], 50).catch((err: unknown) => {
+  return waitFor(
+    "a metrics endpoint in the broker's log",
+    5_000,
+    () => /metrics endpoint listening \{"url":"([^"]+)"\}/.exec(broker.stderr())?.[1],
+    50,
+  ).catch((err: unknown) => {
     throw new Error(`${(err as Error).message}: ${broker.stderr()}`);
   });
 }

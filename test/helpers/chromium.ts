@@ -27,11 +27,15 @@ export function renderInChromium(htmlPath: string): RenderedPage {
   if (chromium === null) throw new Error('chromium is not installed');
   const profile = mkdtempSync(join(tmpdir(), 'sluice-test-chromium-'));
   try {
-    const run = spawnSync(chromium, [...headlessArgs(profile, 900), '--enable-logging=stderr', '--v=0', '--dump-dom', pathToFileURL(resolve(htmlPath)).href], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const run = spawnSync(
+      chromium,
+      [...headlessArgs(profile, 900), '--enable-logging=stderr', '--v=0', '--dump-dom', pathToFileURL(resolve(htmlPath)).href],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     if (run.status !== 0) throw new Error(`chromium exited ${run.status ?? run.signal}: ${run.stderr}`);
     return { dom: run.stdout, console: run.stderr.split('\n').filter((line) => line.includes(':CONSOLE')) };
   } finally {
@@ -61,7 +65,8 @@ export function decodePng(png: Buffer): DecodedPng {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [depth, colourType, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
-      if (depth !== 8 || interlace !== 0 || (colourType !== 2 && colourType !== 6)) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colourType}, interlace ${interlace}`);
+      if (depth !== 8 || interlace !== 0 || (colourType !== 2 && colourType !== 6))
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colourType}, interlace ${interlace}`);
       channels = colourType === 6 ? 4 : 3;
     } else if (type === 'IDAT') {
       data.push(body);

@@ -8,7 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
+import {
+  ListOffsetsRequest,
+  ListOffsetsResponse,
+  MetadataRequest,
+  MetadataResponse,
+  type MetadataResponseData,
+} from '../../src/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { freePort } from './interop.js';
 import { waitFor } from './wait-for.js';
@@ -42,7 +48,11 @@ export interface TestCluster {
 const METADATA_VERSION = 12;
 
 /** `brokerOverrides` adds settings for one broker (its own `log.dirs`, say) over `overrides`. */
-export async function startCluster(size: number, overrides: Record<string, string> = {}, brokerOverrides: (id: number) => Record<string, string> = () => ({})): Promise<TestCluster> {
+export async function startCluster(
+  size: number,
+  overrides: Record<string, string> = {},
+  brokerOverrides: (id: number) => Record<string, string> = () => ({}),
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-test-'));
   const zookeeper = await startZooKeeper();
   const brokers: BrokerProcess[] = [];
@@ -94,7 +104,9 @@ export async function startCluster(size: number, overrides: Record<string, strin
           return undefined;
         }
       }).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+        throw new Error(
+          `${(err as Error).message}; last metadata: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+        );
       });
     },
     async waitForLeaders(topics, timeoutMs = 30_000) {

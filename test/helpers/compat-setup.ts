@@ -10,7 +10,12 @@ import { createTopic, until } from './offset-wire.js';
 import { wireCall } from './wire-call.js';
 
 /** Creates the topic and waits until every partition's leader answers ListOffsets; resolves with its id. */
-export async function createServedTopic(bootstrap: string, name: string, partitions: number, configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = []): Promise<string> {
+export async function createServedTopic(
+  bootstrap: string,
+  name: string,
+  partitions: number,
+  configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = [],
+): Promise<string> {
   const topicId = await createTopic(bootstrap, name, partitions, configs);
   await until(`${name}'s leaders`, async () => {
     const r = await wireCall(bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, 7, {
@@ -23,16 +28,25 @@ export async function createServedTopic(bootstrap: string, name: string, partiti
 }
 
 /** A producer id and epoch, once the broker has a block of ids (and the transaction coordinator, for a transactional id) ready. */
-export async function initProducer(bootstrap: string, transactionalId: string | null = null): Promise<{ producerId: bigint; producerEpoch: number }> {
+export async function initProducer(
+  bootstrap: string,
+  transactionalId: string | null = null,
+): Promise<{ producerId: bigint; producerEpoch: number }> {
   if (transactionalId !== null) {
     // Kafka creates __transaction_state when a transaction coordinator is first looked up.
     await until('a transaction coordinator', async () => {
-      const found = await wireCall(bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, { keyType: 1, coordinatorKeys: [transactionalId] });
+      const found = await wireCall(bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, {
+        keyType: 1,
+        coordinatorKeys: [transactionalId],
+      });
       return found.coordinators[0]?.errorCode === ErrorCode.NONE ? true : undefined;
     });
   }
   return until('a producer id', async () => {
-    const r = await wireCall(bootstrap, M.InitProducerIdRequest, M.InitProducerIdResponse, 4, { transactionalId, transactionTimeoutMs: 60_000 });
+    const r = await wireCall(bootstrap, M.InitProducerIdRequest, M.InitProducerIdResponse, 4, {
+      transactionalId,
+      transactionTimeoutMs: 60_000,
+    });
     return r.errorCode === ErrorCode.NONE ? { producerId: r.producerId, producerEpoch: r.producerEpoch } : undefined;
   });
 }

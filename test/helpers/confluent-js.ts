@@ -55,14 +55,20 @@ export interface CkAdmin {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   createTopics(options: { topics: Array<{ topic: string; numPartitions: number }> }): Promise<boolean>;
-  fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+  fetchOffsets(options: {
+    groupId: string;
+    topics: string[];
+  }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
 }
 
 export type CkCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 export interface CkKafka {
   /** Besides the KafkaJS-style block, librdkafka's own properties by name (they take precedence). */
-  producer(config: { kafkaJS: { acks?: number; compression?: CkCompression; idempotent?: boolean; retry?: { retries: number } }; 'message.timeout.ms'?: number }): CkProducer;
+  producer(config: {
+    kafkaJS: { acks?: number; compression?: CkCompression; idempotent?: boolean; retry?: { retries: number } };
+    'message.timeout.ms'?: number;
+  }): CkProducer;
   consumer(config: {
     kafkaJS: { groupId: string; fromBeginning?: boolean; autoCommit?: boolean; sessionTimeout?: number; heartbeatInterval?: number };
   }): CkConsumer;
@@ -89,7 +95,9 @@ async function load(): Promise<{ api: KafkaJsModule } | { skip: string }> {
     return { api: mod.default.KafkaJS };
   } catch (e) {
     const why = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-    return { skip: `${PACKAGE} is not installed (optional; builds only with CKJS_LINKING=dynamic and the -dev packages in .ci/run): ${why}` };
+    return {
+      skip: `${PACKAGE} is not installed (optional; builds only with CKJS_LINKING=dynamic and the -dev packages in .ci/run): ${why}`,
+    };
   }
 }
 
@@ -101,7 +109,9 @@ export const CONFLUENT_JS_SKIP: string | undefined = 'skip' in loaded ? loaded.s
 /** A client for `bootstrap` with librdkafka's logging silenced; throws when the package is absent. */
 export function confluentKafka(bootstrap: string, sasl?: CkSasl): CkKafka {
   if ('skip' in loaded) throw new Error(loaded.skip);
-  return new loaded.api.Kafka({ kafkaJS: { brokers: [bootstrap], logLevel: loaded.api.logLevel.NOTHING, ...(sasl === undefined ? {} : { sasl }) } });
+  return new loaded.api.Kafka({
+    kafkaJS: { brokers: [bootstrap], logLevel: loaded.api.logLevel.NOTHING, ...(sasl === undefined ? {} : { sasl }) },
+  });
 }
 
 /**
@@ -110,6 +120,15 @@ export function confluentKafka(bootstrap: string, sasl?: CkSasl): CkKafka {
  */
 export function ckReadRecord(partition: number, m: CkMessage): ReadRecord {
   const hex = (b: Buffer | string): string => Buffer.from(b).toString('hex');
-  const headers = Object.entries(m.headers ?? {}).flatMap(([k, v]): Header[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): Header => [k, hex(x)])));
-  return { partition, offset: Number(m.offset), key: m.key === null ? null : hex(m.key), value: m.value === null ? null : hex(m.value), headers, timestamp: Number(m.timestamp) };
+  const headers = Object.entries(m.headers ?? {}).flatMap(([k, v]): Header[] =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): Header => [k, hex(x)]),
+  );
+  return {
+    partition,
+    offset: Number(m.offset),
+    key: m.key === null ? null : hex(m.key),
+    value: m.value === null ? null : hex(m.value),
+    headers,
+    timestamp: Number(m.timestamp),
+  };
 }

@@ -33,14 +33,30 @@ export const INTENDED = {
   configDocumentation: { path: '**.configs[].documentation', treat: 'kind', why: 'differences.md: Config documentation' },
   /** docs/guides/compatibility.md, "min.insync.replicas as a cluster default". */
   kraftMinInsyncReplicas: [
-    { path: '**.configs[name=min.insync.replicas].configSource', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
-    { path: '**.configs[name=min.insync.replicas].synonyms', treat: 'ignored', why: 'differences.md: min.insync.replicas as a cluster default' },
+    {
+      path: '**.configs[name=min.insync.replicas].configSource',
+      treat: 'ignored',
+      why: 'differences.md: min.insync.replicas as a cluster default',
+    },
+    {
+      path: '**.configs[name=min.insync.replicas].synonyms',
+      treat: 'ignored',
+      why: 'differences.md: min.insync.replicas as a cluster default',
+    },
   ],
   /** docs/guides/compatibility.md, "Features of KRaft and of what Sluice does not serve yet". */
   features: [
     ...['metadata.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version'].flatMap((name) => [
-      { path: `supportedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
-      { path: `finalizedFeatures[name=${name}]`, treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' } as const,
+      {
+        path: `supportedFeatures[name=${name}]`,
+        treat: 'ignored',
+        why: 'differences.md: Features of KRaft and of what Sluice does not serve yet',
+      } as const,
+      {
+        path: `finalizedFeatures[name=${name}]`,
+        treat: 'ignored',
+        why: 'differences.md: Features of KRaft and of what Sluice does not serve yet',
+      } as const,
     ]),
     { path: 'finalizedFeaturesEpoch', treat: 'ignored', why: 'differences.md: Features of KRaft and of what Sluice does not serve yet' },
   ],
@@ -107,7 +123,10 @@ const SETTLE_TIMEOUT_MS = 15_000;
 type Ranges = Map<number, { lo: number; hi: number }>;
 
 async function advertised(bootstrap: string): Promise<Ranges> {
-  const r = await wireCall(bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'sluice-compat', clientSoftwareVersion: '1' });
+  const r = await wireCall(bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, {
+    clientSoftwareName: 'sluice-compat',
+    clientSoftwareVersion: '1',
+  });
   assert.equal(r.errorCode, ErrorCode.NONE);
   return new Map(r.apiKeys.map((k) => [k.apiKey, { lo: k.minVersion, hi: k.maxVersion }]));
 }
@@ -152,7 +171,7 @@ async function runAll(bootstrap: string, scenarios: readonly Scenario[], ranges:
         try {
           const ask = () => wireCall(bootstrap, s.request, s.response, version, s.body(version, vars, index));
           let got = await ask();
-          for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; s.settled !== undefined && !s.settled(got) && Date.now() < deadline; ) {
+          for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; s.settled !== undefined && !s.settled(got) && Date.now() < deadline;) {
             await new Promise((r) => setTimeout(r, 100));
             got = await ask();
           }
@@ -191,13 +210,19 @@ export interface ScenarioComparison {
  * against both in its `before` hook (each broker in order, the two in parallel); `compare` gives
  * a scenario's differences for the test to assert on. SLUICE_COMPAT_PRINT=1 prints every answer pair.
  */
-export function differentialRun(scenarios: readonly Scenario[], sluiceOverrides: Record<string, string> = {}): { compare(scenario: Scenario): ScenarioComparison } {
+export function differentialRun(
+  scenarios: readonly Scenario[],
+  sluiceOverrides: Record<string, string> = {},
+): { compare(scenario: Scenario): ScenarioComparison } {
   // Node 1 like the reference broker, so node ids compare. The scenarios' records carry a fixed
   // 2023 timestamp: neither broker may delete them by retention mid-run.
   // One __consumer_offsets partition, as the reference broker is started with, so that
   // transactions name the same offsets partition.
   const both = { 'log.retention.ms': '-1' };
-  const brokers = sideBySide({ 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'offsets.topic.num.partitions': '1', ...both, ...sluiceOverrides }, both);
+  const brokers = sideBySide(
+    { 'node.id': '1', 'group.initial.rebalance.delay.ms': '0', 'offsets.topic.num.partitions': '1', ...both, ...sluiceOverrides },
+    both,
+  );
   let ours: Map<string, Recorded[]>;
   let theirs: Map<string, Recorded[]>;
 
@@ -206,11 +231,14 @@ export function differentialRun(scenarios: readonly Scenario[], sluiceOverrides:
     const ranges = await commonRanges(sluice.bootstrap, kafka.bootstrap);
     [ours, theirs] = await Promise.all([runAll(sluice.bootstrap, scenarios, ranges), runAll(kafka.bootstrap, scenarios, ranges)]);
     if (process.env['SLUICE_COMPAT_PRINT'] !== undefined) {
-      const text = (a: Answer): string => JSON.stringify('ok' in a ? a.ok : a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      const text = (a: Answer): string =>
+        JSON.stringify('ok' in a ? a.ok : a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       for (const [name, recorded] of theirs) {
         recorded.forEach((r, i) => {
           const sluiceAnswer = ours.get(name)?.[i]?.answer;
-          console.log(`${name} / ${r.label}\n  Kafka:  ${text(r.answer)}\n  Sluice: ${sluiceAnswer === undefined ? '<not asked>' : text(sluiceAnswer)}`);
+          console.log(
+            `${name} / ${r.label}\n  Kafka:  ${text(r.answer)}\n  Sluice: ${sluiceAnswer === undefined ? '<not asked>' : text(sluiceAnswer)}`,
+          );
         });
       }
     }

@@ -57,8 +57,18 @@ export function makeRecords(tag: string, partitions: number, perPartition: numbe
       let value: string | null;
       if (n % 11 === 5) value = null;
       else if (n % 11 === 6) value = '';
-      else value = hex(Buffer.concat([Buffer.from(`${tag} value ${n} `.repeat(1 + (n % 5) * 40)), Buffer.from([0x00, 0x1e, 0x1f, 0xfe, 0xff])]));
-      const headers: Header[] = n % 4 === 0 ? [] : [['h', hex(`${tag}-${n}`)], ['bin', hex(opts.textHeaders === true ? `b${n}` : Buffer.from([0, n & 0xff, 0xff]))], ['h', hex('again')]];
+      else
+        value = hex(
+          Buffer.concat([Buffer.from(`${tag} value ${n} `.repeat(1 + (n % 5) * 40)), Buffer.from([0x00, 0x1e, 0x1f, 0xfe, 0xff])]),
+        );
+      const headers: Header[] =
+        n % 4 === 0
+          ? []
+          : [
+              ['h', hex(`${tag}-${n}`)],
+              ['bin', hex(opts.textHeaders === true ? `b${n}` : Buffer.from([0, n & 0xff, 0xff]))],
+              ['h', hex('again')],
+            ];
       if (n % 4 === 2 && (opts.nullHeaderValues ?? true)) headers.push(['null-valued', null]);
       records.push({ partition: p, key, value, headers, timestamp: base + i * 1000 + p });
     }
@@ -87,7 +97,14 @@ export function assertReadBack(produced: readonly TestRecord[], read: readonly R
   assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), 'partitions read');
   for (const [p, records] of want) {
     const expected = records.map((r, i): ReadRecord => ({ ...r, offset: firstOffset + i }));
-    const actual = got.get(p)!.map((r): ReadRecord => ({ partition: r.partition, offset: r.offset, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }));
+    const actual = got.get(p)!.map((r): ReadRecord => ({
+      partition: r.partition,
+      offset: r.offset,
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+      timestamp: r.timestamp,
+    }));
     assert.equal(actual.length, expected.length, `partition ${p}: record count`);
     for (let i = 0; i < expected.length; i++) assert.deepEqual(actual[i], expected[i], `partition ${p}, record ${i}`);
   }
@@ -106,7 +123,12 @@ export function expectedOffsetForTime(produced: readonly TestRecord[], p: number
 export function timeQueries(produced: readonly TestRecord[]): Array<{ partition: number; timestamp: number; offset: number }> {
   const queries: Array<{ partition: number; timestamp: number; offset: number }> = [];
   for (const [p, records] of recordsByPartition(produced)) {
-    const ts = [records[0]!.timestamp - 10_000, records[2]!.timestamp, records[4]!.timestamp - 1, records[records.length - 1]!.timestamp + 1];
+    const ts = [
+      records[0]!.timestamp - 10_000,
+      records[2]!.timestamp,
+      records[4]!.timestamp - 1,
+      records[records.length - 1]!.timestamp + 1,
+    ];
     for (const t of ts) queries.push({ partition: p, timestamp: t, offset: expectedOffsetForTime(produced, p, t) });
   }
   return queries;
@@ -161,7 +183,7 @@ export function codecsOnDisk(logDir: string, topic: string): Set<number> {
   for (const dir of readdirSync(logDir).filter((d) => d.startsWith(`${topic}-`) && /^\d+$/.test(d.slice(topic.length + 1)))) {
     for (const file of readdirSync(join(logDir, dir)).filter((f) => f.endsWith('.log'))) {
       const buf = readFileSync(join(logDir, dir, file));
-      for (let pos = 0; ; ) {
+      for (let pos = 0; ;) {
         const header = readBatchHeader(buf, pos);
         if (header === null) break;
         ids.add(compressionCodecId(header.attributes));
@@ -195,15 +217,29 @@ export function assertRoundtrip(lines: readonly JsonLine[], x: RoundtripExpectat
     const topic = `${x.topicPrefix}-${codec}`;
     const of = (type: string): JsonLine[] => linesOfType(lines, type).filter((l) => l['topic'] === topic);
     // Acknowledged in send order per partition, at each partition's next offset.
-    const acked = [...recordsByPartition(of('sent').map((l) => ({ ...readPartitionOffset(l), key: null, value: null, headers: [], timestamp: 0 })))];
-    for (const [p, list] of acked) assert.deepEqual(list.map((l) => l.offset), list.map((_, i) => i), `${codec}: acknowledged offsets of partition ${p}`);
+    const acked = [
+      ...recordsByPartition(of('sent').map((l) => ({ ...readPartitionOffset(l), key: null, value: null, headers: [], timestamp: 0 }))),
+    ];
+    for (const [p, list] of acked)
+      assert.deepEqual(
+        list.map((l) => l.offset),
+        list.map((_, i) => i),
+        `${codec}: acknowledged offsets of partition ${p}`,
+      );
     assert.equal(of('sent').length, x.records.length, `${codec}: every record acknowledged`);
 
     const read = of('record');
-    assert.ok(read.every((l) => l['timestampType'] === x.createTime), `${codec}: timestamp type`);
+    assert.ok(
+      read.every((l) => l['timestampType'] === x.createTime),
+      `${codec}: timestamp type`,
+    );
     assertReadBack(x.records, read.map(readRecordFromJson));
     const perPartition = recordsByPartition(x.records);
-    assert.deepEqual(of('end')[0]!['offsets'], [...Array(x.partitions).keys()].map((p) => perPartition.get(p)?.length ?? 0), `${codec}: end offsets`);
+    assert.deepEqual(
+      of('end')[0]!['offsets'],
+      [...Array(x.partitions).keys()].map((p) => perPartition.get(p)?.length ?? 0),
+      `${codec}: end offsets`,
+    );
     assert.deepEqual(codecsOnDisk(x.logDir, topic), new Set([CODEC_ID[codec]]), `${codec}: batches on disk`);
 
     const answers = of('offsetForTime').map((l) => ({ partition: l['partition'], timestamp: l['timestamp'], offset: l['offset'] ?? -1 }));

@@ -56,7 +56,13 @@ export function runProcess(
   });
 }
 
-async function runChecked(command: string, args: readonly string[], stdin: Buffer | string, timeoutMs?: number, onStdout?: (chunk: Buffer) => void): Promise<Buffer> {
+async function runChecked(
+  command: string,
+  args: readonly string[],
+  stdin: Buffer | string,
+  timeoutMs?: number,
+  onStdout?: (chunk: Buffer) => void,
+): Promise<Buffer> {
   const r = await runProcess(command, args, stdin, timeoutMs, onStdout);
   if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${r.code}:\n${r.stderr}`);
   return r.stdout;
@@ -99,10 +105,13 @@ export async function kcatRead(bootstrap: string, topic: string): Promise<ReadRe
     const nl = out.indexOf(0x0a, pos);
     const h = out.subarray(pos, nl).toString('utf8');
     pos = nl + 1;
-    const headers = h === '' ? [] : h.split(',').map((kv): Header => {
-      const eq = kv.indexOf('=');
-      return eq < 0 ? [kv, null] : [kv.slice(0, eq), Buffer.from(kv.slice(eq + 1)).toString('hex')];
-    });
+    const headers =
+      h === ''
+        ? []
+        : h.split(',').map((kv): Header => {
+            const eq = kv.indexOf('=');
+            return eq < 0 ? [kv, null] : [kv.slice(0, eq), Buffer.from(kv.slice(eq + 1)).toString('hex')];
+          });
     records.push({ partition, offset, timestamp, key, value, headers });
   }
   return records;
@@ -125,7 +134,13 @@ function parseJsonLines(out: Buffer): JsonLine[] {
  * each line as it is printed, for tests that act while the program runs.
  */
 /** `clientConfig` names a properties file every client of the scenario adds to its settings (security.protocol, ssl.*). */
-export async function runJava(scenario: string, bootstrap: string, input: JsonValue = null, onLine?: (line: JsonLine) => void, clientConfig?: string): Promise<JsonLine[]> {
+export async function runJava(
+  scenario: string,
+  bootstrap: string,
+  input: JsonValue = null,
+  onLine?: (line: JsonLine) => void,
+  clientConfig?: string,
+): Promise<JsonLine[]> {
   let partial = '';
   const onStdout =
     onLine &&

@@ -24,13 +24,25 @@ export function until<T>(what: string, probe: () => Promise<T | undefined>): Pro
 }
 
 /** Creates the topic and waits until the metadata lists every partition (Kafka's cache lags a creation); resolves with its id. */
-export async function createTopic(bootstrap: string, name: string, numPartitions: number, configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = []): Promise<string> {
-  const created = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { timeoutMs: 10_000, topics: [{ name, numPartitions, replicationFactor: 1, configs }] });
+export async function createTopic(
+  bootstrap: string,
+  name: string,
+  numPartitions: number,
+  configs: M.CreateTopicsRequestCreatableTopicConfigInput[] = [],
+): Promise<string> {
+  const created = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+    timeoutMs: 10_000,
+    topics: [{ name, numPartitions, replicationFactor: 1, configs }],
+  });
   if (created.topics[0]?.errorCode !== ErrorCode.NONE) throw new Error(`creating ${name}: error ${created.topics[0]?.errorCode}`);
   return until(`${name} in the metadata`, async () => {
     const md = await wireCall(bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name }], allowAutoTopicCreation: false });
     const t = md.topics[0];
-    const ready = t !== undefined && t.errorCode === ErrorCode.NONE && t.partitions.length === numPartitions && t.partitions.every((p) => p.errorCode === ErrorCode.NONE);
+    const ready =
+      t !== undefined &&
+      t.errorCode === ErrorCode.NONE &&
+      t.partitions.length === numPartitions &&
+      t.partitions.every((p) => p.errorCode === ErrorCode.NONE);
     return ready ? t.topicId : undefined;
   });
 }
@@ -43,7 +55,10 @@ export async function deleteTopic(bootstrap: string, name: string): Promise<void
 /** Waits until the group's coordinator answers OffsetFetch (Kafka creates and loads `__consumer_offsets` on first use). */
 export async function awaitCoordinator(bootstrap: string, groupId: string): Promise<void> {
   await until(`the coordinator of ${groupId}`, async () => {
-    const found = await wireCall(bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, { keyType: 0, coordinatorKeys: [groupId] });
+    const found = await wireCall(bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 4, {
+      keyType: 0,
+      coordinatorKeys: [groupId],
+    });
     if (found.coordinators[0]?.errorCode !== ErrorCode.NONE) return undefined;
     const fetched = await wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, 8, { groups: [{ groupId, topics: null }] });
     return NOT_READY.has(fetched.groups[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR) ? undefined : true;
@@ -111,6 +126,11 @@ export function commitOffsets(
 }
 
 /** OffsetFetch of one group at v8+ (`topics` null: every committed offset). */
-export function fetchOffsets(bootstrap: string, version: number, groupId: string, topics: M.OffsetFetchRequestOffsetFetchRequestTopicsInput[] | null): Promise<M.OffsetFetchResponseData> {
+export function fetchOffsets(
+  bootstrap: string,
+  version: number,
+  groupId: string,
+  topics: M.OffsetFetchRequestOffsetFetchRequestTopicsInput[] | null,
+): Promise<M.OffsetFetchResponseData> {
   return wireCall(bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, version, { groups: [{ groupId, topics }] });
 }

@@ -25,7 +25,8 @@ function once<T>(probe: () => T): () => T {
 /** Kafka's jars of the pinned release, fetched from Maven Central here if Maven is installed. */
 export const kafkaJarsSkip = once((): string | undefined => {
   if (kafkaLibsPresent()) return undefined;
-  if (!runs('mvn', ['-v'])) return `Kafka ${KAFKA_VERSION}'s jars are absent and Maven is not installed to fetch them (apt-get install maven)`;
+  if (!runs('mvn', ['-v']))
+    return `Kafka ${KAFKA_VERSION}'s jars are absent and Maven is not installed to fetch them (apt-get install maven)`;
   const fetch = spawnSync(join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh'), [KAFKA_VERSION], {
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: FETCH_TIMEOUT_MS,
@@ -56,7 +57,9 @@ export const franzShareSkip = once((): string | undefined => {
     timeout: FETCH_TIMEOUT_MS,
     encoding: 'utf8',
   });
-  return build.status === 0 ? undefined : `building the franz-go share consumer failed: ${(build.error?.message ?? build.stderr).trim().split('\n').pop() ?? ''}`;
+  return build.status === 0
+    ? undefined
+    : `building the franz-go share consumer failed: ${(build.error?.message ?? build.stderr).trim().split('\n').pop() ?? ''}`;
 });
 
 /**

@@ -60,7 +60,8 @@ function entryPath(path: string, entry: unknown): string {
 function kindOf(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value === '' ? '' : value === ZERO_UUID ? '<zero uuid>' : '<string>';
-  if (typeof value === 'number' || typeof value === 'bigint') return value < 0 ? String(value) : value === 0 || value === 0n ? '0' : '<positive>';
+  if (typeof value === 'number' || typeof value === 'bigint')
+    return value < 0 ? String(value) : value === 0 || value === 0n ? '0' : '<positive>';
   if (value instanceof Uint8Array) return value.length === 0 ? '<no bytes>' : '<bytes>';
   if (Array.isArray(value)) return value.length === 0 ? '[]' : '<entries>';
   return typeof value;
@@ -78,7 +79,10 @@ function prepare(value: unknown, path: string, options: CompareOptions): unknown
     // An ignored entry (a mask naming it, e.g. `features[name=x]`) leaves the array altogether.
     const items = value.map((v) => prepare(v, entryPath(path, v), options)).filter((v) => v !== SKIP);
     if (options.unordered?.some((u) => matches(u, path)) === true) {
-      return items.map((v) => [JSON.stringify(v), v] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+      return items
+        .map((v) => [JSON.stringify(v), v] as const)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, v]) => v);
     }
     return items;
   }
@@ -109,7 +113,8 @@ function walk(kafka: unknown, sluice: unknown, path: string, out: string[]): voi
   }
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (isObject(kafka) && isObject(sluice)) {
-    for (const key of new Set([...Object.keys(kafka), ...Object.keys(sluice)])) walk(kafka[key], sluice[key], path === '' ? key : `${path}.${key}`, out);
+    for (const key of new Set([...Object.keys(kafka), ...Object.keys(sluice)]))
+      walk(kafka[key], sluice[key], path === '' ? key : `${path}.${key}`, out);
     return;
   }
   if (JSON.stringify(kafka) !== JSON.stringify(sluice)) out.push(`${at}: Sluice ${shown(sluice)}, Kafka ${shown(kafka)}`);

@@ -49,8 +49,23 @@ export function saslBrokerSettings(protocol: SaslProtocol, extra: Record<string,
 }
 
 /** Runs one scenario of SaslClients.java as `user` with `mechanism`; resolves with its JSON lines. */
-export async function runSaslJava(scenario: string, bootstrap: string, protocol: SaslProtocol, mechanism: Mechanism, user: User, ...args: string[]): Promise<JsonLine[]> {
-  const p = startJavaProgram('test/integration/security/SaslClients.java', `SaslClients ${scenario}`, [scenario, bootstrap, protocol, mechanism, user.username, user.password, ...args]);
+export async function runSaslJava(
+  scenario: string,
+  bootstrap: string,
+  protocol: SaslProtocol,
+  mechanism: Mechanism,
+  user: User,
+  ...args: string[]
+): Promise<JsonLine[]> {
+  const p = startJavaProgram('test/integration/security/SaslClients.java', `SaslClients ${scenario}`, [
+    scenario,
+    bootstrap,
+    protocol,
+    mechanism,
+    user.username,
+    user.password,
+    ...args,
+  ]);
   await p.succeeded(120_000);
   return p.json();
 }
@@ -78,13 +93,16 @@ export async function createScramUsers(bootstrap: string): Promise<void> {
   try {
     await alterScramCredentials(
       cluster,
-      (['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const).map((mechanism) => ({ user: SCRAM_USERS[mechanism].username, mechanism, upsert: { password: SCRAM_USERS[mechanism].password, iterations: 4096 } })),
+      (['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const).map((mechanism) => ({
+        user: SCRAM_USERS[mechanism].username,
+        mechanism,
+        upsert: { password: SCRAM_USERS[mechanism].password, iterations: 4096 },
+      })),
     );
   } finally {
     cluster.close();
   }
 }
-
 
 /** The sum of a counter's series on the broker's /metrics whose labels contain every one of `labels`. */
 export async function counterValue(broker: BrokerProcess, name: string, ...labels: string[]): Promise<number> {

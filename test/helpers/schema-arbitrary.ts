@@ -65,7 +65,10 @@ export function structArbitrary(struct: StructSchema, version: number, flexible:
   if (flexible) {
     const knownTags = new Set(struct.fields.filter((f) => f.tag !== null).map((f) => f.tag));
     model['_unknownTaggedFields'] = fc
-      .uniqueArray(fc.integer({ min: 0, max: 300 }).filter((t) => !knownTags.has(t)), { maxLength: depth === 0 ? 2 : 1 })
+      .uniqueArray(
+        fc.integer({ min: 0, max: 300 }).filter((t) => !knownTags.has(t)),
+        { maxLength: depth === 0 ? 2 : 1 },
+      )
       .chain((tags) =>
         fc.tuple(...tags.sort((a, b) => a - b).map((tag) => fc.uint8Array({ maxLength: 6 }).map((d) => ({ tag, data: Buffer.from(d) })))),
       )

@@ -29,14 +29,18 @@ export const when = (condition: boolean): true | undefined => (condition ? true 
  */
 export async function eventually<T>(what: string, timeoutMs: number, attempt: () => Promise<T>, intervalMs = 100): Promise<T> {
   let last: unknown;
-  const passed = await waitFor(what, timeoutMs, () =>
-    attempt().then(
-      (value) => ({ value }),
-      (err: unknown) => {
-        last = err;
-        return undefined;
-      },
-    ), intervalMs,
+  const passed = await waitFor(
+    what,
+    timeoutMs,
+    () =>
+      attempt().then(
+        (value) => ({ value }),
+        (err: unknown) => {
+          last = err;
+          return undefined;
+        },
+      ),
+    intervalMs,
   ).catch((err: unknown) => {
     throw new Error(`${(err as Error).message}: ${last instanceof Error ? last.message : String(last)}`);
   });

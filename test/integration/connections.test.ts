@@ -70,11 +70,25 @@ describe('clean shutdown', () => {
     try {
       // Fetch v4 of an unknown topic with a long max wait: it answers at once with an error,
       // so ask for a real topic through Metadata auto-creation first.
-      client.send(encodeRequest(3, 4, 1, 'shutdown-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'lp' }], allowAutoTopicCreation: true }, 4)));
+      client.send(
+        encodeRequest(3, 4, 1, 'shutdown-test', (w) =>
+          MetadataRequest.write(w, { topics: [{ name: 'lp' }], allowAutoTopicCreation: true }, 4),
+        ),
+      );
       await client.readFrame();
       client.send(
         encodeRequest(1, 4, 2, 'shutdown-test', (w) =>
-          FetchRequest.write(w, { replicaId: -1, maxWaitMs: 30_000, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: 'lp', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 4),
+          FetchRequest.write(
+            w,
+            {
+              replicaId: -1,
+              maxWaitMs: 30_000,
+              minBytes: 1,
+              maxBytes: 1 << 20,
+              topics: [{ topic: 'lp', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+            },
+            4,
+          ),
         ),
       );
       // Kept: the fetch parked at the broker shows nowhere outside it, so it is given the time to arrive.
@@ -101,7 +115,11 @@ describe('start-up', () => {
     try {
       const first = await startBrokerProcess({ 'log.dirs': logDir, 'num.partitions': String(PARTITIONS) });
       const creator = await WireClient.connect(first.host, first.port);
-      creator.send(encodeRequest(3, 4, 1, 'startup-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: true }, 4)));
+      creator.send(
+        encodeRequest(3, 4, 1, 'startup-test', (w) =>
+          MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: true }, 4),
+        ),
+      );
       await creator.readFrame(60_000);
       creator.close();
       assert.equal(await first.stop(), 0);
@@ -123,7 +141,11 @@ describe('start-up', () => {
       const connectedBeforeStarted = !started;
       try {
         client.send(apiVersions(1));
-        client.send(encodeRequest(3, 4, 2, 'startup-test', (w) => MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: false }, 4)));
+        client.send(
+          encodeRequest(3, 4, 2, 'startup-test', (w) =>
+            MetadataRequest.write(w, { topics: [{ name: 'many' }], allowAutoTopicCreation: false }, 4),
+          ),
+        );
         assert.equal(decodeResponseHeader(await client.readFrame(60_000), 18, 3).correlationId, 1);
         const metadata = await client.readFrame(60_000);
         const header = decodeResponseHeader(metadata, 3, 4);

@@ -10,7 +10,9 @@ import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-proces
 import { BOUND_FRAMES } from '../helpers/bound-frames.js';
 import { requestFate, WireClient } from '../helpers/wire-client.js';
 
-const apiVersions = encodeRequest(18, 3, 2, 'bounds', (w) => ApiVersionsRequest.write(w, { clientSoftwareName: 'bounds', clientSoftwareVersion: '1' }, 3));
+const apiVersions = encodeRequest(18, 3, 2, 'bounds', (w) =>
+  ApiVersionsRequest.write(w, { clientSoftwareName: 'bounds', clientSoftwareVersion: '1' }, 3),
+);
 
 describe('decoder caps over a real socket', () => {
   let broker: BrokerProcess;

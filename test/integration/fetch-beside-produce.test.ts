@@ -67,10 +67,16 @@ describe('a long poll beside a producer flooding the same worker', () => {
       });
       // The fetch waits in the purgatory of an empty partition; the first append wakes it.
       const timestamp = BigInt(Date.now());
-      const records = encodeRecordBatch({ records: Array.from({ length: RECORDS_PER_BATCH }, () => ({ key: null, value: Buffer.alloc(1, 7), timestamp })) });
+      const records = encodeRecordBatch({
+        records: Array.from({ length: RECORDS_PER_BATCH }, () => ({ key: null, value: Buffer.alloc(1, 7), timestamp })),
+      });
       const frames = Array.from({ length: PRODUCES }, (_, i) =>
         encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, 100 + i, 'lane-producer', (w) =>
-          M.ProduceRequest.write(w, { acks: 1, timeoutMs: 30_000, topicData: [{ name: 'flood', partitionData: [{ index: 0, records }] }] }, PRODUCE_VERSION),
+          M.ProduceRequest.write(
+            w,
+            { acks: 1, timeoutMs: 30_000, topicData: [{ name: 'flood', partitionData: [{ index: 0, records }] }] },
+            PRODUCE_VERSION,
+          ),
         ),
       );
       producer.send(Buffer.concat(frames));
@@ -83,8 +89,15 @@ describe('a long poll beside a producer flooding the same worker', () => {
       }
       const fetch = await fetched;
 
-      const answers = produced.map((r) => [r.responses[0]!.partitionResponses[0]!.errorCode, r.responses[0]!.partitionResponses[0]!.baseOffset]);
-      assert.deepEqual(answers, Array.from({ length: PRODUCES }, (_, i) => [ErrorCode.NONE, BigInt(i * RECORDS_PER_BATCH)]), 'every append went in, in order');
+      const answers = produced.map((r) => [
+        r.responses[0]!.partitionResponses[0]!.errorCode,
+        r.responses[0]!.partitionResponses[0]!.baseOffset,
+      ]);
+      assert.deepEqual(
+        answers,
+        Array.from({ length: PRODUCES }, (_, i) => [ErrorCode.NONE, BigInt(i * RECORDS_PER_BATCH)]),
+        'every append went in, in order',
+      );
       const partition = fetch.responses[0]!.partitions[0]!;
       assert.equal(partition.errorCode, ErrorCode.NONE);
       assert.ok(((partition.records as Uint8Array | null)?.byteLength ?? 0) > 0, 'the fetch got the first batch');
@@ -93,9 +106,15 @@ describe('a long poll beside a producer flooding the same worker', () => {
       // it ran after all those queued by then (8–32 of 32). Half is the bound that holds for the
       // first under any scheduling seen, not a proof: the ring tests (command-lanes) are that.
       const half = BigInt((PRODUCES / 2) * RECORDS_PER_BATCH);
-      assert.ok(partition.highWatermark < half, `the read ran before most queued appends (high watermark ${partition.highWatermark}, ${RECORDS_PER_BATCH} records per append)`);
+      assert.ok(
+        partition.highWatermark < half,
+        `the read ran before most queued appends (high watermark ${partition.highWatermark}, ${RECORDS_PER_BATCH} records per append)`,
+      );
       const answeredAt = arrivals.indexOf('fetch');
-      assert.ok(answeredAt < arrivals.indexOf(`produce ${PRODUCES - 1}`), `the fetch was answered before the last produce: ${arrivals.join(', ')}`);
+      assert.ok(
+        answeredAt < arrivals.indexOf(`produce ${PRODUCES - 1}`),
+        `the fetch was answered before the last produce: ${arrivals.join(', ')}`,
+      );
       assert.ok(answeredAt < PRODUCES / 2, `the fetch was answered before most produces (after ${answeredAt})`);
     } finally {
       consumer.close();

@@ -33,7 +33,13 @@ import { WireClient } from '../helpers/wire-client.js';
 const TOPIC = 'idem';
 let correlation = 0;
 
-async function call<Res>(client: WireClient, apiKey: number, version: number, write: (w: Writer) => void, response: MessageCodec<Res, never>): Promise<Res> {
+async function call<Res>(
+  client: WireClient,
+  apiKey: number,
+  version: number,
+  write: (w: Writer) => void,
+  response: MessageCodec<Res, never>,
+): Promise<Res> {
   const id = ++correlation;
   client.send(encodeRequest(apiKey, version, id, 'idempotence-test', write));
   const frame = await client.readFrame();
@@ -52,13 +58,26 @@ function batch(producerId: bigint, producerEpoch: number, baseSequence: number, 
 }
 
 async function produce(client: WireClient, records: Buffer): Promise<{ errorCode: number; baseOffset: bigint }> {
-  const res = await call(client, 0, 9, (w) => ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }, 9), ProduceResponse);
+  const res = await call(
+    client,
+    0,
+    9,
+    (w) => ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }, 9),
+    ProduceResponse,
+  );
   const p = res.responses[0]!.partitionResponses[0]!;
   return { errorCode: p.errorCode, baseOffset: p.baseOffset };
 }
 
 async function logEnd(client: WireClient): Promise<bigint> {
-  const res = await call(client, 2, 7, (w) => ListOffsetsRequest.write(w, { replicaId: -1, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }, 7), ListOffsetsResponse);
+  const res = await call(
+    client,
+    2,
+    7,
+    (w) =>
+      ListOffsetsRequest.write(w, { replicaId: -1, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }, 7),
+    ListOffsetsResponse,
+  );
   return res.topics[0]!.partitions[0]!.offset;
 }
 
@@ -71,7 +90,13 @@ describe('idempotent produce', () => {
   before(async () => {
     broker = await startBrokerProcess({ 'log.dirs': dir });
     client = await WireClient.connect(broker.host, broker.port);
-    const md = await call(client, 3, 12, (w) => MetadataRequest.write(w, { topics: [{ name: TOPIC }], allowAutoTopicCreation: true }, 12), MetadataResponse);
+    const md = await call(
+      client,
+      3,
+      12,
+      (w) => MetadataRequest.write(w, { topics: [{ name: TOPIC }], allowAutoTopicCreation: true }, 12),
+      MetadataResponse,
+    );
     assert.equal(md.topics[0]!.errorCode, ErrorCode.NONE, 'the topic is auto-created');
   });
   after(async () => {
@@ -81,7 +106,13 @@ describe('idempotent produce', () => {
   });
 
   test('InitProducerId hands out a producer id at epoch 0', async () => {
-    const res = await call(client, 22, 4, (w) => InitProducerIdRequest.write(w, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 }, 4), InitProducerIdResponse);
+    const res = await call(
+      client,
+      22,
+      4,
+      (w) => InitProducerIdRequest.write(w, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 }, 4),
+      InitProducerIdResponse,
+    );
     assert.equal(res.errorCode, ErrorCode.NONE);
     assert.ok(res.producerId >= 0n);
     assert.equal(res.producerEpoch, 0);
@@ -107,11 +138,24 @@ describe('idempotent produce', () => {
     await broker.stop();
     broker = await startBrokerProcess({ 'log.dirs': dir });
     client = await WireClient.connect(broker.host, broker.port);
-    assert.deepEqual(await produce(client, batch(producerId, 0, 2, ['c'])), { errorCode: ErrorCode.NONE, baseOffset: 2n }, 'retry after restart');
+    assert.deepEqual(
+      await produce(client, batch(producerId, 0, 2, ['c'])),
+      { errorCode: ErrorCode.NONE, baseOffset: 2n },
+      'retry after restart',
+    );
     assert.equal(await logEnd(client), 3n);
-    const res = await call(client, 61, 0, (w) => DescribeProducersRequest.write(w, { topics: [{ name: TOPIC, partitionIndexes: [0] }] }, 0), DescribeProducersResponse);
+    const res = await call(
+      client,
+      61,
+      0,
+      (w) => DescribeProducersRequest.write(w, { topics: [{ name: TOPIC, partitionIndexes: [0] }] }, 0),
+      DescribeProducersResponse,
+    );
     const producers = res.topics[0]!.partitions[0]!.activeProducers;
-    assert.deepEqual(producers.map((p) => [p.producerId, p.producerEpoch, p.lastSequence]), [[producerId, 0, 2]]);
+    assert.deepEqual(
+      producers.map((p) => [p.producerId, p.producerEpoch, p.lastSequence]),
+      [[producerId, 0, 2]],
+    );
   });
 
   test('a newer epoch starting at sequence 0 fences the old epoch', async () => {

@@ -18,7 +18,9 @@ import { waitFor } from './groups/group-helpers.js';
 const TOPIC = 'side-by-side';
 
 /** Records produced to each broker. */
-const VALUES: readonly (readonly string[])[] = [1, 2].map((nodeId, i) => Array.from({ length: 3 + 2 * i }, (_, n) => `node ${nodeId} record ${n}`));
+const VALUES: readonly (readonly string[])[] = [1, 2].map((nodeId, i) =>
+  Array.from({ length: 3 + 2 * i }, (_, n) => `node ${nodeId} record ${n}`),
+);
 
 async function scrape(broker: Broker): Promise<Sample[]> {
   const res = await fetch(broker.metrics!.url);
@@ -28,11 +30,19 @@ async function scrape(broker: Broker): Promise<Sample[]> {
 
 /** Produces `values` with KafkaJS, then reads them back with a consumer group; returns what the group read. */
 async function produceAndConsume(broker: Broker, values: readonly string[]): Promise<string[]> {
-  const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: `node-${broker.config.nodeId}`, logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+  const kafka = new Kafka({
+    brokers: [broker.bootstrap],
+    clientId: `node-${broker.config.nodeId}`,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 100 },
+  });
   const admin = kafka.admin();
   await admin.connect();
   const cluster = await admin.describeCluster();
-  assert.deepEqual(cluster.brokers.map((b) => [b.nodeId, b.port]), [[broker.config.nodeId, broker.port]]);
+  assert.deepEqual(
+    cluster.brokers.map((b) => [b.nodeId, b.port]),
+    [[broker.config.nodeId, broker.port]],
+  );
   await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }] });
   await admin.disconnect();
   const producer = kafka.producer();
@@ -45,7 +55,9 @@ async function produceAndConsume(broker: Broker, values: readonly string[]): Pro
   try {
     await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) });
-    await waitFor(`the group on node ${broker.config.nodeId} to read ${values.length} records`, 30_000, () => (read.length >= values.length ? true : undefined));
+    await waitFor(`the group on node ${broker.config.nodeId} to read ${values.length} records`, 30_000, () =>
+      read.length >= values.length ? true : undefined,
+    );
   } finally {
     await consumer.disconnect();
   }
@@ -81,7 +93,11 @@ describe('two brokers in one process', () => {
     const [a, b] = running;
     const [beforeA, beforeB] = [await scrape(a!.broker), await scrape(b!.broker)];
     for (const r of running) {
-      assert.equal(total(await scrape(r.broker), 'sluice_topic_messages_in_total', { topic: TOPIC }), r.values.length, `node ${r.broker.config.nodeId}`);
+      assert.equal(
+        total(await scrape(r.broker), 'sluice_topic_messages_in_total', { topic: TOPIC }),
+        r.values.length,
+        `node ${r.broker.config.nodeId}`,
+      );
     }
 
     // Four ApiVersions requests to the first broker only.

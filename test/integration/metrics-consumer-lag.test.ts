@@ -43,7 +43,9 @@ describe('consumer group lag on /metrics', () => {
   const produce = async (counts: readonly number[]): Promise<void> => {
     const producer = kafka.producer();
     await producer.connect();
-    const messages = counts.flatMap((n, partition) => Array.from({ length: n }, (_, i) => ({ partition, value: `p${partition}-${ends[partition]! + i}` })));
+    const messages = counts.flatMap((n, partition) =>
+      Array.from({ length: n }, (_, i) => ({ partition, value: `p${partition}-${ends[partition]! + i}` })),
+    );
     await producer.send({ topic: TOPIC, acks: -1, messages });
     await producer.disconnect();
     counts.forEach((n, p) => (ends[p]! += n));
@@ -96,19 +98,35 @@ describe('consumer group lag on /metrics', () => {
     const s = await scrape();
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_committed_offset', GROUP), [3, 5, 7]);
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_lag', GROUP), [0, 0, 0]);
-    assert.deepEqual(select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value), [0]);
+    assert.deepEqual(
+      select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value),
+      [0],
+    );
   });
 
   test('records produced since the commit are the lag, exactly, for the group and an admin-set group', async () => {
     await produce([2, 0, 4]);
-    await admin.setOffsets({ groupId: ADMIN_GROUP, topic: TOPIC, partitions: [{ partition: 0, offset: '1' }, { partition: 2, offset: '11' }] });
+    await admin.setOffsets({
+      groupId: ADMIN_GROUP,
+      topic: TOPIC,
+      partitions: [
+        { partition: 0, offset: '1' },
+        { partition: 2, offset: '11' },
+      ],
+    });
     const s = await scrape();
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_committed_offset', GROUP), [3, 5, 7]);
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_lag', GROUP), [2, 0, 4]);
-    assert.deepEqual(select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value), [6]);
+    assert.deepEqual(
+      select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value),
+      [6],
+    );
     // Ends are now 5, 5, 11: the admin group is 4 behind on partition 0, caught up on 2, absent on 1.
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_lag', ADMIN_GROUP), [4, undefined, 0]);
-    assert.deepEqual(select(s, 'sluice_consumergroup_lag_sum', { group: ADMIN_GROUP, topic: TOPIC }).map((x) => x.value), [4]);
+    assert.deepEqual(
+      select(s, 'sluice_consumergroup_lag_sum', { group: ADMIN_GROUP, topic: TOPIC }).map((x) => x.value),
+      [4],
+    );
   });
 
   test('once the group has read and committed the new records, its lag is back to 0', async () => {
@@ -116,6 +134,9 @@ describe('consumer group lag on /metrics', () => {
     const s = await scrape();
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_committed_offset', GROUP), [5, 5, 11]);
     assert.deepEqual(perPartition(s, 'sluice_consumergroup_lag', GROUP), [0, 0, 0]);
-    assert.deepEqual(select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value), [0]);
+    assert.deepEqual(
+      select(s, 'sluice_consumergroup_lag_sum', { group: GROUP, topic: TOPIC }).map((x) => x.value),
+      [0],
+    );
   });
 });

@@ -13,7 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { FetchRequest, FetchResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '../../src/protocol/messages/index.js';
+import {
+  FetchRequest,
+  FetchResponse,
+  MetadataRequest,
+  MetadataResponse,
+  ProduceRequest,
+  ProduceResponse,
+} from '../../src/protocol/messages/index.js';
 import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import type { Writer } from '../../src/protocol/primitives/writer.js';
@@ -27,7 +34,13 @@ const TOPIC = 'metered';
 const WORKERS = 2;
 let correlation = 0;
 
-async function call<Res>(client: WireClient, apiKey: number, version: number, write: (w: Writer) => void, response: MessageCodec<Res, never>): Promise<Res> {
+async function call<Res>(
+  client: WireClient,
+  apiKey: number,
+  version: number,
+  write: (w: Writer) => void,
+  response: MessageCodec<Res, never>,
+): Promise<Res> {
   const id = ++correlation;
   client.send(encodeRequest(apiKey, version, id, 'metrics-test', write));
   const frame = await client.readFrame();
@@ -38,7 +51,12 @@ async function call<Res>(client: WireClient, apiKey: number, version: number, wr
 
 function batch(count: number): Buffer {
   return encodeRecordBatch({
-    records: Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.from(`value ${i} `.repeat(10)), headers: [], timestamp: BigInt(Date.now()) })),
+    records: Array.from({ length: count }, (_, i) => ({
+      key: null,
+      value: Buffer.from(`value ${i} `.repeat(10)),
+      headers: [],
+      timestamp: BigInt(Date.now()),
+    })),
   });
 }
 
@@ -62,7 +80,13 @@ describe('/metrics of the broker process', () => {
     });
     url = await metricsUrl(broker);
     client = await WireClient.connect(broker.host, broker.port);
-    const md = await call(client, 3, 12, (w) => MetadataRequest.write(w, { topics: [{ name: TOPIC }], allowAutoTopicCreation: true }, 12), MetadataResponse);
+    const md = await call(
+      client,
+      3,
+      12,
+      (w) => MetadataRequest.write(w, { topics: [{ name: TOPIC }], allowAutoTopicCreation: true }, 12),
+      MetadataResponse,
+    );
     assert.equal(md.topics[0]!.errorCode, ErrorCode.NONE);
   });
   after(async () => {
@@ -75,7 +99,14 @@ describe('/metrics of the broker process', () => {
     const batches = [batch(3), batch(5)];
     const producedBytes = batches[0]!.length + batches[1]!.length;
     for (const records of batches) {
-      const res = await call(client, 0, 9, (w) => ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }, 9), ProduceResponse);
+      const res = await call(
+        client,
+        0,
+        9,
+        (w) =>
+          ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }, 9),
+        ProduceResponse,
+      );
       assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
     }
     // One request with a good partition and a missing one: one batch appended, one error.
@@ -84,17 +115,48 @@ describe('/metrics of the broker process', () => {
       client,
       0,
       9,
-      (w) => ProduceRequest.write(w, { acks: 1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: appended }, { index: 5, records: batch(1) }] }] }, 9),
+      (w) =>
+        ProduceRequest.write(
+          w,
+          {
+            acks: 1,
+            timeoutMs: 5000,
+            topicData: [
+              {
+                name: TOPIC,
+                partitionData: [
+                  { index: 0, records: appended },
+                  { index: 5, records: batch(1) },
+                ],
+              },
+            ],
+          },
+          9,
+        ),
       ProduceResponse,
     );
-    assert.deepEqual(mixed.responses[0]!.partitionResponses.map((p) => p.errorCode), [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    assert.deepEqual(
+      mixed.responses[0]!.partitionResponses.map((p) => p.errorCode),
+      [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    );
     const mixedBytes = appended.length;
 
     const fetched = await call(
       client,
       1,
       12,
-      (w) => FetchRequest.write(w, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 12),
+      (w) =>
+        FetchRequest.write(
+          w,
+          {
+            replicaId: -1,
+            maxWaitMs: 0,
+            minBytes: 0,
+            maxBytes: 1 << 20,
+            topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+          },
+          12,
+        ),
       FetchResponse,
     );
     const fetchedBytes = fetched.responses[0]!.partitions[0]!.records?.length ?? 0;
@@ -103,10 +165,15 @@ describe('/metrics of the broker process', () => {
     // The sendfile's completion is counted when the kernel has taken the bytes: poll briefly.
     let now = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}): number => total(now, name, labels) - total(before, name, labels);
-    await waitFor('the zero-copy bytes counted', 5000, async () => {
-      now = await scrape();
-      return when(delta('sluice_network_bytes_sent_total', { path: 'zero_copy' }) >= fetchedBytes);
-    }, 20).catch(() => undefined); // the assertions below say what is missing
+    await waitFor(
+      'the zero-copy bytes counted',
+      5000,
+      async () => {
+        now = await scrape();
+        return when(delta('sluice_network_bytes_sent_total', { path: 'zero_copy' }) >= fetchedBytes);
+      },
+      20,
+    ).catch(() => undefined); // the assertions below say what is missing
 
     assert.equal(delta('sluice_topic_bytes_in_total', { topic: TOPIC }), producedBytes + mixedBytes);
     assert.equal(delta('sluice_topic_messages_in_total', { topic: TOPIC }), 3 + 5 + 2);
@@ -132,7 +199,7 @@ describe('/metrics of the broker process', () => {
     assert.equal(delta('sluice_log_flush_seconds_count'), 3, 'flush.messages=1: every append flushed');
     assert.equal(total(now, 'sluice_worker_partitions'), 1);
     assert.ok(total(now, 'sluice_worker_segments') >= 1);
-    assert.equal(total(now, 'sluice_partition_workers_started'), 1, "the other worker, with no partition, has not started");
+    assert.equal(total(now, 'sluice_partition_workers_started'), 1, 'the other worker, with no partition, has not started');
     assert.equal(select(now, 'sluice_worker_partitions').length, 1, 'one series per started worker');
   });
 
@@ -156,7 +223,11 @@ describe('partition workers start when needed', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-lazy-workers-'));
   let broker: BrokerProcess | undefined;
   const start = async (): Promise<{ client: WireClient; scrape: () => Promise<Sample[]> }> => {
-    broker = await startBrokerProcess({ 'log.dirs': dataDir, 'metrics.listener': 'http://127.0.0.1:0', 'num.partition.workers': String(WORKERS) });
+    broker = await startBrokerProcess({
+      'log.dirs': dataDir,
+      'metrics.listener': 'http://127.0.0.1:0',
+      'num.partition.workers': String(WORKERS),
+    });
     const url = await metricsUrl(broker);
     const client = await WireClient.connect(broker.host, broker.port);
     return { client, scrape: async () => parseExposition(await (await fetch(url)).text()) };
@@ -171,9 +242,26 @@ describe('partition workers start when needed', () => {
     const first = await scrape();
     assert.equal(total(first, 'sluice_partition_workers_started'), 0);
     assert.deepEqual(select(first, 'sluice_worker_partitions'), [], 'no worker was asked for its metrics');
-    const md = await call(client, 3, 12, (w) => MetadataRequest.write(w, { topics: [{ name: 'lazy' }], allowAutoTopicCreation: true }, 12), MetadataResponse);
+    const md = await call(
+      client,
+      3,
+      12,
+      (w) => MetadataRequest.write(w, { topics: [{ name: 'lazy' }], allowAutoTopicCreation: true }, 12),
+      MetadataResponse,
+    );
     assert.equal(md.topics[0]!.errorCode, ErrorCode.NONE);
-    const produced = await call(client, 0, 9, (w) => ProduceRequest.write(w, { acks: -1, timeoutMs: 5000, topicData: [{ name: 'lazy', partitionData: [{ index: 0, records: batch(4) }] }] }, 9), ProduceResponse);
+    const produced = await call(
+      client,
+      0,
+      9,
+      (w) =>
+        ProduceRequest.write(
+          w,
+          { acks: -1, timeoutMs: 5000, topicData: [{ name: 'lazy', partitionData: [{ index: 0, records: batch(4) }] }] },
+          9,
+        ),
+      ProduceResponse,
+    );
     assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
     assert.equal(total(await scrape(), 'sluice_partition_workers_started'), 1);
     client.close();
@@ -187,7 +275,18 @@ describe('partition workers start when needed', () => {
       client,
       1,
       12,
-      (w) => FetchRequest.write(w, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: 'lazy', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 12),
+      (w) =>
+        FetchRequest.write(
+          w,
+          {
+            replicaId: -1,
+            maxWaitMs: 0,
+            minBytes: 0,
+            maxBytes: 1 << 20,
+            topics: [{ topic: 'lazy', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+          },
+          12,
+        ),
       FetchResponse,
     );
     assert.equal(fetched.responses[0]!.partitions[0]!.highWatermark, 4n);

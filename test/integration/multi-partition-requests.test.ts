@@ -13,7 +13,15 @@ import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope
 import { ErrorCode } from '../../src/protocol/errors.js';
 import * as M from '../../src/protocol/messages/index.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
-import { TimestampType, computeBatchCrc, type BatchHeader, encodeRecordBatch, readBatchHeader, readRecords, timestampTypeOf } from '../../src/protocol/records/index.js';
+import {
+  TimestampType,
+  computeBatchCrc,
+  type BatchHeader,
+  encodeRecordBatch,
+  readBatchHeader,
+  readRecords,
+  timestampTypeOf,
+} from '../../src/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { wireCall } from '../helpers/wire-call.js';
 import { WireClient } from '../helpers/wire-client.js';
@@ -36,11 +44,26 @@ interface FetchedBatch {
 }
 
 /** A sessionless consumer Fetch: answered at once with what there is, unless `wait` asks for a long poll. */
-function fetchOnce(bootstrap: string, topics: M.FetchRequestFetchTopicInput[], wait = { maxWaitMs: 0, minBytes: 0, maxBytes: 64 << 20 }): Promise<M.FetchResponseData> {
-  return wireCall(bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, { replicaId: -1, ...wait, sessionId: 0, sessionEpoch: -1, topics });
+function fetchOnce(
+  bootstrap: string,
+  topics: M.FetchRequestFetchTopicInput[],
+  wait = { maxWaitMs: 0, minBytes: 0, maxBytes: 64 << 20 },
+): Promise<M.FetchResponseData> {
+  return wireCall(bootstrap, M.FetchRequest, M.FetchResponse, FETCH_VERSION, {
+    replicaId: -1,
+    ...wait,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics,
+  });
 }
 
-async function createTopic(bootstrap: string, name: string, numPartitions: number, configs: { name: string; value: string }[] = []): Promise<void> {
+async function createTopic(
+  bootstrap: string,
+  name: string,
+  numPartitions: number,
+  configs: { name: string; value: string }[] = [],
+): Promise<void> {
   const res = await wireCall(bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
     timeoutMs: 10_000,
     topics: [{ name, numPartitions, replicationFactor: 1, configs }],
@@ -78,23 +101,51 @@ describe('requests spanning many partitions', () => {
       timeoutMs: 10_000,
       topicData: [
         { name: 'wide', partitionData },
-        { name: 'other', partitionData: [{ index: 1, records: corrupt }, { index: 0, records: batch(Buffer.from('small')) }] },
+        {
+          name: 'other',
+          partitionData: [
+            { index: 1, records: corrupt },
+            { index: 0, records: batch(Buffer.from('small')) },
+          ],
+        },
         { name: 'missing', partitionData: [{ index: 0, records: batch(Buffer.from('x')) }] },
       ],
     });
     const answers = res.responses.map((t) => [t.name, t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset])]);
     assert.deepEqual(answers, [
       ['wide', [...values.map((_, p) => [p, ErrorCode.NONE, 0n]).reverse(), [PARTITIONS, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]],
-      ['other', [[1, ErrorCode.CORRUPT_MESSAGE, -1n], [0, ErrorCode.NONE, 0n]]],
+      [
+        'other',
+        [
+          [1, ErrorCode.CORRUPT_MESSAGE, -1n],
+          [0, ErrorCode.NONE, 0n],
+        ],
+      ],
       ['missing', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]],
     ]);
 
     const fetched = await fetchOnce(broker.bootstrap, [
-      { topic: 'wide', partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ partition: PARTITIONS - 1 - p, fetchOffset: 0n, partitionMaxBytes: 2 << 20 })) },
-      { topic: 'other', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }, { partition: 7, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
+      {
+        topic: 'wide',
+        partitions: Array.from({ length: PARTITIONS }, (_, p) => ({
+          partition: PARTITIONS - 1 - p,
+          fetchOffset: 0n,
+          partitionMaxBytes: 2 << 20,
+        })),
+      },
+      {
+        topic: 'other',
+        partitions: [
+          { partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 },
+          { partition: 7, fetchOffset: 0n, partitionMaxBytes: 1 << 20 },
+        ],
+      },
     ]);
     const wide = fetched.responses[0]!.partitions;
-    assert.deepEqual(wide.map((p) => p.partitionIndex), Array.from({ length: PARTITIONS }, (_, p) => PARTITIONS - 1 - p));
+    assert.deepEqual(
+      wide.map((p) => p.partitionIndex),
+      Array.from({ length: PARTITIONS }, (_, p) => PARTITIONS - 1 - p),
+    );
     for (const p of wide) {
       assert.equal(p.errorCode, ErrorCode.NONE);
       assert.equal(p.highWatermark, 1n);
@@ -104,7 +155,14 @@ describe('requests spanning many partitions', () => {
       assert.ok(record!.value!.equals(values[p.partitionIndex]!), `partition ${p.partitionIndex} reads back its own value`);
     }
     const other = fetched.responses[1]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark]);
-    assert.deepEqual(other, [[1, ErrorCode.NONE, 0n], [7, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]], 'the corrupt batch was not appended');
+    assert.deepEqual(
+      other,
+      [
+        [1, ErrorCode.NONE, 0n],
+        [7, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n],
+      ],
+      'the corrupt batch was not appended',
+    );
   });
 });
 
@@ -141,7 +199,12 @@ describe('a long-poll fetch woken by one partition', () => {
   }
 
   const summary = (res: M.FetchResponseData): Array<[number, number, bigint, number]> =>
-    res.responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark, (p.records as Uint8Array | null)?.byteLength ?? 0]);
+    res.responses[0]!.partitions.map((p) => [
+      p.partitionIndex,
+      p.errorCode,
+      p.highWatermark,
+      (p.records as Uint8Array | null)?.byteLength ?? 0,
+    ]);
 
   test('answers with the appended partition and the current state of the others, on both workers in turn', async () => {
     await produceTo(1, 'before');
@@ -151,7 +214,13 @@ describe('a long-poll fetch woken by one partition', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await produceTo(0, 'wakes partition 0');
     const woken = summary(await first);
-    assert.deepEqual(woken.map(([p, e, hw]) => [p, e, hw]), [[0, ErrorCode.NONE, 1n], [1, ErrorCode.NONE, 1n]]);
+    assert.deepEqual(
+      woken.map(([p, e, hw]) => [p, e, hw]),
+      [
+        [0, ErrorCode.NONE, 1n],
+        [1, ErrorCode.NONE, 1n],
+      ],
+    );
     assert.ok(woken[0]![3] > 0 && woken[1]![3] === 0, 'records only for the partition that got them');
 
     const second = longPoll([1n, 1n]);
@@ -159,7 +228,13 @@ describe('a long-poll fetch woken by one partition', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await produceTo(1, 'wakes partition 1');
     const again = summary(await second);
-    assert.deepEqual(again.map(([p, e, hw]) => [p, e, hw]), [[0, ErrorCode.NONE, 1n], [1, ErrorCode.NONE, 2n]]);
+    assert.deepEqual(
+      again.map(([p, e, hw]) => [p, e, hw]),
+      [
+        [0, ErrorCode.NONE, 1n],
+        [1, ErrorCode.NONE, 2n],
+      ],
+    );
     assert.ok(again[0]![3] === 0 && again[1]![3] > 0);
   });
 });
@@ -185,17 +260,23 @@ describe('large Produce requests pipelined on one connection', () => {
   function sendAll(client: WireClient, topic: string, values: readonly Buffer[]): void {
     values.forEach((value, i) => {
       const body = { acks: 1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: i % 2, records: batch(value) }] }] };
-      client.send(encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, i, 'pipelined-test', (w) => M.ProduceRequest.write(w, body, PRODUCE_VERSION)));
+      client.send(
+        encodeRequest(M.ProduceRequest.apiKey!, PRODUCE_VERSION, i, 'pipelined-test', (w) =>
+          M.ProduceRequest.write(w, body, PRODUCE_VERSION),
+        ),
+      );
     });
   }
 
   /** Every batch of both partitions, from offset 0, in log order. */
   async function fetchBatches(topic: string): Promise<FetchedBatch[]> {
-    const fetched = await fetchOnce(broker.bootstrap, [{ topic, partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) }]);
+    const fetched = await fetchOnce(broker.bootstrap, [
+      { topic, partitions: [0, 1].map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 16 << 20 })) },
+    ]);
     const out: FetchedBatch[] = [];
     for (const p of fetched.responses[0]!.partitions) {
       const stored = Buffer.from(p.records as Uint8Array);
-      for (let position = 0; position < stored.length; ) {
+      for (let position = 0; position < stored.length;) {
         const header = readBatchHeader(stored, position)!;
         out.push({ partition: p.partitionIndex, stored, header });
         position = header.end;
@@ -226,9 +307,16 @@ describe('large Produce requests pipelined on one connection', () => {
     for (const { stored, header } of batches) {
       assert.equal(timestampTypeOf(header.attributes), TimestampType.LogAppendTime);
       assert.ok(header.maxTimestamp >= before);
-      assert.equal(computeBatchCrc(stored, header.start, header.end), header.crc >>> 0, 'the stamped batch was re-checksummed as it was stored');
+      assert.equal(
+        computeBatchCrc(stored, header.start, header.end),
+        header.crc >>> 0,
+        'the stamped batch was re-checksummed as it was stored',
+      );
       const value = [...readRecords(stored, header)][0]!.value!;
-      assert.ok(values.some((v) => v.equals(value)), 'a value as sent');
+      assert.ok(
+        values.some((v) => v.equals(value)),
+        'a value as sent',
+      );
     }
   });
 
@@ -246,14 +334,25 @@ describe('large Produce requests pipelined on one connection', () => {
       for (let i = 0; i < REQUESTS; i++) {
         const frame = await second.readFrame(30_000);
         const { bodyOffset } = decodeResponseHeader(frame, M.ProduceRequest.apiKey!, PRODUCE_VERSION);
-        assert.equal(M.ProduceResponse.read(new Reader(frame, bodyOffset), PRODUCE_VERSION).responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+        assert.equal(
+          M.ProduceResponse.read(new Reader(frame, bodyOffset), PRODUCE_VERSION).responses[0]!.partitionResponses[0]!.errorCode,
+          ErrorCode.NONE,
+        );
       }
     } finally {
       second.close();
     }
     const read = (await fetchBatches('abandoned')).map(({ stored, header }) => [...readRecords(stored, header)][0]!.value!);
-    for (const value of read) assert.ok([...abandoned, ...next].some((v) => v.equals(value)), 'every stored value is one that was sent, whole');
-    for (const value of next) assert.ok(read.some((v) => v.equals(value)), 'every answered value was stored');
+    for (const value of read)
+      assert.ok(
+        [...abandoned, ...next].some((v) => v.equals(value)),
+        'every stored value is one that was sent, whole',
+      );
+    for (const value of next)
+      assert.ok(
+        read.some((v) => v.equals(value)),
+        'every answered value was stored',
+      );
   });
 
   test('every record reads back as sent, although frame memory is reused between requests', async () => {
@@ -274,11 +373,12 @@ describe('large Produce requests pipelined on one connection', () => {
     }
     const batches = await fetchBatches('pipelined');
     for (const partition of [0, 1]) {
-      const read = batches.filter((b) => b.partition === partition).flatMap(({ stored, header }) => [...readRecords(stored, header)].map((r) => r.value!));
+      const read = batches
+        .filter((b) => b.partition === partition)
+        .flatMap(({ stored, header }) => [...readRecords(stored, header)].map((r) => r.value!));
       const expected = values.filter((_, i) => i % 2 === partition);
       assert.equal(read.length, expected.length);
       read.forEach((value, n) => assert.ok(value.equals(expected[n]!), `partition ${partition}, record ${n} reads back as sent`));
     }
   });
 });
-

@@ -22,8 +22,10 @@ export function emitErrors(entries: readonly KafkaErrorEntry[]): string {
   for (const e of sorted) lines.push(`  ${e.name}: ${e.code},`);
   lines.push('} as const;\n');
   lines.push('export type ErrorCodeName = keyof typeof ErrorCode;\n');
-  lines.push('export interface ErrorInfo {\n  readonly code: number;\n  readonly name: ErrorCodeName;\n  readonly retriable: boolean;\n  readonly message: string;\n}\n');
-  lines.push('/** Name, retriable flag and Kafka\'s default message of every error code. */');
+  lines.push(
+    'export interface ErrorInfo {\n  readonly code: number;\n  readonly name: ErrorCodeName;\n  readonly retriable: boolean;\n  readonly message: string;\n}\n',
+  );
+  lines.push("/** Name, retriable flag and Kafka's default message of every error code. */");
   lines.push('export const ERRORS: ReadonlyMap<number, ErrorInfo> = new Map<number, ErrorInfo>([');
   for (const e of sorted) {
     lines.push(`  [${e.code}, { code: ${e.code}, name: '${e.name}', retriable: ${e.retriable}, message: ${JSON.stringify(e.message)} }],`);

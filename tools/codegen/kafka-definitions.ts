@@ -87,7 +87,9 @@ function zookeeperEraApis(pinned: readonly MessageDef[], version: string): Messa
 export function loadKafkaDefinitions(version: string): KafkaDefinitions {
   const missing = missingDefinitionJars(version);
   if (missing.length > 0) {
-    throw new DefinitionsMissingError(`Kafka ${version}'s jars are absent (${missing.join(', ')}): run tools/kafka/fetch-kafka.sh ${version}`);
+    throw new DefinitionsMissingError(
+      `Kafka ${version}'s jars are absent (${missing.join(', ')}): run tools/kafka/fetch-kafka.sh ${version}`,
+    );
   }
   const pinned = definitionsIn(kafkaJar(SOURCES.messages, version));
   return {

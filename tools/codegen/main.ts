@@ -53,7 +53,8 @@ export function generate(definitions: KafkaDefinitions, outDir: string): string[
   const requests = new Map<number, MessageDef>();
   const responses = new Map<number, MessageDef>();
   for (const m of messages) {
-    if (m.kind === 'request' && (m.listeners.includes('broker') || BROKER_TO_CONTROLLER_API_KEYS.includes(m.apiKey!))) requests.set(m.apiKey!, m);
+    if (m.kind === 'request' && (m.listeners.includes('broker') || BROKER_TO_CONTROLLER_API_KEYS.includes(m.apiKey!)))
+      requests.set(m.apiKey!, m);
     if (m.kind === 'response') responses.set(m.apiKey!, m);
   }
   // Their listeners name the ZooKeeper-era broker and controller, not `broker`: taken all the same.
@@ -182,5 +183,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const files = generate(loadKafkaDefinitions(version), out);
   generateErrors(REPO_ROOT);
   if (version !== KAFKA_VERSION) writeFileSync(KAFKA_VERSION_FILE, `${version}\n`);
-  console.log(`generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version} (ZooKeeper-era APIs from ${ZOOKEEPER_ERA_VERSION})`);
+  console.log(
+    `generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version} (ZooKeeper-era APIs from ${ZOOKEEPER_ERA_VERSION})`,
+  );
 }

@@ -37,7 +37,18 @@ export function contains(r: VersionRange, v: number): boolean {
 export type PrimitiveType = PrimitiveTypeName;
 
 const PRIMITIVES: ReadonlySet<string> = new Set([
-  'bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'uuid', 'bytes', 'records',
+  'bool',
+  'int8',
+  'int16',
+  'uint16',
+  'int32',
+  'uint32',
+  'int64',
+  'float64',
+  'string',
+  'uuid',
+  'bytes',
+  'records',
 ]);
 
 export type FieldType =
@@ -218,12 +229,7 @@ export function parseMessage(text: string, sourceFile: string): MessageDef {
   };
 }
 
-function defaultOf(
-  f: JsonField,
-  type: FieldType,
-  nullable: VersionRange,
-  messageName: string,
-): { expr: string; isNull: boolean } {
+function defaultOf(f: JsonField, type: FieldType, nullable: VersionRange, messageName: string): { expr: string; isNull: boolean } {
   const raw = f.default;
   const where = `${messageName}.${f.name}`;
   if (raw === null || raw === 'null') {

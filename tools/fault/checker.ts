@@ -29,7 +29,13 @@ export interface Unavailability {
 export interface CheckResult {
   readonly counts: Readonly<Record<AnomalyKind, number>>;
   readonly anomalies: readonly Anomaly[];
-  readonly writes: { readonly acked: number; readonly failed: number; readonly unknown: number; readonly failedButStored: number; readonly unknownStored: number };
+  readonly writes: {
+    readonly acked: number;
+    readonly failed: number;
+    readonly unknown: number;
+    readonly failedButStored: number;
+    readonly unknownStored: number;
+  };
   readonly storedRecords: number;
   readonly unavailability: readonly Unavailability[];
 }
@@ -58,7 +64,12 @@ export function check(history: History): CheckResult {
       for (const r of copies) add('neverSent', r.partition, `${value} at ${at(r.partition, r.offset)} was never sent`);
       continue;
     }
-    if (copies.length > 1) add('duplicated', w.partition, `${value} is stored ${copies.length} times: ${copies.map((r) => at(r.partition, r.offset)).join(', ')}`);
+    if (copies.length > 1)
+      add(
+        'duplicated',
+        w.partition,
+        `${value} is stored ${copies.length} times: ${copies.map((r) => at(r.partition, r.offset)).join(', ')}`,
+      );
   }
 
   for (const w of history.writes) {
@@ -67,7 +78,11 @@ export function check(history: History): CheckResult {
     if (copies === undefined) {
       add('lost', w.partition, `${w.value} acknowledged at ${at(w.partition, w.offset ?? -1)} (${w.client}) is not in the log`);
     } else if (w.offset !== undefined && !copies.some((r) => r.partition === w.partition && r.offset === w.offset)) {
-      add('wrongOffset', w.partition, `${w.value} acknowledged at ${at(w.partition, w.offset)} is stored at ${copies.map((r) => at(r.partition, r.offset)).join(', ')}`);
+      add(
+        'wrongOffset',
+        w.partition,
+        `${w.value} acknowledged at ${at(w.partition, w.offset)} is stored at ${copies.map((r) => at(r.partition, r.offset)).join(', ')}`,
+      );
     }
   }
 
@@ -76,15 +91,23 @@ export function check(history: History): CheckResult {
   for (const c of history.consumed) {
     const stored = byOffset.get(at(c.partition, c.offset));
     if (stored?.value !== c.value) {
-      add('readDiverged', c.partition, `group ${c.group} read ${c.value} at ${at(c.partition, c.offset)}; the log holds ${stored?.value ?? 'nothing'} there`);
+      add(
+        'readDiverged',
+        c.partition,
+        `group ${c.group} read ${c.value} at ${at(c.partition, c.offset)}; the log holds ${stored?.value ?? 'nothing'} there`,
+      );
     }
-    if (!sent.has(c.value)) add('neverSent', c.partition, `group ${c.group} read ${c.value} at ${at(c.partition, c.offset)}, which was never sent`);
+    if (!sent.has(c.value))
+      add('neverSent', c.partition, `group ${c.group} read ${c.value} at ${at(c.partition, c.offset)}, which was never sent`);
   }
 
   checkCommits(history, add);
 
   const count = (o: Write['outcome']): number => history.writes.filter((w) => w.outcome === o).length;
-  const counts = Object.fromEntries(ANOMALY_KINDS.map((k) => [k, anomalies.filter((a) => a.kind === k).length])) as Record<AnomalyKind, number>;
+  const counts = Object.fromEntries(ANOMALY_KINDS.map((k) => [k, anomalies.filter((a) => a.kind === k).length])) as Record<
+    AnomalyKind,
+    number
+  >;
   return {
     counts,
     anomalies,
@@ -101,7 +124,11 @@ export function check(history: History): CheckResult {
 }
 
 /** Each writer's values on a partition, in offset order, must be in its send order. */
-function checkOrder(sent: Map<string, Write>, byValue: Map<string, StoredRecord[]>, add: (k: AnomalyKind, p: number, d: string) => void): void {
+function checkOrder(
+  sent: Map<string, Write>,
+  byValue: Map<string, StoredRecord[]>,
+  add: (k: AnomalyKind, p: number, d: string) => void,
+): void {
   const lastSeq = new Map<string, { seq: number; value: string; offset: number }>();
   const firstCopies = [...byValue.values()].map((copies) => copies.reduce((a, b) => (b.offset < a.offset ? b : a)));
   firstCopies.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
@@ -111,7 +138,11 @@ function checkOrder(sent: Map<string, Write>, byValue: Map<string, StoredRecord[
     const key = `${w.writer}/${r.partition}`;
     const prev = lastSeq.get(key);
     if (prev !== undefined && w.seq < prev.seq) {
-      add('reordered', r.partition, `${r.value} at ${at(r.partition, r.offset)} comes after ${prev.value} at ${at(r.partition, prev.offset)}`);
+      add(
+        'reordered',
+        r.partition,
+        `${r.value} at ${at(r.partition, r.offset)} comes after ${prev.value} at ${at(r.partition, prev.offset)}`,
+      );
     }
     if (prev === undefined || w.seq > prev.seq) lastSeq.set(key, { seq: w.seq, value: r.value, offset: r.offset });
   }
@@ -132,7 +163,11 @@ function checkCommits(history: History, add: (k: AnomalyKind, p: number, d: stri
   for (const f of history.fetchedOffsets) {
     const prev = highest.get(`${f.group}/${f.partition}`);
     if (prev !== undefined && f.offset < prev.offset) {
-      add('offsetsBackwards', f.partition, `group ${f.group}'s committed offset is ${f.offset} after the run, below the ${prev.offset} it committed`);
+      add(
+        'offsetsBackwards',
+        f.partition,
+        `group ${f.group}'s committed offset is ${f.offset} after the run, below the ${prev.offset} it committed`,
+      );
     }
   }
 }

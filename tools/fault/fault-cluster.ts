@@ -64,7 +64,11 @@ export class FaultCluster {
     try {
       if (options.diskBroker !== undefined) cluster.mountDisk(options.diskBroker, options.diskBytes ?? 64 << 20);
       for (const b of brokers) await cluster.startBroker(b.id);
-      await cluster.waitFor(`${options.size} brokers and a controller`, (m) => m.brokers.length === options.size && m.controllerId > 0, 60_000);
+      await cluster.waitFor(
+        `${options.size} brokers and a controller`,
+        (m) => m.brokers.length === options.size && m.controllerId > 0,
+        60_000,
+      );
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -192,7 +196,10 @@ export class FaultCluster {
 
   /** The metadata broker `id` serves, asked on its real port. */
   metadata(id: number): Promise<MetadataResponseData> {
-    return wireCall(`${HOST}:${this.broker(id).port}`, MetadataRequest, MetadataResponse, METADATA_VERSION, { topics: null, allowAutoTopicCreation: false });
+    return wireCall(`${HOST}:${this.broker(id).port}`, MetadataRequest, MetadataResponse, METADATA_VERSION, {
+      topics: null,
+      allowAutoTopicCreation: false,
+    });
   }
 
   /** The metadata of some running, unpaused broker. */
@@ -215,7 +222,14 @@ export class FaultCluster {
     let last = '';
     for (;;) {
       const ids = via === undefined ? this.brokers.map((b) => b.id) : [via];
-      const answers = await Promise.all(ids.map((id) => this.metadata(id).then((m) => ({ id, m }), (err: unknown) => ({ id, err }))));
+      const answers = await Promise.all(
+        ids.map((id) =>
+          this.metadata(id).then(
+            (m) => ({ id, m }),
+            (err: unknown) => ({ id, err }),
+          ),
+        ),
+      );
       const unready = answers.filter((a) => !('m' in a) || !ready(a.m));
       if (unready.length === 0) return;
       last = unready.map((a) => `broker ${a.id}: ${'m' in a ? describe(a.m) : String(a.err)}`).join('; ');
@@ -238,7 +252,11 @@ export class FaultCluster {
 
 /** The part of a metadata answer that says why a cluster is not whole yet. */
 function describe(m: MetadataResponseData): string {
-  const partial = m.topics.flatMap((t) => t.partitions.filter((p) => p.isrNodes.length < p.replicaNodes.length || p.leaderId < 0).map((p) => `${t.name}-${p.partitionIndex} leader ${p.leaderId} isr [${p.isrNodes.join(',')}]`));
+  const partial = m.topics.flatMap((t) =>
+    t.partitions
+      .filter((p) => p.isrNodes.length < p.replicaNodes.length || p.leaderId < 0)
+      .map((p) => `${t.name}-${p.partitionIndex} leader ${p.leaderId} isr [${p.isrNodes.join(',')}]`),
+  );
   return `brokers [${m.brokers.map((b) => b.nodeId).join(',')}], controller ${m.controllerId}${partial.length > 0 ? `, ${partial.join(', ')}` : ''}`;
 }
 

@@ -50,7 +50,15 @@ export interface FetchedOffset {
   readonly offset: number;
 }
 
-export type FaultKind = 'kill-leader' | 'kill-follower' | 'kill-controller' | 'pause' | 'zookeeper-restart' | 'partition-reset' | 'partition-blackhole' | 'disk-full';
+export type FaultKind =
+  | 'kill-leader'
+  | 'kill-follower'
+  | 'kill-controller'
+  | 'pause'
+  | 'zookeeper-restart'
+  | 'partition-reset'
+  | 'partition-blackhole'
+  | 'disk-full';
 
 export interface FaultEvent {
   readonly kind: FaultKind;

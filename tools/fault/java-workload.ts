@@ -24,11 +24,21 @@ interface Line {
   readonly error?: string;
 }
 
-export function startJavaWorkload(settings: WorkloadSettings, recorder: Recorder, writer: string, group: string, onProblem: (line: string) => void): Workload {
-  const child = spawn(process.env['JAVA'] ?? 'java', javaClientArgs('faultClient', settings.bootstrap), { stdio: ['pipe', 'pipe', 'pipe'] });
+export function startJavaWorkload(
+  settings: WorkloadSettings,
+  recorder: Recorder,
+  writer: string,
+  group: string,
+  onProblem: (line: string) => void,
+): Workload {
+  const child = spawn(process.env['JAVA'] ?? 'java', javaClientArgs('faultClient', settings.bootstrap), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const log = createWriteStream(settings.logFile);
   child.stderr.pipe(log);
-  child.stdin.end(JSON.stringify({ topic: settings.topic, partitions: settings.partitions, writer, group, intervalMs: settings.intervalMs }));
+  child.stdin.end(
+    JSON.stringify({ topic: settings.topic, partitions: settings.partitions, writer, group, intervalMs: settings.intervalMs }),
+  );
   // 'close', not 'exit': the last lines are read only once stdout is drained.
   const closed = once(child, 'close');
   let stopping = false;

@@ -21,11 +21,27 @@ export interface Nemesis {
   inject(): Promise<Omit<FaultEvent, 'recoveredMs'>>;
 }
 
-export const ALL_KINDS: readonly FaultKind[] = ['kill-leader', 'kill-follower', 'kill-controller', 'pause', 'zookeeper-restart', 'partition-reset', 'partition-blackhole', 'disk-full'];
+export const ALL_KINDS: readonly FaultKind[] = [
+  'kill-leader',
+  'kill-follower',
+  'kill-controller',
+  'pause',
+  'zookeeper-restart',
+  'partition-reset',
+  'partition-blackhole',
+  'disk-full',
+];
 
-export function nemesis(cluster: FaultCluster, topic: string, prng: Prng, timings: NemesisTimings, diskBroker: number | undefined): Nemesis {
+export function nemesis(
+  cluster: FaultCluster,
+  topic: string,
+  prng: Prng,
+  timings: NemesisTimings,
+  diskBroker: number | undefined,
+): Nemesis {
   const skipped = new Map<FaultKind, string>();
-  if (diskBroker === undefined || cluster.diskSkip !== undefined) skipped.set('disk-full', cluster.diskSkip ?? 'no broker has a tmpfs log dir');
+  if (diskBroker === undefined || cluster.diskSkip !== undefined)
+    skipped.set('disk-full', cluster.diskSkip ?? 'no broker has a tmpfs log dir');
   const kinds = ALL_KINDS.filter((k) => !skipped.has(k));
   const brokerIds = cluster.brokers.map((b) => b.id);
 

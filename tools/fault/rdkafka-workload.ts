@@ -22,11 +22,22 @@ interface CodedError {
   readonly message?: string;
 }
 
-export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder: Recorder, writer: string, group: string, onProblem: (line: string) => void): Promise<Workload> {
+export async function startRdkafkaWorkload(
+  settings: WorkloadSettings,
+  recorder: Recorder,
+  writer: string,
+  group: string,
+  onProblem: (line: string) => void,
+): Promise<Workload> {
   const kafka = confluentKafka(settings.bootstrap);
   const log = createWriteStream(settings.logFile);
-  const producer: CkProducer = kafka.producer({ kafkaJS: { acks: -1, idempotent: true, retry: { retries: 1_000_000 } }, 'message.timeout.ms': MESSAGE_TIMEOUT_MS });
-  const consumer: CkConsumer = kafka.consumer({ kafkaJS: { groupId: group, fromBeginning: true, autoCommit: false, sessionTimeout: 10_000, heartbeatInterval: 1_000 } });
+  const producer: CkProducer = kafka.producer({
+    kafkaJS: { acks: -1, idempotent: true, retry: { retries: 1_000_000 } },
+    'message.timeout.ms': MESSAGE_TIMEOUT_MS,
+  });
+  const consumer: CkConsumer = kafka.consumer({
+    kafkaJS: { groupId: group, fromBeginning: true, autoCommit: false, sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+  });
   const observer = new Kafka({ brokers: settings.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 3 } }).admin();
   await observer.connect();
   await producer.connect();
@@ -82,7 +93,8 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
       await consumer.commitOffsets(offsets);
       const [held] = await observer.fetchOffsets({ groupId: group, topics: [settings.topic] });
       const atMs = Date.now();
-      for (const o of held?.partitions ?? []) if (Number(o.offset) >= 0) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
+      for (const o of held?.partitions ?? [])
+        if (Number(o.offset) >= 0) recorder.commits.push({ group, partition: o.partition, offset: Number(o.offset), atMs });
     } catch (err) {
       // A commit that fails during a fault is made again by the next round.
       log.write(`commit failed: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -118,7 +130,8 @@ export async function startRdkafkaWorkload(settings: WorkloadSettings, recorder:
       await admin.connect();
       try {
         for (const t of await admin.fetchOffsets({ groupId: group, topics: [settings.topic] })) {
-          for (const p of t.partitions) if (Number(p.offset) >= 0) recorder.fetchedOffsets.push({ group, partition: p.partition, offset: Number(p.offset) });
+          for (const p of t.partitions)
+            if (Number(p.offset) >= 0) recorder.fetchedOffsets.push({ group, partition: p.partition, offset: Number(p.offset) });
         }
       } finally {
         await admin.disconnect();

@@ -65,15 +65,19 @@ export function markdown(result: FaultRunResult): string {
     '|---|---:|---|',
     ...ANOMALY_KINDS.map((k) => `| ${k} | ${c.counts[k]} | ${ANOMALY_MEANING[k]} |`),
     '',
-    ...(c.anomalies.length > 0 ? ['First anomalies:', '', ...c.anomalies.slice(0, 20).map((a) => `- ${a.kind} (partition ${a.partition}): ${a.detail}`), ''] : []),
+    ...(c.anomalies.length > 0
+      ? ['First anomalies:', '', ...c.anomalies.slice(0, 20).map((a) => `- ${a.kind} (partition ${a.partition}): ${a.detail}`), '']
+      : []),
     ...(result.problems.length > 0 ? ['Problems with the run:', '', ...result.problems.map((p) => `- ${p}`), ''] : []),
     '## Unavailability by fault kind',
     '',
-    'Longest gap between successful acknowledgements on a partition during the fault\'s window (fault start to next fault), median and maximum over every fault and partition; recovery: from healing to every broker back and every ISR full.',
+    "Longest gap between successful acknowledgements on a partition during the fault's window (fault start to next fault), median and maximum over every fault and partition; recovery: from healing to every broker back and every ISR full.",
     '',
     '| fault | count | median unavailable ms | max unavailable ms | median recovery ms |',
     '|---|---:|---:|---:|---:|',
-    ...byKind(result).map((k) => `| ${k.kind} | ${k.faults} | ${k.medianUnavailableMs} | ${k.maxUnavailableMs} | ${k.medianRecoveryMs ?? 'never'} |`),
+    ...byKind(result).map(
+      (k) => `| ${k.kind} | ${k.faults} | ${k.medianUnavailableMs} | ${k.maxUnavailableMs} | ${k.medianRecoveryMs ?? 'never'} |`,
+    ),
     '',
     ...(result.skipped.length > 0 ? ['## Left out', '', ...result.skipped.map((s) => `- ${s}`), ''] : []),
     '## Versions and settings',
@@ -83,7 +87,10 @@ export function markdown(result: FaultRunResult): string {
     '',
     '## Fault sequence',
     '',
-    ...result.faults.map((f, i) => `${i + 1}. ${f.kind} ${f.target}: held ${f.healedMs - f.startMs} ms, whole again ${f.recoveredMs === null ? 'never' : `${f.recoveredMs - f.healedMs} ms`} after`),
+    ...result.faults.map(
+      (f, i) =>
+        `${i + 1}. ${f.kind} ${f.target}: held ${f.healedMs - f.startMs} ms, whole again ${f.recoveredMs === null ? 'never' : `${f.recoveredMs - f.healedMs} ms`} after`,
+    ),
     '',
   ];
   return lines.join('\n');

@@ -97,20 +97,43 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
   let endMs = Date.now();
   try {
     const created = await wireCall(`127.0.0.1:${cluster.broker(1).port}`, CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: partitions, replicationFactor: BROKERS, assignments: [], configs: [{ name: 'min.insync.replicas', value: '2' }] }],
+      topics: [
+        {
+          name: TOPIC,
+          numPartitions: partitions,
+          replicationFactor: BROKERS,
+          assignments: [],
+          configs: [{ name: 'min.insync.replicas', value: '2' }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
     if (created.topics[0]!.errorCode !== 0) throw new Error(`creating ${TOPIC} failed with error ${created.topics[0]!.errorCode}`);
     await cluster.waitFor(`${TOPIC} fully replicated`, (m) => whole(BROKERS)(m) && m.topics.some((t) => t.name === TOPIC), 60_000);
 
-    const workload = (client: string): WorkloadSettings => ({ bootstrap: cluster.bootstrap(), topic: TOPIC, partitions, intervalMs, logFile: join(dir, 'logs', `${client}.log`) });
+    const workload = (client: string): WorkloadSettings => ({
+      bootstrap: cluster.bootstrap(),
+      topic: TOPIC,
+      partitions,
+      intervalMs,
+      logFile: join(dir, 'logs', `${client}.log`),
+    });
     workloads.push(startJavaWorkload(workload('java'), recorder, 'j', 'fault-java', problem));
-    if (CONFLUENT_JS_SKIP === undefined) workloads.push(await startRdkafkaWorkload(workload('librdkafka'), recorder, 'r', 'fault-librdkafka', problem));
+    if (CONFLUENT_JS_SKIP === undefined)
+      workloads.push(await startRdkafkaWorkload(workload('librdkafka'), recorder, 'r', 'fault-librdkafka', problem));
     else skipped.push(`librdkafka: ${CONFLUENT_JS_SKIP}; the Java client writes alone`);
-    await waitUntil('every writer acknowledged', () => workloads.every((w) => (recorder.ackedBy.get(w.writer) ?? 0) > 0), WARMUP_TIMEOUT_MS);
+    await waitUntil(
+      'every writer acknowledged',
+      () => workloads.every((w) => (recorder.ackedBy.get(w.writer) ?? 0) > 0),
+      WARMUP_TIMEOUT_MS,
+    );
     // The consumers' groups create __consumer_offsets; it must be whole before the faults start too.
-    await cluster.waitFor('the cluster whole with __consumer_offsets', (m) => whole(BROKERS)(m) && m.topics.some((t) => t.name === '__consumer_offsets'), 60_000);
+    await cluster.waitFor(
+      'the cluster whole with __consumer_offsets',
+      (m) => whole(BROKERS)(m) && m.topics.some((t) => t.name === '__consumer_offsets'),
+      60_000,
+    );
 
     const n = nemesis(cluster, TOPIC, prng, { sessionTimeoutMs, replicaLagMs }, diskBroker);
     for (const [kind, why] of n.skipped) skipped.push(`${kind}: ${why}`);
@@ -119,7 +142,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
       try {
         fault = await n.inject();
       } catch (err) {
-        problem(`injecting or healing fault ${i + 1} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+        problem(`injecting or healing fault ${i + 1} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         await cluster.healAll();
         break;
       }
@@ -131,7 +154,9 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
         problem(`fault ${i} (${fault.kind} ${fault.target}): ${err instanceof Error ? err.message : String(err)}`);
       }
       faults.push({ ...fault, recoveredMs });
-      log(`fault ${i + 1}/${options.faults}: ${fault.kind} ${fault.target}, held ${fault.healedMs - fault.startMs} ms, whole ${recoveredMs === null ? 'never' : `${recoveredMs - fault.healedMs} ms`} after healing`);
+      log(
+        `fault ${i + 1}/${options.faults}: ${fault.kind} ${fault.target}, held ${fault.healedMs - fault.startMs} ms, whole ${recoveredMs === null ? 'never' : `${recoveredMs - fault.healedMs} ms`} after healing`,
+      );
       if (recoveredMs === null) break;
       await sleep(prng.int(500, 1_500));
     }
@@ -168,7 +193,14 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
   if (!found) rmSync(dir, { recursive: true, force: true });
   return {
     seed: options.seed,
-    settings: { ...settings, brokers: BROKERS, partitions, 'topic.replication.factor': BROKERS, 'topic.min.insync.replicas': 2, 'writer.interval.ms': intervalMs },
+    settings: {
+      ...settings,
+      brokers: BROKERS,
+      partitions,
+      'topic.replication.factor': BROKERS,
+      'topic.min.insync.replicas': 2,
+      'writer.interval.ms': intervalMs,
+    },
     versions: versions(zookeeperVersion),
     clients: workloads.map((w) => w.client),
     skipped,
@@ -193,11 +225,18 @@ async function readAll(bootstrap: string, partitions: number): Promise<StoredRec
   const lines = await runJava('consume', bootstrap, { topic: TOPIC, partitions });
   return lines
     .filter((l) => l['type'] === 'record')
-    .map((l) => ({ partition: Number(l['partition']), offset: Number(l['offset']), value: Buffer.from(String(l['value']), 'hex').toString('utf8') }));
+    .map((l) => ({
+      partition: Number(l['partition']),
+      offset: Number(l['offset']),
+      value: Buffer.from(String(l['value']), 'hex').toString('utf8'),
+    }));
 }
 
 function versions(zookeeper: string): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string; optionalDependencies?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as {
+    version: string;
+    optionalDependencies?: Record<string, string>;
+  };
   return {
     sluice: pkg.version,
     node: process.version,

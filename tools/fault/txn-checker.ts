@@ -52,19 +52,30 @@ export function checkTransactions(txns: readonly TxnOutcome[], final: PartitionR
   }
   for (const t of txns) {
     const present = t.values.filter((v) => finalCount.has(v)).length;
-    if (t.outcome === 'committed' && present < t.values.length) report('lost', `${t.values.length - present} of ${t.values.length} records of committed transaction ${t.id}`);
-    if (t.outcome === 'unknown' && present > 0 && present < t.values.length) report('torn', `${present} of ${t.values.length} records of transaction ${t.id} (outcome unknown)`);
+    if (t.outcome === 'committed' && present < t.values.length)
+      report('lost', `${t.values.length - present} of ${t.values.length} records of committed transaction ${t.id}`);
+    if (t.outcome === 'unknown' && present > 0 && present < t.values.length)
+      report('torn', `${present} of ${t.values.length} records of transaction ${t.id} (outcome unknown)`);
   }
   observed.forEach((reads, consumer) => {
     for (const [partition, values] of Object.entries(reads)) {
       const log = final[partition] ?? [];
       const diverges = values.findIndex((v, i) => log[i] !== v);
-      if (diverges >= 0) report('intermediateRead', `consumer ${consumer} read ${values[diverges]} at position ${diverges} of partition ${partition}, where the log holds ${log[diverges] ?? 'nothing'}`);
-      for (const v of values) if (writer.get(v)?.outcome === 'aborted') report('abortedRead', `consumer ${consumer} read ${v} of aborted transaction ${writer.get(v)!.id}`);
+      if (diverges >= 0)
+        report(
+          'intermediateRead',
+          `consumer ${consumer} read ${values[diverges]} at position ${diverges} of partition ${partition}, where the log holds ${log[diverges] ?? 'nothing'}`,
+        );
+      for (const v of values)
+        if (writer.get(v)?.outcome === 'aborted')
+          report('abortedRead', `consumer ${consumer} read ${v} of aborted transaction ${writer.get(v)!.id}`);
     }
   });
 
-  const counts = Object.fromEntries(TXN_ANOMALY_KINDS.map((k) => [k, anomalies.filter((a) => a.kind === k).length])) as Record<TxnAnomalyKind, number>;
+  const counts = Object.fromEntries(TXN_ANOMALY_KINDS.map((k) => [k, anomalies.filter((a) => a.kind === k).length])) as Record<
+    TxnAnomalyKind,
+    number
+  >;
   const transactions = { committed: 0, aborted: 0, unknown: 0 };
   for (const t of txns) transactions[t.outcome]++;
   return { counts, anomalies, transactions };

@@ -108,7 +108,15 @@ export async function runShareSuite(options: SuiteOptions): Promise<SuiteRun> {
   };
   if (options.chaos === true) env['KGO_TEST_CHAOS'] = '1';
   else delete env['KGO_TEST_CHAOS'];
-  const args = ['-test.run', pattern, '-test.v', '-test.count', String(options.count ?? 1), '-test.timeout', `${Math.ceil(options.timeoutMs / 1000)}s`];
+  const args = [
+    '-test.run',
+    pattern,
+    '-test.v',
+    '-test.count',
+    String(options.count ?? 1),
+    '-test.timeout',
+    `${Math.ceil(options.timeoutMs / 1000)}s`,
+  ];
   const started = Date.now();
   const child = spawn(options.binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -127,7 +135,8 @@ export async function runShareSuite(options: SuiteOptions): Promise<SuiteRun> {
 export function summarize(target: string, run: SuiteRun): string {
   const lines = run.results.map((r) => `${target.padEnd(8)} ${r.outcome} ${r.name.padEnd(28)} ${r.seconds.toFixed(2).padStart(7)}s`);
   for (const name of FRANZ_SHARE_TESTS) {
-    if (!run.results.some((r) => r.name === name)) lines.push(`${target.padEnd(8)} NONE ${name.padEnd(28)}  (not reported: exit ${run.exitCode})`);
+    if (!run.results.some((r) => r.name === name))
+      lines.push(`${target.padEnd(8)} NONE ${name.padEnd(28)}  (not reported: exit ${run.exitCode})`);
   }
   lines.push(`${target.padEnd(8)} wall ${run.wallSeconds.toFixed(1)}s, exit ${run.exitCode}`);
   return lines.join('\n');
@@ -135,5 +144,9 @@ export function summarize(target: string, run: SuiteRun): string {
 
 /** Every named test reported, and each time it passed: a skip (broker lacks the APIs) is not a pass. */
 export function allPassed(run: SuiteRun): boolean {
-  return run.exitCode === 0 && FRANZ_SHARE_TESTS.every((name) => run.results.some((r) => r.name === name)) && run.results.every((r) => r.outcome === 'PASS');
+  return (
+    run.exitCode === 0 &&
+    FRANZ_SHARE_TESTS.every((name) => run.results.some((r) => r.name === name)) &&
+    run.results.every((r) => r.outcome === 'PASS')
+  );
 }

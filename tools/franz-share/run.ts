@@ -36,7 +36,13 @@ const { values } = parseArgs({
 const records = Number(values.records);
 const count = Number(values.count);
 const targets = values.target === 'both' ? ['sluice', 'kafka'] : [values.target];
-if (!Number.isInteger(records) || records < 1 || !Number.isInteger(count) || count < 1 || targets.some((t) => t !== 'sluice' && t !== 'kafka')) {
+if (
+  !Number.isInteger(records) ||
+  records < 1 ||
+  !Number.isInteger(count) ||
+  count < 1 ||
+  targets.some((t) => t !== 'sluice' && t !== 'kafka')
+) {
   console.error('usage: node dist/tools/franz-share/run.js [--target sluice|kafka|both] [--records N] [--count N] [--chaos] [--log DIR]');
   process.exit(2);
 }

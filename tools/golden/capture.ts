@@ -35,7 +35,7 @@ function missingApis(frames: readonly ManifestEntry[], client: string): string[]
 
 const { values } = parseArgs({
   options: {
-    'clients': { type: 'string', default: CLIENTS.join(',') },
+    clients: { type: 'string', default: CLIENTS.join(',') },
     'kafka-version': { type: 'string', default: KAFKA_VERSION },
     'kafka-port': { type: 'string', default: '19192' },
     'proxy-port': { type: 'string', default: '19194' },

@@ -30,7 +30,7 @@ export interface Manifest {
 
 const DESCRIPTION =
   'Kafka frames captured between real clients and Apache Kafka, without the 4-byte size prefix. ' +
-  'Each <file>.kafka.json is Kafka\'s own decoding of that frame (tools/golden/DecodeFrames.java). ' +
+  "Each <file>.kafka.json is Kafka's own decoding of that frame (tools/golden/DecodeFrames.java). " +
   'Regenerate with tools/golden/capture.sh; see docs/design/golden.md.';
 
 export class UnknownApiError extends Error {
@@ -45,9 +45,10 @@ function apiName(apiKey: number): string {
 }
 
 function entryFor(frame: RecordedFrame, file: string): ManifestEntry {
-  const headerVersion = frame.direction === 'request'
-    ? { requestHeaderVersion: requestHeaderVersion(frame.apiKey, frame.apiVersion) }
-    : { responseHeaderVersion: responseHeaderVersion(frame.apiKey, frame.apiVersion) };
+  const headerVersion =
+    frame.direction === 'request'
+      ? { requestHeaderVersion: requestHeaderVersion(frame.apiKey, frame.apiVersion) }
+      : { responseHeaderVersion: responseHeaderVersion(frame.apiKey, frame.apiVersion) };
   return {
     file,
     client: frame.client,
@@ -67,11 +68,7 @@ export function readManifest(goldenDir: string): Manifest | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Manifest) : null;
 }
 
-export function writeFixtures(
-  goldenDir: string,
-  kafkaVersion: string,
-  selected: readonly CompleteExchange[],
-): Manifest {
+export function writeFixtures(goldenDir: string, kafkaVersion: string, selected: readonly CompleteExchange[]): Manifest {
   const clients = [...new Set(selected.map((e) => e.request.client))];
   const kept = (readManifest(goldenDir)?.frames ?? []).filter((f) => !clients.includes(f.client));
   const fresh: ManifestEntry[] = [];

@@ -46,7 +46,10 @@ export class RecordingProxy {
   private arrivals = 0;
   private connections = 0;
 
-  private constructor(private readonly server: Server, private readonly targetPort: number) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly targetPort: number,
+  ) {}
 
   static async start(listenPort: number, targetPort: number): Promise<RecordingProxy> {
     const server = createServer();

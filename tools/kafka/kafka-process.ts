@@ -43,7 +43,10 @@ export interface KafkaHandle {
 }
 
 export class KafkaStartError extends Error {
-  constructor(message: string, readonly logFile: string) {
+  constructor(
+    message: string,
+    readonly logFile: string,
+  ) {
     super(`${message} (see ${logFile})`);
     this.name = 'KafkaStartError';
   }
@@ -66,7 +69,7 @@ function serverProperties(opts: KafkaOptions, dataDir: string, controllerPort: n
     'process.roles': 'broker,controller',
     'node.id': '1',
     'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
-    'listeners': `PLAINTEXT://127.0.0.1:${opts.port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${opts.port},CONTROLLER://127.0.0.1:${controllerPort}`,
     'advertised.listeners': `PLAINTEXT://127.0.0.1:${advertisedPort}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
@@ -83,7 +86,11 @@ function serverProperties(opts: KafkaOptions, dataDir: string, controllerPort: n
     'auto.create.topics.enable': 'true',
     ...opts.config,
   };
-  return Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
+  return (
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n'
+  );
 }
 
 /** Resolves once the listener answers an ApiVersions v0 request without error. */
@@ -145,18 +152,37 @@ export async function startKafka(opts: KafkaOptions): Promise<KafkaHandle> {
 
   if (!existsSync(join(dataDir, 'meta.properties'))) {
     await execFileAsync(java, [
-      '-Xmx256m', log4j, '-cp', classpath, 'kafka.tools.StorageTool',
-      'format', '--config', propsFile, '--cluster-id', opts.clusterId ?? randomClusterId(),
+      '-Xmx256m',
+      log4j,
+      '-cp',
+      classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      '--config',
+      propsFile,
+      '--cluster-id',
+      opts.clusterId ?? randomClusterId(),
     ]);
   }
 
   const logFd = openSync(logFile, 'a');
   const [command, ...launcherArgs] = [...(opts.launcher ?? []), java];
-  const child = spawn(command, [
-    ...launcherArgs,
-    `-Xmx${opts.heap ?? '512m'}`, `-Xms${opts.heap ?? '512m'}`, '-XX:+UseG1GC', '-Djava.awt.headless=true', log4j,
-    '-cp', classpath, 'kafka.Kafka', propsFile,
-  ], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(
+    command,
+    [
+      ...launcherArgs,
+      `-Xmx${opts.heap ?? '512m'}`,
+      `-Xms${opts.heap ?? '512m'}`,
+      '-XX:+UseG1GC',
+      '-Djava.awt.headless=true',
+      log4j,
+      '-cp',
+      classpath,
+      'kafka.Kafka',
+      propsFile,
+    ],
+    { stdio: ['ignore', logFd, logFd] },
+  );
   closeSync(logFd);
   if (child.pid === undefined) throw new KafkaStartError('java did not start', logFile);
   const pid = child.pid;

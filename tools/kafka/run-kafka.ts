@@ -7,11 +7,11 @@ import { startKafka } from './kafka-process.js';
 
 const { values } = parseArgs({
   options: {
-    'port': { type: 'string', default: '19092' },
+    port: { type: 'string', default: '19092' },
     'advertised-port': { type: 'string' },
     'controller-port': { type: 'string' },
     'log-dir': { type: 'string', default: '.cache/kafka-run' },
-    'version': { type: 'string' },
+    version: { type: 'string' },
   },
 });
 
@@ -33,10 +33,13 @@ const kafka = await startKafka({
 });
 console.log(`Kafka ready: bootstrap=${kafka.bootstrap} pid=${kafka.pid} log=${values['log-dir']}/kafka.log`);
 const shutdown = (): void => {
-  kafka.stop().then(() => process.exit(0), (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  kafka.stop().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 };
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -43,7 +43,10 @@ export async function spawnSluice(options: SluiceChildOptions): Promise<SluiceCh
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   let out = '';
   const bootstrap = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sluice did not start in ${options.startTimeoutMs} ms: ${err}`)), options.startTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`sluice did not start in ${options.startTimeoutMs} ms: ${err}`)),
+      options.startTimeoutMs,
+    );
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /accepting connections on (\S+)/.exec(out);

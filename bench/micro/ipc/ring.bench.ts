@@ -45,7 +45,7 @@ async function ringOneWay(size: number): Promise<number> {
   const done = reportOf(worker);
   const payloads = [randomBytes(size)];
   const start = performance.now();
-  for (let sent = 0; sent < messages; ) {
+  for (let sent = 0; sent < messages;) {
     if (writer.tryWrite(0, null, payloads)) sent++;
     else await writer.waitForSpaceAsync(size);
   }
@@ -114,10 +114,15 @@ async function postRoundTrips(inFlight: number): Promise<number> {
   const payload = randomBytes(16);
   const waiting: (() => void)[] = [];
   worker.on('message', () => waiting.shift()?.());
-  const perSecond = await roundTripsPerSecond(inFlight === 1 ? 50_000 : 200_000, inFlight, () => new Promise<void>((resolve) => {
-    waiting.push(resolve);
-    worker.postMessage(payload);
-  }));
+  const perSecond = await roundTripsPerSecond(
+    inFlight === 1 ? 50_000 : 200_000,
+    inFlight,
+    () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        worker.postMessage(payload);
+      }),
+  );
   worker.postMessage('stop');
   await worker.terminate();
   return perSecond;
@@ -134,8 +139,20 @@ for (const size of [16, 64 * 1024, MiB]) {
 }
 for (const inFlight of [1, 64]) {
   const label = `round trip, ${inFlight} in flight`;
-  rows.push({ benchmark: label, size: '16 B', transport: 'ring channel + worker host', 'msgs/s': Math.round(await ringRoundTrips(inFlight)), 'MiB/s': '' });
-  rows.push({ benchmark: label, size: '16 B', transport: 'postMessage (clone)', 'msgs/s': Math.round(await postRoundTrips(inFlight)), 'MiB/s': '' });
+  rows.push({
+    benchmark: label,
+    size: '16 B',
+    transport: 'ring channel + worker host',
+    'msgs/s': Math.round(await ringRoundTrips(inFlight)),
+    'MiB/s': '',
+  });
+  rows.push({
+    benchmark: label,
+    size: '16 B',
+    transport: 'postMessage (clone)',
+    'msgs/s': Math.round(await postRoundTrips(inFlight)),
+    'MiB/s': '',
+  });
 }
 writeReport('ipc-ring', 'Main thread ↔ worker transport', rows, [
   'One-way: the main thread produces, a worker consumes (ring: reads the first byte of each view, releases every 64 messages or 256 KiB; postMessage: receives the message). Timed until the worker reports the last message.',

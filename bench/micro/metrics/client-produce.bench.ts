@@ -44,5 +44,7 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 cases.forEach(([name], i) => {
   const sorted = samples[i]!.sort((a, b) => a - b);
-  process.stdout.write(`${name.padEnd(36)} ${sorted[ROUNDS >> 1]!.toFixed(0)} ns CPU per request of ${BATCHES} batches (median of ${ROUNDS} rounds)\n`);
+  process.stdout.write(
+    `${name.padEnd(36)} ${sorted[ROUNDS >> 1]!.toFixed(0)} ns CPU per request of ${BATCHES} batches (median of ${ROUNDS} rounds)\n`,
+  );
 });

@@ -31,11 +31,26 @@ const contenders: Contender[] = [
   sluice('gzip', CompressionCodec.Gzip, ' (node:zlib, bounded)'),
   { codec: 'gzip', implementation: 'kafkajs (node:zlib)', compress: (d) => zlib.gzipSync(d), decompress: (d) => zlib.gunzipSync(d) },
   sluice('snappy', CompressionCodec.Snappy, ' (libsnappy, xerial)'),
-  { codec: 'snappy', implementation: 'snappy 7 (raw only)', compress: (d) => snappyNpm.compressSync(d), decompress: (d) => snappyNpm.uncompressSync(d) as Buffer },
+  {
+    codec: 'snappy',
+    implementation: 'snappy 7 (raw only)',
+    compress: (d) => snappyNpm.compressSync(d),
+    decompress: (d) => snappyNpm.uncompressSync(d) as Buffer,
+  },
   sluice('lz4', CompressionCodec.Lz4, ' (liblz4 frame)'),
-  { codec: 'lz4', implementation: 'lz4-napi (frame)', compress: (d) => lz4napi.compressFrameSync(d), decompress: (d) => lz4napi.decompressFrameSync(d) },
+  {
+    codec: 'lz4',
+    implementation: 'lz4-napi (frame)',
+    compress: (d) => lz4napi.compressFrameSync(d),
+    decompress: (d) => lz4napi.decompressFrameSync(d),
+  },
   sluice('zstd', CompressionCodec.Zstd, ' (libzstd, level 3)'),
-  { codec: 'zstd', implementation: 'zstd-napi (level 3)', compress: (d) => zstdNapi.compress(d, { compressionLevel: 3 }), decompress: (d) => zstdNapi.decompress(d) },
+  {
+    codec: 'zstd',
+    implementation: 'zstd-napi (level 3)',
+    compress: (d) => zstdNapi.compress(d, { compressionLevel: 3 }),
+    decompress: (d) => zstdNapi.decompress(d),
+  },
 ];
 
 const batch = jsonRecords(256); // ~256 KiB, a typical produce batch
@@ -52,7 +67,13 @@ for (const contender of contenders) {
     if (result?.state !== 'completed') throw new Error(`${contender.implementation} ${name} did not complete`);
     return (result.throughput.mean * batch.length) / 1e6;
   };
-  rows.push({ codec: contender.codec, implementation: contender.implementation, ratio: batch.length / packed.length, 'compress MB/s': mbps('compress'), 'decompress MB/s': mbps('decompress') });
+  rows.push({
+    codec: contender.codec,
+    implementation: contender.implementation,
+    ratio: batch.length / packed.length,
+    'compress MB/s': mbps('compress'),
+    'decompress MB/s': mbps('decompress'),
+  });
 }
 writeReport('native-codecs', `Codecs on a ${Math.round(batch.length / 1024)} KiB batch of 1 KiB JSON records`, rows, [
   'MB/s counts uncompressed bytes. Synchronous calls on the main thread, one at a time.',

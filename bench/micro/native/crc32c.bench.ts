@@ -26,7 +26,11 @@ for (const size of [1024, 16 * 1024, 64 * 1024, 1024 * 1024]) {
   for (const task of bench.tasks) {
     const result = task.result;
     if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
-    rows.push({ size: size >= 1024 * 1024 ? `${size / 1024 / 1024} MiB` : `${size / 1024} KiB`, implementation: task.name, 'GB/s': (result.throughput.mean * size) / 1e9 });
+    rows.push({
+      size: size >= 1024 * 1024 ? `${size / 1024 / 1024} MiB` : `${size / 1024} KiB`,
+      implementation: task.name,
+      'GB/s': (result.throughput.mean * size) / 1e9,
+    });
   }
 }
 writeReport('native-crc32c', 'CRC32C throughput', rows);

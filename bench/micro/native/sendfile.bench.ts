@@ -62,7 +62,10 @@ try {
   };
 
   const rows: Row[] = [];
-  for (const [name, send] of [['sendfile (sluice addon)', viaSendfile], ['read + socket.write', viaReadWrite]] as const) {
+  for (const [name, send] of [
+    ['sendfile (sluice addon)', viaSendfile],
+    ['read + socket.write', viaReadWrite],
+  ] as const) {
     let best = { seconds: Infinity, cpu: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const run = await withReader(send);

@@ -7,7 +7,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
-import { FetchResponse, ProduceRequest, type FetchResponseDataInput, type ProduceRequestDataInput } from '../../../src/protocol/messages/index.js';
+import {
+  FetchResponse,
+  ProduceRequest,
+  type FetchResponseDataInput,
+  type ProduceRequestDataInput,
+} from '../../../src/protocol/messages/index.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
@@ -17,7 +22,12 @@ const RECORD_BYTES = 1024;
 const RECORDS_PER_PARTITION = 64;
 
 const batch = encodeRecordBatch({
-  records: Array.from({ length: RECORDS_PER_PARTITION }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.alloc(RECORD_BYTES, i), headers: [], timestamp: 1_700_000_000_000n + BigInt(i) })),
+  records: Array.from({ length: RECORDS_PER_PARTITION }, (_, i) => ({
+    key: Buffer.from(`k${i}`),
+    value: Buffer.alloc(RECORD_BYTES, i),
+    headers: [],
+    timestamp: 1_700_000_000_000n + BigInt(i),
+  })),
 });
 const partitionIds = Array.from({ length: PARTITIONS }, (_, i) => i);
 
@@ -46,10 +56,26 @@ const fetchBytes = encode((w) => FetchResponse.write(w, fetch, 12));
 let sink = 0;
 
 const cases = [
-  { name: 'Produce v9 request decode', bytes: produceBytes.length, fn: () => (sink += ProduceRequest.read(new Reader(produceBytes), 9).topicData.length) },
-  { name: 'Produce v9 request encode', bytes: produceBytes.length, fn: () => (sink += encode((w) => ProduceRequest.write(w, produce, 9)).length) },
-  { name: 'Fetch v12 response decode', bytes: fetchBytes.length, fn: () => (sink += FetchResponse.read(new Reader(fetchBytes), 12).responses.length) },
-  { name: 'Fetch v12 response encode', bytes: fetchBytes.length, fn: () => (sink += encode((w) => FetchResponse.write(w, fetch, 12)).length) },
+  {
+    name: 'Produce v9 request decode',
+    bytes: produceBytes.length,
+    fn: () => (sink += ProduceRequest.read(new Reader(produceBytes), 9).topicData.length),
+  },
+  {
+    name: 'Produce v9 request encode',
+    bytes: produceBytes.length,
+    fn: () => (sink += encode((w) => ProduceRequest.write(w, produce, 9)).length),
+  },
+  {
+    name: 'Fetch v12 response decode',
+    bytes: fetchBytes.length,
+    fn: () => (sink += FetchResponse.read(new Reader(fetchBytes), 12).responses.length),
+  },
+  {
+    name: 'Fetch v12 response encode',
+    bytes: fetchBytes.length,
+    fn: () => (sink += encode((w) => FetchResponse.write(w, fetch, 12)).length),
+  },
 ];
 
 const bench = new Bench({ time: 1000, warmupTime: 200 });
@@ -63,7 +89,10 @@ const results = cases.map((c, i) => {
   return { case: c.name, bytes: c.bytes, meanMs, mbPerSec: c.bytes / 1e6 / (meanMs / 1000) };
 });
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/micro-protocol.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2));
+writeFileSync(
+  'bench/results/micro-protocol.json',
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2),
+);
 console.log('| case | message bytes | mean µs | MB/s |\n|---|---:|---:|---:|');
 for (const r of results) console.log(`| ${r.case} | ${r.bytes} | ${(r.meanMs * 1000).toFixed(1)} | ${r.mbPerSec.toFixed(0)} |`);
 if (sink === 0) console.log('');

@@ -34,7 +34,10 @@ const oneBatchRecords = sampleRecords(RECORDS_PER_MIB);
 const oneBatch = encodeRecordBatch({ records: oneBatchRecords });
 const manyBatches = Buffer.concat(
   Array.from({ length: SMALL_BATCHES }, (_, b) =>
-    encodeRecordBatch({ baseOffset: BigInt(b * SMALL_BATCH_RECORDS), records: sampleRecords(SMALL_BATCH_RECORDS, b * SMALL_BATCH_RECORDS) }),
+    encodeRecordBatch({
+      baseOffset: BigInt(b * SMALL_BATCH_RECORDS),
+      records: sampleRecords(SMALL_BATCH_RECORDS, b * SMALL_BATCH_RECORDS),
+    }),
   ),
 );
 const oneHeader = validateBatches(oneBatch);

@@ -24,7 +24,11 @@ function fill(manager: LogManager, topic: string): number {
   const value = Buffer.alloc(VALUE_BYTES, 7);
   let n = 0;
   while (log.size < TOTAL_MB * 1024 * 1024) {
-    const records = Array.from({ length: PER_BATCH }, () => ({ key: Buffer.from(`key-${n++ % KEYS}`), value, timestamp: BigInt(Date.now()) }));
+    const records = Array.from({ length: PER_BATCH }, () => ({
+      key: Buffer.from(`key-${n++ % KEYS}`),
+      value,
+      timestamp: BigInt(Date.now()),
+    }));
     log.append(encodeRecordBatch({ records }), { leaderEpoch: 0 });
   }
   log.highWatermark = log.logEndOffset;
@@ -44,7 +48,12 @@ try {
   const started = performance.now();
   const result = cleanSegments({
     dir: log.dir,
-    segments: segments.map((s, i) => ({ baseOffset: s.baseOffset, nextOffset: segments[i + 1]?.baseOffset ?? log.activeSegment.baseOffset, fd: leases[i]!.fd, size: s.size })),
+    segments: segments.map((s, i) => ({
+      baseOffset: s.baseOffset,
+      nextOffset: segments[i + 1]?.baseOffset ?? log.activeSegment.baseOffset,
+      fd: leases[i]!.fd,
+      size: s.size,
+    })),
     firstDirtyOffset: 0,
     firstUncleanableOffset: log.activeSegment.baseOffset,
     nowMs: Date.now(),
@@ -68,8 +77,19 @@ try {
   const poolMs = performance.now() - poolStarted;
   const mb = (n: number): number => n / (1024 * 1024);
   console.table({
-    inline: { inputMB: mb(bytes).toFixed(1), outputMB: mb(result.stats.bytesWritten).toFixed(1), ms: inlineMs.toFixed(0), 'MB/s': (mb(bytes) / (inlineMs / 1000)).toFixed(0), keys: result.stats.mapEntries, 'peak RSS rise MB': mb(peak - rssBefore).toFixed(0) },
-    'piscina pool (via maintain)': { inputMB: mb(poolBytes).toFixed(1), ms: poolMs.toFixed(0), 'MB/s': (mb(poolBytes) / (poolMs / 1000)).toFixed(0) },
+    inline: {
+      inputMB: mb(bytes).toFixed(1),
+      outputMB: mb(result.stats.bytesWritten).toFixed(1),
+      ms: inlineMs.toFixed(0),
+      'MB/s': (mb(bytes) / (inlineMs / 1000)).toFixed(0),
+      keys: result.stats.mapEntries,
+      'peak RSS rise MB': mb(peak - rssBefore).toFixed(0),
+    },
+    'piscina pool (via maintain)': {
+      inputMB: mb(poolBytes).toFixed(1),
+      ms: poolMs.toFixed(0),
+      'MB/s': (mb(poolBytes) / (poolMs / 1000)).toFixed(0),
+    },
   });
   manager.close();
 } finally {

@@ -25,13 +25,20 @@ function batchOf(batchBytes: number): Buffer {
   const recordBytes = Math.min(batchBytes, 1024);
   const count = Math.max(1, Math.floor(batchBytes / (recordBytes + 20)));
   return encodeRecordBatch({
-    records: Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.alloc(recordBytes, i & 0xff), timestamp: BigInt(Date.now()) })),
+    records: Array.from({ length: count }, (_, i) => ({
+      key: null,
+      value: Buffer.alloc(recordBytes, i & 0xff),
+      timestamp: BigInt(Date.now()),
+    })),
   });
 }
 
 function openPartition(name: string, config: Record<string, number> = {}): { manager: LogManager; log: PartitionLog } {
   const manager = LogManager.open({ logDirs: [join(root, name)] });
-  return { manager, log: manager.getOrCreateLog({ topic: name, partition: 0 }, { config: { 'max.message.bytes': 2 * 1024 * 1024, ...config } }) };
+  return {
+    manager,
+    log: manager.getOrCreateLog({ topic: name, partition: 0 }, { config: { 'max.message.bytes': 2 * 1024 * 1024, ...config } }),
+  };
 }
 
 const TOTAL = 256 * 1024 * 1024;
@@ -77,7 +84,7 @@ console.table(appendRows);
   const end = log.logEndOffset;
   let bytes = 0;
   let start = performance.now();
-  for (let offset = 0; offset < end; ) {
+  for (let offset = 0; offset < end;) {
     const buf = log.readBuffer(offset, 1024 * 1024);
     bytes += buf.length;
     offset += Math.max(1, Math.floor((buf.length / batch.length) * 15)) * 1;
@@ -150,4 +157,7 @@ console.table(appendRows);
 
 const out = join(process.cwd(), 'bench', 'results');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'storage-micro.json'), JSON.stringify({ node: process.version, date: new Date().toISOString(), ...results }, null, 2) + '\n');
+writeFileSync(
+  join(out, 'storage-micro.json'),
+  JSON.stringify({ node: process.version, date: new Date().toISOString(), ...results }, null, 2) + '\n',
+);

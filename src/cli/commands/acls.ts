@@ -76,7 +76,8 @@ function operationsFor(o: Options, resource: ResourcePattern): AclOperation[] {
   if (o.producer === true || o.consumer === true) {
     const ops = new Set<AclOperation>();
     if (o.producer === true) {
-      if (resource.resourceType === ResourceType.TOPIC) [AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE].forEach((op) => ops.add(op));
+      if (resource.resourceType === ResourceType.TOPIC)
+        [AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE].forEach((op) => ops.add(op));
       if (resource.resourceType === ResourceType.TRANSACTIONAL_ID) [AclOperation.WRITE, AclOperation.DESCRIBE].forEach((op) => ops.add(op));
       if (resource.resourceType === ResourceType.CLUSTER && o.idempotent === true) ops.add(AclOperation.IDEMPOTENT_WRITE);
     }
@@ -104,16 +105,26 @@ function checkPrincipals(principals: readonly string[]): readonly string[] {
 /** Every binding the options name: each principal × host × operation on each resource. */
 function bindingsOf(o: Options): AclBindingData[] {
   const patternType = patternTypeOf(o, PatternType.LITERAL);
-  if (patternType !== PatternType.LITERAL && patternType !== PatternType.PREFIXED) throw new UsageError('--add and --remove take --resource-pattern-type literal or prefixed');
-  const resources = o.producer === true && o.idempotent === true ? [...resourcesOf(o, patternType), { resourceType: ResourceType.CLUSTER, name: CLUSTER_NAME, patternType: PatternType.LITERAL }] : resourcesOf(o, patternType);
+  if (patternType !== PatternType.LITERAL && patternType !== PatternType.PREFIXED)
+    throw new UsageError('--add and --remove take --resource-pattern-type literal or prefixed');
+  const resources =
+    o.producer === true && o.idempotent === true
+      ? [...resourcesOf(o, patternType), { resourceType: ResourceType.CLUSTER, name: CLUSTER_NAME, patternType: PatternType.LITERAL }]
+      : resourcesOf(o, patternType);
   if (resources.length === 0) throw new UsageError('name a resource: --topic, --group, --cluster or --transactional-id');
   if (o.consumer === true && (o.group ?? []).length === 0) throw new UsageError('--consumer needs --group');
   const grants = [
-    ...checkPrincipals(o['allow-principal'] ?? []).flatMap((principal) => (o['allow-host'] ?? ['*']).map((host) => ({ principal, host, permissionType: PermissionType.ALLOW }))),
-    ...checkPrincipals(o['deny-principal'] ?? []).flatMap((principal) => (o['deny-host'] ?? ['*']).map((host) => ({ principal, host, permissionType: PermissionType.DENY }))),
+    ...checkPrincipals(o['allow-principal'] ?? []).flatMap((principal) =>
+      (o['allow-host'] ?? ['*']).map((host) => ({ principal, host, permissionType: PermissionType.ALLOW })),
+    ),
+    ...checkPrincipals(o['deny-principal'] ?? []).flatMap((principal) =>
+      (o['deny-host'] ?? ['*']).map((host) => ({ principal, host, permissionType: PermissionType.DENY })),
+    ),
   ];
   return resources.flatMap((r) =>
-    operationsFor(o, r).flatMap((operation) => grants.map((g) => ({ resourceType: r.resourceType, resourceName: r.name, patternType: r.patternType, operation, ...g }))),
+    operationsFor(o, r).flatMap((operation) =>
+      grants.map((g) => ({ resourceType: r.resourceType, resourceName: r.name, patternType: r.patternType, operation, ...g })),
+    ),
   );
 }
 
@@ -145,7 +156,8 @@ async function printByResource(title: string, bindings: readonly AclBindingData[
     const key = describePattern(b);
     byResource.set(key, [...(byResource.get(key) ?? []), b]);
   }
-  for (const [pattern, entries] of byResource) await writeOut(`${title} \`${pattern}\`:\n${entries.map((e) => ` \t${describeEntry(e)}`).join('\n')}\n\n`);
+  for (const [pattern, entries] of byResource)
+    await writeOut(`${title} \`${pattern}\`:\n${entries.map((e) => ` \t${describeEntry(e)}`).join('\n')}\n\n`);
 }
 
 async function run(args: string[]): Promise<void> {
@@ -163,7 +175,9 @@ async function run(args: string[]): Promise<void> {
     if (action === 'remove') {
       const hasPrincipals = (o['allow-principal'] ?? []).length + (o['deny-principal'] ?? []).length > 0;
       // Without principals, kafka-acls.sh removes every ACL of the named resources.
-      const filters = hasPrincipals ? bindingsOf(o).map(exactFilter) : resourcesOf(o, patternTypeOf(o, PatternType.LITERAL)).map((r) => resourceFilter(r, null));
+      const filters = hasPrincipals
+        ? bindingsOf(o).map(exactFilter)
+        : resourcesOf(o, patternTypeOf(o, PatternType.LITERAL)).map((r) => resourceFilter(r, null));
       if (filters.length === 0) throw new UsageError('name a resource: --topic, --group, --cluster or --transactional-id');
       const removed = (await admin.deleteAcls(filters)).flat();
       await printByResource('Removed ACLs for resource', removed);
@@ -171,7 +185,9 @@ async function run(args: string[]): Promise<void> {
     }
     const resources = resourcesOf(o, patternTypeOf(o, PatternType.ANY));
     const principals = checkPrincipals(o.principal ?? []);
-    const filters = (resources.length === 0 ? [null] : resources).flatMap((r) => (principals.length === 0 ? [null] : principals).map((p) => resourceFilter(r, p)));
+    const filters = (resources.length === 0 ? [null] : resources).flatMap((r) =>
+      (principals.length === 0 ? [null] : principals).map((p) => resourceFilter(r, p)),
+    );
     const listed = (await Promise.all(filters.map((f) => admin.describeAcls(f)))).flat();
     await printByResource('Current ACLs for resource', listed);
   });

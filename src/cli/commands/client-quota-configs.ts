@@ -32,7 +32,9 @@ export function quotaTarget(entityType: string, entityName: string | undefined, 
 
 function describeEntity(entity: QuotaEntityNames): string {
   const labels = new Map([...QUOTA_ENTITY_TYPES.values()].map((t) => [t.type, t.label]));
-  return [...entity].map(([type, name]) => (name === null ? `the default ${labels.get(type) ?? type}` : `${labels.get(type) ?? type} '${name}'`)).join(', ');
+  return [...entity]
+    .map(([type, name]) => (name === null ? `the default ${labels.get(type) ?? type}` : `${labels.get(type) ?? type} '${name}'`))
+    .join(', ');
 }
 
 /** Java prints a double with at least one decimal: 1024 is `1024.0`. */
@@ -48,7 +50,12 @@ export async function describeQuotas(cluster: KafkaCluster, target: QuotaTarget)
   }
 }
 
-export async function alterQuotas(cluster: KafkaCluster, target: QuotaTarget, additions: ReadonlyMap<string, string>, deletions: readonly string[]): Promise<void> {
+export async function alterQuotas(
+  cluster: KafkaCluster,
+  target: QuotaTarget,
+  additions: ReadonlyMap<string, string>,
+  deletions: readonly string[],
+): Promise<void> {
   if (target.name === undefined) throw new UsageError('--alter needs --entity-name or --entity-default');
   const changes: QuotaChange[] = [
     ...[...additions].map(([key, text]) => {
@@ -60,5 +67,9 @@ export async function alterQuotas(cluster: KafkaCluster, target: QuotaTarget, ad
   ];
   await new ClientQuotaAdminClient(cluster).alterClientQuotas(new Map([[target.type, target.name]]), changes);
   const singular = target.entityType.slice(0, -1);
-  await writeOut(target.name === null ? `Completed updating default config for ${target.entityType} in the cluster.\n` : `Completed updating config for ${singular} ${target.name}.\n`);
+  await writeOut(
+    target.name === null
+      ? `Completed updating default config for ${target.entityType} in the cluster.\n`
+      : `Completed updating config for ${singular} ${target.name}.\n`,
+  );
 }

@@ -37,7 +37,10 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * the token after an option that takes a value is that value even if it starts with a dash
  * (`--acks -1`, `--key-separator -`), which node's parseArgs alone would refuse.
  */
-export function parseOptions<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values'] {
+export function parseOptions<O extends Options>(
+  args: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values'] {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -60,7 +63,8 @@ export function required(value: string | undefined, option: string): string {
 export function integerOption(value: string | undefined, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^-?\d+$/.test(value) || n < min || n > max) throw new UsageError(`--${option} must be an integer in [${min}, ${max}], not '${value}'`);
+  if (!/^-?\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`--${option} must be an integer in [${min}, ${max}], not '${value}'`);
   return n;
 }
 
@@ -84,7 +88,11 @@ export interface ConnectOptions {
 export async function withCluster<T>(options: ConnectOptions, use: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
   const commandConfig = options['command-config'];
   const security = commandConfig === undefined ? {} : clientSecurity(loadPropertiesFile(commandConfig));
-  const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(required(options['bootstrap-server'], 'bootstrap-server')), clientId: 'sluice-cli', ...security });
+  const cluster = new KafkaCluster({
+    bootstrap: parseBootstrapServers(required(options['bootstrap-server'], 'bootstrap-server')),
+    clientId: 'sluice-cli',
+    ...security,
+  });
   try {
     return await use(cluster);
   } finally {

@@ -3,7 +3,15 @@
  * configs of a topic, a broker, or the cluster-wide broker default, and the quotas of users and
  * client ids (`client-quota-configs.ts`).
  */
-import { AlterConfigOp, ConfigResourceType, ConfigSource, configSourceName, KafkaAdminClient, type ConfigEntry, type ConfigResource } from '../../client/index.js';
+import {
+  AlterConfigOp,
+  ConfigResourceType,
+  ConfigSource,
+  configSourceName,
+  KafkaAdminClient,
+  type ConfigEntry,
+  type ConfigResource,
+} from '../../client/index.js';
 import { parseAddConfig, parseDeleteConfig } from './config-assignments.js';
 import { scramMechanism } from '../../security/sasl/scram-formatter.js';
 import { alterQuotas, describeQuotas, isQuotaEntityType, quotaTarget } from './client-quota-configs.js';
@@ -53,7 +61,9 @@ async function run(args: string[]): Promise<void> {
       ...[...additions].map(([name, value]) => ({ name, op: AlterConfigOp.Set, value })),
       ...deletions.map((name) => ({ name, op: AlterConfigOp.Delete, value: null })),
     ]);
-    await writeOut(`Completed updating ${resource.name === '' ? 'default config for brokers in the cluster' : `config for ${subject(resource)}`}.\n`);
+    await writeOut(
+      `Completed updating ${resource.name === '' ? 'default config for brokers in the cluster' : `config for ${subject(resource)}`}.\n`,
+    );
   });
 }
 
@@ -81,7 +91,8 @@ async function clientEntityConfigs(o: ParsedOptions, action: 'describe' | 'alter
     const quotaAdditions = new Map([...additions].filter(([key]) => !isScram(key)));
     const quotaDeletions = deletions.filter((key) => !isScram(key));
     if (scramAdditions.size + scramDeletions.length > 0) {
-      if (!hasCredentials || user === undefined) throw new UsageError('SCRAM credentials belong to a named user: --entity-type users --entity-name USER');
+      if (!hasCredentials || user === undefined)
+        throw new UsageError('SCRAM credentials belong to a named user: --entity-type users --entity-name USER');
       await alterUserScramConfigs(cluster, user, scramAdditions, scramDeletions);
     }
     if (quotaAdditions.size + quotaDeletions.length > 0) await alterQuotas(cluster, target, quotaAdditions, quotaDeletions);

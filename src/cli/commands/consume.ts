@@ -6,7 +6,16 @@
  * the count on stderr as Kafka's tool does.
  */
 import { KafkaConsumerClient, type OffsetSpec, type Positions } from '../../client/index.js';
-import { integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  integerOption,
+  parseOptions,
+  required,
+  UsageError,
+  withCluster,
+  writeOut,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 
 const USAGE = `usage: sluice consume --bootstrap-server HOST:PORT [--command-config FILE] --topic T [--partition P]
          [--from-beginning | --offset N|earliest|latest | --from-timestamp EPOCH_MS]
@@ -60,7 +69,9 @@ async function run(args: string[]): Promise<void> {
         throw new UsageError(`topic '${topic}' has no partition ${partition} (it has ${metadata.partitions.length})`);
       }
       const positions: Positions =
-        typeof startAt === 'object' && 'offset' in startAt ? new Map([[partitions[0]!, startAt.offset]]) : await consumer.listOffsets(partitions, startAt);
+        typeof startAt === 'object' && 'offset' in startAt
+          ? new Map([[partitions[0]!, startAt.offset]])
+          : await consumer.listOffsets(partitions, startAt);
       let lastRecordAt = Date.now();
       while (!stopping) {
         const records = await consumer.fetch(positions);
@@ -80,7 +91,12 @@ async function run(args: string[]): Promise<void> {
   }
 }
 
-function parseStart(fromBeginning: boolean, offset: string | undefined, fromTimestamp: string | undefined, partition: number | undefined): StartAt {
+function parseStart(
+  fromBeginning: boolean,
+  offset: string | undefined,
+  fromTimestamp: string | undefined,
+  partition: number | undefined,
+): StartAt {
   const given = [fromBeginning, offset !== undefined, fromTimestamp !== undefined].filter(Boolean).length;
   if (given > 1) throw new UsageError('give at most one of --from-beginning, --offset, --from-timestamp');
   if (fromBeginning || offset === 'earliest') return 'earliest';

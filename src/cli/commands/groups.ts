@@ -22,7 +22,16 @@ import {
   type ShareGroupDescription,
   type TopicPartitions,
 } from '../../client/index.js';
-import { oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  oneAction,
+  parseOptions,
+  required,
+  UsageError,
+  withCluster,
+  writeOut,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 import { formatTable } from './table.js';
 import { topicPartitionKey } from '../../common/topic-partition.js';
 
@@ -69,7 +78,13 @@ const INACTIVE = new Set(['Empty', 'Dead']);
 
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
-  const action = oneAction({ list: o.list, describe: o.describe, 'reset-offsets': o['reset-offsets'], delete: o.delete, 'delete-offsets': o['delete-offsets'] });
+  const action = oneAction({
+    list: o.list,
+    describe: o.describe,
+    'reset-offsets': o['reset-offsets'],
+    delete: o.delete,
+    'delete-offsets': o['delete-offsets'],
+  });
   // Everything is checked before connecting, so a usage error never waits on the network.
   const spec = action === 'reset-offsets' ? parseResetSpec(o) : undefined;
   const topics = (o.topic ?? []).map(parseTopicPartitions);
@@ -81,7 +96,12 @@ async function run(args: string[]): Promise<void> {
       case 'list':
         return list(groups, o.state === true, o.type === true);
       case 'describe':
-        return describe(cluster, groups, required(o.group, 'group'), o.members === true ? 'members' : o.state === true ? 'state' : 'offsets');
+        return describe(
+          cluster,
+          groups,
+          required(o.group, 'group'),
+          o.members === true ? 'members' : o.state === true ? 'state' : 'offsets',
+        );
       case 'reset-offsets':
         return resetOffsets(cluster, groups, required(o.group, 'group'), topics, o['all-topics'] === true, spec!, o.execute === true);
       case 'delete': {
@@ -104,18 +124,29 @@ async function shareGroupOf(groups: KafkaGroupAdminClient, groupId: string): Pro
 }
 
 async function list(groups: KafkaGroupAdminClient, withState: boolean, withType: boolean): Promise<void> {
-  const listed = [...(await groups.listConsumerGroups()), ...(await groups.listShareGroups())].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+  const listed = [...(await groups.listConsumerGroups()), ...(await groups.listShareGroups())].sort((a, b) =>
+    a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0,
+  );
   if (!withState && !withType) {
     for (const g of listed) await writeOut(`${g.groupId}\n`);
     return;
   }
   const header = ['GROUP', ...(withType ? ['TYPE'] : []), ...(withState ? ['STATE'] : [])];
-  const rows = listed.map((g) => [g.groupId, ...(withType ? [capitalize(g.type || 'unknown')] : []), ...(withState ? [g.state || 'Unknown'] : [])]);
+  const rows = listed.map((g) => [
+    g.groupId,
+    ...(withType ? [capitalize(g.type || 'unknown')] : []),
+    ...(withState ? [g.state || 'Unknown'] : []),
+  ]);
   const groupWidth = Math.max(15, ...listed.map((g) => g.groupId.length)) + 10;
   await writeOut(formatTable(header, rows, [groupWidth, 20, 20]));
 }
 
-async function describe(cluster: KafkaCluster, groups: KafkaGroupAdminClient, groupId: string, view: 'offsets' | 'members' | 'state'): Promise<void> {
+async function describe(
+  cluster: KafkaCluster,
+  groups: KafkaGroupAdminClient,
+  groupId: string,
+  view: 'offsets' | 'members' | 'state',
+): Promise<void> {
   const group = await groups.describeGroup(groupId);
   const share = group.state === 'Dead' ? await groups.describeShareGroup(groupId) : null;
   if (share !== null && share.state !== 'Dead') return describeShareGroup(groups, share, view);
@@ -148,7 +179,9 @@ async function offsetsTable(cluster: KafkaCluster, group: GroupDescription, comm
       rows.push({ ...p, member: [m.memberId, m.clientHost, m.clientId] });
     }
   }
-  for (const c of committed) if (!assigned.has(topicPartitionKey(c.topic, c.partition))) rows.push({ topic: c.topic, partition: c.partition, member: [MISSING, MISSING, MISSING] });
+  for (const c of committed)
+    if (!assigned.has(topicPartitionKey(c.topic, c.partition)))
+      rows.push({ topic: c.topic, partition: c.partition, member: [MISSING, MISSING, MISSING] });
   const ends = await listPartitionOffsets(cluster, byTopic(rows), 'latest');
   const offsets = new Map(committed.map((c) => [topicPartitionKey(c.topic, c.partition), c.offset]));
   const cells = rows.map((r) => {
@@ -157,7 +190,11 @@ async function offsetsTable(cluster: KafkaCluster, group: GroupDescription, comm
     const lag = current === undefined || end === undefined ? MISSING : String(end - current);
     return [group.groupId, r.topic, String(r.partition), current?.toString() ?? MISSING, end?.toString() ?? MISSING, lag, ...r.member];
   });
-  return formatTable(['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID'], cells, [15, 15, 10, 15, 15, 15, 15, 15]);
+  return formatTable(
+    ['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID'],
+    cells,
+    [15, 15, 10, 15, 15, 15, 15, 15],
+  );
 }
 
 function membersTable(group: GroupDescription): string {
@@ -175,7 +212,11 @@ function membersTable(group: GroupDescription): string {
 }
 
 /** kafka-share-groups.sh's views: start offsets per share-partition, members with their assignments, or the state. */
-async function describeShareGroup(groups: KafkaGroupAdminClient, share: ShareGroupDescription, view: 'offsets' | 'members' | 'state'): Promise<void> {
+async function describeShareGroup(
+  groups: KafkaGroupAdminClient,
+  share: ShareGroupDescription,
+  view: 'offsets' | 'members' | 'state',
+): Promise<void> {
   const { groupId } = share;
   if (share.state === 'Empty') process.stderr.write(`Share group '${groupId}' has no active members.\n`);
   switch (view) {
@@ -203,8 +244,17 @@ async function describeShareGroup(groups: KafkaGroupAdminClient, share: ShareGro
     }
     case 'state': {
       const c = share.coordinator;
-      const row = [groupId, `${c.host}:${c.port}  (${c.nodeId})`, share.state, String(share.groupEpoch), String(share.assignmentEpoch), String(share.members.length)];
-      return writeOut(formatTable(['GROUP', 'COORDINATOR (ID)', 'STATE', 'GROUP-EPOCH', 'ASSIGNMENT-EPOCH', '#MEMBERS'], [row], [15, 25, 10, 12, 17]));
+      const row = [
+        groupId,
+        `${c.host}:${c.port}  (${c.nodeId})`,
+        share.state,
+        String(share.groupEpoch),
+        String(share.assignmentEpoch),
+        String(share.members.length),
+      ];
+      return writeOut(
+        formatTable(['GROUP', 'COORDINATOR (ID)', 'STATE', 'GROUP-EPOCH', 'ASSIGNMENT-EPOCH', '#MEMBERS'], [row], [15, 25, 10, 12, 17]),
+      );
     }
   }
 }
@@ -218,13 +268,16 @@ async function resetOffsets(
   spec: ResetSpec,
   execute: boolean,
 ): Promise<void> {
-  if (allTopics === (topics.length > 0)) throw new UsageError('--reset-offsets needs exactly one of --topic, --all-topics');
+  if (allTopics === topics.length > 0) throw new UsageError('--reset-offsets needs exactly one of --topic, --all-topics');
   const share = await shareGroupOf(groups, groupId);
   if (share !== null) return resetShareOffsets(cluster, groups, share, topics, allTopics, spec, execute);
   const group = await groups.describeGroup(groupId);
   if (!INACTIVE.has(group.state)) {
     // Kafka's tool checks this itself; a commit would fail with UNKNOWN_MEMBER_ID.
-    throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, `Assignments can only be reset if the group '${groupId}' is inactive, but the current state is ${group.state}.`);
+    throw new KafkaError(
+      ErrorCode.NON_EMPTY_GROUP,
+      `Assignments can only be reset if the group '${groupId}' is inactive, but the current state is ${group.state}.`,
+    );
   }
   const committed = await groups.fetchOffsets(groupId);
   const partitions = allTopics ? byTopic(committed) : await resolvePartitions(cluster, topics);
@@ -248,37 +301,63 @@ async function resetShareOffsets(
   if (share.state !== 'Empty') {
     throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, `Share group '${groupId}' is not empty.`);
   }
-  const current = (await groups.describeShareGroupOffsets(groupId)).filter((o) => o.startOffset >= 0n).map((o) => ({ topic: o.topic, partition: o.partition, offset: o.startOffset }));
+  const current = (await groups.describeShareGroupOffsets(groupId))
+    .filter((o) => o.startOffset >= 0n)
+    .map((o) => ({ topic: o.topic, partition: o.partition, offset: o.startOffset }));
   const partitions = allTopics ? byTopic(current) : await resolvePartitions(cluster, topics);
   const plan = await planOffsetReset(cluster, partitions, spec, current);
   if (execute) {
     const failed = (await groups.alterShareGroupOffsets(groupId, plan)).find((r) => r.errorCode !== ErrorCode.NONE);
-    if (failed !== undefined) throw new KafkaError(failed.errorCode, `resetting ${failed.topic}-${failed.partition} of share group '${groupId}' failed: ${ERRORS.get(failed.errorCode)?.message ?? errorName(failed.errorCode)}`);
+    if (failed !== undefined)
+      throw new KafkaError(
+        failed.errorCode,
+        `resetting ${failed.topic}-${failed.partition} of share group '${groupId}' failed: ${ERRORS.get(failed.errorCode)?.message ?? errorName(failed.errorCode)}`,
+      );
   }
   const rows = plan.map((p) => [groupId, p.topic, String(p.partition), String(p.offset)]);
   await writeOut(formatTable(['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], rows, [15, 15, 10]));
 }
 
-async function deleteOffsets(cluster: KafkaCluster, groups: KafkaGroupAdminClient, groupId: string, topics: readonly TopicSelection[]): Promise<void> {
+async function deleteOffsets(
+  cluster: KafkaCluster,
+  groups: KafkaGroupAdminClient,
+  groupId: string,
+  topics: readonly TopicSelection[],
+): Promise<void> {
   if (topics.length === 0) throw new UsageError('--delete-offsets needs --topic');
   if ((await shareGroupOf(groups, groupId)) !== null) return deleteShareOffsets(groups, groupId, topics);
   const results = await groups.deleteOffsets(groupId, await resolvePartitions(cluster, topics));
   const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
   if (failed === undefined) await writeOut(`Request succeeded for deleting offsets from group ${groupId}.\n`);
-  const rows = results.map((r) => [r.topic, String(r.partition), r.errorCode === ErrorCode.NONE ? 'Successful' : `Error: ${ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`]);
+  const rows = results.map((r) => [
+    r.topic,
+    String(r.partition),
+    r.errorCode === ErrorCode.NONE ? 'Successful' : `Error: ${ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`,
+  ]);
   await writeOut(formatTable(['TOPIC', 'PARTITION', 'STATUS'], rows, [15, 10]));
-  if (failed !== undefined) throw new KafkaError(failed.errorCode, `some offsets of group '${groupId}' were not deleted (see the STATUS column)`);
+  if (failed !== undefined)
+    throw new KafkaError(failed.errorCode, `some offsets of group '${groupId}' were not deleted (see the STATUS column)`);
 }
 
 /** Share-partition state is deleted per topic, as kafka-share-groups.sh does it. */
 async function deleteShareOffsets(groups: KafkaGroupAdminClient, groupId: string, topics: readonly TopicSelection[]): Promise<void> {
-  if (topics.some((t) => t.partitions !== null)) throw new UsageError('the offsets of a share group are deleted per topic: give --topic T without partitions');
-  const results = await groups.deleteShareGroupOffsets(groupId, topics.map((t) => t.topic));
+  if (topics.some((t) => t.partitions !== null))
+    throw new UsageError('the offsets of a share group are deleted per topic: give --topic T without partitions');
+  const results = await groups.deleteShareGroupOffsets(
+    groupId,
+    topics.map((t) => t.topic),
+  );
   const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
   if (failed === undefined) await writeOut(`Request succeeded for deleting offsets from group ${groupId}.\n`);
-  const rows = results.map((r) => [r.topic, r.errorCode === ErrorCode.NONE ? 'Successful' : `Error: ${r.errorMessage ?? ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`]);
+  const rows = results.map((r) => [
+    r.topic,
+    r.errorCode === ErrorCode.NONE
+      ? 'Successful'
+      : `Error: ${r.errorMessage ?? ERRORS.get(r.errorCode)?.message ?? errorName(r.errorCode)}`,
+  ]);
   await writeOut(formatTable(['TOPIC', 'STATUS'], rows, [15]));
-  if (failed !== undefined) throw new KafkaError(failed.errorCode, `some offsets of share group '${groupId}' were not deleted (see the STATUS column)`);
+  if (failed !== undefined)
+    throw new KafkaError(failed.errorCode, `some offsets of share group '${groupId}' were not deleted (see the STATUS column)`);
 }
 
 interface TopicSelection {
@@ -308,7 +387,11 @@ async function resolvePartitions(cluster: KafkaCluster, topics: readonly TopicSe
       const metadata = await new KafkaConsumerClient(cluster, t.topic).partitions();
       const existing = metadata.partitions.map((p) => p.partition);
       const missing = (t.partitions ?? []).filter((p) => !existing.includes(p));
-      if (missing.length > 0) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `topic '${t.topic}' has no partition ${missing.join(', ')} (it has ${existing.length})`);
+      if (missing.length > 0)
+        throw new KafkaError(
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          `topic '${t.topic}' has no partition ${missing.join(', ')} (it has ${existing.length})`,
+        );
       return { topic: t.topic, partitions: t.partitions ?? existing };
     }),
   );
@@ -317,8 +400,15 @@ async function resolvePartitions(cluster: KafkaCluster, topics: readonly TopicSe
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(Z|[+-]\d{2}:?\d{2})?$/;
 
 function parseResetSpec(o: Options): ResetSpec {
-  const given = [o['to-earliest'] === true, o['to-latest'] === true, o['to-offset'] !== undefined, o['shift-by'] !== undefined, o['to-datetime'] !== undefined];
-  if (given.filter(Boolean).length !== 1) throw new UsageError('--reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-datetime');
+  const given = [
+    o['to-earliest'] === true,
+    o['to-latest'] === true,
+    o['to-offset'] !== undefined,
+    o['shift-by'] !== undefined,
+    o['to-datetime'] !== undefined,
+  ];
+  if (given.filter(Boolean).length !== 1)
+    throw new UsageError('--reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-datetime');
   if (o['to-earliest'] === true) return { to: 'earliest' };
   if (o['to-latest'] === true) return { to: 'latest' };
   if (o['to-offset'] !== undefined) return { to: 'offset', offset: bigintOption(o['to-offset'], 'to-offset', false) };
@@ -326,20 +416,20 @@ function parseResetSpec(o: Options): ResetSpec {
   const text = o['to-datetime']!;
   // Without a zone the time is local, as in Kafka's tool (and in Date.parse for this form).
   const ms = DATETIME.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw new UsageError(`--to-datetime takes YYYY-MM-DDTHH:mm:SS.sss with an optional zone (Z, +hh:mm), not '${text}'`);
+  if (Number.isNaN(ms))
+    throw new UsageError(`--to-datetime takes YYYY-MM-DDTHH:mm:SS.sss with an optional zone (Z, +hh:mm), not '${text}'`);
   return { to: 'datetime', timestamp: BigInt(ms) };
 }
 
 function bigintOption(value: string, option: string, signed: boolean): bigint {
-  if (!(signed ? /^-?\d+$/ : /^\d+$/).test(value)) throw new UsageError(`--${option} takes ${signed ? 'an integer' : 'a non-negative offset'}, not '${value}'`);
+  if (!(signed ? /^-?\d+$/ : /^\d+$/).test(value))
+    throw new UsageError(`--${option} takes ${signed ? 'an integer' : 'a non-negative offset'}, not '${value}'`);
   return BigInt(value);
 }
 
 function partitionCount(assignment: readonly TopicPartitions[]): number {
   return assignment.reduce((n, t) => n + t.partitions.length, 0);
 }
-
-
 
 function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

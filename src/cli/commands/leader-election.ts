@@ -6,7 +6,17 @@
 import { readFileSync } from 'node:fs';
 import { ElectionTypes, ReplicaAdminClient, type PartitionOutcome } from '../../client/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { InputError, integerOption, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  InputError,
+  integerOption,
+  parseOptions,
+  required,
+  UsageError,
+  withCluster,
+  writeOut,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 import type { TopicPartition } from '../../common/topic-partition.js';
 
 const USAGE = `usage: sluice leader-election --bootstrap-server HOST:PORT [--command-config FILE] --election-type PREFERRED|UNCLEAN
@@ -28,7 +38,8 @@ function partitionsFromFile(path: string): TopicPartition[] {
   if (!Array.isArray(doc.partitions)) throw new InputError(`${path}: no "partitions" array`);
   return doc.partitions.map((p: unknown) => {
     const r = p as { topic?: unknown; partition?: unknown };
-    if (typeof r.topic !== 'string' || !Number.isInteger(r.partition)) throw new InputError(`${path}: malformed entry ${JSON.stringify(p)}`);
+    if (typeof r.topic !== 'string' || !Number.isInteger(r.partition))
+      throw new InputError(`${path}: malformed entry ${JSON.stringify(p)}`);
     return { topic: r.topic, partition: r.partition as number };
   });
 }
@@ -50,7 +61,10 @@ async function run(args: string[]): Promise<void> {
       const partition = integerOption(o.partition, 'partition', 0);
       const topic = (await cluster.metadata([o.topic])).topics.get(o.topic);
       if (topic === undefined) throw new InputError(`Topic ${o.topic} does not exist`);
-      partitions = partition !== undefined ? [{ topic: o.topic, partition }] : topic.partitions.map((p) => ({ topic: o.topic!, partition: p.partition }));
+      partitions =
+        partition !== undefined
+          ? [{ topic: o.topic, partition }]
+          : topic.partitions.map((p) => ({ topic: o.topic!, partition: p.partition }));
     }
     const outcomes = await new ReplicaAdminClient(cluster).electLeaders(ElectionTypes[type], partitions);
     const done = outcomes.filter((r) => r.errorCode === ErrorCode.NONE);

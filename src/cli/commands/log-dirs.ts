@@ -19,9 +19,15 @@ const OPTIONS = {
 } as const;
 
 /** The Java exception class Kafka's tool names for a log dir's error. */
-const ERROR_CLASSES: ReadonlyMap<number, string> = new Map([[ErrorCode.KAFKA_STORAGE_ERROR, 'org.apache.kafka.common.errors.KafkaStorageException']]);
+const ERROR_CLASSES: ReadonlyMap<number, string> = new Map([
+  [ErrorCode.KAFKA_STORAGE_ERROR, 'org.apache.kafka.common.errors.KafkaStorageException'],
+]);
 
-const commaList = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const commaList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 async function run(args: string[]): Promise<void> {
   const o = parseOptions(args, OPTIONS);
@@ -32,7 +38,10 @@ async function run(args: string[]): Promise<void> {
   await withCluster(o, async (cluster) => {
     const known = [...(await cluster.metadata([])).brokers.keys()];
     const missing = asked.filter((id) => !known.includes(id));
-    if (missing.length > 0) throw new InputError(`ERROR: The given brokers do not exist from --broker-list: ${missing.join(',')}. Current existent brokers: ${known.join(',')}`);
+    if (missing.length > 0)
+      throw new InputError(
+        `ERROR: The given brokers do not exist from --broker-list: ${missing.join(',')}. Current existent brokers: ${known.join(',')}`,
+      );
     const brokers = asked.length > 0 ? asked : known;
     const admin = new ReplicaAdminClient(cluster);
     await writeOut('Querying brokers for log directories information\n');
@@ -44,7 +53,12 @@ async function run(args: string[]): Promise<void> {
         logDirs: dirs.map((d) => ({
           partitions: d.replicas
             .filter((r) => topics.size === 0 || topics.has(r.topic))
-            .map((r) => ({ partition: `${r.topic}-${r.partition}`, size: Number(r.size), offsetLag: Number(r.offsetLag), isFuture: r.isFuture })),
+            .map((r) => ({
+              partition: `${r.topic}-${r.partition}`,
+              size: Number(r.size),
+              offsetLag: Number(r.offsetLag),
+              isFuture: r.isFuture,
+            })),
           error: d.errorCode === ErrorCode.NONE ? null : (ERROR_CLASSES.get(d.errorCode) ?? `error ${d.errorCode}`),
           logDir: d.path,
         })),

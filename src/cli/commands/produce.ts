@@ -3,8 +3,24 @@
  * `key<separator>value` (Kafka's `parse.key`). Lines are sent in batches of whatever stdin has
  * ready, so piped files go out in large batches and typed lines go out at once.
  */
-import { COMPRESSION_NAMES, compressionType, isCompressionName, KafkaProducerClient, type Acks, type ProducerRecord } from '../../client/index.js';
-import { InputError, integerOption, parseOptions, required, UsageError, withCluster, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  COMPRESSION_NAMES,
+  compressionType,
+  isCompressionName,
+  KafkaProducerClient,
+  type Acks,
+  type ProducerRecord,
+} from '../../client/index.js';
+import {
+  InputError,
+  integerOption,
+  parseOptions,
+  required,
+  UsageError,
+  withCluster,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 import { LineSplitter } from './line-splitter.js';
 
 const USAGE = `usage: sluice produce --bootstrap-server HOST:PORT [--command-config FILE] --topic T [--partition P] [--acks -1|0|1]
@@ -31,7 +47,8 @@ async function run(args: string[]): Promise<void> {
   const partition = integerOption(o.partition, 'partition', 0, 0x7fffffff);
   const acks = parseAcks(o.acks ?? '-1');
   const compression = o.compression ?? 'none';
-  if (!isCompressionName(compression)) throw new UsageError(`--compression must be one of ${COMPRESSION_NAMES.join(', ')}, not '${compression}'`);
+  if (!isCompressionName(compression))
+    throw new UsageError(`--compression must be one of ${COMPRESSION_NAMES.join(', ')}, not '${compression}'`);
   const separator = o['key-separator'] === undefined ? null : Buffer.from(o['key-separator']);
   if (separator !== null && separator.length === 0) throw new UsageError('--key-separator must not be empty');
 

@@ -13,7 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { groupBy } from '../../common/group-by.js';
 import { ReplicaAdminClient } from '../../client/index.js';
 import { ErrorCode, errorName } from '../../protocol/errors.js';
-import { InputError, integerOption, oneAction, parseOptions, required, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  InputError,
+  integerOption,
+  oneAction,
+  parseOptions,
+  required,
+  withCluster,
+  writeOut,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 import type { TopicPartition } from '../../common/topic-partition.js';
 
 const USAGE = `usage: sluice reassign-partitions --bootstrap-server HOST:PORT [--command-config FILE]
@@ -56,17 +66,24 @@ function parseFile(path: string): { moves: Move[]; logDirMoves: LogDirMove[] } {
   const logDirMoves: LogDirMove[] = [];
   for (const p of doc.partitions as unknown[]) {
     const r = p as { topic?: unknown; partition?: unknown; replicas?: unknown; log_dirs?: unknown };
-    const valid = typeof r.topic === 'string' && Number.isInteger(r.partition) && Array.isArray(r.replicas) && r.replicas.every((x) => Number.isInteger(x));
+    const valid =
+      typeof r.topic === 'string' &&
+      Number.isInteger(r.partition) &&
+      Array.isArray(r.replicas) &&
+      r.replicas.every((x) => Number.isInteger(x));
     if (!valid) throw new InputError(`${path}: malformed entry ${JSON.stringify(p)}`);
     const move = { topic: r.topic as string, partition: r.partition as number, replicas: r.replicas as number[] };
     moves.push(move);
     if (r.log_dirs === undefined) continue;
-    if (!Array.isArray(r.log_dirs) || !r.log_dirs.every((d) => typeof d === 'string')) throw new InputError(`${path}: "log_dirs" of ${move.topic}-${move.partition} must be a list of strings`);
+    if (!Array.isArray(r.log_dirs) || !r.log_dirs.every((d) => typeof d === 'string'))
+      throw new InputError(`${path}: "log_dirs" of ${move.topic}-${move.partition} must be a list of strings`);
     if (r.log_dirs.length !== move.replicas.length) {
       const list = (items: readonly unknown[]): string => `[${items.join(', ')}]`;
-      throw new InputError(`Size of replicas list ${list(move.replicas)} is different from size of log dirs list ${list(r.log_dirs)} for partition ${move.topic}-${move.partition}`);
+      throw new InputError(
+        `Size of replicas list ${list(move.replicas)} is different from size of log dirs list ${list(r.log_dirs)} for partition ${move.topic}-${move.partition}`,
+      );
     }
-    (r.log_dirs).forEach((dir, i) => {
+    r.log_dirs.forEach((dir, i) => {
       if (dir !== ANY_LOG_DIR) logDirMoves.push({ topic: move.topic, partition: move.partition, broker: move.replicas[i]!, path: dir });
     });
   }
@@ -84,14 +101,20 @@ async function startLogDirMoves(admin: ReplicaAdminClient, moves: readonly LogDi
       for (const m of share) {
         const code = outcomes.find((o) => o.topic === m.topic && o.partition === m.partition)?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
         if (code === ErrorCode.NONE) started.push(m);
-        else if (code !== ErrorCode.REPLICA_NOT_AVAILABLE) throw new InputError(`Failed to alter dir for ${replicaName(m)}: ${errorName(code)}`);
+        else if (code !== ErrorCode.REPLICA_NOT_AVAILABLE)
+          throw new InputError(`Failed to alter dir for ${replicaName(m)}: ${errorName(code)}`);
       }
     }
-    for (const m of started) await writeOut(`Successfully started moving log directory to ${m.path} for replica ${m.topic}-${m.partition} with broker ${m.broker} \n`);
+    for (const m of started)
+      await writeOut(
+        `Successfully started moving log directory to ${m.path} for replica ${m.topic}-${m.partition} with broker ${m.broker} \n`,
+      );
     pending = pending.filter((m) => !started.includes(m));
     if (pending.length === 0) return;
     if (Date.now() >= deadline) {
-      throw new InputError(`Timed out before log directory move${pending.length === 1 ? '' : 's'} could be started for: ${pending.map(replicaName).join(',')}`);
+      throw new InputError(
+        `Timed out before log directory move${pending.length === 1 ? '' : 's'} could be started for: ${pending.map(replicaName).join(',')}`,
+      );
     }
     await sleep(RETRY_INTERVAL_MS);
   }
@@ -106,11 +129,13 @@ async function verifyLogDirMoves(admin: ReplicaAdminClient, moves: readonly LogD
       const where = found.find((f) => f.topic === m.topic && f.partition === m.partition);
       let line: string;
       if (where === undefined) line = `Partition ${m.topic}-${m.partition} cannot be found in any live log directory on broker ${broker}.`;
-      else if (where.current === null) line = `Partition ${m.topic}-${m.partition} is not found in any live log dir on broker ${broker}. There is likely an offline log directory on the broker.`;
+      else if (where.current === null)
+        line = `Partition ${m.topic}-${m.partition} is not found in any live log dir on broker ${broker}. There is likely an offline log directory on the broker.`;
       else if (where.future !== null) {
-        line = where.future === m.path
-          ? `Reassignment of replica ${replicaName(m)} is still in progress.`
-          : `Partition ${m.topic}-${m.partition} on broker ${broker} is being moved to log dir ${where.future} instead of ${m.path}.`;
+        line =
+          where.future === m.path
+            ? `Reassignment of replica ${replicaName(m)} is still in progress.`
+            : `Partition ${m.topic}-${m.partition} on broker ${broker} is being moved to log dir ${where.future} instead of ${m.path}.`;
       } else if (where.current === m.path) line = `Reassignment of replica ${replicaName(m)} completed successfully.`;
       else line = `Partition ${m.topic}-${m.partition} on broker ${broker} is not being moved from log dir ${where.current} to ${m.path}.`;
       done &&= where?.future === null && where.current === m.path;
@@ -129,7 +154,9 @@ async function run(args: string[]): Promise<void> {
     if (action === 'list') {
       await writeOut('Current partition reassignments:\n');
       for (const r of await admin.listReassignments()) {
-        await writeOut(`${r.topic}-${r.partition}: replicas: ${r.replicas.join(',')}. adding: ${r.adding.join(',')}. removing: ${r.removing.join(',')}.\n`);
+        await writeOut(
+          `${r.topic}-${r.partition}: replicas: ${r.replicas.join(',')}. adding: ${r.adding.join(',')}. removing: ${r.removing.join(',')}.\n`,
+        );
       }
       return;
     }
@@ -140,7 +167,11 @@ async function run(args: string[]): Promise<void> {
       await writeOut('Status of partition reassignment:\n');
       for (const m of moves) {
         const now = metadata.topics.get(m.topic)?.partitions.find((p) => p.partition === m.partition)?.replicas ?? [];
-        const status = ongoing.has(`${m.topic}-${m.partition}`) ? 'is still in progress' : now.join() === m.replicas.join() ? 'is completed' : 'failed: its replicas are not the target';
+        const status = ongoing.has(`${m.topic}-${m.partition}`)
+          ? 'is still in progress'
+          : now.join() === m.replicas.join()
+            ? 'is completed'
+            : 'failed: its replicas are not the target';
         await writeOut(`Reassignment of partition ${m.topic}-${m.partition} ${status}.\n`);
       }
       if (logDirMoves.length > 0) await verifyLogDirMoves(admin, logDirMoves);
@@ -148,9 +179,14 @@ async function run(args: string[]): Promise<void> {
     }
     const outcomes = await admin.alterReassignments(moves.map((m) => ({ ...m, replicas: action === 'cancel' ? null : m.replicas })));
     for (const r of outcomes) {
-      if (r.errorCode === ErrorCode.NONE) await writeOut(`Successfully ${action === 'cancel' ? 'cancelled' : 'started'} partition reassignment for ${r.topic}-${r.partition}\n`);
+      if (r.errorCode === ErrorCode.NONE)
+        await writeOut(
+          `Successfully ${action === 'cancel' ? 'cancelled' : 'started'} partition reassignment for ${r.topic}-${r.partition}\n`,
+        );
       else {
-        await writeOut(`Error ${action === 'cancel' ? 'cancelling' : 'starting'} partition reassignment for ${r.topic}-${r.partition}: ${r.errorMessage ?? `error ${r.errorCode}`}\n`);
+        await writeOut(
+          `Error ${action === 'cancel' ? 'cancelling' : 'starting'} partition reassignment for ${r.topic}-${r.partition}: ${r.errorMessage ?? `error ${r.errorCode}`}\n`,
+        );
         process.exitCode = 1;
       }
     }

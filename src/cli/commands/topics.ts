@@ -3,7 +3,17 @@
  * topics on any Kafka-compatible broker.
  */
 import { ConfigResourceType, ConfigSource, KafkaAdminClient, type TopicMetadata } from '../../client/index.js';
-import { integerOption, oneAction, parseOptions, required, UsageError, withCluster, writeOut, type Command, COMMAND_CONFIG_OPTION } from './command-support.js';
+import {
+  integerOption,
+  oneAction,
+  parseOptions,
+  required,
+  UsageError,
+  withCluster,
+  writeOut,
+  type Command,
+  COMMAND_CONFIG_OPTION,
+} from './command-support.js';
 
 const USAGE = `usage: sluice topics --bootstrap-server HOST:PORT [--command-config FILE]
          --list
@@ -87,7 +97,9 @@ async function dynamicConfigs(admin: KafkaAdminClient, topic: string): Promise<s
 
 function describeTopic(topic: TopicMetadata, configs: string): string {
   const replicationFactor = topic.partitions[0]?.replicas.length ?? 0;
-  const lines = [`Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${replicationFactor}\tConfigs: ${configs}`];
+  const lines = [
+    `Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${replicationFactor}\tConfigs: ${configs}`,
+  ];
   for (const p of topic.partitions) {
     const leader = p.leaderId < 0 ? 'none' : String(p.leaderId);
     let line = `\tTopic: ${topic.name}\tPartition: ${p.partition}\tLeader: ${leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`;

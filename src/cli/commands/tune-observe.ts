@@ -43,7 +43,8 @@ export interface ObserveOptions {
 export function parseObserveOptions(args: string[]): ObserveOptions {
   const o = parseOptions(args, OPTIONS);
   const seconds = Number(o.seconds ?? '10');
-  if (!(seconds > 0 && seconds <= MAX_SECONDS)) throw new UsageError(`--seconds must be a positive number up to ${MAX_SECONDS}, not '${o.seconds ?? ''}'`);
+  if (!(seconds > 0 && seconds <= MAX_SECONDS))
+    throw new UsageError(`--seconds must be a positive number up to ${MAX_SECONDS}, not '${o.seconds ?? ''}'`);
   return {
     clientId: required(o['client-id'], 'client-id'),
     bootstrap: required(o['bootstrap-server'], 'bootstrap-server'),
@@ -73,12 +74,17 @@ async function observe(options: ObserveOptions, stop: AbortSignal): Promise<void
     const offsets = options.topic === null ? null : await TopicEnds.start(cluster, options.topic);
     const before = await scrapeOrNull(options.metricsUrl);
     const started = performance.now();
-    process.stderr.write(`sluice tune: observing client id '${options.clientId}' for ${options.seconds} s (Ctrl-C ends the window early)\n`);
+    process.stderr.write(
+      `sluice tune: observing client id '${options.clientId}' for ${options.seconds} s (Ctrl-C ends the window early)\n`,
+    );
     await windowEnd(options.seconds, stop);
     const after = await scrapeOrNull(options.metricsUrl);
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     const rate: TopicRate | null = offsets === null ? null : { topic: options.topic!, records: await offsets.appendedSince(), seconds };
-    const seen: Observation = before === null || after === null ? { kind: 'unsupported', reason: 'no --metrics-url given' } : observeClient(before, after, options.clientId, seconds);
+    const seen: Observation =
+      before === null || after === null
+        ? { kind: 'unsupported', reason: 'no --metrics-url given' }
+        : observeClient(before, after, options.clientId, seconds);
     return { observation: seen, topic: rate };
   });
   await writeOut(options.json ? `${JSON.stringify({ observation, topic }, null, 2)}\n` : formatObservation(observation, topic));

@@ -8,7 +8,14 @@
 import { loadPropertiesFile } from '../../broker/config.js';
 import type { Acks } from '../../client/producer-request.js';
 import { COMPRESSION_NAMES, isCompressionName } from '../../client/compression-codecs.js';
-import { chooseClient, CLIENT_NAMES, ClientUnavailableError, defaultCacheDir, isClientName, type ClientName } from '../../tune/client-drivers.js';
+import {
+  chooseClient,
+  CLIENT_NAMES,
+  ClientUnavailableError,
+  defaultCacheDir,
+  isClientName,
+  type ClientName,
+} from '../../tune/client-drivers.js';
 import { TIMESTAMP_BYTES } from '../../tune/driver-protocol.js';
 import { SweepProgress } from '../../tune/progress.js';
 import { recommendationConfidence } from '../../tune/recommend-confidence.js';
@@ -90,11 +97,15 @@ export function parseTuneOptions(args: string[]): TuneOptions {
   const o = parseOptions(args, OPTIONS);
   const bootstrap = required(o['bootstrap-server'], 'bootstrap-server');
   const compression = o.compression ?? 'none';
-  if (!isCompressionName(compression)) throw new UsageError(`--compression must be one of ${COMPRESSION_NAMES.join(', ')}, not '${compression}'`);
-  if (o.topic !== undefined && o.partitions !== undefined) throw new UsageError('--partitions is for the topic tune creates; not with --topic');
-  if (o.client !== undefined && !isClientName(o.client)) throw new UsageError(`--client must be one of ${CLIENT_NAMES.join(', ')}, not '${o.client}'`);
+  if (!isCompressionName(compression))
+    throw new UsageError(`--compression must be one of ${COMPRESSION_NAMES.join(', ')}, not '${compression}'`);
+  if (o.topic !== undefined && o.partitions !== undefined)
+    throw new UsageError('--partitions is for the topic tune creates; not with --topic');
+  if (o.client !== undefined && !isClientName(o.client))
+    throw new UsageError(`--client must be one of ${CLIENT_NAMES.join(', ')}, not '${o.client}'`);
   const producerConfigFile = o['producer-config'] ?? null;
-  if (o['consumer-config'] !== undefined && o['no-end-to-end'] === true) throw new UsageError('--consumer-config is for the end-to-end consumer; not with --no-end-to-end');
+  if (o['consumer-config'] !== undefined && o['no-end-to-end'] === true)
+    throw new UsageError('--consumer-config is for the end-to-end consumer; not with --no-end-to-end');
   const settings: SweepSettings = {
     batchSizes: list(o['batch-sizes'] ?? DEFAULT_BATCH_SIZES, 'batch-sizes', parseByteSize),
     lingerMs: list(o['linger-ms'] ?? DEFAULT_LINGER_MS, 'linger-ms', (t) => integerOption(t, 'linger-ms', 0, 3_600_000)!),
@@ -119,7 +130,7 @@ export function parseTuneOptions(args: string[]): TuneOptions {
   const throughputGoal = o['throughput-goal'] === undefined ? null : positiveNumber(o['throughput-goal'], 'throughput-goal');
   return {
     bootstrap,
-    client: (o.client) ?? null,
+    client: o.client ?? null,
     producerConfigFile,
     kafkaClients: o['kafka-clients'] ?? null,
     settings,
@@ -165,21 +176,33 @@ async function run(args: string[]): Promise<void> {
     throw err;
   }
   for (const skipped of chosen.skipped) note(`skipped ${skipped}`);
-  note(`client ${chosen.driver.client}${options.client === null ? ' (the first present of java, librdkafka, sluice; choose with --client)' : ''}`);
+  note(
+    `client ${chosen.driver.client}${options.client === null ? ' (the first present of java, librdkafka, sluice; choose with --client)' : ''}`,
+  );
 
   const connect = { 'bootstrap-server': bootstrap, 'command-config': options.producerConfigFile ?? undefined };
   const outcome = await withCluster(connect, async (cluster) => {
     const runs = settings.batchSizes.length * settings.lingerMs.length * settings.repeat;
     const progress = new SweepProgress(process.stderr, runs, settings.cellSeconds, settings.repeat > 1 ? 'runs' : 'cells');
     try {
-      return await runSweep(cluster, chosen.driver, bootstrap, settings, { cellStarted: (label) => progress.cellStarted(label), cellFinished: () => progress.cellFinished() });
+      return await runSweep(cluster, chosen.driver, bootstrap, settings, {
+        cellStarted: (label) => progress.cellStarted(label),
+        cellFinished: () => progress.cellFinished(),
+      });
     } finally {
       progress.finish();
     }
   });
   const rule = { minThroughputFraction: MIN_THROUGHPUT_FRACTION, p99BoundMs, throughputGoal };
-  const recommendation = recommend(outcome.cells.map((c) => outcomeOf(c, c)), rule);
-  const confidence = recommendationConfidence(recommendation, outcome.cells.map((c) => c.runs.map((r) => outcomeOf(c, r))), rule);
+  const recommendation = recommend(
+    outcome.cells.map((c) => outcomeOf(c, c)),
+    rule,
+  );
+  const confidence = recommendationConfidence(
+    recommendation,
+    outcome.cells.map((c) => c.runs.map((r) => outcomeOf(c, r))),
+    rule,
+  );
   const files = writeReport(outDir, {
     tool: 'sluice tune',
     startedAt: startedAt.toISOString(),
@@ -194,10 +217,15 @@ async function run(args: string[]): Promise<void> {
     brokerMetricsNote: outcome.brokerMetricsNote,
   });
   const failed = outcome.cells.filter((c) => c.failedRecords > 0);
-  for (const c of failed) process.stderr.write(`sluice tune: batch.size=${c.batchSize} linger.ms=${c.lingerMs}: ${c.failedRecords} records failed: ${c.firstError ?? ''}\n`);
+  for (const c of failed)
+    process.stderr.write(
+      `sluice tune: batch.size=${c.batchSize} linger.ms=${c.lingerMs}: ${c.failedRecords} records failed: ${c.firstError ?? ''}\n`,
+    );
   if ('missing' in files.png) note(`no report.png: ${files.png.missing}`);
   const png = 'png' in files.png ? `png: ${files.png.png}\n` : '';
-  await writeOut(`${recommendation.text}\n${confidence.text}\nclient: ${outcome.client}\nreport: ${files.html}\n${png}results: ${files.json}\n`);
+  await writeOut(
+    `${recommendation.text}\n${confidence.text}\nclient: ${outcome.client}\nreport: ${files.html}\n${png}results: ${files.json}\n`,
+  );
   if (failed.length > 0) process.exitCode = 1;
 }
 
@@ -212,7 +240,10 @@ export function parseByteSize(text: string): number {
 }
 
 function list<T>(text: string, option: string, parse: (item: string) => T): T[] {
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new UsageError(`--${option} needs at least one value`);
   const values = items.map(parse);
   if (new Set(values).size !== values.length) throw new UsageError(`--${option} has a value twice: '${text}'`);

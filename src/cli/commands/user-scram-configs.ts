@@ -37,8 +37,16 @@ function upsertOf(user: string, key: string, value: string): ScramCredentialChan
   return { user, mechanism: mechanismName(key), upsert: { password, iterations } };
 }
 
-export async function alterUserScramConfigs(cluster: KafkaCluster, user: string, additions: ReadonlyMap<string, string>, deletions: readonly string[]): Promise<void> {
-  const changes = [...[...additions].map(([key, value]) => upsertOf(user, key, value)), ...deletions.map((key): ScramCredentialChange => ({ user, mechanism: mechanismName(key) }))];
+export async function alterUserScramConfigs(
+  cluster: KafkaCluster,
+  user: string,
+  additions: ReadonlyMap<string, string>,
+  deletions: readonly string[],
+): Promise<void> {
+  const changes = [
+    ...[...additions].map(([key, value]) => upsertOf(user, key, value)),
+    ...deletions.map((key): ScramCredentialChange => ({ user, mechanism: mechanismName(key) })),
+  ];
   await alterScramCredentials(cluster, changes);
 }
 

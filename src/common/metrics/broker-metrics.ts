@@ -134,7 +134,7 @@ export class BrokerMetrics {
   });
   private readonly quotaThrottleMs = new Counter({
     name: 'sluice_client_quota_throttle_time_ms_total',
-    help: 'Throttle time given to clients, by quota type (Produce, Fetch, Request) and the quota entity\'s user and client id tags (Kafka throttle-time).',
+    help: "Throttle time given to clients, by quota type (Produce, Fetch, Request) and the quota entity's user and client id tags (Kafka throttle-time).",
     labelNames: ['quota_type', 'user', 'client_id'],
     registers: [this.registry],
   });
@@ -152,7 +152,8 @@ export class BrokerMetrics {
     registers: [this.registry],
     collect: () => {
       this.quotaRate.reset();
-      for (const s of this.quotaSensors()) this.quotaRate.set({ quota_type: s.type, user: s.tags.user, client_id: s.tags.clientId }, s.rate);
+      for (const s of this.quotaSensors())
+        this.quotaRate.set({ quota_type: s.type, user: s.tags.user, client_id: s.tags.clientId }, s.rate);
     },
   });
 

@@ -162,15 +162,17 @@ export class ClientProduceMetrics {
     this.sampling = true;
     stats.nextSampleMs = this.clock() + COMPRESSION_SAMPLE_INTERVAL_MS;
     const copy = Buffer.from(records);
-    measure(codec, copy).then(
-      (uncompressed) => {
-        stats.sampledCompressed[codec]! += copy.length;
-        stats.sampledUncompressed[codec]! += uncompressed;
-      },
-      () => undefined,
-    ).finally(() => {
-      this.sampling = false;
-    });
+    measure(codec, copy)
+      .then(
+        (uncompressed) => {
+          stats.sampledCompressed[codec]! += copy.length;
+          stats.sampledUncompressed[codec]! += uncompressed;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        this.sampling = false;
+      });
   }
 
   /** The counts in prom-client's JSON form (`Registry.getMetricsAsJSON()`), idle ids dropped first. */
@@ -185,11 +187,17 @@ export class ClientProduceMetrics {
       values: all.flatMap((s) => histogramValues(name, { client_id: s.clientId }, pick(s), divisor)),
     });
     const perCodec = (s: ClientProduceStats, counts: Float64Array, labels: Record<string, string> = {}): object[] =>
-      CODEC_NAMES.flatMap((compression, codec) => (counts[codec]! > 0 ? [{ labels: { client_id: s.clientId, compression, ...labels }, value: counts[codec]! }] : []));
+      CODEC_NAMES.flatMap((compression, codec) =>
+        counts[codec]! > 0 ? [{ labels: { client_id: s.clientId, compression, ...labels }, value: counts[codec]! }] : [],
+      );
     return [
       histogram(CLIENT_PRODUCE_METRICS.batchRecords, 'Records in each appended produce batch, by client id.', (s) => s.records),
       histogram(CLIENT_PRODUCE_METRICS.batchBytes, 'Size of each appended produce batch in bytes, by client id.', (s) => s.bytes),
-      histogram(CLIENT_PRODUCE_METRICS.requestBatches, 'Partition batches carried by each Produce request, by client id.', (s) => s.requestBatches),
+      histogram(
+        CLIENT_PRODUCE_METRICS.requestBatches,
+        'Partition batches carried by each Produce request, by client id.',
+        (s) => s.requestBatches,
+      ),
       histogram(
         CLIENT_PRODUCE_METRICS.batchSpan,
         'Last minus first record CreateTime of each appended batch, by client id: how long the producer filled it (a lower bound of its linger).',
@@ -202,15 +210,30 @@ export class ClientProduceMetrics {
         (s) => s.ageMs,
         1000,
       ),
-      { name: CLIENT_PRODUCE_METRICS.batches, help: 'Appended produce batches by client id and compression codec.', type: 'counter', aggregator: 'sum', values: all.flatMap((s) => perCodec(s, s.batchesByCodec)) },
+      {
+        name: CLIENT_PRODUCE_METRICS.batches,
+        help: 'Appended produce batches by client id and compression codec.',
+        type: 'counter',
+        aggregator: 'sum',
+        values: all.flatMap((s) => perCodec(s, s.batchesByCodec)),
+      },
       {
         name: CLIENT_PRODUCE_METRICS.sampledBytes,
         help: 'Records-section bytes of the compressed batches sampled for the compression ratio (about one per client per second), as sent (form="compressed") and decompressed (form="uncompressed").',
         type: 'counter',
         aggregator: 'sum',
-        values: all.flatMap((s) => [...perCodec(s, s.sampledCompressed, { form: 'compressed' }), ...perCodec(s, s.sampledUncompressed, { form: 'uncompressed' })]),
+        values: all.flatMap((s) => [
+          ...perCodec(s, s.sampledCompressed, { form: 'compressed' }),
+          ...perCodec(s, s.sampledUncompressed, { form: 'uncompressed' }),
+        ]),
       },
-      { name: CLIENT_PRODUCE_METRICS.trackedClients, help: 'Client ids whose produce batches are broken down now.', type: 'gauge', aggregator: 'sum', values: [{ labels: {}, value: this.clients.size }] },
+      {
+        name: CLIENT_PRODUCE_METRICS.trackedClients,
+        help: 'Client ids whose produce batches are broken down now.',
+        type: 'gauge',
+        aggregator: 'sum',
+        values: [{ labels: {}, value: this.clients.size }],
+      },
       {
         name: CLIENT_PRODUCE_METRICS.evictedClients,
         help: 'Client ids dropped because metrics.producer.clients.max were tracked (idle ones are not counted).',

@@ -62,7 +62,14 @@ export function consumerGroupLag(committed: readonly GroupOffset[], ends: readon
   for (const o of committed) {
     if (!hasPosition(o)) continue;
     const end = endOf.get(o.topic)?.get(o.partition) ?? null;
-    out.push({ group: o.group, topic: o.topic, partition: o.partition, committedOffset: o.offset, endOffset: end, lag: end === null ? null : end - o.offset });
+    out.push({
+      group: o.group,
+      topic: o.topic,
+      partition: o.partition,
+      committedOffset: o.offset,
+      endOffset: end,
+      lag: end === null ? null : end - o.offset,
+    });
   }
   return out;
 }

@@ -15,4 +15,5 @@ export const Registry: typeof PromClient.Registry = require('prom-client/lib/reg
 export const Counter: typeof PromClient.Counter = require('prom-client/lib/counter') as typeof PromClient.Counter;
 export const Gauge: typeof PromClient.Gauge = require('prom-client/lib/gauge') as typeof PromClient.Gauge;
 export const Histogram: typeof PromClient.Histogram = require('prom-client/lib/histogram') as typeof PromClient.Histogram;
-export const exponentialBuckets: typeof PromClient.exponentialBuckets = (require('prom-client/lib/bucketGenerators') as typeof PromClient).exponentialBuckets;
+export const exponentialBuckets: typeof PromClient.exponentialBuckets = (require('prom-client/lib/bucketGenerators') as typeof PromClient)
+  .exponentialBuckets;

@@ -46,7 +46,7 @@ export class WorkerMetrics {
   });
   private readonly maintenanceSeconds = new Histogram({
     name: 'sluice_log_maintenance_seconds',
-    help: 'Periodic maintenance passes over a worker\'s logs: fsync of rolled segments and flush.ms flushes, retention, delayed deletions, compaction scheduling.',
+    help: "Periodic maintenance passes over a worker's logs: fsync of rolled segments and flush.ms flushes, retention, delayed deletions, compaction scheduling.",
     buckets: FLUSH_BUCKETS,
     registers: [this.registry],
   });

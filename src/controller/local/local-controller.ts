@@ -44,7 +44,12 @@ export class LocalController implements MetadataSource {
       controllerId: self.nodeId,
       brokers: [self],
       topics: stored.topics.map((t) =>
-        topicImage(t.name, t.topicId, t.partitions.map((p) => this.registration(p)), new Map(Object.entries(t.configs))),
+        topicImage(
+          t.name,
+          t.topicId,
+          t.partitions.map((p) => this.registration(p)),
+          new Map(Object.entries(t.configs)),
+        ),
       ),
       dynamicConfigs: {
         clusterDefault: new Map(Object.entries(stored.brokerConfigs.clusterDefault)),
@@ -73,7 +78,9 @@ export class LocalController implements MetadataSource {
     for (const topic of image.topics()) {
       if (!topic.partitions.some((p) => this.offline.has(topicPartitionKey(topic.name, p.partition)))) continue;
       const partitions = topic.partitions.map((p) =>
-        this.offline.has(topicPartitionKey(topic.name, p.partition)) ? { ...p, leader: NO_LEADER, offlineReplicas: [...p.offlineReplicas, this.self.nodeId] } : p,
+        this.offline.has(topicPartitionKey(topic.name, p.partition))
+          ? { ...p, leader: NO_LEADER, offlineReplicas: [...p.offlineReplicas, this.self.nodeId] }
+          : p,
       );
       served = served.withTopic(topicImage(topic.name, topic.topicId, partitions, topic.configs));
     }
@@ -110,7 +117,12 @@ export class LocalController implements MetadataSource {
 
   addPartitions(name: string, count: number): TopicImage {
     const topic = this.existing(name);
-    const grown = topicImage(topic.name, topic.topicId, [...topic.partitions, ...this.newPartitions(topic.partitionCount, count)], topic.configs);
+    const grown = topicImage(
+      topic.name,
+      topic.topicId,
+      [...topic.partitions, ...this.newPartitions(topic.partitionCount, count)],
+      topic.configs,
+    );
     this.commit(this.current.withTopic(grown));
     return grown;
   }
@@ -181,7 +193,9 @@ function stored(image: MetadataImage): StoredMetadata {
       clusterDefault: Object.fromEntries(image.dynamicConfigs('clusterDefault')),
       node: Object.fromEntries(image.dynamicConfigs('node')),
     },
-    clientEntities: Object.fromEntries(image.clientEntities().map(({ entity, configs }) => [entityPath(entity), Object.fromEntries(configs)])),
+    clientEntities: Object.fromEntries(
+      image.clientEntities().map(({ entity, configs }) => [entityPath(entity), Object.fromEntries(configs)]),
+    ),
     acls: image.acls.bindings(),
     groupConfigs: Object.fromEntries(image.configuredGroups().map((g) => [g, Object.fromEntries(image.groupConfigs(g))])),
     features: image.features,

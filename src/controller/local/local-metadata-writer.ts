@@ -31,7 +31,13 @@ export class LocalMetadataWriter implements MetadataWriter {
   }
 
   /** One broker: every replica is this broker, so the replication factor and assignments (validated as naming it) add nothing. */
-  proposeTopic(name: string, topicId: string, partitions: number, _replicationFactor: number, configs: ReadonlyMap<string, string>): TopicImage {
+  proposeTopic(
+    name: string,
+    topicId: string,
+    partitions: number,
+    _replicationFactor: number,
+    configs: ReadonlyMap<string, string>,
+  ): TopicImage {
     return this.controller.proposeTopic(name, topicId, partitions, configs);
   }
 
@@ -47,7 +53,11 @@ export class LocalMetadataWriter implements MetadataWriter {
 
   async addPartitions(topic: TopicImage, count: number): Promise<void> {
     const grown = this.controller.addPartitions(topic.name, count);
-    await this.partitions.createPartitions(ref(grown), grown.partitions.slice(topic.partitionCount), this.configs.effectiveTopicConfig(grown));
+    await this.partitions.createPartitions(
+      ref(grown),
+      grown.partitions.slice(topic.partitionCount),
+      this.configs.effectiveTopicConfig(grown),
+    );
   }
 
   async setTopicConfigs(topic: TopicImage, overrides: ReadonlyMap<string, string>): Promise<void> {

@@ -65,9 +65,17 @@ class BrokerQueue {
         const answer = await next.send(this.connection);
         this.queue.shift();
         // The broker has heard from a newer controller; this one resigns when ZooKeeper tells it.
-        if (answer === ErrorCode.STALE_CONTROLLER_EPOCH) this.log.warn('a broker refused this controller: STALE_CONTROLLER_EPOCH, a newer controller exists', { broker: this.endpoint.id, request: next.name });
+        if (answer === ErrorCode.STALE_CONTROLLER_EPOCH)
+          this.log.warn('a broker refused this controller: STALE_CONTROLLER_EPOCH, a newer controller exists', {
+            broker: this.endpoint.id,
+            request: next.name,
+          });
       } catch (err) {
-        this.log.warn('controller request failed; retrying', { broker: this.endpoint.id, request: next.name, error: (err as Error).message });
+        this.log.warn('controller request failed; retrying', {
+          broker: this.endpoint.id,
+          request: next.name,
+          error: (err as Error).message,
+        });
         this.connection?.close();
         this.connection = null;
         await new Promise<void>((resolve) => {

@@ -42,7 +42,6 @@ export function endpointOf(b: RegisteredBroker, listenerName: string): { host: s
   return { host: chosen?.host ?? b.host ?? '', port: chosen?.port ?? b.port };
 }
 
-
 export class ControllerContext {
   constructor(
     /** The listener the controller reaches brokers on, and brokers each other. */

@@ -39,7 +39,11 @@ function byTopic<T>(partitions: readonly TopicPartition[], entry: (p: TopicParti
     const e = entry(p);
     return e === null ? [] : [{ topic: p.topic, e }];
   });
-  return groupBy(entries, (x) => x.topic, (x) => x.e);
+  return groupBy(
+    entries,
+    (x) => x.topic,
+    (x) => x.e,
+  );
 }
 
 /**
@@ -104,14 +108,25 @@ export function leaderAndIsr(
     if (code !== ErrorCode.NONE) return code;
     // v5 on names topics by id, older versions by name.
     const names = new Map(topicStates.map((t) => [t.topicId, t.topicName]));
-    const answered = [...response.partitionErrors, ...response.topics.flatMap((t) => t.partitionErrors.map((e) => ({ ...e, topicName: names.get(t.topicId) ?? e.topicName })))];
-    const failed = answered.filter((e) => e.errorCode === ErrorCode.KAFKA_STORAGE_ERROR).map((e) => ({ topic: e.topicName, partition: e.partitionIndex }));
+    const answered = [
+      ...response.partitionErrors,
+      ...response.topics.flatMap((t) => t.partitionErrors.map((e) => ({ ...e, topicName: names.get(t.topicId) ?? e.topicName }))),
+    ];
+    const failed = answered
+      .filter((e) => e.errorCode === ErrorCode.KAFKA_STORAGE_ERROR)
+      .map((e) => ({ topic: e.topicName, partition: e.partitionIndex }));
     if (failed.length > 0) onStorageErrors(failed);
     return code;
   };
 }
 
-export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartition[], deleting: ReadonlySet<string>): ControllerRequest {
+export function updateMetadata(
+  ctx: ControllerContext,
+  id: ControllerIdentity,
+  brokerId: number,
+  partitions: readonly TopicPartition[],
+  deleting: ReadonlySet<string>,
+): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => {
     const l = ctx.leadership(topic, partition);
     const replicas = ctx.replicas(topic, partition);
@@ -140,7 +155,12 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
     topicStates,
     liveBrokers: [...ctx.brokers.values()].map((b) => ({
       id: b.id,
-      endpoints: b.endpoints.map((e) => ({ port: e.port, host: e.host, listener: e.listenerName, securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol as SecurityProtocol] ?? -1 })),
+      endpoints: b.endpoints.map((e) => ({
+        port: e.port,
+        host: e.host,
+        listener: e.listenerName,
+        securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol as SecurityProtocol] ?? -1,
+      })),
       rack: b.rack,
     })),
   };
@@ -150,14 +170,23 @@ export function updateMetadata(ctx: ControllerContext, id: ControllerIdentity, b
   };
 }
 
-export function stopReplica(ctx: ControllerContext, id: ControllerIdentity, brokerId: number, partitions: readonly TopicPartition[], deletePartition: boolean): ControllerRequest {
+export function stopReplica(
+  ctx: ControllerContext,
+  id: ControllerIdentity,
+  brokerId: number,
+  partitions: readonly TopicPartition[],
+  deletePartition: boolean,
+): ControllerRequest {
   const states = byTopic(partitions, ({ topic, partition }) => ({
     partitionIndex: partition,
     // Deletion is final whatever the epoch; a stop without deletion names the epoch it ends.
     leaderEpoch: deletePartition ? LEADER_DURING_DELETE : (ctx.leadership(topic, partition)?.leaderEpoch ?? -1),
     deletePartition,
   }));
-  const topicStates: StopReplicaRequestStopReplicaTopicStateInput[] = [...states].map(([topic, partitionStates]) => ({ topicName: topic, partitionStates }));
+  const topicStates: StopReplicaRequestStopReplicaTopicStateInput[] = [...states].map(([topic, partitionStates]) => ({
+    topicName: topic,
+    partitionStates,
+  }));
   const body = {
     controllerId: id.controllerId,
     controllerEpoch: id.controllerEpoch,

@@ -23,7 +23,13 @@ export interface OfflineElection extends Election {
  * in the ISR (records it lacks are lost, which is why Kafka leaves it off by default). Null: no
  * leader.
  */
-export function offlineElection(assignment: readonly number[], isr: readonly number[], eligible: readonly number[], isLive: (id: number) => boolean, unclean: boolean): OfflineElection | null {
+export function offlineElection(
+  assignment: readonly number[],
+  isr: readonly number[],
+  eligible: readonly number[],
+  isLive: (id: number) => boolean,
+  unclean: boolean,
+): OfflineElection | null {
   const liveIsr = isr.filter(isLive);
   const leader = assignment.find((id) => isLive(id) && liveIsr.includes(id));
   if (leader !== undefined) return { leader, isr: liveIsr, kind: 'isr' };
@@ -46,14 +52,24 @@ export function offlineElection(assignment: readonly number[], isr: readonly num
  *
  * `minIsr` is the effective value (at most the replication factor), as the leader computes it.
  */
-export function eligibleAfterIsrChange(eligible: readonly number[], before: readonly number[], after: readonly number[], minIsr: number): number[] {
+export function eligibleAfterIsrChange(
+  eligible: readonly number[],
+  before: readonly number[],
+  after: readonly number[],
+  minIsr: number,
+): number[] {
   if (after.length >= minIsr) return [];
   const joined = [...eligible, ...before.filter((id) => !after.includes(id) && !eligible.includes(id))];
   return joined.filter((id) => !after.includes(id));
 }
 
 /** A leader shutting down in a controlled way hands over to the first other in-sync replica that stays. */
-export function controlledShutdownElection(assignment: readonly number[], isr: readonly number[], isLive: (id: number) => boolean, shuttingDown: ReadonlySet<number>): Election | null {
+export function controlledShutdownElection(
+  assignment: readonly number[],
+  isr: readonly number[],
+  isLive: (id: number) => boolean,
+  shuttingDown: ReadonlySet<number>,
+): Election | null {
   const staying = isr.filter((id) => isLive(id) && !shuttingDown.has(id));
   const leader = assignment.find((id) => staying.includes(id));
   return leader === undefined ? null : { leader, isr: staying };

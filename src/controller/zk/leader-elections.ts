@@ -29,7 +29,12 @@ export class LeaderElections {
     const results: ElectionResult[] = [];
     const changed: TopicPartition[] = [];
     for (const p of partitions) {
-      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: p.topic, partition: p.partition, errorCode, errorMessage });
+      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({
+        topic: p.topic,
+        partition: p.partition,
+        errorCode,
+        errorMessage,
+      });
       const l = this.ctx.leadership(p.topic, p.partition);
       const replicas = this.ctx.replicas(p.topic, p.partition);
       if (l === undefined) {
@@ -45,7 +50,12 @@ export class LeaderElections {
         }
         election = preferredElection(replicas, l.isr, this.ctx.isLive);
         if (election === null) {
-          results.push(result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`));
+          results.push(
+            result(
+              ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+              `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`,
+            ),
+          );
           continue;
         }
       } else if (electionType === ElectionType.UNCLEAN) {
@@ -55,7 +65,12 @@ export class LeaderElections {
         }
         const offline = offlineElection(replicas, l.isr, this.ctx.eligible(p.topic, p.partition), this.ctx.isLive, true);
         if (offline === null) {
-          results.push(result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`));
+          results.push(
+            result(
+              ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+              `Failed to elect leader for partition ${p.topic}-${p.partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`,
+            ),
+          );
           continue;
         }
         election = offline;
@@ -74,7 +89,10 @@ export class LeaderElections {
     }
     this.states.announce(changed);
     // Asked for everything, Kafka answers only what it elected or failed to.
-    return { errorCode: ErrorCode.NONE, results: asked === null ? results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : results };
+    return {
+      errorCode: ErrorCode.NONE,
+      results: asked === null ? results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : results,
+    };
   }
 
   /**
@@ -99,6 +117,9 @@ export class LeaderElections {
     }
     if (toElect.length === 0) return;
     const { results } = await this.elect(ElectionType.PREFERRED, toElect);
-    this.log.info('leader imbalance: preferred leaders elected', { elected: results.filter((r) => r.errorCode === ErrorCode.NONE).length, asked: toElect.length });
+    this.log.info('leader imbalance: preferred leaders elected', {
+      elected: results.filter((r) => r.errorCode === ErrorCode.NONE).length,
+      asked: toElect.length,
+    });
   }
 }

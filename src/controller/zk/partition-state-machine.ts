@@ -64,7 +64,8 @@ export class PartitionStateMachine {
       // Some already have a state (written by an earlier controller): read what is there.
       for (const e of entries) {
         const stored = await this.session.zk.getPartitionState(e.topic, e.partition);
-        if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
+        if (stored !== null)
+          this.ctx.leaderships.set(topicPartitionKey(e.topic, e.partition), { ...stored.state, zkVersion: stored.zkVersion });
       }
     }
     return entries.filter((e) => this.ctx.leadership(e.topic, e.partition) !== undefined);
@@ -82,7 +83,8 @@ export class PartitionStateMachine {
       const l = this.ctx.leadership(p.topic, p.partition);
       if (l === undefined) continue;
       // A replica on a failed log dir of a live broker has nothing to serve: never a leader.
-      const candidate = (id: number): boolean => this.ctx.isLive(id) && !failed.has(id) && !this.ctx.isOnOfflineDir(id, p.topic, p.partition);
+      const candidate = (id: number): boolean =>
+        this.ctx.isLive(id) && !failed.has(id) && !this.ctx.isOnOfflineDir(id, p.topic, p.partition);
       const replicas = this.ctx.replicas(p.topic, p.partition);
       const eligible = this.ctx.eligible(p.topic, p.partition);
       const election =
@@ -106,7 +108,14 @@ export class PartitionStateMachine {
    * truncates to the new leader's log.
    */
   noteElection(p: TopicPartition, before: PartitionLeadership, leader: number, kind: ElectionKind): void {
-    const context = { topic: p.topic, partition: p.partition, oldLeader: before.leader, oldIsr: before.isr, leader, leaderEpoch: before.leaderEpoch + 1 };
+    const context = {
+      topic: p.topic,
+      partition: p.partition,
+      oldLeader: before.leader,
+      oldIsr: before.isr,
+      leader,
+      leaderEpoch: before.leaderEpoch + 1,
+    };
     if (kind === 'eligible') this.log.info('leader elected from the eligible leader replicas (KIP-966)', context);
     else if (kind === 'unclean') {
       this.log.warn('unclean leader election: an out-of-sync replica leads, records the old ISR had may be lost', context);
@@ -150,7 +159,12 @@ export class PartitionStateMachine {
    * On a version conflict the state is re-read and the change given up (null): the caller's next
    * event sees the newer state.
    */
-  async writeLeadership(p: TopicPartition, next: PartitionLeadership, bumpEpoch: boolean, kind: ElectionKind = 'isr'): Promise<PartitionLeadership | null> {
+  async writeLeadership(
+    p: TopicPartition,
+    next: PartitionLeadership,
+    bumpEpoch: boolean,
+    kind: ElectionKind = 'isr',
+  ): Promise<PartitionLeadership | null> {
     const guard = this.session.requireGuard();
     const key = topicPartitionKey(p.topic, p.partition);
     const minIsr = await this.effectiveMinIsr(p);
@@ -167,7 +181,8 @@ export class PartitionStateMachine {
         const written = { ...state, zkVersion };
         this.ctx.leaderships.set(key, written);
         // After an unclean election the new leader's log is the truth: no one else is vouched for.
-        const eligible = kind === 'unclean' ? [] : eligibleAfterIsrChange(this.ctx.eligible(p.topic, p.partition), current.isr, state.isr, minIsr);
+        const eligible =
+          kind === 'unclean' ? [] : eligibleAfterIsrChange(this.ctx.eligible(p.topic, p.partition), current.isr, state.isr, minIsr);
         if (eligible.length > 0) this.ctx.eligibleLeaders.set(key, eligible);
         else this.ctx.eligibleLeaders.delete(key);
         return written;
@@ -195,14 +210,23 @@ export class PartitionStateMachine {
     if (partitions.length === 0) return;
     const epoch = this.ctx.brokers.get(brokerId)?.epoch ?? -1n;
     const onStorageErrors = (offline: TopicPartition[]): void => this.onReplicasOffline(brokerId, epoch, offline);
-    this.channel.send(brokerId, 'LeaderAndIsr', leaderAndIsr(this.ctx, this.session.identity, brokerId, partitions, isNew, onStorageErrors));
+    this.channel.send(
+      brokerId,
+      'LeaderAndIsr',
+      leaderAndIsr(this.ctx, this.session.identity, brokerId, partitions, isNew, onStorageErrors),
+    );
   }
 
   sendUpdateMetadata(brokers: readonly number[], partitions: readonly TopicPartition[]): void {
-    for (const id of brokers) this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.session.identity, id, partitions, this.ctx.deleting));
+    for (const id of brokers)
+      this.channel.send(id, 'UpdateMetadata', updateMetadata(this.ctx, this.session.identity, id, partitions, this.ctx.deleting));
   }
 
   sendStopReplica(brokerId: number, partitions: readonly TopicPartition[], deletePartition: boolean): void {
-    this.channel.send(brokerId, deletePartition ? 'StopReplica(delete)' : 'StopReplica', stopReplica(this.ctx, this.session.identity, brokerId, partitions, deletePartition));
+    this.channel.send(
+      brokerId,
+      deletePartition ? 'StopReplica(delete)' : 'StopReplica',
+      stopReplica(this.ctx, this.session.identity, brokerId, partitions, deletePartition),
+    );
   }
 }

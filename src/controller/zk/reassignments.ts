@@ -32,7 +32,12 @@ export class Reassignments {
   async alter(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
     const results: ElectionResult[] = [];
     for (const item of items) {
-      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({ topic: item.topic, partition: item.partition, errorCode, errorMessage });
+      const result = (errorCode: number, errorMessage: string | null = null): ElectionResult => ({
+        topic: item.topic,
+        partition: item.partition,
+        errorCode,
+        errorMessage,
+      });
       if (!this.session.isActive) {
         results.push(result(ErrorCode.NOT_CONTROLLER));
         continue;
@@ -105,7 +110,8 @@ export class Reassignments {
     const l = this.ctx.leadership(p.topic, p.partition);
     if (r === undefined || l === undefined || !r.target.every((id) => l.isr.includes(id))) return;
     const isr = l.isr.filter((id) => r.target.includes(id));
-    const leader = r.target.includes(l.leader) && this.ctx.isLive(l.leader) ? l.leader : r.target.find((id) => this.ctx.isLive(id) && isr.includes(id));
+    const leader =
+      r.target.includes(l.leader) && this.ctx.isLive(l.leader) ? l.leader : r.target.find((id) => this.ctx.isLive(id) && isr.includes(id));
     if (leader === undefined) return;
     this.ctx.topics.get(p.topic)!.replicas.set(p.partition, [...r.target]);
     this.ctx.reassignments.delete(key);
@@ -134,6 +140,11 @@ export class Reassignments {
       if (r.adding.length > 0) adding.set(partition, r.adding);
       if (r.removing.length > 0) removing.set(partition, r.removing);
     }
-    t.zkVersion = await this.session.zk.setTopicAssignment(topic, { topicId: t.topicId, partitions: t.replicas, addingReplicas: adding, removingReplicas: removing }, t.zkVersion, this.session.requireGuard());
+    t.zkVersion = await this.session.zk.setTopicAssignment(
+      topic,
+      { topicId: t.topicId, partitions: t.replicas, addingReplicas: adding, removingReplicas: removing },
+      t.zkVersion,
+      this.session.requireGuard(),
+    );
   }
 }

@@ -20,7 +20,14 @@ import type { Logger } from '../../common/logger.js';
 import type { ClientTls } from '../../common/tls-config.js';
 import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { ControllerPort, ElectionResult, IsrChangeAnswer, IsrChangeRequest, ReassignmentRequest, ReassignmentState } from '../../metadata/replica-control.js';
+import type {
+  ControllerPort,
+  ElectionResult,
+  IsrChangeAnswer,
+  IsrChangeRequest,
+  ReassignmentRequest,
+  ReassignmentState,
+} from '../../metadata/replica-control.js';
 import type { KafkaZkClient, RegisteredBroker } from '../../zk/index.js';
 import { ControllerChannel } from './controller-channel.js';
 import { ControllerContext, endpointOf, type PartitionLeadership } from './controller-context.js';
@@ -67,7 +74,16 @@ export class ZkController implements ControllerPort {
   ) {
     this.session = new ControllerSession(zk, options.brokerId);
     this.ctx = new ControllerContext(options.interBrokerListenerName);
-    this.channel = new ControllerChannel({ requestTimeoutMs: options.requestTimeoutMs, retryBackoffMs: RETRY_BACKOFF_MS, clientId: `controller-${options.brokerId}`, tls: options.interBrokerTls, ...(options.sasl === undefined ? {} : { sasl: options.sasl }) }, log);
+    this.channel = new ControllerChannel(
+      {
+        requestTimeoutMs: options.requestTimeoutMs,
+        retryBackoffMs: RETRY_BACKOFF_MS,
+        clientId: `controller-${options.brokerId}`,
+        tls: options.interBrokerTls,
+        ...(options.sasl === undefined ? {} : { sasl: options.sasl }),
+      },
+      log,
+    );
     this.events = new ControllerEventQueue(() => {
       this.resign();
       void this.events.enqueue('elect', () => this.elect());
@@ -112,14 +128,15 @@ export class ZkController implements ControllerPort {
     });
   }
 
-
   /** Runs a broker's request as a controller event (in order with the others) and answers with its result. */
 
   private async elect(): Promise<void> {
     if (this.session.isActive) return;
     const won = await this.session.zk.tryBecomeController(this.options.brokerId);
     if (won === null) {
-      const current = await this.session.zk.getController(() => void this.events.enqueue('controller change', () => this.onControllerChange()));
+      const current = await this.session.zk.getController(
+        () => void this.events.enqueue('controller change', () => this.onControllerChange()),
+      );
       // Freed between our attempt and the watch: try again rather than wait for a change that happened.
       if (current === null) void this.events.enqueue('elect', () => this.elect());
       return;
@@ -129,13 +146,18 @@ export class ZkController implements ControllerPort {
     await this.onBecomingController();
     const rebalance = this.options.autoLeaderRebalance;
     if (rebalance.enabled) {
-      this.rebalanceTimer = setInterval(() => void this.events.enqueue('leader imbalance check', () => this.elections.checkImbalance()), rebalance.checkIntervalMs);
+      this.rebalanceTimer = setInterval(
+        () => void this.events.enqueue('leader imbalance check', () => this.elections.checkImbalance()),
+        rebalance.checkIntervalMs,
+      );
       this.rebalanceTimer.unref();
     }
   }
 
   private async onControllerChange(): Promise<void> {
-    const current = await this.session.zk.getController(() => void this.events.enqueue('controller change', () => this.onControllerChange()));
+    const current = await this.session.zk.getController(
+      () => void this.events.enqueue('controller change', () => this.onControllerChange()),
+    );
     if (current !== this.options.brokerId && this.session.isActive) {
       this.log.warn('lost the controller znode; resigning', { now: current });
       this.resign();
@@ -151,8 +173,6 @@ export class ZkController implements ControllerPort {
     this.ctx.clear();
   }
 
-
-
   // ---- taking over ---------------------------------------------------------------------------
 
   private async onBecomingController(): Promise<void> {
@@ -162,10 +182,14 @@ export class ZkController implements ControllerPort {
     const all = [...this.ctx.partitions()];
     for (const p of all) {
       const stored = await this.session.zk.getPartitionState(p.topic, p.partition);
-      if (stored !== null) this.ctx.leaderships.set(topicPartitionKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
+      if (stored !== null)
+        this.ctx.leaderships.set(topicPartitionKey(p.topic, p.partition), { ...stored.state, zkVersion: stored.zkVersion });
     }
     await this.states.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined));
-    await this.states.electOfflineLeaders(all.filter((p) => !this.states.leaderAlive(p)), new Set());
+    await this.states.electOfflineLeaders(
+      all.filter((p) => !this.states.leaderAlive(p)),
+      new Set(),
+    );
     await this.states.dropDeadFromIsr(all, new Set());
     for (const id of this.ctx.brokers.keys()) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, all), false);
     this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], all);
@@ -200,13 +224,21 @@ export class ZkController implements ControllerPort {
   }
 
   private async loadTopic(topic: string): Promise<boolean> {
-    let assignment = await this.session.zk.getTopicAssignment(topic, () => void this.events.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)));
+    let assignment = await this.session.zk.getTopicAssignment(
+      topic,
+      () => void this.events.enqueue(`partition change ${topic}`, () => this.onPartitionChange(topic)),
+    );
     if (assignment === null) return false;
     let topicId = assignment.topicId;
     if (topicId === null) {
       // Written before topic ids (Kafka 2.8): the controller gives it one, as Kafka's does.
       topicId = randomUuid();
-      const zkVersion = await this.session.zk.setTopicAssignment(topic, { ...assignment, topicId }, assignment.zkVersion, this.session.requireGuard());
+      const zkVersion = await this.session.zk.setTopicAssignment(
+        topic,
+        { ...assignment, topicId },
+        assignment.zkVersion,
+        this.session.requireGuard(),
+      );
       assignment = { ...assignment, topicId, zkVersion };
     }
     this.ctx.topics.set(topic, { topicId, replicas: new Map(assignment.partitions), zkVersion: assignment.zkVersion });
@@ -241,7 +273,12 @@ export class ZkController implements ControllerPort {
     const note = (ps: readonly TopicPartition[]): void => ps.forEach((p) => changed.add(topicPartitionKey(p.topic, p.partition)));
     note(await this.states.electOfflineLeaders(leaderless, restarted));
     note(await this.states.dropDeadFromIsr(all, restarted));
-    note(await this.states.electOfflineLeaders(all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0), new Set()));
+    note(
+      await this.states.electOfflineLeaders(
+        all.filter((p) => (this.ctx.leadership(p.topic, p.partition)?.leader ?? 0) < 0),
+        new Set(),
+      ),
+    );
     note(await this.states.initializePartitions(all.filter((p) => this.ctx.leadership(p.topic, p.partition) === undefined)));
     const changedPartitions = all.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
     const live = [...this.ctx.brokers.keys()];
@@ -285,9 +322,15 @@ export class ZkController implements ControllerPort {
       const before = this.ctx.topicOverrides.get(topic);
       this.ctx.topicOverrides.set(topic, overrides);
       const partitions = this.ctx.partitionsOf(topic);
-      if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas')) for (const p of partitions) this.ctx.eligibleLeaders.delete(topicPartitionKey(p.topic, p.partition));
+      if (before?.get('min.insync.replicas') !== overrides.get('min.insync.replicas'))
+        for (const p of partitions) this.ctx.eligibleLeaders.delete(topicPartitionKey(p.topic, p.partition));
       if (!(await this.states.uncleanElectionEnabled(topic))) return;
-      this.states.announce(await this.states.electOfflineLeaders(partitions.filter((p) => !this.states.leaderAlive(p)), new Set()));
+      this.states.announce(
+        await this.states.electOfflineLeaders(
+          partitions.filter((p) => !this.states.leaderAlive(p)),
+          new Set(),
+        ),
+      );
     });
   }
 
@@ -318,7 +361,9 @@ export class ZkController implements ControllerPort {
       const firstSeen = !this.ctx.deleting.has(topic);
       this.ctx.deleting.add(topic);
       if (firstSeen) this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], partitions);
-      const down = [...new Set(partitions.flatMap((p) => this.ctx.replicas(p.topic, p.partition)))].filter((id) => !this.ctx.isRegistered(id));
+      const down = [...new Set(partitions.flatMap((p) => this.ctx.replicas(p.topic, p.partition)))].filter(
+        (id) => !this.ctx.isRegistered(id),
+      );
       if (down.length > 0) {
         if (firstSeen) this.log.info('topic deletion waits for brokers hosting replicas', { topic, brokers: down });
         continue;
@@ -336,14 +381,23 @@ export class ZkController implements ControllerPort {
   // ---- requests from brokers -----------------------------------------------------------------
 
   /** AlterPartition: a leader's ISR change, checked against the partition's current epochs. */
-  alterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
+  alterPartition(
+    brokerId: number,
+    brokerEpoch: bigint,
+    items: readonly IsrChangeRequest[],
+  ): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
     return this.events.ask('alter partition', () => this.applyAlterPartition(brokerId, brokerEpoch, items));
   }
 
-  private async applyAlterPartition(brokerId: number, brokerEpoch: bigint, items: readonly IsrChangeRequest[]): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
+  private async applyAlterPartition(
+    brokerId: number,
+    brokerEpoch: bigint,
+    items: readonly IsrChangeRequest[],
+  ): Promise<{ errorCode: number; partitions: IsrChangeAnswer[] }> {
     if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, partitions: [] };
     const broker = this.ctx.brokers.get(brokerId);
-    if (broker === undefined || (brokerEpoch !== -1n && brokerEpoch < broker.epoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitions: [] };
+    if (broker === undefined || (brokerEpoch !== -1n && brokerEpoch < broker.epoch))
+      return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitions: [] };
     const answers: IsrChangeAnswer[] = [];
     const changed: TopicPartition[] = [];
     for (const item of items) {
@@ -364,7 +418,10 @@ export class ZkController implements ControllerPort {
       // with the state it made (Kafka's equalsAllowStalePartitionEpoch), not refused as outdated.
       else if (item.partitionEpoch <= current.zkVersion && sameOrder(item.newIsr, current.isr)) answers.push(answer(ErrorCode.NONE));
       else if (item.partitionEpoch !== current.zkVersion) answers.push(answer(ErrorCode.INVALID_UPDATE_VERSION));
-      else if (item.newIsr.some((id) => !this.ctx.isLive(id) && id !== brokerId) || !item.newIsr.every((id) => this.ctx.replicas(item.topic, item.partition).includes(id))) {
+      else if (
+        item.newIsr.some((id) => !this.ctx.isLive(id) && id !== brokerId) ||
+        !item.newIsr.every((id) => this.ctx.replicas(item.topic, item.partition).includes(id))
+      ) {
         answers.push(answer(ErrorCode.INELIGIBLE_REPLICA));
       } else {
         const next = await this.states.writeLeadership(item, { ...current, isr: item.newIsr }, false);
@@ -377,7 +434,10 @@ export class ZkController implements ControllerPort {
     }
     for (const p of changed) await this.reassignments.maybeComplete(p);
     if (changed.length > 0) {
-      this.log.info('ISR changed', { broker: brokerId, partitions: changed.map((p) => `${p.topic}-${p.partition}:[${this.ctx.leadership(p.topic, p.partition)!.isr.join(',')}]`) });
+      this.log.info('ISR changed', {
+        broker: brokerId,
+        partitions: changed.map((p) => `${p.topic}-${p.partition}:[${this.ctx.leadership(p.topic, p.partition)!.isr.join(',')}]`),
+      });
       this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
     }
     return { errorCode: ErrorCode.NONE, partitions: answers };
@@ -391,7 +451,10 @@ export class ZkController implements ControllerPort {
     return this.events.ask('controlled shutdown', () => this.applyControlledShutdown(brokerId, brokerEpoch));
   }
 
-  private async applyControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
+  private async applyControlledShutdown(
+    brokerId: number,
+    brokerEpoch: bigint,
+  ): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
     if (!this.session.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER, remaining: [] };
     const broker = this.ctx.brokers.get(brokerId);
     if (broker === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remaining: [] };
@@ -414,7 +477,8 @@ export class ZkController implements ControllerPort {
       if (election === null) continue;
       if ((await this.states.writeLeadership(p, { ...l, leader: election.leader, isr: election.isr }, true)) !== null) changed.push(p);
     }
-    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changed), false);
+    for (const id of this.ctx.brokers.keys())
+      if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changed), false);
     if (stopped.length > 0) this.states.sendStopReplica(brokerId, stopped, false);
     this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], changed);
     const remaining = hosted.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
@@ -424,11 +488,12 @@ export class ZkController implements ControllerPort {
 
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
   /** ElectLeaders (Kafka's preferred and unclean elections), answered per partition. */
-  electLeaders(electionType: number, partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; results: ElectionResult[] }> {
+  electLeaders(
+    electionType: number,
+    partitions: readonly TopicPartition[] | null,
+  ): Promise<{ errorCode: number; results: ElectionResult[] }> {
     return this.events.ask('elect leaders', () => this.elections.elect(electionType, partitions));
   }
-
-
 
   /** AlterPartitionReassignments (KIP-455): see `Reassignments`. */
   alterReassignments(items: readonly ReassignmentRequest[]): Promise<ElectionResult[]> {
@@ -440,10 +505,6 @@ export class ZkController implements ControllerPort {
   listReassignments(partitions: readonly TopicPartition[] | null): Promise<{ errorCode: number; reassignments: ReassignmentState[] }> {
     return this.events.ask('list reassignments', async () => this.reassignments.list(partitions));
   }
-
-
-
-
 
   /** LeaderAndIsr to the replicas of the changed partitions, UpdateMetadata to every live broker. */
 
@@ -457,7 +518,9 @@ export class ZkController implements ControllerPort {
    */
   private async onLogDirEvent(): Promise<void> {
     if (!this.session.isActive) return;
-    const names = await this.session.zk.getLogDirEventNotifications(() => void this.events.enqueue('log dir event', () => this.onLogDirEvent()));
+    const names = await this.session.zk.getLogDirEventNotifications(
+      () => void this.events.enqueue('log dir event', () => this.onLogDirEvent()),
+    );
     if (names.length === 0) return;
     const brokers = new Set(await this.session.zk.getLogDirEventBrokers(names));
     await this.session.zk.deleteLogDirEventNotifications(this.session.requireGuard(), names);
@@ -478,35 +541,37 @@ export class ZkController implements ControllerPort {
     // An answer from an earlier registration says nothing about the broker's current dirs.
     if (!this.session.isActive || this.ctx.brokers.get(brokerId)?.epoch !== brokerEpoch) return;
     const offline = this.ctx.offlineDirReplicas.get(brokerId) ?? new Set<string>();
-    const fresh = partitions.filter((p) => !offline.has(topicPartitionKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined);
+    const fresh = partitions.filter(
+      (p) => !offline.has(topicPartitionKey(p.topic, p.partition)) && this.ctx.leadership(p.topic, p.partition) !== undefined,
+    );
     if (fresh.length === 0) return;
     for (const p of fresh) offline.add(topicPartitionKey(p.topic, p.partition));
     this.ctx.offlineDirReplicas.set(brokerId, offline);
-    this.log.warn('replicas on a failed log dir are offline', { broker: brokerId, partitions: fresh.map((p) => `${p.topic}-${p.partition}`) });
+    this.log.warn('replicas on a failed log dir are offline', {
+      broker: brokerId,
+      partitions: fresh.map((p) => `${p.topic}-${p.partition}`),
+    });
     const failed = new Set([brokerId]);
     const led = fresh.filter((p) => this.ctx.leadership(p.topic, p.partition)?.leader === brokerId);
-    const changed = new Set([...(await this.states.electOfflineLeaders(led, failed)), ...(await this.states.dropDeadFromIsr(fresh, failed))].map((p) => topicPartitionKey(p.topic, p.partition)));
+    const changed = new Set(
+      [...(await this.states.electOfflineLeaders(led, failed)), ...(await this.states.dropDeadFromIsr(fresh, failed))].map((p) =>
+        topicPartitionKey(p.topic, p.partition),
+      ),
+    );
     const changedPartitions = fresh.filter((p) => changed.has(topicPartitionKey(p.topic, p.partition)));
-    for (const id of this.ctx.brokers.keys()) if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changedPartitions), false);
+    for (const id of this.ctx.brokers.keys())
+      if (id !== brokerId) this.states.sendLeaderAndIsr(id, this.states.hostedBy(id, changedPartitions), false);
     // Their offline replicas changed even where the leadership did not.
     this.states.sendUpdateMetadata([...this.ctx.brokers.keys()], fresh);
   }
 
   // ---- state changes -------------------------------------------------------------------------
 
-
-
   /** New partitions: the first live replica leads, every live replica is in sync; none live leaves it for later. */
 
-
-
   /** The topic's override of `key`, else this broker's value. */
-
 
   /** Kafka's effective `min.insync.replicas` of a partition: never more than its replicas, as its leader counts it. */
 
   /** Replicas on brokers that are gone leave the ISR of partitions that still have a leader. */
-
-
-
 }

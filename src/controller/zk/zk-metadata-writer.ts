@@ -11,7 +11,13 @@ import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { entityPath, sanitizeEntityName, type ClientEntity } from '../../metadata/client-entities.js';
 import type { ClusterMetadataCache } from '../../metadata/cluster-metadata-cache.js';
-import { topicImage, type DynamicScope, type MetadataImage, type PartitionRegistration, type TopicImage } from '../../metadata/metadata-image.js';
+import {
+  topicImage,
+  type DynamicScope,
+  type MetadataImage,
+  type PartitionRegistration,
+  type TopicImage,
+} from '../../metadata/metadata-image.js';
 import type { AclUpdate, MetadataWriter } from '../../metadata/metadata-writer.js';
 import type { ResourcePattern } from '../../security/acl/index.js';
 import { assignReplicas, assignReplicasForNewPartitions } from '../../metadata/admin/replica-assignment.js';
@@ -43,7 +49,14 @@ export class ZkMetadataWriter implements MetadataWriter {
     return this.image.brokers().map((b) => ({ id: b.nodeId, rack: b.rack }));
   }
 
-  proposeTopic(name: string, topicId: string, partitions: number, replicationFactor: number, configs: ReadonlyMap<string, string>, assignments: readonly (readonly number[])[] | null): TopicImage {
+  proposeTopic(
+    name: string,
+    topicId: string,
+    partitions: number,
+    replicationFactor: number,
+    configs: ReadonlyMap<string, string>,
+    assignments: readonly (readonly number[])[] | null,
+  ): TopicImage {
     const replicas = assignments ?? inPartitionOrder(assignReplicas(this.brokerPlacements(), partitions, replicationFactor));
     const registrations: PartitionRegistration[] = replicas.map((r, partition) => ({
       partition,
@@ -59,7 +72,12 @@ export class ZkMetadataWriter implements MetadataWriter {
 
   async createTopic(topic: TopicImage): Promise<void> {
     try {
-      await this.session().createTopic(topic.name, topic.topicId, new Map(topic.partitions.map((p) => [p.partition, [...p.replicas]])), Object.fromEntries(topic.configs));
+      await this.session().createTopic(
+        topic.name,
+        topic.topicId,
+        new Map(topic.partitions.map((p) => [p.partition, [...p.replicas]])),
+        Object.fromEntries(topic.configs),
+      );
     } catch (err) {
       if (err instanceof TopicExistsError) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
       throw err;
@@ -74,7 +92,8 @@ export class ZkMetadataWriter implements MetadataWriter {
     const current = await this.session().getTopicAssignment(topic.name);
     if (current === null) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic.name}' does not exist.`);
     const existing = inPartitionOrder(current.partitions);
-    const added = assignments ?? inPartitionOrder(assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount));
+    const added =
+      assignments ?? inPartitionOrder(assignReplicasForNewPartitions(this.brokerPlacements(), existing, count - topic.partitionCount));
     const next = new Map(current.partitions);
     added.forEach((replicas, i) => next.set(topic.partitionCount + i, [...replicas]));
     await this.session().setTopicAssignment(topic.name, { ...current, partitions: next }, current.zkVersion);
@@ -96,7 +115,11 @@ export class ZkMetadataWriter implements MetadataWriter {
   }
 
   async setDynamicConfigs(scope: DynamicScope, configs: ReadonlyMap<string, string>): Promise<void> {
-    await this.session().setEntityConfig('brokers', scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId), Object.fromEntries(configs));
+    await this.session().setEntityConfig(
+      'brokers',
+      scope === 'clusterDefault' ? DEFAULT_BROKER_ENTITY : String(this.nodeId),
+      Object.fromEntries(configs),
+    );
     this.cache.setDynamicConfigs(scope, configs);
   }
 
@@ -146,7 +169,10 @@ export class ZkMetadataWriter implements MetadataWriter {
 
   private async awaitImage(what: string, ready: (image: MetadataImage) => boolean): Promise<void> {
     if (!(await this.cache.waitUntil(ready, this.waitTimeoutMs))) {
-      throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `Timed out waiting for ${what}: the controller has not answered within ${this.waitTimeoutMs} ms.`);
+      throw new KafkaError(
+        ErrorCode.REQUEST_TIMED_OUT,
+        `Timed out waiting for ${what}: the controller has not answered within ${this.waitTimeoutMs} ms.`,
+      );
     }
   }
 }

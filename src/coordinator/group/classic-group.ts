@@ -67,7 +67,13 @@ export class ClassicGroup<W> {
 
   constructor(
     readonly groupId: string,
-    init: { state: GroupState; generationId: number; protocolType: string | null; protocolName: string | null; currentStateTimestamp: number | null },
+    init: {
+      state: GroupState;
+      generationId: number;
+      protocolType: string | null;
+      protocolName: string | null;
+      currentStateTimestamp: number | null;
+    },
   ) {
     this.state = init.state;
     this.previousState = init.state;
@@ -134,7 +140,11 @@ export class ClassicGroup<W> {
    * A known static member came back with a new member id: the new id takes the old member's
    * place, assignment and leadership. The caller answers the old id's parked requests.
    */
-  replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): { old: ClassicMember<W>; replacement: ClassicMember<W> } {
+  replaceStaticMember(
+    groupInstanceId: string,
+    oldMemberId: string,
+    newMemberId: string,
+  ): { old: ClassicMember<W>; replacement: ClassicMember<W> } {
     const old = this.members.get(oldMemberId);
     if (old === undefined) throw new Error(`group ${this.groupId}: no member ${oldMemberId} to replace`);
     this.members.delete(oldMemberId);

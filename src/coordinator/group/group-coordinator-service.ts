@@ -127,7 +127,11 @@ export class GroupCoordinatorService {
   }
 
   /** Like `run`, for JoinGroup and SyncGroup: a parked request resolves when a later operation answers it. */
-  runParkable<R>(groupId: string, api: Released<ParkedReply>['api'], op: (c: Coordinator, now: number, replyTo: ParkedReply) => CoordinatorResult<R | null, ParkedReply>): Promise<R> {
+  runParkable<R>(
+    groupId: string,
+    api: Released<ParkedReply>['api'],
+    op: (c: Coordinator, now: number, replyTo: ParkedReply) => CoordinatorResult<R | null, ParkedReply>,
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const replyTo: ParkedReply = (released) => {
         if (released.api !== api) {

@@ -30,7 +30,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DeleteGroupsRequestData, DeleteGroupsResponseDataInput } from '../../protocol/messages/api/42-delete-groups.js';
-import type { DescribeGroupsRequestData, DescribeGroupsResponseDataInput, DescribeGroupsResponseDescribedGroupInput } from '../../protocol/messages/api/15-describe-groups.js';
+import type {
+  DescribeGroupsRequestData,
+  DescribeGroupsResponseDataInput,
+  DescribeGroupsResponseDescribedGroupInput,
+} from '../../protocol/messages/api/15-describe-groups.js';
 import type { HeartbeatRequestData, HeartbeatResponseDataInput } from '../../protocol/messages/api/12-heartbeat.js';
 import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '../../protocol/messages/api/11-join-group.js';
 import type { LeaveGroupRequestData, LeaveGroupResponseDataInput } from '../../protocol/messages/api/13-leave-group.js';
@@ -40,10 +44,19 @@ import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } fro
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
 import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../../protocol/messages/api/09-offset-fetch.js';
 import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
-import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseDataInput } from '../../protocol/messages/api/68-consumer-group-heartbeat.js';
-import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseDataInput } from '../../protocol/messages/api/69-consumer-group-describe.js';
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseDataInput,
+} from '../../protocol/messages/api/68-consumer-group-heartbeat.js';
+import type {
+  ConsumerGroupDescribeRequestData,
+  ConsumerGroupDescribeResponseDataInput,
+} from '../../protocol/messages/api/69-consumer-group-describe.js';
 import type { ShareGroupHeartbeatRequestData } from '../../protocol/messages/api/76-share-group-heartbeat.js';
-import type { ShareGroupDescribeRequestData, ShareGroupDescribeResponseDataInput } from '../../protocol/messages/api/77-share-group-describe.js';
+import type {
+  ShareGroupDescribeRequestData,
+  ShareGroupDescribeResponseDataInput,
+} from '../../protocol/messages/api/77-share-group-describe.js';
 import type { AlterShareGroupOffsetsRequestData } from '../../protocol/messages/api/91-alter-share-group-offsets.js';
 import type { DeleteShareGroupOffsetsRequestData } from '../../protocol/messages/api/92-delete-share-group-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -142,7 +155,13 @@ export class GroupCoordinator<T> {
         this.forget(this.groups.get(groupId)!);
       },
     };
-    this.consumer = new ConsumerGroupHeartbeats(this.consumerGroups, classicView, this.timer, this.config, options.newConsumerMemberId ?? randomUuid);
+    this.consumer = new ConsumerGroupHeartbeats(
+      this.consumerGroups,
+      classicView,
+      this.timer,
+      this.config,
+      options.newConsumerMemberId ?? randomUuid,
+    );
     const otherThanShare = (groupId: string): boolean => this.groups.has(groupId) || this.consumerGroups.has(groupId);
     this.share = new ShareGroupHeartbeats(this.shareGroups, otherThanShare, this.timer, this.config);
   }
@@ -158,7 +177,14 @@ export class GroupCoordinator<T> {
       return { records, response: this.share.heartbeat(request, ctx, records), released: [] };
     } catch (err) {
       if (!(err instanceof KafkaError)) throw err;
-      return { records: [], response: { response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 }, initialize: null }, released: [] };
+      return {
+        records: [],
+        response: {
+          response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 },
+          initialize: null,
+        },
+        released: [],
+      };
     }
   }
 
@@ -192,14 +218,21 @@ export class GroupCoordinator<T> {
   }
 
   /** AlterShareGroupOffsets, first step; throws GROUP_ID_NOT_FOUND (another type's id) or NON_EMPTY_GROUP. */
-  alterShareGroupOffsets(request: AlterShareGroupOffsetsRequestData, topics: TopicsImage, now: number): CoordinatorResult<ShareOffsetsAlterPlan, T> {
+  alterShareGroupOffsets(
+    request: AlterShareGroupOffsetsRequestData,
+    topics: TopicsImage,
+    now: number,
+  ): CoordinatorResult<ShareOffsetsAlterPlan, T> {
     const group = this.share.shareGroup(request.groupId, true);
     const records: CoordinatorRecord[] = [];
     return { records, response: planAlterShareGroupOffsets(this.shareGroups, group, request, topics, now, records), released: [] };
   }
 
   /** DeleteShareGroupOffsets, first step; throws GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP. */
-  deleteShareGroupOffsets(request: DeleteShareGroupOffsetsRequestData, topics: TopicsImage): CoordinatorResult<ShareOffsetsDeletionPlan, T> {
+  deleteShareGroupOffsets(
+    request: DeleteShareGroupOffsetsRequestData,
+    topics: TopicsImage,
+  ): CoordinatorResult<ShareOffsetsDeletionPlan, T> {
     const group = this.share.shareGroup(request.groupId, false)!;
     const records: CoordinatorRecord[] = [];
     return { records, response: planDeleteShareGroupOffsets(this.shareGroups, group, request, topics, records), released: [] };
@@ -221,33 +254,59 @@ export class GroupCoordinator<T> {
   prepareShareGroupDeletion(groupId: string, topics: TopicsImage): CoordinatorResult<ShareTopicDeletion[] | null, T> {
     const group = this.shareGroups.get(groupId);
     const records: CoordinatorRecord[] = [];
-    return { records, response: group === undefined ? null : planShareGroupDeletion(this.shareGroups, group, topics, records), released: [] };
+    return {
+      records,
+      response: group === undefined ? null : planShareGroupDeletion(this.shareGroups, group, topics, records),
+      released: [],
+    };
   }
 
   /** ConsumerGroupHeartbeat (KIP-848); `ctx.topics` is the cluster's topics now. */
-  consumerGroupHeartbeat(request: ConsumerGroupHeartbeatRequestData, ctx: ConsumerHeartbeatContext): CoordinatorResult<ConsumerGroupHeartbeatResponseDataInput, T> {
+  consumerGroupHeartbeat(
+    request: ConsumerGroupHeartbeatRequestData,
+    ctx: ConsumerHeartbeatContext,
+  ): CoordinatorResult<ConsumerGroupHeartbeatResponseDataInput, T> {
     const records: CoordinatorRecord[] = [];
     try {
-      if (this.shareGroups.has(request.groupId)) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
+      if (this.shareGroups.has(request.groupId))
+        throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
       const response = this.consumer.heartbeat(request, ctx, records);
       return { records, response, released: [] };
     } catch (err) {
       if (!(err instanceof KafkaError)) throw err;
-      return { records: [], response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 }, released: [] };
+      return {
+        records: [],
+        response: { errorCode: err.code, errorMessage: err.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0 },
+        released: [],
+      };
     }
   }
 
   consumerGroupDescribe(request: ConsumerGroupDescribeRequestData, topics: TopicsImage): ConsumerGroupDescribeResponseDataInput {
-    const lookup = { consumerGroup: (id: string) => this.consumerGroups.get(id), otherGroupExists: (id: string) => this.groups.has(id) || this.shareGroups.has(id) };
-    return { groups: request.groupIds.map((groupId) => describeConsumerGroup(groupId, lookup, topics, this.config.consumerGroupAssignors[0]!)) };
+    const lookup = {
+      consumerGroup: (id: string) => this.consumerGroups.get(id),
+      otherGroupExists: (id: string) => this.groups.has(id) || this.shareGroups.has(id),
+    };
+    return {
+      groups: request.groupIds.map((groupId) => describeConsumerGroup(groupId, lookup, topics, this.config.consumerGroupAssignors[0]!)),
+    };
   }
 
   joinGroup(request: JoinGroupRequestData, ctx: JoinGroupContext<T>): ParkableResult<JoinGroupResponseDataInput, T> {
     // Classic members joining a KIP-848 group (Kafka's mixed groups) are not supported.
     if (this.consumerGroups.has(request.groupId)) {
-      return { records: [], response: { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1, memberId: request.memberId }, released: [] };
+      return {
+        records: [],
+        response: { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1, memberId: request.memberId },
+        released: [],
+      };
     }
-    if (this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, generationId: -1, memberId: request.memberId }, released: [] };
+    if (this.shareGroups.has(request.groupId))
+      return {
+        records: [],
+        response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, generationId: -1, memberId: request.memberId },
+        released: [],
+      };
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.join(request, ctx, waiter, fx);
@@ -256,7 +315,8 @@ export class GroupCoordinator<T> {
   }
 
   syncGroup(request: SyncGroupRequestData, ctx: SyncGroupContext<T>): ParkableResult<SyncGroupResponseDataInput, T> {
-    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
+    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId))
+      return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     const waiter: Waiter<T> = { to: ctx.replyTo };
     const fx = new Effects<T>();
     this.membership.sync(request, ctx.now, waiter, fx);
@@ -265,7 +325,8 @@ export class GroupCoordinator<T> {
   }
 
   heartbeat(request: HeartbeatRequestData, now: number): CoordinatorResult<HeartbeatResponseDataInput, T> {
-    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
+    if (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId))
+      return { records: [], response: { errorCode: ErrorCode.UNKNOWN_MEMBER_ID }, released: [] };
     return { records: [], response: { errorCode: this.membership.heartbeat(request, now) }, released: [] };
   }
 
@@ -277,7 +338,12 @@ export class GroupCoordinator<T> {
     if (request.groupId === '') response = { errorCode: ErrorCode.INVALID_GROUP_ID };
     else if (group === undefined && (this.consumerGroups.has(request.groupId) || this.shareGroups.has(request.groupId))) {
       const unknown = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
-      response = batched ? { errorCode: ErrorCode.NONE, members: request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, ...unknown })) } : unknown;
+      response = batched
+        ? {
+            errorCode: ErrorCode.NONE,
+            members: request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, ...unknown })),
+          }
+        : unknown;
     } else if (group === undefined) response = { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
     else if (group.is('Dead')) response = { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     else {
@@ -289,7 +355,8 @@ export class GroupCoordinator<T> {
   }
 
   commitOffsets(request: OffsetCommitRequestData, apiVersion: number, now: number): CoordinatorResult<OffsetCommitResponseDataInput, T> {
-    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
+    if (this.shareGroups.has(request.groupId))
+      return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commit(request, apiVersion, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -300,7 +367,8 @@ export class GroupCoordinator<T> {
    * appends them so); the offsets stay pending until the transaction's end marker.
    */
   commitTransactionalOffsets(request: TxnOffsetCommitRequestData, now: number): CoordinatorResult<TxnOffsetCommitResponseDataInput, T> {
-    if (this.shareGroups.has(request.groupId)) return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
+    if (this.shareGroups.has(request.groupId))
+      return { records: [], response: { topics: refusedForShareGroup(request.topics) }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.commitTransactional(request, now, fx.records);
     return { records: fx.records, response, released: [] };
@@ -322,7 +390,8 @@ export class GroupCoordinator<T> {
       groupId: request.groupId,
       memberId: null,
       memberEpoch: -1,
-      topics: request.topics === null ? null : request.topics.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })),
+      topics:
+        request.topics === null ? null : request.topics.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })),
       requireStable,
     };
     const group = this.offsets.fetch(query);
@@ -377,13 +446,30 @@ export class GroupCoordinator<T> {
     const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
     const types = new Set(request.typesFilter.map((t) => t.trim().toLowerCase()));
     const all = [
-      ...[...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: CLASSIC_GROUP_TYPE })),
-      ...[...this.consumerGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: g.state, groupType: CONSUMER_GROUP_TYPE })),
-      ...[...this.shareGroups.all()].map((g) => ({ groupId: g.groupId, protocolType: SHARE_PROTOCOL_TYPE, groupState: g.state, groupType: SHARE_PROTOCOL_TYPE })),
+      ...[...this.groups.values()].map((g) => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType ?? '',
+        groupState: g.state,
+        groupType: CLASSIC_GROUP_TYPE,
+      })),
+      ...[...this.consumerGroups.all()].map((g) => ({
+        groupId: g.groupId,
+        protocolType: CONSUMER_GROUP_TYPE,
+        groupState: g.state,
+        groupType: CONSUMER_GROUP_TYPE,
+      })),
+      ...[...this.shareGroups.all()].map((g) => ({
+        groupId: g.groupId,
+        protocolType: SHARE_PROTOCOL_TYPE,
+        groupState: g.state,
+        groupType: SHARE_PROTOCOL_TYPE,
+      })),
     ];
     return {
       errorCode: ErrorCode.NONE,
-      groups: all.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType))),
+      groups: all.filter(
+        (g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType)),
+      ),
     };
   }
 
@@ -418,7 +504,8 @@ export class GroupCoordinator<T> {
   }
 
   deleteOffsets(request: OffsetDeleteRequestData): CoordinatorResult<OffsetDeleteResponseDataInput, T> {
-    if (this.shareGroups.has(request.groupId)) return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }, released: [] };
+    if (this.shareGroups.has(request.groupId))
+      return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] }, released: [] };
     const fx = new Effects<T>();
     const response = this.offsets.delete(request, fx.records);
     return { records: fx.records, response, released: [] };
@@ -516,6 +603,12 @@ export class GroupCoordinator<T> {
 }
 
 /** Kafka's share groups refuse committed offsets: every partition of the request answers GROUP_ID_NOT_FOUND. */
-function refusedForShareGroup(topics: ReadonlyArray<{ name: string; topicId?: string; partitions: ReadonlyArray<{ partitionIndex: number }> }>) {
-  return topics.map((t) => ({ name: t.name, ...(t.topicId === undefined ? {} : { topicId: t.topicId }), partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_ID_NOT_FOUND })) }));
+function refusedForShareGroup(
+  topics: ReadonlyArray<{ name: string; topicId?: string; partitions: ReadonlyArray<{ partitionIndex: number }> }>,
+) {
+  return topics.map((t) => ({
+    name: t.name,
+    ...(t.topicId === undefined ? {} : { topicId: t.topicId }),
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_ID_NOT_FOUND })),
+  }));
 }

@@ -58,7 +58,13 @@ export class GroupMembership<T> {
     if (group === undefined) {
       // A member id for a group that does not exist belongs to a group that is gone.
       if (!isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, memberId);
-      group = new ClassicGroup(groupId, { state: 'Empty', generationId: 0, protocolType: null, protocolName: null, currentStateTimestamp: null });
+      group = new ClassicGroup(groupId, {
+        state: 'Empty',
+        generationId: 0,
+        protocolType: null,
+        protocolName: null,
+        currentStateTimestamp: null,
+      });
       this.groups.set(groupId, group);
     }
     const recordsBefore = fx.records.length;
@@ -93,7 +99,12 @@ export class GroupMembership<T> {
 
   private joinNewMember(group: Group<T>, request: JoinGroupRequestData, ctx: JoinContext, waiter: Waiter<T>, fx: Effects<T>): void {
     if (group.is('Dead')) return fx.answerJoin(waiter, { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, memberId: UNKNOWN_MEMBER_ID });
-    if (!group.supportsProtocols(request.protocolType, request.protocols.map((p) => p.name))) {
+    if (
+      !group.supportsProtocols(
+        request.protocolType,
+        request.protocols.map((p) => p.name),
+      )
+    ) {
       return fx.answerJoin(waiter, { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, memberId: UNKNOWN_MEMBER_ID });
     }
     const newMemberId = this.newMemberId(request.groupInstanceId ?? ctx.clientId);
@@ -113,7 +124,12 @@ export class GroupMembership<T> {
   private joinExistingMember(group: Group<T>, request: JoinGroupRequestData, ctx: JoinContext, waiter: Waiter<T>, fx: Effects<T>): void {
     const { memberId } = request;
     if (group.is('Dead')) return fx.answerJoin(waiter, { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, memberId });
-    if (!group.supportsProtocols(request.protocolType, request.protocols.map((p) => p.name))) {
+    if (
+      !group.supportsProtocols(
+        request.protocolType,
+        request.protocols.map((p) => p.name),
+      )
+    ) {
       return fx.answerJoin(waiter, { errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, memberId });
     }
     if (group.pendingJoinMembers.has(memberId)) return this.addMemberAndRebalance(group, request, ctx, memberId, waiter, fx);
@@ -138,7 +154,14 @@ export class GroupMembership<T> {
     }
   }
 
-  private addMemberAndRebalance(group: Group<T>, request: JoinGroupRequestData, ctx: JoinContext, memberId: string, waiter: Waiter<T>, fx: Effects<T>): void {
+  private addMemberAndRebalance(
+    group: Group<T>,
+    request: JoinGroupRequestData,
+    ctx: JoinContext,
+    memberId: string,
+    waiter: Waiter<T>,
+    fx: Effects<T>,
+  ): void {
     const member: Member<T> = {
       memberId,
       groupInstanceId: request.groupInstanceId,
@@ -160,13 +183,23 @@ export class GroupMembership<T> {
     this.rebalanceOrCompleteJoin(group, ctx.now, fx);
   }
 
-  private updateMemberAndRebalance(group: Group<T>, member: Member<T>, request: JoinGroupRequestData, waiter: Waiter<T>, ctx: JoinContext, fx: Effects<T>): void {
+  private updateMemberAndRebalance(
+    group: Group<T>,
+    member: Member<T>,
+    request: JoinGroupRequestData,
+    waiter: Waiter<T>,
+    ctx: JoinContext,
+    fx: Effects<T>,
+  ): void {
     this.updateMember(group, member, request, ctx, waiter);
     this.rebalanceOrCompleteJoin(group, ctx.now, fx);
   }
 
   private updateMember(group: Group<T>, member: Member<T>, request: JoinGroupRequestData, ctx: JoinContext, waiter: Waiter<T>): void {
-    group.updateProtocols(member, request.protocols.map((p) => ({ name: p.name, metadata: p.metadata })));
+    group.updateProtocols(
+      member,
+      request.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+    );
     member.rebalanceTimeoutMs = rebalanceTimeoutOf(request, ctx.apiVersion);
     member.sessionTimeoutMs = request.sessionTimeoutMs;
     member.awaitingJoin = waiter;
@@ -223,7 +256,11 @@ export class GroupMembership<T> {
       leader: group.leaderId ?? '',
       memberId: member.memberId,
       members: withMembers
-        ? [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: group.metadataOf(m) }))
+        ? [...group.members.values()].map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            metadata: group.metadataOf(m),
+          }))
         : [],
     };
   }
@@ -305,7 +342,9 @@ export class GroupMembership<T> {
       group.pendingSyncMembers.add(m.memberId);
     }
     const generation = group.generationId;
-    this.timer.schedule(syncKey(group.groupId), now + group.rebalanceTimeoutMs(), (fx2, at) => this.expirePendingSync(group.groupId, generation, at, fx2));
+    this.timer.schedule(syncKey(group.groupId), now + group.rebalanceTimeoutMs(), (fx2, at) =>
+      this.expirePendingSync(group.groupId, generation, at, fx2),
+    );
   }
 
   /** Members that got the new generation but never sent SyncGroup are dropped and the group rebalances. */
@@ -318,7 +357,13 @@ export class GroupMembership<T> {
   }
 
   /** Answers every parked SyncGroup: the assignment on success, empty with an error otherwise. */
-  private propagateAssignment(group: Group<T>, errorCode: number, assignments: ReadonlyMap<string, Buffer>, now: number, fx: Effects<T>): void {
+  private propagateAssignment(
+    group: Group<T>,
+    errorCode: number,
+    assignments: ReadonlyMap<string, Buffer>,
+    now: number,
+    fx: Effects<T>,
+  ): void {
     for (const m of group.members.values()) {
       m.assignment = errorCode === ErrorCode.NONE ? (assignments.get(m.memberId) ?? EMPTY_ASSIGNMENT) : EMPTY_ASSIGNMENT;
       if (m.awaitingSync === null) continue;
@@ -406,8 +451,17 @@ export class GroupMembership<T> {
   // ---- LeaveGroup ------------------------------------------------------------------------------
 
   /** Removes the members named (LeaveGroup v3+ batches them); per-member error codes in request order. */
-  leave(group: Group<T>, members: readonly LeaveGroupRequestMemberIdentity[], now: number, fx: Effects<T>): Array<{ memberId: string; groupInstanceId: string | null; errorCode: number }> {
-    const results = members.map((identity) => ({ memberId: identity.memberId, groupInstanceId: identity.groupInstanceId, errorCode: this.leaveOne(group, identity, fx) }));
+  leave(
+    group: Group<T>,
+    members: readonly LeaveGroupRequestMemberIdentity[],
+    now: number,
+    fx: Effects<T>,
+  ): Array<{ memberId: string; groupInstanceId: string | null; errorCode: number }> {
+    const results = members.map((identity) => ({
+      memberId: identity.memberId,
+      groupInstanceId: identity.groupInstanceId,
+      errorCode: this.leaveOne(group, identity, fx),
+    }));
     if (results.some((r) => r.errorCode === ErrorCode.NONE)) {
       if (group.is('Stable') || group.is('CompletingRebalance')) this.rebalanceOrCompleteJoin(group, now, fx);
       else if (group.is('PreparingRebalance')) this.maybeCompleteJoinPhase(group, now, fx);
@@ -462,7 +516,8 @@ export class GroupMembership<T> {
   removeMember(group: Group<T>, memberId: string, fx: Effects<T>): void {
     this.timer.cancel(sessionKey(group.groupId, memberId));
     const removed = group.remove(memberId);
-    if (removed?.awaitingJoin != null) fx.answerJoin(removed.awaitingJoin, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, memberId: UNKNOWN_MEMBER_ID });
+    if (removed?.awaitingJoin != null)
+      fx.answerJoin(removed.awaitingJoin, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, memberId: UNKNOWN_MEMBER_ID });
     if (removed?.awaitingSync != null) fx.answerSync(removed.awaitingSync, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID });
   }
 

@@ -11,10 +11,17 @@
  * is (Kafka keeps the latest record, transactional or not). Live commits and replay apply records
  * through the same `replayOffsetCommit`, so a reloaded coordinator holds exactly what was written.
  */
-import type { OffsetCommitRequestData, OffsetCommitRequestOffsetCommitRequestPartition, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
+import type {
+  OffsetCommitRequestData,
+  OffsetCommitRequestOffsetCommitRequestPartition,
+  OffsetCommitResponseDataInput,
+} from '../../protocol/messages/api/08-offset-commit.js';
 import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
-import type { OffsetFetchResponseOffsetFetchResponseGroupInput, OffsetFetchResponseOffsetFetchResponsePartitionsInput } from '../../protocol/messages/api/09-offset-fetch.js';
+import type {
+  OffsetFetchResponseOffsetFetchResponseGroupInput,
+  OffsetFetchResponseOffsetFetchResponsePartitionsInput,
+} from '../../protocol/messages/api/09-offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../common/uuid.js';
 import { ClassicGroup } from './classic-group.js';
@@ -48,7 +55,10 @@ export interface OffsetFetchGroupQuery {
 }
 
 /** A commit's partition, as OffsetCommit and TxnOffsetCommit both carry it. */
-type CommitPartition = Pick<OffsetCommitRequestOffsetCommitRequestPartition, 'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'>;
+type CommitPartition = Pick<
+  OffsetCommitRequestOffsetCommitRequestPartition,
+  'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'
+>;
 
 export class GroupOffsets<T> {
   private readonly pending = new TransactionalOffsets();
@@ -72,7 +82,10 @@ export class GroupOffsets<T> {
         topicId: topic.topicId,
         partitions: topic.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
-          errorCode: groupError !== ErrorCode.NONE ? groupError : this.commitPartition(request.groupId, topic.name, p, { now, expireTimestamp, producerId: null }, records),
+          errorCode:
+            groupError !== ErrorCode.NONE
+              ? groupError
+              : this.commitPartition(request.groupId, topic.name, p, { now, expireTimestamp, producerId: null }, records),
         })),
       })),
     };
@@ -91,7 +104,16 @@ export class GroupOffsets<T> {
         topicId: topic.topicId,
         partitions: topic.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
-          errorCode: groupError !== ErrorCode.NONE ? groupError : this.commitPartition(request.groupId, topic.name, p, { now, expireTimestamp: -1n, producerId: request.producerId }, records),
+          errorCode:
+            groupError !== ErrorCode.NONE
+              ? groupError
+              : this.commitPartition(
+                  request.groupId,
+                  topic.name,
+                  p,
+                  { now, expireTimestamp: -1n, producerId: request.producerId },
+                  records,
+                ),
         })),
       })),
     };
@@ -107,7 +129,13 @@ export class GroupOffsets<T> {
   ): number {
     const metadata = p.committedMetadata ?? '';
     if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
-    const value = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata, commitTimestamp: BigInt(commit.now), expireTimestamp: commit.expireTimestamp };
+    const value = {
+      offset: p.committedOffset,
+      leaderEpoch: p.committedLeaderEpoch,
+      metadata,
+      commitTimestamp: BigInt(commit.now),
+      expireTimestamp: commit.expireTimestamp,
+    };
     const key = { group, topic, partition: p.partitionIndex };
     records.push(offsetCommitRecord(key, value));
     this.replayOffsetCommit(key, value, commit.producerId);
@@ -122,7 +150,8 @@ export class GroupOffsets<T> {
     if (consumerGroup !== undefined) return validateConsumerGroupCommit(consumerGroup, memberId, generation, apiVersion);
     let group = this.groups.get(groupId);
     if (group === undefined) {
-      if (generation >= 0) return apiVersion >= FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+      if (generation >= 0)
+        return apiVersion >= FIRST_COMMIT_VERSION_WITH_GROUP_ID_NOT_FOUND ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
       group = this.simpleGroup(groupId);
     }
     const error = validateClassicCommit(group, memberId, groupInstanceId, generation, false);
@@ -149,7 +178,11 @@ export class GroupOffsets<T> {
    * `producerId` into that producer's open transaction. Offsets without a group belong to a
    * simple consumer's group, created here.
    */
-  replayOffsetCommit(key: OffsetKey, value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>, producerId: bigint | null): void {
+  replayOffsetCommit(
+    key: OffsetKey,
+    value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>,
+    producerId: bigint | null,
+  ): void {
     if (!this.consumerGroups.has(key.group)) this.simpleGroup(key.group);
     const offset = committedOffsetOf(value, this.nextRecordOrder++);
     if (producerId === null) this.store.put(key.group, key.topic, key.partition, offset);
@@ -179,7 +212,13 @@ export class GroupOffsets<T> {
   simpleGroup(groupId: string): Group<T> {
     let group = this.groups.get(groupId);
     if (group === undefined) {
-      group = new ClassicGroup(groupId, { state: 'Empty', generationId: 0, protocolType: null, protocolName: null, currentStateTimestamp: null });
+      group = new ClassicGroup(groupId, {
+        state: 'Empty',
+        generationId: 0,
+        protocolType: null,
+        protocolName: null,
+        currentStateTimestamp: null,
+      });
       this.groups.set(groupId, group);
     }
     return group;
@@ -189,14 +228,29 @@ export class GroupOffsets<T> {
     const consumerGroup = this.consumerGroups.get(query.groupId);
     if (consumerGroup !== undefined && query.memberEpoch >= 0) {
       const member = consumerGroup.members.get(query.memberId ?? '');
-      const errorCode = member === undefined ? ErrorCode.UNKNOWN_MEMBER_ID : member.memberEpoch !== query.memberEpoch ? ErrorCode.STALE_MEMBER_EPOCH : ErrorCode.NONE;
+      const errorCode =
+        member === undefined
+          ? ErrorCode.UNKNOWN_MEMBER_ID
+          : member.memberEpoch !== query.memberEpoch
+            ? ErrorCode.STALE_MEMBER_EPOCH
+            : ErrorCode.NONE;
       if (errorCode !== ErrorCode.NONE) return { groupId: query.groupId, errorCode, topics: [] };
     }
     // An unknown group is not an error: it simply has no offsets.
     const offsets = this.store.ofGroup(query.groupId);
-    const partition = (topic: string, partitionIndex: number, o: CommittedOffset | undefined): OffsetFetchResponseOffsetFetchResponsePartitionsInput => {
+    const partition = (
+      topic: string,
+      partitionIndex: number,
+      o: CommittedOffset | undefined,
+    ): OffsetFetchResponseOffsetFetchResponsePartitionsInput => {
       if (query.requireStable && this.pending.has(query.groupId, topic, partitionIndex)) {
-        return { partitionIndex, committedOffset: INVALID_OFFSET, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+        return {
+          partitionIndex,
+          committedOffset: INVALID_OFFSET,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+        };
       }
       return o === undefined
         ? { partitionIndex, committedOffset: INVALID_OFFSET, committedLeaderEpoch: -1, metadata: '' }
@@ -205,14 +259,19 @@ export class GroupOffsets<T> {
     const topics =
       query.topics === null
         ? [...offsets].map(([name, parts]) => ({ name, topicId: ZERO_UUID, partitions: [...parts].map(([i, o]) => partition(name, i, o)) }))
-        : query.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitionIndexes.map((i) => partition(t.name, i, offsets.get(t.name)?.get(i))) }));
+        : query.topics.map((t) => ({
+            name: t.name,
+            topicId: t.topicId,
+            partitions: t.partitionIndexes.map((i) => partition(t.name, i, offsets.get(t.name)?.get(i))),
+          }));
     return { groupId: query.groupId, errorCode: query.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.NONE, topics };
   }
 
   delete(request: OffsetDeleteRequestData, records: CoordinatorRecord[]): OffsetDeleteResponseDataInput {
     const consumerGroup = this.consumerGroups.get(request.groupId);
     // A KIP-848 group's offsets may go whatever its state, except those of topics it subscribes to.
-    if (consumerGroup !== undefined) return this.deleteFrom(request, (topic) => consumerGroup.isSubscribedToTopic(topic, regexMatches), records);
+    if (consumerGroup !== undefined)
+      return this.deleteFrom(request, (topic) => consumerGroup.isSubscribedToTopic(topic, regexMatches), records);
     const group = request.groupId === '' ? undefined : this.groups.get(request.groupId);
     if (group === undefined) return { errorCode: request.groupId === '' ? ErrorCode.INVALID_GROUP_ID : ErrorCode.GROUP_ID_NOT_FOUND };
     // Offsets of a live non-consumer group cannot be judged safe to delete.
@@ -220,7 +279,11 @@ export class GroupOffsets<T> {
     return this.deleteFrom(request, (topic) => group.isSubscribedToTopic(topic), records);
   }
 
-  private deleteFrom(request: OffsetDeleteRequestData, isSubscribed: (topic: string) => boolean, records: CoordinatorRecord[]): OffsetDeleteResponseDataInput {
+  private deleteFrom(
+    request: OffsetDeleteRequestData,
+    isSubscribed: (topic: string) => boolean,
+    records: CoordinatorRecord[],
+  ): OffsetDeleteResponseDataInput {
     const groupId = request.groupId;
     return {
       topics: request.topics.map((topic) => {
@@ -230,7 +293,10 @@ export class GroupOffsets<T> {
           partitions: topic.partitions.map(({ partitionIndex }) => {
             if (subscribed) return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
             // A pending transactional offset is deleted too: its commit marker would bring it back.
-            if (this.store.get(groupId, topic.name, partitionIndex) !== undefined || this.pending.has(groupId, topic.name, partitionIndex)) {
+            if (
+              this.store.get(groupId, topic.name, partitionIndex) !== undefined ||
+              this.pending.has(groupId, topic.name, partitionIndex)
+            ) {
               this.removeOffset(groupId, topic.name, partitionIndex, records);
             }
             return { partitionIndex, errorCode: ErrorCode.NONE };
@@ -294,7 +360,8 @@ export class GroupOffsets<T> {
           if (expired && !this.pending.has(group.groupId, topic, partition)) this.removeOffset(group.groupId, topic, partition, records);
         }
       }
-      const unused = group.members.size === 0 && this.store.ofGroup(group.groupId).size === 0 && !this.pending.hasOpenTransactions(group.groupId);
+      const unused =
+        group.members.size === 0 && this.store.ofGroup(group.groupId).size === 0 && !this.pending.hasOpenTransactions(group.groupId);
       if (unused) this.deleteConsumerGroup(group, records);
     }
   }
@@ -315,7 +382,10 @@ export class GroupOffsets<T> {
   }
 }
 
-function committedOffsetOf(value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>, recordOrder: number): CommittedOffset {
+function committedOffsetOf(
+  value: Pick<OffsetCommitValueData, 'offset' | 'leaderEpoch' | 'metadata' | 'commitTimestamp' | 'expireTimestamp'>,
+  recordOrder: number,
+): CommittedOffset {
   return {
     offset: value.offset,
     leaderEpoch: value.leaderEpoch,
@@ -330,7 +400,13 @@ function committedOffsetOf(value: Pick<OffsetCommitValueData, 'offset' | 'leader
  * Kafka's `ClassicGroup.validateOffsetCommit`. A transactional commit is not held to the group's
  * state (no REBALANCE_IN_PROGRESS) and needs no member: older producers send none.
  */
-function validateClassicCommit<T>(group: Group<T>, memberId: string, groupInstanceId: string | null, generation: number, transactional: boolean): number {
+function validateClassicCommit<T>(
+  group: Group<T>,
+  memberId: string,
+  groupInstanceId: string | null,
+  generation: number,
+  transactional: boolean,
+): number {
   if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
   // No generation and no members: a simple consumer or an admin tool.
   if (generation < 0 && group.is('Empty')) return ErrorCode.NONE;
@@ -350,7 +426,12 @@ function validateClassicCommit<T>(group: Group<T>, memberId: string, groupInstan
  * Kafka's `ConsumerGroup.validateOffsetCommit` for members using the consumer protocol;
  * `offsetCommitVersion` is null for TxnOffsetCommit.
  */
-function validateConsumerGroupCommit(group: ConsumerGroup, memberId: string, memberEpoch: number, offsetCommitVersion: number | null): number {
+function validateConsumerGroupCommit(
+  group: ConsumerGroup,
+  memberId: string,
+  memberEpoch: number,
+  offsetCommitVersion: number | null,
+): number {
   // An admin tool or a consumer outside group management may commit while nobody is in the group.
   if (memberEpoch < 0 && group.members.size === 0) return ErrorCode.NONE;
   const member = group.members.get(memberId);

@@ -12,8 +12,7 @@ import type { CoordinatorRecord } from './records.js';
  * the caller passed with that request.
  */
 export type Released<T> =
-  | { to: T; api: 'JoinGroup'; response: JoinGroupResponseDataInput }
-  | { to: T; api: 'SyncGroup'; response: SyncGroupResponseDataInput };
+  { to: T; api: 'JoinGroup'; response: JoinGroupResponseDataInput } | { to: T; api: 'SyncGroup'; response: SyncGroupResponseDataInput };
 
 export interface CoordinatorResult<R, T> {
   records: CoordinatorRecord[];

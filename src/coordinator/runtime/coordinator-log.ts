@@ -51,7 +51,12 @@ export interface CoordinatorLog {
    * Kafka error code. `onAppended` learns the batch's base offset once it is durable (the share
    * coordinator prunes its topic by the offsets of the records it still needs).
    */
-  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer, onAppended?: (baseOffset: bigint) => void): Promise<number>;
+  append(
+    partition: number,
+    records: readonly CoordinatorRecord[],
+    producer?: TxnProducer,
+    onAppended?: (baseOffset: bigint) => void,
+  ): Promise<number>;
   /** Appends a transaction's end marker; resolves with the Kafka error code. */
   appendMarker(partition: number, marker: TxnMarker): Promise<number>;
   /** Hands every record and transaction marker of the partition to `sink` in offset order; resolves with the error code. */
@@ -61,7 +66,10 @@ export interface CoordinatorLog {
 /** The topic's partitions, wherever they are: every answer carries a Kafka error code. */
 export interface InternalTopicPartitions {
   exists(): boolean;
-  create(numPartitions: number, configs: ReadonlyMap<string, string>): Promise<{ readonly errorCode: number; readonly errorMessage: string | null }>;
+  create(
+    numPartitions: number,
+    configs: ReadonlyMap<string, string>,
+  ): Promise<{ readonly errorCode: number; readonly errorMessage: string | null }>;
   /** Appends one record batch as the partition's leader, with acks=all; `onAppended` learns its base offset once it is committed. */
   append(partition: number, batch: Buffer, onAppended?: (baseOffset: bigint) => void): Promise<number>;
   /** Appends one transaction marker (a control batch) as the partition's leader, acks=all; resolves with the Kafka error code. */
@@ -71,7 +79,11 @@ export interface InternalTopicPartitions {
    * Record batches from `offset` up to the leader's log end, at most about `maxBytes` (at least
    * one batch), with where the log ends and at which leader epoch.
    */
-  read(partition: number, offset: bigint, maxBytes: number): Promise<{ readonly errorCode: number; readonly logEndOffset: bigint; readonly leaderEpoch: number; readonly bytes: Buffer }>;
+  read(
+    partition: number,
+    offset: bigint,
+    maxBytes: number,
+  ): Promise<{ readonly errorCode: number; readonly logEndOffset: bigint; readonly leaderEpoch: number; readonly bytes: Buffer }>;
   /** Resolves with NONE once the leader's high watermark has reached `offset` at `leaderEpoch`, else with the error (a timeout, a lost leadership). */
   awaitCommitted(partition: number, leaderEpoch: number, offset: bigint): Promise<number>;
 }
@@ -122,11 +134,19 @@ export class InternalTopicLog implements CoordinatorLog {
     }
   }
 
-  append(partition: number, records: readonly CoordinatorRecord[], producer?: TxnProducer, onAppended?: (baseOffset: bigint) => void): Promise<number> {
+  append(
+    partition: number,
+    records: readonly CoordinatorRecord[],
+    producer?: TxnProducer,
+    onAppended?: (baseOffset: bigint) => void,
+  ): Promise<number> {
     const timestamp = BigInt(Date.now());
     const batchRecords = records.map((r) => ({ key: r.key, value: r.value, headers: [], timestamp }));
     // Kafka's coordinators write base sequence 0: the partition does not check their sequences.
-    const transactional = producer === undefined ? {} : { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: 0, isTransactional: true };
+    const transactional =
+      producer === undefined
+        ? {}
+        : { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: 0, isTransactional: true };
     return this.partitions.append(partition, encodeRecordBatch({ ...transactional, records: batchRecords }), onAppended);
   }
 
@@ -172,6 +192,7 @@ function replayBatch(bytes: Buffer, header: BatchHeader, from: bigint, sink: Rep
     }
     // Other control records (leader changes) say nothing to a coordinator.
     const type = decodeControlRecordKey(record.key, header.start).type;
-    if (type === ControlRecordType.Commit || type === ControlRecordType.Abort) sink.marker(header.producerId, header.producerEpoch, type === ControlRecordType.Commit);
+    if (type === ControlRecordType.Commit || type === ControlRecordType.Abort)
+      sink.marker(header.producerId, header.producerEpoch, type === ControlRecordType.Commit);
   }
 }

@@ -160,7 +160,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
    */
   unload(partition: number): void {
     const loaded = this.shards.get(partition);
-    if (loaded !== undefined) this.drop(loaded, new KafkaError(ErrorCode.NOT_COORDINATOR, `this broker no longer coordinates ${this.options.topic}-${partition}`));
+    if (loaded !== undefined)
+      this.drop(loaded, new KafkaError(ErrorCode.NOT_COORDINATOR, `this broker no longer coordinates ${this.options.topic}-${partition}`));
   }
 
   private shardOf(partition: number): LoadedShard<S> {
@@ -188,7 +189,11 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
       record: (key, value, producerId) => shard.replay(key, value, producerId),
       marker: (producerId, producerEpoch, commit) => shard.replayEndTransactionMarker?.(producerId, producerEpoch, commit),
     });
-    if (errorCode !== ErrorCode.NONE) throw new KafkaError(coordinatorErrorOf(errorCode), `replaying ${this.options.topic}-${partition} failed: ${ERRORS.get(errorCode)?.name ?? errorCode}`);
+    if (errorCode !== ErrorCode.NONE)
+      throw new KafkaError(
+        coordinatorErrorOf(errorCode),
+        `replaying ${this.options.topic}-${partition} failed: ${ERRORS.get(errorCode)?.name ?? errorCode}`,
+      );
     shard.loaded(this.clock());
   }
 
@@ -233,7 +238,12 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
       if (loaded.dropped !== null) throw this.reloading(loaded);
       loaded.shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
       return this.whenDurable(loaded, { kind: 'marker', marker: { ...marker } }, [], undefined, (failure, refusedWith) =>
-        refusedWith === null ? failure : new KafkaError(refusedWith, `writing the ${marker.commit ? 'COMMIT' : 'ABORT'} marker of producer ${marker.producerId} to ${this.options.topic}-${partition} failed`),
+        refusedWith === null
+          ? failure
+          : new KafkaError(
+              refusedWith,
+              `writing the ${marker.commit ? 'COMMIT' : 'ABORT'} marker of producer ${marker.producerId} to ${this.options.topic}-${partition} failed`,
+            ),
       );
     });
   }
@@ -299,7 +309,11 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
     this.appendSteps(loaded, batch.steps)
       .catch((err: unknown) => {
         // A broken answer callback, not a log failure: the shard's answers can no longer be trusted.
-        this.options.logger.error('answering coordinator operations failed; the coordinator reloads from the log', { topic: this.options.topic, partition: loaded.partition, error: String(err) });
+        this.options.logger.error('answering coordinator operations failed; the coordinator reloads from the log', {
+          topic: this.options.topic,
+          partition: loaded.partition,
+          error: String(err),
+        });
         this.drop(loaded, new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, String(err)));
       })
       .finally(() => {
@@ -312,7 +326,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
   private async appendSteps(loaded: LoadedShard<S>, steps: readonly Step[]): Promise<void> {
     for (const [i, step] of steps.entries()) {
       // Dropped meanwhile (leadership moved): what is not appended yet is lost with the shard.
-      const refusal = loaded.dropped === null ? await this.append(loaded.partition, step.write) : { errorCode: null, message: loaded.dropped.message };
+      const refusal =
+        loaded.dropped === null ? await this.append(loaded.partition, step.write) : { errorCode: null, message: loaded.dropped.message };
       if (refusal === null) {
         for (const done of step.onDurable) done();
         continue;
@@ -341,7 +356,9 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
         write.kind === 'marker'
           ? await this.options.log.appendMarker(partition, write.marker)
           : await this.options.log.append(partition, write.records, write.producer ?? undefined);
-      return errorCode === ErrorCode.NONE ? null : { errorCode, message: `${this.options.topic}-${partition} append failed with ${errorCode}` };
+      return errorCode === ErrorCode.NONE
+        ? null
+        : { errorCode, message: `${this.options.topic}-${partition} append failed with ${errorCode}` };
     } catch (err) {
       return { errorCode: null, message: err instanceof Error ? err.message : String(err) };
     }
@@ -366,14 +383,21 @@ export class CoordinatorRuntime<S extends CoordinatorShard<D>, D> {
     loaded.timer = null;
     const deadline = loaded.shard.nextDeadline();
     if (deadline === null || this.closed || loaded.dropped !== null) return;
-    loaded.timer = setTimeout(() => {
-      loaded.timer = null;
-      if (loaded.dropped !== null) return;
-      const result = loaded.shard.tick(this.clock());
-      this.whenDurable(loaded, recordsWrite(result.records, null), result.released, undefined).catch((err: unknown) =>
-        this.options.logger.error('coordinator tick failed', { topic: this.options.topic, partition: loaded.partition, error: String(err) }),
-      );
-    }, Math.max(0, deadline - this.clock()));
+    loaded.timer = setTimeout(
+      () => {
+        loaded.timer = null;
+        if (loaded.dropped !== null) return;
+        const result = loaded.shard.tick(this.clock());
+        this.whenDurable(loaded, recordsWrite(result.records, null), result.released, undefined).catch((err: unknown) =>
+          this.options.logger.error('coordinator tick failed', {
+            topic: this.options.topic,
+            partition: loaded.partition,
+            error: String(err),
+          }),
+        );
+      },
+      Math.max(0, deadline - this.clock()),
+    );
     loaded.timer.unref();
   }
 

@@ -39,7 +39,11 @@ function appendCoalesced(out: ShareStateBatch[], first: bigint, last: bigint, wi
   out.push({ firstOffset: first, lastOffset: last, deliveryState: winner.deliveryState, deliveryCount: winner.deliveryCount });
 }
 
-export function combineStateBatches(soFar: readonly ShareStateBatch[], written: readonly ShareStateBatch[], startOffset: bigint): ShareStateBatch[] {
+export function combineStateBatches(
+  soFar: readonly ShareStateBatch[],
+  written: readonly ShareStateBatch[],
+  startOffset: bigint,
+): ShareStateBatch[] {
   const batches = [...prune(soFar, startOffset), ...prune(written, startOffset)];
   if (batches.length < 2) return batches;
   // A sweep over the batch boundaries: between two boundaries the winner of the batches open there holds.
@@ -52,7 +56,7 @@ export function combineStateBatches(soFar: readonly ShareStateBatch[], written: 
   const out: ShareStateBatch[] = [];
   let winner: ShareStateBatch | null = null;
   let from = 0n;
-  for (let i = 0; i < events.length; ) {
+  for (let i = 0; i < events.length;) {
     const offset = events[i]!.offset;
     if (winner !== null && offset > from) appendCoalesced(out, from, offset - 1n, winner);
     for (; i < events.length && events[i]!.offset === offset; i++) {

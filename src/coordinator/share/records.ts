@@ -66,8 +66,15 @@ export type DecodedShareRecord =
   /** A record type this coordinator does not know: Kafka skips it. */
   | { readonly type: 'other'; readonly recordType: number };
 
-function batchesOf(batches: ReadonlyArray<{ firstOffset: bigint; lastOffset: bigint; deliveryState: number; deliveryCount: number }>): ShareStateBatch[] {
-  return batches.map((b) => ({ firstOffset: b.firstOffset, lastOffset: b.lastOffset, deliveryState: b.deliveryState, deliveryCount: b.deliveryCount }));
+function batchesOf(
+  batches: ReadonlyArray<{ firstOffset: bigint; lastOffset: bigint; deliveryState: number; deliveryCount: number }>,
+): ShareStateBatch[] {
+  return batches.map((b) => ({
+    firstOffset: b.firstOffset,
+    lastOffset: b.lastOffset,
+    deliveryState: b.deliveryState,
+    deliveryCount: b.deliveryCount,
+  }));
 }
 
 /** Throws on bytes that do not parse: a corrupt `__share_group_state` record must stop loading. */
@@ -100,7 +107,13 @@ export function decodeShareRecord(key: Buffer, value: Buffer | null): DecodedSha
       return {
         type: 'update',
         key: keyBody(k),
-        value: { snapshotEpoch: v.snapshotEpoch, leaderEpoch: v.leaderEpoch, startOffset: v.startOffset, deliveryCompleteCount: v.deliveryCompleteCount, stateBatches: batchesOf(v.stateBatches) },
+        value: {
+          snapshotEpoch: v.snapshotEpoch,
+          leaderEpoch: v.leaderEpoch,
+          startOffset: v.startOffset,
+          deliveryCompleteCount: v.deliveryCompleteCount,
+          stateBatches: batchesOf(v.stateBatches),
+        },
       };
     }
     default:

@@ -90,7 +90,8 @@ export class ShareCoordinatorService implements ShareStateBackend {
       log: {
         exists: () => log.exists(),
         ensureTopic: () => log.ensureTopic(),
-        append: (partition, records, producer) => log.append(partition, records, producer, (baseOffset) => this.redundant.get(partition)?.appended(records, baseOffset)),
+        append: (partition, records, producer) =>
+          log.append(partition, records, producer, (baseOffset) => this.redundant.get(partition)?.appended(records, baseOffset)),
         appendMarker: (partition, marker) => log.appendMarker(partition, marker),
         replay: async (partition, sink) => {
           this.loading.add(partition);
@@ -140,7 +141,10 @@ export class ShareCoordinatorService implements ShareStateBackend {
   /** Starts the periodic jobs; each runs again an interval after it finished, until `close`. */
   startPeriodicJobs(): void {
     this.every(this.options.pruneIntervalMs ?? DEFAULT_PRUNE_INTERVAL_MS, () => this.pruneRecords());
-    this.every(this.options.config.coldPartitionSnapshotIntervalMs ?? DEFAULT_SHARE_COORDINATOR_CONFIG.coldPartitionSnapshotIntervalMs, () => this.snapshotColdPartitions());
+    this.every(
+      this.options.config.coldPartitionSnapshotIntervalMs ?? DEFAULT_SHARE_COORDINATOR_CONFIG.coldPartitionSnapshotIntervalMs,
+      () => this.snapshotColdPartitions(),
+    );
     this.every(TOPIC_DELETION_CHECK_MS, () => this.forgetDeletedTopics());
   }
 
@@ -161,7 +165,8 @@ export class ShareCoordinatorService implements ShareStateBackend {
   /** The partitions whose coordinator is loaded here and serving. */
   private served(): number[] {
     const served: number[] = [];
-    for (let p = 0; p < this.options.numPartitions; p++) if (this.runtime.isLoaded(p) && !this.loading.has(p) && this.options.leads(p)) served.push(p);
+    for (let p = 0; p < this.options.numPartitions; p++)
+      if (this.runtime.isLoaded(p) && !this.loading.has(p) && this.options.leads(p)) served.push(p);
     return served;
   }
 
@@ -192,7 +197,11 @@ export class ShareCoordinatorService implements ShareStateBackend {
   }
 
   private async onServed(what: string, op: (c: ShareCoordinator, now: number) => ShardResult<void, never>): Promise<void> {
-    await Promise.all(this.served().map((p) => this.runtime.run(p, op).catch((err: unknown) => this.options.logger.warn(`${what} failed`, { partition: p, error: String(err) }))));
+    await Promise.all(
+      this.served().map((p) =>
+        this.runtime.run(p, op).catch((err: unknown) => this.options.logger.warn(`${what} failed`, { partition: p, error: String(err) })),
+      ),
+    );
   }
 
   /** Creates `__share_group_state` on first use and loads the key's coordinator if this broker leads it (FindCoordinator). */
@@ -211,12 +220,20 @@ export class ShareCoordinatorService implements ShareStateBackend {
   }
 
   read(key: SharePartitionKey, leaderEpoch: number): Promise<ShareReadAnswer> {
-    return this.apply(key, (c, now) => c.read(key, leaderEpoch, now), (err) => ({ ...failed(err), stateEpoch: 0, startOffset: 0n, stateBatches: [] }));
+    return this.apply(
+      key,
+      (c, now) => c.read(key, leaderEpoch, now),
+      (err) => ({ ...failed(err), stateEpoch: 0, startOffset: 0n, stateBatches: [] }),
+    );
   }
 
   /** Kafka's summary does not fence: `leaderEpoch` is carried for the protocol only. */
   readSummary(key: SharePartitionKey, _leaderEpoch: number): Promise<ShareSummaryAnswer> {
-    return this.apply(key, (c) => c.readSummary(key), (err) => ({ ...failed(err), stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0 }));
+    return this.apply(
+      key,
+      (c) => c.readSummary(key),
+      (err) => ({ ...failed(err), stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0 }),
+    );
   }
 
   delete(key: SharePartitionKey): Promise<ShareOpError> {
@@ -230,7 +247,11 @@ export class ShareCoordinatorService implements ShareStateBackend {
     this.runtime.close();
   }
 
-  private async apply<R>(key: SharePartitionKey, op: (c: ShareCoordinator, now: number) => ShardResult<R, never>, onError: (err: unknown) => R): Promise<R> {
+  private async apply<R>(
+    key: SharePartitionKey,
+    op: (c: ShareCoordinator, now: number) => ShardResult<R, never>,
+    onError: (err: unknown) => R,
+  ): Promise<R> {
     try {
       return await this.runtime.run(this.coordinated(key), op);
     } catch (err) {
@@ -245,7 +266,8 @@ export class ShareCoordinatorService implements ShareStateBackend {
     if (this.options.log.exists() && !this.options.leads(partition)) {
       throw new KafkaError(ErrorCode.NOT_COORDINATOR, `this broker does not lead ${SHARE_GROUP_STATE_TOPIC}-${partition}`);
     }
-    if (this.loading.has(partition)) throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `${SHARE_GROUP_STATE_TOPIC}-${partition} is loading`);
+    if (this.loading.has(partition))
+      throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `${SHARE_GROUP_STATE_TOPIC}-${partition} is loading`);
     return partition;
   }
 }

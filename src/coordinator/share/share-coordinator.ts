@@ -27,7 +27,14 @@ import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 import type { CoordinatorShard, ShardResult } from '../runtime/coordinator-runtime.js';
 import { combineStateBatches } from './batch-combiner.js';
 import { DEFAULT_SHARE_COORDINATOR_CONFIG, type ShareCoordinatorConfig } from './config.js';
-import { decodeShareRecord, type ShareSnapshot, type ShareUpdate, shareSnapshotRecord, shareStateTombstone, shareUpdateRecord } from './records.js';
+import {
+  decodeShareRecord,
+  type ShareSnapshot,
+  type ShareUpdate,
+  shareSnapshotRecord,
+  shareStateTombstone,
+  shareUpdateRecord,
+} from './records.js';
 import type { SharePartitionKey, ShareStateBatch } from './share-state-persister.js';
 
 /** An operation's answer for its share-partition: NONE, or an error and its message. */
@@ -139,7 +146,10 @@ export class ShareCoordinator implements CoordinatorShard<never> {
   private replayUpdate(k: string, update: ShareUpdate): void {
     raise(this.leaderEpochs, k, update.leaderEpoch);
     const current = this.states.get(k);
-    this.states.set(k, current === undefined ? { ...update, stateEpoch: 0, createTimestamp: 0n, writeTimestamp: 0n } : applyUpdate(current, update));
+    this.states.set(
+      k,
+      current === undefined ? { ...update, stateEpoch: 0, createTimestamp: 0n, writeTimestamp: 0n } : applyUpdate(current, update),
+    );
     this.updateCounts.set(k, (this.updateCounts.get(k) ?? 0) + 1);
   }
 
@@ -183,7 +193,8 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     if (key.partition < 0) return answer(NEGATIVE_PARTITION());
     if (request.leaderEpoch < 0) return answer(NEGATIVE_LEADER_EPOCH());
     if (request.stateEpoch < 0) return answer(NEGATIVE_STATE_EPOCH());
-    if (!this.states.has(k)) return answer(fail(ErrorCode.INVALID_REQUEST, 'Write operation on uninitialized share partition not allowed.'));
+    if (!this.states.has(k))
+      return answer(fail(ErrorCode.INVALID_REQUEST, 'Write operation on uninitialized share partition not allowed.'));
     if ((this.leaderEpochs.get(k) ?? -Infinity) > request.leaderEpoch) return answer(fail(ErrorCode.FENCED_LEADER_EPOCH));
     if ((this.stateEpochs.get(k) ?? -Infinity) > request.stateEpoch) return answer(fail(ErrorCode.FENCED_STATE_EPOCH));
     const unknown = this.unknownPartition(key);
@@ -197,25 +208,45 @@ export class ShareCoordinator implements CoordinatorShard<never> {
     if (key.partition < 0) return failed(NEGATIVE_PARTITION());
     if (leaderEpoch < 0) return failed(NEGATIVE_LEADER_EPOCH());
     const current = this.states.get(k);
-    if (current === undefined) return failed(fail(ErrorCode.INVALID_REQUEST, 'Read operation on uninitialized share partition not allowed.'));
+    if (current === undefined)
+      return failed(fail(ErrorCode.INVALID_REQUEST, 'Read operation on uninitialized share partition not allowed.'));
     const recorded = this.leaderEpochs.get(k);
     if (recorded !== undefined && recorded > leaderEpoch) return failed(fail(ErrorCode.FENCED_LEADER_EPOCH));
     const unknown = this.unknownPartition(key);
     if (unknown !== null) return failed(unknown);
-    const response: ShareReadAnswer = { ...OK, stateEpoch: current.stateEpoch, startOffset: current.startOffset, stateBatches: current.stateBatches };
+    const response: ShareReadAnswer = {
+      ...OK,
+      stateEpoch: current.stateEpoch,
+      startOffset: current.startOffset,
+      stateBatches: current.stateBatches,
+    };
     if (recorded === leaderEpoch) return answer(response);
     // A new leader: its epoch is recorded, fencing the writes of the one before.
-    const epochOnly: ShareWriteRequest = { stateEpoch: current.stateEpoch, leaderEpoch, startOffset: current.startOffset, deliveryCompleteCount: current.deliveryCompleteCount, stateBatches: [] };
+    const epochOnly: ShareWriteRequest = {
+      stateEpoch: current.stateEpoch,
+      leaderEpoch,
+      startOffset: current.startOffset,
+      deliveryCompleteCount: current.deliveryCompleteCount,
+      stateBatches: [],
+    };
     return this.applied(response, [this.stateRecord(key, epochOnly, true, now)]);
   }
 
   readSummary(key: SharePartitionKey): Result<ShareSummaryAnswer> {
-    if (key.partition < 0) return answer({ ...NEGATIVE_PARTITION(), stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0 });
+    if (key.partition < 0)
+      return answer({ ...NEGATIVE_PARTITION(), stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0 });
     const unknown = this.unknownPartition(key);
     if (unknown !== null) return answer({ ...unknown, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0 });
     const current = this.states.get(shareCoordinatorKey(key));
-    if (current === undefined) return answer({ ...OK, stateEpoch: 0, leaderEpoch: 0, startOffset: NO_OFFSET, deliveryCompleteCount: UNSET });
-    return answer({ ...OK, stateEpoch: current.stateEpoch, leaderEpoch: current.leaderEpoch, startOffset: current.startOffset, deliveryCompleteCount: current.deliveryCompleteCount });
+    if (current === undefined)
+      return answer({ ...OK, stateEpoch: 0, leaderEpoch: 0, startOffset: NO_OFFSET, deliveryCompleteCount: UNSET });
+    return answer({
+      ...OK,
+      stateEpoch: current.stateEpoch,
+      leaderEpoch: current.leaderEpoch,
+      startOffset: current.startOffset,
+      deliveryCompleteCount: current.deliveryCompleteCount,
+    });
   }
 
   delete(key: SharePartitionKey): Result<ShareOpError> {

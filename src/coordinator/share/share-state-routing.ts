@@ -12,13 +12,7 @@ import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ShareOpError } from './share-coordinator.js';
 import type { ShareCoordinatorService, ShareStateBackend } from './share-coordinator-service.js';
-import type {
-  SharePartitionKey,
-  SharePersister,
-  ShareStateSnapshot,
-  ShareStateSummary,
-  ShareStateWrite,
-} from './share-state-persister.js';
+import type { SharePartitionKey, SharePersister, ShareStateSnapshot, ShareStateSummary, ShareStateWrite } from './share-state-persister.js';
 
 /** The share coordinators on other brokers. */
 export interface ShareStatePeers {
@@ -79,7 +73,13 @@ export class ShareStatePersister implements SharePersister {
 
   async write(key: SharePartitionKey, state: ShareStateWrite): Promise<void> {
     await this.call(key, 'write', (c) =>
-      c.write(key, { stateEpoch: state.stateEpoch, leaderEpoch: state.leaderEpoch, startOffset: state.startOffset, deliveryCompleteCount: state.deliveryCompleteCount ?? -1, stateBatches: state.stateBatches }),
+      c.write(key, {
+        stateEpoch: state.stateEpoch,
+        leaderEpoch: state.leaderEpoch,
+        startOffset: state.startOffset,
+        deliveryCompleteCount: state.deliveryCompleteCount ?? -1,
+        stateBatches: state.stateBatches,
+      }),
     );
   }
 
@@ -89,7 +89,12 @@ export class ShareStatePersister implements SharePersister {
 
   async readSummary(key: SharePartitionKey, leaderEpoch: number): Promise<ShareStateSummary> {
     const s = await this.call(key, 'readSummary', (c) => c.readSummary(key, leaderEpoch));
-    return { stateEpoch: s.stateEpoch, startOffset: s.startOffset, leaderEpoch: s.leaderEpoch, deliveryCompleteCount: s.deliveryCompleteCount };
+    return {
+      stateEpoch: s.stateEpoch,
+      startOffset: s.startOffset,
+      leaderEpoch: s.leaderEpoch,
+      deliveryCompleteCount: s.deliveryCompleteCount,
+    };
   }
 
   /** The coordinator of `key` as the metadata names it now. */
@@ -105,7 +110,10 @@ export class ShareStatePersister implements SharePersister {
       const answer = await op(this.coordinatorOf(key));
       if (answer.errorCode === ErrorCode.NONE) return answer;
       if (!RETRIABLE.has(answer.errorCode) || attempt >= this.maxAttempts) {
-        throw new KafkaError(answer.errorCode, `share state ${what} of ${key.groupId}:${key.topicId}:${key.partition} failed: ${answer.errorMessage ?? answer.errorCode}`);
+        throw new KafkaError(
+          answer.errorCode,
+          `share state ${what} of ${key.groupId}:${key.topicId}:${key.partition} failed: ${answer.errorMessage ?? answer.errorCode}`,
+        );
       }
       await this.sleep(backoff);
       backoff = Math.min(backoff * 2, this.maxRetryBackoffMs);

@@ -32,7 +32,10 @@ export function parseListFilter(request: ListTransactionsRequestData): { filter:
     try {
       pattern = new RegExp(`^(?:${request.transactionalIdPattern})$`, 'u');
     } catch (err) {
-      throw new KafkaError(ErrorCode.INVALID_REGULAR_EXPRESSION, `invalid transactional id pattern ${request.transactionalIdPattern}: ${String(err)}`);
+      throw new KafkaError(
+        ErrorCode.INVALID_REGULAR_EXPRESSION,
+        `invalid transactional id pattern ${request.transactionalIdPattern}: ${String(err)}`,
+      );
     }
   }
   return {

@@ -32,7 +32,8 @@ export function transactionRecord(m: TransactionMetadata): CoordinatorRecord {
       transactionTimeoutMs: m.txnTimeoutMs,
       transactionStatus: m.state,
       // Kafka writes no partition list (null) for Empty.
-      transactionPartitions: m.state === TransactionState.Empty ? null : groupByTopic(m.partitions).map((g) => ({ topic: g.topic, partitionIds: g.partitions })),
+      transactionPartitions:
+        m.state === TransactionState.Empty ? null : groupByTopic(m.partitions).map((g) => ({ topic: g.topic, partitionIds: g.partitions })),
       transactionLastUpdateTimestampMs: BigInt(m.txnLastUpdateTimestamp),
       transactionStartTimestampMs: BigInt(m.txnStartTimestamp),
       clientTransactionVersion: m.clientTransactionVersion,
@@ -73,7 +74,10 @@ export function decodeTransactionRecord(key: Buffer, value: Buffer | null): Deco
       partitions:
         state === TransactionState.Empty
           ? []
-          : unionOf([], (v.transactionPartitions ?? []).flatMap((p) => p.partitionIds.map((partition) => ({ topic: p.topic, partition })))),
+          : unionOf(
+              [],
+              (v.transactionPartitions ?? []).flatMap((p) => p.partitionIds.map((partition) => ({ topic: p.topic, partition }))),
+            ),
       txnStartTimestamp: Number(v.transactionStartTimestampMs),
       txnLastUpdateTimestamp: Number(v.transactionLastUpdateTimestampMs),
       clientTransactionVersion: v.clientTransactionVersion,

@@ -114,7 +114,8 @@ export class TransactionCoordinatorService {
     if (this.options.log.exists() && !this.options.leads(partition)) {
       throw new KafkaError(ErrorCode.NOT_COORDINATOR, `this broker does not lead ${TRANSACTION_STATE_TOPIC}-${partition}`);
     }
-    if (this.loading.has(partition)) throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `${TRANSACTION_STATE_TOPIC}-${partition} is loading`);
+    if (this.loading.has(partition))
+      throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `${TRANSACTION_STATE_TOPIC}-${partition} is loading`);
     return partition;
   }
 
@@ -151,7 +152,8 @@ export class TransactionCoordinatorService {
     verifyOnly: boolean;
     clientTransactionVersion: number;
   }): Promise<PartitionResult[]> {
-    const all = (errorCode: number): PartitionResult[] => r.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, errorCode }));
+    const all = (errorCode: number): PartitionResult[] =>
+      r.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, errorCode }));
     if (r.transactionalId === '') return all(ErrorCode.INVALID_REQUEST);
     try {
       const partition = this.coordinated(r.transactionalId);
@@ -164,7 +166,12 @@ export class TransactionCoordinatorService {
 
   async addOffsets(r: { transactionalId: string; producerId: bigint; producerEpoch: number; groupId: string }): Promise<number> {
     const offsets = { topic: CONSUMER_OFFSETS_TOPIC, partition: this.options.offsetsPartitionFor(r.groupId) };
-    const [result] = await this.addPartitions({ ...r, partitions: [offsets], verifyOnly: false, clientTransactionVersion: ADD_OFFSETS_TRANSACTION_VERSION });
+    const [result] = await this.addPartitions({
+      ...r,
+      partitions: [offsets],
+      verifyOnly: false,
+      clientTransactionVersion: ADD_OFFSETS_TRANSACTION_VERSION,
+    });
     return result!.errorCode;
   }
 

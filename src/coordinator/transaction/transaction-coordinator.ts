@@ -127,13 +127,19 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
   }
 
   initProducerId(request: InitProducerIdRequest, allocated: bigint | null, now: number): Result<ProducerIdAndEpoch | NeedsProducerId> {
-    return this.write((fx) => this.init(request, allocated, now, fx), (errorCode) => ({ errorCode, ...FAILED }));
+    return this.write(
+      (fx) => this.init(request, allocated, now, fx),
+      (errorCode) => ({ errorCode, ...FAILED }),
+    );
   }
 
   private init(request: InitProducerIdRequest, allocated: bigint | null, now: number, fx: Effects): ProducerIdAndEpoch | NeedsProducerId {
     const timeoutMs = request.transactionTimeoutMs;
     if (timeoutMs <= 0 || timeoutMs > this.config.transactionMaxTimeoutMs) {
-      throw new KafkaError(ErrorCode.INVALID_TRANSACTION_TIMEOUT, `transaction timeout ${timeoutMs} ms is not in (0, ${this.config.transactionMaxTimeoutMs}]`);
+      throw new KafkaError(
+        ErrorCode.INVALID_TRANSACTION_TIMEOUT,
+        `transaction timeout ${timeoutMs} ms is not in (0, ${this.config.transactionMaxTimeoutMs}]`,
+      );
     }
     const expected = expectedProducer(request);
     const existing = this.txns.get(request.transactionalId);
@@ -180,7 +186,10 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
     try {
       const m = this.ownTransaction(request.transactionalId, request.producerId, request.producerEpoch, false);
       if (isPreparing(m.state)) throw concurrent(m);
-      return request.partitions.map((tp) => ({ ...tp, errorCode: contains(m.partitions, tp) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE }));
+      return request.partitions.map((tp) => ({
+        ...tp,
+        errorCode: contains(m.partitions, tp) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE,
+      }));
     } catch (err) {
       const errorCode = kafkaErrorCode(err);
       return request.partitions.map((tp) => ({ ...tp, errorCode }));
@@ -192,8 +201,10 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
     const m = this.txns.get(transactionalId);
     if (m === undefined) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `unknown transactional id ${transactionalId}`);
     if (pendingFirst && isPreparing(m.state)) throw concurrent(m);
-    if (m.producerId !== producerId) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `producer id ${producerId} is not the one of ${transactionalId}`);
-    if (m.producerEpoch !== producerEpoch) throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${producerEpoch} is not the current ${m.producerEpoch} of ${transactionalId}`);
+    if (m.producerId !== producerId)
+      throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `producer id ${producerId} is not the one of ${transactionalId}`);
+    if (m.producerEpoch !== producerEpoch)
+      throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${producerEpoch} is not the current ${m.producerEpoch} of ${transactionalId}`);
     return m;
   }
 
@@ -203,15 +214,21 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
    */
   endTxn(request: EndTxnRequest, allocated: bigint | null, now: number): Result<ProducerIdAndEpoch | NeedsProducerId> {
     return this.write(
-      (fx) => (supportsEpochBump(request.clientTransactionVersion) ? this.endTv2(request, allocated, now, fx) : this.endTv1(request, now, fx)),
+      (fx) =>
+        supportsEpochBump(request.clientTransactionVersion) ? this.endTv2(request, allocated, now, fx) : this.endTv1(request, now, fx),
       (errorCode) => ({ errorCode, ...FAILED }),
     );
   }
 
   private endTv1(request: EndTxnRequest, now: number, fx: Effects): ProducerIdAndEpoch {
     const m = this.txns.get(request.transactionalId);
-    if (m === undefined || m.producerId !== request.producerId) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `producer id ${request.producerId} is not the one of ${request.transactionalId}`);
-    if (request.producerEpoch !== m.producerEpoch) throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${request.producerEpoch} is not the current ${m.producerEpoch}`);
+    if (m === undefined || m.producerId !== request.producerId)
+      throw new KafkaError(
+        ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+        `producer id ${request.producerId} is not the one of ${request.transactionalId}`,
+      );
+    if (request.producerEpoch !== m.producerEpoch)
+      throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${request.producerEpoch} is not the current ${m.producerEpoch}`);
     if (isPreparing(m.state)) throw concurrent(m);
     if (m.state === TransactionState.Ongoing) {
       this.commit(prepareEnd(m, request.commit, 0, NO_PRODUCER_ID, now, false), fx);
@@ -236,18 +253,38 @@ export class TransactionCoordinator implements CoordinatorShard<MarkerJob> {
   private endTv2(request: EndTxnRequest, allocated: bigint | null, now: number, fx: Effects): ProducerIdAndEpoch | NeedsProducerId {
     const m = this.txns.get(request.transactionalId);
     if (m === undefined) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `unknown transactional id ${request.transactionalId}`);
-    const retryOnOverflow = m.prevProducerId === request.producerId && request.producerEpoch === MAX_PRODUCER_EPOCH - 1 && m.producerEpoch === 0;
+    const retryOnOverflow =
+      m.prevProducerId === request.producerId && request.producerEpoch === MAX_PRODUCER_EPOCH - 1 && m.producerEpoch === 0;
     const retryOnEpochBump = m.producerEpoch === request.producerEpoch + 1;
     const isRetry = retryOnEpochBump || retryOnOverflow;
     const current = request.producerEpoch === m.producerEpoch;
-    const validEpoch = isPreparing(m.state) ? retryOnEpochBump || current : isIdle(m.state) && m.state !== TransactionState.Empty ? isRetry || current : current;
-    if (m.producerId !== request.producerId && !retryOnOverflow) throw new KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING, `producer id ${request.producerId} is not the one of ${request.transactionalId}`);
-    if (!validEpoch) throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${request.producerEpoch} does not end a transaction of ${request.transactionalId} (epoch ${m.producerEpoch})`);
+    const validEpoch = isPreparing(m.state)
+      ? retryOnEpochBump || current
+      : isIdle(m.state) && m.state !== TransactionState.Empty
+        ? isRetry || current
+        : current;
+    if (m.producerId !== request.producerId && !retryOnOverflow)
+      throw new KafkaError(
+        ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+        `producer id ${request.producerId} is not the one of ${request.transactionalId}`,
+      );
+    if (!validEpoch)
+      throw new KafkaError(
+        ErrorCode.PRODUCER_FENCED,
+        `epoch ${request.producerEpoch} does not end a transaction of ${request.transactionalId} (epoch ${m.producerEpoch})`,
+      );
     if (isPreparing(m.state)) throw concurrent(m);
     const end = (commit: boolean, noPartitionAdded: boolean): ProducerIdAndEpoch | NeedsProducerId => {
       const exhausted = isEpochExhausted(m.producerEpoch);
       if (exhausted && allocated === null) return NEEDS_PRODUCER_ID;
-      const prepared = prepareEnd(m, commit, request.clientTransactionVersion, exhausted ? allocated! : NO_PRODUCER_ID, now, noPartitionAdded);
+      const prepared = prepareEnd(
+        m,
+        commit,
+        request.clientTransactionVersion,
+        exhausted ? allocated! : NO_PRODUCER_ID,
+        now,
+        noPartitionAdded,
+      );
       this.commit(prepared, fx);
       const after = complete(prepared, now);
       return { errorCode: ErrorCode.NONE, producerId: after.producerId, producerEpoch: after.producerEpoch };
@@ -418,7 +455,10 @@ function markerJobOf(m: TransactionMetadata): MarkerJob {
 function expectedProducer(request: InitProducerIdRequest): { producerId: bigint; producerEpoch: number } | null {
   if (request.producerId === NO_PRODUCER_ID && request.producerEpoch === NO_PRODUCER_EPOCH) return null;
   if (request.producerId < 0n || request.producerEpoch < 0) {
-    throw new KafkaError(ErrorCode.INVALID_REQUEST, `producer id ${request.producerId} and epoch ${request.producerEpoch} must both be set or both be -1`);
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      `producer id ${request.producerId} and epoch ${request.producerEpoch} must both be set or both be -1`,
+    );
   }
   return { producerId: request.producerId, producerEpoch: request.producerEpoch };
 }
@@ -437,9 +477,15 @@ function isKnownProducer(m: TransactionMetadata, expected: { producerId: bigint;
 }
 
 function concurrent(m: TransactionMetadata): KafkaError {
-  return new KafkaError(ErrorCode.CONCURRENT_TRANSACTIONS, `transactional id ${m.transactionalId} is completing its transaction (${stateName(m.state)})`);
+  return new KafkaError(
+    ErrorCode.CONCURRENT_TRANSACTIONS,
+    `transactional id ${m.transactionalId} is completing its transaction (${stateName(m.state)})`,
+  );
 }
 
 function invalidState(m: TransactionMetadata, commit: boolean): KafkaError {
-  return new KafkaError(ErrorCode.INVALID_TXN_STATE, `transactional id ${m.transactionalId} is ${stateName(m.state)}: it cannot ${commit ? 'commit' : 'abort'}`);
+  return new KafkaError(
+    ErrorCode.INVALID_TXN_STATE,
+    `transactional id ${m.transactionalId} is ${stateName(m.state)}: it cannot ${commit ? 'commit' : 'abort'}`,
+  );
 }

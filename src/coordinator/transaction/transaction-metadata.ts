@@ -89,7 +89,8 @@ function transition(m: TransactionMetadata, change: Change): TransactionMetadata
  */
 export function bumpEpoch(m: TransactionMetadata, txnTimeoutMs: number, expectedEpoch: number | null, now: number): TransactionMetadata {
   // Kafka rotates the producer id before the epoch can run out; reaching here means a fenced producer asked.
-  if (isEpochExhausted(m.producerEpoch)) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `producer id ${m.producerId} has no epochs left`);
+  if (isEpochExhausted(m.producerEpoch))
+    throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `producer id ${m.producerId} has no epochs left`);
   let producerEpoch: number;
   let lastProducerEpoch: number;
   if (expectedEpoch === null) {
@@ -102,13 +103,30 @@ export function bumpEpoch(m: TransactionMetadata, txnTimeoutMs: number, expected
     producerEpoch = m.producerEpoch;
     lastProducerEpoch = m.lastProducerEpoch;
   } else {
-    throw new KafkaError(ErrorCode.PRODUCER_FENCED, `epoch ${expectedEpoch} is neither the current ${m.producerEpoch} nor the previous ${m.lastProducerEpoch}`);
+    throw new KafkaError(
+      ErrorCode.PRODUCER_FENCED,
+      `epoch ${expectedEpoch} is neither the current ${m.producerEpoch} nor the previous ${m.lastProducerEpoch}`,
+    );
   }
-  return transition(m, { state: TransactionState.Empty, producerEpoch, lastProducerEpoch, txnTimeoutMs, partitions: [], txnStartTimestamp: -1, txnLastUpdateTimestamp: now });
+  return transition(m, {
+    state: TransactionState.Empty,
+    producerEpoch,
+    lastProducerEpoch,
+    txnTimeoutMs,
+    partitions: [],
+    txnStartTimestamp: -1,
+    txnLastUpdateTimestamp: now,
+  });
 }
 
 /** InitProducerId when the epoch ran out: a new producer id at epoch 0. */
-export function rotateProducerId(m: TransactionMetadata, producerId: bigint, txnTimeoutMs: number, now: number, keepLastEpoch: boolean): TransactionMetadata {
+export function rotateProducerId(
+  m: TransactionMetadata,
+  producerId: bigint,
+  txnTimeoutMs: number,
+  now: number,
+  keepLastEpoch: boolean,
+): TransactionMetadata {
   return transition(m, {
     state: TransactionState.Empty,
     producerId,
@@ -121,7 +139,12 @@ export function rotateProducerId(m: TransactionMetadata, producerId: bigint, txn
   });
 }
 
-export function addPartitions(m: TransactionMetadata, added: readonly TopicPartition[], now: number, clientTransactionVersion: number): TransactionMetadata {
+export function addPartitions(
+  m: TransactionMetadata,
+  added: readonly TopicPartition[],
+  now: number,
+  clientTransactionVersion: number,
+): TransactionMetadata {
   return transition(m, {
     state: TransactionState.Ongoing,
     partitions: unionOf(m.partitions, added),
@@ -145,7 +168,14 @@ export function fencedEpoch(m: TransactionMetadata): number {
  * runs out); an abort already at the highest epoch goes through without one, so that a broken
  * producer can recover. `noPartitionAdded`: a TV2 abort of a transaction that never started.
  */
-export function prepareEnd(m: TransactionMetadata, commit: boolean, transactionVersion: number, nextProducerId: bigint, now: number, noPartitionAdded: boolean): TransactionMetadata {
+export function prepareEnd(
+  m: TransactionMetadata,
+  commit: boolean,
+  transactionVersion: number,
+  nextProducerId: bigint,
+  now: number,
+  noPartitionAdded: boolean,
+): TransactionMetadata {
   let producerEpoch = m.producerEpoch;
   let lastProducerEpoch = m.lastProducerEpoch;
   if (supportsEpochBump(transactionVersion)) {

@@ -24,7 +24,10 @@ const BY_NAME: ReadonlyMap<string, TransactionState> = new Map(Object.entries(Tr
 
 const { Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence } = TransactionState;
 
-const VALID_PREVIOUS: ReadonlyMap<TransactionState, ReadonlySet<TransactionState>> = new Map<TransactionState, ReadonlySet<TransactionState>>([
+const VALID_PREVIOUS: ReadonlyMap<TransactionState, ReadonlySet<TransactionState>> = new Map<
+  TransactionState,
+  ReadonlySet<TransactionState>
+>([
   [Empty, new Set([Empty, CompleteCommit, CompleteAbort])],
   [Ongoing, new Set([Ongoing, Empty, CompleteCommit, CompleteAbort])],
   [PrepareCommit, new Set([Ongoing])],

@@ -85,7 +85,6 @@ class Sending {
   }
 }
 
-
 export class TxnMarkerSender {
   private readonly sending = new Map<string, Sending>();
   private closed = false;
@@ -99,7 +98,9 @@ export class TxnMarkerSender {
     const sending = new Sending(job);
     this.sending.set(key, sending);
     this.run(sending)
-      .catch((err: unknown) => this.options.logger.error('writing transaction markers failed', { transactionalId: job.transactionalId, error: String(err) }))
+      .catch((err: unknown) =>
+        this.options.logger.error('writing transaction markers failed', { transactionalId: job.transactionalId, error: String(err) }),
+      )
       .finally(() => {
         if (this.sending.get(key) === sending) this.sending.delete(key);
       });
@@ -133,10 +134,20 @@ export class TxnMarkerSender {
           case 'written':
             break;
           case 'dropped':
-            this.options.logger.info('transaction marker dropped: the partition is gone', { transactionalId: job.transactionalId, topic: tp.topic, partition: tp.partition, errorCode });
+            this.options.logger.info('transaction marker dropped: the partition is gone', {
+              transactionalId: job.transactionalId,
+              topic: tp.topic,
+              partition: tp.partition,
+              errorCode,
+            });
             break;
           case 'fenced':
-            this.options.logger.warn('transaction markers stopped: a newer coordinator or producer epoch owns the partition', { transactionalId: job.transactionalId, topic: tp.topic, partition: tp.partition, errorCode });
+            this.options.logger.warn('transaction markers stopped: a newer coordinator or producer epoch owns the partition', {
+              transactionalId: job.transactionalId,
+              topic: tp.topic,
+              partition: tp.partition,
+              errorCode,
+            });
             return;
           case 'retry':
             retry.push(tp);
@@ -160,7 +171,10 @@ export class TxnMarkerSender {
       });
       return new Map(results.map((r) => [topicPartitionKey(r.topic, r.partition), r.errorCode]));
     } catch (err) {
-      this.options.logger.warn('writing transaction markers failed; retrying', { transactionalId: job.transactionalId, error: String(err) });
+      this.options.logger.warn('writing transaction markers failed; retrying', {
+        transactionalId: job.transactionalId,
+        error: String(err),
+      });
       return new Map();
     }
   }

@@ -7,7 +7,16 @@
  * the first filter that matched it. Validation (and authorization) is the handler's.
  */
 import { kafkaErrorCode } from '../../common/kafka-error.js';
-import { entryMatches, patternKey, patternMatches, sameEntry, type AclBinding, type AclBindingFilter, type AclSet, type ResourcePattern } from '../../security/acl/index.js';
+import {
+  entryMatches,
+  patternKey,
+  patternMatches,
+  sameEntry,
+  type AclBinding,
+  type AclBindingFilter,
+  type AclSet,
+  type ResourcePattern,
+} from '../../security/acl/index.js';
 import type { MetadataWriter } from '../metadata-writer.js';
 
 export type AclCreateResult = { readonly errorCode: number; readonly errorMessage: string | null };

@@ -64,7 +64,13 @@ export function assignReplicas(
   checkIndex('startPartitionId', options.startPartitionId);
   const sorted = [...brokers].sort((a, b) => a.id - b.id);
   const withRack = options.ignoreRacks === true ? 0 : sorted.filter((b) => b.rack !== null).length;
-  if (withRack === 0) return assignRackUnaware(sorted.map((b) => b.id), partitions, replicationFactor, options);
+  if (withRack === 0)
+    return assignRackUnaware(
+      sorted.map((b) => b.id),
+      partitions,
+      replicationFactor,
+      options,
+    );
   if (withRack < sorted.length) {
     throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Not all brokers have rack information for replica rack aware assignment.');
   }
@@ -85,15 +91,20 @@ export function assignReplicasForNewPartitions(
   options: Pick<AssignmentOptions, 'ignoreRacks'> = {},
 ): Map<number, number[]> {
   const partition0 = existing[0];
-  if (partition0 === undefined || partition0.length === 0) throw new RangeError('a topic has at least partition 0, with at least one replica');
+  if (partition0 === undefined || partition0.length === 0)
+    throw new RangeError('a topic has at least partition 0, with at least one replica');
   const ids = brokers.map((b) => b.id).sort((a, b) => a - b);
-  const startIndex = Math.max(0, ids.findIndex((id) => id >= partition0[0]!));
+  const startIndex = Math.max(
+    0,
+    ids.findIndex((id) => id >= partition0[0]!),
+  );
   return assignReplicas(brokers, added, partition0.length, { ...options, fixedStartIndex: startIndex, startPartitionId: existing.length });
 }
 
 /** Kafka passes -1 for "none"; here absence says that, so a negative value is a caller's slip. */
 function checkIndex(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+    throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
 }
 
 /** Kafka's `Random.nextInt(bound)` on a [0, 1) source. */
@@ -135,7 +146,12 @@ function followerIndex(firstIndex: number, shift: number, replica: number, broke
   return (firstIndex + 1 + ((shift + replica) % (brokerCount - 1))) % brokerCount;
 }
 
-function assignRackUnaware(ids: readonly number[], partitions: number, replicationFactor: number, options: AssignmentOptions): Map<number, number[]> {
+function assignRackUnaware(
+  ids: readonly number[],
+  partitions: number,
+  replicationFactor: number,
+  options: AssignmentOptions,
+): Map<number, number[]> {
   const n = ids.length;
   return walk(n, partitions, options, (firstIndex, shift) => {
     const replicas = [ids[firstIndex]!];

@@ -9,7 +9,14 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { PartitionAdmin } from './partition-admin.js';
 import type { MetadataWriter } from '../metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from '../metadata-image.js';
-import { BROKER_CONFIG_BY_NAME, PER_BROKER_DYNAMIC_CONFIGS, TOPIC_CONFIG_BY_NAME, isListenerOnlySecurityConfig, splitList, validateValue } from '../config/config-definitions.js';
+import {
+  BROKER_CONFIG_BY_NAME,
+  PER_BROKER_DYNAMIC_CONFIGS,
+  TOPIC_CONFIG_BY_NAME,
+  isListenerOnlySecurityConfig,
+  splitList,
+  validateValue,
+} from '../config/config-definitions.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import { checkGroupConfigs } from '../config/group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from '../topic-names.js';
@@ -94,10 +101,20 @@ export class TopicAdmin {
     return this.serialize(async () => {
       const checked = this.checkNewTopic(spec);
       if ('errorCode' in checked) return { ...checked, topic: null, replicationFactor: -1 };
-      const assignments = spec.assignments.length > 0 ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds) : null;
+      const assignments =
+        spec.assignments.length > 0
+          ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
+          : null;
       let topic: TopicImage;
       try {
-        topic = this.writer.proposeTopic(spec.name, randomUuid(), checked.partitions, checked.replicationFactor, checked.configs, assignments);
+        topic = this.writer.proposeTopic(
+          spec.name,
+          randomUuid(),
+          checked.partitions,
+          checked.replicationFactor,
+          checked.configs,
+          assignments,
+        );
       } catch (err) {
         return { ...fail(kafkaErrorCode(err), (err as Error).message), topic: null, replicationFactor: -1 };
       }
@@ -111,10 +128,12 @@ export class TopicAdmin {
   private checkNewTopic(spec: NewTopic): AdminResult | { partitions: number; replicationFactor: number; configs: Map<string, string> } {
     const nameProblem = topicNameProblem(spec.name);
     if (nameProblem !== null) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
-    if (spec.name === CLUSTER_METADATA_TOPIC) return fail(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
+    if (spec.name === CLUSTER_METADATA_TOPIC)
+      return fail(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
     if (this.metadata.topic(spec.name) !== undefined) return fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${spec.name}' already exists.`);
     const colliding = this.metadata.topics().find((t) => collisionKey(t.name) === collisionKey(spec.name));
-    if (colliding !== undefined) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${spec.name}' collides with existing topic: ${colliding.name}`);
+    if (colliding !== undefined)
+      return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${spec.name}' collides with existing topic: ${colliding.name}`);
     const layout = spec.assignments.length > 0 ? this.checkAssignments(spec) : this.checkCounts(spec);
     if ('errorCode' in layout) return layout;
     const configs = new Map<string, string>();
@@ -131,7 +150,8 @@ export class TopicAdmin {
     const partitions = spec.numPartitions === -1 ? this.defaults.numPartitions : spec.numPartitions;
     const replicationFactor = spec.replicationFactor === -1 ? this.defaults.replicationFactor : spec.replicationFactor;
     if (partitions <= 0) return fail(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-    if (partitions > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+    if (partitions > MAX_PARTITIONS_PER_REQUEST)
+      return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
     if (replicationFactor <= 0) {
       return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
     }
@@ -152,7 +172,8 @@ export class TopicAdmin {
     if (spec.replicationFactor !== -1) {
       return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
     }
-    if (spec.assignments.length > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+    if (spec.assignments.length > MAX_PARTITIONS_PER_REQUEST)
+      return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
     const indexes = spec.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
     if (indexes.some((p, i) => p !== i)) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
@@ -166,17 +187,24 @@ export class TopicAdmin {
   }
 
   private checkReplicas(brokerIds: readonly number[], expected: number): AdminResult | null {
-    if (brokerIds.length === 0) return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
+    if (brokerIds.length === 0)
+      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
     const unknown = brokerIds.find((b) => this.metadata.broker(b) === undefined);
     if (unknown !== undefined) {
-      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${unknown}, but no such broker is registered.`);
+      return fail(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `The manual partition assignment includes broker ${unknown}, but no such broker is registered.`,
+      );
     }
     const repeated = brokerIds.find((b, i) => brokerIds.indexOf(b) !== i);
     if (repeated !== undefined) {
       return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${repeated} more than once.`);
     }
     if (brokerIds.length !== expected) {
-      return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes a partition with ${brokerIds.length} replica(s), but this is not consistent with previous partitions, which have ${expected} replica(s).`);
+      return fail(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `The manual partition assignment includes a partition with ${brokerIds.length} replica(s), but this is not consistent with previous partitions, which have ${expected} replica(s).`,
+      );
     }
     return null;
   }
@@ -204,10 +232,14 @@ export class TopicAdmin {
       if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
       if (count === topic.partitionCount) return fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${count} partition(s).`);
       if (count < topic.partitionCount) {
-        return fail(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitionCount} partition(s); ${count} would not be an increase.`);
+        return fail(
+          ErrorCode.INVALID_PARTITIONS,
+          `The topic ${name} currently has ${topic.partitionCount} partition(s); ${count} would not be an increase.`,
+        );
       }
       const added = count - topic.partitionCount;
-      if (added > MAX_PARTITIONS_PER_REQUEST) return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
+      if (added > MAX_PARTITIONS_PER_REQUEST)
+        return fail(ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.');
       if (assignments !== null) {
         if (assignments.length !== added) {
           return fail(
@@ -269,7 +301,10 @@ export function checkTopicOverrides(overrides: ReadonlyMap<string, string>): Adm
     if (problem !== null) return fail(ErrorCode.INVALID_CONFIG, problem);
   }
   if (overrides.get('remote.storage.enable')?.trim().toLowerCase() === 'true') {
-    return fail(ErrorCode.INVALID_CONFIG, 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.');
+    return fail(
+      ErrorCode.INVALID_CONFIG,
+      'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.',
+    );
   }
   return null;
 }
@@ -283,16 +318,26 @@ export function checkDynamicBrokerConfigs(scope: DynamicScope, configs: Readonly
   const fixed = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)?.dynamic !== true);
   if (fixed.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
   const tls = [...configs.keys()].filter(isListenerOnlySecurityConfig);
-  if (tls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `These security configs can be dynamically updated only per-listener using the listener prefix: [${tls.join(', ')}]`);
+  if (tls.length > 0)
+    return fail(
+      ErrorCode.INVALID_REQUEST,
+      `These security configs can be dynamically updated only per-listener using the listener prefix: [${tls.join(', ')}]`,
+    );
   // Kafka 3.9 stores a password in ZooKeeper only encrypted with password.encoder.secret; Sluice
   // keeps no key material in its metadata at all, so the keys stay in server.properties.
   const secrets = [...configs.keys()].filter((k) => BROKER_CONFIG_BY_NAME.get(k)!.type === 'password');
   if (secrets.length > 0) {
-    return fail(ErrorCode.INVALID_CONFIG, `Password configs cannot be updated dynamically on this broker (set them in server.properties): ${secrets.join(',')}`);
+    return fail(
+      ErrorCode.INVALID_CONFIG,
+      `Password configs cannot be updated dynamically on this broker (set them in server.properties): ${secrets.join(',')}`,
+    );
   }
   const perBroker = [...configs.keys()].filter((k) => PER_BROKER_DYNAMIC_CONFIGS.has(k));
   if (scope === 'clusterDefault' && perBroker.length > 0) {
-    return fail(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: [${perBroker.join(', ')}]`);
+    return fail(
+      ErrorCode.INVALID_REQUEST,
+      `Cannot update these configs at default cluster level, broker id must be specified: [${perBroker.join(', ')}]`,
+    );
   }
   for (const [name, value] of configs) {
     // Kafka 4.4 refuses a broker value that does not parse as INVALID_REQUEST (topics and groups: INVALID_CONFIG).

@@ -26,7 +26,8 @@ export interface AlterationTarget {
 /** The overrides after the alterations, or the Kafka error that refuses them. */
 export function applyAlterations(target: AlterationTarget, alterations: readonly ConfigAlteration[]): Map<string, string> | AdminResult {
   const names = alterations.map((a) => a.name);
-  if (new Set(names).size !== names.length) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
+  if (new Set(names).size !== names.length)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
   const next = new Map(target.overrides);
   for (const a of alterations) {
     if (a.operation === ConfigOperation.DELETE) {
@@ -51,7 +52,9 @@ export function applyAlterations(target: AlterationTarget, alterations: readonly
     const current = splitList(next.get(a.name) ?? target.effective(a.name) ?? '');
     const items = splitList(a.value);
     const edited =
-      a.operation === ConfigOperation.APPEND ? [...current, ...items.filter((i) => !current.includes(i))] : current.filter((i) => !items.includes(i));
+      a.operation === ConfigOperation.APPEND
+        ? [...current, ...items.filter((i) => !current.includes(i))]
+        : current.filter((i) => !items.includes(i));
     next.set(a.name, edited.join(','));
   }
   return next;

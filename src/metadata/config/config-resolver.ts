@@ -87,7 +87,9 @@ export class ConfigResolver {
    * (`segment.ms` shows no `log.roll.hours`).
    */
   private synonymsOf(keys: readonly string[]): ConfigSynonym[] {
-    const bySource = keys.flatMap((k) => this.brokerLayers(k)).sort((a, b) => SOURCE_PRECEDENCE.indexOf(a.source) - SOURCE_PRECEDENCE.indexOf(b.source));
+    const bySource = keys
+      .flatMap((k) => this.brokerLayers(k))
+      .sort((a, b) => SOURCE_PRECEDENCE.indexOf(a.source) - SOURCE_PRECEDENCE.indexOf(b.source));
     const own = bySource.findIndex((s) => s.name === keys[0]);
     return own < 0 ? [] : bySource.slice(own);
   }
@@ -123,14 +125,19 @@ export class ConfigResolver {
   }
 
   /** A key of a resource that overrides broker settings (a topic, a group): its override, else its first broker synonym with a value. */
-  private overridableEntry(def: ConfigDefinition & { readonly synonyms: readonly BrokerSynonym[] }, overrides: ReadonlyMap<string, string>, overrideSource: number): ConfigEntry {
+  private overridableEntry(
+    def: ConfigDefinition & { readonly synonyms: readonly BrokerSynonym[] },
+    overrides: ReadonlyMap<string, string>,
+    overrideSource: number,
+  ): ConfigEntry {
     const synonyms: ConfigSynonym[] = [];
     const override = overrides.get(def.name);
     if (override !== undefined) synonyms.push({ name: def.name, value: override, source: overrideSource });
     let inherited: { value: string; source: number } | null = null;
     for (const syn of def.synonyms) {
       const layers = this.brokerLayers(syn.key);
-      if (inherited === null && layers[0] !== undefined) inherited = { value: scaled(layers[0].value, syn.scale), source: layers[0].source };
+      if (inherited === null && layers[0] !== undefined)
+        inherited = { value: scaled(layers[0].value, syn.scale), source: layers[0].source };
     }
     synonyms.push(...this.synonymsOf(def.synonyms.map((s) => s.key)));
     const chosen =
@@ -155,7 +162,11 @@ export class ConfigResolver {
   private groupEntry(def: GroupConfigDefinition, overrides: ReadonlyMap<string, string>): ConfigEntry {
     const entry = this.overridableEntry(def, overrides, ConfigSource.GROUP_CONFIG);
     if (entry.synonyms.some((s) => s.source === ConfigSource.DEFAULT_CONFIG)) return entry;
-    const fallback: ConfigSynonym = { name: def.synonyms[0]?.key ?? def.name, value: def.defaultValue ?? '', source: ConfigSource.DEFAULT_CONFIG };
+    const fallback: ConfigSynonym = {
+      name: def.synonyms[0]?.key ?? def.name,
+      value: def.defaultValue ?? '',
+      source: ConfigSource.DEFAULT_CONFIG,
+    };
     const inherited = entry.source === ConfigSource.DEFAULT_CONFIG;
     return { ...entry, ...(inherited ? { value: fallback.value } : {}), synonyms: [...entry.synonyms, fallback] };
   }

@@ -58,33 +58,120 @@ function range(kind: string, what: string, min: number, max: number): BrokerBoun
 
 /** Every key Kafka 4.4 accepts for a group; the internal ones are not described. */
 export const GROUP_CONFIGS: readonly GroupConfigDefinition[] = [
-  group('consumer.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the consumer group protocol.', { min: 1, bounds: range('consumer', 'session.timeout.ms', 45_000, 60_000) }),
-  group('consumer.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a consumer group.', { min: 1, bounds: range('consumer', 'heartbeat.interval.ms', 5_000, 15_000) }),
+  group('consumer.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the consumer group protocol.', {
+    min: 1,
+    bounds: range('consumer', 'session.timeout.ms', 45_000, 60_000),
+  }),
+  group('consumer.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a consumer group.', {
+    min: 1,
+    bounds: range('consumer', 'heartbeat.interval.ms', 5_000, 15_000),
+  }),
   group('consumer.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a consumer group.', { min: 0 }),
-  group('consumer.assignor.offload.enable', 'boolean', 'true', 'Whether to offload consumer group assignment to a group coordinator background thread.', { internal: true }),
-  group('share.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the share group protocol.', { min: 1, bounds: range('share', 'session.timeout.ms', 45_000, 60_000) }),
-  group('share.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a share group.', { min: 1, bounds: range('share', 'heartbeat.interval.ms', 5_000, 15_000) }),
-  group('share.record.lock.duration.ms', 'int', '30000', 'The record acquisition lock duration in milliseconds for share groups.', { min: 1000, bounds: range('share', 'record.lock.duration.ms', 15_000, 60_000) }),
-  group('share.delivery.count.limit', 'int', '5', 'The maximum number of delivery attempts for a record delivered to a share group.', { min: 2, bounds: range('share', 'delivery.count.limit', 2, 10) }),
-  group('share.partition.max.record.locks', 'int', '2000', 'Share-group record lock limit per share-partition.', { min: 100, bounds: range('share', 'partition.max.record.locks', 100, 10_000) }),
-  group('share.auto.offset.reset', 'string', 'latest', 'The strategy to initialize the share-partition start offset: earliest, latest or by_duration:<ISO8601 duration>.', { broker: false }),
+  group(
+    'consumer.assignor.offload.enable',
+    'boolean',
+    'true',
+    'Whether to offload consumer group assignment to a group coordinator background thread.',
+    { internal: true },
+  ),
+  group('share.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the share group protocol.', {
+    min: 1,
+    bounds: range('share', 'session.timeout.ms', 45_000, 60_000),
+  }),
+  group('share.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members of a share group.', {
+    min: 1,
+    bounds: range('share', 'heartbeat.interval.ms', 5_000, 15_000),
+  }),
+  group('share.record.lock.duration.ms', 'int', '30000', 'The record acquisition lock duration in milliseconds for share groups.', {
+    min: 1000,
+    bounds: range('share', 'record.lock.duration.ms', 15_000, 60_000),
+  }),
+  group('share.delivery.count.limit', 'int', '5', 'The maximum number of delivery attempts for a record delivered to a share group.', {
+    min: 2,
+    bounds: range('share', 'delivery.count.limit', 2, 10),
+  }),
+  group('share.partition.max.record.locks', 'int', '2000', 'Share-group record lock limit per share-partition.', {
+    min: 100,
+    bounds: range('share', 'partition.max.record.locks', 100, 10_000),
+  }),
+  group(
+    'share.auto.offset.reset',
+    'string',
+    'latest',
+    'The strategy to initialize the share-partition start offset: earliest, latest or by_duration:<ISO8601 duration>.',
+    { broker: false },
+  ),
   group('share.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a share group.', { min: 0 }),
-  group('share.assignor.offload.enable', 'boolean', 'true', 'Whether to offload share group assignment to a group coordinator background thread.', { internal: true }),
-  group('streams.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the streams group protocol.', { min: 1, bounds: range('streams', 'session.timeout.ms', 45_000, 60_000) }),
-  group('streams.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members.', { min: 1, bounds: range('streams', 'heartbeat.interval.ms', 5_000, 15_000) }),
-  group('streams.num.standby.replicas', 'int', '0', 'The number of standby replicas for each task.', { min: 0, bounds: { maxKey: 'group.streams.max.standby.replicas', maxDefault: 2 } }),
+  group(
+    'share.assignor.offload.enable',
+    'boolean',
+    'true',
+    'Whether to offload share group assignment to a group coordinator background thread.',
+    { internal: true },
+  ),
+  group('streams.session.timeout.ms', 'int', '45000', 'The timeout to detect client failures when using the streams group protocol.', {
+    min: 1,
+    bounds: range('streams', 'session.timeout.ms', 45_000, 60_000),
+  }),
+  group('streams.heartbeat.interval.ms', 'int', '5000', 'The heartbeat interval given to the members.', {
+    min: 1,
+    bounds: range('streams', 'heartbeat.interval.ms', 5_000, 15_000),
+  }),
+  group('streams.num.standby.replicas', 'int', '0', 'The number of standby replicas for each task.', {
+    min: 0,
+    bounds: { maxKey: 'group.streams.max.standby.replicas', maxDefault: 2 },
+  }),
   group('streams.initial.rebalance.delay.ms', 'int', '3000', 'The delay of the first rebalance of a streams group.', { min: 0 }),
   group('streams.assignment.interval.ms', 'int', '1000', 'The interval between assignment updates for a streams group.', { min: 0 }),
-  group('streams.assignor.offload.enable', 'boolean', 'true', 'Whether to offload streams group assignment to a group coordinator background thread.', { internal: true }),
-  group('streams.task.offset.interval.ms', 'int', '60000', 'How often members of a streams group report their task offsets.', { min: 1, internal: true }),
+  group(
+    'streams.assignor.offload.enable',
+    'boolean',
+    'true',
+    'Whether to offload streams group assignment to a group coordinator background thread.',
+    { internal: true },
+  ),
+  group('streams.task.offset.interval.ms', 'int', '60000', 'How often members of a streams group report their task offsets.', {
+    min: 1,
+    internal: true,
+  }),
   group('streams.num.warmup.replicas', 'int', '2', 'The number of warm-up replicas for each task.', { min: 0, internal: true }),
-  group('streams.rack.aware.assignment.tags', 'list', '', 'Client tag keys used to distribute standby replicas across Kafka Streams instances.'),
-  group('streams.acceptable.recovery.lag', 'long', '10000', 'The maximum lag of a warm-up replica to be considered caught up.', { min: 0, internal: true }),
-  group('streams.assignor.name', 'string', DEFAULT_STREAMS_ASSIGNOR, 'The task assignor of this streams group, by short name among the broker\'s group.streams.assignors; unset, the first of them.', { broker: STREAMS_ASSIGNORS_KEY }),
-  group('share.isolation.level', 'string', 'read_uncommitted', 'read_committed delivers only committed transactional records; read_uncommitted delivers them all.', { oneOf: ['read_committed', 'read_uncommitted'], broker: false }),
-  group('share.renew.acknowledge.enable', 'boolean', 'true', 'Whether the renew acknowledge type is enabled for the share group.', { broker: false }),
-  group('errors.deadletterqueue.topic.name', 'string', '', 'The dead-letter queue topic of this share group; blank has none.', { broker: false }),
-  group('errors.deadletterqueue.copy.record.enable', 'boolean', 'false', 'Whether the dead-letter queue gets a copy of the original record or only its context headers.', { broker: false }),
+  group(
+    'streams.rack.aware.assignment.tags',
+    'list',
+    '',
+    'Client tag keys used to distribute standby replicas across Kafka Streams instances.',
+  ),
+  group('streams.acceptable.recovery.lag', 'long', '10000', 'The maximum lag of a warm-up replica to be considered caught up.', {
+    min: 0,
+    internal: true,
+  }),
+  group(
+    'streams.assignor.name',
+    'string',
+    DEFAULT_STREAMS_ASSIGNOR,
+    "The task assignor of this streams group, by short name among the broker's group.streams.assignors; unset, the first of them.",
+    { broker: STREAMS_ASSIGNORS_KEY },
+  ),
+  group(
+    'share.isolation.level',
+    'string',
+    'read_uncommitted',
+    'read_committed delivers only committed transactional records; read_uncommitted delivers them all.',
+    { oneOf: ['read_committed', 'read_uncommitted'], broker: false },
+  ),
+  group('share.renew.acknowledge.enable', 'boolean', 'true', 'Whether the renew acknowledge type is enabled for the share group.', {
+    broker: false,
+  }),
+  group('errors.deadletterqueue.topic.name', 'string', '', 'The dead-letter queue topic of this share group; blank has none.', {
+    broker: false,
+  }),
+  group(
+    'errors.deadletterqueue.copy.record.enable',
+    'boolean',
+    'false',
+    'Whether the dead-letter queue gets a copy of the original record or only its context headers.',
+    { broker: false },
+  ),
 ];
 
 export const GROUP_CONFIG_BY_NAME: ReadonlyMap<string, GroupConfigDefinition> = new Map(GROUP_CONFIGS.map((d) => [d.name, d]));
@@ -135,10 +222,13 @@ export function checkGroupConfigs(overrides: ReadonlyMap<string, string>, settin
     if (name === 'streams.assignor.name') {
       const registered = splitList(setting(STREAMS_ASSIGNORS_KEY) ?? DEFAULT_STREAMS_ASSIGNOR);
       if (!registered.includes(value.trim())) {
-        return invalid(`streams.assignor.name '${value}' is not a registered task assignor. Registered assignors are: ${registered.join(', ')}.`);
+        return invalid(
+          `streams.assignor.name '${value}' is not a registered task assignor. Registered assignors are: ${registered.join(', ')}.`,
+        );
       }
     }
-    if (name === 'errors.deadletterqueue.topic.name' && value.startsWith('__')) return invalid(`${name}: DLQ topic name must not start with '__'`);
+    if (name === 'errors.deadletterqueue.topic.name' && value.startsWith('__'))
+      return invalid(`${name}: DLQ topic name must not start with '__'`);
     if (def.type === 'int') {
       const outside = checkBounds(def, Number(value), setting);
       if (outside !== null) return invalid(outside);
@@ -146,7 +236,8 @@ export function checkGroupConfigs(overrides: ReadonlyMap<string, string>, settin
   }
   for (const [session, heartbeat] of SESSION_OVER_HEARTBEAT) {
     if (!overrides.has(session) && !overrides.has(heartbeat)) continue;
-    const effective = (key: string): number => Number(overrides.get(key) ?? setting(`group.${key}`) ?? GROUP_CONFIG_BY_NAME.get(key)!.defaultValue);
+    const effective = (key: string): number =>
+      Number(overrides.get(key) ?? setting(`group.${key}`) ?? GROUP_CONFIG_BY_NAME.get(key)!.defaultValue);
     if (effective(session) <= effective(heartbeat)) return invalid(`${session} must be greater than ${heartbeat}`);
   }
   return null;

@@ -68,13 +68,7 @@ export function readBytes(r: Reader, flexible: boolean, nullable: boolean, field
   return b;
 }
 
-export function readArray<T>(
-  r: Reader,
-  flexible: boolean,
-  nullable: boolean,
-  field: string,
-  readElement: (r: Reader) => T,
-): T[] | null {
+export function readArray<T>(r: Reader, flexible: boolean, nullable: boolean, field: string, readElement: (r: Reader) => T): T[] | null {
   const n = flexible ? r.compactArrayLength() : r.arrayLength();
   if (n < 0) {
     if (!nullable) throw new DecodeError(`non-nullable field ${field} was null`);

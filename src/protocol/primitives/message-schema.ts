@@ -7,8 +7,7 @@
 import type { VersionRange } from './codec-support.js';
 
 export type PrimitiveTypeName =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'uuid' | 'bytes' | 'records';
+  'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'uuid' | 'bytes' | 'records';
 
 export type FieldTypeSchema =
   | { readonly kind: 'primitive'; readonly name: PrimitiveTypeName }

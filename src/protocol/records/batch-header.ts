@@ -82,11 +82,7 @@ export function readBatchHeader(buf: Buffer, start: number, end: number = buf.le
   }
   if (magic !== MAGIC_V2) {
     // Kafka refuses v0/v1 message sets in Produce v3+ (the only versions Sluice serves).
-    throw new RecordValidationError(
-      RecordErrorCode.InvalidRecord,
-      `magic ${magic} batches are not supported, only magic 2`,
-      start,
-    );
+    throw new RecordValidationError(RecordErrorCode.InvalidRecord, `magic ${magic} batches are not supported, only magic 2`, start);
   }
   const size = LOG_OVERHEAD + batchLength;
   if (available < size) return null;

@@ -45,8 +45,7 @@ export interface RecordCheckOptions extends RecordReadOptions {
 }
 
 export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: BatchCheckOptions): RecordValidationError | null {
-  const fail = (code: RecordErrorCode, message: string): RecordValidationError =>
-    new RecordValidationError(code, message, header.start);
+  const fail = (code: RecordErrorCode, message: string): RecordValidationError => new RecordValidationError(code, message, header.start);
   const client = options.origin === 'client';
   if (client && header.baseOffset !== 0n) {
     return fail(RecordErrorCode.InvalidRecord, `base offset of a produced batch must be 0, is ${header.baseOffset}`);
@@ -71,10 +70,7 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
     return fail(RecordErrorCode.InvalidRecord, `invalid record count ${header.recordsCount}`);
   }
   if (header.recordsCount !== header.lastOffsetDelta + 1) {
-    return fail(
-      RecordErrorCode.InvalidRecord,
-      `last offset delta ${header.lastOffsetDelta} does not match ${header.recordsCount} records`,
-    );
+    return fail(RecordErrorCode.InvalidRecord, `last offset delta ${header.lastOffsetDelta} does not match ${header.recordsCount} records`);
   }
   if (isControl(header.attributes)) {
     return fail(RecordErrorCode.InvalidRecord, 'clients may not write control batches');
@@ -102,13 +98,20 @@ export function checkBatchHeader(buf: Buffer, header: BatchHeader, options: Batc
 export function checkBatchRecords(buf: Buffer, header: BatchHeader, options: RecordCheckOptions = {}): RecordValidationError | null {
   const recordErrors: RecordError[] = [];
   let timestampFault = false;
-  const window = timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow, header.baseTimestamp) : undefined;
+  const window =
+    timestampTypeOf(header.attributes) === TimestampType.CreateTime ? windowOf(options.timestampWindow, header.baseTimestamp) : undefined;
   const requireKeys = options.requireKeys === true;
   // The common case, every record passing, in one native loop; the walk below finds the errors.
   if (
     compressionCodecId(header.attributes) === CompressionType.None &&
     header.recordsCount >= 0 &&
-    recordsPass(buf.subarray(header.start + RECORDS_OFFSET, header.end), header.recordsCount, window?.insideDeltaLo ?? -Infinity, window?.insideDeltaHi ?? Infinity, requireKeys)
+    recordsPass(
+      buf.subarray(header.start + RECORDS_OFFSET, header.end),
+      header.recordsCount,
+      window?.insideDeltaLo ?? -Infinity,
+      window?.insideDeltaHi ?? Infinity,
+      requireKeys,
+    )
   ) {
     return null;
   }

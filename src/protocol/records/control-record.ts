@@ -32,7 +32,12 @@ export type ControlRecordType = (typeof ControlRecordType)[keyof typeof ControlR
 const CURRENT_VERSION = 0;
 
 /** The generated schema's reading, with bad bytes reported as the record fault they are. */
-function readControlValue<T>(codec: MessageCodec<T, unknown>, bytes: Buffer | null, what: string, batchStart: number): { version: number; data: T } {
+function readControlValue<T>(
+  codec: MessageCodec<T, unknown>,
+  bytes: Buffer | null,
+  what: string,
+  batchStart: number,
+): { version: number; data: T } {
   if (bytes === null) throw new RecordValidationError(RecordErrorCode.InvalidRecord, `${what} is null`, batchStart);
   try {
     return readVersioned(codec, bytes);

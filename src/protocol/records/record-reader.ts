@@ -46,11 +46,7 @@ export interface RecordReadOptions {
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
 /** `buf` holds the batch at `header.start..header.end` (as returned by `readBatchHeader`). */
-export function* readRecords(
-  buf: Buffer,
-  header: BatchHeader,
-  options: RecordReadOptions = {},
-): Generator<DecodedRecord, void, undefined> {
+export function* readRecords(buf: Buffer, header: BatchHeader, options: RecordReadOptions = {}): Generator<DecodedRecord, void, undefined> {
   const logAppendTime = timestampTypeOf(header.attributes) === TimestampType.LogAppendTime ? header.maxTimestamp : null;
   const cursor = new RecordCursor(buf, header, options, true);
   while (cursor.next()) {
@@ -72,7 +68,12 @@ export function* readRecords(
  * the same frame object (read it before returning). Throws as `readRecords` does for a batch
  * whose framing is broken.
  */
-export function scanRecords(buf: Buffer, header: BatchHeader, options: RecordReadOptions, visit: (index: number, frame: RecordFrame) => void): void {
+export function scanRecords(
+  buf: Buffer,
+  header: BatchHeader,
+  options: RecordReadOptions,
+  visit: (index: number, frame: RecordFrame) => void,
+): void {
   const cursor = new RecordCursor(buf, header, options, false);
   while (cursor.next()) visit(cursor.index, cursor.frame);
 }
@@ -220,7 +221,8 @@ function skipRecord(buf: Buffer, start: number, sectionEnd: number, frame: Recor
   const timestampDelta = varlongBefore(buf, end);
   const offsetDelta = varintBefore(buf, end);
   const keyLength = varintBefore(buf, end);
-  if (timestampDelta !== timestampDelta || offsetDelta !== offsetDelta || keyLength !== keyLength || !skipNullable(keyLength, end)) return -1;
+  if (timestampDelta !== timestampDelta || offsetDelta !== offsetDelta || keyLength !== keyLength || !skipNullable(keyLength, end))
+    return -1;
   const valueLength = varintBefore(buf, end);
   if (valueLength !== valueLength || !skipNullable(valueLength, end)) return -1;
   const headerCount = varintBefore(buf, end);

@@ -43,7 +43,8 @@ export const MATCH_ALL_FILTER: AclBindingFilter = {
 
 export function patternMatches(filter: ResourcePatternFilter, pattern: ResourcePattern): boolean {
   if (filter.resourceType !== ResourceType.ANY && filter.resourceType !== pattern.resourceType) return false;
-  if (filter.patternType !== PatternType.ANY && filter.patternType !== PatternType.MATCH && filter.patternType !== pattern.patternType) return false;
+  if (filter.patternType !== PatternType.ANY && filter.patternType !== PatternType.MATCH && filter.patternType !== pattern.patternType)
+    return false;
   if (filter.name === null) return true;
   if (filter.patternType !== PatternType.MATCH) return filter.name === pattern.name;
   if (pattern.patternType === PatternType.LITERAL) return filter.name === pattern.name || pattern.name === WILDCARD_RESOURCE;
@@ -103,7 +104,8 @@ export function bindingRefusal(b: AclBinding): AclRefusal | null {
     entry.operation === AclOperation.ANY ||
     entry.permissionType === PermissionType.ANY;
   if (indefinite) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
-  if (pattern.resourceType === ResourceType.CLUSTER && pattern.name !== CLUSTER_NAME) return invalid(`The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`);
+  if (pattern.resourceType === ResourceType.CLUSTER && pattern.name !== CLUSTER_NAME)
+    return invalid(`The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`);
   if (pattern.name.length === 0) return invalid('Invalid empty resource name');
   const principal = principalProblem(entry.principal);
   if (principal !== null) return invalid(principal);
@@ -113,5 +115,7 @@ export function bindingRefusal(b: AclBinding): AclRefusal | null {
 
 /** Kafka's principal parsing: `<type>:<name>`, split at the first colon. */
 export function principalProblem(principal: string): string | null {
-  return principal.includes(':') ? null : `Could not parse principal from \`${principal}\` (no colon is present separating the principal type from the principal name)`;
+  return principal.includes(':')
+    ? null
+    : `Could not parse principal from \`${principal}\` (no colon is present separating the principal type from the principal name)`;
 }

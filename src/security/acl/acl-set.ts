@@ -4,7 +4,15 @@
  * request that read one set decides on one consistent state.
  */
 import { bindingMatches, type AclBindingFilter } from './acl-filter.js';
-import { PatternType, WILDCARD_RESOURCE, patternKey, type AccessControlEntry, type AclBinding, type ResourcePattern, type ResourceType } from './acl-types.js';
+import {
+  PatternType,
+  WILDCARD_RESOURCE,
+  patternKey,
+  type AccessControlEntry,
+  type AclBinding,
+  type ResourcePattern,
+  type ResourceType,
+} from './acl-types.js';
 
 export interface ResourceAcls {
   readonly pattern: ResourcePattern;

@@ -33,7 +33,10 @@ export interface AuthorizerConfig {
 }
 
 /** `authorizer.class.name` values that switch authorization on (Kafka's ZooKeeper-era and KRaft authorizers). */
-export const AUTHORIZER_CLASS_NAMES: readonly string[] = ['kafka.security.authorizer.AclAuthorizer', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'];
+export const AUTHORIZER_CLASS_NAMES: readonly string[] = [
+  'kafka.security.authorizer.AclAuthorizer',
+  'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+];
 
 /** `super.users`: semicolon-separated principals, blanks ignored. */
 export function parseSuperUsers(value: string): string[] {
@@ -45,9 +48,32 @@ export function parseSuperUsers(value: string): string[] {
 
 /** The operations each resource type supports: the bits of an "authorized operations" answer. */
 export const SUPPORTED_OPERATIONS: Readonly<Partial<Record<ResourceType, readonly AclOperation[]>>> = {
-  [ResourceType.TOPIC]: [AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS],
-  [ResourceType.GROUP]: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS],
-  [ResourceType.CLUSTER]: [AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE],
+  [ResourceType.TOPIC]: [
+    AclOperation.READ,
+    AclOperation.WRITE,
+    AclOperation.CREATE,
+    AclOperation.DESCRIBE,
+    AclOperation.DELETE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+  ],
+  [ResourceType.GROUP]: [
+    AclOperation.READ,
+    AclOperation.DESCRIBE,
+    AclOperation.DELETE,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+  ],
+  [ResourceType.CLUSTER]: [
+    AclOperation.CREATE,
+    AclOperation.CLUSTER_ACTION,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+    AclOperation.IDEMPOTENT_WRITE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+  ],
 };
 
 /** Kafka's implications: an ALLOW of any of these operations allows the key. */
@@ -62,7 +88,10 @@ function hostAddress(clientHost: string): string {
 }
 
 function appliesTo(entry: AccessControlEntry, who: Requester): boolean {
-  return (entry.principal === who.principal || entry.principal === WILDCARD_PRINCIPAL) && (entry.host === WILDCARD_HOST || entry.host === hostAddress(who.clientHost));
+  return (
+    (entry.principal === who.principal || entry.principal === WILDCARD_PRINCIPAL) &&
+    (entry.host === WILDCARD_HOST || entry.host === hostAddress(who.clientHost))
+  );
 }
 
 function grants(entry: AccessControlEntry, permission: PermissionType, operations: readonly AclOperation[]): boolean {

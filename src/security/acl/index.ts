@@ -2,4 +2,11 @@
 export * from './acl-types.js';
 export * from './acl-filter.js';
 export { AclSet, type ResourceAcls } from './acl-set.js';
-export { Authorizer, AUTHORIZER_CLASS_NAMES, SUPPORTED_OPERATIONS, parseSuperUsers, type AuthorizerConfig, type Requester } from './authorizer.js';
+export {
+  Authorizer,
+  AUTHORIZER_CLASS_NAMES,
+  SUPPORTED_OPERATIONS,
+  parseSuperUsers,
+  type AuthorizerConfig,
+  type Requester,
+} from './authorizer.js';

@@ -48,7 +48,12 @@ interface Authenticated {
 
 type ConnectionState =
   | { readonly phase: 'handshake'; readonly versionsAnswered: boolean }
-  | { readonly phase: 'authenticate'; readonly server: SaslServerMechanism; readonly previous: Authenticated | null; readonly reauthStartMs: number | null }
+  | {
+      readonly phase: 'authenticate';
+      readonly server: SaslServerMechanism;
+      readonly previous: Authenticated | null;
+      readonly reauthStartMs: number | null;
+    }
   | { readonly phase: 'reauth-bad-mechanism'; readonly message: string; readonly previous: Authenticated }
   | { readonly phase: 'complete'; readonly session: Authenticated }
   | { readonly phase: 'failed' };
@@ -110,7 +115,8 @@ export class SaslAuthenticator {
 
   private admitAuthenticated(session: Session, listener: SaslListenerConfig, current: Authenticated, apiKey: number): Admission {
     const now = this.now();
-    const canReauthenticate = current.expiresAtMs !== null && (current.lastReauthStartMs === null || now - current.lastReauthStartMs >= MIN_REAUTH_INTERVAL_MS);
+    const canReauthenticate =
+      current.expiresAtMs !== null && (current.lastReauthStartMs === null || now - current.lastReauthStartMs >= MIN_REAUTH_INTERVAL_MS);
     if (apiKey === SASL_HANDSHAKE && canReauthenticate) {
       this.states.set(session, { phase: 'handshake', versionsAnswered: true });
       this.reauthentications.set(session, { previous: current, startMs: now });
@@ -149,7 +155,12 @@ export class SaslAuthenticator {
       });
       return { errorCode: ErrorCode.NONE, mechanisms: listener.mechanisms };
     }
-    this.states.set(session, { phase: 'authenticate', server: this.serverFor(listener, mechanism), previous: reauth?.previous ?? null, reauthStartMs: reauth?.startMs ?? null });
+    this.states.set(session, {
+      phase: 'authenticate',
+      server: this.serverFor(listener, mechanism),
+      previous: reauth?.previous ?? null,
+      reauthStartMs: reauth?.startMs ?? null,
+    });
     return { errorCode: ErrorCode.NONE, mechanisms: listener.mechanisms };
   }
 
@@ -157,27 +168,47 @@ export class SaslAuthenticator {
     const listener = this.listenerOf(session);
     const state = listener === undefined ? undefined : this.stateOf(session);
     if (listener === undefined || state === undefined || (state.phase !== 'authenticate' && state.phase !== 'reauth-bad-mechanism')) {
-      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'SaslAuthenticate request received after successful authentication', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
+      return {
+        errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+        errorMessage: 'SaslAuthenticate request received after successful authentication',
+        authBytes: Buffer.alloc(0),
+        sessionLifetimeMs: 0,
+      };
     }
-    if (state.phase === 'reauth-bad-mechanism') return this.failure(session, listener, state.previous.mechanism, true, state.message, state.message);
+    if (state.phase === 'reauth-bad-mechanism')
+      return this.failure(session, listener, state.previous.mechanism, true, state.message, state.message);
     const reauthenticating = state.previous !== null;
     const mechanism = state.server.mechanism;
     let response: Buffer;
     try {
       response = state.server.evaluate(authBytes);
       if (state.server.complete && state.previous !== null && state.previous.user !== state.server.authorizationId) {
-        throw new SaslAuthenticationError(`Cannot change principals during re-authentication from User.${state.previous.user}: User.${state.server.authorizationId}`);
+        throw new SaslAuthenticationError(
+          `Cannot change principals during re-authentication from User.${state.previous.user}: User.${state.server.authorizationId}`,
+        );
       }
     } catch (err) {
-      if (err instanceof SaslAuthenticationError) return this.failure(session, listener, mechanism, reauthenticating, err.message, err.message);
-      if (err instanceof InvalidSaslCredentials) return this.failure(session, listener, mechanism, reauthenticating, invalidCredentialsMessage(mechanism, reauthenticating), err.message);
+      if (err instanceof SaslAuthenticationError)
+        return this.failure(session, listener, mechanism, reauthenticating, err.message, err.message);
+      if (err instanceof InvalidSaslCredentials)
+        return this.failure(
+          session,
+          listener,
+          mechanism,
+          reauthenticating,
+          invalidCredentialsMessage(mechanism, reauthenticating),
+          err.message,
+        );
       throw err;
     }
     if (!state.server.complete) return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: response, sessionLifetimeMs: 0 };
     const now = this.now();
     const lifetimeMs = listener.maxReauthMs.get(mechanism) ?? 0;
     const user = state.server.authorizationId;
-    this.states.set(session, { phase: 'complete', session: { mechanism, user, expiresAtMs: lifetimeMs > 0 ? now + lifetimeMs : null, lastReauthStartMs: state.reauthStartMs } });
+    this.states.set(session, {
+      phase: 'complete',
+      session: { mechanism, user, expiresAtMs: lifetimeMs > 0 ? now + lifetimeMs : null, lastReauthStartMs: state.reauthStartMs },
+    });
     session.principal = `User:${user}`;
     this.metrics.authentication(listener.listenerName, mechanism, 'success', reauthenticating);
     return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: response, sessionLifetimeMs: lifetimeMs };
@@ -194,16 +225,33 @@ export class SaslAuthenticator {
     return delay;
   }
 
-  private failure(session: Session, listener: SaslListenerConfig, mechanism: string, reauthentication: boolean, clientMessage: string, detail: string): AuthenticateResult {
+  private failure(
+    session: Session,
+    listener: SaslListenerConfig,
+    mechanism: string,
+    reauthentication: boolean,
+    clientMessage: string,
+    detail: string,
+  ): AuthenticateResult {
     this.fail(session, listener, mechanism, reauthentication, detail);
-    return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: clientMessage, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 };
+    return {
+      errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
+      errorMessage: clientMessage,
+      authBytes: Buffer.alloc(0),
+      sessionLifetimeMs: 0,
+    };
   }
 
   private fail(session: Session, listener: SaslListenerConfig, mechanism: string, reauthentication: boolean, detail: string): void {
     this.states.set(session, { phase: 'failed' });
     this.closing.set(session, this.config.failedAuthenticationDelayMs);
     // The mechanism a client asked for is any string: only enabled ones become label values.
-    this.metrics.authentication(listener.listenerName, listener.mechanisms.includes(mechanism) ? mechanism : 'other', 'failure', reauthentication);
+    this.metrics.authentication(
+      listener.listenerName,
+      listener.mechanisms.includes(mechanism) ? mechanism : 'other',
+      'failure',
+      reauthentication,
+    );
     const now = this.now();
     if (now - this.lastFailureLogMs < FAILURE_LOG_INTERVAL_MS) {
       this.suppressedFailures++;

@@ -77,7 +77,8 @@ export function parseJaasConfig(text: string): JaasEntry {
     const module = next();
     if (module?.kind !== 'word') throw new JaasConfigError('expected a login module class name');
     const flag = next();
-    if (flag?.kind !== 'word' || !FLAGS.has(flag.text.toLowerCase())) throw new JaasConfigError(`login module control flag not specified or invalid for ${module.text}`);
+    if (flag?.kind !== 'word' || !FLAGS.has(flag.text.toLowerCase()))
+      throw new JaasConfigError(`login module control flag not specified or invalid for ${module.text}`);
     const options = new Map<string, string>();
     for (;;) {
       const t = next();
@@ -86,7 +87,8 @@ export function parseJaasConfig(text: string): JaasEntry {
       if (t.kind !== 'word') throw new JaasConfigError(`expected an option name in the entry of ${module.text}`);
       if (next()?.kind !== '=') throw new JaasConfigError(`option ${t.text} has no '=' in the entry of ${module.text}`);
       const value = next();
-      if (value === undefined || (value.kind !== 'word' && value.kind !== 'quoted')) throw new JaasConfigError(`option ${t.text} has no value`);
+      if (value === undefined || (value.kind !== 'word' && value.kind !== 'quoted'))
+        throw new JaasConfigError(`option ${t.text} has no value`);
       options.set(t.text, value.text);
     }
     entries.push({ loginModule: module.text, flag: flag.text.toLowerCase() as JaasEntry['flag'], options });

@@ -23,12 +23,16 @@ export class PlainServer implements SaslServerMechanism {
 
   evaluate(token: Buffer): Buffer {
     const parts = splitThree(token.toString('utf8'));
-    if (parts === undefined) throw new InvalidSaslCredentials(`Invalid SASL/PLAIN response: expected 3 tokens, got ${token.toString('utf8').split('\u0000').length}`);
+    if (parts === undefined)
+      throw new InvalidSaslCredentials(
+        `Invalid SASL/PLAIN response: expected 3 tokens, got ${token.toString('utf8').split('\u0000').length}`,
+      );
     const [authorizationId, user, password] = parts;
     if (user === '') throw new InvalidSaslCredentials('Authentication failed: username not specified');
     if (password === '') throw new InvalidSaslCredentials('Authentication failed: password not specified');
     const expected = this.users.get(user);
-    if (expected === undefined || !samePassword(expected, password)) throw new SaslAuthenticationError('Authentication failed: Invalid username or password');
+    if (expected === undefined || !samePassword(expected, password))
+      throw new SaslAuthenticationError('Authentication failed: Invalid username or password');
     if (authorizationId !== '' && authorizationId !== user) {
       throw new SaslAuthenticationError('Authentication failed: Client requested an authorization id that is different from username');
     }

@@ -48,7 +48,10 @@ export interface SaslConfig {
 }
 
 export class SaslConfigError extends Error {
-  constructor(readonly key: string, readonly reason: string) {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
     super(`invalid value for ${key}: ${reason}`);
     this.name = 'SaslConfigError';
   }
@@ -74,12 +77,16 @@ export function isListenerSaslKey(key: string): boolean {
 }
 
 function list(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function nonNegativeInt(key: string, value: string): number {
   const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new SaslConfigError(key, `'${value}' is not a non-negative whole number`);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0)
+    throw new SaslConfigError(key, `'${value}' is not a non-negative whole number`);
   return n;
 }
 
@@ -97,11 +104,15 @@ function listenerConfig(get: (key: string) => string | undefined, listenerName: 
   const key = get(prefixed) !== undefined ? prefixed : 'sasl.enabled.mechanisms';
   const configured = list(get(key) ?? 'GSSAPI');
   const unknown = configured.filter((m) => !KNOWN_UNSERVED_MECHANISMS.has(m) && !(SERVED_MECHANISMS as readonly string[]).includes(m));
-  if (unknown.length > 0) throw new SaslConfigError(key, `unknown SASL mechanism ${unknown.join(', ')} (served: ${SERVED_MECHANISMS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new SaslConfigError(key, `unknown SASL mechanism ${unknown.join(', ')} (served: ${SERVED_MECHANISMS.join(', ')})`);
   const mechanisms = [...new Set(configured.filter((m) => !KNOWN_UNSERVED_MECHANISMS.has(m)))];
   const unserved = configured.filter((m) => KNOWN_UNSERVED_MECHANISMS.has(m));
   if (mechanisms.length === 0) {
-    throw new SaslConfigError(key, `listener ${listenerName} enables only ${configured.join(', ') || 'no mechanism'}; Sluice does not serve GSSAPI (Kerberos) or OAUTHBEARER: enable ${SERVED_MECHANISMS.join(', ')}`);
+    throw new SaslConfigError(
+      key,
+      `listener ${listenerName} enables only ${configured.join(', ') || 'no mechanism'}; Sluice does not serve GSSAPI (Kerberos) or OAUTHBEARER: enable ${SERVED_MECHANISMS.join(', ')}`,
+    );
   }
   if (unserved.length > 0) warnings.push(`${key}: ${unserved.join(', ')} not served by Sluice and ignored on listener ${listenerName}`);
   const jaas = new Map<string, JaasEntry>();
@@ -109,7 +120,11 @@ function listenerConfig(get: (key: string) => string | undefined, listenerName: 
   for (const mechanism of mechanisms) {
     const jaasKey = `${mechanismPrefix(listenerName, mechanism)}sasl.jaas.config`;
     const text = get(jaasKey);
-    if (text === undefined) throw new SaslConfigError(jaasKey, `required for SASL mechanism ${mechanism} on listener ${listenerName} (a broker reads no JAAS file and no unprefixed sasl.jaas.config)`);
+    if (text === undefined)
+      throw new SaslConfigError(
+        jaasKey,
+        `required for SASL mechanism ${mechanism} on listener ${listenerName} (a broker reads no JAAS file and no unprefixed sasl.jaas.config)`,
+      );
     let entry: JaasEntry;
     try {
       entry = parseJaasConfig(text);
@@ -118,9 +133,14 @@ function listenerConfig(get: (key: string) => string | undefined, listenerName: 
       throw err;
     }
     const module = scramMechanism(mechanism) !== undefined ? SCRAM_LOGIN_MODULE : PLAIN_LOGIN_MODULE;
-    if (entry.loginModule !== module) throw new SaslConfigError(jaasKey, `mechanism ${mechanism} needs ${module}, not ${entry.loginModule}`);
+    if (entry.loginModule !== module)
+      throw new SaslConfigError(jaasKey, `mechanism ${mechanism} needs ${module}, not ${entry.loginModule}`);
     jaas.set(mechanism, entry);
-    const reauthKeys = [`${mechanismPrefix(listenerName, mechanism)}connections.max.reauth.ms`, `${listenerPrefix(listenerName)}connections.max.reauth.ms`, 'connections.max.reauth.ms'];
+    const reauthKeys = [
+      `${mechanismPrefix(listenerName, mechanism)}connections.max.reauth.ms`,
+      `${listenerPrefix(listenerName)}connections.max.reauth.ms`,
+      'connections.max.reauth.ms',
+    ];
     const reauthKey = reauthKeys.find((k) => get(k) !== undefined);
     maxReauthMs.set(mechanism, reauthKey === undefined ? 0 : nonNegativeInt(reauthKey, get(reauthKey)!));
   }
@@ -142,6 +162,7 @@ export function interBrokerCredentials(config: SaslConfig, listenerName: string,
   const username = entry.options.get('username');
   const password = entry.options.get('password');
   const jaasKey = `${mechanismPrefix(listenerName, mechanism)}sasl.jaas.config`;
-  if (username === undefined || password === undefined) throw new SaslConfigError(jaasKey, 'the inter-broker mechanism needs username and password options');
+  if (username === undefined || password === undefined)
+    throw new SaslConfigError(jaasKey, 'the inter-broker mechanism needs username and password options');
   return { mechanism, username, password };
 }

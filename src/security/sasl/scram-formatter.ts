@@ -75,7 +75,12 @@ export function credentialFromSaltedPassword(m: ScramMechanism, salted: Buffer, 
   return { salt, storedKey: digest(m, clientKey(m, salted)), serverKey: serverKey(m, salted), iterations };
 }
 
-export function credentialFromPassword(m: ScramMechanism, password: string, iterations: number, salt: Buffer = randomBytes(m.keyLength)): ScramCredential {
+export function credentialFromPassword(
+  m: ScramMechanism,
+  password: string,
+  iterations: number,
+  salt: Buffer = randomBytes(m.keyLength),
+): ScramCredential {
   return credentialFromSaltedPassword(m, saltedPassword(m, password, salt, iterations), salt, iterations);
 }
 
@@ -107,8 +112,14 @@ export function parseCredential(text: string): ScramCredential | undefined {
   const storedKey = fields.get('stored_key');
   const key = fields.get('server_key');
   const iterations = Number(fields.get('iterations'));
-  if (salt === undefined || storedKey === undefined || key === undefined || !Number.isInteger(iterations) || iterations <= 0) return undefined;
-  return { salt: Buffer.from(salt, 'base64'), storedKey: Buffer.from(storedKey, 'base64'), serverKey: Buffer.from(key, 'base64'), iterations };
+  if (salt === undefined || storedKey === undefined || key === undefined || !Number.isInteger(iterations) || iterations <= 0)
+    return undefined;
+  return {
+    salt: Buffer.from(salt, 'base64'),
+    storedKey: Buffer.from(storedKey, 'base64'),
+    serverKey: Buffer.from(key, 'base64'),
+    iterations,
+  };
 }
 
 /** A nonce of printable characters without ',' (RFC 5802), as long as Kafka's. */

@@ -10,9 +10,13 @@ const PRINTABLE = '[\\x21-\\x2B\\x2D-\\x7E]+';
 const BASE64 = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?';
 const EXTENSIONS = `(?:,[A-Za-z]+=${VALUE_SAFE})*`;
 
-const CLIENT_FIRST = new RegExp(`^n,(?:a=(?<authzid>${SASLNAME}))?,(?:m=${VALUE_SAFE},)?n=(?<saslname>${SASLNAME}),r=(?<nonce>${PRINTABLE})(?<extensions>${EXTENSIONS})$`);
+const CLIENT_FIRST = new RegExp(
+  `^n,(?:a=(?<authzid>${SASLNAME}))?,(?:m=${VALUE_SAFE},)?n=(?<saslname>${SASLNAME}),r=(?<nonce>${PRINTABLE})(?<extensions>${EXTENSIONS})$`,
+);
 const CLIENT_FINAL = new RegExp(`^c=(?<channel>${BASE64}),r=(?<nonce>${PRINTABLE})(?<extensions>${EXTENSIONS}),p=(?<proof>${BASE64})$`);
-const SERVER_FIRST = new RegExp(`^(?:m=${VALUE_SAFE},)?r=(?<nonce>${PRINTABLE}),s=(?<salt>${BASE64}),i=(?<iterations>[0-9]+)${EXTENSIONS}$`);
+const SERVER_FIRST = new RegExp(
+  `^(?:m=${VALUE_SAFE},)?r=(?<nonce>${PRINTABLE}),s=(?<salt>${BASE64}),i=(?<iterations>[0-9]+)${EXTENSIONS}$`,
+);
 const SERVER_FINAL = new RegExp(`^(?:e=(?<error>${VALUE_SAFE})|v=(?<signature>${BASE64}))${EXTENSIONS}$`);
 
 export interface ClientFirstMessage {
@@ -55,7 +59,14 @@ export function parseClientFirst(text: string): ClientFirstMessage | undefined {
   if (g === undefined) return undefined;
   const authorizationId = g['authzid'] ?? '';
   const gs2Header = `n,${authorizationId === '' ? '' : `a=${authorizationId}`},`;
-  return { gs2Header, authorizationId, saslName: g['saslname']!, nonce: g['nonce']!, extensions: extensionsOf(g['extensions']!), bare: text.slice(gs2Header.length) };
+  return {
+    gs2Header,
+    authorizationId,
+    saslName: g['saslname']!,
+    nonce: g['nonce']!,
+    extensions: extensionsOf(g['extensions']!),
+    bare: text.slice(gs2Header.length),
+  };
 }
 
 export function parseClientFinal(text: string): ClientFinalMessage | undefined {

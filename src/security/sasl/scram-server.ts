@@ -8,14 +8,28 @@
  */
 import { InvalidSaslCredentials, SaslAuthenticationError, type SaslServerMechanism } from './mechanism.js';
 import { authMessage, formatServerFirst, parseClientFinal, parseClientFirst, type ClientFirstMessage } from './scram-messages.js';
-import { randomNonce, serverSignature, unescapeSaslName, verifyClientProof, type ScramCredential, type ScramMechanism } from './scram-formatter.js';
+import {
+  randomNonce,
+  serverSignature,
+  unescapeSaslName,
+  verifyClientProof,
+  type ScramCredential,
+  type ScramMechanism,
+} from './scram-formatter.js';
 
 /** Looks up a user's credential for a mechanism; undefined when the user has none. */
 export type ScramCredentialLookup = (user: string, mechanism: ScramMechanism) => ScramCredential | undefined;
 
 type State =
   | { readonly step: 'first' }
-  | { readonly step: 'final'; readonly user: string; readonly credential: ScramCredential; readonly clientFirst: ClientFirstMessage; readonly serverFirst: string; readonly nonce: string }
+  | {
+      readonly step: 'final';
+      readonly user: string;
+      readonly credential: ScramCredential;
+      readonly clientFirst: ClientFirstMessage;
+      readonly serverFirst: string;
+      readonly nonce: string;
+    }
   | { readonly step: 'complete'; readonly user: string }
   | { readonly step: 'failed' };
 
@@ -65,7 +79,8 @@ export class ScramServer implements SaslServerMechanism {
   private first(text: string): string {
     const clientFirst = parseClientFirst(text);
     if (clientFirst === undefined) throw new InvalidSaslCredentials(`Invalid SCRAM client first message format: ${text}`);
-    if (clientFirst.extensions.get('tokenauth')?.toLowerCase() === 'true') throw new InvalidSaslCredentials('Token Authentication failed: delegation tokens are not served');
+    if (clientFirst.extensions.get('tokenauth')?.toLowerCase() === 'true')
+      throw new InvalidSaslCredentials('Token Authentication failed: delegation tokens are not served');
     const user = unescapeSaslName(clientFirst.saslName);
     if (user === undefined) throw new InvalidSaslCredentials(`Invalid SCRAM saslname ${clientFirst.saslName}`);
     const credential = this.credentials(user, this.scram);
@@ -74,7 +89,9 @@ export class ScramServer implements SaslServerMechanism {
       throw new SaslAuthenticationError('Authentication failed: Client requested an authorization id that is different from username');
     }
     if (credential.iterations < this.scram.minIterations) {
-      throw new InvalidSaslCredentials(`Iterations ${credential.iterations} is less than the minimum ${this.scram.minIterations} for ${this.scram.name}`);
+      throw new InvalidSaslCredentials(
+        `Iterations ${credential.iterations} is less than the minimum ${this.scram.minIterations} for ${this.scram.name}`,
+      );
     }
     const nonce = clientFirst.nonce + this.serverNonce();
     const serverFirst = formatServerFirst({ nonce, salt: credential.salt, iterations: credential.iterations });
@@ -86,9 +103,11 @@ export class ScramServer implements SaslServerMechanism {
     const clientFinal = parseClientFinal(text);
     if (clientFinal === undefined) throw new InvalidSaslCredentials('Invalid SCRAM client final message format');
     if (clientFinal.nonce !== state.nonce) throw new InvalidSaslCredentials('Invalid client nonce in the final client message.');
-    if (!clientFinal.channelBinding.equals(Buffer.from(state.clientFirst.gs2Header, 'utf8'))) throw new InvalidSaslCredentials('Invalid channel binding in the final client message.');
+    if (!clientFinal.channelBinding.equals(Buffer.from(state.clientFirst.gs2Header, 'utf8')))
+      throw new InvalidSaslCredentials('Invalid channel binding in the final client message.');
     const message = authMessage(state.clientFirst.bare, state.serverFirst, clientFinal.withoutProof);
-    if (!verifyClientProof(this.scram, state.credential, message, clientFinal.proof)) throw new InvalidSaslCredentials('Invalid client credentials');
+    if (!verifyClientProof(this.scram, state.credential, message, clientFinal.proof))
+      throw new InvalidSaslCredentials('Invalid client credentials');
     const signature = serverSignature(this.scram, state.credential.serverKey, message);
     this.state = { step: 'complete', user: state.user };
     return `v=${signature.toString('base64')}`;

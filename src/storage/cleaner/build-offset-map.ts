@@ -21,7 +21,13 @@ export interface OffsetMapBuild {
   readonly bytesRead: number;
 }
 
-export function buildOffsetMap(segments: readonly CleanSegmentInput[], firstDirtyOffset: number, firstUncleanableOffset: number, maxEntries: number, aborted: AbortedData): OffsetMapBuild {
+export function buildOffsetMap(
+  segments: readonly CleanSegmentInput[],
+  firstDirtyOffset: number,
+  firstUncleanableOffset: number,
+  maxEntries: number,
+  aborted: AbortedData,
+): OffsetMapBuild {
   const map = new KeyOffsetMap();
   let endOffset = firstDirtyOffset;
   let bytesRead = 0;

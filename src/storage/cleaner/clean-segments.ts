@@ -25,7 +25,11 @@ import { segmentBatches, type SegmentBatch } from './segment-batches.js';
 export function cleanSegments(task: CleanTask): CleanResult {
   const started = performance.now();
   const aborted = new AbortedData(task.abortedTransactions);
-  const { map, endOffset, bytesRead: mapBytes } = buildOffsetMap(task.segments, task.firstDirtyOffset, task.firstUncleanableOffset, task.maxMapEntries, aborted);
+  const {
+    map,
+    endOffset,
+    bytesRead: mapBytes,
+  } = buildOffsetMap(task.segments, task.firstDirtyOffset, task.firstUncleanableOffset, task.maxMapEntries, aborted);
   const ctx: FilterContext = {
     map,
     aborted,
@@ -38,7 +42,10 @@ export function cleanSegments(task: CleanTask): CleanResult {
   const cleaned: CleanedSegment[] = [];
   const writers: CleanedSegmentWriter[] = [];
   try {
-    for (const group of groupSegments(task.segments.filter((s) => s.baseOffset < endOffset), task.segmentBytes)) {
+    for (const group of groupSegments(
+      task.segments.filter((s) => s.baseOffset < endOffset),
+      task.segmentBytes,
+    )) {
       const writer = new CleanedSegmentWriter(task.dir, group[0]!.baseOffset, task);
       writers.push(writer);
       for (const segment of group) {

@@ -80,7 +80,13 @@ export function planCleaning(log: CleanableLog, nowMs: number): CleaningPlan | n
   });
   const total = cleanBytes + dirtyBytes;
   const dirtyRatio = total === 0 ? 0 : dirtyBytes / total;
-  const plan = (reason: CleaningReason): CleaningPlan => ({ firstDirtyOffset: firstDirty, firstUncleanableOffset: firstUncleanable, segments, dirtyRatio, reason });
+  const plan = (reason: CleaningReason): CleaningPlan => ({
+    firstDirtyOffset: firstDirty,
+    firstUncleanableOffset: firstUncleanable,
+    segments,
+    dirtyRatio,
+    reason,
+  });
   if (dirtyBytes > 0 && dirtyRatio > config['min.cleanable.dirty.ratio']) return plan('dirty-ratio');
   if (dirtyBytes > 0 && earliestDirtyTimestamp < nowMs - config['max.compaction.lag.ms']) return plan('max-compaction-lag');
   if (log.nextDeleteHorizonMs !== null && log.nextDeleteHorizonMs <= nowMs) return plan('delete-horizon');

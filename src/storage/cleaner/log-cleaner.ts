@@ -131,7 +131,9 @@ export class LogCleaner {
       maxIndexBytes: config['segment.index.bytes'],
       maxMapEntries: this.#maxMapEntries,
       producerLastOffsets,
-      abortedTransactions: log.collectAbortedTransactions(segments[0]!.baseOffset, plan.firstUncleanableOffset).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset, lastOffset: t.lastOffset })),
+      abortedTransactions: log
+        .collectAbortedTransactions(segments[0]!.baseOffset, plan.firstUncleanableOffset)
+        .map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset, lastOffset: t.lastOffset })),
     };
     const job = this.#runner(task)
       .then(
@@ -149,7 +151,12 @@ export class LogCleaner {
     this.#jobs.set(log, job);
   }
 
-  #settle(log: PartitionLog, planned: Parameters<PartitionLog['replaceWithCleaned']>[1], result: CleanResult, onCleaned: CleanedCallback): void {
+  #settle(
+    log: PartitionLog,
+    planned: Parameters<PartitionLog['replaceWithCleaned']>[1],
+    result: CleanResult,
+    onCleaned: CleanedCallback,
+  ): void {
     let swapped = false;
     try {
       swapped = !this.#closed && !log.closed && log.logDir.online && log.replaceWithCleaned(result.cleaned, planned);

@@ -24,7 +24,17 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncDirectory } from '../checkpoint/checkpoint-file.js';
-import { CLEANED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, baseOffsetOfFile, segmentFileStem, txnIndexPath } from '../file-names.js';
+import {
+  CLEANED_SUFFIX,
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  SWAP_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  TXN_INDEX_SUFFIX,
+  baseOffsetOfFile,
+  segmentFileStem,
+  txnIndexPath,
+} from '../file-names.js';
 import { encodeAbortedTxn } from '../index/transaction-index.js';
 import type { Offset } from '../offsets.js';
 import { walkBatchHeaders } from '../segment/batch-headers.js';
@@ -71,7 +81,14 @@ export function renameSwapToFinal(dir: string, baseOffset: number): void {
  * Steps 1-3 for one cleaned segment; `retire` renames a replaced segment to `.deleted` and
  * schedules its unlink (step 2). Returns the new, inactive segment.
  */
-export function swapCleanedSegment(dir: string, baseOffset: number, size: number, replaced: readonly LogSegment[], settings: SegmentSettings, retire: (segment: LogSegment) => void): LogSegment {
+export function swapCleanedSegment(
+  dir: string,
+  baseOffset: number,
+  size: number,
+  replaced: readonly LogSegment[],
+  settings: SegmentSettings,
+  retire: (segment: LogSegment) => void,
+): LogSegment {
   writeCleanedTxnIndex(dir, baseOffset, replaced);
   renameCleanedToSwap(dir, baseOffset);
   for (const segment of replaced) retire(segment);
@@ -87,7 +104,9 @@ export function completeInterruptedSwaps(dir: string): number {
   const swapBases = new Set<number>(swaps);
   for (const name of names) {
     const orphan =
-      baseOffsetOfFile(name, INDEX_SUFFIX + SWAP_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX + SWAP_SUFFIX) ?? baseOffsetOfFile(name, TXN_INDEX_SUFFIX + SWAP_SUFFIX);
+      baseOffsetOfFile(name, INDEX_SUFFIX + SWAP_SUFFIX) ??
+      baseOffsetOfFile(name, TIME_INDEX_SUFFIX + SWAP_SUFFIX) ??
+      baseOffsetOfFile(name, TXN_INDEX_SUFFIX + SWAP_SUFFIX);
     if (orphan !== null && !swapBases.has(orphan)) unlinkSync(join(dir, name));
   }
   for (const base of swaps.sort((a, b) => a - b)) {

@@ -83,7 +83,10 @@ export class OffsetIndex extends MappedIndex {
       const relative = view.getUint32(slot * OFFSET_INDEX_ENTRY_SIZE);
       const position = view.getUint32(slot * OFFSET_INDEX_ENTRY_SIZE + 4);
       if (relative > INT32_MAX || relative <= previousOffset || position <= previousPosition || position >= logSize) {
-        throw new CorruptIndexError(this.path, `entry ${slot} (${relative}, ${position}) is out of order or past the log (${logSize} bytes)`);
+        throw new CorruptIndexError(
+          this.path,
+          `entry ${slot} (${relative}, ${position}) is out of order or past the log (${logSize} bytes)`,
+        );
       }
       previousOffset = relative;
       previousPosition = position;

@@ -38,7 +38,10 @@ export class TimeIndex extends MappedIndex {
   }
 
   entryAt(slot: number): TimestampOffset {
-    return { timestamp: this.#timestampAt(slot), offset: (this.baseOffset + this.view.getUint32(slot * TIME_INDEX_ENTRY_SIZE + 8)) as Offset };
+    return {
+      timestamp: this.#timestampAt(slot),
+      offset: (this.baseOffset + this.view.getUint32(slot * TIME_INDEX_ENTRY_SIZE + 8)) as Offset,
+    };
   }
 
   /** The newest entry, or (-1, base offset) when there is none. */

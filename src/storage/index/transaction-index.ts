@@ -81,7 +81,9 @@ export class TransactionIndex {
     const entries = this.#load();
     const last = entries[entries.length - 1];
     if (last !== undefined && txn.lastOffset <= last.lastOffset) {
-      throw new RangeError(`aborted transaction ending at ${txn.lastOffset} does not follow the one ending at ${last.lastOffset} in ${this.#path}`);
+      throw new RangeError(
+        `aborted transaction ending at ${txn.lastOffset} does not follow the one ending at ${last.lastOffset} in ${this.#path}`,
+      );
     }
     const fd = openSync(this.#path, constants.O_CREAT | constants.O_WRONLY);
     try {

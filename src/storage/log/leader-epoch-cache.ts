@@ -80,7 +80,9 @@ export class LeaderEpochCache {
     const latest = this.#entries.at(-1);
     if (requested === UNDEFINED_EPOCH || latest === undefined) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
     if (requested >= latest.epoch) {
-      return requested === latest.epoch ? { epoch: requested, endOffset: logEndOffset } : { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
+      return requested === latest.epoch
+        ? { epoch: requested, endOffset: logEndOffset }
+        : { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
     }
     const higher = this.#entries.findIndex((e) => e.epoch > requested);
     const floor = higher > 0 ? this.#entries[higher - 1]! : null;

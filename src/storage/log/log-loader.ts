@@ -140,7 +140,8 @@ function openSegments(dir: string, settings: SegmentSettings): LogSegment[] {
     }
   }
   for (const name of indexes) {
-    const base = baseOffsetOfFile(name, INDEX_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX) ?? baseOffsetOfFile(name, TXN_INDEX_SUFFIX);
+    const base =
+      baseOffsetOfFile(name, INDEX_SUFFIX) ?? baseOffsetOfFile(name, TIME_INDEX_SUFFIX) ?? baseOffsetOfFile(name, TXN_INDEX_SUFFIX);
     if (base !== null && !logs.has(base)) unlinkSync(join(dir, name));
   }
 

@@ -32,10 +32,26 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { KafkaError } from '../../common/kafka-error.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { CheckpointFile, CorruptCheckpointError, PARTITION_OFFSET_FORMAT, syncDirectory, type PartitionOffset } from '../checkpoint/checkpoint-file.js';
+import {
+  CheckpointFile,
+  CorruptCheckpointError,
+  PARTITION_OFFSET_FORMAT,
+  syncDirectory,
+  type PartitionOffset,
+} from '../checkpoint/checkpoint-file.js';
 import { randomUuid } from '../../common/uuid.js';
 import { readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
-import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE, REPLICATION_OFFSET_CHECKPOINT_FILE, parsePartitionDirName, partitionDirName } from '../file-names.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  DELETE_DIR_SUFFIX,
+  FUTURE_DIR_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  parsePartitionDirName,
+  partitionDirName,
+} from '../file-names.js';
 import { DEFAULT_LOG_CONFIG, withOverrides, type LogConfig } from '../log-config.js';
 import { isIoError, StorageError } from '../storage-error.js';
 import { SegmentDeleter } from '../segment/segment-deleter.js';
@@ -94,7 +110,6 @@ export interface CreateLogOptions {
   readonly config?: Readonly<Record<string, string | number>>;
 }
 
-
 interface DirState {
   readonly dir: LogDir;
   meta: MetaProperties | null;
@@ -144,7 +159,13 @@ export class LogManager {
     this.#lastCheckpointMs = this.#clock();
     this.#producerExpiryCheckIntervalMs = options.producerIdExpirationCheckIntervalMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS;
     this.#lastProducerExpiryCheckMs = this.#lastCheckpointMs;
-    this.#dirs = options.logDirs.map((path) => ({ dir: new LogDir(path), meta: null, logs: new Map(), futures: new Map(), cleanerOffsets: [] }));
+    this.#dirs = options.logDirs.map((path) => ({
+      dir: new LogDir(path),
+      meta: null,
+      logs: new Map(),
+      futures: new Map(),
+      cleanerOffsets: [],
+    }));
     this.#cleaner = options.cleaner === false ? null : new LogCleaner(options.cleaner ?? {}, this.#clock);
   }
 
@@ -182,7 +203,10 @@ export class LogManager {
       const recoveryPoints = readOffsets(join(dir.path, RECOVERY_POINT_CHECKPOINT_FILE));
       const startOffsets = readOffsets(join(dir.path, LOG_START_OFFSET_CHECKPOINT_FILE));
       const highWatermarks = readOffsets(join(dir.path, REPLICATION_OFFSET_CHECKPOINT_FILE));
-      state.cleanerOffsets = [...readOffsets(join(dir.path, CLEANER_OFFSET_CHECKPOINT_FILE)).entries()].map(([k, offset]) => ({ ...parsePartitionDirName(k)!, offset }));
+      state.cleanerOffsets = [...readOffsets(join(dir.path, CLEANER_OFFSET_CHECKPOINT_FILE)).entries()].map(([k, offset]) => ({
+        ...parsePartitionDirName(k)!,
+        offset,
+      }));
       // Entry types come from the listing itself: another worker sharing this log dir may remove
       // its own `-delete` directories meanwhile, and a stat of one would fail the whole dir.
       for (const entry of readdirSync(dir.path, { withFileTypes: true })) {
@@ -233,7 +257,8 @@ export class LogManager {
       state.logs.set(name, log);
       return;
     }
-    const [kept, keptIn, dropped, droppedIn] = log.logEndOffset > otherLog.logEndOffset ? [log, state, otherLog, other] : [otherLog, other, log, state];
+    const [kept, keptIn, dropped, droppedIn] =
+      log.logEndOffset > otherLog.logEndOffset ? [log, state, otherLog, other] : [otherLog, other, log, state];
     droppedIn.logs.delete(name);
     keptIn.logs.set(name, kept);
     this.#removeNow(dropped);
@@ -316,7 +341,8 @@ export class LogManager {
     if (existing !== undefined) return existing;
     if (current.logDir === target.dir) throw new Error(`partition ${key(tp)} is already in ${path}`);
     const offline = this.#dirs.filter((s) => !s.dir.online).map((s) => s.dir.path);
-    if (offline.length > 0) throw new StorageError(`cannot create a future log for ${key(tp)} while log dirs ${offline.join(', ')} are offline`);
+    if (offline.length > 0)
+      throw new StorageError(`cannot create a future log for ${key(tp)} while log dirs ${offline.join(', ')} are offline`);
     this.deleteFutureLog(tp);
     const future = PartitionLog.open({
       topicPartition: tp,
@@ -657,8 +683,20 @@ function writeOffsets(path: string, entries: readonly PartitionOffset[]): void {
 export function writeLogDirCheckpoints(...shares: readonly LogDirCheckpoint[]): void {
   const path = shares[0]!.path;
   const all = (pick: (c: LogDirCheckpoint) => readonly PartitionOffset[]): PartitionOffset[] => shares.flatMap(pick);
-  writeOffsets(join(path, RECOVERY_POINT_CHECKPOINT_FILE), all((c) => c.recoveryPoints));
-  writeOffsets(join(path, LOG_START_OFFSET_CHECKPOINT_FILE), all((c) => c.logStartOffsets));
-  writeOffsets(join(path, REPLICATION_OFFSET_CHECKPOINT_FILE), all((c) => c.highWatermarks));
-  writeOffsets(join(path, CLEANER_OFFSET_CHECKPOINT_FILE), all((c) => c.cleanerOffsets));
+  writeOffsets(
+    join(path, RECOVERY_POINT_CHECKPOINT_FILE),
+    all((c) => c.recoveryPoints),
+  );
+  writeOffsets(
+    join(path, LOG_START_OFFSET_CHECKPOINT_FILE),
+    all((c) => c.logStartOffsets),
+  );
+  writeOffsets(
+    join(path, REPLICATION_OFFSET_CHECKPOINT_FILE),
+    all((c) => c.highWatermarks),
+  );
+  writeOffsets(
+    join(path, CLEANER_OFFSET_CHECKPOINT_FILE),
+    all((c) => c.cleanerOffsets),
+  );
 }

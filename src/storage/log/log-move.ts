@@ -42,7 +42,9 @@ export class LogMove {
     if (future.logEndOffset < current.logStartOffset) future.truncateFullyAndStartAt(current.logStartOffset);
     let budget = maxBytes;
     while (future.logEndOffset < current.logEndOffset && budget > 0) {
-      const bytes = current.readBuffer(future.logEndOffset, Math.min(budget, COPY_CHUNK_BYTES), { maxOffsetExclusive: current.logEndOffset });
+      const bytes = current.readBuffer(future.logEndOffset, Math.min(budget, COPY_CHUNK_BYTES), {
+        maxOffsetExclusive: current.logEndOffset,
+      });
       if (bytes.byteLength === 0) break;
       const firstBase = Number(bytes.readBigInt64BE(BatchLayout.BASE_OFFSET_OFFSET));
       // The current log starts inside its first batch (DeleteRecords): the future restarts at

@@ -311,7 +311,9 @@ export class PartitionLog {
     if (!validation.ok) throw validation.error;
     const header = validation.batch;
     const idempotent = header.producerId >= 0n;
-    const duplicate = idempotent ? this.#producers.checkAppend(header, options.origin ?? 'client', options.txnVerified ?? false, now) : null;
+    const duplicate = idempotent
+      ? this.#producers.checkAppend(header, options.origin ?? 'client', options.txnVerified ?? false, now)
+      : null;
     if (duplicate !== null) {
       return {
         baseOffset: duplicate.firstOffset,
@@ -372,13 +374,22 @@ export class PartitionLog {
     this.#producers.updateMapEndOffset(this.#logEndOffset);
     this.leaderEpochCache.assign(options.leaderEpoch, offset);
     this.#afterAppend(1);
-    return { baseOffset: offset, lastOffset: offset, logAppendTimeMs: -1, logStartOffset: this.#logStartOffset, recordCount: 1, duplicate: false };
+    return {
+      baseOffset: offset,
+      lastOffset: offset,
+      logAppendTimeMs: -1,
+      logStartOffset: this.#logStartOffset,
+      recordCount: 1,
+      duplicate: false,
+    };
   }
 
   /** A written marker ends its producer's transaction; an abort goes to the active segment's (the marker's) transaction index. */
   #applyMarker(marker: TxnMarker): void {
     const txnIndex = this.activeSegment.txnIndex;
-    this.#io('transaction index', () => this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))));
+    this.#io('transaction index', () =>
+      this.#producers.applyMarker(marker, (txn, lastStableOffset) => txnIndex.append(abortedTxnEntry(txn, lastStableOffset))),
+    );
   }
 
   /**
@@ -478,9 +489,7 @@ export class PartitionLog {
   read(fetchOffset: number, maxBytes: number, options: ReadOptions = {}): LogSlice | null {
     this.#checkOpen();
     if (fetchOffset < this.#logStartOffset || fetchOffset > this.#logEndOffset) {
-      throw new OffsetOutOfRangeError(
-        `offset ${fetchOffset} is outside [${this.#logStartOffset}, ${this.#logEndOffset}] of ${this.dir}`,
-      );
+      throw new OffsetOutOfRangeError(`offset ${fetchOffset} is outside [${this.#logStartOffset}, ${this.#logEndOffset}] of ${this.dir}`);
     }
     const bound = Math.min(options.maxOffsetExclusive ?? this.#logEndOffset, this.#logEndOffset) as Offset;
     if (fetchOffset >= bound) return null;
@@ -634,7 +643,10 @@ export class PartitionLog {
    * DeleteRecords) or active again, nothing is swapped and false is returned — the caller then
    * deletes the `.cleaned` files. Reads holding leases on replaced segments keep their files.
    */
-  replaceWithCleaned(cleaned: readonly CleanedSegment[], planned: { readonly segments: readonly LogSegment[]; readonly truncations: number }): boolean {
+  replaceWithCleaned(
+    cleaned: readonly CleanedSegment[],
+    planned: { readonly segments: readonly LogSegment[]; readonly truncations: number },
+  ): boolean {
     this.#checkOpen();
     if (planned.truncations !== this.#truncations || !this.#segments.holdsInactive(planned.segments)) return false;
     this.#io('compaction swap', () => this.#segments.swapIn(cleaned, planned.segments));

@@ -37,7 +37,11 @@ export const TRANSACTION_VERSION_2 = 2;
 export type AppendOrigin = 'client' | 'coordinator';
 
 /** Returns the kept batch `batch` duplicates, or null when it is new and in sequence; throws otherwise. */
-export function checkProducerAppend(entry: ProducerStateEntry | undefined, batch: ProducerBatch, origin: AppendOrigin = 'client'): BatchMetadata | null {
+export function checkProducerAppend(
+  entry: ProducerStateEntry | undefined,
+  batch: ProducerBatch,
+  origin: AppendOrigin = 'client',
+): BatchMetadata | null {
   if (entry === undefined) return null;
   const client = origin === 'client';
   const duplicate = client ? entry.findDuplicate(batch) : null;

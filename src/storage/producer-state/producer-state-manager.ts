@@ -120,7 +120,6 @@ export class ProducerStateManager {
     }
   }
 
-
   /** The leader wrote a marker: the verifications of the transaction it ends are void. */
   endVerifications(marker: TxnMarkerRequest): void {
     this.#verifications.ended(marker.producerId, marker.producerEpoch, marker.transactionVersion);
@@ -136,7 +135,12 @@ export class ProducerStateManager {
   applyMarker(marker: TxnMarker, indexAbort: (txn: CompletedTxn, lastStableOffset: Offset) => void): CompletedTxn | null {
     const entry = this.#entryOf(marker.producerId);
     const completed: CompletedTxn | null = entry.hasOpenTxn
-      ? { producerId: marker.producerId, firstOffset: entry.currentTxnFirstOffset as Offset, lastOffset: marker.offset, aborted: !marker.commit }
+      ? {
+          producerId: marker.producerId,
+          firstOffset: entry.currentTxnFirstOffset as Offset,
+          lastOffset: marker.offset,
+          aborted: !marker.commit,
+        }
       : null;
     if (completed !== null && completed.aborted) indexAbort(completed, this.#transactions.lastStableOffset(completed));
     entry.endTxn(marker.producerEpoch, marker.coordinatorEpoch, marker.timestamp);

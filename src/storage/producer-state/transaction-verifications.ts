@@ -52,10 +52,16 @@ export class TransactionVerifications {
       throw new VerificationRequired(batch.producerId);
     }
     if (pending === undefined) {
-      throw new KafkaError(ErrorCode.INVALID_TXN_STATE, `the transaction of producer ${batch.producerId} ended while its partition was being verified`);
+      throw new KafkaError(
+        ErrorCode.INVALID_TXN_STATE,
+        `the transaction of producer ${batch.producerId} ended while its partition was being verified`,
+      );
     }
     if (batch.producerEpoch < pending.epoch) {
-      throw new KafkaError(ErrorCode.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} of producer ${batch.producerId} is older than the verified epoch ${pending.epoch}`);
+      throw new KafkaError(
+        ErrorCode.INVALID_PRODUCER_EPOCH,
+        `epoch ${batch.producerEpoch} of producer ${batch.producerId} is older than the verified epoch ${pending.epoch}`,
+      );
     }
     if (batch.producerEpoch === pending.epoch && batch.baseSequence > pending.lowestSequence) {
       throw new KafkaError(

@@ -4,7 +4,13 @@
  * transaction it completes (Kafka's `CompletedTxn`).
  */
 import { decompress } from '../../native/index.js';
-import { ControlRecordType, decodeControlRecordKey, decodeEndTxnMarker, readRecords, type BatchHeader } from '../../protocol/records/index.js';
+import {
+  ControlRecordType,
+  decodeControlRecordKey,
+  decodeEndTxnMarker,
+  readRecords,
+  type BatchHeader,
+} from '../../protocol/records/index.js';
 import type { AbortedTxn } from '../index/transaction-index.js';
 import type { Offset } from '../offsets.js';
 

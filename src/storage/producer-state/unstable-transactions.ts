@@ -48,7 +48,11 @@ export class UnstableTransactions {
     const at = this.#ongoing.findIndex((t) => t.firstOffset === completed.firstOffset && t.producerId === completed.producerId);
     if (at < 0) throw new Error(`transaction of producer ${completed.producerId} at ${completed.firstOffset} was not started`);
     this.#ongoing.splice(at, 1);
-    insertOrdered(this.#unreplicated, { producerId: completed.producerId, firstOffset: completed.firstOffset, lastOffset: completed.lastOffset });
+    insertOrdered(this.#unreplicated, {
+      producerId: completed.producerId,
+      firstOffset: completed.firstOffset,
+      lastOffset: completed.lastOffset,
+    });
   }
 
   /** The first offset of the earliest open or unreplicated transaction, or null when there is none. */

@@ -16,11 +16,7 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * `buffer`) until the first invalid byte, the end, or `visit` returning false. Returns the length
  * of the valid prefix.
  */
-export function scanValidBatches(
-  fd: number,
-  size: number,
-  visit: (header: BatchHeader, position: FilePosition) => boolean,
-): number {
+export function scanValidBatches(fd: number, size: number, visit: (header: BatchHeader, position: FilePosition) => boolean): number {
   let position = 0;
   let chunk = Buffer.allocUnsafeSlow(Math.min(CHUNK_BYTES, Math.max(size, BatchLayout.RECORD_BATCH_OVERHEAD)));
   while (position < size) {

@@ -17,7 +17,18 @@
  *
  * Owned by one thread (the partition's worker); not safe to share.
  */
-import { closeSync, constants, copyFileSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { decompress } from '../../native/index.js';
 import { readBatchHeader, readRecords } from '../../protocol/records/index.js';
 import { faultPoint } from '../fault-injection.js';
@@ -84,7 +95,16 @@ export class LogSegment {
   #createdMs: number;
   #deleted = false;
 
-  private constructor(dir: string, baseOffset: Offset, file: SegmentFile, size: number, settings: SegmentSettings, active: boolean, indexesPresent: boolean, createdMs: number) {
+  private constructor(
+    dir: string,
+    baseOffset: Offset,
+    file: SegmentFile,
+    size: number,
+    settings: SegmentSettings,
+    active: boolean,
+    indexesPresent: boolean,
+    createdMs: number,
+  ) {
     this.#dir = dir;
     this.baseOffset = baseOffset;
     this.#file = file;
@@ -118,7 +138,13 @@ export class LogSegment {
   }
 
   /** An existing segment; `size` comes from the directory listing's stat, nothing is read. */
-  static open(dir: string, baseOffset: Offset, size: number, settings: SegmentSettings, options: { active: boolean; indexesPresent: boolean; mtimeMs: number }): LogSegment {
+  static open(
+    dir: string,
+    baseOffset: Offset,
+    size: number,
+    settings: SegmentSettings,
+    options: { active: boolean; indexesPresent: boolean; mtimeMs: number },
+  ): LogSegment {
     const file = SegmentFile.open(logFilePath(dir, baseOffset), false);
     return new LogSegment(dir, baseOffset, file, size, settings, options.active, options.indexesPresent, options.mtimeMs);
   }
@@ -169,7 +195,8 @@ export class LogSegment {
       throw e;
     }
     this.maxTimestampSoFar();
-    for (const batch of batches) this.#indexBatch((position + batch.start) as FilePosition, batch.size, batch.lastOffset, batch.maxTimestamp);
+    for (const batch of batches)
+      this.#indexBatch((position + batch.start) as FilePosition, batch.size, batch.lastOffset, batch.maxTimestamp);
     this.#size = position + bytes.length;
   }
 
@@ -513,4 +540,3 @@ function unlinkIfExists(path: string): void {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }
-

@@ -29,9 +29,16 @@ function skipReason(): string | undefined {
   const zk = zooKeeperSkip();
   if (zk !== undefined) return zk;
   if (kafkaLibsPresent(KAFKA_ZK_ERA)) return undefined;
-  if (spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status !== 0) return `Kafka ${KAFKA_ZK_ERA}'s jars are absent and Maven is not installed to fetch them (apt-get install maven)`;
-  const fetch = spawnSync(join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh'), [KAFKA_ZK_ERA], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000, encoding: 'utf8' });
-  return fetch.status === 0 && kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `fetching Kafka ${KAFKA_ZK_ERA}'s jars failed: ${fetch.stderr.trim().split('\n').pop() ?? ''}`;
+  if (spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status !== 0)
+    return `Kafka ${KAFKA_ZK_ERA}'s jars are absent and Maven is not installed to fetch them (apt-get install maven)`;
+  const fetch = spawnSync(join(repoRoot(), 'tools', 'kafka', 'fetch-kafka.sh'), [KAFKA_ZK_ERA], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 300_000,
+    encoding: 'utf8',
+  });
+  return fetch.status === 0 && kafkaLibsPresent(KAFKA_ZK_ERA)
+    ? undefined
+    : `fetching Kafka ${KAFKA_ZK_ERA}'s jars failed: ${fetch.stderr.trim().split('\n').pop() ?? ''}`;
 }
 
 function javaArgs(...args: string[]): string[] {
@@ -88,12 +95,36 @@ describe("the ZooKeeper layout against Kafka 3.9's KafkaZkClient", { skip: skipR
     });
     const guard = (await c.tryBecomeController(1))!;
     const topicId = 'c2x1aWNlLXRvcGljLWlkLg';
-    await c.createTopic('orders', topicId, new Map([[0, [1, 2]], [1, [2, 1]]]), { 'retention.ms': '1000' });
+    await c.createTopic(
+      'orders',
+      topicId,
+      new Map([
+        [0, [1, 2]],
+        [1, [2, 1]],
+      ]),
+      { 'retention.ms': '1000' },
+    );
     const assignment = (await c.getTopicAssignment('orders'))!;
-    await c.setTopicAssignment('orders', { ...assignment, partitions: new Map([[0, [1, 2, 3]], [1, [2, 1]]]), addingReplicas: new Map([[0, [3]]]) }, ANY_VERSION, guard);
+    await c.setTopicAssignment(
+      'orders',
+      {
+        ...assignment,
+        partitions: new Map([
+          [0, [1, 2, 3]],
+          [1, [2, 1]],
+        ]),
+        addingReplicas: new Map([[0, [3]]]),
+      },
+      ANY_VERSION,
+      guard,
+    );
     await c.createPartitionStates(guard, [
       { topic: 'orders', partition: 0, state: { leader: 1, leaderEpoch: 4, isr: [1, 2], controllerEpoch: guard.epoch } },
-      { topic: 'orders', partition: 1, state: { leader: 2, leaderEpoch: 0, isr: [2], controllerEpoch: guard.epoch, leaderRecoveryState: 1 } },
+      {
+        topic: 'orders',
+        partition: 1,
+        state: { leader: 2, leaderEpoch: 0, isr: [2], controllerEpoch: guard.epoch, leaderRecoveryState: 1 },
+      },
     ]);
     await c.updatePartitionState(guard, 'orders', 0, { leader: 1, leaderEpoch: 5, isr: [1], controllerEpoch: guard.epoch }, 0);
     await c.setEntityConfig('brokers', DEFAULT_ENTITY, { 'log.retention.ms': '7' });
@@ -178,14 +209,23 @@ describe("the ZooKeeper layout against Kafka 3.9's KafkaZkClient", { skip: skipR
     assert.deepEqual(await c.getTopics(), ['kafka-made']);
     const assignment = await c.getTopicAssignment('kafka-made');
     assert.equal(assignment?.topicId, 'eGV0LWFub3RoZXItdG9waQ');
-    assert.deepEqual([...(assignment?.partitions ?? [])].sort(([a], [b]) => a - b), [
-      [0, [7, 8]],
-      [1, [8, 7]],
-    ]);
-    assert.deepEqual(await c.getPartitionStates([{ topic: 'kafka-made', partition: 0 }, { topic: 'kafka-made', partition: 1 }]), [
-      { state: { leader: 7, leaderEpoch: 3, isr: [7, 8], controllerEpoch: 1 }, zkVersion: 0 },
-      { state: { leader: 8, leaderEpoch: 0, isr: [8], controllerEpoch: 1, leaderRecoveryState: 1 }, zkVersion: 0 },
-    ]);
+    assert.deepEqual(
+      [...(assignment?.partitions ?? [])].sort(([a], [b]) => a - b),
+      [
+        [0, [7, 8]],
+        [1, [8, 7]],
+      ],
+    );
+    assert.deepEqual(
+      await c.getPartitionStates([
+        { topic: 'kafka-made', partition: 0 },
+        { topic: 'kafka-made', partition: 1 },
+      ]),
+      [
+        { state: { leader: 7, leaderEpoch: 3, isr: [7, 8], controllerEpoch: 1 }, zkVersion: 0 },
+        { state: { leader: 8, leaderEpoch: 0, isr: [8], controllerEpoch: 1, leaderRecoveryState: 1 }, zkVersion: 0 },
+      ],
+    );
     assert.deepEqual(await c.getEntityConfig('topics', 'kafka-made'), { 'retention.ms': '3600000' });
     assert.deepEqual(await c.getEntityConfig('brokers', DEFAULT_ENTITY), { 'log.cleaner.threads': '2' });
     assert.deepEqual(await c.getTopicsToDelete(), ['kafka-made']);

@@ -22,11 +22,20 @@ test(`${FAULTS} mixed faults lose no acknowledged write`, { skip: zooKeeperSkip(
   for (const s of result.skipped) t.diagnostic(`left out: ${s}`);
   assert.deepEqual(result.problems, [], `the run went wrong (seed ${seed}, folder ${result.dir})`);
   assert.equal(result.faults.length, FAULTS);
-  assert.ok(result.faults.every((f) => f.recoveredMs !== null), 'the cluster was whole again after every fault');
-  assert.ok(result.check.writes.acked > 0 && result.check.storedRecords >= result.check.writes.acked, 'writes were acknowledged and read back');
+  assert.ok(
+    result.faults.every((f) => f.recoveredMs !== null),
+    'the cluster was whole again after every fault',
+  );
+  assert.ok(
+    result.check.writes.acked > 0 && result.check.storedRecords >= result.check.writes.acked,
+    'writes were acknowledged and read back',
+  );
   assert.deepEqual(
     result.check.counts,
     Object.fromEntries(ANOMALY_KINDS.map((k) => [k, 0])),
-    `anomalies with seed ${seed} (history and logs in ${result.dir}):\n${result.check.anomalies.slice(0, 20).map((a) => `${a.kind}: ${a.detail}`).join('\n')}`,
+    `anomalies with seed ${seed} (history and logs in ${result.dir}):\n${result.check.anomalies
+      .slice(0, 20)
+      .map((a) => `${a.kind}: ${a.detail}`)
+      .join('\n')}`,
   );
 });

@@ -12,7 +12,10 @@ const [logDir, timestampText] = process.argv.slice(2);
 if (logDir === undefined || timestampText === undefined) throw new Error('usage: append-child <log dir> <timestamp>');
 const timestamp = Number(timestampText);
 const manager = LogManager.open({ logDirs: [logDir], defaultConfig: undefined });
-const log = manager.getOrCreateLog({ topic: 'crash', partition: 0 }, { config: { 'segment.bytes': 64 * 1024, 'index.interval.bytes': 512 } });
+const log = manager.getOrCreateLog(
+  { topic: 'crash', partition: 0 },
+  { config: { 'segment.bytes': 64 * 1024, 'index.interval.bytes': 512 } },
+);
 for (let seed = 0; ; seed++) {
   const result = log.append(producedBatch(1 + (seed % 5), 50 + ((seed * 37) % 900), timestamp, seed), { leaderEpoch: 1 });
   log.highWatermark = log.logEndOffset;

@@ -32,10 +32,13 @@ async function runAndKill(logDir: string, count: number): Promise<Ack[]> {
     proc.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited with ${code}`))));
   });
   // Only whole lines were acknowledged.
-  return text.split('\n').slice(0, -1).map((line) => {
-    const [baseOffset, seed] = line.split(' ').map(Number);
-    return { baseOffset: baseOffset!, seed: seed! };
-  });
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => {
+      const [baseOffset, seed] = line.split(' ').map(Number);
+      return { baseOffset: baseOffset!, seed: seed! };
+    });
 }
 
 function expectedBatch(ack: Ack): Buffer {
@@ -89,7 +92,9 @@ test('garbage and missing index files are rebuilt, never trusted, even after a c
   let manager = LogManager.open({ logDirs: [logDir] });
   manager.close();
   const dir = join(logDir, 'crash-0');
-  const indexes = readdirSync(dir).filter((n) => n.endsWith('.index')).sort();
+  const indexes = readdirSync(dir)
+    .filter((n) => n.endsWith('.index'))
+    .sort();
   assert.ok(indexes.length >= 3);
   writeFileSync(join(dir, indexes[0]!), Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 73 + 11) & 0xff)));
   writeFileSync(join(dir, indexes[1]!.replace('.index', '.timeindex')), Buffer.from([1, 2, 3, 4, 5]));
@@ -114,7 +119,10 @@ test('a torn tail (log cut mid-batch) is truncated on recovery and never served'
   const end = before.logEndOffset;
   manager.abandon();
   const dir = join(logDir, 'crash-0');
-  const active = readdirSync(dir).filter((n) => n.endsWith('.log')).sort().at(-1)!;
+  const active = readdirSync(dir)
+    .filter((n) => n.endsWith('.log'))
+    .sort()
+    .at(-1)!;
   const size = statSync(join(dir, active)).size;
   truncateSync(join(dir, active), size - 30);
   manager = LogManager.open({ logDirs: [logDir] });

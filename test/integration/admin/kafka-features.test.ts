@@ -18,14 +18,30 @@ import { javaSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
 
 async function features(bootstrap: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
-  const r = await runProcess('java', ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', kafkaClasspath(), 'org.apache.kafka.tools.FeatureCommand', '--bootstrap-server', bootstrap, ...args], '', 120_000);
+  const r = await runProcess(
+    'java',
+    [
+      '-Xmx256m',
+      '-XX:TieredStopAtLevel=1',
+      '-cp',
+      kafkaClasspath(),
+      'org.apache.kafka.tools.FeatureCommand',
+      '--bootstrap-server',
+      bootstrap,
+      ...args,
+    ],
+    '',
+    120_000,
+  );
   return { code: r.code, out: r.stdout.toString('utf8') + r.stderr };
 }
 
 /** `describe`'s lines as feature → [finalized level, epoch]. */
 function described(out: string): Record<string, [number, number]> {
   const levels: Record<string, [number, number]> = {};
-  for (const m of out.matchAll(/Feature: (\S+)\s+SupportedMinVersion: \d+\s+SupportedMaxVersion: \d+\s+FinalizedVersionLevel: (\d+)\s+Epoch: (\d+)/g)) {
+  for (const m of out.matchAll(
+    /Feature: (\S+)\s+SupportedMinVersion: \d+\s+SupportedMaxVersion: \d+\s+FinalizedVersionLevel: (\d+)\s+Epoch: (\d+)/g,
+  )) {
     levels[m[1]!] = [Number(m[2]), Number(m[3])];
   }
   return levels;
@@ -57,7 +73,12 @@ describe("Kafka's kafka-features.sh against Sluice", { skip: javaSkip() }, () =>
 
     const disabled = await features(broker.bootstrap, 'disable', '--feature', 'share.version');
     assert.equal(disabled.code, 0, disabled.out);
-    const heartbeat = await wireCall(broker.bootstrap, M.ShareGroupHeartbeatRequest, M.ShareGroupHeartbeatResponse, 1, { groupId: 'g', memberId: 'mmmmmmmmmmmmmmmmmmmmmm', memberEpoch: 0, subscribedTopicNames: ['t'] });
+    const heartbeat = await wireCall(broker.bootstrap, M.ShareGroupHeartbeatRequest, M.ShareGroupHeartbeatResponse, 1, {
+      groupId: 'g',
+      memberId: 'mmmmmmmmmmmmmmmmmmmmmm',
+      memberEpoch: 0,
+      subscribedTopicNames: ['t'],
+    });
     assert.equal(heartbeat.errorCode, ErrorCode.UNSUPPORTED_VERSION, 'share groups are off at share.version 0');
 
     await broker.stop();

@@ -83,7 +83,10 @@ async function assertAllRead(bootstrap: string, topic: string, acked: Acked): Pr
       });
     });
     // An unreferenced timer: it must not keep the test process alive once the read is done.
-    await Promise.race([done, sleep(60_000, undefined, { ref: false }).then(() => Promise.reject(new Error(`read up to ${previous} of ${last}`)))]);
+    await Promise.race([
+      done,
+      sleep(60_000, undefined, { ref: false }).then(() => Promise.reject(new Error(`read up to ${previous} of ${last}`))),
+    ]);
   } finally {
     await consumer.disconnect();
   }
@@ -122,10 +125,23 @@ describe('moving a partition between the log dirs of a broker process', () => {
       const from = (await placement(broker.bootstrap, 'moving')).current!;
       const to = dirs.find((d) => d !== from)!;
       const plan = join(root, 'move.json');
-      writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to, 'any'] }] }));
-      const refused = await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]);
+      writeFileSync(
+        plan,
+        JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to, 'any'] }] }),
+      );
+      const refused = await runCli([
+        'reassign-partitions',
+        '--bootstrap-server',
+        broker.bootstrap,
+        '--execute',
+        '--reassignment-json-file',
+        plan,
+      ]);
       assert.notEqual(refused.code, 0);
-      assert.match(refused.stderr, new RegExp(`Size of replicas list \\[0\\] is different from size of log dirs list \\[${to}, any\\] for partition moving-0`));
+      assert.match(
+        refused.stderr,
+        new RegExp(`Size of replicas list \\[0\\] is different from size of log dirs list \\[${to}, any\\] for partition moving-0`),
+      );
       writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to] }] }));
 
       let producing = true;
@@ -136,30 +152,61 @@ describe('moving a partition between the log dirs of a broker process', () => {
           await sleep(50);
         }
       })();
-      const execute = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]), 'execute');
+      const execute = ok(
+        await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--execute', '--reassignment-json-file', plan]),
+        'execute',
+      );
       assert.match(execute, new RegExp(`Successfully started moving log directory to ${to} for replica moving-0 with broker 0`));
-      const seen = await waitFor('the future replica', 60_000, async () => {
-        const p = await placement(broker.bootstrap, 'moving');
-        return p.future === to ? p : undefined;
-      }, 50);
+      const seen = await waitFor(
+        'the future replica',
+        60_000,
+        async () => {
+          const p = await placement(broker.bootstrap, 'moving');
+          return p.future === to ? p : undefined;
+        },
+        50,
+      );
       assert.equal(seen.current, from, 'the current replica serves from its dir meanwhile');
       assert.ok(seen.futureLag > 0n, `the future replica is behind (${seen.futureLag})`);
-      await waitFor('the swap', 60_000, async () => {
-        const p = await placement(broker.bootstrap, 'moving');
-        return p.current === to && p.future === null ? p : undefined;
-      }, 50);
+      await waitFor(
+        'the swap',
+        60_000,
+        async () => {
+          const p = await placement(broker.bootstrap, 'moving');
+          return p.current === to && p.future === null ? p : undefined;
+        },
+        50,
+      );
       producing = false;
       await background;
-      const verify = ok(await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--verify', '--reassignment-json-file', plan]), 'verify');
+      const verify = ok(
+        await runCli(['reassign-partitions', '--bootstrap-server', broker.bootstrap, '--verify', '--reassignment-json-file', plan]),
+        'verify',
+      );
       assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
       assert.ok(existsSync(join(to, 'moving-0')));
       assert.ok(!existsSync(join(from, 'moving-0')), 'the old log was renamed -delete');
-      const described = ok(await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe', '--topic-list', 'moving']), 'log-dirs');
+      const described = ok(
+        await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe', '--topic-list', 'moving']),
+        'log-dirs',
+      );
       assert.match(described, /^Querying brokers for log directories information\nReceived log directory information from brokers 0\n/);
-      const doc = JSON.parse(described.split('\n')[2]!) as { brokers: { broker: number; logDirs: { logDir: string; error: string | null; partitions: { partition: string; isFuture: boolean }[] }[] }[] };
+      const doc = JSON.parse(described.split('\n')[2]!) as {
+        brokers: {
+          broker: number;
+          logDirs: { logDir: string; error: string | null; partitions: { partition: string; isFuture: boolean }[] }[];
+        }[];
+      };
       assert.deepEqual(
-        doc.brokers[0]!.logDirs.map((d) => [d.logDir, d.error, d.partitions.map((p) => `${p.partition}${p.isFuture ? ' future' : ''}`)]).sort(),
-        [[from, null, []], [to, null, ['moving-0']]].sort(),
+        doc.brokers[0]!.logDirs.map((d) => [
+          d.logDir,
+          d.error,
+          d.partitions.map((p) => `${p.partition}${p.isFuture ? ' future' : ''}`),
+        ]).sort(),
+        [
+          [from, null, []],
+          [to, null, ['moving-0']],
+        ].sort(),
       );
       await produce(producer, 'moving', acked, 'after', 5);
     } finally {
@@ -175,13 +222,33 @@ describe('moving a partition between the log dirs of a broker process', () => {
     const plan = join(root, 'back.json');
     writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [0], log_dirs: [to] }] }));
     const java = async (mainClass: string, ...args: string[]): Promise<string> => {
-      const r = await runProcess('java', ['-Xmx192m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`, '-cp', kafkaClasspath(), mainClass, '--bootstrap-server', broker.bootstrap, ...args], '', 90_000);
+      const r = await runProcess(
+        'java',
+        [
+          '-Xmx192m',
+          '-XX:TieredStopAtLevel=1',
+          `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
+          '-cp',
+          kafkaClasspath(),
+          mainClass,
+          '--bootstrap-server',
+          broker.bootstrap,
+          ...args,
+        ],
+        '',
+        90_000,
+      );
       assert.equal(r.code, 0, `${mainClass} ${args.join(' ')}: ${r.stderr}`);
       return r.stdout.toString('utf8');
     };
     const execute = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--execute', '--reassignment-json-file', plan);
     assert.match(execute, new RegExp(`Successfully started moving log directory to ${to} for replica moving-0 with broker 0`));
-    await waitFor('the move back', 60_000, async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : undefined), 50);
+    await waitFor(
+      'the move back',
+      60_000,
+      async () => ((await placement(broker.bootstrap, 'moving')).current === to ? true : undefined),
+      50,
+    );
     const verify = await java('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', '--verify', '--reassignment-json-file', plan);
     assert.match(verify, /Reassignment of replica moving-0-0 completed successfully\./);
   });
@@ -196,24 +263,42 @@ describe('moving a partition between the log dirs of a broker process', () => {
       for (let i = 0; i < 10; i++) await produce(producer, 'crash', acked, `before${i}`, 50);
       from = (await placement(broker.bootstrap, 'crash')).current!;
       to = dirs.find((d) => d !== from)!;
-      const res = await wireCall(broker.bootstrap, M.AlterReplicaLogDirsRequest, M.AlterReplicaLogDirsResponse, 2, { dirs: [{ path: to, topics: [{ name: 'crash', partitions: [0] }] }] });
-      assert.deepEqual(res.results.flatMap((t) => t.partitions.map((p) => p.errorCode)), [ErrorCode.NONE]);
+      const res = await wireCall(broker.bootstrap, M.AlterReplicaLogDirsRequest, M.AlterReplicaLogDirsResponse, 2, {
+        dirs: [{ path: to, topics: [{ name: 'crash', partitions: [0] }] }],
+      });
+      assert.deepEqual(
+        res.results.flatMap((t) => t.partitions.map((p) => p.errorCode)),
+        [ErrorCode.NONE],
+      );
       await produce(producer, 'crash', acked, 'during', 5);
-      await waitFor('a partly copied future replica', 60_000, async () => {
-        const p = await placement(broker.bootstrap, 'crash');
-        return p.future === to && p.futureLag > 0n && p.futureLag < BigInt(acked.size) ? p : undefined;
-      }, 50);
+      await waitFor(
+        'a partly copied future replica',
+        60_000,
+        async () => {
+          const p = await placement(broker.bootstrap, 'crash');
+          return p.future === to && p.futureLag > 0n && p.futureLag < BigInt(acked.size) ? p : undefined;
+        },
+        50,
+      );
     } finally {
       await producer.disconnect();
     }
     broker.child.kill('SIGKILL');
     await new Promise((resolve) => broker.child.once('exit', resolve));
-    assert.ok(readdirSync(to).some((name) => /^crash-0\.[0-9a-f]{32}-future$/.test(name)), 'the future log is on disk');
+    assert.ok(
+      readdirSync(to).some((name) => /^crash-0\.[0-9a-f]{32}-future$/.test(name)),
+      'the future log is on disk',
+    );
     await start('9223372036854775807');
-    await waitFor('the resumed move', 60_000, async () => {
-      const p = await placement(broker.bootstrap, 'crash');
-      return p.current === to && p.future === null ? p : undefined;
-    }, 50);
+    await waitFor(
+      'the resumed move',
+      60_000,
+      async () => {
+        const p = await placement(broker.bootstrap, 'crash');
+        return p.current === to && p.future === null ? p : undefined;
+      },
+      50,
+    );
     await assertAllRead(broker.bootstrap, 'crash', acked);
   });
 
@@ -236,20 +321,36 @@ describe('moving a partition between the log dirs of a broker process', () => {
     } finally {
       await producer.disconnect();
     }
-    const dirs = await waitFor('the failed dir', 60_000, async () => {
-      const res = await wireCall(broker.bootstrap, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null });
-      return res.results.some((d) => d.errorCode !== ErrorCode.NONE) ? res.results : undefined;
-    }, 50);
+    const dirs = await waitFor(
+      'the failed dir',
+      60_000,
+      async () => {
+        const res = await wireCall(broker.bootstrap, M.DescribeLogDirsRequest, M.DescribeLogDirsResponse, 4, { topics: null });
+        return res.results.some((d) => d.errorCode !== ErrorCode.NONE) ? res.results : undefined;
+      },
+      50,
+    );
     const failed = dirs.find((d) => d.logDir === failing)!;
-    assert.deepEqual([failed.errorCode, failed.topics, failed.totalBytes, failed.usableBytes], [ErrorCode.KAFKA_STORAGE_ERROR, [], -1n, -1n]);
+    assert.deepEqual(
+      [failed.errorCode, failed.topics, failed.totalBytes, failed.usableBytes],
+      [ErrorCode.KAFKA_STORAGE_ERROR, [], -1n, -1n],
+    );
     const described = ok(await runCli(['log-dirs', '--bootstrap-server', broker.bootstrap, '--describe']), 'log-dirs');
     const doc = JSON.parse(described.split('\n')[2]!) as { brokers: { logDirs: { logDir: string; error: string | null }[] }[] };
     assert.equal(doc.brokers[0]!.logDirs.find((d) => d.logDir === failing)!.error, 'org.apache.kafka.common.errors.KafkaStorageException');
-    const partition = await waitFor('the offline partition in the metadata', 60_000, async () => {
-      const md = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: 'failing' }], allowAutoTopicCreation: false });
-      const p = md.topics[0]!.partitions[0]!;
-      return p.offlineReplicas.length > 0 ? p : undefined;
-    }, 50);
+    const partition = await waitFor(
+      'the offline partition in the metadata',
+      60_000,
+      async () => {
+        const md = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, {
+          topics: [{ name: 'failing' }],
+          allowAutoTopicCreation: false,
+        });
+        const p = md.topics[0]!.partitions[0]!;
+        return p.offlineReplicas.length > 0 ? p : undefined;
+      },
+      50,
+    );
     assert.deepEqual([partition.errorCode, partition.leaderId, partition.offlineReplicas], [ErrorCode.LEADER_NOT_AVAILABLE, -1, [0]]);
     const healthy = client(broker.bootstrap).producer({ allowAutoTopicCreation: true });
     await healthy.connect();

@@ -41,7 +41,6 @@ const CONSUMED_WITH_KEYS = Buffer.concat([
 ]);
 const RECORD_COUNT = 7;
 
-
 /** The compression codec of every batch stored in partition 0, read with a raw Fetch. */
 async function storedCodecs(bootstrap: string, topic: string): Promise<number[]> {
   const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(bootstrap) });
@@ -69,7 +68,21 @@ export function cliScenario(bootstrap: () => string): void {
     runCli([args[0]!, '--bootstrap-server', bootstrap(), ...args.slice(1)], input);
 
   test('topics --create makes a topic with partitions and configs', async () => {
-    const out = ok(await sluice('topics', '--create', '--topic', topic, '--partitions', '2', '--replication-factor', '1', '--config', 'retention.ms=3600000'), 'create');
+    const out = ok(
+      await sluice(
+        'topics',
+        '--create',
+        '--topic',
+        topic,
+        '--partitions',
+        '2',
+        '--replication-factor',
+        '1',
+        '--config',
+        'retention.ms=3600000',
+      ),
+      'create',
+    );
     assert.equal(out, `Created topic ${topic}.\n`);
   });
 
@@ -78,14 +91,27 @@ export function cliScenario(bootstrap: () => string): void {
   });
 
   test('topics --list names it', async () => {
-    assert.ok(ok(await sluice('topics', '--list'), 'list').split('\n').includes(topic));
+    assert.ok(
+      ok(await sluice('topics', '--list'), 'list')
+        .split('\n')
+        .includes(topic),
+    );
   });
 
   test('topics --describe shows its partitions, leaders and own configs', async () => {
-    const lines = ok(await sluice('topics', '--describe', '--topic', topic), 'describe').trimEnd().split('\n');
-    assert.match(lines[0]!, new RegExp(`^Topic: ${topic}\\tTopicId: \\S+\\tPartitionCount: 2\\tReplicationFactor: 1\\tConfigs: retention.ms=3600000$`));
+    const lines = ok(await sluice('topics', '--describe', '--topic', topic), 'describe')
+      .trimEnd()
+      .split('\n');
+    assert.match(
+      lines[0]!,
+      new RegExp(`^Topic: ${topic}\\tTopicId: \\S+\\tPartitionCount: 2\\tReplicationFactor: 1\\tConfigs: retention.ms=3600000$`),
+    );
     assert.equal(lines.length, 3);
-    lines.slice(1).forEach((line, i) => assert.match(line, new RegExp(`^\\tTopic: ${topic}\\tPartition: ${i}\\tLeader: \\d+\\tReplicas: \\d+\\tIsr: \\d+$`)));
+    lines
+      .slice(1)
+      .forEach((line, i) =>
+        assert.match(line, new RegExp(`^\\tTopic: ${topic}\\tPartition: ${i}\\tLeader: \\d+\\tReplicas: \\d+\\tIsr: \\d+$`)),
+      );
   });
 
   test('topics --alter grows it to 3 partitions', async () => {
@@ -98,8 +124,21 @@ export function cliScenario(bootstrap: () => string): void {
   test('configs --describe and --alter a topic (set, list value in brackets, delete)', async () => {
     const entity = ['--entity-type', 'topics', '--entity-name', topic];
     const before = ok(await sluice('configs', ...entity, '--describe'), 'configs describe');
-    assert.match(before, new RegExp(`^Dynamic configs for topic ${topic} are:\\n  retention.ms=3600000 sensitive=false synonyms=\\{DYNAMIC_TOPIC_CONFIG:retention.ms=3600000`));
-    const altered = await sluice('configs', ...entity, '--alter', '--add-config', 'cleanup.policy=[compact,delete],max.message.bytes=2000000', '--delete-config', 'retention.ms');
+    assert.match(
+      before,
+      new RegExp(
+        `^Dynamic configs for topic ${topic} are:\\n  retention.ms=3600000 sensitive=false synonyms=\\{DYNAMIC_TOPIC_CONFIG:retention.ms=3600000`,
+      ),
+    );
+    const altered = await sluice(
+      'configs',
+      ...entity,
+      '--alter',
+      '--add-config',
+      'cleanup.policy=[compact,delete],max.message.bytes=2000000',
+      '--delete-config',
+      'retention.ms',
+    );
     assert.equal(ok(altered, 'configs alter'), `Completed updating config for topic ${topic}.\n`);
     const after = ok(await sluice('configs', ...entity, '--describe'), 'configs describe');
     assert.match(after, /\n {2}cleanup\.policy=compact,delete sensitive=false/);
@@ -118,8 +157,14 @@ export function cliScenario(bootstrap: () => string): void {
 
   test('configs of a group: set, describe, delete', async () => {
     const entity = ['--entity-type', 'groups', '--entity-name', 'cli-configured-group'];
-    assert.equal(ok(await sluice('configs', ...entity, '--alter', '--add-config', 'consumer.heartbeat.interval.ms=6000'), 'group alter'), 'Completed updating config for group cli-configured-group.\n');
-    assert.match(ok(await sluice('configs', ...entity, '--describe'), 'group describe'), /\n {2}consumer\.heartbeat\.interval\.ms=6000 sensitive=false synonyms=\{GROUP_CONFIG:consumer\.heartbeat\.interval\.ms=6000/);
+    assert.equal(
+      ok(await sluice('configs', ...entity, '--alter', '--add-config', 'consumer.heartbeat.interval.ms=6000'), 'group alter'),
+      'Completed updating config for group cli-configured-group.\n',
+    );
+    assert.match(
+      ok(await sluice('configs', ...entity, '--describe'), 'group describe'),
+      /\n {2}consumer\.heartbeat\.interval\.ms=6000 sensitive=false synonyms=\{GROUP_CONFIG:consumer\.heartbeat\.interval\.ms=6000/,
+    );
     failsWith(await sluice('configs', ...entity, '--alter', '--add-config', 'consumer.heartbeat.interval.ms=1'), 'INVALID_CONFIG');
     ok(await sluice('configs', ...entity, '--alter', '--delete-config', 'consumer.heartbeat.interval.ms'), 'group alter');
     assert.doesNotMatch(ok(await sluice('configs', ...entity, '--describe'), 'group describe'), /consumer\.heartbeat\.interval\.ms/);
@@ -130,7 +175,17 @@ export function cliScenario(bootstrap: () => string): void {
       const t = codecTopic(codec);
       ok(await sluice('topics', '--create', '--topic', t, '--partitions', '1'), 'create');
       ok(await sluiceWithInput(PRODUCER_INPUT, 'produce', '--topic', t, '--compression', codec, '--key-separator', ':'), 'produce');
-      const consumed = await sluice('consume', '--topic', t, '--from-beginning', '--max-messages', String(RECORD_COUNT), '--print-key', '--key-separator', '|');
+      const consumed = await sluice(
+        'consume',
+        '--topic',
+        t,
+        '--from-beginning',
+        '--max-messages',
+        String(RECORD_COUNT),
+        '--print-key',
+        '--key-separator',
+        '|',
+      );
       ok(consumed, 'consume');
       assert.deepEqual(consumed.stdout, CONSUMED_WITH_KEYS);
       assert.match(consumed.stderr, new RegExp(`Processed a total of ${RECORD_COUNT} messages`));
@@ -147,20 +202,64 @@ export function cliScenario(bootstrap: () => string): void {
 
   test('keyed records land in the partition Kafka’s murmur2 partitioner picks', async () => {
     const keys = ['alpha', 'beta', 'gamma', 'delta'];
-    ok(await sluiceWithInput(keys.map((k) => `${k}=${k}-value\n`).join(''), 'produce', '--topic', topic, '--key-separator', '=', '--acks', '1'), 'produce');
+    ok(
+      await sluiceWithInput(
+        keys.map((k) => `${k}=${k}-value\n`).join(''),
+        'produce',
+        '--topic',
+        topic,
+        '--key-separator',
+        '=',
+        '--acks',
+        '1',
+      ),
+      'produce',
+    );
     for (let partition = 0; partition < 3; partition++) {
       const expected = keys.filter((k) => partitionForKey(Buffer.from(k), 3) === partition);
-      const out = await sluice('consume', '--topic', topic, '--partition', String(partition), '--from-beginning', '--timeout-ms', '1500', '--print-key');
-      assert.deepEqual(ok(out, 'consume').split('\n').filter(Boolean), expected.map((k) => `${k}\t${k}-value`), `partition ${partition}`);
+      const out = await sluice(
+        'consume',
+        '--topic',
+        topic,
+        '--partition',
+        String(partition),
+        '--from-beginning',
+        '--timeout-ms',
+        '1500',
+        '--print-key',
+      );
+      assert.deepEqual(
+        ok(out, 'consume').split('\n').filter(Boolean),
+        expected.map((k) => `${k}\t${k}-value`),
+        `partition ${partition}`,
+      );
     }
   });
 
   test('--partition with acks=0 and acks=-1, and --from-timestamp', async () => {
     // The topic is compacted since the configs test, so every record needs a key.
     const before = Date.now();
-    ok(await sluiceWithInput('k:zero-1\nk:zero-2\n', 'produce', '--topic', topic, '--partition', '2', '--acks', '0', '--key-separator', ':'), 'produce acks=0');
-    ok(await sluiceWithInput('k:all-1\n', 'produce', '--topic', topic, '--partition', '2', '--acks', '-1', '--key-separator', ':'), 'produce acks=-1');
-    const out = await sluice('consume', '--topic', topic, '--partition', '2', '--from-timestamp', String(before), '--max-messages', '3', '--timeout-ms', '5000');
+    ok(
+      await sluiceWithInput('k:zero-1\nk:zero-2\n', 'produce', '--topic', topic, '--partition', '2', '--acks', '0', '--key-separator', ':'),
+      'produce acks=0',
+    );
+    ok(
+      await sluiceWithInput('k:all-1\n', 'produce', '--topic', topic, '--partition', '2', '--acks', '-1', '--key-separator', ':'),
+      'produce acks=-1',
+    );
+    const out = await sluice(
+      'consume',
+      '--topic',
+      topic,
+      '--partition',
+      '2',
+      '--from-timestamp',
+      String(before),
+      '--max-messages',
+      '3',
+      '--timeout-ms',
+      '5000',
+    );
     assert.equal(ok(out, 'consume'), 'zero-1\nzero-2\nall-1\n');
   });
 

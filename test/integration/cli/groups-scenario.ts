@@ -21,7 +21,6 @@ const PRODUCED = [6, 4];
 const COMMITTED = [4, 1];
 const CLIENT_ID = 'groups-cli';
 
-
 /** A table's data rows, split on the padding between columns. */
 function rows(out: string, header: string): string[][] {
   const lines = out.trimEnd().split('\n');
@@ -44,7 +43,10 @@ export function groupsScenario(bootstrap: () => string): void {
   const sluice = (...args: string[]): Promise<CliResult> => runCli([args[0]!, '--bootstrap-server', bootstrap(), ...args.slice(1)]);
   const groups = (...args: string[]): Promise<CliResult> => sluice('groups', ...args);
   const describeOffsets = async (): Promise<string[][]> =>
-    rows(ok(await groups('--describe', '--group', group), 'describe'), 'GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID');
+    rows(
+      ok(await groups('--describe', '--group', group), 'describe'),
+      'GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID',
+    );
   const plan = async (...args: string[]): Promise<string[][]> =>
     rows(ok(await groups('--reset-offsets', '--group', group, ...args), `reset ${args.join(' ')}`), 'GROUP TOPIC PARTITION NEW-OFFSET');
   let consumer: Consumer | undefined;
@@ -54,7 +56,11 @@ export function groupsScenario(bootstrap: () => string): void {
     const kafka = new Kafka({ clientId: CLIENT_ID, brokers: [bootstrap()], logLevel: logLevel.NOTHING });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic, acks: -1, messages: PRODUCED.flatMap((n, partition) => Array.from({ length: n }, (_, i) => ({ partition, value: `p${partition}-${i}` }))) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: PRODUCED.flatMap((n, partition) => Array.from({ length: n }, (_, i) => ({ partition, value: `p${partition}-${i}` }))),
+    });
     await producer.disconnect();
     consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: 200 });
     await consumer.connect();
@@ -66,51 +72,88 @@ export function groupsScenario(bootstrap: () => string): void {
   });
 
   test('groups --list names the group; --state and --type show Stable and Classic', async () => {
-    assert.ok(ok(await groups('--list'), 'list').split('\n').includes(group));
+    assert.ok(
+      ok(await groups('--list'), 'list')
+        .split('\n')
+        .includes(group),
+    );
     const listed = rows(ok(await groups('--list', '--type', '--state'), 'list --state'), 'GROUP TYPE STATE');
-    assert.deepEqual(listed.find((r) => r[0] === group), [group, 'Classic', 'Stable']);
+    assert.deepEqual(
+      listed.find((r) => r[0] === group),
+      [group, 'Classic', 'Stable'],
+    );
   });
 
   test('groups --describe shows the member’s partitions with exact offsets and lag', async () => {
     const described = await describeOffsets();
     assert.equal(described.length, 2);
     described.forEach((r, partition) => {
-      assert.deepEqual(r.slice(0, 6), [group, topic, String(partition), String(COMMITTED[partition]), String(PRODUCED[partition]), String(PRODUCED[partition]! - COMMITTED[partition]!)]);
+      assert.deepEqual(r.slice(0, 6), [
+        group,
+        topic,
+        String(partition),
+        String(COMMITTED[partition]),
+        String(PRODUCED[partition]),
+        String(PRODUCED[partition]! - COMMITTED[partition]!),
+      ]);
       assert.match(r[6]!, new RegExp(`^${CLIENT_ID}-`));
       assert.equal(r[8], CLIENT_ID);
     });
-    const members = rows(ok(await groups('--describe', '--group', group, '--members'), 'members'), 'GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS');
-    assert.deepEqual([members.length, members[0]![0], members[0]![1], members[0]![3], members[0]![4]], [1, group, described[0]![6], CLIENT_ID, '2']);
-    const state = ok(await groups('--describe', '--group', group, '--state'), 'state').trimEnd().split('\n');
+    const members = rows(
+      ok(await groups('--describe', '--group', group, '--members'), 'members'),
+      'GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS',
+    );
+    assert.deepEqual(
+      [members.length, members[0]![0], members[0]![1], members[0]![3], members[0]![4]],
+      [1, group, described[0]![6], CLIENT_ID, '2'],
+    );
+    const state = ok(await groups('--describe', '--group', group, '--state'), 'state')
+      .trimEnd()
+      .split('\n');
     assert.match(state[0]!, /^GROUP +COORDINATOR \(ID\) +ASSIGNMENT-STRATEGY +STATE +#MEMBERS$/);
     assert.match(state[1]!, new RegExp(`^${group} +\\S+:\\d+ +\\(\\d+\\) +RoundRobinAssigner +Stable +1$`));
   });
 
   test('groups: with an active member, reset, delete and delete-offsets are refused', async () => {
-    failsWith(await groups('--reset-offsets', '--group', group, '--all-topics', '--to-earliest', '--execute'), `NON_EMPTY_GROUP: Assignments can only be reset if the group '${group}' is inactive, but the current state is Stable`);
+    failsWith(
+      await groups('--reset-offsets', '--group', group, '--all-topics', '--to-earliest', '--execute'),
+      `NON_EMPTY_GROUP: Assignments can only be reset if the group '${group}' is inactive, but the current state is Stable`,
+    );
     // What the tool's own check spares the user: the coordinator refuses a simple consumer's commit.
     const cluster = new KafkaCluster({ bootstrap: parseBootstrapServers(bootstrap()) });
     try {
-      await assert.rejects(new KafkaGroupAdminClient(cluster).commitOffsets(group, [{ topic, partition: 0, offset: 0n }]), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.UNKNOWN_MEMBER_ID);
+      await assert.rejects(
+        new KafkaGroupAdminClient(cluster).commitOffsets(group, [{ topic, partition: 0, offset: 0n }]),
+        (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.UNKNOWN_MEMBER_ID,
+      );
     } finally {
       cluster.close();
     }
     failsWith(await groups('--delete', '--group', group), 'NON_EMPTY_GROUP');
     const deleting = await groups('--delete-offsets', '--group', group, '--topic', topic);
     failsWith(deleting, 'GROUP_SUBSCRIBED_TO_TOPIC');
-    assert.deepEqual(rows(deleting.stdout.toString(), 'TOPIC PARTITION STATUS').map((r) => r.slice(0, 3)), [
-      [topic, '0', 'Error:'],
-      [topic, '1', 'Error:'],
-    ]);
+    assert.deepEqual(
+      rows(deleting.stdout.toString(), 'TOPIC PARTITION STATUS').map((r) => r.slice(0, 3)),
+      [
+        [topic, '0', 'Error:'],
+        [topic, '1', 'Error:'],
+      ],
+    );
   });
 
   test('groups --describe after the member left shows the offsets without consumers', async () => {
     await consumer?.disconnect();
     const described = await describeOffsets();
-    assert.deepEqual(described, COMMITTED.map((c, p) => [group, topic, String(p), String(c), String(PRODUCED[p]), String(PRODUCED[p]! - c), '-', '-', '-']));
+    assert.deepEqual(
+      described,
+      COMMITTED.map((c, p) => [group, topic, String(p), String(c), String(PRODUCED[p]), String(PRODUCED[p]! - c), '-', '-', '-']),
+    );
     const r = await groups('--describe', '--group', group);
     assert.match(r.stderr, new RegExp(`Consumer group '${group}' has no active members`));
-    assert.deepEqual(rows(ok(await groups('--list', '--state'), 'list').toString(), 'GROUP STATE').find((x) => x[0] === group), [group, 'Empty']);
+    assert.deepEqual(
+      rows(ok(await groups('--list', '--state'), 'list').toString(), 'GROUP STATE').find((x) => x[0] === group),
+      [group, 'Empty'],
+    );
   });
 
   test('groups --reset-offsets --to-earliest: the dry run changes nothing, --execute commits', async () => {
@@ -119,32 +162,63 @@ export function groupsScenario(bootstrap: () => string): void {
       [group, topic, '1', '0'],
     ];
     assert.deepEqual(await plan('--all-topics', '--to-earliest', '--dry-run'), expected);
-    assert.deepEqual((await describeOffsets()).map((r) => r[3]), ['4', '1']);
+    assert.deepEqual(
+      (await describeOffsets()).map((r) => r[3]),
+      ['4', '1'],
+    );
     assert.deepEqual(await plan('--all-topics', '--to-earliest', '--execute'), expected);
-    assert.deepEqual(await describeOffsets(), PRODUCED.map((n, p) => [group, topic, String(p), '0', String(n), String(n), '-', '-', '-']));
+    assert.deepEqual(
+      await describeOffsets(),
+      PRODUCED.map((n, p) => [group, topic, String(p), '0', String(n), String(n), '-', '-', '-']),
+    );
   });
 
   test('groups --reset-offsets: --to-offset and --shift-by are clamped to the log; --to-datetime, --to-latest', async () => {
     assert.deepEqual(await plan('--topic', `${topic}:1`, '--to-offset', '100'), [[group, topic, '1', '4']]);
-    assert.deepEqual(await plan('--topic', topic, '--shift-by', '-3'), [[group, topic, '0', '0'], [group, topic, '1', '0']]);
+    assert.deepEqual(await plan('--topic', topic, '--shift-by', '-3'), [
+      [group, topic, '0', '0'],
+      [group, topic, '1', '0'],
+    ]);
     assert.deepEqual(await plan('--topic', `${topic}:0`, '--to-datetime', '2000-01-01T00:00:00.000Z'), [[group, topic, '0', '0']]);
     assert.deepEqual(await plan('--topic', `${topic}:0`, '--to-offset', '5', '--execute'), [[group, topic, '0', '5']]);
-    assert.deepEqual(await plan('--all-topics', '--shift-by', '-2'), [[group, topic, '0', '3'], [group, topic, '1', '0']]);
-    assert.deepEqual(await plan('--all-topics', '--to-datetime', '2999-01-01T00:00:00.000+01:00'), [[group, topic, '0', '6'], [group, topic, '1', '4']]);
+    assert.deepEqual(await plan('--all-topics', '--shift-by', '-2'), [
+      [group, topic, '0', '3'],
+      [group, topic, '1', '0'],
+    ]);
+    assert.deepEqual(await plan('--all-topics', '--to-datetime', '2999-01-01T00:00:00.000+01:00'), [
+      [group, topic, '0', '6'],
+      [group, topic, '1', '4'],
+    ]);
     ok(await groups('--reset-offsets', '--group', group, '--all-topics', '--to-latest', '--execute'), 'to-latest');
-    assert.deepEqual((await describeOffsets()).map((r) => r.slice(3, 6)), [['6', '6', '0'], ['4', '4', '0']]);
+    assert.deepEqual(
+      (await describeOffsets()).map((r) => r.slice(3, 6)),
+      [
+        ['6', '6', '0'],
+        ['4', '4', '0'],
+      ],
+    );
   });
 
   test('groups --delete-offsets removes one partition’s offset', async () => {
     const out = ok(await groups('--delete-offsets', '--group', group, '--topic', `${topic}:1`), 'delete-offsets');
     assert.match(out, new RegExp(`^Request succeeded for deleting offsets from group ${group}\\.\\n`));
     assert.deepEqual(rows(out.slice(out.indexOf('\n') + 1), 'TOPIC PARTITION STATUS'), [[topic, '1', 'Successful']]);
-    assert.deepEqual((await describeOffsets()).map((r) => r.slice(1, 4)), [[topic, '0', '6']]);
+    assert.deepEqual(
+      (await describeOffsets()).map((r) => r.slice(1, 4)),
+      [[topic, '0', '6']],
+    );
   });
 
   test('groups --delete removes the group; describing it then fails with GROUP_ID_NOT_FOUND', async () => {
-    assert.equal(ok(await groups('--delete', '--group', group), 'delete'), `Deletion of requested consumer groups ('${group}') was successful.\n`);
-    assert.ok(!ok(await groups('--list'), 'list').split('\n').includes(group));
+    assert.equal(
+      ok(await groups('--delete', '--group', group), 'delete'),
+      `Deletion of requested consumer groups ('${group}') was successful.\n`,
+    );
+    assert.ok(
+      !ok(await groups('--list'), 'list')
+        .split('\n')
+        .includes(group),
+    );
     failsWith(await groups('--describe', '--group', group), `GROUP_ID_NOT_FOUND: Consumer group '${group}' does not exist`);
     ok(await sluice('topics', '--delete', '--topic', topic), 'delete topic');
   });

@@ -13,7 +13,6 @@ import { groupsScenario } from './groups-scenario.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import { freePort } from '../../../src/common/free-port.js';
 
-
 describe('sluice CLI against Apache Kafka', { skip: javaSkip() }, () => {
   let kafka: KafkaHandle | undefined;
   let logDir: string | undefined;

@@ -55,7 +55,11 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
   let zk: KafkaZkClient;
   before(async () => {
     cluster = await startCluster(3, { 'auto.create.topics.enable': 'false', 'zookeeper.session.timeout.ms': String(SESSION_MS) });
-    zk = await KafkaZkClient.connect({ connect: `${cluster.zookeeper.connect}/sluice`, sessionTimeoutMs: SESSION_MS, connectionTimeoutMs: 10_000 });
+    zk = await KafkaZkClient.connect({
+      connect: `${cluster.zookeeper.connect}/sluice`,
+      sessionTimeoutMs: SESSION_MS,
+      connectionTimeoutMs: 10_000,
+    });
   });
   after(async () => {
     await zk?.close();
@@ -85,12 +89,16 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     const survivor = [1, 2, 3].find((id) => id !== dead)!;
     const settled = await cluster.waitFor(
       'a new controller and every partition led by a live broker',
-      (m) => m.controllerId > 0 && m.controllerId !== dead && !m.brokers.some((b) => b.nodeId === dead) && partitionsOf(m, 'failover').every((p) => p.leaderId > 0 && p.leaderId !== dead && !p.isrNodes.includes(dead)),
+      (m) =>
+        m.controllerId > 0 &&
+        m.controllerId !== dead &&
+        !m.brokers.some((b) => b.nodeId === dead) &&
+        partitionsOf(m, 'failover').every((p) => p.leaderId > 0 && p.leaderId !== dead && !p.isrNodes.includes(dead)),
       SESSION_MS * 5,
       survivor,
     );
     assert.ok((await controllerEpoch()) > epochBefore, 'the controller epoch moved on');
-    assert.equal((await zk.getController()), settled.controllerId);
+    assert.equal(await zk.getController(), settled.controllerId);
     const values = (await kcatRead(cluster.bootstrap(), 'failover')).map((r) => Buffer.from(r.value!, 'hex').toString());
     assert.deepEqual(values.sort(), lines('before', 30).trim().split('\n').sort(), 'nothing acknowledged was lost');
 
@@ -107,16 +115,33 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     let newController = -1;
     let newEpoch = -1;
     try {
-      newController = (await cluster.waitFor('a new controller', (m) => m.controllerId > 0 && m.controllerId !== old, SESSION_MS * 5, others[0])).controllerId;
+      newController = (
+        await cluster.waitFor('a new controller', (m) => m.controllerId > 0 && m.controllerId !== old, SESSION_MS * 5, others[0])
+      ).controllerId;
       newEpoch = await controllerEpoch();
       assert.ok(newEpoch > oldEpoch);
       // What the paused controller would send: every broker that heard from the new one refuses it.
       for (const id of others) {
-        await cluster.waitFor(`broker ${id} told of controller ${newController}`, (m) => m.controllerId === newController, SESSION_MS * 5, id);
+        await cluster.waitFor(
+          `broker ${id} told of controller ${newController}`,
+          (m) => m.controllerId === newController,
+          SESSION_MS * 5,
+          id,
+        );
         const stale = { controllerId: old, controllerEpoch: oldEpoch, brokerEpoch: -1n };
-        const lai = await wireCall(cluster.brokers[id - 1]!.bootstrap, LeaderAndIsrRequest, LeaderAndIsrResponse, LEADER_AND_ISR_VERSION, { ...stale, topicStates: [], liveLeaders: [] });
+        const lai = await wireCall(cluster.brokers[id - 1]!.bootstrap, LeaderAndIsrRequest, LeaderAndIsrResponse, LEADER_AND_ISR_VERSION, {
+          ...stale,
+          topicStates: [],
+          liveLeaders: [],
+        });
         assert.equal(lai.errorCode, ErrorCode.STALE_CONTROLLER_EPOCH, `broker ${id} refuses LeaderAndIsr at the old epoch`);
-        const um = await wireCall(cluster.brokers[id - 1]!.bootstrap, UpdateMetadataRequest, UpdateMetadataResponse, UPDATE_METADATA_VERSION, { ...stale, topicStates: [], liveBrokers: [] });
+        const um = await wireCall(
+          cluster.brokers[id - 1]!.bootstrap,
+          UpdateMetadataRequest,
+          UpdateMetadataResponse,
+          UPDATE_METADATA_VERSION,
+          { ...stale, topicStates: [], liveBrokers: [] },
+        );
         assert.equal(um.errorCode, ErrorCode.STALE_CONTROLLER_EPOCH, `broker ${id} refuses UpdateMetadata at the old epoch`);
       }
     } finally {
@@ -125,7 +150,8 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     // Resumed, the old controller finds its session expired, resigns, registers again and rejoins
     // every ISR (as a follower of partitions it led in an epoch it wrote nothing in, too).
     const converged = (m: MetadataResponseData): boolean => m.controllerId === newController && replicated('failover', 3, 3)(m);
-    for (const id of [1, 2, 3]) await cluster.waitFor(`broker ${id} agreeing on controller ${newController}`, converged, SESSION_MS * 5, id);
+    for (const id of [1, 2, 3])
+      await cluster.waitFor(`broker ${id} agreeing on controller ${newController}`, converged, SESSION_MS * 5, id);
     assert.match(cluster.brokers[old - 1]!.stderr(), /resigning/, 'the old controller resigned');
     assert.equal(await zk.getController(), newController, 'one controller');
     assert.equal(await controllerEpoch(), newEpoch, 'no further election: the old controller did not take over again');
@@ -151,7 +177,11 @@ describe('controller failure', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     assert.equal(await creating, ErrorCode.NONE, 'CreateTopics completes under the new controller');
     await cluster.waitFor(
       'born-orphan led by live brokers',
-      (x) => x.controllerId > 0 && x.controllerId !== old && partitionsOf(x, 'born-orphan').length === 4 && partitionsOf(x, 'born-orphan').every((p) => p.leaderId > 0 && p.leaderId !== old),
+      (x) =>
+        x.controllerId > 0 &&
+        x.controllerId !== old &&
+        partitionsOf(x, 'born-orphan').length === 4 &&
+        partitionsOf(x, 'born-orphan').every((p) => p.leaderId > 0 && p.leaderId !== old),
       SESSION_MS * 5,
       via,
     );

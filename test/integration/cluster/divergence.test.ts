@@ -34,17 +34,31 @@ describe('divergent logs after two quick unclean failovers', { skip: zooKeeperSk
     await cluster?.stop();
   });
 
-  const produce = (acks: string, prefix: string) => kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-p', '0', '-X', `acks=${acks}`], lines(prefix));
-  const values = async (): Promise<string[]> => (await kcatRead(cluster.bootstrap(), TOPIC)).map((r) => Buffer.from(r.value!, 'hex').toString());
+  const produce = (acks: string, prefix: string) =>
+    kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-p', '0', '-X', `acks=${acks}`], lines(prefix));
+  const values = async (): Promise<string[]> =>
+    (await kcatRead(cluster.bootstrap(), TOPIC)).map((r) => Buffer.from(r.value!, 'hex').toString());
   const waitForPartition = (what: string, ready: (p: NonNullable<ReturnType<typeof partition0>>) => boolean) =>
-    cluster.waitFor(what, (m) => {
-      const p = partition0(m);
-      return p !== undefined && ready(p);
-    }, 60_000);
+    cluster.waitFor(
+      what,
+      (m) => {
+        const p = partition0(m);
+        return p !== undefined && ready(p);
+      },
+      60_000,
+    );
 
   test('the follower holding an epoch its leader never had truncates to their last common epoch and then matches the leader', async () => {
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }], configs: [{ name: 'min.insync.replicas', value: '1' }] }],
+      topics: [
+        {
+          name: TOPIC,
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }],
+          configs: [{ name: 'min.insync.replicas', value: '1' }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });

@@ -7,7 +7,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  IncrementalAlterConfigsRequest,
+  IncrementalAlterConfigsResponse,
+  ProduceRequest,
+  ProduceResponse,
+  type MetadataResponseData,
+} from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { metricsUrl } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
@@ -51,7 +59,9 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
   /** Committed records on A and B, then A stopped, acks=1 records on B alone, then B stopped and A started: only the out-of-sync replica lives. */
   async function leaveOnlyTheOutOfSyncReplica(topic: string): Promise<void> {
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: topic, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [a, b] }], configs: [] }],
+      topics: [
+        { name: topic, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [a, b] }], configs: [] },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
@@ -59,13 +69,23 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
     await cluster.waitFor(`${topic} in sync on ${a} and ${b}`, (m) => partition0(m, topic)?.isrNodes.length === 2, 30_000, controller);
     await kcat(['-b', cluster.bootstrap(), '-P', '-t', topic, '-p', '0', '-X', 'acks=all'], lines('committed', 10));
     await cluster.brokers[a - 1]!.stop();
-    await cluster.waitFor(`${b} leading ${topic} alone`, (m) => partition0(m, topic)?.leaderId === b && partition0(m, topic)?.isrNodes.join() === String(b), 30_000, controller);
+    await cluster.waitFor(
+      `${b} leading ${topic} alone`,
+      (m) => partition0(m, topic)?.leaderId === b && partition0(m, topic)?.isrNodes.join() === String(b),
+      30_000,
+      controller,
+    );
     await kcat(['-b', cluster.brokers[b - 1]!.bootstrap, '-P', '-t', topic, '-p', '0', '-X', 'acks=1'], lines(`only-on-${b}`, 10));
     await cluster.brokers[b - 1]!.stop();
     await cluster.startBroker(a);
     // The controller elects in the same event that tells the brokers the live set: once its own
     // cache lists A and not B, the election for A's return has been decided.
-    await cluster.waitFor(`${a} back, ${b} gone`, (m) => m.brokers.some((x) => x.nodeId === a) && !m.brokers.some((x) => x.nodeId === b), 30_000, controller);
+    await cluster.waitFor(
+      `${a} back, ${b} gone`,
+      (m) => m.brokers.some((x) => x.nodeId === a) && !m.brokers.some((x) => x.nodeId === b),
+      30_000,
+      controller,
+    );
     // A answers for the partition once the controller's UpdateMetadata has reached it, which may take a retry.
     await cluster.waitFor(`${a} knowing ${topic}`, (m) => partition0(m, topic) !== undefined, 30_000, a);
   }
@@ -78,9 +98,23 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
     const produced = await wireCall(cluster.brokers[a - 1]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
       acks: -1,
       timeoutMs: 5_000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('refused'), timestamp: BigInt(Date.now()) }] }) }] }],
+      topicData: [
+        {
+          name: topic,
+          partitionData: [
+            {
+              index: 0,
+              records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('refused'), timestamp: BigInt(Date.now()) }] }),
+            },
+          ],
+        },
+      ],
     });
-    assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'the out-of-sync replica does not take writes');
+    assert.equal(
+      produced.responses[0]!.partitionResponses[0]!.errorCode,
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+      'the out-of-sync replica does not take writes',
+    );
   }
 
   test('unclean election off: the partition stays offline until the last ISR member returns, which leads with every record', async () => {
@@ -100,16 +134,34 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
     const topic = 'unclean-allowed';
     await leaveOnlyTheOutOfSyncReplica(topic);
     await assertOffline(topic);
-    const altered = await wireCall(cluster.brokers[controller - 1]!.bootstrap, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {
-      resources: [{ resourceType: TOPIC_RESOURCE, resourceName: topic, configs: [{ name: 'unclean.leader.election.enable', configOperation: SET, value: 'true' }] }],
-      validateOnly: false,
-    });
+    const altered = await wireCall(
+      cluster.brokers[controller - 1]!.bootstrap,
+      IncrementalAlterConfigsRequest,
+      IncrementalAlterConfigsResponse,
+      1,
+      {
+        resources: [
+          {
+            resourceType: TOPIC_RESOURCE,
+            resourceName: topic,
+            configs: [{ name: 'unclean.leader.election.enable', configOperation: SET, value: 'true' }],
+          },
+        ],
+        validateOnly: false,
+      },
+    );
     assert.equal(altered.responses[0]!.errorCode, ErrorCode.NONE);
     await cluster.waitFor(`${a} leading ${topic} uncleanly`, (m) => partition0(m, topic)?.leaderId === a, 30_000, a);
-    assert.deepEqual(partition0(await cluster.metadata([topic], controller), topic)!.isrNodes, [a], 'the unclean leader is alone in the ISR');
+    assert.deepEqual(
+      partition0(await cluster.metadata([topic], controller), topic)!.isrNodes,
+      [a],
+      'the unclean leader is alone in the ISR',
+    );
     const metrics = await metricsUrl(cluster.brokers[controller - 1]!);
     assert.equal(await uncleanElections(metrics), 1);
-    const warning = cluster.brokers[controller - 1]!.stderr().split('\n').find((l) => l.includes('unclean leader election') && l.includes(topic));
+    const warning = cluster.brokers[controller - 1]!.stderr()
+      .split('\n')
+      .find((l) => l.includes('unclean leader election') && l.includes(topic));
     assert.ok(warning !== undefined, 'the controller logs the unclean election');
     assert.match(warning, new RegExp(`"partition":0.*"oldIsr":\\[${b}\\].*"leader":${a}`));
 
@@ -120,7 +172,11 @@ describe('leader elections with no live in-sync replica', { skip: zooKeeperSkip(
     await cluster.brokers[a - 1]!.stop();
     await cluster.waitFor(`${b} leading ${topic}`, (m) => partition0(m, topic)?.leaderId === b, 30_000, b);
     const read = await values(cluster.brokers[b - 1]!.bootstrap, topic);
-    assert.deepEqual(read, [...lines('committed', 10).trim().split('\n'), ...lines('after', 5).trim().split('\n')], `the records only ${b} had are gone from its log`);
+    assert.deepEqual(
+      read,
+      [...lines('committed', 10).trim().split('\n'), ...lines('after', 5).trim().split('\n')],
+      `the records only ${b} had are gone from its log`,
+    );
     assert.equal(await uncleanElections(metrics), 1, 'the clean election that followed is not counted');
     await cluster.startBroker(a);
   });

@@ -7,7 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  ProduceRequest,
+  ProduceResponse,
+  type MetadataResponseData,
+} from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
@@ -41,7 +47,15 @@ describe('a leader isolated from ZooKeeper', { skip: zooKeeperSkip() ?? kcatSkip
 
   test('acknowledges nothing it cannot commit, shrinks no ISR, and truncates when it rejoins', { timeout: 120_000 }, async () => {
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }], configs: [{ name: 'min.insync.replicas', value: '2' }] }],
+      topics: [
+        {
+          name: TOPIC,
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }],
+          configs: [{ name: 'min.insync.replicas', value: '2' }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
@@ -51,7 +65,12 @@ describe('a leader isolated from ZooKeeper', { skip: zooKeeperSkip() ?? kcatSkip
     await kcat(['-b', cluster.brokers[0]!.bootstrap, '-P', '-t', TOPIC, '-X', 'acks=all'], before.join('\n') + '\n');
 
     await proxy.cut();
-    const moved = await cluster.waitFor('a new leader among brokers 2 and 3', (m) => [2, 3].includes(partition0(m)?.leaderId ?? -1), SESSION_MS * 5, 2);
+    const moved = await cluster.waitFor(
+      'a new leader among brokers 2 and 3',
+      (m) => [2, 3].includes(partition0(m)?.leaderId ?? -1),
+      SESSION_MS * 5,
+      2,
+    );
     const isrAfterElection = [...partition0(moved)!.isrNodes].sort();
     assert.ok(!isrAfterElection.includes(1), 'the controller took broker 1 out of the ISR');
 
@@ -59,11 +78,24 @@ describe('a leader isolated from ZooKeeper', { skip: zooKeeperSkip() ?? kcatSkip
     const isolated = await wireCall(cluster.brokers[0]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
       acks: -1,
       timeoutMs: LAG_MS * 3,
-      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('isolated'), timestamp: BigInt(Date.now()) }] }) }] }],
+      topicData: [
+        {
+          name: TOPIC,
+          partitionData: [
+            {
+              index: 0,
+              records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('isolated'), timestamp: BigInt(Date.now()) }] }),
+            },
+          ],
+        },
+      ],
     });
     const code = isolated.responses[0]!.partitionResponses[0]!.errorCode;
     assert.notEqual(code, ErrorCode.NONE, 'an acks=all write to the isolated leader is not acknowledged');
-    assert.ok(([ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_LEADER_OR_FOLLOWER] as number[]).includes(code), `answered ${code}`);
+    assert.ok(
+      ([ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_LEADER_OR_FOLLOWER] as number[]).includes(code),
+      `answered ${code}`,
+    );
     // It has by now wanted its followers out of the ISR for longer than the lag time.
     const still = await cluster.metadata([TOPIC], 2);
     assert.deepEqual([...partition0(still)!.isrNodes].sort(), isrAfterElection, 'its ISR shrink was refused: the ISR is the controller’s');
@@ -73,7 +105,12 @@ describe('a leader isolated from ZooKeeper', { skip: zooKeeperSkip() ?? kcatSkip
     await kcat(['-b', cluster.brokers[leader - 1]!.bootstrap, '-P', '-t', TOPIC, '-X', 'acks=all'], after.join('\n') + '\n');
 
     await proxy.restore();
-    await cluster.waitFor('broker 1 registered again and back in the ISR', (m) => m.brokers.length === 3 && partition0(m)?.isrNodes.length === 3, 60_000, 2);
+    await cluster.waitFor(
+      'broker 1 registered again and back in the ISR',
+      (m) => m.brokers.length === 3 && partition0(m)?.isrNodes.length === 3,
+      60_000,
+      2,
+    );
     // Broker 1 leads again only through a clean election; what it then serves is the new leader's log.
     assert.equal(await cluster.brokers[leader - 1]!.stop(), 0);
     const other = [2, 3].find((id) => id !== leader)!;

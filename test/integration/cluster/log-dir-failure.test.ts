@@ -42,7 +42,9 @@ const mountProblem = zooKeeperSkip() ?? kcatSkip() ?? mountTmpfs(small, '16m');
 describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000 }, () => {
   let cluster: TestCluster;
   before(async () => {
-    cluster = await startCluster(3, { 'replica.lag.time.max.ms': '2000' }, (id): Record<string, string> => (id === FAILING ? { 'log.dirs': `${healthy},${small}` } : {}));
+    cluster = await startCluster(3, { 'replica.lag.time.max.ms': '2000' }, (id): Record<string, string> =>
+      id === FAILING ? { 'log.dirs': `${healthy},${small}` } : {},
+    );
   });
   after(async () => {
     await cluster?.stop();
@@ -54,22 +56,44 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     // Broker 3 leads every partition; it places them alternately in its two dirs. Small indexes:
     // they are preallocated, and the default 10 MiB ones would fill the tmpfs by themselves.
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: -1, replicationFactor: -1, assignments: Array.from({ length: PARTITIONS }, (_, i) => ({ partitionIndex: i, brokerIds: [FAILING, 1 + (i % 2), 2 - (i % 2)] })), configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }] }],
+      topics: [
+        {
+          name: TOPIC,
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: Array.from({ length: PARTITIONS }, (_, i) => ({
+            partitionIndex: i,
+            brokerIds: [FAILING, 1 + (i % 2), 2 - (i % 2)],
+          })),
+          configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
-    const replicated = (m: MetadataResponseData): boolean => partitionsOf(m).length === PARTITIONS && partitionsOf(m).every((p) => p.isrNodes.length === 3 && p.offlineReplicas.length === 0);
+    const replicated = (m: MetadataResponseData): boolean =>
+      partitionsOf(m).length === PARTITIONS && partitionsOf(m).every((p) => p.isrNodes.length === 3 && p.offlineReplicas.length === 0);
     await cluster.waitFor('the topic replicated', replicated);
-    const hosted = (dir: string): Set<number> => new Set(readdirSync(dir).filter((d) => d.startsWith(`${TOPIC}-`)).map((d) => Number(d.slice(TOPIC.length + 1))));
+    const hosted = (dir: string): Set<number> =>
+      new Set(
+        readdirSync(dir)
+          .filter((d) => d.startsWith(`${TOPIC}-`))
+          .map((d) => Number(d.slice(TOPIC.length + 1))),
+      );
     // The ISR starts full: broker 3 may still be creating its replicas.
-    await waitFor("broker 3's replicas of every partition on disk", 30_000, () => when(hosted(small).size + hosted(healthy).size >= PARTITIONS));
+    await waitFor("broker 3's replicas of every partition on disk", 30_000, () =>
+      when(hosted(small).size + hosted(healthy).size >= PARTITIONS),
+    );
     const inSmall = hosted(small);
     const inHealthy = hosted(healthy);
     assert.ok(inSmall.size > 0 && inHealthy.size > 0, `partitions in both dirs (small: ${[...inSmall]}, healthy: ${[...inHealthy]})`);
 
     const lines = (prefix: string, keep: (i: number) => boolean = () => true): string =>
-      Array.from({ length: 200 }, (_, i) => i).filter(keep).map((i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n';
+      Array.from({ length: 200 }, (_, i) => i)
+        .filter(keep)
+        .map((i) => `${prefix}-${i}-${PADDING}`)
+        .join('\n') + '\n';
     const produce = async (prefix: string): Promise<void> => {
       await kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-X', 'acks=all'], lines(prefix));
     };
@@ -79,22 +103,27 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     // gets its share by number: keyless records stick to one partition per linger window
     // (librdkafka's sticky partitioner), which may be one in the healthy dir.
     for (let partition = 0; partition < PARTITIONS; partition++) {
-      await kcat(['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-p', String(partition), '-X', 'acks=all'], lines('after', (i) => i % PARTITIONS === partition));
+      await kcat(
+        ['-b', cluster.bootstrap(), '-P', '-t', TOPIC, '-p', String(partition), '-X', 'acks=all'],
+        lines('after', (i) => i % PARTITIONS === partition),
+      );
     }
 
-    const moved = await cluster.waitFor(
-      'the full dir’s partitions moved away from broker 3',
-      (m) =>
-        partitionsOf(m).every((p) =>
-          inSmall.has(p.partitionIndex)
-            ? p.leaderId !== FAILING && !p.isrNodes.includes(FAILING) && p.offlineReplicas.includes(FAILING)
-            : p.leaderId === FAILING && p.isrNodes.length === 3 && p.offlineReplicas.length === 0,
-        ),
-      30_000,
-      1,
-    ).catch((err: unknown) => {
-      throw new Error(`${(err as Error).message}\nbroker 3's log ends:\n${logTail(cluster.brokers[FAILING - 1]!)}`);
-    });
+    const moved = await cluster
+      .waitFor(
+        'the full dir’s partitions moved away from broker 3',
+        (m) =>
+          partitionsOf(m).every((p) =>
+            inSmall.has(p.partitionIndex)
+              ? p.leaderId !== FAILING && !p.isrNodes.includes(FAILING) && p.offlineReplicas.includes(FAILING)
+              : p.leaderId === FAILING && p.isrNodes.length === 3 && p.offlineReplicas.length === 0,
+          ),
+        30_000,
+        1,
+      )
+      .catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\nbroker 3's log ends:\n${logTail(cluster.brokers[FAILING - 1]!)}`);
+      });
     assert.equal(moved.brokers.length, 3, 'broker 3 stays in the cluster');
     await produce('moved');
 
@@ -117,16 +146,30 @@ describe('a failed log dir in a cluster', { skip: mountProblem, timeout: 240_000
     const doomed = await cluster.startBroker(FAILING, { 'log.dirs': small });
     await cluster.waitFor('broker 3 registered again', (m) => m.brokers.some((b) => b.nodeId === FAILING));
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: 'doomed', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [FAILING, 1, 2] }], configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }] }],
+      topics: [
+        {
+          name: 'doomed',
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: [{ partitionIndex: 0, brokerIds: [FAILING, 1, 2] }],
+          configs: [{ name: 'segment.index.bytes', value: String(64 * 1024) }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
     const partition = (m: MetadataResponseData) => m.topics.find((t) => t.name === 'doomed')?.partitions[0];
-    await cluster.waitFor('doomed led by broker 3 with a full ISR', (m) => partition(m)?.leaderId === FAILING && partition(m)?.isrNodes.length === 3);
+    await cluster.waitFor(
+      'doomed led by broker 3 with a full ISR',
+      (m) => partition(m)?.leaderId === FAILING && partition(m)?.isrNodes.length === 3,
+    );
     const exited = new Promise<number | null>((resolve) => doomed.child.once('exit', (code) => resolve(code)));
     const produce = (prefix: string): Promise<Buffer> =>
-      kcat(['-b', cluster.bootstrap(), '-P', '-t', 'doomed', '-X', 'acks=all'], Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n');
+      kcat(
+        ['-b', cluster.bootstrap(), '-P', '-t', 'doomed', '-X', 'acks=all'],
+        Array.from({ length: 200 }, (_, i) => `${prefix}-${i}-${PADDING}`).join('\n') + '\n',
+      );
     await produce('before');
     fillUntilFull(filler);
     await produce('after');

@@ -4,7 +4,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse, FetchRequest, FetchResponse, ProduceRequest, ProduceResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+  FetchRequest,
+  FetchResponse,
+  ProduceRequest,
+  ProduceResponse,
+  type MetadataResponseData,
+} from '../../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead, runJava } from '../../helpers/interop.js';
@@ -15,19 +25,43 @@ const TOPIC = 'replicated';
 const PARTITIONS = 3;
 
 function partitionsOf(m: MetadataResponseData, topic: string) {
-  return m.topics.find((t) => t.name === topic)?.partitions.slice().sort((a, b) => a.partitionIndex - b.partitionIndex) ?? [];
+  return (
+    m.topics
+      .find((t) => t.name === topic)
+      ?.partitions.slice()
+      .sort((a, b) => a.partitionIndex - b.partitionIndex) ?? []
+  );
 }
 
 function fullyReplicated(topic: string, partitions: number, replicas: number) {
   return (m: MetadataResponseData): boolean => {
     const ps = partitionsOf(m, topic);
-    return ps.length === partitions && ps.every((p) => p.errorCode === ErrorCode.NONE && p.leaderId > 0 && p.replicaNodes.length === replicas && p.isrNodes.length === replicas);
+    return (
+      ps.length === partitions &&
+      ps.every(
+        (p) => p.errorCode === ErrorCode.NONE && p.leaderId > 0 && p.replicaNodes.length === replicas && p.isrNodes.length === replicas,
+      )
+    );
   };
 }
 
-async function createTopic(bootstrap: string, name: string, partitions: number, replicationFactor: number, configs: Record<string, string> = {}): Promise<number> {
+async function createTopic(
+  bootstrap: string,
+  name: string,
+  partitions: number,
+  replicationFactor: number,
+  configs: Record<string, string> = {},
+): Promise<number> {
   const response = await wireCall(bootstrap, CreateTopicsRequest, CreateTopicsResponse, 7, {
-    topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })) }],
+    topics: [
+      {
+        name,
+        numPartitions: partitions,
+        replicationFactor,
+        assignments: [],
+        configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })),
+      },
+    ],
     timeoutMs: 30_000,
     validateOnly: false,
   });
@@ -48,8 +82,10 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     const other = [1, 2, 3].find((id) => id !== m.controllerId)!;
     assert.equal(await createTopic(cluster.brokers[other - 1]!.bootstrap, TOPIC, PARTITIONS, 3), ErrorCode.NONE);
     const views = [];
-    for (const id of [1, 2, 3]) views.push(await cluster.waitFor(`broker ${id} to see ${TOPIC} fully replicated`, fullyReplicated(TOPIC, PARTITIONS, 3), 30_000, id));
-    const shape = (v: MetadataResponseData) => partitionsOf(v, TOPIC).map((p) => [p.partitionIndex, p.leaderId, p.leaderEpoch, [...p.replicaNodes], [...p.isrNodes].sort()]);
+    for (const id of [1, 2, 3])
+      views.push(await cluster.waitFor(`broker ${id} to see ${TOPIC} fully replicated`, fullyReplicated(TOPIC, PARTITIONS, 3), 30_000, id));
+    const shape = (v: MetadataResponseData) =>
+      partitionsOf(v, TOPIC).map((p) => [p.partitionIndex, p.leaderId, p.leaderEpoch, [...p.replicaNodes], [...p.isrNodes].sort()]);
     assert.deepEqual(shape(views[1]!), shape(views[0]!));
     assert.deepEqual(shape(views[2]!), shape(views[0]!));
     const leaders = new Set(partitionsOf(views[0]!, TOPIC).map((p) => p.leaderId));
@@ -76,7 +112,11 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     assert.ok(now.leaderEpoch > before.leaderEpoch, 'a new leader epoch');
     assert.ok(!now.isrNodes.includes(leader), 'the stopped broker left the ISR');
     const again = await kcatRead(cluster.bootstrap(), TOPIC);
-    assert.deepEqual(again.map((r) => [r.partition, r.offset, r.value]).sort(), read.map((r) => [r.partition, r.offset, r.value]).sort(), 'the new leaders hold every acknowledged record');
+    assert.deepEqual(
+      again.map((r) => [r.partition, r.offset, r.value]).sort(),
+      read.map((r) => [r.partition, r.offset, r.value]).sort(),
+      'the new leaders hold every acknowledged record',
+    );
 
     await cluster.startBroker(leader);
     await cluster.waitFor('the restarted broker back in every ISR', fullyReplicated(TOPIC, PARTITIONS, 3), 60_000);
@@ -88,21 +128,34 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     const displaced = ps.filter((p) => p.leaderId !== p.replicaNodes[0]).map((p) => p.partitionIndex);
     assert.ok(displaced.includes(0), 'the restart left partition 0 led by another replica');
     const elect = (via: number) =>
-      wireCall(cluster.brokers[via - 1]!.bootstrap, ElectLeadersRequest, ElectLeadersResponse, 2, { electionType: 0, topicPartitions: [{ topic: TOPIC, partitions: [0, 1, 2] }], timeoutMs: 30_000 });
+      wireCall(cluster.brokers[via - 1]!.bootstrap, ElectLeadersRequest, ElectLeadersResponse, 2, {
+        electionType: 0,
+        topicPartitions: [{ topic: TOPIC, partitions: [0, 1, 2] }],
+        timeoutMs: 30_000,
+      });
     const other = [1, 2, 3].find((id) => id !== m.controllerId)!;
     assert.equal((await elect(other)).errorCode, ErrorCode.NOT_CONTROLLER);
     const answer = await elect(m.controllerId);
     assert.equal(answer.errorCode, ErrorCode.NONE);
     const codes = Object.fromEntries(answer.replicaElectionResults[0]!.partitionResult.map((r) => [r.partitionId, r.errorCode]));
-    for (const p of [0, 1, 2]) assert.equal(codes[p], displaced.includes(p) ? ErrorCode.NONE : ErrorCode.ELECTION_NOT_NEEDED, `partition ${p}`);
-    const after = await cluster.waitFor('preferred leaders everywhere', (x) => partitionsOf(x, TOPIC).every((p) => p.leaderId === p.replicaNodes[0]));
+    for (const p of [0, 1, 2])
+      assert.equal(codes[p], displaced.includes(p) ? ErrorCode.NONE : ErrorCode.ELECTION_NOT_NEEDED, `partition ${p}`);
+    const after = await cluster.waitFor('preferred leaders everywhere', (x) =>
+      partitionsOf(x, TOPIC).every((p) => p.leaderId === p.replicaNodes[0]),
+    );
     assert.ok(partitionsOf(after, TOPIC)[0]!.leaderEpoch > ps[0]!.leaderEpoch);
     const read = await kcatRead(cluster.bootstrap(), TOPIC);
     assert.equal(read.length, 300, 'nothing lost to the election');
   });
 
   test('the Java producer (idempotent, acks=all) into the RF=3 topic, read back by kcat', { skip: javaSkip() }, async () => {
-    const records = Array.from({ length: 30 }, (_, i) => ({ partition: i % PARTITIONS, timestamp: 1_700_000_000_000 + i, key: Buffer.from(`jk${i}`).toString('hex'), value: Buffer.from(`java-${i}`).toString('hex'), headers: [] }));
+    const records = Array.from({ length: 30 }, (_, i) => ({
+      partition: i % PARTITIONS,
+      timestamp: 1_700_000_000_000 + i,
+      key: Buffer.from(`jk${i}`).toString('hex'),
+      value: Buffer.from(`java-${i}`).toString('hex'),
+      headers: [],
+    }));
     const sent = await runJava('produce', cluster.bootstrap(), { topic: TOPIC, codec: 'lz4', records });
     assert.equal(sent.filter((l) => l['type'] === 'sent').length, 30);
     const read = await kcatRead(cluster.bootstrap(), TOPIC);
@@ -110,27 +163,47 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     for (let i = 0; i < 30; i++) assert.ok(values.has(`java-${i}`), `java-${i} read back`);
   });
 
-  test("Kafka's Java Admin: RF=3 creation with leaders, replicas and ISR, growth, configs, the cluster's nodes, a reassignment, a preferred election, deletion", { skip: javaSkip() }, async () => {
-    const lines = await runJava('clusterAdmin', cluster.bootstrap(), { topic: 'java-admin' });
-    const replicas = lines.filter((l) => l['type'] === 'replicas').map((l) => l['partitions'] as [number, number, number[], number[]][]);
-    assert.equal(replicas.length, 2);
-    const [created, grown] = replicas as [[number, number, number[], number[]][], [number, number, number[], number[]][]];
-    assert.equal(created.length, 2);
-    assert.equal(grown.length, 4);
-    for (const [, leader, assigned, isr] of grown) {
-      assert.equal(new Set(assigned).size, 3, 'three distinct replicas');
-      assert.ok(assigned.includes(leader));
-      assert.ok(isr.length >= 1 && isr.includes(leader));
-    }
-    assert.deepEqual(lines.find((l) => l['type'] === 'config'), { type: 'config', value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' });
-    const info = lines.find((l) => l['type'] === 'cluster')!;
-    assert.deepEqual(info['nodes'], [1, 2, 3]);
-    assert.ok([1, 2, 3].includes(info['controller'] as number));
-    assert.equal((lines.find((l) => l['type'] === 'reassigned')!['replicas'] as number[]).length, 2, 'partition 0 moved onto two replicas');
-    assert.ok([null, 'ElectionNotNeededException'].includes(lines.find((l) => l['type'] === 'elected')!['error'] as string | null), JSON.stringify(lines.find((l) => l['type'] === 'elected')));
-    assert.ok(lines.some((l) => l['type'] === 'leader'), 'the preferred replica leads');
-    assert.deepEqual(lines.find((l) => l['type'] === 'deleted'), { type: 'deleted', stillListed: false });
-  });
+  test(
+    "Kafka's Java Admin: RF=3 creation with leaders, replicas and ISR, growth, configs, the cluster's nodes, a reassignment, a preferred election, deletion",
+    { skip: javaSkip() },
+    async () => {
+      const lines = await runJava('clusterAdmin', cluster.bootstrap(), { topic: 'java-admin' });
+      const replicas = lines.filter((l) => l['type'] === 'replicas').map((l) => l['partitions'] as [number, number, number[], number[]][]);
+      assert.equal(replicas.length, 2);
+      const [created, grown] = replicas as [[number, number, number[], number[]][], [number, number, number[], number[]][]];
+      assert.equal(created.length, 2);
+      assert.equal(grown.length, 4);
+      for (const [, leader, assigned, isr] of grown) {
+        assert.equal(new Set(assigned).size, 3, 'three distinct replicas');
+        assert.ok(assigned.includes(leader));
+        assert.ok(isr.length >= 1 && isr.includes(leader));
+      }
+      assert.deepEqual(
+        lines.find((l) => l['type'] === 'config'),
+        { type: 'config', value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' },
+      );
+      const info = lines.find((l) => l['type'] === 'cluster')!;
+      assert.deepEqual(info['nodes'], [1, 2, 3]);
+      assert.ok([1, 2, 3].includes(info['controller'] as number));
+      assert.equal(
+        (lines.find((l) => l['type'] === 'reassigned')!['replicas'] as number[]).length,
+        2,
+        'partition 0 moved onto two replicas',
+      );
+      assert.ok(
+        [null, 'ElectionNotNeededException'].includes(lines.find((l) => l['type'] === 'elected')!['error'] as string | null),
+        JSON.stringify(lines.find((l) => l['type'] === 'elected')),
+      );
+      assert.ok(
+        lines.some((l) => l['type'] === 'leader'),
+        'the preferred replica leads',
+      );
+      assert.deepEqual(
+        lines.find((l) => l['type'] === 'deleted'),
+        { type: 'deleted', stillListed: false },
+      );
+    },
+  );
 
   test('a follower asked for data answers NOT_LEADER_OR_FOLLOWER with the current leader and its endpoint (KIP-951)', async () => {
     const p = partitionsOf(await cluster.metadata([TOPIC]), TOPIC)[1]!;
@@ -139,23 +212,44 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
     const produced = await wireCall(cluster.brokers[follower - 1]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
       acks: -1,
       timeoutMs: 5_000,
-      topicData: [{ name: TOPIC, partitionData: [{ index: 1, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('misdirected'), timestamp: BigInt(Date.now()) }] }) }] }],
+      topicData: [
+        {
+          name: TOPIC,
+          partitionData: [
+            {
+              index: 1,
+              records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('misdirected'), timestamp: BigInt(Date.now()) }] }),
+            },
+          ],
+        },
+      ],
     });
     const answer = produced.responses[0]!.partitionResponses[0]!;
     assert.equal(answer.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
     assert.deepEqual({ ...answer.currentLeader }, { leaderId: p.leaderId, leaderEpoch: p.leaderEpoch });
-    assert.deepEqual(produced.nodeEndpoints.map((n) => [n.nodeId, `${n.host}:${n.port}`]), [[p.leaderId, leader.bootstrap]]);
+    assert.deepEqual(
+      produced.nodeEndpoints.map((n) => [n.nodeId, `${n.host}:${n.port}`]),
+      [[p.leaderId, leader.bootstrap]],
+    );
     const fetched = await wireCall(cluster.brokers[follower - 1]!.bootstrap, FetchRequest, FetchResponse, 16, {
       replicaId: -1,
       maxWaitMs: 0,
       minBytes: 1,
       maxBytes: 1 << 20,
-      topics: [{ topicId: (await cluster.metadata([TOPIC])).topics[0]!.topicId, partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }],
+      topics: [
+        {
+          topicId: (await cluster.metadata([TOPIC])).topics[0]!.topicId,
+          partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }],
+        },
+      ],
     });
     const part = fetched.responses[0]!.partitions[0]!;
     assert.equal(part.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
     assert.equal(part.currentLeader.leaderId, p.leaderId);
-    assert.deepEqual(fetched.nodeEndpoints.map((n) => n.nodeId), [p.leaderId]);
+    assert.deepEqual(
+      fetched.nodeEndpoints.map((n) => n.nodeId),
+      [p.leaderId],
+    );
   });
 
   test('min.insync.replicas=3 with a replica down: acks=all is refused with NOT_ENOUGH_REPLICAS', async () => {
@@ -169,13 +263,26 @@ describe('a replicated cluster on ZooKeeper', { skip: zooKeeperSkip() ?? kcatSki
       wireCall(cluster.brokers[leader - 1]!.bootstrap, ProduceRequest, ProduceResponse, 11, {
         acks,
         timeoutMs: 5_000,
-        topicData: [{ name: 'strict', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('refused'), timestamp: BigInt(Date.now()) }] }) }] }],
+        topicData: [
+          {
+            name: 'strict',
+            partitionData: [
+              {
+                index: 0,
+                records: encodeRecordBatch({ records: [{ key: null, value: Buffer.from('refused'), timestamp: BigInt(Date.now()) }] }),
+              },
+            ],
+          },
+        ],
       });
     assert.equal((await produce(-1)).responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
     await cluster.startBroker(follower);
     await cluster.waitFor('strict back to three in sync', fullyReplicated('strict', 1, 3), 60_000);
     await kcat(['-b', cluster.bootstrap(), '-P', '-t', 'strict', '-X', 'acks=all'], 'accepted\n');
     const read = await kcatRead(cluster.bootstrap(), 'strict');
-    assert.deepEqual(read.map((r) => Buffer.from(r.value!, 'hex').toString()), ['accepted']);
+    assert.deepEqual(
+      read.map((r) => Buffer.from(r.value!, 'hex').toString()),
+      ['accepted'],
+    );
   });
 });

@@ -6,7 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse } from '../../../src/protocol/messages/index.js';
+import {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+} from '../../../src/protocol/messages/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';
@@ -38,7 +43,10 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
     const full = (m: Awaited<ReturnType<TestCluster['metadata']>>): boolean =>
       m.brokers.length === 3 && m.topics.find((t) => t.name === 'expiring')?.partitions.every((p) => p.isrNodes.length === 3) === true;
     await cluster.waitFor('expiring replicated', full);
-    await kcat(['-b', cluster.bootstrap(), '-P', '-t', 'expiring', '-X', 'acks=all'], Array.from({ length: 90 }, (_, i) => `before-${i}`).join('\n') + '\n');
+    await kcat(
+      ['-b', cluster.bootstrap(), '-P', '-t', 'expiring', '-X', 'acks=all'],
+      Array.from({ length: 90 }, (_, i) => `before-${i}`).join('\n') + '\n',
+    );
 
     const m = await cluster.metadata(null);
     const paused = [1, 2, 3].find((id) => id !== m.controllerId)!;
@@ -46,14 +54,25 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
     const child = cluster.brokers[paused - 1]!.child;
     child.kill('SIGSTOP');
     try {
-      await cluster.waitFor(`broker ${paused} dropped from the cluster`, (x) => x.brokers.every((b) => b.nodeId !== paused), SESSION_MS * 4, via);
+      await cluster.waitFor(
+        `broker ${paused} dropped from the cluster`,
+        (x) => x.brokers.every((b) => b.nodeId !== paused),
+        SESSION_MS * 4,
+        via,
+      );
       const moved = await cluster.metadata(['expiring'], via);
-      assert.ok(moved.topics[0]!.partitions.every((p) => p.leaderId !== paused && !p.isrNodes.includes(paused)), 'its leaderships moved and it left the ISRs');
+      assert.ok(
+        moved.topics[0]!.partitions.every((p) => p.leaderId !== paused && !p.isrNodes.includes(paused)),
+        'its leaderships moved and it left the ISRs',
+      );
     } finally {
       child.kill('SIGCONT');
     }
     await cluster.waitFor(`broker ${paused} registered again and back in every ISR`, full, 30_000, via);
-    await kcat(['-b', cluster.bootstrap(), '-P', '-t', 'expiring', '-X', 'acks=all'], Array.from({ length: 90 }, (_, i) => `after-${i}`).join('\n') + '\n');
+    await kcat(
+      ['-b', cluster.bootstrap(), '-P', '-t', 'expiring', '-X', 'acks=all'],
+      Array.from({ length: 90 }, (_, i) => `after-${i}`).join('\n') + '\n',
+    );
     const read = await kcatRead(cluster.bootstrap(), 'expiring');
     const values = read.map((r) => Buffer.from(r.value!, 'hex').toString());
     assert.equal(values.length, 180);
@@ -63,15 +82,23 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
   test('a leader paused with records only it has comes back as a follower of the new leader and truncates them', async () => {
     const topic = 'paused-leader';
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: topic, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }], configs: [] }],
+      topics: [
+        { name: topic, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }], configs: [] },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
     const partition = (m: Awaited<ReturnType<TestCluster['metadata']>>) => m.topics.find((t) => t.name === topic)?.partitions[0];
-    await cluster.waitFor(`${topic} led by broker 1 with a full ISR`, (m) => partition(m)?.leaderId === 1 && partition(m)?.isrNodes.length === 3);
+    await cluster.waitFor(
+      `${topic} led by broker 1 with a full ISR`,
+      (m) => partition(m)?.leaderId === 1 && partition(m)?.isrNodes.length === 3,
+    );
     const produce = (bootstrap: string, acks: string, prefix: string) =>
-      kcat(['-b', bootstrap, '-P', '-t', topic, '-p', '0', '-X', `acks=${acks}`], Array.from({ length: 20 }, (_, i) => `${prefix}-${i}`).join('\n') + '\n');
+      kcat(
+        ['-b', bootstrap, '-P', '-t', topic, '-p', '0', '-X', `acks=${acks}`],
+        Array.from({ length: 20 }, (_, i) => `${prefix}-${i}`).join('\n') + '\n',
+      );
     const leader = cluster.brokers[0]!;
     const followers = [cluster.brokers[1]!, cluster.brokers[2]!];
     await produce(leader.bootstrap, 'all', 'committed');
@@ -88,7 +115,12 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
       for (const f of followers) f.child.kill('SIGCONT');
     }
     try {
-      await cluster.waitFor('broker 2 or 3 leading', (m) => [2, 3].includes(partition(m)?.leaderId ?? -1) && m.brokers.every((b) => b.nodeId !== 1), SESSION_MS * 5, 2);
+      await cluster.waitFor(
+        'broker 2 or 3 leading',
+        (m) => [2, 3].includes(partition(m)?.leaderId ?? -1) && m.brokers.every((b) => b.nodeId !== 1),
+        SESSION_MS * 5,
+        2,
+      );
       await produce(followers[0]!.bootstrap, 'all', 'new-leader');
     } finally {
       leader.child.kill('SIGCONT');
@@ -104,7 +136,10 @@ describe('ZooKeeper session expiry', { skip: zooKeeperSkip() ?? kcatSkip() }, ()
     await cluster.waitFor('broker 1 leading again', (x) => partition(x)?.leaderId === 1, 30_000, 2);
     const read = await kcatRead(leader.bootstrap, topic);
     const values = read.map((r) => Buffer.from(r.value!, 'hex').toString());
-    const expected = [...Array.from({ length: 20 }, (_, i) => `committed-${i}`), ...Array.from({ length: 20 }, (_, i) => `new-leader-${i}`)];
-    assert.deepEqual(values, expected, 'broker 1 serves the new leader\'s log: its own acks=1 records are gone');
+    const expected = [
+      ...Array.from({ length: 20 }, (_, i) => `committed-${i}`),
+      ...Array.from({ length: 20 }, (_, i) => `new-leader-${i}`),
+    ];
+    assert.deepEqual(values, expected, "broker 1 serves the new leader's log: its own acks=1 records are gone");
   });
 });

@@ -50,12 +50,19 @@ const leaderOf = (m: MetadataResponseData, topic: string, partition: number): nu
   m.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === partition)?.leaderId ?? -1;
 
 /** Every partition of `topics` led, with all three replicas in sync. */
-const settled = (topics: readonly string[]) => (m: MetadataResponseData): boolean =>
-  m.brokers.length === 3 &&
-  topics.every((name) => {
-    const t = m.topics.find((x) => x.name === name);
-    return t !== undefined && t.errorCode === ErrorCode.NONE && t.partitions.length > 0 && t.partitions.every((p) => p.leaderId >= 0 && p.isrNodes.length === 3);
-  });
+const settled =
+  (topics: readonly string[]) =>
+  (m: MetadataResponseData): boolean =>
+    m.brokers.length === 3 &&
+    topics.every((name) => {
+      const t = m.topics.find((x) => x.name === name);
+      return (
+        t !== undefined &&
+        t.errorCode === ErrorCode.NONE &&
+        t.partitions.length > 0 &&
+        t.partitions.every((p) => p.leaderId >= 0 && p.isrNodes.length === 3)
+      );
+    });
 
 /** A share-partition's key for FindCoordinator type 2, whose hash places its state. */
 const stateKey = (group: string, topicId: string, partition: number): string => `${group}:${topicId}:${partition}`;
@@ -84,12 +91,20 @@ function assertAcceptedAtLeastOnce(lines: readonly JsonLine[], values: readonly 
       assert.ok(!confirmed.has(at), `${e.value} at ${at} delivered again (to ${e.consumer}) after its acceptance was confirmed`);
       latest.set(at, e);
     } else {
-      assert.equal(latest.get(at)?.consumer, e.consumer, `${e.value} at ${at}: confirmed for ${e.consumer}, who does not hold its latest delivery`);
+      assert.equal(
+        latest.get(at)?.consumer,
+        e.consumer,
+        `${e.value} at ${at}: confirmed for ${e.consumer}, who does not hold its latest delivery`,
+      );
       confirmed.add(at);
     }
   }
   const accepted = new Set(events.filter((e) => e.type === 'record' && e.ack === 'ACCEPT').map((e) => e.value));
-  assert.deepEqual(values.filter((v) => !accepted.has(v)), [], 'every record accepted');
+  assert.deepEqual(
+    values.filter((v) => !accepted.has(v)),
+    [],
+    'every record accepted',
+  );
   return events;
 }
 
@@ -101,7 +116,15 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
   before(async () => {
     cluster = await startCluster(3, BROKER_CONFIG);
     const created = await wireCall(cluster.anyBroker(), M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: 3, assignments: [], configs: [{ name: 'min.insync.replicas', value: '2' }] }],
+      topics: [
+        {
+          name: TOPIC,
+          numPartitions: PARTITIONS,
+          replicationFactor: 3,
+          assignments: [],
+          configs: [{ name: 'min.insync.replicas', value: '2' }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
@@ -121,12 +144,19 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
     // Small log batches: a share partition hands out whole batches.
     const perBatch = COUNT / PRODUCE_BATCHES;
     for (let b = 0; b < PRODUCE_BATCHES; b++) {
-      await producer.send({ topic: TOPIC, acks: -1, messages: values.slice(b * perBatch, (b + 1) * perBatch).map((value, i) => ({ value, partition: i % PARTITIONS })) });
+      await producer.send({
+        topic: TOPIC,
+        acks: -1,
+        messages: values.slice(b * perBatch, (b + 1) * perBatch).map((value, i) => ({ value, partition: i % PARTITIONS })),
+      });
     }
     await producer.disconnect();
     // FindCoordinator for a share-partition creates __share_group_state.
     await waitFor('__share_group_state created', 30_000, async () => {
-      const found = await wireCall(cluster.anyBroker(), M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, { keyType: 2, coordinatorKeys: [stateKey('any', topicId, 0)] });
+      const found = await wireCall(cluster.anyBroker(), M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, {
+        keyType: 2,
+        coordinatorKeys: [stateKey('any', topicId, 0)],
+      });
       return found.coordinators[0]?.errorCode === ErrorCode.NONE ? true : undefined;
     });
     await cluster.waitFor('__share_group_state in sync', settled([TOPIC, SHARE_GROUP_STATE_TOPIC]));
@@ -139,13 +169,20 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
   /** A group starting at the log start whose every share-partition's state another broker than the data leader holds. */
   async function separatedGroup(prefix: string): Promise<{ group: string; metadata: MetadataResponseData }> {
     const metadata = await cluster.waitFor('the cluster settled', settled([TOPIC, SHARE_GROUP_STATE_TOPIC]), 60_000);
-    const stateLeader = (group: string, p: number): number => leaderOf(metadata, SHARE_GROUP_STATE_TOPIC, partitionFor(stateKey(group, topicId, p), STATE_PARTITIONS));
+    const stateLeader = (group: string, p: number): number =>
+      leaderOf(metadata, SHARE_GROUP_STATE_TOPIC, partitionFor(stateKey(group, topicId, p), STATE_PARTITIONS));
     const group = Array.from({ length: 500 }, (_, i) => `${prefix}-${i}`).find((g) =>
       Array.from({ length: PARTITIONS }, (_, p) => p).every((p) => stateLeader(g, p) !== leaderOf(metadata, TOPIC, p)),
     );
     assert.ok(group !== undefined, 'a group whose state lives apart from its data');
     const altered = await wireCall(cluster.anyBroker(), M.IncrementalAlterConfigsRequest, M.IncrementalAlterConfigsResponse, 1, {
-      resources: [{ resourceType: GROUP_RESOURCE, resourceName: group, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }],
+      resources: [
+        {
+          resourceType: GROUP_RESOURCE,
+          resourceName: group,
+          configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }],
+        },
+      ],
       validateOnly: false,
     });
     assert.equal(altered.responses[0]!.errorCode, ErrorCode.NONE);
@@ -157,9 +194,15 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
    * once `atAcked` acceptances of partition 0 were confirmed. Answers every line and how many
    * records of partition 0 were confirmed by then.
    */
-  async function consumeAll(group: string, atAcked: number, during: () => void = () => undefined): Promise<{ lines: JsonLine[]; partition0Before: number }> {
+  async function consumeAll(
+    group: string,
+    atAcked: number,
+    during: () => void = () => undefined,
+  ): Promise<{ lines: JsonLine[]; partition0Before: number }> {
     const args = ['consume', cluster.bootstrap(), TOPIC, group, '3', 'accept', String(COUNT), '5000'];
-    const client = startJavaProgram('test/integration/share/ShareClients.java', `ShareClients consume ${group}`, args, { 'max.poll.records': String(MAX_POLL_RECORDS) });
+    const client = startJavaProgram('test/integration/share/ShareClients.java', `ShareClients consume ${group}`, args, {
+      'max.poll.records': String(MAX_POLL_RECORDS),
+    });
     const before = await waitFor(`${atAcked} acceptances of partition 0 confirmed`, 90_000, () => {
       client.assertStarted();
       const acked = client.json().filter((l) => l['type'] === 'acked' && l['partition'] === 0);
@@ -185,10 +228,23 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
       const before = await cluster.metadata(null);
       const controller = cluster.brokers[before.controllerId - 1];
       if (controller === undefined) return undefined;
-      const elected = await wireCall(controller.bootstrap, M.ElectLeadersRequest, M.ElectLeadersResponse, 2, { electionType: 0, topicPartitions: null, timeoutMs: 30_000 });
-      const refused = new Map(elected.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => [`${t.topic}-${p.partitionId}`, p.errorCode] as const)));
+      const elected = await wireCall(controller.bootstrap, M.ElectLeadersRequest, M.ElectLeadersResponse, 2, {
+        electionType: 0,
+        topicPartitions: null,
+        timeoutMs: 30_000,
+      });
+      const refused = new Map(
+        elected.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => [`${t.topic}-${p.partitionId}`, p.errorCode] as const)),
+      );
       const m = await cluster.metadata(null);
-      const off = m.topics.flatMap((t) => t.partitions.filter((p) => p.leaderId !== p.replicaNodes[0]).map((p) => `${t.name}-${p.partitionIndex} leader ${p.leaderId} replicas [${p.replicaNodes.join(',')}] isr [${p.isrNodes.join(',')}] election error ${refused.get(`${t.name}-${p.partitionIndex}`)}`));
+      const off = m.topics.flatMap((t) =>
+        t.partitions
+          .filter((p) => p.leaderId !== p.replicaNodes[0])
+          .map(
+            (p) =>
+              `${t.name}-${p.partitionIndex} leader ${p.leaderId} replicas [${p.replicaNodes.join(',')}] isr [${p.isrNodes.join(',')}] election error ${refused.get(`${t.name}-${p.partitionIndex}`)}`,
+          ),
+      );
       pending = `controller ${before.controllerId} (answered ${elected.errorCode}); ${off.join('; ')}`;
       return off.length === 0 ? true : undefined;
     }).catch((e: unknown) => {
@@ -199,7 +255,10 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
   test('every record accepted exactly once, the acknowledgements persisted on other brokers', { timeout: 120_000 }, async () => {
     const { group } = await separatedGroup('calm');
     const { lines } = await consumeAll(group, 0);
-    assert.deepEqual(lines.filter((l) => l['type'] === 'ack-error'), []);
+    assert.deepEqual(
+      lines.filter((l) => l['type'] === 'ack-error'),
+      [],
+    );
     const events = assertAcceptedAtLeastOnce(lines, values);
     // Counted by log position, not by value: a batch the producer wrote twice (see `before`) is
     // two records for the share group, each to be delivered once.
@@ -210,20 +269,28 @@ describe('share groups on a ZooKeeper cluster, state and data on different broke
     assert.equal(events.filter((e) => e.type === 'acked').length, positions.size, 'one confirmed acceptance per record');
   });
 
-  test('kill -9 of a data partition leader while consumers run: every record accepted, none confirmed delivered again', { timeout: 150_000 }, async () => {
-    const { group, metadata } = await separatedGroup('data-kill');
-    const victim = leaderOf(metadata, TOPIC, 0);
-    const { lines, partition0Before } = await consumeAll(group, 10, () => kill(victim));
-    assert.ok(partition0Before < COUNT / PARTITIONS, 'the kill came while partition 0 still had records to deliver');
-    assertAcceptedAtLeastOnce(lines, values);
-    await restart(victim);
-  });
+  test(
+    'kill -9 of a data partition leader while consumers run: every record accepted, none confirmed delivered again',
+    { timeout: 150_000 },
+    async () => {
+      const { group, metadata } = await separatedGroup('data-kill');
+      const victim = leaderOf(metadata, TOPIC, 0);
+      const { lines, partition0Before } = await consumeAll(group, 10, () => kill(victim));
+      assert.ok(partition0Before < COUNT / PARTITIONS, 'the kill came while partition 0 still had records to deliver');
+      assertAcceptedAtLeastOnce(lines, values);
+      await restart(victim);
+    },
+  );
 
-  test('kill -9 of the broker holding share-partition state while consumers run: every record accepted, none confirmed delivered again', { timeout: 150_000 }, async () => {
-    const { group, metadata } = await separatedGroup('state-kill');
-    const victim = leaderOf(metadata, SHARE_GROUP_STATE_TOPIC, partitionFor(stateKey(group, topicId, 0), STATE_PARTITIONS));
-    const { lines, partition0Before } = await consumeAll(group, 10, () => kill(victim));
-    assert.ok(partition0Before < COUNT / PARTITIONS, 'the kill came while partition 0 still had records to deliver');
-    assertAcceptedAtLeastOnce(lines, values);
-  });
+  test(
+    'kill -9 of the broker holding share-partition state while consumers run: every record accepted, none confirmed delivered again',
+    { timeout: 150_000 },
+    async () => {
+      const { group, metadata } = await separatedGroup('state-kill');
+      const victim = leaderOf(metadata, SHARE_GROUP_STATE_TOPIC, partitionFor(stateKey(group, topicId, 0), STATE_PARTITIONS));
+      const { lines, partition0Before } = await consumeAll(group, 10, () => kill(victim));
+      assert.ok(partition0Before < COUNT / PARTITIONS, 'the kill came while partition 0 still had records to deliver');
+      assertAcceptedAtLeastOnce(lines, values);
+    },
+  );
 });

@@ -63,34 +63,79 @@ describe('ShareStatePersister across two brokers of a ZooKeeper cluster', () => 
 
   test('initialize, write, read, summary and delete through broker 1 reach the coordinator on broker 2', async () => {
     const [b1, b2] = brokers as [Broker, Broker];
-    await until('both brokers registered', async () => ((await wireCall(b1.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: null, allowAutoTopicCreation: false })).brokers.length === 2 ? true : undefined));
-    const created = await wireCall(b1.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { topics: [{ name: 'shared', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 30_000 });
+    await until('both brokers registered', async () =>
+      (await wireCall(b1.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: null, allowAutoTopicCreation: false })).brokers
+        .length === 2
+        ? true
+        : undefined,
+    );
+    const created = await wireCall(b1.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+      topics: [{ name: 'shared', numPartitions: 1, replicationFactor: 1 }],
+      timeoutMs: 30_000,
+    });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
     const topicId = created.topics[0]!.topicId;
 
     // FindCoordinator creates __share_group_state; then both brokers must know its leaders and the topic.
     const leaders = await until('__share_group_state leaders known to both brokers', async () => {
-      await wireCall(b1.bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, { keyType: 2, coordinatorKeys: [`g:${topicId}:0`] });
-      const views = await Promise.all(brokers.map((b) => wireCall(b.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: [{ name: SHARE_GROUP_STATE_TOPIC }, { name: 'shared' }], allowAutoTopicCreation: false })));
-      const byPartition = views.map((m) => new Map(m.topics.find((t) => t.name === SHARE_GROUP_STATE_TOPIC)?.partitions.map((p) => [p.partitionIndex, p.leaderId]) ?? []));
-      const ready = views.every((m) => m.topics.every((t) => t.errorCode === ErrorCode.NONE)) && byPartition.every((m) => m.size === STATE_PARTITIONS && [...m.values()].every((l) => l >= 0));
+      await wireCall(b1.bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, {
+        keyType: 2,
+        coordinatorKeys: [`g:${topicId}:0`],
+      });
+      const views = await Promise.all(
+        brokers.map((b) =>
+          wireCall(b.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, {
+            topics: [{ name: SHARE_GROUP_STATE_TOPIC }, { name: 'shared' }],
+            allowAutoTopicCreation: false,
+          }),
+        ),
+      );
+      const byPartition = views.map(
+        (m) =>
+          new Map(m.topics.find((t) => t.name === SHARE_GROUP_STATE_TOPIC)?.partitions.map((p) => [p.partitionIndex, p.leaderId]) ?? []),
+      );
+      const ready =
+        views.every((m) => m.topics.every((t) => t.errorCode === ErrorCode.NONE)) &&
+        byPartition.every((m) => m.size === STATE_PARTITIONS && [...m.values()].every((l) => l >= 0));
       return ready && JSON.stringify([...byPartition[0]!]) === JSON.stringify([...byPartition[1]!]) ? byPartition[0]! : undefined;
     });
     assert.deepEqual(new Set(leaders.values()), new Set([1, 2]), 'one state partition on each broker');
 
     // A share-partition whose state partition broker 2 leads.
-    const groupId = Array.from({ length: 64 }, (_, i) => `group-${i}`).find((g) => leaders.get(partitionFor(`${g}:${topicId}:0`, STATE_PARTITIONS)) === 2)!;
+    const groupId = Array.from({ length: 64 }, (_, i) => `group-${i}`).find(
+      (g) => leaders.get(partitionFor(`${g}:${topicId}:0`, STATE_PARTITIONS)) === 2,
+    )!;
     const key: SharePartitionKey = { groupId, topicId, partition: 0 };
     const rawSummary = (b: Broker) =>
-      wireCall(b.bootstrap, M.ReadShareGroupStateSummaryRequest, M.ReadShareGroupStateSummaryResponse, 1, { groupId, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }).then((r) => r.results[0]!.partitions[0]!);
+      wireCall(b.bootstrap, M.ReadShareGroupStateSummaryRequest, M.ReadShareGroupStateSummaryResponse, 1, {
+        groupId,
+        topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }],
+      }).then((r) => r.results[0]!.partitions[0]!);
 
-    await until('broker 2 coordinating the share-partition', async () => ((await rawSummary(b2)).errorCode === ErrorCode.NONE ? true : undefined));
+    await until('broker 2 coordinating the share-partition', async () =>
+      (await rawSummary(b2)).errorCode === ErrorCode.NONE ? true : undefined,
+    );
     await b1.sharePersister.initialize(key, 1, 100n);
     const batches = [{ firstOffset: 100n, lastOffset: 104n, deliveryState: 2, deliveryCount: 1 }];
-    await b1.sharePersister.write(key, { stateEpoch: 1, leaderEpoch: 7, startOffset: 100n, stateBatches: batches, deliveryCompleteCount: 5 });
+    await b1.sharePersister.write(key, {
+      stateEpoch: 1,
+      leaderEpoch: 7,
+      startOffset: 100n,
+      stateBatches: batches,
+      deliveryCompleteCount: 5,
+    });
     assert.deepEqual(await b1.sharePersister.read(key, 7), { stateEpoch: 1, startOffset: 100n, leaderEpoch: 7, stateBatches: batches });
-    assert.deepEqual(await b1.sharePersister.readSummary(key, 7), { stateEpoch: 1, startOffset: 100n, leaderEpoch: 7, deliveryCompleteCount: 5 });
-    await assert.rejects(b1.sharePersister.read(key, 6), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.FENCED_LEADER_EPOCH, 'the peer\'s fencing reaches the caller');
+    assert.deepEqual(await b1.sharePersister.readSummary(key, 7), {
+      stateEpoch: 1,
+      startOffset: 100n,
+      leaderEpoch: 7,
+      deliveryCompleteCount: 5,
+    });
+    await assert.rejects(
+      b1.sharePersister.read(key, 6),
+      (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.FENCED_LEADER_EPOCH,
+      "the peer's fencing reaches the caller",
+    );
 
     // The state is broker 2's: it answers for it, broker 1's own coordinator does not hold it.
     assert.deepEqual([(await rawSummary(b2)).startOffset, (await rawSummary(b1)).errorCode], [100n, ErrorCode.NOT_COORDINATOR]);
@@ -98,6 +143,9 @@ describe('ShareStatePersister across two brokers of a ZooKeeper cluster', () => 
 
     await b1.sharePersister.delete(key);
     assert.equal((await rawSummary(b2)).startOffset, -1n);
-    await assert.rejects(b1.sharePersister.read(key, 7), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.INVALID_REQUEST);
+    await assert.rejects(
+      b1.sharePersister.read(key, 7),
+      (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.INVALID_REQUEST,
+    );
   });
 });

@@ -44,10 +44,17 @@ describe('transactions on a cluster', { skip: zooKeeperSkip() ?? javaSkip() }, (
   let cluster: TestCluster;
 
   before(async () => {
-    cluster = await startCluster(3, { 'group.initial.rebalance.delay.ms': '0', 'transaction.state.log.num.partitions': '5', 'offsets.topic.num.partitions': '5' });
+    cluster = await startCluster(3, {
+      'group.initial.rebalance.delay.ms': '0',
+      'transaction.state.log.num.partitions': '5',
+      'offsets.topic.num.partitions': '5',
+    });
     const admin = new Kafka({ brokers: cluster.bootstrap().split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: ['ctxn', 'ceos-in', 'ceos-out', 'cwork'].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 3 })), waitForLeaders: true });
+    await admin.createTopics({
+      topics: ['ctxn', 'ceos-in', 'ceos-out', 'cwork'].map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 3 })),
+      waitForLeaders: true,
+    });
     await admin.disconnect();
   });
 
@@ -57,33 +64,60 @@ describe('transactions on a cluster', { skip: zooKeeperSkip() ?? javaSkip() }, (
 
   test('commit and abort across partitions led by other brokers than the coordinator', { timeout: 240_000 }, async () => {
     const lines = await runTxnClient('commit-abort', cluster.bootstrap(), 'ctxn', 'cluster-basic', '30');
-    assert.deepEqual(lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']), ['c1', 'a2', 'c3']);
+    assert.deepEqual(
+      lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']),
+      ['c1', 'a2', 'c3'],
+    );
     const leaders = new Set((await cluster.metadata(['ctxn'])).topics[0]!.partitions.map((p) => p.leaderId));
     assert.ok(leaders.size > 1, `the partitions have several leaders: ${[...leaders]}`);
     assert.deepEqual(await consumed(cluster.bootstrap(), 'ctxn', 'read_committed'), [...values('c1', 30), ...values('c3', 30)].sort());
-    assert.deepEqual(await consumed(cluster.bootstrap(), 'ctxn', 'read_uncommitted'), [...values('c1', 30), ...values('a2', 30), ...values('c3', 30)].sort());
+    assert.deepEqual(
+      await consumed(cluster.bootstrap(), 'ctxn', 'read_uncommitted'),
+      [...values('c1', 30), ...values('a2', 30), ...values('c3', 30)].sort(),
+    );
   });
 
-  test('read-process-write stays exactly once while the broker coordinating its transactional id is killed -9', { timeout: 420_000 }, async () => {
-    const INPUT = 2000;
-    await runTxnClient('produce', cluster.bootstrap(), 'ceos-in', String(INPUT));
-    const bootstrap = cluster.bootstrap();
-    const processed = (p: LineProcess): number => Math.max(0, ...p.json().filter((l) => l['type'] === 'committed').map((l) => l['processed'] as number));
-    const app = startTxnClient('rpw', bootstrap, 'ceos-in', 'ceos-out', 'ceos-group', 'ceos-app', '25', '20000');
-    await waitFor('the application to commit 300 records', 120_000, () => (processed(app) >= 300 ? true : undefined));
-    const found = await wireCall(cluster.anyBroker(), FindCoordinatorRequest, FindCoordinatorResponse, 3, { key: 'ceos-app', keyType: TRANSACTION_KEY });
-    assert.equal(found.errorCode, 0);
-    cluster.brokers[found.nodeId - 1]!.child.kill('SIGKILL');
-    await app.succeeded(300_000);
-    const survivors = [1, 2, 3].filter((id) => id !== found.nodeId).map((id) => cluster.brokers[id - 1]!.bootstrap).join(',');
-    const output = await consumed(survivors, 'ceos-out', 'read_committed');
-    const seen = new Map<string, number>();
-    for (const v of output) seen.set(v, (seen.get(v) ?? 0) + 1);
-    const duplicated = [...seen].filter(([, n]) => n > 1).map(([v]) => v);
-    const lost = Array.from({ length: INPUT }, (_, i) => `out-v-${i}`).filter((v) => !seen.has(v));
-    assert.deepEqual({ duplicated: duplicated.length, lost: lost.length }, { duplicated: 0, lost: 0 }, `duplicated ${duplicated.slice(0, 5)}, lost ${lost.slice(0, 5)}`);
-    assert.equal(output.length, INPUT);
-  });
+  test(
+    'read-process-write stays exactly once while the broker coordinating its transactional id is killed -9',
+    { timeout: 420_000 },
+    async () => {
+      const INPUT = 2000;
+      await runTxnClient('produce', cluster.bootstrap(), 'ceos-in', String(INPUT));
+      const bootstrap = cluster.bootstrap();
+      const processed = (p: LineProcess): number =>
+        Math.max(
+          0,
+          ...p
+            .json()
+            .filter((l) => l['type'] === 'committed')
+            .map((l) => l['processed'] as number),
+        );
+      const app = startTxnClient('rpw', bootstrap, 'ceos-in', 'ceos-out', 'ceos-group', 'ceos-app', '25', '20000');
+      await waitFor('the application to commit 300 records', 120_000, () => (processed(app) >= 300 ? true : undefined));
+      const found = await wireCall(cluster.anyBroker(), FindCoordinatorRequest, FindCoordinatorResponse, 3, {
+        key: 'ceos-app',
+        keyType: TRANSACTION_KEY,
+      });
+      assert.equal(found.errorCode, 0);
+      cluster.brokers[found.nodeId - 1]!.child.kill('SIGKILL');
+      await app.succeeded(300_000);
+      const survivors = [1, 2, 3]
+        .filter((id) => id !== found.nodeId)
+        .map((id) => cluster.brokers[id - 1]!.bootstrap)
+        .join(',');
+      const output = await consumed(survivors, 'ceos-out', 'read_committed');
+      const seen = new Map<string, number>();
+      for (const v of output) seen.set(v, (seen.get(v) ?? 0) + 1);
+      const duplicated = [...seen].filter(([, n]) => n > 1).map(([v]) => v);
+      const lost = Array.from({ length: INPUT }, (_, i) => `out-v-${i}`).filter((v) => !seen.has(v));
+      assert.deepEqual(
+        { duplicated: duplicated.length, lost: lost.length },
+        { duplicated: 0, lost: 0 },
+        `duplicated ${duplicated.slice(0, 5)}, lost ${lost.slice(0, 5)}`,
+      );
+      assert.equal(output.length, INPUT);
+    },
+  );
 
   test('concurrent transactions through a kill -9 and restart of a partition leader: no anomaly', { timeout: 420_000 }, async (t) => {
     const workload = startTxnClient('workload', cluster.bootstrap(), 'cwork', '3', '40', '8');

@@ -24,8 +24,14 @@ describe('KIP-848 consumer groups with the Java client', { skip: javaSkip() }, (
   });
 
   test('two consumers: disjoint full coverage, commits, describe; one leaves and the other gets all', async () => {
-    const { stdout } = await promisify(execFile)('java', ['-cp', kafkaClasspath(), SOURCE, broker.bootstrap, 'kip848', 'kip848-group'], { timeout: 240_000, maxBuffer: 8 << 20 });
-    const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+    const { stdout } = await promisify(execFile)('java', ['-cp', kafkaClasspath(), SOURCE, broker.bootstrap, 'kip848', 'kip848-group'], {
+      timeout: 240_000,
+      maxBuffer: 8 << 20,
+    });
+    const lines = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Line);
     const line = (type: string): Line => lines.find((l) => l.type === type) ?? assert.fail(`no ${type} line in ${stdout}`);
     assert.deepEqual(line('alone'), { type: 'alone', ok: true, a: [0, 1, 2, 3] });
     const two = line('two');

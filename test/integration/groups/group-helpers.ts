@@ -69,7 +69,8 @@ export class LineProcess {
 
   /** Throws when the process could not be started, so a wait on its output fails at once, naming the binary. */
   assertStarted(): void {
-    if (this.spawnError !== undefined && this.child.pid === undefined) throw new Error(`${this.name} did not start: ${this.spawnError.message}`);
+    if (this.spawnError !== undefined && this.child.pid === undefined)
+      throw new Error(`${this.name} did not start: ${this.spawnError.message}`);
   }
 
   /** stdout lines that parse as JSON objects. */
@@ -107,7 +108,12 @@ export class LineProcess {
  * as the interop tests' `runJava`, which runs a different program to completion.
  */
 /** A single-file Java program against the Kafka jars; `systemProperties` become `-Dkey=value`. */
-export function startJavaProgram(program: string, name: string, args: readonly string[], systemProperties: Readonly<Record<string, string>> = {}): LineProcess {
+export function startJavaProgram(
+  program: string,
+  name: string,
+  args: readonly string[],
+  systemProperties: Readonly<Record<string, string>> = {},
+): LineProcess {
   return LineProcess.start(name, 'java', [
     '-Xmx192m',
     ...Object.entries(systemProperties).map(([k, v]) => `-D${k}=${v}`),

@@ -46,7 +46,13 @@ const callbacks = (lines: readonly JsonLine[], member: string): Event[] =>
  * Every value `<tag>-<n>` for n < count was read exactly once, from partition n % PARTITIONS at
  * offset firstOffset + n / PARTITIONS, by the member owning that partition.
  */
-function assertReadOnce(lines: readonly JsonLine[], tag: string, count: number, firstOffset: number, owner: (partition: number) => string): void {
+function assertReadOnce(
+  lines: readonly JsonLine[],
+  tag: string,
+  count: number,
+  firstOffset: number,
+  owner: (partition: number) => string,
+): void {
   const read = lines.filter((l) => l['type'] === 'record' && (l['value'] as string).startsWith(`${tag}-`));
   assert.deepEqual(read.map((l) => l['value']).sort(), Array.from({ length: count }, (_, n) => `${tag}-${n}`).sort(), `records of ${tag}`);
   for (const l of read) {
@@ -73,7 +79,9 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     broker = await startBrokerProcess({ 'group.initial.rebalance.delay.ms': '0' });
     const admin = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [...ASSIGNORS.map((a) => `java-${a}`), 'java-static', 'java-alter'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await admin.createTopics({
+      topics: [...ASSIGNORS.map((a) => `java-${a}`), 'java-static', 'java-alter'].map((topic) => ({ topic, numPartitions: PARTITIONS })),
+    });
     await admin.disconnect();
     // The four assignor runs use separate groups and topics: run them side by side.
     for (const a of ASSIGNORS) {
@@ -98,14 +106,26 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
       assert.equal(described['groupType'], 'Classic');
       assert.equal(described['simple'], false);
       const members = described['members'] as DescribedMember[];
-      assert.deepEqual(members.map((m) => m.clientId), [first, second]);
-      assert.ok(splitsPartitions(members.map((m) => m.partitions), PARTITIONS), JSON.stringify(members));
+      assert.deepEqual(
+        members.map((m) => m.clientId),
+        [first, second],
+      );
+      assert.ok(
+        splitsPartitions(
+          members.map((m) => m.partitions),
+          PARTITIONS,
+        ),
+        JSON.stringify(members),
+      );
       const ownerOf = (p: number): string => members.find((m) => m.partitions.includes(p))!.clientId;
 
       // The first member alone read the first records; after the split each record was read by its owner.
       assertReadOnce(between(lines, null, 'phase'), `${group}-a`, 3 * PARTITIONS, 0, () => first);
       assertReadOnce(lines, `${group}-b`, 2 * PARTITIONS, 3, ownerOf);
-      assert.deepEqual(one(lines, 'offsets')['offsets'], Object.fromEntries([...Array(PARTITIONS).keys()].map((p) => [`${group}-${p}`, 5])));
+      assert.deepEqual(
+        one(lines, 'offsets')['offsets'],
+        Object.fromEntries([...Array(PARTITIONS).keys()].map((p) => [`${group}-${p}`, 5])),
+      );
       const listed = one(lines, 'listed');
       assert.deepEqual([listed['state'], listed['simple'], listed['groupType']], ['Stable', false, 'Classic']);
 
@@ -126,8 +146,19 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     const lines = await runScenario(broker.bootstrap, 'java-static', 'static');
     const [before, afterRestart] = lines.filter((l) => l['type'] === 'described') as Array<{ [k: string]: unknown }>;
     const membersBefore = before!['members'] as DescribedMember[];
-    assert.deepEqual(membersBefore.map((m) => [m.clientId, m.instanceId]), [['static-a', 'instance-a'], ['static-b', 'instance-b']]);
-    assert.ok(splitsPartitions(membersBefore.map((m) => m.partitions), PARTITIONS));
+    assert.deepEqual(
+      membersBefore.map((m) => [m.clientId, m.instanceId]),
+      [
+        ['static-a', 'instance-a'],
+        ['static-b', 'instance-b'],
+      ],
+    );
+    assert.ok(
+      splitsPartitions(
+        membersBefore.map((m) => m.partitions),
+        PARTITIONS,
+      ),
+    );
     const [aOwned, bOwned] = membersBefore.map((m) => m.partitions);
 
     // From the restart on: b sees no callback at all, the new consumer gets a's partitions.
@@ -137,7 +168,13 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     assert.equal(afterRestart!['state'], 'Stable');
     const membersAfter = afterRestart!['members'] as DescribedMember[];
     // The replaced member keeps its old client id (Kafka's replaceStaticMember does the same).
-    assert.deepEqual(membersAfter.map((m) => [m.clientId, m.instanceId, m.partitions]), [['static-a', 'instance-a', aOwned], ['static-b', 'instance-b', bOwned]]);
+    assert.deepEqual(
+      membersAfter.map((m) => [m.clientId, m.instanceId, m.partitions]),
+      [
+        ['static-a', 'instance-a', aOwned],
+        ['static-b', 'instance-b', bOwned],
+      ],
+    );
 
     assertReadOnce(lines, 'java-static', 2 * PARTITIONS, 0, (p) => (aOwned!.includes(p) ? 'static-a-again' : 'static-b'));
     const offsets = lines.filter((l) => l['type'] === 'offsets').map((l) => l['offsets']);
@@ -149,7 +186,10 @@ describe('Java client in classic consumer groups', { skip: javaSkip() }, () => {
     try {
       const [group] = (await admin.describeGroups(['java-static'])).groups;
       assert.deepEqual([group!.state, group!.members.length], ['Stable', 2]);
-      await assert.rejects(admin.deleteGroups(['java-static']), (e: { groups?: Array<{ error?: { type?: string } }> }) => e.groups?.[0]?.error?.type === 'NON_EMPTY_GROUP');
+      await assert.rejects(
+        admin.deleteGroups(['java-static']),
+        (e: { groups?: Array<{ error?: { type?: string } }> }) => e.groups?.[0]?.error?.type === 'NON_EMPTY_GROUP',
+      );
     } finally {
       await admin.disconnect();
     }

@@ -18,7 +18,6 @@ const PARTITIONS = 6;
 const SESSION_TIMEOUT_MS = 6000; // Kafka's group.min.session.timeout.ms
 const GROUP = 'kjs-g1';
 
-
 /** A KafkaJS consumer in the test process, with its latest assignment and what it read. */
 interface Member {
   name: string;
@@ -46,7 +45,8 @@ describe('KafkaJS consumer groups', () => {
     const producer = kafka.producer();
     await producer.connect();
     const messages = [];
-    for (let i = 0; i < perPartition * PARTITIONS; i++, produced++) messages.push({ partition: produced % PARTITIONS, value: `v${produced}` });
+    for (let i = 0; i < perPartition * PARTITIONS; i++, produced++)
+      messages.push({ partition: produced % PARTITIONS, value: `v${produced}` });
     await producer.send({ topic: TOPIC, acks: -1, messages });
     await producer.disconnect();
   };
@@ -104,10 +104,14 @@ describe('KafkaJS consumer groups', () => {
   test('three members get disjoint assignments covering all six partitions and read every record exactly once', async () => {
     for (const name of ['a', 'b', 'c']) await startMember(name);
     const split = await waitForSplit('three members to split the topic', 20_000, () => members.map((m) => m.assigned));
-    assert.deepEqual(split.map((a) => a.length), [2, 2, 2]);
+    assert.deepEqual(
+      split.map((a) => a.length),
+      [2, 2, 2],
+    );
     await produce(5);
     await assertExactlyOnce();
-    for (const c of consumed) assert.ok(members.find((m) => m.name === c.member)!.assigned!.includes(c.partition), `${c.member} owns ${c.partition}`);
+    for (const c of consumed)
+      assert.ok(members.find((m) => m.name === c.member)!.assigned!.includes(c.partition), `${c.member} owns ${c.partition}`);
   });
 
   test('a member that leaves: the other two own all partitions and nothing is lost or read twice', async () => {
@@ -167,7 +171,13 @@ describe('KafkaJS consumer groups', () => {
     assert.ok(got.every((c) => c.member === fresh.name));
     // Exactly the records after the commits: per partition, offsets end, end+1.
     const offsets = got.map((c) => [c.partition, c.offset]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
-    assert.deepEqual(offsets, ends.flatMap((end, p) => [[p, Number(end)], [p, Number(end) + 1]]));
+    assert.deepEqual(
+      offsets,
+      ends.flatMap((end, p) => [
+        [p, Number(end)],
+        [p, Number(end) + 1],
+      ]),
+    );
   });
 
   test('admin: describeGroups, listGroups, fetchOffsets, setOffsets, resetOffsets, deleteGroups', async () => {
@@ -196,10 +206,16 @@ describe('KafkaJS consumer groups', () => {
     };
     // KafkaJS commits the "earliest" sentinel -2 itself; a member then applies its reset policy.
     await admin.resetOffsets({ groupId: GROUP, topic: TOPIC, earliest: true });
-    assert.deepEqual(await committed(), [0, 1, 2, 3, 4, 5].map((p) => [p, '-2']));
+    assert.deepEqual(
+      await committed(),
+      [0, 1, 2, 3, 4, 5].map((p) => [p, '-2']),
+    );
     const ends = (await admin.fetchTopicOffsets(TOPIC)).sort((x, y) => x.partition - y.partition).map((o) => Number(o.high));
     await admin.setOffsets({ groupId: GROUP, topic: TOPIC, partitions: ends.map((_, p) => ({ partition: p, offset: String(p) })) });
-    assert.deepEqual(await committed(), ends.map((_, p) => [p, String(p)]));
+    assert.deepEqual(
+      await committed(),
+      ends.map((_, p) => [p, String(p)]),
+    );
 
     // A member resumes at the set offsets: partition p from offset p to its end.
     const before = consumed.length;
@@ -207,13 +223,25 @@ describe('KafkaJS consumer groups', () => {
     await startMember('after-set');
     await waitFor('the records after the set offsets', 20_000, () => when(consumed.length - before >= expected.length));
     await stopMember(members[0]!);
-    const offsets = consumed.slice(before).map((c) => [c.partition, c.offset]).sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
+    const offsets = consumed
+      .slice(before)
+      .map((c) => [c.partition, c.offset])
+      .sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
     assert.deepEqual(offsets, expected);
 
     const results = await admin.deleteGroups([GROUP]);
-    assert.deepEqual(results.map((r) => [r.groupId, r.errorCode]), [[GROUP, 0]]);
-    assert.deepEqual((await admin.listGroups()).groups.filter((g) => g.groupId.startsWith('kjs-')), []);
+    assert.deepEqual(
+      results.map((r) => [r.groupId, r.errorCode]),
+      [[GROUP, 0]],
+    );
+    assert.deepEqual(
+      (await admin.listGroups()).groups.filter((g) => g.groupId.startsWith('kjs-')),
+      [],
+    );
     const [t] = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
-    assert.ok(t!.partitions.every((p) => p.offset === '-1'), 'no offsets after the delete');
+    assert.ok(
+      t!.partitions.every((p) => p.offset === '-1'),
+      'no offsets after the delete',
+    );
   });
 });

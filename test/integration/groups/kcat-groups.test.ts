@@ -42,12 +42,19 @@ describe('kcat -G (librdkafka balanced consumer)', { skip: kcatSkip() }, () => {
     for (const name of ['kcat-1', 'kcat-2']) {
       members.push(
         LineProcess.start(name, 'kcat', [
-          '-b', broker.bootstrap,
-          '-G', GROUP, TOPIC,
-          '-o', 'beginning', // auto.offset.reset for partitions without a commit
-          '-X', 'session.timeout.ms=6000',
-          '-X', 'auto.commit.interval.ms=300',
-          '-f', '%p\t%o\t%s\n',
+          '-b',
+          broker.bootstrap,
+          '-G',
+          GROUP,
+          TOPIC,
+          '-o',
+          'beginning', // auto.offset.reset for partitions without a commit
+          '-X',
+          'session.timeout.ms=6000',
+          '-X',
+          'auto.commit.interval.ms=300',
+          '-f',
+          '%p\t%o\t%s\n',
         ]),
       );
     }
@@ -70,7 +77,9 @@ describe('kcat -G (librdkafka balanced consumer)', { skip: kcatSkip() }, () => {
       const [t] = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
       return t!.partitions.map((p): [number, string] => [p.partition, p.offset]).sort((x, y) => x[0] - y[0]);
     };
-    await waitFor('commits at the end of every partition', 20_000, async () => (JSON.stringify(await committed()) === JSON.stringify(ends) ? true : undefined));
+    await waitFor('commits at the end of every partition', 20_000, async () =>
+      JSON.stringify(await committed()) === JSON.stringify(ends) ? true : undefined,
+    );
     for (const m of members) await m.kill('SIGTERM');
     assert.deepEqual(await committed(), ends, 'commits after the members closed');
 

@@ -14,7 +14,12 @@ const GROUP = 'py-g';
 const PARTITIONS = 3;
 
 async function runMember(bootstrap: string, count: number): Promise<JsonLine[]> {
-  const r = await runProcess(PYTHON!, [join(REPO_ROOT, 'test/integration/groups/group_consumer.py'), bootstrap, GROUP, TOPIC, String(count)], '', 60_000);
+  const r = await runProcess(
+    PYTHON!,
+    [join(REPO_ROOT, 'test/integration/groups/group_consumer.py'), bootstrap, GROUP, TOPIC, String(count)],
+    '',
+    60_000,
+  );
   assert.equal(r.code, 0, r.stderr);
   return r.stdout
     .toString('utf8')
@@ -38,7 +43,8 @@ describe('confluent-kafka-python in a consumer group', { skip: PYTHON_SKIP }, ()
   /** `perPartition` records per partition, values `p<n>` round-robin; returns what each is expected as. */
   const produce = async (perPartition: number): Promise<Array<[number, number, string]>> => {
     const sent: Array<[number, number, string]> = [];
-    for (let i = 0; i < perPartition * PARTITIONS; i++, produced++) sent.push([produced % PARTITIONS, Math.floor(produced / PARTITIONS), `p${produced}`]);
+    for (let i = 0; i < perPartition * PARTITIONS; i++, produced++)
+      sent.push([produced % PARTITIONS, Math.floor(produced / PARTITIONS), `p${produced}`]);
     await producer.send({ topic: TOPIC, acks: -1, messages: sent.map(([partition, , value]) => ({ partition, value })) });
     return sent.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   };
@@ -67,13 +73,25 @@ describe('confluent-kafka-python in a consumer group', { skip: PYTHON_SKIP }, ()
     const run1 = await runMember(broker.bootstrap, first.length);
     assert.deepEqual(run1.filter((l) => l['type'] === 'assigned').at(-1)?.['partitions'], [0, 1, 2]);
     assert.deepEqual(records(run1), first);
-    assert.deepEqual(run1.find((l) => l['type'] === 'committed')?.['offsets'], [[0, 3], [1, 3], [2, 3]]);
-    assert.deepEqual(await committed(), [[0, '3'], [1, '3'], [2, '3']]);
+    assert.deepEqual(run1.find((l) => l['type'] === 'committed')?.['offsets'], [
+      [0, 3],
+      [1, 3],
+      [2, 3],
+    ]);
+    assert.deepEqual(await committed(), [
+      [0, '3'],
+      [1, '3'],
+      [2, '3'],
+    ]);
     assert.equal((await admin.describeGroups([GROUP])).groups[0]!.state, 'Empty', 'the member left on close');
 
     const second = await produce(2);
     const run2 = await runMember(broker.bootstrap, second.length);
     assert.deepEqual(records(run2), second, 'only the records after the commits');
-    assert.deepEqual(await committed(), [[0, '5'], [1, '5'], [2, '5']]);
+    assert.deepEqual(await committed(), [
+      [0, '5'],
+      [1, '5'],
+      [2, '5'],
+    ]);
   });
 });

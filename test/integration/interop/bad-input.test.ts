@@ -30,7 +30,12 @@ function produceBody(topic: string, partition: number, records: Buffer, acks: nu
   return { acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
 }
 
-async function produce(bootstrap: string, topic: string, partition: number, records: Buffer): Promise<M.ProduceResponsePartitionProduceResponse> {
+async function produce(
+  bootstrap: string,
+  topic: string,
+  partition: number,
+  records: Buffer,
+): Promise<M.ProduceResponsePartitionProduceResponse> {
   const res = await wireCall(bootstrap, M.ProduceRequest, M.ProduceResponse, PRODUCE_VERSION, produceBody(topic, partition, records, -1));
   return res.responses[0]!.partitionResponses[0]!;
 }
@@ -108,7 +113,11 @@ describe('bad input from a raw socket, then a normal client', { skip: kcatSkip()
     try {
       const good = produceBody('target', 0, batch(['acks0']), 0);
       client.send(encodeRequest(0, PRODUCE_VERSION, 1, 'bad-input', (w) => M.ProduceRequest.write(w, good, PRODUCE_VERSION)));
-      client.send(encodeRequest(18, 3, 2, 'bad-input', (w) => M.ApiVersionsRequest.write(w, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 3)));
+      client.send(
+        encodeRequest(18, 3, 2, 'bad-input', (w) =>
+          M.ApiVersionsRequest.write(w, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 3),
+        ),
+      );
       const frame = await client.readFrame();
       assert.equal(frame.readInt32BE(0), 2, 'the first response is the ApiVersions one: acks=0 got none');
 
@@ -133,7 +142,10 @@ describe('bad input from a raw socket, then a normal client', { skip: kcatSkip()
 
   test('the OFFSET_OUT_OF_RANGE partition carries -1 for high watermark, last stable offset and log start offset, as Kafka sends', async () => {
     const res = await fetch(broker.bootstrap, 'target', 0, 1000n);
-    assert.deepEqual([res.errorCode, res.highWatermark, res.lastStableOffset, res.logStartOffset], [ErrorCode.OFFSET_OUT_OF_RANGE, -1n, -1n, -1n]);
+    assert.deepEqual(
+      [res.errorCode, res.highWatermark, res.lastStableOffset, res.logStartOffset],
+      [ErrorCode.OFFSET_OUT_OF_RANGE, -1n, -1n, -1n],
+    );
   });
 
   test('produce to an unknown partition or topic answers UNKNOWN_TOPIC_OR_PARTITION', async () => {

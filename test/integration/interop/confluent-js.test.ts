@@ -9,7 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { ckReadRecord, confluentKafka, CONFLUENT_JS_SKIP, type CkAdmin, type CkKafka } from '../../helpers/confluent-js.js';
-import { assertReadBack, CODEC_ID, CODECS, codecsOnDisk, kafkajsHeaders, makeRecords, toKafkaJsMessage, type ReadRecord } from '../../helpers/interop-records.js';
+import {
+  assertReadBack,
+  CODEC_ID,
+  CODECS,
+  codecsOnDisk,
+  kafkajsHeaders,
+  makeRecords,
+  toKafkaJsMessage,
+  type ReadRecord,
+} from '../../helpers/interop-records.js';
 import { waitFor } from '../groups/group-helpers.js';
 
 const PARTITIONS = 3;
@@ -61,7 +70,9 @@ describe('@confluentinc/kafka-javascript', { skip: CONFLUENT_JS_SKIP }, () => {
     await consumer.connect();
     try {
       await consumer.subscribe({ topics: CODECS.map(topicOf) });
-      await consumer.run({ eachMessage: async ({ topic, partition, message }) => void read.get(topic)!.push(ckReadRecord(partition, message)) });
+      await consumer.run({
+        eachMessage: async ({ topic, partition, message }) => void read.get(topic)!.push(ckReadRecord(partition, message)),
+      });
       const total = (): number => [...read.values()].reduce((n, list) => n + list.length, 0);
       await waitFor('every record read back', 30_000, () => (total() >= CODECS.length * records.length ? true : undefined));
     } finally {

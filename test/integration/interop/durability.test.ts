@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel, type Producer } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { freePort, kcatRead, runJava } from '../../helpers/interop.js';
-import { kafkajsHeaders, makeRecords, recordsByPartition, toKafkaJsMessage, type ReadRecord, type TestRecord } from '../../helpers/interop-records.js';
+import {
+  kafkajsHeaders,
+  makeRecords,
+  recordsByPartition,
+  toKafkaJsMessage,
+  type ReadRecord,
+  type TestRecord,
+} from '../../helpers/interop-records.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
 
 const PARTITIONS = 3;
@@ -46,7 +53,12 @@ function producer(bootstrap: string): Producer {
 }
 
 async function sendBatch(p: Producer, topic: string, b: Batch, gzip: boolean): Promise<AckedBatch> {
-  const [ack] = await p.send({ topic, acks: -1, compression: gzip ? CompressionTypes.GZIP : CompressionTypes.None, messages: b.records.map(toKafkaJsMessage) });
+  const [ack] = await p.send({
+    topic,
+    acks: -1,
+    compression: gzip ? CompressionTypes.GZIP : CompressionTypes.None,
+    messages: b.records.map(toKafkaJsMessage),
+  });
   assert.equal(ack!.errorCode, 0);
   return { ...b, baseOffset: Number(ack!.baseOffset) };
 }
@@ -122,7 +134,10 @@ describe('durability with real clients', { skip: kcatSkip() }, () => {
     const outcome = await Promise.allSettled([worker(), worker(), worker()]);
     await killed;
     await p.disconnect().catch(() => undefined);
-    assert.ok(outcome.some((o) => o.status === 'rejected'), 'sends after the kill failed');
+    assert.ok(
+      outcome.some((o) => o.status === 'rejected'),
+      'sends after the kill failed',
+    );
     assert.ok(acked.length >= killAfter);
 
     await restart();
@@ -132,7 +147,12 @@ describe('durability with real clients', { skip: kcatSkip() }, () => {
     // each partition's offsets stay contiguous (no hole, no torn batch).
     const sent = new Set(all.flatMap((b) => b.records.map(sentForm)));
     for (const r of read) assert.ok(sent.has(sentForm(r)), `record ${r.partition}@${r.offset} was never sent`);
-    for (const [partition, rs] of recordsByPartition(read)) assert.deepEqual(rs.map((r) => r.offset), rs.map((_, i) => i), `partition ${partition}`);
+    for (const [partition, rs] of recordsByPartition(read))
+      assert.deepEqual(
+        rs.map((r) => r.offset),
+        rs.map((_, i) => i),
+        `partition ${partition}`,
+      );
 
     const ends = new Map([...recordsByPartition(read)].map(([partition, rs]) => [partition, rs.length]));
     const p2 = producer(broker.bootstrap);
@@ -183,11 +203,21 @@ describe('idempotent Java producer across a broker crash', { skip: javaSkip() ??
     assert.ok(restarted !== undefined, `the crash never came (${ackedSoFar} acknowledged)`);
     await restarted;
 
-    assert.deepEqual(lines.filter((l) => l['type'] === 'failed'), [], 'no send failed');
+    assert.deepEqual(
+      lines.filter((l) => l['type'] === 'failed'),
+      [],
+      'no send failed',
+    );
     const acked = lines.filter((l) => l['type'] === 'acked');
     assert.equal(acked.length, count);
-    assert.ok(acked.some((l) => Number(l['atMs']) < crashedAt), 'some records were acknowledged before the crash');
-    assert.ok(acked.some((l) => Number(l['atMs']) > crashedAt), 'some records were acknowledged after the restart');
+    assert.ok(
+      acked.some((l) => Number(l['atMs']) < crashedAt),
+      'some records were acknowledged before the crash',
+    );
+    assert.ok(
+      acked.some((l) => Number(l['atMs']) > crashedAt),
+      'some records were acknowledged after the restart',
+    );
 
     const read = await kcatRead(broker.bootstrap, 'retried');
     assert.equal(read.length, count, 'no duplicate, nothing lost');
@@ -195,10 +225,14 @@ describe('idempotent Java producer across a broker crash', { skip: javaSkip() ??
       const values = rs.map((r) => Buffer.from(r.value!, 'hex').toString());
       const expected = [...Array(count).keys()].filter((i) => i % PARTITIONS === partition).map((i) => `v${i}`);
       assert.deepEqual(values, expected, `partition ${partition}: each record once, in send order`);
-      assert.deepEqual(rs.map((r) => r.offset), rs.map((_, i) => i));
+      assert.deepEqual(
+        rs.map((r) => r.offset),
+        rs.map((_, i) => i),
+      );
     }
     // The offsets the producer was given are the ones the records have.
     const at = new Map(read.map((r) => [`${r.partition}@${r.offset}`, r.value]));
-    for (const l of acked) assert.equal(at.get(`${l['partition']}@${l['offset']}`), Buffer.from(`v${l['index']}`).toString('hex'), `record ${l['index']}`);
+    for (const l of acked)
+      assert.equal(at.get(`${l['partition']}@${l['offset']}`), Buffer.from(`v${l['index']}`).toString('hex'), `record ${l['index']}`);
   });
 });

@@ -34,7 +34,15 @@ describe('Java client (kafka-clients 4.4.0)', { skip: javaSkip() }, () => {
       records: recordsAsJson(records),
       queries: queries.map(({ partition, timestamp }) => ({ partition, timestamp })),
     });
-    assertRoundtrip(lines, { records, queries, topicPrefix: 'java', codecs: CODECS, partitions: PARTITIONS, createTime: 'CreateTime', logDir: dir });
+    assertRoundtrip(lines, {
+      records,
+      queries,
+      topicPrefix: 'java',
+      codecs: CODECS,
+      partitions: PARTITIONS,
+      createTime: 'CreateTime',
+      logDir: dir,
+    });
   });
 
   test('Admin: create, describe, configs, partitions, deleteRecords, listOffsets, cluster, delete', async () => {
@@ -46,12 +54,20 @@ describe('Java client (kafka-clients 4.4.0)', { skip: javaSkip() }, () => {
     };
     assert.equal(one('duplicateCreate')['error'], 'TopicExistsException');
     const [before, after] = linesOfType(lines, 'described');
-    assert.deepEqual(before!['partitions'], [[0, 0, 1, 1], [1, 0, 1, 1]]);
-    assert.deepEqual(after!['partitions'], [0, 1, 2, 3].map((p) => [p, 0, 1, 1]));
+    assert.deepEqual(before!['partitions'], [
+      [0, 0, 1, 1],
+      [1, 0, 1, 1],
+    ]);
+    assert.deepEqual(
+      after!['partitions'],
+      [0, 1, 2, 3].map((p) => [p, 0, 1, 1]),
+    );
     assert.equal(after!['topicId'], before!['topicId'], 'createPartitions keeps the topic id');
     assert.match(String(before!['topicId']), /^[A-Za-z0-9_-]{22}$/);
 
-    const configs = Object.fromEntries(linesOfType(lines, 'config').map((l) => [l['name'], [l['value'], l['source'], l['isDefault']]])) as Record<string, unknown>;
+    const configs = Object.fromEntries(
+      linesOfType(lines, 'config').map((l) => [l['name'], [l['value'], l['source'], l['isDefault']]]),
+    ) as Record<string, unknown>;
     assert.deepEqual(configs, {
       'cleanup.policy': ['compact,delete', 'DYNAMIC_TOPIC_CONFIG', false],
       'retention.ms': ['604800000', 'DEFAULT_CONFIG', true],

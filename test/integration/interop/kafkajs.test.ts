@@ -60,8 +60,16 @@ describe('KafkaJS', { skip: kcatSkip() }, () => {
         // Three sends, so each partition gets several batches.
         const third = Math.ceil(records.length / 3);
         for (let i = 0; i < records.length; i += third) {
-          const acks = await producer.send({ topic, acks: -1, compression: codec.kafkajs, messages: records.slice(i, i + third).map(toKafkaJsMessage) });
-          assert.ok(acks.every((a) => a.errorCode === 0), JSON.stringify(acks));
+          const acks = await producer.send({
+            topic,
+            acks: -1,
+            compression: codec.kafkajs,
+            messages: records.slice(i, i + third).map(toKafkaJsMessage),
+          });
+          assert.ok(
+            acks.every((a) => a.errorCode === 0),
+            JSON.stringify(acks),
+          );
         }
       } finally {
         await producer.disconnect();
@@ -76,23 +84,49 @@ describe('KafkaJS', { skip: kcatSkip() }, () => {
     const byPartition = recordsByPartition(records);
     const sortByPartition = <T extends { partition: number }>(list: T[]): T[] => [...list].sort((a, b) => a.partition - b.partition);
     const offsets = sortByPartition(await admin.fetchTopicOffsets(topic));
-    assert.deepEqual(offsets.map((o) => [o.partition, o.low, o.high, o.offset]), [0, 1, 2].map((p) => [p, '0', String(PER_PARTITION), String(PER_PARTITION)]));
+    assert.deepEqual(
+      offsets.map((o) => [o.partition, o.low, o.high, o.offset]),
+      [0, 1, 2].map((p) => [p, '0', String(PER_PARTITION), String(PER_PARTITION)]),
+    );
 
     for (const at of [byPartition.get(1)![5]!.timestamp, byPartition.get(1)![5]!.timestamp + 1, 0]) {
       const found = sortByPartition(await admin.fetchTopicOffsetsByTimestamp(topic, at));
-      assert.deepEqual(found.map((o) => [o.partition, Number(o.offset)]), [0, 1, 2].map((p) => [p, expectedOffsetForTime(records, p, at)]), `timestamp ${at}`);
+      assert.deepEqual(
+        found.map((o) => [o.partition, Number(o.offset)]),
+        [0, 1, 2].map((p) => [p, expectedOffsetForTime(records, p, at)]),
+        `timestamp ${at}`,
+      );
     }
     // No record at or after the timestamp: Kafka answers -1, which KafkaJS turns into the end offset.
     const late = sortByPartition(await admin.fetchTopicOffsetsByTimestamp(topic, Date.now() + 60_000));
-    assert.deepEqual(late.map((o) => o.offset), [0, 1, 2].map(() => String(PER_PARTITION)));
+    assert.deepEqual(
+      late.map((o) => o.offset),
+      [0, 1, 2].map(() => String(PER_PARTITION)),
+    );
 
-    await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '5' }, { partition: 2, offset: '-1' }] });
+    await admin.deleteTopicRecords({
+      topic,
+      partitions: [
+        { partition: 0, offset: '5' },
+        { partition: 2, offset: '-1' },
+      ],
+    });
     const after = sortByPartition(await admin.fetchTopicOffsets(topic));
-    assert.deepEqual(after.map((o) => [o.low, o.high]), [['5', String(PER_PARTITION)], ['0', String(PER_PARTITION)], [String(PER_PARTITION), String(PER_PARTITION)]]);
+    assert.deepEqual(
+      after.map((o) => [o.low, o.high]),
+      [
+        ['5', String(PER_PARTITION)],
+        ['0', String(PER_PARTITION)],
+        [String(PER_PARTITION), String(PER_PARTITION)],
+      ],
+    );
     const read = await kcatRead(broker.bootstrap, topic);
-    assert.deepEqual(sortByPartition([...recordsByPartition(read)].map(([partition, list]) => ({ partition, first: list[0]!.offset, n: list.length }))), [
-      { partition: 0, first: 5, n: PER_PARTITION - 5 },
-      { partition: 1, first: 0, n: PER_PARTITION },
-    ]);
+    assert.deepEqual(
+      sortByPartition([...recordsByPartition(read)].map(([partition, list]) => ({ partition, first: list[0]!.offset, n: list.length }))),
+      [
+        { partition: 0, first: 5, n: PER_PARTITION - 5 },
+        { partition: 1, first: 0, n: PER_PARTITION },
+      ],
+    );
   });
 });

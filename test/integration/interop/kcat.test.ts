@@ -32,13 +32,19 @@ function waveInput(wave: number, codec: string): { stdin: Buffer; records: TestR
   const records: TestRecord[] = [];
   for (let n = 0; n < PER_WAVE; n++) {
     const key = n % 8 === 7 ? null : Buffer.concat([Buffer.from(`w${wave}-k${n}-é`), Buffer.from([0x00, 0xff, n])]);
-    const value = n % 9 === 4 ? null : Buffer.concat([Buffer.from(`wave ${wave} ${codec} record ${n} `.repeat(20 + n * 10)), Buffer.from([0x00, 0xfe, 0xff])]);
+    const value =
+      n % 9 === 4
+        ? null
+        : Buffer.concat([Buffer.from(`wave ${wave} ${codec} record ${n} `.repeat(20 + n * 10)), Buffer.from([0x00, 0xfe, 0xff])]);
     parts.push(key ?? Buffer.alloc(0), Buffer.from([KEY_DELIM]), value ?? Buffer.alloc(0), Buffer.from([MSG_DELIM]));
     records.push({
       partition: -1, // chosen by librdkafka's partitioner
       key: key?.toString('hex') ?? null,
       value: value?.toString('hex') ?? null,
-      headers: [['codec', Buffer.from(codec).toString('hex')], ['wave', Buffer.from(String(wave)).toString('hex')]],
+      headers: [
+        ['codec', Buffer.from(codec).toString('hex')],
+        ['wave', Buffer.from(String(wave)).toString('hex')],
+      ],
       timestamp: -1,
     });
   }
@@ -60,7 +66,29 @@ describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
     for (const [i, codec] of CODECS.entries()) {
       const { stdin, records } = waveInput(i, codec);
       const startMs = Date.now();
-      await kcat(['-b', broker.bootstrap, '-P', '-t', TOPIC, '-z', codec, '-Z', '-K', '\\x1f', '-D', '\\x1e', '-H', `codec=${codec}`, '-H', `wave=${i}`, '-X', 'linger.ms=20'], stdin);
+      await kcat(
+        [
+          '-b',
+          broker.bootstrap,
+          '-P',
+          '-t',
+          TOPIC,
+          '-z',
+          codec,
+          '-Z',
+          '-K',
+          '\\x1f',
+          '-D',
+          '\\x1e',
+          '-H',
+          `codec=${codec}`,
+          '-H',
+          `wave=${i}`,
+          '-X',
+          'linger.ms=20',
+        ],
+        stdin,
+      );
       waves.push({ codec, records, startMs, endMs: Date.now() });
       await new Promise((r) => setTimeout(r, 5)); // fixed on purpose: the next wave's timestamps start strictly later
     }
@@ -77,7 +105,11 @@ describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
     const byPartition = recordsByPartition(read);
     assert.ok(byPartition.size >= 3, `keys spread over partitions (${byPartition.size} used)`);
     for (const [p, records] of byPartition) {
-      assert.deepEqual(records.map((r) => r.offset), records.map((_, i) => i), `partition ${p}: offsets`);
+      assert.deepEqual(
+        records.map((r) => r.offset),
+        records.map((_, i) => i),
+        `partition ${p}: offsets`,
+      );
       let previous = -1;
       for (const r of records) {
         const source = produced.get(identity(r));
@@ -87,7 +119,10 @@ describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
         assert.ok(order > previous, `partition ${p} offset ${r.offset}: out of produce order`);
         previous = order;
         const w = waves[source.wave]!;
-        assert.ok(r.timestamp >= w.startMs && r.timestamp <= w.endMs, `timestamp ${r.timestamp} outside the send window [${w.startMs}, ${w.endMs}]`);
+        assert.ok(
+          r.timestamp >= w.startMs && r.timestamp <= w.endMs,
+          `timestamp ${r.timestamp} outside the send window [${w.startMs}, ${w.endMs}]`,
+        );
       }
     }
   });
@@ -109,15 +144,23 @@ describe('kcat (librdkafka)', { skip: kcatSkip() }, () => {
     const answers: typeof queries = [];
     for (let round = 0; round < waves.length + 1; round++) {
       const batch = queries.filter((_, i) => i % (waves.length + 1) === round);
-      const out = (await kcat(['-b', broker.bootstrap, '-Q', ...batch.flatMap((q) => ['-t', `${TOPIC}:${q.partition}:${q.timestamp}`])])).toString();
+      const out = (
+        await kcat(['-b', broker.bootstrap, '-Q', ...batch.flatMap((q) => ['-t', `${TOPIC}:${q.partition}:${q.timestamp}`])])
+      ).toString();
       for (const q of batch) {
         const m = new RegExp(`^${TOPIC} \\[${q.partition}\\] offset (-?\\d+)$`, 'm').exec(out);
         assert.ok(m, `no answer for partition ${q.partition} in ${out}`);
         answers.push({ ...q, offset: Number(m[1]) });
       }
     }
-    assert.deepEqual(answers.sort((a, b) => a.partition - b.partition || a.timestamp - b.timestamp), queries.sort((a, b) => a.partition - b.partition || a.timestamp - b.timestamp));
-    assert.ok(queries.some((q) => q.offset > 0), 'some query lands after the first record');
+    assert.deepEqual(
+      answers.sort((a, b) => a.partition - b.partition || a.timestamp - b.timestamp),
+      queries.sort((a, b) => a.partition - b.partition || a.timestamp - b.timestamp),
+    );
+    assert.ok(
+      queries.some((q) => q.offset > 0),
+      'some query lands after the first record',
+    );
   });
 
   test('-L: metadata lists the broker at its advertised address and every partition led by it', async () => {

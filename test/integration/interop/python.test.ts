@@ -37,7 +37,15 @@ describe('confluent-kafka-python', { skip: PYTHON_SKIP }, () => {
       records: recordsAsJson(records),
       queries: queries.map(({ partition, timestamp }) => ({ partition, timestamp })),
     });
-    assertRoundtrip(lines, { records, queries, topicPrefix: 'py', codecs: CODECS, partitions: PARTITIONS, createTime: TIMESTAMP_CREATE_TIME, logDir: dir });
+    assertRoundtrip(lines, {
+      records,
+      queries,
+      topicPrefix: 'py',
+      codecs: CODECS,
+      partitions: PARTITIONS,
+      createTime: TIMESTAMP_CREATE_TIME,
+      logDir: dir,
+    });
   });
 
   test('AdminClient create/delete topics and list_topics', async () => {

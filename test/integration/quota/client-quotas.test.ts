@@ -35,7 +35,17 @@ async function quotaClients(...args: string[]): Promise<JsonLine[]> {
 async function kafkaConfigs(bootstrap: string, ...args: string[]): Promise<string> {
   const r = await runProcess(
     'java',
-    ['-Xmx192m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`, '-cp', kafkaClasspath(), 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', bootstrap, ...args],
+    [
+      '-Xmx192m',
+      '-XX:TieredStopAtLevel=1',
+      `-Dlog4j2.configurationFile=${join(INTEROP_DIR, 'log4j2-stderr.properties')}`,
+      '-cp',
+      kafkaClasspath(),
+      'org.apache.kafka.tools.ConfigCommand',
+      '--bootstrap-server',
+      bootstrap,
+      ...args,
+    ],
     '',
     60_000,
   );
@@ -49,7 +59,10 @@ async function setQuota(bootstrap: string, clientId: string | null, key: string,
     entries: [{ entity: [{ entityType: 'client-id', entityName: clientId }], ops: [{ key, value, remove: false }] }],
     validateOnly: false,
   });
-  assert.deepEqual(res.entries.map((e) => e.errorCode), [0]);
+  assert.deepEqual(
+    res.entries.map((e) => e.errorCode),
+    [0],
+  );
 }
 
 /**
@@ -84,7 +97,11 @@ describe('client quotas with the Java client and kafka-configs', { skip: javaSki
     await producer.connect();
     const value = Buffer.alloc(1000, 7);
     for (let round = 0; round < 16; round++) {
-      await Promise.all(Array.from({ length: 20 }, () => producer.send({ topic: 'quota-consume', messages: Array.from({ length: 16 }, () => ({ value })) })));
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          producer.send({ topic: 'quota-consume', messages: Array.from({ length: 16 }, () => ({ value })) }),
+        ),
+      );
     }
     await producer.disconnect();
   });
@@ -109,11 +126,54 @@ describe('client quotas with the Java client and kafka-configs', { skip: javaSki
   });
 
   test("Kafka 4.4's kafka-configs --bootstrap-server alters, describes and deletes client and user quotas", async () => {
-    await kafkaConfigs(broker.bootstrap, '--alter', '--entity-type', 'users', '--entity-name', 'bob', '--entity-type', 'clients', '--entity-default', '--add-config', 'producer_byte_rate=1024,request_percentage=50');
-    await kafkaConfigs(broker.bootstrap, '--alter', '--entity-type', 'clients', '--entity-name', 'cfg-app', '--add-config', 'consumer_byte_rate=4096');
-    const described = await kafkaConfigs(broker.bootstrap, '--describe', '--entity-type', 'users', '--entity-name', 'bob', '--entity-type', 'clients', '--entity-default');
-    assert.match(described, /Quota configs for user-principal 'bob', the default client-id are (producer_byte_rate=1024.0, request_percentage=50.0|request_percentage=50.0, producer_byte_rate=1024.0)/);
-    await kafkaConfigs(broker.bootstrap, '--alter', '--entity-type', 'clients', '--entity-name', 'cfg-app', '--delete-config', 'consumer_byte_rate');
+    await kafkaConfigs(
+      broker.bootstrap,
+      '--alter',
+      '--entity-type',
+      'users',
+      '--entity-name',
+      'bob',
+      '--entity-type',
+      'clients',
+      '--entity-default',
+      '--add-config',
+      'producer_byte_rate=1024,request_percentage=50',
+    );
+    await kafkaConfigs(
+      broker.bootstrap,
+      '--alter',
+      '--entity-type',
+      'clients',
+      '--entity-name',
+      'cfg-app',
+      '--add-config',
+      'consumer_byte_rate=4096',
+    );
+    const described = await kafkaConfigs(
+      broker.bootstrap,
+      '--describe',
+      '--entity-type',
+      'users',
+      '--entity-name',
+      'bob',
+      '--entity-type',
+      'clients',
+      '--entity-default',
+    );
+    assert.match(
+      described,
+      /Quota configs for user-principal 'bob', the default client-id are (producer_byte_rate=1024.0, request_percentage=50.0|request_percentage=50.0, producer_byte_rate=1024.0)/,
+    );
+    await kafkaConfigs(
+      broker.bootstrap,
+      '--alter',
+      '--entity-type',
+      'clients',
+      '--entity-name',
+      'cfg-app',
+      '--delete-config',
+      'consumer_byte_rate',
+    );
     const clients = await kafkaConfigs(broker.bootstrap, '--describe', '--entity-type', 'clients');
     assert.doesNotMatch(clients, /cfg-app/);
   });
@@ -123,7 +183,10 @@ describe('client quotas with the Java client and kafka-configs', { skip: javaSki
     const [run] = await quotaClients('produce', broker.bootstrap, 'quota-produce', 'rate-producer', String(RUN_MS), '1000');
     assert.equal(run!['type'], 'produced');
     withinTolerance((run!['bytes'] as number) / (run!['seconds'] as number), PRODUCER_RATE, 'Java producer', PRODUCE_TOLERANCE);
-    assert.ok((run!['throttleMax'] as number) > 0, `produce-throttle-time-max ${run!['throttleMax']}: the responses carry throttle_time_ms`);
+    assert.ok(
+      (run!['throttleMax'] as number) > 0,
+      `produce-throttle-time-max ${run!['throttleMax']}: the responses carry throttle_time_ms`,
+    );
   });
 
   test(`a Java consumer under the default client-id's consumer_byte_rate=${CONSUMER_RATE} consumes at that rate, throttled by the broker`, async () => {

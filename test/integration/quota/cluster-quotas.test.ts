@@ -25,10 +25,18 @@ describe('client quotas on a cluster', { skip: zooKeeperSkip() }, () => {
   test('a quota set through broker 1 is described and enforced by broker 2', async () => {
     const [a, b] = cluster.brokers.map((p) => p.bootstrap);
     const set = await wireCall(a!, M.AlterClientQuotasRequest, M.AlterClientQuotasResponse, 1, {
-      entries: [{ entity: [{ entityType: 'client-id', entityName: WIRE_CLIENT }], ops: [{ key: 'request_percentage', value: 0.0001, remove: false }] }],
+      entries: [
+        {
+          entity: [{ entityType: 'client-id', entityName: WIRE_CLIENT }],
+          ops: [{ key: 'request_percentage', value: 0.0001, remove: false }],
+        },
+      ],
       validateOnly: false,
     });
-    assert.deepEqual(set.entries.map((e) => e.errorCode), [0]);
+    assert.deepEqual(
+      set.entries.map((e) => e.errorCode),
+      [0],
+    );
     const throttle = await waitFor('broker 2 to throttle the client', 10_000, async () => {
       const ms = (await wireCall(b!, M.MetadataRequest, M.MetadataResponse, 12, { topics: [] })).throttleTimeMs;
       return ms > 0 ? ms : undefined;
@@ -38,6 +46,9 @@ describe('client quotas on a cluster', { skip: zooKeeperSkip() }, () => {
       components: [{ entityType: 'client-id', matchType: 0, match: WIRE_CLIENT }],
       strict: true,
     });
-    assert.deepEqual(described.entries?.map((e) => e.values), [[{ key: 'request_percentage', value: 0.0001 }]]);
+    assert.deepEqual(
+      described.entries?.map((e) => e.values),
+      [[{ key: 'request_percentage', value: 0.0001 }]],
+    );
   });
 });

@@ -15,7 +15,12 @@ import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
 /** The client id `wireCall` sends. */
 const WIRE_CLIENT = 'sluice-admin-test';
 
-async function alterQuota(bootstrap: string, entity: M.AlterClientQuotasRequestEntityDataInput[], key: string, value: number | null): Promise<M.AlterClientQuotasResponseData> {
+async function alterQuota(
+  bootstrap: string,
+  entity: M.AlterClientQuotasRequestEntityDataInput[],
+  key: string,
+  value: number | null,
+): Promise<M.AlterClientQuotasResponseData> {
   return wireCall(bootstrap, M.AlterClientQuotasRequest, M.AlterClientQuotasResponse, 1, {
     entries: [{ entity, ops: [{ key, value: value ?? 0, remove: value === null }] }],
     validateOnly: false,
@@ -39,10 +44,19 @@ describe('client quotas on the wire and from sluice configs', () => {
 
   test('with a request quota, Metadata and ApiVersions responses carry its throttle; removed, they carry none', async () => {
     const set = await alterQuota(broker.bootstrap, [{ entityType: 'client-id', entityName: WIRE_CLIENT }], 'request_percentage', 0.0001);
-    assert.deepEqual(set.entries.map((e) => e.errorCode), [0]);
+    assert.deepEqual(
+      set.entries.map((e) => e.errorCode),
+      [0],
+    );
     const metadata = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: null });
-    assert.ok(metadata.throttleTimeMs > 0 && metadata.throttleTimeMs <= 1000, `Metadata throttle_time_ms ${metadata.throttleTimeMs} (capped at one window)`);
-    const versions = await wireCall(broker.bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+    assert.ok(
+      metadata.throttleTimeMs > 0 && metadata.throttleTimeMs <= 1000,
+      `Metadata throttle_time_ms ${metadata.throttleTimeMs} (capped at one window)`,
+    );
+    const versions = await wireCall(broker.bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, {
+      clientSoftwareName: 'test',
+      clientSoftwareVersion: '1',
+    });
     assert.ok(versions.throttleTimeMs > 0);
     await alterQuota(broker.bootstrap, [{ entityType: 'client-id', entityName: WIRE_CLIENT }], 'request_percentage', null);
     const after = await wireCall(broker.bootstrap, M.MetadataRequest, M.MetadataResponse, 12, { topics: null });
@@ -55,7 +69,17 @@ describe('client quotas on the wire and from sluice configs', () => {
       wireCall(broker.bootstrap, M.ProduceRequest, M.ProduceResponse, 9, {
         acks: 1,
         timeoutMs: 5000,
-        topicData: [{ name: 'wire-quota', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ key: null, value: Buffer.alloc(30_000), timestamp: BigInt(Date.now()) }] }) }] }],
+        topicData: [
+          {
+            name: 'wire-quota',
+            partitionData: [
+              {
+                index: 0,
+                records: encodeRecordBatch({ records: [{ key: null, value: Buffer.alloc(30_000), timestamp: BigInt(Date.now()) }] }),
+              },
+            ],
+          },
+        ],
       });
     const throttled = await produce();
     assert.equal(throttled.responses[0]!.partitionResponses[0]!.errorCode, 0, 'a throttled produce is still appended');
@@ -97,13 +121,42 @@ describe('client quotas on the wire and from sluice configs', () => {
 
   test('sluice configs alters, describes and deletes the quotas of users and client ids', async () => {
     const cli = (...args: string[]) => runCli(['configs', '--bootstrap-server', broker.bootstrap, ...args]);
-    assert.equal(ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--alter', '--add-config', 'producer_byte_rate=1024,consumer_byte_rate=2048'), 'alter user'), 'Completed updating config for user carol.\n');
-    assert.equal(ok(await cli('--entity-type', 'clients', '--entity-default', '--alter', '--add-config', 'request_percentage=25.5'), 'alter default client'), 'Completed updating default config for clients in the cluster.\n');
+    assert.equal(
+      ok(
+        await cli(
+          '--entity-type',
+          'users',
+          '--entity-name',
+          'carol',
+          '--alter',
+          '--add-config',
+          'producer_byte_rate=1024,consumer_byte_rate=2048',
+        ),
+        'alter user',
+      ),
+      'Completed updating config for user carol.\n',
+    );
+    assert.equal(
+      ok(
+        await cli('--entity-type', 'clients', '--entity-default', '--alter', '--add-config', 'request_percentage=25.5'),
+        'alter default client',
+      ),
+      'Completed updating default config for clients in the cluster.\n',
+    );
     const carol = ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--describe'), 'describe user');
-    assert.match(carol, /^Quota configs for user-principal 'carol' are (producer_byte_rate=1024\.0, consumer_byte_rate=2048\.0|consumer_byte_rate=2048\.0, producer_byte_rate=1024\.0)\n$/);
-    assert.equal(ok(await cli('--entity-type', 'clients', '--describe'), 'describe clients'), 'Quota configs for the default client-id are request_percentage=25.5\n');
+    assert.match(
+      carol,
+      /^Quota configs for user-principal 'carol' are (producer_byte_rate=1024\.0, consumer_byte_rate=2048\.0|consumer_byte_rate=2048\.0, producer_byte_rate=1024\.0)\n$/,
+    );
+    assert.equal(
+      ok(await cli('--entity-type', 'clients', '--describe'), 'describe clients'),
+      'Quota configs for the default client-id are request_percentage=25.5\n',
+    );
     ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--alter', '--delete-config', 'producer_byte_rate'), 'delete');
-    assert.equal(ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--describe'), 'describe after delete'), "Quota configs for user-principal 'carol' are consumer_byte_rate=2048.0\n");
+    assert.equal(
+      ok(await cli('--entity-type', 'users', '--entity-name', 'carol', '--describe'), 'describe after delete'),
+      "Quota configs for user-principal 'carol' are consumer_byte_rate=2048.0\n",
+    );
     const refused = await cli('--entity-type', 'users', '--entity-name', 'carol', '--alter', '--add-config', 'bogus_rate=1');
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /INVALID_REQUEST|Invalid configuration key bogus_rate/);
@@ -125,7 +178,9 @@ describe('client quotas on the wire and from sluice configs', () => {
     }
     const rate = bytes / ((Date.now() - started) / 1000);
     await producer.disconnect();
-    console.log(`# KafkaJS producer: ${Math.round(rate)} B/s under a quota of ${quota} B/s (${((Math.abs(rate - quota) / quota) * 100).toFixed(1)}% off)`);
+    console.log(
+      `# KafkaJS producer: ${Math.round(rate)} B/s under a quota of ${quota} B/s (${((Math.abs(rate - quota) / quota) * 100).toFixed(1)}% off)`,
+    );
     assert.ok(Math.abs(rate - quota) / quota <= 0.1, `KafkaJS produced ${rate} B/s`);
   });
 });

@@ -49,7 +49,12 @@ function aclMatrix(who: Identity): void {
     let broker: BrokerProcess;
     let kafka: Kafka;
     let admin: Admin;
-    const allow = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes, extra: { principal?: string; host?: string; pattern?: ResourcePatternTypes; deny?: boolean } = {}) => ({
+    const allow = (
+      resourceType: AclResourceTypes,
+      resourceName: string,
+      operation: AclOperationTypes,
+      extra: { principal?: string; host?: string; pattern?: ResourcePatternTypes; deny?: boolean } = {},
+    ) => ({
       resourceType,
       resourceName,
       resourcePatternType: extra.pattern ?? ResourcePatternTypes.LITERAL,
@@ -63,7 +68,11 @@ function aclMatrix(who: Identity): void {
 
     before(async () => {
       // Resources without ACLs stay open (allow.everyone.if.no.acl.found) so that the test can set up its ACLs over the wire.
-      broker = await startBrokerProcess({ 'authorizer.class.name': ACL_AUTHORIZER, 'allow.everyone.if.no.acl.found': 'true', 'group.initial.rebalance.delay.ms': '0' });
+      broker = await startBrokerProcess({
+        'authorizer.class.name': ACL_AUTHORIZER,
+        'allow.everyone.if.no.acl.found': 'true',
+        'group.initial.rebalance.delay.ms': '0',
+      });
       kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 }, ...who.client });
       admin = kafka.admin();
       await admin.connect();
@@ -95,10 +104,27 @@ function aclMatrix(who: Identity): void {
     });
 
     test('KafkaJS describeAcls lists the bindings, by filter', async () => {
-      const all = await admin.describeAcls({ resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY });
-      assert.equal(all.resources.reduce((n, r) => n + r.acls.length, 0), 14);
-      const mixed = await admin.describeAcls({ resourceType: TOPIC, resourceName: 'mixed', resourcePatternType: ResourcePatternTypes.LITERAL, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.DENY });
-      assert.deepEqual(mixed.resources.flatMap((r) => r.acls.map((a) => [r.resourceName, a.operation, a.permissionType])), [['mixed', WRITE, AclPermissionTypes.DENY]]);
+      const all = await admin.describeAcls({
+        resourceType: AclResourceTypes.ANY,
+        resourcePatternType: ResourcePatternTypes.ANY,
+        operation: AclOperationTypes.ANY,
+        permissionType: AclPermissionTypes.ANY,
+      });
+      assert.equal(
+        all.resources.reduce((n, r) => n + r.acls.length, 0),
+        14,
+      );
+      const mixed = await admin.describeAcls({
+        resourceType: TOPIC,
+        resourceName: 'mixed',
+        resourcePatternType: ResourcePatternTypes.LITERAL,
+        operation: AclOperationTypes.ANY,
+        permissionType: AclPermissionTypes.DENY,
+      });
+      assert.deepEqual(
+        mixed.resources.flatMap((r) => r.acls.map((a) => [r.resourceName, a.operation, a.permissionType])),
+        [['mixed', WRITE, AclPermissionTypes.DENY]],
+      );
     });
 
     test('produce: allowed, denied, prefixed, wildcard principal, deny over allow, host match and mismatch', async () => {
@@ -106,7 +132,8 @@ function aclMatrix(who: Identity): void {
       await producer.connect();
       try {
         const outcomes: Record<string, string> = {};
-        for (const topic of ['allowed', 'denied', 'pre-x', 'wild', 'mixed', 'thishost', 'otherhost']) outcomes[topic] = await failureOf(producer.send({ topic, messages: [{ value: topic }] }));
+        for (const topic of ['allowed', 'denied', 'pre-x', 'wild', 'mixed', 'thishost', 'otherhost'])
+          outcomes[topic] = await failureOf(producer.send({ topic, messages: [{ value: topic }] }));
         assert.deepEqual(outcomes, {
           allowed: 'none',
           denied: 'TOPIC_AUTHORIZATION_FAILED',
@@ -140,7 +167,9 @@ function aclMatrix(who: Identity): void {
       const consumer = kafka.consumer({ groupId: 'g-ok', retry: { retries: 0 } });
       await consumer.connect();
       await consumer.subscribe({ topic: 'allowed', fromBeginning: true });
-      const got = new Promise<string>((resolve) => void consumer.run({ eachMessage: async ({ message }) => resolve(message.value!.toString()) }));
+      const got = new Promise<string>(
+        (resolve) => void consumer.run({ eachMessage: async ({ message }) => resolve(message.value!.toString()) }),
+      );
       assert.equal(await got, 'allowed');
       await consumer.disconnect();
       const committed = await admin.fetchOffsets({ groupId: 'g-ok', topics: ['allowed'] });
@@ -161,7 +190,11 @@ function aclMatrix(who: Identity): void {
         topics: [{ name: 'allowed', partitions: [{ partitionIndex: 0, committedOffset: 0n, committedMetadata: null }] }],
       });
       assert.equal(commit.topics[0]!.partitions[0]!.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
-      const fetched = await wireCall(broker.bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, 7, { groupId: 'g-denied', topics: null, requireStable: false });
+      const fetched = await wireCall(broker.bootstrap, M.OffsetFetchRequest, M.OffsetFetchResponse, 7, {
+        groupId: 'g-denied',
+        topics: null,
+        requireStable: false,
+      });
       assert.equal(fetched.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
     });
 
@@ -173,8 +206,24 @@ function aclMatrix(who: Identity): void {
       const describe = (name: string) => failureOf(admin.describeConfigs({ resources: [{ type: 2, name }], includeSynonyms: false }));
       assert.equal(await describe('allowed'), 'none');
       assert.equal(await describe('denied'), 'TOPIC_AUTHORIZATION_FAILED');
-      assert.equal(await failureOf(admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'denied', configEntries: [{ name: 'retention.ms', value: '1000' }] }] })), 'TOPIC_AUTHORIZATION_FAILED');
-      assert.equal(await failureOf(admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'allowed', configEntries: [{ name: 'retention.ms', value: '100000' }] }] })), 'none');
+      assert.equal(
+        await failureOf(
+          admin.alterConfigs({
+            validateOnly: false,
+            resources: [{ type: 2, name: 'denied', configEntries: [{ name: 'retention.ms', value: '1000' }] }],
+          }),
+        ),
+        'TOPIC_AUTHORIZATION_FAILED',
+      );
+      assert.equal(
+        await failureOf(
+          admin.alterConfigs({
+            validateOnly: false,
+            resources: [{ type: 2, name: 'allowed', configEntries: [{ name: 'retention.ms', value: '100000' }] }],
+          }),
+        ),
+        'none',
+      );
     });
 
     test('Metadata leaves out the topics the principal may not DESCRIBE', async () => {
@@ -184,23 +233,54 @@ function aclMatrix(who: Identity): void {
       assert.ok(!names.includes('denied') && !names.includes('otherhost') && !names.includes('java-denied'), names.join());
     });
 
-    test('the Java AdminClient creates, lists and deletes ACLs; the Java producer gets TopicAuthorizationException', { skip: javaSkip() }, async () => {
-      const p = startJavaProgram('test/integration/security/AclClients.java', 'AclClients', [broker.bootstrap, who.principal, 'java-ok', 'java-denied']);
-      await p.succeeded(120_000);
-      const lines = p.json();
-      const described = lines.filter((l) => l['type'] === 'described').map((l) => l['acls']);
-      assert.deepEqual(described, [[`java-ok ${who.principal} WRITE ALLOW`], []]);
-      const produced = Object.fromEntries(lines.filter((l) => l['type'] === 'produced').map((l) => [l['topic'], l['error']])) as Record<string, unknown>;
-      assert.deepEqual(produced, { 'java-ok': 'none', 'java-denied': 'TopicAuthorizationException' });
-      assert.deepEqual(lines.find((l) => l['type'] === 'deleted')?.['count'], 1);
-    });
+    test(
+      'the Java AdminClient creates, lists and deletes ACLs; the Java producer gets TopicAuthorizationException',
+      { skip: javaSkip() },
+      async () => {
+        const p = startJavaProgram('test/integration/security/AclClients.java', 'AclClients', [
+          broker.bootstrap,
+          who.principal,
+          'java-ok',
+          'java-denied',
+        ]);
+        await p.succeeded(120_000);
+        const lines = p.json();
+        const described = lines.filter((l) => l['type'] === 'described').map((l) => l['acls']);
+        assert.deepEqual(described, [[`java-ok ${who.principal} WRITE ALLOW`], []]);
+        const produced = Object.fromEntries(lines.filter((l) => l['type'] === 'produced').map((l) => [l['topic'], l['error']])) as Record<
+          string,
+          unknown
+        >;
+        assert.deepEqual(produced, { 'java-ok': 'none', 'java-denied': 'TopicAuthorizationException' });
+        assert.deepEqual(lines.find((l) => l['type'] === 'deleted')?.['count'], 1);
+      },
+    );
 
     test('sluice acls: --add with --producer/--consumer, --list, --remove', async () => {
       const bootstrap = ['--bootstrap-server', broker.bootstrap];
-      const added = ok(await runCli(['acls', ...bootstrap, '--add', '--allow-principal', 'User:carol', '--producer', '--consumer', '--topic', 'cli-t', '--group', 'cli-g']), 'acls --add');
+      const added = ok(
+        await runCli([
+          'acls',
+          ...bootstrap,
+          '--add',
+          '--allow-principal',
+          'User:carol',
+          '--producer',
+          '--consumer',
+          '--topic',
+          'cli-t',
+          '--group',
+          'cli-g',
+        ]),
+        'acls --add',
+      );
       assert.match(added, /Adding ACLs for resource `ResourcePattern\(resourceType=TOPIC, name=cli-t, patternType=LITERAL\)`/);
       const listed = ok(await runCli(['acls', ...bootstrap, '--list', '--principal', 'User:carol']), 'acls --list');
-      const entries = listed.split('\n').filter((l) => l.includes('principal=User:carol')).map((l) => l.trim()).sort();
+      const entries = listed
+        .split('\n')
+        .filter((l) => l.includes('principal=User:carol'))
+        .map((l) => l.trim())
+        .sort();
       assert.deepEqual(entries, [
         '(principal=User:carol, host=*, operation=CREATE, permissionType=ALLOW)',
         '(principal=User:carol, host=*, operation=DESCRIBE, permissionType=ALLOW)',
@@ -215,7 +295,15 @@ function aclMatrix(who: Identity): void {
 
     test('KafkaJS deleteAcls: the deleted bindings no longer apply', async () => {
       const result = await admin.deleteAcls({
-        filters: [{ resourceType: TOPIC, resourceName: 'denied', resourcePatternType: ResourcePatternTypes.LITERAL, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY }],
+        filters: [
+          {
+            resourceType: TOPIC,
+            resourceName: 'denied',
+            resourcePatternType: ResourcePatternTypes.LITERAL,
+            operation: AclOperationTypes.ANY,
+            permissionType: AclPermissionTypes.ANY,
+          },
+        ],
       });
       assert.equal(result.filterResponses[0]!.matchingAcls.length, 1);
       const producer = kafka.producer({ retry: { retries: 0 } });
@@ -243,7 +331,12 @@ function aclMatrix(who: Identity): void {
         await admin.createTopics({ topics: [{ topic: 'su' }] });
         await producer.connect();
         await producer.send({ topic: 'su', messages: [{ value: 'x' }] });
-        const acls = await admin.describeAcls({ resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY });
+        const acls = await admin.describeAcls({
+          resourceType: AclResourceTypes.ANY,
+          resourcePatternType: ResourcePatternTypes.ANY,
+          operation: AclOperationTypes.ANY,
+          permissionType: AclPermissionTypes.ANY,
+        });
         assert.deepEqual(acls.resources, []);
       } finally {
         await producer.disconnect();
@@ -252,6 +345,5 @@ function aclMatrix(who: Identity): void {
     });
   });
 }
-
 
 aclMatrix({ principal: 'User:ANONYMOUS', host: '127.0.0.1', client: {} });

@@ -17,7 +17,21 @@ import { confluentKafka, CONFLUENT_JS_SKIP } from '../../helpers/confluent-js.js
 import { runProcess } from '../../helpers/interop.js';
 import { failsWith, ok, runCli } from '../../helpers/run-cli.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';
-import { ADMIN, brokerCount, counterValue, createScramUsers, hostPort, line, PLAIN_USER, runSaslJava, saslBrokerSettings, SCRAM_USERS, userFor, type Mechanism, type SaslProtocol } from '../../helpers/sasl-setup.js';
+import {
+  ADMIN,
+  brokerCount,
+  counterValue,
+  createScramUsers,
+  hostPort,
+  line,
+  PLAIN_USER,
+  runSaslJava,
+  saslBrokerSettings,
+  SCRAM_USERS,
+  userFor,
+  type Mechanism,
+  type SaslProtocol,
+} from '../../helpers/sasl-setup.js';
 
 const MECHANISMS: readonly Mechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];
@@ -25,7 +39,9 @@ const PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT'];
 function kafkajsSasl(mechanism: Mechanism, password = userFor(mechanism).password): SASLOptions {
   const { username } = userFor(mechanism);
   if (mechanism === 'PLAIN') return { mechanism: 'plain', username, password };
-  return mechanism === 'SCRAM-SHA-256' ? { mechanism: 'scram-sha-256', username, password } : { mechanism: 'scram-sha-512', username, password };
+  return mechanism === 'SCRAM-SHA-256'
+    ? { mechanism: 'scram-sha-256', username, password }
+    : { mechanism: 'scram-sha-512', username, password };
 }
 
 for (const protocol of PROTOCOLS) {
@@ -45,7 +61,10 @@ for (const protocol of PROTOCOLS) {
       const lines = await runSaslJava('scram-admin', broker.bootstrap, protocol, 'PLAIN', ADMIN, 'java-user', 'java-secret');
       assert.deepEqual(line(lines, 'described')['credentials'], ['java-user-512:SCRAM_SHA_512:4096', 'java-user:SCRAM_SHA_256:8192']);
       assert.equal(line(lines, 'nobody')['error'], 'ResourceNotFoundException');
-      assert.deepEqual([line(lines, 'weak')['error'], line(lines, 'weak')['message']], ['UnacceptableCredentialException', 'Too few iterations']);
+      assert.deepEqual(
+        [line(lines, 'weak')['error'], line(lines, 'weak')['message']],
+        ['UnacceptableCredentialException', 'Too few iterations'],
+      );
     });
 
     for (const mechanism of MECHANISMS) {
@@ -65,7 +84,10 @@ for (const protocol of PROTOCOLS) {
         try {
           await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
           await producer.send({ topic, messages: [{ value: 'a' }, { value: 'b' }] });
-          assert.deepEqual((await admin.fetchTopicOffsets(topic)).map((p) => p.high), ['2']);
+          assert.deepEqual(
+            (await admin.fetchTopicOffsets(topic)).map((p) => p.high),
+            ['2'],
+          );
         } finally {
           await producer.disconnect();
           await admin.disconnect();
@@ -74,11 +96,16 @@ for (const protocol of PROTOCOLS) {
 
       test(`librdkafka (@confluentinc/kafka-javascript) with ${mechanism}`, { skip: CONFLUENT_JS_SKIP }, async () => {
         const { username, password } = userFor(mechanism);
-        const producer = confluentKafka(broker.bootstrap, { mechanism: mechanism.toLowerCase(), username, password }).producer({ kafkaJS: { acks: -1 } });
+        const producer = confluentKafka(broker.bootstrap, { mechanism: mechanism.toLowerCase(), username, password }).producer({
+          kafkaJS: { acks: -1 },
+        });
         await producer.connect();
         try {
           const sent = await producer.send({ topic: `ckjs-${mechanism.toLowerCase()}`, messages: [{ value: 'x' }] });
-          assert.deepEqual(sent.map((s) => s.errorCode), [0]);
+          assert.deepEqual(
+            sent.map((s) => s.errorCode),
+            [0],
+          );
         } finally {
           await producer.disconnect();
         }
@@ -86,31 +113,69 @@ for (const protocol of PROTOCOLS) {
     }
 
     test('kcat with PLAIN produces and consumes; a wrong password is its authentication error', { skip: kcatSkip() }, async () => {
-      const auth = (password: string): string[] => ['-X', `security.protocol=${protocol}`, '-X', 'sasl.mechanisms=PLAIN', '-X', `sasl.username=${PLAIN_USER.username}`, '-X', `sasl.password=${password}`];
-      const produced = await runProcess('kcat', ['-b', broker.bootstrap, ...auth(PLAIN_USER.password), '-P', '-t', 'kcat-plain'], 'one\ntwo\n', 30_000);
+      const auth = (password: string): string[] => [
+        '-X',
+        `security.protocol=${protocol}`,
+        '-X',
+        'sasl.mechanisms=PLAIN',
+        '-X',
+        `sasl.username=${PLAIN_USER.username}`,
+        '-X',
+        `sasl.password=${password}`,
+      ];
+      const produced = await runProcess(
+        'kcat',
+        ['-b', broker.bootstrap, ...auth(PLAIN_USER.password), '-P', '-t', 'kcat-plain'],
+        'one\ntwo\n',
+        30_000,
+      );
       assert.equal(produced.code, 0, produced.stderr);
-      const consumed = await runProcess('kcat', ['-b', broker.bootstrap, ...auth(PLAIN_USER.password), '-C', '-t', 'kcat-plain', '-e', '-q'], '', 30_000);
+      const consumed = await runProcess(
+        'kcat',
+        ['-b', broker.bootstrap, ...auth(PLAIN_USER.password), '-C', '-t', 'kcat-plain', '-e', '-q'],
+        '',
+        30_000,
+      );
       assert.deepEqual(consumed.stdout.toString().trim().split('\n'), ['one', 'two']);
       const denied = await runProcess('kcat', ['-b', broker.bootstrap, ...auth('wrong'), '-L', '-m', '5'], '', 30_000);
       assert.notEqual(denied.code, 0);
       assert.match(denied.stderr, /SASL authentication error: Authentication failed: Invalid username or password/);
     });
 
-    test('wrong passwords and unknown users fail with the clients\' authentication errors; the broker counts them and serves on', async (t) => {
+    test("wrong passwords and unknown users fail with the clients' authentication errors; the broker counts them and serves on", async (t) => {
       const before = await counterValue(broker, 'sluice_authentications_total', 'result="failure"');
-      const wrongPassword = new Kafka({ brokers: [broker.bootstrap], sasl: kafkajsSasl('SCRAM-SHA-512', 'wrong'), logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
-      await assert.rejects(wrongPassword.connect(), (err: Error) => err.name === 'KafkaJSSASLAuthenticationError' && /invalid credentials with SASL mechanism SCRAM-SHA-512/.test(err.message));
+      const wrongPassword = new Kafka({
+        brokers: [broker.bootstrap],
+        sasl: kafkajsSasl('SCRAM-SHA-512', 'wrong'),
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 0 },
+      }).admin();
+      await assert.rejects(
+        wrongPassword.connect(),
+        (err: Error) =>
+          err.name === 'KafkaJSSASLAuthenticationError' && /invalid credentials with SASL mechanism SCRAM-SHA-512/.test(err.message),
+      );
       await wrongPassword.disconnect();
       await t.test('Java: unknown SCRAM user, PLAIN wrong password', { skip: javaSkip() }, async () => {
-        for (const [mechanism, user] of [['SCRAM-SHA-256', { username: 'nobody', password: 'x' }], ['PLAIN', { username: PLAIN_USER.username, password: 'wrong' }]] as const) {
+        for (const [mechanism, user] of [
+          ['SCRAM-SHA-256', { username: 'nobody', password: 'x' }],
+          ['PLAIN', { username: PLAIN_USER.username, password: 'wrong' }],
+        ] as const) {
           const lines = await runSaslJava('denied', broker.bootstrap, protocol, mechanism, user, 'denied');
-          for (const client of ['admin', 'producer']) assert.equal(line(lines, client)['error'], 'SaslAuthenticationException', `${mechanism} ${client}`);
-          const expected = mechanism === 'PLAIN' ? 'Authentication failed: Invalid username or password' : 'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256';
+          for (const client of ['admin', 'producer'])
+            assert.equal(line(lines, client)['error'], 'SaslAuthenticationException', `${mechanism} ${client}`);
+          const expected =
+            mechanism === 'PLAIN'
+              ? 'Authentication failed: Invalid username or password'
+              : 'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256';
           assert.equal(line(lines, 'admin')['message'], expected);
         }
       });
       assert.ok((await counterValue(broker, 'sluice_authentications_total', 'result="failure"')) > before);
-      const connection = await KafkaConnection.connect({ ...hostPort(broker.bootstrap), sasl: { mechanism: 'SCRAM-SHA-256', ...SCRAM_USERS['SCRAM-SHA-256'] } });
+      const connection = await KafkaConnection.connect({
+        ...hostPort(broker.bootstrap),
+        sasl: { mechanism: 'SCRAM-SHA-256', ...SCRAM_USERS['SCRAM-SHA-256'] },
+      });
       try {
         assert.equal(await brokerCount(connection), 1);
       } finally {
@@ -122,23 +187,57 @@ for (const protocol of PROTOCOLS) {
       const dir = mkdtempSync(join(tmpdir(), 'sluice-sasl-cli-'));
       const commandConfig = (file: string, mechanism: Mechanism, module: string, username: string, password: string): string => {
         const path = join(dir, file);
-        writeFileSync(path, `security.protocol=${protocol}\nsasl.mechanism=${mechanism}\nsasl.jaas.config=org.apache.kafka.common.security.${module} required username="${username}" password="${password}";\n`);
+        writeFileSync(
+          path,
+          `security.protocol=${protocol}\nsasl.mechanism=${mechanism}\nsasl.jaas.config=org.apache.kafka.common.security.${module} required username="${username}" password="${password}";\n`,
+        );
         return path;
       };
       try {
-        const admin = ['--bootstrap-server', broker.bootstrap, '--command-config', commandConfig('admin.properties', 'PLAIN', 'plain.PlainLoginModule', ADMIN.username, ADMIN.password)];
+        const admin = [
+          '--bootstrap-server',
+          broker.bootstrap,
+          '--command-config',
+          commandConfig('admin.properties', 'PLAIN', 'plain.PlainLoginModule', ADMIN.username, ADMIN.password),
+        ];
         const users = [...admin, '--entity-type', 'users', '--entity-name', 'cli-user'];
         // As with Kafka 4.x's kafka-configs.sh, one user is altered once per request: two mechanisms at once are DUPLICATE_RESOURCE.
-        failsWith(await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=cli-secret],SCRAM-SHA-256=[password=cli-secret]']), 'DUPLICATE_RESOURCE');
-        assert.equal(ok(await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=cli-secret]']), 'add'), 'Completed updating config for user cli-user.\n');
+        failsWith(
+          await runCli([
+            'configs',
+            ...users,
+            '--alter',
+            '--add-config',
+            'SCRAM-SHA-512=[iterations=8192,password=cli-secret],SCRAM-SHA-256=[password=cli-secret]',
+          ]),
+          'DUPLICATE_RESOURCE',
+        );
+        assert.equal(
+          ok(await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=cli-secret]']), 'add'),
+          'Completed updating config for user cli-user.\n',
+        );
         ok(await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-256=[password=cli-secret]']), 'add SCRAM-SHA-256');
-        assert.equal(ok(await runCli(['configs', ...users, '--describe']), 'describe'), "SCRAM credential configs for user-principal 'cli-user' are SCRAM-SHA-256=iterations=4096, SCRAM-SHA-512=iterations=8192\n");
-        const asCliUser = ['--bootstrap-server', broker.bootstrap, '--command-config', commandConfig('cli-user.properties', 'SCRAM-SHA-512', 'scram.ScramLoginModule', 'cli-user', 'cli-secret')];
+        assert.equal(
+          ok(await runCli(['configs', ...users, '--describe']), 'describe'),
+          "SCRAM credential configs for user-principal 'cli-user' are SCRAM-SHA-256=iterations=4096, SCRAM-SHA-512=iterations=8192\n",
+        );
+        const asCliUser = [
+          '--bootstrap-server',
+          broker.bootstrap,
+          '--command-config',
+          commandConfig('cli-user.properties', 'SCRAM-SHA-512', 'scram.ScramLoginModule', 'cli-user', 'cli-secret'),
+        ];
         ok(await runCli(['topics', ...asCliUser, '--list']), 'topics as cli-user');
         ok(await runCli(['configs', ...users, '--alter', '--delete-config', 'SCRAM-SHA-512']), 'delete');
-        assert.equal(ok(await runCli(['configs', ...users, '--describe']), 'describe after delete'), "SCRAM credential configs for user-principal 'cli-user' are SCRAM-SHA-256=iterations=4096\n");
+        assert.equal(
+          ok(await runCli(['configs', ...users, '--describe']), 'describe after delete'),
+          "SCRAM credential configs for user-principal 'cli-user' are SCRAM-SHA-256=iterations=4096\n",
+        );
         failsWith(await runCli(['topics', ...asCliUser, '--list']), 'SASL_AUTHENTICATION_FAILED');
-        failsWith(await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-256=[iterations=100,password=x]']), 'UNACCEPTABLE_CREDENTIAL');
+        failsWith(
+          await runCli(['configs', ...users, '--alter', '--add-config', 'SCRAM-SHA-256=[iterations=100,password=x]']),
+          'UNACCEPTABLE_CREDENTIAL',
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

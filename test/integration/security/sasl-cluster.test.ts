@@ -60,7 +60,12 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
         ),
       );
     }
-    await eventually('three brokers registered', 20_000, async () => assert.equal(await authenticateAt(brokers[0]!.bootstrap, ADMIN_PLAIN), SIZE), 200);
+    await eventually(
+      'three brokers registered',
+      20_000,
+      async () => assert.equal(await authenticateAt(brokers[0]!.bootstrap, ADMIN_PLAIN), SIZE),
+      200,
+    );
   });
 
   after(async () => {
@@ -72,7 +77,9 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
   test('a SCRAM user created through broker 1 authenticates at broker 3, and its acks=all produce is replicated', async (t) => {
     const viaFirst = new KafkaCluster({ bootstrap: [hostPort(brokers[0]!.bootstrap)], sasl: ADMIN_PLAIN });
     try {
-      await alterScramCredentials(viaFirst, [{ user: 'carol', mechanism: 'SCRAM-SHA-256', upsert: { password: 'carol-secret', iterations: 4096 } }]);
+      await alterScramCredentials(viaFirst, [
+        { user: 'carol', mechanism: 'SCRAM-SHA-256', upsert: { password: 'carol-secret', iterations: 4096 } },
+      ]);
     } finally {
       viaFirst.close();
     }
@@ -80,7 +87,11 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
     assert.equal(await eventually('carol at broker 3', 20_000, () => authenticateAt(brokers[2]!.bootstrap, carol), 200), SIZE);
     await assert.rejects(authenticateAt(brokers[2]!.bootstrap, { ...carol, password: 'wrong' }), /invalid credentials/);
 
-    const kafka = new Kafka({ brokers: [brokers[2]!.bootstrap], sasl: { mechanism: 'scram-sha-256', username: 'carol', password: 'carol-secret' }, logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      brokers: [brokers[2]!.bootstrap],
+      sasl: { mechanism: 'scram-sha-256', username: 'carol', password: 'carol-secret' },
+      logLevel: logLevel.NOTHING,
+    });
     const admin = kafka.admin();
     const producer = kafka.producer();
     await admin.connect();
@@ -96,18 +107,39 @@ describe('SASL on a ZooKeeper cluster', { skip: zooKeeperSkip() }, () => {
     assert.equal(meta!.partitions[0]!.isr.length, 3);
   });
 
-  test("a SCRAM user written by Kafka 3.9's kafka-configs.sh --zookeeper authenticates at broker 2", { skip: kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `Kafka ${KAFKA_ZK_ERA}'s jars are absent` }, async (t) => {
-    const configs = await runProcess(
-      'java',
-      ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', kafkaClasspath(kafkaLibsDir(KAFKA_ZK_ERA)), 'kafka.admin.ConfigCommand', '--zookeeper', `${zookeeper.connect}/sluice`, '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=dave-secret]', '--entity-type', 'users', '--entity-name', 'dave'],
-      '',
-      120_000,
-    );
-    assert.equal(configs.code, 0, configs.stderr);
-    const dave: SaslCredentials = { mechanism: 'SCRAM-SHA-512', username: 'dave', password: 'dave-secret' };
-    assert.equal(await eventually('dave at broker 2', 20_000, () => authenticateAt(brokers[1]!.bootstrap, dave), 200), SIZE);
-    const viaSecond = new KafkaCluster({ bootstrap: [hostPort(brokers[1]!.bootstrap)], sasl: dave });
-    t.after(() => viaSecond.close());
-    assert.deepEqual(await describeScramCredentials(viaSecond, ['dave']), [{ user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 8192 }] }]);
-  });
+  test(
+    "a SCRAM user written by Kafka 3.9's kafka-configs.sh --zookeeper authenticates at broker 2",
+    { skip: kafkaLibsPresent(KAFKA_ZK_ERA) ? undefined : `Kafka ${KAFKA_ZK_ERA}'s jars are absent` },
+    async (t) => {
+      const configs = await runProcess(
+        'java',
+        [
+          '-Xmx256m',
+          '-XX:TieredStopAtLevel=1',
+          '-cp',
+          kafkaClasspath(kafkaLibsDir(KAFKA_ZK_ERA)),
+          'kafka.admin.ConfigCommand',
+          '--zookeeper',
+          `${zookeeper.connect}/sluice`,
+          '--alter',
+          '--add-config',
+          'SCRAM-SHA-512=[iterations=8192,password=dave-secret]',
+          '--entity-type',
+          'users',
+          '--entity-name',
+          'dave',
+        ],
+        '',
+        120_000,
+      );
+      assert.equal(configs.code, 0, configs.stderr);
+      const dave: SaslCredentials = { mechanism: 'SCRAM-SHA-512', username: 'dave', password: 'dave-secret' };
+      assert.equal(await eventually('dave at broker 2', 20_000, () => authenticateAt(brokers[1]!.bootstrap, dave), 200), SIZE);
+      const viaSecond = new KafkaCluster({ bootstrap: [hostPort(brokers[1]!.bootstrap)], sasl: dave });
+      t.after(() => viaSecond.close());
+      assert.deepEqual(await describeScramCredentials(viaSecond, ['dave']), [
+        { user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 8192 }] },
+      ]);
+    },
+  );
 });

@@ -22,7 +22,9 @@ const { Kafka, logLevel } = kafkajs;
 function refusal(err: unknown): string {
   const e = err as { type?: string; message?: string; originalError?: unknown; cause?: unknown; errors?: unknown[] } | null;
   if (e === null || typeof e !== 'object') return String(err);
-  return [e.type, e.message, refusal(e.originalError ?? null), refusal(e.cause ?? null), ...(e.errors ?? []).map(refusal)].filter((x) => x !== undefined && x !== 'null').join(' ');
+  return [e.type, e.message, refusal(e.originalError ?? null), refusal(e.cause ?? null), ...(e.errors ?? []).map(refusal)]
+    .filter((x) => x !== undefined && x !== 'null')
+    .join(' ');
 }
 const ACL_AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
 const ADMIN_PASSWORD = 'admin-secret';
@@ -36,7 +38,14 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
     ssl: { ca: [readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8')] },
     sasl: { mechanism: 'scram-sha-512', username: user, password },
   });
-  const kafka = (user: string, password: string) => new Kafka({ brokers: [bootstrap], clientId: `secured-${user}`, logLevel: logLevel.NOTHING, retry: { retries: 0 }, ...clientConfig(user, password) });
+  const kafka = (user: string, password: string) =>
+    new Kafka({
+      brokers: [bootstrap],
+      clientId: `secured-${user}`,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+      ...clientConfig(user, password),
+    });
 
   before(async () => {
     ok(await runCli(['tls', '--dir', join(dir, 'tls')]), 'sluice tls');
@@ -67,15 +76,61 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
       ].join('\n'),
     );
     const cli = (args: string[]) => runCli([...args, '--bootstrap-server', bootstrap, '--command-config', adminConfig]);
-    for (const [user, password] of [['alice', 'alice-secret'], ['bob', 'bob-secret']]) {
-      ok(await cli(['configs', '--alter', '--entity-type', 'users', '--entity-name', user!, '--add-config', `SCRAM-SHA-512=[iterations=8192,password=${password}]`]), `create ${user}`);
+    for (const [user, password] of [
+      ['alice', 'alice-secret'],
+      ['bob', 'bob-secret'],
+    ]) {
+      ok(
+        await cli([
+          'configs',
+          '--alter',
+          '--entity-type',
+          'users',
+          '--entity-name',
+          user!,
+          '--add-config',
+          `SCRAM-SHA-512=[iterations=8192,password=${password}]`,
+        ]),
+        `create ${user}`,
+      );
     }
-    ok(await cli(['configs', '--alter', '--entity-type', 'users', '--entity-name', 'carol', '--add-config', 'SCRAM-SHA-256=[password=carol-secret]']), 'create carol');
-    ok(await cli(['acls', '--add', '--allow-principal', 'User:carol', '--operation', 'All', '--topic', 'java-', '--group', 'sasl-java-', '--resource-pattern-type', 'prefixed']), 'carol owns java-*');
+    ok(
+      await cli([
+        'configs',
+        '--alter',
+        '--entity-type',
+        'users',
+        '--entity-name',
+        'carol',
+        '--add-config',
+        'SCRAM-SHA-256=[password=carol-secret]',
+      ]),
+      'create carol',
+    );
+    ok(
+      await cli([
+        'acls',
+        '--add',
+        '--allow-principal',
+        'User:carol',
+        '--operation',
+        'All',
+        '--topic',
+        'java-',
+        '--group',
+        'sasl-java-',
+        '--resource-pattern-type',
+        'prefixed',
+      ]),
+      'carol owns java-*',
+    );
     ok(await cli(['topics', '--create', '--topic', 'orders', '--partitions', '1']), 'create orders');
     ok(await cli(['topics', '--create', '--topic', 'payroll', '--partitions', '1']), 'create payroll');
     ok(await cli(['acls', '--add', '--allow-principal', 'User:alice', '--producer', '--topic', 'orders']), 'alice produces');
-    ok(await cli(['acls', '--add', '--allow-principal', 'User:bob', '--consumer', '--topic', 'orders', '--group', 'billing']), 'bob consumes');
+    ok(
+      await cli(['acls', '--add', '--allow-principal', 'User:bob', '--consumer', '--topic', 'orders', '--group', 'billing']),
+      'bob consumes',
+    );
   });
 
   after(async () => {
@@ -84,7 +139,10 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
 
   test('sluice configs and acls over SASL_SSL show the users and their ACLs', async () => {
     const cli = (args: string[]) => runCli([...args, '--bootstrap-server', bootstrap, '--command-config', adminConfig]);
-    assert.match(ok(await cli(['configs', '--describe', '--entity-type', 'users', '--entity-name', 'alice']), 'describe alice'), /SCRAM-SHA-512=iterations=8192/);
+    assert.match(
+      ok(await cli(['configs', '--describe', '--entity-type', 'users', '--entity-name', 'alice']), 'describe alice'),
+      /SCRAM-SHA-512=iterations=8192/,
+    );
     const acls = ok(await cli(['acls', '--list', '--topic', 'orders']), 'acls --list');
     assert.match(acls, /User:alice.*WRITE|User:alice[\s\S]*Write/i);
     assert.match(acls, /User:bob/);
@@ -94,8 +152,17 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
     const producer = kafka('alice', 'alice-secret').producer();
     await producer.connect();
     try {
-      await producer.send({ topic: 'orders', acks: -1, messages: [{ key: 'o1', value: 'ten apples' }, { key: 'o2', value: 'two pears' }] });
-      await assert.rejects(producer.send({ topic: 'payroll', acks: -1, messages: [{ value: 'x' }] }), (err) => /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/.test(refusal(err)));
+      await producer.send({
+        topic: 'orders',
+        acks: -1,
+        messages: [
+          { key: 'o1', value: 'ten apples' },
+          { key: 'o2', value: 'two pears' },
+        ],
+      });
+      await assert.rejects(producer.send({ topic: 'payroll', acks: -1, messages: [{ value: 'x' }] }), (err) =>
+        /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/.test(refusal(err)),
+      );
     } finally {
       await producer.disconnect();
     }
@@ -133,7 +200,9 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
     const producer = kafka('bob', 'bob-secret').producer();
     await producer.connect();
     try {
-      await assert.rejects(producer.send({ topic: 'orders', acks: -1, messages: [{ value: 'x' }] }), (err) => /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/.test(refusal(err)));
+      await assert.rejects(producer.send({ topic: 'orders', acks: -1, messages: [{ value: 'x' }] }), (err) =>
+        /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/.test(refusal(err)),
+      );
     } finally {
       await producer.disconnect();
     }
@@ -143,7 +212,14 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
       const error = (entry.log as { error?: { type?: string } }).error;
       if (error?.type !== undefined) brokerErrors.push(error.type);
     };
-    const other = new Kafka({ brokers: [bootstrap], clientId: 'secured-bob', logLevel: logLevel.DEBUG, logCreator, retry: { retries: 0 }, ...clientConfig('bob', 'bob-secret') }).consumer({ groupId: 'not-billing' });
+    const other = new Kafka({
+      brokers: [bootstrap],
+      clientId: 'secured-bob',
+      logLevel: logLevel.DEBUG,
+      logCreator,
+      retry: { retries: 0 },
+      ...clientConfig('bob', 'bob-secret'),
+    }).consumer({ groupId: 'not-billing' });
     await other.connect();
     try {
       const crashed = new Promise<unknown>((resolve) => other.on(other.events.CRASH, (e) => resolve(e.payload.error)));
@@ -157,18 +233,41 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
     }
   });
 
-  test('the Java client over SASL_SSL with SCRAM-SHA-256 creates, produces to and consumes its own topic', { skip: javaSkip() }, async () => {
-    const truststore = join(dir, 'java-client.properties');
-    writeFileSync(truststore, `ssl.truststore.type=PEM\nssl.truststore.location=${join(dir, 'tls', 'ca.crt')}\n`);
-    const p = startJavaProgram('test/integration/security/SaslClients.java', 'SaslClients roundtrip', ['roundtrip', bootstrap, 'SASL_SSL', 'SCRAM-SHA-256', 'carol', 'carol-secret', 'java-carol', '20'], { 'client.config': truststore });
-    await p.succeeded(120_000);
-    const r = line(p.json(), 'roundtrip');
-    assert.equal(r['produced'], 20);
-    assert.deepEqual(r['consumed'], Array.from({ length: 20 }, (_, i) => `v${i}`));
-  });
+  test(
+    'the Java client over SASL_SSL with SCRAM-SHA-256 creates, produces to and consumes its own topic',
+    { skip: javaSkip() },
+    async () => {
+      const truststore = join(dir, 'java-client.properties');
+      writeFileSync(truststore, `ssl.truststore.type=PEM\nssl.truststore.location=${join(dir, 'tls', 'ca.crt')}\n`);
+      const p = startJavaProgram(
+        'test/integration/security/SaslClients.java',
+        'SaslClients roundtrip',
+        ['roundtrip', bootstrap, 'SASL_SSL', 'SCRAM-SHA-256', 'carol', 'carol-secret', 'java-carol', '20'],
+        { 'client.config': truststore },
+      );
+      await p.succeeded(120_000);
+      const r = line(p.json(), 'roundtrip');
+      assert.equal(r['produced'], 20);
+      assert.deepEqual(
+        r['consumed'],
+        Array.from({ length: 20 }, (_, i) => `v${i}`),
+      );
+    },
+  );
 
   test('kcat (librdkafka 2.0.2) over SASL_SSL with PLAIN as the admin', { skip: kcatSkip() }, async () => {
-    const auth = ['-X', 'security.protocol=SASL_SSL', '-X', `ssl.ca.location=${join(dir, 'tls', 'ca.crt')}`, '-X', 'sasl.mechanisms=PLAIN', '-X', 'sasl.username=admin', '-X', `sasl.password=${ADMIN_PASSWORD}`];
+    const auth = [
+      '-X',
+      'security.protocol=SASL_SSL',
+      '-X',
+      `ssl.ca.location=${join(dir, 'tls', 'ca.crt')}`,
+      '-X',
+      'sasl.mechanisms=PLAIN',
+      '-X',
+      'sasl.username=admin',
+      '-X',
+      `sasl.password=${ADMIN_PASSWORD}`,
+    ];
     await kcat(['-b', bootstrap, ...auth, '-P', '-t', 'payroll', '-K:'], 'k1:march\nk2:april\n');
     const read = await kcat(['-b', bootstrap, ...auth, '-C', '-t', 'payroll', '-o', 'beginning', '-e', '-f', '%k=%s\n']);
     assert.deepEqual(read.toString().trim().split('\n'), ['k1=march', 'k2=april']);
@@ -176,8 +275,16 @@ describe('a SASL_SSL broker with SCRAM users and ACLs, set up as docs/guides/sec
 
   test('a wrong password or a plaintext client gets nowhere, and the broker serves on', async () => {
     const wrong = kafka('alice', 'not-her-password').admin();
-    await assert.rejects(wrong.connect(), (err: { name?: string; message?: string }) => /SASL|Authentication/i.test(`${err.name} ${err.message}`));
-    const plaintext = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 2000, requestTimeout: 2000 }).admin();
+    await assert.rejects(wrong.connect(), (err: { name?: string; message?: string }) =>
+      /SASL|Authentication/i.test(`${err.name} ${err.message}`),
+    );
+    const plaintext = new Kafka({
+      brokers: [bootstrap],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+      connectionTimeout: 2000,
+      requestTimeout: 2000,
+    }).admin();
     await assert.rejects(plaintext.connect());
     const admin = kafka('alice', 'alice-secret').admin();
     await admin.connect();

@@ -19,7 +19,16 @@ describe('a cluster with an SSL inter-broker listener', { skip: zooKeeperSkip() 
   let cluster: TestCluster;
   const internal = new Map<number, number>();
   const f = testTlsFiles();
-  const kcatSsl = ['-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${f.caCert}`, '-X', `ssl.certificate.location=${f.clientCert}`, '-X', `ssl.key.location=${f.clientKey}`];
+  const kcatSsl = [
+    '-X',
+    'security.protocol=SSL',
+    '-X',
+    `ssl.ca.location=${f.caCert}`,
+    '-X',
+    `ssl.certificate.location=${f.clientCert}`,
+    '-X',
+    `ssl.key.location=${f.clientKey}`,
+  ];
 
   before(async () => {
     const plain = new Map<number, number>();
@@ -47,7 +56,10 @@ describe('a cluster with an SSL inter-broker listener', { skip: zooKeeperSkip() 
 
   test('the brokers register every listener; each listener answers with its own endpoints', async () => {
     const m = await cluster.metadata(null);
-    assert.deepEqual(m.brokers.map((b) => `${b.host}:${b.port}`).sort(), [1, 2, 3].map((id) => `127.0.0.2:${cluster.brokers[id - 1]!.port}`).sort());
+    assert.deepEqual(
+      m.brokers.map((b) => `${b.host}:${b.port}`).sort(),
+      [1, 2, 3].map((id) => `127.0.0.2:${cluster.brokers[id - 1]!.port}`).sort(),
+    );
     const viaSsl = (await kcat(['-b', `127.0.0.1:${internal.get(1)!}`, '-L', ...kcatSsl])).toString();
     const listed = [...viaSsl.matchAll(/broker (\d+) at (\S+)/g)].map((x) => `${x[1]}@${x[2]}`).sort();
     assert.deepEqual(listed, [1, 2, 3].map((id) => `${id}@127.0.0.1:${internal.get(id)!}`).sort());
@@ -55,7 +67,9 @@ describe('a cluster with an SSL inter-broker listener', { skip: zooKeeperSkip() 
 
   test('an RF=3 topic replicates over TLS: acks=all through the SSL listener, read back from every broker', async () => {
     const created = await wireCall(cluster.anyBroker(), CreateTopicsRequest, CreateTopicsResponse, 7, {
-      topics: [{ name: TOPIC, numPartitions: 3, replicationFactor: 3, assignments: [], configs: [{ name: 'min.insync.replicas', value: '3' }] }],
+      topics: [
+        { name: TOPIC, numPartitions: 3, replicationFactor: 3, assignments: [], configs: [{ name: 'min.insync.replicas', value: '3' }] },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });
@@ -67,10 +81,17 @@ describe('a cluster with an SSL inter-broker listener', { skip: zooKeeperSkip() 
     for (const id of [1, 2, 3]) await cluster.waitFor(`broker ${id} to see ${TOPIC}`, replicated, 30_000, id);
     const lines = Array.from({ length: 300 }, (_, i) => `k${i}:value-${i}`).join('\n') + '\n';
     // min.insync.replicas=3: every record is acknowledged only once both followers fetched it over TLS.
-    await kcat(['-b', `127.0.0.1:${internal.get(1)!}`, '-P', '-t', TOPIC, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=15000', ...kcatSsl], lines);
-    const read = (await kcat(['-b', `127.0.0.1:${internal.get(2)!}`, '-C', '-t', TOPIC, '-o', 'beginning', '-e', '-f', '%s\n', ...kcatSsl])).toString().trim().split('\n');
+    await kcat(
+      ['-b', `127.0.0.1:${internal.get(1)!}`, '-P', '-t', TOPIC, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=15000', ...kcatSsl],
+      lines,
+    );
+    const read = (await kcat(['-b', `127.0.0.1:${internal.get(2)!}`, '-C', '-t', TOPIC, '-o', 'beginning', '-e', '-f', '%s\n', ...kcatSsl]))
+      .toString()
+      .trim()
+      .split('\n');
     assert.deepEqual(read.sort(), Array.from({ length: 300 }, (_, i) => `value-${i}`).sort());
     const m = await cluster.metadata([TOPIC]);
-    for (const p of m.topics[0]!.partitions) assert.deepEqual([...p.isrNodes].sort(), [1, 2, 3], `partition ${p.partitionIndex} keeps every replica in sync`);
+    for (const p of m.topics[0]!.partitions)
+      assert.deepEqual([...p.isrNodes].sort(), [1, 2, 3], `partition ${p.partitionIndex} keeps every replica in sync`);
   });
 });

@@ -21,7 +21,13 @@ import { testTlsFiles, TLS_PASSWORD } from '../../helpers/tls-files.js';
 import { waitFor, when } from '../../helpers/wait-for.js';
 
 function kcatSsl(f: TlsFiles, withCertificate: boolean): string[] {
-  return ['-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${f.caCert}`, ...(withCertificate ? ['-X', `ssl.certificate.location=${f.clientCert}`, '-X', `ssl.key.location=${f.clientKey}`] : [])];
+  return [
+    '-X',
+    'security.protocol=SSL',
+    '-X',
+    `ssl.ca.location=${f.caCert}`,
+    ...(withCertificate ? ['-X', `ssl.certificate.location=${f.clientCert}`, '-X', `ssl.key.location=${f.clientKey}`] : []),
+  ];
 }
 
 /** kcat -L's broker lines: `broker 0 at host:port`. */
@@ -82,15 +88,25 @@ describe('TLS listeners', { skip: kcatSkip() }, () => {
     const other = mkdtempSync(join(tmpdir(), 'sluice-other-ca-'));
     t.after(() => rmSync(other, { recursive: true, force: true }));
     // Another CA's certificate as the only trusted one.
-    execFileSync(process.execPath, [join(process.cwd(), 'dist', 'src', 'cli', 'sluice.js'), 'tls', '--dir', other, '--password', 'x'], { stdio: 'ignore' });
-    await assert.rejects(kcat(['-b', ssl, '-L', '-m', '1', '-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${join(other, 'ca.crt')}`]));
+    execFileSync(process.execPath, [join(process.cwd(), 'dist', 'src', 'cli', 'sluice.js'), 'tls', '--dir', other, '--password', 'x'], {
+      stdio: 'ignore',
+    });
+    await assert.rejects(
+      kcat(['-b', ssl, '-L', '-m', '1', '-X', 'security.protocol=SSL', '-X', `ssl.ca.location=${join(other, 'ca.crt')}`]),
+    );
   });
 
   test('KafkaJS produces and consumes over SSL (ca only) and over the client-certificate listener', async () => {
-    for (const [name, address, clientCert] of [['ssl', ssl, false], ['mtls', mtls, true]] as const) {
+    for (const [name, address, clientCert] of [
+      ['ssl', ssl, false],
+      ['mtls', mtls, true],
+    ] as const) {
       const kafka = new Kafka({
         brokers: [address],
-        ssl: { ca: [readFileSync(f.caCert, 'utf8')], ...(clientCert ? { cert: readFileSync(f.clientCert, 'utf8'), key: readFileSync(f.clientKey, 'utf8') } : {}) },
+        ssl: {
+          ca: [readFileSync(f.caCert, 'utf8')],
+          ...(clientCert ? { cert: readFileSync(f.clientCert, 'utf8'), key: readFileSync(f.clientKey, 'utf8') } : {}),
+        },
         logLevel: logLevel.NOTHING,
         retry: { retries: 3, initialRetryTime: 100 },
       });
@@ -99,7 +115,10 @@ describe('TLS listeners', { skip: kcatSkip() }, () => {
       await admin.connect();
       await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
       const described = await admin.describeCluster();
-      assert.deepEqual(described.brokers.map((b) => `${b.host}:${b.port}`), [address]);
+      assert.deepEqual(
+        described.brokers.map((b) => `${b.host}:${b.port}`),
+        [address],
+      );
       await admin.disconnect();
       const producer = kafka.producer();
       await producer.connect();
@@ -120,34 +139,71 @@ describe('TLS listeners', { skip: kcatSkip() }, () => {
     }
   });
 
-  test('the Java client: Admin, producer and consumer over SSL with a PEM truststore, and with a PKCS12 keystore and truststore made by keytool', { skip: javaSkip() }, async () => {
-    const pemConfig = join(dir, 'client-pem.properties');
-    writeFileSync(pemConfig, `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${f.caCert}\n`);
-    const lines = await runJava('admin', ssl, { topic: 'java-tls-admin' }, undefined, pemConfig);
-    const cluster = lines.find((l: JsonLine) => l['type'] === 'cluster')!;
-    assert.deepEqual(cluster['nodes'], [ssl], 'DescribeCluster over SSL names the SSL endpoint');
-    assert.equal(lines.find((l: JsonLine) => l['type'] === 'deleteRecords')!['lowWatermark'], 6, 'the producer wrote through TLS');
+  test(
+    'the Java client: Admin, producer and consumer over SSL with a PEM truststore, and with a PKCS12 keystore and truststore made by keytool',
+    { skip: javaSkip() },
+    async () => {
+      const pemConfig = join(dir, 'client-pem.properties');
+      writeFileSync(pemConfig, `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${f.caCert}\n`);
+      const lines = await runJava('admin', ssl, { topic: 'java-tls-admin' }, undefined, pemConfig);
+      const cluster = lines.find((l: JsonLine) => l['type'] === 'cluster')!;
+      assert.deepEqual(cluster['nodes'], [ssl], 'DescribeCluster over SSL names the SSL endpoint');
+      assert.equal(lines.find((l: JsonLine) => l['type'] === 'deleteRecords')!['lowWatermark'], 6, 'the producer wrote through TLS');
 
-    const truststore = join(dir, 'truststore.p12');
-    execFileSync('keytool', ['-importcert', '-noprompt', '-alias', 'ca', '-file', f.caCert, '-keystore', truststore, '-storetype', 'PKCS12', '-storepass', TLS_PASSWORD], { stdio: 'ignore' });
-    const p12Config = join(dir, 'client-p12.properties');
-    writeFileSync(
-      p12Config,
-      [
-        'security.protocol=SSL',
-        'ssl.truststore.type=PKCS12',
-        `ssl.truststore.location=${truststore}`,
-        `ssl.truststore.password=${TLS_PASSWORD}`,
-        'ssl.keystore.type=PKCS12',
-        `ssl.keystore.location=${f.clientP12}`,
-        `ssl.keystore.password=${TLS_PASSWORD}`,
-      ].join('\n'),
-    );
-    const produced = Array.from({ length: 30 }, (_, i) => ({ key: Buffer.from(`k${i}`).toString('hex'), value: Buffer.from(`java-${i}`).toString('hex') }));
-    await runJava('produce', mtls, { topic: 'java-tls', codec: 'lz4', records: produced.map((r) => ({ partition: 0, key: r.key, value: r.value, timestamp: Date.now(), headers: [] })) }, undefined, p12Config);
-    const consumed = await runJava('consume', mtls, { topic: 'java-tls', partitions: 1 }, undefined, p12Config);
-    assert.deepEqual(consumed.filter((l) => l['type'] === 'record').map((l) => l['value']), produced.map((r) => r.value));
-  });
+      const truststore = join(dir, 'truststore.p12');
+      execFileSync(
+        'keytool',
+        [
+          '-importcert',
+          '-noprompt',
+          '-alias',
+          'ca',
+          '-file',
+          f.caCert,
+          '-keystore',
+          truststore,
+          '-storetype',
+          'PKCS12',
+          '-storepass',
+          TLS_PASSWORD,
+        ],
+        { stdio: 'ignore' },
+      );
+      const p12Config = join(dir, 'client-p12.properties');
+      writeFileSync(
+        p12Config,
+        [
+          'security.protocol=SSL',
+          'ssl.truststore.type=PKCS12',
+          `ssl.truststore.location=${truststore}`,
+          `ssl.truststore.password=${TLS_PASSWORD}`,
+          'ssl.keystore.type=PKCS12',
+          `ssl.keystore.location=${f.clientP12}`,
+          `ssl.keystore.password=${TLS_PASSWORD}`,
+        ].join('\n'),
+      );
+      const produced = Array.from({ length: 30 }, (_, i) => ({
+        key: Buffer.from(`k${i}`).toString('hex'),
+        value: Buffer.from(`java-${i}`).toString('hex'),
+      }));
+      await runJava(
+        'produce',
+        mtls,
+        {
+          topic: 'java-tls',
+          codec: 'lz4',
+          records: produced.map((r) => ({ partition: 0, key: r.key, value: r.value, timestamp: Date.now(), headers: [] })),
+        },
+        undefined,
+        p12Config,
+      );
+      const consumed = await runJava('consume', mtls, { topic: 'java-tls', partitions: 1 }, undefined, p12Config);
+      assert.deepEqual(
+        consumed.filter((l) => l['type'] === 'record').map((l) => l['value']),
+        produced.map((r) => r.value),
+      );
+    },
+  );
 
   test('garbage and stalled handshakes on the TLS port leave a working client alone, and the log says little about them', async () => {
     const [host, port] = [ssl.slice(0, ssl.lastIndexOf(':')), Number(ssl.slice(ssl.lastIndexOf(':') + 1))];

@@ -23,16 +23,29 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
   const topic = `share-t-${suffix}`;
   const group = `share-g-${suffix}`;
   const heartbeat = (body: Partial<M.ShareGroupHeartbeatRequestDataInput>) =>
-    wireCall(broker.bootstrap, M.ShareGroupHeartbeatRequest, M.ShareGroupHeartbeatResponse, 1, { groupId: group, memberId: 'member-1', memberEpoch: 0, rackId: null, subscribedTopicNames: null, ...body });
+    wireCall(broker.bootstrap, M.ShareGroupHeartbeatRequest, M.ShareGroupHeartbeatResponse, 1, {
+      groupId: group,
+      memberId: 'member-1',
+      memberEpoch: 0,
+      rackId: null,
+      subscribedTopicNames: null,
+      ...body,
+    });
   // A group of its own, so that its one member is given every partition (member-1 stays in the first group).
   const alone = `${group}-alone`;
   const groups = (...args: string[]) => runCli(['groups', '--bootstrap-server', broker.bootstrap, ...args]);
 
   before(async () => {
     broker = await startBrokerProcess({ 'auto.create.topics.enable': 'false' });
-    const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { timeoutMs: 10_000, topics: [{ name: topic, numPartitions: 2, replicationFactor: 1, configs: [] }] });
+    const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+      timeoutMs: 10_000,
+      topics: [{ name: topic, numPartitions: 2, replicationFactor: 1, configs: [] }],
+    });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
-    const versions = await wireCall(broker.bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+    const versions = await wireCall(broker.bootstrap, M.ApiVersionsRequest, M.ApiVersionsResponse, 3, {
+      clientSoftwareName: 'test',
+      clientSoftwareVersion: '1',
+    });
     withShareCoordinator = versions.apiKeys.some((a) => a.apiKey === INITIALIZE_SHARE_GROUP_STATE);
   });
   after(async () => {
@@ -41,16 +54,31 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
 
   test('join, heartbeat, and the group as ListGroups, ShareGroupDescribe and `sluice groups` show it', async () => {
     const joined = await heartbeat({ subscribedTopicNames: [topic] });
-    assert.deepEqual([joined.errorCode, joined.memberId, joined.memberEpoch, joined.heartbeatIntervalMs], [ErrorCode.NONE, 'member-1', 1, 5000]);
+    assert.deepEqual(
+      [joined.errorCode, joined.memberId, joined.memberEpoch, joined.heartbeatIntervalMs],
+      [ErrorCode.NONE, 'member-1', 1, 5000],
+    );
     const again = await heartbeat({ memberEpoch: joined.memberEpoch });
     assert.equal(again.errorCode, ErrorCode.NONE);
     const fenced = await heartbeat({ memberEpoch: joined.memberEpoch + 5 });
     assert.equal(fenced.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
 
-    const listed = await wireCall(broker.bootstrap, M.ListGroupsRequest, M.ListGroupsResponse, 5, { statesFilter: [], typesFilter: ['share'] });
-    assert.deepEqual(listed.groups.map((g) => [g.groupId, g.groupType, g.groupState]), [[group, 'share', 'Stable']]);
-    const described = await wireCall(broker.bootstrap, M.ShareGroupDescribeRequest, M.ShareGroupDescribeResponse, 1, { groupIds: [group], includeAuthorizedOperations: false });
-    assert.deepEqual(described.groups[0]!.members.map((m) => [m.memberId, m.subscribedTopicNames]), [['member-1', [topic]]]);
+    const listed = await wireCall(broker.bootstrap, M.ListGroupsRequest, M.ListGroupsResponse, 5, {
+      statesFilter: [],
+      typesFilter: ['share'],
+    });
+    assert.deepEqual(
+      listed.groups.map((g) => [g.groupId, g.groupType, g.groupState]),
+      [[group, 'share', 'Stable']],
+    );
+    const described = await wireCall(broker.bootstrap, M.ShareGroupDescribeRequest, M.ShareGroupDescribeResponse, 1, {
+      groupIds: [group],
+      includeAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      described.groups[0]!.members.map((m) => [m.memberId, m.subscribedTopicNames]),
+      [['member-1', [topic]]],
+    );
 
     const list = ok(await groups('--list', '--type', '--state'), 'list');
     assert.match(list, new RegExp(`^${group} +Share +Stable$`, 'm'));
@@ -67,24 +95,49 @@ describe('share group membership (raw ShareGroupHeartbeat)', () => {
     let epoch = (await heartbeat({ groupId: alone, memberId, memberEpoch: 0, subscribedTopicNames: [topic] })).memberEpoch;
     let assigned: number[] = [];
     // The member heartbeats every 200 ms until both partitions are assigned to it.
-    await waitFor('both partitions assigned', 30_000, async () => {
-      const r = await heartbeat({ groupId: alone, memberId, memberEpoch: epoch });
-      epoch = r.memberEpoch;
-      assigned = r.assignment?.topicPartitions.flatMap((t) => t.partitions) ?? assigned;
-      return when(assigned.length >= 2);
-    }, 200);
+    await waitFor(
+      'both partitions assigned',
+      30_000,
+      async () => {
+        const r = await heartbeat({ groupId: alone, memberId, memberEpoch: epoch });
+        epoch = r.memberEpoch;
+        assigned = r.assignment?.topicPartitions.flatMap((t) => t.partitions) ?? assigned;
+        return when(assigned.length >= 2);
+      },
+      200,
+    );
     assert.deepEqual(assigned.sort(), [0, 1]);
-    const offsets = await wireCall(broker.bootstrap, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, 1, { groups: [{ groupId: alone, topics: null }] });
-    assert.deepEqual(offsets.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.startOffset])), [[0, -1n], [1, -1n]]);
+    const offsets = await wireCall(broker.bootstrap, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, 1, {
+      groups: [{ groupId: alone, topics: null }],
+    });
+    assert.deepEqual(
+      offsets.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.startOffset])),
+      [
+        [0, -1n],
+        [1, -1n],
+      ],
+    );
     assert.equal((await heartbeat({ groupId: alone, memberId, memberEpoch: -1 })).errorCode, ErrorCode.NONE);
   });
 
   test('leave, then `sluice groups --delete` removes the empty share group', async () => {
     const left = await heartbeat({ memberEpoch: -1 });
     assert.deepEqual([left.errorCode, left.memberEpoch], [ErrorCode.NONE, -1]);
-    assert.match(ok(await groups('--describe', '--group', group, '--state'), 'describe state'), new RegExp(`^${group} +\\S+ +\\(\\d+\\) +Empty +`, 'm'));
-    assert.equal(ok(await groups('--delete', '--group', group), 'delete'), `Deletion of requested share groups ('${group}') was successful.\n`);
-    const listed = await wireCall(broker.bootstrap, M.ListGroupsRequest, M.ListGroupsResponse, 5, { statesFilter: [], typesFilter: ['share'] });
-    assert.deepEqual(listed.groups.filter((g) => g.groupId === group), []);
+    assert.match(
+      ok(await groups('--describe', '--group', group, '--state'), 'describe state'),
+      new RegExp(`^${group} +\\S+ +\\(\\d+\\) +Empty +`, 'm'),
+    );
+    assert.equal(
+      ok(await groups('--delete', '--group', group), 'delete'),
+      `Deletion of requested share groups ('${group}') was successful.\n`,
+    );
+    const listed = await wireCall(broker.bootstrap, M.ListGroupsRequest, M.ListGroupsResponse, 5, {
+      statesFilter: [],
+      typesFilter: ['share'],
+    });
+    assert.deepEqual(
+      listed.groups.filter((g) => g.groupId === group),
+      [],
+    );
   });
 });

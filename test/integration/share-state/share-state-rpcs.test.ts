@@ -37,7 +37,10 @@ describe('share-state RPCs against a broker process, across a restart', () => {
 
   const partitionOf = <P>(res: { results: ReadonlyArray<{ partitions: readonly P[] }> }): P => res.results[0]!.partitions[0]!;
   const read = (topicId: string) =>
-    wireCall(broker!.bootstrap, M.ReadShareGroupStateRequest, M.ReadShareGroupStateResponse, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 4 }] }] }).then(partitionOf);
+    wireCall(broker!.bootstrap, M.ReadShareGroupStateRequest, M.ReadShareGroupStateResponse, 0, {
+      groupId: 'g',
+      topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 4 }] }],
+    }).then(partitionOf);
   const earliest = async (): Promise<bigint> => {
     const res = await wireCall(broker!.bootstrap, M.ListOffsetsRequest, M.ListOffsetsResponse, 7, {
       replicaId: -1,
@@ -51,12 +54,21 @@ describe('share-state RPCs against a broker process, across a restart', () => {
 
   test('initialize, write, read, summary; pruned; restarted; read back; deleted', async () => {
     broker = await startBrokerProcess({ 'log.dirs': dir, ...SETTINGS });
-    const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { topics: [{ name: 'shared', numPartitions: 1, replicationFactor: -1 }], timeoutMs: 10_000 });
+    const created = await wireCall(broker.bootstrap, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, {
+      topics: [{ name: 'shared', numPartitions: 1, replicationFactor: -1 }],
+      timeoutMs: 10_000,
+    });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
     const topicId = created.topics[0]!.topicId;
 
-    const found = await wireCall(broker.bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, { keyType: 2, coordinatorKeys: [`g:${topicId}:0`] });
-    assert.deepEqual(found.coordinators.map((c) => [c.errorCode, c.port]), [[ErrorCode.NONE, broker.port]]);
+    const found = await wireCall(broker.bootstrap, M.FindCoordinatorRequest, M.FindCoordinatorResponse, 6, {
+      keyType: 2,
+      coordinatorKeys: [`g:${topicId}:0`],
+    });
+    assert.deepEqual(
+      found.coordinators.map((c) => [c.errorCode, c.port]),
+      [[ErrorCode.NONE, broker.port]],
+    );
 
     const init = await wireCall(broker.bootstrap, M.InitializeShareGroupStateRequest, M.InitializeShareGroupStateResponse, 0, {
       groupId: 'g',
@@ -65,34 +77,58 @@ describe('share-state RPCs against a broker process, across a restart', () => {
     assert.equal(partitionOf(init).errorCode, ErrorCode.NONE);
     const written = await wireCall(broker.bootstrap, M.WriteShareGroupStateRequest, M.WriteShareGroupStateResponse, 1, {
       groupId: 'g',
-      topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, leaderEpoch: 4, startOffset: 10n, deliveryCompleteCount: 5, stateBatches: BATCHES }] }],
+      topics: [
+        {
+          topicId,
+          partitions: [{ partition: 0, stateEpoch: 1, leaderEpoch: 4, startOffset: 10n, deliveryCompleteCount: 5, stateBatches: BATCHES }],
+        },
+      ],
     });
     assert.equal(partitionOf(written).errorCode, ErrorCode.NONE);
     const before = await read(topicId);
     assert.deepEqual([before.errorCode, before.stateEpoch, before.startOffset, before.stateBatches], [ErrorCode.NONE, 1, 10n, BATCHES]);
     const summary = partitionOf(
-      await wireCall(broker.bootstrap, M.ReadShareGroupStateSummaryRequest, M.ReadShareGroupStateSummaryResponse, 1, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 4 }] }] }),
+      await wireCall(broker.bootstrap, M.ReadShareGroupStateSummaryRequest, M.ReadShareGroupStateSummaryResponse, 1, {
+        groupId: 'g',
+        topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 4 }] }],
+      }),
     );
-    assert.deepEqual([summary.errorCode, summary.stateEpoch, summary.leaderEpoch, summary.startOffset, summary.deliveryCompleteCount], [ErrorCode.NONE, 1, 4, 10n, 5]);
+    assert.deepEqual(
+      [summary.errorCode, summary.stateEpoch, summary.leaderEpoch, summary.startOffset, summary.deliveryCompleteCount],
+      [ErrorCode.NONE, 1, 4, 10n, 5],
+    );
 
     // Three snapshots: Initialize's (0), the write's (1), and the read's at its new leader epoch (2),
     // which is all the state needs: the prune job deletes the two before it.
-    const start = await waitFor('the prune job to delete the two older snapshots', 10_000, async () => {
-      const s = await earliest();
-      return s >= 2n ? s : undefined;
-    }, 50);
+    const start = await waitFor(
+      'the prune job to delete the two older snapshots',
+      10_000,
+      async () => {
+        const s = await earliest();
+        return s >= 2n ? s : undefined;
+      },
+      50,
+    );
     assert.equal(start, 2n);
 
     assert.equal(await broker.stop(), 0);
     broker = await startBrokerProcess({ 'log.dirs': dir, ...SETTINGS });
     // The coordinator replays its partition after the restart; until then it answers that it is loading.
-    const after = await waitFor('the coordinator to load its partition', 10_000, async () => {
-      const r = await read(topicId);
-      return r.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? undefined : r;
-    }, 50);
+    const after = await waitFor(
+      'the coordinator to load its partition',
+      10_000,
+      async () => {
+        const r = await read(topicId);
+        return r.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? undefined : r;
+      },
+      50,
+    );
     assert.deepEqual(after, before);
 
-    const deleted = await wireCall(broker.bootstrap, M.DeleteShareGroupStateRequest, M.DeleteShareGroupStateResponse, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0 }] }] });
+    const deleted = await wireCall(broker.bootstrap, M.DeleteShareGroupStateRequest, M.DeleteShareGroupStateResponse, 0, {
+      groupId: 'g',
+      topics: [{ topicId, partitions: [{ partition: 0 }] }],
+    });
     assert.equal(partitionOf(deleted).errorCode, ErrorCode.NONE);
     assert.equal((await read(topicId)).errorCode, ErrorCode.INVALID_REQUEST);
   });

@@ -17,7 +17,14 @@ interface Delivery {
   ack: string;
 }
 
-async function franzConsume(bootstrap: string, topic: string, group: string, consumers: number, behaviour: string, expect: number): Promise<Delivery[]> {
+async function franzConsume(
+  bootstrap: string,
+  topic: string,
+  group: string,
+  consumers: number,
+  behaviour: string,
+  expect: number,
+): Promise<Delivery[]> {
   const p = LineProcess.start(`franz-share ${group}`, FRANZ_SHARE_BINARY, [
     `-brokers=${bootstrap}`,
     `-topic=${topic}`,
@@ -29,7 +36,11 @@ async function franzConsume(bootstrap: string, topic: string, group: string, con
   ]);
   await p.succeeded(150_000);
   const lines = p.json();
-  assert.deepEqual(lines.filter((l) => l['type'] === 'ack-error'), [], 'every acknowledgement was accepted by the broker');
+  assert.deepEqual(
+    lines.filter((l) => l['type'] === 'ack-error'),
+    [],
+    'every acknowledgement was accepted by the broker',
+  );
   return lines.filter((l) => l['type'] === 'record') as unknown as Delivery[];
 }
 
@@ -73,7 +84,15 @@ describe('franz-go share consumers (KIP-932)', { skip: franzShareSkip() }, () =>
     const byValue = new Map<string, Array<[number, string]>>();
     for (const d of deliveries) byValue.set(d.value, [...(byValue.get(d.value) ?? []), [d.deliveryCount, d.ack]]);
     assert.equal(byValue.size, 100);
-    for (const [value, ds] of byValue) assert.deepEqual(ds, [[1, 'RELEASE'], [2, 'ACCEPT']], value);
+    for (const [value, ds] of byValue)
+      assert.deepEqual(
+        ds,
+        [
+          [1, 'RELEASE'],
+          [2, 'ACCEPT'],
+        ],
+        value,
+      );
   });
 
   test('a rejected record is never delivered again', async () => {

@@ -15,11 +15,14 @@ describe("franz-go's share-group tests (pkg/kgo)", { skip: franzSuiteSkip() }, (
   let broker: BrokerProcess;
   let run: SuiteRun;
 
-  before(async () => {
-    // As franz-go's CI sizes Kafka's share-state topic.
-    broker = await startBrokerProcess({ 'share.coordinator.state.topic.num.partitions': '5' });
-    run = await runShareSuite({ binary: KGO_TEST_BINARY, bootstrap: broker.bootstrap, records: RECORDS, timeoutMs: SUITE_TIMEOUT_MS });
-  }, { timeout: SUITE_TIMEOUT_MS + 90_000 });
+  before(
+    async () => {
+      // As franz-go's CI sizes Kafka's share-state topic.
+      broker = await startBrokerProcess({ 'share.coordinator.state.topic.num.partitions': '5' });
+      run = await runShareSuite({ binary: KGO_TEST_BINARY, bootstrap: broker.bootstrap, records: RECORDS, timeoutMs: SUITE_TIMEOUT_MS });
+    },
+    { timeout: SUITE_TIMEOUT_MS + 90_000 },
+  );
 
   after(async () => {
     await broker?.stop();

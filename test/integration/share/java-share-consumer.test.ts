@@ -57,7 +57,14 @@ async function earliestGroup(bootstrap: string, group: string): Promise<string> 
 }
 
 /** `consumers` share consumers acknowledging as `behaviour` says, until `expect` values are accepted (0: until idle). */
-async function consume(bootstrap: string, topic: string, group: string, consumers: number, behaviour: string, expect: number): Promise<Delivery[]> {
+async function consume(
+  bootstrap: string,
+  topic: string,
+  group: string,
+  consumers: number,
+  behaviour: string,
+  expect: number,
+): Promise<Delivery[]> {
   const lines = await runShareClient('consume', bootstrap, topic, group, String(consumers), behaviour, String(expect), '4000');
   const errors = lines.filter((l) => l['type'] === 'ack-error');
   assert.deepEqual(errors, [], 'every acknowledgement was accepted by the broker');
@@ -87,7 +94,9 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: ['q-all', 'q-release', 'q-held', 'q-reject', 'q-limit'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await admin.createTopics({
+      topics: ['q-all', 'q-release', 'q-held', 'q-reject', 'q-limit'].map((topic) => ({ topic, numPartitions: PARTITIONS })),
+    });
     await admin.disconnect();
     producer = kafka.producer();
     await producer.connect();
@@ -131,7 +140,14 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     for (const d of deliveries) byValue.set(d.value, [...(byValue.get(d.value) ?? []), d]);
     assert.equal(byValue.size, 100);
     for (const [value, ds] of byValue) {
-      assert.deepEqual(ds.map((d) => [d.deliveryCount, d.ack]), [[1, 'RELEASE'], [2, 'ACCEPT']], value);
+      assert.deepEqual(
+        ds.map((d) => [d.deliveryCount, d.ack]),
+        [
+          [1, 'RELEASE'],
+          [2, 'ACCEPT'],
+        ],
+        value,
+      );
     }
   });
 
@@ -164,10 +180,23 @@ describe('Java share consumers (KIP-932)', { skip: javaSkip() }, () => {
     const described = (await runShareClient('describe', broker.bootstrap, group)).find((l) => l['type'] === 'described');
     const lags = Object.values((described?.['lags'] ?? {}) as Record<string, number>);
     assert.equal(lags.length, PARTITIONS, JSON.stringify(described));
-    assert.equal(lags.reduce((a, b) => a + b, 0), 10, JSON.stringify(described));
-    const table = ok(await runCli(['groups', '--bootstrap-server', broker.bootstrap, '--describe', '--group', group]), 'sluice groups --describe').trimEnd().split('\n');
+    assert.equal(
+      lags.reduce((a, b) => a + b, 0),
+      10,
+      JSON.stringify(described),
+    );
+    const table = ok(
+      await runCli(['groups', '--bootstrap-server', broker.bootstrap, '--describe', '--group', group]),
+      'sluice groups --describe',
+    )
+      .trimEnd()
+      .split('\n');
     assert.match(table[0]!, /^GROUP +TOPIC +PARTITION +LEADER-EPOCH +START-OFFSET +LAG$/);
-    assert.equal(table.slice(1).reduce((sum, row) => sum + Number(row.split(/ +/)[5]), 0), 10, `sluice groups shows the same lag:\n${table.join('\n')}`);
+    assert.equal(
+      table.slice(1).reduce((sum, row) => sum + Number(row.split(/ +/)[5]), 0),
+      10,
+      `sluice groups shows the same lag:\n${table.join('\n')}`,
+    );
     const second = await consume(broker.bootstrap, 'q-reject', group, 1, 'accept', 10);
     assert.deepEqual(second.map((d) => d.value).sort(), values('k', 10).sort(), 'only the new records, none of the rejected');
   });

@@ -54,7 +54,10 @@ describe('transactions from KafkaJS and confluent-kafka-python', () => {
       for (const tag of ['c1', 'a2', 'c3']) {
         const txn = await producer.transaction();
         await txn.send({ topic: 'kjs-txn', messages: values(tag, COUNT).map((v) => ({ key: v, value: v })) });
-        await txn.sendOffsets({ consumerGroupId: 'kjs-offsets', topics: [{ topic: 'kjs-txn', partitions: [{ partition: 0, offset: tag === 'c1' ? '5' : tag === 'a2' ? '7' : '9' }] }] });
+        await txn.sendOffsets({
+          consumerGroupId: 'kjs-offsets',
+          topics: [{ topic: 'kjs-txn', partitions: [{ partition: 0, offset: tag === 'c1' ? '5' : tag === 'a2' ? '7' : '9' }] }],
+        });
         if (tag.startsWith('a')) await txn.abort();
         else await txn.commit();
         if (tag === 'c1' || tag === 'a2') {
@@ -69,7 +72,10 @@ describe('transactions from KafkaJS and confluent-kafka-python', () => {
       await producer.disconnect();
     }
     assert.deepEqual(await readAll('kjs-txn', false, 2 * COUNT), [...values('c1', COUNT), ...values('c3', COUNT)].sort());
-    assert.deepEqual(await readAll('kjs-txn', true, 3 * COUNT), [...values('c1', COUNT), ...values('a2', COUNT), ...values('c3', COUNT)].sort());
+    assert.deepEqual(
+      await readAll('kjs-txn', true, 3 * COUNT),
+      [...values('c1', COUNT), ...values('a2', COUNT), ...values('c3', COUNT)].sort(),
+    );
     const admin = kafka.admin();
     await admin.connect();
     const [offsets] = await admin.fetchOffsets({ groupId: 'kjs-offsets', topics: ['kjs-txn'] });
@@ -78,9 +84,18 @@ describe('transactions from KafkaJS and confluent-kafka-python', () => {
   });
 
   test('confluent-kafka-python: commit and abort', { skip: PYTHON_SKIP }, async () => {
-    const lines = await runPython('transactions', broker.bootstrap, { topic: 'py-txn', count: COUNT, partitions: PARTITIONS, transactionalId: 'py-txn' });
-    assert.deepEqual(lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']), ['c1', 'a2', 'c3']);
-    const read = (isolation: string): string[] => (lines.find((l) => l['type'] === 'read' && l['isolation'] === isolation)!['values'] as string[]).slice().sort();
+    const lines = await runPython('transactions', broker.bootstrap, {
+      topic: 'py-txn',
+      count: COUNT,
+      partitions: PARTITIONS,
+      transactionalId: 'py-txn',
+    });
+    assert.deepEqual(
+      lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']),
+      ['c1', 'a2', 'c3'],
+    );
+    const read = (isolation: string): string[] =>
+      (lines.find((l) => l['type'] === 'read' && l['isolation'] === isolation)!['values'] as string[]).slice().sort();
     assert.deepEqual(read('read_committed'), [...values('c1', COUNT), ...values('c3', COUNT)].sort());
     assert.deepEqual(read('read_uncommitted'), [...values('c1', COUNT), ...values('a2', COUNT), ...values('c3', COUNT)].sort());
   });

@@ -61,9 +61,15 @@ describe('Java client transactions', { skip: javaSkip() }, () => {
 
   test('committed transactions are read by read_committed consumers, aborted ones only by read_uncommitted', async () => {
     const lines = await runTxnClient('commit-abort', broker.bootstrap, 'txn-basic', 'java-basic', '20');
-    assert.deepEqual(lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']), ['c1', 'a2', 'c3']);
+    assert.deepEqual(
+      lines.filter((l) => l['type'] === 'ended').map((l) => l['tag']),
+      ['c1', 'a2', 'c3'],
+    );
     assert.deepEqual(await consumed(broker.bootstrap, 'txn-basic', 'read_committed'), [...values('c1', 20), ...values('c3', 20)].sort());
-    assert.deepEqual(await consumed(broker.bootstrap, 'txn-basic', 'read_uncommitted'), [...values('c1', 20), ...values('a2', 20), ...values('c3', 20)].sort());
+    assert.deepEqual(
+      await consumed(broker.bootstrap, 'txn-basic', 'read_uncommitted'),
+      [...values('c1', 20), ...values('a2', 20), ...values('c3', 20)].sort(),
+    );
   });
 
   test('a second producer with the same transactional id fences the first and aborts its transaction', async () => {
@@ -108,7 +114,14 @@ describe('Java read-process-write across kill -9 of the broker and of the applic
 
   test('every input record appears exactly once in the committed output', async () => {
     const bootstrap = broker!.bootstrap;
-    const processed = (p: LineProcess): number => Math.max(0, ...p.json().filter((l) => l['type'] === 'committed').map((l) => l['processed'] as number));
+    const processed = (p: LineProcess): number =>
+      Math.max(
+        0,
+        ...p
+          .json()
+          .filter((l) => l['type'] === 'committed')
+          .map((l) => l['processed'] as number),
+      );
     // The first run outlasts the broker's restart (it is killed); the second stops 15 s after the input runs dry.
     let app = startTxnClient('rpw', bootstrap, 'eos-in', 'eos-out', 'eos-group', 'eos-app', '50', '300000');
     await waitFor('the application to commit 500 records', 90_000, () => (processed(app) >= 500 ? true : undefined));
@@ -126,7 +139,11 @@ describe('Java read-process-write across kill -9 of the broker and of the applic
     for (const v of output) seen.set(v, (seen.get(v) ?? 0) + 1);
     const duplicated = [...seen].filter(([, n]) => n > 1).map(([v]) => v);
     const lost = expected.filter((v) => !seen.has(v));
-    assert.deepEqual({ duplicated: duplicated.length, lost: lost.length }, { duplicated: 0, lost: 0 }, `duplicated ${duplicated.slice(0, 5)}, lost ${lost.slice(0, 5)}`);
+    assert.deepEqual(
+      { duplicated: duplicated.length, lost: lost.length },
+      { duplicated: 0, lost: 0 },
+      `duplicated ${duplicated.slice(0, 5)}, lost ${lost.slice(0, 5)}`,
+    );
     assert.equal(output.length, INPUT);
   });
 });

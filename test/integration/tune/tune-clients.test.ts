@@ -59,14 +59,35 @@ describe('sluice tune with the Java and librdkafka clients', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function tune(client: ClientName, extra: readonly string[]): Promise<{ report: TuneReport; stdout: string; stderr: string; html: string }> {
+  async function tune(
+    client: ClientName,
+    extra: readonly string[],
+  ): Promise<{ report: TuneReport; stdout: string; stderr: string; html: string }> {
     const out = join(dir, `${client}-${Date.now()}`);
     const args = [
-      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap, '--client', client,
-      '--warmup-seconds', '0', '--record-size', '256', '--metrics-url', await metricsUrl(broker), '--out', out, ...extra,
+      join(REPO_ROOT, 'dist/src/cli/sluice.js'),
+      'tune',
+      '--bootstrap-server',
+      broker.bootstrap,
+      '--client',
+      client,
+      '--warmup-seconds',
+      '0',
+      '--record-size',
+      '256',
+      '--metrics-url',
+      await metricsUrl(broker),
+      '--out',
+      out,
+      ...extra,
     ];
     const { stdout, stderr } = await run(process.execPath, args, { timeout: 600_000, env: { ...process.env, XDG_CACHE_HOME: CACHE_HOME } });
-    return { report: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as TuneReport, stdout, stderr, html: readFileSync(join(out, 'report.html'), 'utf8') };
+    return {
+      report: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as TuneReport,
+      stdout,
+      stderr,
+      html: readFileSync(join(out, 'report.html'), 'utf8'),
+    };
   }
 
   const SWEEP = ['--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', String(CELL_SECONDS), '--target-rate', String(RATE)];
@@ -77,12 +98,18 @@ describe('sluice tune with the Java and librdkafka clients', () => {
       const name = `batch.size=${c.batchSize} linger.ms=${c.lingerMs}`;
       assert.deepEqual([c.failedRecords, c.sentRecords, c.acknowledgedRecords], [0, RECORDS_PER_CELL, RECORDS_PER_CELL], name);
       assert.equal(c.latency.count, c.acknowledgedRecords, name);
-      assert.ok(c.latency.p50Ms > 0 && c.latency.p50Ms <= c.latency.p99Ms && c.latency.p99Ms <= c.latency.maxMs, `${name}: ${JSON.stringify(c.latency)}`);
+      assert.ok(
+        c.latency.p50Ms > 0 && c.latency.p50Ms <= c.latency.p99Ms && c.latency.p99Ms <= c.latency.maxMs,
+        `${name}: ${JSON.stringify(c.latency)}`,
+      );
       assert.equal(c.consumedRecords, c.acknowledgedRecords, `${name}: the end-to-end consumer saw every record`);
       assert.equal(c.endToEnd?.count, c.consumedRecords, name);
       assert.ok(c.broker !== null, `${name}: broker statistics`);
       assert.ok(within(c.batches, c.broker.batches, AGREEMENT), `${name}: client ${c.batches} batches, broker ${c.broker.batches}`);
-      assert.ok(within(c.recordsPerBatch, c.broker.meanRecordsPerBatch, AGREEMENT), `${name}: client ${c.recordsPerBatch} records/batch, broker ${c.broker.meanRecordsPerBatch}`);
+      assert.ok(
+        within(c.recordsPerBatch, c.broker.meanRecordsPerBatch, AGREEMENT),
+        `${name}: client ${c.recordsPerBatch} records/batch, broker ${c.broker.meanRecordsPerBatch}`,
+      );
     }
     // 2000 records/s for 20 ms is ~40 records of 256 bytes, well within 64 KiB: linger, not size, closes those batches.
     const lingering = cells.find((c) => c.batchSize === 64 * 1024 && c.lingerMs === 20)!;
@@ -98,11 +125,17 @@ describe('sluice tune with the Java and librdkafka clients', () => {
       for (const metric of ['batch-size-avg', 'record-queue-time-avg', 'records-per-request-avg', 'bufferpool-wait-ratio']) {
         assert.ok(Number.isFinite(c.clientMetrics[metric]), `${metric} in ${JSON.stringify(c.clientMetrics)}`);
       }
-      assert.ok(within(c.bytesPerBatch, c.broker!.meanBatchBytes, AGREEMENT), `bytes/batch ${c.bytesPerBatch} vs ${c.broker!.meanBatchBytes}`);
+      assert.ok(
+        within(c.bytesPerBatch, c.broker!.meanBatchBytes, AGREEMENT),
+        `bytes/batch ${c.bytesPerBatch} vs ${c.broker!.meanBatchBytes}`,
+      );
     }
     assert.match(stderr, /sluice tune: client java\n/);
     assert.match(stdout, /^client: kafka-clients /m);
-    assert.match(html, /Client: <strong>java<\/strong> \(kafka-clients [^)]+\); producer properties: <code>acks=-1<\/code> <code>compression\.type=none<\/code>/);
+    assert.match(
+      html,
+      /Client: <strong>java<\/strong> \(kafka-clients [^)]+\); producer properties: <code>acks=-1<\/code> <code>compression\.type=none<\/code>/,
+    );
     assert.match(html, /<th>e2e p99 ms<\/th>/);
   });
 
@@ -124,7 +157,18 @@ describe('sluice tune with the Java and librdkafka clients', () => {
   async function tuneWithSlowConsumer(client: ClientName, properties: string): Promise<CellResult> {
     const file = join(dir, `${client}-consumer.properties`);
     writeFileSync(file, properties);
-    const { report, html } = await tune(client, ['--batch-sizes', '16k', '--linger-ms', '0', '--cell-seconds', '1', '--target-rate', String(RATE), '--consumer-config', file]);
+    const { report, html } = await tune(client, [
+      '--batch-sizes',
+      '16k',
+      '--linger-ms',
+      '0',
+      '--cell-seconds',
+      '1',
+      '--target-rate',
+      String(RATE),
+      '--consumer-config',
+      file,
+    ]);
     assert.match(html, /end-to-end consumer properties: <code>fetch\.min\.bytes=1048576<\/code>/);
     const [cell] = report.cells;
     assert.equal(cell!.consumedRecords, cell!.acknowledgedRecords, 'the consumer saw every record');
@@ -142,7 +186,18 @@ describe('sluice tune with the Java and librdkafka clients', () => {
   });
 
   test('without --target-rate a cell finds its knee and is measured at 80% and 50% of it', { skip: clientSkip('librdkafka') }, async () => {
-    const { report, stdout } = await tune('librdkafka', ['--batch-sizes', '16k', '--linger-ms', '5', '--cell-seconds', '0.3', '--probe-seconds', '0.3', '--knee-steps', '1']);
+    const { report, stdout } = await tune('librdkafka', [
+      '--batch-sizes',
+      '16k',
+      '--linger-ms',
+      '5',
+      '--cell-seconds',
+      '0.3',
+      '--probe-seconds',
+      '0.3',
+      '--knee-steps',
+      '1',
+    ]);
     const [cell] = report.cells;
     assert.ok(cell?.knee, 'knee figures');
     const { knee } = cell;

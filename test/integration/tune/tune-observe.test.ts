@@ -30,7 +30,11 @@ interface ObserveRun {
 
 /** Starts `sluice tune --observe`; `finish()` ends its window with SIGINT and parses its JSON. */
 async function startObserve(args: readonly string[]): Promise<{ finish(): Promise<ObserveRun> }> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--observe', '--json', '--seconds', '300', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--observe', '--json', '--seconds', '300', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -74,7 +78,26 @@ describe('sluice tune --observe on a live kcat producer', { skip: kcatSkip() }, 
   test("reports kcat's batching under its client id: records per batch, lz4 and its ratio, the topic's records", async () => {
     const observe = await startObserve(['--client-id', CLIENT_ID, '--topic', TOPIC, ...common]);
     const lines = Array.from({ length: RECORDS }, (_, i) => `record ${i} of the observed producer, `.repeat(6)).join('\n');
-    await kcat(['-b', broker.bootstrap, '-P', '-t', TOPIC, '-p', '0', '-z', 'lz4', '-X', `client.id=${CLIENT_ID}`, '-X', 'linger.ms=10000', '-X', `batch.num.messages=${PER_BATCH}`], `${lines}\n`);
+    await kcat(
+      [
+        '-b',
+        broker.bootstrap,
+        '-P',
+        '-t',
+        TOPIC,
+        '-p',
+        '0',
+        '-z',
+        'lz4',
+        '-X',
+        `client.id=${CLIENT_ID}`,
+        '-X',
+        'linger.ms=10000',
+        '-X',
+        `batch.num.messages=${PER_BATCH}`,
+      ],
+      `${lines}\n`,
+    );
     const { observation, topic } = await observe.finish();
 
     assert.equal(observation.kind, 'observed', JSON.stringify(observation));
@@ -84,7 +107,10 @@ describe('sluice tune --observe on a live kcat producer', { skip: kcatSkip() }, 
     assert.equal(b.records, RECORDS);
     // Batches close at batch.num.messages; a flush at the end may send one short.
     assert.ok(b.batches >= RECORDS / PER_BATCH && b.batches <= RECORDS / PER_BATCH + 2, `${b.batches} batches`);
-    assert.ok(b.recordsPerBatch.mean > PER_BATCH - 1 && b.recordsPerBatch.mean <= PER_BATCH, `mean ${b.recordsPerBatch.mean} records per batch`);
+    assert.ok(
+      b.recordsPerBatch.mean > PER_BATCH - 1 && b.recordsPerBatch.mean <= PER_BATCH,
+      `mean ${b.recordsPerBatch.mean} records per batch`,
+    );
     assert.ok(b.recordsPerBatch.p50 > 5 && b.recordsPerBatch.p50 <= PER_BATCH, `p50 ${b.recordsPerBatch.p50} (the 5..10 bucket)`);
     assert.ok(b.batchesPerRequest >= 1);
     assert.deepEqual(b.compression, { lz4: b.batches });

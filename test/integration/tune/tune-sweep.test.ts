@@ -35,10 +35,32 @@ describe('sluice tune against the Sluice broker', () => {
     broker = await startBrokerProcess({ 'metrics.listener': 'http://127.0.0.1:0' });
     out = mkdtempSync(join(tmpdir(), 'sluice-tune-'));
     const args = [
-      join(REPO_ROOT, 'dist/src/cli/sluice.js'), 'tune', '--bootstrap-server', broker.bootstrap, '--client', 'sluice',
-      '--batch-sizes', '16k,64k', '--linger-ms', '0,20', '--cell-seconds', '0.5', '--warmup-seconds', '0.2', '--repeat', String(REPEAT),
-      '--target-rate', String(RATE), '--record-size', '512', '--p99-bound-ms', '2000',
-      '--metrics-url', await metricsUrl(broker), '--out', join(out, 'report'),
+      join(REPO_ROOT, 'dist/src/cli/sluice.js'),
+      'tune',
+      '--bootstrap-server',
+      broker.bootstrap,
+      '--client',
+      'sluice',
+      '--batch-sizes',
+      '16k,64k',
+      '--linger-ms',
+      '0,20',
+      '--cell-seconds',
+      '0.5',
+      '--warmup-seconds',
+      '0.2',
+      '--repeat',
+      String(REPEAT),
+      '--target-rate',
+      String(RATE),
+      '--record-size',
+      '512',
+      '--p99-bound-ms',
+      '2000',
+      '--metrics-url',
+      await metricsUrl(broker),
+      '--out',
+      join(out, 'report'),
     ];
     ({ stdout, stderr } = await run(process.execPath, args, { timeout: 60_000 }));
     report = JSON.parse(readFileSync(join(out, 'report', 'results.json'), 'utf8')) as TuneReport;
@@ -57,7 +79,10 @@ describe('sluice tune against the Sluice broker', () => {
       assert.ok(c.mbPerSecond > 0, name);
       assert.equal(c.latency.count, c.acknowledgedRecords, name);
       const l = c.latency;
-      assert.ok(l.p50Ms > 0 && l.p50Ms <= l.p95Ms && l.p95Ms <= l.p99Ms && l.p99Ms <= l.p999Ms && l.p999Ms <= l.maxMs, `${name}: ${JSON.stringify(l)}`);
+      assert.ok(
+        l.p50Ms > 0 && l.p50Ms <= l.p95Ms && l.p95Ms <= l.p99Ms && l.p99Ms <= l.p999Ms && l.p999Ms <= l.maxMs,
+        `${name}: ${JSON.stringify(l)}`,
+      );
       assert.ok(c.recordsPerBatch >= 1 && c.bytesPerBatch > 512, name);
       assert.ok(c.bytesPerBatch <= c.batchSize + 600, `${name}: a batch holds at most batch.size (or one record): ${c.bytesPerBatch}`);
     }
@@ -72,15 +97,25 @@ describe('sluice tune against the Sluice broker', () => {
       assert.deepEqual(c.spread.recordsPerSecond, { min: Math.min(...rates), max: Math.max(...rates) }, name);
       assert.equal(c.recordsPerSecond, (rates[0]! + rates[1]!) / 2, `${name}: the median of two runs is their mean`);
       const p99s = c.runs.map((r) => r.latency.p99Ms);
-      assert.ok(c.spread.p99Ms.min === Math.min(...p99s) && c.latency.p99Ms >= c.spread.p99Ms.min && c.latency.p99Ms <= c.spread.p99Ms.max, name);
-      assert.equal(c.failedRecords, c.runs.reduce((sum, r) => sum + r.failedRecords, 0), name);
+      assert.ok(
+        c.spread.p99Ms.min === Math.min(...p99s) && c.latency.p99Ms >= c.spread.p99Ms.min && c.latency.p99Ms <= c.spread.p99Ms.max,
+        name,
+      );
+      assert.equal(
+        c.failedRecords,
+        c.runs.reduce((sum, r) => sum + r.failedRecords, 0),
+        name,
+      );
     }
   });
 
   test('at a fixed rate a larger linger.ms gives batches at least as large, and at 20 ms clearly larger', () => {
     for (const size of [16 * 1024, 64 * 1024]) {
       const [short, long] = [0, 20].map((l) => report.cells.find((c) => c.batchSize === size && c.lingerMs === l)!);
-      assert.ok(long!.recordsPerBatch >= short!.recordsPerBatch, `batch.size=${size}: ${short!.recordsPerBatch} → ${long!.recordsPerBatch} records/batch`);
+      assert.ok(
+        long!.recordsPerBatch >= short!.recordsPerBatch,
+        `batch.size=${size}: ${short!.recordsPerBatch} → ${long!.recordsPerBatch} records/batch`,
+      );
     }
     // 2000 records/s for 20 ms is ~40 records; 64 KiB holds ~120 of 512 bytes, so linger (not size) closes them.
     const lingering = report.cells.find((c) => c.batchSize === 64 * 1024 && c.lingerMs === 20)!;
@@ -129,8 +164,15 @@ describe('sluice tune against the Sluice broker', () => {
     assert.equal((page.dom.match(/<svg [^>]*class="heatmap"/g) ?? []).length, 2);
     assert.equal((page.dom.match(/<svg [^>]*class="xy-chart"/g) ?? []).length, 2);
     const { batchSize, lingerMs } = report.recommendation;
-    const outlines = [...page.dom.matchAll(/class="recommended" data-row="(\d+)" data-column="(\d+)"/g)].map((m) => [Number(m[1]), Number(m[2])]);
-    assert.deepEqual(outlines, [0, 1].map(() => [report.settings.batchSizes.indexOf(batchSize!), report.settings.lingerMs.indexOf(lingerMs!)]), 'one outline per heatmap, on the recommended cell');
+    const outlines = [...page.dom.matchAll(/class="recommended" data-row="(\d+)" data-column="(\d+)"/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+    assert.deepEqual(
+      outlines,
+      [0, 1].map(() => [report.settings.batchSizes.indexOf(batchSize!), report.settings.lingerMs.indexOf(lingerMs!)]),
+      'one outline per heatmap, on the recommended cell',
+    );
     // The outline is the only long black line on the page: its top and bottom edges, 3 px thick, in each
     // heatmap (the two may sit side by side, so runs are counted, not rows).
     const png = decodePng(readFileSync(join(out, 'report', 'report.png')));

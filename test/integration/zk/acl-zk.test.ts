@@ -6,7 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KafkaZkClient } from '../../../src/zk/index.js';
-import { AclOperation, PatternType, PermissionType, ResourceType, type AccessControlEntry, type ResourcePattern } from '../../../src/security/acl/index.js';
+import {
+  AclOperation,
+  PatternType,
+  PermissionType,
+  ResourceType,
+  type AccessControlEntry,
+  type ResourcePattern,
+} from '../../../src/security/acl/index.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../helpers/zookeeper-server.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { waitFor, when } from '../../helpers/wait-for.js';
@@ -14,7 +21,12 @@ import { SESSION } from './zk-helpers.js';
 
 const literal: ResourcePattern = { resourceType: ResourceType.TOPIC, name: 'orders', patternType: PatternType.LITERAL };
 const prefixed: ResourcePattern = { resourceType: ResourceType.GROUP, name: 'team-', patternType: PatternType.PREFIXED };
-const reader = (principal: string): AccessControlEntry => ({ principal, host: '*', operation: AclOperation.READ, permissionType: PermissionType.ALLOW });
+const reader = (principal: string): AccessControlEntry => ({
+  principal,
+  host: '*',
+  operation: AclOperation.READ,
+  permissionType: PermissionType.ALLOW,
+});
 
 describe('ACLs in ZooKeeper', { skip: zooKeeperSkip(), timeout: 120_000 }, () => {
   let zk: ZooKeeperServer;
@@ -41,7 +53,12 @@ describe('ACLs in ZooKeeper', { skip: zooKeeperSkip(), timeout: 120_000 }, () =>
     assert.deepEqual(stored.entries.map((e) => e.principal).sort(), [...principals].sort());
     await a.updateResourceAcls(prefixed, () => [reader('User:*')]);
     assert.deepEqual((await b.getAllAcls()).length, 11);
-    await waitFor('the notifications of every change', 10_000, () => when(seen.filter((p) => p.name === 'orders').length >= 10 && seen.some((p) => p.patternType === PatternType.PREFIXED)), 50);
+    await waitFor(
+      'the notifications of every change',
+      10_000,
+      () => when(seen.filter((p) => p.name === 'orders').length >= 10 && seen.some((p) => p.patternType === PatternType.PREFIXED)),
+      50,
+    );
     await a.updateResourceAcls(literal, () => []);
     assert.deepEqual(await a.getResourceAcls(literal), { entries: [], zkVersion: -1 });
     assert.equal((await b.getAllAcls()).length, 1);

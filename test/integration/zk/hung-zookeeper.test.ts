@@ -100,10 +100,12 @@ describe('ZkSession with a ZooKeeper that stops answering', { skip: zooKeeperSki
     // One session timeout later the server's decision is final; the client must follow it.
     await sleep(SESSION.sessionTimeoutMs);
     const settled = await within(
-      session.retrying(() => session.exists('/hung-expiring')).then(
-        (owner) => ({ outcome: 'kept' as const, owner }),
-        (err: unknown) => (err instanceof ZkSessionExpiredError ? { outcome: 'expired' as const } : Promise.reject(err)),
-      ),
+      session
+        .retrying(() => session.exists('/hung-expiring'))
+        .then(
+          (owner) => ({ outcome: 'kept' as const, owner }),
+          (err: unknown) => (err instanceof ZkSessionExpiredError ? { outcome: 'expired' as const } : Promise.reject(err)),
+        ),
       FAIL_BOUND_MS,
       'a read once the server has decided',
     );
@@ -140,7 +142,11 @@ describe('ZkSession with a ZooKeeper that stops answering', { skip: zooKeeperSki
     // Kept: ZooKeeper stays down for longer than a session timeout; the time is the point.
     await sleep(SESSION.sessionTimeoutMs * 1.5);
     server = await startZooKeeper({ dataDir, port: server.port });
-    const owner = await within(session.retrying(() => session.exists('/restart-owner')), FAIL_BOUND_MS, 'a read after the restart');
+    const owner = await within(
+      session.retrying(() => session.exists('/restart-owner')),
+      FAIL_BOUND_MS,
+      'a read after the restart',
+    );
     assert.equal(expired, false);
     assert.equal(session.sessionId, id, 'the same session');
     assert.equal(owner?.ephemeralOwner, id, 'its ephemeral znode is still there');

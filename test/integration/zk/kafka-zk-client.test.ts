@@ -43,7 +43,11 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
   });
 
   /** A fresh chroot per test, and clients in it; `rawPath` reads the same znodes from outside. */
-  async function cluster(): Promise<{ connect: (connect?: string) => Promise<KafkaZkClient>; rawPath: (p: string) => string; root: string }> {
+  async function cluster(): Promise<{
+    connect: (connect?: string) => Promise<KafkaZkClient>;
+    rawPath: (p: string) => string;
+    root: string;
+  }> {
     const root = `/cluster-${++chroots}`;
     return {
       root,
@@ -89,23 +93,31 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     assert.equal(node?.stat.czxid, epoch);
     assert.equal(node?.stat.ephemeralOwner, c1.sessionId);
     const registration = (await json(rawPath('/brokers/ids/1'))) as Record<string, unknown>;
-    assert.deepEqual({ ...registration, timestamp: 'T' }, {
-      features: {},
-      listener_security_protocol_map: { PLAINTEXT: 'PLAINTEXT' },
-      endpoints: ['PLAINTEXT://127.0.0.1:9091'],
-      jmx_port: -1,
-      port: 9091,
-      host: '127.0.0.1',
-      rack: 'rack-a',
-      version: 5,
-      timestamp: 'T',
-    });
+    assert.deepEqual(
+      { ...registration, timestamp: 'T' },
+      {
+        features: {},
+        listener_security_protocol_map: { PLAINTEXT: 'PLAINTEXT' },
+        endpoints: ['PLAINTEXT://127.0.0.1:9091'],
+        jmx_port: -1,
+        port: 9091,
+        host: '127.0.0.1',
+        rack: 'rack-a',
+        version: 5,
+        timestamp: 'T',
+      },
+    );
     assert.ok(Math.abs(Number(registration['timestamp']) - Date.now()) < 60_000);
 
     await assert.rejects(c2.registerBroker(broker(1, 9999)), (e: unknown) => {
       assert.ok(e instanceof BrokerIdInUseError);
       assert.match(e.message, /broker id 1 is already registered/);
-      assert.match(e.message, new RegExp(`/brokers/ids/1 failed because it exists, owned by ZooKeeper session 0x${BigInt.asUintN(64, c1.sessionId).toString(16)}`));
+      assert.match(
+        e.message,
+        new RegExp(
+          `/brokers/ids/1 failed because it exists, owned by ZooKeeper session 0x${BigInt.asUintN(64, c1.sessionId).toString(16)}`,
+        ),
+      );
       return e.ownerSessionId === c1.sessionId;
     });
     // Our own session meeting its own registration (a retry after a lost answer) gets it back.
@@ -199,16 +211,22 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
       { topic: 'orders', partition: 0, ok: true, zkVersion: 0 },
       { topic: 'orders', partition: 1, ok: true, zkVersion: 0 },
     ]);
-    assert.equal((await raw.get(rawPath('/brokers/topics/orders/partitions/0/state')))?.data?.toString(), '{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}');
+    assert.equal(
+      (await raw.get(rawPath('/brokers/topics/orders/partitions/0/state')))?.data?.toString(),
+      '{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}',
+    );
     const again = await c1.createPartitionStates(guard, [{ topic: 'orders', partition: 0, state: s0 }]);
     assert.ok(!again[0]!.ok && again[0]!.error instanceof ZkNodeExistsError);
 
     assert.deepEqual(await c2.getPartitionState('orders', 0), { state: s0, zkVersion: 0 });
-    assert.deepEqual(await c2.getPartitionStates([{ topic: 'orders', partition: 1 }, { topic: 'orders', partition: 9 }, { topic: 'nope', partition: 0 }]), [
-      { state: s1, zkVersion: 0 },
-      null,
-      null,
-    ]);
+    assert.deepEqual(
+      await c2.getPartitionStates([
+        { topic: 'orders', partition: 1 },
+        { topic: 'orders', partition: 9 },
+        { topic: 'nope', partition: 0 },
+      ]),
+      [{ state: s1, zkVersion: 0 }, null, null],
+    );
 
     const shrunk = { ...s0, leaderEpoch: 1, isr: [1] };
     assert.equal(await c1.updatePartitionState(guard, 'orders', 0, shrunk, 0), 1);
@@ -219,7 +237,10 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     await c1.resignController(guard.epochZkVersion);
     const guard2 = (await c2.tryBecomeController(2))!;
     assert.equal(guard2.epoch, 2);
-    await assert.rejects(c1.updatePartitionState(guard, 'orders', 0, s0, 1), (e: unknown) => e instanceof ControllerMovedError && e.code === 41);
+    await assert.rejects(
+      c1.updatePartitionState(guard, 'orders', 0, s0, 1),
+      (e: unknown) => e instanceof ControllerMovedError && e.code === 41,
+    );
     await assert.rejects(c1.createPartitionStates(guard, [{ topic: 'orders', partition: 2, state: s0 }]), ControllerMovedError);
     assert.equal(await raw.exists(rawPath('/brokers/topics/orders/partitions/2')), null, 'nothing written by the fenced controller');
     assert.deepEqual(await c2.getPartitionState('orders', 0), { state: shrunk, zkVersion: 1 });
@@ -236,9 +257,15 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
 
     await c1.createTopic('t1', TOPIC_ID, new Map([[0, [1, 2, 3]]]), { 'cleanup.policy': 'compact' });
     await within(created.promise, WATCH_MS, 'topics watch');
-    assert.equal((await raw.get(rawPath('/brokers/topics/t1')))?.data?.toString(), `{"version":3,"topic_id":"${TOPIC_ID}","partitions":{"0":[1,2,3]},"adding_replicas":{},"removing_replicas":{}}`);
+    assert.equal(
+      (await raw.get(rawPath('/brokers/topics/t1')))?.data?.toString(),
+      `{"version":3,"topic_id":"${TOPIC_ID}","partitions":{"0":[1,2,3]},"adding_replicas":{},"removing_replicas":{}}`,
+    );
     assert.deepEqual(await json(rawPath('/config/topics/t1')), { version: 1, config: { 'cleanup.policy': 'compact' } });
-    await assert.rejects(c2.createTopic('t1', TOPIC_ID, new Map([[0, [1]]]), {}), (e: unknown) => e instanceof TopicExistsError && e.code === 36);
+    await assert.rejects(
+      c2.createTopic('t1', TOPIC_ID, new Map([[0, [1]]]), {}),
+      (e: unknown) => e instanceof TopicExistsError && e.code === 36,
+    );
     assert.equal(await c2.topicExists('t1'), true);
     assert.equal(await c2.topicExists('t2'), false);
     await c2.createTopic('t2', TOPIC_ID, new Map([[0, [2]]]), {});
@@ -247,16 +274,32 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
 
     const changed = deferred<void>();
     const a = (await c2.getTopicAssignment('t1', () => changed.resolve()))!;
-    assert.deepEqual(a, { topicId: TOPIC_ID, partitions: new Map([[0, [1, 2, 3]]]), addingReplicas: new Map(), removingReplicas: new Map(), zkVersion: 0 });
+    assert.deepEqual(a, {
+      topicId: TOPIC_ID,
+      partitions: new Map([[0, [1, 2, 3]]]),
+      addingReplicas: new Map(),
+      removingReplicas: new Map(),
+      zkVersion: 0,
+    });
     assert.equal(await c2.getTopicAssignment('missing'), null);
 
-    const moved = { ...a, partitions: new Map([[0, [1, 2, 3, 4]], [1, [2, 3, 4]]]), addingReplicas: new Map([[0, [4]]]) };
+    const moved = {
+      ...a,
+      partitions: new Map([
+        [0, [1, 2, 3, 4]],
+        [1, [2, 3, 4]],
+      ]),
+      addingReplicas: new Map([[0, [4]]]),
+    };
     assert.equal(await c1.setTopicAssignment('t1', moved, a.zkVersion), 1);
     await within(changed.promise, WATCH_MS, 'assignment watch');
     await assert.rejects(c1.setTopicAssignment('t1', a, a.zkVersion), ZkBadVersionError);
     const guard = (await c1.tryBecomeController(1))!;
     assert.equal(await c1.setTopicAssignment('t1', a, ANY_VERSION, guard), 2);
-    await assert.rejects(c1.setTopicAssignment('t1', a, ANY_VERSION, { ...guard, epochZkVersion: guard.epochZkVersion - 1 }), ControllerMovedError);
+    await assert.rejects(
+      c1.setTopicAssignment('t1', a, ANY_VERSION, { ...guard, epochZkVersion: guard.epochZkVersion - 1 }),
+      ControllerMovedError,
+    );
     const back = (await c2.getTopicAssignment('t1'))!;
     assert.deepEqual([back.partitions, back.addingReplicas, back.zkVersion], [a.partitions, new Map(), 2]);
   });
@@ -266,8 +309,19 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     const c1 = await connect();
     await c1.createTopLevelPaths();
     const guard = (await c1.tryBecomeController(1))!;
-    await c1.createTopic('doomed', TOPIC_ID, new Map([[0, [1]], [1, [1]]]), { 'retention.ms': '1' });
-    await c1.createPartitionStates(guard, [0, 1].map((partition) => ({ topic: 'doomed', partition, state: { leader: 1, leaderEpoch: 0, isr: [1], controllerEpoch: 1 } })));
+    await c1.createTopic(
+      'doomed',
+      TOPIC_ID,
+      new Map([
+        [0, [1]],
+        [1, [1]],
+      ]),
+      { 'retention.ms': '1' },
+    );
+    await c1.createPartitionStates(
+      guard,
+      [0, 1].map((partition) => ({ topic: 'doomed', partition, state: { leader: 1, leaderEpoch: 0, isr: [1], controllerEpoch: 1 } })),
+    );
 
     const marked = deferred<void>();
     assert.deepEqual(await c1.getTopicsToDelete(() => marked.resolve()), []);
@@ -321,7 +375,12 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     await sleep(50);
     const late: string[] = [];
     const purger = reader.watchConfigChanges((p) => late.push(p), { expirationMs: 10 });
-    await waitFor('the old notifications purged', WATCH_MS, async () => when(((await raw.getChildren(rawPath('/config/changes'))) ?? []).length === 0), 20);
+    await waitFor(
+      'the old notifications purged',
+      WATCH_MS,
+      async () => when(((await raw.getChildren(rawPath('/config/changes'))) ?? []).length === 0),
+      20,
+    );
     purger.close();
     assert.deepEqual(await raw.getChildren(rawPath('/config/changes')), []);
     assert.equal(late.length, 4);
@@ -337,7 +396,14 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     await c.setEntityConfig('users', `${DEFAULT_ENTITY}/clients/${DEFAULT_ENTITY}`, { consumer_byte_rate: '2048' });
     await c.setEntityConfig('clients', 'app', { request_percentage: '50' });
     await c.setEntityConfig('ips', '10.0.0.1', { connection_creation_rate: '5' });
-    assert.deepEqual((await c.listClientEntityPaths()).sort(), ['clients/app', 'ips/10.0.0.1', 'users/<default>', 'users/<default>/clients/<default>', 'users/alice', 'users/alice/clients/app']);
+    assert.deepEqual((await c.listClientEntityPaths()).sort(), [
+      'clients/app',
+      'ips/10.0.0.1',
+      'users/<default>',
+      'users/<default>/clients/<default>',
+      'users/alice',
+      'users/alice/clients/app',
+    ]);
     assert.deepEqual(await c.getEntityConfig('users', 'alice/clients/app'), { producer_byte_rate: '1024' });
   });
 
@@ -346,9 +412,7 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     const c1 = await connect();
     const c2 = await connect();
     await c1.createTopLevelPaths();
-    const claims = await Promise.all(
-      [c1, c2].flatMap((c, i) => Array.from({ length: 15 }, () => c.allocateProducerIdBlock(i + 1))),
-    );
+    const claims = await Promise.all([c1, c2].flatMap((c, i) => Array.from({ length: 15 }, () => c.allocateProducerIdBlock(i + 1))));
     const starts = claims.map((b) => b.firstProducerId).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     assert.deepEqual(
       starts,
@@ -371,7 +435,11 @@ describe('KafkaZkClient against a ZooKeeper server', { skip: zooKeeperSkip(), ti
     t.after(() => proxy.close());
     const watcher = await connect();
     await watcher.createTopLevelPaths();
-    const doomed = await KafkaZkClient.connect({ connect: `127.0.0.1:${proxy.port}${root}`, sessionTimeoutMs: 1_000, connectionTimeoutMs: 5_000 });
+    const doomed = await KafkaZkClient.connect({
+      connect: `127.0.0.1:${proxy.port}${root}`,
+      sessionTimeoutMs: 1_000,
+      connectionTimeoutMs: 5_000,
+    });
     open.push(doomed);
     await doomed.registerBroker(broker(5));
     const expired = deferred<void>();

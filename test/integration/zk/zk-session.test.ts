@@ -57,7 +57,10 @@ describe('ZkSession against a ZooKeeper server', { skip: zooKeeperSkip(), timeou
     assert.equal(typeof node?.stat.czxid, 'bigint');
 
     assert.equal(await a.set('/basics', Buffer.from('v1'), 0), 1);
-    await assert.rejects(a.set('/basics', Buffer.from('stale'), 0), (e: unknown) => e instanceof ZkBadVersionError && e.code === -103 && e.path === '/basics');
+    await assert.rejects(
+      a.set('/basics', Buffer.from('stale'), 0),
+      (e: unknown) => e instanceof ZkBadVersionError && e.code === -103 && e.path === '/basics',
+    );
     assert.equal(await a.set('/basics', null, ANY_VERSION), 2);
     assert.equal((await b.get('/basics'))?.data, null);
 
@@ -139,12 +142,14 @@ describe('ZkSession against a ZooKeeper server', { skip: zooKeeperSkip(), timeou
     assert.equal(await a.exists('/m/new'), null, 'nothing of a failed multi is applied');
     assert.equal((await a.get('/m'))?.data?.toString(), 'a');
 
-    const results = await a.multi([
-      { type: 'check', path: '/m', version: 0 },
-      { type: 'create', path: '/m/new', data: Buffer.from('n'), mode: 'persistent_sequential' },
-      { type: 'set', path: '/m', data: Buffer.from('b'), version: 0 },
-      { type: 'delete', path: '/m/new', version: ANY_VERSION },
-    ]).catch((e: unknown) => e);
+    const results = await a
+      .multi([
+        { type: 'check', path: '/m', version: 0 },
+        { type: 'create', path: '/m/new', data: Buffer.from('n'), mode: 'persistent_sequential' },
+        { type: 'set', path: '/m', data: Buffer.from('b'), version: 0 },
+        { type: 'delete', path: '/m/new', version: ANY_VERSION },
+      ])
+      .catch((e: unknown) => e);
     // The sequential create got a suffix, so deleting '/m/new' finds nothing: all rolled back.
     assert.ok(results instanceof ZkNoNodeError && results.opIndex === 3);
 
@@ -224,7 +229,10 @@ describe('ZkSession against a ZooKeeper server', { skip: zooKeeperSkip(), timeou
     await proxy.restore();
 
     await proxy.cut();
-    await assert.rejects(ZkSession.connect({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 2_000, connectionTimeoutMs: 300 }), ZkConnectTimeoutError);
+    await assert.rejects(
+      ZkSession.connect({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 2_000, connectionTimeoutMs: 300 }),
+      ZkConnectTimeoutError,
+    );
     await proxy.restore();
     // Kept: room for a reconnect after close to throw, which nothing would signal; nothing may happen within it.
     await sleep(1_000);
@@ -246,7 +254,9 @@ describe('ZkSession against a ZooKeeper server', { skip: zooKeeperSkip(), timeou
 
     await proxy.cut();
     // The server expires the session once it has heard nothing for the timeout.
-    await waitFor('the server to expire the session and delete its ephemeral', 10_000, async () => when((await a.exists('/expiring')) === null));
+    await waitFor('the server to expire the session and delete its ephemeral', 10_000, async () =>
+      when((await a.exists('/expiring')) === null),
+    );
     const pending = s.get('/');
     await proxy.restore();
 

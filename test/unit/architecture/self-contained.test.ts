@@ -58,6 +58,10 @@ test('the scan catches each way of leaving the repository', () => {
     `const dir = 'kafka-${'protocol'}/message'`,
     `cat "$root/${dotDot}/elsewhere"`,
   ];
-  for (const s of samples) assert.ok(OUTSIDE.some((re) => re.test(s)), `not caught: ${s}`);
+  for (const s of samples)
+    assert.ok(
+      OUTSIDE.some((re) => re.test(s)),
+      `not caught: ${s}`,
+    );
   assert.ok(!OUTSIDE.some((re) => re.test("join(REPO_ROOT, 'src', 'protocol')")), 'a path inside the repository is not flagged');
 });

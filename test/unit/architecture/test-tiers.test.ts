@@ -60,7 +60,11 @@ test('every test file under test/ belongs to exactly one tier', () => {
     .map((file) => ({ file, in: tiersOf(file, tiers) }))
     .filter((f) => f.in.length !== 1)
     .map((f) => `${f.file}: ${f.in.length === 0 ? 'in no tier' : `in ${f.in.join(', ')}`}`);
-  assert.deepEqual(misplaced, [], `test files outside the tier folders (unit, integration, compat/golden, fault):\n${misplaced.join('\n')}`);
+  assert.deepEqual(
+    misplaced,
+    [],
+    `test files outside the tier folders (unit, integration, compat/golden, fault):\n${misplaced.join('\n')}`,
+  );
 });
 
 test('test/helpers holds no tests', () => {

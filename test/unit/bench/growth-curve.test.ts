@@ -11,7 +11,12 @@ const summaryLine = (records: number, perSecond: number): string =>
 describe('producerWindows', () => {
   test('reads every window line and adds the unprinted last window from the summary', () => {
     // 3 s of 100,000 rec/s, then 50,000 records in the last 0.5 s: 350,000 records in 3.5 s.
-    const stdout = [windowLine(100_000, 100_000), windowLine(100_000, 100_000), windowLine(100_000, 100_000), summaryLine(350_000, 100_000)].join('\n');
+    const stdout = [
+      windowLine(100_000, 100_000),
+      windowLine(100_000, 100_000),
+      windowLine(100_000, 100_000),
+      summaryLine(350_000, 100_000),
+    ].join('\n');
     const windows = producerWindows(stdout);
     assert.equal(windows.length, 4);
     assert.deepEqual(windows.slice(0, 3), Array(3).fill({ records: 100_000, seconds: 1 }));
@@ -43,7 +48,14 @@ describe('producerWindows', () => {
 describe('mbPerSecondByGB', () => {
   test('splits windows that straddle a GB boundary in proportion to their bytes', () => {
     // 1,000-byte records: 0.6 GB at 100 MB/s, 0.6 GB at 50 MB/s, 0.8 GB at 100 MB/s.
-    const byGB = mbPerSecondByGB([{ records: 600_000, seconds: 6 }, { records: 600_000, seconds: 12 }, { records: 800_000, seconds: 8 }], 1000);
+    const byGB = mbPerSecondByGB(
+      [
+        { records: 600_000, seconds: 6 },
+        { records: 600_000, seconds: 12 },
+        { records: 800_000, seconds: 8 },
+      ],
+      1000,
+    );
     assert.equal(byGB.length, 2);
     // GB 1: 0.6 GB in 6 s + 0.4 GB in 8 s; GB 2: 0.2 GB in 4 s + 0.8 GB in 8 s.
     assert.ok(Math.abs(byGB[0]! - 1000 / 14) < 1e-9);
@@ -52,12 +64,24 @@ describe('mbPerSecondByGB', () => {
 
   test('splits one window over several GBs', () => {
     const byGB = mbPerSecondByGB([{ records: 3_000_000, seconds: 30 }], 1000);
-    assert.deepEqual(byGB.map((v) => Math.round(v * 1e6) / 1e6), [100, 100, 100]);
+    assert.deepEqual(
+      byGB.map((v) => Math.round(v * 1e6) / 1e6),
+      [100, 100, 100],
+    );
   });
 
   test('leaves out the bytes beyond the last whole GB', () => {
     // 1 GB at 100 MB/s, then 1,024 bytes over (the record count is rounded up) in no time.
-    assert.deepEqual(mbPerSecondByGB([{ records: 1_000_000, seconds: 10 }, { records: 1, seconds: 0 }], 1000).map(Math.round), [100]);
+    assert.deepEqual(
+      mbPerSecondByGB(
+        [
+          { records: 1_000_000, seconds: 10 },
+          { records: 1, seconds: 0 },
+        ],
+        1000,
+      ).map(Math.round),
+      [100],
+    );
   });
 
   test('is empty below 1 GB', () => {
@@ -70,8 +94,10 @@ describe('growthCurve', () => {
     // 1 KiB records: 1,000,000 at 50,000/s (1.024 GB at 51.2 MB/s, a slow start), then 1,000,000
     // at 100,000/s (102.4 MB/s), then 1,000,000 at 80,000/s (81.92 MB/s): 3.072 GB in all.
     const lines = [
-      ...Array<string>(20).fill(windowLine(50_000, 50_000)), ...Array<string>(10).fill(windowLine(100_000, 100_000)),
-      ...Array<string>(10).fill(windowLine(100_000, 80_000)), summaryLine(3_000_000, 3_000_000 / 42.5),
+      ...Array<string>(20).fill(windowLine(50_000, 50_000)),
+      ...Array<string>(10).fill(windowLine(100_000, 100_000)),
+      ...Array<string>(10).fill(windowLine(100_000, 80_000)),
+      summaryLine(3_000_000, 3_000_000 / 42.5),
     ];
     const c = growthCurve(lines.join('\n'), 1024, 3_100_000_000);
     assert.equal(c.gb, 3);

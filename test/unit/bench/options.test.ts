@@ -28,7 +28,19 @@ test('--pin defaults: broker on CPU 0, generator on CPU 1, every codec, ~50 MB/s
 });
 
 test('--pin settings are taken as given, and an unknown codec is refused', () => {
-  const o = parseOptions(['--pin', '--pin-broker-cpus', '2-3', '--pin-generator-cpus', '0', '--pin-compressions', 'zstd', '--client-props', 'fetch.wait.max.ms=100,linger.ms=0', '--pin-latency-rate', '1000']);
+  const o = parseOptions([
+    '--pin',
+    '--pin-broker-cpus',
+    '2-3',
+    '--pin-generator-cpus',
+    '0',
+    '--pin-compressions',
+    'zstd',
+    '--client-props',
+    'fetch.wait.max.ms=100,linger.ms=0',
+    '--pin-latency-rate',
+    '1000',
+  ]);
   assert.equal(o.pinBrokerCpus, '2-3');
   assert.equal(o.pinGeneratorCpus, '0');
   assert.deepEqual(o.pinCompressions, ['zstd']);

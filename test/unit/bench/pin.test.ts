@@ -24,7 +24,7 @@ test('a plan on CPUs this process may not use, or sharing a CPU, is refused', ()
   assert.throws(() => planPins([0, 1, 2], '0-1', '1-2'), /CPU 1 is given to both/);
 });
 
-test('this process\'s threads and usable CPUs come from /proc', () => {
+test("this process's threads and usable CPUs come from /proc", () => {
   const usable = usableCpus();
   assert.ok(usable.length >= 1);
   const threads = threadAffinities('self');
@@ -32,19 +32,19 @@ test('this process\'s threads and usable CPUs come from /proc', () => {
   for (const t of threads) assert.ok(t.cpus.every((c) => usable.includes(c)));
 });
 
-test('per-CPU busy time excludes idle and iowait, and a core\'s utilisation is its busy share of the wall time', () => {
-  const stat = [
-    'cpu  300 0 100 1000 50 0 0 0 0 0',
-    'cpu0 200 0 50 400 25 0 0 0 0 0',
-    'cpu1 100 0 50 600 25 0 0 0 0 0',
-    'intr 12345',
-  ].join('\n');
+test("per-CPU busy time excludes idle and iowait, and a core's utilisation is its busy share of the wall time", () => {
+  const stat = ['cpu  300 0 100 1000 50 0 0 0 0 0', 'cpu0 200 0 50 400 25 0 0 0 0 0', 'cpu1 100 0 50 600 25 0 0 0 0 0', 'intr 12345'].join(
+    '\n',
+  );
   const busy = parseCpuBusy(stat);
   assert.equal(busy.get('cpu'), 4);
   assert.equal(busy.get('cpu0'), 2.5);
   assert.equal(busy.get('cpu1'), 1.5);
   assert.equal(busy.has('intr'), false);
-  const during = new Map([[0, 1.8], [1, 0.5]]);
+  const during = new Map([
+    [0, 1.8],
+    [1, 0.5],
+  ]);
   assert.equal(coreBusy(during, [0], 2), 0.9);
   assert.equal(coreBusy(during, [0, 1], 2), 0.575);
 });

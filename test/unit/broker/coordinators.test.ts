@@ -25,7 +25,12 @@ function fakeCoordinators(calls: string[]): Coordinators {
     delete: async () => undefined,
     readSummary: async () => ({ stateEpoch: 0, startOffset: 0n, leaderEpoch: 0, deliveryCompleteCount: 0 }),
   };
-  return { groups: service('groups'), transactions: service('transactions'), shareCoordinator: service('share'), sharePersister } as unknown as Coordinators;
+  return {
+    groups: service('groups'),
+    transactions: service('transactions'),
+    shareCoordinator: service('share'),
+    sharePersister,
+  } as unknown as Coordinators;
 }
 
 const quiet = new Logger('test');
@@ -39,7 +44,10 @@ test('built once, on first use; before that get() is COORDINATOR_NOT_AVAILABLE; 
     return fakeCoordinators(calls);
   }, quiet);
   assert.equal(builds, 0, 'nothing is built until asked');
-  assert.throws(() => lazy.get(), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  assert.throws(
+    () => lazy.get(),
+    (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  );
   await assert.rejects(lazy.load(), /no module/);
   const [a, b] = await Promise.all([lazy.load(), lazy.load()]);
   assert.equal(a, b);

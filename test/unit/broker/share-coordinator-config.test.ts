@@ -40,7 +40,15 @@ describe('share.coordinator.* configs', () => {
       }),
     );
     assert.deepEqual(unknownKeys, []);
-    assert.deepEqual(config.shareCoordinator, { numPartitions: 7, segmentBytes: 2097152, minIsr: 1, snapshotUpdateRecordsPerSnapshot: 0, writeTimeoutMs: 100, pruneIntervalMs: 1000, coldPartitionSnapshotIntervalMs: 2000 });
+    assert.deepEqual(config.shareCoordinator, {
+      numPartitions: 7,
+      segmentBytes: 2097152,
+      minIsr: 1,
+      snapshotUpdateRecordsPerSnapshot: 0,
+      writeTimeoutMs: 100,
+      pruneIntervalMs: 1000,
+      coldPartitionSnapshotIntervalMs: 2000,
+    });
     assert.equal(config.cluster?.shareStateTopicReplicationFactor, 2);
   });
 
@@ -58,14 +66,30 @@ describe('share.coordinator.* configs', () => {
       ['share.coordinator.cold.partition.snapshot.interval.ms', '0'],
       ['share.coordinator.write.timeout.ms', 'soon'],
     ] as const) {
-      assert.throws(() => buildConfig(settings({ [key]: value })), (e: unknown) => e instanceof ConfigError && e.key === key, `${key}=${value}`);
+      assert.throws(
+        () => buildConfig(settings({ [key]: value })),
+        (e: unknown) => e instanceof ConfigError && e.key === key,
+        `${key}=${value}`,
+      );
     }
   });
 
   test('__share_group_state is created with Kafka’s topic configs: deleted, never by time, only by the coordinator', () => {
-    const { config } = buildConfig(settings({ 'share.coordinator.state.topic.num.partitions': '3', 'share.coordinator.state.topic.min.isr': '1', 'share.coordinator.state.topic.segment.bytes': '2097152' }));
+    const { config } = buildConfig(
+      settings({
+        'share.coordinator.state.topic.num.partitions': '3',
+        'share.coordinator.state.topic.min.isr': '1',
+        'share.coordinator.state.topic.segment.bytes': '2097152',
+      }),
+    );
     const spec = shareGroupStateTopicSpec(config.shareCoordinator);
     assert.equal(spec.numPartitions, 3);
-    assert.deepEqual(Object.fromEntries(spec.configs), { 'cleanup.policy': 'delete', 'compression.type': 'producer', 'segment.bytes': '2097152', 'min.insync.replicas': '1', 'retention.ms': '-1' });
+    assert.deepEqual(Object.fromEntries(spec.configs), {
+      'cleanup.policy': 'delete',
+      'compression.type': 'producer',
+      'segment.bytes': '2097152',
+      'min.insync.replicas': '1',
+      'retention.ms': '-1',
+    });
   });
 });

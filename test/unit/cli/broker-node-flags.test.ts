@@ -16,6 +16,8 @@ test('npm start and the sluice launcher run the broker with the broker node flag
 });
 
 test('this Node accepts every broker node flag on its command line', () => {
-  const out = execFileSync(process.execPath, [...BROKER_NODE_FLAGS, '-e', 'process.stdout.write(JSON.stringify(process.execArgv))'], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...BROKER_NODE_FLAGS, '-e', 'process.stdout.write(JSON.stringify(process.execArgv))'], {
+    encoding: 'utf8',
+  });
   assert.deepEqual((JSON.parse(out) as string[]).slice(0, BROKER_NODE_FLAGS.length), BROKER_NODE_FLAGS);
 });

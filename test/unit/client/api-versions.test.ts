@@ -62,7 +62,12 @@ describe('ApiVersionTable', () => {
       { apiKey: 7, min: 0, max: 3 },
     ]);
     assert.deepEqual(
-      [table.version(4, 'LeaderAndIsr'), table.version(5, 'StopReplica'), table.version(6, 'UpdateMetadata'), table.version(7, 'ControlledShutdown')],
+      [
+        table.version(4, 'LeaderAndIsr'),
+        table.version(5, 'StopReplica'),
+        table.version(6, 'UpdateMetadata'),
+        table.version(7, 'ControlledShutdown'),
+      ],
       [7, 4, 8, 3],
     );
   });

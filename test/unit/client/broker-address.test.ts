@@ -15,7 +15,11 @@ describe('broker addresses', () => {
 
   test('anything else is a KafkaError naming the input', () => {
     for (const bad of ['localhost', 'host:0', 'host:70000', ':9092', '::1:9092', 'h:p']) {
-      assert.throws(() => parseBrokerAddress(bad), (err: unknown) => err instanceof KafkaError && err.message.includes(bad), bad);
+      assert.throws(
+        () => parseBrokerAddress(bad),
+        (err: unknown) => err instanceof KafkaError && err.message.includes(bad),
+        bad,
+      );
     }
     assert.throws(() => parseBootstrapServers(' , '), KafkaError);
   });

@@ -6,7 +6,15 @@ import { KafkaError } from '../../../src/common/kafka-error.js';
 import { decodeRequestHeader, encodeResponse } from '../../../src/protocol/envelope.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { FrameDecoder } from '../../../src/protocol/framing.js';
-import { ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, type RequestHeaderData } from '../../../src/protocol/messages/index.js';
+import {
+  ApiVersionsRequest,
+  ApiVersionsResponse,
+  MetadataRequest,
+  MetadataResponse,
+  ProduceRequest,
+  ProduceResponse,
+  type RequestHeaderData,
+} from '../../../src/protocol/messages/index.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import type { FrameParts } from '../../../src/protocol/primitives/writer.js';
 
@@ -57,11 +65,19 @@ class FakeBroker {
     this.apiVersionsAsked.push(asked);
     if (asked > this.apiVersionsMax) {
       // KIP-511: an unknown ApiVersions version is answered at v0 with the supported ranges.
-      send(socket, encodeResponse(18, 0, header.correlationId, (w) => ApiVersionsResponse.write(w, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: [...this.ranges] }, 0)));
+      send(
+        socket,
+        encodeResponse(18, 0, header.correlationId, (w) =>
+          ApiVersionsResponse.write(w, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: [...this.ranges] }, 0),
+        ),
+      );
       return;
     }
     this.softwareNames.push(ApiVersionsRequest.read(new Reader(frame, bodyOffset), asked).clientSoftwareName);
-    send(socket, encodeResponse(18, asked, header.correlationId, (w) => ApiVersionsResponse.write(w, { apiKeys: [...this.ranges] }, asked)));
+    send(
+      socket,
+      encodeResponse(18, asked, header.correlationId, (w) => ApiVersionsResponse.write(w, { apiKeys: [...this.ranges] }, asked)),
+    );
   }
 }
 
@@ -75,7 +91,10 @@ function send(socket: Socket, parts: FrameParts): void {
 function answerMetadata(r: Received, clusterId: string): void {
   const v = r.header.requestApiVersion;
   MetadataRequest.read(r.body, v);
-  send(r.socket, encodeResponse(3, v, r.header.correlationId, (w) => MetadataResponse.write(w, { clusterId, controllerId: 1 }, v)));
+  send(
+    r.socket,
+    encodeResponse(3, v, r.header.correlationId, (w) => MetadataResponse.write(w, { clusterId, controllerId: 1 }, v)),
+  );
 }
 
 const RANGES = [
@@ -144,23 +163,39 @@ describe('KafkaConnection', () => {
     broker.onRequest = () => undefined;
     const connection = await KafkaConnection.connect({ host: '127.0.0.1', port });
     const other = connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] }));
-    await assert.rejects(connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] }), { timeoutMs: 100 }), isKafkaError(ErrorCode.REQUEST_TIMED_OUT));
+    await assert.rejects(
+      connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] }), { timeoutMs: 100 }),
+      isKafkaError(ErrorCode.REQUEST_TIMED_OUT),
+    );
     assert.equal(connection.isClosed, true);
     await assert.rejects(other, isKafkaError(ErrorCode.NETWORK_EXCEPTION), 'the other in-flight request fails with the connection');
-    await assert.rejects(connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })), isKafkaError(ErrorCode.NETWORK_EXCEPTION));
+    await assert.rejects(
+      connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })),
+      isKafkaError(ErrorCode.NETWORK_EXCEPTION),
+    );
   });
 
   test('the broker closing the socket fails in-flight requests with NETWORK_EXCEPTION', async () => {
     broker.onRequest = (r) => r.socket.destroy();
     const connection = await KafkaConnection.connect({ host: '127.0.0.1', port });
-    await assert.rejects(connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })), isKafkaError(ErrorCode.NETWORK_EXCEPTION));
+    await assert.rejects(
+      connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })),
+      isKafkaError(ErrorCode.NETWORK_EXCEPTION),
+    );
   });
 
   test('an undecodable response is CORRUPT_MESSAGE', async () => {
-    broker.onRequest = (r) => send(r.socket, encodeResponse(3, r.header.requestApiVersion, r.header.correlationId, (w) => w.int32(1)));
+    broker.onRequest = (r) =>
+      send(
+        r.socket,
+        encodeResponse(3, r.header.requestApiVersion, r.header.correlationId, (w) => w.int32(1)),
+      );
     const connection = await KafkaConnection.connect({ host: '127.0.0.1', port });
     try {
-      await assert.rejects(connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })), isKafkaError(ErrorCode.CORRUPT_MESSAGE));
+      await assert.rejects(
+        connection.request(MetadataRequest, MetadataResponse, () => ({ topics: [] })),
+        isKafkaError(ErrorCode.CORRUPT_MESSAGE),
+      );
     } finally {
       connection.close();
     }

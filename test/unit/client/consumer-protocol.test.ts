@@ -7,14 +7,25 @@ import { ConsumerProtocolAssignment, type ConsumerProtocolAssignmentDataInput } 
 import { Writer } from '../../../src/protocol/primitives/writer.js';
 
 /** Member assignment bytes as a client's SyncGroup carries them: int16 version, then the schema at that version. */
-function assignmentBytes(version: number, schemaVersion: number, data: ConsumerProtocolAssignmentDataInput, trailer = Buffer.alloc(0)): Buffer {
+function assignmentBytes(
+  version: number,
+  schemaVersion: number,
+  data: ConsumerProtocolAssignmentDataInput,
+  trailer = Buffer.alloc(0),
+): Buffer {
   const w = new Writer();
   w.int16(version);
   ConsumerProtocolAssignment.write(w, data, schemaVersion);
   return Buffer.concat([w.finish(), trailer]);
 }
 
-const ASSIGNED = { assignedPartitions: [{ topic: 'a', partitions: [0, 2] }, { topic: 'b', partitions: [1] }], userData: Buffer.from('u') };
+const ASSIGNED = {
+  assignedPartitions: [
+    { topic: 'a', partitions: [0, 2] },
+    { topic: 'b', partitions: [1] },
+  ],
+  userData: Buffer.from('u'),
+};
 const EXPECTED = [
   { topic: 'a', partitions: [0, 2] },
   { topic: 'b', partitions: [1] },
@@ -36,7 +47,10 @@ describe('consumer protocol member assignments', () => {
 
   test('bytes that are not the consumer protocol are CORRUPT_MESSAGE', () => {
     for (const bad of [Buffer.from([0xff, 0xff, 0, 0, 0, 0]), Buffer.from([0, 0, 0, 0, 0, 5, 0])]) {
-      assert.throws(() => decodeMemberAssignment(bad), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.CORRUPT_MESSAGE);
+      assert.throws(
+        () => decodeMemberAssignment(bad),
+        (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.CORRUPT_MESSAGE,
+      );
     }
   });
 });

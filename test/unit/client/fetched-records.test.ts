@@ -9,7 +9,11 @@ function batch(baseOffset: bigint, values: string[], compression: CompressionTyp
     {
       baseOffset,
       compression,
-      records: values.map((v, i) => ({ key: i === 0 ? null : Buffer.from(`k${v}`), value: Buffer.from(v), timestamp: 1_700_000_000_000n + BigInt(i) })),
+      records: values.map((v, i) => ({
+        key: i === 0 ? null : Buffer.from(`k${v}`),
+        value: Buffer.from(v),
+        timestamp: 1_700_000_000_000n + BigInt(i),
+      })),
     },
     compressRecords,
   );
@@ -40,7 +44,14 @@ describe('decodePartitionRecords', () => {
   });
 
   test('control batches yield no records but move the position past them', () => {
-    const marker = encodeEndTxnMarkerBatch({ baseOffset: 3n, producerId: 7n, producerEpoch: 0, coordinatorEpoch: 0, committed: true, timestamp: 0n });
+    const marker = encodeEndTxnMarkerBatch({
+      baseOffset: 3n,
+      producerId: 7n,
+      producerEpoch: 0,
+      coordinatorEpoch: 0,
+      committed: true,
+      timestamp: 0n,
+    });
     const { records, nextOffset } = decodePartitionRecords(0, Buffer.concat([batch(0n, ['a', 'b', 'c']), marker]), 0n);
     assert.deepEqual(values(records), ['a', 'b', 'c']);
     assert.equal(nextOffset, 4n);

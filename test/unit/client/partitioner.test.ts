@@ -28,6 +28,9 @@ describe('partitioner', () => {
 
   test('the sticky partitioner moves to the next partition with each batch', () => {
     const sticky = new StickyPartitioner(5);
-    assert.deepEqual([1, 2, 3, 4].map(() => sticky.nextBatchPartition(3)), [2, 0, 1, 2]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map(() => sticky.nextBatchPartition(3)),
+      [2, 0, 1, 2],
+    );
   });
 });

@@ -19,10 +19,13 @@ test('at most N warnings a second; the rest are counted and reported in one line
   assert.equal(log.lines.length, 3);
   now += 1000;
   limited.warn('bad input', { i: 'next second' });
-  assert.deepEqual(log.lines.slice(3).map((l) => [l.message, l.context]), [
-    ['similar warnings suppressed', { count: 19_997 }],
-    ['bad input', { i: 'next second' }],
-  ]);
+  assert.deepEqual(
+    log.lines.slice(3).map((l) => [l.message, l.context]),
+    [
+      ['similar warnings suppressed', { count: 19_997 }],
+      ['bad input', { i: 'next second' }],
+    ],
+  );
 });
 
 test('the count held back is reported by a timer when no further warning comes', async () => {

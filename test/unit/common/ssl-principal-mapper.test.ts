@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { NoMatchingRuleError, PrincipalMappingRulesError, rfc2253Name, SslPrincipalMapper } from '../../../src/common/ssl-principal-mapper.js';
+import {
+  NoMatchingRuleError,
+  PrincipalMappingRulesError,
+  rfc2253Name,
+  SslPrincipalMapper,
+} from '../../../src/common/ssl-principal-mapper.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
 
 const DN = 'CN=Client One,OU=Clients,O=Example,L=Oslo,C=NO';
@@ -12,7 +17,9 @@ test('DEFAULT keeps the distinguished name as it is', () => {
 });
 
 test("rules apply in order; the first whose pattern matches the whole name wins; L and U change the case (Kafka's examples)", () => {
-  const mapper = SslPrincipalMapper.parse('RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/, RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/$1@$2/L, RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/U, DEFAULT');
+  const mapper = SslPrincipalMapper.parse(
+    'RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/, RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/$1@$2/L, RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/U, DEFAULT',
+  );
   assert.equal(mapper.nameOf('CN=kafka-broker,OU=ServiceUsers,O=Org'), 'kafka-broker');
   assert.equal(mapper.nameOf('CN=Duke,OU=JavaSoft,O=Sun Microsystems,L=Santa Clara,ST=CA,C=US'), 'duke@javasoft');
   assert.equal(mapper.nameOf('OU=JavaSoft,CN=duke.one,O=Sun'), 'DUKE.ONE');

@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalProducerIdBlocks, PRODUCER_IDS_FILE, ProducerIdManager, type ProducerIdBlock } from '../../../src/coordinator/producer-id-manager.js';
+import {
+  LocalProducerIdBlocks,
+  PRODUCER_IDS_FILE,
+  ProducerIdManager,
+  type ProducerIdBlock,
+} from '../../../src/coordinator/producer-id-manager.js';
 
 test('ids are unique across restarts, and the persisted block is ahead of every id handed out', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-pid-'));

@@ -67,7 +67,11 @@ test('a value stored twice is a duplicate', () => {
 test('a value nobody sent is reported, in the log and in what consumers read', () => {
   const h = base();
   only({ ...h, stored: [...h.stored, stored(1, 2, 'x-0')] }, 'neverSent', 1);
-  only({ ...h, consumed: [...h.consumed, { group: 'g', partition: 1, offset: 2, value: 'x-0' }], stored: [...h.stored, stored(1, 2, 'x-0')] }, 'neverSent', 2);
+  only(
+    { ...h, consumed: [...h.consumed, { group: 'g', partition: 1, offset: 2, value: 'x-0' }], stored: [...h.stored, stored(1, 2, 'x-0')] },
+    'neverSent',
+    2,
+  );
 });
 
 test("a writer's values out of send order on a partition are reordered; other writers interleave freely", () => {
@@ -95,7 +99,11 @@ test('a committed offset that goes back, in the commits seen or in the final Off
   only({ ...h, commits: [...h.commits, { group: 'g', partition: 0, offset: 2, atMs: 30 }] }, 'offsetsBackwards', 1);
   only({ ...h, fetchedOffsets: [{ group: 'g', partition: 0, offset: 1 }] }, 'offsetsBackwards', 1);
   // Another group, or another partition, has its own offsets.
-  only({ ...h, commits: [...h.commits, { group: 'h', partition: 0, offset: 0, atMs: 30 }, { group: 'g', partition: 1, offset: 0, atMs: 30 }] }, 'offsetsBackwards', 0);
+  only(
+    { ...h, commits: [...h.commits, { group: 'h', partition: 0, offset: 0, atMs: 30 }, { group: 'g', partition: 1, offset: 0, atMs: 30 }] },
+    'offsetsBackwards',
+    0,
+  );
 });
 
 test("unavailability is the longest gap between acknowledgements in a fault's window, up to the next fault", () => {

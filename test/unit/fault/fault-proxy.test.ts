@@ -10,10 +10,14 @@ import { startFaultProxy } from '../../../tools/fault/fault-proxy.js';
 /** An upstream that echoes and counts what it received. */
 async function echoServer(): Promise<{ server: Server; port: number; received: () => number }> {
   let received = 0;
-  const server = createServer((s) => s.on('data', (d: Buffer) => {
-    received += d.length;
-    s.write(d);
-  }).on('error', () => undefined));
+  const server = createServer((s) =>
+    s
+      .on('data', (d: Buffer) => {
+        received += d.length;
+        s.write(d);
+      })
+      .on('error', () => undefined),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();

@@ -17,12 +17,19 @@ test('a clean history has no anomaly; an unknown transaction may be wholly there
 });
 
 test('every anomaly class', () => {
-  const kinds = (final: Record<string, string[]>, observed: Array<Record<string, string[]>> = []): string[] => checkTransactions(txns, final, observed).anomalies.map((a) => a.kind).sort();
+  const kinds = (final: Record<string, string[]>, observed: Array<Record<string, string[]>> = []): string[] =>
+    checkTransactions(txns, final, observed)
+      .anomalies.map((a) => a.kind)
+      .sort();
   assert.deepEqual(kinds({ '0': ['a'] }), ['lost']);
   assert.deepEqual(kinds({ '0': ['a', 'b', 'c'] }), ['abortedRead']);
   assert.deepEqual(kinds({ '0': ['a', 'b', 'd'] }), ['torn']);
   assert.deepEqual(kinds({ '0': ['a', 'b', 'a'] }), ['duplicated']);
   assert.deepEqual(kinds({ '0': ['a', 'b', 'zz'] }), ['neverSent']);
   assert.deepEqual(kinds({ '0': ['a', 'b'] }, [{ '0': ['b'] }]), ['intermediateRead'], 'a consumer skipped a');
-  assert.deepEqual(kinds({ '0': ['a', 'b'] }, [{ '0': ['a', 'c'] }]), ['abortedRead', 'intermediateRead'], 'a consumer read an aborted record the log does not keep for read_committed');
+  assert.deepEqual(
+    kinds({ '0': ['a', 'b'] }, [{ '0': ['a', 'c'] }]),
+    ['abortedRead', 'intermediateRead'],
+    'a consumer read an aborted record the log does not keep for read_committed',
+  );
 });

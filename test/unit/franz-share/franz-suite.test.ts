@@ -28,18 +28,33 @@ const PARALLEL_RUN = [
 test('each reported test gets its outcome, its time and the lines it logged, across interleaved parallel output', () => {
   assert.deepEqual(parseGoTestOutput(PARALLEL_RUN), [
     { name: 'TestShareGroup', outcome: 'PASS', seconds: 9.3, output: ['client_test.go:459: deleting topic 068c'] },
-    { name: 'TestShareGroupOffsetsAdmin', outcome: 'SKIP', seconds: 0, output: ['helpers_test.go:12: broker does not support share groups'] },
+    {
+      name: 'TestShareGroupOffsetsAdmin',
+      outcome: 'SKIP',
+      seconds: 0,
+      output: ['helpers_test.go:12: broker does not support share groups'],
+    },
     {
       name: 'TestShareGroupETL',
       outcome: 'FAIL',
       seconds: 22.44,
-      output: ['share_test.go:494: phase 1a done: reject consumer consumed 691, rejected 50 keys', 'share_test.go:377: level 1: key 7 missing'],
+      output: [
+        'share_test.go:494: phase 1a done: reject consumer consumed 691, rejected 50 keys',
+        'share_test.go:377: level 1: key 7 missing',
+      ],
     },
   ]);
 });
 
 test('with -count N a test is reported N times, each with its own output', () => {
-  const text = ['=== RUN   TestShareGroup', '    a.go:1: first', '--- PASS: TestShareGroup (1.00s)', '=== RUN   TestShareGroup', '    a.go:1: second', '--- FAIL: TestShareGroup (2.50s)'].join('\n');
+  const text = [
+    '=== RUN   TestShareGroup',
+    '    a.go:1: first',
+    '--- PASS: TestShareGroup (1.00s)',
+    '=== RUN   TestShareGroup',
+    '    a.go:1: second',
+    '--- FAIL: TestShareGroup (2.50s)',
+  ].join('\n');
   assert.deepEqual(
     parseGoTestOutput(text).map((r) => [r.outcome, r.seconds, r.output]),
     [
@@ -55,7 +70,12 @@ const run = (outcomes: Record<string, 'PASS' | 'FAIL' | 'SKIP'>, exitCode: numbe
   wallSeconds: 5,
   log: '',
 });
-const ALL = { TestShareGroup: 'PASS', TestShareGroupETL: 'PASS', TestShareGroupAckOnClose: 'PASS', TestShareGroupOffsetsAdmin: 'PASS' } as const;
+const ALL = {
+  TestShareGroup: 'PASS',
+  TestShareGroupETL: 'PASS',
+  TestShareGroupAckOnClose: 'PASS',
+  TestShareGroupOffsetsAdmin: 'PASS',
+} as const;
 
 test('the suite passed only when all four tests ran and passed: a skip (broker without the APIs) is not a pass', () => {
   assert.equal(allPassed(run(ALL)), true);
@@ -69,6 +89,9 @@ test('the suite passed only when all four tests ran and passed: a skip (broker w
 test('the summary names a test go test never reported', () => {
   const { TestShareGroupAckOnClose: _missing, ...three } = ALL;
   const lines = summarize('sluice', run(three, null)).split('\n');
-  assert.ok(lines.some((l) => l.includes('NONE') && l.includes('TestShareGroupAckOnClose')), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes('NONE') && l.includes('TestShareGroupAckOnClose')),
+    lines.join('\n'),
+  );
   assert.equal(lines.filter((l) => l.includes(' PASS ')).length, 3);
 });

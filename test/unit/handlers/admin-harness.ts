@@ -31,14 +31,23 @@ import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
 import { FetchSessionCache } from '../../../src/partitions/fetch-session-cache.js';
 import { ShareCoordinatorService } from '../../../src/coordinator/share/share-coordinator-service.js';
 import { ShareStatePersister } from '../../../src/coordinator/share/share-state-routing.js';
-import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
+import {
+  TransactionCoordinatorService,
+  type TxnMarkerWriter,
+} from '../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { GroupCoordinatorService } from '../../../src/coordinator/group/group-coordinator-service.js';
 import type { SharePersister } from '../../../src/coordinator/share/share-state-persister.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { Logger } from '../../../src/common/logger.js';
 import { LogLevels } from '../../../src/common/log-levels.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
-import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../../../src/metadata/admin/partition-admin.js';
+import type {
+  LogDirDescription,
+  LogDirMove,
+  PartitionAdmin,
+  TopicConfigValues,
+  TopicRef,
+} from '../../../src/metadata/admin/partition-admin.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { PartitionData } from '../../../src/partitions/partition-data.js';
 
@@ -144,7 +153,17 @@ export interface HarnessOptions {
 }
 
 export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmpdir(), 'sluice-admin-'))): Harness {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: '127.0.0.1', port: 9092 }] }, new MetadataStore(dir));
+  const controller = new LocalController(
+    'c1uSTeR1dAAAAAAAAAAAAA',
+    {
+      nodeId: 0,
+      host: '127.0.0.1',
+      port: 9092,
+      rack: null,
+      endpoints: [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: '127.0.0.1', port: 9092 }],
+    },
+    new MetadataStore(dir),
+  );
   const configs = new ConfigResolver(options.staticSettings ?? new Map(), controller);
   const partitions = options.partitions ?? new MemoryPartitionAdmin();
   const data = options.partitions ?? NO_DATA;
@@ -219,7 +238,13 @@ export function harness(options: HarnessOptions = {}, dir = mkdtempSync(join(tmp
 }
 
 /** Who the harness's requests come from (Kafka's anonymous user at 127.0.0.1). */
-export const TEST_SESSION: Session = { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:1', clientHost: '127.0.0.1' };
+export const TEST_SESSION: Session = {
+  listenerName: 'PLAINTEXT',
+  securityProtocol: 'PLAINTEXT',
+  principal: ANONYMOUS_PRINCIPAL,
+  clientAddress: '127.0.0.1:1',
+  clientHost: '127.0.0.1',
+};
 
 /** A file range whose bytes the test holds: what the in-memory owner's reads lease. */
 export interface HeldRegion extends FileRegion {
@@ -255,7 +280,13 @@ export async function exchange<ReqIn, Res>(
 ): Promise<Res | typeof NO_RESPONSE> {
   const w = new Writer();
   request.write(w, body, version);
-  const header = { requestApiKey: handler.apiKey, requestApiVersion: version, correlationId: 1, clientId: 'test', _unknownTaggedFields: [] };
+  const header = {
+    requestApiKey: handler.apiKey,
+    requestApiVersion: version,
+    correlationId: 1,
+    clientId: 'test',
+    _unknownTaggedFields: [],
+  };
   const result = await handler.invoke(new Reader(w.finish()), { header, session, supportedApis: [], cluster, metrics });
   if (result === NO_RESPONSE) return NO_RESPONSE;
   const out = new Writer();

@@ -25,7 +25,10 @@ import { MemoryPartitions } from './memory-partitions-fixture.js';
  */
 export function dataHarnesses(
   beforeClose: (d: DataHarness) => void = () => undefined,
-): (owner?: MemoryPartitions, transactions?: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares' | 'sharePersister'>) => DataHarness {
+): (
+  owner?: MemoryPartitions,
+  transactions?: Pick<HarnessOptions, 'groupLog' | 'transactionLog' | 'markers' | 'shares' | 'sharePersister'>,
+) => DataHarness {
   const open: DataHarness[] = [];
   afterEach(() => {
     for (const d of open.splice(0)) {
@@ -55,7 +58,10 @@ export class DataHarness {
   ) {
     this.h = harness({ partitions: owner, ...transactions });
     // The in-memory owner keeps no ISR changes, so it has no ISR candidates to tell.
-    owner.listen(purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined), this.h.cluster.purgatory);
+    owner.listen(
+      purgatoryEvents(this.h.cluster.purgatory, this.h.cluster.producePurgatory, () => undefined),
+      this.h.cluster.purgatory,
+    );
   }
 
   /** Creates `name` with `numPartitions` partitions (and topic `configs`); returns its id. */
@@ -82,11 +88,23 @@ export class DataHarness {
     await this.owner.createPartitions(image, [registration], this.h.cluster.configs.effectiveTopicConfig(image));
   }
 
-  call<ReqIn, Res>(handler: RegisteredApi, request: MessageCodec<unknown, ReqIn>, response: MessageCodec<Res, unknown>, version: number, body: ReqIn): Promise<Res> {
+  call<ReqIn, Res>(
+    handler: RegisteredApi,
+    request: MessageCodec<unknown, ReqIn>,
+    response: MessageCodec<Res, unknown>,
+    version: number,
+    body: ReqIn,
+  ): Promise<Res> {
     return call(handler, request, response, version, body, this.h.cluster, this.metrics);
   }
 
-  exchange<ReqIn, Res>(handler: RegisteredApi, request: MessageCodec<unknown, ReqIn>, response: MessageCodec<Res, unknown>, version: number, body: ReqIn) {
+  exchange<ReqIn, Res>(
+    handler: RegisteredApi,
+    request: MessageCodec<unknown, ReqIn>,
+    response: MessageCodec<Res, unknown>,
+    version: number,
+    body: ReqIn,
+  ) {
     return exchange(handler, request, response, version, body, this.h.cluster, this.metrics);
   }
 
@@ -102,5 +120,7 @@ export class DataHarness {
 /** One uncompressed batch of `values`, the i-th record stamped `timestamps[i]` (now by default). */
 export function batch(values: readonly string[], timestamps: readonly bigint[] = []): Buffer {
   const now = BigInt(Date.now());
-  return encodeRecordBatch({ records: values.map((v, i) => ({ key: null, value: Buffer.from(v), headers: [], timestamp: timestamps[i] ?? now })) });
+  return encodeRecordBatch({
+    records: values.map((v, i) => ({ key: null, value: Buffer.from(v), headers: [], timestamp: timestamps[i] ?? now })),
+  });
 }

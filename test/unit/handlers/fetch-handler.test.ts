@@ -18,20 +18,37 @@ import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER } = ErrorCode;
+const {
+  NONE,
+  UNKNOWN_TOPIC_OR_PARTITION,
+  UNKNOWN_TOPIC_ID,
+  OFFSET_OUT_OF_RANGE,
+  FENCED_LEADER_EPOCH,
+  UNKNOWN_LEADER_EPOCH,
+  NOT_LEADER_OR_FOLLOWER,
+} = ErrorCode;
 const BY_ID = 13;
 const MIB = 1 << 20;
 
 const fresh = dataHarnesses((d) => assert.equal(d.owner.outstandingLeases, 0, 'every range the owner leased was released'));
 
 async function append(d: DataHarness, topic: string, partition: number, records: Buffer): Promise<void> {
-  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, {
+    acks: 1,
+    timeoutMs: 1000,
+    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+  });
   assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, NONE);
 }
 
 type Wanted = M.FetchRequestFetchPartitionInput & { partition: number };
 
-async function fetch(d: DataHarness, version: number, topics: Array<{ topic?: string; topicId?: string; partitions: Wanted[] }>, maxBytes = MIB) {
+async function fetch(
+  d: DataHarness,
+  version: number,
+  topics: Array<{ topic?: string; topicId?: string; partitions: Wanted[] }>,
+  maxBytes = MIB,
+) {
   const res = await d.call(fetchHandler, M.FetchRequest, M.FetchResponse, version, {
     replicaId: -1,
     maxWaitMs: 0,
@@ -44,7 +61,12 @@ async function fetch(d: DataHarness, version: number, topics: Array<{ topic?: st
   assert.equal(res.errorCode, NONE);
   return res.responses.map((t) => ({
     topic: version >= BY_ID ? t.topicId : t.topic,
-    partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, errorCode: p.errorCode, highWatermark: p.highWatermark, records: p.records ?? Buffer.alloc(0) })),
+    partitions: t.partitions.map((p) => ({
+      partition: p.partitionIndex,
+      errorCode: p.errorCode,
+      highWatermark: p.highWatermark,
+      records: p.records ?? Buffer.alloc(0),
+    })),
   }));
 }
 
@@ -71,11 +93,30 @@ describe('Fetch', () => {
     for (const v of versions(M.FetchRequest)) {
       const named = v >= BY_ID ? { topicId: id } : { topic: 't' };
       const all = await fetch(d, v, [{ ...named, partitions: [{ partition: 0 }] }]);
-      assert.deepEqual(all, [{ topic: v >= BY_ID ? id : 't', partitions: [{ partition: 0, errorCode: NONE, highWatermark: 3n, records: Buffer.concat([first!, second!]) }] }], `v${v}`);
+      assert.deepEqual(
+        all,
+        [
+          {
+            topic: v >= BY_ID ? id : 't',
+            partitions: [{ partition: 0, errorCode: NONE, highWatermark: 3n, records: Buffer.concat([first!, second!]) }],
+          },
+        ],
+        `v${v}`,
+      );
       // From inside the first batch: the batch holding the offset and everything after.
-      assert.deepEqual((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 1n }] }]))[0]!.partitions[0]!.records, Buffer.concat([first!, second!]));
-      assert.deepEqual((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 2n }] }]))[0]!.partitions[0]!.records, second);
-      assert.equal((await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 3n }] }]))[0]!.partitions[0]!.records.length, 0, 'nothing at the log end');
+      assert.deepEqual(
+        (await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 1n }] }]))[0]!.partitions[0]!.records,
+        Buffer.concat([first!, second!]),
+      );
+      assert.deepEqual(
+        (await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 2n }] }]))[0]!.partitions[0]!.records,
+        second,
+      );
+      assert.equal(
+        (await fetch(d, v, [{ ...named, partitions: [{ partition: 0, fetchOffset: 3n }] }]))[0]!.partitions[0]!.records.length,
+        0,
+        'nothing at the log end',
+      );
     }
   });
 
@@ -85,10 +126,27 @@ describe('Fetch', () => {
     for (const p of [0, 1, 2]) await append(d, 't', p, batch([`value of partition ${p}`.repeat(20)]));
     const size = d.owner.batchesOf({ topic: 't', partition: 0 })[0]!.length;
     const partitions = [{ partition: 0 }, { partition: 1 }, { partition: 2 }];
-    const lengths = async (maxBytes: number) => (await fetch(d, 12, [{ topic: 't', partitions }], maxBytes))[0]!.partitions.map((p) => [p.errorCode, p.records.length]);
-    assert.deepEqual(await lengths(10), [[NONE, size], [NONE, 0], [NONE, 0]], 'over max_bytes, yet the first batch');
-    assert.deepEqual(await lengths(2 * size), [[NONE, size], [NONE, size], [NONE, 0]]);
-    assert.deepEqual(await lengths(3 * size), [[NONE, size], [NONE, size], [NONE, size]]);
+    const lengths = async (maxBytes: number) =>
+      (await fetch(d, 12, [{ topic: 't', partitions }], maxBytes))[0]!.partitions.map((p) => [p.errorCode, p.records.length]);
+    assert.deepEqual(
+      await lengths(10),
+      [
+        [NONE, size],
+        [NONE, 0],
+        [NONE, 0],
+      ],
+      'over max_bytes, yet the first batch',
+    );
+    assert.deepEqual(await lengths(2 * size), [
+      [NONE, size],
+      [NONE, size],
+      [NONE, 0],
+    ]);
+    assert.deepEqual(await lengths(3 * size), [
+      [NONE, size],
+      [NONE, size],
+      [NONE, size],
+    ]);
   });
 
   test('partition_max_bytes bounds each partition to whole batches, at least the first', async () => {
@@ -96,7 +154,8 @@ describe('Fetch', () => {
     await d.createTopic('t');
     for (const v of ['one', 'two', 'three']) await append(d, 't', 0, batch([v.repeat(30)]));
     const sizes = d.owner.batchesOf({ topic: 't', partition: 0 }).map((b) => b.length);
-    const read = async (partitionMaxBytes: number) => (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0, partitionMaxBytes }] }]))[0]!.partitions[0]!.records.length;
+    const read = async (partitionMaxBytes: number) =>
+      (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0, partitionMaxBytes }] }]))[0]!.partitions[0]!.records.length;
     assert.equal(await read(1), sizes[0]);
     assert.equal(await read(sizes[0]! + sizes[1]!), sizes[0]! + sizes[1]!);
     assert.equal(await read(sizes[0]! + sizes[1]! + sizes[2]! - 1), sizes[0]! + sizes[1]!);
@@ -140,7 +199,16 @@ describe('Fetch', () => {
     assert.deepEqual(
       res.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.errorCode, p.records.length > 0])]),
       [
-        ['t', [[0, NONE, true], [1, OFFSET_OUT_OF_RANGE, false], [2, FENCED_LEADER_EPOCH, false], [3, UNKNOWN_LEADER_EPOCH, false], [4, UNKNOWN_TOPIC_OR_PARTITION, false]]],
+        [
+          't',
+          [
+            [0, NONE, true],
+            [1, OFFSET_OUT_OF_RANGE, false],
+            [2, FENCED_LEADER_EPOCH, false],
+            [3, UNKNOWN_LEADER_EPOCH, false],
+            [4, UNKNOWN_TOPIC_OR_PARTITION, false],
+          ],
+        ],
         ['missing', [[0, UNKNOWN_TOPIC_OR_PARTITION, false]]],
       ],
     );
@@ -159,7 +227,11 @@ describe('Fetch', () => {
     const [appended] = d.owner.batchesOf({ topic: 't', partition: 1 });
     assert.deepEqual(
       res.responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark, p.records?.length ?? 0]),
-      [[0, NONE, 0n, 0], [1, NONE, 1n, appended!.length], [2, NONE, 1n, 0]],
+      [
+        [0, NONE, 0n, 0],
+        [1, NONE, 1n, appended!.length],
+        [2, NONE, 1n, 0],
+      ],
     );
     assert.ok(Buffer.from(res.responses[0]!.partitions[1]!.records!).equals(appended!));
   });
@@ -176,7 +248,10 @@ describe('Fetch', () => {
     while (d.owner.readManyCalls === readsBefore) await new Promise((resolve) => setImmediate(resolve));
     d.h.cluster.purgatory.wakeAll('shutdown');
     const res = await polling;
-    assert.deepEqual(res.responses[0]!.partitions.map((p) => (p.records?.length ?? 0) > 0), [true, true]);
+    assert.deepEqual(
+      res.responses[0]!.partitions.map((p) => (p.records?.length ?? 0) > 0),
+      [true, true],
+    );
   });
 
   test('counts the record bytes it answers per topic', async () => {
@@ -213,7 +288,13 @@ describe('Fetch', () => {
     /** A broker's fetch at `version`: its id in `replica_id` up to v14, in `replica_state` from v15, the topic by id from v13. */
     async function replicaFetch(d: DataHarness, id: string, version: number, f: ReplicaFetch = {}) {
       const replicaId = f.replicaId ?? FOLLOWER;
-      const partition = { partition: 0, fetchOffset: f.fetchOffset ?? 0n, partitionMaxBytes: MIB, currentLeaderEpoch: f.currentLeaderEpoch ?? 1, lastFetchedEpoch: f.lastFetchedEpoch ?? -1 };
+      const partition = {
+        partition: 0,
+        fetchOffset: f.fetchOffset ?? 0n,
+        partitionMaxBytes: MIB,
+        currentLeaderEpoch: f.currentLeaderEpoch ?? 1,
+        lastFetchedEpoch: f.lastFetchedEpoch ?? -1,
+      };
       const res = await d.call(fetchHandler, M.FetchRequest, M.FetchResponse, version, {
         ...(version >= 15 ? { replicaState: { replicaId, replicaEpoch: 7n } } : { replicaId }),
         maxWaitMs: f.maxWaitMs ?? 0,
@@ -234,13 +315,29 @@ describe('Fetch', () => {
         await append(d, 't', 0, batch(['c']));
         const stored = Buffer.concat(d.owner.batchesOf({ topic: 't', partition: 0 }));
         const consumed = async () => (await fetch(d, 12, [{ topic: 't', partitions: [{ partition: 0 }] }]))[0]!.partitions[0]!;
-        assert.deepEqual(await consumed(), { partition: 0, errorCode: NONE, highWatermark: 0n, records: Buffer.alloc(0) }, `v${v}: nothing committed for consumers`);
+        assert.deepEqual(
+          await consumed(),
+          { partition: 0, errorCode: NONE, highWatermark: 0n, records: Buffer.alloc(0) },
+          `v${v}: nothing committed for consumers`,
+        );
         const first = (await replicaFetch(d, id, v)).partitions[0]!;
-        assert.deepEqual([first.errorCode, first.highWatermark, first.logStartOffset, first.records], [NONE, 0n, 0n, stored], `v${v}: the follower gets everything to the log end`);
+        assert.deepEqual(
+          [first.errorCode, first.highWatermark, first.logStartOffset, first.records],
+          [NONE, 0n, 0n, stored],
+          `v${v}: the follower gets everything to the log end`,
+        );
         const second = (await replicaFetch(d, id, v, { fetchOffset: 3n, lastFetchedEpoch: 1 })).partitions[0]!;
-        assert.deepEqual([second.errorCode, second.highWatermark, second.records?.length ?? 0, second.divergingEpoch.epoch], [NONE, 3n, 0, -1], `v${v}: its log end commits the records`);
+        assert.deepEqual(
+          [second.errorCode, second.highWatermark, second.records?.length ?? 0, second.divergingEpoch.epoch],
+          [NONE, 3n, 0, -1],
+          `v${v}: its log end commits the records`,
+        );
         assert.deepEqual(await consumed(), { partition: 0, errorCode: NONE, highWatermark: 3n, records: stored });
-        assert.equal(total(await d.scrape(), 'sluice_topic_bytes_out_total', { topic: 't' }), stored.length, "a follower's bytes are not consumers' bytes out");
+        assert.equal(
+          total(await d.scrape(), 'sluice_topic_bytes_out_total', { topic: 't' }),
+          stored.length,
+          "a follower's bytes are not consumers' bytes out",
+        );
       }
     });
 
@@ -251,7 +348,10 @@ describe('Fetch', () => {
       await d.assign('t', 0, { leader: LEADER, leaderEpoch: 3, replicas: [LEADER, FOLLOWER], isr: [LEADER, FOLLOWER] });
       await append(d, 't', 0, batch(['c']));
       const [answer] = (await replicaFetch(d, id, 12, { fetchOffset: 3n, lastFetchedEpoch: 2, currentLeaderEpoch: 3 })).partitions;
-      assert.deepEqual([answer!.errorCode, answer!.divergingEpoch.epoch, answer!.divergingEpoch.endOffset, answer!.records?.length ?? 0], [NONE, 1, 2n, 0]);
+      assert.deepEqual(
+        [answer!.errorCode, answer!.divergingEpoch.epoch, answer!.divergingEpoch.endOffset, answer!.records?.length ?? 0],
+        [NONE, 1, 2n, 0],
+      );
       const [agreed] = (await replicaFetch(d, id, 12, { fetchOffset: 2n, lastFetchedEpoch: 1, currentLeaderEpoch: 3 })).partitions;
       assert.deepEqual([agreed!.divergingEpoch.epoch, agreed!.records!.length > 0], [-1, true]);
     });
@@ -259,7 +359,10 @@ describe('Fetch', () => {
     test('a broker that is no replica: UNKNOWN_LEADER_EPOCH when it names an epoch, NOT_LEADER_OR_FOLLOWER when not', async () => {
       const { d, id } = await replicated();
       assert.equal((await replicaFetch(d, id, 12, { replicaId: 9 })).partitions[0]!.errorCode, UNKNOWN_LEADER_EPOCH);
-      assert.equal((await replicaFetch(d, id, 15, { replicaId: 9, currentLeaderEpoch: -1 })).partitions[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
+      assert.equal(
+        (await replicaFetch(d, id, 15, { replicaId: 9, currentLeaderEpoch: -1 })).partitions[0]!.errorCode,
+        NOT_LEADER_OR_FOLLOWER,
+      );
     });
 
     test("a follower's long poll wakes on an append, which leaves the high watermark where consumers' long polls wait", async () => {
@@ -292,7 +395,11 @@ describe('Fetch', () => {
       assert.notEqual(opened.sessionId, 0);
       assert.equal(opened.partitions[0]!.records!.length > 0, true);
       const caughtUp = await replicaFetch(d, id, 13, { sessionId: opened.sessionId, sessionEpoch: 1, fetchOffset: 1n });
-      assert.deepEqual(caughtUp.partitions.map((p) => p.highWatermark), [1n], 'its fetch moved the high watermark: news');
+      assert.deepEqual(
+        caughtUp.partitions.map((p) => p.highWatermark),
+        [1n],
+        'its fetch moved the high watermark: news',
+      );
       const idle = await replicaFetch(d, id, 13, { sessionId: opened.sessionId, sessionEpoch: 2, partitions: false });
       assert.deepEqual(idle.partitions, [], 'nothing new');
     });

@@ -25,7 +25,11 @@ const WITH_EPOCH = 4;
 const fresh = dataHarnesses();
 
 async function append(d: DataHarness, topic: string, records: Buffer): Promise<void> {
-  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, {
+    acks: 1,
+    timeoutMs: 1000,
+    topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+  });
   assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, NONE);
 }
 
@@ -34,7 +38,10 @@ type Asked = { partitionIndex: number; timestamp: bigint; currentLeaderEpoch?: n
 /** [partition, error, timestamp, offset, leader epoch] of each answer, topic by topic. */
 async function listOffsets(d: DataHarness, version: number, topics: Array<{ name: string; partitions: Asked[] }>) {
   const res = await d.call(listOffsetsHandler, M.ListOffsetsRequest, M.ListOffsetsResponse, version, { replicaId: -1, topics });
-  return res.topics.map((t) => ({ topic: t.name, answers: t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.timestamp, p.offset, p.leaderEpoch]) }));
+  return res.topics.map((t) => ({
+    topic: t.name,
+    answers: t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.timestamp, p.offset, p.leaderEpoch]),
+  }));
 }
 
 /** The answer for partition 0 of `t`. */
@@ -101,11 +108,25 @@ describe('ListOffsets', () => {
     const d = fresh();
     await d.createTopic('t');
     const res = await listOffsets(d, 11, [
-      { name: 't', partitions: [{ partitionIndex: 0, timestamp: LATEST }, { partitionIndex: 1, timestamp: LATEST }, { partitionIndex: -1, timestamp: EARLIEST }] },
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 0, timestamp: LATEST },
+          { partitionIndex: 1, timestamp: LATEST },
+          { partitionIndex: -1, timestamp: EARLIEST },
+        ],
+      },
       { name: 'missing', partitions: [{ partitionIndex: 0, timestamp: LATEST }] },
     ]);
     assert.deepEqual(res, [
-      { topic: 't', answers: [[0, NONE, -1n, 0n, 0], [1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1], [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1]] },
+      {
+        topic: 't',
+        answers: [
+          [0, NONE, -1n, 0n, 0],
+          [1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1],
+          [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1],
+        ],
+      },
       { topic: 'missing', answers: [[0, UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, -1]] },
     ]);
   });
@@ -114,9 +135,31 @@ describe('ListOffsets', () => {
     const d = fresh();
     await d.createTopic('t', 3);
     const res = await listOffsets(d, 9, [
-      { name: 't', partitions: [{ partitionIndex: 0, timestamp: LATEST }, { partitionIndex: 1, timestamp: LATEST }, { partitionIndex: 0, timestamp: EARLIEST }] },
-      { name: 't', partitions: [{ partitionIndex: 2, timestamp: LATEST }, { partitionIndex: 1, timestamp: LATEST }] },
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 0, timestamp: LATEST },
+          { partitionIndex: 1, timestamp: LATEST },
+          { partitionIndex: 0, timestamp: EARLIEST },
+        ],
+      },
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 2, timestamp: LATEST },
+          { partitionIndex: 1, timestamp: LATEST },
+        ],
+      },
     ]);
-    assert.deepEqual(res, [{ topic: 't', answers: [[0, INVALID_REQUEST, -1n, -1n, -1], [1, INVALID_REQUEST, -1n, -1n, -1], [2, NONE, -1n, 0n, 0]] }]);
+    assert.deepEqual(res, [
+      {
+        topic: 't',
+        answers: [
+          [0, INVALID_REQUEST, -1n, -1n, -1],
+          [1, INVALID_REQUEST, -1n, -1n, -1],
+          [2, NONE, -1n, 0n, 0],
+        ],
+      },
+    ]);
   });
 });

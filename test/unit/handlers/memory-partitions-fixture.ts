@@ -17,7 +17,15 @@ import type { PartitionRegistration } from '../../../src/metadata/metadata-image
 import type { TopicConfigValues, TopicRef } from '../../../src/metadata/admin/partition-admin.js';
 import { KafkaError } from '../../../src/common/kafka-error.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { BatchScan, encodeEndTxnMarkerBatch, isTransactional, readRecords, setBaseOffset, setPartitionLeaderEpoch, validateProduceRecords } from '../../../src/protocol/records/index.js';
+import {
+  BatchScan,
+  encodeEndTxnMarkerBatch,
+  isTransactional,
+  readRecords,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+  validateProduceRecords,
+} from '../../../src/protocol/records/index.js';
 import type { ParkedReads } from '../../../src/partitions/fetch-purgatory.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import {
@@ -89,7 +97,12 @@ class MemoryReplica {
     const done: CompletedAck[] = [];
     this.waits = this.waits.filter((w) => {
       if (this.leader === localId && this.highWatermark < w.requiredOffset) return true;
-      const errorCode = this.leader !== localId ? ErrorCode.NOT_LEADER_OR_FOLLOWER : this.isr.length >= this.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+      const errorCode =
+        this.leader !== localId
+          ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+          : this.isr.length >= this.effectiveMinIsr
+            ? ErrorCode.NONE
+            : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
       done.push({ id: w.id, errorCode });
       return false;
     });
@@ -136,7 +149,8 @@ class MemoryReplica {
   /** The worker's `Partition.checkLeader`: the client's epoch first, then leadership. */
   checkLeader(currentLeaderEpoch: number, localId: number): void {
     const epochError = leaderEpochError(currentLeaderEpoch, this.leaderEpoch);
-    if (epochError !== ErrorCode.NONE) throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.leaderEpoch}`);
+    if (epochError !== ErrorCode.NONE)
+      throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.leaderEpoch}`);
     if (this.leader !== localId) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${localId} does not lead this partition`);
   }
 
@@ -145,7 +159,8 @@ class MemoryReplica {
     for (const batch of this.batches) {
       if (batch.nextOffset <= this.logStartOffset) continue;
       for (const header of new BatchScan(batch.bytes)) {
-        for (const r of readRecords(batch.bytes, header)) if (r.offset >= this.logStartOffset) yield { timestamp: r.timestamp, offset: r.offset };
+        for (const r of readRecords(batch.bytes, header))
+          if (r.offset >= this.logStartOffset) yield { timestamp: r.timestamp, offset: r.offset };
       }
     }
   }
@@ -268,7 +283,8 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     return this.offsetOp(ref, currentLeaderEpoch, (replica) => {
       const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
       const at = (offset: bigint): OffsetReply => ({ ...none, offset, leaderEpoch: replica.leaderEpoch });
-      const hit = (found: TimestampHit | null): OffsetReply => (found === null ? none : { ...none, ...found, leaderEpoch: replica.leaderEpoch });
+      const hit = (found: TimestampHit | null): OffsetReply =>
+        found === null ? none : { ...none, ...found, leaderEpoch: replica.leaderEpoch };
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(replica.logStartOffset);
       if (timestamp === LATEST_TIMESTAMP) return at(replica.highWatermark);
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
@@ -297,12 +313,17 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
 
   private replicaOf(ref: TopicPartition): MemoryReplica {
     const replica = this.replicas.get(topicPartitionKey(ref.topic, ref.partition));
-    if (replica === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
+    if (replica === undefined)
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${ref.topic}-${ref.partition} is not hosted here`);
     return replica;
   }
 
   /** The worker's offset ops: answered by the leader, fenced by the client's epoch. */
-  private async offsetOp(ref: TopicPartition, currentLeaderEpoch: number, answer: (replica: MemoryReplica) => OffsetReply): Promise<OffsetReply> {
+  private async offsetOp(
+    ref: TopicPartition,
+    currentLeaderEpoch: number,
+    answer: (replica: MemoryReplica) => OffsetReply,
+  ): Promise<OffsetReply> {
     try {
       const replica = this.replicaOf(ref);
       replica.checkLeader(currentLeaderEpoch, this.localId);
@@ -323,7 +344,8 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (isTransactional(header.attributes) && (entry.origin ?? 'client') === 'client') {
       const txn = `${header.producerId}:${header.producerEpoch}`;
       if (!replica.openTransactions.has(txn)) {
-        if (entry.txnVerified !== true) return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, 'verification required'), needsVerification: true };
+        if (entry.txnVerified !== true)
+          return { ...failedAppend(ErrorCode.INVALID_TXN_STATE, 'verification required'), needsVerification: true };
         replica.openTransactions.add(txn);
       }
     }
@@ -338,7 +360,13 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (!(replica instanceof MemoryReplica)) return replica;
     const { producerId, producerEpoch, coordinatorEpoch, commit } = entry;
     for (const txn of [...replica.openTransactions]) if (txn.startsWith(`${producerId}:`)) replica.openTransactions.delete(txn);
-    const bytes = encodeEndTxnMarkerBatch({ producerId, producerEpoch, coordinatorEpoch, committed: commit, timestamp: BigInt(Date.now()) });
+    const bytes = encodeEndTxnMarkerBatch({
+      producerId,
+      producerEpoch,
+      coordinatorEpoch,
+      committed: commit,
+      timestamp: BigInt(Date.now()),
+    });
     return this.store(entry, replica, bytes, 0, ACKS_ALL);
   }
 
@@ -353,13 +381,22 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       return failedAppend(err.code, err.message);
     }
     if (requiredAcks === ACKS_ALL && replica.isr.length < replica.effectiveMinIsr) {
-      return failedAppend(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`);
+      return failedAppend(
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        `The size of the current ISR ${replica.isr.length} is insufficient to satisfy the min.isr requirement of ${replica.effectiveMinIsr}`,
+      );
     }
     return replica;
   }
 
   /** Stores one batch at the log end with the leader's epoch and answers as the worker does. */
-  private store(ref: TopicPartition & { readonly acksWait?: AcksWaitRequest }, replica: MemoryReplica, bytes: Buffer, lastOffsetDelta: number, requiredAcks: number): AppendReply {
+  private store(
+    ref: TopicPartition & { readonly acksWait?: AcksWaitRequest },
+    replica: MemoryReplica,
+    bytes: Buffer,
+    lastOffsetDelta: number,
+    requiredAcks: number,
+  ): AppendReply {
     const baseOffset = replica.logEndOffset;
     setBaseOffset(bytes, 0, baseOffset);
     setPartitionLeaderEpoch(bytes, 0, replica.leaderEpoch);
@@ -403,7 +440,10 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       replica = this.replicaOf(c);
       replica.checkLeader(c.currentLeaderEpoch, this.localId);
       if (c.replicaId >= 0 && !replica.followers.has(c.replicaId)) {
-        throw new KafkaError(c.currentLeaderEpoch === NO_EPOCH_CHECK ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_LEADER_EPOCH, `broker ${c.replicaId} is not a replica`);
+        throw new KafkaError(
+          c.currentLeaderEpoch === NO_EPOCH_CHECK ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_LEADER_EPOCH,
+          `broker ${c.replicaId} is not a replica`,
+        );
       }
     } catch (err) {
       return failedRead(errorCodeOf(err));
@@ -411,7 +451,8 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (c.replicaId >= 0 && c.lastFetchedEpoch !== NO_EPOCH) {
       const end = replica.endOffsetFor(c.lastFetchedEpoch);
       if (end.epoch === NO_EPOCH || c.fetchOffset < replica.logStartOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
-      if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset) return { ...this.state(replica), records: null, divergingEpoch: end, abortedTransactions: null };
+      if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset)
+        return { ...this.state(replica), records: null, divergingEpoch: end, abortedTransactions: null };
     }
     if (c.fetchOffset < replica.logStartOffset || c.fetchOffset > replica.logEndOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
     const bound = c.replicaId >= 0 ? replica.logEndOffset : replica.highWatermark;
@@ -434,11 +475,21 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     }
     // No transactions here: a read_committed read is bounded by the high watermark and has nothing aborted.
     const abortedTransactions = c.readCommitted && c.replicaId < 0 ? [] : null;
-    return { ...this.state(replica), records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)), divergingEpoch: null, abortedTransactions };
+    return {
+      ...this.state(replica),
+      records: taken.length === 0 ? null : this.lease(Buffer.concat(taken)),
+      divergingEpoch: null,
+      abortedTransactions,
+    };
   }
 
   private state(replica: MemoryReplica): Pick<ReadResult, 'errorCode' | 'highWatermark' | 'lastStableOffset' | 'logStartOffset'> {
-    return { errorCode: ErrorCode.NONE, highWatermark: replica.highWatermark, lastStableOffset: replica.highWatermark, logStartOffset: replica.logStartOffset };
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: replica.highWatermark,
+      lastStableOffset: replica.highWatermark,
+      logStartOffset: replica.logStartOffset,
+    };
   }
 
   private lease(bytes: Buffer): HeldRegion {

@@ -21,8 +21,17 @@ import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 
-const { NONE, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_REQUIRED_ACKS, NOT_ENOUGH_REPLICAS, INVALID_RECORD, CORRUPT_MESSAGE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER } =
-  ErrorCode;
+const {
+  NONE,
+  UNKNOWN_TOPIC_OR_PARTITION,
+  UNKNOWN_TOPIC_ID,
+  INVALID_REQUIRED_ACKS,
+  NOT_ENOUGH_REPLICAS,
+  INVALID_RECORD,
+  CORRUPT_MESSAGE,
+  REQUEST_TIMED_OUT,
+  NOT_LEADER_OR_FOLLOWER,
+} = ErrorCode;
 const BY_ID = 13;
 
 const fresh = dataHarnesses();
@@ -30,9 +39,19 @@ const fresh = dataHarnesses();
 type Partition = M.ProduceRequestPartitionProduceDataInput;
 type Topic = { name?: string; topicId?: string; partitionData: Partition[] };
 
-async function produce(d: DataHarness, version: number, acks: number, topicData: Topic[], transactionalId: string | null = null, timeoutMs = 1000) {
+async function produce(
+  d: DataHarness,
+  version: number,
+  acks: number,
+  topicData: Topic[],
+  transactionalId: string | null = null,
+  timeoutMs = 1000,
+) {
   const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, version, { acks, timeoutMs, transactionalId, topicData });
-  return res.responses.map((t) => ({ topic: version >= BY_ID ? t.topicId : t.name, partitions: t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]) }));
+  return res.responses.map((t) => ({
+    topic: version >= BY_ID ? t.topicId : t.name,
+    partitions: t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]),
+  }));
 }
 
 /** Base offset and leader epoch of each batch the owner holds for the partition. */
@@ -60,7 +79,10 @@ describe('Produce', () => {
         next += 3n;
       }
     }
-    assert.deepEqual(stored(d, 't', 1), Array.from({ length: Number(next / 3n) }, (_, i) => [BigInt(i * 3), 0]));
+    assert.deepEqual(
+      stored(d, 't', 1),
+      Array.from({ length: Number(next / 3n) }, (_, i) => [BigInt(i * 3), 0]),
+    );
     assert.deepEqual(stored(d, 't', 0), []);
   });
 
@@ -81,7 +103,11 @@ describe('Produce', () => {
   test('acks=0 gets no response; a failed partition closes the connection instead', async () => {
     const d = fresh();
     await d.createTopic('t');
-    const body = (index: number) => ({ acks: 0, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index, records: batch(['a']) }] }] });
+    const body = (index: number) => ({
+      acks: 0,
+      timeoutMs: 1000,
+      topicData: [{ name: 't', partitionData: [{ index, records: batch(['a']) }] }],
+    });
     assert.equal(await d.exchange(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, body(0)), NO_RESPONSE);
     assert.deepEqual(stored(d, 't'), [[0n, 0]]);
     await assert.rejects(d.exchange(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, body(3)), CloseConnection);
@@ -91,14 +117,20 @@ describe('Produce', () => {
     const d = fresh();
     await d.createTopic('t', 1, { 'min.insync.replicas': '2' });
     await d.assign('t', 0, { replicas: [0, 1], isr: [0] });
-    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NOT_ENOUGH_REPLICAS, -1n]] }]);
-    assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [
+      { topic: 't', partitions: [[0, NOT_ENOUGH_REPLICAS, -1n]] },
+    ]);
+    assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [
+      { topic: 't', partitions: [[0, NONE, 0n]] },
+    ]);
   });
 
   test('min.insync.replicas above the replication factor counts as the replication factor, as in Kafka: one replica takes acks=-1', async () => {
     const d = fresh();
     await d.createTopic('t', 1, { 'min.insync.replicas': '2' });
-    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+    assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }]), [
+      { topic: 't', partitions: [[0, NONE, 0n]] },
+    ]);
   });
 
   test('acks other than 0, 1 and -1 are INVALID_REQUIRED_ACKS for every partition, and nothing is appended', async () => {
@@ -106,11 +138,23 @@ describe('Produce', () => {
     await d.createTopic('t', 2);
     for (const acks of [2, -2]) {
       const res = await produce(d, 9, acks, [
-        { name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 1, records: batch(['b']) }] },
+        {
+          name: 't',
+          partitionData: [
+            { index: 0, records: batch(['a']) },
+            { index: 1, records: batch(['b']) },
+          ],
+        },
         { name: 'missing', partitionData: [{ index: 0, records: batch(['c']) }] },
       ]);
       assert.deepEqual(res, [
-        { topic: 't', partitions: [[0, INVALID_REQUIRED_ACKS, -1n], [1, INVALID_REQUIRED_ACKS, -1n]] },
+        {
+          topic: 't',
+          partitions: [
+            [0, INVALID_REQUIRED_ACKS, -1n],
+            [1, INVALID_REQUIRED_ACKS, -1n],
+          ],
+        },
         { topic: 'missing', partitions: [[0, INVALID_REQUIRED_ACKS, -1n]] },
       ]);
     }
@@ -121,11 +165,25 @@ describe('Produce', () => {
     const d = fresh();
     await d.createTopic('t', 2);
     const res = await produce(d, 9, 1, [
-      { name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 2, records: batch(['b']) }, { index: -1, records: batch(['c']) }] },
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: batch(['a']) },
+          { index: 2, records: batch(['b']) },
+          { index: -1, records: batch(['c']) },
+        ],
+      },
       { name: 'missing', partitionData: [{ index: 0, records: batch(['d']) }] },
     ]);
     assert.deepEqual(res, [
-      { topic: 't', partitions: [[0, NONE, 0n], [2, UNKNOWN_TOPIC_OR_PARTITION, -1n], [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
+      {
+        topic: 't',
+        partitions: [
+          [0, NONE, 0n],
+          [2, UNKNOWN_TOPIC_OR_PARTITION, -1n],
+          [-1, UNKNOWN_TOPIC_OR_PARTITION, -1n],
+        ],
+      },
       { topic: 'missing', partitions: [[0, UNKNOWN_TOPIC_OR_PARTITION, -1n]] },
     ]);
   });
@@ -135,15 +193,39 @@ describe('Produce', () => {
     await d.createTopic('t', 2);
     const corrupt = batch(['a']);
     corrupt[corrupt.length - 1]! ^= 0xff;
-    const res = await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: null }, { index: 1, records: corrupt }] }]);
-    assert.deepEqual(res, [{ topic: 't', partitions: [[0, INVALID_RECORD, -1n], [1, CORRUPT_MESSAGE, -1n]] }]);
+    const res = await produce(d, 9, 1, [
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: null },
+          { index: 1, records: corrupt },
+        ],
+      },
+    ]);
+    assert.deepEqual(res, [
+      {
+        topic: 't',
+        partitions: [
+          [0, INVALID_RECORD, -1n],
+          [1, CORRUPT_MESSAGE, -1n],
+        ],
+      },
+    ]);
   });
 
   test('counts the appended batches (bytes, records) per topic, and every partition batch of each request', async () => {
     const d = fresh();
     await d.createTopic('t', 2);
     const appended = batch(['a', 'b', 'c']);
-    await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: appended }, { index: 5, records: batch(['x']) }] }]);
+    await produce(d, 9, 1, [
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: appended },
+          { index: 5, records: batch(['x']) },
+        ],
+      },
+    ]);
     const s = await d.scrape();
     assert.equal(total(s, 'sluice_topic_messages_in_total', { topic: 't' }), 3);
     assert.equal(total(s, 'sluice_topic_bytes_in_total', { topic: 't' }), appended.length);
@@ -156,7 +238,15 @@ describe('Produce', () => {
     await d.createTopic('t', 2);
     const now = BigInt(Date.now());
     const appended = batch(['a', 'b', 'c'], [now - 20n, now - 15n, now - 8n]);
-    await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: appended }, { index: 1, records: batch(['x'], [now]) }] }]);
+    await produce(d, 9, 1, [
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: appended },
+          { index: 1, records: batch(['x'], [now]) },
+        ],
+      },
+    ]);
     const s = parseExposition(await AggregatorRegistry.aggregate<PrometheusContentType>([d.metrics.clientProduce.snapshot()]).metrics());
     const client = { client_id: 'test' };
     assert.equal(total(s, 'sluice_client_produce_batch_records_sum', client), 4);
@@ -183,7 +273,10 @@ describe('Produce', () => {
     await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a', 'b'], [now - 30n, now - 10n]) }] }]);
     const s = parseExposition(await AggregatorRegistry.aggregate<PrometheusContentType>([d.metrics.clientProduce.snapshot()]).metrics());
     const client = { client_id: 'test' };
-    assert.ok(Math.abs(total(s, 'sluice_client_produce_batch_span_seconds_sum', client) - 0.02) < 1e-9, 'the span as the client stamped it');
+    assert.ok(
+      Math.abs(total(s, 'sluice_client_produce_batch_span_seconds_sum', client) - 0.02) < 1e-9,
+      'the span as the client stamped it',
+    );
     assert.equal(total(s, 'sluice_client_produce_batch_span_seconds_count', client), 1);
   });
 
@@ -191,10 +284,24 @@ describe('Produce', () => {
     const d = fresh();
     await d.createTopic('t', 2);
     const res = await produce(d, 9, 1, [
-      { name: 't', partitionData: [{ index: 0, records: batch(['first', 'x']) }, { index: 0, records: batch(['last']) }] },
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: batch(['first', 'x']) },
+          { index: 0, records: batch(['last']) },
+        ],
+      },
       { name: 't', partitionData: [{ index: 1, records: batch(['one']) }] },
     ]);
-    assert.deepEqual(res, [{ topic: 't', partitions: [[0, NONE, 0n], [1, NONE, 0n]] }]);
+    assert.deepEqual(res, [
+      {
+        topic: 't',
+        partitions: [
+          [0, NONE, 0n],
+          [1, NONE, 0n],
+        ],
+      },
+    ]);
     // One batch of one record at offset 0: the last copy's.
     assert.deepEqual(stored(d, 't', 0), [[0n, 0]]);
     assert.equal(readBatchHeader(d.owner.batchesOf({ topic: 't', partition: 0 })[0]!, 0)!.lastOffsetDelta, 0);
@@ -227,7 +334,15 @@ describe('Produce', () => {
     test('waits until the follower has fetched the records, then answers every partition together in request order', async () => {
       const d = await replicated();
       let answered = false;
-      const pending = produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 1, records: batch(['a', 'b']) }, { index: 0, records: batch(['c']) }] }]).then((r) => {
+      const pending = produce(d, 9, -1, [
+        {
+          name: 't',
+          partitionData: [
+            { index: 1, records: batch(['a', 'b']) },
+            { index: 0, records: batch(['c']) },
+          ],
+        },
+      ]).then((r) => {
         answered = true;
         return r;
       });
@@ -237,15 +352,46 @@ describe('Produce', () => {
       assert.equal(answered, false, 'partition 1 is still only on the leader');
       assert.equal(d.h.cluster.producePurgatory.waiting, 1);
       await followerFetch(d, 1, 2n);
-      assert.deepEqual(await pending, [{ topic: 't', partitions: [[1, NONE, 0n], [0, NONE, 0n]] }]);
+      assert.deepEqual(await pending, [
+        {
+          topic: 't',
+          partitions: [
+            [1, NONE, 0n],
+            [0, NONE, 0n],
+          ],
+        },
+      ]);
       assert.equal(d.h.cluster.producePurgatory.waiting, 0);
     });
 
     test("times out with REQUEST_TIMED_OUT for the partitions the follower has not fetched, keeping the append's offsets", async () => {
       const d = await replicated();
-      const pending = produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }, { index: 1, records: batch(['b', 'c']) }] }], null, 50);
+      const pending = produce(
+        d,
+        9,
+        -1,
+        [
+          {
+            name: 't',
+            partitionData: [
+              { index: 0, records: batch(['a']) },
+              { index: 1, records: batch(['b', 'c']) },
+            ],
+          },
+        ],
+        null,
+        50,
+      );
       await followerFetch(d, 0, 1n);
-      assert.deepEqual(await pending, [{ topic: 't', partitions: [[0, NONE, 0n], [1, REQUEST_TIMED_OUT, 0n]] }]);
+      assert.deepEqual(await pending, [
+        {
+          topic: 't',
+          partitions: [
+            [0, NONE, 0n],
+            [1, REQUEST_TIMED_OUT, 0n],
+          ],
+        },
+      ]);
       assert.equal(stored(d, 't', 1).length, 1, 'the records stay appended, as in Kafka');
     });
 
@@ -258,9 +404,13 @@ describe('Produce', () => {
 
     test('acks=1 answers at once; so does acks=-1 once the ISR is the leader alone', async () => {
       const d = await replicated();
-      assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }], null, 60_000), [{ topic: 't', partitions: [[0, NONE, 0n]] }]);
+      assert.deepEqual(await produce(d, 9, 1, [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }], null, 60_000), [
+        { topic: 't', partitions: [[0, NONE, 0n]] },
+      ]);
       await d.assign('t', 0, { leader: 1, leaderEpoch: 1, partitionEpoch: 1, replicas: [1, FOLLOWER], isr: [1] });
-      assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['b']) }] }], null, 60_000), [{ topic: 't', partitions: [[0, NONE, 1n]] }]);
+      assert.deepEqual(await produce(d, 9, -1, [{ name: 't', partitionData: [{ index: 0, records: batch(['b']) }] }], null, 60_000), [
+        { topic: 't', partitions: [[0, NONE, 1n]] },
+      ]);
     });
   });
 });

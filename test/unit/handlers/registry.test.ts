@@ -18,7 +18,10 @@ test('Produce is advertised from v0, as Kafka 4 does for librdkafka before 2.11,
 });
 
 test('SaslHandshake is advertised from v0, as Kafka 4.4 does, but served at v1 only (v0 sends raw tokens outside Kafka framing)', () => {
-  assert.deepEqual(registry.supportedApis.find((a) => a.apiKey === 17), { apiKey: 17, minVersion: 0, maxVersion: 1 });
+  assert.deepEqual(
+    registry.supportedApis.find((a) => a.apiKey === 17),
+    { apiKey: 17, minVersion: 0, maxVersion: 1 },
+  );
   assert.equal(registry.supports(17, 0), false);
   assert.equal(registry.supports(17, 1), true);
 });
@@ -34,8 +37,15 @@ test('every other API is served exactly in the range it advertises', () => {
 
 test('the ZooKeeper-era inter-broker APIs have codecs but are not advertised: only a cluster-mode broker will', () => {
   for (const apiKey of [4, 5, 6, 7]) {
-    assert.ok(API_MESSAGES.some((a) => a.apiKey === apiKey), `API ${apiKey} has generated codecs`);
-    assert.equal(registry.supportedApis.some((a) => a.apiKey === apiKey), false, `API ${apiKey} is advertised`);
+    assert.ok(
+      API_MESSAGES.some((a) => a.apiKey === apiKey),
+      `API ${apiKey} has generated codecs`,
+    );
+    assert.equal(
+      registry.supportedApis.some((a) => a.apiKey === apiKey),
+      false,
+      `API ${apiKey} is advertised`,
+    );
     assert.equal(registry.supports(apiKey, 0), false, `API ${apiKey} is served`);
   }
 });
@@ -43,8 +53,16 @@ test('the ZooKeeper-era inter-broker APIs have codecs but are not advertised: on
 test('every entry names the API key, name and version ranges its handler module declares', async () => {
   for (const entry of [...HANDLERS, ...CLUSTER_HANDLERS]) {
     const handler = await entry.load();
-    const declared = { apiKey: handler.apiKey, name: handler.name, versions: handler.versions, advertisedVersions: handler.advertisedVersions };
-    assert.deepEqual({ apiKey: entry.apiKey, name: entry.name, versions: entry.versions, advertisedVersions: entry.advertisedVersions }, declared);
+    const declared = {
+      apiKey: handler.apiKey,
+      name: handler.name,
+      versions: handler.versions,
+      advertisedVersions: handler.advertisedVersions,
+    };
+    assert.deepEqual(
+      { apiKey: entry.apiKey, name: entry.name, versions: entry.versions, advertisedVersions: entry.advertisedVersions },
+      declared,
+    );
   }
 });
 
@@ -162,7 +180,9 @@ test('an API that uses the coordinators waits for them with its module; other AP
   await second;
   assert.deepEqual(served, [1, 2]);
   assert.ok(
-    HANDLERS.filter((h) => h.usesCoordinators === true).map((h) => h.name).includes('JoinGroup') && !HANDLERS.find((h) => h.name === 'Produce')!.usesCoordinators,
+    HANDLERS.filter((h) => h.usesCoordinators === true)
+      .map((h) => h.name)
+      .includes('JoinGroup') && !HANDLERS.find((h) => h.name === 'Produce')!.usesCoordinators,
     'group APIs load the coordinators, Produce does not',
   );
 });

@@ -16,7 +16,12 @@ import {
   SaslHandshakeRequest,
   SaslHandshakeResponse,
 } from '../../../src/protocol/messages/index.js';
-import { credentialFromSaltedPassword, parseCredential, saltedPassword, scramMechanism } from '../../../src/security/sasl/scram-formatter.js';
+import {
+  credentialFromSaltedPassword,
+  parseCredential,
+  saltedPassword,
+  scramMechanism,
+} from '../../../src/security/sasl/scram-formatter.js';
 import { call, harness } from './admin-harness.js';
 
 const SHA256 = scramMechanism('SCRAM-SHA-256')!;
@@ -31,7 +36,14 @@ function upsertion(name: string, mechanism: number, iterations = 4096, password 
 test("an upsertion stores Kafka's ZooKeeper form of the credential derived from the salted password, never the password", async () => {
   const h = harness();
   const u = upsertion('alice', 1, 8192);
-  const res = await call(alterUserScramCredentialsHandler, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, { deletions: [], upsertions: [u] }, h.cluster);
+  const res = await call(
+    alterUserScramCredentialsHandler,
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+    0,
+    { deletions: [], upsertions: [u] },
+    h.cluster,
+  );
   assert.deepEqual(res.results, [{ user: 'alice', errorCode: ErrorCode.NONE, errorMessage: null }]);
   const stored = h.cluster.clientEntities.configs({ user: 'alice' }).get('SCRAM-SHA-256')!;
   assert.deepEqual(parseCredential(stored), credentialFromSaltedPassword(SHA256, u.saltedPassword, u.salt, 8192));
@@ -40,7 +52,14 @@ test("an upsertion stores Kafka's ZooKeeper form of the credential derived from 
 
 test("validation and messages are Kafka 4.4's; successes come first, failures after, and nothing failed is written", async () => {
   const h = harness();
-  await call(alterUserScramCredentialsHandler, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, { deletions: [], upsertions: [upsertion('kept', 2)] }, h.cluster);
+  await call(
+    alterUserScramCredentialsHandler,
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+    0,
+    { deletions: [], upsertions: [upsertion('kept', 2)] },
+    h.cluster,
+  );
   const res = await call(
     alterUserScramCredentialsHandler,
     AlterUserScramCredentialsRequest,
@@ -52,7 +71,15 @@ test("validation and messages are Kafka 4.4's; successes come first, failures af
         { name: 'ghost', mechanism: 1 },
         { name: 'odd', mechanism: 9 },
       ],
-      upsertions: [upsertion('', 1), upsertion('few', 1, 4095), upsertion('many', 2, 16385), upsertion('twice', 1), upsertion('twice', 2), upsertion('kept', 1), upsertion('max', 2, 16384)],
+      upsertions: [
+        upsertion('', 1),
+        upsertion('few', 1, 4095),
+        upsertion('many', 2, 16385),
+        upsertion('twice', 1),
+        upsertion('twice', 2),
+        upsertion('kept', 1),
+        upsertion('max', 2, 16384),
+      ],
     },
     h.cluster,
   );
@@ -76,20 +103,55 @@ test("validation and messages are Kafka 4.4's; successes come first, failures af
 test('describe: every user with credentials, or the named ones; a duplicate or a user without credentials is an error of that user', async () => {
   const h = harness();
   for (const u of [upsertion('alice', 1, 8192), upsertion('bob', 2)]) {
-    await call(alterUserScramCredentialsHandler, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, { deletions: [], upsertions: [u] }, h.cluster);
+    await call(
+      alterUserScramCredentialsHandler,
+      AlterUserScramCredentialsRequest,
+      AlterUserScramCredentialsResponse,
+      0,
+      { deletions: [], upsertions: [u] },
+      h.cluster,
+    );
   }
-  await call(alterUserScramCredentialsHandler, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, { deletions: [], upsertions: [upsertion('alice', 2)] }, h.cluster);
+  await call(
+    alterUserScramCredentialsHandler,
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+    0,
+    { deletions: [], upsertions: [upsertion('alice', 2)] },
+    h.cluster,
+  );
   for (const users of [null, []]) {
-    const all = await call(describeUserScramCredentialsHandler, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, { users }, h.cluster);
+    const all = await call(
+      describeUserScramCredentialsHandler,
+      DescribeUserScramCredentialsRequest,
+      DescribeUserScramCredentialsResponse,
+      0,
+      { users },
+      h.cluster,
+    );
     assert.deepEqual(
       all.results.map((r) => [r.user, r.errorCode, r.credentialInfos.map((c) => [c.mechanism, c.iterations])]),
       [
-        ['alice', ErrorCode.NONE, [[1, 8192], [2, 4096]]],
+        [
+          'alice',
+          ErrorCode.NONE,
+          [
+            [1, 8192],
+            [2, 4096],
+          ],
+        ],
         ['bob', ErrorCode.NONE, [[2, 4096]]],
       ],
     );
   }
-  const named = await call(describeUserScramCredentialsHandler, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, { users: [{ name: 'bob' }, { name: 'nobody' }, { name: 'alice' }, { name: 'alice' }] }, h.cluster);
+  const named = await call(
+    describeUserScramCredentialsHandler,
+    DescribeUserScramCredentialsRequest,
+    DescribeUserScramCredentialsResponse,
+    0,
+    { users: [{ name: 'bob' }, { name: 'nobody' }, { name: 'alice' }, { name: 'alice' }] },
+    h.cluster,
+  );
   assert.deepEqual(
     named.results.map((r) => [r.user, r.errorCode, r.errorMessage]),
     [
@@ -104,6 +166,13 @@ test('without SASL listeners, SaslHandshake and SaslAuthenticate are answered IL
   const h = harness();
   const handshake = await call(saslHandshakeHandler, SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' }, h.cluster);
   assert.deepEqual(handshake, { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] });
-  const authenticate = await call(saslAuthenticateHandler, SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from('\u0000a\u0000b') }, h.cluster);
+  const authenticate = await call(
+    saslAuthenticateHandler,
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
+    2,
+    { authBytes: Buffer.from('\u0000a\u0000b') },
+    h.cluster,
+  );
   assert.equal(authenticate.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
 });

@@ -21,7 +21,9 @@ import { settledYet } from '../../helpers/promise-state.js';
 const registry = new HandlerRegistry(HANDLERS.filter((h) => h.apiKey === 18));
 
 function apiVersions(dispatcher: RequestDispatcher, correlationId: number): Promise<unknown> {
-  const frame = encodeRequest(18, 3, correlationId, 'gate-test', (w) => ApiVersionsRequest.write(w, { clientSoftwareName: 'gate-test', clientSoftwareVersion: '1' }, 3)).subarray(4);
+  const frame = encodeRequest(18, 3, correlationId, 'gate-test', (w) =>
+    ApiVersionsRequest.write(w, { clientSoftwareName: 'gate-test', clientSoftwareVersion: '1' }, 3),
+  ).subarray(4);
   const { header, bodyOffset } = decodeRequestHeader(frame);
   return dispatcher.dispatch(header, new Reader(frame, bodyOffset), TEST_SESSION);
 }

@@ -61,7 +61,12 @@ async function setUp(batches: FetchedBatches = heldBatches): Promise<ShareFixtur
   const timers = new ManualTimers();
   let d: DataHarness | undefined;
   const shares: ShareServices = {
-    partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, timers, wakeShareFetches(() => d!.h.cluster)),
+    partitions: new SharePartitionManager(
+      persister,
+      () => DEFAULT_SHARE_PARTITION_CONFIG,
+      timers,
+      wakeShareFetches(() => d!.h.cluster),
+    ),
     sessions: new ShareSessionCache(10),
     batches,
   };
@@ -75,14 +80,23 @@ async function setUp(batches: FetchedBatches = heldBatches): Promise<ShareFixtur
 
 async function produce(d: DataHarness, partition: number, values: string[]): Promise<Buffer> {
   const records = batch(values);
-  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index: partition, records }] }] });
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, {
+    acks: 1,
+    timeoutMs: 1000,
+    topicData: [{ name: 't', partitionData: [{ index: partition, records }] }],
+  });
   assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, NONE);
   return records;
 }
 
 type Acks = Array<{ partition: number; firstOffset: bigint; lastOffset: bigint; types: number[] }>;
 
-function shareFetch(f: ShareFixture, memberId: string, epoch: number, options: { partitions?: number[]; acks?: Acks; maxWaitMs?: number; maxRecords?: number; version?: number; isRenewAck?: boolean } = {}) {
+function shareFetch(
+  f: ShareFixture,
+  memberId: string,
+  epoch: number,
+  options: { partitions?: number[]; acks?: Acks; maxWaitMs?: number; maxRecords?: number; version?: number; isRenewAck?: boolean } = {},
+) {
   const partitions = new Set([...(options.partitions ?? []), ...(options.acks ?? []).map((a) => a.partition)]);
   return f.d.call(shareFetchHandler, M.ShareFetchRequest, M.ShareFetchResponse, options.version ?? 1, {
     groupId: GROUP,
@@ -99,7 +113,9 @@ function shareFetch(f: ShareFixture, memberId: string, epoch: number, options: {
         topicId: f.topicId,
         partitions: [...partitions].map((partitionIndex) => ({
           partitionIndex,
-          acknowledgementBatches: (options.acks ?? []).filter((a) => a.partition === partitionIndex).map((a) => ({ firstOffset: a.firstOffset, lastOffset: a.lastOffset, acknowledgeTypes: a.types })),
+          acknowledgementBatches: (options.acks ?? [])
+            .filter((a) => a.partition === partitionIndex)
+            .map((a) => ({ firstOffset: a.firstOffset, lastOffset: a.lastOffset, acknowledgeTypes: a.types })),
         })),
       },
     ],
@@ -112,7 +128,17 @@ function shareAcknowledge(f: ShareFixture, memberId: string, epoch: number, acks
     memberId,
     shareSessionEpoch: epoch,
     isRenewAck,
-    topics: [{ topicId: f.topicId, partitions: [...new Set(acks.map((a) => a.partition))].map((partitionIndex) => ({ partitionIndex, acknowledgementBatches: acks.filter((a) => a.partition === partitionIndex).map((a) => ({ firstOffset: a.firstOffset, lastOffset: a.lastOffset, acknowledgeTypes: a.types })) })) }],
+    topics: [
+      {
+        topicId: f.topicId,
+        partitions: [...new Set(acks.map((a) => a.partition))].map((partitionIndex) => ({
+          partitionIndex,
+          acknowledgementBatches: acks
+            .filter((a) => a.partition === partitionIndex)
+            .map((a) => ({ firstOffset: a.firstOffset, lastOffset: a.lastOffset, acknowledgeTypes: a.types })),
+        })),
+      },
+    ],
   });
 }
 
@@ -140,7 +166,18 @@ describe('ShareFetch and ShareAcknowledge', () => {
       await produce(f.d, 0, ['c']);
       const res = await shareFetch(f, 'm1', 0, { partitions: [0], version });
       assert.deepEqual([res.errorCode, res.acquisitionLockTimeoutMs], [NONE, 30_000]);
-      assert.deepEqual(partitionsOf(res), [[0, NONE, NONE, [[0n, 2n, 1]], [[0n, 1n], [2n, 2n]]]]);
+      assert.deepEqual(partitionsOf(res), [
+        [
+          0,
+          NONE,
+          NONE,
+          [[0n, 2n, 1]],
+          [
+            [0n, 1n],
+            [2n, 2n],
+          ],
+        ],
+      ]);
       assert.deepEqual(res.responses[0]!.partitions[0]!.currentLeader, { leaderId: 0, leaderEpoch: 0 });
     });
   }
@@ -159,7 +196,10 @@ describe('ShareFetch and ShareAcknowledge', () => {
     await produce(f.d, 0, ['a', 'b', 'c']);
     await shareFetch(f, 'm1', 0, { partitions: [0] });
     const piggybacked = await shareFetch(f, 'm1', 1, { acks: [{ partition: 0, firstOffset: 0n, lastOffset: 1n, types: [ACCEPT] }] });
-    assert.deepEqual(partitionsOf(piggybacked).map((p) => [p[0], p[2], p[3]]), [[0, NONE, []]]);
+    assert.deepEqual(
+      partitionsOf(piggybacked).map((p) => [p[0], p[2], p[3]]),
+      [[0, NONE, []]],
+    );
     assert.equal((await f.persister.read({ groupId: GROUP, topicId: f.topicId, partition: 0 }, 0)).startOffset, 2n);
     const alone = await shareAcknowledge(f, 'm1', 2, [{ partition: 0, firstOffset: 2n, lastOffset: 2n, types: [ACCEPT] }]);
     assert.deepEqual([alone.errorCode, alone.responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])], [NONE, [[0, NONE]]]);
@@ -174,14 +214,21 @@ describe('ShareFetch and ShareAcknowledge', () => {
     const res = await shareAcknowledge(f, 'm2', 1, [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [ACCEPT] }]);
     assert.equal(res.responses[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_RECORD_STATE);
     const piggybacked = await shareFetch(f, 'm2', 2, { acks: [{ partition: 1, firstOffset: 0n, lastOffset: 0n, types: [ACCEPT] }] });
-    assert.equal(partitionsOf(piggybacked).find((p) => p[0] === 1)![2], ErrorCode.INVALID_RECORD_STATE, 'nothing was ever acquired from partition 1');
+    assert.equal(
+      partitionsOf(piggybacked).find((p) => p[0] === 1)![2],
+      ErrorCode.INVALID_RECORD_STATE,
+      'nothing was ever acquired from partition 1',
+    );
   });
 
   test('share session errors are top-level: no session, a wrong epoch, acknowledgements in an opening request', async () => {
     const f = await setUp();
     assert.equal((await shareFetch(f, 'm1', 1, { partitions: [0] })).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND);
     assert.equal((await shareAcknowledge(f, 'm1', 1, [])).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND);
-    assert.equal((await shareFetch(f, 'm1', 0, { acks: [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [ACCEPT] }] })).errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal(
+      (await shareFetch(f, 'm1', 0, { acks: [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [ACCEPT] }] })).errorCode,
+      ErrorCode.INVALID_REQUEST,
+    );
     await shareFetch(f, 'm1', 0, { partitions: [0] });
     assert.equal((await shareFetch(f, 'm1', 3, {})).errorCode, ErrorCode.INVALID_SHARE_SESSION_EPOCH);
     assert.equal((await shareAcknowledge(f, 'm1', 0, [])).errorCode, ErrorCode.INVALID_SHARE_SESSION_EPOCH);
@@ -212,12 +259,19 @@ describe('ShareFetch and ShareAcknowledge', () => {
     await shareFetch(f, 'm1', 0, { partitions: [0, 1] });
     await shareAcknowledge(f, 'm1', 1, [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RELEASE] }]);
     const closing = await shareFetch(f, 'm1', -1, { acks: [{ partition: 0, firstOffset: 1n, lastOffset: 1n, types: [ACCEPT] }] });
-    assert.deepEqual(partitionsOf(closing).map((p) => [p[0], p[2], p[3]]), [[0, NONE, []]], 'a closing request fetches nothing');
+    assert.deepEqual(
+      partitionsOf(closing).map((p) => [p[0], p[2], p[3]]),
+      [[0, NONE, []]],
+      'a closing request fetches nothing',
+    );
     const res = await shareFetch(f, 'm2', 0, { partitions: [0, 1] });
-    assert.deepEqual(partitionsOf(res).map((p) => [p[0], p[3]]), [
-      [0, [[0n, 0n, 2]]],
-      [1, [[0n, 0n, 2]]],
-    ]);
+    assert.deepEqual(
+      partitionsOf(res).map((p) => [p[0], p[3]]),
+      [
+        [0, [[0n, 0n, 2]]],
+        [1, [[0n, 0n, 2]]],
+      ],
+    );
     assert.equal((await shareFetch(f, 'm1', 1, {})).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND, 'the closed session is gone');
   });
 
@@ -225,11 +279,30 @@ describe('ShareFetch and ShareAcknowledge', () => {
     const f = await setUp();
     await produce(f.d, 0, ['a']);
     const connection = { ...TEST_SESSION };
-    const opened = await call(shareFetchHandler, M.ShareFetchRequest, M.ShareFetchResponse, 1, { groupId: GROUP, memberId: 'm1', shareSessionEpoch: 0, maxRecords: 10, topics: [{ topicId: f.topicId, partitions: [{ partitionIndex: 0 }] }] }, f.d.h.cluster, f.d.metrics, connection);
+    const opened = await call(
+      shareFetchHandler,
+      M.ShareFetchRequest,
+      M.ShareFetchResponse,
+      1,
+      {
+        groupId: GROUP,
+        memberId: 'm1',
+        shareSessionEpoch: 0,
+        maxRecords: 10,
+        topics: [{ topicId: f.topicId, partitions: [{ partitionIndex: 0 }] }],
+      },
+      f.d.h.cluster,
+      f.d.metrics,
+      connection,
+    );
     assert.deepEqual(partitionsOf(opened)[0]![3], [[0n, 0n, 1]]);
     const dispatcher = new RequestDispatcher(new HandlerRegistry([]), new Logger('test'), f.d.metrics, () => f.d.h.cluster);
     await dispatcher.connectionClosed(TEST_SESSION);
-    assert.equal((await shareFetch(f, 'm2', 0, { partitions: [0] })).responses[0]!.partitions[0]!.acquiredRecords.length, 0, 'another connection closing changes nothing');
+    assert.equal(
+      (await shareFetch(f, 'm2', 0, { partitions: [0] })).responses[0]!.partitions[0]!.acquiredRecords.length,
+      0,
+      'another connection closing changes nothing',
+    );
     await dispatcher.connectionClosed(connection);
     assert.deepEqual(partitionsOf(await shareFetch(f, 'm2', 1, {}))[0]![3], [[0n, 0n, 2]]);
     assert.equal((await shareFetch(f, 'm1', 1, {})).errorCode, ErrorCode.SHARE_SESSION_NOT_FOUND);
@@ -261,8 +334,15 @@ describe('ShareFetch and ShareAcknowledge', () => {
     const v1 = await shareAcknowledge(f, 'm1', 1, [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RENEW] }], 1);
     assert.equal(v1.responses[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_REQUEST);
     await produce(f.d, 0, ['b']);
-    const renewed = await shareFetch(f, 'm1', 2, { version: 2, isRenewAck: true, acks: [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RENEW] }] });
-    assert.deepEqual(partitionsOf(renewed).map((p) => [p[0], p[2], p[3]]), [[0, NONE, []]]);
+    const renewed = await shareFetch(f, 'm1', 2, {
+      version: 2,
+      isRenewAck: true,
+      acks: [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RENEW] }],
+    });
+    assert.deepEqual(
+      partitionsOf(renewed).map((p) => [p[0], p[2], p[3]]),
+      [[0, NONE, []]],
+    );
     f.timers.expireAll();
     const v2 = await shareAcknowledge(f, 'm1', 3, [{ partition: 0, firstOffset: 0n, lastOffset: 0n, types: [RENEW] }], 2, true);
     assert.equal(v2.responses[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_RECORD_STATE, 'the renewed lock expired in its turn');
@@ -297,27 +377,38 @@ describe('ShareFetch and ShareAcknowledge', () => {
       maxRecords: 10,
       topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0 }] }],
     });
-    assert.deepEqual(partitionsOf(res).map((p) => [p[0], p[1]]), [[0, ErrorCode.UNKNOWN_TOPIC_ID]]);
+    assert.deepEqual(
+      partitionsOf(res).map((p) => [p[0], p[1]]),
+      [[0, ErrorCode.UNKNOWN_TOPIC_ID]],
+    );
   });
 });
 
 describe('ShareFetch and ShareAcknowledge authorization', () => {
   const ME = TEST_SESSION.principal;
-  const allow = (resourceType: ResourceType, name: string, operation: Op) => ({ pattern: { resourceType, name, patternType: PatternType.LITERAL }, entry: { principal: ME, host: '*', operation, permissionType: PermissionType.ALLOW } });
+  const allow = (resourceType: ResourceType, name: string, operation: Op) => ({
+    pattern: { resourceType, name, patternType: PatternType.LITERAL },
+    entry: { principal: ME, host: '*', operation, permissionType: PermissionType.ALLOW },
+  });
 
   test('DescribeShareGroupOffsets v1: the lag is the records from the start offset to the high watermark not yet acknowledged or archived', async () => {
     const f = await setUp();
     await produce(f.d, 0, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']);
     await produce(f.d, 1, ['k', 'l', 'm', 'n']);
     const fetched = await shareFetch(f, 'm1', 0, { partitions: [0] });
-    assert.deepEqual(partitionsOf(fetched).map((p) => p[3]), [[[0n, 9n, 1]]]);
+    assert.deepEqual(
+      partitionsOf(fetched).map((p) => p[3]),
+      [[[0n, 9n, 1]]],
+    );
     const acked = await shareAcknowledge(f, 'm1', 1, [
       { partition: 0, firstOffset: 0n, lastOffset: 2n, types: [ACCEPT] },
       { partition: 0, firstOffset: 5n, lastOffset: 7n, types: [REJECT, ACCEPT, RELEASE] },
     ]);
     assert.equal(acked.errorCode, NONE);
     const describe = (version: number) =>
-      f.d.call(describeShareGroupOffsetsHandler, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, version, { groups: [{ groupId: GROUP, topics: [{ topicName: 't', partitions: [0, 1] }] }] });
+      f.d.call(describeShareGroupOffsetsHandler, M.DescribeShareGroupOffsetsRequest, M.DescribeShareGroupOffsetsResponse, version, {
+        groups: [{ groupId: GROUP, topics: [{ topicName: 't', partitions: [0, 1] }] }],
+      });
     const v1 = await describe(1);
     assert.deepEqual(
       v1.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.startOffset, p.lag])),
@@ -328,7 +419,14 @@ describe('ShareFetch and ShareAcknowledge authorization', () => {
       'partition 0: 10 - 3 - 2 (offsets 5 and 6 are complete; 3, 4, 7, 8 and 9 are not); partition 1: nothing delivered yet',
     );
     const v0 = await describe(0);
-    assert.deepEqual(v0.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.startOffset, p.lag])), [[3n, -1n], [0n, -1n]], 'v0 carries no lag');
+    assert.deepEqual(
+      v0.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => [p.startOffset, p.lag])),
+      [
+        [3n, -1n],
+        [0n, -1n],
+      ],
+      'v0 carries no lag',
+    );
   });
 
   test('READ on the group comes first (GROUP_AUTHORIZATION_FAILED), then READ on each topic (TOPIC_AUTHORIZATION_FAILED)', async () => {
@@ -336,16 +434,44 @@ describe('ShareFetch and ShareAcknowledge authorization', () => {
     const shares: ShareServices = {
       partitions: new SharePartitionManager(persister, () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers()),
       sessions: new ShareSessionCache(10),
-        batches: heldBatches,
+      batches: heldBatches,
     };
     const h = harness({ authorizer: { superUsers: [], allowEveryoneIfNoAclFound: false }, shares });
     try {
       await h.cluster.acls.create([allow(ResourceType.TOPIC, 't', Op.CREATE)]);
-      const created = await call(createTopicsHandler, M.CreateTopicsRequest, M.CreateTopicsResponse, 7, { topics: [{ name: 't', numPartitions: 1, replicationFactor: -1 }] }, h.cluster);
+      const created = await call(
+        createTopicsHandler,
+        M.CreateTopicsRequest,
+        M.CreateTopicsResponse,
+        7,
+        { topics: [{ name: 't', numPartitions: 1, replicationFactor: -1 }] },
+        h.cluster,
+      );
       const topicId = created.topics[0]!.topicId;
       const fetch = (epoch: number) =>
-        call(shareFetchHandler, M.ShareFetchRequest, M.ShareFetchResponse, 1, { groupId: GROUP, memberId: 'm1', shareSessionEpoch: epoch, maxRecords: 10, topics: [{ topicId, partitions: [{ partitionIndex: 0 }] }] }, h.cluster);
-      const acknowledge = () => call(shareAcknowledgeHandler, M.ShareAcknowledgeRequest, M.ShareAcknowledgeResponse, 1, { groupId: GROUP, memberId: 'm1', shareSessionEpoch: 1, topics: [] }, h.cluster);
+        call(
+          shareFetchHandler,
+          M.ShareFetchRequest,
+          M.ShareFetchResponse,
+          1,
+          {
+            groupId: GROUP,
+            memberId: 'm1',
+            shareSessionEpoch: epoch,
+            maxRecords: 10,
+            topics: [{ topicId, partitions: [{ partitionIndex: 0 }] }],
+          },
+          h.cluster,
+        );
+      const acknowledge = () =>
+        call(
+          shareAcknowledgeHandler,
+          M.ShareAcknowledgeRequest,
+          M.ShareAcknowledgeResponse,
+          1,
+          { groupId: GROUP, memberId: 'm1', shareSessionEpoch: 1, topics: [] },
+          h.cluster,
+        );
       assert.equal((await fetch(0)).errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       assert.equal((await acknowledge()).errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       await h.cluster.acls.create([allow(ResourceType.GROUP, GROUP, Op.READ)]);

@@ -28,7 +28,12 @@ class TransactionalOwner extends MemoryPartitions {
     return results.map((r) => (r.abortedTransactions === null ? r : { ...r, abortedTransactions: this.aborted }));
   }
 
-  override async listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
+  override async listOffset(
+    ref: TopicPartition,
+    currentLeaderEpoch: number,
+    timestamp: bigint,
+    readCommitted = false,
+  ): Promise<OffsetReply> {
     this.listedCommitted.push(readCommitted);
     return super.listOffset(ref, currentLeaderEpoch, timestamp);
   }
@@ -39,7 +44,11 @@ const fresh = dataHarnesses((d) => assert.equal(d.owner.outstandingLeases, 0, 'e
 async function setUp(owner: TransactionalOwner): Promise<DataHarness> {
   const d = fresh(owner);
   await d.createTopic('t');
-  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }] });
+  const res = await d.call(produceHandler, M.ProduceRequest, M.ProduceResponse, 9, {
+    acks: 1,
+    timeoutMs: 1000,
+    topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }],
+  });
   assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
   return d;
 }
@@ -53,7 +62,13 @@ async function abortedOf(d: DataHarness, version: number, isolationLevel: number
     isolationLevel,
     sessionId: 0,
     sessionEpoch: -1,
-    topics: [{ topic: 't', topicId: d.h.cluster.metadata.topic('t')!.topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+    topics: [
+      {
+        topic: 't',
+        topicId: d.h.cluster.metadata.topic('t')!.topicId,
+        partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }],
+      },
+    ],
   });
   return res.responses[0]!.partitions[0]!.abortedTransactions;
 }
@@ -65,8 +80,18 @@ describe('isolation levels', () => {
     for (const v of [4, 12, 13, 17]) {
       owner.aborted = [];
       assert.deepEqual(await abortedOf(d, v, READ_COMMITTED), [], `v${v}`);
-      owner.aborted = [{ producerId: 7n, firstOffset: 0n }, { producerId: 9n, firstOffset: 2n }];
-      assert.deepEqual(await abortedOf(d, v, READ_COMMITTED), [{ producerId: 7n, firstOffset: 0n }, { producerId: 9n, firstOffset: 2n }], `v${v}`);
+      owner.aborted = [
+        { producerId: 7n, firstOffset: 0n },
+        { producerId: 9n, firstOffset: 2n },
+      ];
+      assert.deepEqual(
+        await abortedOf(d, v, READ_COMMITTED),
+        [
+          { producerId: 7n, firstOffset: 0n },
+          { producerId: 9n, firstOffset: 2n },
+        ],
+        `v${v}`,
+      );
       assert.equal(await abortedOf(d, v, READ_UNCOMMITTED), null, `v${v}`);
     }
   });

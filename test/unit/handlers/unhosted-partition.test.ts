@@ -35,7 +35,14 @@ test('Produce', async () => {
     transactionalId: null,
     topicData: [{ name: 't', partitionData: PARTITIONS.map((index) => ({ index, records: batch(['a']) })) }],
   });
-  assert.deepEqual(res.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode]), [[0, ErrorCode.NONE], [1, NOT_LEADER_OR_FOLLOWER], [2, UNKNOWN_TOPIC_OR_PARTITION]]);
+  assert.deepEqual(
+    res.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode]),
+    [
+      [0, ErrorCode.NONE],
+      [1, NOT_LEADER_OR_FOLLOWER],
+      [2, UNKNOWN_TOPIC_OR_PARTITION],
+    ],
+  );
 });
 
 test('Fetch, with the leader the metadata names (KIP-951)', async () => {
@@ -48,7 +55,14 @@ test('Fetch, with the leader the metadata names (KIP-951)', async () => {
     topics: [{ topic: 't', partitions: PARTITIONS.map((partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20 })) }],
   });
   const partitions = res.responses[0]!.partitions;
-  assert.deepEqual(partitions.map((p) => [p.partitionIndex, p.errorCode]), [[0, ErrorCode.NONE], [1, NOT_LEADER_OR_FOLLOWER], [2, UNKNOWN_TOPIC_OR_PARTITION]]);
+  assert.deepEqual(
+    partitions.map((p) => [p.partitionIndex, p.errorCode]),
+    [
+      [0, ErrorCode.NONE],
+      [1, NOT_LEADER_OR_FOLLOWER],
+      [2, UNKNOWN_TOPIC_OR_PARTITION],
+    ],
+  );
   assert.equal(partitions[1]!.currentLeader.leaderId, 0, 'the leader the metadata names');
 });
 
@@ -58,10 +72,24 @@ test('ListOffsets and DeleteRecords', async () => {
     replicaId: -1,
     topics: [{ name: 't', partitions: PARTITIONS.map((partitionIndex) => ({ partitionIndex, timestamp: -1n })) }],
   });
-  assert.deepEqual(listed.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]), [[0, ErrorCode.NONE], [1, NOT_LEADER_OR_FOLLOWER], [2, UNKNOWN_TOPIC_OR_PARTITION]]);
+  assert.deepEqual(
+    listed.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]),
+    [
+      [0, ErrorCode.NONE],
+      [1, NOT_LEADER_OR_FOLLOWER],
+      [2, UNKNOWN_TOPIC_OR_PARTITION],
+    ],
+  );
   const deleted = await d.call(deleteRecordsHandler, M.DeleteRecordsRequest, M.DeleteRecordsResponse, 2, {
     topics: [{ name: 't', partitions: PARTITIONS.map((partitionIndex) => ({ partitionIndex, offset: 0n })) }],
     timeoutMs: 1000,
   });
-  assert.deepEqual(deleted.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]), [[0, ErrorCode.NONE], [1, NOT_LEADER_OR_FOLLOWER], [2, UNKNOWN_TOPIC_OR_PARTITION]]);
+  assert.deepEqual(
+    deleted.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]),
+    [
+      [0, ErrorCode.NONE],
+      [1, NOT_LEADER_OR_FOLLOWER],
+      [2, UNKNOWN_TOPIC_OR_PARTITION],
+    ],
+  );
 });

@@ -66,6 +66,8 @@ describe('PartitionEndClient', () => {
   });
 
   test('a broker the metadata does not know answers LEADER_NOT_AVAILABLE for each partition', async () => {
-    assert.deepEqual(await ends.latestOffsets(UNKNOWN_BROKER, [{ topic: 'ends', partition: 0 }]), [{ errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: -1n }]);
+    assert.deepEqual(await ends.latestOffsets(UNKNOWN_BROKER, [{ topic: 'ends', partition: 0 }]), [
+      { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: -1n },
+    ]);
   });
 });

@@ -78,7 +78,13 @@ describe('TransactionPeerClient', () => {
   });
 
   test('AddPartitionsToTxn verifyOnly: a transaction the coordinator does not know is refused for each partition', async () => {
-    const answers = await peers.addPartitions(BROKER, { transactionalId: 'nobody', producerId: 5n, producerEpoch: 0, verifyOnly: true, partitions: [{ topic: 'peer', partition: 0 }] });
+    const answers = await peers.addPartitions(BROKER, {
+      transactionalId: 'nobody',
+      producerId: 5n,
+      producerEpoch: 0,
+      verifyOnly: true,
+      partitions: [{ topic: 'peer', partition: 0 }],
+    });
     assert.equal(answers.length, 1);
     assert.notEqual(answers[0]!.errorCode, ErrorCode.NONE);
   });
@@ -86,7 +92,13 @@ describe('TransactionPeerClient', () => {
   test('a broker the metadata does not know answers NOT_LEADER_OR_FOLLOWER; one that cannot be reached NETWORK_EXCEPTION', async () => {
     const partitions = [{ topic: 'peer', partition: 0 }];
     const marker = { producerId: 1n, producerEpoch: 0, coordinatorEpoch: 0, commit: true, transactionVersion: 2, partitions };
-    assert.deepEqual((await peers.writeMarkers(UNKNOWN_BROKER, marker)).map((a) => a.errorCode), [ErrorCode.NOT_LEADER_OR_FOLLOWER]);
-    assert.deepEqual((await peers.writeMarkers(SILENT_BROKER, marker)).map((a) => a.errorCode), [ErrorCode.NETWORK_EXCEPTION]);
+    assert.deepEqual(
+      (await peers.writeMarkers(UNKNOWN_BROKER, marker)).map((a) => a.errorCode),
+      [ErrorCode.NOT_LEADER_OR_FOLLOWER],
+    );
+    assert.deepEqual(
+      (await peers.writeMarkers(SILENT_BROKER, marker)).map((a) => a.errorCode),
+      [ErrorCode.NETWORK_EXCEPTION],
+    );
   });
 });

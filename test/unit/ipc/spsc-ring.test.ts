@@ -102,10 +102,14 @@ test('capacities that are not multiples of 8, too small or too large are refused
 test('a header is encoded in place and payloads follow it in one frame', () => {
   const { writer, reader } = ring(256);
   const payloads = [message(1, 3), message(2, 0), message(3, 17)];
-  const written = writer.tryWrite(6, (view, offset) => {
-    view.setUint32(offset, 0xdeadbeef, true);
-    view.setUint16(offset + 4, 513, true);
-  }, payloads);
+  const written = writer.tryWrite(
+    6,
+    (view, offset) => {
+      view.setUint32(offset, 0xdeadbeef, true);
+      view.setUint16(offset + 4, 513, true);
+    },
+    payloads,
+  );
   assert.equal(written, true);
   const length = reader.next();
   assert.equal(length, 6 + 20);

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { entityPath, InvalidClientEntityError, parseEntityPath, sanitizeEntityName, type ClientEntity } from '../../../src/metadata/client-entities.js';
+import {
+  entityPath,
+  InvalidClientEntityError,
+  parseEntityPath,
+  sanitizeEntityName,
+  type ClientEntity,
+} from '../../../src/metadata/client-entities.js';
 import { ClientEntityStore } from '../../../src/metadata/client-entity-store.js';
 import { ConfigResolver } from '../../../src/metadata/config/config-resolver.js';
 import { LocalController } from '../../../src/controller/local/local-controller.js';
@@ -36,11 +42,16 @@ test('entity paths: every kind, defaults, and round trips through sanitizing', (
   }
   assert.throws(() => entityPath({}), InvalidClientEntityError);
   assert.throws(() => entityPath({ ip: '1.2.3.4', user: 'a' }), InvalidClientEntityError);
-  for (const bad of ['users', 'users/', 'topics/t', 'users/a/clients', 'clients/a/users/b', 'users/%E0%A4%A']) assert.throws(() => parseEntityPath(bad), InvalidClientEntityError, bad);
+  for (const bad of ['users', 'users/', 'topics/t', 'users/a/clients', 'clients/a/users/b', 'users/%E0%A4%A'])
+    assert.throws(() => parseEntityPath(bad), InvalidClientEntityError, bad);
 });
 
 function open(dir: string): { store: ClientEntityStore; controller: LocalController } {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] }, new MetadataStore(dir));
+  const controller = new LocalController(
+    'c1uSTeR1dAAAAAAAAAAAAA',
+    { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] },
+    new MetadataStore(dir),
+  );
   const configs = new ConfigResolver(new Map(), controller);
   return { store: new ClientEntityStore(new LocalMetadataWriter(controller, new MemoryPartitionAdmin(), configs)), controller };
 }
@@ -59,7 +70,10 @@ test("a single broker keeps client entities' configs in its metadata file across
   const second = open(dir).store;
   assert.deepEqual(second.configs({ user: 'alice', clientId: null }), new Map([['producer_byte_rate', '1024']]));
   assert.deepEqual(second.configs({ clientId: 'gone' }), new Map());
-  assert.deepEqual(second.entities().map((e) => e.entity), [{ user: 'alice' }, { user: 'alice', clientId: null }]);
+  assert.deepEqual(
+    second.entities().map((e) => e.entity),
+    [{ user: 'alice' }, { user: 'alice', clientId: null }],
+  );
 });
 
 test('changes to one entity apply one at a time; a refused change writes nothing', async () => {
@@ -81,8 +95,14 @@ test('a metadata file without clientEntities (older) loads; a malformed one is r
   const path = join(dir, METADATA_FILE);
   writeFileSync(path, JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} } }));
   assert.deepEqual(new MetadataStore(dir).load(0).clientEntities, {});
-  writeFileSync(path, JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: { 'topics/x': {} } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: { 'topics/x': {} } }),
+  );
   assert.throws(() => new MetadataStore(dir).load(0), MetadataFormatError);
-  writeFileSync(path, JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: { 'users/x': { a: 1 } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, clientEntities: { 'users/x': { a: 1 } } }),
+  );
   assert.throws(() => new MetadataStore(dir).load(0), MetadataFormatError);
 });

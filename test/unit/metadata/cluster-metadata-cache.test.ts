@@ -6,7 +6,11 @@ const brokers = [1, 2, 3].map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 90
 const ID = 'TTTTTTTTTTTTTTTTTTTTTg';
 
 function update(topic: string, partition: number, leader: number, leaderEpoch = 0): PartitionUpdate {
-  return { topic, topicId: ID, partition: { partition, leader, leaderEpoch, partitionEpoch: leaderEpoch, replicas: [1, 2, 3], isr: [1, 2, 3], offlineReplicas: [] } };
+  return {
+    topic,
+    topicId: ID,
+    partition: { partition, leader, leaderEpoch, partitionEpoch: leaderEpoch, replicas: [1, 2, 3], isr: [1, 2, 3], offlineReplicas: [] },
+  };
 }
 
 test('UpdateMetadata is incremental: named partitions replace what is held, the rest stay', () => {
@@ -15,7 +19,10 @@ test('UpdateMetadata is incremental: named partitions replace what is held, the 
   cache.applyUpdate({ controllerId: 2, controllerEpoch: 2, brokers: brokers.slice(1), partitions: [update('t', 1, 3, 1)] });
   const image = cache.image;
   assert.equal(image.controllerId, 2);
-  assert.deepEqual(image.brokers().map((b) => b.nodeId), [2, 3]);
+  assert.deepEqual(
+    image.brokers().map((b) => b.nodeId),
+    [2, 3],
+  );
   assert.equal(image.partition('t', 0)!.leader, 1);
   assert.equal(image.partition('t', 1)!.leader, 3);
   assert.equal(image.partition('t', 1)!.leaderEpoch, 1);
@@ -28,7 +35,12 @@ test('a topic shows once its partitions are contiguous from 0, and leaves with t
   assert.equal(cache.image.topic('t'), undefined, 'partition 0 not known yet');
   cache.applyUpdate({ controllerId: 1, controllerEpoch: 1, brokers, partitions: [update('t', 0, 2)] });
   assert.equal(cache.image.topic('t')!.partitionCount, 2);
-  cache.applyUpdate({ controllerId: 1, controllerEpoch: 1, brokers, partitions: [update('t', 0, LEADER_DURING_DELETE), update('t', 1, LEADER_DURING_DELETE)] });
+  cache.applyUpdate({
+    controllerId: 1,
+    controllerEpoch: 1,
+    brokers,
+    partitions: [update('t', 0, LEADER_DURING_DELETE), update('t', 1, LEADER_DURING_DELETE)],
+  });
   assert.equal(cache.image.topic('t'), undefined);
 });
 

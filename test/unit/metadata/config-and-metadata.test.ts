@@ -30,23 +30,44 @@ describe('broker configuration', () => {
   test('log.dirs wins over log.dir; broker.id stands for node.id and must agree with it', () => {
     assert.deepEqual(buildConfig(settings({ 'log.dir': '/a', 'log.dirs': '/b, /c' })).config.logDirs, ['/b', '/c']);
     assert.equal(buildConfig(settings({ 'broker.id': '4' })).config.nodeId, 4);
-    assert.throws(() => buildConfig(settings({ 'broker.id': '4', 'node.id': '5' })), (e: unknown) => e instanceof ConfigError && e.key === 'broker.id');
+    assert.throws(
+      () => buildConfig(settings({ 'broker.id': '4', 'node.id': '5' })),
+      (e: unknown) => e instanceof ConfigError && e.key === 'broker.id',
+    );
   });
 
   test('advertises the listener, refuses 0.0.0.0 unless advertised.listeners names a reachable host', () => {
     const c = buildConfig(settings({ listeners: 'PLAINTEXT://127.0.0.1:9999' })).config;
     assert.deepEqual([c.listeners[0]!.advertisedHost, c.listeners[0]!.advertisedPort], ['127.0.0.1', 9999]);
-    assert.throws(() => buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092' })), (e: unknown) => e instanceof ConfigError && e.key === 'advertised.listeners');
-    const adv = buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092', 'advertised.listeners': 'PLAINTEXT://kafka.local:19092' })).config;
-    assert.deepEqual([adv.listeners[0]!.host, adv.listeners[0]!.advertisedHost, adv.listeners[0]!.advertisedPort], ['0.0.0.0', 'kafka.local', 19092]);
+    assert.throws(
+      () => buildConfig(settings({ listeners: 'PLAINTEXT://0.0.0.0:9092' })),
+      (e: unknown) => e instanceof ConfigError && e.key === 'advertised.listeners',
+    );
+    const adv = buildConfig(
+      settings({ listeners: 'PLAINTEXT://0.0.0.0:9092', 'advertised.listeners': 'PLAINTEXT://kafka.local:19092' }),
+    ).config;
+    assert.deepEqual(
+      [adv.listeners[0]!.host, adv.listeners[0]!.advertisedHost, adv.listeners[0]!.advertisedPort],
+      ['0.0.0.0', 'kafka.local', 19092],
+    );
   });
 
   test('invalid values are ConfigErrors naming the key', () => {
     for (const [key, value] of [
-      ['num.partitions', '0'], ['num.partitions', 'x'], ['log.retention.ms', '9223372036854775808'], ['auto.create.topics.enable', 'yes'],
-      ['log.cleanup.policy', 'delete,shred'], ['log.message.timestamp.type', 'Now'], ['log.segment.bytes', '100'], ['listeners', 'PLAINTEXT://h:1,PLAINTEXT://h:2'],
+      ['num.partitions', '0'],
+      ['num.partitions', 'x'],
+      ['log.retention.ms', '9223372036854775808'],
+      ['auto.create.topics.enable', 'yes'],
+      ['log.cleanup.policy', 'delete,shred'],
+      ['log.message.timestamp.type', 'Now'],
+      ['log.segment.bytes', '100'],
+      ['listeners', 'PLAINTEXT://h:1,PLAINTEXT://h:2'],
     ] as const) {
-      assert.throws(() => buildConfig(settings({ [key]: value })), (e: unknown) => e instanceof ConfigError && e.key === key, `${key}=${value}`);
+      assert.throws(
+        () => buildConfig(settings({ [key]: value })),
+        (e: unknown) => e instanceof ConfigError && e.key === key,
+        `${key}=${value}`,
+      );
     }
   });
 
@@ -54,8 +75,14 @@ describe('broker configuration', () => {
     const v = (k: string, x: string) => validateValue(TOPIC_CONFIG_BY_NAME.get(k)!, x);
     assert.equal(v('retention.ms', 'abc'), 'Invalid value abc for configuration retention.ms: Not a number of type LONG');
     assert.equal(v('segment.bytes', '1'), 'Invalid value 1 for configuration segment.bytes: Value must be at least 1048576');
-    assert.equal(v('cleanup.policy', 'nope'), 'Invalid value nope for configuration cleanup.policy: String must be one of: compact, delete');
-    assert.equal(v('min.cleanable.dirty.ratio', '1.5'), 'Invalid value 1.5 for configuration min.cleanable.dirty.ratio: Value must be no more than 1');
+    assert.equal(
+      v('cleanup.policy', 'nope'),
+      'Invalid value nope for configuration cleanup.policy: String must be one of: compact, delete',
+    );
+    assert.equal(
+      v('min.cleanable.dirty.ratio', '1.5'),
+      'Invalid value 1.5 for configuration min.cleanable.dirty.ratio: Value must be no more than 1',
+    );
     assert.equal(v('cleanup.policy', 'compact, delete'), null);
     assert.equal(v('retention.ms', '-1'), null);
   });
@@ -65,7 +92,8 @@ describe('topic names', () => {
   test('Kafka rules', () => {
     assert.equal(topicNameProblem('orders.v1_x-2'), null);
     assert.equal(topicNameProblem('x'.repeat(249)), null);
-    for (const bad of ['', '.', '..', 'x'.repeat(250), 'a b', 'é', 'a/b']) assert.notEqual(topicNameProblem(bad), null, JSON.stringify(bad));
+    for (const bad of ['', '.', '..', 'x'.repeat(250), 'a b', 'é', 'a/b'])
+      assert.notEqual(topicNameProblem(bad), null, JSON.stringify(bad));
     assert.equal(collisionKey('a.b'), collisionKey('a_b'));
   });
 
@@ -92,7 +120,15 @@ describe('cluster metadata persistence', () => {
       a.setDynamicConfigs('node', new Map([['log.retention.ms', '1000']]));
       const b = new LocalController('cid', node, new MetadataStore(dir));
       assert.deepEqual(b.image.topic('t'), a.image.topic('t'));
-      assert.deepEqual(b.image.partition('t', 3), { partition: 3, leader: 0, leaderEpoch: 0, partitionEpoch: 0, replicas: [0], isr: [0], offlineReplicas: [] });
+      assert.deepEqual(b.image.partition('t', 3), {
+        partition: 3,
+        leader: 0,
+        leaderEpoch: 0,
+        partitionEpoch: 0,
+        replicas: [0],
+        isr: [0],
+        offlineReplicas: [],
+      });
       assert.equal(b.image.topicById('OOOOOOOOOOOOOOOOOOOOOg')!.internal, true);
       assert.equal(b.image.dynamicConfigs('node').get('log.retention.ms'), '1000');
       assert.deepEqual(b.image.brokers(), [node]);
@@ -105,17 +141,29 @@ describe('cluster metadata persistence', () => {
     }
   });
 
-  test("partitions in a failed log dir are served offline (no leader, this broker an offline replica) but never persisted; a recreated topic is online", () => {
+  test('partitions in a failed log dir are served offline (no leader, this broker an offline replica) but never persisted; a recreated topic is online', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
     try {
       const c = new LocalController('cid', node, new MetadataStore(dir));
       c.createTopic(c.proposeTopic('t', 'TTTTTTTTTTTTTTTTTTTTTg', 2, new Map()));
       c.markReplicasOffline([{ topic: 't', partition: 1 }]);
-      assert.deepEqual(c.image.partition('t', 1), { partition: 1, leader: -1, leaderEpoch: 0, partitionEpoch: 0, replicas: [0], isr: [0], offlineReplicas: [0] });
+      assert.deepEqual(c.image.partition('t', 1), {
+        partition: 1,
+        leader: -1,
+        leaderEpoch: 0,
+        partitionEpoch: 0,
+        replicas: [0],
+        isr: [0],
+        offlineReplicas: [0],
+      });
       assert.equal(c.image.partition('t', 0)!.leader, 0);
       c.setTopicConfigs('t', new Map([['retention.ms', '5']]));
       assert.equal(c.image.partition('t', 1)!.leader, -1, 'a later change keeps it offline');
-      assert.equal(new LocalController('cid', node, new MetadataStore(dir)).image.partition('t', 1)!.leader, 0, 'a restart checks the dir again');
+      assert.equal(
+        new LocalController('cid', node, new MetadataStore(dir)).image.partition('t', 1)!.leader,
+        0,
+        'a restart checks the dir again',
+      );
       c.removeTopic('t');
       c.createTopic(c.proposeTopic('t', 'UUUUUUUUUUUUUUUUUUUUUg', 2, new Map()));
       assert.deepEqual(c.image.partition('t', 1)!.offlineReplicas, []);
@@ -169,11 +217,22 @@ describe('cluster metadata persistence', () => {
       const c = new LocalController('cid', { ...node, nodeId: 3 }, new MetadataStore(dir));
       const topic = c.image.topic('orders')!;
       assert.equal(topic.partitionCount, 2);
-      assert.deepEqual(topic.partitions[1], { partition: 1, leader: 3, leaderEpoch: 0, partitionEpoch: 0, replicas: [3], isr: [3], offlineReplicas: [] });
+      assert.deepEqual(topic.partitions[1], {
+        partition: 1,
+        leader: 3,
+        leaderEpoch: 0,
+        partitionEpoch: 0,
+        replicas: [3],
+        isr: [3],
+        offlineReplicas: [],
+      });
       assert.equal(topic.configs.get('retention.ms'), '5');
       assert.equal(c.image.dynamicConfigs('node').get('log.retention.ms'), '7');
       c.setTopicConfigs('orders', new Map());
-      const saved = JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')) as { version: number; topics: Array<{ partitions: unknown[] }> };
+      const saved = JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')) as {
+        version: number;
+        topics: Array<{ partitions: unknown[] }>;
+      };
       assert.equal(saved.version, 2, 'the next save writes version 2');
       assert.equal(saved.topics[0]!.partitions.length, 2);
     } finally {
@@ -184,9 +243,23 @@ describe('cluster metadata persistence', () => {
   test('a malformed partition registration is refused with the file named', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-meta-'));
     try {
-      const bad = { version: 2, topics: [{ name: 't', topicId: 'TTTTTTTTTTTTTTTTTTTTTg', configs: {}, partitions: [{ partition: 1, replicas: [0], leader: 0, leaderEpoch: 0, partitionEpoch: 0, isr: [0] }] }], brokerConfigs: { clusterDefault: {}, node: {} } };
+      const bad = {
+        version: 2,
+        topics: [
+          {
+            name: 't',
+            topicId: 'TTTTTTTTTTTTTTTTTTTTTg',
+            configs: {},
+            partitions: [{ partition: 1, replicas: [0], leader: 0, leaderEpoch: 0, partitionEpoch: 0, isr: [0] }],
+          },
+        ],
+        brokerConfigs: { clusterDefault: {}, node: {} },
+      };
       writeFileSync(join(dir, METADATA_FILE), JSON.stringify(bad));
-      assert.throws(() => new LocalController('cid', node, new MetadataStore(dir)), /__cluster_metadata\.json: malformed partition 0 of topic t/);
+      assert.throws(
+        () => new LocalController('cid', node, new MetadataStore(dir)),
+        /__cluster_metadata\.json: malformed partition 0 of topic t/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -205,5 +278,4 @@ describe('cluster metadata persistence', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-
 });

@@ -6,7 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
-import { CLIENT_PRODUCE_METRICS as M, ClientProduceMetrics, type ClientProduceOptions } from '../../../src/common/metrics/client-produce-metrics.js';
+import {
+  CLIENT_PRODUCE_METRICS as M,
+  ClientProduceMetrics,
+  type ClientProduceOptions,
+} from '../../../src/common/metrics/client-produce-metrics.js';
 import { parseExposition, select, total, type Sample } from './prometheus-text-helper.js';
 
 class Clock {
@@ -34,7 +38,8 @@ test('each client id gets its own records, bytes, request, span and age histogra
   const b = m.request('producer-b', 1)!;
   b.batch(70_000, 700, 0, 9_000, 9_100, 9_140);
   const s = await scrape(m);
-  const of = (name: string, client: string, labels: Record<string, string> = {}): number => total(s, name, { client_id: client, ...labels });
+  const of = (name: string, client: string, labels: Record<string, string> = {}): number =>
+    total(s, name, { client_id: client, ...labels });
 
   assert.equal(of(`${M.batchRecords}_count`, 'producer-a'), 2);
   assert.equal(of(`${M.batchRecords}_sum`, 'producer-a'), 51);

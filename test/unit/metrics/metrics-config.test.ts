@@ -25,8 +25,18 @@ test('metrics.listener takes http://host:port', () => {
 });
 
 test('other forms are refused, naming the key', () => {
-  for (const bad of ['127.0.0.1:9404', 'https://127.0.0.1:9404', 'http://127.0.0.1', 'http://127.0.0.1:70000', 'http://127.0.0.1:9404/metrics']) {
-    assert.throws(() => metricsListener(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.listener', bad);
+  for (const bad of [
+    '127.0.0.1:9404',
+    'https://127.0.0.1:9404',
+    'http://127.0.0.1',
+    'http://127.0.0.1:70000',
+    'http://127.0.0.1:9404/metrics',
+  ]) {
+    assert.throws(
+      () => metricsListener(bad),
+      (e: unknown) => e instanceof ConfigError && e.key === 'metrics.listener',
+      bad,
+    );
   }
 });
 
@@ -40,7 +50,11 @@ test('metrics.consumergroup.lag.max.partitions: 10000 unless set, never negative
   assert.equal(maxLag('0'), 0);
   assert.equal(maxLag('250000'), 250_000);
   for (const bad of ['-1', 'many', '1.5']) {
-    assert.throws(() => maxLag(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.consumergroup.lag.max.partitions', bad);
+    assert.throws(
+      () => maxLag(bad),
+      (e: unknown) => e instanceof ConfigError && e.key === 'metrics.consumergroup.lag.max.partitions',
+      bad,
+    );
   }
 });
 
@@ -53,6 +67,16 @@ test('metrics.producer.clients.max (1000, 0 turns it off) and metrics.producer.c
   };
   assert.deepEqual(clients(), { maxClients: 1000, idleMs: 3_600_000 });
   assert.deepEqual(clients('0', '60000'), { maxClients: 0, idleMs: 60_000 });
-  for (const bad of ['-1', 'lots']) assert.throws(() => clients(bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.max', bad);
-  for (const bad of ['0', '-5']) assert.throws(() => clients(undefined, bad), (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.idle.ms', bad);
+  for (const bad of ['-1', 'lots'])
+    assert.throws(
+      () => clients(bad),
+      (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.max',
+      bad,
+    );
+  for (const bad of ['0', '-5'])
+    assert.throws(
+      () => clients(undefined, bad),
+      (e: unknown) => e instanceof ConfigError && e.key === 'metrics.producer.clients.idle.ms',
+      bad,
+    );
 });

@@ -14,7 +14,15 @@ const OPTIONS = { maxLagPartitions: 100, log };
 test('GET /metrics answers the exposition; other paths and methods are refused', async () => {
   const broker = new BrokerMetrics();
   broker.requestServed('Metadata', 12, 0.001);
-  const server = await MetricsServer.start('127.0.0.1', 0, new MetricsScraper({ broker: broker.registry, workers: async () => NO_WORKERS, rings: () => [], committedOffsets: async () => [] }, OPTIONS), log);
+  const server = await MetricsServer.start(
+    '127.0.0.1',
+    0,
+    new MetricsScraper(
+      { broker: broker.registry, workers: async () => NO_WORKERS, rings: () => [], committedOffsets: async () => [] },
+      OPTIONS,
+    ),
+    log,
+  );
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const ok = await fetch(server.url);
@@ -37,15 +45,18 @@ test('GET /metrics answers the exposition; other paths and methods are refused',
 
 test('a failing scrape answers 500 and the server keeps serving', async () => {
   let fail = true;
-  const scraper = new MetricsScraper({
-    broker: new BrokerMetrics().registry,
-    workers: async () => {
-      if (fail) throw new Error('worker gone');
-      return NO_WORKERS;
+  const scraper = new MetricsScraper(
+    {
+      broker: new BrokerMetrics().registry,
+      workers: async () => {
+        if (fail) throw new Error('worker gone');
+        return NO_WORKERS;
+      },
+      rings: () => [],
+      committedOffsets: async () => [],
     },
-    rings: () => [],
-    committedOffsets: async () => [],
-  }, OPTIONS);
+    OPTIONS,
+  );
   const server = await MetricsServer.start('127.0.0.1', 0, scraper, new Logger('metrics-test'));
   try {
     const failed = await fetch(server.url);

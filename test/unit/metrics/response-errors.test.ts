@@ -14,8 +14,20 @@ test('top-level, per-topic and per-partition error codes are all counted', () =>
     errorCode: 0,
     throttleTimeMs: 0,
     responses: [
-      { name: 'a', partitionResponses: [{ index: 0, errorCode: 0 }, { index: 1, errorCode: 3 }] },
-      { name: 'b', partitionResponses: [{ index: 0, errorCode: 6, recordErrors: [] }, { index: 1, errorCode: 3 }] },
+      {
+        name: 'a',
+        partitionResponses: [
+          { index: 0, errorCode: 0 },
+          { index: 1, errorCode: 3 },
+        ],
+      },
+      {
+        name: 'b',
+        partitionResponses: [
+          { index: 0, errorCode: 6, recordErrors: [] },
+          { index: 1, errorCode: 3 },
+        ],
+      },
     ],
   };
   assert.deepEqual(codes(response), [3, 3, 6]);

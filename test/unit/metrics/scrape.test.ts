@@ -37,8 +37,14 @@ test('worker snapshots merge into one exposition with the broker and process met
   w1.appended(10, 0.0004, true);
   w0.maintained(0.01);
   w1.maintained(0.02);
-  const snapshots = [throughRing(await w0.snapshot({ partitions: 3, segments: 7 })), throughRing(await w1.snapshot({ partitions: 2, segments: 2 }))];
-  const scraper = new MetricsScraper({ broker: broker.registry, workers: async () => ({ snapshots, ends: [] }), rings: () => RINGS, committedOffsets: async () => [] }, OPTIONS);
+  const snapshots = [
+    throughRing(await w0.snapshot({ partitions: 3, segments: 7 })),
+    throughRing(await w1.snapshot({ partitions: 2, segments: 2 })),
+  ];
+  const scraper = new MetricsScraper(
+    { broker: broker.registry, workers: async () => ({ snapshots, ends: [] }), rings: () => RINGS, committedOffsets: async () => [] },
+    OPTIONS,
+  );
 
   const s = parseExposition(await scraper.render());
   assert.equal(total(s, 'sluice_requests_total', { api: 'Produce' }), 1);
@@ -67,13 +73,27 @@ test('a worker that does not answer is left out; scrapes see fresh ring readings
   w0.appended(1, 0.0001, false);
   const snapshot = throughRing(await w0.snapshot({ partitions: 1, segments: 1 }));
   let rings: RingOccupancy[] = RINGS;
-  const scraper = new MetricsScraper({ broker: new BrokerMetrics().registry, workers: async () => ({ snapshots: [snapshot], ends: [] }), rings: () => rings, committedOffsets: async () => [] }, OPTIONS);
+  const scraper = new MetricsScraper(
+    {
+      broker: new BrokerMetrics().registry,
+      workers: async () => ({ snapshots: [snapshot], ends: [] }),
+      rings: () => rings,
+      committedOffsets: async () => [],
+    },
+    OPTIONS,
+  );
   let s = parseExposition(await scraper.render());
   assert.equal(total(s, 'sluice_worker_appends_total'), 1);
-  assert.deepEqual(select(s, 'sluice_worker_partitions').map((x) => x.labels['worker']), ['0']);
+  assert.deepEqual(
+    select(s, 'sluice_worker_partitions').map((x) => x.labels['worker']),
+    ['0'],
+  );
   rings = [{ worker: 0, direction: 'commands', usedBytes: 512, capacityBytes: 1024 }];
   s = parseExposition(await scraper.render());
-  assert.deepEqual(select(s, 'sluice_worker_ring_used_bytes').map((x) => [x.labels['direction'], x.value]), [['commands', 512]]);
+  assert.deepEqual(
+    select(s, 'sluice_worker_ring_used_bytes').map((x) => [x.labels['direction'], x.value]),
+    [['commands', 512]],
+  );
 });
 
 test('consumer lag: the workers are asked for exactly the committed partitions, and each scrape replaces the series', async () => {
@@ -102,11 +122,29 @@ test('consumer lag: the workers are asked for exactly the committed partitions, 
     OPTIONS,
   );
   let s = parseExposition(await scraper.render());
-  assert.deepEqual(asked, [[{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }, { topic: 'gone', partition: 0 }]]);
+  assert.deepEqual(asked, [
+    [
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 1 },
+      { topic: 'gone', partition: 0 },
+    ],
+  ]);
   const series = (name: string) => select(s, name).map((x) => [x.labels['group'], x.labels['topic'], x.labels['partition'], x.value]);
-  assert.deepEqual(series('sluice_consumergroup_lag'), [['g1', 't', '0', 5], ['g1', 't', '1', 0], ['g2', 't', '0', 0]]);
-  assert.deepEqual(series('sluice_consumergroup_committed_offset'), [['g1', 't', '0', 10], ['g1', 't', '1', 4], ['g2', 't', '0', 15], ['g2', 'gone', '0', 3]]);
-  assert.deepEqual(series('sluice_consumergroup_lag_sum'), [['g1', 't', undefined, 5], ['g2', 't', undefined, 0]]);
+  assert.deepEqual(series('sluice_consumergroup_lag'), [
+    ['g1', 't', '0', 5],
+    ['g1', 't', '1', 0],
+    ['g2', 't', '0', 0],
+  ]);
+  assert.deepEqual(series('sluice_consumergroup_committed_offset'), [
+    ['g1', 't', '0', 10],
+    ['g1', 't', '1', 4],
+    ['g2', 't', '0', 15],
+    ['g2', 'gone', '0', 3],
+  ]);
+  assert.deepEqual(series('sluice_consumergroup_lag_sum'), [
+    ['g1', 't', undefined, 5],
+    ['g2', 't', undefined, 0],
+  ]);
 
   committed = [{ group: 'g2', topic: 't', partition: 0, offset: 12n }];
   s = parseExposition(await scraper.render());
@@ -117,11 +155,19 @@ test('consumer lag: the workers are asked for exactly the committed partitions, 
 test('consumer lag above metrics.consumergroup.lag.max.partitions: per-topic sums only', async () => {
   const committed: GroupOffset[] = [0, 1, 2].map((partition) => ({ group: 'wide', topic: 't', partition, offset: 1n }));
   const ends: PartitionEnd[] = [0, 1, 2].map((partition) => ({ topic: 't', partition, highWatermark: 3n }));
-  const sources = { broker: new BrokerMetrics().registry, workers: async () => ({ snapshots: [], ends }), rings: () => [], committedOffsets: async () => committed };
+  const sources = {
+    broker: new BrokerMetrics().registry,
+    workers: async () => ({ snapshots: [], ends }),
+    rings: () => [],
+    committedOffsets: async () => committed,
+  };
   const within = parseExposition(await new MetricsScraper(sources, { ...OPTIONS, maxLagPartitions: 3 }).render());
   assert.equal(select(within, 'sluice_consumergroup_lag').length, 3);
   const over = parseExposition(await new MetricsScraper(sources, { ...OPTIONS, maxLagPartitions: 2 }).render());
   assert.equal(select(over, 'sluice_consumergroup_lag').length, 0);
   assert.equal(select(over, 'sluice_consumergroup_committed_offset').length, 0);
-  assert.deepEqual(select(over, 'sluice_consumergroup_lag_sum').map((x) => [x.labels['group'], x.labels['topic'], x.value]), [['wide', 't', 6]]);
+  assert.deepEqual(
+    select(over, 'sluice_consumergroup_lag_sum').map((x) => [x.labels['group'], x.labels['topic'], x.value]),
+    [['wide', 't', 6]],
+  );
 });

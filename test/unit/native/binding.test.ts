@@ -13,6 +13,10 @@ test('importing the binding does not load the addon; its first use does', () => 
     const before = mapped();
     const crc = native().crc32c(Buffer.from('123456789'));
     process.stdout.write(JSON.stringify({ before, after: mapped(), crc }));`;
-  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })) as { before: boolean; after: boolean; crc: number };
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })) as {
+    before: boolean;
+    after: boolean;
+    crc: number;
+  };
   assert.deepEqual(out, { before: false, after: true, crc: 0xe3069283 });
 });

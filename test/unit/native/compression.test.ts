@@ -62,7 +62,10 @@ test('snappy writes the xerial framing that the Java client reads: header, then 
   }
   assert.equal(offset, packed.length);
   const full = Math.floor(input.length / 32768);
-  assert.deepEqual(blocks.map((b) => b.length), [...Array<number>(full).fill(32768), input.length - full * 32768]);
+  assert.deepEqual(
+    blocks.map((b) => b.length),
+    [...Array<number>(full).fill(32768), input.length - full * 32768],
+  );
   assert.ok(Buffer.concat(blocks).equals(input));
 });
 
@@ -120,7 +123,10 @@ test('output beyond maxDecompressedBytes is CORRUPT_MESSAGE, exactly the limit i
 test('a snappy block that declares a huge size is refused before anything is allocated', () => {
   // Raw snappy starts with the uncompressed length as a varint: claim 4 GiB - 1.
   const liar = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]);
-  assert.throws(() => decompress(CompressionCodec.Snappy, liar, 1 << 20), (error: unknown) => isCorrupt(error) && /exceeds the limit/.test((error as Error).message));
+  assert.throws(
+    () => decompress(CompressionCodec.Snappy, liar, 1 << 20),
+    (error: unknown) => isCorrupt(error) && /exceeds the limit/.test((error as Error).message),
+  );
 });
 
 test('corrupt and truncated input is CORRUPT_MESSAGE for every codec', () => {
@@ -148,7 +154,10 @@ test('async variants produce the same bytes and the same errors', async () => {
 
 test('bad arguments are typed errors, unknown codecs UNSUPPORTED_COMPRESSION_TYPE', () => {
   const loose = decompress as unknown as (...args: unknown[]) => Buffer;
-  assert.throws(() => loose(7, Buffer.alloc(1), 10), (e: unknown) => e instanceof KafkaError && e.code === UNSUPPORTED_COMPRESSION_TYPE);
+  assert.throws(
+    () => loose(7, Buffer.alloc(1), 10),
+    (e: unknown) => e instanceof KafkaError && e.code === UNSUPPORTED_COMPRESSION_TYPE,
+  );
   assert.throws(() => loose(CompressionCodec.Zstd, 'text', 10), TypeError);
   assert.throws(() => loose(CompressionCodec.Zstd, Buffer.alloc(1), -1), RangeError);
   assert.throws(() => loose(CompressionCodec.Zstd, Buffer.alloc(1), 2 ** 32), RangeError);
@@ -157,7 +166,14 @@ test('bad arguments are typed errors, unknown codecs UNSUPPORTED_COMPRESSION_TYP
 
 test('decompressTransient gives the bytes decompress gives, growing its memory for large outputs', () => {
   // Larger than the first scratch (512 KiB) and than what is kept afterwards (4 MiB).
-  const inputs = [Buffer.alloc(0), Buffer.from('x'), randomBytes(100_000), jsonRecords(600), Buffer.alloc(3 << 20, 7), Buffer.alloc(9 << 20, 3)];
+  const inputs = [
+    Buffer.alloc(0),
+    Buffer.from('x'),
+    randomBytes(100_000),
+    jsonRecords(600),
+    Buffer.alloc(3 << 20, 7),
+    Buffer.alloc(9 << 20, 3),
+  ];
   for (const codec of ALL) {
     for (const input of inputs) {
       const packed = compress(codec, input);
@@ -184,8 +200,16 @@ test('decompressTransient: output beyond the limit and corrupt input are CORRUPT
     assert.throws(() => decompressTransient(codec, packed, 1000), isCorrupt, `codec ${codec}`);
     assert.equal(decompressTransient(codec, packed, bomb.length).length, bomb.length);
     const good = compress(codec, input);
-    assert.throws(() => decompressTransient(codec, good.subarray(0, good.length - 7), input.length), isCorrupt, `truncated, codec ${codec}`);
-    assert.throws(() => decompressTransient(codec, Buffer.from('definitely not compressed'), input.length), isCorrupt, `garbage, codec ${codec}`);
+    assert.throws(
+      () => decompressTransient(codec, good.subarray(0, good.length - 7), input.length),
+      isCorrupt,
+      `truncated, codec ${codec}`,
+    );
+    assert.throws(
+      () => decompressTransient(codec, Buffer.from('definitely not compressed'), input.length),
+      isCorrupt,
+      `garbage, codec ${codec}`,
+    );
     assert.throws(() => decompressTransient(codec, Buffer.alloc(0), input.length), isCorrupt, `empty, codec ${codec}`);
   }
 });

@@ -15,7 +15,10 @@ test('copies land whole at any alignment, into shared and into ordinary memory, 
     ] as const) {
       const target = shared ? Buffer.from(new SharedArrayBuffer(70_000)) : Buffer.alloc(70_000);
       copyBytes(source.subarray(from, from + length), target, at);
-      assert.ok(target.subarray(at, at + length).equals(source.subarray(from, from + length)), `${shared ? 'shared' : 'ordinary'} ${from}+${length}@${at}`);
+      assert.ok(
+        target.subarray(at, at + length).equals(source.subarray(from, from + length)),
+        `${shared ? 'shared' : 'ordinary'} ${from}+${length}@${at}`,
+      );
       assert.ok(target.subarray(0, at).every((b) => b === 0) && target.subarray(at + length).every((b) => b === 0), 'nothing else written');
     }
   }

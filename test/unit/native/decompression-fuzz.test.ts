@@ -28,7 +28,11 @@ function outcome(codec: (typeof CODECS)[number], run: () => Buffer, limit: numbe
 function decompressesSafely(codec: (typeof CODECS)[number], data: Uint8Array, limit: number): void {
   const kept = outcome(codec, () => decompress(codec, data, limit), limit);
   const transient = outcome(codec, () => decompressTransient(codec, data, limit), limit);
-  assert.equal(transient === null, kept === null, `codec ${codec}: decompress ${kept === null ? 'refused' : 'read'} what decompressTransient did not`);
+  assert.equal(
+    transient === null,
+    kept === null,
+    `codec ${codec}: decompress ${kept === null ? 'refused' : 'read'} what decompressTransient did not`,
+  );
   if (kept !== null && transient !== null) assert.ok(transient.equals(kept), `codec ${codec}: different bytes`);
 }
 

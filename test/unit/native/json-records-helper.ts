@@ -5,12 +5,35 @@
  */
 import { randomBytes } from 'node:crypto';
 
-const WORDS = ['order', 'created', 'shipped', 'payment', 'customer', 'warehouse', 'berlin', 'lisbon', 'express', 'standard', 'refund', 'pending', 'item', 'quantity', 'discount', 'coupon'];
+const WORDS = [
+  'order',
+  'created',
+  'shipped',
+  'payment',
+  'customer',
+  'warehouse',
+  'berlin',
+  'lisbon',
+  'express',
+  'standard',
+  'refund',
+  'pending',
+  'item',
+  'quantity',
+  'discount',
+  'coupon',
+];
 
 export function jsonRecords(count: number, recordBytes = 1024): Buffer {
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
-    const record = { id: i, trace: randomBytes(12).toString('hex'), user: `user-${(i * 7919) % 10007}`, at: 1_700_000_000_000 + i * 37, text: '' };
+    const record = {
+      id: i,
+      trace: randomBytes(12).toString('hex'),
+      user: `user-${(i * 7919) % 10007}`,
+      at: 1_700_000_000_000 + i * 37,
+      text: '',
+    };
     const words: string[] = [];
     let length = JSON.stringify(record).length;
     while (length < recordBytes) {

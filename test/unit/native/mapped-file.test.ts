@@ -103,7 +103,10 @@ test('ranges past the end of the file and bad arguments are refused without a cr
 
 test('mappings left to the garbage collector are unmapped', async () => {
   const { path, fd } = fileWith('gc.idx', Buffer.alloc(1 << 20));
-  const mapsOfFile = (): number => readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.endsWith(path)).length;
+  const mapsOfFile = (): number =>
+    readFileSync('/proc/self/maps', 'utf8')
+      .split('\n')
+      .filter((line) => line.endsWith(path)).length;
   try {
     for (let i = 0; i < 50; i++) mapFile(fd, 0, 1 << 20, false);
     assert.ok(mapsOfFile() >= 1);

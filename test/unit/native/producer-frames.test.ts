@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CompressionCodec, compress, crc32c, decompress } from '../../../src/native/index.js';
-import { BATCH_ATTRIBUTES_OFFSET, BATCH_COUNT_OFFSET, BATCH_RECORDS_OFFSET, readKeyValues, type KeyValue } from './records-section-helper.js';
+import {
+  BATCH_ATTRIBUTES_OFFSET,
+  BATCH_COUNT_OFFSET,
+  BATCH_RECORDS_OFFSET,
+  readKeyValues,
+  type KeyValue,
+} from './records-section-helper.js';
 
 // Compiled to dist/test/unit/native/; the fixtures stay in the source tree.
 const FIXTURES = fileURLToPath(new URL('../../../../test/unit/native/fixtures/', import.meta.url));
@@ -32,7 +38,10 @@ for (const producer of ['kcat', 'java'] as const) {
       const count = batch.readInt32BE(BATCH_COUNT_OFFSET);
       assert.equal(count, expected.length);
       const section = decompress(codec, batch.subarray(BATCH_RECORDS_OFFSET), LIMIT);
-      assert.deepEqual(readKeyValues(section, count), expected.map(({ key, value }) => ({ key, value })));
+      assert.deepEqual(
+        readKeyValues(section, count),
+        expected.map(({ key, value }) => ({ key, value })),
+      );
       // What we write reads back, and the bound holds for real frames too.
       assert.ok(decompress(codec, compress(codec, section), section.length).equals(section));
       assert.throws(() => decompress(codec, batch.subarray(BATCH_RECORDS_OFFSET), section.length - 1), { code: 2 });
@@ -42,8 +51,16 @@ for (const producer of ['kcat', 'java'] as const) {
 
 test('the Java client writes xerial-framed snappy and librdkafka raw snappy', () => {
   const magic = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
-  assert.ok(fixture('java-snappy.batch').subarray(BATCH_RECORDS_OFFSET, BATCH_RECORDS_OFFSET + 8).equals(magic));
-  assert.ok(!fixture('kcat-snappy.batch').subarray(BATCH_RECORDS_OFFSET, BATCH_RECORDS_OFFSET + 8).equals(magic));
+  assert.ok(
+    fixture('java-snappy.batch')
+      .subarray(BATCH_RECORDS_OFFSET, BATCH_RECORDS_OFFSET + 8)
+      .equals(magic),
+  );
+  assert.ok(
+    !fixture('kcat-snappy.batch')
+      .subarray(BATCH_RECORDS_OFFSET, BATCH_RECORDS_OFFSET + 8)
+      .equals(magic),
+  );
 });
 
 const cliInput = Buffer.concat(Array.from({ length: 20 }, () => fixture('fixture-records.json')));

@@ -24,7 +24,15 @@ test('well-formed records pass: keys, null keys and values, headers, one record 
     plain(500),
     [{ key: null, value: null, timestamp: 5n }],
     [
-      { key: Buffer.alloc(0), value: Buffer.alloc(300_000, 1), timestamp: 5n, headers: [{ key: 'h', value: null }, { key: 'trace', value: Buffer.from('x') }] },
+      {
+        key: Buffer.alloc(0),
+        value: Buffer.alloc(300_000, 1),
+        timestamp: 5n,
+        headers: [
+          { key: 'h', value: null },
+          { key: 'trace', value: Buffer.from('x') },
+        ],
+      },
       { key: null, value: Buffer.from('v'), timestamp: 5n },
     ],
   ];
@@ -47,7 +55,10 @@ test('timestamp deltas outside the window, or too large to compare exactly as do
   assert.equal(recordsPass(section, count, 0, 9, false), true);
   assert.equal(recordsPass(section, count, 0, 8, false), false);
   assert.equal(recordsPass(section, count, 1, 9, false), false);
-  const far = encode([{ key: null, value: null, timestamp: 0n }, { key: null, value: null, timestamp: 2n ** 60n }]);
+  const far = encode([
+    { key: null, value: null, timestamp: 0n },
+    { key: null, value: null, timestamp: 2n ** 60n },
+  ]);
   assert.equal(recordsPass(far.section, far.count, ...NO_WINDOW, false), false);
 });
 
@@ -66,7 +77,10 @@ test('over thousands of corrupted sections, whatever passes natively is read by 
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
     return seed % n;
   };
-  const original = encode([...plain(6), { key: null, value: Buffer.from('tail'), timestamp: 3n, headers: [{ key: 'k', value: Buffer.from('v') }] }]).batch;
+  const original = encode([
+    ...plain(6),
+    { key: null, value: Buffer.from('tail'), timestamp: 3n, headers: [{ key: 'k', value: Buffer.from('v') }] },
+  ]).batch;
   let passed = 0;
   for (let trial = 0; trial < 5000; trial++) {
     const batch = Buffer.from(original);

@@ -222,9 +222,12 @@ test('sendFileNow to a socket the peer has reset throws the system error', async
     // On loopback the reset reaches the server's socket during this call, before any event-loop
     // turn lets Node notice it: the send itself must report it.
     client.resetAndDestroy();
-    assert.throws(() => {
-      for (let i = 0; i < 100; i++) sendFileNow(server, fd, 0, MiB);
-    }, (err: NodeJS.ErrnoException) => err.code === 'EPIPE' || err.code === 'ECONNRESET');
+    assert.throws(
+      () => {
+        for (let i = 0; i < 100; i++) sendFileNow(server, fd, 0, MiB);
+      },
+      (err: NodeJS.ErrnoException) => err.code === 'EPIPE' || err.code === 'ECONNRESET',
+    );
   } finally {
     close();
     closeSync(fd);

@@ -31,7 +31,9 @@ const workerSource = `
 `;
 
 function mapsOf(path: string): number {
-  return readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.endsWith(path)).length;
+  return readFileSync('/proc/self/maps', 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith(path)).length;
 }
 
 test('four workers load the addon concurrently, use it, and exit cleanly', async () => {
@@ -52,7 +54,12 @@ test('four workers load the addon concurrently, use it, and exit cleanly', async
       const result = await run.message;
       const data = Buffer.alloc(256 * 1024, run.id);
       assert.equal(result.crc, crc32c(data));
-      assert.deepEqual(result.codecs, [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd].map((codec) => compress(codec, data).length));
+      assert.deepEqual(
+        result.codecs,
+        [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd].map(
+          (codec) => compress(codec, data).length,
+        ),
+      );
       assert.equal(await run.exit, 0);
     }
     const written = readFileSync(path);

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { ConnectionLimits, normalizeIp } from '../../../src/network/connection-limits.js';
 
 test('max.connections.per.ip, its overrides and max.connections; a released connection frees its slot', () => {
-  const limits = new ConnectionLimits({ maxConnections: 5, maxConnectionsPerIp: 2, maxConnectionsPerIpOverrides: new Map([['10.0.0.9', 3], ['10.0.0.66', 0]]) });
+  const limits = new ConnectionLimits({
+    maxConnections: 5,
+    maxConnectionsPerIp: 2,
+    maxConnectionsPerIpOverrides: new Map([
+      ['10.0.0.9', 3],
+      ['10.0.0.66', 0],
+    ]),
+  });
   assert.equal(limits.tryAcquire('10.0.0.1'), null);
   assert.equal(limits.tryAcquire('10.0.0.1'), null);
   assert.match(limits.tryAcquire('10.0.0.1')!, /max\.connections\.per\.ip \(2\) reached for 10\.0\.0\.1/);

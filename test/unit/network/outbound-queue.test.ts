@@ -46,7 +46,13 @@ test('buffers and file ranges reach the peer in order, each range is released on
     client.on('data', (d: Buffer) => received.push(d));
     let idleCalls = 0;
     const metrics = new BrokerMetrics();
-    const queue = new OutboundQueue(server, true, metrics, (err) => assert.fail(String(err)), () => idleCalls++);
+    const queue = new OutboundQueue(
+      server,
+      true,
+      metrics,
+      (err) => assert.fail(String(err)),
+      () => idleCalls++,
+    );
     queue.enqueue([Buffer.from('A'), region(10, 200_000, 1), Buffer.from('B')]);
     queue.enqueue([region(0, 5, 2)]);
     queue.enqueue([Buffer.from('C')]);
@@ -70,7 +76,13 @@ test('after a failure every queued and later file range is released without bein
   try {
     const released: string[] = [];
     const failures: unknown[] = [];
-    const queue = new OutboundQueue(server, true, new BrokerMetrics(), (err) => failures.push(err), () => undefined);
+    const queue = new OutboundQueue(
+      server,
+      true,
+      new BrokerMetrics(),
+      (err) => failures.push(err),
+      () => undefined,
+    );
     queue.fail(new Error('connection reset'));
     assert.equal(failures.length, 1);
     queue.enqueue([Buffer.from('x'), { fd: 0, position: 0, byteLength: 1, release: () => released.push('late') }]);
@@ -109,9 +121,20 @@ test('on a TLS socket file ranges are read and written through it in order, with
   const { client, server, close } = await tlsPair();
   try {
     const released: number[] = [];
-    const region = (position: number, byteLength: number, id: number): FileRegion => ({ fd: seg.fd, position, byteLength, release: () => released.push(id) });
+    const region = (position: number, byteLength: number, id: number): FileRegion => ({
+      fd: seg.fd,
+      position,
+      byteLength,
+      release: () => released.push(id),
+    });
     const metrics = new BrokerMetrics();
-    const queue = new OutboundQueue(server, false, metrics, (err) => assert.fail(String(err)), () => undefined);
+    const queue = new OutboundQueue(
+      server,
+      false,
+      metrics,
+      (err) => assert.fail(String(err)),
+      () => undefined,
+    );
     // The client reads nothing at first: more than the kernel's buffers hold, the range waits for 'drain' rather than buffering it all.
     client.pause();
     queue.enqueue([Buffer.from('A'), region(100, 23_000_000, 1), Buffer.from('B')]);
@@ -120,7 +143,13 @@ test('on a TLS socket file ranges are read and written through it in order, with
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(server.writableLength < 1_000_000, `buffered ${server.writableLength} bytes: the copy waits for the socket`);
     assert.deepEqual(released, [], 'nothing is released before it is sent');
-    const expected = Buffer.concat([Buffer.from('A'), seg.file.subarray(100, 23_000_100), Buffer.from('B'), seg.file.subarray(0, 10), Buffer.from('C')]);
+    const expected = Buffer.concat([
+      Buffer.from('A'),
+      seg.file.subarray(100, 23_000_100),
+      Buffer.from('B'),
+      seg.file.subarray(0, 10),
+      Buffer.from('C'),
+    ]);
     const received: Buffer[] = [];
     let length = 0;
     client.on('data', (d: Buffer) => (received.push(d), (length += d.length)));
@@ -145,7 +174,13 @@ test('on a TLS socket that closes mid-copy, the range being copied and every que
     const released: number[] = [];
     const region = (id: number): FileRegion => ({ fd: seg.fd, position: 0, byteLength: 4_000_000, release: () => released.push(id) });
     client.pause();
-    const queue = new OutboundQueue(server, false, new BrokerMetrics(), () => undefined, () => undefined);
+    const queue = new OutboundQueue(
+      server,
+      false,
+      new BrokerMetrics(),
+      () => undefined,
+      () => undefined,
+    );
     // As Connection does: the socket's close fails the queue.
     server.on('close', () => queue.fail());
     server.on('error', () => undefined);

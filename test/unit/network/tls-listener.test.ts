@@ -35,7 +35,15 @@ function options(overrides: Partial<ListenerOptions>): ListenerOptions {
 
 function sslSettings(extra: Record<string, string>): Map<string, string> {
   const f = testTlsFiles();
-  return new Map(Object.entries({ 'ssl.keystore.type': 'PEM', 'ssl.keystore.location': f.brokerPem, 'ssl.truststore.type': 'PEM', 'ssl.truststore.location': f.caCert, ...extra }));
+  return new Map(
+    Object.entries({
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': f.brokerPem,
+      'ssl.truststore.type': 'PEM',
+      'ssl.truststore.location': f.caCert,
+      ...extra,
+    }),
+  );
 }
 
 async function tlsClient(port: number, withCertificate: boolean): Promise<TLSSocket> {
@@ -113,7 +121,11 @@ test('a client that never completes its handshake is disconnected after the hand
       warnings.push(`${message} ${JSON.stringify(context)}`);
     }
   })('test');
-  const listener = new Listener({ dispatch: async () => null }, options({ tls: serverTls(sslSettings({})), handshakeTimeoutMs: 200, clientWarnings: new RateLimitedLog(log, 10) }), quiet);
+  const listener = new Listener(
+    { dispatch: async () => null },
+    options({ tls: serverTls(sslSettings({})), handshakeTimeoutMs: 200, clientWarnings: new RateLimitedLog(log, 10) }),
+    quiet,
+  );
   const { port } = await listener.listen('127.0.0.1', 0);
   try {
     const stalled = connect({ host: '127.0.0.1', port });
@@ -121,7 +133,10 @@ test('a client that never completes its handshake is disconnected after the hand
     const started = Date.now();
     await once(stalled, 'close');
     assert.ok(Date.now() - started < 3000, 'closed by the handshake timeout');
-    assert.ok(warnings.some((w) => w.startsWith('TLS handshake failed')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => w.startsWith('TLS handshake failed')),
+      warnings.join('\n'),
+    );
   } finally {
     await listener.close();
   }

@@ -7,7 +7,17 @@ import type { ReadCommand } from '../../../src/partitions/partition-protocol.js'
 const reason = (wake: Promise<Wake>): Promise<string> => wake.then((w) => w.reason);
 
 function command(topic: string, partition: number, fetchOffset: bigint): ReadCommand {
-  return { topic, partition, currentLeaderEpoch: -1, fetchOffset, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 };
+  return {
+    topic,
+    partition,
+    currentLeaderEpoch: -1,
+    fetchOffset,
+    maxBytes: 1 << 20,
+    readCommitted: false,
+    minOneMessage: true,
+    replicaId: -1,
+    lastFetchedEpoch: -1,
+  };
 }
 
 /** A read result whose records count their releases in `released`. */
@@ -72,10 +82,13 @@ test("followers wake on appends, consumers on high watermark moves: a follower's
   assert.equal(await second, 'shutdown');
 });
 
-test("a consumer parked with reads lists them per partition; the reads offered for it wake it with them, and nothing else is read for it", async () => {
+test('a consumer parked with reads lists them per partition; the reads offered for it wake it with them, and nothing else is read for it', async () => {
   const p = new FetchPurgatory();
   assert.equal(p.hasParkedReads, false);
-  const reads = new Map([['t-0', command('t', 0, 5n)], ['t-1', command('t', 1, 7n)]]);
+  const reads = new Map([
+    ['t-0', command('t', 0, 5n)],
+    ['t-1', command('t', 1, 7n)],
+  ]);
   const woke = p.wait(['t-0', 't-1'], 10_000, 'highWatermark', reads);
   const plain = p.wait(['t-0'], 10_000);
   void p.wait(['t-0'], 10_000, 'logEnd', reads); // a follower's parked read, left parked: only its listing is checked
@@ -83,7 +96,10 @@ test("a consumer parked with reads lists them per partition; the reads offered f
   const parked = p.parkedReads('t-0');
   assert.equal(parked.length, 1, 'neither the consumer parked without reads nor the follower');
   assert.deepEqual(parked[0]!.command, command('t', 0, 5n));
-  assert.deepEqual(p.parkedReads('t-1').map((r) => r.command.fetchOffset), [7n]);
+  assert.deepEqual(
+    p.parkedReads('t-1').map((r) => r.command.fetchOffset),
+    [7n],
+  );
   assert.deepEqual(p.parkedReads('u-0'), []);
 
   const released = { count: 0 };

@@ -14,7 +14,13 @@ const part = (partition: number, fetchOffset = 0n): FetchPartitionRequest => ({
   logStartOffset: -1n,
 });
 const outcome = (o: Partial<FetchPartitionOutcome> = {}): FetchPartitionOutcome => ({
-  errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, recordBytes: 0, diverged: false, ...o,
+  errorCode: 0,
+  highWatermark: 10n,
+  lastStableOffset: 10n,
+  logStartOffset: 0n,
+  recordBytes: 0,
+  diverged: false,
+  ...o,
 });
 
 function ids(...values: number[]): () => number {
@@ -35,12 +41,25 @@ test('a full fetch with epoch 0 opens a session; incremental fetches answer only
   assert.equal(inc.context.include(p0!, outcome()), false, 'nothing changed');
   assert.equal(inc.context.include(p1!, outcome({ highWatermark: 11n })), true, 'high watermark moved');
 
-  const inc2 = cache.newContext({ sessionId: 42, sessionEpoch: 2, usesTopicIds: true, partitions: [part(0, 5n)], forgotten: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', topic: 't', partition: 1 }] });
+  const inc2 = cache.newContext({
+    sessionId: 42,
+    sessionEpoch: 2,
+    usesTopicIds: true,
+    partitions: [part(0, 5n)],
+    forgotten: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', topic: 't', partition: 1 }],
+  });
   assert.ok(inc2.ok);
-  assert.deepEqual(inc2.context.partitions.map((p) => [p.partition, p.params.fetchOffset]), [[0, 5n]]);
+  assert.deepEqual(
+    inc2.context.partitions.map((p) => [p.partition, p.params.fetchOffset]),
+    [[0, 5n]],
+  );
   assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ recordBytes: 100 })), true, 'records are news');
   assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE })), true);
-  assert.equal(inc2.context.include(inc2.context.partitions[0]!, outcome({ diverged: true })), true, "a follower's diverging epoch is news");
+  assert.equal(
+    inc2.context.include(inc2.context.partitions[0]!, outcome({ diverged: true })),
+    true,
+    "a follower's diverging epoch is news",
+  );
 });
 
 test('wrong epochs, unknown sessions and a switch between names and ids are refused', () => {
@@ -79,10 +98,14 @@ test('a full cache evicts its least recently used session', () => {
   assert.ok(cache.newContext({ sessionId: 1, sessionEpoch: 1, usesTopicIds: true, partitions: [], forgotten: [] }).ok, 'session 1 used');
   cache.newContext({ sessionId: 0, sessionEpoch: 0, usesTopicIds: true, partitions: [part(0)], forgotten: [] });
   assert.equal(cache.size, 2);
-  assert.deepEqual(cache.newContext({ sessionId: 2, sessionEpoch: 1, usesTopicIds: true, partitions: [], forgotten: [] }), {
-    ok: false,
-    errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
-  }, 'session 2 was the least recently used');
+  assert.deepEqual(
+    cache.newContext({ sessionId: 2, sessionEpoch: 1, usesTopicIds: true, partitions: [], forgotten: [] }),
+    {
+      ok: false,
+      errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+    },
+    'session 2 was the least recently used',
+  );
   assert.ok(cache.newContext({ sessionId: 1, sessionEpoch: 2, usesTopicIds: true, partitions: [], forgotten: [] }).ok);
 });
 

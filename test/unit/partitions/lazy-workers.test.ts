@@ -46,8 +46,14 @@ test('broadcasts start no worker and answer as workers without logs; a clean sto
   const { service, host, dirs, remove } = await lazyService();
   try {
     const described = await service.describeLogDirs();
-    assert.deepEqual(described.map((d) => [d.path, d.errorCode, d.partitions.length]), dirs.map((d) => [d, ErrorCode.NONE, 0]));
-    assert.ok(described.every((d) => d.totalBytes > 0n && d.usableBytes >= 0n), 'the sizes of the dirs are read');
+    assert.deepEqual(
+      described.map((d) => [d.path, d.errorCode, d.partitions.length]),
+      dirs.map((d) => [d, ErrorCode.NONE, 0]),
+    );
+    assert.ok(
+      described.every((d) => d.totalBytes > 0n && d.usableBytes >= 0n),
+      'the sizes of the dirs are read',
+    );
     assert.deepEqual(await service.workerMetrics([{ topic: 'none', partition: 0 }]), { snapshots: [], ends: [] });
     assert.deepEqual(await service.isrProposals(), []);
     assert.deepEqual(await service.isrProposals([{ topic: 'none', partition: 0 }]), []);
@@ -55,11 +61,18 @@ test('broadcasts start no worker and answer as workers without logs; a clean sto
     await service.updateTopicConfig({ name: 'none', topicId: '' }, 2, new Map());
     await service.deleteTopic({ name: 'none', topicId: '' }, 2);
     await service.takeLogDirOffline(dirs[1]!, 'test');
-    assert.deepEqual((await service.describeLogDirs()).map((d) => d.errorCode), [ErrorCode.NONE, ErrorCode.KAFKA_STORAGE_ERROR]);
+    assert.deepEqual(
+      (await service.describeLogDirs()).map((d) => d.errorCode),
+      [ErrorCode.NONE, ErrorCode.KAFKA_STORAGE_ERROR],
+    );
     assert.deepEqual(host.startedWorkers(), []);
     await service.close();
     assert.deepEqual(host.startedWorkers(), []);
-    assert.deepEqual(dirs.map((d) => existsSync(join(d, CLEAN_SHUTDOWN_FILE))), [true, false], 'the offline dir gets no marker');
+    assert.deepEqual(
+      dirs.map((d) => existsSync(join(d, CLEAN_SHUTDOWN_FILE))),
+      [true, false],
+      'the offline dir gets no marker',
+    );
   } finally {
     remove();
   }
@@ -72,10 +85,19 @@ test('opening a partition starts only its owner, which serves it and learns the 
     const partition = partitionOn('orders', 1);
     await open(service, 'orders', partition);
     assert.deepEqual(host.startedWorkers(), [1]);
-    const [appended] = await service.appendMany([{ topic: 'orders', partition, requiredAcks: 1, records: producedBatch(3, 10, Date.now()) }]);
+    const [appended] = await service.appendMany([
+      { topic: 'orders', partition, requiredAcks: 1, records: producedBatch(3, 10, Date.now()) },
+    ]);
     assert.equal(appended!.errorCode, ErrorCode.NONE);
     const described = await service.describeLogDirs();
-    assert.deepEqual(described.map((d) => [d.errorCode, d.partitions.map((p) => `${p.topic}-${p.partition}`)]), [[ErrorCode.NONE, [`orders-${partition}`]], [ErrorCode.KAFKA_STORAGE_ERROR, []]], 'the new log went to the online dir');
+    assert.deepEqual(
+      described.map((d) => [d.errorCode, d.partitions.map((p) => `${p.topic}-${p.partition}`)]),
+      [
+        [ErrorCode.NONE, [`orders-${partition}`]],
+        [ErrorCode.KAFKA_STORAGE_ERROR, []],
+      ],
+      'the new log went to the online dir',
+    );
     const scrape = await service.workerMetrics([{ topic: 'orders', partition }]);
     assert.equal(scrape.snapshots.length, 1);
     assert.deepEqual(scrape.ends, [{ topic: 'orders', partition, highWatermark: 3n }]);

@@ -42,14 +42,19 @@ function registration(partition: number, leaderEpoch = 0): PartitionRegistration
 }
 
 async function create(name: string, partitions: number): Promise<void> {
-  await service.createPartitions({ name, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }, Array.from({ length: partitions }, (_, p) => registration(p, 3)), new Map());
+  await service.createPartitions(
+    { name, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' },
+    Array.from({ length: partitions }, (_, p) => registration(p, 3)),
+    new Map(),
+  );
 }
 
 /** Where DescribeLogDirs puts each partition of `topic`: `dir:partition[:future]`. */
 async function placement(topic: string): Promise<string[]> {
   const out: string[] = [];
   for (const dir of await service.describeLogDirs()) {
-    for (const p of dir.partitions.filter((p) => p.topic === topic)) out.push(`${dir.path === dirs[0] ? 'a' : 'b'}:${p.partition}${p.isFuture ? ':future' : ''}`);
+    for (const p of dir.partitions.filter((p) => p.topic === topic))
+      out.push(`${dir.path === dirs[0] ? 'a' : 'b'}:${p.partition}${p.isFuture ? ':future' : ''}`);
   }
   return out.sort();
 }
@@ -64,7 +69,12 @@ test("Kafka's answers: an unknown dir, a long topic name, a partition not hosted
     { topic: 'later', partition: 0, path: dirs[1]! },
     { topic: 'later', partition: 1, path: dirs[0]! },
   ]);
-  assert.deepEqual(codes, [ErrorCode.LOG_DIR_NOT_FOUND, ErrorCode.INVALID_TOPIC_EXCEPTION, ErrorCode.REPLICA_NOT_AVAILABLE, ErrorCode.REPLICA_NOT_AVAILABLE]);
+  assert.deepEqual(codes, [
+    ErrorCode.LOG_DIR_NOT_FOUND,
+    ErrorCode.INVALID_TOPIC_EXCEPTION,
+    ErrorCode.REPLICA_NOT_AVAILABLE,
+    ErrorCode.REPLICA_NOT_AVAILABLE,
+  ]);
   await create('later', 2);
   assert.deepEqual(await placement('later'), ['a:1', 'b:0']);
 });
@@ -72,7 +82,8 @@ test("Kafka's answers: an unknown dir, a long topic name, a partition not hosted
 test('a partition moves to the other log dir while appends go on; DescribeLogDirs shows the future replica; reads, epoch and high watermark carry over', async () => {
   await create('moving', 1);
   // Large batches before the move, small ones during it (slower than the move's copy rate).
-  const append = (seed: number, valueBytes = 100) => service.appendMany([{ topic: 'moving', partition: 0, requiredAcks: -1, records: producedBatch(10, valueBytes, Date.now(), seed) }]);
+  const append = (seed: number, valueBytes = 100) =>
+    service.appendMany([{ topic: 'moving', partition: 0, requiredAcks: -1, records: producedBatch(10, valueBytes, Date.now(), seed) }]);
   let seed = 0;
   for (; seed < 40; seed++) assert.equal((await append(seed, 1000))[0]!.errorCode, ErrorCode.NONE);
   const [from] = await placement('moving');
@@ -101,8 +112,20 @@ test('a partition moves to the other log dir while appends go on; DescribeLogDir
   assert.deepEqual([after.errorCode, after.leaderEpoch, after.baseOffset], [ErrorCode.NONE, 3, BigInt((seed - 1) * 10)]);
   assert.equal(after.highWatermark, BigInt(seed * 10), 'the high watermark follows the moved log');
   const values: number[] = [];
-  for (let offset = 0n; offset < BigInt(seed * 10); ) {
-    const [r] = await service.readMany([{ topic: 'moving', partition: 0, currentLeaderEpoch: 3, fetchOffset: offset, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 }]);
+  for (let offset = 0n; offset < BigInt(seed * 10);) {
+    const [r] = await service.readMany([
+      {
+        topic: 'moving',
+        partition: 0,
+        currentLeaderEpoch: 3,
+        fetchOffset: offset,
+        maxBytes: 1 << 20,
+        readCommitted: false,
+        minOneMessage: true,
+        replicaId: -1,
+        lastFetchedEpoch: -1,
+      },
+    ]);
     assert.equal(r!.errorCode, ErrorCode.NONE);
     const region = r!.records!;
     const bytes = Buffer.alloc(region.byteLength);
@@ -111,7 +134,11 @@ test('a partition moves to the other log dir while appends go on; DescribeLogDir
     for (const b of decodeBatches(bytes)) for (let i = b.baseOffset; i <= b.lastOffset; i++) if (i >= offset) values.push(i);
     offset = BigInt(values.length);
   }
-  assert.deepEqual(values, Array.from({ length: seed * 10 }, (_, i) => i), 'every appended record is read back, in order');
+  assert.deepEqual(
+    values,
+    Array.from({ length: seed * 10 }, (_, i) => i),
+    'every appended record is read back, in order',
+  );
 });
 
 test('a move to an offline log dir is KAFKA_STORAGE_ERROR; the dir is described with that error', async () => {
@@ -120,5 +147,11 @@ test('a move to an offline log dir is KAFKA_STORAGE_ERROR; the dir is described 
   const [code] = await service.alterReplicaLogDirs([{ topic: 'stays', partition: 0, path: dirs[1]! }]);
   assert.equal(code, ErrorCode.KAFKA_STORAGE_ERROR);
   const described = await service.describeLogDirs();
-  assert.deepEqual(described.map((d) => [d.path, d.errorCode]), [[dirs[0], ErrorCode.NONE], [dirs[1], ErrorCode.KAFKA_STORAGE_ERROR]]);
+  assert.deepEqual(
+    described.map((d) => [d.path, d.errorCode]),
+    [
+      [dirs[0], ErrorCode.NONE],
+      [dirs[1], ErrorCode.KAFKA_STORAGE_ERROR],
+    ],
+  );
 });

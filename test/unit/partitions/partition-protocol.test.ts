@@ -5,7 +5,16 @@ import { MessageChannel } from 'node:worker_threads';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
 import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
 import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } from '../../../src/worker-pool/shared-frames.js';
-import { PartitionOps, failedAppend, type AppendReply, type AppendRequest, type ReadCommand, type ReadReply, type TruncateCommand, type TxnMarkerEntry } from '../../../src/partitions/partition-protocol.js';
+import {
+  PartitionOps,
+  failedAppend,
+  type AppendReply,
+  type AppendRequest,
+  type ReadCommand,
+  type ReadReply,
+  type TruncateCommand,
+  type TxnMarkerEntry,
+} from '../../../src/partitions/partition-protocol.js';
 
 /** The bytes a body puts in the ring: its header (none here) and its payloads, in order. */
 function wire(body: MessageBody | Uint8Array | void): Uint8Array {
@@ -28,9 +37,26 @@ const parkedRead = (partition: number, fetchOffset: bigint): ReadCommand => ({
 
 test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified, their acks=all waits and the parked fetches' reads", () => {
   const entries = [
-    { topic: 'orders', partition: 3, requiredAcks: -1, origin: 'client' as const, txnVerified: false, records: Buffer.from('first batch'), wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)], acksWait: { id: 0xffffffff, timeoutMs: 30_000 } },
+    {
+      topic: 'orders',
+      partition: 3,
+      requiredAcks: -1,
+      origin: 'client' as const,
+      txnVerified: false,
+      records: Buffer.from('first batch'),
+      wakeReads: [parkedRead(3, 2n ** 40n), parkedRead(3, 0n)],
+      acksWait: { id: 0xffffffff, timeoutMs: 30_000 },
+    },
     { topic: 'ünïcode-topic', partition: 0, requiredAcks: 1, origin: 'client' as const, txnVerified: true, records: Buffer.alloc(0) },
-    { topic: '__consumer_offsets', partition: 11, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: Buffer.alloc(70_000, 0xab), acksWait: { id: 1, timeoutMs: 0 } },
+    {
+      topic: '__consumer_offsets',
+      partition: 11,
+      requiredAcks: -1,
+      origin: 'coordinator' as const,
+      txnVerified: false,
+      records: Buffer.alloc(70_000, 0xab),
+      acksWait: { id: 1, timeoutMs: 0 },
+    },
   ];
   const body = PartitionOps.append.encodeRequest(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
@@ -55,9 +81,30 @@ test("a client's records in a pooled frame go as a reference the worker views in
   try {
     const frame = randomFillSync(new FrameBufferPool().take(200_000));
     const entries = [
-      { topic: 'orders', partition: 3, requiredAcks: 1, origin: 'client' as const, txnVerified: false, records: frame.subarray(1000, 151_000) },
-      { topic: '__consumer_offsets', partition: 1, requiredAcks: -1, origin: 'coordinator' as const, txnVerified: false, records: frame.subarray(151_000, 151_100) },
-      { topic: 'orders', partition: 4, requiredAcks: -1, origin: 'client' as const, txnVerified: true, records: Buffer.from('not in a frame') },
+      {
+        topic: 'orders',
+        partition: 3,
+        requiredAcks: 1,
+        origin: 'client' as const,
+        txnVerified: false,
+        records: frame.subarray(1000, 151_000),
+      },
+      {
+        topic: '__consumer_offsets',
+        partition: 1,
+        requiredAcks: -1,
+        origin: 'coordinator' as const,
+        txnVerified: false,
+        records: frame.subarray(151_000, 151_100),
+      },
+      {
+        topic: 'orders',
+        partition: 4,
+        requiredAcks: -1,
+        origin: 'client' as const,
+        txnVerified: true,
+        records: Buffer.from('not in a frame'),
+      },
     ];
     const body = PartitionOps.append.encodeRequest(entries);
     assert.equal(body.sharedFrames?.length, 1);
@@ -104,30 +151,107 @@ test('a reference to a frame the worker was never sent, or past its end, is refu
 
 test('append replies keep their order, record errors, int64 offsets, whether the high watermark moved, what acks=all waits for, the waits completed and the reads done for parked fetches', () => {
   const replies: AppendReply[] = [
-    { errorCode: 0, errorMessage: null, recordErrors: [], baseOffset: 2n ** 40n, logAppendTimeMs: -1n, logStartOffset: 0n, highWatermark: 2n ** 40n + 5n, highWatermarkMoved: true, leaderEpoch: 7, requiredOffset: 2n ** 40n + 9n, needsVerification: false, wakeReads: [], completedAcks: [{ id: 0xffffffff, errorCode: 0 }, { id: 3, errorCode: 19 }] },
-    { errorCode: 87, errorMessage: 'bad record', recordErrors: [{ batchIndex: 2, message: 'key required' }, { batchIndex: 4, message: null }], baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, highWatermark: -1n, highWatermarkMoved: false, leaderEpoch: -1, requiredOffset: -1n, needsVerification: true, wakeReads: [], completedAcks: [] },
+    {
+      errorCode: 0,
+      errorMessage: null,
+      recordErrors: [],
+      baseOffset: 2n ** 40n,
+      logAppendTimeMs: -1n,
+      logStartOffset: 0n,
+      highWatermark: 2n ** 40n + 5n,
+      highWatermarkMoved: true,
+      leaderEpoch: 7,
+      requiredOffset: 2n ** 40n + 9n,
+      needsVerification: false,
+      wakeReads: [],
+      completedAcks: [
+        { id: 0xffffffff, errorCode: 0 },
+        { id: 3, errorCode: 19 },
+      ],
+    },
+    {
+      errorCode: 87,
+      errorMessage: 'bad record',
+      recordErrors: [
+        { batchIndex: 2, message: 'key required' },
+        { batchIndex: 4, message: null },
+      ],
+      baseOffset: -1n,
+      logAppendTimeMs: -1n,
+      logStartOffset: -1n,
+      highWatermark: -1n,
+      highWatermarkMoved: false,
+      leaderEpoch: -1,
+      requiredOffset: -1n,
+      needsVerification: true,
+      wakeReads: [],
+      completedAcks: [],
+    },
     {
       ...failedAppend(0, null),
       baseOffset: 10n,
       highWatermark: 12n,
       highWatermarkMoved: true,
       wakeReads: [
-        { errorCode: 0, highWatermark: 12n, lastStableOffset: 11n, logStartOffset: 0n, slice: { leaseId: 9, fd: 40, position: 4096, length: 200 }, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
-        { errorCode: 74, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
+        {
+          errorCode: 0,
+          highWatermark: 12n,
+          lastStableOffset: 11n,
+          logStartOffset: 0n,
+          slice: { leaseId: 9, fd: 40, position: 4096, length: 200 },
+          abortedTransactions: [],
+          highWatermarkMoved: false,
+          divergingEpoch: null,
+          isrProposal: null,
+          completedAcks: [],
+        },
+        {
+          errorCode: 74,
+          highWatermark: -1n,
+          lastStableOffset: -1n,
+          logStartOffset: -1n,
+          slice: null,
+          abortedTransactions: null,
+          highWatermarkMoved: false,
+          divergingEpoch: null,
+          isrProposal: null,
+          completedAcks: [],
+        },
       ],
     },
   ];
   const op = PartitionOps.append;
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
   assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
-  const bytes = (completedAcks: AppendReply['completedAcks']): number => wire(op.encodeReply([{ ...failedAppend(0, null), completedAcks }])).byteLength;
+  const bytes = (completedAcks: AppendReply['completedAcks']): number =>
+    wire(op.encodeReply([{ ...failedAppend(0, null), completedAcks }])).byteLength;
   assert.equal(bytes([{ id: 1, errorCode: 0 }]) - bytes([]), 6, 'an id and an error code each; none costs the count byte only');
 });
 
 test("a read body carries many partitions with their leader epochs and the fetcher's replica id and last epoch; the replies come back in the same order", () => {
   const commands: ReadCommand[] = [
-    { topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 },
-    { topic: 'b', partition: 4095, currentLeaderEpoch: 7, fetchOffset: 123_456_789_012n, maxBytes: 0, readCommitted: true, minOneMessage: false, replicaId: 3, lastFetchedEpoch: 6 },
+    {
+      topic: 'a',
+      partition: 0,
+      currentLeaderEpoch: -1,
+      fetchOffset: 0n,
+      maxBytes: 1 << 20,
+      readCommitted: false,
+      minOneMessage: true,
+      replicaId: -1,
+      lastFetchedEpoch: -1,
+    },
+    {
+      topic: 'b',
+      partition: 4095,
+      currentLeaderEpoch: 7,
+      fetchOffset: 123_456_789_012n,
+      maxBytes: 0,
+      readCommitted: true,
+      minOneMessage: false,
+      replicaId: 3,
+      lastFetchedEpoch: 6,
+    },
   ];
   const op = PartitionOps.read;
   assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
@@ -138,23 +262,64 @@ test("a read body carries many partitions with their leader epochs and the fetch
       lastStableOffset: 10n,
       logStartOffset: 0n,
       slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 },
-      abortedTransactions: [{ producerId: 2n ** 40n, firstOffset: 3n }, { producerId: 7n, firstOffset: 9n }],
+      abortedTransactions: [
+        { producerId: 2n ** 40n, firstOffset: 3n },
+        { producerId: 7n, firstOffset: 9n },
+      ],
       highWatermarkMoved: true,
       divergingEpoch: null,
       isrProposal: { leaderEpoch: 4, partitionEpoch: 2 ** 31 - 1, isr: [1, 2, 3] },
-      completedAcks: [{ id: 12, errorCode: 0 }, { id: 0xfffffffe, errorCode: 6 }],
+      completedAcks: [
+        { id: 12, errorCode: 0 },
+        { id: 0xfffffffe, errorCode: 6 },
+      ],
     },
-    { errorCode: 1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, slice: null, abortedTransactions: null, highWatermarkMoved: false, divergingEpoch: null, isrProposal: null, completedAcks: [] },
-    { errorCode: 0, highWatermark: 8n, lastStableOffset: 8n, logStartOffset: 0n, slice: null, abortedTransactions: [], highWatermarkMoved: false, divergingEpoch: { epoch: 4, endOffset: 2n ** 35n }, isrProposal: null, completedAcks: [{ id: 5, errorCode: 0 }] },
+    {
+      errorCode: 1,
+      highWatermark: -1n,
+      lastStableOffset: -1n,
+      logStartOffset: -1n,
+      slice: null,
+      abortedTransactions: null,
+      highWatermarkMoved: false,
+      divergingEpoch: null,
+      isrProposal: null,
+      completedAcks: [],
+    },
+    {
+      errorCode: 0,
+      highWatermark: 8n,
+      lastStableOffset: 8n,
+      logStartOffset: 0n,
+      slice: null,
+      abortedTransactions: [],
+      highWatermarkMoved: false,
+      divergingEpoch: { epoch: 4, endOffset: 2n ** 35n },
+      isrProposal: null,
+      completedAcks: [{ id: 5, errorCode: 0 }],
+    },
   ];
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
   const plain = replies[1]!;
-  assert.equal(wire(op.encodeReply([plain])).byteLength, 2 + 8 + 8 + 8 + 1, 'no proposal and no completions cost nothing beyond the flags byte');
+  assert.equal(
+    wire(op.encodeReply([plain])).byteLength,
+    2 + 8 + 8 + 8 + 1,
+    'no proposal and no completions cost nothing beyond the flags byte',
+  );
 });
 
 test('a writeTxnMarkers body carries each entry whole, in order; replies are append replies', () => {
   const entries: TxnMarkerEntry[] = [
-    { topic: 'a', partition: 0, producerId: 2n ** 50n, producerEpoch: 32767, coordinatorEpoch: 9, commit: true, transactionVersion: 2, acksWait: { id: 77, timeoutMs: 5000 } },
+    {
+      topic: 'a',
+      partition: 0,
+      producerId: 2n ** 50n,
+      producerEpoch: 32767,
+      coordinatorEpoch: 9,
+      commit: true,
+      transactionVersion: 2,
+      acksWait: { id: 77, timeoutMs: 5000 },
+    },
     { topic: 'b', partition: 7, producerId: 0n, producerEpoch: 0, coordinatorEpoch: -1, commit: false, transactionVersion: 0 },
   ];
   const op = PartitionOps.writeTxnMarkers;
@@ -173,13 +338,36 @@ test('a listOffset command carries the isolation level', () => {
 
 test('a truncated batched body is refused, not half-read', () => {
   const op = PartitionOps.read;
-  const body = wire(op.encodeRequest([{ topic: 'a', partition: 0, currentLeaderEpoch: -1, fetchOffset: 5n, maxBytes: 10, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 }]));
+  const body = wire(
+    op.encodeRequest([
+      {
+        topic: 'a',
+        partition: 0,
+        currentLeaderEpoch: -1,
+        fetchOffset: 5n,
+        maxBytes: 10,
+        readCommitted: false,
+        minOneMessage: true,
+        replicaId: -1,
+        lastFetchedEpoch: -1,
+      },
+    ]),
+  );
   assert.throws(() => op.decodeRequest(body.subarray(0, body.byteLength - 1)));
 });
 
 test('the bytes of a readBytes reply are copied out of the ring, which reuses its memory', () => {
   const op = PartitionOps.readBytes;
-  const ring = wire(op.encodeReply({ errorCode: 0, highWatermark: 3n, logEndOffset: 5n, leaderEpoch: 2, logStartOffset: 0n, bytes: Buffer.from('records') }));
+  const ring = wire(
+    op.encodeReply({
+      errorCode: 0,
+      highWatermark: 3n,
+      logEndOffset: 5n,
+      leaderEpoch: 2,
+      logStartOffset: 0n,
+      bytes: Buffer.from('records'),
+    }),
+  );
   const reply = op.decodeReply(ring);
   ring.fill(0);
   assert.equal(reply.bytes.toString(), 'records');
@@ -188,16 +376,33 @@ test('the bytes of a readBytes reply are copied out of the ring, which reuses it
 
 test("a follower's append body carries the leader's watermarks, then its records copied once into the ring", () => {
   const entries = [
-    { topic: 't', partition: 2, currentLeaderEpoch: 5, leaderHighWatermark: 2n ** 33n, leaderLogStartOffset: 7n, records: Buffer.from('fetched batches') },
+    {
+      topic: 't',
+      partition: 2,
+      currentLeaderEpoch: 5,
+      leaderHighWatermark: 2n ** 33n,
+      leaderLogStartOffset: 7n,
+      records: Buffer.from('fetched batches'),
+    },
     { topic: 'u', partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: Buffer.alloc(0) },
   ];
   const op = PartitionOps.appendAsFollower;
   const body = op.encodeRequest(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records);
-  assert.deepEqual(op.decodeRequest(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })), entries);
+  assert.deepEqual(
+    op.decodeRequest(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })),
+    entries,
+  );
   const positions = [
     { errorCode: 0, errorMessage: null, logEndOffset: 2n ** 34n, highWatermark: 2n ** 33n, logStartOffset: 7n, lastFetchedEpoch: 5 },
-    { errorCode: 6, errorMessage: 'this broker leads t-2', logEndOffset: -1n, highWatermark: -1n, logStartOffset: -1n, lastFetchedEpoch: -1 },
+    {
+      errorCode: 6,
+      errorMessage: 'this broker leads t-2',
+      logEndOffset: -1n,
+      highWatermark: -1n,
+      logStartOffset: -1n,
+      lastFetchedEpoch: -1,
+    },
   ];
   assert.deepEqual(op.decodeReply(wire(op.encodeReply(positions))), positions);
 });
@@ -208,14 +413,20 @@ test('truncate, replicaPosition and awaitCommit carry many partitions each, in o
     { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
   ];
   assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
-  const refs = [{ topic: 'a', partition: 0, currentLeaderEpoch: 9 }, { topic: 'b', partition: 7, currentLeaderEpoch: -1 }];
+  const refs = [
+    { topic: 'a', partition: 0, currentLeaderEpoch: 9 },
+    { topic: 'b', partition: 7, currentLeaderEpoch: -1 },
+  ];
   assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
   const waits = [
     { topic: 'a', partition: 0, wait: { id: 9, timeoutMs: 5000 }, leaderEpoch: 2, requiredOffset: 2n ** 41n },
     { topic: 'b', partition: 1, wait: { id: 0xffffffff, timeoutMs: 0 }, leaderEpoch: -1, requiredOffset: 0n },
   ];
   assert.deepEqual(PartitionOps.awaitCommit.decodeRequest(wire(PartitionOps.awaitCommit.encodeRequest(waits))), waits);
-  const replies = [{ errorCode: 0, completedAcks: [{ id: 9, errorCode: 0 }] }, { errorCode: 3, completedAcks: [] }];
+  const replies = [
+    { errorCode: 0, completedAcks: [{ id: 9, errorCode: 0 }] },
+    { errorCode: 3, completedAcks: [] },
+  ];
   assert.deepEqual(PartitionOps.awaitCommit.decodeReply(wire(PartitionOps.awaitCommit.encodeReply(replies))), replies);
 });
 

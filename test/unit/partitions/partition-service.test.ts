@@ -73,18 +73,41 @@ let topics = 0;
 /** A new topic of `count` partitions, each in `registration`'s state. */
 async function topic(count: number, registration: Partial<PartitionRegistration>): Promise<string> {
   const name = `t${topics++}`;
-  const partitions = Array.from({ length: count }, (_, partition) => ({ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [], ...registration }));
+  const partitions = Array.from({ length: count }, (_, partition) => ({
+    partition,
+    leader: SELF,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    replicas: [SELF],
+    isr: [SELF],
+    offlineReplicas: [],
+    ...registration,
+  }));
   await service.createPartitions({ name, topicId: `AAAAAAAAAAAAAAAAAAAA${String(topics).padStart(2, 'A')}` }, partitions, new Map());
   events.take();
   return name;
 }
 
 async function assign(name: string, partition: number, registration: Partial<PartitionRegistration>): Promise<void> {
-  await service.createPartitions({ name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, [{ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [], ...registration }], new Map());
+  await service.createPartitions(
+    { name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    [{ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [], ...registration }],
+    new Map(),
+  );
 }
 
 function fetchOf(name: string, partition: number, replicaId: number, fetchOffset: bigint, lastFetchedEpoch = -1): ReadCommand {
-  return { topic: name, partition, currentLeaderEpoch: -1, fetchOffset, maxBytes: 1 << 20, readCommitted: false, minOneMessage: true, replicaId, lastFetchedEpoch };
+  return {
+    topic: name,
+    partition,
+    currentLeaderEpoch: -1,
+    fetchOffset,
+    maxBytes: 1 << 20,
+    readCommitted: false,
+    minOneMessage: true,
+    replicaId,
+    lastFetchedEpoch,
+  };
 }
 
 /** Reads, releasing every lease at once; the results without their file ranges, and the bytes each range held. */
@@ -109,22 +132,40 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('a leader with a follower in its ISR', () => {
   test('acks=all appends wait for the follower; its fetches read to the log end, move the high watermark and complete them', async () => {
     const name = await topic(4, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
-    const appends = await service.appendMany([0, 1, 2, 3].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(3, 10, 1), acksWait: { id: 100 + partition, timeoutMs: 60_000 } })));
+    const appends = await service.appendMany(
+      [0, 1, 2, 3].map((partition) => ({
+        topic: name,
+        partition,
+        requiredAcks: -1,
+        records: producedBatch(3, 10, 1),
+        acksWait: { id: 100 + partition, timeoutMs: 60_000 },
+      })),
+    );
     assert.deepEqual(
       appends.map((a) => [a.errorCode, a.baseOffset, a.highWatermark, a.highWatermarkMoved, a.requiredOffset, a.leaderEpoch]),
       [0, 1, 2, 3].map(() => [NONE, 0n, 0n, false, 3n, 0]),
       'nothing committed: each waits for offset 3',
     );
-    assert.deepEqual(events.take().sort(), [0, 1, 2, 3].map((p) => `appended ${name}-${p}`), 'each wait held by its leader, none answered');
+    assert.deepEqual(
+      events.take().sort(),
+      [0, 1, 2, 3].map((p) => `appended ${name}-${p}`),
+      'each wait held by its leader, none answered',
+    );
 
     const first = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 0n)));
-    assert.ok(first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n), 'records above the high watermark, for the follower');
+    assert.ok(
+      first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n),
+      'records above the high watermark, for the follower',
+    );
     const consumer = await read([fetchOf(name, 0, -1, 0n)]);
     assert.equal(consumer[0]!.bytes, 0, 'and none for a consumer');
     assert.deepEqual(events.take(), []);
 
     const second = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 3n, 0)));
-    assert.deepEqual(second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]), [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]));
+    assert.deepEqual(
+      second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]),
+      [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]),
+    );
     assert.deepEqual(
       events.take().sort(),
       [...[0, 1, 2, 3].map((p) => `acks ${100 + p}=${NONE}`), ...[0, 1, 2, 3].map((p) => `hw ${name}-${p}@3`)],
@@ -142,7 +183,15 @@ describe('a leader with a follower in its ISR', () => {
 
   test('a leader that stops leading answers its waits NOT_LEADER_OR_FOLLOWER with the new state; a deleted partition too', async () => {
     const name = await topic(2, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
-    await service.appendMany([0, 1].map((partition) => ({ topic: name, partition, requiredAcks: -1, records: producedBatch(1, 10, 1), acksWait: { id: 300 + partition, timeoutMs: 60_000 } })));
+    await service.appendMany(
+      [0, 1].map((partition) => ({
+        topic: name,
+        partition,
+        requiredAcks: -1,
+        records: producedBatch(1, 10, 1),
+        acksWait: { id: 300 + partition, timeoutMs: 60_000 },
+      })),
+    );
     events.take();
     await assign(name, 0, { leader: OTHER, leaderEpoch: 1, partitionEpoch: 1, replicas: [SELF, OTHER], isr: [SELF, OTHER] });
     assert.deepEqual(events.take(), [`acks 300=${NOT_LEADER_OR_FOLLOWER}`, `state ${name}-0`]);
@@ -171,8 +220,26 @@ describe('a leader with a follower in its ISR', () => {
     assert.deepEqual(mine, [{ topic: name, partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, isr: [SELF] }]);
     assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'pending: no second proposal');
     const replies = await service.isrAnswers([
-      { topic: name, partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
-      { topic: 'missing', partition: 0, proposedLeaderEpoch: 0, proposedPartitionEpoch: 0, errorCode: NONE, leaderEpoch: 0, partitionEpoch: 1, isr: [SELF] },
+      {
+        topic: name,
+        partition: 0,
+        proposedLeaderEpoch: 0,
+        proposedPartitionEpoch: 0,
+        errorCode: NONE,
+        leaderEpoch: 0,
+        partitionEpoch: 1,
+        isr: [SELF],
+      },
+      {
+        topic: 'missing',
+        partition: 0,
+        proposedLeaderEpoch: 0,
+        proposedPartitionEpoch: 0,
+        errorCode: NONE,
+        leaderEpoch: 0,
+        partitionEpoch: 1,
+        isr: [SELF],
+      },
     ]);
     assert.deepEqual(replies, [
       { errorCode: NONE, highWatermarkMoved: true, highWatermark: 2, completedAcks: [] },
@@ -199,7 +266,14 @@ describe('a follower', () => {
   test('appends fetched batches keeping offsets and epochs; answers its position; truncates', async () => {
     const name = await topic(2, { leader: OTHER, leaderEpoch: 3, replicas: [OTHER, SELF], isr: [OTHER, SELF] });
     const positions = await service.appendAsFollower([
-      { topic: name, partition: 0, currentLeaderEpoch: 3, leaderHighWatermark: 4n, leaderLogStartOffset: 0n, records: Buffer.concat([replicated(3, 0, 2), replicated(2, 3, 3)]) },
+      {
+        topic: name,
+        partition: 0,
+        currentLeaderEpoch: 3,
+        leaderHighWatermark: 4n,
+        leaderLogStartOffset: 0n,
+        records: Buffer.concat([replicated(3, 0, 2), replicated(2, 3, 3)]),
+      },
       { topic: name, partition: 1, currentLeaderEpoch: 3, leaderHighWatermark: 9n, leaderLogStartOffset: 0n, records: replicated(1, 0, 3) },
     ]);
     assert.deepEqual(positions, [
@@ -208,21 +282,58 @@ describe('a follower', () => {
     ]);
     assert.deepEqual(events.take(), [], 'a follower append is no leader append: nothing to wake');
     assert.deepEqual(await service.replicaPositions([{ topic: name, partition: 0, currentLeaderEpoch: 3 }]), [positions[0]]);
-    const [truncated] = await service.truncate([{ topic: name, partition: 0, currentLeaderEpoch: 3, kind: 'diverged', offset: 3n, divergingEpoch: 2 }]);
-    assert.deepEqual(truncated, { errorCode: NONE, errorMessage: null, logEndOffset: 3n, highWatermark: 3n, logStartOffset: 0n, lastFetchedEpoch: 2 });
-    const [restarted] = await service.truncate([{ topic: name, partition: 1, currentLeaderEpoch: 3, kind: 'restart', offset: 50n, divergingEpoch: -1 }]);
-    assert.deepEqual(restarted, { errorCode: NONE, errorMessage: null, logEndOffset: 50n, highWatermark: 50n, logStartOffset: 50n, lastFetchedEpoch: -1 });
+    const [truncated] = await service.truncate([
+      { topic: name, partition: 0, currentLeaderEpoch: 3, kind: 'diverged', offset: 3n, divergingEpoch: 2 },
+    ]);
+    assert.deepEqual(truncated, {
+      errorCode: NONE,
+      errorMessage: null,
+      logEndOffset: 3n,
+      highWatermark: 3n,
+      logStartOffset: 0n,
+      lastFetchedEpoch: 2,
+    });
+    const [restarted] = await service.truncate([
+      { topic: name, partition: 1, currentLeaderEpoch: 3, kind: 'restart', offset: 50n, divergingEpoch: -1 },
+    ]);
+    assert.deepEqual(restarted, {
+      errorCode: NONE,
+      errorMessage: null,
+      logEndOffset: 50n,
+      highWatermark: 50n,
+      logStartOffset: 50n,
+      lastFetchedEpoch: -1,
+    });
   });
 
   test('is refused with the epoch error for another epoch, and a leader takes no fetched records', async () => {
     const follower = await topic(1, { leader: OTHER, leaderEpoch: 3, replicas: [OTHER, SELF], isr: [OTHER, SELF] });
     const leader = await topic(1, { replicas: [SELF, OTHER], isr: [SELF, OTHER] });
-    const codes = (await service.appendAsFollower([
-      { topic: follower, partition: 0, currentLeaderEpoch: 2, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: replicated(1, 0, 2) },
-      { topic: leader, partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: replicated(1, 0, 0) },
-    ])).map((p) => p.errorCode);
+    const codes = (
+      await service.appendAsFollower([
+        {
+          topic: follower,
+          partition: 0,
+          currentLeaderEpoch: 2,
+          leaderHighWatermark: 0n,
+          leaderLogStartOffset: 0n,
+          records: replicated(1, 0, 2),
+        },
+        {
+          topic: leader,
+          partition: 0,
+          currentLeaderEpoch: -1,
+          leaderHighWatermark: 0n,
+          leaderLogStartOffset: 0n,
+          records: replicated(1, 0, 0),
+        },
+      ])
+    ).map((p) => p.errorCode);
     assert.deepEqual(codes, [FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER]);
-    assert.equal((await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: -1 }]))[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
+    assert.equal(
+      (await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: -1 }]))[0]!.errorCode,
+      NOT_LEADER_OR_FOLLOWER,
+    );
   });
 });
 

@@ -53,7 +53,11 @@ test('a completion that arrives before the produce parks is kept for it: the wai
 test('a second completion of the same wait, or one for an unknown wait, changes nothing', async () => {
   const purgatory = new ProducePurgatory();
   const id = purgatory.register('t', 0);
-  purgatory.complete([{ id, errorCode: NONE }, { id, errorCode: NOT_LEADER_OR_FOLLOWER }, { id: id + 1000, errorCode: NONE }]);
+  purgatory.complete([
+    { id, errorCode: NONE },
+    { id, errorCode: NOT_LEADER_OR_FOLLOWER },
+    { id: id + 1000, errorCode: NONE },
+  ]);
   assert.deepEqual(await purgatory.wait([id], LONG), [NONE], 'the first answer stands');
 });
 
@@ -72,7 +76,11 @@ test('settle parks only the appends whose replies ask to wait and cancels the ot
   assert.equal(purgatory.waiting, 1, 'only the one that waits is left');
   purgatory.complete([{ id: waiting, errorCode: NONE }]);
   assert.deepEqual(await answers, [NONE, null, null, null]);
-  assert.deepEqual(await purgatory.settle([undefined], [{ errorCode: NONE, requiredOffset: 3n }], LONG), [null], 'an entry without a wait has nothing to wait for');
+  assert.deepEqual(
+    await purgatory.settle([undefined], [{ errorCode: NONE, requiredOffset: 3n }], LONG),
+    [null],
+    'an entry without a wait has nothing to wait for',
+  );
 });
 
 test('waits still unanswered at the timeout answer REQUEST_TIMED_OUT; a completion after it is ignored', async () => {

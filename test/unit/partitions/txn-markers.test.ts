@@ -39,7 +39,15 @@ before(async () => {
   const moduleOptions = testWorkerOptions([dir]);
   const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
   service = new PartitionService(host, new Logger('test'), events, moduleOptions.logDirs);
-  const partitions = [0, 1, 2].map((partition) => ({ partition, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], offlineReplicas: [] }));
+  const partitions = [0, 1, 2].map((partition) => ({
+    partition,
+    leader: SELF,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    replicas: [SELF],
+    isr: [SELF],
+    offlineReplicas: [],
+  }));
   await service.createPartitions({ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, partitions, new Map());
 });
 
@@ -49,7 +57,13 @@ after(async () => {
 });
 
 const txnData = (producerId: bigint): Buffer =>
-  encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('v'), timestamp: 1n }] });
+  encodeRecordBatch({
+    producerId,
+    producerEpoch: 0,
+    baseSequence: 0,
+    isTransactional: true,
+    records: [{ key: null, value: Buffer.from('v'), timestamp: 1n }],
+  });
 
 const marker = (partition: number, producerId: bigint, commit: boolean, coordinatorEpoch = 1): TxnMarkerEntry => ({
   topic: TOPIC,
@@ -62,7 +76,17 @@ const marker = (partition: number, producerId: bigint, commit: boolean, coordina
 });
 
 function committedRead(partition: number, fetchOffset = 0n): ReadCommand {
-  return { topic: TOPIC, partition, currentLeaderEpoch: -1, fetchOffset, maxBytes: 1 << 20, readCommitted: true, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 };
+  return {
+    topic: TOPIC,
+    partition,
+    currentLeaderEpoch: -1,
+    fetchOffset,
+    maxBytes: 1 << 20,
+    readCommitted: true,
+    minOneMessage: true,
+    replicaId: -1,
+    lastFetchedEpoch: -1,
+  };
 }
 
 async function read(commands: ReadCommand[]) {
@@ -76,9 +100,15 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   const entries = [0, 1].map((partition) => ({ topic: TOPIC, partition, requiredAcks: 1, records: txnData(BigInt(10 + partition)) }));
   // Each batch opens its producer's transaction: the partition asks for verification first (KIP-890).
   const unverified = await service.appendMany(entries);
-  assert.deepEqual(unverified.map((r) => r.needsVerification), [true, true]);
+  assert.deepEqual(
+    unverified.map((r) => r.needsVerification),
+    [true, true],
+  );
   const data = await service.appendMany(entries.map((e) => ({ ...e, txnVerified: true })));
-  assert.deepEqual(data.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.NONE]);
+  assert.deepEqual(
+    data.map((r) => r.errorCode),
+    [ErrorCode.NONE, ErrorCode.NONE],
+  );
   appended.length = 0;
 
   const open = await read([committedRead(0)]);
@@ -90,7 +120,11 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, 0n)).offset, 0n);
   assert.equal((await service.describeProducers({ topic: TOPIC, partition: 0 })).producers[0]!.currentTxnStartOffset, 0);
 
-  const replies = await service.writeTxnMarkers([marker(0, 10n, true), { ...marker(0, 10n, true), topic: 'missing' }, marker(1, 11n, false)]);
+  const replies = await service.writeTxnMarkers([
+    marker(0, 10n, true),
+    { ...marker(0, 10n, true), topic: 'missing' },
+    marker(1, 11n, false),
+  ]);
   assert.deepEqual(
     replies.map((r) => [r.errorCode, r.baseOffset, r.highWatermark, r.highWatermarkMoved, r.leaderEpoch]),
     [
@@ -111,5 +145,8 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   assert.equal((await service.listOffset({ topic: TOPIC, partition: 1 }, -1, LATEST, true)).offset, 2n);
 
   const fenced = await service.writeTxnMarkers([marker(2, 12n, true, 5), marker(2, 12n, true, 4)]);
-  assert.deepEqual(fenced.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
+  assert.deepEqual(
+    fenced.map((r) => r.errorCode),
+    [ErrorCode.NONE, ErrorCode.TRANSACTION_COORDINATOR_FENCED],
+  );
 });

@@ -30,7 +30,13 @@ before(async () => {
   const moduleOptions = testWorkerOptions([dir]);
   const host = await PartitionWorkerHost.start({ opModule: PARTITION_OPS_MODULE, workers: 2, moduleOptions });
   const produces = new ProducePurgatory();
-  service = new PartitionService(host, new Logger('test'), purgatoryEvents(fetches, produces, () => undefined), moduleOptions.logDirs, fetches);
+  service = new PartitionService(
+    host,
+    new Logger('test'),
+    purgatoryEvents(fetches, produces, () => undefined),
+    moduleOptions.logDirs,
+    fetches,
+  );
 });
 
 after(async () => {
@@ -43,13 +49,32 @@ let topics = 0;
 
 async function topic(count: number, registration: Partial<PartitionRegistration> = {}): Promise<string> {
   const name = `t${topics++}`;
-  const partitions = Array.from({ length: count }, (_, partition) => ({ partition, leader: 1, leaderEpoch: 0, partitionEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], ...registration }));
+  const partitions = Array.from({ length: count }, (_, partition) => ({
+    partition,
+    leader: 1,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    replicas: [1],
+    isr: [1],
+    offlineReplicas: [],
+    ...registration,
+  }));
   await service.createPartitions({ name, topicId: `AAAAAAAAAAAAAAAAAAAA${String(topics).padStart(2, 'A')}` }, partitions, new Map());
   return name;
 }
 
 function consumerRead(topicName: string, partition: number, fetchOffset: bigint, maxBytes = 1 << 20): ReadCommand {
-  return { topic: topicName, partition, currentLeaderEpoch: -1, fetchOffset, maxBytes, readCommitted: false, minOneMessage: true, replicaId: -1, lastFetchedEpoch: -1 };
+  return {
+    topic: topicName,
+    partition,
+    currentLeaderEpoch: -1,
+    fetchOffset,
+    maxBytes,
+    readCommitted: false,
+    minOneMessage: true,
+    replicaId: -1,
+    lastFetchedEpoch: -1,
+  };
 }
 
 /** Parks a consumer fetch on `commands`' partitions, with them as its reads. */
@@ -62,8 +87,16 @@ test('an append wakes a parked fetch with the read of what it appended, for each
   const name = await topic(4);
   const batch = producedBatch(3, 10, 1);
   const woke = park([0, 1, 2, 3].map((p) => consumerRead(name, p, 0n)));
-  const replies = await service.appendMany([0, 2].map((partition) => ({ topic: name, partition, requiredAcks: 1, records: producedBatch(3, 10, 1) })));
-  assert.deepEqual(replies.map((r) => [r.errorCode, r.highWatermark]), [[ErrorCode.NONE, 3n], [ErrorCode.NONE, 3n]]);
+  const replies = await service.appendMany(
+    [0, 2].map((partition) => ({ topic: name, partition, requiredAcks: 1, records: producedBatch(3, 10, 1) })),
+  );
+  assert.deepEqual(
+    replies.map((r) => [r.errorCode, r.highWatermark]),
+    [
+      [ErrorCode.NONE, 3n],
+      [ErrorCode.NONE, 3n],
+    ],
+  );
   const wake = await woke;
   assert.equal(wake.reason, 'data');
   assert.deepEqual([...wake.reads.keys()].sort(), [topicPartitionKey(name, 0), topicPartitionKey(name, 2)]);
@@ -74,7 +107,7 @@ test('an append wakes a parked fetch with the read of what it appended, for each
   assert.equal(fetches.waiting, 0);
 });
 
-test('the read is the parked fetch\'s own: from its offset, within its max bytes', async () => {
+test("the read is the parked fetch's own: from its offset, within its max bytes", async () => {
   const name = await topic(1);
   await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
   const second = producedBatch(2, 10, 1);

@@ -35,10 +35,16 @@ function isLimit(bound: DecodeBound, claimed: number, limit: number): (err: unkn
 
 test('array counts: exactly the cap is read, one over is refused though the bytes are there', () => {
   assert.equal(countThenPadding((w) => w.int32(MAX_ARRAY_ELEMENTS), MAX_ARRAY_ELEMENTS).arrayLength(), MAX_ARRAY_ELEMENTS);
-  assert.equal(countThenPadding((w) => w.unsignedVarint(MAX_ARRAY_ELEMENTS + 1), MAX_ARRAY_ELEMENTS).compactArrayLength(), MAX_ARRAY_ELEMENTS);
+  assert.equal(
+    countThenPadding((w) => w.unsignedVarint(MAX_ARRAY_ELEMENTS + 1), MAX_ARRAY_ELEMENTS).compactArrayLength(),
+    MAX_ARRAY_ELEMENTS,
+  );
   const over = MAX_ARRAY_ELEMENTS + 1;
   assert.throws(() => countThenPadding((w) => w.int32(over), over).arrayLength(), isLimit('array elements', over, MAX_ARRAY_ELEMENTS));
-  assert.throws(() => countThenPadding((w) => w.unsignedVarint(over + 1), over).compactArrayLength(), isLimit('array elements', over, MAX_ARRAY_ELEMENTS));
+  assert.throws(
+    () => countThenPadding((w) => w.unsignedVarint(over + 1), over).compactArrayLength(),
+    isLimit('array elements', over, MAX_ARRAY_ELEMENTS),
+  );
   assert.equal(new Reader(written((w) => w.int32(-1))).arrayLength(), -1, 'null is still null');
   assert.equal(new Reader(written((w) => w.unsignedVarint(0))).compactArrayLength(), -1);
 });
@@ -54,9 +60,15 @@ test('under the cap, a count larger than the bytes left is still refused (as a p
 test('tagged-field counts: exactly the cap is read, one over is refused though the bytes are there', () => {
   assert.equal(countThenPadding((w) => w.unsignedVarint(MAX_TAGGED_FIELDS), MAX_TAGGED_FIELDS).taggedFieldCount(), MAX_TAGGED_FIELDS);
   const over = MAX_TAGGED_FIELDS + 1;
-  assert.throws(() => countThenPadding((w) => w.unsignedVarint(over), 2 * over).taggedFieldCount(), isLimit('tagged fields', over, MAX_TAGGED_FIELDS));
+  assert.throws(
+    () => countThenPadding((w) => w.unsignedVarint(over), 2 * over).taggedFieldCount(),
+    isLimit('tagged fields', over, MAX_TAGGED_FIELDS),
+  );
   // Java reads 0xffffffff as -1 and refuses it as negative; here it is 2^32-1, over the cap.
-  assert.throws(() => new Reader(written((w) => w.unsignedVarint(0xffffffff))).taggedFieldCount(), isLimit('tagged fields', 0xffffffff, MAX_TAGGED_FIELDS));
+  assert.throws(
+    () => new Reader(written((w) => w.unsignedVarint(0xffffffff))).taggedFieldCount(),
+    isLimit('tagged fields', 0xffffffff, MAX_TAGGED_FIELDS),
+  );
 });
 
 test('a claim of 2,000,000,000 elements in a tiny buffer is refused at once, with no element read or allocated', () => {
@@ -72,7 +84,10 @@ test('a claim of 2,000,000,000 elements in a tiny buffer is refused at once, wit
   }
   const frame = hollowClassicMetadata(2_000_000_000).subarray(SIZE_PREFIX_BYTES);
   const { bodyOffset } = decodeRequestHeader(frame);
-  assert.throws(() => M.MetadataRequest.read(new Reader(frame, bodyOffset), 1), isLimit('array elements', 2_000_000_000, MAX_ARRAY_ELEMENTS));
+  assert.throws(
+    () => M.MetadataRequest.read(new Reader(frame, bodyOffset), 1),
+    isLimit('array elements', 2_000_000_000, MAX_ARRAY_ELEMENTS),
+  );
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   assert.equal(elementsRead, 0);
   assert.ok(elapsedMs < 1000, `took ${elapsedMs} ms`);
@@ -84,8 +99,15 @@ test('compact strings in message fields: exactly 32767 bytes are read, one more 
   const at = written((w) => w.compactString('a'.repeat(MAX_STRING_BYTES)));
   assert.equal(new Reader(at).compactNullableString(MAX_STRING_BYTES)?.length, MAX_STRING_BYTES);
   const over = written((w) => w.compactString('a'.repeat(MAX_STRING_BYTES + 1)));
-  assert.throws(() => new Reader(over).compactNullableString(MAX_STRING_BYTES), isLimit('string bytes', MAX_STRING_BYTES + 1, MAX_STRING_BYTES));
-  assert.equal(new Reader(over).compactNullableString()?.length, MAX_STRING_BYTES + 1, 'uncapped when no cap is asked for (worker protocol)');
+  assert.throws(
+    () => new Reader(over).compactNullableString(MAX_STRING_BYTES),
+    isLimit('string bytes', MAX_STRING_BYTES + 1, MAX_STRING_BYTES),
+  );
+  assert.equal(
+    new Reader(over).compactNullableString()?.length,
+    MAX_STRING_BYTES + 1,
+    'uncapped when no cap is asked for (worker protocol)',
+  );
 });
 
 /** Decodes a size-prefixed request frame's header and body with the generated codecs. */

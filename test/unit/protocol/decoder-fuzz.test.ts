@@ -49,11 +49,15 @@ test('mutated and truncated request bodies of every API only ever yield DecodeEr
     const codec = api.request as unknown as AnyCodec;
     for (let version = codec.validVersions.lo; version <= codec.validVersions.hi; version++) {
       fc.assert(
-        fc.property(structArbitrary(codec.schema, version, isFlexible(codec, version)), fc.array(mutation, { minLength: 1, maxLength: 3 }), (input, ms) => {
-          const w = new Writer();
-          codec.write(w, input, version);
-          decodeOrDecodeError(codec, mutate(Buffer.from(w.finish()), ms), version);
-        }),
+        fc.property(
+          structArbitrary(codec.schema, version, isFlexible(codec, version)),
+          fc.array(mutation, { minLength: 1, maxLength: 3 }),
+          (input, ms) => {
+            const w = new Writer();
+            codec.write(w, input, version);
+            decodeOrDecodeError(codec, mutate(Buffer.from(w.finish()), ms), version);
+          },
+        ),
         { numRuns: 8 },
       );
     }

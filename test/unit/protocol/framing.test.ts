@@ -26,7 +26,10 @@ test('frames are recovered whatever the chunk boundaries', () => {
           decoder.push(stream.subarray(pos, pos + n), (f) => got.push(Buffer.from(f)));
           pos += n;
         }
-        assert.deepEqual(got.map((b) => [...b]), payloads.map((p) => [...p]));
+        assert.deepEqual(
+          got.map((b) => [...b]),
+          payloads.map((p) => [...p]),
+        );
         assert.equal(decoder.hasPartialFrame, false);
       },
     ),

@@ -26,7 +26,10 @@ const generated = (Object.values(messages) as unknown[]).filter(isCodec).sort((a
 test('the generated code carries a codec for every kind of definition', () => {
   assert.ok(generated.length >= 200, `only ${generated.length} codecs generated`);
   for (const name of ['RequestHeader', 'ResponseHeader', 'ConsumerProtocolAssignment', 'OffsetCommitValue', 'TransactionLogValue']) {
-    assert.ok(generated.some((c) => c.name === name), `${name} has no codec`);
+    assert.ok(
+      generated.some((c) => c.name === name),
+      `${name} has no codec`,
+    );
   }
 });
 
@@ -69,17 +72,17 @@ describe('codec semantics', () => {
 
   test('a non-default field that the version cannot carry is refused unless ignorable', () => {
     const w = new Writer();
-    assert.throws(
-      () => messages.JoinGroupRequest.write(w, { groupId: 'g', groupInstanceId: 'static-1' }, 4),
-      /groupInstanceId/,
-    );
+    assert.throws(() => messages.JoinGroupRequest.write(w, { groupId: 'g', groupInstanceId: 'static-1' }, 4), /groupInstanceId/);
     const ignorable = new Writer();
     messages.MetadataRequest.write(ignorable, { includeTopicAuthorizedOperations: true }, 8);
     assert.doesNotThrow(() => messages.MetadataRequest.read(new Reader(ignorable.finish()), 8));
   });
 
   test('null in a non-nullable field is refused on encode', () => {
-    assert.throws(() => messages.HeartbeatRequest.write(new Writer(), { groupInstanceId: 'x', groupId: null as unknown as string }, 4), /non-nullable|null/);
+    assert.throws(
+      () => messages.HeartbeatRequest.write(new Writer(), { groupInstanceId: 'x', groupId: null as unknown as string }, 4),
+      /non-nullable|null/,
+    );
   });
 
   test('a version outside validVersions is refused in both directions', () => {

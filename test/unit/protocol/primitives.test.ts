@@ -11,13 +11,31 @@ const bytes = (f: (w: Writer) => void): number[] => {
   return [...w.finish()];
 };
 
-test('varints use Kafka\'s zig-zag and base-128 layout', () => {
-  assert.deepEqual(bytes((w) => w.unsignedVarint(300)), [0xac, 0x02]);
-  assert.deepEqual(bytes((w) => w.varint(-1)), [0x01]);
-  assert.deepEqual(bytes((w) => w.varint(1)), [0x02]);
-  assert.deepEqual(bytes((w) => w.varint(-2147483648)), [0xff, 0xff, 0xff, 0xff, 0x0f]);
-  assert.deepEqual(bytes((w) => w.varlong(-1n)), [0x01]);
-  assert.deepEqual(bytes((w) => w.varlong(-(1n << 63n))), [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+test("varints use Kafka's zig-zag and base-128 layout", () => {
+  assert.deepEqual(
+    bytes((w) => w.unsignedVarint(300)),
+    [0xac, 0x02],
+  );
+  assert.deepEqual(
+    bytes((w) => w.varint(-1)),
+    [0x01],
+  );
+  assert.deepEqual(
+    bytes((w) => w.varint(1)),
+    [0x02],
+  );
+  assert.deepEqual(
+    bytes((w) => w.varint(-2147483648)),
+    [0xff, 0xff, 0xff, 0xff, 0x0f],
+  );
+  assert.deepEqual(
+    bytes((w) => w.varlong(-1n)),
+    [0x01],
+  );
+  assert.deepEqual(
+    bytes((w) => w.varlong(-(1n << 63n))),
+    [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+  );
   assert.equal(unsignedVarintSize(300), 2);
 });
 
@@ -38,13 +56,31 @@ test('varints round-trip over their whole range', () => {
 });
 
 test('strings, bytes and uuids in classic and compact forms', () => {
-  assert.deepEqual(bytes((w) => w.string('ab')), [0, 2, 0x61, 0x62]);
-  assert.deepEqual(bytes((w) => w.nullableString(null)), [0xff, 0xff]);
-  assert.deepEqual(bytes((w) => w.compactString('ab')), [3, 0x61, 0x62]);
-  assert.deepEqual(bytes((w) => w.compactNullableString(null)), [0]);
-  assert.deepEqual(bytes((w) => w.nullableBytes(null)), [0xff, 0xff, 0xff, 0xff]);
+  assert.deepEqual(
+    bytes((w) => w.string('ab')),
+    [0, 2, 0x61, 0x62],
+  );
+  assert.deepEqual(
+    bytes((w) => w.nullableString(null)),
+    [0xff, 0xff],
+  );
+  assert.deepEqual(
+    bytes((w) => w.compactString('ab')),
+    [3, 0x61, 0x62],
+  );
+  assert.deepEqual(
+    bytes((w) => w.compactNullableString(null)),
+    [0],
+  );
+  assert.deepEqual(
+    bytes((w) => w.nullableBytes(null)),
+    [0xff, 0xff, 0xff, 0xff],
+  );
   const uuid = Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex').toString('base64url');
-  assert.deepEqual(bytes((w) => w.uuid(uuid)), [...Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')]);
+  assert.deepEqual(
+    bytes((w) => w.uuid(uuid)),
+    [...Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')],
+  );
   assert.equal(new Reader(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')).uuid(), uuid);
   assert.throws(() => new Writer().uuid('not-a-uuid'));
 });

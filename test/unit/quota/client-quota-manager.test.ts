@@ -40,7 +40,12 @@ test('maxValueInQuotaWindow is the limit over samples - 1 windows', () => {
 test('a new image changes the limits; existing rates are kept', () => {
   let entities: QuotaEntityConfigs[] = [{ entity: { clientId: 'c' }, configs: new Map([['producer_byte_rate', '1000']]) }];
   let now = 0;
-  const quotas = new ClientQuotas(() => image(entities), WINDOW, null, () => now);
+  const quotas = new ClientQuotas(
+    () => image(entities),
+    WINDOW,
+    null,
+    () => now,
+  );
   const mutes: number[] = [];
   const first = quotas.forRequest('User:ANONYMOUS', 'c', (ms) => mutes.push(ms));
   first.requestBytes = 10_000;
@@ -57,7 +62,12 @@ test('a new image changes the limits; existing rates are kept', () => {
 
 test('the request quota is recorded once per request, from its handler time', () => {
   const entities: QuotaEntityConfigs[] = [{ entity: { clientId: null }, configs: new Map([['request_percentage', '10']]) }];
-  const quotas = new ClientQuotas(() => image(entities), WINDOW, null, () => 0);
+  const quotas = new ClientQuotas(
+    () => image(entities),
+    WINDOW,
+    null,
+    () => 0,
+  );
   const r = quotas.forRequest('User:ANONYMOUS', 'c', () => {});
   // 2 s of handler time is 200 percent-seconds: over 10 s that is 20 %, twice the quota.
   r.handlerMs = 2000;

@@ -16,7 +16,13 @@ import type { QuotaEntityConfigs } from '../../../src/quota/quota-resolution.js'
 
 const q = (key: string, value: string): Map<string, string> => new Map([[key, value]]);
 const ENTITIES: QuotaEntityConfigs[] = [
-  { entity: { user: 'alice' }, configs: new Map([['producer_byte_rate', '1024'], ['SCRAM-SHA-256', 'salt=c2FsdA==,stored_key=a,server_key=b,iterations=4096']]) },
+  {
+    entity: { user: 'alice' },
+    configs: new Map([
+      ['producer_byte_rate', '1024'],
+      ['SCRAM-SHA-256', 'salt=c2FsdA==,stored_key=a,server_key=b,iterations=4096'],
+    ]),
+  },
   { entity: { user: 'alice', clientId: 'app' }, configs: q('consumer_byte_rate', '2048') },
   { entity: { user: null }, configs: q('request_percentage', '50.0') },
   { entity: { clientId: 'app' }, configs: q('producer_byte_rate', '10') },
@@ -53,28 +59,56 @@ test('exact, default and specified matches, with and without strict', () => {
   assert.deepEqual(names([any('ip')]), ['ip=10.0.0.1']);
 });
 
-test("filters Kafka refuses answer its error and message", () => {
+test('filters Kafka refuses answer its error and message', () => {
   const refused = (components: FilterComponent[], code: number, message: string): void =>
-    assert.throws(() => describeClientQuotas(ENTITIES, components, false), (e: unknown) => e instanceof KafkaError && e.code === code && e.message === message);
+    assert.throws(
+      () => describeClientQuotas(ENTITIES, components, false),
+      (e: unknown) => e instanceof KafkaError && e.code === code && e.message === message,
+    );
   refused([{ entityType: '', matchType: 0, match: 'x' }], ErrorCode.INVALID_REQUEST, 'Invalid empty entity type.');
   refused([{ entityType: 'group', matchType: 0, match: 'x' }], ErrorCode.UNSUPPORTED_VERSION, 'Unsupported entity type group');
-  refused([{ entityType: 'user', matchType: 0, match: null }], ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_EXACT, but set match string to null.');
-  refused([{ entityType: 'user', matchType: 1, match: 'a' }], ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.');
-  refused([{ entityType: 'user', matchType: 2, match: 'a' }], ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.');
-  refused([{ entityType: 'user', matchType: 7, match: null }], ErrorCode.INVALID_REQUEST, 'Unknown match type 7');
-  refused([{ entityType: 'user', matchType: 2, match: null }, { entityType: 'user', matchType: 1, match: null }], ErrorCode.INVALID_REQUEST, 'Entity type user cannot appear more than once in the filter.');
   refused(
-    [{ entityType: 'ip', matchType: 2, match: null }, { entityType: 'user', matchType: 1, match: null }],
+    [{ entityType: 'user', matchType: 0, match: null }],
+    ErrorCode.INVALID_REQUEST,
+    'Request specified MATCH_TYPE_EXACT, but set match string to null.',
+  );
+  refused(
+    [{ entityType: 'user', matchType: 1, match: 'a' }],
+    ErrorCode.INVALID_REQUEST,
+    'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.',
+  );
+  refused(
+    [{ entityType: 'user', matchType: 2, match: 'a' }],
+    ErrorCode.INVALID_REQUEST,
+    'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.',
+  );
+  refused([{ entityType: 'user', matchType: 7, match: null }], ErrorCode.INVALID_REQUEST, 'Unknown match type 7');
+  refused(
+    [
+      { entityType: 'user', matchType: 2, match: null },
+      { entityType: 'user', matchType: 1, match: null },
+    ],
+    ErrorCode.INVALID_REQUEST,
+    'Entity type user cannot appear more than once in the filter.',
+  );
+  refused(
+    [
+      { entityType: 'ip', matchType: 2, match: null },
+      { entityType: 'user', matchType: 1, match: null },
+    ],
     ErrorCode.INVALID_REQUEST,
     'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
   );
 });
 
-test('alterations: valid ones give the entity and its changes, invalid ones Kafka 4.4\'s message', () => {
+test("alterations: valid ones give the entity and its changes, invalid ones Kafka 4.4's message", () => {
   const user = (name: string | null) => [{ entityType: 'user', entityName: name }];
   const set = (key: string, value: number) => ({ key, value, remove: false });
   const results = validateAlterations([
-    { entity: [...user('alice'), { entityType: 'client-id', entityName: null }], ops: [set('producer_byte_rate', 1024), { key: 'consumer_byte_rate', value: 0, remove: true }] },
+    {
+      entity: [...user('alice'), { entityType: 'client-id', entityName: null }],
+      ops: [set('producer_byte_rate', 1024), { key: 'consumer_byte_rate', value: 0, remove: true }],
+    },
     { entity: [], ops: [] },
     { entity: [{ entityType: 'group', entityName: 'g' }], ops: [] },
     { entity: user(''), ops: [] },
@@ -91,7 +125,14 @@ test('alterations: valid ones give the entity and its changes, invalid ones Kafk
     { entity: user('alice2'), ops: [] },
     { entity: user('alice2'), ops: [] },
   ]);
-  assert.deepEqual(results[0], { ok: true, entity: { user: 'alice', clientId: null }, changes: new Map<string, number | null>([['producer_byte_rate', 1024], ['consumer_byte_rate', null]]) });
+  assert.deepEqual(results[0], {
+    ok: true,
+    entity: { user: 'alice', clientId: null },
+    changes: new Map<string, number | null>([
+      ['producer_byte_rate', 1024],
+      ['consumer_byte_rate', null],
+    ]),
+  });
   const messages = results.slice(1).map((r) => (r.ok ? 'ok' : `${r.errorCode} ${r.errorMessage}`));
   assert.deepEqual(messages, [
     '42 Invalid empty client quota entity',
@@ -113,9 +154,23 @@ test('alterations: valid ones give the entity and its changes, invalid ones Kafk
 });
 
 test('applying changes keeps the keys not named (a SCRAM credential) and writes values as Kafka stores them', () => {
-  const current = new Map([['SCRAM-SHA-256', 'cred'], ['consumer_byte_rate', '5']]);
-  const next = applyQuotaChanges(current, new Map<string, number | null>([['producer_byte_rate', 1024], ['request_percentage', 50], ['consumer_byte_rate', null]]));
-  assert.deepEqual([...next].sort(), [['SCRAM-SHA-256', 'cred'], ['producer_byte_rate', '1024'], ['request_percentage', '50.0']]);
+  const current = new Map([
+    ['SCRAM-SHA-256', 'cred'],
+    ['consumer_byte_rate', '5'],
+  ]);
+  const next = applyQuotaChanges(
+    current,
+    new Map<string, number | null>([
+      ['producer_byte_rate', 1024],
+      ['request_percentage', 50],
+      ['consumer_byte_rate', null],
+    ]),
+  );
+  assert.deepEqual([...next].sort(), [
+    ['SCRAM-SHA-256', 'cred'],
+    ['producer_byte_rate', '1024'],
+    ['request_percentage', '50.0'],
+  ]);
   assert.equal(formatQuotaValue('controller_mutation_rate', 0.5), '0.5');
   assert.equal(quotaValueError('client', 'request_percentage', 0.5), null);
 });

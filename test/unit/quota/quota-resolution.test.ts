@@ -39,7 +39,11 @@ test('with only the default levels, any user and client id gets the default', ()
 });
 
 test('an entity of another user or client id does not apply', () => {
-  const l = limits([[{ user: 'alice', clientId: 'app' }, 1], [{ user: 'alice' }, 3], [{ clientId: 'app' }, 7]]);
+  const l = limits([
+    [{ user: 'alice', clientId: 'app' }, 1],
+    [{ user: 'alice' }, 3],
+    [{ clientId: 'app' }, 7],
+  ]);
   assert.equal(limitFor(l, 'bob', 'app'), 7);
   assert.equal(limitFor(l, 'alice', 'other'), 3);
   assert.equal(limitFor(l, 'bob', 'other'), null);
@@ -51,11 +55,17 @@ test('a user quota is shared by all its clients; a client-id quota is per client
   assert.deepEqual(users.tagsOf('alice', 'b'), users.tagsOf('alice', 'a'));
   const clients = limits([[{ clientId: null }, 8]]);
   assert.deepEqual(clients.tagsOf('alice', 'a'), { user: '', clientId: 'a' });
-  const both = limits([[{ user: 'alice' }, 3], [{ clientId: null }, 8]]);
+  const both = limits([
+    [{ user: 'alice' }, 3],
+    [{ clientId: null }, 8],
+  ]);
   assert.deepEqual(both.tagsOf('alice', 'a'), { user: 'alice', clientId: '' });
   assert.deepEqual(both.tagsOf('bob', 'a'), { user: '', clientId: 'a' });
   assert.equal(limitFor(both, 'bob', 'a'), 8);
-  const pairs = limits([[{ user: null, clientId: null }, 5], [{ clientId: 'x' }, 7]]);
+  const pairs = limits([
+    [{ user: null, clientId: null }, 5],
+    [{ clientId: 'x' }, 7],
+  ]);
   assert.deepEqual(pairs.tagsOf('bob', 'a'), { user: 'bob', clientId: 'a' });
 });
 

@@ -48,7 +48,9 @@ class Replica {
   contents(): Array<[number, number, number]> {
     const epochs = this.partition.log.leaderEpochCache.entries;
     const epochAt = (offset: number): number => epochs.filter((e) => e.startOffset <= offset).at(-1)?.epoch ?? -1;
-    return decodeBatches(this.partition.log.readBuffer(0, 1 << 20)).flatMap((b) => b.values.map((v, i): [number, number, number] => [b.baseOffset + i, v[0]!, epochAt(b.baseOffset + i)]));
+    return decodeBatches(this.partition.log.readBuffer(0, 1 << 20)).flatMap((b) =>
+      b.values.map((v, i): [number, number, number] => [b.baseOffset + i, v[0]!, epochAt(b.baseOffset + i)]),
+    );
   }
 
   remove(): void {
@@ -106,7 +108,14 @@ test('KIP-101 scenario 1: a follower that restarts keeps what it has beyond its 
     assert.deepEqual(catchUp(a!, b!), [], 'nothing to truncate: epoch 0 ends at 2 on both');
     a!.crash();
     b!.become(2, 2, [2]);
-    assert.deepEqual(b!.contents().map(([offset, message]) => [offset, message]), [[0, 1], [1, 2]], 'the new leader has both committed messages');
+    assert.deepEqual(
+      b!.contents().map(([offset, message]) => [offset, message]),
+      [
+        [0, 1],
+        [1, 2],
+      ],
+      'the new leader has both committed messages',
+    );
   });
 });
 
@@ -125,7 +134,10 @@ test('KIP-101 scenario 2: after both replicas fail, the one that returns first l
     a!.become(2, 1, [2]);
     assert.deepEqual(catchUp(b!, a!), [1], 'a drops m2: its epoch 0 ended at 1 on the leader');
     assert.deepEqual(a!.contents(), b!.contents());
-    assert.deepEqual(a!.contents(), [[0, 1, 0], [1, 3, 1]]);
+    assert.deepEqual(a!.contents(), [
+      [0, 1, 0],
+      [1, 3, 1],
+    ]);
   });
 });
 
@@ -142,7 +154,10 @@ test('a follower whose log goes on, in the same epoch, past the end of its new l
     assert.deepEqual(catchUp(b!, a!), [1]);
     b!.write(4);
     catchUp(b!, a!);
-    assert.deepEqual(a!.contents(), [[0, 1, 0], [1, 4, 1]]);
+    assert.deepEqual(a!.contents(), [
+      [0, 1, 0],
+      [1, 4, 1],
+    ]);
   });
 });
 
@@ -167,7 +182,11 @@ test('KIP-279: after two quick failovers the follower holds an epoch its leader 
     b!.become(1, 3, [1]);
     assert.deepEqual(catchUp(a!, b!), [1], "b's epoch 1 ends at 1: m3 goes");
     assert.deepEqual(b!.contents(), a!.contents());
-    assert.deepEqual(b!.contents(), [[0, 1, 1], [1, 2, 1], [2, 4, 3]]);
+    assert.deepEqual(b!.contents(), [
+      [0, 1, 1],
+      [1, 2, 1],
+      [2, 4, 3],
+    ]);
   });
 });
 
@@ -195,7 +214,14 @@ test('a follower with an epoch the leader skipped, and without the epoch the lea
     b!.become(1, 3, [1]);
     assert.deepEqual(catchUp(a!, b!), [3]);
     assert.deepEqual(b!.contents(), a!.contents());
-    assert.deepEqual(b!.contents(), [[0, 1, 0], [1, 2, 0], [2, 3, 0], [3, 7, 1], [4, 8, 1], [5, 9, 3]]);
+    assert.deepEqual(b!.contents(), [
+      [0, 1, 0],
+      [1, 2, 0],
+      [2, 3, 0],
+      [3, 7, 1],
+      [4, 8, 1],
+      [5, 9, 3],
+    ]);
   });
 });
 

@@ -12,7 +12,12 @@ export interface HostedPartition {
 }
 
 /** `localId`'s replica of a fresh partition, in the controller's `state`, on a settable clock. */
-export function hostPartition(localId: number, state: PartitionStateCommand, config: Record<string, string> = {}, options: Omit<PartitionOptions, 'clock'> = {}): HostedPartition {
+export function hostPartition(
+  localId: number,
+  state: PartitionStateCommand,
+  config: Record<string, string> = {},
+  options: Omit<PartitionOptions, 'clock'> = {},
+): HostedPartition {
   const dir = tempDir('replica');
   const clock = new FakeClock();
   const partition = new Partition(openLog(dir.path, clock), localId, { ...options, clock: clock.now });

@@ -16,19 +16,34 @@ import type { PartitionStateCommand } from '../../../src/replication/partition-s
 const SELF = 1;
 
 function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): HostedPartition {
-  return hostPartition(SELF, { partition: 0, leader: SELF, leaderEpoch: 4, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s }, config);
+  return hostPartition(
+    SELF,
+    { partition: 0, leader: SELF, leaderEpoch: 4, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s },
+    config,
+  );
 }
 
 function txnData(producerId: bigint, sequence: number): Buffer {
-  return encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: null, value: Buffer.from(`v${sequence}`), timestamp: 1n }] });
+  return encodeRecordBatch({
+    producerId,
+    producerEpoch: 0,
+    baseSequence: sequence,
+    isTransactional: true,
+    records: [{ key: null, value: Buffer.from(`v${sequence}`), timestamp: 1n }],
+  });
 }
 
 function appendTxn(partition: Partition, records: Buffer): void {
   withVerification((txnVerified) => partition.appendAsLeader(records, -1, 'client', txnVerified));
 }
 
-const marker = (producerId: bigint, commit: boolean): TxnMarkerRequest => ({ producerId, producerEpoch: 0, coordinatorEpoch: 0, commit, transactionVersion: 0 });
-
+const marker = (producerId: bigint, commit: boolean): TxnMarkerRequest => ({
+  producerId,
+  producerEpoch: 0,
+  coordinatorEpoch: 0,
+  commit,
+  transactionVersion: 0,
+});
 
 test('read_committed reads stop at the last stable offset; a commit marker moves it with the high watermark', () => {
   const { partition, remove } = hosted();
@@ -36,11 +51,17 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
     partition.appendAsLeader(encodeRecordBatch({ records: [{ key: null, value: Buffer.from('plain'), timestamp: 1n }] }), -1);
     appendTxn(partition, txnData(7n, 0));
     appendTxn(partition, txnData(7n, 1));
-    assert.deepEqual([partition.highWatermark, partition.lastStableOffset, partition.readBound(true), partition.readBound(false)], [3, 1, 1, 3]);
+    assert.deepEqual(
+      [partition.highWatermark, partition.lastStableOffset, partition.readBound(true), partition.readBound(false)],
+      [3, 1, 1, 3],
+    );
     const committed = partition.read(-1, 0, 1 << 20, { readCommitted: true });
     try {
       const belowLso = partition.log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 1 });
-      assert.deepEqual(decodeBatches(belowLso).map((b) => b.baseOffset), [0]);
+      assert.deepEqual(
+        decodeBatches(belowLso).map((b) => b.baseOffset),
+        [0],
+      );
       assert.equal(committed?.length, belowLso.length, 'only the batch below the last stable offset');
     } finally {
       committed?.release();
@@ -88,13 +109,19 @@ test('with followers the marker waits for acks=all: required offset, and the LSO
 test('a marker is refused by a follower, below min.insync.replicas, and with the producer state errors', () => {
   const follower = hosted({ leader: 2, replicas: [SELF, 2], isr: [SELF, 2] });
   try {
-    assert.equal(codeOf(() => follower.partition.writeTxnMarker(marker(7n, true))), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(
+      codeOf(() => follower.partition.writeTxnMarker(marker(7n, true))),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
   } finally {
     follower.remove();
   }
   const shrunk = hosted({ replicas: [SELF, 2], isr: [SELF] }, { 'min.insync.replicas': '2' });
   try {
-    assert.equal(codeOf(() => shrunk.partition.writeTxnMarker(marker(7n, true))), ErrorCode.NOT_ENOUGH_REPLICAS);
+    assert.equal(
+      codeOf(() => shrunk.partition.writeTxnMarker(marker(7n, true))),
+      ErrorCode.NOT_ENOUGH_REPLICAS,
+    );
     assert.equal(shrunk.partition.log.logEndOffset, 0);
   } finally {
     shrunk.remove();
@@ -102,7 +129,10 @@ test('a marker is refused by a follower, below min.insync.replicas, and with the
   const leader = hosted();
   try {
     leader.partition.writeTxnMarker({ ...marker(7n, true), coordinatorEpoch: 3 });
-    assert.equal(codeOf(() => leader.partition.writeTxnMarker({ ...marker(7n, true), coordinatorEpoch: 2 })), ErrorCode.TRANSACTION_COORDINATOR_FENCED);
+    assert.equal(
+      codeOf(() => leader.partition.writeTxnMarker({ ...marker(7n, true), coordinatorEpoch: 2 })),
+      ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+    );
   } finally {
     leader.remove();
   }

@@ -66,7 +66,10 @@ test('the client epoch is checked: behind is FENCED_LEADER_EPOCH, ahead is UNKNO
     assert.equal(partition.epochError(-1), ErrorCode.NONE);
     assert.equal(partition.epochError(3), ErrorCode.FENCED_LEADER_EPOCH);
     assert.equal(partition.epochError(5), ErrorCode.UNKNOWN_LEADER_EPOCH);
-    assert.equal(codeOf(() => partition.read(3, 0, 1024, { readCommitted: false, minOneMessage: true })), ErrorCode.FENCED_LEADER_EPOCH);
+    assert.equal(
+      codeOf(() => partition.read(3, 0, 1024, { readCommitted: false, minOneMessage: true })),
+      ErrorCode.FENCED_LEADER_EPOCH,
+    );
   } finally {
     remove();
   }
@@ -91,8 +94,14 @@ test('a follower replica refuses produce and consumer reads with NOT_LEADER_OR_F
   const { partition, remove } = hosted({ leader: 2, replicas: [2, SELF], isr: [2, SELF] });
   try {
     assert.equal(partition.isLeader, false);
-    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    assert.equal(codeOf(() => partition.read(-1, 0, 1024, { readCommitted: false, minOneMessage: true })), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(
+      codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
+    assert.equal(
+      codeOf(() => partition.read(-1, 0, 1024, { readCommitted: false, minOneMessage: true })),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
   } finally {
     remove();
   }
@@ -109,7 +118,11 @@ test('with followers in the ISR, the high watermark is the lowest log end offset
     assert.equal(partition.highWatermark, 2);
     assert.equal(partition.updateFollower(3, 5), true);
     assert.equal(partition.highWatermark, 5);
-    assert.equal(codeOf(() => partition.updateFollower(9, 1)), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'not a replica');
+    assert.equal(
+      codeOf(() => partition.updateFollower(9, 1)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+      'not a replica',
+    );
   } finally {
     remove();
   }
@@ -118,11 +131,20 @@ test('with followers in the ISR, the high watermark is the lowest log end offset
 test('acks=all is refused while the ISR is smaller than min.insync.replicas; acks=1 is not', () => {
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF] }, { 'min.insync.replicas': '2' });
   try {
-    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), -1)), ErrorCode.NOT_ENOUGH_REPLICAS);
+    assert.equal(
+      codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), -1)),
+      ErrorCode.NOT_ENOUGH_REPLICAS,
+    );
     assert.equal(partition.log.logEndOffset, 0, 'nothing was written');
-    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)), ErrorCode.NONE);
+    assert.equal(
+      codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 1), 1)),
+      ErrorCode.NONE,
+    );
     partition.applyState(state({ leaderEpoch: 1, replicas: [SELF, 2], isr: [SELF, 2] }), { 'min.insync.replicas': '2' });
-    assert.equal(codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 2), -1)), ErrorCode.NONE);
+    assert.equal(
+      codeOf(() => partition.appendAsLeader(producedBatch(1, 10, 2), -1)),
+      ErrorCode.NONE,
+    );
   } finally {
     remove();
   }
@@ -176,13 +198,21 @@ test('an acks=all wait is held until the high watermark passes it, then answered
   try {
     const append = partition.appendAsLeader(producedBatch(4, 10, 1), -1, 'client', false, wait(1));
     assert.equal(append.requiredOffset, 4);
-    assert.equal(partition.appendAsLeader(producedBatch(1, 10, 2), 1, 'client', false, wait(2)).requiredOffset, -1, 'acks=1 waits for nothing');
+    assert.equal(
+      partition.appendAsLeader(producedBatch(1, 10, 2), 1, 'client', false, wait(2)).requiredOffset,
+      -1,
+      'acks=1 waits for nothing',
+    );
     assert.deepEqual(partition.takeCompletedAcks(), [], 'no follower has the records');
     assert.equal(partition.acksWaiting, 1, 'nor is a wait held for acks=1');
     partition.updateFollower(2, 4);
     assert.deepEqual(partition.takeCompletedAcks(), [], 'one follower is not the ISR');
     partition.updateFollower(3, 4);
-    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }], 'the fetch that moved the high watermark answers it');
+    assert.deepEqual(
+      partition.takeCompletedAcks(),
+      [{ id: 1, errorCode: ErrorCode.NONE }],
+      'the fetch that moved the high watermark answers it',
+    );
     partition.updateFollower(3, 5);
     assert.deepEqual(partition.takeCompletedAcks(), [], 'answered once');
     assert.equal(partition.acksWaiting, 0);
@@ -217,7 +247,11 @@ test('an ISR answer that moves the high watermark answers the waits; committed w
     assert.deepEqual(partition.proposeIsr()?.isr, [SELF, 2]);
     assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 3 still holds the high watermark back until the controller answers');
     assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: true });
-    assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }], 'the answer moved the high watermark: two in sync, enough');
+    assert.deepEqual(
+      partition.takeCompletedAcks(),
+      [{ id: 1, errorCode: ErrorCode.NONE }],
+      'the answer moved the high watermark: two in sync, enough',
+    );
     partition.appendAsLeader(producedBatch(1, 10, 2), -1, 'client', false, wait(2));
     // The controller's state shrinks the ISR to the leader alone: the high watermark stops (KIP-966)...
     partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 2 }), { 'min.insync.replicas': '2' });
@@ -325,9 +359,18 @@ test("a follower's fetch reads up to the log end, not the high watermark, and it
 test('a fetch from a broker that is no replica: UNKNOWN_LEADER_EPOCH with an epoch (it may be one soon), NOT_LEADER_OR_FOLLOWER without', () => {
   const { partition, remove } = hosted({ leaderEpoch: 4, replicas: [SELF, 2], isr: [SELF, 2] });
   try {
-    assert.equal(codeOf(() => partition.readForFollower(9, 4, 0, -1, 1024, true)), ErrorCode.UNKNOWN_LEADER_EPOCH);
-    assert.equal(codeOf(() => partition.readForFollower(9, -1, 0, -1, 1024, true)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    assert.equal(codeOf(() => partition.readForFollower(2, 3, 0, -1, 1024, true)), ErrorCode.FENCED_LEADER_EPOCH);
+    assert.equal(
+      codeOf(() => partition.readForFollower(9, 4, 0, -1, 1024, true)),
+      ErrorCode.UNKNOWN_LEADER_EPOCH,
+    );
+    assert.equal(
+      codeOf(() => partition.readForFollower(9, -1, 0, -1, 1024, true)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
+    assert.equal(
+      codeOf(() => partition.readForFollower(2, 3, 0, -1, 1024, true)),
+      ErrorCode.FENCED_LEADER_EPOCH,
+    );
   } finally {
     remove();
   }
@@ -343,7 +386,12 @@ test('a follower whose last fetched epoch ends before its fetch offset on the le
     partition.applyState(state({ leaderEpoch: 3, partitionEpoch: 2, replicas: [SELF, 2], isr: [SELF, 2] }), {});
     const fetch = (offset: number, lastFetchedEpoch: number) => partition.readForFollower(2, 3, offset, lastFetchedEpoch, 1 << 20, true);
     // A follower that wrote offsets 3.. in an epoch 1 the leader never had: back to the end of epoch 0.
-    assert.deepEqual(fetch(4, 1), { slice: null, divergingEpoch: { epoch: 0, endOffset: 3 }, highWatermarkMoved: false, isrCandidate: false });
+    assert.deepEqual(fetch(4, 1), {
+      slice: null,
+      divergingEpoch: { epoch: 0, endOffset: 3 },
+      highWatermarkMoved: false,
+      isrCandidate: false,
+    });
     assert.equal(partition.followerLogEndOffset(2), -1, 'a diverged fetch says nothing of the follower position');
     // Epoch 0 ended at 3 here: a follower with epoch-0 records up to 4 has one too many.
     assert.deepEqual(fetch(4, 0).divergingEpoch, { epoch: 0, endOffset: 3 });
@@ -351,9 +399,17 @@ test('a follower whose last fetched epoch ends before its fetch offset on the le
     assert.equal(agreeing.divergingEpoch, null);
     agreeing.slice?.release();
     assert.equal(fetch(5, 2).divergingEpoch, null, 'epoch 2 ends where the follower is');
-    assert.equal(codeOf(() => fetch(5, 4)), ErrorCode.OFFSET_OUT_OF_RANGE, 'an epoch later than any here has no known end');
+    assert.equal(
+      codeOf(() => fetch(5, 4)),
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+      'an epoch later than any here has no known end',
+    );
     assert.deepEqual(fetch(6, 3).divergingEpoch, { epoch: 3, endOffset: 5 }, 'a follower past the end of the current epoch');
-    assert.equal(codeOf(() => fetch(6, -1)), ErrorCode.OFFSET_OUT_OF_RANGE, 'past the log end, no epoch named');
+    assert.equal(
+      codeOf(() => fetch(6, -1)),
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+      'past the log end, no epoch named',
+    );
   } finally {
     remove();
   }
@@ -366,18 +422,39 @@ test('a follower appends whole batches with their offsets and epochs; its high w
     const log = partition.log;
     assert.equal(log.logEndOffset, 5);
     assert.equal(partition.highWatermark, 5, 'min(leader 10, own log end 5)');
-    assert.deepEqual(log.leaderEpochCache.entries, [{ epoch: 4, startOffset: 0 }, { epoch: 5, startOffset: 3 }], 'epochs start where their batches do');
+    assert.deepEqual(
+      log.leaderEpochCache.entries,
+      [
+        { epoch: 4, startOffset: 0 },
+        { epoch: 5, startOffset: 3 },
+      ],
+      'epochs start where their batches do',
+    );
     assert.equal(partition.latestEpoch, 5);
-    assert.deepEqual(decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]), [[0, 2], [3, 4]]);
+    assert.deepEqual(
+      decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
+      [
+        [0, 2],
+        [3, 4],
+      ],
+    );
     partition.appendAsFollower(Buffer.alloc(0), 4, 2, 5);
     assert.equal(partition.highWatermark, 4, "the leader's high watermark, even when lower");
     assert.equal(log.logStartOffset, 2, "the log start follows the leader's forward");
     partition.appendAsFollower(Buffer.alloc(0), 4, 1, 5);
     assert.equal(log.logStartOffset, 2, 'never backward');
-    assert.equal(codeOf(() => partition.appendAsFollower(replicated(1, 5, 5), 6, 0, 4)), ErrorCode.FENCED_LEADER_EPOCH, 'records fetched in an older epoch');
+    assert.equal(
+      codeOf(() => partition.appendAsFollower(replicated(1, 5, 5), 6, 0, 4)),
+      ErrorCode.FENCED_LEADER_EPOCH,
+      'records fetched in an older epoch',
+    );
     const corrupt = replicated(1, 5, 5);
     corrupt[corrupt.length - 1]! ^= 0xff;
-    assert.equal(codeOf(() => partition.appendAsFollower(corrupt, 6, 0, 5)), ErrorCode.CORRUPT_MESSAGE, 'CRC checked');
+    assert.equal(
+      codeOf(() => partition.appendAsFollower(corrupt, 6, 0, 5)),
+      ErrorCode.CORRUPT_MESSAGE,
+      'CRC checked',
+    );
     assert.equal(log.logEndOffset, 5);
   } finally {
     remove();
@@ -387,9 +464,18 @@ test('a follower appends whole batches with their offsets and epochs; its high w
 test('a leader refuses records fetched from elsewhere, truncation and replica positions: NOT_LEADER_OR_FOLLOWER', () => {
   const { partition, remove } = hosted();
   try {
-    assert.equal(codeOf(() => partition.appendAsFollower(replicated(1, 0, 0), 1, 0)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    assert.equal(codeOf(() => partition.truncate(0, false)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    assert.equal(codeOf(() => partition.checkFollower(-1)), ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(
+      codeOf(() => partition.appendAsFollower(replicated(1, 0, 0), 1, 0)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
+    assert.equal(
+      codeOf(() => partition.truncate(0, false)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
+    assert.equal(
+      codeOf(() => partition.checkFollower(-1)),
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
   } finally {
     remove();
   }
@@ -404,11 +490,17 @@ test('a follower truncates to an offset (diverging epoch), or restarts empty pas
     assert.equal(partition.highWatermark, 3);
     assert.equal(partition.latestEpoch, 4, 'the epoch whose records went is forgotten');
     partition.truncate(100, true, 5);
-    assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark, partition.latestEpoch], [100, 100, 100, -1]);
+    assert.deepEqual(
+      [partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark, partition.latestEpoch],
+      [100, 100, 100, -1],
+    );
     // The leader's log start is inside its first batch (DeleteRecords): the empty log restarts at that batch.
     partition.appendAsFollower(replicated(4, 98, 5), 102, 100, 5);
     assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark], [100, 102, 102]);
-    assert.equal(codeOf(() => partition.truncate(-1, false, 5)), ErrorCode.OFFSET_OUT_OF_RANGE);
+    assert.equal(
+      codeOf(() => partition.truncate(-1, false, 5)),
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+    );
   } finally {
     remove();
   }
@@ -425,7 +517,11 @@ test('an in-sync follower that has not caught up for replica.lag.time.max.ms is 
     partition.appendAsLeader(producedBatch(2, 10, 2), 1);
     partition.updateFollower(2, 4);
     clock.advance(LAG_MS / 2 + 1);
-    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, 2] }, 'broker 3 last caught up when the leader opened');
+    assert.deepEqual(
+      partition.proposeIsr(),
+      { leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, 2] },
+      'broker 3 last caught up when the leader opened',
+    );
     assert.deepEqual(partition.pendingIsrChange, { kind: 'shrink', isr: [SELF, 2], partitionEpoch: 0 });
     assert.equal(partition.proposeIsr(), null, 'one change in flight');
     assert.equal(partition.highWatermark, 0, 'while the shrink is pending, broker 3 still holds the high watermark back');
@@ -499,9 +595,17 @@ test("the controller's errors: not applied reverts to the committed ISR, an outd
     assert.notEqual(partition.pendingIsrChange, null, 'pending until the controller sends its state');
     assert.equal(partition.proposeIsr(), null, 'waiting for the state, nothing is sent');
     assert.deepEqual(answer(partition, { errorCode: ErrorCode.REQUEST_TIMED_OUT, isr: [] }), { highWatermarkMoved: false });
-    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, isr: [SELF, 2] }, 'a lost request: the same proposal again');
+    assert.deepEqual(
+      partition.proposeIsr(),
+      { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, isr: [SELF, 2] },
+      'a lost request: the same proposal again',
+    );
     assert.equal(partition.proposeIsr(), null, 'once');
-    assert.deepEqual(answer(partition, { proposedPartitionEpoch: 7, isr: [SELF, 2] }), { highWatermarkMoved: false }, 'an answer to another proposal');
+    assert.deepEqual(
+      answer(partition, { proposedPartitionEpoch: 7, isr: [SELF, 2] }),
+      { highWatermarkMoved: false },
+      'an answer to another proposal',
+    );
     assert.deepEqual(partition.isr, [SELF]);
     assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: false });
     assert.deepEqual(partition.isr, [SELF, 2]);

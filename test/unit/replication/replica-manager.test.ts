@@ -25,7 +25,22 @@ class RecordingFetchers extends ReplicaFetcherManager {
   readonly events: string[] = [];
 
   constructor() {
-    super(logs, { brokerId: SELF, brokerEpoch: () => 0n, maxWaitMs: 0, minBytes: 1, maxBytes: 1, partitionMaxBytes: 1, backoffMs: 0, requestTimeoutMs: 0, tls: null }, 1, new Logger('test'));
+    super(
+      logs,
+      {
+        brokerId: SELF,
+        brokerEpoch: () => 0n,
+        maxWaitMs: 0,
+        minBytes: 1,
+        maxBytes: 1,
+        partitionMaxBytes: 1,
+        backoffMs: 0,
+        requestTimeoutMs: 0,
+        tls: null,
+      },
+      1,
+      new Logger('test'),
+    );
   }
 
   override async follow(p: FollowedPartition, leader: LeaderEndpoint): Promise<void> {

@@ -25,7 +25,15 @@ import {
 const alice: Requester = { principal: 'User:alice', clientHost: '10.0.0.1' };
 const bob: Requester = { principal: 'User:bob', clientHost: '10.0.0.2' };
 
-function acl(resourceType: ResourceType, name: string, principal: string, operation: Op, permission: PermissionType = PermissionType.ALLOW, patternType: PatternType = PatternType.LITERAL, host = '*'): AclBinding {
+function acl(
+  resourceType: ResourceType,
+  name: string,
+  principal: string,
+  operation: Op,
+  permission: PermissionType = PermissionType.ALLOW,
+  patternType: PatternType = PatternType.LITERAL,
+  host = '*',
+): AclBinding {
   return { pattern: { resourceType, name, patternType }, entry: { principal, host, operation, permissionType: permission } };
 }
 
@@ -48,10 +56,18 @@ describe('ACL authorization (Kafka semantics)', () => {
 
   test('the implications: READ, WRITE, DELETE, ALTER imply DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS; ALL implies everything', () => {
     for (const implying of [Op.READ, Op.WRITE, Op.DELETE, Op.ALTER, Op.DESCRIBE]) {
-      assert.equal(topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', implying)]), alice, Op.DESCRIBE), true, operationName(implying));
+      assert.equal(
+        topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', implying)]), alice, Op.DESCRIBE),
+        true,
+        operationName(implying),
+      );
     }
     for (const other of [Op.CREATE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.CLUSTER_ACTION, Op.IDEMPOTENT_WRITE]) {
-      assert.equal(topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', other)]), alice, Op.DESCRIBE), false, operationName(other));
+      assert.equal(
+        topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', other)]), alice, Op.DESCRIBE),
+        false,
+        operationName(other),
+      );
     }
     assert.equal(topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALTER_CONFIGS)]), alice, Op.DESCRIBE_CONFIGS), true);
     assert.equal(topic(authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.DESCRIBE_CONFIGS)]), alice, Op.ALTER_CONFIGS), false);
@@ -61,11 +77,17 @@ describe('ACL authorization (Kafka semantics)', () => {
   });
 
   test('DENY wins over ALLOW, is not widened by implications, and DENY ALL denies everything', () => {
-    const a = authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALL), acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.WRITE, PermissionType.DENY)]);
+    const a = authorizer([
+      acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALL),
+      acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.WRITE, PermissionType.DENY),
+    ]);
     assert.equal(topic(a, alice, Op.WRITE), false);
     assert.equal(topic(a, alice, Op.READ), true);
     assert.equal(topic(a, alice, Op.DESCRIBE), true, 'DENY WRITE does not deny the DESCRIBE it would imply');
-    const denyAll = authorizer([acl(ResourceType.TOPIC, '*', 'User:*', Op.READ), acl(ResourceType.TOPIC, 'ord', 'User:alice', Op.ALL, PermissionType.DENY, PatternType.PREFIXED)]);
+    const denyAll = authorizer([
+      acl(ResourceType.TOPIC, '*', 'User:*', Op.READ),
+      acl(ResourceType.TOPIC, 'ord', 'User:alice', Op.ALL, PermissionType.DENY, PatternType.PREFIXED),
+    ]);
     assert.equal(topic(denyAll, alice, Op.READ), false);
     assert.equal(topic(denyAll, bob, Op.READ), true);
   });
@@ -98,7 +120,10 @@ describe('ACL authorization (Kafka semantics)', () => {
     assert.equal(topic(a, alice, Op.READ), true);
     assert.equal(topic(a, { ...alice, clientHost: '::ffff:10.0.0.1' }, Op.READ), true);
     assert.equal(topic(a, { ...alice, clientHost: '10.0.0.9' }, Op.READ), false);
-    const denyHost = authorizer([acl(ResourceType.TOPIC, 'orders', 'User:*', Op.READ), acl(ResourceType.TOPIC, 'orders', 'User:*', Op.READ, PermissionType.DENY, PatternType.LITERAL, '10.0.0.2')]);
+    const denyHost = authorizer([
+      acl(ResourceType.TOPIC, 'orders', 'User:*', Op.READ),
+      acl(ResourceType.TOPIC, 'orders', 'User:*', Op.READ, PermissionType.DENY, PatternType.LITERAL, '10.0.0.2'),
+    ]);
     assert.equal(topic(denyHost, alice, Op.READ), true);
     assert.equal(topic(denyHost, bob, Op.READ), false);
   });
@@ -113,7 +138,9 @@ describe('ACL authorization (Kafka semantics)', () => {
   });
 
   test('super users are allowed everything, even what a DENY names', () => {
-    const a = authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALL, PermissionType.DENY)], { superUsers: parseSuperUsers(' User:alice ; User:admin;') });
+    const a = authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALL, PermissionType.DENY)], {
+      superUsers: parseSuperUsers(' User:alice ; User:admin;'),
+    });
     assert.deepEqual(parseSuperUsers(' User:alice ; User:admin;'), ['User:alice', 'User:admin']);
     for (const op of CONCRETE_OPERATIONS) assert.equal(topic(a, alice, op), true);
     assert.equal(a.authorize(alice, Op.CLUSTER_ACTION, ResourceType.CLUSTER, 'kafka-cluster'), true);
@@ -124,15 +151,33 @@ describe('ACL authorization (Kafka semantics)', () => {
     const w = (bindings: AclBinding[]): boolean => authorizer(bindings).authorizeByResourceType(alice, Op.WRITE, ResourceType.TOPIC);
     assert.equal(w([]), false);
     assert.equal(w([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.WRITE)]), true);
-    assert.equal(w([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.WRITE), acl(ResourceType.TOPIC, 'ord', 'User:alice', Op.WRITE, PermissionType.DENY, PatternType.PREFIXED)]), false);
+    assert.equal(
+      w([
+        acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.WRITE),
+        acl(ResourceType.TOPIC, 'ord', 'User:alice', Op.WRITE, PermissionType.DENY, PatternType.PREFIXED),
+      ]),
+      false,
+    );
     assert.equal(w([acl(ResourceType.TOPIC, 'x-', 'User:alice', Op.ALL, PermissionType.ALLOW, PatternType.PREFIXED)]), true);
-    assert.equal(w([acl(ResourceType.TOPIC, 'x-', 'User:alice', Op.WRITE, PermissionType.ALLOW, PatternType.PREFIXED), acl(ResourceType.TOPIC, '*', 'User:alice', Op.WRITE, PermissionType.DENY)]), false);
+    assert.equal(
+      w([
+        acl(ResourceType.TOPIC, 'x-', 'User:alice', Op.WRITE, PermissionType.ALLOW, PatternType.PREFIXED),
+        acl(ResourceType.TOPIC, '*', 'User:alice', Op.WRITE, PermissionType.DENY),
+      ]),
+      false,
+    );
     assert.equal(w([acl(ResourceType.GROUP, 'g', 'User:alice', Op.WRITE)]), false);
   });
 
-  test('authorized operations: the bit set over the type\'s supported operations', () => {
-    const a = authorizer([acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.READ), acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALTER_CONFIGS)]);
-    assert.equal(a.authorizedOperations(alice, ResourceType.TOPIC, 'orders'), (1 << Op.READ) | (1 << Op.DESCRIBE) | (1 << Op.ALTER_CONFIGS) | (1 << Op.DESCRIBE_CONFIGS));
+  test("authorized operations: the bit set over the type's supported operations", () => {
+    const a = authorizer([
+      acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.READ),
+      acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.ALTER_CONFIGS),
+    ]);
+    assert.equal(
+      a.authorizedOperations(alice, ResourceType.TOPIC, 'orders'),
+      (1 << Op.READ) | (1 << Op.DESCRIBE) | (1 << Op.ALTER_CONFIGS) | (1 << Op.DESCRIBE_CONFIGS),
+    );
     const sup = authorizer([], { superUsers: ['User:alice'] });
     assert.equal(sup.authorizedOperations(alice, ResourceType.TOPIC, 'orders'), 3576);
     assert.equal(sup.authorizedOperations(alice, ResourceType.CLUSTER, 'kafka-cluster'), 8096);
@@ -151,7 +196,8 @@ describe('ACL filters', () => {
     pattern: { resourceType: ResourceType.ANY, name: null, patternType: PatternType.ANY, ...p },
     entry: { principal: null, host: null, operation: Op.ANY, permissionType: PermissionType.ANY, ...e },
   });
-  const names = (f: AclBindingFilter): string[] => bindings.filter((b) => bindingMatches(f, b)).map((b) => `${b.pattern.resourceType}/${b.pattern.patternType}/${b.pattern.name}`);
+  const names = (f: AclBindingFilter): string[] =>
+    bindings.filter((b) => bindingMatches(f, b)).map((b) => `${b.pattern.resourceType}/${b.pattern.patternType}/${b.pattern.name}`);
 
   test('ANY matches all; a name with ANY pattern type matches that exact name of any pattern type', () => {
     assert.equal(names(filter({})).length, 4);
@@ -161,7 +207,11 @@ describe('ACL filters', () => {
   });
 
   test('MATCH selects the patterns that apply to the name: literal, wildcard and prefixes', () => {
-    assert.deepEqual(names(filter({ resourceType: ResourceType.TOPIC, name: 'orders', patternType: PatternType.MATCH })), ['2/3/orders', '2/3/*', '2/4/ord']);
+    assert.deepEqual(names(filter({ resourceType: ResourceType.TOPIC, name: 'orders', patternType: PatternType.MATCH })), [
+      '2/3/orders',
+      '2/3/*',
+      '2/4/ord',
+    ]);
     assert.deepEqual(names(filter({ resourceType: ResourceType.TOPIC, name: 'x', patternType: PatternType.MATCH })), ['2/3/*']);
   });
 
@@ -171,7 +221,7 @@ describe('ACL filters', () => {
     assert.deepEqual(names(filter({}, { host: '10.0.0.1' })), []);
   });
 
-  test("validation as Kafka 4.4: UNKNOWN codes (a request it cannot parse); indefinite or malformed bindings with its answers", () => {
+  test('validation as Kafka 4.4: UNKNOWN codes (a request it cannot parse); indefinite or malformed bindings with its answers', () => {
     assert.equal(filterIsUnknown(filter({})), false);
     assert.equal(filterIsUnknown(filter({ resourceType: ResourceType.UNKNOWN })), true);
     assert.equal(filterIsUnknown(filter({}, { operation: 77 as Op })), true);
@@ -179,7 +229,10 @@ describe('ACL filters', () => {
     assert.equal(bindingIsUnknown(acl(ResourceType.TOPIC, 'x', 'User:a', Op.ANY)), false);
     assert.equal(bindingRefusal(acl(ResourceType.TOPIC, 'orders', 'User:alice', Op.READ)), null);
     assert.equal(bindingRefusal(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER)), null);
-    assert.equal(bindingRefusal(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER, PermissionType.ALLOW, PatternType.PREFIXED)), null);
+    assert.equal(
+      bindingRefusal(acl(ResourceType.CLUSTER, 'kafka-cluster', 'User:alice', Op.ALTER, PermissionType.ALLOW, PatternType.PREFIXED)),
+      null,
+    );
     assert.equal(bindingRefusal(acl(ResourceType.TOPIC, 'x', 'User:', Op.READ)), null);
     const unexpected = { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
     for (const indefinite of [
@@ -191,11 +244,21 @@ describe('ACL filters', () => {
     ]) {
       assert.deepEqual(bindingRefusal(indefinite), unexpected);
     }
-    const invalid = (b: AclBinding): string | null | undefined => (bindingRefusal(b)?.errorCode === ErrorCode.INVALID_REQUEST ? bindingRefusal(b)!.errorMessage : undefined);
-    assert.equal(invalid(acl(ResourceType.CLUSTER, 'other', 'User:alice', Op.ALTER)), 'The only valid name for the CLUSTER resource is kafka-cluster');
+    const invalid = (b: AclBinding): string | null | undefined =>
+      bindingRefusal(b)?.errorCode === ErrorCode.INVALID_REQUEST ? bindingRefusal(b)!.errorMessage : undefined;
+    assert.equal(
+      invalid(acl(ResourceType.CLUSTER, 'other', 'User:alice', Op.ALTER)),
+      'The only valid name for the CLUSTER resource is kafka-cluster',
+    );
     assert.equal(invalid(acl(ResourceType.TOPIC, '', 'User:alice', Op.READ)), 'Invalid empty resource name');
-    assert.equal(invalid(acl(ResourceType.TOPIC, 'x', 'alice', Op.READ)), 'Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)');
-    assert.equal(invalid(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.LITERAL, '')), 'Host pattern cannot be null or empty');
+    assert.equal(
+      invalid(acl(ResourceType.TOPIC, 'x', 'alice', Op.READ)),
+      'Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)',
+    );
+    assert.equal(
+      invalid(acl(ResourceType.TOPIC, 'x', 'User:alice', Op.READ, PermissionType.ALLOW, PatternType.LITERAL, '')),
+      'Host pattern cannot be null or empty',
+    );
   });
 
   test('names parse case-insensitively, with or without underscores', () => {
@@ -205,7 +268,7 @@ describe('ACL filters', () => {
     assert.equal(parseOperation('nope'), undefined);
   });
 
-  test('AclSet: replacing a resource\'s entries makes the next set; the old one is unchanged', () => {
+  test("AclSet: replacing a resource's entries makes the next set; the old one is unchanged", () => {
     const before = AclSet.of(bindings);
     const pattern = bindings[0]!.pattern;
     const after = before.withEntries(pattern, []);

@@ -40,19 +40,23 @@ test('offset index: preallocated, Kafka byte layout, trimmed on close, reopened 
 
 test('offset index lookup equals a linear search for any entries and target, warm section included', () => {
   fc.assert(
-    fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 3000 }), fc.array(fc.integer({ min: -5, max: 100_010 }), { minLength: 1, maxLength: 20 }), (raw, targets) => {
-      const offsets = [...raw].sort((a, b) => a - b);
-      const index = new OffsetIndex(path('.index'), off(1000), 64 * 1024, true);
-      offsets.forEach((o, i) => index.append(off(1000 + o), pos(i * 10 + 1)));
-      for (const t of targets) {
-        let expected = { offset: 1000, position: 0 };
-        offsets.forEach((o, i) => {
-          if (1000 + o <= 1000 + t) expected = { offset: 1000 + o, position: i * 10 + 1 };
-        });
-        assert.deepEqual(index.lookup(off(1000 + t)), expected);
-      }
-      index.close();
-    }),
+    fc.property(
+      fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 3000 }),
+      fc.array(fc.integer({ min: -5, max: 100_010 }), { minLength: 1, maxLength: 20 }),
+      (raw, targets) => {
+        const offsets = [...raw].sort((a, b) => a - b);
+        const index = new OffsetIndex(path('.index'), off(1000), 64 * 1024, true);
+        offsets.forEach((o, i) => index.append(off(1000 + o), pos(i * 10 + 1)));
+        for (const t of targets) {
+          let expected = { offset: 1000, position: 0 };
+          offsets.forEach((o, i) => {
+            if (1000 + o <= 1000 + t) expected = { offset: 1000 + o, position: i * 10 + 1 };
+          });
+          assert.deepEqual(index.lookup(off(1000 + t)), expected);
+        }
+        index.close();
+      },
+    ),
     { numRuns: 60 },
   );
 });

@@ -29,13 +29,22 @@ test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, recor
   const end = log.logEndOffset;
   const segments = log.segmentBaseOffsets;
   manager.close();
-  const files = segments.flatMap((base) => ['.log', '.index', '.timeindex'].map((ext) => join(logDir, 'dump-0', String(base).padStart(20, '0') + ext)));
-  const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files.join(',')], {
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 60_000,
-  });
+  const files = segments.flatMap((base) =>
+    ['.log', '.index', '.timeindex'].map((ext) => join(logDir, 'dump-0', String(base).padStart(20, '0') + ext)),
+  );
+  const { stdout } = await execFileAsync(
+    'java',
+    ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files.join(',')],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 60_000,
+    },
+  );
   const offsets = [...stdout.matchAll(/^\| offset: (\d+) CreateTime: (\d+) keySize: \d+ valueSize: 100/gm)].map((m) => Number(m[1]));
-  assert.deepEqual(offsets, Array.from({ length: end }, (_, i) => i));
+  assert.deepEqual(
+    offsets,
+    Array.from({ length: end }, (_, i) => i),
+  );
   assert.equal([...stdout.matchAll(/isvalid: true/g)].length, 40);
   assert.doesNotMatch(stdout, /isvalid: false|Mismatches|Found timestamp mismatch|not an index entry|Index is corrupt/i);
   const indexEntries = [...stdout.matchAll(/^offset: (\d+) position: (\d+)$/gm)];
@@ -43,13 +52,17 @@ test("Kafka's DumpLogSegments reads a Sluice partition directory: offsets, recor
   assert.ok([...stdout.matchAll(/^timestamp: \d+ offset: \d+$/gm)].length > 0, 'time index entries dumped');
 });
 
-
 test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { timeout: 120_000, skip: javaSkip() }, async () => {
   const { Kafka, logLevel, CompressionTypes } = (await import('kafkajs')).default;
   const port = await freePort();
   const controllerPort = await freePort();
   const kafkaDir = join(root.path, 'kafka');
-  const broker = await startKafka({ port, controllerPort, logDir: kafkaDir, config: { 'log.segment.bytes': '1048576', 'log.index.interval.bytes': '500' } });
+  const broker = await startKafka({
+    port,
+    controllerPort,
+    logDir: kafkaDir,
+    config: { 'log.segment.bytes': '1048576', 'log.index.interval.bytes': '500' },
+  });
   const sent: string[] = [];
   try {
     const client = new Kafka({ brokers: [broker.bootstrap], clientId: 'sluice-compat', logLevel: logLevel.NOTHING });
@@ -76,9 +89,9 @@ test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { 
   const { decompress } = await import('../../../src/native/index.js');
   const { readBatchHeader, readRecords } = await import('../../../src/protocol/records/index.js');
   const values: string[] = [];
-  for (let offset = 0; offset < log.logEndOffset; ) {
+  for (let offset = 0; offset < log.logEndOffset;) {
     const bytes = log.readBuffer(offset, 1 << 20);
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const header = readBatchHeader(bytes, at);
       if (header === null) break;
       for (const record of readRecords(bytes, header, { decompress })) values.push(record.value!.toString());

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointFile, PARTITION_OFFSET_FORMAT, EPOCH_ENTRY_FORMAT, CorruptCheckpointError } from '../../../src/storage/checkpoint/checkpoint-file.js';
+import {
+  CheckpointFile,
+  PARTITION_OFFSET_FORMAT,
+  EPOCH_ENTRY_FORMAT,
+  CorruptCheckpointError,
+} from '../../../src/storage/checkpoint/checkpoint-file.js';
 import { readPartitionMetadata } from '../../../src/storage/checkpoint/partition-metadata-file.js';
 import { LogManager, writeLogDirCheckpoints } from '../../../src/storage/log/log-manager.js';
 import { hasCleanShutdownMarker, writeCleanShutdownMarker } from '../../../src/storage/log/clean-shutdown-marker.js';
@@ -15,13 +20,28 @@ process.on('exit', root.remove);
 test("checkpoint files round trip in Kafka's text format and refuse malformed ones", () => {
   const file = new CheckpointFile(join(root.path, 'recovery-point-offset-checkpoint'), PARTITION_OFFSET_FORMAT);
   assert.equal(file.read(), null);
-  file.write([{ topic: 'a-b', partition: 3, offset: 42 }, { topic: 'c', partition: 0, offset: 0 }]);
+  file.write([
+    { topic: 'a-b', partition: 3, offset: 42 },
+    { topic: 'c', partition: 0, offset: 0 },
+  ]);
   assert.equal(readFileSync(file.path, 'utf8'), '0\n2\na-b 3 42\nc 0 0\n');
-  assert.deepEqual(file.read(), [{ topic: 'a-b', partition: 3, offset: 42 }, { topic: 'c', partition: 0, offset: 0 }]);
+  assert.deepEqual(file.read(), [
+    { topic: 'a-b', partition: 3, offset: 42 },
+    { topic: 'c', partition: 0, offset: 0 },
+  ]);
   const epochs = new CheckpointFile(join(root.path, 'leader-epoch-checkpoint'), EPOCH_ENTRY_FORMAT);
-  epochs.write([{ epoch: 0, startOffset: 0 }, { epoch: 4, startOffset: 100 }], false);
+  epochs.write(
+    [
+      { epoch: 0, startOffset: 0 },
+      { epoch: 4, startOffset: 100 },
+    ],
+    false,
+  );
   assert.equal(readFileSync(epochs.path, 'utf8'), '0\n2\n0 0\n4 100\n');
-  assert.deepEqual(epochs.read(), [{ epoch: 0, startOffset: 0 }, { epoch: 4, startOffset: 100 }]);
+  assert.deepEqual(epochs.read(), [
+    { epoch: 0, startOffset: 0 },
+    { epoch: 4, startOffset: 100 },
+  ]);
   writeFileSync(file.path, '0\n3\na 0 1\n');
   assert.throws(() => file.read(), CorruptCheckpointError);
   writeFileSync(file.path, '1\n0\n');
@@ -33,7 +53,10 @@ test('log manager: placement by fewest partitions, checkpoints, clean-shutdown m
   const clock = new FakeClock();
   const manager = LogManager.open({ logDirs: dirs, clock: clock.now, nodeId: 1, clusterId: 'abcdefghijklmnopqrstuv' });
   const logs = [0, 1, 2, 3].map((p) => manager.getOrCreateLog({ topic: 'orders', partition: p }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }));
-  assert.deepEqual(dirs.map((d) => readdirSync(d).filter((n) => n.startsWith('orders-')).length), [2, 2]);
+  assert.deepEqual(
+    dirs.map((d) => readdirSync(d).filter((n) => n.startsWith('orders-')).length),
+    [2, 2],
+  );
   for (const log of logs) {
     log.append(producedBatch(2, 50, clock.nowMs), { leaderEpoch: 1 });
     log.highWatermark = log.logEndOffset;
@@ -44,8 +67,16 @@ test('log manager: placement by fewest partitions, checkpoints, clean-shutdown m
   manager.close();
   for (const d of dirs) {
     assert.ok(existsSync(join(d, '.kafka_cleanshutdown')));
-    assert.match(readFileSync(join(d, 'meta.properties'), 'utf8'), /cluster.id=abcdefghijklmnopqrstuv\ndirectory.id=\S+\nnode.id=1\nversion=1\n/);
-    for (const f of ['recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'replication-offset-checkpoint', 'cleaner-offset-checkpoint']) {
+    assert.match(
+      readFileSync(join(d, 'meta.properties'), 'utf8'),
+      /cluster.id=abcdefghijklmnopqrstuv\ndirectory.id=\S+\nnode.id=1\nversion=1\n/,
+    );
+    for (const f of [
+      'recovery-point-offset-checkpoint',
+      'log-start-offset-checkpoint',
+      'replication-offset-checkpoint',
+      'cleaner-offset-checkpoint',
+    ]) {
       assert.ok(existsSync(join(d, f)), f);
     }
   }
@@ -84,7 +115,12 @@ test('managers sharing log dirs: each loads only its partitions; the caller merg
   writeLogDirCheckpoints(...shares);
   writeCleanShutdownMarker(dirs[0]!);
   const hw = new CheckpointFile(join(dirs[0]!, 'replication-offset-checkpoint'), PARTITION_OFFSET_FORMAT).read()!;
-  assert.deepEqual(hw.map((e) => [e.partition, e.offset]).sort(), [[0, 1], [1, 2], [2, 3], [3, 4]]);
+  assert.deepEqual(hw.map((e) => [e.partition, e.offset]).sort(), [
+    [0, 1],
+    [1, 2],
+    [2, 3],
+    [3, 4],
+  ]);
 
   assert.ok(hasCleanShutdownMarker(dirs[0]!));
   const second = [open(even, true), open((tp) => !even(tp), true)];
@@ -107,7 +143,10 @@ test('an entry that vanishes or dangles while a log dir is listed does not take 
   symlinkSync(join(dir, 'nowhere-either'), join(dir, 'gone-1'));
   const again = LogManager.open({ logDirs: [dir], nodeId: 1, clusterId: 'abcdefghijklmnopqrstuv' });
   try {
-    assert.deepEqual(again.logDirs.map((d) => d.online), [true]);
+    assert.deepEqual(
+      again.logDirs.map((d) => d.online),
+      [true],
+    );
     assert.notEqual(again.getLog({ topic: 'kept', partition: 0 }), undefined);
   } finally {
     again.close();

@@ -59,7 +59,13 @@ test('a partition moves to another log dir while it takes appends: records, offs
   assert.equal(current.logDir.path, dirs[0]);
   for (let i = 0; i < 20; i++) produce(current, clock, i);
   appendVerified(current, idempotentBatch({ producerId: 7n, epoch: 2, sequence: 0, count: 2, timestamp: clock.nowMs }), { leaderEpoch: 1 });
-  const txn = encodeRecordBatch({ producerId: 9n, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('open'), timestamp: BigInt(clock.nowMs) }] });
+  const txn = encodeRecordBatch({
+    producerId: 9n,
+    producerEpoch: 0,
+    baseSequence: 0,
+    isTransactional: true,
+    records: [{ key: null, value: Buffer.from('open'), timestamp: BigInt(clock.nowMs) }],
+  });
   appendVerified(current, txn, { leaderEpoch: 1 });
   current.highWatermark = current.logEndOffset;
   assert.ok(current.segmentCount > 3);
@@ -88,9 +94,14 @@ test('a partition moves to another log dir while it takes appends: records, offs
   assert.equal(moved.highWatermark, moved.logEndOffset);
   assert.equal(moved.lastStableOffset, 62, 'the open transaction still holds the last stable offset');
   assert.equal(moved.activeProducers().get(7n)?.lastSeq, 1);
-  const retry = appendVerified(moved, idempotentBatch({ producerId: 7n, epoch: 2, sequence: 0, count: 2, timestamp: clock.nowMs }), { leaderEpoch: 1 });
+  const retry = appendVerified(moved, idempotentBatch({ producerId: 7n, epoch: 2, sequence: 0, count: 2, timestamp: clock.nowMs }), {
+    leaderEpoch: 1,
+  });
   assert.equal(retry.duplicate, true, 'a retry from before the move is recognised after it');
-  assert.ok(readdirSync(dirs[0]!).some((name) => DELETE_DIR.test(name)), 'the old log is renamed -delete');
+  assert.ok(
+    readdirSync(dirs[0]!).some((name) => DELETE_DIR.test(name)),
+    'the old log is renamed -delete',
+  );
   assert.ok(!existsSync(join(dirs[0]!, 'moving-0')));
   clock.advance(120_000);
   manager.maintain();
@@ -112,7 +123,10 @@ test('the leader epoch a leader started at the log end, with no batch yet, moves
   current.leaderEpochCache.assign(5, current.logEndOffset);
   manager.createFutureLog(tp, dirs[1]!);
   assert.equal(manager.advanceMoves(1 << 20).swapped.length, 1);
-  assert.deepEqual(manager.getLog(tp)!.leaderEpochCache.entries, [{ epoch: 3, startOffset: 0 }, { epoch: 5, startOffset: 3 }]);
+  assert.deepEqual(manager.getLog(tp)!.leaderEpochCache.entries, [
+    { epoch: 3, startOffset: 0 },
+    { epoch: 5, startOffset: 3 },
+  ]);
   manager.close();
 });
 

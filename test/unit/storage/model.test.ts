@@ -95,7 +95,12 @@ function runSequence(seed: number, steps: number): void {
       const expected = model.find((b) => b.timestamp >= target && b.lastOffset >= log.logStartOffset);
       const found = log.offsetForTimestamp(target);
       if (expected === undefined) assert.equal(found, null);
-      else assert.deepEqual(found, { timestamp: expected.timestamp, offset: Math.max(expected.baseOffset, log.logStartOffset) }, `time ${target} (${trace.join(' ')})`);
+      else
+        assert.deepEqual(
+          found,
+          { timestamp: expected.timestamp, offset: Math.max(expected.baseOffset, log.logStartOffset) },
+          `time ${target} (${trace.join(' ')})`,
+        );
       trace.push('time');
     } else {
       log.maintain();

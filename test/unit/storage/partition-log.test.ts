@@ -25,13 +25,21 @@ test('append assigns offsets in place, writes Kafka-named files, reads back byte
   assert.equal(header.baseOffset, 0n);
   assert.equal(header.partitionLeaderEpoch, 7);
   const names = readdirSync(join(dir, 't-0')).sort();
-  assert.deepEqual(names, ['00000000000000000000.index', '00000000000000000000.log', '00000000000000000000.timeindex', 'leader-epoch-checkpoint']);
+  assert.deepEqual(names, [
+    '00000000000000000000.index',
+    '00000000000000000000.log',
+    '00000000000000000000.timeindex',
+    'leader-epoch-checkpoint',
+  ]);
   const onDisk = readFileSync(join(dir, 't-0', '00000000000000000000.log'));
   assert.ok(onDisk.subarray(0, first.length).equals(first));
   const all = log.readBuffer(0, 1 << 20);
   assert.ok(all.equals(onDisk));
   const batches = decodeBatches(log.readBuffer(3, 1 << 20));
-  assert.deepEqual(batches.map((b) => [b.baseOffset, b.lastOffset]), [[3, 4]]);
+  assert.deepEqual(
+    batches.map((b) => [b.baseOffset, b.lastOffset]),
+    [[3, 4]],
+  );
   assert.equal(readFileSync(join(dir, 't-0', 'leader-epoch-checkpoint'), 'utf8'), '0\n1\n7 0\n');
   log.close();
 });
@@ -45,7 +53,10 @@ test('a read from the middle of a batch returns the whole batch; maxBytes; KIP-7
     sizes.push(b.length);
     log.append(b, { leaderEpoch: 0 });
   }
-  assert.deepEqual(decodeBatches(log.readBuffer(6, 1 << 20)).map((b) => b.baseOffset), [4, 8, 12, 16]);
+  assert.deepEqual(
+    decodeBatches(log.readBuffer(6, 1 << 20)).map((b) => b.baseOffset),
+    [4, 8, 12, 16],
+  );
   const small = log.read(0, 10)!;
   assert.equal(small.length, sizes[0]);
   small.release();
@@ -53,10 +64,16 @@ test('a read from the middle of a batch returns the whole batch; maxBytes; KIP-7
   assert.equal(none.length, 10);
   none.release();
   assert.equal(log.readBuffer(0, sizes[0]! + 5).length, sizes[0]! + 5);
-  assert.deepEqual(decodeBatches(log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 8 })).map((b) => b.baseOffset), [0, 4]);
+  assert.deepEqual(
+    decodeBatches(log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 8 })).map((b) => b.baseOffset),
+    [0, 4],
+  );
   assert.equal(log.read(8, 1 << 20, { maxOffsetExclusive: 8 }), null);
   assert.equal(log.read(20, 100), null);
-  assert.throws(() => log.read(21, 100), (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE);
+  assert.throws(
+    () => log.read(21, 100),
+    (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
+  );
   log.close();
 });
 
@@ -113,13 +130,25 @@ test('rolls on segment.ms measured from the first batch timestamp, and on relati
 test('validation: MESSAGE_TOO_LARGE, INVALID_TIMESTAMP (after.max.ms), CRC; nothing written on failure', () => {
   const clock = new FakeClock();
   const log = openLog(fresh(), clock, { 'max.message.bytes': 2000 });
-  assert.throws(() => log.append(producedBatch(1, 3000, clock.nowMs), { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.MESSAGE_TOO_LARGE);
-  assert.throws(() => log.append(producedBatch(1, 10, clock.nowMs + 2 * 3600_000), { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.INVALID_TIMESTAMP);
+  assert.throws(
+    () => log.append(producedBatch(1, 3000, clock.nowMs), { leaderEpoch: 0 }),
+    (e: { code: number }) => e.code === ErrorCode.MESSAGE_TOO_LARGE,
+  );
+  assert.throws(
+    () => log.append(producedBatch(1, 10, clock.nowMs + 2 * 3600_000), { leaderEpoch: 0 }),
+    (e: { code: number }) => e.code === ErrorCode.INVALID_TIMESTAMP,
+  );
   log.updateConfig({ 'message.timestamp.before.max.ms': 1000 });
-  assert.throws(() => log.append(producedBatch(1, 10, clock.nowMs - 5000), { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.INVALID_TIMESTAMP);
+  assert.throws(
+    () => log.append(producedBatch(1, 10, clock.nowMs - 5000), { leaderEpoch: 0 }),
+    (e: { code: number }) => e.code === ErrorCode.INVALID_TIMESTAMP,
+  );
   const corrupt = producedBatch(1, 10, clock.nowMs);
   corrupt[corrupt.length - 1]! ^= 0xff;
-  assert.throws(() => log.append(corrupt, { leaderEpoch: 0 }), (e: { code: number }) => e.code === ErrorCode.CORRUPT_MESSAGE);
+  assert.throws(
+    () => log.append(corrupt, { leaderEpoch: 0 }),
+    (e: { code: number }) => e.code === ErrorCode.CORRUPT_MESSAGE,
+  );
   assert.equal(log.logEndOffset, 0);
   assert.equal(log.size, 0);
   log.close();
@@ -170,14 +199,24 @@ test('retention by time (largest timestamp), by bytes, never the data above the 
   assert.ok(deleted > 0 && deleted < before);
   assert.ok(log.logStartOffset > 0);
   assert.equal(log.logStartOffset, log.segmentBaseOffsets[0]);
-  assert.throws(() => log.read(0, 100), (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE);
+  assert.throws(
+    () => log.read(0, 100),
+    (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
+  );
   const deletedFiles = readdirSync(log.dir).filter((f) => f.endsWith('.deleted'));
   assert.ok(deletedFiles.length >= 3);
   clock.advance(5000);
   log.runDeletions();
-  assert.ok(readdirSync(log.dir).some((f) => f === '00000000000000000000.log.deleted'), 'leased segment stays');
+  assert.ok(
+    readdirSync(log.dir).some((f) => f === '00000000000000000000.log.deleted'),
+    'leased segment stays',
+  );
   const viaLease = Buffer.alloc(lease.length);
-  assert.equal(readSync(lease.fd, viaLease, 0, lease.length, lease.position), lease.length, 'the leased descriptor still reads the deleted segment');
+  assert.equal(
+    readSync(lease.fd, viaLease, 0, lease.length, lease.position),
+    lease.length,
+    'the leased descriptor still reads the deleted segment',
+  );
   lease.release();
   lease.release();
   log.runDeletions();
@@ -209,12 +248,18 @@ test('deleteRecordsTo moves the log start offset (mid-batch allowed), refuses be
   const log = openLog(fresh(), clock, { 'segment.bytes': 1000 });
   for (let i = 0; i < 10; i++) log.append(producedBatch(5, 100, clock.nowMs, i), { leaderEpoch: 0 });
   log.highWatermark = 30;
-  assert.throws(() => log.deleteRecordsTo(31), (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE);
+  assert.throws(
+    () => log.deleteRecordsTo(31),
+    (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
+  );
   assert.equal(log.deleteRecordsTo(12), 12);
   assert.equal(log.logStartOffset, 12);
   assert.ok(log.segmentBaseOffsets[0]! <= 12);
   assert.equal(decodeBatches(log.readBuffer(12, 1))[0]!.baseOffset, 10);
-  assert.throws(() => log.read(11, 1), (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE);
+  assert.throws(
+    () => log.read(11, 1),
+    (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
+  );
   log.close();
 });
 
@@ -235,7 +280,7 @@ test('truncateTo drops later segments and the tail of the one holding the offset
   const r = log.append(producedBatch(1, 10, clock.nowMs), { leaderEpoch: 3 });
   assert.equal(r.baseOffset, 12);
   const all = [];
-  for (let o = 0; o < log.logEndOffset; ) {
+  for (let o = 0; o < log.logEndOffset;) {
     const b = decodeBatches(log.readBuffer(o, 1))[0]!;
     all.push(b.baseOffset);
     o = b.lastOffset + 1;

@@ -58,7 +58,12 @@ export function decodeBatches(bytes: Buffer): DecodedBatch[] {
   }
 }
 
-export function openLog(dir: string, clock: FakeClock, overrides: Record<string, string | number> = {}, extra: Partial<PartitionLogOptions> = {}): PartitionLog {
+export function openLog(
+  dir: string,
+  clock: FakeClock,
+  overrides: Record<string, string | number> = {},
+  extra: Partial<PartitionLogOptions> = {},
+): PartitionLog {
   return PartitionLog.open({
     topicPartition: { topic: 't', partition: 0 },
     dir: join(dir, 't-0'),

@@ -40,7 +40,10 @@ describe('BatchingProducer against a scripted broker', () => {
     const p = producer({ acks: 1, lingerMs: 0 });
     const first = await Promise.all(sendAll(p, 3, 0));
     const second = await Promise.all(sendAll(p, 2, 0));
-    assert.deepEqual([...first, ...second].map((d) => d.offset), [0n, 1n, 2n, 3n, 4n]);
+    assert.deepEqual(
+      [...first, ...second].map((d) => d.offset),
+      [0n, 1n, 2n, 3n, 4n],
+    );
     assert.ok(first.every((d) => d.partition === 0 && d.latencyMs >= 0));
     assert.ok(broker.calls.every((c) => c.acks === 1));
     const stats = p.stats();
@@ -52,7 +55,10 @@ describe('BatchingProducer against a scripted broker', () => {
   test('acks=0: records count as delivered once written, at offset -1, and the broker got them', async () => {
     const p = producer({ acks: 0, lingerMs: 0 });
     const deliveries = await Promise.all(sendAll(p, 4, 1));
-    assert.deepEqual(deliveries.map((d) => d.offset), [-1n, -1n, -1n, -1n]);
+    assert.deepEqual(
+      deliveries.map((d) => d.offset),
+      [-1n, -1n, -1n, -1n],
+    );
     await p.close();
     // Written is not yet read: the scripted broker gets them when its socket is next read.
     const received = (): number => broker.calls.reduce((n, c) => n + c.partitions.reduce((m, x) => m + x.recordCount, 0), 0);
@@ -89,7 +95,10 @@ describe('BatchingProducer against a scripted broker', () => {
     for (const call of held.splice(0)) call.respond();
     await Promise.all(sent);
     const counts = broker.calls.map((c) => c.partitions[0]!.recordCount);
-    assert.equal(counts.reduce((a, b) => a + b, 0), 50);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      50,
+    );
     assert.ok(counts.length < 5, `records sent while the leader was busy went out together: ${counts.join(', ')}`);
     await p.close();
   });

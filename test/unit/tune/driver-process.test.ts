@@ -51,7 +51,11 @@ test('a driver that fails is reported with its own words and the end of its stde
     [`console.log(JSON.stringify({ type: 'error', message: 'batch.size: not a number' }))`, /the sluice driver said error before hello/],
   ];
   for (const [script, message] of cases) {
-    await assert.rejects(DriverProcess.start(standIn(script), SETUP), (e: unknown) => e instanceof DriverFailedError && message.test(e.message), script);
+    await assert.rejects(
+      DriverProcess.start(standIn(script), SETUP),
+      (e: unknown) => e instanceof DriverFailedError && message.test(e.message),
+      script,
+    );
   }
   const failing = `console.log(JSON.stringify({ type: 'hello', client: 'x' }));
     require('readline').createInterface({ input: process.stdin }).on('line', (l) => {
@@ -59,7 +63,10 @@ test('a driver that fails is reported with its own words and the end of its stde
     });`;
   const { driver } = await DriverProcess.start(standIn(failing), SETUP);
   try {
-    await assert.rejects(driver.run({ id: 1, seconds: 0.1, targetRate: null, recordSize: 8, endToEnd: false }), /the sluice driver bad config; its stderr ends:\nConfigException: linger\.ms/);
+    await assert.rejects(
+      driver.run({ id: 1, seconds: 0.1, targetRate: null, recordSize: 8, endToEnd: false }),
+      /the sluice driver bad config; its stderr ends:\nConfigException: linger\.ms/,
+    );
   } finally {
     await driver.close();
   }
@@ -71,12 +78,21 @@ test('--client java and librdkafka say what is missing', () => {
   const lookup = { kafkaClients: null, cacheDir, note: () => undefined };
   try {
     process.env['JAVA'] = '/nonexistent/java';
-    assert.throws(() => resolveClient('java', lookup), (e: unknown) => e instanceof ClientUnavailableError && /^--client java: no Java runtime \(java\) on the PATH; install one/.test(e.message));
+    assert.throws(
+      () => resolveClient('java', lookup),
+      (e: unknown) =>
+        e instanceof ClientUnavailableError && /^--client java: no Java runtime \(java\) on the PATH; install one/.test(e.message),
+    );
     process.env['CC'] = '/nonexistent/cc';
-    assert.throws(() => resolveClient('librdkafka', lookup), /: --client librdkafka: no C compiler \(\/nonexistent\/cc\) to build the librdkafka driver \(apt-get install build-essential librdkafka-dev\)$/);
+    assert.throws(
+      () => resolveClient('librdkafka', lookup),
+      /: --client librdkafka: no C compiler \(\/nonexistent\/cc\) to build the librdkafka driver \(apt-get install build-essential librdkafka-dev\)$/,
+    );
     assert.equal(resolveClient('sluice', lookup).command, process.execPath, 'the sluice client is always there');
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     rmSync(cacheDir, { recursive: true, force: true });
   }
 });
@@ -92,9 +108,15 @@ test('without --client the first present client is taken and the skipped ones sa
     assert.equal(skipped.length, 2);
     assert.match(skipped[0]!, /^--client java: no Java runtime/);
     assert.match(skipped[1]!, /^--client librdkafka: no C compiler/);
-    assert.throws(() => chooseClient('java', { kafkaClients: null, cacheDir, note: () => undefined }), ClientUnavailableError, 'a named client that is missing is an error');
+    assert.throws(
+      () => chooseClient('java', { kafkaClients: null, cacheDir, note: () => undefined }),
+      ClientUnavailableError,
+      'a named client that is missing is an error',
+    );
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     rmSync(cacheDir, { recursive: true, force: true });
   }
 });

@@ -6,7 +6,14 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { decodeRequestHeader, encodeResponse } from '../../../src/protocol/envelope.js';
 import { FrameDecoder } from '../../../src/protocol/framing.js';
-import { ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/index.js';
+import {
+  ApiVersionsRequest,
+  ApiVersionsResponse,
+  MetadataRequest,
+  MetadataResponse,
+  ProduceRequest,
+  ProduceResponse,
+} from '../../../src/protocol/messages/index.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { readBatchHeader } from '../../../src/protocol/records/index.js';
 
@@ -74,14 +81,30 @@ export class FakeProduceBroker {
       reply(18, (w) => ApiVersionsResponse.write(w, { apiKeys }, v));
     } else if (header.requestApiKey === MetadataRequest.apiKey) {
       MetadataRequest.read(body, v);
-      const partitions = Array.from({ length: this.partitions }, (_, i) => ({ partitionIndex: i, leaderId: 1, replicaNodes: [1], isrNodes: [1] }));
+      const partitions = Array.from({ length: this.partitions }, (_, i) => ({
+        partitionIndex: i,
+        leaderId: 1,
+        replicaNodes: [1],
+        isrNodes: [1],
+      }));
       reply(3, (w) =>
-        MetadataResponse.write(w, { brokers: [{ nodeId: 1, host: '127.0.0.1', port: this.port }], controllerId: 1, topics: [{ name: this.topic, topicId: TOPIC_ID, partitions }] }, v),
+        MetadataResponse.write(
+          w,
+          {
+            brokers: [{ nodeId: 1, host: '127.0.0.1', port: this.port }],
+            controllerId: 1,
+            topics: [{ name: this.topic, topicId: TOPIC_ID, partitions }],
+          },
+          v,
+        ),
       );
     } else if (header.requestApiKey === ProduceRequest.apiKey) {
       const req = ProduceRequest.read(body, v);
       const partitions = req.topicData.flatMap((t) =>
-        t.partitionData.map((p) => ({ partition: p.index, recordCount: p.records === null ? 0 : readBatchHeader(p.records, 0)!.recordsCount })),
+        t.partitionData.map((p) => ({
+          partition: p.index,
+          recordCount: p.records === null ? 0 : readBatchHeader(p.records, 0)!.recordsCount,
+        })),
       );
       const call: ProduceCall = {
         acks: req.acks,

@@ -37,7 +37,7 @@ test('lower-is-better latency over a wide range compares ratios on a log scale, 
   assert.ok(Number.isNaN(scale.position(Number.NaN)));
 });
 
-test("the noise is the median over repeated cells of their spread over their median, floored; one run assumes it and says so", () => {
+test('the noise is the median over repeated cells of their spread over their median, floored; one run assumes it and says so', () => {
   const cell = (median: number, min: number, max: number) => ({ median, spread: { min, max } });
   assert.deepEqual(estimateNoise([cell(100, 99, 101), cell(200, 190, 210), cell(50, 40, 60)]), measured(0.1));
   assert.deepEqual(estimateNoise([cell(100, 100, 100)]), measured(NOISE_FLOOR));

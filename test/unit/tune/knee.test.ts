@@ -13,7 +13,14 @@ test('a producer that keeps up with its flat-out rate: one scheduled probe confi
   const p = producer(10_000, 9_800);
   const knee = await findKnee(p.measure, { steps: 3, keepUpFraction: 0.95 });
   assert.deepEqual(p.rates, [null, 9_800]);
-  assert.deepEqual(knee, { maxSustainableRate: 9_800, verified: true, probes: [{ targetRate: null, achievedRate: 9_800, keptUp: true }, { targetRate: 9_800, achievedRate: 9_800, keptUp: true }] });
+  assert.deepEqual(knee, {
+    maxSustainableRate: 9_800,
+    verified: true,
+    probes: [
+      { targetRate: null, achievedRate: 9_800, keptUp: true },
+      { targetRate: 9_800, achievedRate: 9_800, keptUp: true },
+    ],
+  });
 });
 
 test('below the flat-out rate: bisection between the highest rate that kept up and the lowest that did not', async () => {
@@ -23,7 +30,10 @@ test('below the flat-out rate: bisection between the highest rate that kept up a
   // 6,250 achieves 6,000 = 96% of it: within the keep-up fraction, so it counts as sustained.
   assert.equal(knee.maxSustainableRate, 6_250);
   assert.ok(knee.verified);
-  assert.deepEqual(knee.probes.map((p) => p.keptUp), [true, false, true, false, true]);
+  assert.deepEqual(
+    knee.probes.map((p) => p.keptUp),
+    [true, false, true, false, true],
+  );
 });
 
 test('the search is bounded: steps + 1 scheduled probes at most', async () => {

@@ -16,10 +16,19 @@ async function scrape(m: ClientProduceMetrics): Promise<MetricsScrape> {
 }
 
 /** `batches` batches of `records` records filled over `fillMs`, sent `batchesPerRequest` to a request. */
-function produce(m: ClientProduceMetrics, clientId: string, batches: number, records: number, fillMs: number, batchesPerRequest = 1, codec = 0): void {
+function produce(
+  m: ClientProduceMetrics,
+  clientId: string,
+  batches: number,
+  records: number,
+  fillMs: number,
+  batchesPerRequest = 1,
+  codec = 0,
+): void {
   for (let i = 0; i < batches; i += batchesPerRequest) {
     const stats = m.request(clientId, batchesPerRequest)!;
-    for (let j = 0; j < batchesPerRequest; j++) stats.batch(records * 100 + 70, records, codec, 10_000, 10_000 + fillMs, 10_000 + fillMs + 2);
+    for (let j = 0; j < batchesPerRequest; j++)
+      stats.batch(records * 100 + 70, records, codec, 10_000, 10_000 + fillMs, 10_000 + fillMs + 2);
   }
 }
 
@@ -58,7 +67,10 @@ test('batches filled at once but old on arrival read as bursts waiting, not fill
   const before = await scrape(m);
   const stats = m.request('bursty', 1)!;
   for (let i = 0; i < 20; i++) stats.batch(2_000, 20, 0, 10_000, 10_000, 10_030);
-  assert.match(formatObservation(observeClient(before, await scrape(m), 'bursty', 3), null), /each batch is filled at once \(records come in bursts\), then waits ~\d+\.?\d* ms \(age p50\)/);
+  assert.match(
+    formatObservation(observeClient(before, await scrape(m), 'bursty', 3), null),
+    /each batch is filled at once \(records come in bursts\), then waits ~\d+\.?\d* ms \(age p50\)/,
+  );
 });
 
 test('one record per batch reads as linger.ms 0 or too low a rate', async () => {
@@ -76,7 +88,10 @@ test('a client id that did not produce in the window is idle, and the ids that d
   produce(m, 'busy', 5, 10, 1);
   const o = observeClient(before, await scrape(m), 'quiet', 5);
   assert.deepEqual(o, { kind: 'idle', clientId: 'quiet', seconds: 5, otherClients: ['busy'] });
-  assert.match(formatObservation(o, null), /No Produce request from client id 'quiet' reached the broker in 5 s\.\nClient ids the broker has seen producing: 'busy'\./);
+  assert.match(
+    formatObservation(o, null),
+    /No Produce request from client id 'quiet' reached the broker in 5 s\.\nClient ids the broker has seen producing: 'busy'\./,
+  );
 });
 
 test('a broker without per-client metrics (Kafka) is said to be one, with what cannot be shown', () => {
@@ -90,7 +105,14 @@ test('a broker without per-client metrics (Kafka) is said to be one, with what c
 });
 
 test('--observe options: client id and bootstrap required, seconds positive', () => {
-  assert.deepEqual(parseObserveOptions(['--observe', '--client-id', 'a', '--bootstrap-server', 'h:1']), { clientId: 'a', bootstrap: 'h:1', metricsUrl: null, seconds: 10, topic: null, json: false });
+  assert.deepEqual(parseObserveOptions(['--observe', '--client-id', 'a', '--bootstrap-server', 'h:1']), {
+    clientId: 'a',
+    bootstrap: 'h:1',
+    metricsUrl: null,
+    seconds: 10,
+    topic: null,
+    json: false,
+  });
   assert.throws(() => parseObserveOptions(['--observe', '--bootstrap-server', 'h:1']), /client-id/);
   assert.throws(() => parseObserveOptions(['--observe', '--client-id', 'a', '--bootstrap-server', 'h:1', '--seconds', '0']), /--seconds/);
 });

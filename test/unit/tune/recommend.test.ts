@@ -28,7 +28,10 @@ test('picks the smallest linger, then the smallest batch size, that reaches 90% 
   assert.equal(r.batchSize, 64 * KiB, '256 KiB at linger 5 is fast enough too but over the bound; 64 KiB is smaller anyway');
   assert.deepEqual(r.peak, { batchSize: 64 * KiB, lingerMs: 25, recordsPerSecond: 100_000 });
   assert.equal(r.qualifyingCells, 2);
-  assert.match(r.text, /^Use linger\.ms=5 and batch\.size=65536 \(64 KiB\): 92,000 records\/s \(92% of the peak of 100,000 records\/s at linger\.ms=25 and batch\.size=65536 \(64 KiB\)\) with p99 12\.0 ms \(bound 50\.0 ms\)/);
+  assert.match(
+    r.text,
+    /^Use linger\.ms=5 and batch\.size=65536 \(64 KiB\): 92,000 records\/s \(92% of the peak of 100,000 records\/s at linger\.ms=25 and batch\.size=65536 \(64 KiB\)\) with p99 12\.0 ms \(bound 50\.0 ms\)/,
+  );
   assert.match(r.text, /2 of 9 cells qualify/);
 });
 
@@ -39,7 +42,10 @@ test('the bound changes the choice: a tight bound moves to a larger linger or le
   const tight = recommend(GRID, { minThroughputFraction: 0.9, p99BoundMs: 10 });
   assert.equal(tight.batchSize, null);
   assert.equal(tight.lingerMs, null);
-  assert.match(tight.text, /^No cell reaches 90% of the peak of 100,000 records\/s .* with p99 within 10\.0 ms\. The lowest p99 among the cells that reach it is 12\.0 ms, at linger\.ms=5 and batch\.size=65536/);
+  assert.match(
+    tight.text,
+    /^No cell reaches 90% of the peak of 100,000 records\/s .* with p99 within 10\.0 ms\. The lowest p99 among the cells that reach it is 12\.0 ms, at linger\.ms=5 and batch\.size=65536/,
+  );
 });
 
 test('a lower throughput share admits smaller settings; ties on linger and batch go to the faster cell', () => {
@@ -69,15 +75,40 @@ test('--throughput-goal: the cheapest cell reaching that many records/s within t
 test('how sure: the rounds that, each on its own, recommend the same cell, and the spread of its runs', () => {
   const rule = { minThroughputFraction: 0.9, p99BoundMs: 50 };
   // Cell order as GRID; round 3 has linger 5 / 64 KiB slow, so that round alone picks another cell.
-  const rounds = GRID.map((c) => [c, { ...c, recordsPerSecond: c.recordsPerSecond * 1.01, p99Ms: c.p99Ms + 1 }, c.batchSize === 64 * KiB && c.lingerMs === 5 ? { ...c, recordsPerSecond: 50_000 } : c]);
+  const rounds = GRID.map((c) => [
+    c,
+    { ...c, recordsPerSecond: c.recordsPerSecond * 1.01, p99Ms: c.p99Ms + 1 },
+    c.batchSize === 64 * KiB && c.lingerMs === 5 ? { ...c, recordsPerSecond: 50_000 } : c,
+  ]);
   const overall = recommend(GRID, rule);
   const sure = recommendationConfidence(overall, rounds, rule);
   assert.deepEqual([sure.rounds, sure.agreeingRounds], [3, 2]);
-  assert.equal(sure.text, 'How sure: 2 of 3 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 50,000–92,920 records/s with p99 12.0–13.0 ms.');
-  const unanimous = recommendationConfidence(overall, GRID.map((c) => [c, c]), rule);
-  assert.match(unanimous.text, /^How sure: all 2 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/);
-  assert.match(recommendationConfidence(overall, GRID.map((c) => [c]), rule).text, /^One run per cell/);
+  assert.equal(
+    sure.text,
+    'How sure: 2 of 3 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 50,000–92,920 records/s with p99 12.0–13.0 ms.',
+  );
+  const unanimous = recommendationConfidence(
+    overall,
+    GRID.map((c) => [c, c]),
+    rule,
+  );
+  assert.match(
+    unanimous.text,
+    /^How sure: all 2 rounds, each taken alone, recommend the same cell; over its runs the recommended cell reached 92,000 records\/s with p99 12\.0 ms\.$/,
+  );
+  assert.match(
+    recommendationConfidence(
+      overall,
+      GRID.map((c) => [c]),
+      rule,
+    ).text,
+    /^One run per cell/,
+  );
   const strict = { minThroughputFraction: 0.9, p99BoundMs: 1 };
-  const none = recommendationConfidence(recommend(GRID, strict), GRID.map((c) => [c, { ...c, p99Ms: 0.5 }]), strict);
+  const none = recommendationConfidence(
+    recommend(GRID, strict),
+    GRID.map((c) => [c, { ...c, p99Ms: 0.5 }]),
+    strict,
+  );
   assert.equal(none.text, 'How sure: 1 of 2 rounds, each taken alone, also find no qualifying cell.');
 });

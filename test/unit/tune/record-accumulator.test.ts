@@ -23,7 +23,10 @@ describe('RecordAccumulator', () => {
   test('a batch closes on batch.size: the record that does not fit opens a new batch and makes the first sendable', () => {
     const acc = new RecordAccumulator({ batchSize: sizeForRecords(3, 'xxxxxxxxxx'), lingerMs: 1_000, compression: CompressionType.None });
     const results = [0, 1, 2].map((i) => acc.append(T, 0, record('xxxxxxxxxx'), i));
-    assert.deepEqual(results.map((r) => r.newBatchCreated), [true, false, false]);
+    assert.deepEqual(
+      results.map((r) => r.newBatchCreated),
+      [true, false, false],
+    );
     // Exactly at the limit the batch is full already (Kafka: writeLimit <= estimatedBytesWritten).
     assert.equal(results[2]!.batchIsFull, true);
     assert.deepEqual([...acc.ready(3, leader, false).readyNodes], [1], 'a full batch does not wait for linger');
@@ -45,7 +48,13 @@ describe('RecordAccumulator', () => {
     assert.equal(early.readyNodes.size, 0);
     assert.equal(early.nextCheckDelayMs, 5, 'linger counts from the batch’s first record');
     assert.deepEqual([...acc.ready(110, leader, false).readyNodes], [1]);
-    assert.deepEqual(acc.drain([1], leader, 1 << 20, 110).get(1)!.map((b) => b.records.map((r) => r.value!.toString())), [['a', 'b']]);
+    assert.deepEqual(
+      acc
+        .drain([1], leader, 1 << 20, 110)
+        .get(1)!
+        .map((b) => b.records.map((r) => r.value!.toString())),
+      [['a', 'b']],
+    );
   });
 
   test('linger.ms=0 makes a batch sendable at once; force (flush) ignores linger', () => {
@@ -61,7 +70,10 @@ describe('RecordAccumulator', () => {
   test('keeps each partition’s records in send order across batches; a ready leader drains every partition it leads', () => {
     const acc = new RecordAccumulator({ batchSize: sizeForRecords(2, 'v00'), lingerMs: 1_000, compression: CompressionType.None });
     for (let i = 0; i < 10; i++) acc.append(T, i % 2, record(`v${String(i).padStart(2, '0')}`), i);
-    const seen = new Map<number, string[]>([[0, []], [1, []]]);
+    const seen = new Map<number, string[]>([
+      [0, []],
+      [1, []],
+    ]);
     for (let round = 0; acc.queuedRecords > 0; round++) {
       const check = acc.ready(100 + round, leader, false);
       const drained = acc.drain(check.readyNodes.size > 0 ? check.readyNodes : [1], leader, 1 << 20, 100 + round).get(1) ?? [];
@@ -80,7 +92,10 @@ describe('RecordAccumulator', () => {
     const first = acc.drain([1], leader, batchSize + 10, 0).get(1)!;
     const second = acc.drain([1], leader, batchSize + 10, 0).get(1)!;
     const third = acc.drain([1], leader, batchSize + 10, 0).get(1)!;
-    assert.deepEqual([first, second, third].map((r) => r.map((b) => b.partition)), [[0], [1], [2]]);
+    assert.deepEqual(
+      [first, second, third].map((r) => r.map((b) => b.partition)),
+      [[0], [1], [2]],
+    );
   });
 
   test('a record larger than batch.size gets a batch of its own', () => {
@@ -104,7 +119,13 @@ describe('RecordAccumulator', () => {
     assert.equal(waiting.readyNodes.size, 0);
     assert.equal(waiting.nextCheckDelayMs, 60);
     assert.equal(acc.drain([1], leader, 1 << 20, 50).size, 0);
-    assert.deepEqual(acc.drain([1], leader, 1 << 20, 110).get(1)![0]!.records.map((r) => r.value!.toString()), ['first']);
+    assert.deepEqual(
+      acc
+        .drain([1], leader, 1 << 20, 110)
+        .get(1)![0]!
+        .records.map((r) => r.value!.toString()),
+      ['first'],
+    );
   });
 
   test('partitions without a known leader are reported for a metadata refresh', () => {
@@ -137,7 +158,13 @@ describe('recordSizeInBatch', () => {
     const records: QueuedRecord[] = [
       record('', 1_000n),
       { ...record('v'.repeat(300), 1_005n), key: Buffer.from('key') },
-      { ...record('w'.repeat(70_000), 900n), headers: [{ key: 'h', value: Buffer.from('hv') }, { key: 'n', value: null }] },
+      {
+        ...record('w'.repeat(70_000), 900n),
+        headers: [
+          { key: 'h', value: Buffer.from('hv') },
+          { key: 'n', value: null },
+        ],
+      },
       { ...record('x', 5_000_000n), key: null, value: null },
     ];
     let expected = BatchLayout.RECORD_BATCH_OVERHEAD;

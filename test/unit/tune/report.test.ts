@@ -19,7 +19,10 @@ test('heatmap: one rect per cell coloured from red (worse) to green (better), th
     columnTitle: 'linger.ms',
     rows: ['16 KiB', '64 KiB'],
     columns: ['0', '5', '25'],
-    values: [[1, 2, 3], [4, 5, Number.NaN]],
+    values: [
+      [1, 2, 3],
+      [4, 5, Number.NaN],
+    ],
     scale: colourScale([1, 2, 3, 4, 5, Number.NaN], false, { fraction: 0.01, measured: true }),
     format: String,
     highlight: { row: 0, column: 1 },
@@ -36,7 +39,17 @@ test('heatmap: one rect per cell coloured from red (worse) to green (better), th
 });
 
 test('line chart: one path and legend entry per series; NaN leaves a gap', () => {
-  const svg = lineChartSvg({ title: 't', xTitle: 'linger.ms', yTitle: 'records/s', xLabels: ['0', '5', '25'], series: [{ name: 'a', values: [1, 2, 3] }, { name: 'b', values: [1, Number.NaN, 3] }], format: String });
+  const svg = lineChartSvg({
+    title: 't',
+    xTitle: 'linger.ms',
+    yTitle: 'records/s',
+    xLabels: ['0', '5', '25'],
+    series: [
+      { name: 'a', values: [1, 2, 3] },
+      { name: 'b', values: [1, Number.NaN, 3] },
+    ],
+    format: String,
+  });
   const paths = [...svg.matchAll(/<path d="([^"]+)"/g)].map((m) => m[1]!);
   assert.equal(paths.length, 2);
   assert.equal(paths[0]!.split('L').length, 3);
@@ -45,8 +58,14 @@ test('line chart: one path and legend entry per series; NaN leaves a gap', () =>
 });
 
 test('progress line: bar, cells done, current cell, ETA; one line per cell when not a terminal', () => {
-  assert.equal(progressLine({ done: 6, total: 24, unit: 'cells', current: 'batch.size=64 KiB linger.ms=5', etaSeconds: 72 }), '[######------------------] 6/24 cells  batch.size=64 KiB linger.ms=5  ETA 1m12s');
-  assert.equal(progressLine({ done: 7, total: 48, unit: 'runs', current: 'batch.size=64 KiB linger.ms=5 run 2/2', etaSeconds: 5 }), '[####--------------------] 7/48 runs  batch.size=64 KiB linger.ms=5 run 2/2  ETA 5s');
+  assert.equal(
+    progressLine({ done: 6, total: 24, unit: 'cells', current: 'batch.size=64 KiB linger.ms=5', etaSeconds: 72 }),
+    '[######------------------] 6/24 cells  batch.size=64 KiB linger.ms=5  ETA 1m12s',
+  );
+  assert.equal(
+    progressLine({ done: 7, total: 48, unit: 'runs', current: 'batch.size=64 KiB linger.ms=5 run 2/2', etaSeconds: 5 }),
+    '[####--------------------] 7/48 runs  batch.size=64 KiB linger.ms=5 run 2/2  ETA 5s',
+  );
   const lines: string[] = [];
   const progress = new SweepProgress({ isTTY: false, write: (t) => lines.push(t) > 0 }, 2, 3, 'cells');
   progress.cellStarted('a');
@@ -69,9 +88,26 @@ test('sizes and durations as the CLI reads and the report writes them', () => {
 
 test('report.html: with --repeat the table shows the min–max of throughput and p99 beside the medians', () => {
   const settings = {
-    batchSizes: [16384], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: 3_000, acks: -1 as const, compression: 'none' as const,
-    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9,
-    producerConfig: {}, consumerConfig: {}, throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
+    batchSizes: [16384],
+    lingerMs: [0, 5],
+    cellSeconds: 1,
+    warmupSeconds: 0,
+    recordSize: 100,
+    targetRate: 3_000,
+    acks: -1 as const,
+    compression: 'none' as const,
+    maxInFlight: 5,
+    topic: 't',
+    partitions: 1,
+    metricsUrl: null,
+    p99BoundMs: null,
+    minThroughputFraction: 0.9,
+    producerConfig: {},
+    consumerConfig: {},
+    throughputGoal: null,
+    endToEnd: true,
+    probeSeconds: 1,
+    kneeSteps: 3,
   };
   const cells = [
     { batchSize: 16384, lingerMs: 0, ...aggregateRuns([run(1_000, 4), run(1_200, 6), run(1_100, 9)]) },
@@ -79,17 +115,48 @@ test('report.html: with --repeat the table shows the min–max of throughput and
   ];
   const report = (repeat: number): string =>
     renderReportHtml({
-      tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings: { ...settings, repeat }, cells,
-      recommendation: recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null }),
+      tool: 'sluice tune',
+      startedAt: 'a',
+      finishedAt: 'b',
+      bootstrap: 'h:1',
+      topic: 't',
+      client: { name: 'java', version: 'kafka-clients 4.4.0' },
+      settings: { ...settings, repeat },
+      cells,
+      recommendation: recommend(
+        cells.map((c) => ({
+          batchSize: c.batchSize,
+          lingerMs: c.lingerMs,
+          recordsPerSecond: c.recordsPerSecond,
+          p99Ms: c.latency.p99Ms,
+          failedRecords: c.failedRecords,
+        })),
+        { minThroughputFraction: 0.9, p99BoundMs: null },
+      ),
       confidence: { rounds: repeat, agreeingRounds: repeat, text: 'sure' },
       brokerMetricsNote: null,
     });
   const headers = (html: string): string[] => [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]!);
-  const rows = (html: string): string[][] => [...html.matchAll(/<tr>(<td>.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((d) => d[1]!));
+  const rows = (html: string): string[][] =>
+    [...html.matchAll(/<tr>(<td>.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((d) => d[1]!));
 
   const repeated = report(3);
-  assert.deepEqual(headers(repeated).slice(2, 9), ['records/s', 'records/s min–max', 'MB/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99 min–max ms']);
-  assert.deepEqual(rows(repeated).map((r) => [r[2], r[3], r[7], r[8]]), [['1,100', '1,000–1,200', '6.00', '4.00–9.00'], ['2,100', '2,000–2,500', '3.50', '3.00–5.00']]);
+  assert.deepEqual(headers(repeated).slice(2, 9), [
+    'records/s',
+    'records/s min–max',
+    'MB/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'p99 min–max ms',
+  ]);
+  assert.deepEqual(
+    rows(repeated).map((r) => [r[2], r[3], r[7], r[8]]),
+    [
+      ['1,100', '1,000–1,200', '6.00', '4.00–9.00'],
+      ['2,100', '2,000–2,500', '3.50', '3.00–5.00'],
+    ],
+  );
   assert.match(repeated, /the whole grid run 3 times over \(every figure is the median of a cell's runs\)/);
 
   const once = report(1);
@@ -99,23 +166,66 @@ test('report.html: with --repeat the table shows the min–max of throughput and
 
 test('report.html: the client and its producer properties head the page; latency against throughput has a curve per cell', () => {
   const settings = {
-    batchSizes: [16384, 65536], lingerMs: [0, 5], cellSeconds: 1, warmupSeconds: 0, recordSize: 100, targetRate: null, acks: -1 as const, compression: 'lz4' as const,
-    maxInFlight: 5, topic: 't', partitions: 1, metricsUrl: null, p99BoundMs: null, minThroughputFraction: 0.9, repeat: 2, producerConfig: { 'enable.idempotence': 'true' }, consumerConfig: { 'fetch.min.bytes': '1024' },
-    throughputGoal: null, endToEnd: true, probeSeconds: 1, kneeSteps: 3,
+    batchSizes: [16384, 65536],
+    lingerMs: [0, 5],
+    cellSeconds: 1,
+    warmupSeconds: 0,
+    recordSize: 100,
+    targetRate: null,
+    acks: -1 as const,
+    compression: 'lz4' as const,
+    maxInFlight: 5,
+    topic: 't',
+    partitions: 1,
+    metricsUrl: null,
+    p99BoundMs: null,
+    minThroughputFraction: 0.9,
+    repeat: 2,
+    producerConfig: { 'enable.idempotence': 'true' },
+    consumerConfig: { 'fetch.min.bytes': '1024' },
+    throughputGoal: null,
+    endToEnd: true,
+    probeSeconds: 1,
+    kneeSteps: 3,
   };
   // Without --target-rate each run is measured at 80% of its knee and at half of it: two points per run.
   const kneeRun = (rate: number, p99Ms: number) => run(rate * 0.8, p99Ms, { knee: knee(rate, p99Ms / 2) });
   const cells = settings.batchSizes.flatMap((batchSize, i) =>
-    settings.lingerMs.map((lingerMs, j) => ({ batchSize, lingerMs, ...aggregateRuns([kneeRun(1_000 * (i + j + 1), 2 + j), kneeRun(1_100 * (i + j + 1), 3 + j)]) })),
+    settings.lingerMs.map((lingerMs, j) => ({
+      batchSize,
+      lingerMs,
+      ...aggregateRuns([kneeRun(1_000 * (i + j + 1), 2 + j), kneeRun(1_100 * (i + j + 1), 3 + j)]),
+    })),
   );
-  const recommendation = recommend(cells.map((c) => ({ batchSize: c.batchSize, lingerMs: c.lingerMs, recordsPerSecond: c.recordsPerSecond, p99Ms: c.latency.p99Ms, failedRecords: c.failedRecords })), { minThroughputFraction: 0.9, p99BoundMs: null });
+  const recommendation = recommend(
+    cells.map((c) => ({
+      batchSize: c.batchSize,
+      lingerMs: c.lingerMs,
+      recordsPerSecond: c.recordsPerSecond,
+      p99Ms: c.latency.p99Ms,
+      failedRecords: c.failedRecords,
+    })),
+    { minThroughputFraction: 0.9, p99BoundMs: null },
+  );
   const html = renderReportHtml({
-    tool: 'sluice tune', startedAt: 'a', finishedAt: 'b', bootstrap: 'h:1', topic: 't', client: { name: 'java', version: 'kafka-clients 4.4.0' }, settings, cells, recommendation,
-    confidence: { rounds: 2, agreeingRounds: 2, text: 'sure' }, brokerMetricsNote: null,
+    tool: 'sluice tune',
+    startedAt: 'a',
+    finishedAt: 'b',
+    bootstrap: 'h:1',
+    topic: 't',
+    client: { name: 'java', version: 'kafka-clients 4.4.0' },
+    settings,
+    cells,
+    recommendation,
+    confidence: { rounds: 2, agreeingRounds: 2, text: 'sure' },
+    brokerMetricsNote: null,
   });
   assert.match(html, /Client: <strong>java<\/strong> \(kafka-clients 4\.4\.0\)/);
   assert.match(html, /; end-to-end consumer properties: <code>fetch\.min\.bytes=1024<\/code>; swept:/);
-  assert.match(html, /<code>acks=-1<\/code> <code>compression\.type=lz4<\/code> <code>max\.in\.flight\.requests\.per\.connection=5<\/code> <code>enable\.idempotence=true<\/code>/);
+  assert.match(
+    html,
+    /<code>acks=-1<\/code> <code>compression\.type=lz4<\/code> <code>max\.in\.flight\.requests\.per\.connection=5<\/code> <code>enable\.idempotence=true<\/code>/,
+  );
   const charts = [...html.matchAll(/<svg [^>]*class="xy-chart"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
   assert.equal(charts.length, 2, 'p99 and p50 against throughput');
   for (const chart of charts) {
@@ -128,8 +238,24 @@ test('report.html: the client and its producer properties head the page; latency
 
 test('xy chart: points joined in order of x, axes from 0 to round maxima, NaN points left out', () => {
   const svg = xyChartSvg({
-    title: 'p99', xTitle: 'records/s', yTitle: 'ms', formatX: String, formatY: String,
-    series: [{ name: 'a', points: [{ x: 300, y: 9 }, { x: 100, y: 2 }, { x: Number.NaN, y: 1 }], colour: 0, dash: 0 }, { name: 'b', points: [{ x: 150, y: 4 }], colour: 1, dash: 1 }],
+    title: 'p99',
+    xTitle: 'records/s',
+    yTitle: 'ms',
+    formatX: String,
+    formatY: String,
+    series: [
+      {
+        name: 'a',
+        points: [
+          { x: 300, y: 9 },
+          { x: 100, y: 2 },
+          { x: Number.NaN, y: 1 },
+        ],
+        colour: 0,
+        dash: 0,
+      },
+      { name: 'b', points: [{ x: 150, y: 4 }], colour: 1, dash: 1 },
+    ],
   });
   const path = /<path d="([^"]+)"/.exec(svg)![1]!;
   const xs = [...path.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
@@ -143,11 +269,33 @@ test('xy chart: points joined in order of x, axes from 0 to round maxima, NaN po
 
 test("a cell's load curve: every run, and a knee search's half-load run where there is one, in order of throughput", () => {
   const at = (recordsPerSecond: number, p99Ms: number) => ({ recordsPerSecond, latency: { p50Ms: p99Ms / 2, p99Ms } });
-  assert.deepEqual(cellLoadCurve({ runs: [at(200, 4), at(100, 3)] }).map((p) => p.recordsPerSecond), [100, 200]);
-  assert.deepEqual(cellLoadCurve({ runs: [{ ...at(800, 9), knee: { atHalf: at(500, 2) } }, { ...at(0, Number.NaN), knee: null }] }).map((p) => [p.recordsPerSecond, p.latency.p99Ms]), [[500, 2], [800, 9]]);
+  assert.deepEqual(
+    cellLoadCurve({ runs: [at(200, 4), at(100, 3)] }).map((p) => p.recordsPerSecond),
+    [100, 200],
+  );
+  assert.deepEqual(
+    cellLoadCurve({
+      runs: [
+        { ...at(800, 9), knee: { atHalf: at(500, 2) } },
+        { ...at(0, Number.NaN), knee: null },
+      ],
+    }).map((p) => [p.recordsPerSecond, p.latency.p99Ms]),
+    [
+      [500, 2],
+      [800, 9],
+    ],
+  );
   // The runs as the sweep records them (run-aggregate's KneeRun), aggregated as a cell.
   const cell = aggregateRuns([run(800, 9, { knee: knee(1_000, 2) }), run(720, 8, { knee: knee(900, 1) })]);
-  assert.deepEqual(cellLoadCurve(cell).map((p) => [p.recordsPerSecond, p.latency.p99Ms]), [[450, 1], [500, 2], [720, 8], [800, 9]]);
+  assert.deepEqual(
+    cellLoadCurve(cell).map((p) => [p.recordsPerSecond, p.latency.p99Ms]),
+    [
+      [450, 1],
+      [500, 2],
+      [720, 8],
+      [800, 9],
+    ],
+  );
 });
 
 test('without chromium there is no PNG, and the reason names the package', () => {

@@ -22,7 +22,11 @@ test('a cell of three runs reports each statistic as its median: one slow run do
   assert.equal(cell.acknowledgedRecords, 9_000);
   assert.equal(cell.batches, 900);
   assert.deepEqual(cell.latency, { count: 9_000, meanMs: 5, p50Ms: 2.5, p95Ms: 5, p99Ms: 10, p999Ms: 20, maxMs: 30 });
-  assert.deepEqual(cell.spread, { recordsPerSecond: { min: 4_000, max: 10_000 }, p99Ms: { min: 8, max: 40 }, maxSustainableRate: { min: Number.NaN, max: Number.NaN } });
+  assert.deepEqual(cell.spread, {
+    recordsPerSecond: { min: 4_000, max: 10_000 },
+    p99Ms: { min: 8, max: 40 },
+    maxSustainableRate: { min: Number.NaN, max: Number.NaN },
+  });
   assert.deepEqual(cell.runs, runs, 'every run is kept, in order');
 });
 
@@ -34,7 +38,11 @@ test('each percentile is its own median, not the percentiles of one median run',
 });
 
 test('failed records add up and the first error is kept: one bad run marks the cell', () => {
-  const cell = aggregateRuns([run(1_000, 5), run(1_000, 5, { failedRecords: 3, firstError: 'NOT_LEADER_OR_FOLLOWER' }), run(1_000, 5, { failedRecords: 1, firstError: 'later' })]);
+  const cell = aggregateRuns([
+    run(1_000, 5),
+    run(1_000, 5, { failedRecords: 3, firstError: 'NOT_LEADER_OR_FOLLOWER' }),
+    run(1_000, 5, { failedRecords: 1, firstError: 'later' }),
+  ]);
   assert.equal(cell.failedRecords, 4);
   assert.equal(cell.firstError, 'NOT_LEADER_OR_FOLLOWER');
 });
@@ -50,7 +58,11 @@ test('one run is reported as it is', () => {
   const cell = aggregateRuns([only]);
   const { spread: s, runs, ...figures } = cell;
   assert.deepEqual(figures, only);
-  assert.deepEqual(s, { recordsPerSecond: { min: 1_234, max: 1_234 }, p99Ms: { min: 7, max: 7 }, maxSustainableRate: { min: Number.NaN, max: Number.NaN } });
+  assert.deepEqual(s, {
+    recordsPerSecond: { min: 1_234, max: 1_234 },
+    p99Ms: { min: 7, max: 7 },
+    maxSustainableRate: { min: Number.NaN, max: Number.NaN },
+  });
   assert.deepEqual(runs, [only]);
   assert.throws(() => aggregateRuns([]), RangeError);
 });

@@ -40,22 +40,64 @@ test('--client, --producer-config, --consumer-config, the knee and end-to-end op
   try {
     const file = join(dir, 'producer.properties');
     writeFileSync(file, '# mine\nacks=1\nenable.idempotence=false\n');
-    const o = parseTuneOptions([...BOOTSTRAP, '--client', 'librdkafka', '--producer-config', file, '--throughput-goal', '5000', '--probe-seconds', '0.5', '--knee-steps', '2', '--no-end-to-end']);
+    const o = parseTuneOptions([
+      ...BOOTSTRAP,
+      '--client',
+      'librdkafka',
+      '--producer-config',
+      file,
+      '--throughput-goal',
+      '5000',
+      '--probe-seconds',
+      '0.5',
+      '--knee-steps',
+      '2',
+      '--no-end-to-end',
+    ]);
     assert.equal(o.client, 'librdkafka');
     assert.deepEqual(Object.fromEntries(o.settings.producerConfig), { acks: '1', 'enable.idempotence': 'false' });
     assert.deepEqual([o.throughputGoal, o.settings.probeSeconds, o.settings.kneeSteps, o.settings.endToEnd], [5000, 0.5, 2, false]);
     const defaults = parseTuneOptions(BOOTSTRAP);
-    assert.deepEqual([defaults.client, defaults.throughputGoal, defaults.settings.probeSeconds, defaults.settings.kneeSteps, defaults.settings.endToEnd, defaults.settings.producerConfig.size, defaults.settings.consumerConfig.size], [null, null, 1, 3, true, 0, 0]);
+    assert.deepEqual(
+      [
+        defaults.client,
+        defaults.throughputGoal,
+        defaults.settings.probeSeconds,
+        defaults.settings.kneeSteps,
+        defaults.settings.endToEnd,
+        defaults.settings.producerConfig.size,
+        defaults.settings.consumerConfig.size,
+      ],
+      [null, null, 1, 3, true, 0, 0],
+    );
     const consumerFile = join(dir, 'consumer.properties');
     writeFileSync(consumerFile, 'fetch.min.bytes=1024\n');
-    assert.deepEqual(Object.fromEntries(parseTuneOptions([...BOOTSTRAP, '--consumer-config', consumerFile]).settings.consumerConfig), { 'fetch.min.bytes': '1024' });
-    assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--consumer-config', consumerFile, '--no-end-to-end']), (e: unknown) => e instanceof UsageError && /--consumer-config is for the end-to-end consumer/.test(e.message));
+    assert.deepEqual(Object.fromEntries(parseTuneOptions([...BOOTSTRAP, '--consumer-config', consumerFile]).settings.consumerConfig), {
+      'fetch.min.bytes': '1024',
+    });
+    assert.throws(
+      () => parseTuneOptions([...BOOTSTRAP, '--consumer-config', consumerFile, '--no-end-to-end']),
+      (e: unknown) => e instanceof UsageError && /--consumer-config is for the end-to-end consumer/.test(e.message),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--client', 'kafkajs']), /--client must be one of java, librdkafka, sluice, not 'kafkajs'/);
-  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--producer-config', '/nonexistent/p.properties']), (e: unknown) => e instanceof UsageError && /--producer-config \/nonexistent/.test(e.message));
-  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--consumer-config', '/nonexistent/c.properties']), (e: unknown) => e instanceof UsageError && /--consumer-config \/nonexistent/.test(e.message));
+  assert.throws(
+    () => parseTuneOptions([...BOOTSTRAP, '--client', 'kafkajs']),
+    /--client must be one of java, librdkafka, sluice, not 'kafkajs'/,
+  );
+  assert.throws(
+    () => parseTuneOptions([...BOOTSTRAP, '--producer-config', '/nonexistent/p.properties']),
+    (e: unknown) => e instanceof UsageError && /--producer-config \/nonexistent/.test(e.message),
+  );
+  assert.throws(
+    () => parseTuneOptions([...BOOTSTRAP, '--consumer-config', '/nonexistent/c.properties']),
+    (e: unknown) => e instanceof UsageError && /--consumer-config \/nonexistent/.test(e.message),
+  );
   assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--knee-steps', '9']), /--knee-steps must be an integer in \[0, 8\]/);
-  assert.throws(() => parseTuneOptions([...BOOTSTRAP, '--record-size', '7']), /--record-size must be an integer in \[8,/, 'a record carries its 8-byte send time');
+  assert.throws(
+    () => parseTuneOptions([...BOOTSTRAP, '--record-size', '7']),
+    /--record-size must be an integer in \[8,/,
+    'a record carries its 8-byte send time',
+  );
 });

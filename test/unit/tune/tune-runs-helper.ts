@@ -28,9 +28,22 @@ export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<
 /** A verified knee at `maxSustainableRate`, with its run at half of it at `halfP99Ms`. */
 export function knee(maxSustainableRate: number, halfP99Ms: number): KneeRun {
   const half = run(maxSustainableRate / 2, halfP99Ms);
-  return { maxSustainableRate, verified: true, probes: [], atHalf: { targetRate: half.targetRate, recordsPerSecond: half.recordsPerSecond, latency: half.latency, endToEnd: null } };
+  return {
+    maxSustainableRate,
+    verified: true,
+    probes: [],
+    atHalf: { targetRate: half.targetRate, recordsPerSecond: half.recordsPerSecond, latency: half.latency, endToEnd: null },
+  };
 }
 
 export function brokerStats(batches: number): BrokerBatchStats {
-  return { batches, meanBatchBytes: 10_240, p50BatchBytes: 8_000, meanRecordsPerBatch: 10, p50RecordsPerBatch: 9, produceRequests: batches / 2, meanBatchesPerRequest: 2 };
+  return {
+    batches,
+    meanBatchBytes: 10_240,
+    p50BatchBytes: 8_000,
+    meanRecordsPerBatch: 10,
+    p50RecordsPerBatch: 9,
+    produceRequests: batches / 2,
+    meanBatchesPerRequest: 2,
+  };
 }

@@ -16,9 +16,18 @@ import { parseExposition, select } from '../metrics/prometheus-text-helper.js';
 const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
 
 /** RECORD declared, to be posted by name. */
-const record = defineWorkerOp(Op.RECORD, 'record', binary<Uint8Array>((b) => b, (b) => b), NOTHING);
+const record = defineWorkerOp(
+  Op.RECORD,
+  'record',
+  binary<Uint8Array>(
+    (b) => b,
+    (b) => b,
+  ),
+  NOTHING,
+);
 
-const sorted = (counts: readonly WorkerCommandCount[]): WorkerCommandCount[] => [...counts].sort((a, b) => `${a.op}/${a.kind}`.localeCompare(`${b.op}/${b.kind}`));
+const sorted = (counts: readonly WorkerCommandCount[]): WorkerCommandCount[] =>
+  [...counts].sort((a, b) => `${a.op}/${a.kind}`.localeCompare(`${b.op}/${b.kind}`));
 
 test('requests and posts are counted apart, by declared name or raw number, over all workers', async () => {
   const host = await PartitionWorkerHost.start({ opModule, workers: 2 });
@@ -68,7 +77,13 @@ test('the scrape exposes the counts as sluice_worker_commands_total{op,kind}', a
     { op: 'release', kind: 'post', count: 5 },
   ];
   const scraper = new MetricsScraper(
-    { broker: new BrokerMetrics().registry, workers: async () => ({ snapshots: [], ends: [] }), rings: () => [], commands: () => counts, committedOffsets: async () => [] },
+    {
+      broker: new BrokerMetrics().registry,
+      workers: async () => ({ snapshots: [], ends: [] }),
+      rings: () => [],
+      commands: () => counts,
+      committedOffsets: async () => [],
+    },
     { maxLagPartitions: 100, log: new Logger('metrics-test') },
   );
   const first = parseExposition(await scraper.render());
@@ -81,5 +96,9 @@ test('the scrape exposes the counts as sluice_worker_commands_total{op,kind}', a
   );
   counts = [{ op: 'append', kind: 'request', count: 4 }];
   const second = parseExposition(await scraper.render());
-  assert.deepEqual(select(second, 'sluice_worker_commands_total').map((s) => [s.labels, s.value]), [[{ op: 'append', kind: 'request' }, 4]], 'each scrape shows the counts as they are');
+  assert.deepEqual(
+    select(second, 'sluice_worker_commands_total').map((s) => [s.labels, s.value]),
+    [[{ op: 'append', kind: 'request' }, 4]],
+    'each scrape shows the counts as they are',
+  );
 });

@@ -15,7 +15,9 @@ const opModule = new URL('./fixtures/test-op-module.js', import.meta.url);
 /** Fails the test instead of hanging when a wake-up is lost. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {
@@ -55,7 +57,9 @@ test('a priority command sent behind queued ordered commands is served before th
   try {
     const held = (await hold()).reply;
     const finished: string[] = [];
-    const ordered = Array.from({ length: 200 }, (_, seq) => host.call(0, LaneOps.ordered, { seq, padding: 4096 }).then((r) => (finished.push(`ordered ${seq}`), r)));
+    const ordered = Array.from({ length: 200 }, (_, seq) =>
+      host.call(0, LaneOps.ordered, { seq, padding: 4096 }).then((r) => (finished.push(`ordered ${seq}`), r)),
+    );
     const priority = host.call(0, LaneOps.priority, { seq: 0, padding: 0 }).then((r) => (finished.push('priority'), r));
     open();
     await within(held, 10_000, 'HOLD');
@@ -73,7 +77,7 @@ test('each lane stays in order and loses nothing, through small rings that fill 
   const { host } = await startGated({ ringCapacity: 8192 });
   try {
     let seed = 7;
-    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const next = { ordered: 0, priority: 0 };
     const sent: Promise<SeqReply>[] = [];
     for (let i = 0; i < 4000; i++) {
@@ -84,8 +88,14 @@ test('each lane stays in order and loses nothing, through small rings that fill 
     const replies = await within(Promise.all(sent), 60_000, 'lanes');
     assert.equal(replies.filter((r) => !r.inOrder).length, 0, 'every command arrived in its lane in order');
     // The worker has run every ordered command: the next one of each lane is still in order.
-    assert.deepEqual(await host.call(0, LaneOps.ordered, { seq: next.ordered, padding: 0 }), { inOrder: true, orderedRun: next.ordered + 1 });
-    assert.deepEqual(await host.call(0, LaneOps.priority, { seq: next.priority, padding: 0 }), { inOrder: true, orderedRun: next.ordered + 1 });
+    assert.deepEqual(await host.call(0, LaneOps.ordered, { seq: next.ordered, padding: 0 }), {
+      inOrder: true,
+      orderedRun: next.ordered + 1,
+    });
+    assert.deepEqual(await host.call(0, LaneOps.priority, { seq: next.priority, padding: 0 }), {
+      inOrder: true,
+      orderedRun: next.ordered + 1,
+    });
   } finally {
     await host.close();
   }
@@ -99,7 +109,11 @@ test('low load: single commands on either lane wake an idle worker (no lost wake
     const next = { ordered: 0, priority: 0 };
     for (let i = 0; i < 400; i++) {
       const lane = random() < 0.5 ? 'priority' : 'ordered';
-      const reply = await within(host.call(0, LaneOps[lane], { seq: next[lane]++, padding: Math.floor(random() * 3000) }), 5000, `${lane} command ${i}`);
+      const reply = await within(
+        host.call(0, LaneOps[lane], { seq: next[lane]++, padding: Math.floor(random() * 3000) }),
+        5000,
+        `${lane} command ${i}`,
+      );
       assert.ok(reply.inOrder);
       await randomPause(random);
     }

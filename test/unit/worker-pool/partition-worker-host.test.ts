@@ -25,7 +25,9 @@ function start(options: Partial<PartitionWorkerHostOptions> & { moduleOptions?: 
 /** Fails the test instead of hanging when a wake-up is lost. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {
@@ -62,11 +64,25 @@ test('handler errors, unknown ops and oversize bodies reject with their Kafka co
   try {
     const code = new Uint8Array(2);
     new DataView(code.buffer).setInt16(0, ErrorCode.NOT_LEADER_OR_FOLLOWER, true);
-    await assert.rejects(host.request(0, Op.FAIL, { payloads: [code] }), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.NOT_LEADER_OR_FOLLOWER && /failed on request/.test(error.message));
-    await assert.rejects(host.request(0, 999), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.UNKNOWN_SERVER_ERROR);
+    await assert.rejects(
+      host.request(0, Op.FAIL, { payloads: [code] }),
+      (error: unknown) =>
+        error instanceof KafkaError && error.code === ErrorCode.NOT_LEADER_OR_FOLLOWER && /failed on request/.test(error.message),
+    );
+    await assert.rejects(
+      host.request(0, 999),
+      (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.UNKNOWN_SERVER_ERROR,
+    );
     await assert.rejects(host.request(0, 0xffff), RangeError, 'transport ops are not for callers');
-    await assert.rejects(host.request(0, Op.ECHO, { payloads: [new Uint8Array(4096)] }), (error: unknown) => error instanceof RingMessageTooLargeError && error.code === ErrorCode.MESSAGE_TOO_LARGE);
-    await assert.rejects(host.request(0, Op.GENERATE, { payloads: [u32s(1, 5000)] }), (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.MESSAGE_TOO_LARGE, 'a reply too large for the reply ring');
+    await assert.rejects(
+      host.request(0, Op.ECHO, { payloads: [new Uint8Array(4096)] }),
+      (error: unknown) => error instanceof RingMessageTooLargeError && error.code === ErrorCode.MESSAGE_TOO_LARGE,
+    );
+    await assert.rejects(
+      host.request(0, Op.GENERATE, { payloads: [u32s(1, 5000)] }),
+      (error: unknown) => error instanceof KafkaError && error.code === ErrorCode.MESSAGE_TOO_LARGE,
+      'a reply too large for the reply ring',
+    );
     assert.deepEqual(Array.from(await host.request(0, Op.ECHO, { payloads: [Uint8Array.of(7)] })), [7]);
   } finally {
     await host.close();
@@ -110,10 +126,17 @@ test('replies complete out of order and each reaches its own request', async () 
   const host = await start({ workers: 1 });
   try {
     const order: string[] = [];
-    const slow = host.request(0, Op.SLEEP_ECHO, { payloads: [sleepEcho(150, Uint8Array.of(1))] }).then((reply) => (order.push('slow'), reply));
-    const middle = host.request(0, Op.SLEEP_ECHO, { payloads: [sleepEcho(50, Uint8Array.of(2))] }).then((reply) => (order.push('middle'), reply));
+    const slow = host
+      .request(0, Op.SLEEP_ECHO, { payloads: [sleepEcho(150, Uint8Array.of(1))] })
+      .then((reply) => (order.push('slow'), reply));
+    const middle = host
+      .request(0, Op.SLEEP_ECHO, { payloads: [sleepEcho(50, Uint8Array.of(2))] })
+      .then((reply) => (order.push('middle'), reply));
     const quick = host.request(0, Op.ECHO, { payloads: [Uint8Array.of(3)] }).then((reply) => (order.push('quick'), reply));
-    assert.deepEqual((await within(Promise.all([slow, middle, quick]), 5000, 'out-of-order replies')).map((reply) => Array.from(reply)), [[1], [2], [3]]);
+    assert.deepEqual(
+      (await within(Promise.all([slow, middle, quick]), 5000, 'out-of-order replies')).map((reply) => Array.from(reply)),
+      [[1], [2], [3]],
+    );
     assert.deepEqual(order, ['quick', 'middle', 'slow']);
   } finally {
     await host.close();
@@ -125,7 +148,7 @@ test('stress: millions of bytes of random-size messages both ways through small 
   const host = await start({ workers: 1, ringCapacity: 65_560 });
   try {
     let seed = 12345;
-    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const size = (): number => {
       const kind = random();
       return kind < 0.5 ? Math.floor(random() * 64) : kind < 0.9 ? Math.floor(random() * 8192) : 40_000 + Math.floor(random() * 25_000);
@@ -166,7 +189,11 @@ test('stress: millions of bytes of random-size messages both ways through small 
     await within(Promise.all(window), 5000, 'last messages');
     const digest = await host.request(0, Op.DIGEST);
     assert.ok(Buffer.from(digest).equals(sent.digest()), 'the worker saw the RECORD bodies in send order');
-    assert.deepEqual(resolvedOrder, [...resolvedOrder].sort((a, b) => a - b), 'synchronous replies come back in request order');
+    assert.deepEqual(
+      resolvedOrder,
+      [...resolvedOrder].sort((a, b) => a - b),
+      'synchronous replies come back in request order',
+    );
     assert.ok(bytesToWorker > 5_000_000 && bytesFromWorker > 5_000_000, `${bytesToWorker} bytes sent, ${bytesFromWorker} received`);
   } finally {
     await host.close();
@@ -236,7 +263,13 @@ test('a worker that dies rejects its pending and later requests with KAFKA_STORA
     await assert.rejects(host.requestFor('t', partitionOnWorker1, Op.ECHO), isUnavailable('exited'));
 
     assert.deepEqual(Array.from(await host.request(2, Op.ECHO, { payloads: [Uint8Array.of(5)] })), [5]);
-    assert.deepEqual(lost.map((error) => [error.workerIndex, error.reason]), [[0, 'crashed'], [1, 'exited']]);
+    assert.deepEqual(
+      lost.map((error) => [error.workerIndex, error.reason]),
+      [
+        [0, 'crashed'],
+        [1, 'exited'],
+      ],
+    );
   } finally {
     await within(host.close(), 5000, 'close with dead workers');
   }
@@ -264,7 +297,8 @@ test('after close() no thread is left: a process that used the host exits by its
 test('an op module without registerOps fails start() loudly', async () => {
   await assert.rejects(
     PartitionWorkerHost.start({ opModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 1 }),
-    (error: unknown) => error instanceof PartitionWorkerUnavailableError && error.reason === 'start-failed' && /registerOps/.test(error.message),
+    (error: unknown) =>
+      error instanceof PartitionWorkerUnavailableError && error.reason === 'start-failed' && /registerOps/.test(error.message),
   );
 });
 
@@ -278,7 +312,11 @@ test('with startOwnersOf, only the owners of those partitions start; another wor
     // A posted command waits in the ring without starting the worker; the first request starts it.
     host.post(idle, Op.RECORD, { payloads: [Uint8Array.of(1)] });
     assert.equal(host.isStarted(idle), false);
-    const [who, digest] = await within(Promise.all([host.request(idle, Op.WHO), host.request(idle, Op.DIGEST)]), 10_000, 'the lazily started worker');
+    const [who, digest] = await within(
+      Promise.all([host.request(idle, Op.WHO), host.request(idle, Op.DIGEST)]),
+      10_000,
+      'the lazily started worker',
+    );
     assert.equal(new DataView(who.buffer).getUint32(0, true), idle);
     assert.deepEqual(Buffer.from(digest), createHash('sha256').update(Uint8Array.of(1)).digest(), 'the posted command ran first');
     assert.deepEqual(host.startedWorkers(), [owner, idle].sort());
@@ -299,12 +337,20 @@ test('close() with workers never started stops the started ones; later requests 
 
 test('a worker that fails to start on its first request is lost: the request rejects as start-failed and onWorkerLost hears it', async () => {
   const lost: PartitionWorkerUnavailableError[] = [];
-  const host = await PartitionWorkerHost.start({ opModule: new URL('./fixtures/test-ops.js', import.meta.url), workers: 2, startOwnersOf: [], onWorkerLost: (e) => lost.push(e) });
+  const host = await PartitionWorkerHost.start({
+    opModule: new URL('./fixtures/test-ops.js', import.meta.url),
+    workers: 2,
+    startOwnersOf: [],
+    onWorkerLost: (e) => lost.push(e),
+  });
   try {
     await assert.rejects(within(host.request(0, Op.ECHO), 10_000, 'the failed start'), isUnavailable('start-failed'));
     assert.equal(host.isAvailable(0), false);
     assert.equal(host.isAvailable(1), true);
-    assert.deepEqual(lost.map((e) => e.reason), ['start-failed']);
+    assert.deepEqual(
+      lost.map((e) => e.reason),
+      ['start-failed'],
+    );
   } finally {
     await host.close();
   }

@@ -57,7 +57,11 @@ test('a worker started by its first request learns every frame it meets, in any 
     for (const worker of [1, 0]) {
       for (const index of [0, 2, 1, 0, 2]) {
         const bytes = frames[index]!.subarray(index * 10, FRAME_BYTES - index);
-        assert.deepEqual(Buffer.from(await host.call(worker, FrameOps.read, { bytes, delayMs: 0, mode: 'digest' })), sha256(bytes), `worker ${worker}, frame ${index}`);
+        assert.deepEqual(
+          Buffer.from(await host.call(worker, FrameOps.read, { bytes, delayMs: 0, mode: 'digest' })),
+          sha256(bytes),
+          `worker ${worker}, frame ${index}`,
+        );
       }
     }
     assert.deepEqual(host.startedWorkers(), [0, 1]);

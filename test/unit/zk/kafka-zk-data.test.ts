@@ -70,7 +70,10 @@ describe('broker registration (version 5)', () => {
   });
 
   test('round trip', () => {
-    const decoded = D.decodeBrokerInfo(1, D.encodeBrokerInfo({ ...info, features: { 'metadata.version': { minVersion: 1, maxVersion: 21 } } }, 5));
+    const decoded = D.decodeBrokerInfo(
+      1,
+      D.encodeBrokerInfo({ ...info, features: { 'metadata.version': { minVersion: 1, maxVersion: 21 } } }, 5),
+    );
     assert.deepEqual(decoded.endpoints, info.endpoints);
     assert.equal(decoded.rack, 'r1');
     assert.deepEqual(decoded.features, { 'metadata.version': { minVersion: 1, maxVersion: 21 } });
@@ -85,7 +88,10 @@ describe('broker registration (version 5)', () => {
     assert.equal(b.rack, null);
     const v1 = D.decodeBrokerInfo(3, buf('{"version":1,"host":"h","port":9092,"jmx_port":9999,"timestamp":"1"}'));
     assert.deepEqual(v1.endpoints, [{ listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: 'h', port: 9092 }]);
-    const v2 = D.decodeBrokerInfo(4, buf('{"version":2,"host":"h","port":9092,"jmx_port":-1,"timestamp":"1","endpoints":["PLAINTEXT://h:9092","SSL://h:9093"]}'));
+    const v2 = D.decodeBrokerInfo(
+      4,
+      buf('{"version":2,"host":"h","port":9092,"jmx_port":-1,"timestamp":"1","endpoints":["PLAINTEXT://h:9092","SSL://h:9093"]}'),
+    );
     assert.deepEqual(
       v2.endpoints.map((e) => e.securityProtocol),
       ['PLAINTEXT', 'SSL'],
@@ -93,9 +99,12 @@ describe('broker registration (version 5)', () => {
   });
 
   test('malformed registrations are refused with the path', () => {
-    assert.throws(() => D.decodeBrokerInfo(1, buf('{"version":5,"jmx_port":-1,"endpoints":["nonsense"]}')), (e: unknown) => {
-      return e instanceof KafkaZkDataError && e.path === '/brokers/ids/1';
-    });
+    assert.throws(
+      () => D.decodeBrokerInfo(1, buf('{"version":5,"jmx_port":-1,"endpoints":["nonsense"]}')),
+      (e: unknown) => {
+        return e instanceof KafkaZkDataError && e.path === '/brokers/ids/1';
+      },
+    );
     assert.throws(() => D.decodeBrokerInfo(1, buf('not json')), KafkaZkDataError);
   });
 });
@@ -121,7 +130,10 @@ describe('controller, epoch, cluster id', () => {
 describe('topic assignment (version 3)', () => {
   test('encodes the brief example exactly', () => {
     const bytes = D.encodeTopicAssignment({ topicId: 'AAAAAAAAAAAAAAAAAAAAAg', partitions: new Map([[0, [1, 2, 3]]]) });
-    assert.equal(bytes.toString(), '{"version":3,"topic_id":"AAAAAAAAAAAAAAAAAAAAAg","partitions":{"0":[1,2,3]},"adding_replicas":{},"removing_replicas":{}}');
+    assert.equal(
+      bytes.toString(),
+      '{"version":3,"topic_id":"AAAAAAAAAAAAAAAAAAAAAg","partitions":{"0":[1,2,3]},"adding_replicas":{},"removing_replicas":{}}',
+    );
   });
 
   test('partitions sorted, empty adding/removing lists left out', () => {
@@ -142,10 +154,13 @@ describe('topic assignment (version 3)', () => {
   test('reads version 1 (no topic id, no reassignment maps)', () => {
     const a = D.decodeTopicAssignment('t', buf('{"version":1,"partitions":{"1":[2,1],"0":[1,2]}}'));
     assert.equal(a.topicId, null);
-    assert.deepEqual([...a.partitions], [
-      [0, [1, 2]],
-      [1, [2, 1]],
-    ]);
+    assert.deepEqual(
+      [...a.partitions],
+      [
+        [0, [1, 2]],
+        [1, [2, 1]],
+      ],
+    );
     assert.equal(a.addingReplicas.size, 0);
   });
 });
@@ -179,7 +194,13 @@ describe('configs and change notifications', () => {
 
   test('change notification version 2, and version 1 read', () => {
     assert.equal(D.encodeConfigChange('topics/t').toString(), '{"version":2,"entity_path":"topics/t"}');
-    assert.equal(D.decodeConfigChange('/config/changes/config_change_0000000000', buf('{"version":1,"entity_type":"brokers","entity_name":"<default>"}')), 'brokers/<default>');
+    assert.equal(
+      D.decodeConfigChange(
+        '/config/changes/config_change_0000000000',
+        buf('{"version":1,"entity_type":"brokers","entity_name":"<default>"}'),
+      ),
+      'brokers/<default>',
+    );
   });
 });
 
@@ -199,18 +220,39 @@ describe('producer id block', () => {
 
 describe('/feature (FeatureZNode)', () => {
   test("written as Kafka 3.9's version 2, a level per feature, status Enabled", () => {
-    assert.deepEqual(json(D.encodeFeatures(new Map([['transaction.version', 2], ['group.version', 1]]))), {
-      features: { 'transaction.version': { max_version_level: 2 }, 'group.version': { max_version_level: 1 } },
-      version: 2,
-      status: 1,
-    });
+    assert.deepEqual(
+      json(
+        D.encodeFeatures(
+          new Map([
+            ['transaction.version', 2],
+            ['group.version', 1],
+          ]),
+        ),
+      ),
+      {
+        features: { 'transaction.version': { max_version_level: 2 }, 'group.version': { max_version_level: 1 } },
+        version: 2,
+        status: 1,
+      },
+    );
   });
 
   test('read from what Kafka writes: version 1 with min levels, version 2, a Disabled node finalizes nothing; bad nodes refused', () => {
-    assert.deepEqual(D.decodeFeatures(buf('{"features":{"group.version":{"max_version_level":1}},"version":2,"status":1}')), new Map([['group.version', 1]]));
-    assert.deepEqual(D.decodeFeatures(buf('{"version":1,"status":1,"features":{"x":{"min_version_level":1,"max_version_level":3}}}')), new Map([['x', 3]]));
+    assert.deepEqual(
+      D.decodeFeatures(buf('{"features":{"group.version":{"max_version_level":1}},"version":2,"status":1}')),
+      new Map([['group.version', 1]]),
+    );
+    assert.deepEqual(
+      D.decodeFeatures(buf('{"version":1,"status":1,"features":{"x":{"min_version_level":1,"max_version_level":3}}}')),
+      new Map([['x', 3]]),
+    );
     assert.deepEqual(D.decodeFeatures(buf('{"version":2,"status":0,"features":{"x":{"max_version_level":3}}}')), new Map());
-    for (const bad of ['{"version":3,"status":1,"features":{}}', '{"version":2,"features":{}}', '{"version":2,"status":1}', '{"version":2,"status":1,"features":{"x":{"max_version_level":0}}}']) {
+    for (const bad of [
+      '{"version":3,"status":1,"features":{}}',
+      '{"version":2,"features":{}}',
+      '{"version":2,"status":1}',
+      '{"version":2,"status":1,"features":{"x":{"max_version_level":0}}}',
+    ]) {
       assert.throws(() => D.decodeFeatures(buf(bad)), KafkaZkDataError, bad);
     }
   });

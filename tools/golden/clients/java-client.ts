@@ -6,8 +6,14 @@ import { ClientDriverError, type ClientRun } from './kafkajs-client.js';
 
 const SCENARIOS = [
   'admin',
-  'produce-none', 'produce-gzip', 'produce-snappy', 'produce-lz4', 'produce-zstd',
-  'consume', 'consume-consumer-protocol', 'group-admin',
+  'produce-none',
+  'produce-gzip',
+  'produce-snappy',
+  'produce-lz4',
+  'produce-zstd',
+  'consume',
+  'consume-consumer-protocol',
+  'group-admin',
 ] as const;
 
 export interface JavaRun extends ClientRun {

@@ -32,8 +32,10 @@ export async function driveKcat(run: ClientRun): Promise<void> {
     run.scenario(`produce-${codec}`);
     const lines = Array.from({ length: MESSAGES_PER_BATCH }, (_, i) => `key-${codec}-${i}:value ${i} from kcat, ${codec}`);
     // -K: splits each line into key and value; -H adds a header to every message.
-    await kcat([...common, '-P', '-t', run.topic, '-K', ':', '-H', 'source=kcat', '-H', `codec=${codec}`,
-      '-z', codec, '-X', 'linger.ms=50'], lines.join('\n') + '\n');
+    await kcat(
+      [...common, '-P', '-t', run.topic, '-K', ':', '-H', 'source=kcat', '-H', `codec=${codec}`, '-z', codec, '-X', 'linger.ms=50'],
+      lines.join('\n') + '\n',
+    );
   }
 
   run.scenario('metadata');
@@ -43,9 +45,26 @@ export async function driveKcat(run: ClientRun): Promise<void> {
   await kcat([...common, '-Q', '-t', `${run.topic}:0:-1`], '');
 
   run.scenario('consume');
-  const consumed = await kcat([...common, '-G', run.groupId, '-e', '-f', '%k=%s\\n',
-    '-X', 'auto.offset.reset=earliest', '-X', 'auto.commit.interval.ms=100', '-X', 'heartbeat.interval.ms=100',
-    '-X', 'fetch.wait.max.ms=200', run.topic], '');
+  const consumed = await kcat(
+    [
+      ...common,
+      '-G',
+      run.groupId,
+      '-e',
+      '-f',
+      '%k=%s\\n',
+      '-X',
+      'auto.offset.reset=earliest',
+      '-X',
+      'auto.commit.interval.ms=100',
+      '-X',
+      'heartbeat.interval.ms=100',
+      '-X',
+      'fetch.wait.max.ms=200',
+      run.topic,
+    ],
+    '',
+  );
   const expected = CODECS.length * MESSAGES_PER_BATCH;
   const got = consumed.split('\n').filter((l) => l.length > 0).length;
   if (got !== expected) throw new ClientDriverError(`kcat consumer got ${got}/${expected} messages`);

@@ -1,5 +1,8 @@
 /** ConsumerGroupDescribe (KIP-848): a consumer group's epochs, assignor and members with their assignments. */
-import type { ConsumerGroupDescribeResponseDescribedGroupInput, ConsumerGroupDescribeResponseAssignmentInput } from '../../../protocol/messages/api/69-consumer-group-describe.js';
+import type {
+  ConsumerGroupDescribeResponseDescribedGroupInput,
+  ConsumerGroupDescribeResponseAssignmentInput,
+} from '../../../protocol/messages/api/69-consumer-group-describe.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { type Assignment, assignmentToList } from './assignment.js';
 import type { ConsumerGroup } from './consumer-group.js';
@@ -14,7 +17,12 @@ export interface DescribeLookup {
   otherGroupExists(groupId: string): boolean;
 }
 
-export function describeConsumerGroup(groupId: string, lookup: DescribeLookup, image: TopicsImage, defaultAssignor: string): ConsumerGroupDescribeResponseDescribedGroupInput {
+export function describeConsumerGroup(
+  groupId: string,
+  lookup: DescribeLookup,
+  image: TopicsImage,
+  defaultAssignor: string,
+): ConsumerGroupDescribeResponseDescribedGroupInput {
   const group = lookup.consumerGroup(groupId);
   if (group === undefined) {
     const message = lookup.otherGroupExists(groupId) ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`;

@@ -14,7 +14,10 @@
  * fence the member when they fire in `tick`.
  */
 import { KafkaError } from '../../../common/kafka-error.js';
-import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseDataInput } from '../../../protocol/messages/api/68-consumer-group-heartbeat.js';
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseDataInput,
+} from '../../../protocol/messages/api/68-consumer-group-heartbeat.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { GroupCoordinatorConfig } from '../config.js';
 import type { DeadlineTimer } from '../deadline-timer.js';
@@ -76,9 +79,14 @@ export class ConsumerGroupHeartbeats<T> {
   ) {}
 
   /** Throws KafkaError for an answer with an error; `records` is then untouched. */
-  heartbeat(request: ConsumerGroupHeartbeatRequestData, ctx: ConsumerHeartbeatContext, records: CoordinatorRecord[]): ConsumerGroupHeartbeatResponseDataInput {
+  heartbeat(
+    request: ConsumerGroupHeartbeatRequestData,
+    ctx: ConsumerHeartbeatContext,
+    records: CoordinatorRecord[],
+  ): ConsumerGroupHeartbeatResponseDataInput {
     this.validate(request, ctx.apiVersion);
-    if (request.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || request.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(request, ctx.topics, records);
+    if (request.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || request.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+      return this.leave(request, ctx.topics, records);
 
     const { groupId, memberEpoch, instanceId } = request;
     const joining = memberEpoch === 0;
@@ -87,8 +95,15 @@ export class ConsumerGroupHeartbeats<T> {
       if (!joining) fail(ErrorCode.GROUP_ID_NOT_FOUND, `Consumer group ${groupId} not found.`);
       if (this.classic.stateOf(groupId) === 'active') fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     }
-    if (group !== undefined && group.members.size >= this.config.consumerGroupMaxSize && (request.memberId === '' || !group.members.has(request.memberId))) {
-      fail(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.consumerGroupMaxSize} members.`);
+    if (
+      group !== undefined &&
+      group.members.size >= this.config.consumerGroupMaxSize &&
+      (request.memberId === '' || !group.members.has(request.memberId))
+    ) {
+      fail(
+        ErrorCode.GROUP_MAX_SIZE_REACHED,
+        `The consumer group has reached its maximum capacity of ${this.config.consumerGroupMaxSize} members.`,
+      );
     }
     const memberId = request.memberId === '' ? this.newMemberId() : request.memberId;
     const { existing, replaced } = this.findMember(group, memberId, instanceId, request);
@@ -106,7 +121,12 @@ export class ConsumerGroupHeartbeats<T> {
       clientHost: ctx.clientHost,
       subscribedTopicNames: request.subscribedTopicNames ?? before.subscribedTopicNames,
       // An empty regex clears it (the client switched to topic names).
-      subscribedTopicRegex: request.subscribedTopicRegex === null ? before.subscribedTopicRegex : request.subscribedTopicRegex === '' ? null : request.subscribedTopicRegex,
+      subscribedTopicRegex:
+        request.subscribedTopicRegex === null
+          ? before.subscribedTopicRegex
+          : request.subscribedTopicRegex === ''
+            ? null
+            : request.subscribedTopicRegex,
       rebalanceTimeoutMs: request.rebalanceTimeoutMs === -1 ? before.rebalanceTimeoutMs : request.rebalanceTimeoutMs,
       serverAssignor: request.serverAssignor ?? before.serverAssignor,
     };
@@ -119,12 +139,14 @@ export class ConsumerGroupHeartbeats<T> {
 
     // 1. The group epoch follows subscriptions and the subscribed topics' metadata.
     const hash = metadataHash(this.subscribedTopicNames(g, ctx.topics), ctx.topics);
-    if (bumpEpoch || hash !== g.metadataHash) this.groups.write({ kind: 'group-epoch', groupId, value: { epoch: g.groupEpoch + 1, metadataHash: hash } }, records);
+    if (bumpEpoch || hash !== g.metadataHash)
+      this.groups.write({ kind: 'group-epoch', groupId, value: { epoch: g.groupEpoch + 1, metadataHash: hash } }, records);
 
     // 2. The target assignment follows the group epoch.
     if (g.groupEpoch > g.assignmentEpoch) {
       const assignor = assignorNamed(g.preferredAssignor() ?? this.config.consumerGroupAssignors[0]!, this.config.consumerGroupAssignors);
-      if (assignor === undefined) fail(ErrorCode.UNKNOWN_SERVER_ERROR, `no server assignor among ${this.config.consumerGroupAssignors.join(', ')}`);
+      if (assignor === undefined)
+        fail(ErrorCode.UNKNOWN_SERVER_ERROR, `no server assignor among ${this.config.consumerGroupAssignors.join(', ')}`);
       updateTargetAssignment(this.groups, g, assignor, ctx.topics, records);
     }
 
@@ -135,7 +157,10 @@ export class ConsumerGroupHeartbeats<T> {
     this.scheduleSession(groupId, memberId, ctx.now);
 
     const isFullRequest =
-      joining || (request.rebalanceTimeoutMs !== -1 && (request.subscribedTopicNames !== null || request.subscribedTopicRegex !== null) && request.topicPartitions !== null);
+      joining ||
+      (request.rebalanceTimeoutMs !== -1 &&
+        (request.subscribedTopicNames !== null || request.subscribedTopicRegex !== null) &&
+        request.topicPartitions !== null);
     const changed = !assignmentsEqual(before.assignedPartitions, member.assignedPartitions);
     return {
       errorCode: ErrorCode.NONE,
@@ -182,7 +207,8 @@ export class ConsumerGroupHeartbeats<T> {
     if (request.rackId === '') invalid("RackId can't be empty.");
     if (memberEpoch === 0) {
       if (request.rebalanceTimeoutMs === -1) invalid('RebalanceTimeoutMs must be provided in first request.');
-      if (request.topicPartitions === null || request.topicPartitions.length > 0) invalid('TopicPartitions must be empty when (re-)joining.');
+      if (request.topicPartitions === null || request.topicPartitions.length > 0)
+        invalid('TopicPartitions must be empty when (re-)joining.');
       const hasNames = request.subscribedTopicNames !== null && request.subscribedTopicNames.length > 0;
       const hasRegex = request.subscribedTopicRegex !== null && request.subscribedTopicRegex !== '';
       if (!hasNames && !hasRegex) invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
@@ -191,11 +217,21 @@ export class ConsumerGroupHeartbeats<T> {
     } else if (memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       invalid('MemberEpoch is invalid.');
     }
-    if (request.subscribedTopicRegex !== null && request.subscribedTopicRegex !== '' && compileTopicRegex(request.subscribedTopicRegex) === null) {
-      fail(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${request.subscribedTopicRegex}\` is not a valid regular expression.`);
+    if (
+      request.subscribedTopicRegex !== null &&
+      request.subscribedTopicRegex !== '' &&
+      compileTopicRegex(request.subscribedTopicRegex) === null
+    ) {
+      fail(
+        ErrorCode.INVALID_REGULAR_EXPRESSION,
+        `SubscribedTopicRegex \`${request.subscribedTopicRegex}\` is not a valid regular expression.`,
+      );
     }
     if (request.serverAssignor !== null && assignorNamed(request.serverAssignor, this.config.consumerGroupAssignors) === undefined) {
-      fail(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${request.serverAssignor} is not supported. Supported assignors: ${this.config.consumerGroupAssignors.join(', ')}.`);
+      fail(
+        ErrorCode.UNSUPPORTED_ASSIGNOR,
+        `ServerAssignor ${request.serverAssignor} is not supported. Supported assignors: ${this.config.consumerGroupAssignors.join(', ')}.`,
+      );
     }
   }
 
@@ -230,12 +266,20 @@ export class ConsumerGroupHeartbeats<T> {
       return holder.memberId === memberId ? { existing: holder } : { replaced: holder };
     }
     if (holder === undefined) fail(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
-    if (holder.memberId !== memberId) fail(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by member ${holder.memberId}.`);
+    if (holder.memberId !== memberId)
+      fail(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `Static member ${memberId} with instance id ${instanceId} was fenced by member ${holder.memberId}.`,
+      );
     checkEpoch(holder, request);
     return { existing: holder };
   }
 
-  private leave(request: ConsumerGroupHeartbeatRequestData, image: TopicsImage, records: CoordinatorRecord[]): ConsumerGroupHeartbeatResponseDataInput {
+  private leave(
+    request: ConsumerGroupHeartbeatRequestData,
+    image: TopicsImage,
+    records: CoordinatorRecord[],
+  ): ConsumerGroupHeartbeatResponseDataInput {
     const { groupId, memberId, instanceId, memberEpoch } = request;
     const group = this.groups.get(groupId) ?? fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
     const response = { errorCode: ErrorCode.NONE, memberId, memberEpoch };
@@ -245,7 +289,11 @@ export class ConsumerGroupHeartbeats<T> {
       return response;
     }
     const holder = group.staticMember(instanceId) ?? fail(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
-    if (holder.memberId !== memberId) fail(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by member ${holder.memberId}.`);
+    if (holder.memberId !== memberId)
+      fail(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `Static member ${memberId} with instance id ${instanceId} was fenced by member ${holder.memberId}.`,
+      );
     if (memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
       this.fence(group, memberId, image, records);
       return response;
@@ -265,7 +313,10 @@ export class ConsumerGroupHeartbeats<T> {
     this.cancelTimers(groupId, old.memberId);
     this.groups.write({ kind: 'member', groupId, memberId, value: subscriptionOf(old) }, records);
     this.groups.write({ kind: 'target', groupId, memberId, value: target }, records);
-    this.groups.write({ kind: 'current', groupId, memberId, value: { ...assignmentStateOf(old), memberEpoch: 0, previousMemberEpoch: 0 } }, records);
+    this.groups.write(
+      { kind: 'current', groupId, memberId, value: { ...assignmentStateOf(old), memberEpoch: 0, previousMemberEpoch: 0 } },
+      records,
+    );
   }
 
   /** Kafka's order: current assignment, target, then the member itself. */
@@ -275,7 +326,13 @@ export class ConsumerGroupHeartbeats<T> {
     this.groups.write({ kind: 'member', groupId, memberId, value: null }, records);
   }
 
-  private maybeReconcile(group: ConsumerGroup, member: ConsumerMember, owned: ConsumerGroupHeartbeatRequestData['topicPartitions'], now: number, records: CoordinatorRecord[]): void {
+  private maybeReconcile(
+    group: ConsumerGroup,
+    member: ConsumerMember,
+    owned: ConsumerGroupHeartbeatRequestData['topicPartitions'],
+    now: number,
+    records: CoordinatorRecord[],
+  ): void {
     if (isReconciledTo(member, group.assignmentEpoch)) return;
     const state = assignmentStateOf(member);
     const next = reconcile({
@@ -312,7 +369,8 @@ export class ConsumerGroupHeartbeats<T> {
     this.timer.schedule(revocationKey(groupId, member.memberId), now + member.rebalanceTimeoutMs, (fx) => {
       const group = this.groups.get(groupId);
       const m = group?.members.get(member.memberId);
-      if (group !== undefined && m !== undefined && m.memberEpoch === epoch && m.state === MemberState.UNREVOKED_PARTITIONS) this.fence(group, member.memberId, null, fx.records);
+      if (group !== undefined && m !== undefined && m.memberEpoch === epoch && m.state === MemberState.UNREVOKED_PARTITIONS)
+        this.fence(group, member.memberId, null, fx.records);
     });
   }
 }
@@ -321,10 +379,16 @@ export class ConsumerGroupHeartbeats<T> {
 function checkEpoch(member: ConsumerMember, request: ConsumerGroupHeartbeatRequestData): void {
   const received = request.memberEpoch;
   if (received > member.memberEpoch) {
-    fail(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+    fail(
+      ErrorCode.FENCED_MEMBER_EPOCH,
+      `The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
   }
   if (received < member.memberEpoch && (received !== member.previousMemberEpoch || !ownsSubsetOf(request.topicPartitions, member))) {
-    fail(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+    fail(
+      ErrorCode.FENCED_MEMBER_EPOCH,
+      `The consumer group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
   }
 }
 

@@ -67,7 +67,8 @@ export class ConsumerGroup {
   /** The assignor the members prefer most (ties: the first name), or null when none named one. */
   preferredAssignor(): string | null {
     const counts = new Map<string, number>();
-    for (const m of this.members.values()) if (m.serverAssignor !== null) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
+    for (const m of this.members.values())
+      if (m.serverAssignor !== null) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
     let best: [string, number] | null = null;
     for (const e of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (best === null || e[1] > best[1]) best = e;
     return best?.[0] ?? null;

@@ -37,7 +37,12 @@ export class ConsumerGroups extends GroupStore<ConsumerGroup, ConsumerGroupChang
       case 'current': {
         const member = group.members.get(change.memberId) ?? newMember(change.memberId);
         // A tombstone comes just before the member's own: it holds nothing from then on.
-        const state = change.value ?? { ...INITIAL_ASSIGNMENT_STATE, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH, assignedPartitions: EMPTY_ASSIGNMENT };
+        const state = change.value ?? {
+          ...INITIAL_ASSIGNMENT_STATE,
+          memberEpoch: LEAVE_GROUP_MEMBER_EPOCH,
+          previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH,
+          assignedPartitions: EMPTY_ASSIGNMENT,
+        };
         group.putMember({ ...member, ...state });
         return;
       }

@@ -10,7 +10,10 @@ import {
   ConsumerGroupCurrentMemberAssignmentKey,
   ConsumerGroupCurrentMemberAssignmentValue,
 } from '../../../protocol/messages/coordinator/consumer-group-current-member-assignment.js';
-import { ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue } from '../../../protocol/messages/coordinator/consumer-group-member-metadata.js';
+import {
+  ConsumerGroupMemberMetadataKey,
+  ConsumerGroupMemberMetadataValue,
+} from '../../../protocol/messages/coordinator/consumer-group-member-metadata.js';
 import { ConsumerGroupMetadataKey, ConsumerGroupMetadataValue } from '../../../protocol/messages/coordinator/consumer-group-metadata.js';
 import {
   ConsumerGroupTargetAssignmentMemberKey,
@@ -46,7 +49,13 @@ export type ConsumerGroupChange =
   | { kind: 'target-epoch'; groupId: string; value: number | null }
   | { kind: 'current'; groupId: string; memberId: string; value: MemberAssignmentState | null };
 
-export function record<K, V>(keyCodec: MessageCodec<unknown, K>, type: number, key: K, valueCodec: MessageCodec<unknown, V>, value: V | null): CoordinatorRecord {
+export function record<K, V>(
+  keyCodec: MessageCodec<unknown, K>,
+  type: number,
+  key: K,
+  valueCodec: MessageCodec<unknown, V>,
+  value: V | null,
+): CoordinatorRecord {
   return { key: typePrefixedKey(keyCodec, type, key), value: value === null ? null : writeVersioned(valueCodec, VALUE_VERSION, value) };
 }
 
@@ -54,21 +63,51 @@ export function encodeChange(c: ConsumerGroupChange): CoordinatorRecord {
   const groupId = c.groupId;
   switch (c.kind) {
     case 'group-epoch':
-      return record(ConsumerGroupMetadataKey, RecordType.GROUP_METADATA, { groupId }, ConsumerGroupMetadataValue, c.value && { epoch: c.value.epoch, metadataHash: c.value.metadataHash });
+      return record(
+        ConsumerGroupMetadataKey,
+        RecordType.GROUP_METADATA,
+        { groupId },
+        ConsumerGroupMetadataValue,
+        c.value && { epoch: c.value.epoch, metadataHash: c.value.metadataHash },
+      );
     case 'member':
-      return record(ConsumerGroupMemberMetadataKey, RecordType.MEMBER_METADATA, { groupId, memberId: c.memberId }, ConsumerGroupMemberMetadataValue, c.value && { ...c.value, subscribedTopicNames: [...c.value.subscribedTopicNames], classicMemberMetadata: null });
+      return record(
+        ConsumerGroupMemberMetadataKey,
+        RecordType.MEMBER_METADATA,
+        { groupId, memberId: c.memberId },
+        ConsumerGroupMemberMetadataValue,
+        c.value && { ...c.value, subscribedTopicNames: [...c.value.subscribedTopicNames], classicMemberMetadata: null },
+      );
     case 'target':
-      return record(ConsumerGroupTargetAssignmentMemberKey, RecordType.TARGET_ASSIGNMENT_MEMBER, { groupId, memberId: c.memberId }, ConsumerGroupTargetAssignmentMemberValue, c.value && { topicPartitions: assignmentToList(c.value) });
+      return record(
+        ConsumerGroupTargetAssignmentMemberKey,
+        RecordType.TARGET_ASSIGNMENT_MEMBER,
+        { groupId, memberId: c.memberId },
+        ConsumerGroupTargetAssignmentMemberValue,
+        c.value && { topicPartitions: assignmentToList(c.value) },
+      );
     case 'target-epoch':
-      return record(ConsumerGroupTargetAssignmentMetadataKey, RecordType.TARGET_ASSIGNMENT_METADATA, { groupId }, ConsumerGroupTargetAssignmentMetadataValue, c.value === null ? null : { assignmentEpoch: c.value });
+      return record(
+        ConsumerGroupTargetAssignmentMetadataKey,
+        RecordType.TARGET_ASSIGNMENT_METADATA,
+        { groupId },
+        ConsumerGroupTargetAssignmentMetadataValue,
+        c.value === null ? null : { assignmentEpoch: c.value },
+      );
     case 'current':
-      return record(ConsumerGroupCurrentMemberAssignmentKey, RecordType.CURRENT_MEMBER_ASSIGNMENT, { groupId, memberId: c.memberId }, ConsumerGroupCurrentMemberAssignmentValue, c.value && {
-        memberEpoch: c.value.memberEpoch,
-        previousMemberEpoch: c.value.previousMemberEpoch,
-        state: c.value.state,
-        assignedPartitions: assignmentToList(c.value.assignedPartitions).map((t) => ({ ...t, assignmentEpochs: null })),
-        partitionsPendingRevocation: assignmentToList(c.value.partitionsPendingRevocation).map((t) => ({ ...t, assignmentEpochs: null })),
-      });
+      return record(
+        ConsumerGroupCurrentMemberAssignmentKey,
+        RecordType.CURRENT_MEMBER_ASSIGNMENT,
+        { groupId, memberId: c.memberId },
+        ConsumerGroupCurrentMemberAssignmentValue,
+        c.value && {
+          memberEpoch: c.value.memberEpoch,
+          previousMemberEpoch: c.value.previousMemberEpoch,
+          state: c.value.state,
+          assignedPartitions: assignmentToList(c.value.assignedPartitions).map((t) => ({ ...t, assignmentEpochs: null })),
+          partitionsPendingRevocation: assignmentToList(c.value.partitionsPendingRevocation).map((t) => ({ ...t, assignmentEpochs: null })),
+        },
+      );
   }
 }
 
@@ -81,7 +120,11 @@ export function decodeChange(recordType: number, keyBytes: Buffer, value: Buffer
   switch (recordType) {
     case RecordType.GROUP_METADATA: {
       const v = value === null ? null : readValue(ConsumerGroupMetadataValue, value);
-      return { kind: 'group-epoch', groupId: key(ConsumerGroupMetadataKey, keyBytes).groupId, value: v && { epoch: v.epoch, metadataHash: v.metadataHash } };
+      return {
+        kind: 'group-epoch',
+        groupId: key(ConsumerGroupMetadataKey, keyBytes).groupId,
+        value: v && { epoch: v.epoch, metadataHash: v.metadataHash },
+      };
     }
     case RecordType.MEMBER_METADATA: {
       const k = key(ConsumerGroupMemberMetadataKey, keyBytes);
@@ -109,7 +152,11 @@ export function decodeChange(recordType: number, keyBytes: Buffer, value: Buffer
     }
     case RecordType.TARGET_ASSIGNMENT_METADATA: {
       const v = value === null ? null : readValue(ConsumerGroupTargetAssignmentMetadataValue, value);
-      return { kind: 'target-epoch', groupId: key(ConsumerGroupTargetAssignmentMetadataKey, keyBytes).groupId, value: v && v.assignmentEpoch };
+      return {
+        kind: 'target-epoch',
+        groupId: key(ConsumerGroupTargetAssignmentMetadataKey, keyBytes).groupId,
+        value: v && v.assignmentEpoch,
+      };
     }
     case RecordType.CURRENT_MEMBER_ASSIGNMENT: {
       const k = key(ConsumerGroupCurrentMemberAssignmentKey, keyBytes);

@@ -39,7 +39,10 @@ export function reconcile(input: ReconcileInput): MemberAssignmentState {
       return next(input, member.memberEpoch);
     default:
       if (owned === null || owned.length > 0) {
-        throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, 'The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.');
+        throw new KafkaError(
+          ErrorCode.FENCED_MEMBER_EPOCH,
+          'The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.',
+        );
       }
       return next(input, targetEpoch);
   }
@@ -73,7 +76,13 @@ function next(input: ReconcileInput, memberEpoch: number): MemberAssignmentState
     }
   }
   if (revoking.size > 0 && ownsAny(owned, revoking)) {
-    return { memberEpoch, previousMemberEpoch: member.memberEpoch, state: MemberState.UNREVOKED_PARTITIONS, assignedPartitions: assigned, partitionsPendingRevocation: revoking };
+    return {
+      memberEpoch,
+      previousMemberEpoch: member.memberEpoch,
+      state: MemberState.UNREVOKED_PARTITIONS,
+      assignedPartitions: assigned,
+      partitionsPendingRevocation: revoking,
+    };
   }
   for (const [topicId, partitions] of adding) for (const p of partitions) add(assigned, topicId, p);
   return {
@@ -84,4 +93,3 @@ function next(input: ReconcileInput, memberEpoch: number): MemberAssignmentState
     partitionsPendingRevocation: new Map(),
   };
 }
-

@@ -73,7 +73,8 @@ export function metadataHash(topicNames: Iterable<string>, image: TopicsImage): 
   for (const name of [...topicNames].sort()) {
     const t = image.topic(name);
     if (t === undefined) continue;
-    for (const byte of Buffer.from(`${t.name}\u0000${t.topicId}\u0000${t.partitionCount}\n`)) h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
+    for (const byte of Buffer.from(`${t.name}\u0000${t.topicId}\u0000${t.partitionCount}\n`))
+      h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
   }
   // The record field is a signed int64.
   return BigInt.asIntN(64, h);

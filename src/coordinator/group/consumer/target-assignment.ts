@@ -10,7 +10,13 @@ import type { ConsumerGroup } from './consumer-group.js';
 import type { ConsumerGroups } from './consumer-groups.js';
 import { type TopicsImage, subscribedTopicsOf } from './subscribed-topics.js';
 
-export function updateTargetAssignment(groups: ConsumerGroups, group: ConsumerGroup, assignor: ServerAssignor, image: TopicsImage, records: CoordinatorRecord[]): void {
+export function updateTargetAssignment(
+  groups: ConsumerGroups,
+  group: ConsumerGroup,
+  assignor: ServerAssignor,
+  image: TopicsImage,
+  records: CoordinatorRecord[],
+): void {
   const partitionCounts = new Map<string, number>();
   const members: AssignmentMember[] = [...group.members.values()]
     .sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0))
@@ -28,7 +34,8 @@ export function updateTargetAssignment(groups: ConsumerGroups, group: ConsumerGr
   for (const m of members) {
     const value = result.get(m.memberId) ?? EMPTY_ASSIGNMENT;
     // A new member gets its target record even when empty, so replay knows it has one.
-    if (!group.targets.has(m.memberId) || !assignmentsEqual(value, m.current)) groups.write({ kind: 'target', groupId, memberId: m.memberId, value }, records);
+    if (!group.targets.has(m.memberId) || !assignmentsEqual(value, m.current))
+      groups.write({ kind: 'target', groupId, memberId: m.memberId, value }, records);
   }
   groups.write({ kind: 'target-epoch', groupId, value: group.groupEpoch }, records);
 }

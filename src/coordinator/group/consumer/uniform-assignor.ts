@@ -14,7 +14,8 @@ export const uniformAssignor: ServerAssignor = {
   name: 'uniform',
   assign(spec: AssignmentSpec): Map<string, Assignment> {
     const owned = new Map<string, Pair[]>(spec.members.map((m) => [m.memberId, []]));
-    const eligible = (memberId: string, topicId: string): boolean => spec.members.find((m) => m.memberId === memberId)!.topicIds.has(topicId);
+    const eligible = (memberId: string, topicId: string): boolean =>
+      spec.members.find((m) => m.memberId === memberId)!.topicIds.has(topicId);
     const taken = new Set<string>();
     const id = (p: Pair): string => `${p[0]}:${p[1]}`;
     // 1. Keep what each member has that is still valid.
@@ -31,20 +32,25 @@ export const uniformAssignor: ServerAssignor = {
       for (let partition = 0; partition < spec.partitionCounts.get(topicId)!; partition++) {
         const p: Pair = [topicId, partition];
         if (taken.has(id(p))) continue;
-        const to = leastLoaded(spec.members.filter((m) => m.topicIds.has(topicId)).map((m) => m.memberId), owned);
+        const to = leastLoaded(
+          spec.members.filter((m) => m.topicIds.has(topicId)).map((m) => m.memberId),
+          owned,
+        );
         if (to === null) continue;
         taken.add(id(p));
         owned.get(to)!.push(p);
       }
     }
     // 3. Move partitions from the most to the least loaded eligible member until no move narrows the gap.
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const donor of [...owned.keys()].sort((a, b) => owned.get(b)!.length - owned.get(a)!.length || (a < b ? -1 : 1))) {
         const donorPairs = owned.get(donor)!;
         for (let i = donorPairs.length - 1; i >= 0 && !moved; i--) {
           const p = donorPairs[i]!;
-          const candidates = [...owned.keys()].filter((r) => r !== donor && eligible(r, p[0]) && owned.get(r)!.length + 1 < donorPairs.length);
+          const candidates = [...owned.keys()].filter(
+            (r) => r !== donor && eligible(r, p[0]) && owned.get(r)!.length + 1 < donorPairs.length,
+          );
           const to = leastLoaded(candidates, owned);
           if (to === null) continue;
           donorPairs.splice(i, 1);

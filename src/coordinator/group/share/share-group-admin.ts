@@ -6,9 +6,18 @@
  * DeleteGroups. After Kafka 4.4's GroupMetadataManager and GroupCoordinatorShard.
  */
 import { KafkaError } from '../../../common/kafka-error.js';
-import type { AlterShareGroupOffsetsRequestData, AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopicInput } from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
-import type { DeleteShareGroupOffsetsRequestData, DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput } from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
-import type { ShareGroupDescribeResponseDescribedGroupInput, ShareGroupDescribeResponseAssignmentInput } from '../../../protocol/messages/api/77-share-group-describe.js';
+import type {
+  AlterShareGroupOffsetsRequestData,
+  AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopicInput,
+} from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
+import type {
+  DeleteShareGroupOffsetsRequestData,
+  DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput,
+} from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
+import type {
+  ShareGroupDescribeResponseDescribedGroupInput,
+  ShareGroupDescribeResponseAssignmentInput,
+} from '../../../protocol/messages/api/77-share-group-describe.js';
 import { ERRORS, ErrorCode } from '../../../protocol/errors.js';
 import type { CoordinatorRecord } from '../records.js';
 import { type Assignment, assignmentToList } from '../consumer/assignment.js';
@@ -40,9 +49,18 @@ export interface ShareOffsetsAlterPlan {
   readonly initialize: ShareInitialization;
 }
 
-export function describeShareGroup(group: ShareGroup | undefined, groupId: string, otherGroupExists: boolean, image: TopicsImage): ShareGroupDescribeResponseDescribedGroupInput {
+export function describeShareGroup(
+  group: ShareGroup | undefined,
+  groupId: string,
+  otherGroupExists: boolean,
+  image: TopicsImage,
+): ShareGroupDescribeResponseDescribedGroupInput {
   if (group === undefined) {
-    return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: otherGroupExists ? `Group ${groupId} is not a share group.` : `Group ${groupId} not found.` };
+    return {
+      groupId,
+      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+      errorMessage: otherGroupExists ? `Group ${groupId} is not a share group.` : `Group ${groupId} not found.`,
+    };
   }
   return {
     groupId,
@@ -75,7 +93,9 @@ function described(a: Assignment, image: TopicsImage): ShareGroupDescribeRespons
 
 /** The group's initialized share-partitions (DescribeShareGroupOffsets without topics). */
 export function initializedPartitions(group: ShareGroup | undefined): Assignment {
-  return new Map([...(group?.partitions.initialized ?? new Map<string, TopicPartitionsInfo>())].map(([topicId, info]) => [topicId, info.partitions]));
+  return new Map(
+    [...(group?.partitions.initialized ?? new Map<string, TopicPartitionsInfo>())].map(([topicId, info]) => [topicId, info.partitions]),
+  );
 }
 
 function emptyOrFail(group: ShareGroup): void {
@@ -100,7 +120,14 @@ export function planAlterShareGroupOffsets(
   const responses = request.topics.map((t) => {
     const topic = image.topic(t.topicName);
     if (topic === undefined) {
-      return { topicName: t.topicName, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: UNKNOWN_TOPIC_MESSAGE })) };
+      return {
+        topicName: t.topicName,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          errorMessage: UNKNOWN_TOPIC_MESSAGE,
+        })),
+      };
     }
     const valid = t.partitions.filter((p) => p.partitionIndex >= 0 && p.partitionIndex < topic.partitionCount);
     for (const p of valid) partitions.push({ topicId: topic.topicId, partition: p.partitionIndex, startOffset: p.startOffset });
@@ -129,7 +156,13 @@ function groupFor(groups: ShareGroups, groupId: string): ShareGroup {
  * DeleteShareGroupOffsets: the group must be empty; each topic's initialized share-partitions
  * move to deleting and are returned for the persister (a topic already deleting is deleted again).
  */
-export function planDeleteShareGroupOffsets(groups: ShareGroups, group: ShareGroup, request: DeleteShareGroupOffsetsRequestData, image: TopicsImage, records: CoordinatorRecord[]): ShareOffsetsDeletionPlan {
+export function planDeleteShareGroupOffsets(
+  groups: ShareGroups,
+  group: ShareGroup,
+  request: DeleteShareGroupOffsetsRequestData,
+  image: TopicsImage,
+  records: CoordinatorRecord[],
+): ShareOffsetsDeletionPlan {
   emptyOrFail(group);
   const initialized = new Map(group.partitions.initialized);
   const deleting = new Map(group.partitions.deleting);
@@ -149,15 +182,27 @@ export function planDeleteShareGroupOffsets(groups: ShareGroups, group: ShareGro
     } else if (deleting.has(topic.topicId)) {
       deletions.push({ topicId: topic.topicId, topicName, partitions: Array.from({ length: topic.partitionCount }, (_, p) => p) });
     } else {
-      refused.push({ topicName, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'There is no offset information to delete.' });
+      refused.push({
+        topicName,
+        errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        errorMessage: 'There is no offset information to delete.',
+      });
     }
   }
-  groups.write({ kind: 'state-partitions', groupId: group.groupId, value: { initializing: group.partitions.initializing, initialized, deleting } }, records);
+  groups.write(
+    { kind: 'state-partitions', groupId: group.groupId, value: { initializing: group.partitions.initializing, initialized, deleting } },
+    records,
+  );
   return { refused, deletions };
 }
 
 /** The persister deleted these topics' state: they leave `deleting`. */
-export function completeShareTopicDeletion(groups: ShareGroups, group: ShareGroup, topicIds: readonly string[], records: CoordinatorRecord[]): void {
+export function completeShareTopicDeletion(
+  groups: ShareGroups,
+  group: ShareGroup,
+  topicIds: readonly string[],
+  records: CoordinatorRecord[],
+): void {
   const deleting = new Map(group.partitions.deleting);
   for (const id of topicIds) deleting.delete(id);
   groups.write({ kind: 'state-partitions', groupId: group.groupId, value: { ...group.partitions, deleting } }, records);
@@ -168,16 +213,33 @@ export function completeShareTopicDeletion(groups: ShareGroups, group: ShareGrou
  * (initialized, initializing, and still deleting from an earlier attempt) move to deleting and are
  * returned for the persister. The group's tombstones follow once they are deleted.
  */
-export function planShareGroupDeletion(groups: ShareGroups, group: ShareGroup, image: TopicsImage, records: CoordinatorRecord[]): ShareTopicDeletion[] {
+export function planShareGroupDeletion(
+  groups: ShareGroups,
+  group: ShareGroup,
+  image: TopicsImage,
+  records: CoordinatorRecord[],
+): ShareTopicDeletion[] {
   emptyOrFail(group);
   const { initialized, initializing, deleting } = group.partitions;
-  const all = mergeTopics(initialized, new Map([...initializing].map(([id, info]) => [id, { name: info.name, partitions: info.partitions }])), 0);
+  const all = mergeTopics(
+    initialized,
+    new Map([...initializing].map(([id, info]) => [id, { name: info.name, partitions: info.partitions }])),
+    0,
+  );
   for (const [topicId, name] of deleting) {
     const topic = image.topicById(topicId);
     // A topic deleted meanwhile has no share-partitions left to delete.
-    if (topic !== undefined && !all.has(topicId)) all.set(topicId, { name, partitions: new Set(Array.from({ length: topic.partitionCount }, (_, p) => p)), since: 0 });
+    if (topic !== undefined && !all.has(topicId))
+      all.set(topicId, { name, partitions: new Set(Array.from({ length: topic.partitionCount }, (_, p) => p)), since: 0 });
   }
-  groups.write({ kind: 'state-partitions', groupId: group.groupId, value: { initializing: new Map(), initialized: new Map(), deleting: new Map([...all].map(([id, info]) => [id, info.name])) } }, records);
+  groups.write(
+    {
+      kind: 'state-partitions',
+      groupId: group.groupId,
+      value: { initializing: new Map(), initialized: new Map(), deleting: new Map([...all].map(([id, info]) => [id, info.name])) },
+    },
+    records,
+  );
   return [...all].map(([topicId, info]) => ({ topicId, topicName: info.name, partitions: [...info.partitions].sort((a, b) => a - b) }));
 }
 
@@ -186,7 +248,8 @@ export function deleteShareGroup(groups: ShareGroups, group: ShareGroup, records
   const { groupId } = group;
   const memberIds = [...group.members.keys()];
   for (const memberId of memberIds) groups.write({ kind: 'current', groupId, memberId, value: null }, records);
-  for (const memberId of new Set([...memberIds, ...group.targets.keys()])) groups.write({ kind: 'target', groupId, memberId, value: null }, records);
+  for (const memberId of new Set([...memberIds, ...group.targets.keys()]))
+    groups.write({ kind: 'target', groupId, memberId, value: null }, records);
   groups.write({ kind: 'target-epoch', groupId, value: null }, records);
   for (const memberId of memberIds) groups.write({ kind: 'member', groupId, memberId, value: null }, records);
   groups.write({ kind: 'state-partitions', groupId, value: null }, records);

@@ -77,27 +77,92 @@ export function shareGroupConfigProblem(c: ShareGroupConfig): ShareGroupConfigPr
   const atMost = (key: string, value: number, otherKey: string, other: number): ShareGroupConfigProblem | null =>
     value <= other ? null : { key, message: `${key} must be less than or equal to ${otherKey}` };
   const checks: Array<() => ShareGroupConfigProblem | null> = [
-    () => atLeast('group.share.max.heartbeat.interval.ms', c.maxHeartbeatIntervalMs, 'group.share.min.heartbeat.interval.ms', c.minHeartbeatIntervalMs),
-    () => atLeast('group.share.heartbeat.interval.ms', c.heartbeatIntervalMs, 'group.share.min.heartbeat.interval.ms', c.minHeartbeatIntervalMs),
-    () => atMost('group.share.heartbeat.interval.ms', c.heartbeatIntervalMs, 'group.share.max.heartbeat.interval.ms', c.maxHeartbeatIntervalMs),
+    () =>
+      atLeast(
+        'group.share.max.heartbeat.interval.ms',
+        c.maxHeartbeatIntervalMs,
+        'group.share.min.heartbeat.interval.ms',
+        c.minHeartbeatIntervalMs,
+      ),
+    () =>
+      atLeast(
+        'group.share.heartbeat.interval.ms',
+        c.heartbeatIntervalMs,
+        'group.share.min.heartbeat.interval.ms',
+        c.minHeartbeatIntervalMs,
+      ),
+    () =>
+      atMost('group.share.heartbeat.interval.ms', c.heartbeatIntervalMs, 'group.share.max.heartbeat.interval.ms', c.maxHeartbeatIntervalMs),
     () => atLeast('group.share.max.session.timeout.ms', c.maxSessionTimeoutMs, 'group.share.min.session.timeout.ms', c.minSessionTimeoutMs),
     () => atLeast('group.share.session.timeout.ms', c.sessionTimeoutMs, 'group.share.min.session.timeout.ms', c.minSessionTimeoutMs),
     () => atMost('group.share.session.timeout.ms', c.sessionTimeoutMs, 'group.share.max.session.timeout.ms', c.maxSessionTimeoutMs),
     () =>
-      c.heartbeatIntervalMs < c.sessionTimeoutMs ? null : { key: 'group.share.heartbeat.interval.ms', message: 'group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms' },
+      c.heartbeatIntervalMs < c.sessionTimeoutMs
+        ? null
+        : {
+            key: 'group.share.heartbeat.interval.ms',
+            message: 'group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms',
+          },
     () =>
       c.assignors.length === 1
         ? null
-        : { key: 'group.share.assignors', message: `group.share.assignors must contain exactly one assignor, but found ${c.assignors.length}` },
-    () => atLeast('group.share.max.assignment.interval.ms', c.maxAssignmentIntervalMs, 'group.share.min.assignment.interval.ms', c.minAssignmentIntervalMs),
-    () => atLeast('group.share.assignment.interval.ms', c.assignmentIntervalMs, 'group.share.min.assignment.interval.ms', c.minAssignmentIntervalMs),
-    () => atMost('group.share.assignment.interval.ms', c.assignmentIntervalMs, 'group.share.max.assignment.interval.ms', c.maxAssignmentIntervalMs),
-    () => atLeast('group.share.max.delivery.count.limit', c.maxDeliveryCountLimit, 'group.share.delivery.count.limit', c.deliveryCountLimit),
-    () => atLeast('group.share.delivery.count.limit', c.deliveryCountLimit, 'group.share.min.delivery.count.limit', c.minDeliveryCountLimit),
-    () => atLeast('group.share.max.partition.max.record.locks', c.maxPartitionMaxRecordLocks, 'group.share.partition.max.record.locks', c.partitionMaxRecordLocks),
-    () => atLeast('group.share.partition.max.record.locks', c.partitionMaxRecordLocks, 'group.share.min.partition.max.record.locks', c.minPartitionMaxRecordLocks),
-    () => atLeast('group.share.record.lock.duration.ms', c.recordLockDurationMs, 'group.share.min.record.lock.duration.ms', c.minRecordLockDurationMs),
-    () => atLeast('group.share.max.record.lock.duration.ms', c.maxRecordLockDurationMs, 'group.share.record.lock.duration.ms', c.recordLockDurationMs),
+        : {
+            key: 'group.share.assignors',
+            message: `group.share.assignors must contain exactly one assignor, but found ${c.assignors.length}`,
+          },
+    () =>
+      atLeast(
+        'group.share.max.assignment.interval.ms',
+        c.maxAssignmentIntervalMs,
+        'group.share.min.assignment.interval.ms',
+        c.minAssignmentIntervalMs,
+      ),
+    () =>
+      atLeast(
+        'group.share.assignment.interval.ms',
+        c.assignmentIntervalMs,
+        'group.share.min.assignment.interval.ms',
+        c.minAssignmentIntervalMs,
+      ),
+    () =>
+      atMost(
+        'group.share.assignment.interval.ms',
+        c.assignmentIntervalMs,
+        'group.share.max.assignment.interval.ms',
+        c.maxAssignmentIntervalMs,
+      ),
+    () =>
+      atLeast('group.share.max.delivery.count.limit', c.maxDeliveryCountLimit, 'group.share.delivery.count.limit', c.deliveryCountLimit),
+    () =>
+      atLeast('group.share.delivery.count.limit', c.deliveryCountLimit, 'group.share.min.delivery.count.limit', c.minDeliveryCountLimit),
+    () =>
+      atLeast(
+        'group.share.max.partition.max.record.locks',
+        c.maxPartitionMaxRecordLocks,
+        'group.share.partition.max.record.locks',
+        c.partitionMaxRecordLocks,
+      ),
+    () =>
+      atLeast(
+        'group.share.partition.max.record.locks',
+        c.partitionMaxRecordLocks,
+        'group.share.min.partition.max.record.locks',
+        c.minPartitionMaxRecordLocks,
+      ),
+    () =>
+      atLeast(
+        'group.share.record.lock.duration.ms',
+        c.recordLockDurationMs,
+        'group.share.min.record.lock.duration.ms',
+        c.minRecordLockDurationMs,
+      ),
+    () =>
+      atLeast(
+        'group.share.max.record.lock.duration.ms',
+        c.maxRecordLockDurationMs,
+        'group.share.record.lock.duration.ms',
+        c.recordLockDurationMs,
+      ),
     () => atLeast('group.share.max.share.sessions', c.maxShareSessions, 'group.share.max.size', c.maxSize),
   ];
   for (const check of checks) {

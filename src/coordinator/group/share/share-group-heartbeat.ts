@@ -14,7 +14,10 @@
  * Every request error is checked before anything changes. Sessions fence silent members in `tick`.
  */
 import { KafkaError } from '../../../common/kafka-error.js';
-import type { ShareGroupHeartbeatRequestData, ShareGroupHeartbeatResponseDataInput } from '../../../protocol/messages/api/76-share-group-heartbeat.js';
+import type {
+  ShareGroupHeartbeatRequestData,
+  ShareGroupHeartbeatResponseDataInput,
+} from '../../../protocol/messages/api/76-share-group-heartbeat.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { GroupCoordinatorConfig } from '../config.js';
 import type { DeadlineTimer } from '../deadline-timer.js';
@@ -48,7 +51,6 @@ export interface ShareHeartbeatContext {
   topics: TopicsImage;
 }
 
-
 /** What another group type sharing the id space says about an id. */
 export type OtherGroupLookup = (groupId: string) => boolean;
 
@@ -69,7 +71,8 @@ export function validateShareGroupHeartbeat(request: ShareGroupHeartbeatRequestD
   if (request.groupId === '') invalid("GroupId can't be empty.");
   if (request.rackId === '') invalid("RackId can't be empty.");
   if (request.memberEpoch === 0) {
-    if (request.subscribedTopicNames === null || request.subscribedTopicNames.length === 0) invalid('SubscribedTopicNames must be set in first request.');
+    if (request.subscribedTopicNames === null || request.subscribedTopicNames.length === 0)
+      invalid('SubscribedTopicNames must be set in first request.');
   } else if (request.memberEpoch < SHARE_LEAVE_GROUP_MEMBER_EPOCH) invalid('MemberEpoch is invalid.');
 }
 
@@ -84,13 +87,21 @@ export class ShareGroupHeartbeats<T> {
   /** Throws KafkaError for an answer with an error; `records` is then untouched. */
   heartbeat(request: ShareGroupHeartbeatRequestData, ctx: ShareHeartbeatContext, records: CoordinatorRecord[]): ShareHeartbeatResult {
     validateShareGroupHeartbeat(request);
-    if (request.memberEpoch === SHARE_LEAVE_GROUP_MEMBER_EPOCH) return { response: this.leave(request, ctx.topics, records), initialize: null };
+    if (request.memberEpoch === SHARE_LEAVE_GROUP_MEMBER_EPOCH)
+      return { response: this.leave(request, ctx.topics, records), initialize: null };
 
     const { groupId, memberId, memberEpoch } = request;
     const joining = memberEpoch === 0;
     const existingGroup = this.shareGroup(groupId, joining);
-    if (existingGroup !== undefined && existingGroup.members.size >= this.config.shareGroupMaxSize && !existingGroup.members.has(memberId)) {
-      fail(ErrorCode.GROUP_MAX_SIZE_REACHED, `The share group has reached its maximum capacity of ${this.config.shareGroupMaxSize} members.`);
+    if (
+      existingGroup !== undefined &&
+      existingGroup.members.size >= this.config.shareGroupMaxSize &&
+      !existingGroup.members.has(memberId)
+    ) {
+      fail(
+        ErrorCode.GROUP_MAX_SIZE_REACHED,
+        `The share group has reached its maximum capacity of ${this.config.shareGroupMaxSize} members.`,
+      );
     }
     const prior = existingGroup?.members.get(memberId);
     if (prior === undefined && !joining) fail(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`);
@@ -116,7 +127,8 @@ export class ShareGroupHeartbeats<T> {
 
     // 1. The group epoch follows subscriptions, their topics' metadata and initialized partitions.
     const hash = metadataHash(group.subscribedTopicNames(), ctx.topics);
-    if (bumpEpoch || hash !== group.metadataHash) this.groups.write({ kind: 'group-epoch', groupId, value: { epoch: group.groupEpoch + 1, metadataHash: hash } }, records);
+    if (bumpEpoch || hash !== group.metadataHash)
+      this.groups.write({ kind: 'group-epoch', groupId, value: { epoch: group.groupEpoch + 1, metadataHash: hash } }, records);
 
     // 2. The target assignment follows the group epoch.
     if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, ctx.topics, records);
@@ -131,7 +143,9 @@ export class ShareGroupHeartbeats<T> {
     let initialize: ShareInitialization | null = null;
     if (adds.size > 0) {
       markInitializing(this.groups, group, adds, ctx.now, records);
-      const partitions = [...adds].flatMap(([topicId, t]) => [...t.partitions].map((partition) => ({ topicId, partition, startOffset: UNINITIALIZED_START_OFFSET })));
+      const partitions = [...adds].flatMap(([topicId, t]) =>
+        [...t.partitions].map((partition) => ({ topicId, partition, startOffset: UNINITIALIZED_START_OFFSET })),
+      );
       initialize = { groupId, stateEpoch: group.groupEpoch, partitions };
     }
 
@@ -183,7 +197,11 @@ export class ShareGroupHeartbeats<T> {
     return undefined;
   }
 
-  private leave(request: ShareGroupHeartbeatRequestData, image: TopicsImage, records: CoordinatorRecord[]): ShareGroupHeartbeatResponseDataInput {
+  private leave(
+    request: ShareGroupHeartbeatRequestData,
+    image: TopicsImage,
+    records: CoordinatorRecord[],
+  ): ShareGroupHeartbeatResponseDataInput {
     const { groupId, memberId, memberEpoch } = request;
     const group = this.shareGroup(groupId, false)!;
     if (!group.members.has(memberId)) fail(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`);
@@ -200,12 +218,19 @@ export class ShareGroupHeartbeats<T> {
     for (const m of members) {
       const value = result.get(m.memberId) ?? EMPTY_ASSIGNMENT;
       // A new member gets its target record even when empty, so replay knows it has one.
-      if (!group.targets.has(m.memberId) || !assignmentsEqual(value, m.current)) this.groups.write({ kind: 'target', groupId, memberId: m.memberId, value }, records);
+      if (!group.targets.has(m.memberId) || !assignmentsEqual(value, m.current))
+        this.groups.write({ kind: 'target', groupId, memberId: m.memberId, value }, records);
     }
     this.groups.write({ kind: 'target-epoch', groupId, value: group.groupEpoch }, records);
   }
 
-  private reconcile(group: ShareGroup, member: ShareMember, subscriptionChanged: boolean, image: TopicsImage, records: CoordinatorRecord[]): void {
+  private reconcile(
+    group: ShareGroup,
+    member: ShareMember,
+    subscriptionChanged: boolean,
+    image: TopicsImage,
+    records: CoordinatorRecord[],
+  ): void {
     const atTarget = member.memberEpoch === group.assignmentEpoch;
     if (atTarget && !subscriptionChanged) return;
     const state = shareAssignmentStateOf(member);
@@ -214,7 +239,8 @@ export class ShareGroupHeartbeats<T> {
     const next = atTarget
       ? { ...state, assignedPartitions }
       : { memberEpoch: group.assignmentEpoch, previousMemberEpoch: member.memberEpoch, state: MemberState.STABLE, assignedPartitions };
-    if (!shareAssignmentStatesEqual(next, state)) this.groups.write({ kind: 'current', groupId: group.groupId, memberId: member.memberId, value: next }, records);
+    if (!shareAssignmentStatesEqual(next, state))
+      this.groups.write({ kind: 'current', groupId: group.groupId, memberId: member.memberId, value: next }, records);
   }
 
   private scheduleSession(groupId: string, memberId: string, now: number): void {
@@ -268,7 +294,10 @@ function onlyTopics(a: Assignment, topicIds: ReadonlySet<string>): Assignment {
 /** Kafka's share epoch check: the previous epoch is accepted (the response with the bump was lost). */
 function checkEpoch(member: ShareMember, received: number): void {
   if (received > member.memberEpoch) {
-    fail(ErrorCode.FENCED_MEMBER_EPOCH, `The share group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+    fail(
+      ErrorCode.FENCED_MEMBER_EPOCH,
+      `The share group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
   }
   if (received < member.memberEpoch && received !== member.previousMemberEpoch) {
     fail(

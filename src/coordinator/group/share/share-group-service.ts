@@ -14,14 +14,24 @@
 import { KafkaError } from '../../../common/kafka-error.js';
 import type { Logger } from '../../../common/logger.js';
 import { ZERO_UUID } from '../../../common/uuid.js';
-import type { ShareGroupHeartbeatRequestData, ShareGroupHeartbeatResponseDataInput } from '../../../protocol/messages/api/76-share-group-heartbeat.js';
+import type {
+  ShareGroupHeartbeatRequestData,
+  ShareGroupHeartbeatResponseDataInput,
+} from '../../../protocol/messages/api/76-share-group-heartbeat.js';
 import type {
   DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup,
   DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroupInput,
   DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput,
 } from '../../../protocol/messages/api/90-describe-share-group-offsets.js';
-import type { AlterShareGroupOffsetsRequestData, AlterShareGroupOffsetsResponseDataInput } from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
-import type { DeleteShareGroupOffsetsRequestData, DeleteShareGroupOffsetsResponseDataInput, DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput } from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
+import type {
+  AlterShareGroupOffsetsRequestData,
+  AlterShareGroupOffsetsResponseDataInput,
+} from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
+import type {
+  DeleteShareGroupOffsetsRequestData,
+  DeleteShareGroupOffsetsResponseDataInput,
+  DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput,
+} from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
 import { ErrorCode, ERRORS } from '../../../protocol/errors.js';
 import type { SharePersister, ShareStateSummary } from '../../share/share-state-persister.js';
 import type { GroupCoordinator } from '../group-coordinator.js';
@@ -91,7 +101,11 @@ export class ShareGroupService<T> {
   ) {}
 
   /** ShareGroupHeartbeat; rejects as `run` does (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE). */
-  async heartbeat(request: ShareGroupHeartbeatRequestData, client: ShareClient, topics: TopicsImage): Promise<ShareGroupHeartbeatResponseDataInput> {
+  async heartbeat(
+    request: ShareGroupHeartbeatRequestData,
+    client: ShareClient,
+    topics: TopicsImage,
+  ): Promise<ShareGroupHeartbeatResponseDataInput> {
     const result = await this.runner.run(request.groupId, (c, now) => c.shareGroupHeartbeat(request, { ...client, now, topics }));
     if (result.initialize !== null) this.inBackground(this.initializeNew(result.initialize, topics));
     return result.response;
@@ -116,7 +130,8 @@ export class ShareGroupService<T> {
         if (topic !== undefined) wanted.push({ name: topic.name, topicId, partitions: [...partitions].sort((a, b) => a - b) });
       }
     } else {
-      for (const t of request.topics) wanted.push({ name: t.topicName, topicId: topics.topic(t.topicName)?.topicId ?? null, partitions: t.partitions });
+      for (const t of request.topics)
+        wanted.push({ name: t.topicName, topicId: topics.topic(t.topicName)?.topicId ?? null, partitions: t.partitions });
     }
     const summarized = await Promise.all(
       wanted.map(async (t) => {
@@ -137,7 +152,9 @@ export class ShareGroupService<T> {
       }),
     );
     // One lookup of the partition ends for every share-partition whose lag can be computed, as Kafka's coordinator makes.
-    const needEnd = summarized.flatMap((t) => t.summaries.filter((s) => s.summary !== null && lagComputable(s.summary)).map((s) => ({ topic: t.name, partition: s.partition })));
+    const needEnd = summarized.flatMap((t) =>
+      t.summaries.filter((s) => s.summary !== null && lagComputable(s.summary)).map((s) => ({ topic: t.name, partition: s.partition })),
+    );
     const answered = needEnd.length === 0 ? [] : await ends(needEnd);
     const endOf = new Map(needEnd.map((p, i) => [topicPartitionKey(p.topic, p.partition), answered[i]!]));
     const described = summarized.map((t): DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput => ({
@@ -146,9 +163,16 @@ export class ShareGroupService<T> {
       partitions: t.summaries.map(({ partition: partitionIndex, summary }) => {
         if (summary === null) return { partitionIndex, startOffset: NO_START_OFFSET, leaderEpoch: NO_LEADER_EPOCH, lag: UNKNOWN_LAG };
         const end = endOf.get(topicPartitionKey(t.name, partitionIndex));
-        if (end === undefined) return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
-        if (end.errorCode !== ErrorCode.NONE) return { partitionIndex, errorCode: end.errorCode, errorMessage: ERRORS.get(end.errorCode)?.message ?? null };
-        return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: sharePartitionLag(summary, end.offset) };
+        if (end === undefined)
+          return { partitionIndex, startOffset: summary.startOffset, leaderEpoch: summary.leaderEpoch, lag: UNKNOWN_LAG };
+        if (end.errorCode !== ErrorCode.NONE)
+          return { partitionIndex, errorCode: end.errorCode, errorMessage: ERRORS.get(end.errorCode)?.message ?? null };
+        return {
+          partitionIndex,
+          startOffset: summary.startOffset,
+          leaderEpoch: summary.leaderEpoch,
+          lag: sharePartitionLag(summary, end.offset),
+        };
       }),
     }));
     return { groupId, topics: described, errorCode: ErrorCode.NONE, errorMessage: null };
@@ -187,7 +211,12 @@ export class ShareGroupService<T> {
     if (deleted.length > 0) await this.runner.run(groupId, (c) => c.completeShareTopicDeletion(groupId, deleted));
     const responses: DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput[] = [
       ...plan.refused,
-      ...results.map(({ deletion, failure }) => ({ topicName: deletion.topicName, topicId: deletion.topicId, errorCode: failure?.errorCode ?? ErrorCode.NONE, errorMessage: failure?.errorMessage ?? null })),
+      ...results.map(({ deletion, failure }) => ({
+        topicName: deletion.topicName,
+        topicId: deletion.topicId,
+        errorCode: failure?.errorCode ?? ErrorCode.NONE,
+        errorMessage: failure?.errorMessage ?? null,
+      })),
     ];
     return { errorCode: ErrorCode.NONE, errorMessage: null, responses };
   }
@@ -208,7 +237,9 @@ export class ShareGroupService<T> {
   }
 
   private inBackground(work: Promise<void>): void {
-    const tracked = work.catch((err: unknown) => this.logger.warn('share-partition initialization failed', { error: String(err) })).finally(() => this.background.delete(tracked));
+    const tracked = work
+      .catch((err: unknown) => this.logger.warn('share-partition initialization failed', { error: String(err) }))
+      .finally(() => this.background.delete(tracked));
     this.background.add(tracked);
   }
 
@@ -218,16 +249,25 @@ export class ShareGroupService<T> {
     const outcome = await this.initialize(init);
     if (outcome.done.size > 0) await this.runner.run(groupId, (c) => c.initializeShareGroupState(groupId, outcome.done, topics));
     if (outcome.failed.size > 0) {
-      this.logger.warn('share-partitions not initialized; a later heartbeat retries', { groupId, failures: [...outcome.failures.entries()].map(([k, e]) => `${k}: ${e.errorMessage}`) });
+      this.logger.warn('share-partitions not initialized; a later heartbeat retries', {
+        groupId,
+        failures: [...outcome.failures.entries()].map(([k, e]) => `${k}: ${e.errorMessage}`),
+      });
       await this.runner.run(groupId, (c) => c.uninitializeShareGroupState(groupId, outcome.failed));
     }
   }
 
-  private async initialize(init: ShareInitialization): Promise<{ done: Assignment; failed: Assignment; failures: Map<string, { errorCode: number; errorMessage: string }> }> {
+  private async initialize(
+    init: ShareInitialization,
+  ): Promise<{ done: Assignment; failed: Assignment; failures: Map<string, { errorCode: number; errorMessage: string }> }> {
     const settled = await Promise.all(
       init.partitions.map(async (p) => {
         try {
-          await this.persister.initialize({ groupId: init.groupId, topicId: p.topicId, partition: p.partition }, init.stateEpoch, p.startOffset);
+          await this.persister.initialize(
+            { groupId: init.groupId, topicId: p.topicId, partition: p.partition },
+            init.stateEpoch,
+            p.startOffset,
+          );
           return { p, failure: null };
         } catch (err) {
           return { p, failure: errorOf(err) };

@@ -25,7 +25,11 @@ export class ShareGroups extends GroupStore<ShareGroup, ShareGroupChange> {
         return;
       case 'member':
         if (change.value === null) group.members.delete(change.memberId);
-        else group.members.set(change.memberId, { ...(group.members.get(change.memberId) ?? newShareMember(change.memberId)), ...change.value });
+        else
+          group.members.set(change.memberId, {
+            ...(group.members.get(change.memberId) ?? newShareMember(change.memberId)),
+            ...change.value,
+          });
         return;
       case 'target':
         if (change.value === null) group.targets.delete(change.memberId);
@@ -38,7 +42,12 @@ export class ShareGroups extends GroupStore<ShareGroup, ShareGroupChange> {
         const member = group.members.get(change.memberId);
         // A tombstone comes just before the member's own; a value may come before the member record on replay.
         if (change.value === null) {
-          if (member !== undefined) group.members.set(change.memberId, { ...member, ...INITIAL_SHARE_ASSIGNMENT_STATE, memberEpoch: SHARE_LEAVE_GROUP_MEMBER_EPOCH });
+          if (member !== undefined)
+            group.members.set(change.memberId, {
+              ...member,
+              ...INITIAL_SHARE_ASSIGNMENT_STATE,
+              memberEpoch: SHARE_LEAVE_GROUP_MEMBER_EPOCH,
+            });
         } else group.members.set(change.memberId, { ...(member ?? newShareMember(change.memberId)), ...change.value });
         return;
       }

@@ -33,7 +33,12 @@ export interface ShareInitialization {
  * Partitions of the group's subscribed topics that are neither initialized nor being initialized
  * (an initialization older than `retryIntervalMs` counts as lost and is sent again).
  */
-export function partitionsToInitialize(group: ShareGroup, image: TopicsImage, now: number, retryIntervalMs: number): Map<string, TopicPartitionsToAdd> {
+export function partitionsToInitialize(
+  group: ShareGroup,
+  image: TopicsImage,
+  now: number,
+  retryIntervalMs: number,
+): Map<string, TopicPartitionsToAdd> {
   const out = new Map<string, TopicPartitionsToAdd>();
   const { initialized, initializing } = group.partitions;
   for (const name of [...group.subscribedTopicNames()].sort()) {
@@ -50,15 +55,31 @@ export function partitionsToInitialize(group: ShareGroup, image: TopicsImage, no
 }
 
 /** Records `adds` as initializing (and no longer deleting), as the record the caller appends. */
-export function markInitializing(groups: ShareGroups, group: ShareGroup, adds: ReadonlyMap<string, TopicPartitionsToAdd>, now: number, records: CoordinatorRecord[]): void {
+export function markInitializing(
+  groups: ShareGroups,
+  group: ShareGroup,
+  adds: ReadonlyMap<string, TopicPartitionsToAdd>,
+  now: number,
+  records: CoordinatorRecord[],
+): void {
   const deleting = new Map(group.partitions.deleting);
   for (const topicId of adds.keys()) deleting.delete(topicId);
-  const value = { initializing: mergeTopics(group.partitions.initializing, adds, now), initialized: group.partitions.initialized, deleting };
+  const value = {
+    initializing: mergeTopics(group.partitions.initializing, adds, now),
+    initialized: group.partitions.initialized,
+    deleting,
+  };
   groups.write({ kind: 'state-partitions', groupId: group.groupId, value }, records);
 }
 
 /** The persister initialized `done`: they become assignable. */
-export function markInitialized(groups: ShareGroups, group: ShareGroup, done: Assignment, image: TopicsImage, records: CoordinatorRecord[]): void {
+export function markInitialized(
+  groups: ShareGroups,
+  group: ShareGroup,
+  done: Assignment,
+  image: TopicsImage,
+  records: CoordinatorRecord[],
+): void {
   const adds = new Map<string, TopicPartitionsToAdd>();
   for (const [topicId, partitions] of done) {
     const name = group.partitions.initializing.get(topicId)?.name ?? image.topicById(topicId)?.name ?? '<UNKNOWN>';
@@ -72,6 +93,10 @@ export function markInitialized(groups: ShareGroups, group: ShareGroup, done: As
 /** The persister failed `failed`: they are uninitialized again, for a later heartbeat to retry. */
 export function markUninitialized(groups: ShareGroups, group: ShareGroup, failed: Assignment, records: CoordinatorRecord[]): void {
   const initializing = removePartitions(group.partitions.initializing, failed);
-  if (initializing.size === group.partitions.initializing.size && [...initializing].every(([id, info]) => group.partitions.initializing.get(id)?.partitions.size === info.partitions.size)) return;
+  if (
+    initializing.size === group.partitions.initializing.size &&
+    [...initializing].every(([id, info]) => group.partitions.initializing.get(id)?.partitions.size === info.partitions.size)
+  )
+    return;
   groups.write({ kind: 'state-partitions', groupId: group.groupId, value: { ...group.partitions, initializing } }, records);
 }

@@ -53,9 +53,19 @@ export function sameTopicNames(a: readonly string[], b: readonly string[]): bool
 }
 
 export function shareSubscriptionsEqual(a: ShareMemberSubscription, b: ShareMemberSubscription): boolean {
-  return sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames) && a.rackId === b.rackId && a.clientId === b.clientId && a.clientHost === b.clientHost;
+  return (
+    sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames) &&
+    a.rackId === b.rackId &&
+    a.clientId === b.clientId &&
+    a.clientHost === b.clientHost
+  );
 }
 
 export function shareAssignmentStatesEqual(a: ShareMemberAssignmentState, b: ShareMemberAssignmentState): boolean {
-  return a.memberEpoch === b.memberEpoch && a.previousMemberEpoch === b.previousMemberEpoch && a.state === b.state && assignmentsEqual(a.assignedPartitions, b.assignedPartitions);
+  return (
+    a.memberEpoch === b.memberEpoch &&
+    a.previousMemberEpoch === b.previousMemberEpoch &&
+    a.state === b.state &&
+    assignmentsEqual(a.assignedPartitions, b.assignedPartitions)
+  );
 }

@@ -32,7 +32,11 @@ export interface TopicPartitionsToAdd {
 }
 
 /** `base` plus `adds`, per topic; an added topic takes the new name and time. */
-export function mergeTopics(base: ReadonlyMap<string, TopicPartitionsInfo>, adds: ReadonlyMap<string, TopicPartitionsToAdd>, since: number): Map<string, TopicPartitionsInfo> {
+export function mergeTopics(
+  base: ReadonlyMap<string, TopicPartitionsInfo>,
+  adds: ReadonlyMap<string, TopicPartitionsToAdd>,
+  since: number,
+): Map<string, TopicPartitionsInfo> {
   const out = new Map(base);
   for (const [topicId, add] of adds) {
     const partitions = new Set(base.get(topicId)?.partitions ?? []);

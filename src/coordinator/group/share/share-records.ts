@@ -3,16 +3,28 @@
  * value version 0), as typed changes: live operations build a change, apply it to the group and
  * write its record; replay decodes the record back into the same change.
  */
-import { ShareGroupCurrentMemberAssignmentKey, ShareGroupCurrentMemberAssignmentValue } from '../../../protocol/messages/coordinator/share-group-current-member-assignment.js';
-import { ShareGroupMemberMetadataKey, ShareGroupMemberMetadataValue } from '../../../protocol/messages/coordinator/share-group-member-metadata.js';
+import {
+  ShareGroupCurrentMemberAssignmentKey,
+  ShareGroupCurrentMemberAssignmentValue,
+} from '../../../protocol/messages/coordinator/share-group-current-member-assignment.js';
+import {
+  ShareGroupMemberMetadataKey,
+  ShareGroupMemberMetadataValue,
+} from '../../../protocol/messages/coordinator/share-group-member-metadata.js';
 import { ShareGroupMetadataKey, ShareGroupMetadataValue } from '../../../protocol/messages/coordinator/share-group-metadata.js';
 import {
   ShareGroupStatePartitionMetadataKey,
   ShareGroupStatePartitionMetadataValue,
   type ShareGroupStatePartitionMetadataValueTopicPartitionsInfo,
 } from '../../../protocol/messages/coordinator/share-group-state-partition-metadata.js';
-import { ShareGroupTargetAssignmentMemberKey, ShareGroupTargetAssignmentMemberValue } from '../../../protocol/messages/coordinator/share-group-target-assignment-member.js';
-import { ShareGroupTargetAssignmentMetadataKey, ShareGroupTargetAssignmentMetadataValue } from '../../../protocol/messages/coordinator/share-group-target-assignment-metadata.js';
+import {
+  ShareGroupTargetAssignmentMemberKey,
+  ShareGroupTargetAssignmentMemberValue,
+} from '../../../protocol/messages/coordinator/share-group-target-assignment-member.js';
+import {
+  ShareGroupTargetAssignmentMetadataKey,
+  ShareGroupTargetAssignmentMetadataValue,
+} from '../../../protocol/messages/coordinator/share-group-target-assignment-metadata.js';
 import { readValue, type CoordinatorRecord } from '../records.js';
 import { type Assignment, assignmentFromList, assignmentToList } from '../consumer/assignment.js';
 import type { MemberStateCode } from '../consumer/consumer-member.js';
@@ -53,26 +65,62 @@ export function encodeShareChange(c: ShareGroupChange): CoordinatorRecord {
   const groupId = c.groupId;
   switch (c.kind) {
     case 'group-epoch':
-      return record(ShareGroupMetadataKey, ShareRecordType.GROUP_METADATA, { groupId }, ShareGroupMetadataValue, c.value && { epoch: c.value.epoch, metadataHash: c.value.metadataHash });
+      return record(
+        ShareGroupMetadataKey,
+        ShareRecordType.GROUP_METADATA,
+        { groupId },
+        ShareGroupMetadataValue,
+        c.value && { epoch: c.value.epoch, metadataHash: c.value.metadataHash },
+      );
     case 'member':
-      return record(ShareGroupMemberMetadataKey, ShareRecordType.MEMBER_METADATA, { groupId, memberId: c.memberId }, ShareGroupMemberMetadataValue, c.value && { ...c.value, subscribedTopicNames: [...c.value.subscribedTopicNames] });
+      return record(
+        ShareGroupMemberMetadataKey,
+        ShareRecordType.MEMBER_METADATA,
+        { groupId, memberId: c.memberId },
+        ShareGroupMemberMetadataValue,
+        c.value && { ...c.value, subscribedTopicNames: [...c.value.subscribedTopicNames] },
+      );
     case 'target':
-      return record(ShareGroupTargetAssignmentMemberKey, ShareRecordType.TARGET_ASSIGNMENT_MEMBER, { groupId, memberId: c.memberId }, ShareGroupTargetAssignmentMemberValue, c.value && { topicPartitions: assignmentToList(c.value) });
+      return record(
+        ShareGroupTargetAssignmentMemberKey,
+        ShareRecordType.TARGET_ASSIGNMENT_MEMBER,
+        { groupId, memberId: c.memberId },
+        ShareGroupTargetAssignmentMemberValue,
+        c.value && { topicPartitions: assignmentToList(c.value) },
+      );
     case 'target-epoch':
-      return record(ShareGroupTargetAssignmentMetadataKey, ShareRecordType.TARGET_ASSIGNMENT_METADATA, { groupId }, ShareGroupTargetAssignmentMetadataValue, c.value === null ? null : { assignmentEpoch: c.value });
+      return record(
+        ShareGroupTargetAssignmentMetadataKey,
+        ShareRecordType.TARGET_ASSIGNMENT_METADATA,
+        { groupId },
+        ShareGroupTargetAssignmentMetadataValue,
+        c.value === null ? null : { assignmentEpoch: c.value },
+      );
     case 'current':
-      return record(ShareGroupCurrentMemberAssignmentKey, ShareRecordType.CURRENT_MEMBER_ASSIGNMENT, { groupId, memberId: c.memberId }, ShareGroupCurrentMemberAssignmentValue, c.value && {
-        memberEpoch: c.value.memberEpoch,
-        previousMemberEpoch: c.value.previousMemberEpoch,
-        state: c.value.state,
-        assignedPartitions: assignmentToList(c.value.assignedPartitions),
-      });
+      return record(
+        ShareGroupCurrentMemberAssignmentKey,
+        ShareRecordType.CURRENT_MEMBER_ASSIGNMENT,
+        { groupId, memberId: c.memberId },
+        ShareGroupCurrentMemberAssignmentValue,
+        c.value && {
+          memberEpoch: c.value.memberEpoch,
+          previousMemberEpoch: c.value.previousMemberEpoch,
+          state: c.value.state,
+          assignedPartitions: assignmentToList(c.value.assignedPartitions),
+        },
+      );
     case 'state-partitions':
-      return record(ShareGroupStatePartitionMetadataKey, ShareRecordType.STATE_PARTITION_METADATA, { groupId }, ShareGroupStatePartitionMetadataValue, c.value && {
-        initializingTopics: topicsToRecord(c.value.initializing),
-        initializedTopics: topicsToRecord(c.value.initialized),
-        deletingTopics: [...c.value.deleting.keys()].sort().map((topicId) => ({ topicId, topicName: c.value!.deleting.get(topicId)! })),
-      });
+      return record(
+        ShareGroupStatePartitionMetadataKey,
+        ShareRecordType.STATE_PARTITION_METADATA,
+        { groupId },
+        ShareGroupStatePartitionMetadataValue,
+        c.value && {
+          initializingTopics: topicsToRecord(c.value.initializing),
+          initializedTopics: topicsToRecord(c.value.initialized),
+          deletingTopics: [...c.value.deleting.keys()].sort().map((topicId) => ({ topicId, topicName: c.value!.deleting.get(topicId)! })),
+        },
+      );
   }
 }
 
@@ -81,12 +129,21 @@ export function decodeShareChange(recordType: number, keyBytes: Buffer, value: B
   switch (recordType) {
     case ShareRecordType.GROUP_METADATA: {
       const v = value === null ? null : readValue(ShareGroupMetadataValue, value);
-      return { kind: 'group-epoch', groupId: key(ShareGroupMetadataKey, keyBytes).groupId, value: v && { epoch: v.epoch, metadataHash: v.metadataHash } };
+      return {
+        kind: 'group-epoch',
+        groupId: key(ShareGroupMetadataKey, keyBytes).groupId,
+        value: v && { epoch: v.epoch, metadataHash: v.metadataHash },
+      };
     }
     case ShareRecordType.MEMBER_METADATA: {
       const k = key(ShareGroupMemberMetadataKey, keyBytes);
       const v = value === null ? null : readValue(ShareGroupMemberMetadataValue, value);
-      return { kind: 'member', groupId: k.groupId, memberId: k.memberId, value: v && { rackId: v.rackId, clientId: v.clientId, clientHost: v.clientHost, subscribedTopicNames: v.subscribedTopicNames } };
+      return {
+        kind: 'member',
+        groupId: k.groupId,
+        memberId: k.memberId,
+        value: v && { rackId: v.rackId, clientId: v.clientId, clientHost: v.clientHost, subscribedTopicNames: v.subscribedTopicNames },
+      };
     }
     case ShareRecordType.TARGET_ASSIGNMENT_MEMBER: {
       const k = key(ShareGroupTargetAssignmentMemberKey, keyBytes);
@@ -104,7 +161,12 @@ export function decodeShareChange(recordType: number, keyBytes: Buffer, value: B
         kind: 'current',
         groupId: k.groupId,
         memberId: k.memberId,
-        value: v && { memberEpoch: v.memberEpoch, previousMemberEpoch: v.previousMemberEpoch, state: v.state as MemberStateCode, assignedPartitions: assignmentFromList(v.assignedPartitions) },
+        value: v && {
+          memberEpoch: v.memberEpoch,
+          previousMemberEpoch: v.previousMemberEpoch,
+          state: v.state as MemberStateCode,
+          assignedPartitions: assignmentFromList(v.assignedPartitions),
+        },
       };
     }
     case ShareRecordType.STATE_PARTITION_METADATA: {

@@ -6,7 +6,14 @@
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
 import { isControl, isTransactional } from '../../../protocol/records/attributes.js';
-import { ATTRIBUTES_OFFSET, BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD } from '../../../protocol/records/batch-layout.js';
+import {
+  ATTRIBUTES_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  PRODUCER_ID_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+} from '../../../protocol/records/batch-layout.js';
 import type { FileRegion } from '../../../protocol/primitives/writer.js';
 import type { LogBatch } from './share-partition.js';
 
@@ -49,7 +56,7 @@ function endsScan(batch: PositionedBatch, at: number, length: number, before: bi
 /** The whole batches in `bytes` starting before `before`, for ranges already in memory. */
 export function batchesIn(bytes: Buffer, before?: bigint): PositionedBatch[] {
   const out: PositionedBatch[] = [];
-  for (let at = 0; at + RECORD_BATCH_OVERHEAD <= bytes.length; ) {
+  for (let at = 0; at + RECORD_BATCH_OVERHEAD <= bytes.length;) {
     const batch = batchAt(bytes.subarray(at, at + RECORD_BATCH_OVERHEAD), at);
     if (endsScan(batch, at, bytes.length, before)) break;
     out.push(batch);
@@ -74,7 +81,7 @@ export const fileBatches: FetchedBatches = {
     const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, region.byteLength));
     let chunkStart = 0;
     let chunkLength = 0;
-    for (let at = 0; at + RECORD_BATCH_OVERHEAD <= region.byteLength; ) {
+    for (let at = 0; at + RECORD_BATCH_OVERHEAD <= region.byteLength;) {
       if (at + RECORD_BATCH_OVERHEAD > chunkStart + chunkLength) {
         const { bytesRead } = await readAt(region.fd, chunk, 0, Math.min(chunk.length, region.byteLength - at), region.position + at);
         chunkStart = at;

@@ -6,7 +6,8 @@
  */
 
 /** `share.auto.offset.reset`: where a share-partition with no start offset begins. */
-export type ShareAutoOffsetReset = { readonly kind: 'latest' } | { readonly kind: 'earliest' } | { readonly kind: 'by_duration'; readonly durationMs: number };
+export type ShareAutoOffsetReset =
+  { readonly kind: 'latest' } | { readonly kind: 'earliest' } | { readonly kind: 'by_duration'; readonly durationMs: number };
 
 export interface SharePartitionConfig {
   /** `share.record.lock.duration.ms` (broker default `group.share.record.lock.duration.ms`). */

@@ -41,7 +41,14 @@ export class SharePartitionManager {
       if (sp !== null && sp.leaderEpoch === leaderEpoch) return sp;
       if (this.partitions.get(id) === existing) this.drop(id, sp);
     }
-    const sp = new SharePartition(key, leaderEpoch, this.persister, () => this.configs(key.groupId), this.timers, () => this.recordsAvailable(key));
+    const sp = new SharePartition(
+      key,
+      leaderEpoch,
+      this.persister,
+      () => this.configs(key.groupId),
+      this.timers,
+      () => this.recordsAvailable(key),
+    );
     const opening = sp.initialize(resolveStartOffset).then(() => sp);
     this.partitions.set(id, opening);
     try {
@@ -69,7 +76,11 @@ export class SharePartitionManager {
   /** Releases every record `memberId` of `groupId` holds, in every share partition of the group. */
   async releaseMember(groupId: string, memberId: string): Promise<void> {
     const all = await Promise.all([...this.partitions.values()].map((p) => p.catch(() => null)));
-    await Promise.all(all.filter((sp): sp is SharePartition => sp !== null && sp.key.groupId === groupId).map((sp) => sp.releaseMember(memberId).catch(() => undefined)));
+    await Promise.all(
+      all
+        .filter((sp): sp is SharePartition => sp !== null && sp.key.groupId === groupId)
+        .map((sp) => sp.releaseMember(memberId).catch(() => undefined)),
+    );
   }
 
   /** Stops every lock timer (broker shutdown). */

@@ -124,13 +124,16 @@ export class SharePartition {
     this.stateEpoch = snapshot.stateEpoch;
     this.startOffset = snapshot.startOffset < 0n ? await resolveStartOffset() : snapshot.startOffset;
     const records: InFlightRecord[] = [];
-    const batches = [...snapshot.stateBatches].filter((b) => b.lastOffset >= this.startOffset).sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
+    const batches = [...snapshot.stateBatches]
+      .filter((b) => b.lastOffset >= this.startOffset)
+      .sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
     let next = this.startOffset;
     for (const b of batches) {
       // Offsets the share coordinator holds no state for were never more than acquired: they are delivered again.
       for (; next < b.firstOffset; next++) records.push(fresh(b.firstOffset - 1n, RecordState.AVAILABLE));
       const state = restoredState(b.deliveryState);
-      for (let o = next > b.firstOffset ? next : b.firstOffset; o <= b.lastOffset; o++) records.push({ ...fresh(b.lastOffset, state), deliveryCount: b.deliveryCount });
+      for (let o = next > b.firstOffset ? next : b.firstOffset; o <= b.lastOffset; o++)
+        records.push({ ...fresh(b.lastOffset, state), deliveryCount: b.deliveryCount });
       next = b.lastOffset + 1n;
     }
     this.records = records;
@@ -178,7 +181,9 @@ export class SharePartition {
   }
 
   /** The state of `offset` for tests and descriptions: null outside the in-flight window. */
-  stateOf(offset: bigint): { state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVED'; deliveryCount: number; memberId: string | null } | null {
+  stateOf(
+    offset: bigint,
+  ): { state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVED'; deliveryCount: number; memberId: string | null } | null {
     const r = this.at(offset);
     if (r === undefined) return null;
     const names = ['AVAILABLE', 'ACQUIRED', 'ACKNOWLEDGED', 'ARCHIVED'] as const;
@@ -243,7 +248,10 @@ export class SharePartition {
       for (const b of batches) {
         const count = b.lastOffset - b.firstOffset + 1n;
         if (count <= 0n || (b.acknowledgeTypes.length !== 1 && BigInt(b.acknowledgeTypes.length) !== count)) {
-          throw new KafkaError(ErrorCode.INVALID_REQUEST, `acknowledgement batch ${b.firstOffset}-${b.lastOffset} has ${b.acknowledgeTypes.length} types`);
+          throw new KafkaError(
+            ErrorCode.INVALID_REQUEST,
+            `acknowledgement batch ${b.firstOffset}-${b.lastOffset} has ${b.acknowledgeTypes.length} types`,
+          );
         }
         for (let o = b.firstOffset; o <= b.lastOffset; o++) {
           const type = b.acknowledgeTypes.length === 1 ? b.acknowledgeTypes[0]! : b.acknowledgeTypes[Number(o - b.firstOffset)]!;
@@ -369,7 +377,13 @@ export class SharePartition {
       const r = this.at(o)!;
       const deliveryState = persistedState(r.state);
       const last = out[out.length - 1];
-      if (last !== undefined && last.lastOffset + 1n === o && last.deliveryState === deliveryState && last.deliveryCount === r.deliveryCount) last.lastOffset = o;
+      if (
+        last !== undefined &&
+        last.lastOffset + 1n === o &&
+        last.deliveryState === deliveryState &&
+        last.deliveryCount === r.deliveryCount
+      )
+        last.lastOffset = o;
       else out.push({ firstOffset: o, lastOffset: o, deliveryState, deliveryCount: r.deliveryCount });
     }
     return out;
@@ -421,7 +435,11 @@ export class SharePartition {
 
   private advanceStart(): void {
     let done = 0;
-    while (done < this.records.length && (this.records[done]!.state === RecordState.ACKNOWLEDGED || this.records[done]!.state === RecordState.ARCHIVED)) done++;
+    while (
+      done < this.records.length &&
+      (this.records[done]!.state === RecordState.ACKNOWLEDGED || this.records[done]!.state === RecordState.ARCHIVED)
+    )
+      done++;
     if (done === 0) return;
     this.records = this.records.slice(done);
     this.startOffset += BigInt(done);
@@ -452,7 +470,11 @@ export class SharePartition {
   }
 
   private requireOpen(): void {
-    if (!this.initialized || this.closed) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `share-partition ${this.key.groupId}:${this.key.topicId}:${this.key.partition} is not open on this broker`);
+    if (!this.initialized || this.closed)
+      throw new KafkaError(
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        `share-partition ${this.key.groupId}:${this.key.topicId}:${this.key.partition} is not open on this broker`,
+      );
   }
 
   private serially(op: () => Promise<void>): Promise<void> {

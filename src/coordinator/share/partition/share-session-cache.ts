@@ -77,9 +77,11 @@ export class ShareSessionCache {
       return { partitions: [], final: true };
     }
     if (epoch === INITIAL_SHARE_EPOCH) {
-      if (hasAcknowledgements) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'a ShareFetch opening a share session carries no acknowledgements');
+      if (hasAcknowledgements)
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'a ShareFetch opening a share session carries no acknowledgements');
       this.sessions.delete(id);
-      if (this.sessions.size >= this.maxSessions) throw new KafkaError(ErrorCode.SHARE_SESSION_LIMIT_REACHED, `the broker holds its maximum of ${this.maxSessions} share sessions`);
+      if (this.sessions.size >= this.maxSessions)
+        throw new KafkaError(ErrorCode.SHARE_SESSION_LIMIT_REACHED, `the broker holds its maximum of ${this.maxSessions} share sessions`);
       const session: ShareSession = { epoch: nextEpoch(INITIAL_SHARE_EPOCH), partitions: new Map(), connection };
       for (const p of added) session.partitions.set(partitionId(p), p);
       this.sessions.set(id, session);
@@ -94,7 +96,8 @@ export class ShareSessionCache {
 
   /** The session a ShareAcknowledge works in: it never opens one (epoch 0 is INVALID_SHARE_SESSION_EPOCH). */
   forAcknowledge(key: ShareSessionKey, epoch: number): ShareSessionContext {
-    if (epoch === INITIAL_SHARE_EPOCH) throw new KafkaError(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'a ShareAcknowledge cannot open a share session');
+    if (epoch === INITIAL_SHARE_EPOCH)
+      throw new KafkaError(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'a ShareAcknowledge cannot open a share session');
     if (epoch === FINAL_SHARE_EPOCH) {
       this.existing(key, null);
       return { partitions: [], final: true };
@@ -124,8 +127,10 @@ export class ShareSessionCache {
   /** The member's session at `epoch` (any epoch for null); throws SHARE_SESSION_NOT_FOUND or INVALID_SHARE_SESSION_EPOCH. */
   private existing(key: ShareSessionKey, epoch: number | null): ShareSession {
     const session = this.sessions.get(sessionId(key));
-    if (session === undefined) throw new KafkaError(ErrorCode.SHARE_SESSION_NOT_FOUND, `no share session for member ${key.memberId} of group ${key.groupId}`);
-    if (epoch !== null && session.epoch !== epoch) throw new KafkaError(ErrorCode.INVALID_SHARE_SESSION_EPOCH, `share session epoch ${epoch} is not the expected ${session.epoch}`);
+    if (session === undefined)
+      throw new KafkaError(ErrorCode.SHARE_SESSION_NOT_FOUND, `no share session for member ${key.memberId} of group ${key.groupId}`);
+    if (epoch !== null && session.epoch !== epoch)
+      throw new KafkaError(ErrorCode.INVALID_SHARE_SESSION_EPOCH, `share session epoch ${epoch} is not the expected ${session.epoch}`);
     return session;
   }
 }

@@ -1,13 +1,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { controlledShutdownElection, eligibleAfterIsrChange, offlineElection, preferredElection } from '../../../../src/controller/zk/leader-election.js';
+import {
+  controlledShutdownElection,
+  eligibleAfterIsrChange,
+  offlineElection,
+  preferredElection,
+} from '../../../../src/controller/zk/leader-election.js';
 
-const live = (...ids: number[]) => (id: number): boolean => ids.includes(id);
+const live =
+  (...ids: number[]) =>
+  (id: number): boolean =>
+    ids.includes(id);
 
 test('offline election: the first live in-sync replica in assignment order leads; dead replicas leave the ISR', () => {
   assert.deepEqual(offlineElection([3, 1, 2], [1, 2, 3], [], live(1, 2), false), { leader: 1, isr: [1, 2], kind: 'isr' });
-  assert.deepEqual(offlineElection([3, 1, 2], [2, 3], [], live(1, 2), false), { leader: 2, isr: [2], kind: 'isr' }, 'a live replica out of the ISR is passed over');
-  assert.deepEqual(offlineElection([3, 1, 2], [2, 3], [1], live(1, 2), true), { leader: 2, isr: [2], kind: 'isr' }, 'a live ISR member comes before an eligible replica');
+  assert.deepEqual(
+    offlineElection([3, 1, 2], [2, 3], [], live(1, 2), false),
+    { leader: 2, isr: [2], kind: 'isr' },
+    'a live replica out of the ISR is passed over',
+  );
+  assert.deepEqual(
+    offlineElection([3, 1, 2], [2, 3], [1], live(1, 2), true),
+    { leader: 2, isr: [2], kind: 'isr' },
+    'a live ISR member comes before an eligible replica',
+  );
 });
 
 test('offline election with no live in-sync replica: no leader, unless unclean election is enabled', () => {
@@ -17,9 +33,17 @@ test('offline election with no live in-sync replica: no leader, unless unclean e
 });
 
 test('offline election with no live in-sync replica: a live eligible leader replica leads cleanly, alone in the ISR, before any unclean choice', () => {
-  assert.deepEqual(offlineElection([1, 2, 3], [3], [2], live(1, 2), false), { leader: 2, isr: [2], kind: 'eligible' }, 'broker 1 comes first in the assignment but is not eligible');
+  assert.deepEqual(
+    offlineElection([1, 2, 3], [3], [2], live(1, 2), false),
+    { leader: 2, isr: [2], kind: 'eligible' },
+    'broker 1 comes first in the assignment but is not eligible',
+  );
   assert.deepEqual(offlineElection([1, 2, 3], [3], [2], live(1, 2), true), { leader: 2, isr: [2], kind: 'eligible' });
-  assert.deepEqual(offlineElection([1, 2, 3], [3], [2], live(1), true), { leader: 1, isr: [1], kind: 'unclean' }, 'the eligible replica is down too');
+  assert.deepEqual(
+    offlineElection([1, 2, 3], [3], [2], live(1), true),
+    { leader: 1, isr: [1], kind: 'unclean' },
+    'the eligible replica is down too',
+  );
   assert.equal(offlineElection([1, 2, 3], [3], [2], live(1), false), null);
 });
 
@@ -46,7 +70,11 @@ test('controlled shutdown: the first other in-sync replica that stays takes over
   assert.deepEqual(controlledShutdownElection([1, 2, 3], [1, 2, 3], live(1, 2, 3), new Set([1])), { leader: 2, isr: [2, 3] });
   assert.deepEqual(controlledShutdownElection([1, 2, 3], [1, 3], live(1, 2, 3), new Set([1])), { leader: 3, isr: [3] });
   assert.equal(controlledShutdownElection([1, 2], [1], live(1, 2), new Set([1])), null);
-  assert.deepEqual(controlledShutdownElection([1, 2, 3], [1, 2, 3], live(1, 2, 3), new Set([1, 2])), { leader: 3, isr: [3] }, 'two shutting down at once');
+  assert.deepEqual(
+    controlledShutdownElection([1, 2, 3], [1, 2, 3], live(1, 2, 3), new Set([1, 2])),
+    { leader: 3, isr: [3] },
+    'two shutting down at once',
+  );
 });
 
 test('preferred election: the first assigned replica, only when alive and in sync', () => {

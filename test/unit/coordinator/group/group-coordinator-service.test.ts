@@ -75,16 +75,17 @@ test('committed offsets are answered once durable, from every loaded coordinator
   log.release();
   await Promise.all(commits);
   const offsets = await read;
-  assert.deepEqual(
-    offsets.map((o) => [o.group, o.partition, o.offset]).sort(),
-    groups.map((g, i) => [g, i, BigInt(10 + i)]).sort(),
-  );
+  assert.deepEqual(offsets.map((o) => [o.group, o.partition, o.offset]).sort(), groups.map((g, i) => [g, i, BigInt(10 + i)]).sort());
 
   // A coordinator whose partition cannot be replayed is left out; the others still answer.
   const broken = new HeldLog();
   broken.failReplayOf = runtime.partitionOf('g-a');
   const partial = service(broken);
-  const landed = groups.map((g) => partial.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }], g), 8, now)).catch(() => 'failed'));
+  const landed = groups.map((g) =>
+    partial
+      .run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }], g), 8, now))
+      .catch(() => 'failed'),
+  );
   await new Promise((r) => setImmediate(r));
   const survivors = partial.committedOffsets();
   broken.release();
@@ -96,12 +97,13 @@ test('committed offsets are answered once durable, from every loaded coordinator
   partial.close();
 });
 
-test('a group whose partition this broker does not lead answers NOT_COORDINATOR (FindCoordinator\'s preparation loads nothing there); losing leadership unloads it', async () => {
+test("a group whose partition this broker does not lead answers NOT_COORDINATOR (FindCoordinator's preparation loads nothing there); losing leadership unloads it", async () => {
   const log = new HeldLog();
   log.release();
   let led = new Set([0, 1, 2, 3]);
   const groups = service(log, (p) => led.has(p));
-  const commit = (g: string): Promise<unknown> => groups.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 5n }], g), 8, now));
+  const commit = (g: string): Promise<unknown> =>
+    groups.run(g, (c, now) => c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 5n }], g), 8, now));
   await commit('g-a');
   const partition = groups.partitionOf('g-a');
   led = new Set([0, 1, 2, 3].filter((p) => p !== partition));

@@ -70,7 +70,12 @@ export function commitRequest(
       topicId: ZERO_UUID,
       partitions: partitions
         .filter((p) => p.topic === name)
-        .map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch ?? -1, committedMetadata: p.metadata ?? null })),
+        .map((p) => ({
+          partitionIndex: p.partition,
+          committedOffset: p.offset,
+          committedLeaderEpoch: p.leaderEpoch ?? -1,
+          committedMetadata: p.metadata ?? null,
+        })),
     })),
   };
 }
@@ -105,6 +110,13 @@ export function stableGroup(c: GroupCoordinator<string>, count: number, now = 0)
   if (leaderJoin.api !== 'JoinGroup') throw new Error('leader not answered');
   const generation = leaderJoin.response.generationId ?? -1;
   for (const m of members.slice(1)) c.syncGroup(syncRequest(m, generation), { now: t, replyTo: `sync-${m}` });
-  c.syncGroup(syncRequest(members[0]!, generation, members.map((m, i) => [m, Buffer.from(`a-${i}`)])), { now: t, replyTo: `sync-${members[0]}` });
+  c.syncGroup(
+    syncRequest(
+      members[0]!,
+      generation,
+      members.map((m, i) => [m, Buffer.from(`a-${i}`)]),
+    ),
+    { now: t, replyTo: `sync-${members[0]}` },
+  );
   return { members, generation, now: t };
 }

@@ -5,11 +5,15 @@ import { decodeRecord } from '../../../../src/coordinator/group/records.js';
 import { ZERO_UUID } from '../../../../src/common/uuid.js';
 import { GROUP, commitRequest, joinCtx, joinRequest, newCoordinator, stableGroup, subscription } from './harness.js';
 
-const errors = (r: { topics?: Array<{ partitions?: Array<{ errorCode?: number }> }> }) => (r.topics ?? []).flatMap((t) => (t.partitions ?? []).map((p) => p.errorCode));
+const errors = (r: { topics?: Array<{ partitions?: Array<{ errorCode?: number }> }> }) =>
+  (r.topics ?? []).flatMap((t) => (t.partitions ?? []).map((p) => p.errorCode));
 
 test('commit then fetch round-trips offset, leader epoch and metadata (v7 and v8 shapes, all partitions)', () => {
   const c = newCoordinator();
-  const { members: [a], generation } = stableGroup(c, 1);
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(c, 1);
   const commit = c.commitOffsets(
     commitRequest(generation, a!, [
       { topic: 't1', partition: 0, offset: 42n, metadata: 'hello', leaderEpoch: 7 },
@@ -25,18 +29,44 @@ test('commit then fetch round-trips offset, leader epoch and metadata (v7 and v8
   const v7 = c.fetchOffsets({ groupId: GROUP, topics: [{ name: 't1', partitionIndexes: [0, 1, 2] }], groups: [], requireStable: true }, 7);
   assert.deepEqual(v7, {
     errorCode: 0,
-    topics: [{ name: 't1', partitions: [
-      { partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: 7, metadata: 'hello' },
-      { partitionIndex: 1, committedOffset: 5n, committedLeaderEpoch: -1, metadata: '' },
-      { partitionIndex: 2, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' },
-    ] }],
+    topics: [
+      {
+        name: 't1',
+        partitions: [
+          { partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: 7, metadata: 'hello' },
+          { partitionIndex: 1, committedOffset: 5n, committedLeaderEpoch: -1, metadata: '' },
+          { partitionIndex: 2, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' },
+        ],
+      },
+    ],
   });
-  const v8 = c.fetchOffsets({ groupId: '', topics: null, groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: null }, { groupId: 'unknown', memberId: null, memberEpoch: -1, topics: null }], requireStable: false }, 8);
+  const v8 = c.fetchOffsets(
+    {
+      groupId: '',
+      topics: null,
+      groups: [
+        { groupId: GROUP, memberId: null, memberEpoch: -1, topics: null },
+        { groupId: 'unknown', memberId: null, memberEpoch: -1, topics: null },
+      ],
+      requireStable: false,
+    },
+    8,
+  );
   const groups = v8.groups ?? [];
-  assert.deepEqual(groups.map((g) => [g.groupId, g.errorCode, (g.topics ?? []).map((t) => [t.name, (t.partitions ?? []).map((p) => p.committedOffset)])]), [
-    [GROUP, 0, [['t1', [42n, 5n]], ['t2', [9n]]]],
-    ['unknown', 0, []],
-  ]);
+  assert.deepEqual(
+    groups.map((g) => [g.groupId, g.errorCode, (g.topics ?? []).map((t) => [t.name, (t.partitions ?? []).map((p) => p.committedOffset)])]),
+    [
+      [
+        GROUP,
+        0,
+        [
+          ['t1', [42n, 5n]],
+          ['t2', [9n]],
+        ],
+      ],
+      ['unknown', 0, []],
+    ],
+  );
 });
 
 test('simple consumers (generation -1) commit to an Empty or unknown group', () => {
@@ -44,13 +74,19 @@ test('simple consumers (generation -1) commit to an Empty or unknown group', () 
   const r = c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }], 'simple'), 8, 0);
   assert.deepEqual(errors(r.response), [ErrorCode.NONE]);
   assert.equal(c.listGroups({ statesFilter: [], typesFilter: [] }).groups?.[0]?.groupState, 'Empty');
-  assert.deepEqual(errors(c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 2n }], 'simple'), 8, 1).response), [ErrorCode.NONE]);
+  assert.deepEqual(errors(c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 2n }], 'simple'), 8, 1).response), [
+    ErrorCode.NONE,
+  ]);
 });
 
 test('commit fencing: stale generation, unknown member, memberless commit to a live group, unknown group, rebalance', () => {
   const c = newCoordinator();
-  const { members: [a], generation } = stableGroup(c, 1);
-  const commit = (gen: number, member: string, version = 8, group = GROUP) => errors(c.commitOffsets(commitRequest(gen, member, [{ topic: 't', partition: 0, offset: 1n }], group), version, 10).response)[0];
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(c, 1);
+  const commit = (gen: number, member: string, version = 8, group = GROUP) =>
+    errors(c.commitOffsets(commitRequest(gen, member, [{ topic: 't', partition: 0, offset: 1n }], group), version, 10).response)[0];
   assert.equal(commit(generation - 1, a!), ErrorCode.ILLEGAL_GENERATION);
   assert.equal(commit(generation, 'ghost'), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(commit(-1, ''), ErrorCode.UNKNOWN_MEMBER_ID);
@@ -64,7 +100,14 @@ test('commit fencing: stale generation, unknown member, memberless commit to a l
 
 test('metadata longer than offset.metadata.max.bytes is refused per partition', () => {
   const c = newCoordinator({ offsetMetadataMaxBytes: 4 });
-  const r = c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n, metadata: 'abcd' }, { topic: 't', partition: 1, offset: 1n, metadata: 'abcde' }]), 8, 0);
+  const r = c.commitOffsets(
+    commitRequest(-1, '', [
+      { topic: 't', partition: 0, offset: 1n, metadata: 'abcd' },
+      { topic: 't', partition: 1, offset: 1n, metadata: 'abcde' },
+    ]),
+    8,
+    0,
+  );
   assert.deepEqual(errors(r.response), [ErrorCode.NONE, ErrorCode.OFFSET_METADATA_TOO_LARGE]);
   assert.equal(r.records.length, 1);
 });
@@ -88,7 +131,11 @@ test('offsets expire after retention: tombstones for the offsets, then for the g
 test('a consumer group that fell Empty keeps its offsets for the retention period from that moment', () => {
   const c = newCoordinator({ offsetsRetentionMs: 10_000, offsetsRetentionCheckIntervalMs: 1000 });
   c.loaded(0);
-  const { members: [a], generation, now } = stableGroup(c, 1);
+  const {
+    members: [a],
+    generation,
+    now,
+  } = stableGroup(c, 1);
   c.commitOffsets(commitRequest(generation, a!, [{ topic: 't1', partition: 0, offset: 3n }]), 8, now);
   // Subscribed topics of a Stable group never expire.
   assert.deepEqual(c.tick(now + 9_000).records, []);
@@ -101,26 +148,72 @@ test('a consumer group that fell Empty keeps its offsets for the retention perio
 test('DeleteGroups: NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, and tombstones for an Empty group', () => {
   const c = newCoordinator();
   stableGroup(c, 1);
-  c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 1n }, { topic: 't', partition: 1, offset: 1n }], 'simple'), 8, 0);
+  c.commitOffsets(
+    commitRequest(
+      -1,
+      '',
+      [
+        { topic: 't', partition: 0, offset: 1n },
+        { topic: 't', partition: 1, offset: 1n },
+      ],
+      'simple',
+    ),
+    8,
+    0,
+  );
   const r = c.deleteGroups({ groupsNames: [GROUP, 'missing', 'simple', ''] });
-  assert.deepEqual(r.response.results?.map((x) => x.errorCode), [ErrorCode.NON_EMPTY_GROUP, ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.NONE, ErrorCode.INVALID_GROUP_ID]);
-  assert.deepEqual(r.records.map((x) => [decodeRecord(x.key, x.value).type, x.value]), [['offset-commit', null], ['offset-commit', null], ['group-metadata', null]]);
+  assert.deepEqual(
+    r.response.results?.map((x) => x.errorCode),
+    [ErrorCode.NON_EMPTY_GROUP, ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.NONE, ErrorCode.INVALID_GROUP_ID],
+  );
+  assert.deepEqual(
+    r.records.map((x) => [decodeRecord(x.key, x.value).type, x.value]),
+    [
+      ['offset-commit', null],
+      ['offset-commit', null],
+      ['group-metadata', null],
+    ],
+  );
   const after = c.fetchOffsets({ groupId: 'simple', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false }, 7);
   assert.equal(after.topics?.[0]?.partitions?.[0]?.committedOffset, -1n);
 });
 
 test('OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC for subscribed topics, NON_EMPTY_GROUP for a live non-consumer group', () => {
   const c = newCoordinator();
-  const { members: [a], generation } = stableGroup(c, 1);
-  c.commitOffsets(commitRequest(generation, a!, [{ topic: 't1', partition: 0, offset: 1n }, { topic: 'other', partition: 0, offset: 1n }]), 8, 10);
-  const r = c.deleteOffsets({ groupId: GROUP, topics: [{ name: 't1', partitions: [{ partitionIndex: 0 }] }, { name: 'other', partitions: [{ partitionIndex: 0 }, { partitionIndex: 5 }] }] });
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(c, 1);
+  c.commitOffsets(
+    commitRequest(generation, a!, [
+      { topic: 't1', partition: 0, offset: 1n },
+      { topic: 'other', partition: 0, offset: 1n },
+    ]),
+    8,
+    10,
+  );
+  const r = c.deleteOffsets({
+    groupId: GROUP,
+    topics: [
+      { name: 't1', partitions: [{ partitionIndex: 0 }] },
+      { name: 'other', partitions: [{ partitionIndex: 0 }, { partitionIndex: 5 }] },
+    ],
+  });
   assert.deepEqual(errors(r.response), [ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, ErrorCode.NONE, ErrorCode.NONE]);
   assert.equal(r.records.length, 1, 'a tombstone only where an offset existed');
   assert.equal(c.deleteOffsets({ groupId: 'missing', topics: [] }).response.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
 
   const connect = newCoordinator();
-  const id = String(connect.joinGroup(joinRequest({ groupId: 'cg', protocolType: 'connect', protocols: [{ name: 'v1', metadata: subscription([]) }] }), joinCtx(0, 'x')).response?.memberId);
-  connect.joinGroup(joinRequest({ groupId: 'cg', memberId: id, protocolType: 'connect', protocols: [{ name: 'v1', metadata: subscription([]) }] }), joinCtx(0, 'j'));
+  const id = String(
+    connect.joinGroup(
+      joinRequest({ groupId: 'cg', protocolType: 'connect', protocols: [{ name: 'v1', metadata: subscription([]) }] }),
+      joinCtx(0, 'x'),
+    ).response?.memberId,
+  );
+  connect.joinGroup(
+    joinRequest({ groupId: 'cg', memberId: id, protocolType: 'connect', protocols: [{ name: 'v1', metadata: subscription([]) }] }),
+    joinCtx(0, 'j'),
+  );
   assert.equal(connect.deleteOffsets({ groupId: 'cg', topics: [] }).response.errorCode, ErrorCode.NON_EMPTY_GROUP);
 });
 
@@ -137,9 +230,19 @@ test('OffsetCommit v2-v4 retention time: an explicit expiry, written as OffsetCo
 
 test('committedOffsets lists every group kind, drops deleted offsets, and is rebuilt by replay', () => {
   const c = newCoordinator();
-  const { members: [a], generation } = stableGroup(c, 1);
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(c, 1);
   const log = [
-    ...c.commitOffsets(commitRequest(generation, a!, [{ topic: 't1', partition: 0, offset: 42n }, { topic: 'other', partition: 2, offset: 7n }]), 8, 10).records,
+    ...c.commitOffsets(
+      commitRequest(generation, a!, [
+        { topic: 't1', partition: 0, offset: 42n },
+        { topic: 'other', partition: 2, offset: 7n },
+      ]),
+      8,
+      10,
+    ).records,
     ...c.commitOffsets(commitRequest(-1, '', [{ topic: 't1', partition: 0, offset: 3n }], 'simple'), 8, 11).records,
     ...c.deleteOffsets({ groupId: GROUP, topics: [{ name: 'other', partitions: [{ partitionIndex: 2 }] }] }).records,
   ];

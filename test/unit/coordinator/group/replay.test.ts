@@ -8,8 +8,19 @@ import { GROUP, commitRequest, joinCtx, joinRequest, newCoordinator, stableGroup
 /** Every answer a restarted coordinator must give exactly as before. */
 function snapshot(c: GroupCoordinator<string>) {
   return {
-    fetchAll: c.fetchOffsets({ groupId: '', topics: null, groups: [GROUP, 'simple', 'gone'].map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })), requireStable: true }, 9),
-    fetchSome: c.fetchOffsets({ groupId: GROUP, topics: [{ name: 't1', partitionIndexes: [0, 1, 9] }], groups: [], requireStable: false }, 5),
+    fetchAll: c.fetchOffsets(
+      {
+        groupId: '',
+        topics: null,
+        groups: [GROUP, 'simple', 'gone'].map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })),
+        requireStable: true,
+      },
+      9,
+    ),
+    fetchSome: c.fetchOffsets(
+      { groupId: GROUP, topics: [{ name: 't1', partitionIndexes: [0, 1, 9] }], groups: [], requireStable: false },
+      5,
+    ),
     describe: c.describeGroups({ groups: [GROUP, 'simple', 'gone'], includeAuthorizedOperations: false }, 6),
     list: c.listGroups({ statesFilter: [], typesFilter: [] }),
   };
@@ -24,10 +35,46 @@ test('replaying the emitted records into a new coordinator gives identical Offse
   const a = String(first.response?.memberId);
   keep(c.joinGroup(joinRequest({ memberId: a }), joinCtx(0, 'ja', 'c0')));
   keep(c.tick(3000));
-  keep(c.syncGroup({ groupId: GROUP, generationId: 1, memberId: a, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: a, assignment: Buffer.from('assigned') }] }, { now: 3001, replyTo: 's' }));
-  keep(c.commitOffsets(commitRequest(1, a, [{ topic: 't1', partition: 0, offset: 10n, metadata: 'm0', leaderEpoch: 2 }, { topic: 't1', partition: 1, offset: 11n }]), 8, 3002));
+  keep(
+    c.syncGroup(
+      {
+        groupId: GROUP,
+        generationId: 1,
+        memberId: a,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [{ memberId: a, assignment: Buffer.from('assigned') }],
+      },
+      { now: 3001, replyTo: 's' },
+    ),
+  );
+  keep(
+    c.commitOffsets(
+      commitRequest(1, a, [
+        { topic: 't1', partition: 0, offset: 10n, metadata: 'm0', leaderEpoch: 2 },
+        { topic: 't1', partition: 1, offset: 11n },
+      ]),
+      8,
+      3002,
+    ),
+  );
   keep(c.commitOffsets(commitRequest(1, a, [{ topic: 't1', partition: 0, offset: 12n, metadata: 'm1', leaderEpoch: 3 }]), 8, 3003));
-  keep(c.commitOffsets(commitRequest(-1, '', [{ topic: 'x', partition: 0, offset: 1n }, { topic: 'x', partition: 1, offset: 2n }], 'simple'), 8, 3004));
+  keep(
+    c.commitOffsets(
+      commitRequest(
+        -1,
+        '',
+        [
+          { topic: 'x', partition: 0, offset: 1n },
+          { topic: 'x', partition: 1, offset: 2n },
+        ],
+        'simple',
+      ),
+      8,
+      3004,
+    ),
+  );
   keep(c.deleteOffsets({ groupId: 'simple', topics: [{ name: 'x', partitions: [{ partitionIndex: 1 }] }] }));
   keep(c.commitOffsets(commitRequest(-1, '', [{ topic: 'y', partition: 0, offset: 1n }], 'gone'), 8, 3005));
   keep(c.deleteGroups({ groupsNames: ['gone'] }));
@@ -40,12 +87,18 @@ test('replaying the emitted records into a new coordinator gives identical Offse
   assert.equal(before.describe.groups?.[0]?.members?.[0]?.memberAssignment?.toString(), 'assigned');
 
   // The reloaded member is live: its session starts at load time.
-  assert.equal(restarted.heartbeat({ groupId: GROUP, generationId: 1, memberId: a, groupInstanceId: null }, 10_001).response.errorCode, ErrorCode.NONE);
+  assert.equal(
+    restarted.heartbeat({ groupId: GROUP, generationId: 1, memberId: a, groupInstanceId: null }, 10_001).response.errorCode,
+    ErrorCode.NONE,
+  );
 });
 
-test('record keys and values carry Kafka\'s versions', () => {
+test("record keys and values carry Kafka's versions", () => {
   const c = newCoordinator();
-  const { members: [a], generation } = stableGroup(c, 1);
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(c, 1);
   const commit = c.commitOffsets(commitRequest(generation, a!, [{ topic: 't', partition: 0, offset: 1n }]), 8, 0).records[0]!;
   assert.equal(commit.key.readInt16BE(0), 1, 'OffsetCommitKey record type');
   assert.equal(commit.value!.readInt16BE(0), 3, 'OffsetCommitValue v3');

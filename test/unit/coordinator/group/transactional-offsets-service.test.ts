@@ -19,7 +19,13 @@ const PRODUCER = { producerId: 42n, producerEpoch: 3 };
 const commitMarker = (commit: boolean): TxnMarker => ({ ...PRODUCER, coordinatorEpoch: 1, commit, transactionVersion: 0 });
 
 function service(partitions: MemoryPartitions, leads: (partition: number) => boolean = () => true): GroupCoordinatorService {
-  return new GroupCoordinatorService({ log: memoryOffsetsLog(partitions), numPartitions: 1, config: {}, leads, logger: new Logger('test') });
+  return new GroupCoordinatorService({
+    log: memoryOffsetsLog(partitions),
+    numPartitions: 1,
+    config: {},
+    leads,
+    logger: new Logger('test'),
+  });
 }
 
 function txnCommit(groups: GroupCoordinatorService, offset: bigint): Promise<unknown> {
@@ -31,7 +37,13 @@ function txnCommit(groups: GroupCoordinatorService, offset: bigint): Promise<unk
       generationIdOrMemberEpoch: -1,
       memberId: '',
       groupInstanceId: null,
-      topics: [{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
+      topics: [
+        {
+          name: 't',
+          topicId: ZERO_UUID,
+          partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
     },
     5,
   );
@@ -40,7 +52,15 @@ function txnCommit(groups: GroupCoordinatorService, offset: bigint): Promise<unk
 /** Partition t-0 of the group, requireStable: `[offset, error]`. */
 async function stableOffset(groups: GroupCoordinatorService): Promise<[bigint, number]> {
   const response = await groups.read(GROUP, (c) =>
-    c.fetchOffsets({ groupId: '', topics: null, requireStable: true, groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: ZERO_UUID, partitionIndexes: [0] }] }] }, 9),
+    c.fetchOffsets(
+      {
+        groupId: '',
+        topics: null,
+        requireStable: true,
+        groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: ZERO_UUID, partitionIndexes: [0] }] }],
+      },
+      9,
+    ),
   );
   const p = response.groups?.[0]?.topics?.[0]?.partitions?.[0];
   return [p?.committedOffset ?? -2n, p?.errorCode ?? ErrorCode.NONE];
@@ -49,7 +69,9 @@ async function stableOffset(groups: GroupCoordinatorService): Promise<[bigint, n
 test('a transactional commit is the producer’s transactional batch; its COMMIT marker is a control batch; a reloaded coordinator holds the same offsets', async () => {
   const partitions = new MemoryPartitions();
   const groups = service(partitions);
-  assert.deepEqual(await txnCommit(groups, 17n), { topics: [{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }] }] });
+  assert.deepEqual(await txnCommit(groups, 17n), {
+    topics: [{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }] }],
+  });
   assert.deepEqual(await stableOffset(groups), [-1n, ErrorCode.UNSTABLE_OFFSET_COMMIT]);
   assert.equal(await groups.completeTransaction(0, commitMarker(true)), ErrorCode.NONE);
   assert.deepEqual(await stableOffset(groups), [17n, ErrorCode.NONE]);

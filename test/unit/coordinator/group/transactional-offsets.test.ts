@@ -7,7 +7,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../../../src/protocol/messages/api/28-txn-offset-commit.js';
+import type {
+  TxnOffsetCommitRequestData,
+  TxnOffsetCommitResponseDataInput,
+} from '../../../../src/protocol/messages/api/28-txn-offset-commit.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../../../src/common/uuid.js';
 import type { GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js';
@@ -31,7 +34,16 @@ class Partition {
   }
 
   commit(offsets: Array<[number, bigint]>, now = 0, groupId = GROUP): void {
-    const result = this.c.commitOffsets(commitRequest(-1, '', offsets.map(([partition, offset]) => ({ topic: 't', partition, offset })), groupId), 8, now);
+    const result = this.c.commitOffsets(
+      commitRequest(
+        -1,
+        '',
+        offsets.map(([partition, offset]) => ({ topic: 't', partition, offset })),
+        groupId,
+      ),
+      8,
+      now,
+    );
     this.log.push({ records: result.records, producerId: null });
   }
 
@@ -52,7 +64,11 @@ class Partition {
   }
 }
 
-function txnRequest(producerId: bigint, offsets: Array<[number, bigint]>, overrides: Partial<TxnOffsetCommitRequestData> = {}): TxnOffsetCommitRequestData {
+function txnRequest(
+  producerId: bigint,
+  offsets: Array<[number, bigint]>,
+  overrides: Partial<TxnOffsetCommitRequestData> = {},
+): TxnOffsetCommitRequestData {
   return {
     transactionalId: `tx-${producerId}`,
     groupId: GROUP,
@@ -61,7 +77,18 @@ function txnRequest(producerId: bigint, offsets: Array<[number, bigint]>, overri
     generationIdOrMemberEpoch: -1,
     memberId: '',
     groupInstanceId: null,
-    topics: [{ name: 't', topicId: ZERO_UUID, partitions: offsets.map(([partitionIndex, committedOffset]) => ({ partitionIndex, committedOffset, committedLeaderEpoch: -1, committedMetadata: null })) }],
+    topics: [
+      {
+        name: 't',
+        topicId: ZERO_UUID,
+        partitions: offsets.map(([partitionIndex, committedOffset]) => ({
+          partitionIndex,
+          committedOffset,
+          committedLeaderEpoch: -1,
+          committedMetadata: null,
+        })),
+      },
+    ],
     ...overrides,
   };
 }
@@ -72,32 +99,81 @@ function errorsOf(response: TxnOffsetCommitResponseDataInput): number[] {
 
 /** `[partition, offset, error]` of partitions 0-2 of topic t (OffsetFetch v8). */
 function fetched(c: GroupCoordinator<string>, requireStable = false, groupId = GROUP): Array<[number, bigint, number]> {
-  const response = c.fetchOffsets({ groupId: '', topics: null, requireStable, groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: ZERO_UUID, partitionIndexes: [0, 1, 2] }] }] }, 8);
-  return (response.groups?.[0]?.topics?.[0]?.partitions ?? []).map((p) => [p.partitionIndex ?? -1, p.committedOffset ?? -1n, p.errorCode ?? NONE]);
+  const response = c.fetchOffsets(
+    {
+      groupId: '',
+      topics: null,
+      requireStable,
+      groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: ZERO_UUID, partitionIndexes: [0, 1, 2] }] }],
+    },
+    8,
+  );
+  return (response.groups?.[0]?.topics?.[0]?.partitions ?? []).map((p) => [
+    p.partitionIndex ?? -1,
+    p.committedOffset ?? -1n,
+    p.errorCode ?? NONE,
+  ]);
 }
 
 test('offsets of a transaction are invisible until its COMMIT marker and dropped by its ABORT; requireStable answers UNSTABLE_OFFSET_COMMIT meanwhile', () => {
   const p = new Partition();
   p.commit([[0, 5n]]);
-  assert.deepEqual(p.txnCommit(1n, [[0, 10n], [1, 11n]]), [NONE, NONE]);
-  assert.deepEqual(fetched(p.c), [[0, 5n, NONE], [1, -1n, NONE], [2, -1n, NONE]], 'the committed offsets only');
-  assert.deepEqual(fetched(p.c, true), [[0, -1n, UNSTABLE_OFFSET_COMMIT], [1, -1n, UNSTABLE_OFFSET_COMMIT], [2, -1n, NONE]]);
+  assert.deepEqual(
+    p.txnCommit(1n, [
+      [0, 10n],
+      [1, 11n],
+    ]),
+    [NONE, NONE],
+  );
+  assert.deepEqual(
+    fetched(p.c),
+    [
+      [0, 5n, NONE],
+      [1, -1n, NONE],
+      [2, -1n, NONE],
+    ],
+    'the committed offsets only',
+  );
+  assert.deepEqual(fetched(p.c, true), [
+    [0, -1n, UNSTABLE_OFFSET_COMMIT],
+    [1, -1n, UNSTABLE_OFFSET_COMMIT],
+    [2, -1n, NONE],
+  ]);
 
   p.end(1n, true);
-  assert.deepEqual(fetched(p.c, true), [[0, 10n, NONE], [1, 11n, NONE], [2, -1n, NONE]]);
+  assert.deepEqual(fetched(p.c, true), [
+    [0, 10n, NONE],
+    [1, 11n, NONE],
+    [2, -1n, NONE],
+  ]);
 
   p.txnCommit(2n, [[0, 20n]]);
   assert.deepEqual(fetched(p.c, true)[0], [0, -1n, UNSTABLE_OFFSET_COMMIT]);
   p.end(2n, false);
-  assert.deepEqual(fetched(p.c, true), [[0, 10n, NONE], [1, 11n, NONE], [2, -1n, NONE]], 'aborted offsets are gone');
+  assert.deepEqual(
+    fetched(p.c, true),
+    [
+      [0, 10n, NONE],
+      [1, 11n, NONE],
+      [2, -1n, NONE],
+    ],
+    'aborted offsets are gone',
+  );
   // A marker of a producer with nothing pending here changes nothing.
   p.end(3n, true);
-  assert.deepEqual(fetched(p.c), [[0, 10n, NONE], [1, 11n, NONE], [2, -1n, NONE]]);
+  assert.deepEqual(fetched(p.c), [
+    [0, 10n, NONE],
+    [1, 11n, NONE],
+    [2, -1n, NONE],
+  ]);
 });
 
 test('requireStable in the single-group shape (OffsetFetch v7) and for all of a group’s partitions', () => {
   const p = new Partition();
-  p.commit([[0, 5n], [1, 6n]]);
+  p.commit([
+    [0, 5n],
+    [1, 6n],
+  ]);
   p.txnCommit(1n, [[1, 9n]]);
   const v7 = p.c.fetchOffsets({ groupId: GROUP, topics: null, requireStable: true, groups: [] }, 7);
   assert.deepEqual(
@@ -108,7 +184,11 @@ test('requireStable in the single-group shape (OffsetFetch v7) and for all of a 
     ],
   );
   const unstable = p.c.fetchOffsets({ groupId: GROUP, topics: null, requireStable: false, groups: [] }, 7);
-  assert.deepEqual(unstable.topics?.[0]?.partitions?.map((x) => x.committedOffset), [5n, 6n], 'without requireStable: the committed offsets');
+  assert.deepEqual(
+    unstable.topics?.[0]?.partitions?.map((x) => x.committedOffset),
+    [5n, 6n],
+    'without requireStable: the committed offsets',
+  );
 });
 
 test('when transactional and plain commits of a partition meet, the later record wins, live and replayed', () => {
@@ -139,21 +219,46 @@ test('replay rebuilds committed and pending offsets; a transaction still open at
   p.end(3n, false);
   const replayed = p.replayed();
   assert.deepEqual(fetched(replayed, true), fetched(p.c, true));
-  assert.deepEqual(fetched(replayed, true), [[0, 2n, NONE], [1, -1n, UNSTABLE_OFFSET_COMMIT], [2, -1n, NONE]]);
+  assert.deepEqual(fetched(replayed, true), [
+    [0, 2n, NONE],
+    [1, -1n, UNSTABLE_OFFSET_COMMIT],
+    [2, -1n, NONE],
+  ]);
   replayed.replayEndTransactionMarker(2n, 0, true);
-  assert.deepEqual(fetched(replayed, true), [[0, 2n, NONE], [1, 3n, NONE], [2, -1n, NONE]]);
+  assert.deepEqual(fetched(replayed, true), [
+    [0, 2n, NONE],
+    [1, 3n, NONE],
+    [2, -1n, NONE],
+  ]);
 });
 
 test('the records are the OffsetCommit records, one per accepted partition; refused partitions write nothing', () => {
   const c = newCoordinator({ offsetMetadataMaxBytes: 4 });
   const result = c.commitTransactionalOffsets(
-    txnRequest(1n, [], { topics: [{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: 3, committedMetadata: 'abcd' }, { partitionIndex: 1, committedOffset: 8n, committedLeaderEpoch: -1, committedMetadata: 'abcde' }] }] }),
+    txnRequest(1n, [], {
+      topics: [
+        {
+          name: 't',
+          topicId: ZERO_UUID,
+          partitions: [
+            { partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: 3, committedMetadata: 'abcd' },
+            { partitionIndex: 1, committedOffset: 8n, committedLeaderEpoch: -1, committedMetadata: 'abcde' },
+          ],
+        },
+      ],
+    }),
     42,
   );
   assert.deepEqual(errorsOf(result.response), [NONE, ErrorCode.OFFSET_METADATA_TOO_LARGE]);
   assert.deepEqual(
     result.records.map((r) => decodeRecord(r.key, r.value)),
-    [{ type: 'offset-commit', key: { group: GROUP, topic: 't', partition: 0 }, value: { offset: 7n, leaderEpoch: 3, metadata: 'abcd', commitTimestamp: 42n, expireTimestamp: -1n, topicId: ZERO_UUID } }],
+    [
+      {
+        type: 'offset-commit',
+        key: { group: GROUP, topic: 't', partition: 0 },
+        value: { offset: 7n, leaderEpoch: 3, metadata: 'abcd', commitTimestamp: 42n, expireTimestamp: -1n, topicId: ZERO_UUID },
+      },
+    ],
   );
 });
 
@@ -163,9 +268,15 @@ test('classic and simple groups: Kafka’s transactional validation (no member n
   assert.equal(txn({ groupId: '' }), ErrorCode.INVALID_GROUP_ID);
   assert.equal(txn({ groupId: 'unknown', generationIdOrMemberEpoch: 3, memberId: 'm' }), ErrorCode.ILLEGAL_GENERATION);
   assert.equal(txn({ groupId: 'simple' }), NONE, 'an unknown group with generation -1 becomes a simple group');
-  assert.deepEqual(p.c.listGroups({ statesFilter: [], typesFilter: [] }).groups?.map((g) => g.groupId), ['simple']);
+  assert.deepEqual(
+    p.c.listGroups({ statesFilter: [], typesFilter: [] }).groups?.map((g) => g.groupId),
+    ['simple'],
+  );
 
-  const { members: [a], generation } = stableGroup(p.c, 1);
+  const {
+    members: [a],
+    generation,
+  } = stableGroup(p.c, 1);
   assert.equal(txn({}), NONE, 'a memberless commit to a live group (OffsetCommit answers UNKNOWN_MEMBER_ID)');
   assert.equal(txn({ generationIdOrMemberEpoch: generation, memberId: 'ghost' }), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(txn({ generationIdOrMemberEpoch: generation - 1, memberId: a! }), ErrorCode.ILLEGAL_GENERATION);
@@ -182,7 +293,8 @@ test('static members: a commit in another member’s name is fenced', () => {
   const answer = p.c.tick(p.c.nextDeadline()!).released.find((r) => r.to === 'j1');
   assert.ok(answer?.api === 'JoinGroup');
   const { memberId = '', generationId: generation = -1 } = answer.response;
-  const txn = (memberIdUsed: string): number => p.txnCommit(1n, [[0, 1n]], { generationIdOrMemberEpoch: generation, memberId: memberIdUsed, groupInstanceId: 'i1' })[0]!;
+  const txn = (memberIdUsed: string): number =>
+    p.txnCommit(1n, [[0, 1n]], { generationIdOrMemberEpoch: generation, memberId: memberIdUsed, groupInstanceId: 'i1' })[0]!;
   assert.equal(txn('impostor'), ErrorCode.FENCED_INSTANCE_ID);
   assert.equal(txn(memberId), NONE);
 });
@@ -194,7 +306,10 @@ test('consumer groups: unknown member, and a stale member epoch answered as ILLE
   const member = new Client(c, topics, 'm1', []);
   member.join(0);
   const txn = (memberId: string, epoch: number): number =>
-    errorsOf(c.commitTransactionalOffsets(txnRequest(1n, [[0, 1n]], { groupId: CONSUMER_GROUP, memberId, generationIdOrMemberEpoch: epoch }), 0).response)[0]!;
+    errorsOf(
+      c.commitTransactionalOffsets(txnRequest(1n, [[0, 1n]], { groupId: CONSUMER_GROUP, memberId, generationIdOrMemberEpoch: epoch }), 0)
+        .response,
+    )[0]!;
   assert.equal(txn('ghost', member.memberEpoch), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(txn('m1', member.memberEpoch + 1), ErrorCode.ILLEGAL_GENERATION);
   assert.equal(txn('m1', member.memberEpoch), NONE);
@@ -205,15 +320,36 @@ test('DeleteGroups and OffsetDelete tombstone pending offsets too; the COMMIT ma
   const p = new Partition();
   p.commit([[0, 1n]], 0, 'other');
   p.commit([[0, 5n]]);
-  p.txnCommit(1n, [[0, 6n], [1, 7n]]);
+  p.txnCommit(1n, [
+    [0, 6n],
+    [1, 7n],
+  ]);
   const deleted = p.c.deleteGroups({ groupsNames: [GROUP] });
-  assert.deepEqual(deleted.response.results?.map((r) => r.errorCode), [NONE]);
+  assert.deepEqual(
+    deleted.response.results?.map((r) => r.errorCode),
+    [NONE],
+  );
   const tombstones = deleted.records.map((r) => decodeRecord(r.key, r.value)).filter((r) => r.type === 'offset-commit');
-  assert.deepEqual(tombstones.map((t) => (t.type === 'offset-commit' ? [t.key.partition, t.value] : null)).sort(), [[0, null], [1, null]], 'one tombstone per partition');
+  assert.deepEqual(
+    tombstones.map((t) => (t.type === 'offset-commit' ? [t.key.partition, t.value] : null)).sort(),
+    [
+      [0, null],
+      [1, null],
+    ],
+    'one tombstone per partition',
+  );
   p.log.push({ records: deleted.records, producerId: null });
   p.end(1n, true);
-  assert.deepEqual(fetched(p.c), [[0, -1n, NONE], [1, -1n, NONE], [2, -1n, NONE]]);
-  assert.deepEqual(fetched(p.replayed()), [[0, -1n, NONE], [1, -1n, NONE], [2, -1n, NONE]]);
+  assert.deepEqual(fetched(p.c), [
+    [0, -1n, NONE],
+    [1, -1n, NONE],
+    [2, -1n, NONE],
+  ]);
+  assert.deepEqual(fetched(p.replayed()), [
+    [0, -1n, NONE],
+    [1, -1n, NONE],
+    [2, -1n, NONE],
+  ]);
 
   const q = new Partition();
   q.txnCommit(2n, [[2, 9n]]);

@@ -38,7 +38,13 @@ function failingLog(errorCode: number, failures: number): CoordinatorLog {
 }
 
 function runtimeOver(log: CoordinatorLog): CoordinatorRuntime<EmptyShard, never> {
-  return new CoordinatorRuntime<EmptyShard, never>({ topic: '__consumer_offsets', log, newShard: () => new EmptyShard(), deliver: () => undefined, logger: new Logger('test') });
+  return new CoordinatorRuntime<EmptyShard, never>({
+    topic: '__consumer_offsets',
+    log,
+    newShard: () => new EmptyShard(),
+    deliver: () => undefined,
+    logger: new Logger('test'),
+  });
 }
 
 const answer = () => ({ records: [], response: 'ok', released: [] });
@@ -53,12 +59,18 @@ test('a replay that fails with a partition error answers the coordinator error c
     [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS],
   ] as const) {
     const runtime = runtimeOver(failingLog(partitionError, 1));
-    await assert.rejects(runtime.run(0, answer), (err: unknown) => err instanceof KafkaError && err.code === coordinatorError, `partition error ${partitionError}`);
+    await assert.rejects(
+      runtime.run(0, answer),
+      (err: unknown) => err instanceof KafkaError && err.code === coordinatorError,
+      `partition error ${partitionError}`,
+    );
     assert.equal(await runtime.run(0, answer), 'ok');
   }
 });
 
 test("codes that are no coordinator's to pass on become UNKNOWN_SERVER_ERROR; others pass as they are", () => {
-  for (const code of [ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE]) assert.equal(coordinatorErrorOf(code), ErrorCode.UNKNOWN_SERVER_ERROR);
-  for (const code of [ErrorCode.CORRUPT_MESSAGE, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR]) assert.equal(coordinatorErrorOf(code), code);
+  for (const code of [ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE])
+    assert.equal(coordinatorErrorOf(code), ErrorCode.UNKNOWN_SERVER_ERROR);
+  for (const code of [ErrorCode.CORRUPT_MESSAGE, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR])
+    assert.equal(coordinatorErrorOf(code), code);
 });

@@ -49,7 +49,10 @@ const spec = { name: '__consumer_offsets', numPartitions: 1, configs: new Map<st
 test('a replay reads the leader’s whole log (its high watermark may lag it), then waits for the log end to be committed', async () => {
   const partitions = leaderLog(5, () => ErrorCode.NONE);
   const keys: string[] = [];
-  const code = await new InternalTopicLog(spec, partitions).replay(0, { record: (key) => keys.push(key.toString()), marker: () => assert.fail('no markers here') });
+  const code = await new InternalTopicLog(spec, partitions).replay(0, {
+    record: (key) => keys.push(key.toString()),
+    marker: () => assert.fail('no markers here'),
+  });
   assert.equal(code, ErrorCode.NONE);
   assert.deepEqual(keys, ['k0', 'k1', 'k2', 'k3', 'k4'], 'every record to the log end');
   assert.deepEqual(partitions.committedWaits, [5n], 'the shard serves once the log end is committed');

@@ -4,7 +4,16 @@
  * writes. Appends can be held (not durable yet) and refused, to watch what waits for durability.
  */
 import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { encodeEndTxnMarkerBatch, isControl, isTransactional, lastOffsetOf, readRecords, readBatchHeader, setBaseOffset, type BatchHeader } from '../../../../src/protocol/records/index.js';
+import {
+  encodeEndTxnMarkerBatch,
+  isControl,
+  isTransactional,
+  lastOffsetOf,
+  readRecords,
+  readBatchHeader,
+  setBaseOffset,
+  type BatchHeader,
+} from '../../../../src/protocol/records/index.js';
 import { decompress } from '../../../../src/native/index.js';
 import { InternalTopicLog, type InternalTopicPartitions } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import type { TxnMarker } from '../../../../src/coordinator/runtime/transaction-marker.js';
@@ -47,7 +56,10 @@ export class MemoryPartitions implements InternalTopicPartitions {
   /** DeleteRecords: the log starts at `offset`; batches wholly below it are gone. */
   deleteRecords(partition: number, offset: bigint): void {
     this.logStarts.set(partition, offset);
-    this.logs.set(partition, this.logOf(partition).filter((b) => lastOffsetOf(headerOf(b)) >= offset));
+    this.logs.set(
+      partition,
+      this.logOf(partition).filter((b) => lastOffsetOf(headerOf(b)) >= offset),
+    );
   }
   read(partition: number, offset: bigint): Promise<{ errorCode: number; logEndOffset: bigint; leaderEpoch: number; bytes: Buffer }> {
     const batches = this.logOf(partition);
@@ -83,7 +95,9 @@ export class MemoryPartitions implements InternalTopicPartitions {
         producerEpoch: header.producerEpoch,
         transactional: isTransactional(header.attributes),
         control: isControl(header.attributes),
-        keys: isControl(header.attributes) ? [] : [...readRecords(bytes, header, { decompress })].map((r) => r.key?.toString('latin1') ?? ''),
+        keys: isControl(header.attributes)
+          ? []
+          : [...readRecords(bytes, header, { decompress })].map((r) => r.key?.toString('latin1') ?? ''),
       };
     });
   }

@@ -9,7 +9,12 @@ import { describe, it } from 'node:test';
 import { Logger } from '../../../../src/common/logger.js';
 import { InternalTopicLog } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import { RedundantOffsets } from '../../../../src/coordinator/share/redundant-offsets.js';
-import { shareSnapshotRecord, shareStateTombstone, shareUpdateRecord, type ShareSnapshot } from '../../../../src/coordinator/share/records.js';
+import {
+  shareSnapshotRecord,
+  shareStateTombstone,
+  shareUpdateRecord,
+  type ShareSnapshot,
+} from '../../../../src/coordinator/share/records.js';
 import { ShareCoordinatorService } from '../../../../src/coordinator/share/share-coordinator-service.js';
 import type { SharePartitionKey } from '../../../../src/coordinator/share/share-state-persister.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
@@ -24,7 +29,12 @@ const B: SharePartitionKey = { groupId: 'h', topicId: T2, partition: 0 };
 const COLD_MS = 60_000;
 
 /** A one-partition share coordinator on `memory`, with a clock the test moves and the topics it names. */
-function coordinator(memory: MemoryPartitions, env: { now: number; topics: Set<string> }, perSnapshot = 2, pruneIntervalMs?: number): ShareCoordinatorService {
+function coordinator(
+  memory: MemoryPartitions,
+  env: { now: number; topics: Set<string> },
+  perSnapshot = 2,
+  pruneIntervalMs?: number,
+): ShareCoordinatorService {
   return new ShareCoordinatorService({
     log: new InternalTopicLog({ name: SHARE_GROUP_STATE_TOPIC, numPartitions: 1, configs: new Map() }, memory),
     numPartitions: 1,
@@ -43,7 +53,13 @@ function coordinator(memory: MemoryPartitions, env: { now: number; topics: Set<s
 }
 
 const write = (c: ShareCoordinatorService, key: SharePartitionKey, first: bigint) =>
-  c.write(key, { stateEpoch: 0, leaderEpoch: 0, startOffset: -1n, deliveryCompleteCount: -1, stateBatches: [{ firstOffset: first, lastOffset: first, deliveryState: 2, deliveryCount: 1 }] });
+  c.write(key, {
+    stateEpoch: 0,
+    leaderEpoch: 0,
+    startOffset: -1n,
+    deliveryCompleteCount: -1,
+    stateBatches: [{ firstOffset: first, lastOffset: first, deliveryState: 2, deliveryCount: 1 }],
+  });
 
 /** What a share-partition's state reads as, through a coordinator. */
 async function stateOf(c: ShareCoordinatorService, key: SharePartitionKey) {
@@ -57,7 +73,16 @@ function logKeys(memory: MemoryPartitions): number[] {
 }
 
 describe('RedundantOffsets (Kafka 4.4 ShareCoordinatorOffsetsManager)', () => {
-  const snapshot: ShareSnapshot = { snapshotEpoch: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0, createTimestamp: 0n, writeTimestamp: 0n, stateBatches: [] };
+  const snapshot: ShareSnapshot = {
+    snapshotEpoch: 0,
+    stateEpoch: 0,
+    leaderEpoch: 0,
+    startOffset: 0n,
+    deliveryCompleteCount: 0,
+    createTimestamp: 0n,
+    writeTimestamp: 0n,
+    stateBatches: [],
+  };
   const update = { snapshotEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0, stateBatches: [] };
 
   it('is the oldest latest-snapshot of the live share-partitions; updates hold nothing back; nothing below 1', () => {

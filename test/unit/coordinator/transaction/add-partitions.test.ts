@@ -59,7 +59,10 @@ test('verifyOnly: NONE for partitions in the open transaction, TRANSACTION_ABORT
     h.c.verifyPartitions({ transactionalId: id, ...producer, partitions: [TP0, OTHER] }).map((r) => r.errorCode);
   assert.deepEqual(verify(p), [ErrorCode.NONE, ErrorCode.TRANSACTION_ABORTABLE]);
   assert.deepEqual(verify({ producerId: p.producerId, producerEpoch: 5 }), [ErrorCode.PRODUCER_FENCED, ErrorCode.PRODUCER_FENCED]);
-  assert.deepEqual(verify({ producerId: 7n, producerEpoch: 0 }), [ErrorCode.INVALID_PRODUCER_ID_MAPPING, ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
+  assert.deepEqual(verify({ producerId: 7n, producerEpoch: 0 }), [
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  ]);
   assert.deepEqual(verify(p, 'nobody'), [ErrorCode.INVALID_PRODUCER_ID_MAPPING, ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
   const before = h.log.length;
   h.end(2, p, true);

@@ -25,9 +25,22 @@ test('describe: an open transaction with its partitions grouped by topic; an unk
   assert.deepEqual(h.c.describe('nobody'), { transactionalId: 'nobody', errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND });
 });
 
-function list(h: Harness, now: number, filters: { stateFilters?: string[]; producerIdFilters?: bigint[]; durationFilter?: bigint; transactionalIdPattern?: string | null }) {
-  const { filter } = parseListFilter({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null, ...filters });
-  return h.c.list(filter, now).map((t) => t.transactionalId).sort();
+function list(
+  h: Harness,
+  now: number,
+  filters: { stateFilters?: string[]; producerIdFilters?: bigint[]; durationFilter?: bigint; transactionalIdPattern?: string | null },
+) {
+  const { filter } = parseListFilter({
+    stateFilters: [],
+    producerIdFilters: [],
+    durationFilter: -1n,
+    transactionalIdPattern: null,
+    ...filters,
+  });
+  return h.c
+    .list(filter, now)
+    .map((t) => t.transactionalId)
+    .sort();
 }
 
 test('list filters by state, producer id, duration (strictly longer) and a pattern over the whole id', () => {
@@ -49,7 +62,12 @@ test('list filters by state, producer id, duration (strictly longer) and a patte
 });
 
 test('parsing: unknown states are echoed once, a pattern that does not compile is INVALID_REGULAR_EXPRESSION', () => {
-  const parsed = parseListFilter({ stateFilters: ['Ongoing', 'Bogus', 'Bogus'], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null });
+  const parsed = parseListFilter({
+    stateFilters: ['Ongoing', 'Bogus', 'Bogus'],
+    producerIdFilters: [],
+    durationFilter: -1n,
+    transactionalIdPattern: null,
+  });
   assert.deepEqual(parsed.unknownStateFilters, ['Bogus']);
   assert.throws(
     () => parseListFilter({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: '(ab(cd' }),

@@ -17,7 +17,14 @@ test('TV1 commit: PrepareCommit with markers at the current epoch, then Complete
   h.add(1, p, [TP0, TP1]);
   assert.deepEqual(h.end(2, p, true), { errorCode: ErrorCode.NONE, ...NO_IDS });
   assert.equal(h.state(), 'PrepareCommit');
-  assert.deepEqual(h.jobs.at(-1), { transactionalId: TXN, producerId: p.producerId, producerEpoch: p.producerEpoch, commit: true, transactionVersion: 0, partitions: [TP0, TP1] });
+  assert.deepEqual(h.jobs.at(-1), {
+    transactionalId: TXN,
+    producerId: p.producerId,
+    producerEpoch: p.producerEpoch,
+    commit: true,
+    transactionVersion: 0,
+    partitions: [TP0, TP1],
+  });
   h.markersWritten(3);
   const m = h.c.transaction(TXN)!;
   assert.equal(h.state(), 'CompleteCommit');
@@ -68,12 +75,24 @@ test('TV2 retries with the previous epoch: CONCURRENT while markers are written,
   const answer = h.end(2, p, true, { tv: 2 });
   assert.equal(h.end(3, p, true, { tv: 2 }).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS);
   // The next transaction, ended before its records left the producer: it waits for the markers (Kafka fences it).
-  assert.equal(h.end(3, { producerId: p.producerId, producerEpoch: 1 }, false, { tv: 2 }).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS, 'the new epoch waits for the markers');
-  assert.equal(h.end(3, { producerId: p.producerId, producerEpoch: 2 }, false, { tv: 2 }).errorCode, ErrorCode.PRODUCER_FENCED, 'an epoch never handed out');
+  assert.equal(
+    h.end(3, { producerId: p.producerId, producerEpoch: 1 }, false, { tv: 2 }).errorCode,
+    ErrorCode.CONCURRENT_TRANSACTIONS,
+    'the new epoch waits for the markers',
+  );
+  assert.equal(
+    h.end(3, { producerId: p.producerId, producerEpoch: 2 }, false, { tv: 2 }).errorCode,
+    ErrorCode.PRODUCER_FENCED,
+    'an epoch never handed out',
+  );
   h.markersWritten(4);
   assert.deepEqual(h.end(5, p, true, { tv: 2 }), answer);
   assert.equal(h.end(5, p, false, { tv: 2 }).errorCode, ErrorCode.INVALID_TXN_STATE);
-  assert.equal(h.end(5, { producerId: p.producerId, producerEpoch: p.producerEpoch - 1 }, true, { tv: 2 }).errorCode, ErrorCode.PRODUCER_FENCED, 'older than a retry');
+  assert.equal(
+    h.end(5, { producerId: p.producerId, producerEpoch: p.producerEpoch - 1 }, true, { tv: 2 }).errorCode,
+    ErrorCode.PRODUCER_FENCED,
+    'older than a retry',
+  );
 });
 
 test('TV2 abort without a transaction (Empty or Complete*) bumps the epoch; commit there is INVALID_TXN_STATE', () => {
@@ -87,13 +106,21 @@ test('TV2 abort without a transaction (Empty or Complete*) bumps the epoch; comm
   assert.equal(h.c.transaction(TXN)!.txnStartTimestamp, 2);
   h.markersWritten(3);
   assert.deepEqual(h.end(4, p, false, { tv: 2 }), aborted, 'a retry of that abort');
-  assert.deepEqual(h.end(5, aborted, false, { tv: 2 }), { errorCode: ErrorCode.NONE, producerId: p.producerId, producerEpoch: 2 }, 'abort again from CompleteAbort');
+  assert.deepEqual(
+    h.end(5, aborted, false, { tv: 2 }),
+    { errorCode: ErrorCode.NONE, producerId: p.producerId, producerEpoch: 2 },
+    'abort again from CompleteAbort',
+  );
   h.markersWritten(6);
   const next = { producerId: p.producerId, producerEpoch: 2 };
   h.add(7, next, [TP0], { tv: 2 });
   h.end(8, next, true, { tv: 2 });
   h.markersWritten(9);
-  assert.deepEqual(h.end(10, { producerId: p.producerId, producerEpoch: 3 }, false, { tv: 2 }).producerEpoch, 4, 'abort from CompleteCommit');
+  assert.deepEqual(
+    h.end(10, { producerId: p.producerId, producerEpoch: 3 }, false, { tv: 2 }).producerEpoch,
+    4,
+    'abort from CompleteCommit',
+  );
   assert.equal(h.end(10, next, false, { tv: 2 }).errorCode, ErrorCode.PRODUCER_FENCED, 'an epoch two behind is fenced');
 });
 
@@ -107,7 +134,11 @@ test('TV2 when the epoch runs out: the answer moves the producer to a new produc
   const ended = h.end(3, p, true, { tv: 2 });
   assert.deepEqual(ended, { errorCode: ErrorCode.NONE, producerId: 1001n, producerEpoch: 0 });
   const job = h.jobs.at(-1)!;
-  assert.deepEqual({ id: job.producerId, epoch: job.producerEpoch }, { id: p.producerId, epoch: MAX_PRODUCER_EPOCH }, 'markers end the old producer id at its last epoch');
+  assert.deepEqual(
+    { id: job.producerId, epoch: job.producerEpoch },
+    { id: p.producerId, epoch: MAX_PRODUCER_EPOCH },
+    'markers end the old producer id at its last epoch',
+  );
   h.markersWritten(4);
   const m = h.c.transaction(TXN)!;
   assert.deepEqual({ id: m.producerId, epoch: m.producerEpoch, prev: m.prevProducerId }, { id: 1001n, epoch: 0, prev: p.producerId });

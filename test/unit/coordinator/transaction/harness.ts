@@ -51,17 +51,35 @@ export class Harness {
   }
 
   init(now: number, opts: { id?: string; timeoutMs?: number; producerId?: bigint; producerEpoch?: number } = {}): ProducerIdAndEpoch {
-    const request = { transactionalId: opts.id ?? TXN, transactionTimeoutMs: opts.timeoutMs ?? TIMEOUT_MS, producerId: opts.producerId ?? -1n, producerEpoch: opts.producerEpoch ?? -1 };
+    const request = {
+      transactionalId: opts.id ?? TXN,
+      transactionTimeoutMs: opts.timeoutMs ?? TIMEOUT_MS,
+      producerId: opts.producerId ?? -1n,
+      producerEpoch: opts.producerEpoch ?? -1,
+    };
     return this.withId((allocated) => this.c.initProducerId(request, allocated, now));
   }
 
-  add(now: number, producer: { producerId: bigint; producerEpoch: number }, partitions: TopicPartition[], opts: { id?: string; tv?: number } = {}): number {
-    const result = this.c.addPartitions({ transactionalId: opts.id ?? TXN, ...producer, partitions, clientTransactionVersion: opts.tv ?? 0 }, now);
+  add(
+    now: number,
+    producer: { producerId: bigint; producerEpoch: number },
+    partitions: TopicPartition[],
+    opts: { id?: string; tv?: number } = {},
+  ): number {
+    const result = this.c.addPartitions(
+      { transactionalId: opts.id ?? TXN, ...producer, partitions, clientTransactionVersion: opts.tv ?? 0 },
+      now,
+    );
     this.keep(result);
     return result.response;
   }
 
-  end(now: number, producer: { producerId: bigint; producerEpoch: number }, commit: boolean, opts: { id?: string; tv?: number } = {}): ProducerIdAndEpoch {
+  end(
+    now: number,
+    producer: { producerId: bigint; producerEpoch: number },
+    commit: boolean,
+    opts: { id?: string; tv?: number } = {},
+  ): ProducerIdAndEpoch {
     const request = { transactionalId: opts.id ?? TXN, ...producer, commit, clientTransactionVersion: opts.tv ?? 0 };
     return this.withId((allocated) => this.c.endTxn(request, allocated, now));
   }
@@ -112,4 +130,3 @@ export class MemoryLog implements CoordinatorLog {
     return ErrorCode.NONE;
   }
 }
-

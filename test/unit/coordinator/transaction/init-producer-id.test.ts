@@ -52,7 +52,10 @@ test('an open transaction is fenced and aborted first: CONCURRENT_TRANSACTIONS, 
   assert.equal(h.state(), 'PrepareAbort');
   assert.equal(m.producerEpoch, 1, 'the fencing epoch, never handed out');
   const job = h.jobs.at(-1)!;
-  assert.deepEqual({ commit: job.commit, epoch: job.producerEpoch, partitions: job.partitions }, { commit: false, epoch: 1, partitions: [TP0, TP1] });
+  assert.deepEqual(
+    { commit: job.commit, epoch: job.producerEpoch, partitions: job.partitions },
+    { commit: false, epoch: 1, partitions: [TP0, TP1] },
+  );
   assert.equal(h.init(3).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS, 'markers still being written');
   h.markersWritten(4);
   assert.equal(h.state(), 'CompleteAbort');

@@ -65,7 +65,13 @@ test('records are Kafka 4.x: key type 0 + transactional id, value version 1 with
   h.add(8, p, [TP1, TP0, OTHER], { tv: 2 });
   const ongoing = readVersioned(TransactionLogValue, h.log.at(-1)!.value!).data;
   assert.equal(ongoing.transactionStatus, 1);
-  assert.deepEqual(ongoing.transactionPartitions?.map((g) => [g.topic, g.partitionIds]), [['t', [0, 1]], ['u', [3]]]);
+  assert.deepEqual(
+    ongoing.transactionPartitions?.map((g) => [g.topic, g.partitionIds]),
+    [
+      ['t', [0, 1]],
+      ['u', [3]],
+    ],
+  );
   assert.equal(ongoing.clientTransactionVersion, 2);
   assert.equal(ongoing.previousProducerId, p.producerId);
 });
@@ -74,7 +80,14 @@ test('a version 0 value (older Kafka) and a record of another type are read; a t
   const base = new Harness();
   base.init(0);
   const record = base.log[0]!;
-  const v0 = writeVersioned(TransactionLogValue, 0, { ...readVersioned(TransactionLogValue, record.value!).data, previousProducerId: -1n, nextProducerId: -1n, nextProducerEpoch: -1, clientTransactionVersion: 0, transactionPartitions: null });
+  const v0 = writeVersioned(TransactionLogValue, 0, {
+    ...readVersioned(TransactionLogValue, record.value!).data,
+    previousProducerId: -1n,
+    nextProducerId: -1n,
+    nextProducerEpoch: -1,
+    clientTransactionVersion: 0,
+    transactionPartitions: null,
+  });
   const decoded = decodeTransactionRecord(record.key, v0);
   assert.equal(decoded.type, 'transaction');
   const other = Buffer.from([0, 9, 1, 2]);

@@ -20,7 +20,10 @@ test('a transaction open longer than its timeout is aborted at the next sweep, w
   h.keep(h.c.tick(20_000));
   assert.equal(h.state(), 'PrepareAbort');
   const job = h.jobs.at(-1)!;
-  assert.deepEqual({ commit: job.commit, epoch: job.producerEpoch, partitions: job.partitions }, { commit: false, epoch: 1, partitions: [TP0] });
+  assert.deepEqual(
+    { commit: job.commit, epoch: job.producerEpoch, partitions: job.partitions },
+    { commit: false, epoch: 1, partitions: [TP0] },
+  );
   assert.equal(h.add(20_001, p, [TP0]), ErrorCode.CONCURRENT_TRANSACTIONS);
   h.markersWritten(20_002);
   assert.equal(h.end(20_003, p, false).errorCode, ErrorCode.PRODUCER_FENCED, 'the timed-out producer is fenced');
@@ -45,7 +48,11 @@ test('the transaction.version level is read at each abort: an UpdateFeatures dow
 });
 
 test('idle ids past transactional.id.expiration.ms are tombstoned; open ones stay', () => {
-  const h = new Harness({ transactionalIdExpirationMs: 100_000, removeExpiredTransactionalIdsIntervalMs: 60_000, abortTimedOutTransactionsIntervalMs: 1e9 });
+  const h = new Harness({
+    transactionalIdExpirationMs: 100_000,
+    removeExpiredTransactionalIdsIntervalMs: 60_000,
+    abortTimedOutTransactionsIntervalMs: 1e9,
+  });
   h.init(0, { id: 'idle' });
   const open = h.init(0, { id: 'open', timeoutMs: 900_000 });
   h.add(0, open, [TP0], { id: 'open' });

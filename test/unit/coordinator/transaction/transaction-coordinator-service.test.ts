@@ -8,7 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
 import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { TransactionCoordinatorService, type TxnMarkerWriter } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
+import {
+  TransactionCoordinatorService,
+  type TxnMarkerWriter,
+} from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { MemoryLog } from './harness.js';
 import { waitFor, when } from '../../../helpers/wait-for.js';
 import type { TopicPartition } from '../../../../src/common/topic-partition.js';
@@ -62,9 +65,15 @@ async function eventually(what: string, cond: () => boolean): Promise<void> {
   await waitFor(what, 5000, () => when(cond()), 2);
 }
 
-const init = (s: TransactionCoordinatorService, transactionalId: string) => s.initProducerId({ transactionalId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
-const add = (s: TransactionCoordinatorService, transactionalId: string, p: { producerId: bigint; producerEpoch: number }, partitions: TopicPartition[], verifyOnly = false) =>
-  s.addPartitions({ transactionalId, ...p, partitions, verifyOnly, clientTransactionVersion: 0 });
+const init = (s: TransactionCoordinatorService, transactionalId: string) =>
+  s.initProducerId({ transactionalId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+const add = (
+  s: TransactionCoordinatorService,
+  transactionalId: string,
+  p: { producerId: bigint; producerEpoch: number },
+  partitions: TopicPartition[],
+  verifyOnly = false,
+) => s.addPartitions({ transactionalId, ...p, partitions, verifyOnly, clientTransactionVersion: 0 });
 const state = async (s: TransactionCoordinatorService, id: string) => (await s.describe([id]))[0]!.transactionState;
 
 async function untilState(s: TransactionCoordinatorService, id: string, wanted: string): Promise<void> {
@@ -78,16 +87,33 @@ test('a full TV1 transaction: producer id allocated, markers written with the co
   await service.prepare(id);
   const p = await init(service, id);
   assert.deepEqual(p, { errorCode: ErrorCode.NONE, producerId: 500n, producerEpoch: 0 });
-  assert.deepEqual(await add(service, id, p, [TP0, TP1]), [{ ...TP0, errorCode: ErrorCode.NONE }, { ...TP1, errorCode: ErrorCode.NONE }]);
-  assert.deepEqual(await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 0 }), { errorCode: ErrorCode.NONE, producerId: -1n, producerEpoch: -1 });
+  assert.deepEqual(await add(service, id, p, [TP0, TP1]), [
+    { ...TP0, errorCode: ErrorCode.NONE },
+    { ...TP1, errorCode: ErrorCode.NONE },
+  ]);
+  assert.deepEqual(await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 0 }), {
+    errorCode: ErrorCode.NONE,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
   await untilState(service, id, 'CompleteCommit');
-  assert.deepEqual(markers.calls, [{ producerId: 500n, producerEpoch: 0, coordinatorEpoch: 10 + service.partitionOf(id), commit: true, transactionVersion: 0, partitions: [TP0, TP1] }]);
+  assert.deepEqual(markers.calls, [
+    {
+      producerId: 500n,
+      producerEpoch: 0,
+      coordinatorEpoch: 10 + service.partitionOf(id),
+      commit: true,
+      transactionVersion: 0,
+      partitions: [TP0, TP1],
+    },
+  ]);
   service.close();
 });
 
 test('markers are written again after a retriable error, a deleted partition is dropped, and Complete* only follows once all are done', async () => {
   const { service, markers } = setup();
-  markers.answer = (_m, tp, call) => (tp.partition === 1 ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : call < 3 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NONE);
+  markers.answer = (_m, tp, call) =>
+    tp.partition === 1 ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : call < 3 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NONE;
   let open = (): void => undefined;
   const id = 'txn-b';
   await service.prepare(id);
@@ -182,7 +208,10 @@ test('routing: NOT_COORDINATOR for an id this broker does not lead, COORDINATOR_
   const load = loading.service.prepare(other);
   await new Promise((r) => setImmediate(r));
   assert.equal((await init(loading.service, other)).errorCode, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-  assert.equal((await loading.service.list({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null })).errorCode, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  assert.equal(
+    (await loading.service.list({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null })).errorCode,
+    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  );
   release();
   await load;
   assert.equal((await init(loading.service, other)).errorCode, ErrorCode.NONE);
@@ -195,13 +224,17 @@ test('TV2 through the service: EndTxn answers the bumped epoch, the markers carr
   await service.prepare(id);
   const p = await init(service, id);
   await service.addPartitions({ transactionalId: id, ...p, partitions: [TP0], verifyOnly: false, clientTransactionVersion: 2 });
-  assert.deepEqual(await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 2 }), { errorCode: ErrorCode.NONE, producerId: p.producerId, producerEpoch: 1 });
+  assert.deepEqual(await service.endTxn({ transactionalId: id, ...p, commit: true, clientTransactionVersion: 2 }), {
+    errorCode: ErrorCode.NONE,
+    producerId: p.producerId,
+    producerEpoch: 1,
+  });
   await untilState(service, id, 'CompleteCommit');
   assert.deepEqual([markers.calls[0]!.producerEpoch, markers.calls[0]!.transactionVersion], [1, 2]);
   service.close();
 });
 
-test('AddOffsetsToTxn adds the group\'s __consumer_offsets partition; verifyOnly reads without writing', async () => {
+test("AddOffsetsToTxn adds the group's __consumer_offsets partition; verifyOnly reads without writing", async () => {
   const { service, log } = setup();
   const id = 'txn-g';
   await service.prepare(id);
@@ -223,7 +256,12 @@ test('ListTransactions covers every led partition; a bad pattern is INVALID_REGU
     await init(service, id);
   }
   assert.ok(new Set(ids.map((id) => service.partitionOf(id))).size > 1, 'spread over partitions');
-  const listed = await service.list({ stateFilters: ['Empty', 'Nope'], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null });
+  const listed = await service.list({
+    stateFilters: ['Empty', 'Nope'],
+    producerIdFilters: [],
+    durationFilter: -1n,
+    transactionalIdPattern: null,
+  });
   assert.equal(listed.errorCode, ErrorCode.NONE);
   assert.deepEqual(listed.unknownStateFilters, ['Nope']);
   assert.deepEqual(listed.transactionStates?.map((t) => t.transactionalId).sort(), ids);

@@ -1,28 +1,55 @@
 /** Kafka's transaction states: ids, names, and the legal transitions, which the metadata transitions enforce. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionState, isLegalTransition, stateName, stateNamed, stateOfId } from '../../../../src/coordinator/transaction/transaction-state.js';
+import {
+  TransactionState,
+  isLegalTransition,
+  stateName,
+  stateNamed,
+  stateOfId,
+} from '../../../../src/coordinator/transaction/transaction-state.js';
 import { complete, newTransaction } from '../../../../src/coordinator/transaction/transaction-metadata.js';
 
 const { Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence } = TransactionState;
 const ALL = [Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence];
 
-test('ids and names are Kafka\'s', () => {
+test("ids and names are Kafka's", () => {
   assert.deepEqual(ALL, [0, 1, 2, 3, 4, 5, 6, 7]);
-  assert.deepEqual(ALL.map(stateName), ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence']);
+  assert.deepEqual(ALL.map(stateName), [
+    'Empty',
+    'Ongoing',
+    'PrepareCommit',
+    'PrepareAbort',
+    'CompleteCommit',
+    'CompleteAbort',
+    'Dead',
+    'PrepareEpochFence',
+  ]);
   assert.equal(stateNamed('CompleteAbort'), CompleteAbort);
   assert.equal(stateNamed('completeabort'), undefined, 'names are case-sensitive');
   assert.throws(() => stateOfId(8));
 });
 
-test('exactly Kafka\'s transitions are legal', () => {
+test("exactly Kafka's transitions are legal", () => {
   const legal: Array<[number, number]> = [
-    [Empty, Empty], [CompleteCommit, Empty], [CompleteAbort, Empty],
-    [Ongoing, Ongoing], [Empty, Ongoing], [CompleteCommit, Ongoing], [CompleteAbort, Ongoing],
+    [Empty, Empty],
+    [CompleteCommit, Empty],
+    [CompleteAbort, Empty],
+    [Ongoing, Ongoing],
+    [Empty, Ongoing],
+    [CompleteCommit, Ongoing],
+    [CompleteAbort, Ongoing],
     [Ongoing, PrepareCommit],
-    [Ongoing, PrepareAbort], [PrepareEpochFence, PrepareAbort], [Empty, PrepareAbort], [CompleteCommit, PrepareAbort], [CompleteAbort, PrepareAbort],
-    [PrepareCommit, CompleteCommit], [PrepareAbort, CompleteAbort],
-    [Empty, Dead], [CompleteCommit, Dead], [CompleteAbort, Dead],
+    [Ongoing, PrepareAbort],
+    [PrepareEpochFence, PrepareAbort],
+    [Empty, PrepareAbort],
+    [CompleteCommit, PrepareAbort],
+    [CompleteAbort, PrepareAbort],
+    [PrepareCommit, CompleteCommit],
+    [PrepareAbort, CompleteAbort],
+    [Empty, Dead],
+    [CompleteCommit, Dead],
+    [CompleteAbort, Dead],
     [Ongoing, PrepareEpochFence],
   ];
   const key = (from: number, to: number) => `${from}->${to}`;

@@ -9,7 +9,14 @@ import { ConfigResolver } from '../../../../src/metadata/config/config-resolver.
 import { LocalController } from '../../../../src/controller/local/local-controller.js';
 import { LocalMetadataWriter } from '../../../../src/controller/local/local-metadata-writer.js';
 import { MetadataStore, METADATA_FILE } from '../../../../src/metadata/metadata-store.js';
-import { AclOperation, MATCH_ALL_FILTER, PatternType, PermissionType, ResourceType, type AclBinding } from '../../../../src/security/acl/index.js';
+import {
+  AclOperation,
+  MATCH_ALL_FILTER,
+  PatternType,
+  PermissionType,
+  ResourceType,
+  type AclBinding,
+} from '../../../../src/security/acl/index.js';
 import { MemoryPartitionAdmin } from '../../handlers/admin-harness.js';
 
 const dirs: string[] = [];
@@ -18,7 +25,11 @@ afterEach(() => {
 });
 
 function open(dir: string): { controller: LocalController; acls: AclAdmin } {
-  const controller = new LocalController('c1uSTeR1dAAAAAAAAAAAAA', { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] }, new MetadataStore(dir));
+  const controller = new LocalController(
+    'c1uSTeR1dAAAAAAAAAAAAA',
+    { nodeId: 0, host: '127.0.0.1', port: 9092, rack: null, endpoints: [] },
+    new MetadataStore(dir),
+  );
   const partitions = new MemoryPartitionAdmin();
   const writer = new LocalMetadataWriter(controller, partitions, new ConfigResolver(new Map(), controller));
   return { controller, acls: new AclAdmin(writer) };
@@ -46,8 +57,24 @@ describe('ACL storage on a single broker', () => {
     assert.equal(first.controller.image.acls.size, 2, 'a binding created twice is held once');
     const file = JSON.parse(readFileSync(join(dir, METADATA_FILE), 'utf8')) as { acls: unknown[] };
     assert.deepEqual(file.acls, [
-      { resourceType: 'Topic', name: 'orders', patternType: 'LITERAL', principal: 'User:alice', host: '*', operation: 'Read', permissionType: 'Allow' },
-      { resourceType: 'Topic', name: 'sales-', patternType: 'PREFIXED', principal: 'User:*', host: '10.0.0.2', operation: 'Write', permissionType: 'Deny' },
+      {
+        resourceType: 'Topic',
+        name: 'orders',
+        patternType: 'LITERAL',
+        principal: 'User:alice',
+        host: '*',
+        operation: 'Read',
+        permissionType: 'Allow',
+      },
+      {
+        resourceType: 'Topic',
+        name: 'sales-',
+        patternType: 'PREFIXED',
+        principal: 'User:*',
+        host: '10.0.0.2',
+        operation: 'Write',
+        permissionType: 'Deny',
+      },
     ]);
     const again = open(dir);
     assert.deepEqual(again.controller.image.acls.bindings(), [readOrders, denySales]);
@@ -70,7 +97,10 @@ describe('ACL storage on a single broker', () => {
     dirs.push(dir);
     writeFileSync(join(dir, METADATA_FILE), JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} } }));
     assert.equal(open(dir).controller.image.acls.size, 0);
-    writeFileSync(join(dir, METADATA_FILE), JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, acls: [{ resourceType: 'Topic' }] }));
+    writeFileSync(
+      join(dir, METADATA_FILE),
+      JSON.stringify({ version: 2, topics: [], brokerConfigs: { clusterDefault: {}, node: {} }, acls: [{ resourceType: 'Topic' }] }),
+    );
     assert.throws(() => open(dir), /malformed ACL/);
   });
 });

@@ -66,7 +66,8 @@ function checkDistribution(
   for (const [partition, list] of assignment) {
     assert.equal(list.length, replicationFactor, `${where}: partition ${partition} has ${list.length} replicas`);
     assert.equal(new Set(list).size, list.length, `${where}: partition ${partition} has a broker twice: ${list.join(',')}`);
-    if (rackAware) assert.equal(new Set(list.map((b) => rackOf[b])).size, replicationFactor, `${where}: partition ${partition} shares a rack`);
+    if (rackAware)
+      assert.equal(new Set(list.map((b) => rackOf[b])).size, replicationFactor, `${where}: partition ${partition} shares a rack`);
   }
   if (leaders) {
     const led = count([...assignment.values()].map((l) => l[0]!));
@@ -74,7 +75,8 @@ function checkDistribution(
   }
   if (replicas) {
     const held = count([...assignment.values()].flat());
-    for (const b of brokers) assert.equal(held.get(b) ?? 0, (partitions * replicationFactor) / brokers.length, `${where}: broker ${b} holds unevenly`);
+    for (const b of brokers)
+      assert.equal(held.get(b) ?? 0, (partitions * replicationFactor) / brokers.length, `${where}: broker ${b} holds unevenly`);
   }
 }
 
@@ -87,34 +89,69 @@ const SIX_IN_THREE_RACKS = { 0: 'rack1', 1: 'rack2', 2: 'rack2', 3: 'rack3', 4: 
 describe('without racks', () => {
   test("Kafka's assignment of 10 partitions, factor 3, over 5 brokers from index 0", () => {
     const expected = new Map([
-      [0, [0, 1, 2]], [1, [1, 2, 3]], [2, [2, 3, 4]], [3, [3, 4, 0]], [4, [4, 0, 1]],
-      [5, [0, 2, 3]], [6, [1, 3, 4]], [7, [2, 4, 0]], [8, [3, 0, 1]], [9, [4, 1, 2]],
+      [0, [0, 1, 2]],
+      [1, [1, 2, 3]],
+      [2, [2, 3, 4]],
+      [3, [3, 4, 0]],
+      [4, [4, 0, 1]],
+      [5, [0, 2, 3]],
+      [6, [1, 3, 4]],
+      [7, [2, 4, 0]],
+      [8, [3, 0, 1]],
+      [9, [4, 1, 2]],
     ]);
     assert.deepEqual(assignReplicas(rackless(0, 1, 2, 3, 4), 10, 3, { fixedStartIndex: 0 }), expected);
   });
 
   test('brokers are taken in id order, whatever order they come in', () => {
-    assert.deepEqual(assignReplicas(rackless(4, 2, 0, 3, 1), 10, 3, { fixedStartIndex: 1 }), assignReplicas(rackless(0, 1, 2, 3, 4), 10, 3, { fixedStartIndex: 1 }));
+    assert.deepEqual(
+      assignReplicas(rackless(4, 2, 0, 3, 1), 10, 3, { fixedStartIndex: 1 }),
+      assignReplicas(rackless(0, 1, 2, 3, 4), 10, 3, { fixedStartIndex: 1 }),
+    );
   });
 
   test('the first random draw is the start index and the second the follower shift', () => {
     // Start at broker 1; shift 3 puts the follower 1 + (3 mod 4) = 4 places on, at broker 0.
     assert.deepEqual(assignReplicas(rackless(0, 1, 2, 3, 4), 1, 2, { random: draws(5, 1, 3) }), new Map([[0, [1, 0]]]));
-    assert.deepEqual(assignReplicas(rackless(0, 1, 2, 3, 4), 1, 2, { fixedStartIndex: 1 }), new Map([[0, [1, 3]]]), 'a fixed index is both');
+    assert.deepEqual(
+      assignReplicas(rackless(0, 1, 2, 3, 4), 1, 2, { fixedStartIndex: 1 }),
+      new Map([[0, [1, 3]]]),
+      'a fixed index is both',
+    );
   });
 
   test('from startPartitionId on, leaders carry on the round-robin; the shift starts afresh and grows at the next round', () => {
     const tail = assignReplicas(rackless(0, 1, 2, 3), 4, 2, { fixedStartIndex: 1, startPartitionId: 5 });
-    assert.deepEqual(tail, new Map([[5, [2, 0]], [6, [3, 1]], [7, [0, 2]], [8, [1, 0]]]));
+    assert.deepEqual(
+      tail,
+      new Map([
+        [5, [2, 0]],
+        [6, [3, 1]],
+        [7, [0, 2]],
+        [8, [1, 0]],
+      ]),
+    );
     const whole = assignReplicas(rackless(0, 1, 2, 3), 9, 2, { fixedStartIndex: 1 });
-    assert.deepEqual([5, 6, 7, 8].map((p) => tail.get(p)![0]), [5, 6, 7, 8].map((p) => whole.get(p)![0]));
+    assert.deepEqual(
+      [5, 6, 7, 8].map((p) => tail.get(p)![0]),
+      [5, 6, 7, 8].map((p) => whole.get(p)![0]),
+    );
   });
 
-  test('a factor below 1 or above the broker count, or no partitions, is refused with Kafka\'s codes and messages', () => {
+  test("a factor below 1 or above the broker count, or no partitions, is refused with Kafka's codes and messages", () => {
     const brokers = rackless(0, 1, 2, 3, 4);
-    assert.throws(() => assignReplicas(brokers, 10, 0), isKafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.'));
-    assert.throws(() => assignReplicas(brokers, 10, 6), isKafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor: 6 larger than available brokers: 5.'));
-    assert.throws(() => assignReplicas(brokers, 0, 3), isKafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.'));
+    assert.throws(
+      () => assignReplicas(brokers, 10, 0),
+      isKafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.'),
+    );
+    assert.throws(
+      () => assignReplicas(brokers, 10, 6),
+      isKafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor: 6 larger than available brokers: 5.'),
+    );
+    assert.throws(
+      () => assignReplicas(brokers, 0, 3),
+      isKafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.'),
+    );
   });
 
   test('a negative or fractional start is a caller error, not a Kafka answer', () => {
@@ -135,7 +172,15 @@ describe('with racks', () => {
   });
 
   test("Kafka's assignment of 7 partitions, factor 3, from index 0: the seventh shifts its followers", () => {
-    const expected = new Map([[0, [0, 3, 1]], [1, [3, 1, 5]], [2, [1, 5, 4]], [3, [5, 4, 2]], [4, [4, 2, 0]], [5, [2, 0, 3]], [6, [0, 4, 2]]]);
+    const expected = new Map([
+      [0, [0, 3, 1]],
+      [1, [3, 1, 5]],
+      [2, [1, 5, 4]],
+      [3, [5, 4, 2]],
+      [4, [4, 2, 0]],
+      [5, [2, 0, 3]],
+      [6, [0, 4, 2]],
+    ]);
     assert.deepEqual(assignReplicas(racked(rackMap), 7, 3, { fixedStartIndex: 0 }), expected);
   });
 
@@ -144,22 +189,38 @@ describe('with racks', () => {
   });
 
   test('the same from any random start', () => {
-    for (const { label, random } of everyStart(6)) checkDistribution(assignReplicas(racked(SIX_IN_THREE_RACKS), 6, 3, { random }), SIX_IN_THREE_RACKS, 6, 3, {}, label);
+    for (const { label, random } of everyStart(6))
+      checkDistribution(assignReplicas(racked(SIX_IN_THREE_RACKS), 6, 3, { random }), SIX_IN_THREE_RACKS, 6, 3, {}, label);
   });
 
   test('13 partitions (not a multiple of the brokers) still keep each partition in 3 racks', () => {
-    checkDistribution(assignReplicas(racked(SIX_IN_THREE_RACKS), 13, 3, { fixedStartIndex: 0 }), SIX_IN_THREE_RACKS, 13, 3, { leaders: false, replicas: false }, 'index 0');
+    checkDistribution(
+      assignReplicas(racked(SIX_IN_THREE_RACKS), 13, 3, { fixedStartIndex: 0 }),
+      SIX_IN_THREE_RACKS,
+      13,
+      3,
+      { leaders: false, replicas: false },
+      'index 0',
+    );
   });
 
   test('uneven racks keep rack awareness and even leaders', () => {
     const uneven = { 0: 'rack1', 1: 'rack1', 2: 'rack2', 3: 'rack3', 4: 'rack3', 5: 'rack1' };
-    for (const { label, random } of everyStart(6)) checkDistribution(assignReplicas(racked(uneven), 12, 3, { random }), uneven, 12, 3, { replicas: false }, label);
+    for (const { label, random } of everyStart(6))
+      checkDistribution(assignReplicas(racked(uneven), 12, 3, { random }), uneven, 12, 3, { replicas: false }, label);
   });
 
   test('factor 2 over 12 and over 6 partitions, from any start', () => {
     for (const partitions of [12, 6]) {
       for (const { label, random } of everyStart(6)) {
-        checkDistribution(assignReplicas(racked(SIX_IN_THREE_RACKS), partitions, 2, { random }), SIX_IN_THREE_RACKS, partitions, 2, {}, `${partitions} partitions, ${label}`);
+        checkDistribution(
+          assignReplicas(racked(SIX_IN_THREE_RACKS), partitions, 2, { random }),
+          SIX_IN_THREE_RACKS,
+          partitions,
+          2,
+          {},
+          `${partitions} partitions, ${label}`,
+        );
       }
     }
   });
@@ -168,19 +229,37 @@ describe('with racks', () => {
     const racks = { 6: 'rack1', 7: 'rack2', 8: 'rack2', 9: 'rack3', 10: 'rack3', 11: 'rack1' };
     for (const { label, random } of everyStart(6)) {
       const assignment = assignReplicas(racked(racks), 12, 2, { random, startPartitionId: 12 });
-      assert.deepEqual([...assignment.keys()], Array.from({ length: 12 }, (_, i) => 12 + i));
+      assert.deepEqual(
+        [...assignment.keys()],
+        Array.from({ length: 12 }, (_, i) => 12 + i),
+      );
       checkDistribution(assignment, racks, 12, 2, {}, label);
     }
   });
 
   test('3 brokers in 3 racks, 3 partitions of factor 2', () => {
     const racks = { 0: 'rack1', 1: 'rack2', 4: 'rack3' };
-    for (const { label, random } of everyStart(3)) checkDistribution(assignReplicas(racked(racks), 3, 2, { random }), racks, 3, 2, {}, label);
+    for (const { label, random } of everyStart(3))
+      checkDistribution(assignReplicas(racked(racks), 3, 2, { random }), racks, 3, 2, {}, label);
   });
 
   test('96 partitions of factor 3 over 12 brokers in 3 racks', () => {
-    const racks = { 0: 'rack1', 1: 'rack2', 2: 'rack2', 3: 'rack3', 4: 'rack3', 5: 'rack1', 6: 'rack1', 7: 'rack2', 8: 'rack2', 9: 'rack3', 10: 'rack1', 11: 'rack3' };
-    for (const { label, random } of everyStart(12)) checkDistribution(assignReplicas(racked(racks), 96, 3, { random }), racks, 96, 3, {}, label);
+    const racks = {
+      0: 'rack1',
+      1: 'rack2',
+      2: 'rack2',
+      3: 'rack3',
+      4: 'rack3',
+      5: 'rack1',
+      6: 'rack1',
+      7: 'rack2',
+      8: 'rack2',
+      9: 'rack3',
+      10: 'rack1',
+      11: 'rack3',
+    };
+    for (const { label, random } of everyStart(12))
+      checkDistribution(assignReplicas(racked(racks), 96, 3, { random }), racks, 96, 3, {}, label);
   });
 
   test('more replicas than racks reach every rack; fewer reach as many racks as replicas; one rack is one rack', () => {
@@ -201,7 +280,14 @@ describe('with racks', () => {
 
   test('a broker already holding a replica is skipped once its rack is the only one left to fill', () => {
     const racks = { 0: 'a', 1: 'b', 2: 'c', 3: 'a', 4: 'a' };
-    checkDistribution(assignReplicas(racked(racks), 6, 4, { fixedStartIndex: 2 }), racks, 6, 4, { rackAware: false, leaders: false, replicas: false }, 'index 2');
+    checkDistribution(
+      assignReplicas(racked(racks), 6, 4, { fixedStartIndex: 2 }),
+      racks,
+      6,
+      4,
+      { rackAware: false, leaders: false, replicas: false },
+      'index 2',
+    );
   });
 
   test('brokers of which only some have a rack are refused, after the count checks, unless racks are ignored', () => {
@@ -213,7 +299,10 @@ describe('with racks', () => {
       () => assignReplicas(mixed, 10, 5),
       isKafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Not all brokers have rack information for replica rack aware assignment.'),
     );
-    assert.deepEqual(assignReplicas(mixed, 10, 3, { fixedStartIndex: 0, ignoreRacks: true }), assignReplicas(rackless(0, 1, 2, 3, 4), 10, 3, { fixedStartIndex: 0 }));
+    assert.deepEqual(
+      assignReplicas(mixed, 10, 3, { fixedStartIndex: 0, ignoreRacks: true }),
+      assignReplicas(rackless(0, 1, 2, 3, 4), 10, 3, { fixedStartIndex: 0 }),
+    );
   });
 });
 
@@ -221,27 +310,55 @@ describe('partitions added to a topic', () => {
   const four = rackless(0, 1, 2, 3);
 
   test("Kafka's placements for a topic of 4 replicas on [2, 3, 0, 1] grown to 7 partitions", () => {
-    const expected = new Map([[1, [3, 2, 0, 1]], [2, [0, 3, 1, 2]], [3, [1, 0, 2, 3]], [4, [2, 3, 0, 1]], [5, [3, 0, 1, 2]], [6, [0, 1, 2, 3]]]);
+    const expected = new Map([
+      [1, [3, 2, 0, 1]],
+      [2, [0, 3, 1, 2]],
+      [3, [1, 0, 2, 3]],
+      [4, [2, 3, 0, 1]],
+      [5, [3, 0, 1, 2]],
+      [6, [0, 1, 2, 3]],
+    ]);
     assert.deepEqual(assignReplicasForNewPartitions(four, [[2, 3, 0, 1]], 6), expected);
   });
 
   test("Kafka's placements for a topic of 2 replicas on [1, 2] grown to 3 partitions", () => {
-    assert.deepEqual(assignReplicasForNewPartitions(four, [[1, 2]], 2), new Map([[1, [2, 0]], [2, [3, 1]]]));
+    assert.deepEqual(
+      assignReplicasForNewPartitions(four, [[1, 2]], 2),
+      new Map([
+        [1, [2, 0]],
+        [2, [3, 1]],
+      ]),
+    );
   });
 
   test("the walk starts at the first broker whose id is at least partition 0's leader, else at the first broker", () => {
     const brokers = rackless(0, 1, 3, 4);
-    const existing = [[2, 4], [3, 0]];
-    assert.deepEqual(assignReplicasForNewPartitions(brokers, existing, 3), assignReplicas(brokers, 3, 2, { fixedStartIndex: 2, startPartitionId: 2 }));
-    assert.deepEqual(assignReplicasForNewPartitions(brokers, [[9, 1]], 2), assignReplicas(brokers, 2, 2, { fixedStartIndex: 0, startPartitionId: 1 }));
+    const existing = [
+      [2, 4],
+      [3, 0],
+    ];
+    assert.deepEqual(
+      assignReplicasForNewPartitions(brokers, existing, 3),
+      assignReplicas(brokers, 3, 2, { fixedStartIndex: 2, startPartitionId: 2 }),
+    );
+    assert.deepEqual(
+      assignReplicasForNewPartitions(brokers, [[9, 1]], 2),
+      assignReplicas(brokers, 2, 2, { fixedStartIndex: 0, startPartitionId: 1 }),
+    );
   });
 
   test('racks count as for a new topic, and ignoring them is passed on', () => {
     const racks = racked(SIX_IN_THREE_RACKS);
-    assert.deepEqual(assignReplicasForNewPartitions(racks, [[3, 5, 1]], 4), assignReplicas(racks, 4, 3, { fixedStartIndex: 3, startPartitionId: 1 }));
+    assert.deepEqual(
+      assignReplicasForNewPartitions(racks, [[3, 5, 1]], 4),
+      assignReplicas(racks, 4, 3, { fixedStartIndex: 3, startPartitionId: 1 }),
+    );
     const mixed = racked({ 0: 'rack1', 1: null, 2: 'rack2' });
     assert.throws(() => assignReplicasForNewPartitions(mixed, [[0, 1]], 1), isKafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT));
-    assert.deepEqual(assignReplicasForNewPartitions(mixed, [[0, 1]], 1, { ignoreRacks: true }), assignReplicasForNewPartitions(rackless(0, 1, 2), [[0, 1]], 1));
+    assert.deepEqual(
+      assignReplicasForNewPartitions(mixed, [[0, 1]], 1, { ignoreRacks: true }),
+      assignReplicasForNewPartitions(rackless(0, 1, 2), [[0, 1]], 1),
+    );
   });
 
   test('adding no partitions is refused; a topic without partition 0 is a caller error', () => {
@@ -259,22 +376,34 @@ describe('properties over random clusters', () => {
       seed: fc.integer(),
     })
     .map(({ ids, rackCount, seed }) => ids.map((id, i) => ({ id, rack: rackCount === 0 ? null : `r${(i * 7 + seed) % rackCount}` })));
-  const random = fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })).map((s) => () => s.next().value as number);
+  const random = fc
+    .infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }))
+    .map((s) => () => s.next().value as number);
 
   test('every partition gets the factor in distinct brokers, spread over as many racks as it can', () => {
     fc.assert(
-      fc.property(cluster, fc.integer({ min: 1, max: 40 }), fc.nat(12), fc.nat(50), random, (brokers, partitions, f, startPartitionId, rnd) => {
-        const replicationFactor = 1 + (f % brokers.length);
-        const assignment = assignReplicas(brokers, partitions, replicationFactor, { startPartitionId, random: rnd });
-        assert.deepEqual([...assignment.keys()], Array.from({ length: partitions }, (_, i) => startPartitionId + i));
-        const rackOf = new Map(brokers.map((b) => [b.id, b.rack]));
-        const racks = new Set(rackOf.values()).size;
-        for (const list of assignment.values()) {
-          assert.equal(new Set(list).size, replicationFactor);
-          assert.ok(list.every((b) => rackOf.has(b)));
-          assert.equal(new Set(list.map((b) => rackOf.get(b))).size, Math.min(replicationFactor, racks));
-        }
-      }),
+      fc.property(
+        cluster,
+        fc.integer({ min: 1, max: 40 }),
+        fc.nat(12),
+        fc.nat(50),
+        random,
+        (brokers, partitions, f, startPartitionId, rnd) => {
+          const replicationFactor = 1 + (f % brokers.length);
+          const assignment = assignReplicas(brokers, partitions, replicationFactor, { startPartitionId, random: rnd });
+          assert.deepEqual(
+            [...assignment.keys()],
+            Array.from({ length: partitions }, (_, i) => startPartitionId + i),
+          );
+          const rackOf = new Map(brokers.map((b) => [b.id, b.rack]));
+          const racks = new Set(rackOf.values()).size;
+          for (const list of assignment.values()) {
+            assert.equal(new Set(list).size, replicationFactor);
+            assert.ok(list.every((b) => rackOf.has(b)));
+            assert.equal(new Set(list.map((b) => rackOf.get(b))).size, Math.min(replicationFactor, racks));
+          }
+        },
+      ),
     );
   });
 
@@ -296,7 +425,11 @@ describe('properties over random clusters', () => {
 
   test('with racks of equal size, no rack holds more than ceil(factor / racks) replicas of a partition', () => {
     const balanced = fc
-      .record({ racks: fc.integer({ min: 1, max: 4 }), perRack: fc.integer({ min: 1, max: 4 }), ids: fc.uniqueArray(fc.nat(1000), { minLength: 16, maxLength: 16 }) })
+      .record({
+        racks: fc.integer({ min: 1, max: 4 }),
+        perRack: fc.integer({ min: 1, max: 4 }),
+        ids: fc.uniqueArray(fc.nat(1000), { minLength: 16, maxLength: 16 }),
+      })
       .map(({ racks, perRack, ids }) => ids.slice(0, racks * perRack).map((id, i) => ({ id, rack: `rack${i % racks}` })));
     fc.assert(
       fc.property(balanced, fc.integer({ min: 1, max: 30 }), fc.nat(16), random, (brokers, partitions, f, rnd) => {

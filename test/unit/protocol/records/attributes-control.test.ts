@@ -21,9 +21,36 @@ import {
 } from '../../../../src/protocol/records/index.js';
 
 test('attribute bits: codec 0-2, timestamp type 3, transactional 4, control 5, delete horizon 6', () => {
-  assert.equal(encodeAttributes({ compression: CompressionType.Zstd, timestampType: TimestampType.CreateTime, isTransactional: false, isControl: false, hasDeleteHorizon: false }), 0x04);
-  assert.equal(encodeAttributes({ compression: CompressionType.None, timestampType: TimestampType.LogAppendTime, isTransactional: false, isControl: false, hasDeleteHorizon: false }), 0x08);
-  assert.equal(encodeAttributes({ compression: CompressionType.Snappy, timestampType: TimestampType.CreateTime, isTransactional: true, isControl: true, hasDeleteHorizon: true }), 0x72);
+  assert.equal(
+    encodeAttributes({
+      compression: CompressionType.Zstd,
+      timestampType: TimestampType.CreateTime,
+      isTransactional: false,
+      isControl: false,
+      hasDeleteHorizon: false,
+    }),
+    0x04,
+  );
+  assert.equal(
+    encodeAttributes({
+      compression: CompressionType.None,
+      timestampType: TimestampType.LogAppendTime,
+      isTransactional: false,
+      isControl: false,
+      hasDeleteHorizon: false,
+    }),
+    0x08,
+  );
+  assert.equal(
+    encodeAttributes({
+      compression: CompressionType.Snappy,
+      timestampType: TimestampType.CreateTime,
+      isTransactional: true,
+      isControl: true,
+      hasDeleteHorizon: true,
+    }),
+    0x72,
+  );
   assert.equal(compressionCodecId(0x7b), 3);
   assert.equal(timestampTypeOf(0x08), TimestampType.LogAppendTime);
   assert.ok(isTransactional(0x10) && !isTransactional(0x20));
@@ -55,9 +82,15 @@ test('control record key and end-transaction marker follow ControlRecordTypeSche
   assert.deepEqual(decodeControlRecordKey(Buffer.from('00010002ff', 'hex')), { version: 1, type: ControlRecordType.LeaderChange });
   assert.deepEqual(decodeEndTxnMarker(Buffer.from('0000fffffffe', 'hex')), { version: 0, coordinatorEpoch: -2 });
   for (const bad of [null, Buffer.from('000000', 'hex'), Buffer.from('ffff0001', 'hex')]) {
-    assert.throws(() => decodeControlRecordKey(bad), (e: unknown) => e instanceof RecordValidationError && e.code === RecordErrorCode.InvalidRecord);
+    assert.throws(
+      () => decodeControlRecordKey(bad),
+      (e: unknown) => e instanceof RecordValidationError && e.code === RecordErrorCode.InvalidRecord,
+    );
   }
   for (const bad of [null, Buffer.from('00000000', 'hex'), Buffer.from('ffff00000001', 'hex')]) {
-    assert.throws(() => decodeEndTxnMarker(bad), (e: unknown) => e instanceof RecordValidationError && e.code === RecordErrorCode.InvalidRecord);
+    assert.throws(
+      () => decodeEndTxnMarker(bad),
+      (e: unknown) => e instanceof RecordValidationError && e.code === RecordErrorCode.InvalidRecord,
+    );
   }
 });

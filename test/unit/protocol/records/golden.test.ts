@@ -153,7 +153,10 @@ test('Kafka-written plain batch: valid, decodes to the records Kafka was given, 
   const header = result.batches[0]!;
   const records = [...readRecords(batch, header)];
   assert.deepEqual(asInputs(records), withHeaders(kafkaSampleRecords));
-  assert.deepEqual(records.map((r) => r.offset), [0n, 1n, 2n, 3n]);
+  assert.deepEqual(
+    records.map((r) => r.offset),
+    [0n, 1n, 2n, 3n],
+  );
   assert.equal(header.maxTimestamp, 1700000000100n);
   assert.equal(header.baseTimestamp, 1700000000000n);
   assert.deepEqual(encodeRecordBatch({ records: kafkaSampleRecords }), batch);
@@ -189,7 +192,10 @@ test('Kafka-written gzip batch decodes through the decompressor; our gzip batch 
   assert.equal(decodeAttributes(header.attributes)?.compression, CompressionType.Gzip);
   assert.deepEqual(asInputs([...readRecords(batch, header, { decompress: gzipDecompressor })]), withHeaders(kafkaSampleRecords));
 
-  const ours = encodeRecordBatch({ compression: CompressionType.Gzip, producerId: 55n, producerEpoch: 1, baseSequence: 0, records: kafkaSampleRecords }, gzipCompressor);
+  const ours = encodeRecordBatch(
+    { compression: CompressionType.Gzip, producerId: 55n, producerEpoch: 1, baseSequence: 0, records: kafkaSampleRecords },
+    gzipCompressor,
+  );
   const oursHeader = readBatchHeader(ours, 0)!;
   assert.ok(validateBatches(ours).ok);
   assert.deepEqual(asInputs([...readRecords(ours, oursHeader, { decompress: gzipDecompressor })]), withHeaders(kafkaSampleRecords));

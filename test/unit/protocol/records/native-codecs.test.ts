@@ -32,7 +32,10 @@ for (const [name, codec] of Object.entries(CompressionType)) {
     assert.ok(batch.length < 61 + records.reduce((n, r) => n + r.value.length, 0));
     const result = validateProduceRecords(batch, { records: { decompress: nativeDecompressor } });
     assert.ok(result.ok, result.ok ? '' : result.error.message);
-    assert.deepEqual([...readRecords(batch, result.batch, { decompress: nativeDecompressor })].map((r) => r.value), records.map((r) => r.value));
+    assert.deepEqual(
+      [...readRecords(batch, result.batch, { decompress: nativeDecompressor })].map((r) => r.value),
+      records.map((r) => r.value),
+    );
 
     const bounded = validateProduceRecords(batch, { records: { decompress: nativeDecompressor, maxDecompressedBytes: 1000 } });
     assert.equal(bounded.ok, false);

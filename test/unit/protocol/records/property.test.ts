@@ -179,7 +179,9 @@ function assertScanAgrees(buf: Buffer, header: BatchHeader): void {
   }
   const createTime = timestampTypeOf(header.attributes) === TimestampType.CreateTime;
   const outside = (t: bigint): boolean => t !== -1n && (WINDOW.now - t > WINDOW.beforeMaxMs || t - WINDOW.now > WINDOW.afterMaxMs);
-  const expected = decoded.flatMap((r, i) => (r.offset - header.baseOffset !== BigInt(i) || r.key === null || (createTime && outside(r.timestamp)) ? [i] : []));
+  const expected = decoded.flatMap((r, i) =>
+    r.offset - header.baseOffset !== BigInt(i) || r.key === null || (createTime && outside(r.timestamp)) ? [i] : [],
+  );
   assert.deepEqual(checked?.recordErrors.map((e) => e.batchIndex) ?? [], expected);
 }
 

@@ -37,7 +37,10 @@ test('setBaseOffset and setPartitionLeaderEpoch leave the CRC untouched and vali
   assert.equal(header.partitionLeaderEpoch, 42);
   assert.equal(lastOffsetOf(header), 9_007_199_254_740_994n);
   assert.equal(computeBatchCrc(buf, 17), header.crc);
-  assert.deepEqual([...readRecords(buf, header)].map((r) => r.offset), [9_007_199_254_740_993n, 9_007_199_254_740_994n]);
+  assert.deepEqual(
+    [...readRecords(buf, header)].map((r) => r.offset),
+    [9_007_199_254_740_993n, 9_007_199_254_740_994n],
+  );
   assert.deepEqual(buf.subarray(0, 17), prefix);
 });
 
@@ -54,7 +57,10 @@ test('setLogAppendTime sets the type bit and maxTimestamp, keeps baseTimestamp, 
   assert.equal(after.maxTimestamp, 123_456n);
   assert.equal(after.baseTimestamp, before.baseTimestamp);
   // Readers take every record's timestamp from maxTimestamp under LogAppendTime.
-  assert.deepEqual([...readRecords(buf, after)].map((r) => r.timestamp), [123_456n, 123_456n]);
+  assert.deepEqual(
+    [...readRecords(buf, after)].map((r) => r.timestamp),
+    [123_456n, 123_456n],
+  );
 });
 
 test('setMaxTimestamp is a no-op (no CRC pass, bytes identical) when nothing changes, and can go back to CreateTime', () => {

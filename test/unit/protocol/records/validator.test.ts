@@ -18,7 +18,11 @@ import {
 import { gzipCompressor, gzipDecompressor, utf8 } from './record-test-helpers.js';
 
 function batch(overrides: Partial<RecordBatchInput> = {}, count = 3): Buffer {
-  const records = Array.from({ length: count }, (_, i) => ({ key: utf8(`k${i}`), value: utf8(`value ${i}`), timestamp: 1000n + BigInt(i) }));
+  const records = Array.from({ length: count }, (_, i) => ({
+    key: utf8(`k${i}`),
+    value: utf8(`value ${i}`),
+    timestamp: 1000n + BigInt(i),
+  }));
   return encodeRecordBatch({ records, ...overrides }, gzipCompressor);
 }
 
@@ -54,7 +58,12 @@ test('a change inside the CRC range (attributes) is caught; outside it (leader e
 });
 
 test('magic 0/1 is INVALID_RECORD (Produce v3+ rule); magic outside 0..2 is CORRUPT_MESSAGE', () => {
-  for (const [magic, code] of [[0, RecordErrorCode.InvalidRecord], [1, RecordErrorCode.InvalidRecord], [3, RecordErrorCode.CorruptMessage], [-1, RecordErrorCode.CorruptMessage]] as const) {
+  for (const [magic, code] of [
+    [0, RecordErrorCode.InvalidRecord],
+    [1, RecordErrorCode.InvalidRecord],
+    [3, RecordErrorCode.CorruptMessage],
+    [-1, RecordErrorCode.CorruptMessage],
+  ] as const) {
     const buf = batch();
     buf.writeInt8(magic, 16);
     expectError(validateProduceRecords(buf), code, /magic/);
@@ -112,7 +121,10 @@ test('internal origin accepts real offsets and control batches', () => {
   const buf = Buffer.concat([batch({ baseOffset: 100n }), batch({ baseOffset: 103n, isControl: true, isTransactional: true })]);
   const result = validateBatches(buf);
   assert.ok(result.ok);
-  assert.deepEqual(result.batches.map((b) => b.baseOffset), [100n, 103n]);
+  assert.deepEqual(
+    result.batches.map((b) => b.baseOffset),
+    [100n, 103n],
+  );
   assert.equal(result.validBytes, buf.length);
 });
 
@@ -161,21 +173,42 @@ test('record body length that disagrees with its fields is INVALID_RECORD with t
 });
 
 test('per-record policy: keys on compacted topics, timestamp window, offset deltas', () => {
-  const keyless = encodeRecordBatch({ records: [{ key: utf8('a'), value: null, timestamp: 1n }, { key: null, value: utf8('b'), timestamp: 2n }] });
+  const keyless = encodeRecordBatch({
+    records: [
+      { key: utf8('a'), value: null, timestamp: 1n },
+      { key: null, value: utf8('b'), timestamp: 2n },
+    ],
+  });
   const keyError = checkBatchRecords(keyless, readBatchHeader(keyless, 0)!, { requireKeys: true });
   assert.equal(keyError?.code, RecordErrorCode.InvalidRecord);
-  assert.deepEqual(keyError?.recordErrors.map((e) => e.batchIndex), [1]);
+  assert.deepEqual(
+    keyError?.recordErrors.map((e) => e.batchIndex),
+    [1],
+  );
 
   const window = { now: 10_000n, beforeMaxMs: 1000n, afterMaxMs: 100n };
-  const times = encodeRecordBatch({ records: [8_999n, 9_000n, 10_100n, 10_101n, -1n].map((timestamp) => ({ key: null, value: null, timestamp })) });
+  const times = encodeRecordBatch({
+    records: [8_999n, 9_000n, 10_100n, 10_101n, -1n].map((timestamp) => ({ key: null, value: null, timestamp })),
+  });
   const timeError = checkBatchRecords(times, readBatchHeader(times, 0)!, { timestampWindow: window });
   assert.equal(timeError?.code, RecordErrorCode.InvalidTimestamp);
-  assert.deepEqual(timeError?.recordErrors.map((e) => e.batchIndex), [0, 3]);
+  assert.deepEqual(
+    timeError?.recordErrors.map((e) => e.batchIndex),
+    [0, 3],
+  );
 
-  const gaps = encodeRecordBatch({ records: [{ key: null, value: null, timestamp: 1n, offsetDelta: 0 }, { key: null, value: null, timestamp: 1n, offsetDelta: 2 }] });
+  const gaps = encodeRecordBatch({
+    records: [
+      { key: null, value: null, timestamp: 1n, offsetDelta: 0 },
+      { key: null, value: null, timestamp: 1n, offsetDelta: 2 },
+    ],
+  });
   const gapError = checkBatchRecords(gaps, readBatchHeader(gaps, 0)!);
   assert.equal(gapError?.code, RecordErrorCode.InvalidRecord);
-  assert.deepEqual(gapError?.recordErrors.map((e) => e.batchIndex), [1]);
+  assert.deepEqual(
+    gapError?.recordErrors.map((e) => e.batchIndex),
+    [1],
+  );
 });
 
 test('compressed batch: records are checked through the decompressor; garbage payload is CORRUPT_MESSAGE', () => {
@@ -186,7 +219,11 @@ test('compressed batch: records are checked through the decompressor; garbage pa
   const garbage = Buffer.from(buf);
   garbage.fill(0x5a, 61);
   writeBatchCrc(garbage, 0);
-  const error = expectError(validateProduceRecords(garbage, { records: { decompress: gzipDecompressor } }), RecordErrorCode.CorruptMessage, /decompress/);
+  const error = expectError(
+    validateProduceRecords(garbage, { records: { decompress: gzipDecompressor } }),
+    RecordErrorCode.CorruptMessage,
+    /decompress/,
+  );
   assert.ok(error.cause instanceof Error);
 });
 
@@ -194,7 +231,10 @@ test('BatchScan reports whole and trailing bytes', () => {
   const one = batch();
   const buf = Buffer.concat([one, one, one.subarray(0, 20)]);
   const scan = new BatchScan(buf);
-  assert.deepEqual([...scan].map((h) => h.start), [0, one.length]);
+  assert.deepEqual(
+    [...scan].map((h) => h.start),
+    [0, one.length],
+  );
   assert.equal(scan.wholeBytes, 2 * one.length);
   assert.equal(scan.trailingBytes, 20);
   assert.equal(checkBatchHeader(buf, readBatchHeader(buf, one.length)!, { origin: 'internal' }), null);
@@ -224,7 +264,14 @@ function rawBatch(bodies: readonly number[][], lengthOf: (body: number[]) => num
 
 /** attributes, timestamp delta, offset delta, key, value, headers: a record body in wire order. */
 function body(offsetDelta: number, parts: { timestamp?: number[]; key?: number[]; value?: number[]; headers?: number[] } = {}): number[] {
-  return [0, ...(parts.timestamp ?? zigzag(0n)), ...zigzag(BigInt(offsetDelta)), ...(parts.key ?? zigzag(-1n)), ...(parts.value ?? zigzag(-1n)), ...(parts.headers ?? zigzag(0n))];
+  return [
+    0,
+    ...(parts.timestamp ?? zigzag(0n)),
+    ...zigzag(BigInt(offsetDelta)),
+    ...(parts.key ?? zigzag(-1n)),
+    ...(parts.value ?? zigzag(-1n)),
+    ...(parts.headers ?? zigzag(0n)),
+  ];
 }
 
 test('the produce scan refuses and accepts hand-made records exactly as the record decoder does', () => {
@@ -245,13 +292,16 @@ test('the produce scan refuses and accepts hand-made records exactly as the reco
     ['a body with bytes left over', rawBatch([[...body(0), 0]])],
     ['a body cut inside its timestamp', rawBatch([[0, 0x80]])],
     ['an empty body', rawBatch([[]])],
-    ['a record after the declared count', (() => {
-      const buf = rawBatch([body(0), body(1)]);
-      buf.writeInt32BE(1, 57);
-      buf.writeInt32BE(0, 23);
-      writeBatchCrc(buf, 0);
-      return buf;
-    })()],
+    [
+      'a record after the declared count',
+      (() => {
+        const buf = rawBatch([body(0), body(1)]);
+        buf.writeInt32BE(1, 57);
+        buf.writeInt32BE(0, 23);
+        writeBatchCrc(buf, 0);
+        return buf;
+      })(),
+    ],
     ['an offset delta out of place', rawBatch([body(0), body(5)])],
   ];
   for (const [what, buf] of cases) {
@@ -280,5 +330,8 @@ test("the timestamp window with Kafka's defaults: no bound in the past, an hour 
   const buf = encodeRecordBatch({ records: timestamps.map((timestamp) => ({ key: null, value: null, timestamp })) });
   const error = checkBatchRecords(buf, readBatchHeader(buf, 0)!, { timestampWindow: window });
   assert.equal(error?.code, RecordErrorCode.InvalidTimestamp);
-  assert.deepEqual(error?.recordErrors.map((e) => e.batchIndex), [3, 5]);
+  assert.deepEqual(
+    error?.recordErrors.map((e) => e.batchIndex),
+    [3, 5],
+  );
 });

@@ -13,11 +13,18 @@ const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;
 const SASL_AUTHENTICATE = 36;
 const METADATA = 3;
-const PLAIN_JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-pw" user_admin="admin-pw" user_alice="alice-pw" user_bob="bob-pw";';
+const PLAIN_JAAS =
+  'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-pw" user_admin="admin-pw" user_alice="alice-pw" user_bob="bob-pw";';
 const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
 
 function session(protocol: SecurityProtocol = 'SASL_PLAINTEXT'): Session {
-  return { listenerName: protocol, securityProtocol: protocol, principal: ANONYMOUS_PRINCIPAL, clientAddress: '127.0.0.1:5000', clientHost: '127.0.0.1' };
+  return {
+    listenerName: protocol,
+    securityProtocol: protocol,
+    principal: ANONYMOUS_PRINCIPAL,
+    clientAddress: '127.0.0.1:5000',
+    clientHost: '127.0.0.1',
+  };
 }
 
 function harness(settings: Record<string, string> = {}) {
@@ -34,7 +41,13 @@ function harness(settings: Record<string, string> = {}) {
     ['SASL_PLAINTEXT'],
   );
   const alice = credentialFromPassword(scramMechanism('SCRAM-SHA-256')!, 'alice-scram', 4096);
-  const auth = new SaslAuthenticator(config, (user) => (user === 'alice' ? alice : undefined), metrics, infoLogger(), () => now);
+  const auth = new SaslAuthenticator(
+    config,
+    (user) => (user === 'alice' ? alice : undefined),
+    metrics,
+    infoLogger(),
+    () => now,
+  );
   return { auth, metrics, advance: (ms: number) => (now += ms) };
 }
 
@@ -55,7 +68,10 @@ function plainToken(user: string, password: string): Buffer {
 }
 
 async function counted(metrics: BrokerMetrics, name: string): Promise<string> {
-  return (await metrics.registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#')).join('\n');
+  return (await metrics.registry.getSingleMetricAsString(name))
+    .split('\n')
+    .filter((l) => !l.startsWith('#'))
+    .join('\n');
 }
 
 test('before authentication only ApiVersions (once) and SaslHandshake are served; anything else closes', () => {
@@ -95,7 +111,10 @@ test('a mechanism the listener does not enable: UNSUPPORTED_SASL_MECHANISM with 
   const { auth, metrics } = harness({ 'connection.failed.authentication.delay.ms': '250' });
   const s = session();
   auth.admit(s, SASL_HANDSHAKE);
-  assert.deepEqual(auth.handshake(s, 'SCRAM-SHA-512'), { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: ['PLAIN', 'SCRAM-SHA-256'] });
+  assert.deepEqual(auth.handshake(s, 'SCRAM-SHA-512'), {
+    errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM,
+    mechanisms: ['PLAIN', 'SCRAM-SHA-256'],
+  });
   assert.equal(auth.takeClosingDelay(s), 250);
   assert.equal(auth.admit(s, SASL_AUTHENTICATE), 'close');
   assert.match(await counted(metrics, 'sluice_authentications_total'), /mechanism="other",result="failure",reauthentication="false"} 1/);
@@ -105,10 +124,10 @@ test("wrong password and unknown user: SASL_AUTHENTICATION_FAILED with Kafka's m
   const { auth, metrics } = harness();
   const lines: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     lines.push(String(chunk));
     return true;
-  });
+  };
   try {
     const results = [plainToken('alice', 'guess-1'), plainToken('mallory', 'guess-2')].map((token) => {
       const s = session();
@@ -119,12 +138,22 @@ test("wrong password and unknown user: SASL_AUTHENTICATION_FAILED with Kafka's m
       assert.equal(s.principal, ANONYMOUS_PRINCIPAL);
       return r;
     });
-    for (const r of results) assert.deepEqual([r.errorCode, r.errorMessage], [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Authentication failed: Invalid username or password']);
+    for (const r of results)
+      assert.deepEqual(
+        [r.errorCode, r.errorMessage],
+        [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Authentication failed: Invalid username or password'],
+      );
     const s = session();
     auth.admit(s, SASL_HANDSHAKE);
     auth.handshake(s, 'SCRAM-SHA-256');
     const scram = auth.authenticate(s, Buffer.from('n,,n=mallory,r=abc'));
-    assert.deepEqual([scram.errorCode, scram.errorMessage], [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256']);
+    assert.deepEqual(
+      [scram.errorCode, scram.errorMessage],
+      [
+        ErrorCode.SASL_AUTHENTICATION_FAILED,
+        'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256',
+      ],
+    );
   } finally {
     process.stderr.write = write;
   }
@@ -163,7 +192,10 @@ function plainLogin(auth: SaslAuthenticator, s: Session, user: string, password:
 }
 
 test('connections.max.reauth.ms: the session lifetime is granted, an expired session closes on its next request', async () => {
-  const { auth, metrics, advance } = harness({ 'listener.name.sasl_plaintext.connections.max.reauth.ms': '5000', 'listener.name.sasl_plaintext.plain.connections.max.reauth.ms': '3000' });
+  const { auth, metrics, advance } = harness({
+    'listener.name.sasl_plaintext.connections.max.reauth.ms': '5000',
+    'listener.name.sasl_plaintext.plain.connections.max.reauth.ms': '3000',
+  });
   const s = session();
   assert.equal(plainLogin(auth, s, 'alice', 'alice-pw').sessionLifetimeMs, 3000);
   advance(2999);
@@ -206,7 +238,10 @@ test('a re-authentication as another user or with another mechanism fails and cl
   plainLogin(auth, s, 'alice', 'alice-pw');
   advance(2000);
   const other = plainLogin(auth, s, 'bob', 'bob-pw');
-  assert.deepEqual([other.errorCode, other.errorMessage], [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Cannot change principals during re-authentication from User.alice: User.bob']);
+  assert.deepEqual(
+    [other.errorCode, other.errorMessage],
+    [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Cannot change principals during re-authentication from User.alice: User.bob'],
+  );
   assert.equal(s.principal, 'User:alice');
   assert.equal(auth.takeClosingDelay(s), 100);
   assert.equal(auth.admit(s, METADATA), 'close');

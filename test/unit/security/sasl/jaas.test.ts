@@ -9,7 +9,13 @@ test("Kafka's PlainLoginModule entry: options quoted or bare, comments, users fr
   assert.equal(entry.loginModule, 'org.apache.kafka.common.security.plain.PlainLoginModule');
   assert.equal(entry.flag, 'required');
   assert.equal(entry.options.get('password'), 'a "secret";=');
-  assert.deepEqual([...plainUsers(entry)], [['admin', 'a "secret";='], ['alice', 'alice-pw']]);
+  assert.deepEqual(
+    [...plainUsers(entry)],
+    [
+      ['admin', 'a "secret";='],
+      ['alice', 'alice-pw'],
+    ],
+  );
 });
 
 test('malformed entries are refused with a reason', () => {

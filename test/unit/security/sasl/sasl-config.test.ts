@@ -10,7 +10,10 @@ function build(settings: Record<string, string>) {
 }
 
 test("GSSAPI, Kafka's default, is not served: alone it is a configuration error, beside others a warning", () => {
-  assert.throws(() => build({}), (err: unknown) => err instanceof SaslConfigError && err.key === 'sasl.enabled.mechanisms' && /does not serve GSSAPI/.test(err.message));
+  assert.throws(
+    () => build({}),
+    (err: unknown) => err instanceof SaslConfigError && err.key === 'sasl.enabled.mechanisms' && /does not serve GSSAPI/.test(err.message),
+  );
   const config = build({ 'sasl.enabled.mechanisms': 'GSSAPI,PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS });
   assert.deepEqual(config.listeners.get('SASL_PLAINTEXT')!.mechanisms, ['PLAIN']);
   assert.equal(config.warnings.length, 1);
@@ -18,9 +21,18 @@ test("GSSAPI, Kafka's default, is not served: alone it is a configuration error,
 });
 
 test('each enabled mechanism needs its listener-and-mechanism-prefixed JAAS entry with the right login module', () => {
-  assert.throws(() => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'sasl.jaas.config': PLAIN_JAAS }), (err: unknown) => err instanceof SaslConfigError && err.key === 'listener.name.sasl_plaintext.plain.sasl.jaas.config');
-  assert.throws(() => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': SCRAM_JAAS }), /needs org.apache.kafka.common.security.plain.PlainLoginModule/);
-  assert.throws(() => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'x required' }), /Invalid JAAS config/);
+  assert.throws(
+    () => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'sasl.jaas.config': PLAIN_JAAS }),
+    (err: unknown) => err instanceof SaslConfigError && err.key === 'listener.name.sasl_plaintext.plain.sasl.jaas.config',
+  );
+  assert.throws(
+    () => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': SCRAM_JAAS }),
+    /needs org.apache.kafka.common.security.plain.PlainLoginModule/,
+  );
+  assert.throws(
+    () => build({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'x required' }),
+    /Invalid JAAS config/,
+  );
 });
 
 test('the listener prefix overrides sasl.enabled.mechanisms; connections.max.reauth.ms: mechanism over listener over broker', () => {
@@ -36,9 +48,19 @@ test('the listener prefix overrides sasl.enabled.mechanisms; connections.max.rea
   });
   const listener = config.listeners.get('SASL_PLAINTEXT')!;
   assert.deepEqual(listener.mechanisms, ['SCRAM-SHA-512', 'PLAIN']);
-  assert.deepEqual([...listener.maxReauthMs], [['SCRAM-SHA-512', 3000], ['PLAIN', 2000]]);
+  assert.deepEqual(
+    [...listener.maxReauthMs],
+    [
+      ['SCRAM-SHA-512', 3000],
+      ['PLAIN', 2000],
+    ],
+  );
   assert.equal(config.failedAuthenticationDelayMs, 0);
-  assert.deepEqual(interBrokerCredentials(config, 'SASL_PLAINTEXT', 'SCRAM-SHA-512'), { mechanism: 'SCRAM-SHA-512', username: 'admin', password: 'scram-pw' });
+  assert.deepEqual(interBrokerCredentials(config, 'SASL_PLAINTEXT', 'SCRAM-SHA-512'), {
+    mechanism: 'SCRAM-SHA-512',
+    username: 'admin',
+    password: 'scram-pw',
+  });
   assert.throws(() => interBrokerCredentials(config, 'SASL_PLAINTEXT', 'GSSAPI'), /not enabled on the inter-broker listener/);
 });
 

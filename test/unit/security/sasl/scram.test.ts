@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScramServer, type ScramCredentialLookup } from '../../../../src/security/sasl/scram-server.js';
 import { InvalidSaslCredentials, SaslAuthenticationError } from '../../../../src/security/sasl/mechanism.js';
-import { credentialFromPassword, formatCredential, parseCredential, scramMechanism, escapeSaslName, unescapeSaslName, type ScramCredential } from '../../../../src/security/sasl/scram-formatter.js';
+import {
+  credentialFromPassword,
+  formatCredential,
+  parseCredential,
+  scramMechanism,
+  escapeSaslName,
+  unescapeSaslName,
+  type ScramCredential,
+} from '../../../../src/security/sasl/scram-formatter.js';
 import { authenticate, type SaslRoundTrips } from '../../../../src/client/sasl-client.js';
 
 const SHA256 = scramMechanism('SCRAM-SHA-256')!;
@@ -18,7 +26,9 @@ test("RFC 7677's SCRAM-SHA-256 exchange: the server accepts the client's proof a
   const server = new ScramServer(SHA256, lookup({ user: credential }), () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0');
   const serverFirst = server.evaluate(Buffer.from('n,,n=user,r=rOprNGfwEbeRWgbNEkqO')).toString();
   assert.equal(serverFirst, 'r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096');
-  const serverFinal = server.evaluate(Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=')).toString();
+  const serverFinal = server
+    .evaluate(Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='))
+    .toString();
   assert.equal(serverFinal, 'v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=');
   assert.equal(server.complete, true);
   assert.equal(server.authorizationId, 'user');
@@ -26,9 +36,19 @@ test("RFC 7677's SCRAM-SHA-256 exchange: the server accepts the client's proof a
 
 test('a proof made with another password is refused, without saying why to the client', () => {
   const salt = Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64');
-  const server = new ScramServer(SHA256, lookup({ user: credentialFromPassword(SHA256, 'not-pencil', 4096, salt) }), () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0');
+  const server = new ScramServer(
+    SHA256,
+    lookup({ user: credentialFromPassword(SHA256, 'not-pencil', 4096, salt) }),
+    () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0',
+  );
   server.evaluate(Buffer.from('n,,n=user,r=rOprNGfwEbeRWgbNEkqO'));
-  assert.throws(() => server.evaluate(Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=')), InvalidSaslCredentials);
+  assert.throws(
+    () =>
+      server.evaluate(
+        Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='),
+      ),
+    InvalidSaslCredentials,
+  );
   assert.equal(server.complete, false);
 });
 
@@ -40,7 +60,10 @@ test('the final message must echo the combined nonce and the gs2 header as chann
   assert.throws(() => nonceServer.evaluate(Buffer.from('c=biws,r=abcOTHER,p=AAAA')), /Invalid client nonce/);
   const bindingServer = new ScramServer(SHA256, users, () => 'SERVER');
   bindingServer.evaluate(Buffer.from('n,,n=user,r=abc'));
-  assert.throws(() => bindingServer.evaluate(Buffer.from(`c=${Buffer.from('y,,').toString('base64')},r=abcSERVER,p=AAAA`)), /channel binding/);
+  assert.throws(
+    () => bindingServer.evaluate(Buffer.from(`c=${Buffer.from('y,,').toString('base64')},r=abcSERVER,p=AAAA`)),
+    /channel binding/,
+  );
 });
 
 test('unknown users, channel binding requests, delegation tokens and too few iterations are refused at the first message', () => {
@@ -68,7 +91,10 @@ for (const m of [SHA256, SHA512]) {
     const server = new ScramServer(m, users);
     await authenticate(roundTripsTo(server), { mechanism: m.name, username: 'al,i=ce', password: 'secret' });
     assert.equal(server.authorizationId, 'al,i=ce');
-    await assert.rejects(authenticate(roundTripsTo(new ScramServer(m, users)), { mechanism: m.name, username: 'al,i=ce', password: 'wrong' }), InvalidSaslCredentials);
+    await assert.rejects(
+      authenticate(roundTripsTo(new ScramServer(m, users)), { mechanism: m.name, username: 'al,i=ce', password: 'wrong' }),
+      InvalidSaslCredentials,
+    );
   });
 }
 

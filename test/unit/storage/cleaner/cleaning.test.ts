@@ -17,11 +17,24 @@ import { clean, compactedLog, keyedBatch, logDirOf, openManager, readAll, readBa
 const HOUR = 3_600_000;
 
 /** Appends `rounds` batches, each setting every key of `keys` to `v<round>`, rolling after each. */
-function fill(log: ReturnType<typeof compactedLog>, clock: FakeClock, keys: readonly string[], rounds: number, compression: CompressionType = CompressionType.None): Map<string, number> {
+function fill(
+  log: ReturnType<typeof compactedLog>,
+  clock: FakeClock,
+  keys: readonly string[],
+  rounds: number,
+  compression: CompressionType = CompressionType.None,
+): Map<string, number> {
   const latest = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
     const base = log.logEndOffset;
-    log.append(keyedBatch(keys.map((key) => ({ key, value: `${key}=v${round}` })), clock.nowMs, compression), { leaderEpoch: 0 });
+    log.append(
+      keyedBatch(
+        keys.map((key) => ({ key, value: `${key}=v${round}` })),
+        clock.nowMs,
+        compression,
+      ),
+      { leaderEpoch: 0 },
+    );
     keys.forEach((key, i) => latest.set(key, base + i));
     log.highWatermark = log.logEndOffset;
     log.roll();
@@ -49,12 +62,24 @@ test('the latest value of each key stays at its original offset; the checkpoint 
       cleanedPart.map((r) => [r.key, r.offset]),
       [...latest].sort((x, y) => x[1] - y[1]),
     );
-    for (const r of after) assert.deepEqual(r, before.find((b) => b.offset === r.offset), 'every kept record is unchanged');
-    assert.deepEqual(after.filter((r) => r.offset >= activeBase), before.filter((r) => r.offset >= activeBase), 'the active segment is untouched');
+    for (const r of after)
+      assert.deepEqual(
+        r,
+        before.find((b) => b.offset === r.offset),
+        'every kept record is unchanged',
+      );
+    assert.deepEqual(
+      after.filter((r) => r.offset >= activeBase),
+      before.filter((r) => r.offset >= activeBase),
+      'the active segment is untouched',
+    );
     assert.equal(log.segmentCount, 2, 'the five inactive segments were merged into one');
     const entries = manager.checkpointEntries()[0]!.cleanerOffsets;
     assert.deepEqual(entries, [{ ...TP, offset: activeBase }]);
-    assert.deepEqual(readdirSync(logDirOf(root.path)).filter((n) => /\.(cleaned|swap)$/.test(n)), []);
+    assert.deepEqual(
+      readdirSync(logDirOf(root.path)).filter((n) => /\.(cleaned|swap)$/.test(n)),
+      [],
+    );
 
     // Nothing dirty is left: the next maintain starts no job.
     manager.maintain();
@@ -71,7 +96,16 @@ test('tombstones are kept (with a delete horizon) until delete.retention.ms has 
   const manager = openManager(root.path, clock);
   try {
     const log = compactedLog(manager, { 'delete.retention.ms': HOUR });
-    log.append(keyedBatch([{ key: 'gone', value: 'x' }, { key: 'kept', value: 'y' }], clock.nowMs), { leaderEpoch: 0 });
+    log.append(
+      keyedBatch(
+        [
+          { key: 'gone', value: 'x' },
+          { key: 'kept', value: 'y' },
+        ],
+        clock.nowMs,
+      ),
+      { leaderEpoch: 0 },
+    );
     log.append(keyedBatch([{ key: 'gone', value: null }], clock.nowMs), { leaderEpoch: 0 });
     log.highWatermark = log.logEndOffset;
     log.roll();
@@ -146,7 +180,10 @@ test('min.compaction.lag.ms holds young segments back; max.compaction.lag.ms for
     assert.equal(manager.cleaningJobs, 0, 'segments younger than min.compaction.lag.ms are not cleanable');
     clock.advance(HOUR + 1);
     await clean(manager);
-    assert.deepEqual(readAll(log).map((r) => r.key), ['b', 'a']);
+    assert.deepEqual(
+      readAll(log).map((r) => r.key),
+      ['b', 'a'],
+    );
   } finally {
     manager.close();
     root.remove();
@@ -161,13 +198,27 @@ for (const codec of [CompressionType.Gzip, CompressionType.Snappy, CompressionTy
     const manager = openManager(root.path, clock);
     try {
       const log = compactedLog(manager);
-      log.append(keyedBatch([{ key: 'a', value: 'a0' }, { key: 'b', value: 'b0' }, { key: 'c', value: 'c0' }], clock.nowMs, codec), { leaderEpoch: 0 });
+      log.append(
+        keyedBatch(
+          [
+            { key: 'a', value: 'a0' },
+            { key: 'b', value: 'b0' },
+            { key: 'c', value: 'c0' },
+          ],
+          clock.nowMs,
+          codec,
+        ),
+        { leaderEpoch: 0 },
+      );
       log.append(keyedBatch([{ key: 'b', value: 'b1' }], clock.nowMs, codec), { leaderEpoch: 0 });
       log.highWatermark = log.logEndOffset;
       log.roll();
       await clean(manager);
       const batches = readBatches(log);
-      assert.deepEqual(batches.map((b) => b.records.map((r) => `${r.offset}:${r.key}=${r.value}`)), [['0:a=a0', '2:c=c0'], ['3:b=b1']]);
+      assert.deepEqual(
+        batches.map((b) => b.records.map((r) => `${r.offset}:${r.key}=${r.value}`)),
+        [['0:a=a0', '2:c=c0'], ['3:b=b1']],
+      );
       for (const b of batches) assert.equal(compressionCodecId(b.header.attributes), codec);
       assert.equal(batches[0]!.header.lastOffsetDelta, 2, 'the rewritten batch keeps its offset range');
       assert.equal(batches[0]!.header.recordsCount, 2);
@@ -184,7 +235,9 @@ test("a producer's last batch stays as an empty batch when all its records are s
   const manager = openManager(root.path, clock);
   try {
     const log = compactedLog(manager);
-    log.append(keyedBatch([{ key: 'a', value: '1' }], clock.nowMs, CompressionType.None, { id: 7n, epoch: 0, sequence: 0 }), { leaderEpoch: 0 });
+    log.append(keyedBatch([{ key: 'a', value: '1' }], clock.nowMs, CompressionType.None, { id: 7n, epoch: 0, sequence: 0 }), {
+      leaderEpoch: 0,
+    });
     log.append(keyedBatch([{ key: 'a', value: '2' }], clock.nowMs), { leaderEpoch: 0 });
     log.highWatermark = log.logEndOffset;
     log.roll();
@@ -200,7 +253,12 @@ test("a producer's last batch stays as an empty batch when all its records are s
       const again = reopened.getLog(TP)!;
       assert.equal(again.activeProducers().get(7n)?.lastSeq, 0, 'producer state survives compaction and reopening');
       // The next sequence is accepted, a duplicate of sequence 0 is still recognised.
-      assert.equal(again.append(keyedBatch([{ key: 'a', value: '1' }], clock.nowMs, CompressionType.None, { id: 7n, epoch: 0, sequence: 0 }), { leaderEpoch: 0 }).duplicate, true);
+      assert.equal(
+        again.append(keyedBatch([{ key: 'a', value: '1' }], clock.nowMs, CompressionType.None, { id: 7n, epoch: 0, sequence: 0 }), {
+          leaderEpoch: 0,
+        }).duplicate,
+        true,
+      );
     } finally {
       reopened.close();
     }
@@ -221,12 +279,22 @@ test('a read holding a lease across the swap keeps the old bytes; reads after it
     await clean(manager);
     const held = Buffer.alloc(slice.length);
     readSync(slice.fd, held, 0, slice.length, slice.position);
-    assert.deepEqual(held.subarray(0, expected.length), expected.subarray(0, held.length), 'the leased descriptor still reads the old segment');
-    assert.ok(readdirSync(logDirOf(root.path)).some((n) => n.endsWith('.log.deleted')), 'the old segment waits for its lease');
+    assert.deepEqual(
+      held.subarray(0, expected.length),
+      expected.subarray(0, held.length),
+      'the leased descriptor still reads the old segment',
+    );
+    assert.ok(
+      readdirSync(logDirOf(root.path)).some((n) => n.endsWith('.log.deleted')),
+      'the old segment waits for its lease',
+    );
     slice.release();
     log.runDeletions();
     assert.ok(!readdirSync(logDirOf(root.path)).some((n) => n.endsWith('.deleted')), 'unlinked once released');
-    assert.deepEqual(readAll(log).map((r) => `${r.key}=${r.value}`), ['x=x=v2', 'y=y=v2']);
+    assert.deepEqual(
+      readAll(log).map((r) => `${r.key}=${r.value}`),
+      ['x=x=v2', 'y=y=v2'],
+    );
   } finally {
     manager.close();
     root.remove();
@@ -245,7 +313,10 @@ test('appends continue while a job runs; a job overtaken by a truncation is disc
     log.append(keyedBatch([{ key: 'p', value: 'during' }], clock.nowMs), { leaderEpoch: 0 });
     log.highWatermark = log.logEndOffset;
     await manager.cleaningIdle();
-    assert.deepEqual(readAll(log).map((r) => r.value), ['p=v2', 'q=v2', 'during']);
+    assert.deepEqual(
+      readAll(log).map((r) => r.value),
+      ['p=v2', 'q=v2', 'during'],
+    );
 
     fill(log, clock, ['p', 'q'], 2);
     manager.maintain();
@@ -254,8 +325,15 @@ test('appends continue while a job runs; a job overtaken by a truncation is disc
     const target = log.logEndOffset - 2; // the start of the last batch
     log.truncateTo(target);
     await manager.cleaningIdle();
-    assert.deepEqual(readAll(log), before.filter((r) => r.offset < target), 'nothing swapped after the truncation');
-    assert.deepEqual(readdirSync(logDirOf(root.path)).filter((n) => n.includes('.cleaned')), []);
+    assert.deepEqual(
+      readAll(log),
+      before.filter((r) => r.offset < target),
+      'nothing swapped after the truncation',
+    );
+    assert.deepEqual(
+      readdirSync(logDirOf(root.path)).filter((n) => n.includes('.cleaned')),
+      [],
+    );
   } finally {
     manager.close();
     root.remove();
@@ -268,10 +346,17 @@ test('produce without a key to a compacted topic: INVALID_RECORD (87) with a rec
   const manager = openManager(root.path, clock);
   try {
     const log = compactedLog(manager);
-    const records: KV[] = [{ key: 'k', value: 'v' }, { key: null, value: 'v' }];
+    const records: KV[] = [
+      { key: 'k', value: 'v' },
+      { key: null, value: 'v' },
+    ];
     assert.throws(
       () => log.append(keyedBatch(records, clock.nowMs), { leaderEpoch: 0 }),
-      (e: unknown) => e instanceof RecordValidationError && e.code === ErrorCode.INVALID_RECORD && e.recordErrors.length === 1 && e.recordErrors[0]!.batchIndex === 1,
+      (e: unknown) =>
+        e instanceof RecordValidationError &&
+        e.code === ErrorCode.INVALID_RECORD &&
+        e.recordErrors.length === 1 &&
+        e.recordErrors[0]!.batchIndex === 1,
     );
     assert.equal(log.logEndOffset, 0);
   } finally {
@@ -288,7 +373,10 @@ test('the default runner cleans on a piscina thread', async () => {
     const log = compactedLog(manager);
     fill(log, clock, ['a', 'b', 'c'], 4, CompressionType.Gzip);
     await clean(manager);
-    assert.deepEqual(readAll(log).map((r) => r.value), ['a=v3', 'b=v3', 'c=v3']);
+    assert.deepEqual(
+      readAll(log).map((r) => r.value),
+      ['a=v3', 'b=v3', 'c=v3'],
+    );
   } finally {
     manager.close();
     root.remove();

@@ -24,7 +24,13 @@ function build(root: string, clock: FakeClock): void {
   const manager = openManager(root, clock, { cleaner: false });
   const log = compactedLog(manager);
   for (let round = 0; round < 4; round++) {
-    log.append(keyedBatch(KEYS.map((key) => ({ key, value: `${key}${round}` })), clock.nowMs), { leaderEpoch: 0 });
+    log.append(
+      keyedBatch(
+        KEYS.map((key) => ({ key, value: `${key}${round}` })),
+        clock.nowMs,
+      ),
+      { leaderEpoch: 0 },
+    );
     log.roll();
   }
   log.append(keyedBatch([{ key: 'a', value: 'live' }], clock.nowMs), { leaderEpoch: 0 });
@@ -36,12 +42,18 @@ function build(root: string, clock: FakeClock): void {
 function stoppingRunner(then: (dir: string, bases: number[]) => void): CleanRunner {
   return (task) => {
     const result = cleanSegments(task);
-    then(task.dir, result.cleaned.map((c) => c.baseOffset));
+    then(
+      task.dir,
+      result.cleaned.map((c) => c.baseOffset),
+    );
     return new Promise(() => undefined);
   };
 }
 
-async function scenario(name: string, crash: (root: string, clock: FakeClock) => Promise<void>): Promise<{ before: ReadRecord[]; after: ReadRecord[]; recovered: ReadRecord[]; leftovers: string[] }> {
+async function scenario(
+  name: string,
+  crash: (root: string, clock: FakeClock) => Promise<void>,
+): Promise<{ before: ReadRecord[]; after: ReadRecord[]; recovered: ReadRecord[]; leftovers: string[] }> {
   const base = tempDir(`crash-${name}`);
   const clock = new FakeClock();
   try {

@@ -24,7 +24,14 @@ test("Kafka's DumpLogSegments reads a cleaned segment: offsets, tombstone, delet
     const log = compactedLog(manager, { 'index.interval.bytes': 64 });
     for (let round = 0; round < 6; round++) {
       const codec = round % 2 === 1 ? CompressionType.Gzip : CompressionType.None;
-      log.append(keyedBatch(Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, value: `v${round}-${i}`.repeat(8) })), clock.nowMs, codec), { leaderEpoch: 3 });
+      log.append(
+        keyedBatch(
+          Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, value: `v${round}-${i}`.repeat(8) })),
+          clock.nowMs,
+          codec,
+        ),
+        { leaderEpoch: 3 },
+      );
     }
     // Supersedes one record of the last (gzip) batch, which is then rewritten and recompressed.
     log.append(keyedBatch([{ key: 'k1', value: 'newest' }], clock.nowMs), { leaderEpoch: 3 });
@@ -37,10 +44,14 @@ test("Kafka's DumpLogSegments reads a cleaned segment: offsets, tombstone, delet
 
     const stem = join(logDirOf(root.path), '00000000000000000000');
     const files = ['.log', '.index', '.timeindex'].map((ext) => stem + ext).join(',');
-    const { stdout } = await execFileAsync('java', ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files], {
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 60_000,
-    });
+    const { stdout } = await execFileAsync(
+      'java',
+      ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.DumpLogSegments', '--deep-iteration', '--files', files],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 60_000,
+      },
+    );
     const offsets = [...stdout.matchAll(/^\| offset: (\d+) /gm)].map((m) => Number(m[1]));
     assert.deepEqual(offsets, kept);
     assert.match(stdout, /deleteHorizonMs: OptionalLong\[\d+\]/, 'the tombstone batch shows its delete horizon');

@@ -24,7 +24,14 @@ type Command =
 
 const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), records: fc.array(fc.record({ key, value: fc.option(fc.string({ maxLength: 6 }), { freq: 4 }) }), { minLength: 1, maxLength: 5 }), codec: fc.constantFrom(CompressionType.None, CompressionType.Gzip) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      records: fc.array(fc.record({ key, value: fc.option(fc.string({ maxLength: 6 }), { freq: 4 }) }), { minLength: 1, maxLength: 5 }),
+      codec: fc.constantFrom(CompressionType.None, CompressionType.Gzip),
+    }),
+  },
   { weight: 2, arbitrary: fc.constant({ kind: 'roll' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 2 * RETENTION_MS }) }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'clean' as const }) },

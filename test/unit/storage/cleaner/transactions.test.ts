@@ -14,7 +14,13 @@ import { appendVerified, FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readBatches, TP } from './cleaner-fixtures.js';
 
 function txnRecord(log: PartitionLog, producerId: bigint, sequence: number, key: string, value: string, timestamp: number): void {
-  const batch = encodeRecordBatch({ producerId, producerEpoch: 0, baseSequence: sequence, isTransactional: true, records: [{ key: Buffer.from(key), value: Buffer.from(value), timestamp: BigInt(timestamp) }] });
+  const batch = encodeRecordBatch({
+    producerId,
+    producerEpoch: 0,
+    baseSequence: sequence,
+    isTransactional: true,
+    records: [{ key: Buffer.from(key), value: Buffer.from(value), timestamp: BigInt(timestamp) }],
+  });
   appendVerified(log, batch, { leaderEpoch: 0 });
 }
 
@@ -43,7 +49,10 @@ test('cleaning drops aborted data, compacts committed data, keeps markers, stops
     log.highWatermark = log.logEndOffset;
     assert.equal(log.lastStableOffset, 6);
     const abortedBefore = log.collectAbortedTransactions(0, log.logEndOffset);
-    assert.deepEqual(abortedBefore.map((t) => [t.producerId, t.firstOffset, t.lastOffset]), [[1n, 1, 2]]);
+    assert.deepEqual(
+      abortedBefore.map((t) => [t.producerId, t.firstOffset, t.lastOffset]),
+      [[1n, 1, 2]],
+    );
 
     await clean(manager);
 
@@ -55,13 +64,23 @@ test('cleaning drops aborted data, compacts committed data, keeps markers, stops
       [6, 'k1', 'open'],
       [7, 'k3', 'v3'],
     ]);
-    assert.deepEqual(batches.filter((b) => isControl(b.header.attributes)).map((b) => Number(b.header.baseOffset)), [2, 4], 'markers stay');
+    assert.deepEqual(
+      batches.filter((b) => isControl(b.header.attributes)).map((b) => Number(b.header.baseOffset)),
+      [2, 4],
+      'markers stay',
+    );
     // Producer 1's only batch stays as an empty header (its last batch, Kafka's RETAIN_EMPTY).
     assert.ok(batches.some((b) => Number(b.header.baseOffset) === 1 && b.records.length === 0));
     assert.equal(log.segmentBaseOffsets[0], 0);
-    assert.ok(log.segmentBaseOffsets.some((base) => base === 6), 'the segment from the open transaction on was not cleaned');
+    assert.ok(
+      log.segmentBaseOffsets.some((base) => base === 6),
+      'the segment from the open transaction on was not cleaned',
+    );
     assert.deepEqual(log.collectAbortedTransactions(0, log.logEndOffset), abortedBefore);
-    assert.ok(existsSync(join(logDirOf(root.path), '00000000000000000000.txnindex')), 'the cleaned segment holds the index of the segments it replaced');
+    assert.ok(
+      existsSync(join(logDirOf(root.path), '00000000000000000000.txnindex')),
+      'the cleaned segment holds the index of the segments it replaced',
+    );
     assert.equal(log.lastStableOffset, 6);
   } finally {
     manager.close();

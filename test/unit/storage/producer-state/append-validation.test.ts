@@ -20,13 +20,28 @@ let n = 0;
 const fresh = (): string => join(root.path, String(n++));
 
 /** Appends and returns [baseOffset, lastOffset, duplicate]. */
-function append(log: PartitionLog, producerId: bigint, epoch: number, sequence: number, count: number, timestamp: number): [number, number, boolean] {
+function append(
+  log: PartitionLog,
+  producerId: bigint,
+  epoch: number,
+  sequence: number,
+  count: number,
+  timestamp: number,
+): [number, number, boolean] {
   const r = log.append(idempotentBatch({ producerId, epoch, sequence, count, timestamp }), { leaderEpoch: 0 });
   return [r.baseOffset, r.lastOffset, r.duplicate];
 }
 
 /** Asserts the append throws `code` and leaves the log end and size as they were. */
-function refused(log: PartitionLog, code: number, producerId: bigint, epoch: number, sequence: number, count: number, timestamp: number): void {
+function refused(
+  log: PartitionLog,
+  code: number,
+  producerId: bigint,
+  epoch: number,
+  sequence: number,
+  count: number,
+  timestamp: number,
+): void {
   const [end, size] = [log.logEndOffset, log.size];
   assert.throws(() => append(log, producerId, epoch, sequence, count, timestamp), hasCode(code));
   assert.deepEqual([log.logEndOffset, log.size], [end, size], 'nothing written');
@@ -46,7 +61,15 @@ test('in-sequence batches append; a retry of any of the last five returns the or
   assert.deepEqual([log.logEndOffset, log.size], [end, size]);
   assert.deepEqual(append(log, 1n, 0, 5, 1, t + 3), [6, 6, false]);
   // The log holds each batch once.
-  assert.deepEqual(decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]), [[0, 2], [3, 4], [5, 5], [6, 6]]);
+  assert.deepEqual(
+    decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
+    [
+      [0, 2],
+      [3, 4],
+      [5, 5],
+      [6, 6],
+    ],
+  );
   const entry = log.activeProducers().get(1n)!;
   assert.deepEqual([entry.producerEpoch, entry.lastSeq, entry.lastTimestamp, entry.batches.length], [0, 5, t + 3, 3]);
   log.close();
@@ -58,13 +81,19 @@ test('only the last five batches are kept: a retry of the sixth-newest is out of
   for (let i = 0; i < 6; i++) append(log, 9n, 0, i * 2, 2, clock.nowMs);
   refused(log, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, 9n, 0, 0, 2, clock.nowMs);
   assert.deepEqual(append(log, 9n, 0, 2, 2, clock.nowMs), [2, 3, true]);
-  assert.deepEqual(log.activeProducers().get(9n)!.batches.map((b) => [b.firstSeq, b.lastSeq, b.firstOffset, b.lastOffset]), [
-    [2, 3, 2, 3],
-    [4, 5, 4, 5],
-    [6, 7, 6, 7],
-    [8, 9, 8, 9],
-    [10, 11, 10, 11],
-  ]);
+  assert.deepEqual(
+    log
+      .activeProducers()
+      .get(9n)!
+      .batches.map((b) => [b.firstSeq, b.lastSeq, b.firstOffset, b.lastOffset]),
+    [
+      [2, 3, 2, 3],
+      [4, 5, 4, 5],
+      [6, 7, 6, 7],
+      [8, 9, 8, 9],
+      [10, 11, 10, 11],
+    ],
+  );
   log.close();
 });
 

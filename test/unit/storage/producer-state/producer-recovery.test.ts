@@ -29,7 +29,9 @@ const SMALL = { 'segment.bytes': 300 };
 function produce(log: PartitionLog, clock: FakeClock, from: number, to: number, producerId = 1n): number[] {
   const offsets: number[] = [];
   for (let seq = from; seq < to; seq++) {
-    offsets.push(log.append(idempotentBatch({ producerId, epoch: 0, sequence: seq, count: 1, timestamp: clock.nowMs }), { leaderEpoch: 0 }).baseOffset);
+    offsets.push(
+      log.append(idempotentBatch({ producerId, epoch: 0, sequence: seq, count: 1, timestamp: clock.nowMs }), { leaderEpoch: 0 }).baseOffset,
+    );
   }
   return offsets;
 }
@@ -168,7 +170,10 @@ test('truncateTo reloads from the newest snapshot below the new end and rescans'
   const target = bases[1]! + 1;
   log.truncateTo(target);
   assert.equal(log.logEndOffset, target);
-  assert.ok(log.producerSnapshotOffsets.every((o) => o <= target), `snapshots ${log.producerSnapshotOffsets.join(',')} <= ${target}`);
+  assert.ok(
+    log.producerSnapshotOffsets.every((o) => o <= target),
+    `snapshots ${log.producerSnapshotOffsets.join(',')} <= ${target}`,
+  );
   assert.deepEqual(snapshotFiles(log), [...log.producerSnapshotOffsets]);
   const entry = log.activeProducers().get(1n)!;
   assert.equal(entry.lastSeq, target - 1);
@@ -191,11 +196,19 @@ test('retention deletes the snapshots of the segments it deletes; a stray snapsh
   log.maintain();
   const bases = log.segmentBaseOffsets;
   assert.ok(bases[0]! > 0, 'segments were deleted');
-  assert.deepEqual(snapshotFiles(log), bases.filter((b) => b > 0));
+  assert.deepEqual(
+    snapshotFiles(log),
+    bases.filter((b) => b > 0),
+  );
   log.close();
   // A snapshot at an offset that starts no segment, below the newest one: left by some earlier state, dropped.
   writeSnapshot(log.dir, offsetOf(bases[bases.length - 1]! - 1), []);
-  const reopened = openLog(dir, clock, { ...SMALL, 'retention.bytes': 400 }, { cleanShutdown: true, recoveryPoint: 16, logStartOffset: bases[0]! });
+  const reopened = openLog(
+    dir,
+    clock,
+    { ...SMALL, 'retention.bytes': 400 },
+    { cleanShutdown: true, recoveryPoint: 16, logStartOffset: bases[0]! },
+  );
   assert.deepEqual(snapshotFiles(reopened), [...bases.slice(1), 16]);
   reopened.close();
 });
@@ -230,11 +243,20 @@ test('follower appends record producer state without sequence checks; the leader
     });
   // A transaction marker (control batch) of the same epoch is replicated too: it records its
   // coordinator epoch and leaves the producer's batches (a marker of a later epoch would drop them).
-  const marker = encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 8n, producerEpoch: 1, coordinatorEpoch: 5, committed: true, timestamp: BigInt(clock.nowMs) });
+  const marker = encodeEndTxnMarkerBatch({
+    baseOffset: 4n,
+    producerId: 8n,
+    producerEpoch: 1,
+    coordinatorEpoch: 5,
+    committed: true,
+    timestamp: BigInt(clock.nowMs),
+  });
   log.appendAsFollower(Buffer.concat([replicated(0, 0, 1), replicated(2, 7, 1), marker]));
   const entry = log.activeProducers().get(8n)!;
   assert.deepEqual([entry.producerEpoch, entry.lastSeq, entry.batches.length, entry.coordinatorEpoch], [1, 8, 2, 5]);
-  const again = log.append(idempotentBatch({ producerId: 8n, epoch: 1, sequence: 7, count: 2, timestamp: clock.nowMs }), { leaderEpoch: 1 });
+  const again = log.append(idempotentBatch({ producerId: 8n, epoch: 1, sequence: 7, count: 2, timestamp: clock.nowMs }), {
+    leaderEpoch: 1,
+  });
   assert.deepEqual([again.baseOffset, again.duplicate], [2, true]);
   // The same table after a crash and a rebuild by scanning.
   log.abandon();
@@ -261,7 +283,11 @@ test('producers idle for producer.id.expiration.ms are forgotten by removeExpire
   log.removeExpiredProducers();
   assert.deepEqual([...log.activeProducers().keys()], [2n]);
   // An expired producer is unknown again: any sequence is accepted.
-  assert.equal(log.append(idempotentBatch({ producerId: 1n, epoch: 0, sequence: 500, count: 1, timestamp: clock.nowMs }), { leaderEpoch: 0 }).duplicate, false);
+  assert.equal(
+    log.append(idempotentBatch({ producerId: 1n, epoch: 0, sequence: 500, count: 1, timestamp: clock.nowMs }), { leaderEpoch: 0 })
+      .duplicate,
+    false,
+  );
   log.close();
   clock.advance(45_000);
   const reopened = openLog(dir, clock, {}, { ...extra, cleanShutdown: true, recoveryPoint: log.logEndOffset });

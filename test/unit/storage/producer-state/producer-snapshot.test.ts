@@ -30,7 +30,14 @@ const execFileAsync = promisify(execFile);
 const root = tempDir('pstate-snap');
 process.on('exit', root.remove);
 
-function entry(producerId: bigint, epoch: number, lastSeq: number, lastOffset: number, offsetDelta: number, timestamp: number): ProducerStateEntry {
+function entry(
+  producerId: bigint,
+  epoch: number,
+  lastSeq: number,
+  lastOffset: number,
+  offsetDelta: number,
+  timestamp: number,
+): ProducerStateEntry {
   return new ProducerStateEntry(producerId, epoch, timestamp, batchMetadata(lastSeq, offsetOf(lastOffset), offsetDelta, timestamp));
 }
 
@@ -56,7 +63,10 @@ test('layout: int16 version 1, uint32 CRC32C of the rest, int32 count, 46-byte e
   );
   // An entry without batches: last sequence and offset -1, delta 0 (Kafka's empty entry).
   const empty = at + 46;
-  assert.deepEqual([buf.readInt16BE(empty + 8), buf.readInt32BE(empty + 10), buf.readBigInt64BE(empty + 14), buf.readInt32BE(empty + 22)], [0, -1, -1n, 0]);
+  assert.deepEqual(
+    [buf.readInt16BE(empty + 8), buf.readInt32BE(empty + 10), buf.readBigInt64BE(empty + 14), buf.readInt32BE(empty + 22)],
+    [0, -1, -1n, 0],
+  );
 });
 
 const entryArb = fc.record({
@@ -78,7 +88,15 @@ test('round trip: decode(encode(entries)) keeps every field; the last batch come
         return new ProducerStateEntry(s.producerId, s.epoch, s.timestamp, last, s.coordinatorEpoch, s.txn);
       });
       const decoded = decodeSnapshot(encodeSnapshot(entries), 'mem');
-      const view = (e: ProducerStateEntry): unknown[] => [e.producerId, e.producerEpoch, e.lastTimestamp, e.lastSeq, e.batches, e.coordinatorEpoch, e.currentTxnFirstOffset];
+      const view = (e: ProducerStateEntry): unknown[] => [
+        e.producerId,
+        e.producerEpoch,
+        e.lastTimestamp,
+        e.lastSeq,
+        e.batches,
+        e.coordinatorEpoch,
+        e.currentTxnFirstOffset,
+      ];
       assert.deepEqual(decoded.map(view), entries.map(view));
     }),
     { numRuns: 200 },
@@ -119,7 +137,9 @@ test("Kafka's DumpLogSegments reads a snapshot Sluice wrote, and refuses it once
   const big = (1n << 40n) + 3n;
   log.append(idempotentBatch({ producerId: 7n, epoch: 3, sequence: 0, count: 3, timestamp: clock.nowMs }), { leaderEpoch: 0 });
   log.append(idempotentBatch({ producerId: 7n, epoch: 3, sequence: 3, count: 2, timestamp: clock.nowMs + 1 }), { leaderEpoch: 0 });
-  log.append(idempotentBatch({ producerId: big, epoch: 0, sequence: 2_147_483_647, count: 2, timestamp: clock.nowMs + 2 }), { leaderEpoch: 0 });
+  log.append(idempotentBatch({ producerId: big, epoch: 0, sequence: 2_147_483_647, count: 2, timestamp: clock.nowMs + 2 }), {
+    leaderEpoch: 0,
+  });
   log.close();
   const file = snapshotPath(log.dir, offsetOf(7));
   const classpath = kafkaClasspath();

@@ -33,7 +33,15 @@ type Op =
   | { kind: 'restart'; clean: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('append' as const), producer: fc.integer({ min: 1, max: 3 }), count: fc.integer({ min: 1, max: 4 }), bump: fc.boolean() }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      producer: fc.integer({ min: 1, max: 3 }),
+      count: fc.integer({ min: 1, max: 4 }),
+      bump: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('retry' as const), producer: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('roll' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
@@ -79,14 +87,22 @@ test('the producer table always describes the newest batch of each producer in t
             const epoch = (epochs.get(producerId) ?? 0) + (bump ? 1 : 0);
             epochs.set(producerId, epoch);
             const sequence = last === undefined || bump || last.epoch !== epoch ? 0 : incrementSequence(last.firstSeq, last.count);
-            const r = log.append(idempotentBatch({ producerId, epoch, sequence, count: op.count, timestamp: clock.nowMs }), { leaderEpoch: 0 });
+            const r = log.append(idempotentBatch({ producerId, epoch, sequence, count: op.count, timestamp: clock.nowMs }), {
+              leaderEpoch: 0,
+            });
             assert.equal(r.duplicate, false);
             model.push({ producerId, epoch, firstSeq: sequence, count: op.count, baseOffset: r.baseOffset });
           } else if (op.kind === 'retry') {
             const last = newest(model, BigInt(op.producer));
             if (last === undefined) continue;
             const r = log.append(
-              idempotentBatch({ producerId: last.producerId, epoch: last.epoch, sequence: last.firstSeq, count: last.count, timestamp: clock.nowMs }),
+              idempotentBatch({
+                producerId: last.producerId,
+                epoch: last.epoch,
+                sequence: last.firstSeq,
+                count: last.count,
+                timestamp: clock.nowMs,
+              }),
               { leaderEpoch: 0 },
             );
             assert.deepEqual([r.duplicate, r.baseOffset], [true, last.baseOffset]);

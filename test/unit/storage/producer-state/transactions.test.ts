@@ -36,7 +36,11 @@ function txnBatch(b: TxnBatch, timestamp: number): Buffer {
     producerEpoch: b.epoch ?? 0,
     baseSequence: b.sequence,
     isTransactional: b.transactional ?? true,
-    records: Array.from({ length: b.count ?? 1 }, (_, i) => ({ key: null, value: Buffer.from(`p${b.producerId}-s${b.sequence + i}`), timestamp: BigInt(timestamp) })),
+    records: Array.from({ length: b.count ?? 1 }, (_, i) => ({
+      key: null,
+      value: Buffer.from(`p${b.producerId}-s${b.sequence + i}`),
+      timestamp: BigInt(timestamp),
+    })),
   });
 }
 
@@ -112,7 +116,10 @@ test('a non-transactional batch from a producer with an open transaction is INVA
   const log = openLog(fresh(), clock);
   produce(log, clock, { producerId: 1n, epoch: 3, sequence: 0 });
   const end = log.logEndOffset;
-  assert.throws(() => produce(log, clock, { producerId: 1n, epoch: 3, sequence: 1, transactional: false }), hasCode(ErrorCode.INVALID_TXN_STATE));
+  assert.throws(
+    () => produce(log, clock, { producerId: 1n, epoch: 3, sequence: 1, transactional: false }),
+    hasCode(ErrorCode.INVALID_TXN_STATE),
+  );
   assert.throws(() => produce(log, clock, { producerId: 1n, epoch: 2, sequence: 0 }), hasCode(ErrorCode.INVALID_PRODUCER_EPOCH));
   assert.equal(log.logEndOffset, end, 'nothing written');
   endTxn(log, marker(1n, true, { producerEpoch: 3 }));
@@ -128,15 +135,25 @@ test('marker fencing: an older coordinator epoch, an older epoch, and with TV2 a
   endTxn(log, marker(1n, true, { producerEpoch: 5, coordinatorEpoch: 7 }));
   produce(log, clock, { producerId: 1n, epoch: 5, sequence: 1 });
   const end = log.logEndOffset;
-  assert.throws(() => endTxn(log, marker(1n, true, { producerEpoch: 5, coordinatorEpoch: 6 })), hasCode(ErrorCode.TRANSACTION_COORDINATOR_FENCED));
+  assert.throws(
+    () => endTxn(log, marker(1n, true, { producerEpoch: 5, coordinatorEpoch: 6 })),
+    hasCode(ErrorCode.TRANSACTION_COORDINATOR_FENCED),
+  );
   assert.throws(() => endTxn(log, marker(1n, true, { producerEpoch: 4, coordinatorEpoch: 7 })), hasCode(ErrorCode.INVALID_PRODUCER_EPOCH));
   // TV2: the coordinator bumps the epoch for the marker, so one at the transaction's epoch is late.
-  assert.throws(() => endTxn(log, marker(1n, false, { producerEpoch: 5, coordinatorEpoch: 7, transactionVersion: 2 })), hasCode(ErrorCode.INVALID_PRODUCER_EPOCH));
+  assert.throws(
+    () => endTxn(log, marker(1n, false, { producerEpoch: 5, coordinatorEpoch: 7, transactionVersion: 2 })),
+    hasCode(ErrorCode.INVALID_PRODUCER_EPOCH),
+  );
   assert.equal(log.logEndOffset, end, 'nothing written');
   assert.equal(log.activeProducers().get(1n)!.currentTxnFirstOffset, 2, 'the transaction is still open');
   assert.equal(endTxn(log, marker(1n, false, { producerEpoch: 6, coordinatorEpoch: 7, transactionVersion: 2 })), 3);
   const entry = log.activeProducers().get(1n)!;
-  assert.deepEqual([entry.producerEpoch, entry.currentTxnFirstOffset, entry.lastSeq], [6, -1, -1], 'the marker epoch is the producer epoch now; sequences restart');
+  assert.deepEqual(
+    [entry.producerEpoch, entry.currentTxnFirstOffset, entry.lastSeq],
+    [6, -1, -1],
+    'the marker epoch is the producer epoch now; sequences restart',
+  );
   // A retry of that TV2 marker (same epoch, nothing open) is written again (Kafka's KAFKA-19999), and completes nothing.
   assert.equal(endTxn(log, marker(1n, false, { producerEpoch: 6, coordinatorEpoch: 7, transactionVersion: 2 })), 4);
   assert.equal(log.activeSegment.txnIndex.entries.length, 1);
@@ -169,7 +186,10 @@ test(".txnindex holds Kafka's 34-byte entries: version 0, producer id, first off
   const bytes = readFileSync(join(log.dir, '00000000000000000000.txnindex'));
   const expected = Buffer.alloc(68);
   let at = 0;
-  for (const [pid, first, last, lso] of [[0x0102030405n, 0n, 4n, 3n], [7n, 3n, 5n, 6n]] as const) {
+  for (const [pid, first, last, lso] of [
+    [0x0102030405n, 0n, 4n, 3n],
+    [7n, 3n, 5n, 6n],
+  ] as const) {
     at = expected.writeInt16BE(0, at);
     at = expected.writeBigInt64BE(pid, at);
     at = expected.writeBigInt64BE(first, at);
@@ -194,9 +214,19 @@ test('collecting aborted transactions for a fetch: those ending at or after the 
   produce(log, clock, { producerId: 1n, sequence: 1 }); // 6
   endTxn(log, marker(1n, false)); // 7
   replicate(log);
-  const pairs = (from: number, to: number): Array<[bigint, number]> => log.collectAbortedTransactions(from, to).map((t) => [t.producerId, t.firstOffset]);
-  assert.deepEqual(pairs(0, 8), [[1n, 0], [3n, 3], [2n, 2], [1n, 6]]);
-  assert.deepEqual(pairs(2, 8), [[3n, 3], [2n, 2], [1n, 6]]);
+  const pairs = (from: number, to: number): Array<[bigint, number]> =>
+    log.collectAbortedTransactions(from, to).map((t) => [t.producerId, t.firstOffset]);
+  assert.deepEqual(pairs(0, 8), [
+    [1n, 0],
+    [3n, 3],
+    [2n, 2],
+    [1n, 6],
+  ]);
+  assert.deepEqual(pairs(2, 8), [
+    [3n, 3],
+    [2n, 2],
+    [1n, 6],
+  ]);
   assert.deepEqual(pairs(2, 3), [[2n, 2]], 'bounded: the abort of 3 has LSO 2 < 3, the search goes on to find 2 in the next segment');
   assert.deepEqual(pairs(6, 8), [[1n, 6]]);
   assert.deepEqual(pairs(8, 8), []);
@@ -216,7 +246,10 @@ test('a clean close and reopen keeps the open transactions (from the snapshot) a
   const reopened = openLog(dir, clock, {}, { cleanShutdown: true, highWatermark: 4 });
   assert.equal(reopened.lastStableOffset, 2, 'the open transaction came back from the snapshot');
   assert.equal(reopened.activeProducers().get(2n)!.currentTxnFirstOffset, 2);
-  assert.deepEqual(reopened.collectAbortedTransactions(0, 4).map((t) => t.firstOffset), [0]);
+  assert.deepEqual(
+    reopened.collectAbortedTransactions(0, 4).map((t) => t.firstOffset),
+    [0],
+  );
   endTxn(reopened, marker(2n, true));
   replicate(reopened);
   assert.equal(reopened.lastStableOffset, 5);
@@ -248,7 +281,10 @@ test('an unclean shutdown: recovery rebuilds the open transactions, the LSO and 
   const reopened = openLog(dir, clock, { 'segment.bytes': 300 }, { recoveryPoint: 0, highWatermark: log.logEndOffset });
   assert.equal(reopened.lastStableOffset, lso);
   assert.deepEqual(reopened.collectAbortedTransactions(0, reopened.logEndOffset), aborted);
-  assert.deepEqual([...reopened.activeProducers().values()].filter((p) => p.currentTxnFirstOffset >= 0).map((p) => p.producerId), [2n, 5n]);
+  assert.deepEqual(
+    [...reopened.activeProducers().values()].filter((p) => p.currentTxnFirstOffset >= 0).map((p) => p.producerId),
+    [2n, 5n],
+  );
   reopened.close();
 });
 
@@ -261,7 +297,10 @@ test('truncation drops the .txnindex entries at and after the new end and reopen
   endTxn(log, marker(2n, false)); // 3
   replicate(log);
   log.truncateTo(3);
-  assert.deepEqual(log.activeSegment.txnIndex.entries.map((t) => t.lastOffset), [1]);
+  assert.deepEqual(
+    log.activeSegment.txnIndex.entries.map((t) => t.lastOffset),
+    [1],
+  );
   assert.equal(log.activeProducers().get(2n)!.currentTxnFirstOffset, 2, 'the marker went: open again');
   assert.equal(log.lastStableOffset, 2);
   log.close();
@@ -271,9 +310,23 @@ test('a follower applies replicated markers: transactions end, aborts are indexe
   const clock = new FakeClock();
   const log = openLog(fresh(), clock);
   const data = (offset: number, producerId: bigint): Buffer =>
-    encodeRecordBatch({ baseOffset: BigInt(offset), producerId, producerEpoch: 0, baseSequence: 0, isTransactional: true, records: [{ key: null, value: Buffer.from('x'), timestamp: BigInt(clock.nowMs) }] });
+    encodeRecordBatch({
+      baseOffset: BigInt(offset),
+      producerId,
+      producerEpoch: 0,
+      baseSequence: 0,
+      isTransactional: true,
+      records: [{ key: null, value: Buffer.from('x'), timestamp: BigInt(clock.nowMs) }],
+    });
   const end = (offset: number, producerId: bigint, committed: boolean): Buffer =>
-    encodeEndTxnMarkerBatch({ baseOffset: BigInt(offset), producerId, producerEpoch: 0, coordinatorEpoch: 3, committed, timestamp: BigInt(clock.nowMs) });
+    encodeEndTxnMarkerBatch({
+      baseOffset: BigInt(offset),
+      producerId,
+      producerEpoch: 0,
+      coordinatorEpoch: 3,
+      committed,
+      timestamp: BigInt(clock.nowMs),
+    });
   log.appendAsFollower(Buffer.concat([data(0, 1n), data(1, 2n), end(2, 1n, false)]));
   log.highWatermark = 3;
   assert.equal(log.lastStableOffset, 1);
@@ -327,12 +380,25 @@ test('KIP-890: a batch opening a transaction is verified first; later batches of
   const clock = new FakeClock();
   const log = openLog(fresh(), clock);
   const first = txnBatch({ producerId: 1n, sequence: 0, count: 2 }, clock.nowMs);
-  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0 })), 'verify');
+  assert.equal(
+    codeOf(() => log.append(first, { leaderEpoch: 0 })),
+    'verify',
+  );
   assert.equal(log.logEndOffset, 0, 'nothing written before the coordinator confirms');
-  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
-  assert.equal(codeOf(() => log.append(txnBatch({ producerId: 1n, sequence: 2 }, clock.nowMs), { leaderEpoch: 0 })), ErrorCode.NONE);
+  assert.equal(
+    codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NONE,
+  );
+  assert.equal(
+    codeOf(() => log.append(txnBatch({ producerId: 1n, sequence: 2 }, clock.nowMs), { leaderEpoch: 0 })),
+    ErrorCode.NONE,
+  );
   const coordinator = txnBatch({ producerId: 2n, sequence: 0 }, clock.nowMs);
-  assert.equal(codeOf(() => log.append(coordinator, { leaderEpoch: 0, origin: 'coordinator' })), ErrorCode.NONE, "a coordinator's own transactional batch is verified by its coordinator already");
+  assert.equal(
+    codeOf(() => log.append(coordinator, { leaderEpoch: 0, origin: 'coordinator' })),
+    ErrorCode.NONE,
+    "a coordinator's own transactional batch is verified by its coordinator already",
+  );
 });
 
 test('KIP-890: a later batch verified before an earlier one cannot open the transaction past it (retried: NOT_ENOUGH_REPLICAS)', () => {
@@ -340,28 +406,57 @@ test('KIP-890: a later batch verified before an earlier one cannot open the tran
   const log = openLog(fresh(), clock);
   const early = txnBatch({ producerId: 1n, sequence: 0, count: 5 }, clock.nowMs);
   const late = txnBatch({ producerId: 1n, sequence: 5 }, clock.nowMs);
-  assert.equal(codeOf(() => log.append(early, { leaderEpoch: 0 })), 'verify');
-  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0 })), 'verify');
-  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NOT_ENOUGH_REPLICAS);
-  assert.equal(codeOf(() => log.append(early, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
-  assert.equal(codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(
+    codeOf(() => log.append(early, { leaderEpoch: 0 })),
+    'verify',
+  );
+  assert.equal(
+    codeOf(() => log.append(late, { leaderEpoch: 0 })),
+    'verify',
+  );
+  assert.equal(
+    codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NOT_ENOUGH_REPLICAS,
+  );
+  assert.equal(
+    codeOf(() => log.append(early, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NONE,
+  );
+  assert.equal(
+    codeOf(() => log.append(late, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NONE,
+  );
   assert.equal(log.logEndOffset, 6);
 });
 
-test('KIP-890: a marker written between verification and append voids it (INVALID_TXN_STATE); a version-2 marker keeps the next epoch\'s', () => {
+test("KIP-890: a marker written between verification and append voids it (INVALID_TXN_STATE); a version-2 marker keeps the next epoch's", () => {
   const clock = new FakeClock();
   const log = openLog(fresh(), clock);
   produce(log, clock, { producerId: 1n, sequence: 0 });
   const lateBatch = txnBatch({ producerId: 1n, sequence: 1 }, clock.nowMs);
   endTxn(log, marker(1n, true));
-  assert.equal(codeOf(() => log.append(lateBatch, { leaderEpoch: 0 })), 'verify', 'the transaction ended: the next batch opens one');
+  assert.equal(
+    codeOf(() => log.append(lateBatch, { leaderEpoch: 0 })),
+    'verify',
+    'the transaction ended: the next batch opens one',
+  );
   endTxn(log, marker(1n, false));
-  assert.equal(codeOf(() => log.append(lateBatch, { leaderEpoch: 0, txnVerified: true })), ErrorCode.INVALID_TXN_STATE, 'the verification died with the transaction');
+  assert.equal(
+    codeOf(() => log.append(lateBatch, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.INVALID_TXN_STATE,
+    'the verification died with the transaction',
+  );
   // Transaction version 2: the next transaction runs at the marker's epoch and may be verified before that marker lands.
   const next = txnBatch({ producerId: 1n, epoch: 2, sequence: 0 }, clock.nowMs);
-  assert.equal(codeOf(() => log.append(next, { leaderEpoch: 0 })), 'verify');
+  assert.equal(
+    codeOf(() => log.append(next, { leaderEpoch: 0 })),
+    'verify',
+  );
   endTxn(log, marker(1n, true, { producerEpoch: 2, transactionVersion: 2 }));
-  assert.equal(codeOf(() => log.append(next, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
+  assert.equal(
+    codeOf(() => log.append(next, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NONE,
+  );
 });
 
 test('KIP-890, transaction version 2: after the marker moves the producer to the next epoch, a later batch of the next transaction waits for the first one', () => {
@@ -371,9 +466,25 @@ test('KIP-890, transaction version 2: after the marker moves the producer to the
   endTxn(log, marker(1n, true, { producerEpoch: 1, transactionVersion: 2 }));
   const first = txnBatch({ producerId: 1n, epoch: 1, sequence: 0, count: 3 }, clock.nowMs);
   const second = txnBatch({ producerId: 1n, epoch: 1, sequence: 3 }, clock.nowMs);
-  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0 })), 'verify');
-  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0 })), 'verify', 'not judged by its sequence before the transaction is open');
-  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NOT_ENOUGH_REPLICAS);
-  assert.equal(codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })), ErrorCode.NONE);
-  assert.equal(codeOf(() => log.append(second, { leaderEpoch: 0 })), ErrorCode.NONE);
+  assert.equal(
+    codeOf(() => log.append(first, { leaderEpoch: 0 })),
+    'verify',
+  );
+  assert.equal(
+    codeOf(() => log.append(second, { leaderEpoch: 0 })),
+    'verify',
+    'not judged by its sequence before the transaction is open',
+  );
+  assert.equal(
+    codeOf(() => log.append(second, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NOT_ENOUGH_REPLICAS,
+  );
+  assert.equal(
+    codeOf(() => log.append(first, { leaderEpoch: 0, txnVerified: true })),
+    ErrorCode.NONE,
+  );
+  assert.equal(
+    codeOf(() => log.append(second, { leaderEpoch: 0 })),
+    ErrorCode.NONE,
+  );
 });

@@ -1,5 +1,8 @@
 /** Builders for the KIP-848 coordinator tests: a mutable topics image, requests, simulated clients. */
-import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseDataInput } from '../../../../../src/protocol/messages/api/68-consumer-group-heartbeat.js';
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseDataInput,
+} from '../../../../../src/protocol/messages/api/68-consumer-group-heartbeat.js';
 import { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
 import type { GroupCoordinatorConfig } from '../../../../../src/coordinator/group/config.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';
@@ -72,7 +75,17 @@ export class Client {
 
   join(now: number, extra: Partial<ConsumerGroupHeartbeatRequestData> = {}): ConsumerGroupHeartbeatResponseDataInput {
     this.owned = new Map();
-    return this.send(now, hbRequest({ memberId: this.memberId, memberEpoch: 0, rebalanceTimeoutMs: 30_000, topicPartitions: [], ...this.subscription, ...extra }));
+    return this.send(
+      now,
+      hbRequest({
+        memberId: this.memberId,
+        memberEpoch: 0,
+        rebalanceTimeoutMs: 30_000,
+        topicPartitions: [],
+        ...this.subscription,
+        ...extra,
+      }),
+    );
   }
 
   heartbeat(now: number, extra: Partial<ConsumerGroupHeartbeatRequestData> = {}): ConsumerGroupHeartbeatResponseDataInput {
@@ -87,7 +100,13 @@ export class Client {
   }
 
   private send(now: number, request: ConsumerGroupHeartbeatRequestData): ConsumerGroupHeartbeatResponseDataInput {
-    const result = this.c.consumerGroupHeartbeat(request, { apiVersion: VERSION, clientId: this.memberId, clientHost: '/127.0.0.1', now, topics: this.topics });
+    const result = this.c.consumerGroupHeartbeat(request, {
+      apiVersion: VERSION,
+      clientId: this.memberId,
+      clientHost: '/127.0.0.1',
+      now,
+      topics: this.topics,
+    });
     this.log.push(...result.records);
     const r = result.response;
     this.last = r;

@@ -88,7 +88,10 @@ test('a member that leaves (-1) is removed; the other ends with every partition'
   b.join(0);
   settle([a, b], 10, s.safe);
   const r = b.leave(20);
-  assert.deepEqual({ errorCode: r.errorCode, memberId: r.memberId, memberEpoch: r.memberEpoch }, { errorCode: 0, memberId: 'b', memberEpoch: -1 });
+  assert.deepEqual(
+    { errorCode: r.errorCode, memberId: r.memberId, memberEpoch: r.memberEpoch },
+    { errorCode: 0, memberId: 'b', memberEpoch: -1 },
+  );
   settle([a], 30, s.safe);
   assert.equal(a.partitions().length, 4);
   const g = describe(s);
@@ -128,7 +131,10 @@ test('a member that does not revoke within its rebalance timeout is fenced', () 
     b.heartbeat(t);
   }
   s.c.tick(30_001);
-  assert.deepEqual(describe(s).members!.map((m) => m.memberId), ['b']);
+  assert.deepEqual(
+    describe(s).members!.map((m) => m.memberId),
+    ['b'],
+  );
   assert.equal(a.heartbeat(30_002).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
@@ -140,7 +146,16 @@ test('static members: -2 keeps the assignment for a new incarnation; errors for 
   const a2 = s.client('a2', { subscribedTopicNames: ['t'], instanceId: 'i' });
   assert.equal(a2.join(5).errorCode, ErrorCode.UNRELEASED_INSTANCE_ID);
   // A heartbeat for the instance id under another member id is fenced.
-  assert.equal(s.c.consumerGroupHeartbeat(hbRequest({ memberId: 'zz', memberEpoch: 1, instanceId: 'i' }), { apiVersion: 1, clientId: 'x', clientHost: '/h', now: 6, topics: s.topics }).response.errorCode, ErrorCode.FENCED_INSTANCE_ID);
+  assert.equal(
+    s.c.consumerGroupHeartbeat(hbRequest({ memberId: 'zz', memberEpoch: 1, instanceId: 'i' }), {
+      apiVersion: 1,
+      clientId: 'x',
+      clientHost: '/h',
+      now: 6,
+      topics: s.topics,
+    }).response.errorCode,
+    ErrorCode.FENCED_INSTANCE_ID,
+  );
   assert.equal(a1.leave(10, -2).memberEpoch, -2);
   assert.equal(describe(s).members![0]!.memberEpoch, -2);
   const epochBefore = describe(s).groupEpoch;
@@ -148,10 +163,19 @@ test('static members: -2 keeps the assignment for a new incarnation; errors for 
   assert.equal(r.errorCode, ErrorCode.NONE);
   assert.deepEqual(r.assignment, { topicPartitions: [{ topicId: s.tid, partitions: [0, 1, 2, 3] }] });
   const g = describe(s);
-  assert.deepEqual(g.members!.map((m) => [m.memberId, m.instanceId]), [['a2', 'i']]);
+  assert.deepEqual(
+    g.members!.map((m) => [m.memberId, m.instanceId]),
+    [['a2', 'i']],
+  );
   assert.equal(g.groupEpoch, epochBefore, 'a static member coming back does not rebalance');
   // An unknown instance id leaving is UNKNOWN_MEMBER_ID.
-  const leave = s.c.consumerGroupHeartbeat(hbRequest({ memberId: 'q', memberEpoch: -2, instanceId: 'nope' }), { apiVersion: 1, clientId: 'x', clientHost: '/h', now: 30, topics: s.topics });
+  const leave = s.c.consumerGroupHeartbeat(hbRequest({ memberId: 'q', memberEpoch: -2, instanceId: 'nope' }), {
+    apiVersion: 1,
+    clientId: 'x',
+    clientHost: '/h',
+    now: 30,
+    topics: s.topics,
+  });
   assert.equal(leave.response.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
@@ -197,7 +221,10 @@ test('the previous member epoch is accepted with a subset of the assignment, ref
   settle([a, b], 1, s.safe);
   const kept = a.owned.get(s.tid)!;
   assert.equal(a.heartbeat(2, { memberEpoch: 1, topicPartitions: [{ topicId: s.tid, partitions: kept }] }).errorCode, ErrorCode.NONE);
-  assert.equal(a.heartbeat(3, { memberEpoch: 1, topicPartitions: [{ topicId: s.tid, partitions: [0, 1, 2, 3] }] }).errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
+  assert.equal(
+    a.heartbeat(3, { memberEpoch: 1, topicPartitions: [{ topicId: s.tid, partitions: [0, 1, 2, 3] }] }).errorCode,
+    ErrorCode.FENCED_MEMBER_EPOCH,
+  );
 });
 
 test('new partitions (CreatePartitions) and new topics matching a regex are assigned on the next heartbeat', () => {
@@ -231,7 +258,9 @@ test('serverAssignor range gives contiguous ranges', () => {
 test('ListGroups, DescribeGroups and ConsumerGroupDescribe for a consumer group', () => {
   const s = setup();
   s.client('a').join(0);
-  assert.deepEqual(s.c.listGroups({ statesFilter: [], typesFilter: ['consumer'] }).groups, [{ groupId: GROUP, protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' }]);
+  assert.deepEqual(s.c.listGroups({ statesFilter: [], typesFilter: ['consumer'] }).groups, [
+    { groupId: GROUP, protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
+  ]);
   assert.deepEqual(s.c.listGroups({ statesFilter: [], typesFilter: ['classic'] }).groups, []);
   assert.deepEqual(s.c.describeGroups({ groups: [GROUP], includeAuthorizedOperations: false }, 6).groups![0], {
     groupId: GROUP,
@@ -239,8 +268,14 @@ test('ListGroups, DescribeGroups and ConsumerGroupDescribe for a consumer group'
     errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
     errorMessage: `Group ${GROUP} is not a classic group.`,
   });
-  assert.deepEqual(s.c.describeGroups({ groups: [GROUP], includeAuthorizedOperations: false }, 5).groups![0], { groupId: GROUP, groupState: 'Dead' });
-  assert.equal(s.c.consumerGroupDescribe({ groupIds: ['nope'], includeAuthorizedOperations: false }, s.topics).groups![0]!.errorMessage, 'Group nope not found.');
+  assert.deepEqual(s.c.describeGroups({ groups: [GROUP], includeAuthorizedOperations: false }, 5).groups![0], {
+    groupId: GROUP,
+    groupState: 'Dead',
+  });
+  assert.equal(
+    s.c.consumerGroupDescribe({ groupIds: ['nope'], includeAuthorizedOperations: false }, s.topics).groups![0]!.errorMessage,
+    'Group nope not found.',
+  );
 });
 
 test('offset commits of consumer members are fenced by member epoch', () => {
@@ -249,7 +284,20 @@ test('offset commits of consumer members are fenced by member epoch', () => {
   a.join(0);
   const commit = (memberId: string, epoch: number, version = 9) =>
     s.c.commitOffsets(
-      { groupId: GROUP, generationIdOrMemberEpoch: epoch, memberId, groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', topicId: '', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }] }] },
+      {
+        groupId: GROUP,
+        generationIdOrMemberEpoch: epoch,
+        memberId,
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [
+          {
+            name: 't',
+            topicId: '',
+            partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }],
+          },
+        ],
+      },
       version,
       1,
     ).response.topics![0]!.partitions![0]!.errorCode;
@@ -257,9 +305,16 @@ test('offset commits of consumer members are fenced by member epoch', () => {
   assert.equal(commit('a', 0), ErrorCode.STALE_MEMBER_EPOCH);
   assert.equal(commit('zz', 1), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(commit('a', 1, 8), ErrorCode.UNSUPPORTED_VERSION);
-  const fetch = (memberEpoch: number) => s.c.fetchOffsets({ groupId: '', topics: null, groups: [{ groupId: GROUP, memberId: 'a', memberEpoch, topics: null }], requireStable: false }, 9).groups![0]!;
+  const fetch = (memberEpoch: number) =>
+    s.c.fetchOffsets(
+      { groupId: '', topics: null, groups: [{ groupId: GROUP, memberId: 'a', memberEpoch, topics: null }], requireStable: false },
+      9,
+    ).groups![0]!;
   assert.equal(fetch(1).topics![0]!.partitions![0]!.committedOffset, 5n);
   assert.equal(fetch(7).errorCode, ErrorCode.STALE_MEMBER_EPOCH);
   // Classic APIs on a consumer group id.
-  assert.equal(s.c.heartbeat({ groupId: GROUP, generationId: 1, memberId: 'a', groupInstanceId: null }, 2).response.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(
+    s.c.heartbeat({ groupId: GROUP, generationId: 1, memberId: 'a', groupInstanceId: null }, 2).response.errorCode,
+    ErrorCode.UNKNOWN_MEMBER_ID,
+  );
 });

@@ -29,10 +29,32 @@ test('a reloaded coordinator has the same members, epochs and assignments, and t
   // Mid-rebalance: the survivors have not yet taken gone's partitions.
   a.heartbeat(3);
   a.heartbeat(4, { topicPartitions: [] });
-  const describe = (x: GroupCoordinator<string>) => x.consumerGroupDescribe({ groupIds: [GROUP], includeAuthorizedOperations: false }, topics);
+  const describe = (x: GroupCoordinator<string>) =>
+    x.consumerGroupDescribe({ groupIds: [GROUP], includeAuthorizedOperations: false }, topics);
   const list = (x: GroupCoordinator<string>) => x.listGroups({ statesFilter: [], typesFilter: [] });
-  const fetch = (x: GroupCoordinator<string>) => x.fetchOffsets({ groupId: '', topics: null, groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: null }], requireStable: false }, 9);
-  const commitRecords = c.commitOffsets({ groupId: GROUP, generationIdOrMemberEpoch: a.memberEpoch, memberId: 'a', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', topicId: '', partitions: [{ partitionIndex: 1, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: 'm' }] }] }, 9, 5).records;
+  const fetch = (x: GroupCoordinator<string>) =>
+    x.fetchOffsets(
+      { groupId: '', topics: null, groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: null }], requireStable: false },
+      9,
+    );
+  const commitRecords = c.commitOffsets(
+    {
+      groupId: GROUP,
+      generationIdOrMemberEpoch: a.memberEpoch,
+      memberId: 'a',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          topicId: '',
+          partitions: [{ partitionIndex: 1, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: 'm' }],
+        },
+      ],
+    },
+    9,
+    5,
+  ).records;
   const r = replayed([...log, ...commitRecords]);
   assert.deepEqual(describe(r), describe(c));
   assert.deepEqual(list(r), list(c));
@@ -40,7 +62,10 @@ test('a reloaded coordinator has the same members, epochs and assignments, and t
   assert.equal(list(r).groups![0]!.groupState, 'Reconciling');
   // The members go on against the reloaded coordinator with their epochs.
   const a2 = Object.assign(new Client(r, topics, 'a', []), { memberEpoch: a.memberEpoch, owned: a.owned });
-  const b2 = Object.assign(new Client(r, topics, 'b', [], { subscribedTopicNames: ['t'], instanceId: 'sb' }), { memberEpoch: b.memberEpoch, owned: b.owned });
+  const b2 = Object.assign(new Client(r, topics, 'b', [], { subscribedTopicNames: ['t'], instanceId: 'sb' }), {
+    memberEpoch: b.memberEpoch,
+    owned: b.owned,
+  });
   settle([a2, b2], 1_001, check);
   assert.equal(a2.partitions().length + b2.partitions().length, 4);
   assert.equal(describe(r).groups![0]!.groupState, 'Stable');

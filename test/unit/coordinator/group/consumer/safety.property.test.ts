@@ -22,7 +22,9 @@ test('no partition ever has two owners; a settled group covers every partition',
       topics.add('t', partitions);
       const c = newCoordinator();
       const log: CoordinatorRecord[] = [];
-      const clients = [0, 1, 2, 3, 4].map((i) => new Client(c, topics, `m${i}`, log, { subscribedTopicNames: ['t'], serverAssignor: assignor }));
+      const clients = [0, 1, 2, 3, 4].map(
+        (i) => new Client(c, topics, `m${i}`, log, { subscribedTopicNames: ['t'], serverAssignor: assignor }),
+      );
       const inGroup = new Set<Client>();
       const check = () => assert.deepEqual(doubleOwned([...inGroup]), []);
       let now = 0;
@@ -44,7 +46,10 @@ test('no partition ever has two owners; a settled group covers every partition',
       }
       if (inGroup.size === 0) return;
       settle([...inGroup], now + 1, check);
-      assert.equal([...inGroup].reduce((n, cl) => n + cl.partitions().length, 0), partitions);
+      assert.equal(
+        [...inGroup].reduce((n, cl) => n + cl.partitions().length, 0),
+        partitions,
+      );
     }),
     { numRuns: 150 },
   );

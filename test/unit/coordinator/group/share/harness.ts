@@ -1,5 +1,8 @@
 /** Builders for the share group coordinator tests: requests and a client that follows the protocol. */
-import type { ShareGroupHeartbeatRequestData, ShareGroupHeartbeatResponseDataInput } from '../../../../../src/protocol/messages/api/76-share-group-heartbeat.js';
+import type {
+  ShareGroupHeartbeatRequestData,
+  ShareGroupHeartbeatResponseDataInput,
+} from '../../../../../src/protocol/messages/api/76-share-group-heartbeat.js';
 import type { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
 import type { ShareInitialization } from '../../../../../src/coordinator/group/share/share-initialization.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';
@@ -42,7 +45,11 @@ export class ShareClient {
   /** Reports every pending initialization as done, as the service does once the persister answered. */
   initializeAll(): void {
     for (const init of this.pending.splice(0)) {
-      const result = this.c.initializeShareGroupState(init.groupId, assignmentOfPairs(init.partitions.map((p) => [p.topicId, p.partition] as const)), this.topics);
+      const result = this.c.initializeShareGroupState(
+        init.groupId,
+        assignmentOfPairs(init.partitions.map((p) => [p.topicId, p.partition] as const)),
+        this.topics,
+      );
       this.log.push(...result.records);
     }
   }
@@ -55,7 +62,10 @@ export class ShareClient {
     this.last = r;
     if (r.errorCode === 0) {
       this.memberEpoch = r.memberEpoch ?? 0;
-      if (r.assignment) this.assigned = (r.assignment.topicPartitions ?? []).flatMap((t) => (t.partitions ?? []).map((p) => [t.topicId ?? '', p] as [string, number]));
+      if (r.assignment)
+        this.assigned = (r.assignment.topicPartitions ?? []).flatMap((t) =>
+          (t.partitions ?? []).map((p) => [t.topicId ?? '', p] as [string, number]),
+        );
     }
     return r;
   }

@@ -48,7 +48,15 @@ describe('ShareGroupHeartbeat', () => {
     assert.equal(joined.memberEpoch, 1);
     assert.deepEqual(joined.assignment, { topicPartitions: [] });
     assert.equal(joined.heartbeatIntervalMs, 5000);
-    assert.deepEqual(a.pending.map((i) => i.partitions), [[{ topicId: tId, partition: 0, startOffset: -1n }, { topicId: tId, partition: 1, startOffset: -1n }]]);
+    assert.deepEqual(
+      a.pending.map((i) => i.partitions),
+      [
+        [
+          { topicId: tId, partition: 0, startOffset: -1n },
+          { topicId: tId, partition: 1, startOffset: -1n },
+        ],
+      ],
+    );
 
     // Still initializing: nothing new is asked for, nothing assigned.
     assert.equal(a.heartbeat(1000).assignment, null);
@@ -80,35 +88,59 @@ describe('ShareGroupHeartbeat', () => {
 
   test("Kafka's INVALID_REQUEST texts", () => {
     const { c, topics } = setup();
-    assert.deepEqual(heartbeatError(c, topics, { memberId: '', subscribedTopicNames: ['t'] }), [ErrorCode.INVALID_REQUEST, "MemberId can't be empty."]);
-    assert.deepEqual(heartbeatError(c, topics, { groupId: '', subscribedTopicNames: ['t'] }), [ErrorCode.INVALID_REQUEST, "GroupId can't be empty."]);
-    assert.deepEqual(heartbeatError(c, topics, { rackId: '', subscribedTopicNames: ['t'] }), [ErrorCode.INVALID_REQUEST, "RackId can't be empty."]);
-    assert.deepEqual(heartbeatError(c, topics, { subscribedTopicNames: [] }), [ErrorCode.INVALID_REQUEST, 'SubscribedTopicNames must be set in first request.']);
+    assert.deepEqual(heartbeatError(c, topics, { memberId: '', subscribedTopicNames: ['t'] }), [
+      ErrorCode.INVALID_REQUEST,
+      "MemberId can't be empty.",
+    ]);
+    assert.deepEqual(heartbeatError(c, topics, { groupId: '', subscribedTopicNames: ['t'] }), [
+      ErrorCode.INVALID_REQUEST,
+      "GroupId can't be empty.",
+    ]);
+    assert.deepEqual(heartbeatError(c, topics, { rackId: '', subscribedTopicNames: ['t'] }), [
+      ErrorCode.INVALID_REQUEST,
+      "RackId can't be empty.",
+    ]);
+    assert.deepEqual(heartbeatError(c, topics, { subscribedTopicNames: [] }), [
+      ErrorCode.INVALID_REQUEST,
+      'SubscribedTopicNames must be set in first request.',
+    ]);
     assert.deepEqual(heartbeatError(c, topics, { memberEpoch: -2 }), [ErrorCode.INVALID_REQUEST, 'MemberEpoch is invalid.']);
   });
 
   test('unknown group, unknown member, fenced epochs; the previous epoch is accepted', () => {
     const { c, topics, client } = setup();
     topics.add('t', 1);
-    assert.deepEqual(heartbeatError(c, topics, { memberEpoch: 3 }), [ErrorCode.GROUP_ID_NOT_FOUND, `Share group ${SHARE_GROUP} not found.`]);
+    assert.deepEqual(heartbeatError(c, topics, { memberEpoch: 3 }), [
+      ErrorCode.GROUP_ID_NOT_FOUND,
+      `Share group ${SHARE_GROUP} not found.`,
+    ]);
     const a = client('a');
     a.join(0);
     a.initializeAll();
     a.heartbeat(1);
     assert.equal(a.memberEpoch, 2);
-    assert.deepEqual(heartbeatError(c, topics, { memberId: 'b', memberEpoch: 2 }), [ErrorCode.UNKNOWN_MEMBER_ID, `Member b is not a member of group ${SHARE_GROUP}.`]);
+    assert.deepEqual(heartbeatError(c, topics, { memberId: 'b', memberEpoch: 2 }), [
+      ErrorCode.UNKNOWN_MEMBER_ID,
+      `Member b is not a member of group ${SHARE_GROUP}.`,
+    ]);
     const [code, message] = heartbeatError(c, topics, { memberId: 'a', memberEpoch: 3 });
     assert.equal(code, ErrorCode.FENCED_MEMBER_EPOCH);
     assert.match(String(message), /greater member epoch \(3\)/);
     assert.equal(heartbeatError(c, topics, { memberId: 'a', memberEpoch: 1 })[0], ErrorCode.NONE, 'the previous epoch: the bump was lost');
-    assert.equal(heartbeatError(c, topics, { memberId: 'a', memberEpoch: 0, subscribedTopicNames: ['t'] })[0], ErrorCode.FENCED_MEMBER_EPOCH);
+    assert.equal(
+      heartbeatError(c, topics, { memberId: 'a', memberEpoch: 0, subscribedTopicNames: ['t'] })[0],
+      ErrorCode.FENCED_MEMBER_EPOCH,
+    );
   });
 
   test('group.share.max.size', () => {
     const { c, topics, client } = setup({ shareGroupMaxSize: 1 });
     topics.add('t', 1);
     client('a').join(0);
-    assert.deepEqual(heartbeatError(c, topics, { memberId: 'b', subscribedTopicNames: ['t'] }), [ErrorCode.GROUP_MAX_SIZE_REACHED, 'The share group has reached its maximum capacity of 1 members.']);
+    assert.deepEqual(heartbeatError(c, topics, { memberId: 'b', subscribedTopicNames: ['t'] }), [
+      ErrorCode.GROUP_MAX_SIZE_REACHED,
+      'The share group has reached its maximum capacity of 1 members.',
+    ]);
   });
 
   test('leave (-1) removes the member and bumps the group epoch; its partitions go to the others', () => {
@@ -124,9 +156,15 @@ describe('ShareGroupHeartbeat', () => {
     const left = b.leave(3);
     assert.deepEqual([left.errorCode, left.memberEpoch], [0, -1]);
     a.heartbeat(4);
-    assert.deepEqual(a.assigned, [[tId, 0], [tId, 1]]);
+    assert.deepEqual(a.assigned, [
+      [tId, 0],
+      [tId, 1],
+    ]);
     const described = c.shareGroupDescribe({ groupIds: [SHARE_GROUP], includeAuthorizedOperations: false }, topics).groups![0]!;
-    assert.deepEqual(described.members!.map((m) => m.memberId), ['a']);
+    assert.deepEqual(
+      described.members!.map((m) => m.memberId),
+      ['a'],
+    );
   });
 
   test('a subscription change moves the member to the new topics', () => {
@@ -137,7 +175,10 @@ describe('ShareGroupHeartbeat', () => {
     a.join(0);
     a.initializeAll();
     a.heartbeat(1);
-    assert.deepEqual(a.assigned, [[tId, 0], [uId, 0]]);
+    assert.deepEqual(a.assigned, [
+      [tId, 0],
+      [uId, 0],
+    ]);
     a.heartbeat(2, { subscribedTopicNames: ['u'] });
     assert.deepEqual(a.assigned, [[uId, 0]]);
   });
@@ -151,10 +192,17 @@ describe('ShareGroupHeartbeat', () => {
     a.heartbeat(1);
     topics.add('t', 3);
     a.heartbeat(2);
-    assert.deepEqual(a.pending.map((i) => i.partitions.map((p) => p.partition)), [[1, 2]]);
+    assert.deepEqual(
+      a.pending.map((i) => i.partitions.map((p) => p.partition)),
+      [[1, 2]],
+    );
     a.initializeAll();
     a.heartbeat(3);
-    assert.deepEqual(a.assigned, [[tId, 0], [tId, 1], [tId, 2]]);
+    assert.deepEqual(a.assigned, [
+      [tId, 0],
+      [tId, 1],
+      [tId, 2],
+    ]);
   });
 
   test('a topic deleted and recreated under its name: its new partitions are initialized, and the epoch settles', () => {
@@ -165,8 +213,13 @@ describe('ShareGroupHeartbeat', () => {
     a.initializeAll();
     a.heartbeat(1);
     const recreated = { name: 't', topicId: 'RECREATEDAAAAAAAAAAAAA', partitionCount: 1, internal: false };
-    const image = { topic: (n: string) => (n === 't' ? recreated : undefined), topicById: (id: string) => (id === recreated.topicId ? recreated : undefined), topics: () => [recreated] };
-    const beat = (epoch: number) => c.shareGroupHeartbeat(shareHb({ memberId: 'a', memberEpoch: epoch }), { ...CTX, now: 2, topics: image }).response;
+    const image = {
+      topic: (n: string) => (n === 't' ? recreated : undefined),
+      topicById: (id: string) => (id === recreated.topicId ? recreated : undefined),
+      topics: () => [recreated],
+    };
+    const beat = (epoch: number) =>
+      c.shareGroupHeartbeat(shareHb({ memberId: 'a', memberEpoch: epoch }), { ...CTX, now: 2, topics: image }).response;
     const first = beat(a.memberEpoch);
     assert.deepEqual(first.initialize?.partitions, [{ topicId: recreated.topicId, partition: 0, startOffset: -1n }]);
     const settled = first.response.memberEpoch!;
@@ -215,18 +268,39 @@ describe('share groups among the other group types', () => {
   test('a group id is a classic, consumer or share group, never two', () => {
     const { c, topics, client } = setup();
     topics.add('t', 1);
-    c.consumerGroupHeartbeat(hbRequest({ groupId: 'cg', memberId: 'x', rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }), { apiVersion: 1, ...CTX, now: 0, topics });
-    assert.deepEqual(heartbeatError(c, topics, { groupId: 'cg', subscribedTopicNames: ['t'] }), [ErrorCode.GROUP_ID_NOT_FOUND, 'Group cg is not a share group.']);
+    c.consumerGroupHeartbeat(
+      hbRequest({ groupId: 'cg', memberId: 'x', rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }),
+      { apiVersion: 1, ...CTX, now: 0, topics },
+    );
+    assert.deepEqual(heartbeatError(c, topics, { groupId: 'cg', subscribedTopicNames: ['t'] }), [
+      ErrorCode.GROUP_ID_NOT_FOUND,
+      'Group cg is not a share group.',
+    ]);
     client('a').join(0);
-    const consumer = c.consumerGroupHeartbeat(hbRequest({ groupId: SHARE_GROUP, memberId: 'x', rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }), { apiVersion: 1, ...CTX, now: 0, topics });
-    assert.deepEqual([consumer.response.errorCode, consumer.response.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${SHARE_GROUP} is not a consumer group.`]);
-    const join = c.joinGroup(joinRequest({ groupId: SHARE_GROUP }), { apiVersion: JOIN_VERSION, clientId: 'c', clientHost: '/h', now: 0, replyTo: 'r' });
+    const consumer = c.consumerGroupHeartbeat(
+      hbRequest({ groupId: SHARE_GROUP, memberId: 'x', rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] }),
+      { apiVersion: 1, ...CTX, now: 0, topics },
+    );
+    assert.deepEqual(
+      [consumer.response.errorCode, consumer.response.errorMessage],
+      [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${SHARE_GROUP} is not a consumer group.`],
+    );
+    const join = c.joinGroup(joinRequest({ groupId: SHARE_GROUP }), {
+      apiVersion: JOIN_VERSION,
+      clientId: 'c',
+      clientHost: '/h',
+      now: 0,
+      replyTo: 'r',
+    });
     assert.equal(join.response?.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     const describedAsShare = c.shareGroupDescribe({ groupIds: ['cg', 'none'], includeAuthorizedOperations: false }, topics).groups!;
-    assert.deepEqual(describedAsShare.map((g) => [g.errorCode, g.errorMessage]), [
-      [ErrorCode.GROUP_ID_NOT_FOUND, 'Group cg is not a share group.'],
-      [ErrorCode.GROUP_ID_NOT_FOUND, 'Group none not found.'],
-    ]);
+    assert.deepEqual(
+      describedAsShare.map((g) => [g.errorCode, g.errorMessage]),
+      [
+        [ErrorCode.GROUP_ID_NOT_FOUND, 'Group cg is not a share group.'],
+        [ErrorCode.GROUP_ID_NOT_FOUND, 'Group none not found.'],
+      ],
+    );
   });
 
   test('committed offsets are refused for a share group, which stays the only group of its id', () => {
@@ -235,22 +309,36 @@ describe('share groups among the other group types', () => {
     client('a').join(0);
     const commit = c.commitOffsets(commitRequest(-1, '', [{ topic: 't', partition: 0, offset: 5n }], SHARE_GROUP), 9, 0);
     assert.deepEqual(commit.records, []);
-    assert.deepEqual(commit.response.topics!.map((t) => t.partitions!.map((p) => p.errorCode)), [[ErrorCode.GROUP_ID_NOT_FOUND]]);
-    const fetched = c.fetchOffsets({ groupId: '', topics: [], groups: [{ groupId: SHARE_GROUP, memberId: null, memberEpoch: -1, topics: null }], requireStable: false }, 9);
+    assert.deepEqual(
+      commit.response.topics!.map((t) => t.partitions!.map((p) => p.errorCode)),
+      [[ErrorCode.GROUP_ID_NOT_FOUND]],
+    );
+    const fetched = c.fetchOffsets(
+      { groupId: '', topics: [], groups: [{ groupId: SHARE_GROUP, memberId: null, memberEpoch: -1, topics: null }], requireStable: false },
+      9,
+    );
     assert.equal(fetched.groups![0]!.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(c.deleteOffsets({ groupId: SHARE_GROUP, topics: [] }).response.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
-    assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: [] }).groups!.map((g) => g.groupType), ['share']);
+    assert.deepEqual(
+      c.listGroups({ statesFilter: [], typesFilter: [] }).groups!.map((g) => g.groupType),
+      ['share'],
+    );
   });
 
   test('ListGroups shows share groups with their type and state; DescribeGroups says they are not classic', () => {
     const { c, topics, client } = setup();
     topics.add('t', 1);
     client('a').join(0);
-    assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: ['share'] }).groups, [{ groupId: SHARE_GROUP, protocolType: 'share', groupState: 'Stable', groupType: 'share' }]);
+    assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: ['share'] }).groups, [
+      { groupId: SHARE_GROUP, protocolType: 'share', groupState: 'Stable', groupType: 'share' },
+    ]);
     assert.deepEqual(c.listGroups({ statesFilter: ['empty'], typesFilter: [] }).groups, []);
     assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: ['consumer'] }).groups, []);
     const described = c.describeGroups({ groups: [SHARE_GROUP], includeAuthorizedOperations: false }, 6).groups![0]!;
-    assert.deepEqual([described.errorCode, described.errorMessage, described.groupState], [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${SHARE_GROUP} is not a classic group.`, 'Dead']);
+    assert.deepEqual(
+      [described.errorCode, described.errorMessage, described.groupState],
+      [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${SHARE_GROUP} is not a classic group.`, 'Dead'],
+    );
   });
 
   test('ShareGroupDescribe: state, epochs, assignor and members with their assignments', () => {
@@ -268,7 +356,17 @@ describe('share groups among the other group types', () => {
         groupEpoch: 2,
         assignmentEpoch: 2,
         assignorName: 'simple',
-        members: [{ memberId: 'a', rackId: 'r1', memberEpoch: 2, clientId: 'cli', clientHost: '/127.0.0.1', subscribedTopicNames: ['t'], assignment: { topicPartitions: [{ topicId: tId, topicName: 't', partitions: [0] }] } }],
+        members: [
+          {
+            memberId: 'a',
+            rackId: 'r1',
+            memberEpoch: 2,
+            clientId: 'cli',
+            clientHost: '/127.0.0.1',
+            subscribedTopicNames: ['t'],
+            assignment: { topicPartitions: [{ topicId: tId, topicName: 't', partitions: [0] }] },
+          },
+        ],
       },
     ]);
   });
@@ -291,7 +389,8 @@ describe('share group records', () => {
     assert.deepEqual(copy.shareGroupInitializedPartitions(SHARE_GROUP), c.shareGroupInitializedPartitions(SHARE_GROUP));
     assert.deepEqual(copy.listGroups({ statesFilter: [], typesFilter: [] }), c.listGroups({ statesFilter: [], typesFilter: [] }));
     // The member keeps its epoch across the reload: its next heartbeat is accepted.
-    const next = copy.shareGroupHeartbeat(shareHb({ memberId: 'a', memberEpoch: a.memberEpoch }), { ...CTX, now: 4, topics }).response.response;
+    const next = copy.shareGroupHeartbeat(shareHb({ memberId: 'a', memberEpoch: a.memberEpoch }), { ...CTX, now: 4, topics }).response
+      .response;
     assert.equal(next.errorCode, 0);
   });
 
@@ -302,7 +401,10 @@ describe('share group records', () => {
     a.join(0);
     a.initializeAll();
     const types = new Set(log.map((r) => r.key.readInt16BE(0)));
-    assert.deepEqual([...types].sort((x, y) => x - y), [10, 11, 12, 13, 14, 15]);
+    assert.deepEqual(
+      [...types].sort((x, y) => x - y),
+      [10, 11, 12, 13, 14, 15],
+    );
   });
 });
 
@@ -313,7 +415,10 @@ describe('share group admin steps', () => {
     const a = client('a');
     a.join(0);
     a.initializeAll();
-    assert.throws(() => c.prepareShareGroupDeletion(SHARE_GROUP, topics), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP);
+    assert.throws(
+      () => c.prepareShareGroupDeletion(SHARE_GROUP, topics),
+      (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP,
+    );
     assert.equal(c.deleteGroups({ groupsNames: [SHARE_GROUP] }).response.results![0]!.errorCode, ErrorCode.NON_EMPTY_GROUP);
     a.leave(1);
     const prepared = c.prepareShareGroupDeletion(SHARE_GROUP, topics);
@@ -330,15 +435,46 @@ describe('share group admin steps', () => {
   test('AlterShareGroupOffsets: creates an absent group, refuses one with members, marks the partitions initializing at the new offsets', () => {
     const { c, topics, client } = setup();
     const tId = topics.add('t', 2);
-    const plan = c.alterShareGroupOffsets({ groupId: 'new', topics: [{ topicName: 't', partitions: [{ partitionIndex: 1, startOffset: 7n }, { partitionIndex: 5, startOffset: 1n }] }, { topicName: 'nope', partitions: [{ partitionIndex: 0, startOffset: 0n }] }] }, topics, 0);
+    const plan = c.alterShareGroupOffsets(
+      {
+        groupId: 'new',
+        topics: [
+          {
+            topicName: 't',
+            partitions: [
+              { partitionIndex: 1, startOffset: 7n },
+              { partitionIndex: 5, startOffset: 1n },
+            ],
+          },
+          { topicName: 'nope', partitions: [{ partitionIndex: 0, startOffset: 0n }] },
+        ],
+      },
+      topics,
+      0,
+    );
     assert.deepEqual(plan.response.initialize.partitions, [{ topicId: tId, partition: 1, startOffset: 7n }]);
-    assert.deepEqual(plan.response.responses.map((t) => [t.topicName, t.partitions!.map((p) => [p.partitionIndex, p.errorCode])]), [
-      ['t', [[1, 0], [5, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
-      ['nope', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
-    ]);
-    assert.deepEqual(c.listGroups({ statesFilter: [], typesFilter: ['share'] }).groups!.map((g) => [g.groupId, g.groupState]), [['new', 'Empty']]);
+    assert.deepEqual(
+      plan.response.responses.map((t) => [t.topicName, t.partitions!.map((p) => [p.partitionIndex, p.errorCode])]),
+      [
+        [
+          't',
+          [
+            [1, 0],
+            [5, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+          ],
+        ],
+        ['nope', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
+      ],
+    );
+    assert.deepEqual(
+      c.listGroups({ statesFilter: [], typesFilter: ['share'] }).groups!.map((g) => [g.groupId, g.groupState]),
+      [['new', 'Empty']],
+    );
     client('a').join(0);
-    assert.throws(() => c.alterShareGroupOffsets({ groupId: SHARE_GROUP, topics: [] }, topics, 1), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP);
+    assert.throws(
+      () => c.alterShareGroupOffsets({ groupId: SHARE_GROUP, topics: [] }, topics, 1),
+      (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP,
+    );
   });
 
   test('DeleteShareGroupOffsets: initialized topics are deleted; unknown topics and topics without state are answered at once', () => {
@@ -348,15 +484,27 @@ describe('share group admin steps', () => {
     const a = client('a');
     a.join(0);
     a.initializeAll();
-    assert.throws(() => c.deleteShareGroupOffsets({ groupId: SHARE_GROUP, topics: [{ topicName: 't' }] }, topics), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP);
+    assert.throws(
+      () => c.deleteShareGroupOffsets({ groupId: SHARE_GROUP, topics: [{ topicName: 't' }] }, topics),
+      (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.NON_EMPTY_GROUP,
+    );
     a.leave(1);
-    const plan = c.deleteShareGroupOffsets({ groupId: SHARE_GROUP, topics: [{ topicName: 't' }, { topicName: 'u' }, { topicName: 'gone' }] }, topics).response;
+    const plan = c.deleteShareGroupOffsets(
+      { groupId: SHARE_GROUP, topics: [{ topicName: 't' }, { topicName: 'u' }, { topicName: 'gone' }] },
+      topics,
+    ).response;
     assert.deepEqual(plan.deletions, [{ topicId: tId, topicName: 't', partitions: [0] }]);
-    assert.deepEqual(plan.refused.map((t) => [t.topicName, t.errorCode, t.errorMessage]), [
-      ['u', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.'],
-      ['gone', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
-    ]);
+    assert.deepEqual(
+      plan.refused.map((t) => [t.topicName, t.errorCode, t.errorMessage]),
+      [
+        ['u', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.'],
+        ['gone', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
+      ],
+    );
     assert.equal(c.shareGroupInitializedPartitions(SHARE_GROUP).size, 0);
-    assert.throws(() => c.deleteShareGroupOffsets({ groupId: 'none', topics: [] }, topics), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.GROUP_ID_NOT_FOUND);
+    assert.throws(
+      () => c.deleteShareGroupOffsets({ groupId: 'none', topics: [] }, topics),
+      (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.GROUP_ID_NOT_FOUND,
+    );
   });
 });

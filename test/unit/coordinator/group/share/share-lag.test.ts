@@ -16,8 +16,16 @@ describe('share-partition lag', () => {
   test('end - start offset - delivery-complete count; -1 when either is unknown', () => {
     assert.equal(sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: 10n, deliveryCompleteCount: 3 }, 20n), 7n);
     assert.equal(sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: 20n, deliveryCompleteCount: 0 }, 20n), 0n);
-    assert.equal(sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: -1n, deliveryCompleteCount: -1 }, 20n), -1n, 'never initialized');
-    assert.equal(sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: 10n, deliveryCompleteCount: -1 }, 20n), -1n, 'written by a leader that sent no count (v0)');
+    assert.equal(
+      sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: -1n, deliveryCompleteCount: -1 }, 20n),
+      -1n,
+      'never initialized',
+    );
+    assert.equal(
+      sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: 10n, deliveryCompleteCount: -1 }, 20n),
+      -1n,
+      'written by a leader that sent no count (v0)',
+    );
     assert.equal(sharePartitionLag({ stateEpoch: 0, leaderEpoch: 0, startOffset: 10n }, 20n), -1n);
   });
 
@@ -26,23 +34,43 @@ describe('share-partition lag', () => {
     const topics = new FakeTopics();
     const topicId = topics.add('t', 4);
     await persister.initialize({ groupId: 'g', topicId, partition: 0 }, 0, 5n);
-    await persister.write({ groupId: 'g', topicId, partition: 0 }, { stateEpoch: 0, leaderEpoch: 0, startOffset: 5n, deliveryCompleteCount: 2, stateBatches: [] });
+    await persister.write(
+      { groupId: 'g', topicId, partition: 0 },
+      { stateEpoch: 0, leaderEpoch: 0, startOffset: 5n, deliveryCompleteCount: 2, stateBatches: [] },
+    );
     await persister.initialize({ groupId: 'g', topicId, partition: 1 }, 0, 0n);
     await persister.initialize({ groupId: 'g', topicId, partition: 2 }, 0, -1n);
     const asked: Array<{ topic: string; partition: number }> = [];
-    const answers: Record<number, PartitionEnd> = { 0: { errorCode: ErrorCode.NONE, offset: 12n }, 1: { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: -1n } };
+    const answers: Record<number, PartitionEnd> = {
+      0: { errorCode: ErrorCode.NONE, offset: 12n },
+      1: { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: -1n },
+    };
     const unused = () => Promise.reject(new Error('named topics need no group'));
     const service = new ShareGroupService<string>({ run: unused, read: unused }, persister, new Logger('test'));
-    const described = await service.describeOffsets({ groupId: 'g', topics: [{ topicName: 't', partitions: [0, 1, 2, 3] }] }, topics, async (partitions) => {
-      asked.push(...partitions);
-      return partitions.map((p) => answers[p.partition]!);
-    });
-    assert.deepEqual(asked, [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }], 'partitions 2 (no start offset) and 3 (never initialized) need no end');
-    assert.deepEqual(described.topics!.flatMap((t) => t.partitions!.map((p) => [p.partitionIndex, p.errorCode ?? ErrorCode.NONE, p.startOffset, p.lag])), [
-      [0, ErrorCode.NONE, 5n, 5n],
-      [1, ErrorCode.LEADER_NOT_AVAILABLE, undefined, undefined],
-      [2, ErrorCode.NONE, -1n, -1n],
-      [3, ErrorCode.NONE, -1n, -1n],
-    ]);
+    const described = await service.describeOffsets(
+      { groupId: 'g', topics: [{ topicName: 't', partitions: [0, 1, 2, 3] }] },
+      topics,
+      async (partitions) => {
+        asked.push(...partitions);
+        return partitions.map((p) => answers[p.partition]!);
+      },
+    );
+    assert.deepEqual(
+      asked,
+      [
+        { topic: 't', partition: 0 },
+        { topic: 't', partition: 1 },
+      ],
+      'partitions 2 (no start offset) and 3 (never initialized) need no end',
+    );
+    assert.deepEqual(
+      described.topics!.flatMap((t) => t.partitions!.map((p) => [p.partitionIndex, p.errorCode ?? ErrorCode.NONE, p.startOffset, p.lag])),
+      [
+        [0, ErrorCode.NONE, 5n, 5n],
+        [1, ErrorCode.LEADER_NOT_AVAILABLE, undefined, undefined],
+        [2, ErrorCode.NONE, -1n, -1n],
+        [3, ErrorCode.NONE, -1n, -1n],
+      ],
+    );
   });
 });

@@ -7,7 +7,11 @@ import { encodeRecordBatch } from '../../../../../src/protocol/records/index.js'
 import { batchesIn, fileBatches } from '../../../../../src/coordinator/share/partition/log-batches.js';
 
 function batchAt(baseOffset: bigint, values: string[], transactional = false): Buffer {
-  return encodeRecordBatch({ baseOffset, ...(transactional ? { producerId: 9n, producerEpoch: 0, isTransactional: true } : {}), records: values.map((v) => ({ key: null, value: Buffer.from(v), headers: [], timestamp: 0n })) });
+  return encodeRecordBatch({
+    baseOffset,
+    ...(transactional ? { producerId: 9n, producerEpoch: 0, isTransactional: true } : {}),
+    records: values.map((v) => ({ key: null, value: Buffer.from(v), headers: [], timestamp: 0n })),
+  });
 }
 
 test('the batches of a file range are read from their headers, a partial batch at the end left out', async () => {
@@ -23,7 +27,15 @@ test('the batches of a file range are read from their headers, a partial batch a
     const batches = await fileBatches.read(region);
     const expected = [
       { firstOffset: 10n, lastOffset: 12n, producerId: -1n, isTransactional: false, isControl: false, start: 0, end: first.length },
-      { firstOffset: 13n, lastOffset: 13n, producerId: 9n, isTransactional: true, isControl: false, start: first.length, end: first.length + second.length },
+      {
+        firstOffset: 13n,
+        lastOffset: 13n,
+        producerId: 9n,
+        isTransactional: true,
+        isControl: false,
+        start: first.length,
+        end: first.length + second.length,
+      },
     ];
     assert.deepEqual(batches, expected);
     assert.deepEqual(batchesIn(bytes.subarray(7)), expected, 'in memory as in the file');
@@ -48,9 +60,16 @@ test('headers are read a chunk at a time across chunk boundaries, and the scan s
     const read = await fileBatches.read(region);
     assert.deepEqual(read, batchesIn(bytes), 'the same batches as from memory');
     assert.equal(read.length, 300);
-    assert.deepEqual(read.map((b) => b.firstOffset), all.map((_, i) => BigInt(i * 2)));
+    assert.deepEqual(
+      read.map((b) => b.firstOffset),
+      all.map((_, i) => BigInt(i * 2)),
+    );
     const upTo = await fileBatches.read(region, 101n);
-    assert.deepEqual(upTo.map((b) => b.firstOffset), Array.from({ length: 51 }, (_, i) => BigInt(i * 2)), 'batches starting before offset 101 only');
+    assert.deepEqual(
+      upTo.map((b) => b.firstOffset),
+      Array.from({ length: 51 }, (_, i) => BigInt(i * 2)),
+      'batches starting before offset 101 only',
+    );
     assert.deepEqual(batchesIn(bytes, 101n), upTo, 'in memory as in the file');
   } finally {
     closeSync(fd);

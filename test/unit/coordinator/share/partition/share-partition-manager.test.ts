@@ -9,7 +9,13 @@ import { ManualTimers } from '../../../../helpers/manual-lock-timers.js';
 
 const T = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const KEY = { groupId: 'g', topicId: T, partition: 0 };
-const batch = (firstOffset: bigint, lastOffset: bigint) => ({ firstOffset, lastOffset, producerId: -1n, isTransactional: false, isControl: false });
+const batch = (firstOffset: bigint, lastOffset: bigint) => ({
+  firstOffset,
+  lastOffset,
+  producerId: -1n,
+  isTransactional: false,
+  isControl: false,
+});
 const take = { maxRecords: 10, strictRecordLimit: false, abortedTransactions: null };
 
 async function manager(): Promise<{ m: SharePartitionManager; persister: TestSharePersister; timers: ManualTimers }> {
@@ -34,7 +40,10 @@ describe('SharePartitionManager', () => {
   test('a share partition that fails to open is tried again by the next fetch', async () => {
     const { m, persister } = await manager();
     const other = { ...KEY, groupId: 'other' };
-    await assert.rejects(m.open(other, 0, async () => 0n), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.INVALID_REQUEST);
+    await assert.rejects(
+      m.open(other, 0, async () => 0n),
+      (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.INVALID_REQUEST,
+    );
     assert.equal(await m.find(other), undefined);
     await persister.initialize(other, 0, 5n);
     assert.equal((await m.open(other, 0, async () => 0n)).start, 5n);
@@ -53,7 +62,7 @@ describe('SharePartitionManager', () => {
     assert.notEqual(await m.find(p1), undefined, 'still the leader at the same epoch');
   });
 
-  test("releasing a member releases its records in every share partition of its group", async () => {
+  test('releasing a member releases its records in every share partition of its group', async () => {
     const { m, persister } = await manager();
     const p1 = { ...KEY, partition: 1 };
     await persister.initialize(p1, 0, 0n);

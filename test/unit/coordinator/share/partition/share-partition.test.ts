@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { KafkaError } from '../../../../../src/common/kafka-error.js';
 import { ShareDeliveryState, type SharePartitionKey } from '../../../../../src/coordinator/share/share-state-persister.js';
 import { ErrorCode } from '../../../../../src/protocol/errors.js';
-import { DEFAULT_SHARE_PARTITION_CONFIG, type SharePartitionConfig } from '../../../../../src/coordinator/share/partition/share-partition-config.js';
+import {
+  DEFAULT_SHARE_PARTITION_CONFIG,
+  type SharePartitionConfig,
+} from '../../../../../src/coordinator/share/partition/share-partition-config.js';
 import { AcknowledgeType, SharePartition, type LogBatch } from '../../../../../src/coordinator/share/partition/share-partition.js';
 import { TestSharePersister } from '../../../../helpers/share-persister.js';
 import { ManualTimers } from '../../../../helpers/manual-lock-timers.js';
@@ -32,7 +35,12 @@ interface Fixture {
   readonly timers: ManualTimers;
 }
 
-async function open(config: Partial<SharePartitionConfig> = {}, persister = new TestSharePersister(), leaderEpoch = 0, start = 0n): Promise<Fixture> {
+async function open(
+  config: Partial<SharePartitionConfig> = {},
+  persister = new TestSharePersister(),
+  leaderEpoch = 0,
+  start = 0n,
+): Promise<Fixture> {
   if (leaderEpoch === 0) await persister.initialize(KEY, 0, start);
   const timers = new ManualTimers();
   const sp = new SharePartition(KEY, leaderEpoch, persister, () => ({ ...DEFAULT_SHARE_PARTITION_CONFIG, ...config }), timers);
@@ -59,8 +67,16 @@ describe('SharePartition', () => {
   test('acquires whole log batches up to maxRecords, with one delivery count and one lock for them', async () => {
     const { sp, timers } = await open({ recordLockDurationMs: 15_000 });
     const acquired = sp.acquire('m1', batches(0n, 9n, 3n), take(4));
-    assert.deepEqual(acquired, [{ firstOffset: 0n, lastOffset: 5n, deliveryCount: 1 }], 'the second batch is taken whole although it passes maxRecords');
-    assert.deepEqual(states(sp, 0n, 6n), [...Array<string>(6).fill('ACQUIRED/1/m1'), 'none'], 'a batch read but not acquired is not in flight');
+    assert.deepEqual(
+      acquired,
+      [{ firstOffset: 0n, lastOffset: 5n, deliveryCount: 1 }],
+      'the second batch is taken whole although it passes maxRecords',
+    );
+    assert.deepEqual(
+      states(sp, 0n, 6n),
+      [...Array<string>(6).fill('ACQUIRED/1/m1'), 'none'],
+      'a batch read but not acquired is not in flight',
+    );
     assert.deepEqual(timers.delays, [15_000]);
     assert.equal(sp.nextFetchOffset(), 6n);
   });
@@ -76,7 +92,10 @@ describe('SharePartition', () => {
     sp.acquire('m1', batches(0n, 5n, 3n), take());
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 2n, acknowledgeTypes: [ACCEPT] }], false);
     assert.equal(sp.start, 3n);
-    assert.deepEqual(persister.writes.map((w) => w.state.startOffset), [3n]);
+    assert.deepEqual(
+      persister.writes.map((w) => w.state.startOffset),
+      [3n],
+    );
     assert.equal((await persister.read(KEY, 0)).startOffset, 3n);
   });
 
@@ -84,7 +103,9 @@ describe('SharePartition', () => {
     const { sp, persister } = await open();
     sp.acquire('m1', batches(0n, 2n, 3n), take());
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 2n, acknowledgeTypes: [RELEASE] }], false);
-    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [{ firstOffset: 0n, lastOffset: 2n, deliveryState: ShareDeliveryState.AVAILABLE, deliveryCount: 1 }]);
+    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [
+      { firstOffset: 0n, lastOffset: 2n, deliveryState: ShareDeliveryState.AVAILABLE, deliveryCount: 1 },
+    ]);
     assert.equal(sp.nextFetchOffset(), 0n);
     assert.deepEqual(sp.acquire('m2', batches(0n, 2n, 3n), take()), [{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 2 }]);
   });
@@ -93,7 +114,9 @@ describe('SharePartition', () => {
     const { sp, persister } = await open();
     sp.acquire('m1', batches(0n, 3n, 2n), take());
     await sp.acknowledge('m1', [{ firstOffset: 2n, lastOffset: 3n, acknowledgeTypes: [REJECT] }], false);
-    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [{ firstOffset: 2n, lastOffset: 3n, deliveryState: ShareDeliveryState.ARCHIVED, deliveryCount: 1 }]);
+    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [
+      { firstOffset: 2n, lastOffset: 3n, deliveryState: ShareDeliveryState.ARCHIVED, deliveryCount: 1 },
+    ]);
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false);
     assert.equal(sp.start, 4n, 'the start offset moves over accepted and archived records alike');
     assert.deepEqual(sp.acquire('m1', batches(0n, 3n, 2n), take()), []);
@@ -104,32 +127,57 @@ describe('SharePartition', () => {
     sp.acquire('m1', [data(0n, 4n)], take());
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 4n, acknowledgeTypes: [ACCEPT, RELEASE, ACCEPT, RELEASE, RELEASE] }], false);
     assert.deepEqual(states(sp, 1n, 4n), ['AVAILABLE/1', 'ACKNOWLEDGED/1', 'AVAILABLE/1', 'AVAILABLE/1']);
-    assert.deepEqual(sp.acquire('m2', [data(0n, 4n)], take(2)), [{ firstOffset: 1n, lastOffset: 1n, deliveryCount: 2 }, { firstOffset: 3n, lastOffset: 3n, deliveryCount: 2 }]);
+    assert.deepEqual(sp.acquire('m2', [data(0n, 4n)], take(2)), [
+      { firstOffset: 1n, lastOffset: 1n, deliveryCount: 2 },
+      { firstOffset: 3n, lastOffset: 3n, deliveryCount: 2 },
+    ]);
     assert.deepEqual(states(sp, 4n, 4n), ['AVAILABLE/1'], 'maxRecords counts single records once the batch is split');
   });
 
   test('acknowledging records the member has not acquired is INVALID_RECORD_STATE, and changes nothing', async () => {
     const { sp, persister } = await open();
     sp.acquire('m1', batches(0n, 3n, 2n), take());
-    await refused(sp.acknowledge('m2', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.INVALID_RECORD_STATE);
-    await refused(sp.acknowledge('m1', [{ firstOffset: 3n, lastOffset: 4n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.INVALID_RECORD_STATE);
     await refused(
-      sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }, { firstOffset: 7n, lastOffset: 7n, acknowledgeTypes: [ACCEPT] }], false),
+      sp.acknowledge('m2', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.INVALID_RECORD_STATE,
+    );
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 3n, lastOffset: 4n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.INVALID_RECORD_STATE,
+    );
+    await refused(
+      sp.acknowledge(
+        'm1',
+        [
+          { firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] },
+          { firstOffset: 7n, lastOffset: 7n, acknowledgeTypes: [ACCEPT] },
+        ],
+        false,
+      ),
       ErrorCode.INVALID_RECORD_STATE,
     );
     assert.deepEqual(states(sp, 0n, 3n), Array(4).fill('ACQUIRED/1/m1'), 'the valid batch of a refused call was not applied');
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false);
-    await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.INVALID_RECORD_STATE);
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.INVALID_RECORD_STATE,
+    );
     assert.equal(persister.writes.length, 1);
   });
 
   test('malformed acknowledgements are INVALID_REQUEST: type count, unknown type, RENEW before v2', async () => {
     const { sp } = await open();
     sp.acquire('m1', batches(0n, 3n, 4n), take());
-    await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 2n, acknowledgeTypes: [ACCEPT, ACCEPT] }], false), ErrorCode.INVALID_REQUEST);
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 2n, acknowledgeTypes: [ACCEPT, ACCEPT] }], false),
+      ErrorCode.INVALID_REQUEST,
+    );
     await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [5] }], true), ErrorCode.INVALID_REQUEST);
     await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [RENEW] }], false), ErrorCode.INVALID_REQUEST);
-    await refused(sp.acknowledge('m1', [{ firstOffset: 2n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.INVALID_REQUEST);
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 2n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.INVALID_REQUEST,
+    );
   });
 
   test('a GAP acknowledgement archives the offset', async () => {
@@ -146,9 +194,14 @@ describe('SharePartition', () => {
     // Operations on a share partition run in order: this one completes after the expiry's write.
     await sp.releaseMember('nobody');
     assert.deepEqual(states(sp, 0n, 2n), Array(3).fill('AVAILABLE/1'));
-    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [{ firstOffset: 0n, lastOffset: 2n, deliveryState: ShareDeliveryState.AVAILABLE, deliveryCount: 1 }]);
+    assert.deepEqual(persister.writes.at(-1)!.state.stateBatches, [
+      { firstOffset: 0n, lastOffset: 2n, deliveryState: ShareDeliveryState.AVAILABLE, deliveryCount: 1 },
+    ]);
     assert.deepEqual(sp.acquire('m2', batches(0n, 2n, 3n), take()), [{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 2 }]);
-    await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.INVALID_RECORD_STATE);
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.INVALID_RECORD_STATE,
+    );
   });
 
   test('RENEW gives the records a new lock: the old one expiring leaves them acquired', async () => {
@@ -189,7 +242,15 @@ describe('SharePartition', () => {
     assert.equal(sp.acquisitionEnd, 4n, 'a batch overshooting the window extends it');
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }], false);
     assert.equal(sp.acquisitionEnd, 7n, 'accepted records move it on');
-    assert.deepEqual(sp.acquire('m2', log.filter((b) => b.lastOffset >= 4n), take()), [{ firstOffset: 4n, lastOffset: 7n, deliveryCount: 1 }], 'the batch at 8 starts past it');
+    assert.deepEqual(
+      sp.acquire(
+        'm2',
+        log.filter((b) => b.lastOffset >= 4n),
+        take(),
+      ),
+      [{ firstOffset: 4n, lastOffset: 7n, deliveryCount: 1 }],
+      'the batch at 8 starts past it',
+    );
     assert.equal(sp.stateOf(8n), null);
   });
 
@@ -210,25 +271,38 @@ describe('SharePartition', () => {
       { firstOffset: 4n, lastOffset: 4n, deliveryCount: 1 },
     ]);
     const aborted = await open({ readCommitted: true });
-    assert.deepEqual(aborted.sp.acquire('m1', txn, { ...take(), abortedTransactions: [{ producerId: 7n, firstOffset: 0n }] }), [{ firstOffset: 4n, lastOffset: 4n, deliveryCount: 1 }]);
+    assert.deepEqual(aborted.sp.acquire('m1', txn, { ...take(), abortedTransactions: [{ producerId: 7n, firstOffset: 0n }] }), [
+      { firstOffset: 4n, lastOffset: 4n, deliveryCount: 1 },
+    ]);
     assert.equal(aborted.sp.start, 4n);
   });
 
   test('a new leader restarts from the persisted state, and fences the old one', async () => {
     const old = await open();
     old.sp.acquire('m1', [data(0n, 5n)], take());
-    await old.sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 5n, acknowledgeTypes: [ACCEPT, ACCEPT, RENEW, REJECT, RELEASE, RENEW] }], true);
+    await old.sp.acknowledge(
+      'm1',
+      [{ firstOffset: 0n, lastOffset: 5n, acknowledgeTypes: [ACCEPT, ACCEPT, RENEW, REJECT, RELEASE, RENEW] }],
+      true,
+    );
     await old.sp.acknowledge('m1', [{ firstOffset: 2n, lastOffset: 2n, acknowledgeTypes: [RELEASE] }], false);
     const next = await open({}, old.persister, 1);
     assert.equal(next.sp.start, 2n);
-    assert.deepEqual(states(next.sp, 2n, 5n), ['AVAILABLE/1', 'ARCHIVED/1', 'AVAILABLE/1', 'none'], 'offset 5 was only acquired: the acquisition was not persisted');
+    assert.deepEqual(
+      states(next.sp, 2n, 5n),
+      ['AVAILABLE/1', 'ARCHIVED/1', 'AVAILABLE/1', 'none'],
+      'offset 5 was only acquired: the acquisition was not persisted',
+    );
     assert.equal(next.sp.endOffset, 5n);
     assert.deepEqual(next.sp.acquire('m2', [data(0n, 5n), data(6n, 6n)], take()), [
       { firstOffset: 2n, lastOffset: 2n, deliveryCount: 2 },
       { firstOffset: 4n, lastOffset: 4n, deliveryCount: 2 },
       { firstOffset: 5n, lastOffset: 6n, deliveryCount: 1 },
     ]);
-    await refused(old.sp.acknowledge('m1', [{ firstOffset: 5n, lastOffset: 5n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.FENCED_LEADER_EPOCH);
+    await refused(
+      old.sp.acknowledge('m1', [{ firstOffset: 5n, lastOffset: 5n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.FENCED_LEADER_EPOCH,
+    );
   });
 
   test('an unset start offset is resolved by share.auto.offset.reset', async () => {
@@ -243,15 +317,24 @@ describe('SharePartition', () => {
   test('a share-partition the share coordinator never initialized fails to open with its error', async () => {
     const sp = new SharePartition(KEY, 0, new TestSharePersister(), () => DEFAULT_SHARE_PARTITION_CONFIG, new ManualTimers());
     // Kafka 4.4's share coordinator refuses to read a share-partition it never initialized.
-    await refused(sp.initialize(async () => 0n), ErrorCode.INVALID_REQUEST);
-    assert.throws(() => sp.acquire('m1', [data(0n, 0n)], take()), (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    await refused(
+      sp.initialize(async () => 0n),
+      ErrorCode.INVALID_REQUEST,
+    );
+    assert.throws(
+      () => sp.acquire('m1', [data(0n, 0n)], take()),
+      (err: unknown) => err instanceof KafkaError && err.code === ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    );
   });
 
   test('a failed write undoes the acknowledgement: the records stay acquired and can be acknowledged again', async () => {
     const { sp, persister, timers } = await open();
     sp.acquire('m1', batches(0n, 1n, 2n), take());
     persister.failNextWrite(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    await refused(sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false), ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    await refused(
+      sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false),
+      ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    );
     assert.deepEqual([sp.start, ...states(sp, 0n, 1n)], [0n, 'ACQUIRED/1/m1', 'ACQUIRED/1/m1']);
     assert.equal(timers.delays.length, 1, 'still under a lock');
     await sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }], false);
@@ -309,7 +392,11 @@ describe('SharePartition', () => {
     assert.equal(sp.start, 3n);
     assert.deepEqual(
       persister.writes.map((w) => [w.state.startOffset, w.state.deliveryCompleteCount]),
-      [[2n, 0], [2n, 3], [3n, 3]],
+      [
+        [2n, 0],
+        [2n, 3],
+        [3n, 3],
+      ],
       'records the start offset moved over leave the count; 4, 5 and 7 are complete, 6 was released',
     );
     assert.equal((await persister.readSummary(KEY, 0)).deliveryCompleteCount, 3, 'the share coordinator answers what was written');

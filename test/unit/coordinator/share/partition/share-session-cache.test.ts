@@ -19,7 +19,11 @@ describe('ShareSessionCache', () => {
     const conn = {};
     assert.deepEqual(cache.forFetch(M1, 0, conn, [p(0), p(1)], [], false), { partitions: [p(0), p(1)], final: false });
     assert.deepEqual(cache.forFetch(M1, 1, conn, [p(2)], [p(0)], true).partitions, [p(1), p(2)]);
-    assert.deepEqual(cache.forFetch(M1, 2, conn, [], [], false).partitions, [p(1), p(2)], 'an incremental request fetches the whole session');
+    assert.deepEqual(
+      cache.forFetch(M1, 2, conn, [], [], false).partitions,
+      [p(1), p(2)],
+      'an incremental request fetches the whole session',
+    );
     assert.deepEqual(cache.forAcknowledge(M1, 3), { partitions: [p(1), p(2)], final: false });
     assert.equal(cache.forFetch(M1, 4, conn, [], [], false).final, false);
   });
