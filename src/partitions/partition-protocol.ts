@@ -1,7 +1,7 @@
 /**
  * The partition ops: every command the main thread sends to a partition worker, declared once
  * (`PartitionOps`, at the end) with its request and reply types and codecs, for both ends —
- * `PartitionService` calls them, `partition-ops.ts` serves them. The hot ones (append, read,
+ * `PartitionService` calls them, `WorkerPartitions` answers them and `partition-ops.ts` serves them. The hot ones (append, read,
  * release, list offsets) are compact binary; the rare administrative ones carry JSON. Every reply
  * that concerns one partition starts with a Kafka error code, so a partition's failure is an
  * answer, not a transport error.

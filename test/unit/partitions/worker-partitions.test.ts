@@ -1,0 +1,196 @@
+/**
+ * A partition worker's partitions and ops as one object, without rings or threads: a
+ * `WorkerPartitions` over a temporary log dir, its op methods called directly (open as leader or
+ * follower, leader appends and reads, acks=all waits answered by a delete, follower appends and
+ * truncation, close and reopen).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readSync } from 'node:fs';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
+import { LATEST_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
+import type { ReadCommand, ReadReply } from '../../../src/partitions/partition-protocol.js';
+import { WorkerPartitions } from '../../../src/partitions/worker-partitions.js';
+import type { PartitionStateCommand } from '../../../src/replication/partition-state.js';
+import { decodeBatches, producedBatch, tempDir } from '../storage/storage-fixtures.js';
+import { testWorkerOptions } from './worker-options-fixture.js';
+
+const SELF = 1;
+const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+function workerOver(logDir: string): WorkerPartitions {
+  return new WorkerPartitions({ workerIndex: 0, workerCount: 1, options: testWorkerOptions([logDir], { nodeId: SELF }) });
+}
+
+function state(s: Partial<PartitionStateCommand> = {}): PartitionStateCommand {
+  return { partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s };
+}
+
+function consumerRead(topic: string, fetchOffset: bigint): ReadCommand {
+  return {
+    topic,
+    partition: 0,
+    currentLeaderEpoch: -1,
+    fetchOffset,
+    maxBytes: 1 << 20,
+    readCommitted: false,
+    minOneMessage: true,
+    replicaId: -1,
+    lastFetchedEpoch: -1,
+  };
+}
+
+/** The bytes a read's lease names, read from its file descriptor, and the lease released. */
+function leasedBytes(worker: WorkerPartitions, reply: ReadReply): Buffer {
+  const slice = reply.slice;
+  assert.ok(slice !== null, 'a slice to send');
+  const bytes = Buffer.alloc(slice.length);
+  readSync(slice.fd, bytes, 0, slice.length, slice.position);
+  worker.release([slice.leaseId]);
+  return bytes;
+}
+
+/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
+function replicated(count: number, baseOffset: number, epoch: number): Buffer {
+  const batch = producedBatch(count, 10, 1, baseOffset);
+  setBaseOffset(batch, 0, BigInt(baseOffset));
+  setPartitionLeaderEpoch(batch, 0, epoch);
+  return batch;
+}
+
+test('a leader opened by the controller’s state appends and reads back, and the logs outlive the worker', () => {
+  const dir = tempDir('worker-partitions');
+  try {
+    const worker = workerOver(dir.path);
+    assert.deepEqual(worker.open({ topic: 't', topicId: TOPIC_ID, partitions: [state()], config: {} }), { completedAcks: [] });
+
+    const [first, second] = worker.append([
+      { topic: 't', partition: 0, requiredAcks: 1, records: producedBatch(3, 10, 1_000) },
+      { topic: 't', partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 2_000, 7) },
+    ]);
+    assert.equal(first?.errorCode, ErrorCode.NONE);
+    assert.equal(first?.baseOffset, 0n);
+    assert.equal(second?.baseOffset, 3n);
+    assert.equal(second?.highWatermark, 5n, 'a single replica commits at once');
+    assert.equal(second?.highWatermarkMoved, true);
+
+    const [read] = worker.read([consumerRead('t', 0n)]);
+    assert.ok(read !== undefined);
+    assert.equal(read.errorCode, ErrorCode.NONE);
+    assert.equal(read.highWatermark, 5n);
+    assert.deepEqual(
+      decodeBatches(leasedBytes(worker, read)).map((b) => [b.baseOffset, b.lastOffset]),
+      [
+        [0, 2],
+        [3, 4],
+      ],
+    );
+    const bytes = worker.readBytes(consumerRead('t', 3n));
+    assert.deepEqual(
+      decodeBatches(bytes.bytes).map((b) => b.baseOffset),
+      [3],
+    );
+    assert.equal(
+      worker.listOffset({ topic: 't', partition: 0, currentLeaderEpoch: -1, arg: LATEST_TIMESTAMP, readCommitted: false }).offset,
+      5n,
+    );
+
+    const [unknown] = worker.append([{ topic: 'other', partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }]);
+    assert.equal(unknown?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    assert.equal(unknown?.logStartOffset, -1n, 'no log start offset from a partition not hosted here');
+    assert.equal(worker.read([consumerRead('other', 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+
+    const checkpoints = worker.closeLogs();
+    assert.deepEqual(worker.closeLogs(), checkpoints, 'closing twice closes once');
+    assert.equal(
+      worker.append([{ topic: 't', partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }])[0]?.errorCode,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
+
+    const reopened = workerOver(dir.path);
+    try {
+      reopened.open({ topic: 't', topicId: TOPIC_ID, partitions: [state({ leaderEpoch: 1 })], config: {} });
+      const [again] = reopened.read([consumerRead('t', 0n)]);
+      assert.ok(again !== undefined);
+      assert.equal(decodeBatches(leasedBytes(reopened, again)).length, 2, 'the records are still there');
+    } finally {
+      reopened.closeLogs();
+    }
+  } finally {
+    dir.remove();
+  }
+});
+
+test('an acks=all append waits for the followers; deleting the partition answers its wait in the delete’s reply', async () => {
+  const dir = tempDir('worker-partitions');
+  const worker = workerOver(dir.path);
+  try {
+    worker.open({ topic: 't', topicId: TOPIC_ID, partitions: [state({ replicas: [SELF, 2], isr: [SELF, 2] })], config: {} });
+    const [appended] = worker.append([
+      { topic: 't', partition: 0, requiredAcks: -1, records: producedBatch(2, 10, 1), acksWait: { id: 42, timeoutMs: 30_000 } },
+    ]);
+    assert.equal(appended?.errorCode, ErrorCode.NONE);
+    assert.equal(appended?.requiredOffset, 2n, 'held until the high watermark reaches 2');
+    assert.deepEqual(appended?.completedAcks, []);
+    assert.deepEqual(worker.delete({ topic: 't', partitions: [0] }), {
+      completedAcks: [{ id: 42, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }],
+    });
+    assert.equal(worker.read([consumerRead('t', 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const { ends } = await worker.metrics({ partitions: [{ topic: 't', partition: 0 }] });
+    assert.deepEqual(ends, [{ topic: 't', partition: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1 }]);
+  } finally {
+    worker.closeLogs();
+    dir.remove();
+  }
+});
+
+test('a follower appends what it fetched, answers where its log stands, and truncates', () => {
+  const dir = tempDir('worker-partitions');
+  const worker = workerOver(dir.path);
+  try {
+    worker.open({
+      topic: 't',
+      topicId: TOPIC_ID,
+      partitions: [state({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] })],
+      config: {},
+    });
+    const notLeader = worker.append([{ topic: 't', partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }])[0];
+    assert.equal(notLeader?.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+
+    const [position] = worker.appendAsFollower([
+      {
+        topic: 't',
+        partition: 0,
+        currentLeaderEpoch: 5,
+        leaderHighWatermark: 10n,
+        leaderLogStartOffset: 0n,
+        records: Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]),
+      },
+    ]);
+    assert.deepEqual(position, {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      logEndOffset: 5n,
+      highWatermark: 5n,
+      logStartOffset: 0n,
+      lastFetchedEpoch: 5,
+    });
+    assert.equal(worker.replicaPosition([{ topic: 't', partition: 0, currentLeaderEpoch: 5 }])[0]?.logEndOffset, 5n);
+
+    const [truncated] = worker.truncate([
+      { topic: 't', partition: 0, currentLeaderEpoch: 5, kind: 'diverged', offset: 3n, divergingEpoch: 4 },
+    ]);
+    assert.equal(truncated?.errorCode, ErrorCode.NONE);
+    assert.equal(truncated?.logEndOffset, 3n);
+    assert.equal(truncated?.lastFetchedEpoch, 4);
+
+    const fenced = worker.appendAsFollower([
+      { topic: 't', partition: 0, currentLeaderEpoch: 4, leaderHighWatermark: 4n, leaderLogStartOffset: 0n, records: replicated(1, 3, 4) },
+    ])[0];
+    assert.equal(fenced?.errorCode, ErrorCode.FENCED_LEADER_EPOCH);
+  } finally {
+    worker.closeLogs();
+    dir.remove();
+  }
+});
