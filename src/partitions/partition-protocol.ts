@@ -657,9 +657,9 @@ function readReadReply(r: Reader): ReadReply {
   };
 }
 
-/** readBytes' reply: the read's state, then the bytes themselves (for coordinators replaying a log). */
 /**
- * A coordinator's replay read, on the leader: records up to the log end, not the high watermark —
+ * readBytes' reply: the read's state, then the bytes themselves. A coordinator's replay read, on
+ * the leader: records up to the log end, not the high watermark —
  * a new leader's high watermark lags records the old one had committed, and a coordinator loading
  * only up to it would lose them. The replay then waits for `logEndOffset` to be committed at
  * `leaderEpoch` before the coordinator serves.
@@ -671,6 +671,18 @@ export interface ReadBytesReply {
   readonly leaderEpoch: number;
   readonly logStartOffset: bigint;
   readonly bytes: Buffer;
+}
+
+/** A readBytes that failed: the error and no offsets, as Kafka reports a partition error. */
+export function failedReadBytes(errorCode: number): ReadBytesReply {
+  return {
+    errorCode,
+    highWatermark: NO_OFFSET,
+    logEndOffset: NO_OFFSET,
+    leaderEpoch: NO_EPOCH,
+    logStartOffset: NO_OFFSET,
+    bytes: Buffer.alloc(0),
+  };
 }
 
 const readBytesReply: BodyCodec<ReadBytesReply> = {

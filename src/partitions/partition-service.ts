@@ -32,6 +32,7 @@ import {
   PartitionOps,
   failedAppend,
   failedPosition,
+  failedReadBytes,
   type AcksReply,
   type AppendReply,
   type AwaitCommitCommand,
@@ -537,14 +538,7 @@ export class PartitionService implements PartitionAdmin, PartitionData {
       };
       return await this.host.call(this.workerOf(topic, partition), PartitionOps.readBytes, command);
     } catch (err) {
-      return {
-        errorCode: kafkaErrorCode(err),
-        highWatermark: NO_OFFSET,
-        logEndOffset: NO_OFFSET,
-        leaderEpoch: NO_EPOCH,
-        logStartOffset: NO_OFFSET,
-        bytes: Buffer.alloc(0),
-      };
+      return failedReadBytes(kafkaErrorCode(err));
     }
   }
 

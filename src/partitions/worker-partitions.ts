@@ -31,6 +31,7 @@ import {
   NO_OFFSET,
   failedAppend,
   failedPosition,
+  failedReadBytes,
   type AcksReply,
   type AlterLogDirCommand,
   type AppendReply,
@@ -237,14 +238,7 @@ export class WorkerPartitions {
         bytes,
       };
     } catch (err) {
-      return {
-        errorCode: kafkaErrorCode(err),
-        highWatermark: NO_OFFSET,
-        logEndOffset: NO_OFFSET,
-        leaderEpoch: NO_EPOCH,
-        logStartOffset: NO_OFFSET,
-        bytes: Buffer.alloc(0),
-      };
+      return failedReadBytes(kafkaErrorCode(err));
     }
   }
 

@@ -17,9 +17,8 @@ import { ErrorCode } from '../protocol/errors.js';
 import { BatchLayout } from '../protocol/records/index.js';
 import type { AbortedTxn, AppendOrigin, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
 import { FollowerReplica } from './follower-replica.js';
-import { leaderEpochError } from './leader-epoch.js';
+import { leaderEpochError, NO_EPOCH, NO_EPOCH_CHECK } from './leader-epoch.js';
 import { type IsrAnswer, type PartitionStateCommand } from './partition-state.js';
-import { NO_EPOCH, NO_EPOCH_CHECK } from './leader-epoch.js';
 
 export type ReplicaRole = 'leader' | 'follower';
 

@@ -2,23 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FetchPurgatory, type Wake } from '../../../src/partitions/fetch-purgatory.js';
 import type { ReadResult } from '../../../src/partitions/partition-service.js';
-import type { ReadCommand } from '../../../src/partitions/partition-protocol.js';
+import { readCommand } from './worker-options-fixture.js';
 
 const reason = (wake: Promise<Wake>): Promise<string> => wake.then((w) => w.reason);
-
-function command(topic: string, partition: number, fetchOffset: bigint): ReadCommand {
-  return {
-    topic,
-    partition,
-    currentLeaderEpoch: -1,
-    fetchOffset,
-    maxBytes: 1 << 20,
-    readCommitted: false,
-    minOneMessage: true,
-    replicaId: -1,
-    lastFetchedEpoch: -1,
-  };
-}
 
 /** A read result whose records count their releases in `released`. */
 function result(released: { count: number }, byteLength = 100): ReadResult {
@@ -86,8 +72,8 @@ test('a consumer parked with reads lists them per partition; the reads offered f
   const p = new FetchPurgatory();
   assert.equal(p.hasParkedReads, false);
   const reads = new Map([
-    ['t-0', command('t', 0, 5n)],
-    ['t-1', command('t', 1, 7n)],
+    ['t-0', readCommand('t', 0, 5n)],
+    ['t-1', readCommand('t', 1, 7n)],
   ]);
   const woke = p.wait(['t-0', 't-1'], 10_000, 'highWatermark', reads);
   const plain = p.wait(['t-0'], 10_000);
@@ -95,7 +81,7 @@ test('a consumer parked with reads lists them per partition; the reads offered f
   assert.equal(p.hasParkedReads, true);
   const parked = p.parkedReads('t-0');
   assert.equal(parked.length, 1, 'neither the consumer parked without reads nor the follower');
-  assert.deepEqual(parked[0]!.command, command('t', 0, 5n));
+  assert.deepEqual(parked[0]!.command, readCommand('t', 0, 5n));
   assert.deepEqual(
     p.parkedReads('t-1').map((r) => r.command.fetchOffset),
     [7n],
@@ -119,7 +105,7 @@ test('a consumer parked with reads lists them per partition; the reads offered f
 
 test('a read offered to a fetch that no longer waits, or offered twice for one partition, is released', async () => {
   const p = new FetchPurgatory();
-  const woke = p.wait(['t-0'], 10_000, 'highWatermark', new Map([['t-0', command('t', 0, 0n)]]));
+  const woke = p.wait(['t-0'], 10_000, 'highWatermark', new Map([['t-0', readCommand('t', 0, 0n)]]));
   const waiter = p.parkedReads('t-0')[0]!.waiter;
   const released = { count: 0 };
   const first = result(released);
@@ -134,7 +120,7 @@ test('a read offered to a fetch that no longer waits, or offered twice for one p
 
 test('a parked fetch that times out takes the reads offered to it along', async () => {
   const p = new FetchPurgatory();
-  const woke = p.wait(['t-0'], 20, 'highWatermark', new Map([['t-0', command('t', 0, 0n)]]));
+  const woke = p.wait(['t-0'], 20, 'highWatermark', new Map([['t-0', readCommand('t', 0, 0n)]]));
   const released = { count: 0 };
   p.offer(p.parkedReads('t-0')[0]!.waiter, 't-0', result(released));
   const wake = await woke;

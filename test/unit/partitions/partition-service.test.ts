@@ -14,13 +14,12 @@ import { join } from 'node:path';
 import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import { Logger } from '../../../src/common/logger.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import { PartitionService, type ReadResult } from '../../../src/partitions/partition-service.js';
 import type { CompletedAck, IsrChangeProposal, ReadCommand } from '../../../src/partitions/partition-protocol.js';
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
-import { producedBatch } from '../storage/storage-fixtures.js';
-import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
+import { producedBatch, replicatedBatch } from '../storage/storage-fixtures.js';
+import { PARTITION_OPS_MODULE, readCommand, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 const OTHER = 2;
@@ -96,20 +95,6 @@ async function assign(name: string, partition: number, registration: Partial<Par
   );
 }
 
-function fetchOf(name: string, partition: number, replicaId: number, fetchOffset: bigint, lastFetchedEpoch = -1): ReadCommand {
-  return {
-    topic: name,
-    partition,
-    currentLeaderEpoch: -1,
-    fetchOffset,
-    maxBytes: 1 << 20,
-    readCommitted: false,
-    minOneMessage: true,
-    replicaId,
-    lastFetchedEpoch,
-  };
-}
-
 /** Reads, releasing every lease at once; the results without their file ranges, and the bytes each range held. */
 async function read(commands: ReadCommand[]): Promise<Array<Omit<ReadResult, 'records'> & { bytes: number }>> {
   const results = await service.readMany(commands);
@@ -117,14 +102,6 @@ async function read(commands: ReadCommand[]): Promise<Array<Omit<ReadResult, 're
     records?.release();
     return { ...rest, bytes: records?.byteLength ?? 0 };
   });
-}
-
-/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
-function replicated(count: number, baseOffset: number, epoch: number): Buffer {
-  const batch = producedBatch(count, 10, 1, baseOffset);
-  setBaseOffset(batch, 0, BigInt(baseOffset));
-  setPartitionLeaderEpoch(batch, 0, epoch);
-  return batch;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -152,16 +129,16 @@ describe('a leader with a follower in its ISR', () => {
       'each wait held by its leader, none answered',
     );
 
-    const first = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 0n)));
+    const first = await read([0, 1, 2, 3].map((p) => readCommand(name, p, 0n, OTHER)));
     assert.ok(
       first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n),
       'records above the high watermark, for the follower',
     );
-    const consumer = await read([fetchOf(name, 0, -1, 0n)]);
+    const consumer = await read([readCommand(name, 0, 0n, -1)]);
     assert.equal(consumer[0]!.bytes, 0, 'and none for a consumer');
     assert.deepEqual(events.take(), []);
 
-    const second = await read([0, 1, 2, 3].map((p) => fetchOf(name, p, OTHER, 3n, 0)));
+    const second = await read([0, 1, 2, 3].map((p) => readCommand(name, p, 3n, OTHER, 0)));
     assert.deepEqual(
       second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]),
       [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]),
@@ -204,7 +181,10 @@ describe('a leader with a follower in its ISR', () => {
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
     await assign(name, 0, { leaderEpoch: 2, partitionEpoch: 1, replicas: [SELF, OTHER], isr: [SELF, OTHER] });
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 2) }]);
-    const [diverged, stranger] = await read([fetchOf(name, 0, OTHER, 3n, 1), { ...fetchOf(name, 0, 9, 0n), currentLeaderEpoch: 2 }]);
+    const [diverged, stranger] = await read([
+      readCommand(name, 0, 3n, OTHER, 1),
+      { ...readCommand(name, 0, 0n, 9), currentLeaderEpoch: 2 },
+    ]);
     assert.deepEqual([diverged!.errorCode, diverged!.divergingEpoch, diverged!.bytes], [NONE, { epoch: 0, endOffset: 2n }, 0]);
     assert.equal(stranger!.errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
   });
@@ -252,12 +232,12 @@ describe('a leader with a follower in its ISR', () => {
     const name = await topic(1, { replicas: [SELF, OTHER], isr: [SELF] });
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 1) }]);
     events.take();
-    await read([fetchOf(name, 0, OTHER, 1n)]);
+    await read([readCommand(name, 0, 1n, OTHER)]);
     assert.deepEqual(events.take(), [], 'below the high watermark');
-    await read([fetchOf(name, 0, OTHER, 2n)]);
+    await read([readCommand(name, 0, 2n, OTHER)]);
     assert.deepEqual(events.take(), [`proposed ${name}-0 0/0 [${SELF},${OTHER}]`], 'the fetch brings the proposal itself');
     assert.deepEqual(await service.isrProposals([{ topic: name, partition: 0 }]), [], 'pending: not proposed again');
-    await read([fetchOf(name, 0, OTHER, 2n)]);
+    await read([readCommand(name, 0, 2n, OTHER)]);
     assert.deepEqual(events.take(), [], 'nor by the next fetch');
   });
 });
@@ -272,9 +252,16 @@ describe('a follower', () => {
         currentLeaderEpoch: 3,
         leaderHighWatermark: 4n,
         leaderLogStartOffset: 0n,
-        records: Buffer.concat([replicated(3, 0, 2), replicated(2, 3, 3)]),
+        records: Buffer.concat([replicatedBatch(3, 0, 2), replicatedBatch(2, 3, 3)]),
       },
-      { topic: name, partition: 1, currentLeaderEpoch: 3, leaderHighWatermark: 9n, leaderLogStartOffset: 0n, records: replicated(1, 0, 3) },
+      {
+        topic: name,
+        partition: 1,
+        currentLeaderEpoch: 3,
+        leaderHighWatermark: 9n,
+        leaderLogStartOffset: 0n,
+        records: replicatedBatch(1, 0, 3),
+      },
     ]);
     assert.deepEqual(positions, [
       { errorCode: NONE, errorMessage: null, logEndOffset: 5n, highWatermark: 4n, logStartOffset: 0n, lastFetchedEpoch: 3 },
@@ -317,7 +304,7 @@ describe('a follower', () => {
           currentLeaderEpoch: 2,
           leaderHighWatermark: 0n,
           leaderLogStartOffset: 0n,
-          records: replicated(1, 0, 2),
+          records: replicatedBatch(1, 0, 2),
         },
         {
           topic: leader,
@@ -325,7 +312,7 @@ describe('a follower', () => {
           currentLeaderEpoch: -1,
           leaderHighWatermark: 0n,
           leaderLogStartOffset: 0n,
-          records: replicated(1, 0, 0),
+          records: replicatedBatch(1, 0, 0),
         },
       ])
     ).map((p) => p.errorCode);

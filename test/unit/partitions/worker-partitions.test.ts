@@ -8,13 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readSync } from 'node:fs';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import { LATEST_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
-import type { ReadCommand, ReadReply } from '../../../src/partitions/partition-protocol.js';
+import type { ReadReply } from '../../../src/partitions/partition-protocol.js';
 import { WorkerPartitions } from '../../../src/partitions/worker-partitions.js';
 import type { PartitionStateCommand } from '../../../src/replication/partition-state.js';
-import { decodeBatches, producedBatch, tempDir } from '../storage/storage-fixtures.js';
-import { testWorkerOptions } from './worker-options-fixture.js';
+import { decodeBatches, producedBatch, replicatedBatch, tempDir } from '../storage/storage-fixtures.js';
+import { readCommand, testWorkerOptions } from './worker-options-fixture.js';
 
 const SELF = 1;
 const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -27,20 +26,6 @@ function state(s: Partial<PartitionStateCommand> = {}): PartitionStateCommand {
   return { partition: 0, leader: SELF, leaderEpoch: 0, partitionEpoch: 0, replicas: [SELF], isr: [SELF], ...s };
 }
 
-function consumerRead(topic: string, fetchOffset: bigint): ReadCommand {
-  return {
-    topic,
-    partition: 0,
-    currentLeaderEpoch: -1,
-    fetchOffset,
-    maxBytes: 1 << 20,
-    readCommitted: false,
-    minOneMessage: true,
-    replicaId: -1,
-    lastFetchedEpoch: -1,
-  };
-}
-
 /** The bytes a read's lease names, read from its file descriptor, and the lease released. */
 function leasedBytes(worker: WorkerPartitions, reply: ReadReply): Buffer {
   const slice = reply.slice;
@@ -49,14 +34,6 @@ function leasedBytes(worker: WorkerPartitions, reply: ReadReply): Buffer {
   readSync(slice.fd, bytes, 0, slice.length, slice.position);
   worker.release([slice.leaseId]);
   return bytes;
-}
-
-/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
-function replicated(count: number, baseOffset: number, epoch: number): Buffer {
-  const batch = producedBatch(count, 10, 1, baseOffset);
-  setBaseOffset(batch, 0, BigInt(baseOffset));
-  setPartitionLeaderEpoch(batch, 0, epoch);
-  return batch;
 }
 
 test('a leader opened by the controller’s state appends and reads back, and the logs outlive the worker', () => {
@@ -75,7 +52,7 @@ test('a leader opened by the controller’s state appends and reads back, and th
     assert.equal(second?.highWatermark, 5n, 'a single replica commits at once');
     assert.equal(second?.highWatermarkMoved, true);
 
-    const [read] = worker.read([consumerRead('t', 0n)]);
+    const [read] = worker.read([readCommand('t', 0, 0n)]);
     assert.ok(read !== undefined);
     assert.equal(read.errorCode, ErrorCode.NONE);
     assert.equal(read.highWatermark, 5n);
@@ -86,7 +63,7 @@ test('a leader opened by the controller’s state appends and reads back, and th
         [3, 4],
       ],
     );
-    const bytes = worker.readBytes(consumerRead('t', 3n));
+    const bytes = worker.readBytes(readCommand('t', 0, 3n));
     assert.deepEqual(
       decodeBatches(bytes.bytes).map((b) => b.baseOffset),
       [3],
@@ -99,7 +76,7 @@ test('a leader opened by the controller’s state appends and reads back, and th
     const [unknown] = worker.append([{ topic: 'other', partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }]);
     assert.equal(unknown?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     assert.equal(unknown?.logStartOffset, -1n, 'no log start offset from a partition not hosted here');
-    assert.equal(worker.read([consumerRead('other', 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    assert.equal(worker.read([readCommand('other', 0, 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
 
     const checkpoints = worker.closeLogs();
     assert.deepEqual(worker.closeLogs(), checkpoints, 'closing twice closes once');
@@ -111,7 +88,7 @@ test('a leader opened by the controller’s state appends and reads back, and th
     const reopened = workerOver(dir.path);
     try {
       reopened.open({ topic: 't', topicId: TOPIC_ID, partitions: [state({ leaderEpoch: 1 })], config: {} });
-      const [again] = reopened.read([consumerRead('t', 0n)]);
+      const [again] = reopened.read([readCommand('t', 0, 0n)]);
       assert.ok(again !== undefined);
       assert.equal(decodeBatches(leasedBytes(reopened, again)).length, 2, 'the records are still there');
     } finally {
@@ -136,7 +113,7 @@ test('an acks=all append waits for the followers; deleting the partition answers
     assert.deepEqual(worker.delete({ topic: 't', partitions: [0] }), {
       completedAcks: [{ id: 42, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }],
     });
-    assert.equal(worker.read([consumerRead('t', 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    assert.equal(worker.read([readCommand('t', 0, 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const { ends } = await worker.metrics({ partitions: [{ topic: 't', partition: 0 }] });
     assert.deepEqual(ends, [{ topic: 't', partition: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1 }]);
   } finally {
@@ -165,7 +142,7 @@ test('a follower appends what it fetched, answers where its log stands, and trun
         currentLeaderEpoch: 5,
         leaderHighWatermark: 10n,
         leaderLogStartOffset: 0n,
-        records: Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]),
+        records: Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]),
       },
     ]);
     assert.deepEqual(position, {
@@ -186,7 +163,14 @@ test('a follower appends what it fetched, answers where its log stands, and trun
     assert.equal(truncated?.lastFetchedEpoch, 4);
 
     const fenced = worker.appendAsFollower([
-      { topic: 't', partition: 0, currentLeaderEpoch: 4, leaderHighWatermark: 4n, leaderLogStartOffset: 0n, records: replicated(1, 3, 4) },
+      {
+        topic: 't',
+        partition: 0,
+        currentLeaderEpoch: 4,
+        leaderHighWatermark: 4n,
+        leaderLogStartOffset: 0n,
+        records: replicatedBatch(1, 3, 4),
+      },
     ])[0];
     assert.equal(fenced?.errorCode, ErrorCode.FENCED_LEADER_EPOCH);
   } finally {

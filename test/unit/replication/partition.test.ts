@@ -7,10 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { setBaseOffset, setPartitionLeaderEpoch } from '../../../src/protocol/records/index.js';
 import { type Partition } from '../../../src/replication/partition.js';
 import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
-import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';
+import { decodeBatches, producedBatch, replicatedBatch } from '../storage/storage-fixtures.js';
 import type { IsrAnswer, PartitionStateCommand } from '../../../src/replication/partition-state.js';
 
 const SELF = 1;
@@ -22,14 +21,6 @@ function state(s: Partial<PartitionStateCommand> = {}): PartitionStateCommand {
 
 function hosted(s: Partial<PartitionStateCommand> = {}, config: Record<string, string> = {}): HostedPartition {
   return hostPartition(SELF, state(s), config, { replicaLagTimeMaxMs: LAG_MS });
-}
-
-/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
-function replicated(count: number, baseOffset: number, epoch: number): Buffer {
-  const batch = producedBatch(count, 10, 1, baseOffset);
-  setBaseOffset(batch, 0, BigInt(baseOffset));
-  setPartitionLeaderEpoch(batch, 0, epoch);
-  return batch;
 }
 
 function answer(partition: Partition, a: Partial<IsrAnswer> & { isr: readonly number[] }): ReturnType<Partition['answerIsr']> {
@@ -418,7 +409,7 @@ test('a follower whose last fetched epoch ends before its fetch offset on the le
 test('a follower appends whole batches with their offsets and epochs; its high watermark is the leader’s as far as its log reaches', () => {
   const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
   try {
-    partition.appendAsFollower(Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]), 10, 0, 5);
+    partition.appendAsFollower(Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]), 10, 0, 5);
     const log = partition.log;
     assert.equal(log.logEndOffset, 5);
     assert.equal(partition.highWatermark, 5, 'min(leader 10, own log end 5)');
@@ -444,11 +435,11 @@ test('a follower appends whole batches with their offsets and epochs; its high w
     partition.appendAsFollower(Buffer.alloc(0), 4, 1, 5);
     assert.equal(log.logStartOffset, 2, 'never backward');
     assert.equal(
-      codeOf(() => partition.appendAsFollower(replicated(1, 5, 5), 6, 0, 4)),
+      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 5, 5), 6, 0, 4)),
       ErrorCode.FENCED_LEADER_EPOCH,
       'records fetched in an older epoch',
     );
-    const corrupt = replicated(1, 5, 5);
+    const corrupt = replicatedBatch(1, 5, 5);
     corrupt[corrupt.length - 1]! ^= 0xff;
     assert.equal(
       codeOf(() => partition.appendAsFollower(corrupt, 6, 0, 5)),
@@ -465,7 +456,7 @@ test('a leader refuses records fetched from elsewhere, truncation and replica po
   const { partition, remove } = hosted();
   try {
     assert.equal(
-      codeOf(() => partition.appendAsFollower(replicated(1, 0, 0), 1, 0)),
+      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 0, 0), 1, 0)),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     assert.equal(
@@ -484,7 +475,7 @@ test('a leader refuses records fetched from elsewhere, truncation and replica po
 test('a follower truncates to an offset (diverging epoch), or restarts empty past the leader’s log start', () => {
   const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
   try {
-    partition.appendAsFollower(Buffer.concat([replicated(3, 0, 4), replicated(2, 3, 5)]), 5, 0);
+    partition.appendAsFollower(Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]), 5, 0);
     partition.truncate(3, false, 5);
     assert.equal(partition.log.logEndOffset, 3);
     assert.equal(partition.highWatermark, 3);
@@ -495,7 +486,7 @@ test('a follower truncates to an offset (diverging epoch), or restarts empty pas
       [100, 100, 100, -1],
     );
     // The leader's log start is inside its first batch (DeleteRecords): the empty log restarts at that batch.
-    partition.appendAsFollower(replicated(4, 98, 5), 102, 100, 5);
+    partition.appendAsFollower(replicatedBatch(4, 98, 5), 102, 100, 5);
     assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark], [100, 102, 102]);
     assert.equal(
       codeOf(() => partition.truncate(-1, false, 5)),

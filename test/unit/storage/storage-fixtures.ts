@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decompress } from '../../../src/native/index.js';
-import { encodeRecordBatch, readBatchHeader, readRecords } from '../../../src/protocol/records/index.js';
+import {
+  encodeRecordBatch,
+  readBatchHeader,
+  readRecords,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+} from '../../../src/protocol/records/index.js';
 import { LogDir } from '../../../src/storage/log/log-dir.js';
 import { PartitionLog, type AppendOptions, type AppendResult, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
 import { VerificationRequired } from '../../../src/storage/producer-state/transaction-verifications.js';
@@ -31,6 +37,14 @@ export function producedBatch(count: number, valueBytes: number, timestamp: numb
       timestamp: BigInt(timestamp),
     })),
   });
+}
+
+/** A batch of `count` records as a leader wrote it: at `baseOffset`, stamped with `epoch`. */
+export function replicatedBatch(count: number, baseOffset: number, epoch: number): Buffer {
+  const batch = producedBatch(count, 10, 1, baseOffset);
+  setBaseOffset(batch, 0, BigInt(baseOffset));
+  setPartitionLeaderEpoch(batch, 0, epoch);
+  return batch;
 }
 
 export interface DecodedBatch {
