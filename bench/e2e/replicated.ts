@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KafkaAdminClient, KafkaCluster, parseBootstrapServers } from '../../src/client/index.js';
+import { KafkaAdminClient, KafkaCluster, parseBootstrapServers } from '@sluice/client/index.js';
 import { startZooKeeper } from '../../src/zk/zookeeper-server.js';
 import { randomClusterId, startKafka } from '../../tools/kafka/kafka-process.js';
 import { repoRoot } from '../../tools/kafka/kafka-release.js';

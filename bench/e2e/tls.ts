@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateTlsFiles } from '../../src/cli/tls-certificates.js';
+import { generateTlsFiles } from '@sluice/cli/tls-certificates.js';
 import { repoRoot } from '../../tools/kafka/kafka-release.js';
 import { spawnSluice } from '../../tools/sluice/sluice-process.js';
 import { lastJson, parseProducerPerformance, prepareJavaTools, runJava, type JavaTools } from './java-tools.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startBrokerProcess } from '../../test/helpers/broker-process.js';
 import { startKafka } from '../../tools/kafka/kafka-process.js';
 import { freePort } from '../e2e/brokers.js';
-import { ErrorCode, errorName } from '../../src/protocol/errors.js';
+import { ErrorCode, errorName } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -19,7 +19,7 @@ import {
   FindCoordinatorResponse,
   HeartbeatRequest,
   HeartbeatResponse,
-} from '../../src/protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { PINNED_VERSIONS, type WireConnection } from './wire.js';
 
 export type BrokerName = 'sluice' | 'kafka';

@@ -6,8 +6,8 @@
  * from /proc, so cost per request can be compared too.
  */
 import { performance } from 'node:perf_hooks';
-import { errorName } from '../../src/protocol/errors.js';
-import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitRequestDataInput } from '../../src/protocol/messages/index.js';
+import { errorName } from '@sluice/protocol/errors.js';
+import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitRequestDataInput } from '@sluice/protocol/messages/index.js';
 import { cpuSeconds } from '../e2e/proc-stats.js';
 import { awaitCoordinator, type RunningBroker } from './brokers.js';
 import { PINNED_VERSIONS, WireConnection } from './wire.js';

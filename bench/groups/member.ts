@@ -6,8 +6,8 @@
  * the generated `ConsumerProtocolAssignment`.
  */
 import { performance } from 'node:perf_hooks';
-import { decodeMemberAssignment, type TopicPartitions } from '../../src/client/consumer-protocol.js';
-import { ErrorCode, errorName } from '../../src/protocol/errors.js';
+import { decodeMemberAssignment, type TopicPartitions } from '@sluice/client/consumer-protocol.js';
+import { ErrorCode, errorName } from '@sluice/protocol/errors.js';
 import {
   ConsumerProtocolAssignment,
   ConsumerProtocolSubscription,
@@ -20,8 +20,8 @@ import {
   SyncGroupRequest,
   SyncGroupResponse,
   type JoinGroupResponseJoinGroupResponseMember,
-} from '../../src/protocol/messages/index.js';
-import { Writer } from '../../src/protocol/primitives/writer.js';
+} from '@sluice/protocol/messages/index.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 import { PINNED_VERSIONS, type WireConnection } from './wire.js';
 
 export interface MemberSettings {

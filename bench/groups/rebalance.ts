@@ -6,9 +6,9 @@
  * (Stable, the right members, each one's assignment), so a run also checks the driver.
  */
 import { performance } from 'node:perf_hooks';
-import { decodeMemberAssignment } from '../../src/client/consumer-protocol.js';
-import { ErrorCode, errorName } from '../../src/protocol/errors.js';
-import { DescribeGroupsRequest, DescribeGroupsResponse, LeaveGroupRequest, LeaveGroupResponse } from '../../src/protocol/messages/index.js';
+import { decodeMemberAssignment } from '@sluice/client/consumer-protocol.js';
+import { ErrorCode, errorName } from '@sluice/protocol/errors.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse, LeaveGroupRequest, LeaveGroupResponse } from '@sluice/protocol/messages/index.js';
 import { awaitCoordinator, type RunningBroker } from './brokers.js';
 import { GroupMember, type MemberSettings, type SyncedEvent } from './member.js';
 import { PINNED_VERSIONS, WireConnection } from './wire.js';

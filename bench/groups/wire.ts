@@ -7,11 +7,11 @@
  */
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
-import { FrameDecoder } from '../../src/protocol/framing.js';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
-import { ApiVersionsRequest, ApiVersionsResponse } from '../../src/protocol/messages/index.js';
+import { decodeResponseHeader, encodeRequest } from '@sluice/protocol/envelope.js';
+import { FrameDecoder } from '@sluice/protocol/framing.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '@sluice/protocol/messages/index.js';
 
 /** The versions every benchmark request is sent at; both brokers must serve them (checked on connect). */
 export const PINNED_VERSIONS = {

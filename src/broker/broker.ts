@@ -25,7 +25,7 @@ import { liveConnectionLimits } from './live-connection-limits.js';
 import { LogLevels } from '../common/log-levels.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../coordinator/producer-id-manager.js';
 import type { SharePersister } from '../coordinator/share/share-state-persister.js';
-import { FrameBufferPool } from '../protocol/frame-buffer-pool.js';
+import { FrameBufferPool } from '@sluice/protocol/frame-buffer-pool.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
 import { CLUSTER_HANDLERS, HANDLERS } from '../handlers/index.js';
 import { HandlerRegistry } from '../handlers/registry.js';
@@ -50,6 +50,9 @@ import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/lo
 import { partitionsInLogDir } from '../storage/log/partition-dirs.js';
 import type { PartitionWorkerOptions } from '../partitions/partition-protocol.js';
 import { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
+// Installs the addon's CRC32C, copy, record scan and codecs as the protocol's in this thread (the
+// partition workers and cleaners get them through storage, which loads the addon's wrappers).
+import '../native/index.js';
 import { buildConfig, type BrokerConfig } from './config.js';
 import { buildCoordinators, COORDINATOR_TOPICS, LazyCoordinators } from './coordinators.js';
 import { loadOrFormatLogDirs } from './log-dir-format.js';
@@ -57,11 +60,11 @@ import type { ClusterMember } from './cluster-member.js';
 import { connectClusterMember, createSaslAuthenticator, startMetricsEndpoint } from './lazy-modules.js';
 import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../replication/log-dir-failure-handler.js';
 import { replicaLogs } from '../partitions/replica-logs-adapter.js';
-import { randomUuid } from '../common/uuid.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../metadata/metadata-image.js';
 import type { MetricsServer } from './metrics-server.js';
 import { uncompressedRecordsSize } from './uncompressed-size.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export interface BrokerStartOptions {
   readonly host?: string;

@@ -27,8 +27,8 @@ import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js
 import type { ReplicaLogs } from '../replication/replica-logs.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { ZkMetadataWriter } from '../controller/zk/zk-metadata-writer.js';
-import { ControlledShutdownRequest, ControlledShutdownResponse } from '../protocol/messages/index.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ControlledShutdownRequest, ControlledShutdownResponse } from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
 import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../metadata/features.js';

@@ -4,12 +4,11 @@
  * so that a copied server.properties does not silently pretend to configure something. Invalid
  * values are errors naming the key.
  */
-import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS, BROKER_CONFIG_BY_NAME, splitList, validateValue } from '../metadata/config/config-definitions.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../coordinator/group/config.js';
 import { type ShareGroupConfig, shareGroupConfigProblem } from '../coordinator/group/share/share-group-config.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transaction/config.js';
-import { clientTls, TlsConfigError, type ClientTls } from '../common/tls-config.js';
+import { clientTls, TlsConfigError, type ClientTls } from '@sluice/protocol/common/tls-config.js';
 import type { ShareCoordinatorSettings, TransactionStateLogSettings } from './internal-topics.js';
 import { buildListeners, LISTENER_PREFIX, ListenerConfigError, type ListenerConfig } from './listener-config.js';
 import { AUTHORIZER_CLASS_NAMES, parseSuperUsers, type AuthorizerConfig } from '../security/acl/index.js';
@@ -141,18 +140,6 @@ function parseMetricsListener(value: string | undefined): { host: string; port: 
   const port = Number(m[2]);
   if (port > 65535) throw new ConfigError('metrics.listener', `port ${port} is out of range`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
-}
-
-/** Reads Java-properties text: `key=value` or `key: value`, `#`/`!` comments. */
-export function parseProperties(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(line);
-    if (m) out.set(m[1]!, m[2]!);
-  }
-  return out;
 }
 
 export interface LoadedConfig {
@@ -434,8 +421,4 @@ function clusterMember(values: Values, interBroker: ListenerConfig, sasl: SaslCo
     leaderImbalanceCheckIntervalMs: values.int('leader.imbalance.check.interval.seconds') * 1000,
     leaderImbalancePerBrokerPercentage: values.int('leader.imbalance.per.broker.percentage'),
   };
-}
-
-export function loadPropertiesFile(path: string): Map<string, string> {
-  return parseProperties(readFileSync(path, 'utf8'));
 }

@@ -17,7 +17,7 @@ import { featureLevel, TRANSACTION_VERSION } from '../metadata/features.js';
 import type { ConfigResolver } from '../metadata/config/config-resolver.js';
 import type { BrokerRegistration, MetadataSource } from '../metadata/metadata-image.js';
 import type { TopicAdmin } from '../metadata/admin/topic-admin.js';
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { GroupCoordinatorService } from '../coordinator/group/group-coordinator-service.js';
 import type { ProducerIdManager } from '../coordinator/producer-id-manager.js';
@@ -31,8 +31,8 @@ import type {
 } from '../coordinator/share/share-state-persister.js';
 import type { TransactionCoordinatorService } from '../coordinator/transaction/transaction-coordinator-service.js';
 import type { ClusterContext } from '../handlers/cluster-context.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import type { PartitionService } from '../partitions/partition-service.js';
 import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 

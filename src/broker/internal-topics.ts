@@ -5,13 +5,13 @@
  */
 import type { TopicAdmin } from '../metadata/admin/topic-admin.js';
 import type { InternalTopicPartitions, InternalTopicSpec } from '../coordinator/runtime/coordinator-log.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import type { AppendReply } from '../partitions/partition-data.js';
 import type { AcksWaitRequest } from '../partitions/partition-protocol.js';
 import type { PartitionService } from '../partitions/partition-service.js';
 import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
-import { EARLIEST_TIMESTAMP } from '../protocol/offset-requests.js';
+import { EARLIEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */

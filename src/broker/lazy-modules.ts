@@ -43,7 +43,7 @@ export async function createSaslAuthenticator(
 ): Promise<SaslAuthenticator> {
   const [{ SaslAuthenticator }, { parseCredential }] = await Promise.all([
     import('../security/sasl/authenticator.js'),
-    import('../security/sasl/scram-formatter.js'),
+    import('@sluice/protocol/sasl/scram-formatter.js'),
   ]);
   return new SaslAuthenticator(
     config,

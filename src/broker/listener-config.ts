@@ -7,7 +7,7 @@
  * 0.0.0.0 is never advertised; the inter-broker listener must be one of them.
  */
 import type { SecurityProtocol } from '../common/session.js';
-import { serverTls, TlsConfigError, type ServerTls, type SslSettings } from '../common/tls-config.js';
+import { serverTls, TlsConfigError, type ServerTls, type SslSettings } from '@sluice/protocol/common/tls-config.js';
 import { splitList } from '../metadata/config/config-definitions.js';
 
 export interface ListenerConfig {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUuid } from '../common/uuid.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import { readMetaProperties, writeMetaProperties } from '../storage/checkpoint/meta-properties.js';
 import { ConfigError } from './config.js';
 

@@ -3,7 +3,7 @@
  * decompressed on the thread pool, bounded as the record reader bounds it (64 MiB). The codecs
  * (node:zlib and the addon) load with the first sampled batch, not with the broker.
  */
-import type { CompressionCodec } from '../native/compression-codec.js';
+import type { CompressionCodec } from '@sluice/protocol/records/compression-codec.js';
 
 const MAX_SAMPLE_BYTES = 64 * 1024 * 1024;
 

@@ -14,9 +14,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startZooKeeper, zooKeeperInstallProblem, type ZooKeeperServer } from '../zk/zookeeper-server.js';
 import { BROKER_NODE_FLAGS } from './broker-node-flags.js';
-import { LineSplitter } from './commands/line-splitter.js';
+import { LineSplitter } from '@sluice/cli/commands/line-splitter.js';
 import { freePort } from '../common/free-port.js';
-import { KafkaCluster, parseBootstrapServers } from '../client/index.js';
+import { KafkaCluster, parseBootstrapServers } from '@sluice/client/index.js';
 
 const USAGE = 'usage: sluice cluster up --brokers N [--dir DIR] [--override key=value]...';
 const READY = /sluice: accepting connections on (\S+)/;

@@ -3,11 +3,12 @@
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
  * foreground until SIGINT/SIGTERM. `sluice cluster up --brokers N` runs a ZooKeeper and N
  * brokers (`cluster-up.ts`). `sluice topics|configs|produce|consume|groups ...` are client
- * tools for any Kafka-compatible broker (`src/cli/commands/`); `sluice tune` profiles producer
+ * tools for any Kafka-compatible broker (`@sluice/cli`); `sluice tune` profiles producer
  * batching against one. Each command loads its own modules when it runs: a client tool starts
  * without loading the broker, and the broker without the tools.
  */
-import { CLIENT_COMMANDS } from './commands/index.js';
+import { CLIENT_COMMANDS } from '@sluice/cli/commands/index.js';
+import { ACCELERATORS_MODULE_ENV } from '@sluice/protocol/accelerators.js';
 
 const COMMANDS = CLIENT_COMMANDS;
 
@@ -19,7 +20,7 @@ function usage(): never {
 }
 
 async function start(args: string[]): Promise<void> {
-  const { loadPropertiesFile } = await import('../broker/config.js');
+  const { loadPropertiesFile } = await import('@sluice/protocol/common/properties-file.js');
   const { Broker } = await import('../broker/broker.js');
   const { native } = await import('../native/binding.js');
   const { keepFreedHeap } = await import('../native/allocator.js');
@@ -67,9 +68,12 @@ async function start(args: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
 if (clientCommand !== undefined) {
-  // The client library loads with the tool, not with every `sluice start`.
-  void Promise.all([clientCommand(), import('./commands/command-support.js')]).then(([loaded, { runCommand }]) =>
-    runCommand(command!, loaded, rest),
+  // The client library loads with the tool, not with every `sluice start`. The addon's codecs and
+  // CRC32C serve the tool, and the Node processes it starts, through the protocol's accelerators.
+  const accelerators = new URL('../native/index.js', import.meta.url).href;
+  process.env[ACCELERATORS_MODULE_ENV] = accelerators;
+  void Promise.all([clientCommand(), import('@sluice/cli/commands/command-support.js'), import(accelerators)]).then(
+    ([loaded, { runCommand }]) => runCommand(command!, loaded, rest),
   );
 } else if (command === 'cluster') {
   // clusterUp's errors are caught below; a failed import crashes with its stack, as it should.

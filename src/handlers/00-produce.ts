@@ -17,15 +17,22 @@
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { ClientProduceStats } from '../common/metrics/client-produce-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ProduceRequest,
   ProduceResponse,
   type ProduceRequestPartitionProduceData,
   type ProduceResponsePartitionProduceResponseInput,
   type ProduceResponseTopicProduceResponseInput,
-} from '../protocol/messages/index.js';
-import { BatchLayout, compressionCodecId, isTransactional, readInt64, timestampTypeOf, TimestampType } from '../protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import {
+  BatchLayout,
+  compressionCodecId,
+  isTransactional,
+  readInt64,
+  timestampTypeOf,
+  TimestampType,
+} from '@sluice/protocol/records/index.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
 import type { AppendReply, AppendRequest } from '../partitions/partition-data.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';

@@ -23,16 +23,16 @@
  */
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { READ_COMMITTED } from '../protocol/offset-requests.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { READ_COMMITTED } from '@sluice/protocol/offset-requests.js';
 import {
   FetchRequest,
   FetchResponse,
   type FetchRequestData,
   type FetchResponseFetchableTopicResponseInput,
   type FetchResponsePartitionDataInput,
-} from '../protocol/messages/index.js';
-import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
+} from '@sluice/protocol/messages/index.js';
+import { EMPTY_BYTES } from '@sluice/protocol/primitives/codec-support.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
 import type { FetchContext, SessionPartition } from '../partitions/fetch-session-cache.js';
 import { failedRead, type ReadCommand, type ReadResult } from '../partitions/partition-data.js';
@@ -41,7 +41,7 @@ import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { listedPartitionError, mergePartitions } from './partition-lookup.js';
 import { isMoved, LeaderHints } from './leader-hints.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** KIP-951: Fetch answers carry the current leader from v12 and the leaders' endpoints from v16. */
 const LEADER_HINT_VERSION = 12;

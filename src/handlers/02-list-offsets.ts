@@ -4,12 +4,12 @@
  * the time index). Latest is the high watermark for read_uncommitted and the last stable offset
  * for read_committed (v2+), as Kafka answers.
  */
-import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { READ_COMMITTED } from '../protocol/offset-requests.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { READ_COMMITTED } from '@sluice/protocol/offset-requests.js';
 import { answerPartitions, listedPartitionError, lookupPartition, mergePartitions } from './partition-lookup.js';
 
 export const listOffsetsHandler = defineHandler({

@@ -7,16 +7,16 @@
  * Brokers are described by their endpoint on the listener the request came in on; a broker
  * without that listener is left out, as Kafka does.
  */
-import { ZERO_UUID } from '../common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { topicNameProblem } from '../metadata/topic-names.js';
 import { endpointOn, type MetadataImage, type TopicImage } from '../metadata/metadata-image.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   MetadataRequest,
   MetadataResponse,
   type MetadataResponseDataInput,
   type MetadataResponseMetadataResponseTopicInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { AclOperation, authorized, authorizedNames, authorizedOnCluster, authorizedOperations, ResourceType } from './authorization.js';

@@ -3,14 +3,14 @@
  * its role for each partition it hosts — leader or follower, the leader epoch, replicas and ISR.
  * Served only on cluster members; the work is `ReplicaControl.leaderAndIsr`.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { groupBy } from '../common/group-by.js';
-import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import { LeaderAndIsrRequest, LeaderAndIsrResponse, type LeaderAndIsrResponseDataInput } from '@sluice/protocol/messages/index.js';
 import type { LeaderAndIsrPartition } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export const leaderAndIsrHandler = defineHandler({
   request: LeaderAndIsrRequest,

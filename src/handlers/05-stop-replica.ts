@@ -3,8 +3,8 @@
  * to stop following (or leading) partitions, deleting their logs when the topic is deleted.
  * Served only on cluster members. Versions 0–2 name the partitions without epochs.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { StopReplicaRequest, StopReplicaResponse, type StopReplicaResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { StopReplicaRequest, StopReplicaResponse, type StopReplicaResponseDataInput } from '@sluice/protocol/messages/index.js';
 import type { StopReplicaPartition } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';

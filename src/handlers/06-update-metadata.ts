@@ -3,12 +3,12 @@
  * live brokers and of partitions' leaders and ISRs, for this broker's metadata cache (what it
  * answers clients in Metadata and what its fetchers follow). Served only on cluster members.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { UpdateMetadataRequest, UpdateMetadataResponse, type UpdateMetadataResponseDataInput } from '@sluice/protocol/messages/index.js';
 import type { PartitionUpdate } from '../metadata/cluster-metadata-cache.js';
 import type { BrokerRegistration, ListenerEndpoint } from '../metadata/metadata-image.js';
 import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../common/session.js';
-import { ZERO_UUID } from '../common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -3,12 +3,12 @@
  * away first. Served by the active controller; any other broker answers NOT_CONTROLLER and the
  * asking broker finds the controller again.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ControlledShutdownRequest,
   ControlledShutdownResponse,
   type ControlledShutdownResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

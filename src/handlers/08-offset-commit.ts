@@ -4,9 +4,9 @@
  * partitions the cluster does not have are refused here, before the coordinator sees the request
  * (UNKNOWN_TOPIC_OR_PARTITION, or UNKNOWN_TOPIC_ID for an id at v10), as Kafka refuses them.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

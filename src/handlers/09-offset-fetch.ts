@@ -4,7 +4,7 @@
  * offsets by. A topic or partition that does not exist is no error when named (Kafka answers
  * offset -1 for it); an unknown id is UNKNOWN_TOPIC_ID.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import {
   OffsetFetchRequest,
   OffsetFetchResponse,
@@ -12,11 +12,11 @@ import {
   type OffsetFetchRequestOffsetFetchRequestGroup,
   type OffsetFetchResponseDataInput,
   type OffsetFetchResponseOffsetFetchResponseGroupInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler, type RequestContext } from './handler.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { FIRST_VERSION_WITH_TOPIC_IDS, fetchByTopicId } from './offset-topics.js';
 
 const BATCHED_VERSION = 8;

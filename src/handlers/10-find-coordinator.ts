@@ -7,13 +7,13 @@
  * loading its coordinator (creating the topic on first use), as Kafka does, so the request that
  * follows rarely waits. A partition without a live leader answers COORDINATOR_NOT_AVAILABLE.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   FindCoordinatorRequest,
   FindCoordinatorResponse,
   type FindCoordinatorResponseCoordinatorInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { endpointOn, type BrokerRegistration } from '../metadata/metadata-image.js';
 import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import { AclOperation, authorized, authorizedOnCluster, ResourceType } from './authorization.js';

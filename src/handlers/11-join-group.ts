@@ -2,9 +2,9 @@
  * JoinGroup (key 11): enters a member into its group's rebalance. The answer may wait until every
  * member has (re)joined or the rebalance times out; the group coordinator parks it meanwhile.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { JoinGroupRequest, JoinGroupResponse, type JoinGroupResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { JoinGroupRequest, JoinGroupResponse, type JoinGroupResponseDataInput } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { clientHostOf } from './group-errors.js';

@@ -1,7 +1,7 @@
 /** Heartbeat (key 12): keeps a member's session alive; answers REBALANCE_IN_PROGRESS during a rebalance. */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { HeartbeatRequest, HeartbeatResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { HeartbeatRequest, HeartbeatResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

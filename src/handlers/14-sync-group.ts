@@ -2,9 +2,9 @@
  * SyncGroup (key 14): the leader hands in the members' assignments; every member gets its own.
  * Followers' answers wait (parked in the coordinator) until the leader's SyncGroup arrives.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseDataInput } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -1,7 +1,7 @@
 /** DescribeGroups (key 15): state, protocol and members of each group, from its coordinator. */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { DescribeGroupsRequest, DescribeGroupsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
 import { defineHandler } from './handler.js';

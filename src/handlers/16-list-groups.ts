@@ -1,6 +1,6 @@
 /** ListGroups (key 16): every group this broker coordinates, filtered by state (v4+) and type (v5+). */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/index.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ListGroupsRequest, ListGroupsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

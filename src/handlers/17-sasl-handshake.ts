@@ -4,8 +4,8 @@
  * 4.4 still advertises it, but every client in use sends v1, and v0 closes the connection here.
  * On other listeners, or once authenticated, the answer is ILLEGAL_SASL_STATE, as Kafka's.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '@sluice/protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 
 export const saslHandshakeHandler = defineHandler({

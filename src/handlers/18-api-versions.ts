@@ -7,9 +7,13 @@
  * when `transaction.version` is finalized at 2 or more). The finalized levels are the cluster's
  * (UpdateFeatures changes them), with the epoch of their last change.
  */
-import { ApiVersionsRequest, ApiVersionsResponse, type ApiVersionsResponseDataInput } from '../protocol/messages/api/18-api-versions.js';
+import {
+  ApiVersionsRequest,
+  ApiVersionsResponse,
+  type ApiVersionsResponseDataInput,
+} from '@sluice/protocol/messages/api/18-api-versions.js';
 import { SUPPORTED_FEATURES, type FinalizedFeatures } from '../metadata/features.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler, type ApiVersionRange } from './handler.js';
 

@@ -4,14 +4,14 @@
  * the topic (or only checks, with validate_only). From v5 a successful result carries the
  * partition count, replication factor and every effective config.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
   type CreateTopicsRequestCreatableTopic,
   type CreateTopicsResponseCreatableTopicResultInput,
   type CreateTopicsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOnCluster, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';

@@ -4,15 +4,15 @@
  * TOPIC_DELETION_DISABLED when `delete.topic.enable` is off. Like Kafka 4.4, internal topics
  * may be deleted.
  */
-import { ERRORS, ErrorCode } from '../protocol/errors.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DeleteTopicsRequest,
   DeleteTopicsResponse,
   type DeleteTopicsResponseDataInput,
   type DeleteTopicsResponseDeletableTopicResultInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
-import { ZERO_UUID } from '../common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';

@@ -2,8 +2,8 @@
  * DeleteRecords (key 21): moves a partition's log start offset forward (offset -1 means the
  * high watermark); whole segments below it are deleted later. Answers the new low watermark.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DeleteRecordsRequest, DeleteRecordsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -4,10 +4,10 @@
  * the transaction coordinator of that id answers — a new id, or the id's producer at the next
  * epoch, which fences every older instance of it (KIP-98, KIP-360).
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { InitProducerIdRequest, InitProducerIdResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOnCluster, authorizedOnSomeResource, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

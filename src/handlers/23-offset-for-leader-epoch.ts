@@ -2,8 +2,8 @@
  * OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, from the partition's
  * leader-epoch cache; consumers use it after a leader change to detect log truncation.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -6,14 +6,14 @@
  * partition that does not exist, that partition answers UNKNOWN_TOPIC_OR_PARTITION and the others
  * OPERATION_NOT_ATTEMPTED.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnResponse,
   type AddPartitionsToTxnRequestAddPartitionsToTxnTransaction,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -2,10 +2,10 @@
  * AddOffsetsToTxn (key 25): adds the group's `__consumer_offsets` partition to the producer's
  * transaction, so that the offsets it then commits with TxnOffsetCommit end with the transaction.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
-import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../protocol/messages/index.js';
+import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -4,10 +4,10 @@
  * transaction version 2 (KIP-890 part 2): the coordinator bumps its epoch at the end of every
  * transaction and the answer carries the producer id and epoch to go on with.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { FIRST_PRODUCER_FENCED_VERSION, fencingErrorFor } from './producer-fenced.js';
-import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/index.js';
+import { EndTxnRequest, EndTxnResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

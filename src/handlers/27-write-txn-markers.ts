@@ -2,8 +2,8 @@
  * WriteTxnMarkers (key 27): a transaction coordinator on another broker asks this one, as the
  * partitions' leader, to write the end of a transaction (see `txn-marker-writes.ts`).
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

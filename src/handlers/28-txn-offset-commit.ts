@@ -7,10 +7,10 @@
  * in the transaction: the coordinator verifies it (KIP-890), or from v5, where a producer on
  * transaction version 2 sends no AddOffsetsToTxn, adds it.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
-import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { CONSUMER_OFFSETS_TOPIC } from '@sluice/protocol/internal-topics.js';
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -3,13 +3,13 @@
  * on the cluster; SECURITY_DISABLED without an authorizer. A filter with UNKNOWN elements closes
  * the connection, as Kafka 4.4 does (it cannot parse the request).
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DescribeAclsRequest,
   DescribeAclsResponse,
   type DescribeAclsResponseDataInput,
   type DescribeAclsResponseDescribeAclsResourceInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, filterIsUnknown, patternKey } from '../security/acl/index.js';
 import { aclApiRefusal, filterOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';

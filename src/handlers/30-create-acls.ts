@@ -4,13 +4,13 @@
  * (`bindingRefusal`) and answered on its own; an UNKNOWN code closes the connection, as Kafka
  * cannot parse such a request.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateAclsRequest,
   CreateAclsResponse,
   type CreateAclsResponseAclCreationResultInput,
   type CreateAclsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, bindingIsUnknown, bindingRefusal, type AclBinding } from '../security/acl/index.js';
 import { aclApiRefusal, bindingOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';

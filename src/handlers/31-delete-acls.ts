@@ -4,13 +4,13 @@
  * filter with UNKNOWN elements closes the connection, as Kafka 4.4 does (it cannot parse the
  * request).
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DeleteAclsRequest,
   DeleteAclsResponse,
   type DeleteAclsResponseDataInput,
   type DeleteAclsResponseDeleteAclsFilterResultInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, filterIsUnknown } from '../security/acl/index.js';
 import { aclApiRefusal, filterOf } from './acl-wire.js';
 import { clusterOf } from './cluster-context.js';

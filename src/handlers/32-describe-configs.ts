@@ -6,14 +6,14 @@
  * the group exists, each from its override or its broker synonym. This broker's loggers
  * (BROKER_LOGGER, named by its id) describe their levels.
  */
-import { ERRORS, ErrorCode } from '../protocol/errors.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DescribeConfigsRequest,
   DescribeConfigsResponse,
   type DescribeConfigsRequestDescribeConfigsResource,
   type DescribeConfigsResponseDataInput,
   type DescribeConfigsResponseDescribeConfigsResultInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { BROKER_CONFIGS, CONFIG_TYPE_CODE } from '../metadata/config/config-definitions.js';
 import type { ConfigEntry } from '../metadata/config/config-resolver.js';
 import { loggerEntries, loggerResourceProblem, type LoggerEntry } from './broker-logger-configs.js';

@@ -3,13 +3,13 @@
  * given set. Topic changes reach the live logs through `PartitionAdmin.updateTopicConfig`;
  * broker resources accept Kafka's dynamic keys only.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AlterConfigsRequest,
   AlterConfigsResponse,
   type AlterConfigsRequestAlterConfigsResource,
   type AlterConfigsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { defineHandler } from './handler.js';
 import { alterResources } from './alter-config-targets.js';

@@ -10,18 +10,18 @@
  * would be too long.
  * A partition named under two paths moves to the last one, as Kafka's request map keeps it.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AlterReplicaLogDirsRequest,
   AlterReplicaLogDirsResponse,
   type AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultInput,
   type AlterReplicaLogDirsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { LogDirMove } from '../metadata/admin/partition-admin.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 type TopicResult = AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultInput;
 

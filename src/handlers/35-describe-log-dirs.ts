@@ -6,13 +6,13 @@
  * replica (`isFutureKey`, its offset lag to the current log's end). An offline dir is answered
  * KAFKA_STORAGE_ERROR with nothing else.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DescribeLogDirsRequest,
   DescribeLogDirsResponse,
   type DescribeLogDirsResponseDataInput,
   type DescribeLogDirsResponseDescribeLogDirsTopicInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { PartitionLogDescription } from '../metadata/admin/partition-admin.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { defineHandler } from './handler.js';

@@ -4,8 +4,8 @@
  * authenticator's (`security/sasl/authenticator.ts`); without one, or on a non-SASL listener,
  * the answer is ILLEGAL_SASL_STATE, as Kafka's.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '@sluice/protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 
 export const saslAuthenticateHandler = defineHandler({

@@ -3,14 +3,14 @@
  * INVALID_PARTITIONS), with optional manual assignments (which can only name this broker), or
  * only checks with validate_only.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreatePartitionsRequest,
   CreatePartitionsResponse,
   type CreatePartitionsRequestCreatePartitionsTopic,
   type CreatePartitionsResponseCreatePartitionsTopicResultInput,
   type CreatePartitionsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf, type ClusterContext } from './cluster-context.js';

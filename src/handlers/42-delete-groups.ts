@@ -1,6 +1,6 @@
 /** DeleteGroups (key 42): removes empty groups and their offsets (tombstones in `__consumer_offsets`); a share group's share-partition state goes first. */
-import { ErrorCode } from '../protocol/errors.js';
-import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DeleteGroupsRequest, DeleteGroupsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

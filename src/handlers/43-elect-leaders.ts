@@ -4,9 +4,9 @@
  * NOT_CONTROLLER so that the client finds the controller. A single broker is every partition's
  * only and preferred replica: nothing to elect.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { groupBy } from '../common/group-by.js';
-import { ElectLeadersRequest, ElectLeadersResponse, type ElectLeadersResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import { ElectLeadersRequest, ElectLeadersResponse, type ElectLeadersResponseDataInput } from '@sluice/protocol/messages/index.js';
 import { ElectionType, type ElectionResult } from '../metadata/replica-control.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';

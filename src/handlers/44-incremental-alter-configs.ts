@@ -10,9 +10,9 @@ import {
   IncrementalAlterConfigsResponse,
   type IncrementalAlterConfigsRequestAlterConfigsResource,
   type IncrementalAlterConfigsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { ConfigOperation, applyAlterations } from '../metadata/config/config-operations.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ResourceType } from './cluster-context.js';
 import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { defineHandler } from './handler.js';

@@ -4,13 +4,13 @@
  * another broker answers NOT_CONTROLLER so the client finds the controller. A single broker can
  * only "move" a partition onto itself, which is already where it is.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { groupBy } from '../common/group-by.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import {
   AlterPartitionReassignmentsRequest,
   AlterPartitionReassignmentsResponse,
   type AlterPartitionReassignmentsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { ElectionResult, ReassignmentRequest } from '../metadata/replica-control.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';

@@ -3,13 +3,13 @@
  * partition's current replicas and those being added and removed. The active controller's
  * answer; another broker answers NOT_CONTROLLER. A single broker never has one.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { groupBy } from '../common/group-by.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import {
   ListPartitionReassignmentsRequest,
   ListPartitionReassignmentsResponse,
   type ListPartitionReassignmentsResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { ReassignmentState } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf } from './cluster-context.js';

@@ -1,12 +1,12 @@
 /** OffsetDelete (key 47): deletes a group's committed offsets for partitions it no longer consumes. */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import {
   OffsetDeleteRequest,
   OffsetDeleteResponse,
   type OffsetDeleteRequestOffsetDeleteRequestTopic,
   type OffsetDeleteResponseOffsetDeleteResponseTopicInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -3,13 +3,13 @@
  * request's filter, as Kafka 4.4 answers them; a filter Kafka refuses answers its error for the
  * whole request. The principal needs DESCRIBE_CONFIGS on the cluster.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DescribeClientQuotasRequest,
   DescribeClientQuotasResponse,
   type DescribeClientQuotasResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { describeClientQuotas } from '../quota/client-quota-requests.js';
 import { clusterOf } from './cluster-context.js';
 import { AclOperation, authorizedOnCluster, CLUSTER_AUTHORIZATION_MESSAGE } from './authorization.js';

@@ -4,13 +4,13 @@
  * quotas follow it). Each entry is validated as Kafka 4.4's controller does and answered on its
  * own; `validate_only` writes nothing. The principal needs ALTER_CONFIGS on the cluster.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AlterClientQuotasRequest,
   AlterClientQuotasResponse,
   type AlterClientQuotasResponseDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { applyQuotaChanges, validateAlterations } from '../quota/client-quota-requests.js';
 import { clusterOf } from './cluster-context.js';
 import { AclOperation, authorizedOnCluster, CLUSTER_AUTHORIZATION_MESSAGE } from './authorization.js';

@@ -4,8 +4,8 @@
  * user named twice is DUPLICATE_RESOURCE and one without credentials RESOURCE_NOT_FOUND, with
  * Kafka 4.4's messages.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';

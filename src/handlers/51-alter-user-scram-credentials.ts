@@ -7,15 +7,15 @@
  * UNSUPPORTED_SASL_MECHANISM, deleting a credential that does not exist RESOURCE_NOT_FOUND.
  * Results list the successful deletions, then the successful upsertions, then the failures.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '@sluice/protocol/messages/index.js';
 import {
   credentialFromSaltedPassword,
   formatCredential,
   MAX_SCRAM_ITERATIONS,
   scramMechanismOfType,
   type ScramMechanism,
-} from '../security/sasl/scram-formatter.js';
+} from '@sluice/protocol/sasl/scram-formatter.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';

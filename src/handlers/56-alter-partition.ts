@@ -4,13 +4,13 @@
  * partition epochs; any other broker answers NOT_CONTROLLER. Kafka 4.4 defines versions 2–3,
  * which name topics by id; version 3 carries each new ISR member's broker epoch.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AlterPartitionRequest,
   AlterPartitionResponse,
   type AlterPartitionResponseDataInput,
   type AlterPartitionResponsePartitionDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, membershipOf } from './cluster-context.js';

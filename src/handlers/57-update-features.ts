@@ -9,8 +9,8 @@
  * there are none. v0's `allowDowngrade` is read as Kafka 4.4 reads it: not at all (the upgrade
  * type is UPGRADE's default), so a v0 downgrade is refused.
  */
-import { UpdateFeaturesRequest, UpdateFeaturesResponse, type UpdateFeaturesResponseDataInput } from '../protocol/messages/index.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { UpdateFeaturesRequest, UpdateFeaturesResponse, type UpdateFeaturesResponseDataInput } from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { AclOperation, authorizedOnCluster, CLUSTER_AUTHORIZATION_MESSAGE } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

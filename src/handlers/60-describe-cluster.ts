@@ -3,8 +3,8 @@
  * image, each at its endpoint on the request's listener. This is a broker endpoint: a request for the controller endpoint type is refused as
  * Kafka's brokers do.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DescribeClusterRequest, DescribeClusterResponse, type DescribeClusterResponseDataInput } from '@sluice/protocol/messages/index.js';
 import { authorizedOperations, ResourceType } from './authorization.js';
 import { CLUSTER_NAME } from '../security/acl/index.js';
 import { endpointOn } from '../metadata/metadata-image.js';

@@ -2,8 +2,8 @@
  * DescribeProducers (key 61): the idempotent producers a partition knows (id, epoch, last
  * sequence and timestamp), read from the owner's producer state.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { DescribeProducersRequest, DescribeProducersResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DescribeProducersRequest, DescribeProducersResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

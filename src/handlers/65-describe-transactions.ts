@@ -3,8 +3,8 @@
  * (state, producer id and epoch, timeout, start time, partitions); an id coordinated elsewhere
  * answers NOT_COORDINATOR, as Kafka's admin client then asks its coordinator.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

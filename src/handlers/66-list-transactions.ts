@@ -2,7 +2,7 @@
  * ListTransactions (key 66): the transactional ids of every transaction coordinator on this
  * broker, filtered by state, producer id and (v1+) how long the transaction has been running.
  */
-import { ListTransactionsRequest, ListTransactionsResponse } from '../protocol/messages/index.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -2,9 +2,9 @@
  * ConsumerGroupHeartbeat (key 68, KIP-848): join, heartbeat and leave of consumer-protocol groups.
  * The coordinator gets the cluster's topics so every heartbeat sees topics appear and grow.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { consumerGroupProtocolEnabled } from '../metadata/features.js';

@@ -1,7 +1,7 @@
 /** ConsumerGroupDescribe (key 69, KIP-848): epochs, assignor and members of consumer-protocol groups. */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedOperations as authorizedOperationsOf, ResourceType } from './authorization.js';
 import { clusterOf, OPERATIONS_NOT_REQUESTED } from './cluster-context.js';
 import { consumerGroupProtocolEnabled } from '../metadata/features.js';

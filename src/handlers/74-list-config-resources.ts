@@ -5,12 +5,12 @@
  * metrics subscriptions and groups that have configs (Sluice has no client metrics). v0
  * lists only client metrics resources. A type that has no configurations is UNSUPPORTED_VERSION.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ListConfigResourcesRequest,
   ListConfigResourcesResponse,
   type ListConfigResourcesResponseConfigResourceInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import { clusterOf, ResourceType, type ClusterContext } from './cluster-context.js';
 import { defineHandler } from './handler.js';

@@ -3,16 +3,16 @@
  * partitions, at most `response_partition_limit` partitions per response; `next_cursor` names
  * the partition to continue from, and a request's cursor resumes there.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DescribeTopicPartitionsRequest,
   DescribeTopicPartitionsResponse,
   type DescribeTopicPartitionsResponseCursorInput,
   type DescribeTopicPartitionsResponseDataInput,
   type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { topicNameProblem } from '../metadata/topic-names.js';
-import { ZERO_UUID } from '../common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { AclOperation, authorizedNames, authorizedOperations, ResourceType } from './authorization.js';
 import { defineHandler } from './handler.js';
 import { clusterOf } from './cluster-context.js';

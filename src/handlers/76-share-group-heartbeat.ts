@@ -2,9 +2,9 @@
  * ShareGroupHeartbeat (key 76, KIP-932): join, heartbeat and leave of share groups. As Kafka's
  * KafkaApis: READ on the group, and DESCRIBE on every subscribed topic.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { shareGroupsEnabled } from '../metadata/features.js';

@@ -3,9 +3,9 @@
  * KafkaApis: DESCRIBE on each group, and a group whose assignment names a topic the client may not
  * DESCRIBE answers TOPIC_AUTHORIZATION_FAILED.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '@sluice/protocol/messages/index.js';
 import {
   AclOperation,
   authorized,

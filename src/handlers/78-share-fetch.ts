@@ -15,18 +15,18 @@
  *   partitions until an append or `maxWaitMs`. A renewal-only request (v2 `isRenewAck`) fetches
  *   nothing.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ShareFetchRequest,
   ShareFetchResponse,
   type ShareFetchRequestData,
   type ShareFetchResponseDataInput,
   type ShareFetchResponsePartitionDataInput,
-} from '../protocol/messages/index.js';
-import { EMPTY_BYTES } from '../protocol/primitives/codec-support.js';
-import type { FileRegion } from '../protocol/primitives/writer.js';
-import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
+} from '@sluice/protocol/messages/index.js';
+import { EMPTY_BYTES } from '@sluice/protocol/primitives/codec-support.js';
+import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
+import { CONSUMER_REPLICA_ID } from '@sluice/protocol/offset-requests.js';
 import { NO_EPOCH, NO_EPOCH_CHECK, type ReadResult } from '../partitions/partition-data.js';
 import type { AcquiredRange, SharePartition } from '../coordinator/share/partition/share-partition.js';
 import type { ShareSessionPartition } from '../coordinator/share/partition/share-session-cache.js';
@@ -41,7 +41,7 @@ import {
 } from './share-partition-requests.js';
 import type { ShareServices } from './share-services.js';
 import { logStartOf, startOffsetResolver } from './share-start-offset.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** ShareFetch v2 added RENEW acknowledgements and the record-limit acquire mode. */
 const RENEW_VERSION = 2;

@@ -4,14 +4,14 @@
  * It works in the member's existing share session (epoch 0 cannot open one); epoch -1 closes the
  * session after the acknowledgements and releases what the member still holds.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ShareAcknowledgeRequest,
   ShareAcknowledgeResponse,
   type ShareAcknowledgeResponseDataInput,
   type ShareAcknowledgeResponsePartitionDataInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { defineHandler } from './handler.js';
 import { acknowledgePartition, admitShareRequest, partitionFinder, ShareLeaderHints } from './share-partition-requests.js';
 

@@ -1,5 +1,5 @@
 /** InitializeShareGroupState (key 83): a share-partition (re)starts at a state epoch and start offset. */
-import { InitializeShareGroupStateRequest, InitializeShareGroupStateResponse } from '../protocol/messages/index.js';
+import { InitializeShareGroupStateRequest, InitializeShareGroupStateResponse } from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';

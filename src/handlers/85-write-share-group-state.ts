@@ -1,5 +1,5 @@
 /** WriteShareGroupState (key 85): the state batches (and start offset) a share-partition's leader changed. */
-import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from '../protocol/messages/index.js';
+import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';

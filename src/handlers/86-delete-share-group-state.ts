@@ -1,5 +1,5 @@
 /** DeleteShareGroupState (key 86): forgets a share-partition's state (a tombstone in `__share_group_state`). */
-import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from '../protocol/messages/index.js';
+import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';

@@ -3,7 +3,7 @@ import {
   ReadShareGroupStateSummaryRequest,
   ReadShareGroupStateSummaryResponse,
   type ReadShareGroupStateSummaryResponsePartitionResultInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { clusterOf } from './cluster-context.js';
 import { defineHandler } from './handler.js';
 import { answerSharePartitions } from './share-state-requests.js';

@@ -3,10 +3,10 @@
  * share coordinator, and (v1, KIP-1226) its lag against the partition's high watermark. As Kafka's KafkaApis: DESCRIBE on the group; topics the client may not
  * DESCRIBE answer TOPIC_AUTHORIZATION_FAILED (or are left out when all topics are asked for).
  */
-import { ERRORS, ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ZERO_UUID } from '../common/uuid.js';
-import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from '../protocol/messages/index.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
+import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { shareGroupsEnabled } from '../metadata/features.js';

@@ -4,10 +4,10 @@
  * answers TOPIC_AUTHORIZATION_FAILED and one that does not exist UNKNOWN_TOPIC_OR_PARTITION,
  * per partition, without reaching the coordinator.
  */
-import { ERRORS, ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ZERO_UUID } from '../common/uuid.js';
-import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '../protocol/messages/index.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
+import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { shareGroupsEnabled } from '../metadata/features.js';

@@ -3,9 +3,9 @@
  * for whole topics. As Kafka's KafkaApis: DELETE on the group; a topic the client may not READ
  * answers TOPIC_AUTHORIZATION_FAILED without reaching the coordinator.
  */
-import { ERRORS, ErrorCode } from '../protocol/errors.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../protocol/messages/index.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
 import { shareGroupsEnabled } from '../metadata/features.js';

@@ -2,7 +2,7 @@
  * The ACL APIs' wire fields as the security layer's bindings and filters (the numeric codes are
  * the same), and what they share: the refusals Kafka answers before looking at any ACL.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   type AclOperation,
   type AclBinding,

@@ -10,7 +10,7 @@ import { GROUP_CONFIG_BY_NAME } from '../metadata/config/group-configs.js';
 import { loggerResourceProblem, replaceLoggerLevels } from './broker-logger-configs.js';
 import type { AlterationTarget } from '../metadata/config/config-operations.js';
 import type { AdminResult } from '../metadata/admin/topic-admin.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ResourceType, clusterOf, type ClusterContext } from './cluster-context.js';
 import { AclOperation, configResourceRefusal } from './authorization.js';
 import type { RequestContext } from './handler.js';

@@ -6,7 +6,7 @@
  * are Kafka's "everything" sets. ApiVersions, SaslHandshake and SaslAuthenticate never ask.
  */
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../security/acl/index.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ALL_CLUSTER_OPERATIONS,
   ALL_TOPIC_OPERATIONS,

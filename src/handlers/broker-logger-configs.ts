@@ -3,7 +3,7 @@
  * broker's loggers and their levels (DescribeConfigs), and levels set or removed live
  * (IncrementalAlterConfigs SET and DELETE). The resource is named by this broker's id.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ConfigSource } from '../metadata/config/config-definitions.js';
 import type { AdminResult } from '../metadata/admin/topic-admin.js';
 import { KAFKA_LOG_LEVELS, ROOT_LOGGER, isKafkaLogLevel, type LogLevels } from '../common/log-levels.js';

@@ -6,11 +6,11 @@
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { Session } from '../common/session.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
-import type { RequestHeaderData } from '../protocol/messages/index.js';
-import type { MessageCodec, VersionRange } from '../protocol/primitives/codec-support.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
-import type { Reader } from '../protocol/primitives/reader.js';
-import type { Writer } from '../protocol/primitives/writer.js';
+import type { RequestHeaderData } from '@sluice/protocol/messages/index.js';
+import type { MessageCodec, VersionRange } from '@sluice/protocol/primitives/codec-support.js';
+import { DecodeError } from '@sluice/protocol/primitives/decode-error.js';
+import type { Reader } from '@sluice/protocol/primitives/reader.js';
+import type { Writer } from '@sluice/protocol/primitives/writer.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
 import type { ClusterContext } from './cluster-context.js';
 

@@ -7,7 +7,7 @@
  * module and checks that they agree. The group, transaction and share coordinators load with
  * the first handler that reads them (`coordinated`).
  */
-import { API_TABLE } from '../protocol/messages/api-table.js';
+import { API_TABLE } from '@sluice/protocol/messages/api-table.js';
 import type { HandlerEntry, RegisteredApi } from './handler.js';
 
 /** Where a handler serves or advertises from a version other than its codec's lowest (Produce, SaslHandshake). */

@@ -4,7 +4,7 @@
  * client moves to the new leader without a metadata round trip. Produce carries them from v10,
  * Fetch its `currentLeader` from v12 and node endpoints from v16.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { endpointOn, type MetadataImage } from '../metadata/metadata-image.js';
 
 export interface LeaderHint {

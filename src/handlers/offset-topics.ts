@@ -7,13 +7,13 @@
  * the rest by name, and carry the ids back into its answer.
  */
 import type { MetadataImage } from '../metadata/metadata-image.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type {
   OffsetFetchRequestOffsetFetchRequestGroup,
   OffsetFetchRequestOffsetFetchRequestTopics,
   OffsetFetchResponseOffsetFetchResponseGroupInput,
   OffsetFetchResponseOffsetFetchResponseTopicsInput,
-} from '../protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 
 /** OffsetCommit v10 and OffsetFetch v10 name topics by id instead of by name. */
 export const FIRST_VERSION_WITH_TOPIC_IDS = 10;

@@ -3,10 +3,10 @@
  * a partition this broker leads answers from its log, one led elsewhere is asked of its leader
  * over the member's inter-broker connection (ListOffsets LATEST, read_uncommitted).
  */
-import { groupBy } from '../common/group-by.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import type { PartitionEnd, PartitionEnds } from '../coordinator/group/share/share-group-service.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { LATEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 

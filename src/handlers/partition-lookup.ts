@@ -5,7 +5,7 @@
  * are answered: concurrently, and, for the APIs where Kafka keys them by topic-partition, each
  * distinct partition once.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
 import type { ClusterContext } from './cluster-context.js';
 

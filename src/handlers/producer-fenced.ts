@@ -3,7 +3,7 @@
  * request versions on; a client sending an older version does not know the code, and Kafka
  * answers it INVALID_PRODUCER_EPOCH instead.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export const FIRST_PRODUCER_FENCED_VERSION = {
   initProducerId: 4,

@@ -8,8 +8,8 @@
  * arrived (Kafka handles a connection's requests in order); once nothing is loading, `get`
  * answers the loaded handler itself and costs nothing more.
  */
-import { API_TABLE } from '../protocol/messages/api-table.js';
-import type { VersionRange } from '../protocol/primitives/codec-support.js';
+import { API_TABLE } from '@sluice/protocol/messages/api-table.js';
+import type { VersionRange } from '@sluice/protocol/primitives/codec-support.js';
 import type { ApiVersionRange, HandlerEntry, RegisteredApi } from './handler.js';
 
 export class HandlerRegistry {

@@ -5,7 +5,7 @@
  * `kafka-configs.sh --zookeeper … --entity-type users` reads and writes the same credentials.
  */
 import type { ClientEntityStore } from '../metadata/client-entity-store.js';
-import { parseCredential, SCRAM_MECHANISMS, type ScramCredential, type ScramMechanism } from '../security/sasl/scram-formatter.js';
+import { parseCredential, SCRAM_MECHANISMS, type ScramCredential, type ScramMechanism } from '@sluice/protocol/sasl/scram-formatter.js';
 
 export interface UserCredential {
   readonly mechanism: ScramMechanism;

@@ -3,9 +3,9 @@
  * authorized on the topic, led here), applying a member's acknowledgements to it, and the leader
  * hints (KIP-951) of the partitions that moved.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { TopicImage } from '../metadata/metadata-image.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { AcknowledgementBatch } from '../coordinator/share/partition/share-partition.js';
 import type { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
 import { AclOperation, authorized, authorizedNames, ResourceType } from './authorization.js';

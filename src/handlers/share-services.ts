@@ -4,14 +4,14 @@
  * reading of batch headers from fetched file ranges. The composition root builds them; until it
  * does, the two handlers are not registered.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { FetchedBatches } from '../coordinator/share/partition/log-batches.js';
 import type { SharePartitionManager } from '../coordinator/share/partition/share-partition-manager.js';
 import type { ShareSessionCache } from '../coordinator/share/partition/share-session-cache.js';
 import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
 import type { ClusterContext } from './cluster-context.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export interface ShareServices {
   readonly partitions: SharePartitionManager;

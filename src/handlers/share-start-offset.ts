@@ -4,9 +4,9 @@
  * last stable offset), `earliest` the log start, `by_duration:<d>` the first record at or after
  * now - d (the end when there is none).
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../protocol/offset-requests.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
 import type { SharePartitionConfig } from '../coordinator/share/partition/share-partition-config.js';
 import type { StartOffsetResolver } from '../coordinator/share/partition/share-partition.js';

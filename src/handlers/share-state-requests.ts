@@ -4,7 +4,7 @@
  * each share-partition is answered on its own by this broker's share coordinator, and a request
  * without a group id, topics or partitions gets an empty answer, as Kafka's service gives it.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
 import { AclOperation, authorizedOnCluster } from './authorization.js';
 import type { RequestContext } from './handler.js';

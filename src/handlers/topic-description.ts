@@ -4,7 +4,7 @@
  * a leader answers LEADER_NOT_AVAILABLE, as Kafka's brokers do.
  */
 import { NO_LEADER, type PartitionRegistration, type TopicImage } from '../metadata/metadata-image.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export interface PartitionState {
   readonly errorCode: number;

@@ -6,15 +6,15 @@
  * WriteTxnMarkers. Each partition is answered once the marker is committed (acks=all), so the
  * coordinator writes CompleteCommit/CompleteAbort only after every marker is safe.
  */
-import { groupBy } from '../common/group-by.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../protocol/internal-topics.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC } from '@sluice/protocol/internal-topics.js';
 import type { AppendReply, TxnMarkerEntry } from '../partitions/partition-data.js';
 import type { ClusterContext } from './cluster-context.js';
 import { lookupPartition } from './partition-lookup.js';
 import type { PartitionErrorRef } from './txn-partitions.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** A partition without a live leader: its marker waits for one. */
 const NO_LEADER = -1;

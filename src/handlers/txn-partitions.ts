@@ -3,8 +3,8 @@
  * topic, the coordinator and the marker writes take them flat, and answers go back per topic in
  * the order the topics first appeared.
  */
-import { groupBy } from '../common/group-by.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export type { TopicPartition };
 

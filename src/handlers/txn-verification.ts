@@ -11,11 +11,11 @@
  * The coordinator's answers are translated as Kafka's ReplicaManager does, for the producers that
  * only know the older errors.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { TRANSACTION_STATE_TOPIC } from '../metadata/topic-names.js';
 import type { ClusterContext } from './cluster-context.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** What the client's request version says it handles, and so how its partitions are verified and refused. */
 export interface TransactionSupport {

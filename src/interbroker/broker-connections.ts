@@ -4,9 +4,9 @@
  * connection fails. Requests to the controller, and a transaction coordinator's requests to
  * partition leaders and theirs back, all go over these.
  */
-import { KafkaConnection } from '../client/connection.js';
-import type { SaslCredentials } from '../client/sasl-client.js';
-import type { ClientTls } from '../common/tls-config.js';
+import { KafkaConnection } from '@sluice/client/connection.js';
+import type { SaslCredentials } from '@sluice/client/sasl-client.js';
+import type { ClientTls } from '@sluice/protocol/common/tls-config.js';
 import type { MetadataSource } from '../metadata/metadata-image.js';
 
 interface OpenConnection {

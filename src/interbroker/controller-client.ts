@@ -3,10 +3,10 @@
  * the ZooKeeper era): the controller is the one the latest UpdateMetadata named, reached over
  * this member's connection to that broker. NOT_CONTROLLER answers are the caller's to retry.
  */
-import type { KafkaConnection } from '../client/connection.js';
+import type { KafkaConnection } from '@sluice/client/connection.js';
 import type { MetadataSource } from '../metadata/metadata-image.js';
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { BrokerConnections } from './broker-connections.js';
 
 export class ControllerClient {

@@ -4,15 +4,15 @@
  * NetworkPartitionMetadataClient asks for them. One request per leader; a broker that cannot be
  * reached answers each partition with the error of the exchange.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { groupBy } from '../common/group-by.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import type { Logger } from '../common/logger.js';
 import type { PartitionEndAnswer, PartitionEndPeers } from '../metadata/replica-control.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_REPLICA_ID, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '../protocol/offset-requests.js';
-import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_REPLICA_ID, LATEST_TIMESTAMP, READ_UNCOMMITTED } from '@sluice/protocol/offset-requests.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import type { BrokerConnections } from './broker-connections.js';
-import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 const NO_OFFSET = -1n;
 

@@ -4,13 +4,13 @@
  * to that broker. A failed exchange drops the connection and answers NETWORK_EXCEPTION (or the
  * error the exchange carried) for the persister to retry.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { ShareOpError, ShareReadAnswer, ShareSummaryAnswer, ShareWriteRequest } from '../coordinator/share/share-coordinator.js';
 import type { ShareStateBackend } from '../coordinator/share/share-coordinator-service.js';
 import type { ShareStatePeers } from '../coordinator/share/share-state-routing.js';
 import type { SharePartitionKey } from '../coordinator/share/share-state-persister.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DeleteShareGroupStateRequest,
   DeleteShareGroupStateResponse,
@@ -22,8 +22,8 @@ import {
   ReadShareGroupStateSummaryResponse,
   WriteShareGroupStateRequest,
   WriteShareGroupStateResponse,
-} from '../protocol/messages/index.js';
-import type { KafkaConnection } from '../client/connection.js';
+} from '@sluice/protocol/messages/index.js';
+import type { KafkaConnection } from '@sluice/client/connection.js';
 import type { BrokerConnections } from './broker-connections.js';
 
 /** The one partition answer of a one-partition response; a response without it is UNKNOWN_SERVER_ERROR. */

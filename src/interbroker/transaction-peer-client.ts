@@ -6,20 +6,20 @@
  * connection to that broker; a failed exchange drops the connection and answers every partition
  * with a retriable error for the caller to retry.
  */
-import { kafkaErrorCode } from '../common/kafka-error.js';
-import { groupBy } from '../common/group-by.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import type { Logger } from '../common/logger.js';
 import type { TopicPartitionError, TransactionPeers, TxnMarkerSpec, TxnPartitionsSpec } from '../metadata/replica-control.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnResponse,
   WriteTxnMarkersRequest,
   WriteTxnMarkersResponse,
-} from '../protocol/messages/index.js';
-import type { KafkaConnection } from '../client/connection.js';
+} from '@sluice/protocol/messages/index.js';
+import type { KafkaConnection } from '@sluice/client/connection.js';
 import type { BrokerConnections } from './broker-connections.js';
-import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 function byTopic(partitions: readonly TopicPartition[]): Array<{ name: string; partitions: number[] }> {
   return [

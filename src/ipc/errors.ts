@@ -3,8 +3,8 @@
  * message too large for a ring is Kafka's MESSAGE_TOO_LARGE. (A channel whose worker is gone is
  * failed by its owner with its own error: see `worker-pool/errors.ts`.)
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 /** A ring was asked for a capacity it cannot have (not a multiple of 8, too small or too big). */
 export class RingConfigurationError extends RangeError {

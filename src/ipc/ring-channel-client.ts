@@ -8,7 +8,7 @@
  * Life cycle: created on a channel's buffers shared with a worker; `fail(error)` (peer gone, or
  * after a clean shutdown) rejects every pending and later request with that error.
  */
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import {
   COMMAND_EXPECTS_REPLY,
   COMMAND_HEADER_BYTES,

@@ -13,8 +13,8 @@
  * on time: after each wait it yields one turn of the event loop. While a handler's promise is
  * pending it waits with `Atomics.waitAsync` instead, so the event loop can settle that promise.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   COMMAND_HEADER_BYTES,
   COMMAND_NO_REPLY,

@@ -10,8 +10,8 @@
  * features (`metadata.version`, `kraft.version`, `eligible.leader.replicas.version`) belong to the
  * KRaft metadata log, which a ZooKeeper-coordinated cluster does not have.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export const GROUP_VERSION = 'group.version';
 export const SHARE_VERSION = 'share.version';

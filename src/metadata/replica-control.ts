@@ -6,7 +6,7 @@
  * of ZooKeeper or of the fetchers. A single broker has neither.
  */
 import type { MetadataUpdate } from './cluster-metadata-cache.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export interface ControllerStamp {
   readonly controllerId: number;

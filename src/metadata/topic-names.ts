@@ -7,7 +7,7 @@ import {
   CONSUMER_OFFSETS_TOPIC,
   SHARE_GROUP_STATE_TOPIC,
   TRANSACTION_STATE_TOPIC,
-} from '../protocol/internal-topics.js';
+} from '@sluice/protocol/internal-topics.js';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 

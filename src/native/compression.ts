@@ -5,19 +5,27 @@
  * which is what a broker answers for such a batch.
  */
 import { promisify } from 'node:util';
-import zlib from 'node:zlib';
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { native, type NativeCodec, type NativeDecompressCodec } from './binding.js';
-import { CompressionCodec } from './compression-codec.js';
+import { CompressionCodec } from '@sluice/protocol/records/compression-codec.js';
+import {
+  asBuffer,
+  CODEC_NAMES,
+  corruptRecords,
+  gunzipOptions,
+  gunzippedWithinLimit,
+  nodeZlib,
+  plainWithinLimit,
+  portableCompress,
+  portableDecompress,
+} from '@sluice/protocol/records/portable-codecs.js';
 
 export { CompressionCodec };
 
-const CORRUPT_MESSAGE = 2;
 const UNSUPPORTED_COMPRESSION_TYPE = 76;
 /** The addon sizes outputs with 32-bit lengths, and so does Kafka's batch format. */
 const MAX_DECOMPRESSED_LIMIT = 0xffffffff;
 
-const CODEC_NAMES: Record<CompressionCodec, string> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' };
 const DEBIAN_PACKAGES: Record<NativeDecompressCodec, string> = { 1: 'zlib1g-dev', 2: 'libsnappy-dev', 3: 'liblz4-dev', 4: 'libzstd-dev' };
 
 /** First size of the memory `decompressTransient` reuses: a 256 KiB batch's records fit. */
@@ -27,9 +35,6 @@ const RETAINED_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 /** This thread's decompression memory (each worker has its own module instance). */
 let scratch: Buffer | null = null;
-
-const gzipAsync = promisify(zlib.gzip);
-const gunzipAsync = promisify(zlib.gunzip);
 
 /** Which codecs this build serves; gzip and none always, the others if their library was found at build time. */
 export function codecAvailable(codec: CompressionCodec): boolean {
@@ -49,9 +54,8 @@ export function compress(codec: CompressionCodec, data: Uint8Array): Buffer {
   checkArguments(codec, data, 0);
   switch (codec) {
     case CompressionCodec.None:
-      return asBuffer(data);
     case CompressionCodec.Gzip:
-      return zlib.gzipSync(data);
+      return portableCompress(codec, data);
     default:
       return callNative(codec, () => native().compress(codec, data));
   }
@@ -62,11 +66,8 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
   checkArguments(codec, data, maxDecompressedBytes);
   switch (codec) {
     case CompressionCodec.None:
-      return checkedPlain(data, maxDecompressedBytes);
     case CompressionCodec.Gzip:
-      return callGzip(codec, () =>
-        withinLimit(zlib.gunzipSync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes),
-      );
+      return portableDecompress(codec, data, maxDecompressedBytes);
     default:
       return callNative(codec, () => native().decompress(codec, data, maxDecompressedBytes));
   }
@@ -82,7 +83,7 @@ export function decompress(codec: CompressionCodec, data: Uint8Array, maxDecompr
  */
 export function decompressTransient(codec: CompressionCodec, data: Uint8Array, maxDecompressedBytes: number): Buffer {
   checkArguments(codec, data, maxDecompressedBytes);
-  if (codec === CompressionCodec.None) return checkedPlain(data, maxDecompressedBytes);
+  if (codec === CompressionCodec.None) return plainWithinLimit(data, maxDecompressedBytes);
   if (codec === CompressionCodec.Gzip && !native().codecsAvailable.gzip) return decompress(codec, data, maxDecompressedBytes);
   let target = scratch ?? Buffer.allocUnsafeSlow(Math.min(INITIAL_SCRATCH_BYTES, maxDecompressedBytes + 1));
   for (;;) {
@@ -105,7 +106,7 @@ export async function compressAsync(codec: CompressionCodec, data: Uint8Array): 
     case CompressionCodec.None:
       return asBuffer(data);
     case CompressionCodec.Gzip:
-      return gzipAsync(data);
+      return promisify(nodeZlib().gzip)(data);
     default:
       return awaitNative(codec, (callback) => native().compressAsync(codec, data, callback));
   }
@@ -116,12 +117,12 @@ export async function decompressAsync(codec: CompressionCodec, data: Uint8Array,
   checkArguments(codec, data, maxDecompressedBytes);
   switch (codec) {
     case CompressionCodec.None:
-      return checkedPlain(data, maxDecompressedBytes);
+      return plainWithinLimit(data, maxDecompressedBytes);
     case CompressionCodec.Gzip:
       try {
-        return withinLimit(await gunzipAsync(data, { maxOutputLength: gzipOutputLimit(maxDecompressedBytes) }), maxDecompressedBytes);
+        return gunzippedWithinLimit(await promisify(nodeZlib().gunzip)(data, gunzipOptions(maxDecompressedBytes)), maxDecompressedBytes);
       } catch (error) {
-        throw corrupt(codec, error);
+        throw corruptRecords(codec, error);
       }
     default:
       return awaitNative(codec, (callback) => native().decompressAsync(codec, data, maxDecompressedBytes, callback));
@@ -135,35 +136,6 @@ function checkArguments(codec: CompressionCodec, data: Uint8Array, maxDecompress
   if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
   if (!Number.isSafeInteger(maxDecompressedBytes) || maxDecompressedBytes < 0 || maxDecompressedBytes > MAX_DECOMPRESSED_LIMIT) {
     throw new RangeError('maxDecompressedBytes must be an integer in [0, 2^32)');
-  }
-}
-
-function asBuffer(data: Uint8Array): Buffer {
-  return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
-
-/** node:zlib refuses a limit of 0, so that one case is checked after the fact. */
-function gzipOutputLimit(maxDecompressedBytes: number): number {
-  return Math.max(1, maxDecompressedBytes);
-}
-
-function withinLimit(output: Buffer, maxDecompressedBytes: number): Buffer {
-  if (output.length > maxDecompressedBytes) throw new Error(`decompressed size exceeds the limit of ${maxDecompressedBytes} bytes`);
-  return output;
-}
-
-function checkedPlain(data: Uint8Array, maxDecompressedBytes: number): Buffer {
-  if (data.byteLength > maxDecompressedBytes) {
-    throw new KafkaError(CORRUPT_MESSAGE, `records of ${data.byteLength} bytes exceed the limit of ${maxDecompressedBytes}`);
-  }
-  return asBuffer(data);
-}
-
-function callGzip(codec: CompressionCodec, run: () => Buffer): Buffer {
-  try {
-    return run();
-  } catch (error) {
-    throw corrupt(codec, error);
   }
 }
 
@@ -187,7 +159,7 @@ function awaitNative(codec: NativeCodec, start: (callback: (error: Error | null,
 
 function translate(codec: NativeDecompressCodec, error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ERR_SLUICE_CORRUPT_MESSAGE') return corrupt(codec, error);
+  if (code === 'ERR_SLUICE_CORRUPT_MESSAGE') return corruptRecords(codec, error);
   if (code === 'ERR_SLUICE_CODEC_UNAVAILABLE') {
     return new KafkaError(
       UNSUPPORTED_COMPRESSION_TYPE,
@@ -196,9 +168,4 @@ function translate(codec: NativeDecompressCodec, error: unknown): unknown {
     );
   }
   return error;
-}
-
-function corrupt(codec: CompressionCodec, error: unknown): KafkaError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new KafkaError(CORRUPT_MESSAGE, `${CODEC_NAMES[codec]}: ${reason}`, { cause: error });
 }

@@ -6,6 +6,7 @@
  * addon's memmove instead (~25 GB/s). Small ones, and copies into ordinary memory, stay in
  * JavaScript, where they cost less than the call.
  */
+import { portableCopyBytes } from '@sluice/protocol/accelerators.js';
 import { native } from './binding.js';
 
 /** Below this, a call into the addon costs more than V8's byte-wise copy saves. */
@@ -17,7 +18,5 @@ export function copyBytes(source: Uint8Array, target: Uint8Array, targetStart: n
     native().copyBytes(source, target, targetStart);
     return;
   }
-  if (targetStart + source.byteLength > target.byteLength)
-    throw new RangeError('copyBytes: the source does not fit in the target at targetStart');
-  target.set(source, targetStart);
+  portableCopyBytes(source, target, targetStart);
 }

@@ -12,12 +12,12 @@ import type { Logger } from '../common/logger.js';
 import type { RateLimitedLog } from '../common/rate-limited-log.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../common/session.js';
-import { decodeRequestHeader } from '../protocol/envelope.js';
-import type { FrameBufferPool } from '../protocol/frame-buffer-pool.js';
-import { FrameDecoder, type FinalResponse } from '../protocol/framing.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
-import { Reader } from '../protocol/primitives/reader.js';
-import type { FrameParts } from '../protocol/primitives/writer.js';
+import { decodeRequestHeader } from '@sluice/protocol/envelope.js';
+import type { FrameBufferPool } from '@sluice/protocol/frame-buffer-pool.js';
+import { FrameDecoder, type FinalResponse } from '@sluice/protocol/framing.js';
+import { DecodeError } from '@sluice/protocol/primitives/decode-error.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import type { FrameParts } from '@sluice/protocol/primitives/writer.js';
 import type { Dispatcher } from './dispatcher.js';
 import { OutboundQueue } from './outbound-queue.js';
 

@@ -5,10 +5,10 @@
  * an implementation.
  */
 import type { Session } from '../common/session.js';
-import type { FinalResponse } from '../protocol/framing.js';
-import type { RequestHeaderData } from '../protocol/messages/index.js';
-import type { Reader } from '../protocol/primitives/reader.js';
-import type { FrameParts } from '../protocol/primitives/writer.js';
+import type { FinalResponse } from '@sluice/protocol/framing.js';
+import type { RequestHeaderData } from '@sluice/protocol/messages/index.js';
+import type { Reader } from '@sluice/protocol/primitives/reader.js';
+import type { FrameParts } from '@sluice/protocol/primitives/writer.js';
 
 export interface Dispatcher {
   /**

@@ -8,10 +8,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../common/logger.js';
-import { nodeTls } from '../common/node-tls.js';
+import { nodeTls } from '@sluice/protocol/common/node-tls.js';
 import { ANONYMOUS_PRINCIPAL } from '../common/session.js';
-import { rfc2253Name } from '../common/ssl-principal-mapper.js';
-import type { ServerTls } from '../common/tls-config.js';
+import { rfc2253Name } from '@sluice/protocol/common/ssl-principal-mapper.js';
+import type { ServerTls } from '@sluice/protocol/common/tls-config.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { normalizeIp } from './connection-limits.js';

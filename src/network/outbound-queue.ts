@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import { sendFile, sendFileNow } from '../native/send-file.js';
-import type { FileRegion, FrameParts } from '../protocol/primitives/writer.js';
+import type { FileRegion, FrameParts } from '@sluice/protocol/primitives/writer.js';
 
 const readAt = promisify(read);
 

@@ -11,8 +11,8 @@
  *   id N,  epoch -1  close session N, full fetch without a session
  *   id N,  epoch E>0 incremental fetch in session N; E must be the session's next epoch
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export const FINAL_EPOCH = -1;
 export const INITIAL_EPOCH = 0;

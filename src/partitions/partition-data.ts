@@ -50,4 +50,4 @@ export interface PartitionData {
 }
 
 export { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';

@@ -7,8 +7,8 @@
 import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { ProducePurgatory } from './produce-purgatory.js';
 import type { CompletedAck, IsrChangeProposal } from './partition-protocol.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export interface PartitionEvents {
   /** A leader appended records; `highWatermark` is the new high watermark when the append moved it, else null. */

@@ -10,13 +10,13 @@
  * can tell which partitions are its own when it loads the log dirs.
  */
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
-import { holdSharedFrame, type SharedFrameHold } from '../protocol/frame-buffer-pool.js';
-import { Reader } from '../protocol/primitives/reader.js';
-import { Writer } from '../protocol/primitives/writer.js';
+import { holdSharedFrame, type SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 import type { AppendOrigin, LogDirCheckpoint } from '../storage/index.js';
 import { sharedFrameView } from '../worker-pool/shared-frames.js';
 import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from '../worker-pool/worker-op.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
 import type { IsrAnswer, IsrProposal, PartitionStateCommand } from '../replication/partition-state.js';
 import type { AcksWaitRequest, CompletedAck, IsrChangeProposal } from '../replication/partition.js';

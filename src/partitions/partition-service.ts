@@ -18,15 +18,15 @@
  */
 import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../metadata/admin/partition-admin.js';
 import type { PartitionRegistration } from '../metadata/metadata-image.js';
-import { kafkaErrorCode } from '../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
 import type { PartitionEnd } from '../common/metrics/consumer-lag.js';
 import type { WorkerScrape } from '../common/metrics/scrape.js';
 import type { WorkerMetricsSnapshot } from '../common/metrics/worker-metrics.js';
-import { ErrorCode } from '../protocol/errors.js';
-import type { FileRegion } from '../protocol/primitives/writer.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
-import { CONSUMER_REPLICA_ID } from '../protocol/offset-requests.js';
+import { CONSUMER_REPLICA_ID } from '@sluice/protocol/offset-requests.js';
 import {
   NO_OFFSET,
   PartitionOps,
@@ -61,7 +61,7 @@ import type { PartitionData } from './partition-data.js';
 import type { PartitionEvents } from './partition-events.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
-import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /**
  * Upper bounds of an entry's encoded bytes besides its topic name (UTF-8, ≤ 3 bytes per UTF-16

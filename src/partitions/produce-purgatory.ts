@@ -13,7 +13,7 @@
  *
  * On a single broker the high watermark reaches the log end with each append, so nothing parks.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { CompletedAck } from './partition-protocol.js';
 
 /** The largest wait id: ids go on the rings as uint32, and wrap. */

@@ -3,10 +3,10 @@
  * translated, nothing else. Failed per-partition answers become errors where the member expects
  * a position (it cannot follow a partition whose position it cannot read).
  */
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { FollowerAppend, FollowerAppendResult, IsrOutcome, ReplicaLogs, ReplicaPosition } from '../replication/replica-logs.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { PartitionService } from './partition-service.js';
 import { type ReplicaPositionReply } from './partition-protocol.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';

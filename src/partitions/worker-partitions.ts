@@ -10,10 +10,10 @@
  * descriptors, which stay open until the main thread posts `release` after its sendfile.
  */
 import { performance } from 'node:perf_hooks';
-import { KafkaError, kafkaErrorCode } from '../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { RecordValidationError } from '../protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { RecordValidationError } from '@sluice/protocol/records/index.js';
 import {
   LogManager,
   StorageError,
@@ -23,7 +23,7 @@ import {
   type LogDirCheckpoint,
   type LogSlice,
 } from '../storage/index.js';
-import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../protocol/offset-requests.js';
+import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { logDirSpace } from './log-dir-space.js';
 import { Partition, type CompletedAck, type LeaderAppend } from '../replication/partition.js';
 import {
@@ -66,7 +66,7 @@ import {
 import { workerForPartition } from '../worker-pool/partition-routing.js';
 import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
-import { type TopicPartition, topicPartitionKey } from '../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** Append errors Kafka answers without the partition's log start offset. */
 const NO_LOG_START_ERRORS: ReadonlySet<number> = new Set([

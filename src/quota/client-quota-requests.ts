@@ -7,8 +7,8 @@
  * alteration keeps every other key.
  */
 import { isIP } from 'node:net';
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { formatQuotaValue, isQuotaKey, parseQuotaValue, quotaValueError } from './quota-configs.js';
 import type { QuotaEntity, QuotaEntityConfigs } from './quota-resolution.js';
 

@@ -8,14 +8,14 @@
  * partition has at most one change pending, as Kafka requires.
  */
 import type { Logger } from '../common/logger.js';
-import { groupBy } from '../common/group-by.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { AlterPartitionRequest, AlterPartitionResponse } from '../protocol/messages/index.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { AlterPartitionRequest, AlterPartitionResponse } from '@sluice/protocol/messages/index.js';
 import type { MetadataSource } from '../metadata/metadata-image.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { ControllerClient } from '../interbroker/controller-client.js';
 import type { IsrOutcome, ReplicaLogs } from './replica-logs.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 function failed(proposal: IsrChangeRequest, errorCode: number): IsrOutcome {
   return { proposal, errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr };

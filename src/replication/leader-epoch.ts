@@ -3,7 +3,7 @@
  * holder of a replica's epoch — the worker's `Partition`, the handler tests' in-memory owner —
  * answers a client's epoch the same way.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 /** The leader epoch a client names for a partition, or this: "do not check". */
 export const NO_EPOCH_CHECK = -1;

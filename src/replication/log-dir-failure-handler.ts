@@ -10,7 +10,7 @@
  * cannot serve anything: `onAllFailed` (Kafka halts the broker then, without notifying).
  */
 import type { Logger } from '../common/logger.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { LogDirDescription } from '../metadata/admin/partition-admin.js';
 import type { ReplicaLogs } from './replica-logs.js';
 

@@ -3,7 +3,7 @@
  * to the controller and the answers that come back: what the worker's `Partition` is told and
  * tells. Plain values, carried over the partition workers' rings by `partition-protocol.ts`.
  */
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /**
  * A partition's replica state as the controller assigns it (Kafka's LeaderAndIsr for one

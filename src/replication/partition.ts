@@ -12,9 +12,9 @@
  * controller's answers to this leader's ISR proposals arrive with `answerIsr`. On a single broker
  * the partition is a leader whose ISR is itself, so its high watermark follows its log end.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { BatchLayout } from '../protocol/records/index.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { BatchLayout } from '@sluice/protocol/records/index.js';
 import type { AbortedTxn, AppendOrigin, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
 import { FollowerReplica } from './follower-replica.js';
 import { leaderEpochError, NO_EPOCH, NO_EPOCH_CHECK } from './leader-epoch.js';

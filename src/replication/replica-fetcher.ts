@@ -9,15 +9,15 @@
  * connection failure) off for `replica.fetch.backoff.ms`; the controller's next LeaderAndIsr
  * moves a partition to another leader.
  */
-import type { ClientTls } from '../common/tls-config.js';
-import { KafkaConnection } from '../client/connection.js';
-import type { SaslCredentials } from '../client/sasl-client.js';
+import type { ClientTls } from '@sluice/protocol/common/tls-config.js';
+import { KafkaConnection } from '@sluice/client/connection.js';
+import type { SaslCredentials } from '@sluice/client/sasl-client.js';
 import type { Logger } from '../common/logger.js';
-import { ErrorCode } from '../protocol/errors.js';
-import { READ_UNCOMMITTED } from '../protocol/offset-requests.js';
-import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '../protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { READ_UNCOMMITTED } from '@sluice/protocol/offset-requests.js';
+import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '@sluice/protocol/messages/index.js';
 import type { FollowerAppend, ReplicaLogs } from './replica-logs.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 import { NO_EPOCH } from './leader-epoch.js';
 
 export interface FetcherSettings {

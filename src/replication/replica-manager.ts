@@ -10,8 +10,8 @@
  * LeaderAndIsr, which tells the controller to move them away.
  */
 import type { Logger } from '../common/logger.js';
-import { groupBy } from '../common/group-by.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ClusterMetadataCache, MetadataUpdate } from '../metadata/cluster-metadata-cache.js';
 import type { ConfigResolver } from '../metadata/config/config-resolver.js';
 import type { BrokerRegistration, PartitionRegistration } from '../metadata/metadata-image.js';
@@ -25,7 +25,7 @@ import type {
 } from '../metadata/replica-control.js';
 import type { ReplicaFetcherManager } from './replica-fetcher-manager.js';
 import type { ReplicaLogs } from './replica-logs.js';
-import { topicPartitionKey } from '../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export interface ReplicaManagerDeps {
   readonly nodeId: number;

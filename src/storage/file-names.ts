@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { offsetOf, type Offset } from './offsets.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';

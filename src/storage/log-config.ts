@@ -4,8 +4,8 @@
  * comparisons against it behave as Kafka's do. Immutable: `withOverrides` returns a new config,
  * which `PartitionLog.updateConfig` swaps in live.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export type TimestampTypeName = 'CreateTime' | 'LogAppendTime';
 

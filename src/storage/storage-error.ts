@@ -4,8 +4,8 @@
  * OFFSET_OUT_OF_RANGE for reads and DeleteRecords outside the log, CORRUPT_MESSAGE for bytes
  * on disk that no longer parse.
  */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export class StorageError extends KafkaError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,6 +1,6 @@
 /** Errors of the partition worker host. */
-import { KafkaError } from '../common/kafka-error.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 /** Why a worker no longer takes requests. */
 export type WorkerUnavailableReason = 'exited' | 'crashed' | 'closed' | 'start-failed';

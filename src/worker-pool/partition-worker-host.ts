@@ -29,13 +29,13 @@ import {
   type ReplyDecoder,
 } from '../ipc/ring-channel.js';
 import { HEADER_BYTES, HEAD_INDEX, TAIL_INDEX } from '../ipc/ring-layout.js';
-import type { SharedFrameHold } from '../protocol/frame-buffer-pool.js';
+import type { SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
 import { PartitionWorkerUnavailableError, type WorkerUnavailableReason } from './errors.js';
 import { WORKER_READY, type PartitionWorkerData } from './partition-worker-data.js';
 import { topicHash, workerForHash } from './partition-routing.js';
 import { SharedFrameSender } from './shared-frames.js';
 import type { WorkerOp } from './worker-op.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export interface PartitionWorkerHostOptions {
   /** URL of the compiled op module (exports `registerOps`, see `op-module.ts`). */

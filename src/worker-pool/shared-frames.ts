@@ -12,7 +12,7 @@
  * `SharedFrameSender`: main thread, one per worker thread. `SharedFrameReceiver`: that worker.
  */
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { SharedFrameHold } from '../protocol/frame-buffer-pool.js';
+import type { SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
 
 /** What the port carries: one memory and the id commands name it by, or (memory null) an id to forget. */
 interface SharedFrameMessage {

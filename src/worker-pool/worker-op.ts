@@ -15,7 +15,7 @@
  * are valid only during the synchronous part of the implementation, which must copy what it keeps.
  */
 import type { CommandLane, MessageBody, ReplyBody } from '../ipc/ring-channel.js';
-import type { SharedFrameHold } from '../protocol/frame-buffer-pool.js';
+import type { SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
 
 /**
  * A body whose bytes refer to pooled frames in shared memory (`shared-frames.ts`) besides what it

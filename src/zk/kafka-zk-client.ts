@@ -84,7 +84,7 @@ import { BrokerIdInUseError, ControllerMovedError, TopicExistsError } from './ka
 import { ZkBadVersionError, ZkCode, ZkError, ZkNodeExistsError, ZkNoNodeError } from './zk-errors.js';
 import { ZkSession, type ZkSessionOptions } from './zk-session.js';
 import { ANY_VERSION, type ZkOp, type ZkOpResult, type ZkStat, type ZkState, type ZkWatcher } from './zk-types.js';
-import type { TopicPartition } from '../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** What a controller proves with each write: its epoch and the version of /controller_epoch it wrote. */
 export interface ControllerGuard {

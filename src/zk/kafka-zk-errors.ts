@@ -3,7 +3,7 @@
  * Kafka error code (`KafkaError`); the numbers are `protocol/errors`' (not imported: `zk` sits
  * beside `protocol`, not above it).
  */
-import { KafkaError } from '../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 
 const TOPIC_ALREADY_EXISTS = 36;
 const NOT_CONTROLLER = 41;

@@ -5,10 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeRequest, decodeResponseHeader } from '../../src/protocol/envelope.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiVersionsRequest, ApiVersionsResponse } from '../../src/protocol/messages/index.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
+import { encodeRequest, decodeResponseHeader } from '@sluice/protocol/envelope.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import { javaSkip } from '../helpers/requirements.js';
 import { sideBySide } from '../helpers/side-by-side.js';

@@ -6,8 +6,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeRequest } from '../../src/protocol/envelope.js';
-import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
+import { encodeRequest } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest } from '@sluice/protocol/messages/index.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import { BOUND_FRAMES } from '../helpers/bound-frames.js';
 import { javaSkip } from '../helpers/requirements.js';

@@ -7,8 +7,8 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../src/protocol/messages/index.js';
-import { encodeRecordBatch } from '../../src/protocol/records/index.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import { awaitCoordinator, createTopic } from '../helpers/offset-wire.js';
 import { wireCall } from '../helpers/wire-call.js';

@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import { javaSkip } from '../helpers/requirements.js';
-import * as M from '../../src/protocol/messages/index.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { createServedTopic } from '../helpers/compat-setup.js';
 import { INTENDED, differentialRun, step, type Scenario, type Vars } from '../helpers/differential.js';
 import { awaitCoordinator, commitOffsets, committed, joinClassicGroup } from '../helpers/offset-wire.js';

@@ -5,8 +5,8 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import { javaSkip } from '../helpers/requirements.js';
 import { sideBySide } from '../helpers/side-by-side.js';

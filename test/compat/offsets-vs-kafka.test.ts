@@ -7,8 +7,8 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ZERO_UUID } from '../../src/common/uuid.js';
-import * as M from '../../src/protocol/messages/index.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { KAFKA_VERSION } from '../../tools/kafka/kafka-release.js';
 import {
   NO_SUCH_TOPIC_ID,

@@ -8,11 +8,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_MESSAGES, RequestHeader, ResponseHeader } from '../../src/protocol/messages/index.js';
-import { decodeRequestHeader, responseHeaderVersion } from '../../src/protocol/envelope.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
-import { Writer } from '../../src/protocol/primitives/writer.js';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
+import { API_MESSAGES, RequestHeader, ResponseHeader } from '@sluice/protocol/messages/index.js';
+import { decodeRequestHeader, responseHeaderVersion } from '@sluice/protocol/envelope.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 import { assertSameAsKafka, parseKafkaJson } from '../helpers/kafka-json.js';
 

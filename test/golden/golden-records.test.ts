@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProduceRequest } from '../../src/protocol/messages/index.js';
-import { decodeRequestHeader } from '../../src/protocol/envelope.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
+import { ProduceRequest } from '@sluice/protocol/messages/index.js';
+import { decodeRequestHeader } from '@sluice/protocol/envelope.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 import { decompress } from '../../src/native/index.js';
-import { CompressionType, decodeAttributes, readRecords, validateProduceRecords } from '../../src/protocol/records/index.js';
+import { CompressionType, decodeAttributes, readRecords, validateProduceRecords } from '@sluice/protocol/records/index.js';
 import { REPO_ROOT } from '../../tools/codegen/main.js';
 
 interface ManifestFrame {

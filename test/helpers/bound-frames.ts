@@ -4,12 +4,12 @@
  * is written with the generated codecs (whose writers do not enforce the caps) or, where the
  * frame must claim more than it carries, by hand.
  */
-import { requestHeaderVersion } from '../../src/protocol/envelope.js';
-import { SIZE_PREFIX_BYTES } from '../../src/protocol/framing.js';
-import * as M from '../../src/protocol/messages/index.js';
-import type { RawTaggedField } from '../../src/protocol/primitives/codec-support.js';
-import { MAX_ARRAY_ELEMENTS, MAX_STRING_BYTES, MAX_TAGGED_FIELDS } from '../../src/protocol/primitives/reader.js';
-import { Writer } from '../../src/protocol/primitives/writer.js';
+import { requestHeaderVersion } from '@sluice/protocol/envelope.js';
+import { SIZE_PREFIX_BYTES } from '@sluice/protocol/framing.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import type { RawTaggedField } from '@sluice/protocol/primitives/codec-support.js';
+import { MAX_ARRAY_ELEMENTS, MAX_STRING_BYTES, MAX_TAGGED_FIELDS } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 
 const METADATA_KEY = 3;
 const LIST_GROUPS_KEY = 16;

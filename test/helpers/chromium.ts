@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inflateSync } from 'node:zlib';
-import { findChromium, headlessArgs } from '../../src/tune/report-png.js';
+import { findChromium, headlessArgs } from '@sluice/tune/report-png.js';
 
 export function chromiumSkip(): string | undefined {
   return findChromium() === null ? 'chromium is not installed (apt-get install chromium)' : undefined;

@@ -7,14 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode } from '../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ListOffsetsRequest,
   ListOffsetsResponse,
   MetadataRequest,
   MetadataResponse,
   type MetadataResponseData,
-} from '../../src/protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { freePort } from './interop.js';
 import { waitFor } from './wait-for.js';

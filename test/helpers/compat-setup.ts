@@ -4,8 +4,8 @@
  * errors for a while after a creation (a partition's leadership, a producer id block, a
  * coordinator's load) where Sluice is ready at once.
  */
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { createTopic, until } from './offset-wire.js';
 import { wireCall } from './wire-call.js';
 

@@ -7,9 +7,9 @@
  */
 import { before } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
 import { responseDifferences, type CompareOptions, type MaskRule } from './response-diff.js';
 import { sideBySide } from './side-by-side.js';
 import { wireCall } from './wire-call.js';

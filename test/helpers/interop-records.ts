@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IHeaders, Message } from 'kafkajs';
-import { compressionCodecId, readBatchHeader } from '../../src/protocol/records/index.js';
+import { compressionCodecId, readBatchHeader } from '@sluice/protocol/records/index.js';
 import type { JsonLine, JsonValue } from './interop.js';
 
 export type Header = [key: string, value: string | null];

@@ -4,8 +4,8 @@
  * visible in the metadata, a coordinator ready to answer, a classic group member, and commits
  * and fetches at a chosen version.
  */
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { waitFor } from './wait-for.js';
 import { wireCall } from './wire-call.js';
 

@@ -3,7 +3,7 @@
  * same request), after masking what legitimately differs between two brokers. Each difference
  * comes back as one line naming its path, e.g. `topics[0].partitions[2].errorCode: Sluice 3, Kafka 6`.
  */
-import { ZERO_UUID } from '../../src/common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 
 /**
  * What a mask does to the fields its path matches: `ignored` drops them; `kind` keeps only what

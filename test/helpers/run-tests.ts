@@ -36,10 +36,19 @@ function testFiles(path: string): string[] {
 }
 
 const tests = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const dist = resolve(tests, '..');
-const repo = resolve(dist, '..');
-const hasSource = (compiled: string): boolean => existsSync(join(repo, relative(dist, compiled)).replace(/\.js$/, '.ts'));
-const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [tests];
+const repo = resolve(tests, '..', '..');
+const packagesDir = join(repo, 'packages');
+/** Each workspace package's compiled tests, beside the broker's. */
+const packageTests = readdirSync(packagesDir)
+  .sort()
+  .map((name) => join(packagesDir, name, 'dist', 'test'))
+  .filter((path) => existsSync(path));
+/** `<root>/dist/x.js` was compiled from `<root>/x.ts`, the root being the repository or a package. */
+function hasSource(compiled: string): boolean {
+  const at = compiled.lastIndexOf('/dist/');
+  return at >= 0 && existsSync(`${compiled.slice(0, at)}/${compiled.slice(at + '/dist/'.length)}`.replace(/\.js$/, '.ts'));
+}
+const roots = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : [tests, ...packageTests];
 const files = roots.flatMap(testFiles).filter(hasSource);
 
 interface Failure {
@@ -58,7 +67,7 @@ const failures: Failure[] = [];
 const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS });
 stream.on('test:fail', (event: { name: string; file?: string; details: { error: unknown } }) => {
   process.exitCode = 1;
-  failures.push({ file: relative(dist, event.file ?? '?'), name: event.name, error: errorText(event.details.error) });
+  failures.push({ file: relative(repo, event.file ?? '?'), name: event.name, error: errorText(event.details.error) });
 });
 const report = (process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap)) as NodeJS.ReadableStream;
 report.pipe(process.stdout, { end: false });

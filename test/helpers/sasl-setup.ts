@@ -4,10 +4,10 @@
  * JAAS entries), the users, and the Java program that drives kafka-clients over SASL. The
  * security protocol is a parameter, so the same tests run over SASL_SSL once TLS listeners exist.
  */
-import { KafkaCluster } from '../../src/client/cluster.js';
-import type { KafkaConnection } from '../../src/client/connection.js';
-import { alterScramCredentials } from '../../src/client/scram-credentials-admin.js';
-import { MetadataRequest, MetadataResponse } from '../../src/protocol/messages/index.js';
+import { KafkaCluster } from '@sluice/client/cluster.js';
+import type { KafkaConnection } from '@sluice/client/connection.js';
+import { alterScramCredentials } from '@sluice/client/scram-credentials-admin.js';
+import { MetadataRequest, MetadataResponse } from '@sluice/protocol/messages/index.js';
 import { metricsUrl, type BrokerProcess } from './broker-process.js';
 import { startJavaProgram } from '../integration/groups/group-helpers.js';
 import type { JsonLine } from './interop.js';

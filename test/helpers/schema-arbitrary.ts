@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
-import { inRange, type FieldSchema, type FieldTypeSchema, type StructSchema } from '../../src/protocol/primitives/message-schema.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { inRange, type FieldSchema, type FieldTypeSchema, type StructSchema } from '@sluice/protocol/primitives/message-schema.js';
 
 type Value = unknown;
 type Obj = Record<string, Value>;

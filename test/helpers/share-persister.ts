@@ -6,7 +6,7 @@
  * coordinator's own. On top, what the tests watch and break: every call and every accepted write
  * in order, a write that fails once with a code, and share-partitions whose every call fails.
  */
-import { KafkaError } from '../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { Logger } from '../../src/common/logger.js';
 import { InternalTopicLog } from '../../src/coordinator/runtime/coordinator-log.js';
 import type { ShareSnapshot } from '../../src/coordinator/share/records.js';
@@ -20,8 +20,8 @@ import type {
   ShareStateSummary,
   ShareStateWrite,
 } from '../../src/coordinator/share/share-state-persister.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { SHARE_GROUP_STATE_TOPIC } from '../../src/protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SHARE_GROUP_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import { MemoryPartitions } from '../unit/coordinator/runtime/memory-partitions.js';
 
 /** `groupId:topicId:partition`, the share coordinator's own key text. */

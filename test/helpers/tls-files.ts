@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateTlsFiles, type TlsFiles } from '../../src/cli/tls-certificates.js';
+import { generateTlsFiles, type TlsFiles } from '@sluice/cli/tls-certificates.js';
 
 export const TLS_PASSWORD = 'test-secret';
 

@@ -2,9 +2,9 @@
  * One request/response exchange over a raw socket with the generated codecs, for tests that
  * check exact error codes and fields (the same call works against Sluice and Apache Kafka).
  */
-import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
+import { decodeResponseHeader, encodeRequest } from '@sluice/protocol/envelope.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 import { WireClient } from './wire-client.js';
 
 let correlation = 1;

@@ -1,13 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeRequest, decodeResponseHeader } from '../../src/protocol/envelope.js';
-import { ApiVersionsRequest, FetchRequest, MetadataRequest } from '../../src/protocol/messages/index.js';
+import { encodeRequest, decodeResponseHeader } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest, FetchRequest, MetadataRequest } from '@sluice/protocol/messages/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/common/free-port.js';
-import { MetadataResponse } from '../../src/protocol/messages/index.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
+import { MetadataResponse } from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 

@@ -4,8 +4,8 @@
 // serving the next connection.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeRequest } from '../../src/protocol/envelope.js';
-import { ApiVersionsRequest } from '../../src/protocol/messages/index.js';
+import { encodeRequest } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest } from '@sluice/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { BOUND_FRAMES } from '../helpers/bound-frames.js';
 import { requestFate, WireClient } from '../helpers/wire-client.js';

@@ -4,11 +4,11 @@
 // causality (what the fetch saw, which answer came first), never times.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
-import { encodeRecordBatch } from '../../src/protocol/records/index.js';
+import { decodeResponseHeader, encodeRequest } from '@sluice/protocol/envelope.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { wireCall } from '../helpers/wire-call.js';
 import { WireClient } from '../helpers/wire-client.js';

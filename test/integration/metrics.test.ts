@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
+import { decodeResponseHeader, encodeRequest } from '@sluice/protocol/envelope.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   FetchRequest,
   FetchResponse,
@@ -20,11 +20,11 @@ import {
   MetadataResponse,
   ProduceRequest,
   ProduceResponse,
-} from '../../src/protocol/messages/index.js';
-import type { MessageCodec } from '../../src/protocol/primitives/codec-support.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
-import type { Writer } from '../../src/protocol/primitives/writer.js';
-import { encodeRecordBatch } from '../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import type { Writer } from '@sluice/protocol/primitives/writer.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { parseExposition, select, total, type Sample } from '../unit/metrics/prometheus-text-helper.js';

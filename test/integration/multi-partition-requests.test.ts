@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeResponseHeader, encodeRequest } from '../../src/protocol/envelope.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import * as M from '../../src/protocol/messages/index.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
+import { decodeResponseHeader, encodeRequest } from '@sluice/protocol/envelope.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 import {
   TimestampType,
   computeBatchCrc,
@@ -21,7 +21,7 @@ import {
   readBatchHeader,
   readRecords,
   timestampTypeOf,
-} from '../../src/protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process.js';
 import { wireCall } from '../helpers/wire-call.js';
 import { WireClient } from '../helpers/wire-client.js';

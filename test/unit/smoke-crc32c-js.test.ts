@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32cJs } from '../../src/native/crc32c-js.js';
+import { crc32cJs } from '@sluice/protocol/checksum/crc32c-js.js';
 
 test('crc32cJs matches the CRC-32C check value and is incremental', () => {
   const data = Buffer.from('123456789');

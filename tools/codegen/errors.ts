@@ -1,5 +1,5 @@
 /**
- * Generates src/protocol/errors.ts from tools/codegen/kafka-errors.json, the error table that
+ * Generates packages/protocol/src/errors.ts from tools/codegen/kafka-errors.json, the error table that
  * tools/golden's Java program reads out of Apache Kafka's own `Errors` enum (code, name,
  * retriable, default message), so the table is complete and exact rather than hand-copied.
  */
@@ -35,7 +35,7 @@ export function emitErrors(entries: readonly KafkaErrorEntry[]): string {
   return lines.join('\n');
 }
 
-export function generateErrors(repoRoot: string, outFile = join(repoRoot, 'src/protocol/errors.ts')): void {
+export function generateErrors(repoRoot: string, outFile = join(repoRoot, 'packages/protocol/src/errors.ts')): void {
   const entries = JSON.parse(readFileSync(join(repoRoot, 'tools/codegen/kafka-errors.json'), 'utf8')) as KafkaErrorEntry[];
   writeFileSync(outFile, emitErrors(entries));
 }

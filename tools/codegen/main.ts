@@ -1,12 +1,12 @@
 /**
- * Generates src/protocol/messages from Apache Kafka's JSON message definitions, read from the jars
+ * Generates packages/protocol/src/messages from Apache Kafka's JSON message definitions, read from the jars
  * of the pinned release (tools/kafka/kafka-version), fetched from Maven Central on first use; the
  * ZooKeeper-era inter-broker APIs, which Kafka 4 removed, from the kafka-clients jar of
  * tools/kafka/zookeeper-era-version (see kafka-definitions.ts).
  *
  *   npm run codegen [-- --kafka-version <version>] [--out <dir>]
  *
- * Also writes src/protocol/errors.ts from tools/codegen/kafka-errors.json. Given a version other
+ * Also writes packages/protocol/src/errors.ts from tools/codegen/kafka-errors.json. Given a version other
  * than the pinned one, it regenerates from that release and pins it: that is how the project
  * moves to a new Kafka. The generated files are committed;
  * test/unit/protocol/codegen-regenerate.test.ts regenerates them into a temporary folder and fails
@@ -22,7 +22,7 @@ import { loadKafkaDefinitions, type KafkaDefinitions } from './kafka-definitions
 import type { MessageDef } from './schema.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const DEFAULT_OUT_DIR = join(REPO_ROOT, 'src/protocol/messages');
+export const DEFAULT_OUT_DIR = join(REPO_ROOT, 'packages/protocol/src/messages');
 
 export function kebab(name: string): string {
   return name
@@ -184,6 +184,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   generateErrors(REPO_ROOT);
   if (version !== KAFKA_VERSION) writeFileSync(KAFKA_VERSION_FILE, `${version}\n`);
   console.log(
-    `generated ${files.length} files in ${out} and src/protocol/errors.ts from Apache Kafka ${version} (ZooKeeper-era APIs from ${ZOOKEEPER_ERA_VERSION})`,
+    `generated ${files.length} files in ${out} and packages/protocol/src/errors.ts from Apache Kafka ${version} (ZooKeeper-era APIs from ${ZOOKEEPER_ERA_VERSION})`,
   );
 }

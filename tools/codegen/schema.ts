@@ -3,8 +3,8 @@
  * walk without re-interpreting strings: version ranges parsed, struct references resolved,
  * defaults turned into TypeScript literals.
  */
-import type { VersionRange } from '../../src/protocol/primitives/codec-support.js';
-import type { FieldSchema, PrimitiveTypeName, StructSchema } from '../../src/protocol/primitives/message-schema.js';
+import type { VersionRange } from '@sluice/protocol/primitives/codec-support.js';
+import type { FieldSchema, PrimitiveTypeName, StructSchema } from '@sluice/protocol/primitives/message-schema.js';
 
 export type { VersionRange };
 

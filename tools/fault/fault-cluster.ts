@@ -10,7 +10,7 @@ import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../src/common/free-port.js';
-import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '../../src/protocol/messages/index.js';
+import { MetadataRequest, MetadataResponse, type MetadataResponseData } from '@sluice/protocol/messages/index.js';
 import { fourLetterWord, startZooKeeper, type ZooKeeperServer } from '../../src/zk/zookeeper-server.js';
 import { startBrokerProcess, type BrokerProcess } from '../../test/helpers/broker-process.js';
 import { fillUntilFull, mountTmpfs, unmountTmpfs } from '../../test/helpers/tmpfs.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateTopicsRequest, CreateTopicsResponse } from '../../src/protocol/messages/index.js';
+import { CreateTopicsRequest, CreateTopicsResponse } from '@sluice/protocol/messages/index.js';
 import { CONFLUENT_JS_SKIP } from '../../test/helpers/confluent-js.js';
 import { runJava } from '../../test/helpers/interop.js';
 import { wireCall } from '../../test/helpers/wire-call.js';

@@ -3,8 +3,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompleteExchange } from './frame-selection.js';
-import { API_MESSAGES } from '../../src/protocol/messages/index.js';
-import { requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/envelope.js';
+import { API_MESSAGES } from '@sluice/protocol/messages/index.js';
+import { requestHeaderVersion, responseHeaderVersion } from '@sluice/protocol/envelope.js';
 import type { RecordedFrame } from './recording-proxy.js';
 
 export interface ManifestEntry {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { crc32c as nodeRsCrc32c } from '@node-rs/crc32';
 import { Bench } from 'tinybench';
 import { native } from '../../../src/native/binding.js';
-import { crc32cJs } from '../../../src/native/crc32c-js.js';
+import { crc32cJs } from '@sluice/protocol/checksum/crc32c-js.js';
 import { consume, writeReport, type Row } from './report.js';
 
 const addon = native();

@@ -12,10 +12,10 @@ import {
   ProduceRequest,
   type FetchResponseDataInput,
   type ProduceRequestDataInput,
-} from '../../../src/protocol/messages/index.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 
 const PARTITIONS = 16;
 const RECORD_BYTES = 1024;

@@ -13,7 +13,7 @@ import {
   validateBatches,
   validateProduceRecords,
   type RecordInput,
-} from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 
 const RECORD_BYTES = 1024;
 const TOTAL_BYTES = 1024 * 1024;

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { cleanSegments } from '../../../src/storage/cleaner/clean-segments.js';
 import { LogManager } from '../../../src/storage/index.js';
 

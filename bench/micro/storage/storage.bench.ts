@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Bench } from 'tinybench';
-import { encodeRecordBatch, setBaseOffset } from '../../../src/protocol/records/index.js';
+import { encodeRecordBatch, setBaseOffset } from '@sluice/protocol/records/index.js';
 import { LogManager, type PartitionLog } from '../../../src/storage/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-storage-bench-'));

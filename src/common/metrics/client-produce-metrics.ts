@@ -16,6 +16,7 @@
  * The compression ratio needs the batch decompressed: at most one batch per client per
  * `COMPRESSION_SAMPLE_INTERVAL_MS`, one at a time broker-wide, on the thread pool.
  */
+import { CLIENT_PRODUCE_METRICS, CODEC_NAMES } from '@sluice/protocol/metrics/client-produce-metric-names.js';
 
 /** Records per batch: the broker-wide histogram's buckets, so the two compare. */
 export const CLIENT_BATCH_RECORDS_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -25,23 +26,9 @@ export const CLIENT_REQUEST_BATCHES_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 /** Milliseconds (exported in seconds); CreateTime has millisecond resolution, so 0 is its own bucket. */
 export const CLIENT_BATCH_TIME_BUCKETS_MS = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000];
 
-/** Kafka's codec ids 0..4 and their names, as `compression.type` spells them. */
-export const CODEC_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 export const COMPRESSION_SAMPLE_INTERVAL_MS = 1000;
 /** The entry order is refreshed at most this often per client: LRU to within a second is plenty. */
 const TOUCH_INTERVAL_MS = 1000;
-
-export const CLIENT_PRODUCE_METRICS = {
-  batchRecords: 'sluice_client_produce_batch_records',
-  batchBytes: 'sluice_client_produce_batch_size_bytes',
-  requestBatches: 'sluice_client_produce_request_batches',
-  batchSpan: 'sluice_client_produce_batch_span_seconds',
-  batchAge: 'sluice_client_produce_batch_age_seconds',
-  batches: 'sluice_client_produce_batches_total',
-  sampledBytes: 'sluice_client_produce_compression_sampled_bytes_total',
-  trackedClients: 'sluice_client_produce_tracked_clients',
-  evictedClients: 'sluice_client_produce_evicted_clients_total',
-} as const;
 
 export interface ClientProduceOptions {
   /** Most client ids tracked at once; 0 turns the breakdown off. */

@@ -1,4 +1,4 @@
-import type { TopicPartition } from '../topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 /**
  * Consumer-group lag as `kafka-consumer-groups --describe` computes it: for every committed
  * offset, the partition's end — its high watermark, what ListOffsets "latest" answers a

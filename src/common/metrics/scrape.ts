@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { ConsumerLagMetrics } from './consumer-lag-metrics.js';
 import { consumerGroupLag, partitionsToMeasure, type GroupOffset, type PartitionEnd } from './consumer-lag.js';
 import type { WorkerMetricsSnapshot } from './worker-metrics.js';
-import type { TopicPartition } from '../topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /**
  * One ring of one worker, read at scrape time: main → worker commands on the ordered lane

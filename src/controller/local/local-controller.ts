@@ -24,7 +24,7 @@ import {
 import { entityPath, type ClientEntity } from '../../metadata/client-entities.js';
 import { AclSet, type AccessControlEntry, type ResourcePattern } from '../../security/acl/index.js';
 import type { MetadataStore, StoredMetadata } from '../../metadata/metadata-store.js';
-import { topicPartitionKey } from '../../common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export class LocalController implements MetadataSource {
   private current: MetadataImage;

@@ -4,9 +4,9 @@
  * broker acts on its controller's records. A topic whose logs cannot be created is removed again,
  * so the metadata never lists partitions that have no log.
  */
-import { KafkaError } from '../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { ClientEntity } from '../../metadata/client-entities.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ConfigResolver } from '../../metadata/config/config-resolver.js';
 import type { LocalController } from './local-controller.js';
 import type { DynamicScope, MetadataImage, TopicImage } from '../../metadata/metadata-image.js';

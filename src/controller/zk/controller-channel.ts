@@ -5,10 +5,10 @@
  * stale role. Responses with errors are logged; the controller's state is already in ZooKeeper.
  */
 import type { Logger } from '../../common/logger.js';
-import type { ClientTls } from '../../common/tls-config.js';
-import { KafkaConnection } from '../../client/connection.js';
-import type { SaslCredentials } from '../../client/sasl-client.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import type { ClientTls } from '@sluice/protocol/common/tls-config.js';
+import { KafkaConnection } from '@sluice/client/connection.js';
+import type { SaslCredentials } from '@sluice/client/sasl-client.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export interface BrokerEndpoint {
   readonly id: number;

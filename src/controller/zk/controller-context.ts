@@ -8,7 +8,7 @@
  * has read. Only the controller's parts change it, inside its events.
  */
 import type { RegisteredBroker } from '../../zk/index.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export interface PartitionLeadership {
   readonly leader: number;

@@ -15,15 +15,15 @@ import {
   type LeaderAndIsrRequestLeaderAndIsrTopicStateInput,
   type StopReplicaRequestStopReplicaTopicStateInput,
   type UpdateMetadataRequestUpdateMetadataTopicStateInput,
-} from '../../protocol/messages/index.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import type { KafkaConnection } from '../../client/connection.js';
-import { KafkaError } from '../../common/kafka-error.js';
-import { groupBy } from '../../common/group-by.js';
+} from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import type { KafkaConnection } from '@sluice/client/connection.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { groupBy } from '@sluice/protocol/common/group-by.js';
 import { SECURITY_PROTOCOL_IDS, type SecurityProtocol } from '../../common/session.js';
 import { endpointOf, type ControllerContext } from './controller-context.js';
 import type { ControllerRequest } from './controller-channel.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** Kafka's `LeaderAndIsr.LeaderDuringDelete`: UpdateMetadata names partitions being deleted with it. */
 export const LEADER_DURING_DELETE = -2;

@@ -4,8 +4,8 @@
  * (the controller epoch's znode version). The controller's parts share it; only `ZkController`
  * changes it.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ControllerGuard, KafkaZkClient } from '../../zk/index.js';
 import type { ControllerIdentity } from './controller-requests.js';
 

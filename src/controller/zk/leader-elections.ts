@@ -4,13 +4,13 @@
  * controller's events.
  */
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ElectionType, type ElectionResult } from '../../metadata/replica-control.js';
 import type { ControllerContext } from './controller-context.js';
 import type { ControllerSession } from './controller-session.js';
 import { offlineElection, preferredElection, type Election, type ElectionKind } from './leader-election.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export class LeaderElections {
   constructor(

@@ -8,7 +8,7 @@
  * controller's events, one at a time; only the controller's parts call it.
  */
 import type { Logger } from '../../common/logger.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 import { ControllerMovedError, ZkBadVersionError, type LeaderAndIsrZk } from '../../zk/index.js';
 import type { ControllerChannel } from './controller-channel.js';
 import type { ControllerContext, PartitionLeadership } from './controller-context.js';

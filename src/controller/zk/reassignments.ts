@@ -7,8 +7,8 @@
  * inside the controller's events.
  */
 import type { Logger } from '../../common/logger.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ElectionResult, ReassignmentRequest, ReassignmentState } from '../../metadata/replica-control.js';
 import type { ControllerContext } from './controller-context.js';
 import type { ControllerSession } from './controller-session.js';

@@ -14,12 +14,12 @@
  * serve their requests on it. `ControllerContext` holds what the controller knows,
  * `ControllerSession` its ZooKeeper client and guard.
  */
-import type { SaslCredentials } from '../../client/sasl-client.js';
-import { randomUuid } from '../../common/uuid.js';
+import type { SaslCredentials } from '@sluice/client/sasl-client.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import type { Logger } from '../../common/logger.js';
-import type { ClientTls } from '../../common/tls-config.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import type { ClientTls } from '@sluice/protocol/common/tls-config.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type {
   ControllerPort,
   ElectionResult,

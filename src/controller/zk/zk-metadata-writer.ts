@@ -7,8 +7,8 @@
  * client is true of the cluster. A wait that outlasts the request times out as in Kafka: the
  * change stands, the answer is REQUEST_TIMED_OUT.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { entityPath, sanitizeEntityName, type ClientEntity } from '../../metadata/client-entities.js';
 import type { ClusterMetadataCache } from '../../metadata/cluster-metadata-cache.js';
 import {

@@ -13,13 +13,13 @@
  * Share groups: `share` runs the share group operations that call the share coordinator through
  * the injected `SharePersister` between coordinator steps (share/share-group-service.ts).
  */
-import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
 import type { GroupOffset } from '../../common/metrics/consumer-lag.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC as OFFSETS_TOPIC } from '../../protocol/internal-topics.js';
-import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/index.js';
-import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC as OFFSETS_TOPIC } from '@sluice/protocol/internal-topics.js';
+import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '@sluice/protocol/messages/index.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '@sluice/protocol/messages/api/28-txn-offset-commit.js';
 import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
 import type { TxnMarker } from '../runtime/transaction-marker.js';
@@ -30,7 +30,7 @@ import type { CoordinatorResult, Released } from './results.js';
 import type { SharePersister } from '../share/share-state-persister.js';
 import type { TopicsImage } from './consumer/subscribed-topics.js';
 import { ShareGroupService, UNAVAILABLE_SHARE_PERSISTER } from './share/share-group-service.js';
-import type { DeleteGroupsResponseDeletableGroupResultInput } from '../../protocol/messages/api/42-delete-groups.js';
+import type { DeleteGroupsResponseDeletableGroupResultInput } from '@sluice/protocol/messages/api/42-delete-groups.js';
 
 /** Where a parked JoinGroup or SyncGroup gets its answer. */
 export type ParkedReply = (released: Released<ParkedReply>) => void;

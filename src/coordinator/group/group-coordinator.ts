@@ -29,39 +29,39 @@
  * Owned by the thread that handles group requests; not thread-safe.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeleteGroupsRequestData, DeleteGroupsResponseDataInput } from '../../protocol/messages/api/42-delete-groups.js';
+import type { DeleteGroupsRequestData, DeleteGroupsResponseDataInput } from '@sluice/protocol/messages/api/42-delete-groups.js';
 import type {
   DescribeGroupsRequestData,
   DescribeGroupsResponseDataInput,
   DescribeGroupsResponseDescribedGroupInput,
-} from '../../protocol/messages/api/15-describe-groups.js';
-import type { HeartbeatRequestData, HeartbeatResponseDataInput } from '../../protocol/messages/api/12-heartbeat.js';
-import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '../../protocol/messages/api/11-join-group.js';
-import type { LeaveGroupRequestData, LeaveGroupResponseDataInput } from '../../protocol/messages/api/13-leave-group.js';
-import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '../../protocol/messages/api/16-list-groups.js';
-import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '../../protocol/messages/api/08-offset-commit.js';
-import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
-import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
-import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '../../protocol/messages/api/09-offset-fetch.js';
-import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
+} from '@sluice/protocol/messages/api/15-describe-groups.js';
+import type { HeartbeatRequestData, HeartbeatResponseDataInput } from '@sluice/protocol/messages/api/12-heartbeat.js';
+import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '@sluice/protocol/messages/api/11-join-group.js';
+import type { LeaveGroupRequestData, LeaveGroupResponseDataInput } from '@sluice/protocol/messages/api/13-leave-group.js';
+import type { ListGroupsRequestData, ListGroupsResponseDataInput } from '@sluice/protocol/messages/api/16-list-groups.js';
+import type { OffsetCommitRequestData, OffsetCommitResponseDataInput } from '@sluice/protocol/messages/api/08-offset-commit.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '@sluice/protocol/messages/api/28-txn-offset-commit.js';
+import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '@sluice/protocol/messages/api/47-offset-delete.js';
+import type { OffsetFetchRequestData, OffsetFetchResponseDataInput } from '@sluice/protocol/messages/api/09-offset-fetch.js';
+import type { SyncGroupRequestData, SyncGroupResponseDataInput } from '@sluice/protocol/messages/api/14-sync-group.js';
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseDataInput,
-} from '../../protocol/messages/api/68-consumer-group-heartbeat.js';
+} from '@sluice/protocol/messages/api/68-consumer-group-heartbeat.js';
 import type {
   ConsumerGroupDescribeRequestData,
   ConsumerGroupDescribeResponseDataInput,
-} from '../../protocol/messages/api/69-consumer-group-describe.js';
-import type { ShareGroupHeartbeatRequestData } from '../../protocol/messages/api/76-share-group-heartbeat.js';
+} from '@sluice/protocol/messages/api/69-consumer-group-describe.js';
+import type { ShareGroupHeartbeatRequestData } from '@sluice/protocol/messages/api/76-share-group-heartbeat.js';
 import type {
   ShareGroupDescribeRequestData,
   ShareGroupDescribeResponseDataInput,
-} from '../../protocol/messages/api/77-share-group-describe.js';
-import type { AlterShareGroupOffsetsRequestData } from '../../protocol/messages/api/91-alter-share-group-offsets.js';
-import type { DeleteShareGroupOffsetsRequestData } from '../../protocol/messages/api/92-delete-share-group-offsets.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { KafkaError } from '../../common/kafka-error.js';
-import { randomUuid } from '../../common/uuid.js';
+} from '@sluice/protocol/messages/api/77-share-group-describe.js';
+import type { AlterShareGroupOffsetsRequestData } from '@sluice/protocol/messages/api/91-alter-share-group-offsets.js';
+import type { DeleteShareGroupOffsetsRequestData } from '@sluice/protocol/messages/api/92-delete-share-group-offsets.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import { ConsumerGroupHeartbeats, type ConsumerHeartbeatContext } from './consumer/consumer-group-heartbeat.js';
 import { describeConsumerGroup } from './consumer/consumer-group-describe.js';
 import { ConsumerGroups } from './consumer/consumer-groups.js';

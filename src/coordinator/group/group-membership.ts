@@ -5,11 +5,11 @@
  * which member leads, when a generation advances); answers to parked requests go into `Effects`.
  * Owned by `GroupCoordinator`, which shares its group map with the offset side.
  */
-import type { HeartbeatRequestData } from '../../protocol/messages/api/12-heartbeat.js';
-import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '../../protocol/messages/api/11-join-group.js';
-import type { LeaveGroupRequestMemberIdentity } from '../../protocol/messages/api/13-leave-group.js';
-import type { SyncGroupRequestData } from '../../protocol/messages/api/14-sync-group.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import type { HeartbeatRequestData } from '@sluice/protocol/messages/api/12-heartbeat.js';
+import type { JoinGroupRequestData, JoinGroupResponseDataInput } from '@sluice/protocol/messages/api/11-join-group.js';
+import type { LeaveGroupRequestMemberIdentity } from '@sluice/protocol/messages/api/13-leave-group.js';
+import type { SyncGroupRequestData } from '@sluice/protocol/messages/api/14-sync-group.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, type ClassicMember, sameProtocols } from './classic-group.js';
 import type { GroupCoordinatorConfig } from './config.js';
 import { type DeadlineTimer } from './deadline-timer.js';

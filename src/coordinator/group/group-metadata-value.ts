@@ -3,7 +3,7 @@
  * static member is replaced, and (empty) when a group is created or falls Empty — and the group
  * rebuilt from it on load.
  */
-import type { GroupMetadataValueData, GroupMetadataValueDataInput } from '../../protocol/messages/coordinator/group-metadata.js';
+import type { GroupMetadataValueData, GroupMetadataValueDataInput } from '@sluice/protocol/messages/coordinator/group-metadata.js';
 import { ClassicGroup, type ClassicMember } from './classic-group.js';
 
 export function groupMetadataValue<W>(group: ClassicGroup<W>, assignments: ReadonlyMap<string, Buffer>): GroupMetadataValueDataInput {

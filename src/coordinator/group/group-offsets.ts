@@ -15,22 +15,22 @@ import type {
   OffsetCommitRequestData,
   OffsetCommitRequestOffsetCommitRequestPartition,
   OffsetCommitResponseDataInput,
-} from '../../protocol/messages/api/08-offset-commit.js';
-import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '../../protocol/messages/api/28-txn-offset-commit.js';
-import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '../../protocol/messages/api/47-offset-delete.js';
+} from '@sluice/protocol/messages/api/08-offset-commit.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '@sluice/protocol/messages/api/28-txn-offset-commit.js';
+import type { OffsetDeleteRequestData, OffsetDeleteResponseDataInput } from '@sluice/protocol/messages/api/47-offset-delete.js';
 import type {
   OffsetFetchResponseOffsetFetchResponseGroupInput,
   OffsetFetchResponseOffsetFetchResponsePartitionsInput,
-} from '../../protocol/messages/api/09-offset-fetch.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { ZERO_UUID } from '../../common/uuid.js';
+} from '@sluice/protocol/messages/api/09-offset-fetch.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { ClassicGroup } from './classic-group.js';
 import type { GroupCoordinatorConfig } from './config.js';
 import { type Group, type GroupMembership, memberError } from './group-membership.js';
 import { type OffsetStore, type CommittedOffset } from './offset-store.js';
 import { type CoordinatorRecord, type OffsetKey, groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone } from './records.js';
 import { TransactionalOffsets } from './transactional-offsets.js';
-import type { OffsetCommitValueData } from '../../protocol/messages/coordinator/offset-commit.js';
+import type { OffsetCommitValueData } from '@sluice/protocol/messages/coordinator/offset-commit.js';
 import type { ConsumerGroup } from './consumer/consumer-group.js';
 import type { ConsumerGroups } from './consumer/consumer-groups.js';
 import { regexMatches } from './consumer/subscribed-topics.js';

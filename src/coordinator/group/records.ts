@@ -12,17 +12,17 @@ import {
   GroupMetadataValue,
   type GroupMetadataValueData,
   type GroupMetadataValueDataInput,
-} from '../../protocol/messages/coordinator/group-metadata.js';
+} from '@sluice/protocol/messages/coordinator/group-metadata.js';
 import {
   OffsetCommitKey,
   OffsetCommitValue,
   type OffsetCommitValueData,
   type OffsetCommitValueDataInput,
-} from '../../protocol/messages/coordinator/offset-commit.js';
-import type { MessageCodec } from '../../protocol/primitives/codec-support.js';
-import { Reader } from '../../protocol/primitives/reader.js';
-import { Writer } from '../../protocol/primitives/writer.js';
-import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
+} from '@sluice/protocol/messages/coordinator/offset-commit.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
+import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 
 /** One record for the caller to append to the group's `__consumer_offsets` partition. */

@@ -3,8 +3,8 @@
  * `__consumer_offsets` partition and only after the append succeeds sends `response` and every
  * `released` answer: a client must never see a state the log does not hold yet.
  */
-import type { JoinGroupResponseDataInput } from '../../protocol/messages/api/11-join-group.js';
-import type { SyncGroupResponseDataInput } from '../../protocol/messages/api/14-sync-group.js';
+import type { JoinGroupResponseDataInput } from '@sluice/protocol/messages/api/11-join-group.js';
+import type { SyncGroupResponseDataInput } from '@sluice/protocol/messages/api/14-sync-group.js';
 import type { CoordinatorRecord } from './records.js';
 
 /**

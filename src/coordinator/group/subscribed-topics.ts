@@ -3,8 +3,8 @@
  * version 0 fields are read: every later version starts with them, so a future client version
  * still parses.
  */
-import { ConsumerProtocolSubscription } from '../../protocol/messages/schemas/consumer-protocol-subscription.js';
-import { Reader } from '../../protocol/primitives/reader.js';
+import { ConsumerProtocolSubscription } from '@sluice/protocol/messages/schemas/consumer-protocol-subscription.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 

@@ -9,7 +9,7 @@
  * Changed only by applying offset commit records and markers (live or replayed). Main thread.
  */
 import { type CommittedOffset, OffsetStore } from './offset-store.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export class TransactionalOffsets {
   private readonly byProducer = new Map<bigint, OffsetStore>();

@@ -11,8 +11,8 @@
  * Main thread.
  */
 import { decompress } from '../../native/index.js';
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   ControlRecordType,
   type BatchHeader,
@@ -23,7 +23,7 @@ import {
   lastOffsetOf,
   readRecords,
   validateBatches,
-} from '../../protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import type { TxnMarker, TxnProducer } from './transaction-marker.js';
 
 export interface CoordinatorRecord {

@@ -18,9 +18,9 @@
  * in order with the writes around it. Appends go out one at a time in the order their
  * operations were applied, so the shard's state is always that of its log plus what is in flight.
  */
-import { KafkaError } from '../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
-import { ERRORS, ErrorCode } from '../../protocol/errors.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
 import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
 import type { TxnMarker, TxnProducer } from './transaction-marker.js';
 

@@ -4,10 +4,10 @@
  * version 0 + the flexible value struct (DeliveryCompleteCount as tagged field 0, left out at its
  * default -1). A share-partition is deleted with a ShareSnapshot tombstone.
  */
-import { ShareSnapshotKey, ShareSnapshotValue } from '../../protocol/messages/coordinator/share-snapshot.js';
-import { ShareUpdateKey, ShareUpdateValue } from '../../protocol/messages/coordinator/share-update.js';
-import { Reader } from '../../protocol/primitives/reader.js';
-import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
+import { ShareSnapshotKey, ShareSnapshotValue } from '@sluice/protocol/messages/coordinator/share-snapshot.js';
+import { ShareUpdateKey, ShareUpdateValue } from '@sluice/protocol/messages/coordinator/share-update.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 import { typePrefixedKey } from '../group/records.js';
 import type { SharePartitionKey, ShareStateBatch } from './share-state-persister.js';

@@ -16,10 +16,10 @@
  * snapshot get one; and the share-partitions of topics that left the metadata are tombstoned
  * (Kafka reacts to the metadata delta; this broker compares the image each second).
  */
-import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { SHARE_GROUP_STATE_TOPIC } from '../../protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SHARE_GROUP_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import { partitionFor } from '../group/partition-for.js';
 import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';

@@ -22,7 +22,7 @@
  *
  * Main thread; not thread-safe.
  */
-import { ERRORS, ErrorCode } from '../../protocol/errors.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
 import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 import type { CoordinatorShard, ShardResult } from '../runtime/coordinator-runtime.js';
 import { combineStateBatches } from './batch-combiner.js';

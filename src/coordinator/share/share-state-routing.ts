@@ -8,8 +8,8 @@
  * loading) up to `maxAttempts` times; every other error, and the last retriable one, is thrown as
  * a `KafkaError` with its code.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ShareOpError } from './share-coordinator.js';
 import type { ShareCoordinatorService, ShareStateBackend } from './share-coordinator-service.js';
 import type { SharePartitionKey, SharePersister, ShareStateSnapshot, ShareStateSummary, ShareStateWrite } from './share-state-persister.js';

@@ -4,9 +4,9 @@
  * transactional id pattern (v2+, KIP-1152). Kafka matches the whole id against a Java regular
  * expression; here a JavaScript one, which agrees on the common syntax.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import type { ListTransactionsRequestData } from '../../protocol/messages/api/66-list-transactions.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import type { ListTransactionsRequestData } from '@sluice/protocol/messages/api/66-list-transactions.js';
 import { type TransactionState, stateNamed } from './transaction-state.js';
 
 export interface ListFilter {

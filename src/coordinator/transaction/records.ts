@@ -5,9 +5,9 @@
  * flexible one, with the previous and next producer ids as tagged fields); version 0 is read too.
  * The last producer epoch is not stored: a replayed id has none (-1), as in Kafka.
  */
-import { TransactionLogKey, TransactionLogValue } from '../../protocol/messages/coordinator/transaction-log.js';
-import { Reader } from '../../protocol/primitives/reader.js';
-import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
+import { TransactionLogKey, TransactionLogValue } from '@sluice/protocol/messages/coordinator/transaction-log.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 import { typePrefixedKey } from '../group/records.js';
 import { NO_PRODUCER_EPOCH, type TransactionMetadata } from './transaction-metadata.js';

@@ -1,4 +1,4 @@
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 /**
  * The partitions of a transaction: a set of topic-partitions kept in a stable order (topic, then
  * partition), so records, answers and replays come out the same every time.

@@ -10,12 +10,12 @@
  * Producer ids come from `producerIds` outside the shard: an operation that needs one is answered
  * NEEDS_PRODUCER_ID, and run again with a freshly allocated id.
  */
-import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
+import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../../protocol/internal-topics.js';
-import type { DescribeTransactionsResponseTransactionStateInput } from '../../protocol/messages/api/65-describe-transactions.js';
-import type { ListTransactionsRequestData, ListTransactionsResponseDataInput } from '../../protocol/messages/api/66-list-transactions.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
+import type { DescribeTransactionsResponseTransactionStateInput } from '@sluice/protocol/messages/api/65-describe-transactions.js';
+import type { ListTransactionsRequestData, ListTransactionsResponseDataInput } from '@sluice/protocol/messages/api/66-list-transactions.js';
 import { partitionFor } from '../group/partition-for.js';
 import type { CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, type ShardResult } from '../runtime/coordinator-runtime.js';
@@ -33,7 +33,7 @@ import {
   TransactionCoordinator,
 } from './transaction-coordinator.js';
 import { type DispatchedMarkers, type TxnMarkerWriter, TxnMarkerSender } from './txn-marker-sender.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export type { TxnMarkerWriter } from './txn-marker-sender.js';
 

@@ -19,10 +19,10 @@
  *
  * Main thread; not thread-safe.
  */
-import { KafkaError, kafkaErrorCode } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import type { DescribeTransactionsResponseTransactionStateInput } from '../../protocol/messages/api/65-describe-transactions.js';
-import type { ListTransactionsResponseTransactionStateInput } from '../../protocol/messages/api/66-list-transactions.js';
+import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import type { DescribeTransactionsResponseTransactionStateInput } from '@sluice/protocol/messages/api/65-describe-transactions.js';
+import type { ListTransactionsResponseTransactionStateInput } from '@sluice/protocol/messages/api/66-list-transactions.js';
 import type { CoordinatorRecord } from '../runtime/coordinator-log.js';
 import type { CoordinatorShard, ShardResult } from '../runtime/coordinator-runtime.js';
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from './config.js';
@@ -46,7 +46,7 @@ import {
   supportsEpochBump,
 } from './transaction-metadata.js';
 import { TransactionState, isIdle, isPreparing, stateName } from './transaction-state.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** One transaction's end, to be written to each of its partitions before it completes. */
 export interface MarkerJob {

@@ -4,11 +4,11 @@
  * `KafkaError` the request answers with) and never touches the current one. Legal transitions
  * only; an illegal one is a bug and throws a plain Error.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { unionOf } from './topic-partitions.js';
 import { TransactionState, isIdle, isLegalTransition, stateName } from './transaction-state.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export const NO_PRODUCER_ID = -1n;
 export const NO_PRODUCER_EPOCH = -1;

@@ -14,9 +14,9 @@
  * same transaction is never sent twice at once. Main thread.
  */
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { MarkerJob } from './transaction-coordinator.js';
-import { type TopicPartition, topicPartitionKey } from '../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** The port to the partition leaders. */
 export interface TxnMarkerWriter {

@@ -6,7 +6,7 @@
  * resource a filter matches the entries that filter matches, reporting each removed binding under
  * the first filter that matched it. Validation (and authorization) is the handler's.
  */
-import { kafkaErrorCode } from '../../common/kafka-error.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import {
   entryMatches,
   patternKey,

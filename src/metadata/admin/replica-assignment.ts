@@ -9,8 +9,8 @@
  * over a list that alternates racks, and a follower is skipped when its broker already holds a
  * replica, or its rack does while some rack holds none.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export interface BrokerPlacement {
   readonly id: number;

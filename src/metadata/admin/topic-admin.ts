@@ -4,8 +4,8 @@
  * them to the partition owners or lets the controller do so. Changes run one at a time on this
  * broker, so two concurrent requests to it cannot both create the same topic.
  */
-import { kafkaErrorCode } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { PartitionAdmin } from './partition-admin.js';
 import type { MetadataWriter } from '../metadata-writer.js';
 import type { DynamicScope, MetadataImage, TopicImage } from '../metadata-image.js';
@@ -20,7 +20,7 @@ import {
 import type { ConfigResolver } from '../config/config-resolver.js';
 import { checkGroupConfigs } from '../config/group-configs.js';
 import { CLUSTER_METADATA_TOPIC, collisionKey, topicNameProblem } from '../topic-names.js';
-import { randomUuid } from '../../common/uuid.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import type { FeatureUpdate } from '../features.js';
 
 export interface AdminResult {

@@ -3,7 +3,7 @@
  * DELETE act on the override; APPEND and SUBTRACT edit the effective list value (defaults
  * included), and only list-typed keys accept them.
  */
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { splitList, type ConfigDefinition } from './config-definitions.js';
 import type { AdminResult } from '../admin/topic-admin.js';
 

@@ -9,7 +9,7 @@
  * The coordinators read the typed `GroupConfigOverrides` (only what the group overrides; the
  * rest is the broker's): consumer groups here, share and streams groups where they are built.
  */
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { splitList, validateValue, type BrokerSynonym, type ConfigDefinition, type ConfigType } from './config-definitions.js';
 import type { AdminResult } from '../admin/topic-admin.js';
 

@@ -3,7 +3,7 @@
  * what DescribeAcls lists. A change (one resource's entries replaced) makes the next set, so a
  * request that read one set decides on one consistent state.
  */
-import { bindingMatches, type AclBindingFilter } from './acl-filter.js';
+import { bindingMatches, type AclBindingFilter } from '@sluice/protocol/acl/acl-filter.js';
 import {
   PatternType,
   WILDCARD_RESOURCE,
@@ -12,7 +12,7 @@ import {
   type AclBinding,
   type ResourcePattern,
   type ResourceType,
-} from './acl-types.js';
+} from '@sluice/protocol/acl/acl-types.js';
 
 export interface ResourceAcls {
   readonly pattern: ResourcePattern;

@@ -17,7 +17,7 @@ import {
   WILDCARD_PRINCIPAL,
   WILDCARD_RESOURCE,
   type AccessControlEntry,
-} from './acl-types.js';
+} from '@sluice/protocol/acl/acl-types.js';
 
 /** Who asks: the connection's Session satisfies it. */
 export interface Requester {

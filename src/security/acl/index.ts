@@ -1,6 +1,6 @@
 /** Kafka's ACL semantics; see ../README.md. */
-export * from './acl-types.js';
-export * from './acl-filter.js';
+export * from '@sluice/protocol/acl/acl-types.js';
+export * from '@sluice/protocol/acl/acl-filter.js';
 export { AclSet, type ResourceAcls } from './acl-set.js';
 export {
   Authorizer,

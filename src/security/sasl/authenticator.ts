@@ -23,12 +23,12 @@
 import type { Logger } from '../../common/logger.js';
 import type { BrokerMetrics } from '../../common/metrics/broker-metrics.js';
 import type { Session } from '../../common/session.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { InvalidSaslCredentials, SaslAuthenticationError, invalidCredentialsMessage, type SaslServerMechanism } from './mechanism.js';
 import { PlainServer } from './plain-server.js';
 import type { SaslConfig, SaslListenerConfig } from './sasl-config.js';
 import { ScramServer, type ScramCredentialLookup } from './scram-server.js';
-import { scramMechanism } from './scram-formatter.js';
+import { scramMechanism } from '@sluice/protocol/sasl/scram-formatter.js';
 
 const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;

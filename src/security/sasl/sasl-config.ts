@@ -10,8 +10,15 @@
  * (GSSAPI is Kafka's default) is a configuration error; listed beside served ones they are
  * ignored with a warning.
  */
-import { parseJaasConfig, plainUsers, PLAIN_LOGIN_MODULE, SCRAM_LOGIN_MODULE, JaasConfigError, type JaasEntry } from './jaas.js';
-import { scramMechanism } from './scram-formatter.js';
+import {
+  parseJaasConfig,
+  plainUsers,
+  PLAIN_LOGIN_MODULE,
+  SCRAM_LOGIN_MODULE,
+  JaasConfigError,
+  type JaasEntry,
+} from '@sluice/protocol/sasl/jaas.js';
+import { scramMechanism } from '@sluice/protocol/sasl/scram-formatter.js';
 
 export const SERVED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 const KNOWN_UNSERVED_MECHANISMS = new Set(['GSSAPI', 'OAUTHBEARER']);

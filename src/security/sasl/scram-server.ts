@@ -7,7 +7,13 @@
  * refused as with an unknown token.
  */
 import { InvalidSaslCredentials, SaslAuthenticationError, type SaslServerMechanism } from './mechanism.js';
-import { authMessage, formatServerFirst, parseClientFinal, parseClientFirst, type ClientFirstMessage } from './scram-messages.js';
+import {
+  authMessage,
+  formatServerFirst,
+  parseClientFinal,
+  parseClientFirst,
+  type ClientFirstMessage,
+} from '@sluice/protocol/sasl/scram-messages.js';
 import {
   randomNonce,
   serverSignature,
@@ -15,7 +21,7 @@ import {
   verifyClientProof,
   type ScramCredential,
   type ScramMechanism,
-} from './scram-formatter.js';
+} from '@sluice/protocol/sasl/scram-formatter.js';
 
 /** Looks up a user's credential for a mechanism; undefined when the user has none. */
 export type ScramCredentialLookup = (user: string, mechanism: ScramMechanism) => ScramCredential | undefined;

@@ -5,7 +5,7 @@
  * out of the key map (an aborted write must not supersede a committed one) and drops them.
  * Markers themselves are kept.
  */
-import { isControl, isTransactional, type BatchHeader } from '../../protocol/records/index.js';
+import { isControl, isTransactional, type BatchHeader } from '@sluice/protocol/records/index.js';
 
 /** An aborted transaction as the cleaning task carries it. */
 export interface AbortedRange {

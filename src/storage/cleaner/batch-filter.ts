@@ -35,7 +35,7 @@ import {
   writeBatchCrc,
   type BatchHeader,
   type DecodedRecord,
-} from '../../protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import { CorruptSegmentError } from '../storage-error.js';
 import type { AbortedData } from './aborted-data.js';
 import type { KeyOffsetMap } from './offset-map.js';

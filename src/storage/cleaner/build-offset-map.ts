@@ -8,7 +8,7 @@
  * Runs on a cleaner thread; reads leased descriptors only.
  */
 import { decompress } from '../../native/index.js';
-import { isControl, readRecords } from '../../protocol/records/index.js';
+import { isControl, readRecords } from '@sluice/protocol/records/index.js';
 import type { AbortedData } from './aborted-data.js';
 import type { CleanSegmentInput } from './clean-task.js';
 import { KeyOffsetMap } from './offset-map.js';

@@ -13,7 +13,7 @@
  * Stateless: runs on a piscina thread (`clean-worker.ts`) or, in tests, inline.
  */
 import { fstatSync } from 'node:fs';
-import { BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout } from '@sluice/protocol/records/index.js';
 import { INT32_MAX } from '../offsets.js';
 import { AbortedData } from './aborted-data.js';
 import { emptyBatch, filterBatch, type FilterContext } from './batch-filter.js';

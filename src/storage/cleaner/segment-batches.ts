@@ -7,7 +7,7 @@
  * A batch cut short by the end ends the walk (only a crashed active segment has one, and the
  * cleaner never reads the active segment).
  */
-import { BatchLayout, readBatchHeader, type BatchHeader } from '../../protocol/records/index.js';
+import { BatchLayout, readBatchHeader, type BatchHeader } from '@sluice/protocol/records/index.js';
 import { readFully } from '../segment/batch-headers.js';
 
 export interface SegmentBatch {

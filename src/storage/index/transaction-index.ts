@@ -17,8 +17,8 @@
  * Owned by the partition's worker thread, like its segment.
  */
 import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { AbortedTxn as AbortedTxnSchema } from '../../protocol/messages/schemas/aborted-txn.js';
-import { readVersioned, writeVersioned } from '../../protocol/primitives/versioned-schema.js';
+import { AbortedTxn as AbortedTxnSchema } from '@sluice/protocol/messages/schemas/aborted-txn.js';
+import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import { offsetOf, type Offset } from '../offsets.js';
 
 export const TXN_INDEX_ENTRY_SIZE = 34;

@@ -19,8 +19,8 @@
  */
 import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { readPartitionMetadata, writePartitionMetadata } from '../checkpoint/partition-metadata-file.js';
 import { completeInterruptedSwaps } from '../cleaner/segment-swap.js';
 import {

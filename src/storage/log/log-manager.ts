@@ -30,8 +30,8 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CheckpointFile,
   CorruptCheckpointError,
@@ -39,7 +39,7 @@ import {
   syncDirectory,
   type PartitionOffset,
 } from '../checkpoint/checkpoint-file.js';
-import { randomUuid } from '../../common/uuid.js';
+import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import { readMetaProperties, writeMetaProperties, type MetaProperties } from '../checkpoint/meta-properties.js';
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -62,7 +62,7 @@ import { LogMove } from './log-move.js';
 import { DIRECTORY_TO_SKIP, METADATA_LOG_DIR, partitionOfDir } from './partition-dirs.js';
 import { PartitionLog } from './partition-log.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS } from '../producer-state/producer-state-manager.js';
-import { type TopicPartition } from '../../common/topic-partition.js';
+import { type TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export interface LogManagerOptions {
   readonly logDirs: readonly string[];

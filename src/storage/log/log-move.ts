@@ -10,7 +10,7 @@
  *
  * Owned by the partition's worker thread, like both logs.
  */
-import { BatchLayout } from '../../protocol/records/index.js';
+import { BatchLayout } from '@sluice/protocol/records/index.js';
 import type { Offset } from '../offsets.js';
 import { StorageError } from '../storage-error.js';
 import type { PartitionLog } from './partition-log.js';

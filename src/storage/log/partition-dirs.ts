@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { parsePartitionDirName } from '../file-names.js';
-import { type TopicPartition } from '../../common/topic-partition.js';
+import { type TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** Kafka names a partition directory being deleted `<topic>-<partition>.<uuid>-delete`; a future or stray one likewise. */
 export const DIRECTORY_TO_SKIP = /(\.[0-9a-f]{32}-(delete|future|stray))$/;

@@ -27,9 +27,9 @@
  *
  * Single-threaded: owned by the partition's worker thread. Leases are released on it too.
  */
-import { KafkaError } from '../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { decompressTransient } from '../../native/index.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   encodeEndTxnMarkerBatch,
   setBaseOffset,
@@ -37,7 +37,7 @@ import {
   setPartitionLeaderEpoch,
   validateBatches,
   validateProduceRecords,
-} from '../../protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import { deletesSegments, isCompacted, maxSegmentMs, withOverrides, type LogConfig } from '../log-config.js';
 import { offsetOf, type FilePosition, type Offset } from '../offsets.js';
 import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error.js';
@@ -56,7 +56,7 @@ import type { LogDir } from './log-dir.js';
 import { loadLog, type LoadedLog, type LoadOptions } from './log-loader.js';
 import { belowLogStart, deletableCount, pastRetentionSize, pastRetentionTime, type Breach } from './log-retention.js';
 import { SegmentList } from './segment-list.js';
-import type { TopicPartition } from '../../common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export interface PartitionLogOptions extends LoadOptions {
   readonly topicPartition: TopicPartition;

@@ -19,9 +19,9 @@
  * accepted at any sequence and epoch: Kafka 2.5+ (KIP-360) no longer answers UNKNOWN_PRODUCER_ID
  * from the produce path. Pure: no state changes here.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { isTransactional } from '../../protocol/records/index.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { isTransactional } from '@sluice/protocol/records/index.js';
 import { NO_PRODUCER_EPOCH, type BatchMetadata, type ProducerBatch, type ProducerStateEntry } from './producer-state-entry.js';
 import { inSequence } from './sequence.js';
 import type { TxnMarkerRequest } from './txn-marker.js';

@@ -8,7 +8,7 @@
  *
  * In memory only; persisted through `producer-snapshot.ts`. Owned by the partition's worker.
  */
-import { BatchLayout, isControl } from '../../protocol/records/index.js';
+import { BatchLayout, isControl } from '@sluice/protocol/records/index.js';
 import type { Offset } from '../offsets.js';
 import { decrementSequence, incrementSequence } from './sequence.js';
 

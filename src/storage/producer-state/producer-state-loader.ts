@@ -16,7 +16,7 @@
  * truncation adds nothing and one over segments whose index recovery emptied rebuilds it
  * (Kafka's `LogSegment.recover` with producer state).
  */
-import { BatchLayout, readBatchHeader } from '../../protocol/records/index.js';
+import { BatchLayout, readBatchHeader } from '@sluice/protocol/records/index.js';
 import type { Offset } from '../offsets.js';
 import { readFully, walkBatchHeaders, type BatchLocation } from '../segment/batch-headers.js';
 import type { LogSegment } from '../segment/log-segment.js';

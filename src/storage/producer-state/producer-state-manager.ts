@@ -19,7 +19,7 @@
  */
 import { unlinkSync } from 'node:fs';
 import type { Offset } from '../offsets.js';
-import { isTransactional } from '../../protocol/records/index.js';
+import { isTransactional } from '@sluice/protocol/records/index.js';
 import { checkProducerAppend, checkTxnMarker, type AppendOrigin } from './append-check.js';
 import {
   batchMetadata,

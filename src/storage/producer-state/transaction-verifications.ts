@@ -13,8 +13,8 @@
  *
  * Leader state in memory only: a follower never verifies, and a reload starts without any.
  */
-import { KafkaError } from '../../common/kafka-error.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ProducerBatch } from './producer-state-entry.js';
 
 /** Thrown for a transactional batch that must be verified with the transaction coordinator before it is appended. */

@@ -10,7 +10,7 @@ import {
   decodeEndTxnMarker,
   readRecords,
   type BatchHeader,
-} from '../../protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import type { AbortedTxn } from '../index/transaction-index.js';
 import type { Offset } from '../offsets.js';
 

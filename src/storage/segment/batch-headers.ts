@@ -9,7 +9,7 @@
  * walk, as a crash can leave one at the tail until recovery truncates it.
  */
 import { readSync } from 'node:fs';
-import { BatchLayout, readInt64 } from '../../protocol/records/index.js';
+import { BatchLayout, readInt64 } from '@sluice/protocol/records/index.js';
 import { CorruptSegmentError } from '../storage-error.js';
 import type { FilePosition, Offset } from '../offsets.js';
 

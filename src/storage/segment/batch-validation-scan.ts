@@ -4,8 +4,8 @@
  * ends. Everything after that point (a torn write, garbage, a batch whose CRC fails) is what
  * recovery truncates. Batches larger than a chunk are read whole.
  */
-import { readBatchHeader, validateBatches, type BatchHeader } from '../../protocol/records/index.js';
-import { BatchLayout } from '../../protocol/records/index.js';
+import { readBatchHeader, validateBatches, type BatchHeader } from '@sluice/protocol/records/index.js';
+import { BatchLayout } from '@sluice/protocol/records/index.js';
 import type { FilePosition } from '../offsets.js';
 import { readFully } from './batch-headers.js';
 

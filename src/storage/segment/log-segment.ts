@@ -30,7 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { decompress } from '../../native/index.js';
-import { readBatchHeader, readRecords } from '../../protocol/records/index.js';
+import { readBatchHeader, readRecords } from '@sluice/protocol/records/index.js';
 import { faultPoint } from '../fault-injection.js';
 import { CLEANED_SUFFIX, DELETED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
 import type { LogConfig } from '../log-config.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setBaseOffset, setPartitionLeaderEpoch, validateBatches } from '../../../src/protocol/records/index.js';
+import { setBaseOffset, setPartitionLeaderEpoch, validateBatches } from '@sluice/protocol/records/index.js';
 import { LogManager, type PartitionLog } from '../../../src/storage/index.js';
 import { decodeBatches, producedBatch, tempDir } from '../../unit/storage/storage-fixtures.js';
 

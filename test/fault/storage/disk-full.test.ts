@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { Faults, LogManager, StorageError } from '../../../src/storage/index.js';
 import { OffsetIndex } from '../../../src/storage/index/offset-index.js';
 import { offsetOf, positionOf } from '../../../src/storage/offsets.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import * as M from '../../../src/protocol/messages/index.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { wireCall } from '../../helpers/wire-call.js';
 

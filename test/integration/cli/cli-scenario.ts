@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { COMPRESSION_NAMES, KafkaCluster, parseBootstrapServers, partitionForKey } from '../../../src/client/index.js';
-import { FetchRequest, FetchResponse } from '../../../src/protocol/messages/index.js';
-import { BatchScan, compressionCodecId, CompressionType } from '../../../src/protocol/records/index.js';
+import { COMPRESSION_NAMES, KafkaCluster, parseBootstrapServers, partitionForKey } from '@sluice/client/index.js';
+import { FetchRequest, FetchResponse } from '@sluice/protocol/messages/index.js';
+import { BatchScan, compressionCodecId, CompressionType } from '@sluice/protocol/records/index.js';
 import { failsWith, ok, runCli, type CliResult } from '../../helpers/run-cli.js';
 
 const CODEC_IDS: Record<(typeof COMPRESSION_NAMES)[number], number> = {

@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { KafkaCluster, KafkaGroupAdminClient, parseBootstrapServers } from '../../../src/client/index.js';
-import { KafkaError } from '../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { KafkaCluster, KafkaGroupAdminClient, parseBootstrapServers } from '@sluice/client/index.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { failsWith, ok, runCli, type CliResult } from '../../helpers/run-cli.js';
 
 /** Records per partition, and the offsets the member commits: lag 2 and 3. */

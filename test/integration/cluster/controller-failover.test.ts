@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -16,7 +16,7 @@ import {
   UpdateMetadataRequest,
   UpdateMetadataResponse,
   type MetadataResponseData,
-} from '../../../src/protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { KafkaZkClient } from '../../../src/zk/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';

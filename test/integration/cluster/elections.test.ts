@@ -6,7 +6,7 @@
 // unclean election, and B, rejoining, truncates the records only it had.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -15,8 +15,8 @@ import {
   ProduceRequest,
   ProduceResponse,
   type MetadataResponseData,
-} from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { metricsUrl } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';

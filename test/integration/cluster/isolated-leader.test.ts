@@ -6,15 +6,15 @@
 // alone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
   ProduceRequest,
   ProduceResponse,
   type MetadataResponseData,
-} from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';

@@ -8,8 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import {
   AlterPartitionRequest,
   AlterPartitionResponse,
@@ -26,7 +26,7 @@ import {
   FindCoordinatorRequest,
   FindCoordinatorResponse,
   type MetadataResponseData,
-} from '../../../src/protocol/messages/index.js';
+} from '@sluice/protocol/messages/index.js';
 import { startBrokerProcess } from '../../helpers/broker-process.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';

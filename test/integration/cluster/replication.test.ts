@@ -3,7 +3,7 @@
 // controlled shutdown without loss, every broker answering the same metadata.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -14,8 +14,8 @@ import {
   ProduceRequest,
   ProduceResponse,
   type MetadataResponseData,
-} from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead, runJava } from '../../helpers/interop.js';
 import { javaSkip, kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';

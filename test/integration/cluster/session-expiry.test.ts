@@ -5,13 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import {
-  CreateTopicsRequest,
-  CreateTopicsResponse,
-  ElectLeadersRequest,
-  ElectLeadersResponse,
-} from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CreateTopicsRequest, CreateTopicsResponse, ElectLeadersRequest, ElectLeadersResponse } from '@sluice/protocol/messages/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { kcat, kcatRead } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';

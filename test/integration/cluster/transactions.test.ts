@@ -14,7 +14,7 @@ import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import type { JsonLine } from '../../helpers/interop.js';
 import { javaSkip, zooKeeperSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';
-import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../../src/protocol/messages/index.js';
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '@sluice/protocol/messages/index.js';
 import { startJavaProgram, waitFor, type LineProcess } from '../groups/group-helpers.js';
 import { checkTransactions, TXN_ANOMALY_KINDS, type PartitionReads, type TxnOutcome } from '../../../tools/fault/txn-checker.js';
 

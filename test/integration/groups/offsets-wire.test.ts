@@ -4,9 +4,9 @@
 // what exists is stored. test/compat/offsets-vs-kafka.test.ts checks the same against Kafka.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ZERO_UUID } from '../../../src/common/uuid.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import {
   NO_SUCH_TOPIC_ID,

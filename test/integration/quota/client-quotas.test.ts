@@ -13,7 +13,7 @@ import { javaSkip } from '../../helpers/requirements.js';
 import { kafkaClasspath } from '../../../tools/kafka/kafka-release.js';
 import { startJavaProgram } from '../groups/group-helpers.js';
 import { wireCall } from '../../helpers/wire-call.js';
-import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../../../src/protocol/messages/index.js';
+import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '@sluice/protocol/messages/index.js';
 
 const PROGRAM = 'test/integration/quota/QuotaClients.java';
 const PRODUCER_RATE = 256_000;

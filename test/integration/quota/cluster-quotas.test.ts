@@ -2,7 +2,7 @@
 // ZooKeeper (/config/clients/...) and enforced by the other, which describes it too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../../src/protocol/messages/index.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { wireCall } from '../../helpers/wire-call.js';

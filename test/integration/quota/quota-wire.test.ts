@@ -9,8 +9,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { ok, runCli } from '../../helpers/run-cli.js';
 import { wireCall } from '../../helpers/wire-call.js';
-import * as M from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 
 /** The client id `wireCall` sends. */
 const WIRE_CLIENT = 'sluice-admin-test';

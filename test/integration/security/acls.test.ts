@@ -7,8 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import kafkajs, { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { wireCall } from '../../helpers/wire-call.js';
 import { javaSkip } from '../../helpers/requirements.js';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
-import { KafkaConnection } from '../../../src/client/connection.js';
+import { KafkaConnection } from '@sluice/client/connection.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { confluentKafka, CONFLUENT_JS_SKIP } from '../../helpers/confluent-js.js';
 import { runProcess } from '../../helpers/interop.js';

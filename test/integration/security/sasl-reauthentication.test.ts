@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaConnection } from '../../../src/client/connection.js';
+import { KafkaConnection } from '@sluice/client/connection.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { javaSkip } from '../../helpers/requirements.js';
 import {

@@ -5,8 +5,8 @@
 // SSL listener with kcat, whose metadata names the SSL endpoints.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CreateTopicsRequest, CreateTopicsResponse, type MetadataResponseData } from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CreateTopicsRequest, CreateTopicsResponse, type MetadataResponseData } from '@sluice/protocol/messages/index.js';
 import { startCluster, type TestCluster } from '../../helpers/cluster.js';
 import { freePort, kcat } from '../../helpers/interop.js';
 import { kcatSkip, zooKeeperSkip } from '../../helpers/requirements.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
-import type { TlsFiles } from '../../../src/cli/tls-certificates.js';
+import type { TlsFiles } from '@sluice/cli/tls-certificates.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { kcat, runJava, type JsonLine } from '../../helpers/interop.js';
 import { javaSkip, kcatSkip } from '../../helpers/requirements.js';

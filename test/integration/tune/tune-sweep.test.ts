@@ -11,12 +11,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { KafkaAdminClient } from '../../../src/client/admin-client.js';
-import { parseBootstrapServers } from '../../../src/client/broker-address.js';
-import { KafkaCluster } from '../../../src/client/cluster.js';
-import type { TuneReport } from '../../../src/tune/report.js';
+import { KafkaAdminClient } from '@sluice/client/admin-client.js';
+import { parseBootstrapServers } from '@sluice/client/broker-address.js';
+import { KafkaCluster } from '@sluice/client/cluster.js';
+import type { TuneReport } from '@sluice/tune/report.js';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
-import { PNG_WIDTH } from '../../../src/tune/report-png.js';
+import { PNG_WIDTH } from '@sluice/tune/report-png.js';
 import { metricsUrl, startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { chromiumSkip, decodePng, renderInChromium } from '../../helpers/chromium.js';
 

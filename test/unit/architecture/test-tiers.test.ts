@@ -7,11 +7,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { REPO_ROOT } from '../../../tools/codegen/main.js';
 
-const TEST_ROOT = join(REPO_ROOT, 'test');
+const TEST_ROOTS = [
+  join(REPO_ROOT, 'test'),
+  ...readdirSync(join(REPO_ROOT, 'packages'))
+    .map((name) => join(REPO_ROOT, 'packages', name, 'test'))
+    .filter((path) => existsSync(path)),
+];
 const EXPECTED_TIERS = ['test:compat', 'test:fault', 'test:integration', 'test:unit'];
 
 function testFiles(dir: string): string[] {
@@ -35,8 +40,8 @@ function tierFolders(): Map<string, string[]> {
     const folders = runner
       .trim()
       .split(/\s+/)
-      .filter((arg) => arg.startsWith('dist/test/'))
-      .map((arg) => arg.replace(/^dist\//, '').replace(/\/$/, ''));
+      .filter((arg) => /^(packages\/[^/]+\/)?dist\/test(\/|$)/.test(arg))
+      .map((arg) => arg.replace(/(^|\/)dist\//, '$1').replace(/\/$/, ''));
     tiers.set(name, folders);
   }
   return tiers;
@@ -52,9 +57,9 @@ test('package.json has the four test tiers, each naming its folders', () => {
   for (const [name, folders] of tiers) assert.ok(folders.length > 0, `${name} names no test folder`);
 });
 
-test('every test file under test/ belongs to exactly one tier', () => {
+test('every test file under test/ and packages/*/test belongs to exactly one tier', () => {
   const tiers = tierFolders();
-  const files = testFiles(TEST_ROOT);
+  const files = TEST_ROOTS.flatMap(testFiles);
   assert.ok(files.length > 200, `only ${files.length} test files found: the scan lost its way`);
   const misplaced = files
     .map((file) => ({ file, in: tiersOf(file, tiers) }))
@@ -68,7 +73,7 @@ test('every test file under test/ belongs to exactly one tier', () => {
 });
 
 test('test/helpers holds no tests', () => {
-  assert.deepEqual(testFiles(join(TEST_ROOT, 'helpers')), []);
+  assert.deepEqual(testFiles(join(REPO_ROOT, 'test', 'helpers')), []);
 });
 
 test('the check catches a test file outside the tiers and one in two', () => {

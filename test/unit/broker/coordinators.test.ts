@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../../../src/protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import { LazyCoordinators, type Coordinators } from '../../../src/broker/coordinators.js';
 import type { SharePartitionKey } from '../../../src/coordinator/share/share-state-persister.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientSecurity } from '../../../src/client/client-security-config.js';
-import { KafkaError } from '../../../src/common/kafka-error.js';
+import { clientSecurity } from '@sluice/client/client-security-config.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
 
 const settings = (entries: Record<string, string>): Map<string, string> => new Map(Object.entries(entries));

@@ -7,7 +7,7 @@ import {
   PrincipalMappingRulesError,
   rfc2253Name,
   SslPrincipalMapper,
-} from '../../../src/common/ssl-principal-mapper.js';
+} from '@sluice/protocol/common/ssl-principal-mapper.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
 
 const DN = 'CN=Client One,OU=Clients,O=Example,L=Oslo,C=NO';

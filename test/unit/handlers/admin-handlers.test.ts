@@ -1,8 +1,8 @@
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../../src/common/uuid.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { ConfigSource } from '../../../src/metadata/config/config-definitions.js';
 import { metadataHandler } from '../../../src/handlers/03-metadata.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
-import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
+import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import type { ShareServices } from '../../../src/handlers/share-services.js';
 import { LocalController } from '../../../src/controller/local/local-controller.js';
 import { LocalMetadataWriter } from '../../../src/controller/local/local-metadata-writer.js';
@@ -22,9 +22,9 @@ import { MetadataStore } from '../../../src/metadata/metadata-store.js';
 import { TopicAdmin } from '../../../src/metadata/admin/topic-admin.js';
 import type { ClusterContext } from '../../../src/handlers/cluster-context.js';
 import { NO_RESPONSE, type RegisteredApi } from '../../../src/handlers/handler.js';
-import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 import { LocalProducerIdBlocks, ProducerIdManager } from '../../../src/coordinator/producer-id-manager.js';
 import { FetchPurgatory } from '../../../src/partitions/fetch-purgatory.js';
 import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
@@ -48,7 +48,7 @@ import type {
   TopicConfigValues,
   TopicRef,
 } from '../../../src/metadata/admin/partition-admin.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { PartitionData } from '../../../src/partitions/partition-data.js';
 
 /** Admin handlers never touch groups; a call here means one reached for the group coordinators. */

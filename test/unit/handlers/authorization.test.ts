@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { metadataHandler } from '../../../src/handlers/03-metadata.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { describeAclsHandler } from '../../../src/handlers/29-describe-acls.js';

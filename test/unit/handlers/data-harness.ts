@@ -10,10 +10,10 @@ import type { PartitionRegistration } from '../../../src/metadata/metadata-image
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import type { RegisteredApi } from '../../../src/handlers/handler.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
-import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { purgatoryEvents } from '../../../src/partitions/partition-events.js';
 import { parseExposition, type Sample } from '../metrics/prometheus-text-helper.js';
 import { call, exchange, harness, type Harness, type HarnessOptions } from './admin-harness.js';

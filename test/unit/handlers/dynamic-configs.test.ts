@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ConfigSource } from '../../../src/metadata/config/config-definitions.js';
 import { MetadataStore } from '../../../src/metadata/metadata-store.js';
 import { LocalController } from '../../../src/controller/local/local-controller.js';

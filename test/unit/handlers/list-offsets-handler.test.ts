@@ -8,8 +8,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { versions } from './admin-harness.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { MetadataImage, topicImage, type BrokerRegistration } from '../../../src/metadata/metadata-image.js';
 import { ANONYMOUS_PRINCIPAL, type Session } from '../../../src/common/session.js';
 import type { ClusterContext } from '../../../src/handlers/cluster-context.js';

@@ -15,8 +15,8 @@
  */
 import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import type { TopicConfigValues, TopicRef } from '../../../src/metadata/admin/partition-admin.js';
-import { KafkaError } from '../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   BatchScan,
   encodeEndTxnMarkerBatch,
@@ -25,7 +25,7 @@ import {
   setBaseOffset,
   setPartitionLeaderEpoch,
   validateProduceRecords,
-} from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import type { ParkedReads } from '../../../src/partitions/fetch-purgatory.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import {
@@ -43,10 +43,10 @@ import {
   type TxnMarkerEntry,
 } from '../../../src/partitions/partition-data.js';
 import { leaderEpochError } from '../../../src/replication/leader-epoch.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { failedAppend, type AcksWaitRequest, type CompletedAck } from '../../../src/partitions/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
-import { topicPartitionKey } from '../../../src/common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 const NO_OFFSET = -1n;
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP): without tiered storage, the earliest offset and none. */

@@ -6,14 +6,14 @@
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ZERO_UUID } from '../../../src/common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { offsetCommitHandler } from '../../../src/handlers/08-offset-commit.js';
 import { offsetFetchHandler } from '../../../src/handlers/09-offset-fetch.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { deleteTopicsHandler } from '../../../src/handlers/20-delete-topics.js';
 import { consumerGroupHeartbeatHandler } from '../../../src/handlers/68-consumer-group-heartbeat.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { call, harness, versions, type Harness } from './admin-harness.js';
 import { NO_SUCH_TOPIC_ID } from '../../helpers/offset-wire.js';

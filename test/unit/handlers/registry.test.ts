@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { CLUSTER_HANDLERS, HANDLERS } from '../../../src/handlers/index.js';
 import { HandlerRegistry } from '../../../src/handlers/registry.js';
 import type { HandlerEntry, RegisteredApi, RequestContext, ResponseBody } from '../../../src/handlers/handler.js';
-import { API_MESSAGES, ProduceRequest } from '../../../src/protocol/messages/index.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
+import { API_MESSAGES, ProduceRequest } from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
 
 const registry = new HandlerRegistry(HANDLERS);
 

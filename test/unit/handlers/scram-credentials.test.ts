@@ -5,7 +5,7 @@ import { alterUserScramCredentialsHandler } from '../../../src/handlers/51-alter
 import { describeUserScramCredentialsHandler } from '../../../src/handlers/50-describe-user-scram-credentials.js';
 import { saslAuthenticateHandler } from '../../../src/handlers/36-sasl-authenticate.js';
 import { saslHandshakeHandler } from '../../../src/handlers/17-sasl-handshake.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   AlterUserScramCredentialsRequest,
   AlterUserScramCredentialsResponse,
@@ -15,13 +15,8 @@ import {
   SaslAuthenticateResponse,
   SaslHandshakeRequest,
   SaslHandshakeResponse,
-} from '../../../src/protocol/messages/index.js';
-import {
-  credentialFromSaltedPassword,
-  parseCredential,
-  saltedPassword,
-  scramMechanism,
-} from '../../../src/security/sasl/scram-formatter.js';
+} from '@sluice/protocol/messages/index.js';
+import { credentialFromSaltedPassword, parseCredential, saltedPassword, scramMechanism } from '@sluice/protocol/sasl/scram-formatter.js';
 import { call, harness } from './admin-harness.js';
 
 const SHA256 = scramMechanism('SCRAM-SHA-256')!;

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
-import { ZERO_UUID } from '../../../src/common/uuid.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import type { CoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { createTopicsHandler } from '../../../src/handlers/19-create-topics.js';
 import { describeGroupsHandler } from '../../../src/handlers/15-describe-groups.js';

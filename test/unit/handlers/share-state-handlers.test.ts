@@ -13,9 +13,9 @@ import { readShareGroupStateHandler } from '../../../src/handlers/84-read-share-
 import { writeShareGroupStateHandler } from '../../../src/handlers/85-write-share-group-state.js';
 import { deleteShareGroupStateHandler } from '../../../src/handlers/86-delete-share-group-state.js';
 import { readShareGroupStateSummaryHandler } from '../../../src/handlers/87-read-share-group-state-summary.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { SHARE_GROUP_STATE_TOPIC } from '../../../src/protocol/internal-topics.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SHARE_GROUP_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { AclOperation, PatternType, PermissionType, ResourceType } from '../../../src/security/acl/index.js';
 import { MemoryLog } from '../coordinator/transaction/harness.js';
 import { call, harness, TEST_SESSION, versions, type Harness } from './admin-harness.js';

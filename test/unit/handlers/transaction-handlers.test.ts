@@ -19,9 +19,9 @@ import { txnOffsetCommitHandler } from '../../../src/handlers/28-txn-offset-comm
 import { describeTransactionsHandler } from '../../../src/handlers/65-describe-transactions.js';
 import { listTransactionsHandler } from '../../../src/handlers/66-list-transactions.js';
 import { writeMarkers } from '../../../src/handlers/txn-marker-writes.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
-import { encodeRecordBatch, isControl, readBatchHeader } from '../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { encodeRecordBatch, isControl, readBatchHeader } from '@sluice/protocol/records/index.js';
 import { MemoryPartitions, memoryOffsetsLog } from '../coordinator/runtime/memory-partitions.js';
 import { MemoryLog } from '../coordinator/transaction/harness.js';
 import { dataHarnesses, type DataHarness } from './data-harness.js';

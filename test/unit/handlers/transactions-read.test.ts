@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import type { AbortedTransaction, OffsetReply, ReadCommand, ReadResult } from '../../../src/partitions/partition-data.js';
-import type { TopicPartition } from '../../../src/common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 import { MemoryPartitions } from './memory-partitions-fixture.js';
 

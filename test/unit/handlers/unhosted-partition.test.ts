@@ -10,8 +10,8 @@ import { produceHandler } from '../../../src/handlers/00-produce.js';
 import { fetchHandler } from '../../../src/handlers/01-fetch.js';
 import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
 import { deleteRecordsHandler } from '../../../src/handlers/21-delete-records.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import * as M from '../../../src/protocol/messages/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import * as M from '@sluice/protocol/messages/index.js';
 import { batch, dataHarnesses, type DataHarness } from './data-harness.js';
 
 const { NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION } = ErrorCode;

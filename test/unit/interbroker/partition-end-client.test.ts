@@ -11,7 +11,7 @@ import { MetadataImage, type MetadataSource } from '../../../src/metadata/metada
 import { Logger } from '../../../src/common/logger.js';
 import { BrokerConnections } from '../../../src/interbroker/broker-connections.js';
 import { PartitionEndClient } from '../../../src/interbroker/partition-end-client.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { startInProcessBrokers, type InProcessBrokers } from '../../helpers/in-process-brokers.js';
 
 const BROKER = 1;

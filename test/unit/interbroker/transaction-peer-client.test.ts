@@ -12,7 +12,7 @@ import { Logger } from '../../../src/common/logger.js';
 import { freePort } from '../../../src/common/free-port.js';
 import { BrokerConnections } from '../../../src/interbroker/broker-connections.js';
 import { TransactionPeerClient } from '../../../src/interbroker/transaction-peer-client.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { startInProcessBrokers, type InProcessBrokers } from '../../helpers/in-process-brokers.js';
 import { Kafka, logLevel } from 'kafkajs';
 

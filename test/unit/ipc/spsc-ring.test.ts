@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { RingConfigurationError, RingMessageTooLargeError } from '../../../src/ipc/errors.js';
 import { frameBytes } from '../../../src/ipc/ring-layout.js';
 import { SpscRingReader, SpscRingWriter, createRingBuffer } from '../../../src/ipc/spsc-ring.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 function ring(capacity: number): { writer: SpscRingWriter; reader: SpscRingReader } {
   const buffer = createRingBuffer(capacity);

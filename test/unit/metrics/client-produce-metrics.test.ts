@@ -6,11 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
-import {
-  CLIENT_PRODUCE_METRICS as M,
-  ClientProduceMetrics,
-  type ClientProduceOptions,
-} from '../../../src/common/metrics/client-produce-metrics.js';
+import { ClientProduceMetrics, type ClientProduceOptions } from '../../../src/common/metrics/client-produce-metrics.js';
+import { CLIENT_PRODUCE_METRICS as M } from '@sluice/protocol/metrics/client-produce-metric-names.js';
 import { parseExposition, select, total, type Sample } from './prometheus-text-helper.js';
 
 class Clock {

@@ -11,7 +11,7 @@ import type { GroupOffset, PartitionEnd } from '../../../src/common/metrics/cons
 import { MetricsScraper, type RingOccupancy } from '../../../src/common/metrics/scrape.js';
 import { WorkerMetrics, type WorkerMetricsSnapshot } from '../../../src/common/metrics/worker-metrics.js';
 import { parseExposition, select, total } from './prometheus-text-helper.js';
-import type { TopicPartition } from '../../../src/common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 /** What the METRICS command does to a snapshot: JSON out of the worker, JSON in on the main thread. */
 function throughRing(snapshot: WorkerMetricsSnapshot): WorkerMetricsSnapshot {

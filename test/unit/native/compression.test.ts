@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import * as lz4napi from 'lz4-napi';
 import * as snappyNpm from 'snappy';
 import * as zstdNapi from 'zstd-napi';
-import { KafkaError } from '../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import {
   CompressionCodec,
   codecAvailable,

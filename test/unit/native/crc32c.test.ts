@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { crc32c as nodeRsCrc32c } from '@node-rs/crc32';
 import { native } from '../../../src/native/binding.js';
-import { crc32cJs } from '../../../src/native/crc32c-js.js';
+import { crc32cJs } from '@sluice/protocol/checksum/crc32c-js.js';
 import { crc32c, crc32cImplementation } from '../../../src/native/index.js';
 
 const CHECK = Buffer.from('123456789');

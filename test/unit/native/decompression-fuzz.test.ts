@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { KafkaError } from '../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { CompressionCodec, compress, decompress, decompressTransient } from '../../../src/native/index.js';
 import { jsonRecords } from './json-records-helper.js';
 

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordsPass } from '../../../src/native/index.js';
-import { RECORDS_OFFSET } from '../../../src/protocol/records/batch-layout.js';
-import { encodeRecordBatch, readBatchHeader, readRecords, type RecordInput } from '../../../src/protocol/records/index.js';
+import { RECORDS_OFFSET } from '@sluice/protocol/records/batch-layout.js';
+import { encodeRecordBatch, readBatchHeader, readRecords, type RecordInput } from '@sluice/protocol/records/index.js';
 
 const NO_WINDOW = [-Infinity, Infinity] as const;
 

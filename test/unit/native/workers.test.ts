@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { CompressionCodec, compress, crc32c } from '../../../src/native/index.js';
 
 const index = new URL('../../../src/native/index.js', import.meta.url).href;
+const accelerators = import.meta.resolve('@sluice/protocol/accelerators.js');
 
 // Each worker loads the addon, uses every capability, and leaves one region mapped on purpose:
 // the addon's per-environment cleanup hook must release it when the worker exits.
@@ -14,8 +15,9 @@ const workerSource = `
   import { openSync, closeSync } from 'node:fs';
   import { parentPort, workerData } from 'node:worker_threads';
   const { crc32c, compress, decompress, mapFile, CompressionCodec } = await import(${JSON.stringify(index)});
+  const { acceleratorProvider } = await import(${JSON.stringify(accelerators)});
   const data = Buffer.alloc(256 * 1024, workerData.id);
-  const results = { crc: crc32c(data), codecs: [] };
+  const results = { crc: crc32c(data), codecs: [], accelerators: acceleratorProvider() };
   for (const codec of [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd]) {
     const packed = compress(codec, data);
     results.codecs.push(decompress(codec, packed, data.length).equals(data) ? packed.length : -1);
@@ -43,7 +45,7 @@ test('four workers load the addon concurrently, use it, and exit cleanly', async
   try {
     const runs = [1, 2, 3, 4].map((id) => {
       const worker = new Worker(workerSource, { eval: true, workerData: { id, path } });
-      const message = new Promise<{ crc: number; codecs: number[] }>((resolve, reject) => {
+      const message = new Promise<{ crc: number; codecs: number[]; accelerators: string }>((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
       });
@@ -54,6 +56,7 @@ test('four workers load the addon concurrently, use it, and exit cleanly', async
       const result = await run.message;
       const data = Buffer.alloc(256 * 1024, run.id);
       assert.equal(result.crc, crc32c(data));
+      assert.equal(result.accelerators, 'sluice-native', "the wrappers installed the addon's accelerators in the worker");
       assert.deepEqual(
         result.codecs,
         [CompressionCodec.Gzip, CompressionCodec.Snappy, CompressionCodec.Lz4, CompressionCodec.Zstd].map(

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
 import { testListenerOptions } from '../../helpers/listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
-import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
-import { ApiVersionsRequest, ApiVersionsResponse } from '../../../src/protocol/messages/index.js';
+import { encodeRequest, encodeResponse } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '@sluice/protocol/messages/index.js';
 import { WireClient } from '../../helpers/wire-client.js';
 
 const THROTTLE_MS = 400;

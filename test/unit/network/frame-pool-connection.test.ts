@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../src/common/logger.js';
 import { Listener } from '../../../src/network/listener.js';
-import { encodeRequest, encodeResponse } from '../../../src/protocol/envelope.js';
-import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
-import { ApiVersionsResponse } from '../../../src/protocol/messages/index.js';
+import { encodeRequest, encodeResponse } from '@sluice/protocol/envelope.js';
+import { FrameBufferPool } from '@sluice/protocol/frame-buffer-pool.js';
+import { ApiVersionsResponse } from '@sluice/protocol/messages/index.js';
 import { testListenerOptions } from '../../helpers/listener-options.js';
 import { WireClient } from '../../helpers/wire-client.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { OutboundQueue } from '../../../src/network/outbound-queue.js';
-import type { FileRegion } from '../../../src/protocol/primitives/writer.js';
+import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import { parseExposition, total } from '../metrics/prometheus-text-helper.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
 import { waitFor, when } from '../../helpers/wait-for.js';

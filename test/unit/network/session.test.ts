@@ -4,8 +4,8 @@ import { Logger } from '../../../src/common/logger.js';
 import type { Session } from '../../../src/common/session.js';
 import { testListenerOptions } from '../../helpers/listener-options.js';
 import { Listener } from '../../../src/network/listener.js';
-import { encodeRequest } from '../../../src/protocol/envelope.js';
-import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
+import { encodeRequest } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest } from '@sluice/protocol/messages/index.js';
 import { WireClient } from '../../helpers/wire-client.js';
 import { waitFor, when } from '../../helpers/wait-for.js';
 

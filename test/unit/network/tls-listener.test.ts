@@ -8,11 +8,11 @@ import { Logger } from '../../../src/common/logger.js';
 import { BrokerMetrics } from '../../../src/common/metrics/broker-metrics.js';
 import { RateLimitedLog } from '../../../src/common/rate-limited-log.js';
 import type { Session } from '../../../src/common/session.js';
-import { serverTls } from '../../../src/common/tls-config.js';
+import { serverTls } from '@sluice/protocol/common/tls-config.js';
 import { ConnectionLimits } from '../../../src/network/connection-limits.js';
 import { Listener, type ListenerOptions } from '../../../src/network/listener.js';
-import { encodeRequest } from '../../../src/protocol/envelope.js';
-import { ApiVersionsRequest } from '../../../src/protocol/messages/index.js';
+import { encodeRequest } from '@sluice/protocol/envelope.js';
+import { ApiVersionsRequest } from '@sluice/protocol/messages/index.js';
 import { testTlsFiles } from '../../helpers/tls-files.js';
 import { waitFor, when } from '../../helpers/wait-for.js';
 

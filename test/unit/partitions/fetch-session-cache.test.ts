@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { FetchSessionCache, type FetchPartitionRequest, type FetchPartitionOutcome } from '../../../src/partitions/fetch-session-cache.js';
 
 const part = (partition: number, fetchOffset = 0n): FetchPartitionRequest => ({

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { PartitionService } from '../../../src/partitions/partition-service.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../../src/storage/file-names.js';
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';

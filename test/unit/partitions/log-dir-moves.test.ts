@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { PartitionService } from '../../../src/partitions/partition-service.js';
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
 import { decodeBatches, producedBatch } from '../storage/storage-fixtures.js';

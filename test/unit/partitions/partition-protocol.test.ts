@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomFillSync } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
-import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
+import { FrameBufferPool } from '@sluice/protocol/frame-buffer-pool.js';
 import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } from '../../../src/worker-pool/shared-frames.js';
 import {
   PartitionOps,

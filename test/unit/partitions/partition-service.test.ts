@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import { PartitionService, type ReadResult } from '../../../src/partitions/partition-service.js';
 import type { CompletedAck, IsrChangeProposal, ReadCommand } from '../../../src/partitions/partition-protocol.js';

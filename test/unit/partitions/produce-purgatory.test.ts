@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
 
 const { NONE, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR, NOT_ENOUGH_REPLICAS_AFTER_APPEND } = ErrorCode;

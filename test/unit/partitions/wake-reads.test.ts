@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PartitionRegistration } from '../../../src/metadata/metadata-image.js';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { FetchPurgatory, type Wake } from '../../../src/partitions/fetch-purgatory.js';
 import { purgatoryEvents } from '../../../src/partitions/partition-events.js';
 import { ProducePurgatory } from '../../../src/partitions/produce-purgatory.js';
@@ -20,7 +20,7 @@ import type { ReadCommand } from '../../../src/partitions/partition-protocol.js'
 import { PartitionWorkerHost } from '../../../src/worker-pool/partition-worker-host.js';
 import { producedBatch } from '../storage/storage-fixtures.js';
 import { PARTITION_OPS_MODULE, testWorkerOptions } from './worker-options-fixture.js';
-import { topicPartitionKey } from '../../../src/common/topic-partition.js';
+import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-wake-reads-'));
 const fetches = new FetchPurgatory();

@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readSync } from 'node:fs';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { LATEST_TIMESTAMP } from '../../../src/protocol/offset-requests.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { LATEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import type { ReadReply } from '../../../src/partitions/partition-protocol.js';
 import { WorkerPartitions } from '../../../src/partitions/worker-partitions.js';
 import type { PartitionStateCommand } from '../../../src/replication/partition-state.js';

@@ -62,5 +62,5 @@ test(`exactly the ZooKeeper-era inter-broker APIs are generated from Kafka ${ZOO
 test("the committed error table is what the generator produces from Kafka's Errors enum", () => {
   const entries = JSON.parse(readFileSync(join(REPO_ROOT, 'tools/codegen/kafka-errors.json'), 'utf8')) as KafkaErrorEntry[];
   assert.ok(entries.length > 120, 'the exported table is incomplete');
-  assert.equal(readFileSync(join(REPO_ROOT, 'src/protocol/errors.ts'), 'utf8'), emitErrors(entries));
+  assert.equal(readFileSync(join(REPO_ROOT, 'packages/protocol/src/errors.ts'), 'utf8'), emitErrors(entries));
 });

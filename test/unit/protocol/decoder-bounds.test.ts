@@ -3,13 +3,13 @@
 // DecodeLimitError, and a claimed count is refused before anything is sized or looped by it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeRequestHeader } from '../../../src/protocol/envelope.js';
-import { SIZE_PREFIX_BYTES } from '../../../src/protocol/framing.js';
-import * as M from '../../../src/protocol/messages/index.js';
-import { readArray } from '../../../src/protocol/primitives/codec-support.js';
-import { DecodeError, DecodeLimitError, type DecodeBound } from '../../../src/protocol/primitives/decode-error.js';
-import { MAX_ARRAY_ELEMENTS, MAX_STRING_BYTES, MAX_TAGGED_FIELDS, Reader } from '../../../src/protocol/primitives/reader.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
+import { decodeRequestHeader } from '@sluice/protocol/envelope.js';
+import { SIZE_PREFIX_BYTES } from '@sluice/protocol/framing.js';
+import * as M from '@sluice/protocol/messages/index.js';
+import { readArray } from '@sluice/protocol/primitives/codec-support.js';
+import { DecodeError, DecodeLimitError, type DecodeBound } from '@sluice/protocol/primitives/decode-error.js';
+import { MAX_ARRAY_ELEMENTS, MAX_STRING_BYTES, MAX_TAGGED_FIELDS, Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 import { BOUND_FRAMES, hollowClassicMetadata } from '../../helpers/bound-frames.js';
 
 function written(f: (w: Writer) => void): Buffer {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { API_MESSAGES } from '../../../src/protocol/messages/index.js';
-import { decodeRequestHeader } from '../../../src/protocol/envelope.js';
-import { DecodeError } from '../../../src/protocol/primitives/decode-error.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
-import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
+import { API_MESSAGES } from '@sluice/protocol/messages/index.js';
+import { decodeRequestHeader } from '@sluice/protocol/envelope.js';
+import { DecodeError } from '@sluice/protocol/primitives/decode-error.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
 import { isFlexible, structArbitrary } from '../../helpers/schema-arbitrary.js';
 
 type AnyCodec = MessageCodec<unknown, Record<string, unknown>>;

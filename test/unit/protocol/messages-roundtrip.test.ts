@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import * as messages from '../../../src/protocol/messages/index.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { Writer } from '../../../src/protocol/primitives/writer.js';
-import type { MessageCodec } from '../../../src/protocol/primitives/codec-support.js';
+import * as messages from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
 import { assertCarries, isFlexible, structArbitrary, versionsOf } from '../../helpers/schema-arbitrary.js';
 
 type AnyCodec = MessageCodec<Record<string, unknown>, Record<string, unknown>>;

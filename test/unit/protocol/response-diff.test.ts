@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ZERO_UUID } from '../../../src/common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { responseDifferences } from '../../helpers/response-diff.js';
 
 const answer = (errorCode: number, offset: bigint, extra: Record<string, unknown> = {}) => ({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   applyQuotaChanges,
   describeClientQuotas,

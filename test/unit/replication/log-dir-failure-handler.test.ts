@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogDirDescription } from '../../../src/metadata/admin/partition-admin.js';
 import { Logger } from '../../../src/common/logger.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { LogDirFailureHandler } from '../../../src/replication/log-dir-failure-handler.js';
 import { waitFor, when } from '../../helpers/wait-for.js';
 

@@ -1,6 +1,6 @@
 /** Shared fixtures of the replica object's tests: a `Partition` over a real log in a temporary dir, and the Kafka error code a call throws. */
-import { KafkaError } from '../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { Partition, type PartitionOptions } from '../../../src/replication/partition.js';
 import { FakeClock, openLog, tempDir } from '../storage/storage-fixtures.js';
 import type { PartitionStateCommand } from '../../../src/replication/partition-state.js';

@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { encodeRecordBatch } from '../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { type Partition } from '../../../src/replication/partition.js';
 import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
 import type { TxnMarkerRequest } from '../../../src/storage/index.js';

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { type Partition } from '../../../src/replication/partition.js';
 import { codeOf, hostPartition, type HostedPartition } from './partition-fixtures.js';
 import { decodeBatches, producedBatch, replicatedBatch } from '../storage/storage-fixtures.js';

@@ -87,7 +87,7 @@ test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { 
   assert.ok(log.segmentCount > 1, `segments: ${log.segmentCount}`);
   assert.equal(log.logEndOffset, sent.length);
   const { decompress } = await import('../../../src/native/index.js');
-  const { readBatchHeader, readRecords } = await import('../../../src/protocol/records/index.js');
+  const { readBatchHeader, readRecords } = await import('@sluice/protocol/records/index.js');
   const values: string[] = [];
   for (let offset = 0; offset < log.logEndOffset;) {
     const bytes = log.readBuffer(offset, 1 << 20);

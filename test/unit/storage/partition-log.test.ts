@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { readBatchHeader, TimestampType, timestampTypeOf } from '../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { readBatchHeader, TimestampType, timestampTypeOf } from '@sluice/protocol/records/index.js';
 import { FakeClock, decodeBatches, openLog, producedBatch, tempDir } from './storage-fixtures.js';
 
 const root = tempDir('plog');

@@ -3,13 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decompress } from '../../../src/native/index.js';
-import {
-  encodeRecordBatch,
-  readBatchHeader,
-  readRecords,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
-} from '../../../src/protocol/records/index.js';
+import { encodeRecordBatch, readBatchHeader, readRecords, setBaseOffset, setPartitionLeaderEpoch } from '@sluice/protocol/records/index.js';
 import { LogDir } from '../../../src/storage/log/log-dir.js';
 import { PartitionLog, type AppendOptions, type AppendResult, type PartitionLogOptions } from '../../../src/storage/log/partition-log.js';
 import { VerificationRequired } from '../../../src/storage/producer-state/transaction-verifications.js';

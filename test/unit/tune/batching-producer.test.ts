@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KafkaCluster } from '../../../src/client/cluster.js';
-import { parseBootstrapServers } from '../../../src/client/broker-address.js';
-import type { RecordDelivery } from '../../../src/client/producer-accumulator.js';
-import { BatchingProducer, type BatchingProducerOptions } from '../../../src/client/producer-batching.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { KafkaCluster } from '@sluice/client/cluster.js';
+import { parseBootstrapServers } from '@sluice/client/broker-address.js';
+import type { RecordDelivery } from '@sluice/client/producer-accumulator.js';
+import { BatchingProducer, type BatchingProducerOptions } from '@sluice/client/producer-batching.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { FakeProduceBroker, type ProduceCall } from './fake-produce-broker-helper.js';
 import { until } from '../../helpers/offset-wire.js';
 

@@ -4,12 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LibrdkafkaStats } from '../../../src/tune/librdkafka-stats.js';
-import { measurementOf } from '../../../src/tune/driver-measurement.js';
-import { hiddenSecrets } from '../../../src/tune/report.js';
-import { ClientConfigError, sluiceConsumerConfig, sluiceProducerConfig } from '../../../src/tune/sluice-client-config.js';
-import { cellProducerProperties, consumerProperties } from '../../../src/tune/sweep.js';
-import { parseTuneOptions } from '../../../src/cli/commands/tune.js';
+import { LibrdkafkaStats } from '@sluice/tune/librdkafka-stats.js';
+import { measurementOf } from '@sluice/tune/driver-measurement.js';
+import { hiddenSecrets } from '@sluice/tune/report.js';
+import { ClientConfigError, sluiceConsumerConfig, sluiceProducerConfig } from '@sluice/tune/sluice-client-config.js';
+import { cellProducerProperties, consumerProperties } from '@sluice/tune/sweep.js';
+import { parseTuneOptions } from '@sluice/cli/commands/tune.js';
 
 const window = (sum: number, cnt: number, max = 0): object => ({
   min: 0,

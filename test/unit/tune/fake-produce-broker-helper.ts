@@ -4,8 +4,8 @@
  * by a test-supplied policy — at once, later, with an error, or (acks=0) never.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { decodeRequestHeader, encodeResponse } from '../../../src/protocol/envelope.js';
-import { FrameDecoder } from '../../../src/protocol/framing.js';
+import { decodeRequestHeader, encodeResponse } from '@sluice/protocol/envelope.js';
+import { FrameDecoder } from '@sluice/protocol/framing.js';
 import {
   ApiVersionsRequest,
   ApiVersionsResponse,
@@ -13,9 +13,9 @@ import {
   MetadataResponse,
   ProduceRequest,
   ProduceResponse,
-} from '../../../src/protocol/messages/index.js';
-import { Reader } from '../../../src/protocol/primitives/reader.js';
-import { readBatchHeader } from '../../../src/protocol/records/index.js';
+} from '@sluice/protocol/messages/index.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { readBatchHeader } from '@sluice/protocol/records/index.js';
 
 export interface ProducePartition {
   readonly partition: number;

@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import { ClientProduceMetrics } from '../../../src/common/metrics/client-produce-metrics.js';
-import { formatObservation, observeClient } from '../../../src/tune/observe.js';
-import { parsePrometheusText, type MetricsScrape } from '../../../src/tune/prometheus-text.js';
-import { parseObserveOptions } from '../../../src/cli/commands/tune-observe.js';
+import { formatObservation, observeClient } from '@sluice/tune/observe.js';
+import { parsePrometheusText, type MetricsScrape } from '@sluice/tune/prometheus-text.js';
+import { parseObserveOptions } from '@sluice/cli/commands/tune-observe.js';
 
 async function scrape(m: ClientProduceMetrics): Promise<MetricsScrape> {
   return parsePrometheusText(await AggregatorRegistry.aggregate<PrometheusContentType>([m.snapshot()]).metrics());

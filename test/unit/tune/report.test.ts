@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseByteSize } from '../../../src/cli/commands/tune.js';
-import { progressLine, SweepProgress } from '../../../src/tune/progress.js';
-import { recommend } from '../../../src/tune/recommend.js';
-import { renderReportHtml } from '../../../src/tune/report-html.js';
-import { aggregateRuns } from '../../../src/tune/run-aggregate.js';
-import { colourScale } from '../../../src/tune/heatmap-scale.js';
-import { heatmapSvg, lineChartSvg, xyChartSvg } from '../../../src/tune/svg-charts.js';
-import { cellLoadCurve } from '../../../src/tune/load-curve.js';
-import { findChromium, renderPng } from '../../../src/tune/report-png.js';
-import { formatBytes, formatDuration } from '../../../src/tune/units.js';
+import { parseByteSize } from '@sluice/cli/commands/tune.js';
+import { progressLine, SweepProgress } from '@sluice/tune/progress.js';
+import { recommend } from '@sluice/tune/recommend.js';
+import { renderReportHtml } from '@sluice/tune/report-html.js';
+import { aggregateRuns } from '@sluice/tune/run-aggregate.js';
+import { colourScale } from '@sluice/tune/heatmap-scale.js';
+import { heatmapSvg, lineChartSvg, xyChartSvg } from '@sluice/tune/svg-charts.js';
+import { cellLoadCurve } from '@sluice/tune/load-curve.js';
+import { findChromium, renderPng } from '@sluice/tune/report-png.js';
+import { formatBytes, formatDuration } from '@sluice/tune/units.js';
 import { knee, run } from './tune-runs-helper.js';
 
 test('heatmap: one rect per cell coloured from red (worse) to green (better), the recommended cell outlined', () => {

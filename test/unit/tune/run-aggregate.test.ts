@@ -1,7 +1,7 @@
 /** `--repeat`: a cell's runs reported as their medians, failures added up, the spread kept. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aggregateRuns, median, spread } from '../../../src/tune/run-aggregate.js';
+import { aggregateRuns, median, spread } from '@sluice/tune/run-aggregate.js';
 import { brokerStats as broker, run } from './tune-runs-helper.js';
 
 test('median: the middle value, the mean of the two middle ones, NaN left out', () => {

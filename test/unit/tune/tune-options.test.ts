@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../../../src/cli/commands/command-support.js';
-import { parseTuneOptions } from '../../../src/cli/commands/tune.js';
+import { UsageError } from '@sluice/cli/commands/command-support.js';
+import { parseTuneOptions } from '@sluice/cli/commands/tune.js';
 
 const BOOTSTRAP = ['--bootstrap-server', '127.0.0.1:9092'];
 

@@ -1,6 +1,6 @@
 /** Runs of a cell with figures derived from a throughput and a p99, for the aggregation and report tests. */
-import type { BrokerBatchStats } from '../../../src/tune/broker-batch-stats.js';
-import type { KneeRun, RunResult } from '../../../src/tune/run-aggregate.js';
+import type { BrokerBatchStats } from '@sluice/tune/broker-batch-stats.js';
+import type { KneeRun, RunResult } from '@sluice/tune/run-aggregate.js';
 
 export function run(recordsPerSecond: number, p99Ms: number, overrides: Partial<RunResult> = {}): RunResult {
   return {

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomFillSync } from 'node:crypto';
-import { KafkaError } from '../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
-import { FrameBufferPool } from '../../../src/protocol/frame-buffer-pool.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { FrameBufferPool } from '@sluice/protocol/frame-buffer-pool.js';
 import { PartitionWorkerUnavailableError } from '../../../src/worker-pool/errors.js';
 import { PartitionWorkerHost, type PartitionWorkerHostOptions } from '../../../src/worker-pool/partition-worker-host.js';
 import { FrameOps } from './fixtures/test-ops.js';

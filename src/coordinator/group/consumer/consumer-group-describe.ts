@@ -2,8 +2,8 @@
 import type {
   ConsumerGroupDescribeResponseDescribedGroupInput,
   ConsumerGroupDescribeResponseAssignmentInput,
-} from '../../../protocol/messages/api/69-consumer-group-describe.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+} from '@sluice/protocol/messages/api/69-consumer-group-describe.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { type Assignment, assignmentToList } from './assignment.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import type { TopicsImage } from './subscribed-topics.js';

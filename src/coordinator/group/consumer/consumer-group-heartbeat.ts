@@ -13,12 +13,12 @@
  * (`group.consumer.session.timeout.ms`) and revocation deadlines (the member's rebalance timeout)
  * fence the member when they fire in `tick`.
  */
-import { KafkaError } from '../../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseDataInput,
-} from '../../../protocol/messages/api/68-consumer-group-heartbeat.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+} from '@sluice/protocol/messages/api/68-consumer-group-heartbeat.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { GroupCoordinatorConfig } from '../config.js';
 import type { DeadlineTimer } from '../deadline-timer.js';
 import type { TimerAction } from '../group-membership.js';

@@ -9,23 +9,23 @@
 import {
   ConsumerGroupCurrentMemberAssignmentKey,
   ConsumerGroupCurrentMemberAssignmentValue,
-} from '../../../protocol/messages/coordinator/consumer-group-current-member-assignment.js';
+} from '@sluice/protocol/messages/coordinator/consumer-group-current-member-assignment.js';
 import {
   ConsumerGroupMemberMetadataKey,
   ConsumerGroupMemberMetadataValue,
-} from '../../../protocol/messages/coordinator/consumer-group-member-metadata.js';
-import { ConsumerGroupMetadataKey, ConsumerGroupMetadataValue } from '../../../protocol/messages/coordinator/consumer-group-metadata.js';
+} from '@sluice/protocol/messages/coordinator/consumer-group-member-metadata.js';
+import { ConsumerGroupMetadataKey, ConsumerGroupMetadataValue } from '@sluice/protocol/messages/coordinator/consumer-group-metadata.js';
 import {
   ConsumerGroupTargetAssignmentMemberKey,
   ConsumerGroupTargetAssignmentMemberValue,
-} from '../../../protocol/messages/coordinator/consumer-group-target-assignment-member.js';
+} from '@sluice/protocol/messages/coordinator/consumer-group-target-assignment-member.js';
 import {
   ConsumerGroupTargetAssignmentMetadataKey,
   ConsumerGroupTargetAssignmentMetadataValue,
-} from '../../../protocol/messages/coordinator/consumer-group-target-assignment-metadata.js';
-import type { MessageCodec } from '../../../protocol/primitives/codec-support.js';
-import { Reader } from '../../../protocol/primitives/reader.js';
-import { writeVersioned } from '../../../protocol/primitives/versioned-schema.js';
+} from '@sluice/protocol/messages/coordinator/consumer-group-target-assignment-metadata.js';
+import type { MessageCodec } from '@sluice/protocol/primitives/codec-support.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import { type CoordinatorRecord, readValue, typePrefixedKey } from '../records.js';
 import { type Assignment, assignmentFromList, assignmentToList } from './assignment.js';
 import type { MemberAssignmentState, MemberStateCode, MemberSubscription } from './consumer-member.js';

@@ -9,9 +9,9 @@
  *
  * So a partition never has two owners. Pure: the caller applies the returned state.
  */
-import type { ConsumerGroupHeartbeatRequestTopicPartitions } from '../../../protocol/messages/api/68-consumer-group-heartbeat.js';
-import { ErrorCode } from '../../../protocol/errors.js';
-import { KafkaError } from '../../../common/kafka-error.js';
+import type { ConsumerGroupHeartbeatRequestTopicPartitions } from '@sluice/protocol/messages/api/68-consumer-group-heartbeat.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { Assignment } from './assignment.js';
 import { type MemberAssignmentState, MemberState } from './consumer-member.js';
 import { NO_OWNER_EPOCH } from './consumer-group.js';

@@ -5,20 +5,20 @@
  * initializing or deleting before the persister is called), and the share group half of
  * DeleteGroups. After Kafka 4.4's GroupMetadataManager and GroupCoordinatorShard.
  */
-import { KafkaError } from '../../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type {
   AlterShareGroupOffsetsRequestData,
   AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopicInput,
-} from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
+} from '@sluice/protocol/messages/api/91-alter-share-group-offsets.js';
 import type {
   DeleteShareGroupOffsetsRequestData,
   DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput,
-} from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
+} from '@sluice/protocol/messages/api/92-delete-share-group-offsets.js';
 import type {
   ShareGroupDescribeResponseDescribedGroupInput,
   ShareGroupDescribeResponseAssignmentInput,
-} from '../../../protocol/messages/api/77-share-group-describe.js';
-import { ERRORS, ErrorCode } from '../../../protocol/errors.js';
+} from '@sluice/protocol/messages/api/77-share-group-describe.js';
+import { ERRORS, ErrorCode } from '@sluice/protocol/errors.js';
 import type { CoordinatorRecord } from '../records.js';
 import { type Assignment, assignmentToList } from '../consumer/assignment.js';
 import type { TopicsImage } from '../consumer/subscribed-topics.js';

@@ -13,12 +13,12 @@
  *
  * Every request error is checked before anything changes. Sessions fence silent members in `tick`.
  */
-import { KafkaError } from '../../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type {
   ShareGroupHeartbeatRequestData,
   ShareGroupHeartbeatResponseDataInput,
-} from '../../../protocol/messages/api/76-share-group-heartbeat.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+} from '@sluice/protocol/messages/api/76-share-group-heartbeat.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { GroupCoordinatorConfig } from '../config.js';
 import type { DeadlineTimer } from '../deadline-timer.js';
 import type { TimerAction } from '../group-membership.js';

@@ -11,28 +11,28 @@
  * - AlterShareGroupOffsets initializes the partitions at the new start offsets.
  * - DeleteShareGroupOffsets and DeleteGroups delete share-partition state, then the records.
  */
-import { KafkaError } from '../../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../../../common/logger.js';
-import { ZERO_UUID } from '../../../common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import type {
   ShareGroupHeartbeatRequestData,
   ShareGroupHeartbeatResponseDataInput,
-} from '../../../protocol/messages/api/76-share-group-heartbeat.js';
+} from '@sluice/protocol/messages/api/76-share-group-heartbeat.js';
 import type {
   DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup,
   DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroupInput,
   DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopicInput,
-} from '../../../protocol/messages/api/90-describe-share-group-offsets.js';
+} from '@sluice/protocol/messages/api/90-describe-share-group-offsets.js';
 import type {
   AlterShareGroupOffsetsRequestData,
   AlterShareGroupOffsetsResponseDataInput,
-} from '../../../protocol/messages/api/91-alter-share-group-offsets.js';
+} from '@sluice/protocol/messages/api/91-alter-share-group-offsets.js';
 import type {
   DeleteShareGroupOffsetsRequestData,
   DeleteShareGroupOffsetsResponseDataInput,
   DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopicInput,
-} from '../../../protocol/messages/api/92-delete-share-group-offsets.js';
-import { ErrorCode, ERRORS } from '../../../protocol/errors.js';
+} from '@sluice/protocol/messages/api/92-delete-share-group-offsets.js';
+import { ErrorCode, ERRORS } from '@sluice/protocol/errors.js';
 import type { SharePersister, ShareStateSummary } from '../../share/share-state-persister.js';
 import type { GroupCoordinator } from '../group-coordinator.js';
 import type { CoordinatorResult } from '../results.js';
@@ -40,7 +40,7 @@ import { type Assignment, assignmentOfPairs } from '../consumer/assignment.js';
 import type { TopicsImage } from '../consumer/subscribed-topics.js';
 import type { ShareInitialization } from './share-initialization.js';
 import type { ShareTopicDeletion } from './share-group-admin.js';
-import { type TopicPartition, topicPartitionKey } from '../../../common/topic-partition.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** ReadShareGroupStateSummary of a share-partition the persister could not answer: no data. */
 const NO_START_OFFSET = -1n;

@@ -6,25 +6,25 @@
 import {
   ShareGroupCurrentMemberAssignmentKey,
   ShareGroupCurrentMemberAssignmentValue,
-} from '../../../protocol/messages/coordinator/share-group-current-member-assignment.js';
+} from '@sluice/protocol/messages/coordinator/share-group-current-member-assignment.js';
 import {
   ShareGroupMemberMetadataKey,
   ShareGroupMemberMetadataValue,
-} from '../../../protocol/messages/coordinator/share-group-member-metadata.js';
-import { ShareGroupMetadataKey, ShareGroupMetadataValue } from '../../../protocol/messages/coordinator/share-group-metadata.js';
+} from '@sluice/protocol/messages/coordinator/share-group-member-metadata.js';
+import { ShareGroupMetadataKey, ShareGroupMetadataValue } from '@sluice/protocol/messages/coordinator/share-group-metadata.js';
 import {
   ShareGroupStatePartitionMetadataKey,
   ShareGroupStatePartitionMetadataValue,
   type ShareGroupStatePartitionMetadataValueTopicPartitionsInfo,
-} from '../../../protocol/messages/coordinator/share-group-state-partition-metadata.js';
+} from '@sluice/protocol/messages/coordinator/share-group-state-partition-metadata.js';
 import {
   ShareGroupTargetAssignmentMemberKey,
   ShareGroupTargetAssignmentMemberValue,
-} from '../../../protocol/messages/coordinator/share-group-target-assignment-member.js';
+} from '@sluice/protocol/messages/coordinator/share-group-target-assignment-member.js';
 import {
   ShareGroupTargetAssignmentMetadataKey,
   ShareGroupTargetAssignmentMetadataValue,
-} from '../../../protocol/messages/coordinator/share-group-target-assignment-metadata.js';
+} from '@sluice/protocol/messages/coordinator/share-group-target-assignment-metadata.js';
 import { readValue, type CoordinatorRecord } from '../records.js';
 import { type Assignment, assignmentFromList, assignmentToList } from '../consumer/assignment.js';
 import type { MemberStateCode } from '../consumer/consumer-member.js';

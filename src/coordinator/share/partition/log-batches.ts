@@ -5,7 +5,7 @@
  */
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
-import { isControl, isTransactional } from '../../../protocol/records/attributes.js';
+import { isControl, isTransactional } from '@sluice/protocol/records/attributes.js';
 import {
   ATTRIBUTES_OFFSET,
   BATCH_LENGTH_OFFSET,
@@ -13,8 +13,8 @@ import {
   LOG_OVERHEAD,
   PRODUCER_ID_OFFSET,
   RECORD_BATCH_OVERHEAD,
-} from '../../../protocol/records/batch-layout.js';
-import type { FileRegion } from '../../../protocol/primitives/writer.js';
+} from '@sluice/protocol/records/batch-layout.js';
+import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import type { LogBatch } from './share-partition.js';
 
 /** A log batch and the bytes `[start, end)` it occupies in its range. */

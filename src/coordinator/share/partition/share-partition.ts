@@ -15,9 +15,9 @@
  * - read_committed: control batches and the batches of aborted transactions are archived, never
  *   acquired (the share consumer has no aborted-transaction list to drop them itself).
  */
-import { KafkaError } from '../../../common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ShareDeliveryState, type SharePartitionKey, type SharePersister, type ShareStateBatch } from '../share-state-persister.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { SharePartitionConfig } from './share-partition-config.js';
 
 /** Kafka's AcknowledgeType ids, as ShareFetch and ShareAcknowledge carry them. */

@@ -5,8 +5,8 @@
  * `group.share.max.share.sessions` sessions exist at once. A session remembers the connection
  * that opened it, so that a closed connection ends it.
  */
-import { KafkaError } from '../../../common/kafka-error.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 export const INITIAL_SHARE_EPOCH = 0;
 export const FINAL_SHARE_EPOCH = -1;

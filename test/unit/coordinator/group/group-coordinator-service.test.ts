@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { GroupCoordinatorService } from '../../../../src/coordinator/group/group-coordinator-service.js';
 import type { CoordinatorLog } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import { commitRequest } from './harness.js';

@@ -1,13 +1,13 @@
 /** Builders shared by the group coordinator tests: requests with every field, predictable member ids. */
-import type { JoinGroupRequestData } from '../../../../src/protocol/messages/api/11-join-group.js';
-import type { SyncGroupRequestData } from '../../../../src/protocol/messages/api/14-sync-group.js';
-import type { OffsetCommitRequestData } from '../../../../src/protocol/messages/api/08-offset-commit.js';
-import { ConsumerProtocolSubscription } from '../../../../src/protocol/messages/schemas/consumer-protocol-subscription.js';
-import { Writer } from '../../../../src/protocol/primitives/writer.js';
+import type { JoinGroupRequestData } from '@sluice/protocol/messages/api/11-join-group.js';
+import type { SyncGroupRequestData } from '@sluice/protocol/messages/api/14-sync-group.js';
+import type { OffsetCommitRequestData } from '@sluice/protocol/messages/api/08-offset-commit.js';
+import { ConsumerProtocolSubscription } from '@sluice/protocol/messages/schemas/consumer-protocol-subscription.js';
+import { Writer } from '@sluice/protocol/primitives/writer.js';
 import { GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js';
 import type { GroupCoordinatorConfig } from '../../../../src/coordinator/group/config.js';
 import type { Released } from '../../../../src/coordinator/group/results.js';
-import { ZERO_UUID } from '../../../../src/common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 
 export const GROUP = 'g1';
 export const SESSION_MS = 10_000;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { decodeRecord } from '../../../../src/coordinator/group/records.js';
-import { ZERO_UUID } from '../../../../src/common/uuid.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { GROUP, commitRequest, joinCtx, joinRequest, newCoordinator, stableGroup, subscription } from './harness.js';
 
 const errors = (r: { topics?: Array<{ partitions?: Array<{ errorCode?: number }> }> }) =>

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeRecord, type CoordinatorRecord } from '../../../../src/coordinator/group/records.js';
 import type { GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { GROUP, commitRequest, joinCtx, joinRequest, newCoordinator, stableGroup } from './harness.js';
 
 /** Every answer a restarted coordinator must give exactly as before. */

@@ -8,8 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../../../src/common/uuid.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import { GroupCoordinatorService } from '../../../../src/coordinator/group/group-coordinator-service.js';
 import type { TxnMarker } from '../../../../src/coordinator/runtime/transaction-marker.js';
 import { MemoryPartitions, memoryOffsetsLog } from '../runtime/memory-partitions.js';

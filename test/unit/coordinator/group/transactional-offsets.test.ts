@@ -7,12 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type {
-  TxnOffsetCommitRequestData,
-  TxnOffsetCommitResponseDataInput,
-} from '../../../../src/protocol/messages/api/28-txn-offset-commit.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../../../src/common/uuid.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseDataInput } from '@sluice/protocol/messages/api/28-txn-offset-commit.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { ZERO_UUID } from '@sluice/protocol/common/uuid.js';
 import type { GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js';
 import { type CoordinatorRecord, decodeRecord } from '../../../../src/coordinator/group/records.js';
 import { GROUP, commitRequest, joinCtx, joinRequest, newCoordinator, stableGroup } from './harness.js';

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { Logger } from '../../../../src/common/logger.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { CoordinatorLog } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import { CoordinatorRuntime, coordinatorErrorOf, type CoordinatorShard } from '../../../../src/coordinator/runtime/coordinator-runtime.js';
 

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { encodeRecordBatch, setBaseOffset } from '../../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { encodeRecordBatch, setBaseOffset } from '@sluice/protocol/records/index.js';
 import { InternalTopicLog, type InternalTopicPartitions } from '../../../../src/coordinator/runtime/coordinator-log.js';
 
 const LEADER_EPOCH = 4;

@@ -3,7 +3,7 @@
  * offsets and are read back as a leader's log; markers become the control batch a partition leader
  * writes. Appends can be held (not durable yet) and refused, to watch what waits for durability.
  */
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   encodeEndTxnMarkerBatch,
   isControl,
@@ -13,7 +13,7 @@ import {
   readBatchHeader,
   setBaseOffset,
   type BatchHeader,
-} from '../../../../src/protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 import { decompress } from '../../../../src/native/index.js';
 import { InternalTopicLog, type InternalTopicPartitions } from '../../../../src/coordinator/runtime/coordinator-log.js';
 import type { TxnMarker } from '../../../../src/coordinator/runtime/transaction-marker.js';

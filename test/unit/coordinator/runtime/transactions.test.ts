@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { CoordinatorRuntime, type CoordinatorShard, type ShardResult } from '../../../../src/coordinator/runtime/coordinator-runtime.js';
 import type { TxnMarker } from '../../../../src/coordinator/runtime/transaction-marker.js';
 import { MemoryPartitions, memoryOffsetsLog } from './memory-partitions.js';

@@ -17,8 +17,8 @@ import {
 } from '../../../../src/coordinator/share/records.js';
 import { ShareCoordinatorService } from '../../../../src/coordinator/share/share-coordinator-service.js';
 import type { SharePartitionKey } from '../../../../src/coordinator/share/share-state-persister.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { SHARE_GROUP_STATE_TOPIC } from '../../../../src/protocol/internal-topics.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { SHARE_GROUP_STATE_TOPIC } from '@sluice/protocol/internal-topics.js';
 import { MemoryPartitions } from '../runtime/memory-partitions.js';
 import { waitFor, when } from '../../../helpers/wait-for.js';
 

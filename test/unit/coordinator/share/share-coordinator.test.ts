@@ -6,7 +6,7 @@ import { combineStateBatches } from '../../../../src/coordinator/share/batch-com
 import { decodeShareRecord, shareSnapshotRecord, shareUpdateRecord } from '../../../../src/coordinator/share/records.js';
 import { ShareCoordinator } from '../../../../src/coordinator/share/share-coordinator.js';
 import type { SharePartitionKey, ShareStateBatch } from '../../../../src/coordinator/share/share-state-persister.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAEg';
 const KEY: SharePartitionKey = { groupId: 'g', topicId: TOPIC_ID, partition: 0 };

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KafkaError } from '../../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { Logger } from '../../../../src/common/logger.js';
 import { ShareCoordinatorService, type ShareStateBackend } from '../../../../src/coordinator/share/share-coordinator-service.js';
 import { ShareStatePersister } from '../../../../src/coordinator/share/share-state-routing.js';
 import type { ShareOpError } from '../../../../src/coordinator/share/share-coordinator.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { MemoryLog } from '../transaction/harness.js';
 
 const KEY = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAEg', partition: 0 };

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { Harness, OTHER, TP0, TP1, TXN } from './harness.js';
 
 test('adding partitions opens the transaction (Ongoing, start time set) and later adds keep the start', () => {

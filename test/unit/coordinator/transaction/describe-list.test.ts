@@ -1,7 +1,7 @@
 /** DescribeTransactions and ListTransactions answers of one coordinator, and ListTransactions' filter parsing. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { parseListFilter } from '../../../../src/coordinator/transaction/list-filter.js';
 import { Harness, OTHER, TP0, TP1, TXN } from './harness.js';
 

@@ -1,6 +1,6 @@
 /** Helpers for the transaction coordinator tests: a shard whose records are kept, short requests, and an in-memory `__transaction_state` (the handler tests' too). */
 import type { CoordinatorLog, CoordinatorRecord, ReplaySink } from '../../../../src/coordinator/runtime/coordinator-log.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ShardResult } from '../../../../src/coordinator/runtime/coordinator-runtime.js';
 import type { TransactionCoordinatorConfig } from '../../../../src/coordinator/transaction/config.js';
 import {
@@ -10,7 +10,7 @@ import {
   type ProducerIdAndEpoch,
   TransactionCoordinator,
 } from '../../../../src/coordinator/transaction/transaction-coordinator.js';
-import type { TopicPartition } from '../../../../src/common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export const TXN = 'txn-1';
 export const TIMEOUT_MS = 60_000;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { MAX_PRODUCER_EPOCH } from '../../../../src/coordinator/transaction/transaction-metadata.js';
 import { Harness, TP0, TP1, TXN } from './harness.js';
 

@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionLogValue } from '../../../../src/protocol/messages/coordinator/transaction-log.js';
-import { Reader } from '../../../../src/protocol/primitives/reader.js';
-import { readVersioned, writeVersioned } from '../../../../src/protocol/primitives/versioned-schema.js';
+import { TransactionLogValue } from '@sluice/protocol/messages/coordinator/transaction-log.js';
+import { Reader } from '@sluice/protocol/primitives/reader.js';
+import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
 import { decodeTransactionRecord, transactionRecord } from '../../../../src/coordinator/transaction/records.js';
 import { TransactionCoordinator } from '../../../../src/coordinator/transaction/transaction-coordinator.js';
 import type { TransactionMetadata } from '../../../../src/coordinator/transaction/transaction-metadata.js';

@@ -7,14 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   TransactionCoordinatorService,
   type TxnMarkerWriter,
 } from '../../../../src/coordinator/transaction/transaction-coordinator-service.js';
 import { MemoryLog } from './harness.js';
 import { waitFor, when } from '../../../helpers/wait-for.js';
-import type { TopicPartition } from '../../../../src/common/topic-partition.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 const PARTITIONS = 4;
 const TP0: TopicPartition = { topic: 't', partition: 0 };

@@ -7,9 +7,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { KafkaError } from '../../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { assignReplicas, assignReplicasForNewPartitions, type BrokerPlacement } from '../../../../src/metadata/admin/replica-assignment.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 type Assignment = Map<number, number[]>;
 

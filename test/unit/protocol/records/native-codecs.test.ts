@@ -13,7 +13,7 @@ import {
   validateProduceRecords,
   type Compressor,
   type Decompressor,
-} from '../../../../src/protocol/records/index.js';
+} from '@sluice/protocol/records/index.js';
 
 const nativeCompressor: Compressor = compress;
 const nativeDecompressor: Decompressor = decompress;

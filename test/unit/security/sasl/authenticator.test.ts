@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { Logger } from '../../../../src/common/logger.js';
 import { BrokerMetrics } from '../../../../src/common/metrics/broker-metrics.js';
 import { ANONYMOUS_PRINCIPAL, type SecurityProtocol, type Session } from '../../../../src/common/session.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { SaslAuthenticator } from '../../../../src/security/sasl/authenticator.js';
 import { buildSaslConfig } from '../../../../src/security/sasl/sasl-config.js';
-import { credentialFromPassword, scramMechanism } from '../../../../src/security/sasl/scram-formatter.js';
-import { authenticate } from '../../../../src/client/sasl-client.js';
+import { credentialFromPassword, scramMechanism } from '@sluice/protocol/sasl/scram-formatter.js';
+import { authenticate } from '@sluice/client/sasl-client.js';
 
 const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseJaasConfig, plainUsers, JaasConfigError } from '../../../../src/security/sasl/jaas.js';
+import { parseJaasConfig, plainUsers, JaasConfigError } from '@sluice/protocol/sasl/jaas.js';
 
 test("Kafka's PlainLoginModule entry: options quoted or bare, comments, users from user_ options", () => {
   const entry = parseJaasConfig(

@@ -10,8 +10,8 @@ import {
   escapeSaslName,
   unescapeSaslName,
   type ScramCredential,
-} from '../../../../src/security/sasl/scram-formatter.js';
-import { authenticate, type SaslRoundTrips } from '../../../../src/client/sasl-client.js';
+} from '@sluice/protocol/sasl/scram-formatter.js';
+import { authenticate, type SaslRoundTrips } from '@sluice/client/sasl-client.js';
 
 const SHA256 = scramMechanism('SCRAM-SHA-256')!;
 const SHA512 = scramMechanism('SCRAM-SHA-512')!;

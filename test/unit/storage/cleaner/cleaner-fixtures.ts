@@ -1,13 +1,7 @@
 /** Fixtures of the compaction tests: keyed batches, a compacted log manager with an inline cleaner, whole-log reads. */
 import { join } from 'node:path';
 import { compress, decompress } from '../../../../src/native/index.js';
-import {
-  CompressionType,
-  encodeRecordBatch,
-  readBatchHeader,
-  readRecords,
-  type BatchHeader,
-} from '../../../../src/protocol/records/index.js';
+import { CompressionType, encodeRecordBatch, readBatchHeader, readRecords, type BatchHeader } from '@sluice/protocol/records/index.js';
 import { cleanSegments } from '../../../../src/storage/cleaner/clean-segments.js';
 import type { CleanRunner } from '../../../../src/storage/cleaner/cleaner-pool.js';
 import { LogManager, type LogManagerOptions, type PartitionLog } from '../../../../src/storage/index.js';

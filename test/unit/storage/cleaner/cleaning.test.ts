@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readSync } from 'node:fs';
-import { CompressionType, compressionCodecId, hasDeleteHorizon } from '../../../../src/protocol/records/index.js';
+import { CompressionType, compressionCodecId, hasDeleteHorizon } from '@sluice/protocol/records/index.js';
 import { codecAvailable } from '../../../../src/native/index.js';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
-import { RecordValidationError } from '../../../../src/protocol/records/index.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
+import { RecordValidationError } from '@sluice/protocol/records/index.js';
 import { LogManager } from '../../../../src/storage/index.js';
 import { FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readAll, readBatches, TP, type KV } from './cleaner-fixtures.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CompressionType } from '../../../../src/protocol/records/index.js';
+import { CompressionType } from '@sluice/protocol/records/index.js';
 import { kafkaClasspath } from '../../../../tools/kafka/kafka-release.js';
 import { FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readAll } from './cleaner-fixtures.js';

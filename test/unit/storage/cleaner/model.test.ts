@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CompressionType } from '../../../../src/protocol/records/index.js';
+import { CompressionType } from '@sluice/protocol/records/index.js';
 import type { LogManager } from '../../../../src/storage/index.js';
 import { FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, openManager, readAll, TP, type KV } from './cleaner-fixtures.js';

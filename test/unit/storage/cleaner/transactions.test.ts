@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecordBatch, isControl } from '../../../../src/protocol/records/index.js';
+import { encodeRecordBatch, isControl } from '@sluice/protocol/records/index.js';
 import { Faults, type PartitionLog } from '../../../../src/storage/index.js';
 import { appendVerified, FakeClock, tempDir } from '../storage-fixtures.js';
 import { clean, compactedLog, keyedBatch, logDirOf, openManager, readBatches, TP } from './cleaner-fixtures.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ErrorCode } from '../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { INT32_MAX } from '../../../../src/storage/offsets.js';
 import { decrementSequence, incrementSequence, inSequence } from '../../../../src/storage/producer-state/sequence.js';
 import type { PartitionLog } from '../../../../src/storage/log/partition-log.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { encodeRecordBatch } from '../../../../src/protocol/records/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { kafkaClasspath } from '../../../../tools/kafka/kafka-release.js';
 import { javaSkip } from '../../../helpers/requirements.js';
 import { appendVerified, FakeClock, openLog, tempDir } from '../storage-fixtures.js';

@@ -1,5 +1,5 @@
 /** Fixtures of the producer state tests: batches from an idempotent producer. */
-import { encodeRecordBatch } from '../../../../src/protocol/records/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 
 export interface IdempotentBatch {
   readonly producerId: bigint;

@@ -2,7 +2,7 @@
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseDataInput,
-} from '../../../../../src/protocol/messages/api/68-consumer-group-heartbeat.js';
+} from '@sluice/protocol/messages/api/68-consumer-group-heartbeat.js';
 import { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
 import type { GroupCoordinatorConfig } from '../../../../../src/coordinator/group/config.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';
 import type { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
-import { ErrorCode } from '../../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { Client, FakeTopics, GROUP, newCoordinator, settle, doubleOwned } from './harness.js';
 
 function replayed(log: readonly CoordinatorRecord[]): GroupCoordinator<string> {

@@ -2,7 +2,7 @@
 import type {
   ShareGroupHeartbeatRequestData,
   ShareGroupHeartbeatResponseDataInput,
-} from '../../../../../src/protocol/messages/api/76-share-group-heartbeat.js';
+} from '@sluice/protocol/messages/api/76-share-group-heartbeat.js';
 import type { GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js';
 import type { ShareInitialization } from '../../../../../src/coordinator/group/share/share-initialization.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';

@@ -11,8 +11,8 @@ import type { GroupCoordinatorConfig } from '../../../../../src/coordinator/grou
 import type { GroupOverrides } from '../../../../../src/coordinator/group/config.js';
 import type { CoordinatorRecord } from '../../../../../src/coordinator/group/records.js';
 import { assignmentOfPairs } from '../../../../../src/coordinator/group/consumer/assignment.js';
-import { KafkaError } from '../../../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../../../src/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { FakeTopics, hbRequest } from '../consumer/harness.js';
 import { commitRequest, joinRequest, JOIN_VERSION } from '../harness.js';
 import { SHARE_GROUP, ShareClient, shareHb } from './harness.js';

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '../../../../../src/common/logger.js';
 import { ShareGroupService, sharePartitionLag, type PartitionEnd } from '../../../../../src/coordinator/group/share/share-group-service.js';
-import { ErrorCode } from '../../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { TestSharePersister } from '../../../../helpers/share-persister.js';
 import { FakeTopics } from '../consumer/harness.js';
 

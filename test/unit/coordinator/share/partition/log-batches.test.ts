@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecordBatch } from '../../../../../src/protocol/records/index.js';
+import { encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { batchesIn, fileBatches } from '../../../../../src/coordinator/share/partition/log-batches.js';
 
 function batchAt(baseOffset: bigint, values: string[], transactional = false): Buffer {

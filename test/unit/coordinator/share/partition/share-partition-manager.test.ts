@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../../../src/common/kafka-error.js';
-import { ErrorCode } from '../../../../../src/protocol/errors.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import { defaultSharePartitionConfig } from '../../../../../src/coordinator/share/partition/share-partition-config.js';
 import { SharePartitionManager } from '../../../../../src/coordinator/share/partition/share-partition-manager.js';
 import { TestSharePersister } from '../../../../helpers/share-persister.js';

@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KafkaError } from '../../../../../src/common/kafka-error.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ShareDeliveryState, type SharePartitionKey } from '../../../../../src/coordinator/share/share-state-persister.js';
-import { ErrorCode } from '../../../../../src/protocol/errors.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 import {
   DEFAULT_SHARE_PARTITION_CONFIG,
   type SharePartitionConfig,
