@@ -7,16 +7,28 @@
  * batching against one. Each command loads its own modules when it runs: a client tool starts
  * without loading the broker, and the broker without the tools.
  */
+import { readFileSync } from 'node:fs';
 import { CLIENT_COMMANDS } from '@sluice/cli/commands/index.js';
 import { ACCELERATORS_MODULE_ENV } from '@sluice/protocol/accelerators.js';
 
 const COMMANDS = CLIENT_COMMANDS;
 
+const USAGE = [
+  'usage: sluice start [server.properties] [--override key=value]...',
+  '       sluice cluster up --brokers N [--dir DIR] [--override key=value]...',
+  `       sluice ${[...COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)`,
+  '       sluice --version | --help',
+].join('\n');
+
 function usage(): never {
-  process.stderr.write('usage: sluice start [server.properties] [--override key=value]...\n');
-  process.stderr.write('       sluice cluster up --brokers N [--dir DIR] [--override key=value]...\n');
-  process.stderr.write(`       sluice ${[...COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)\n`);
+  process.stderr.write(`${USAGE}\n`);
   process.exit(2);
+}
+
+/** The installed package's version: dist/src/cli/ is three folders below its package.json. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 async function start(args: string[]): Promise<void> {
@@ -67,7 +79,9 @@ async function start(args: string[]): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 const clientCommand = command === undefined ? undefined : COMMANDS.get(command);
-if (clientCommand !== undefined) {
+if (command === '--version') process.stdout.write(`sluice ${version()}\n`);
+else if (command === '--help' || command === '-h') process.stdout.write(`${USAGE}\n`);
+else if (clientCommand !== undefined) {
   // The client library loads with the tool, not with every `sluice start`. The addon's codecs and
   // CRC32C serve the tool, and the Node processes it starts, through the protocol's accelerators.
   const accelerators = new URL('../native/index.js', import.meta.url).href;

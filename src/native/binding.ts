@@ -1,13 +1,14 @@
 /**
- * The only loader of `build/Release/sluice_native.node`, and the TypeScript shape of what it
- * exports. Other modules use the typed wrappers in this folder, never this object directly.
+ * The only loader of the addon, and the TypeScript shape of what it exports. Other modules use
+ * the typed wrappers in this folder, never this object directly. node-gyp-build finds it: a
+ * clone's own build (`build/Release/sluice_native.node`) first, else the installed package's
+ * prebuild for this platform (`prebuilds/linux-x64/sluice.glibc.node`, docs/design/native.md).
  *
  * The addon loads with its first use, not with this module: the main thread imports the
  * wrappers at start but calls none of them before it accepts connections (the first Fetch sends
  * files, the first sampled batch decompresses), and loading the addon is a few milliseconds of a
  * broker's start-up (docs/journal/performance.md). A missing addon still fails at import.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -49,14 +50,26 @@ export interface NativeBinding {
 
 const EXPECTED_ABI_VERSION = 6;
 
-// Compiled to dist/src/native/binding.js; the addon is built at <repo>/build/Release.
-const ADDON_PATH = fileURLToPath(new URL('../../../build/Release/sluice_native.node', import.meta.url));
-if (!existsSync(ADDON_PATH)) {
-  throw new Error(`Sluice native addon not found at ${ADDON_PATH}: run \`npm install\` (or \`npm run build\`) to compile it`);
+const require = createRequire(import.meta.url);
+const { resolve: findAddon } = require('node-gyp-build') as { resolve: (packageRoot: string) => string };
+
+// Compiled to dist/src/native/binding.js, three folders below the package's root.
+const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+function addonPath(): string {
+  try {
+    return findAddon(PACKAGE_ROOT);
+  } catch (err) {
+    throw new Error(`Sluice native addon not found in ${PACKAGE_ROOT}: run \`npm install\` (or \`npm run build\`) to compile it`, {
+      cause: err,
+    });
+  }
 }
 
+const ADDON_PATH = addonPath();
+
 function load(): NativeBinding {
-  const binding = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
+  const binding = require(ADDON_PATH) as NativeBinding;
   if (binding.abiVersion !== EXPECTED_ABI_VERSION) {
     throw new Error(
       `Sluice native addon at ${ADDON_PATH} is stale (abi ${binding.abiVersion}, want ${EXPECTED_ABI_VERSION}): run \`npm run build\``,
