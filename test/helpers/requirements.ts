@@ -75,3 +75,12 @@ export const kcatSkip = once((): string | undefined => (runs('kcat', ['-V']) ? u
 
 /** A Java runtime and Debian's ZooKeeper server (`apt-get install zookeeper`). */
 export const zooKeeperSkip = once((): string | undefined => zooKeeperInstallProblem());
+
+/** What `npm pack` needs to build the prebuilt addon (tools/prebuild/prebuild.sh): a C++ toolchain and every codec's -dev package. */
+export const prebuildSkip = once((): string | undefined => {
+  if (!runs('c++', ['--version']) || !runs('make', ['--version']))
+    return 'no C++ toolchain to build the prebuild (apt-get install build-essential)';
+  if (!runs('pkg-config', ['--exists', 'zlib', 'snappy', 'liblz4', 'libzstd']))
+    return 'the prebuild links every codec (apt-get install pkg-config zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev)';
+  return undefined;
+});
