@@ -163,7 +163,7 @@ function translate(codec: NativeDecompressCodec, error: unknown): unknown {
   if (code === 'ERR_SLUICE_CODEC_UNAVAILABLE') {
     return new KafkaError(
       UNSUPPORTED_COMPRESSION_TYPE,
-      `${CODEC_NAMES[codec]} is not available in this build: install ${DEBIAN_PACKAGES[codec]} (apt-get install ${DEBIAN_PACKAGES[codec]}) and run \`npm rebuild\``,
+      `${CODEC_NAMES[codec]} is not available in this build: install ${DEBIAN_PACKAGES[codec]} (apt-get install ${DEBIAN_PACKAGES[codec]}) and rebuild the addon (\`npm run build\` in a clone, \`npm rebuild sluice --build-from-source\` in an install)`,
       { cause: error },
     );
   }
