@@ -18,4 +18,5 @@ export const CLIENT_COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new 
   ['log-dirs', async () => (await import('./log-dirs.js')).logDirsCommand],
   ['tls', async () => (await import('./tls.js')).tlsCommand],
   ['tune', async () => (await import('./tune.js')).tuneCommand],
+  ['console', async () => (await import('./console.js')).consoleCommand],
 ]);
