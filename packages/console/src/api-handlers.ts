@@ -26,14 +26,15 @@ function describedTopics(metadata: ClusterMetadata): TopicMetadata[] {
 }
 
 export function overviewOf(metadata: ClusterMetadata): OverviewView {
-  const partitions = describedTopics(metadata).flatMap((t) => t.partitions);
+  const described = describedTopics(metadata);
+  const partitions = described.flatMap((t) => t.partitions);
   return {
     clusterId: metadata.clusterId,
     controllerId: metadata.controllerId,
     brokers: [...metadata.brokers.values()]
       .sort((a, b) => a.nodeId - b.nodeId)
       .map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
-    topicCount: metadata.topics.size,
+    topicCount: described.length,
     partitionCount: partitions.length,
     underReplicatedPartitions: partitions.filter(underReplicated).length,
     offlinePartitions: partitions.filter(offline).length,
