@@ -91,7 +91,13 @@ export async function topic(reader: ClusterReader, name: string): Promise<TopicV
 /** Where a Messages read starts: an offset, or `end` for the last `limit` records. */
 export type ReadFrom = { readonly offset: bigint } | 'end';
 
-export async function messages(reader: ClusterReader, name: string, partition: number, from: ReadFrom, limit: number): Promise<MessagesView> {
+export async function messages(
+  reader: ClusterReader,
+  name: string,
+  partition: number,
+  from: ReadFrom,
+  limit: number,
+): Promise<MessagesView> {
   const described = await describedTopic(reader, name);
   if (!described.partitions.some((p) => p.partition === partition)) {
     throw new ApiError(404, `topic '${name}' has no partition ${partition}`);

@@ -51,10 +51,13 @@ test("a topic's view has each partition's replicas and offsets, asking offsets o
     { partition: 1, leader: 2, replicas: [2, 1], isr: [2], startOffset: '5', endOffset: '5' },
     { partition: 2, leader: -1, replicas: [1, 2], isr: [], startOffset: null, endOffset: null },
   ]);
-  assert.deepEqual(reader.offsetCalls.map((c) => c.partitions), [
-    [0, 1],
-    [0, 1],
-  ]);
+  assert.deepEqual(
+    reader.offsetCalls.map((c) => c.partitions),
+    [
+      [0, 1],
+      [0, 1],
+    ],
+  );
   assert.deepEqual(view.configs, [
     { name: 'cleanup.policy', value: 'delete', source: 'DEFAULT_CONFIG', sensitive: false },
     { name: 'retention.ms', value: '1000', source: 'DYNAMIC_TOPIC_CONFIG', sensitive: false },

@@ -31,7 +31,9 @@ test('the API answers JSON with the headers that keep the page inert', async (t)
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-  assert.deepEqual(await res.json(), [{ name: 'orders', internal: false, partitions: 1, replicationFactor: 1, underReplicatedPartitions: 0 }]);
+  assert.deepEqual(await res.json(), [
+    { name: 'orders', internal: false, partitions: 1, replicationFactor: 1, underReplicatedPartitions: 0 },
+  ]);
 
   const page = await fetch(url);
   assert.equal(page.status, 200);

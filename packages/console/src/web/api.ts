@@ -22,7 +22,8 @@ export async function getJson<T>(path: string): Promise<T> {
   return body as T;
 }
 
-export type Loaded<T> = { readonly state: 'loading' } | { readonly state: 'failed'; readonly error: string } | { readonly state: 'ready'; readonly data: T };
+export type Loaded<T> =
+  { readonly state: 'loading' } | { readonly state: 'failed'; readonly error: string } | { readonly state: 'ready'; readonly data: T };
 
 /** Loads `path`, again whenever it or `generation` changes (the cluster came back, the user asked). */
 export function useJson<T>(path: string, generation: number): Loaded<T> {

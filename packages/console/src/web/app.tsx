@@ -40,7 +40,9 @@ export function App() {
         {route.page === 'overview' && <OverviewPage status={latest} />}
         {route.page === 'topics' && <TopicsPage generation={generation} />}
         {route.page === 'topic' && <TopicPage topic={route.topic} generation={generation} />}
-        {route.page === 'messages' && <MessagesPage topic={route.topic} partition={route.partition} from={route.from} generation={generation} />}
+        {route.page === 'messages' && (
+          <MessagesPage topic={route.topic} partition={route.partition} from={route.from} generation={generation} />
+        )}
       </main>
     </>
   );

@@ -4,7 +4,12 @@ import type { Loaded } from './api.js';
 
 export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (loaded.state === 'loading') return <p class="muted">Loading…</p>;
-  if (loaded.state === 'failed') return <p class="error" role="alert">{loaded.error}</p>;
+  if (loaded.state === 'failed')
+    return (
+      <p class="error" role="alert">
+        {loaded.error}
+      </p>
+    );
   return <>{children(loaded.data)}</>;
 }
 

@@ -44,10 +44,14 @@ function Records({ view }: { view: MessagesView }) {
   return (
     <>
       <p class="muted">
-        Offsets {view.fromOffset}–{(BigInt(view.nextOffset) - 1n).toString()} of {view.startOffset}–{(BigInt(view.endOffset) - 1n).toString()}
+        Offsets {view.fromOffset}–{(BigInt(view.nextOffset) - 1n).toString()} of {view.startOffset}–
+        {(BigInt(view.endOffset) - 1n).toString()}
       </p>
       <div class="toolbar">
-        <button disabled={BigInt(view.fromOffset) <= start} onClick={() => go(view.topic, view.partition, (older < start ? start : older).toString())}>
+        <button
+          disabled={BigInt(view.fromOffset) <= start}
+          onClick={() => go(view.topic, view.partition, (older < start ? start : older).toString())}
+        >
           Older
         </button>
         <button disabled={view.nextOffset === view.endOffset} onClick={() => go(view.topic, view.partition, view.nextOffset)}>
@@ -81,7 +85,17 @@ function Records({ view }: { view: MessagesView }) {
   );
 }
 
-export function MessagesPage({ topic, partition, from, generation }: { topic: string; partition: number; from: string; generation: number }) {
+export function MessagesPage({
+  topic,
+  partition,
+  from,
+  generation,
+}: {
+  topic: string;
+  partition: number;
+  from: string;
+  generation: number;
+}) {
   const described = useJson<TopicView>(`/api/topics/${encodeURIComponent(topic)}`, generation);
   const query = new URLSearchParams({ partition: String(partition), from, limit: String(PAGE_SIZE) });
   const loaded = useJson<MessagesView>(`/api/topics/${encodeURIComponent(topic)}/messages?${query.toString()}`, generation);

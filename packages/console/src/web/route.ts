@@ -9,7 +9,10 @@ export type Route =
 
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = path
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
   const params = new URLSearchParams(query);
   if (parts[0] === 'topics' && parts[1] !== undefined && parts[2] === 'messages') {
     return { page: 'messages', topic: parts[1], partition: Number(params.get('partition') ?? '0'), from: params.get('from') ?? 'end' };
