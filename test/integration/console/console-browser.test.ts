@@ -85,9 +85,28 @@ describe('the console in a browser', { skip: chromiumSkip() }, () => {
     for (const dir of [logDir, profile]) rmSync(dir, { recursive: true, force: true });
   });
 
+  // The page is driven with expressions as strings, not functions: the tests compile without the DOM's types.
+  async function inPage<T>(expression: string): Promise<T> {
+    return (await page.evaluate(expression)) as T;
+  }
+
   async function show(hash: string): Promise<void> {
-    // A string, not a function: this project compiles without the DOM's types.
-    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+    await inPage(`location.hash = ${JSON.stringify(hash)}`);
+  }
+
+  function textOf(selector: string): Promise<string | null> {
+    return inPage(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? null`);
+  }
+
+  function texts(selector: string): Promise<string[]> {
+    return inPage(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.textContent ?? '')`);
+  }
+
+  /** The cells' texts of each row that `rows` selects. */
+  function cells(rows: string): Promise<string[][]> {
+    return inPage(
+      `[...document.querySelectorAll(${JSON.stringify(rows)})].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''))`,
+    );
   }
 
   async function waitForText(selector: string, text: string): Promise<void> {
@@ -102,10 +121,10 @@ describe('the console in a browser', { skip: chromiumSkip() }, () => {
   test('the overview shows the broker, the controller and the counts', async () => {
     await waitForText('main', 'Brokers');
     await waitForText('main table', String(port));
-    const stats = await page.$$eval('.stat', (els) => els.map((e) => e.textContent));
+    const stats = await texts('.stat');
     assert.ok(stats.includes('1Brokers'), stats.join(' | '));
     assert.ok(stats.includes('0Offline'), stats.join(' | '));
-    assert.equal(await page.$eval('#cluster-health', (e) => e.textContent), 'connected');
+    assert.equal(await textOf('#cluster-health'), 'connected');
     await page.screenshot({ path: join(screenshots, 'console-overview.png') });
   });
 
@@ -122,9 +141,7 @@ describe('the console in a browser', { skip: chromiumSkip() }, () => {
   test("a topic's page shows its partitions with offsets and its configs", async () => {
     await show(`#/topics/${TOPIC}`);
     await waitForText('table.configs', 'retention.ms');
-    const rows = await page.$$eval('table.partitions tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 6).map((td) => td.textContent)),
-    );
+    const rows = (await cells('table.partitions tbody tr')).map((row) => row.slice(0, 6));
     const end = String(5 + Object.keys(PAYLOADS).length);
     assert.deepEqual(rows, [
       ['0', '0', '0', '0', '0', end],
@@ -136,19 +153,19 @@ describe('the console in a browser', { skip: chromiumSkip() }, () => {
   test('messages show keys, values and headers as text, and the payloads stay inert', async () => {
     await show(`#/topics/${TOPIC}/messages?partition=0&from=end`);
     await waitForText('table.messages', PAYLOADS.svg);
-    const cells = await page.$$eval('table.messages tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
-    );
-    assert.equal(cells.length, 5 + Object.keys(PAYLOADS).length);
+    const rows = await cells('table.messages tbody tr');
+    assert.equal(rows.length, 5 + Object.keys(PAYLOADS).length);
     assert.deepEqual(
-      cells[0]!.filter((_, i) => i !== 1),
+      rows[0]!.filter((_, i) => i !== 1),
       ['0', 'order-0', '', '{"amount":0}'],
     );
     for (const [i, payload] of Object.values(PAYLOADS).entries()) {
-      const [offset, , key, headers, value] = cells[5 + i]!;
+      const [offset, , key, headers, value] = rows[5 + i]!;
       assert.deepEqual([offset, key, headers, value], [String(5 + i), payload, `${payload}: ${payload}`, payload]);
     }
-    const injected = await page.$$eval('main script, main img, main svg, main [onerror], main [onload]', (els) => els.length);
+    const injected = await inPage<number>(
+      `document.querySelectorAll('main script, main img, main svg, main [onerror], main [onload]').length`,
+    );
     assert.equal(injected, 0, 'record bytes became elements');
     assert.equal(await page.evaluate('typeof window.__xss'), 'undefined');
     assert.deepEqual(pageErrors, []);
@@ -161,7 +178,7 @@ describe('the console in a browser', { skip: chromiumSkip() }, () => {
     await broker!.stop();
     broker = undefined;
     await page.waitForSelector('#cluster-unreachable', { timeout: WAIT_MS });
-    assert.equal(await page.$eval('#cluster-health', (e) => e.textContent), 'unreachable');
+    assert.equal(await textOf('#cluster-health'), 'unreachable');
     await page.screenshot({ path: join(screenshots, 'console-unreachable.png') });
     broker = await startBroker();
     await page.waitForSelector('#cluster-unreachable', { hidden: true, timeout: WAIT_MS });

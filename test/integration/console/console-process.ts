@@ -21,7 +21,7 @@ export async function startConsoleProcess(bootstrap: string): Promise<ConsolePro
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
