@@ -119,7 +119,9 @@ describe('the npm package, installed as a user installs it', { skip: prebuildSki
       'config/server.properties',
       'README.md',
       'LICENSE',
-      ...['protocol', 'client', 'tune', 'cli'].map((p) => `node_modules/@sluice/${p}/package.json`),
+      ...['protocol', 'client', 'tune', 'console', 'cli'].map((p) => `node_modules/@sluice/${p}/package.json`),
+      // The console's page, bundled at build time: without it `sluice console` cannot start.
+      'node_modules/@sluice/console/dist/assets/console.js',
     ])
       assert.ok(paths.includes(expected), expected);
   });
