@@ -1,7 +1,7 @@
 /** A request the console refuses, with the HTTP status it answers. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 404 | 405,
+    readonly status: 400 | 404,
     message: string,
   ) {
     super(message);

@@ -65,10 +65,26 @@ function sendEvents(req: IncomingMessage, res: ServerResponse, watch: ClusterWat
   req.on('close', stop);
 }
 
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * On a loopback address, only requests that name a loopback host: a web page elsewhere whose
+ * domain is pointed at 127.0.0.1 (DNS rebinding) would otherwise read the API as same-origin.
+ */
+function hostAllowed(listenHost: string, hostHeader: string | undefined): boolean {
+  if (!/^(127\.|::1$|localhost$)/.test(listenHost)) return true;
+  const name = (hostHeader ?? '').replace(/:\d+$/, '').toLowerCase();
+  return LOOPBACK_NAMES.has(name) || name === listenHost;
+}
+
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<RunningConsole> {
   const watch = new ClusterWatch(options.reader, options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://console');
+    if (!hostAllowed(options.host, req.headers.host)) {
+      sendJson(res, 403, { error: `the console answers only to a loopback host name, not '${req.headers.host ?? ''}'` });
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: 'the console is read-only' });
       return;

@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { ClusterStatusEvent } from '../src/api-types.js';
@@ -63,6 +64,22 @@ test('the console is read-only: a POST is refused', async (t) => {
   const url = await started(t, fakeReader());
   const res = await fetch(new URL('api/topics', url), { method: 'POST', body: '{}' });
   assert.equal(res.status, 405);
+});
+
+test('on a loopback address, a request naming another host is refused (DNS rebinding)', async (t) => {
+  const url = new URL(await started(t, fakeReader()));
+  const status = (host: string): Promise<number | undefined> =>
+    new Promise((resolve, reject) => {
+      request({ host: url.hostname, port: url.port, path: '/api/topics', headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+        .on('error', reject)
+        .end();
+    });
+  assert.equal(await status('evil.example:9021'), 403);
+  assert.equal(await status(`localhost:${url.port}`), 200);
+  assert.equal(await status(url.host), 200);
 });
 
 test("a cluster that fails is a 502 with Kafka's error name", async (t) => {
