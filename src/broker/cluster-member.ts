@@ -29,7 +29,7 @@ import { ReplicaManager } from '../replication/replica-manager.js';
 import { ZkMetadataWriter } from '../controller/zk/zk-metadata-writer.js';
 import { ControlledShutdownRequest, ControlledShutdownResponse } from '@sluice/protocol/messages/index.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
-import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, type ConfigEntityType } from '../zk/index.js';
+import { DEFAULT_ENTITY, GROUP_CONFIG_ENTITY, KafkaZkClient, sessionIdHex, type ConfigEntityType } from '../zk/index.js';
 import type { ClusterMemberConfig } from './config.js';
 import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../metadata/features.js';
 
@@ -253,12 +253,20 @@ export class ClusterMember {
 
   private async register(): Promise<void> {
     const self = this.requireIdentity();
-    this.brokerEpoch = await this.zk.registerBroker({
-      id: self.nodeId,
-      endpoints: self.endpoints,
-      rack: this.config.rack,
-      features: supportedRanges(),
-    });
+    // A restart right after a kill meets the dead process's registration: it goes within the
+    // session timeout the server grants (the same for both sessions), so the broker waits that long.
+    this.brokerEpoch = await this.zk.registerBroker(
+      { id: self.nodeId, endpoints: self.endpoints, rack: this.config.rack, features: supportedRanges() },
+      {
+        maxWaitMs: this.zk.session.sessionTimeoutMs,
+        onWait: (heldBy, maxWaitMs) =>
+          this.log.warn('broker id is still registered by another ZooKeeper session, a previous run that died; waiting for it to expire', {
+            brokerId: self.nodeId,
+            session: sessionIdHex(heldBy),
+            waitMs: maxWaitMs,
+          }),
+      },
+    );
     this.log.info('registered in ZooKeeper', { brokerEpoch: this.brokerEpoch.toString() });
     this.zk.onSessionExpired(() => {
       this.renewing ??= this.renewSession().finally(() => (this.renewing = null));

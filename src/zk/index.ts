@@ -47,7 +47,7 @@ export {
   type SupportedFeatureRange,
   type TopicAssignmentData,
 } from './kafka-zk-data.js';
-export { BrokerIdInUseError, ControllerMovedError, KafkaZkDataError, TopicExistsError } from './kafka-zk-errors.js';
+export { BrokerIdInUseError, ControllerMovedError, KafkaZkDataError, TopicExistsError, sessionIdHex } from './kafka-zk-errors.js';
 export {
   startZooKeeper,
   zooKeeperInstallProblem,

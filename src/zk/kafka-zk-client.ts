@@ -81,6 +81,7 @@ import {
   type TopicAssignmentData,
 } from './kafka-zk-data.js';
 import { BrokerIdInUseError, ControllerMovedError, TopicExistsError } from './kafka-zk-errors.js';
+import { registerAfterStaleSession, type RegistrationAttempt, type StaleRegistrationWait } from './stale-registration.js';
 import { ZkBadVersionError, ZkCode, ZkError, ZkNodeExistsError, ZkNoNodeError } from './zk-errors.js';
 import { ZkSession, type ZkSessionOptions } from './zk-session.js';
 import { ANY_VERSION, type ZkOp, type ZkOpResult, type ZkStat, type ZkState, type ZkWatcher } from './zk-types.js';
@@ -209,13 +210,28 @@ export class KafkaZkClient {
 
   /**
    * Registers the broker as the ephemeral /brokers/ids/<id> and returns its broker epoch (the
-   * znode's czxid). Created empty and filled in one multi, as Kafka's `checkedEphemeralCreate`,
-   * so that the set's stat carries the czxid. If the znode exists and this session owns it (an
-   * earlier attempt whose answer a connection loss swallowed), that registration is the result;
-   * if another session owns it, `BrokerIdInUseError`.
+   * znode's czxid). If another session holds the znode, waits up to `staleWait.maxWaitMs` for it
+   * to go (`stale-registration.ts`: a killed broker's session outlives it), then
+   * `BrokerIdInUseError`; without `staleWait`, fails at once, as Kafka does.
    */
-  async registerBroker(info: BrokerInfo): Promise<bigint> {
+  async registerBroker(info: BrokerInfo, staleWait?: Pick<StaleRegistrationWait, 'maxWaitMs' | 'onWait'>): Promise<bigint> {
     const path = brokerIdPath(info.id);
+    const outcome = await registerAfterStaleSession({
+      attempt: () => this.tryRegisterBroker(path, info),
+      untilGone: (ms) => this.untilDeleted(path, ms),
+      maxWaitMs: staleWait?.maxWaitMs ?? 0,
+      onWait: staleWait?.onWait ?? (() => undefined),
+    });
+    if ('registered' in outcome) return outcome.registered;
+    throw new BrokerIdInUseError(info.id, path, outcome.heldBy, this.session.sessionId);
+  }
+
+  /**
+   * Created empty and filled in one multi, as Kafka's `checkedEphemeralCreate`, so that the set's
+   * stat carries the czxid. A znode this session owns is an earlier attempt whose answer a
+   * connection loss swallowed: that registration is the result.
+   */
+  private async tryRegisterBroker(path: string, info: BrokerInfo): Promise<RegistrationAttempt> {
     const data = encodeBrokerInfo(info, Date.now());
     for (;;) {
       try {
@@ -225,15 +241,37 @@ export class KafkaZkClient {
             { type: 'set', path, data, version: 0 },
           ]),
         );
-        return setStat(results[1]).czxid;
+        return { registered: setStat(results[1]).czxid };
       } catch (err) {
         ignoreNodeExists(err);
       }
       const existing = await this.read(path);
       if (existing === null) continue; // It went away meanwhile: try again.
-      if (existing.stat.ephemeralOwner === this.session.sessionId) return existing.stat.czxid;
-      throw new BrokerIdInUseError(info.id, path, existing.stat.ephemeralOwner, this.session.sessionId);
+      if (existing.stat.ephemeralOwner === this.session.sessionId) return { registered: existing.stat.czxid };
+      return { heldBy: existing.stat.ephemeralOwner };
     }
+  }
+
+  /** Resolves once `path` is absent or changes (its watch fires), or after `ms`. */
+  private untilDeleted(path: string, ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.session
+        .retrying(() => this.session.exists(path, done))
+        .then(
+          (stat) => {
+            if (stat === null) done();
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err);
+          },
+        );
+    });
   }
 
   /** The registered brokers, by id; `watch` fires when one registers or goes. */
