@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --single-threaded-gc --max-semi-space-size=8
 /**
  * `sluice start [server.properties] [--override key=value]...`: runs one broker in the
- * foreground until SIGINT/SIGTERM. `sluice cluster up --brokers N` runs a ZooKeeper and N
- * brokers (`cluster-up.ts`). `sluice topics|configs|produce|consume|groups ...` are client
+ * foreground until SIGINT/SIGTERM. `sluice cluster up|status|stop-broker|start-broker|add-broker|down`
+ * runs and manages a ZooKeeper and N brokers (`cluster/cluster-command.ts`). `sluice topics|configs|produce|consume|groups ...` are client
  * tools for any Kafka-compatible broker (`@sluice/cli`); `sluice tune` profiles producer
  * batching against one. Each command loads its own modules when it runs: a client tool starts
  * without loading the broker, and the broker without the tools.
@@ -10,12 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { CLIENT_COMMANDS } from '@sluice/cli/commands/index.js';
 import { ACCELERATORS_MODULE_ENV } from '@sluice/protocol/accelerators.js';
+import { CLUSTER_USAGE } from './cluster/cluster-args.js';
 
 const COMMANDS = CLIENT_COMMANDS;
 
 const USAGE = [
   'usage: sluice start [server.properties] [--override key=value]...',
-  '       sluice cluster up --brokers N [--dir DIR] [--override key=value]...',
+  ...CLUSTER_USAGE.map((line) => `       ${line}`),
   `       sluice ${[...COMMANDS.keys()].join('|')} --bootstrap-server HOST:PORT ... (--help for each)`,
   '       sluice --version | --help',
 ].join('\n');
@@ -90,9 +91,9 @@ else if (clientCommand !== undefined) {
     ([loaded, { runCommand }]) => runCommand(command!, loaded, rest),
   );
 } else if (command === 'cluster') {
-  // clusterUp's errors are caught below; a failed import crashes with its stack, as it should.
-  void import('./cluster-up.js').then(({ clusterUp, UsageError }) =>
-    clusterUp(rest).catch((err: unknown) => {
+  // clusterCommand's errors are caught below; a failed import crashes with its stack, as it should.
+  void import('./cluster/cluster-command.js').then(({ clusterCommand, UsageError }) =>
+    clusterCommand(rest).catch((err: unknown) => {
       process.stderr.write(`sluice cluster: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(err instanceof UsageError ? 2 : 1);
     }),
