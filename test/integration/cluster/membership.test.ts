@@ -318,10 +318,22 @@ describe('cluster membership', { skip: zooKeeperSkip() ?? kcatSkip() }, () => {
     );
   });
 
-  test('a second broker with a registered broker.id is refused at start-up, saying so', async () => {
+  test('a second broker with a registered broker.id waits out a session timeout for it to expire, then is refused, saying so', async () => {
+    const started = Date.now();
     await assert.rejects(
-      startBrokerProcess({ 'node.id': '1', 'zookeeper.connect': `${cluster.zookeeper.connect}/sluice` }),
-      /broker\.id|\/brokers\/ids\/1|already registered|node already exists/i,
+      startBrokerProcess({
+        'node.id': '1',
+        'zookeeper.connect': `${cluster.zookeeper.connect}/sluice`,
+        'zookeeper.session.timeout.ms': '3000',
+      }),
+      (e: unknown) => {
+        const message = (e as Error).message;
+        assert.match(message, /exited with 1/);
+        assert.equal(message.match(/waiting for it to expire/g)?.length, 1, message);
+        assert.match(message, /broker id 1 is already registered: .*\/brokers\/ids\/1/);
+        return true;
+      },
     );
+    assert.ok(Date.now() - started >= 3000, 'it waited the session timeout before giving up');
   });
 });
