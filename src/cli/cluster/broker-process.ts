@@ -24,7 +24,7 @@ export interface BrokerSpec {
 }
 
 /** Copies a child's output to stderr, each line prefixed with `[name] `. */
-export function streamWithPrefix(child: ChildProcess, name: string, onLine?: (line: string) => void): void {
+function streamWithPrefix(child: ChildProcess, name: string, onLine?: (line: string) => void): void {
   for (const stream of [child.stdout, child.stderr]) {
     const lines = new LineSplitter();
     stream?.on('data', (chunk: Buffer) => {

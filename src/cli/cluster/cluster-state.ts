@@ -9,7 +9,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { ClusterCommandError } from './cluster-args.js';
 
-export interface BrokerEntry {
+interface BrokerEntry {
   readonly id: number;
   readonly port: number;
   readonly logDir: string;
