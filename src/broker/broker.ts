@@ -44,6 +44,8 @@ import { ShareSessionCache } from '../coordinator/share/partition/share-session-
 import { eventLoopTimers } from '../coordinator/share/partition/share-partition.js';
 import { fileBatches } from '../coordinator/share/partition/log-batches.js';
 import { sharePartitionConfigSource } from './share-partition-settings.js';
+import { shareDeadLetters } from './share-dead-letters.js';
+import { shareDeadLetterQueuesEnabled } from '../metadata/features.js';
 import { PartitionService } from '../partitions/partition-service.js';
 import { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { hasCleanShutdownMarker, removeCleanShutdownMarker } from '../storage/log/clean-shutdown-marker.js';
@@ -496,9 +498,14 @@ async function buildCluster(
     );
     const sharePartitions = new SharePartitionManager(
       coordinators.sharePersister,
-      sharePartitionConfigSource(config.shareGroup, (groupId) => configs.groupConfig(groupId)),
+      sharePartitionConfigSource(
+        config.shareGroup,
+        (groupId) => configs.groupConfig(groupId),
+        () => shareDeadLetterQueuesEnabled(metadata.image.features),
+      ),
       eventLoopTimers,
       wakeShareFetches(() => cluster.require()),
+      shareDeadLetters({ admin, configs, partitions, commits: producePurgatory, metrics, log: logger('share-dead-letters') }),
     );
     cluster.set({
       nodeId: node.nodeId,

@@ -19,18 +19,23 @@ export function parseAutoOffsetReset(value: string | undefined): ShareAutoOffset
   return { kind: 'by_duration', durationMs: Math.round((((days! * 24 + hours!) * 60 + minutes!) * 60 + seconds!) * 1000) };
 }
 
+/** `deadLetterQueuesEnabled`: the cluster's `share.version` is 2 or more (read at each use: UpdateFeatures may change it). */
 export function sharePartitionConfigSource(
   broker: ShareGroupConfig,
   group: (groupId: string) => GroupConfigOverrides,
+  deadLetterQueuesEnabled: () => boolean,
 ): SharePartitionConfigSource {
   return (groupId) => {
     const own = group(groupId);
+    // Kafka's SharePartition.isDLQEnabledForGroup: a blank topic name is no dead-letter queue.
+    const deadLetterTopic = own.errorsDeadLetterQueueTopicName?.trim() ?? '';
     return {
       recordLockDurationMs: own.shareRecordLockDurationMs ?? broker.recordLockDurationMs,
       deliveryCountLimit: own.shareDeliveryCountLimit ?? broker.deliveryCountLimit,
       partitionMaxRecordLocks: own.sharePartitionMaxRecordLocks ?? broker.partitionMaxRecordLocks,
       autoOffsetReset: parseAutoOffsetReset(own.shareAutoOffsetReset),
       readCommitted: own.shareIsolationLevel === 'read_committed',
+      deadLetterQueue: deadLetterTopic !== '' && deadLetterQueuesEnabled(),
     };
   };
 }

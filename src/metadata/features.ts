@@ -139,3 +139,8 @@ export function consumerGroupProtocolEnabled(features: FinalizedFeatures): boole
 export function shareGroupsEnabled(features: FinalizedFeatures): boolean {
   return featureLevel(features, SHARE_VERSION) >= 1;
 }
+
+/** Kafka's `ShareVersion.supportsShareGroupDLQ`: share groups' dead-letter queues (KIP-1191) are written. */
+export function shareDeadLetterQueuesEnabled(features: FinalizedFeatures): boolean {
+  return featureLevel(features, SHARE_VERSION) >= 2;
+}

@@ -120,6 +120,19 @@ export class BrokerMetrics {
     registers: [this.registry],
   });
 
+  private readonly deadLetterRecords = new Counter({
+    name: 'sluice_share_group_dead_letter_records_total',
+    help: "Records this broker wrote to a share group's dead-letter topic, by group (Kafka DeadLetterQueueRecordCount, KIP-1191).",
+    labelNames: ['group'],
+    registers: [this.registry],
+  });
+  private readonly deadLetterFailures = new Counter({
+    name: 'sluice_share_group_dead_letter_failures_total',
+    help: 'Runs of records a share group gave up on that could not be written to its dead-letter topic and were archived without it, by group.',
+    labelNames: ['group'],
+    registers: [this.registry],
+  });
+
   private readonly authentications = new Counter({
     name: 'sluice_authentications_total',
     help: 'SASL authentications and re-authentications by listener, mechanism and result (Kafka successful-/failed-authentication-total and -reauthentication-total).',
@@ -209,6 +222,12 @@ export class BrokerMetrics {
   /** This broker's controller elected an out-of-sync replica. */
   uncleanLeaderElection(): void {
     this.uncleanLeaderElections.inc();
+  }
+
+  /** A share partition's run of given-up records went to group `group`'s dead-letter topic (`written` records), or failed to. */
+  shareDeadLetters(group: string, written: number, failed: boolean): void {
+    if (written > 0) this.deadLetterRecords.inc({ group }, written);
+    if (failed) this.deadLetterFailures.inc({ group });
   }
 
   /** One SASL exchange ended (rare: label objects are not cached). */

@@ -25,6 +25,8 @@ export const enum ShareDeliveryState {
   AVAILABLE = 0,
   ACQUIRED = 1,
   ACKNOWLEDGED = 2,
+  /** Given up on and waiting for its dead-letter write (KIP-1191); ARCHIVED once that is done. */
+  ARCHIVING = 3,
   ARCHIVED = 4,
 }
 

@@ -696,6 +696,20 @@ export const BROKER_CONFIGS: readonly BrokerConfigDefinition[] = [
     { min: 2000, max: 10000 },
   ),
   broker('group.share.max.share.sessions', 'int', '2000', false, 'The maximum number of share sessions per broker.', { min: 1 }),
+  broker(
+    'errors.deadletterqueue.auto.create.topics.enable',
+    'boolean',
+    'false',
+    true,
+    "Whether a share group's missing dead-letter topic is created when a record is first written to it (KIP-1191).",
+  ),
+  broker(
+    'errors.deadletterqueue.topic.name.prefix',
+    'string',
+    'dlq.',
+    true,
+    'The prefix every share-group dead-letter topic name must have; empty allows any name (KIP-1191).',
+  ),
   broker('group.consumer.min.session.timeout.ms', 'int', '45000', false, 'Shortest consumer.session.timeout.ms a group config may set.', {
     min: 1,
   }),

@@ -19,6 +19,12 @@ export interface SharePartitionConfig {
   readonly autoOffsetReset: ShareAutoOffsetReset;
   /** `share.isolation.level`: read_committed acquires up to the last stable offset and never an aborted transaction's records. */
   readonly readCommitted: boolean;
+  /**
+   * KIP-1191: the group names a dead-letter topic (`errors.deadletterqueue.topic.name`) and the
+   * cluster's `share.version` is 2 or more, so rejected records and records past the delivery-count
+   * limit go to the dead-letter queue before they are archived.
+   */
+  readonly deadLetterQueue: boolean;
 }
 
 /** The effective config of each group, read at every use so that a dynamic change applies to the next acquisition. */
@@ -31,6 +37,7 @@ export const DEFAULT_SHARE_PARTITION_CONFIG: SharePartitionConfig = {
   partitionMaxRecordLocks: 2000,
   autoOffsetReset: { kind: 'latest' },
   readCommitted: false,
+  deadLetterQueue: false,
 };
 
 export const defaultSharePartitionConfig: SharePartitionConfigSource = () => DEFAULT_SHARE_PARTITION_CONFIG;

@@ -7,6 +7,7 @@
 import type { SharePartitionKey, SharePersister } from '../share-state-persister.js';
 import type { SharePartitionConfig, SharePartitionConfigSource } from './share-partition-config.js';
 import { eventLoopTimers, SharePartition, type LockTimers, type StartOffsetResolver } from './share-partition.js';
+import { noDeadLetterQueue, type DeadLetterQueue } from './dead-letter.js';
 
 function keyOf(k: SharePartitionKey): string {
   return `${k.groupId}\u0000${k.topicId}\u0000${k.partition}`;
@@ -21,6 +22,8 @@ export class SharePartitionManager {
     private readonly timers: LockTimers = eventLoopTimers,
     /** Told when a share partition's records may have become available (to wake the ShareFetches waiting on it). */
     private readonly recordsAvailable: (key: SharePartitionKey) => void = () => undefined,
+    /** Where the groups' given-up records go (KIP-1191) before they are archived. */
+    private readonly deadLetters: DeadLetterQueue = noDeadLetterQueue,
   ) {}
 
   /** The effective share settings of `groupId`. */
@@ -48,6 +51,7 @@ export class SharePartitionManager {
       () => this.configs(key.groupId),
       this.timers,
       () => this.recordsAvailable(key),
+      this.deadLetters,
     );
     const opening = sp.initialize(resolveStartOffset).then(() => sp);
     this.partitions.set(id, opening);

@@ -14,11 +14,17 @@
  *   `SharePersister` before the operation completes; a failed write undoes the change.
  * - read_committed: control batches and the batches of aborted transactions are archived, never
  *   acquired (the share consumer has no aborted-transaction list to drop them itself).
+ * - Dead-letter queue (KIP-1191), when the group has one: a REJECTed record, or one that reaches
+ *   the delivery-count limit, is ARCHIVING first. Once that state is persisted the records go to
+ *   the `DeadLetterQueue`, and once it is done they are archived (and that persisted). The start
+ *   offset stops at an ARCHIVING record, and a new leader that finds some in the persisted state
+ *   writes them to the dead-letter queue itself (docs/design/share-groups.md, "Dead-letter queue").
  */
 import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ShareDeliveryState, type SharePartitionKey, type SharePersister, type ShareStateBatch } from '../share-state-persister.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { SharePartitionConfig } from './share-partition-config.js';
+import { noDeadLetterQueue, restoredCause, type DeadLetterCause, type DeadLetterQueue, type DeadLetterRange } from './dead-letter.js';
 
 /** Kafka's AcknowledgeType ids, as ShareFetch and ShareAcknowledge carry them. */
 export const AcknowledgeType = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const;
@@ -77,7 +83,21 @@ const enum RecordState {
   AVAILABLE,
   ACQUIRED,
   ACKNOWLEDGED,
+  ARCHIVING,
   ARCHIVED,
+}
+
+/**
+ * An ARCHIVING record's way to the dead-letter queue: `persisting` until its ARCHIVING state is
+ * durable (a failed write undoes it), `writing` while the dead-letter queue has it, `written` once
+ * that is done and its ARCHIVED state is being persisted (a failed write of that is tried again
+ * with the next state write, without writing the dead letter again).
+ */
+interface DeadLetterProgress {
+  readonly cause: DeadLetterCause;
+  /** Restored from the persisted state: a leader before this one may have written it. */
+  readonly resumed: boolean;
+  stage: 'persisting' | 'writing' | 'written';
 }
 
 /** One acquisition's lock: the records that still hold it return to AVAILABLE when it expires. */
@@ -93,6 +113,8 @@ interface InFlightRecord {
   lock: AcquisitionLock | null;
   /** The last offset of the log batch (or restored state batch) holding the record. */
   readonly batchLast: bigint;
+  /** ARCHIVING records only. */
+  deadLetter: DeadLetterProgress | null;
 }
 
 /** Where the share-partition starts: the persisted state, with an unset start offset resolved by `share.auto.offset.reset`. */
@@ -116,6 +138,7 @@ export class SharePartition {
     private readonly timers: LockTimers = eventLoopTimers,
     /** Told after each persisted change (a release, an expiry, a moved start offset), which may have made records available to waiting fetches. */
     private readonly changed: () => void = () => undefined,
+    private readonly deadLetters: DeadLetterQueue = noDeadLetterQueue,
   ) {}
 
   /** Loads the persisted state (ReadShareGroupState at this leader epoch); throws its KafkaError. */
@@ -132,13 +155,19 @@ export class SharePartition {
       // Offsets the share coordinator holds no state for were never more than acquired: they are delivered again.
       for (; next < b.firstOffset; next++) records.push(fresh(b.firstOffset - 1n, RecordState.AVAILABLE));
       const state = restoredState(b.deliveryState);
+      // The leader that made these ARCHIVING may have died before or after their dead-letter write: it is done again.
+      const deadLetter = (): DeadLetterProgress | null =>
+        state === RecordState.ARCHIVING
+          ? { cause: restoredCause(b.deliveryCount, this.config().deliveryCountLimit), resumed: true, stage: 'persisting' }
+          : null;
       for (let o = next > b.firstOffset ? next : b.firstOffset; o <= b.lastOffset; o++)
-        records.push({ ...fresh(b.lastOffset, state), deliveryCount: b.deliveryCount });
+        records.push({ ...fresh(b.lastOffset, state), deliveryCount: b.deliveryCount, deadLetter: deadLetter() });
       next = b.lastOffset + 1n;
     }
     this.records = records;
     this.initialized = true;
     this.advanceStart();
+    this.sendDeadLetters();
   }
 
   get isInitialized(): boolean {
@@ -183,10 +212,14 @@ export class SharePartition {
   /** The state of `offset` for tests and descriptions: null outside the in-flight window. */
   stateOf(
     offset: bigint,
-  ): { state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVED'; deliveryCount: number; memberId: string | null } | null {
+  ): {
+    state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVING' | 'ARCHIVED';
+    deliveryCount: number;
+    memberId: string | null;
+  } | null {
     const r = this.at(offset);
     if (r === undefined) return null;
-    const names = ['AVAILABLE', 'ACQUIRED', 'ACKNOWLEDGED', 'ARCHIVED'] as const;
+    const names = ['AVAILABLE', 'ACQUIRED', 'ACKNOWLEDGED', 'ARCHIVING', 'ARCHIVED'] as const;
     return { state: names[r.state], deliveryCount: r.deliveryCount, memberId: r.memberId };
   }
 
@@ -274,6 +307,7 @@ export class SharePartition {
             if (type === AcknowledgeType.RENEW) this.holdLock(r, renewed);
             else if (type === AcknowledgeType.ACCEPT) this.setState(r, RecordState.ACKNOWLEDGED);
             else if (type === AcknowledgeType.RELEASE) this.makeAvailable(r);
+            else if (type === AcknowledgeType.REJECT) this.giveUp(r, 'rejected');
             else this.setState(r, RecordState.ARCHIVED);
           }
         },
@@ -340,6 +374,7 @@ export class SharePartition {
         });
         this.changed();
       }
+      this.sendDeadLetters();
     } catch (err) {
       // The records go back to their holders under a fresh lock: the old one may have been cancelled with its last holder.
       const relock = new AcquisitionLock();
@@ -348,6 +383,7 @@ export class SharePartition {
         record.state = saved.state;
         record.deliveryCount = saved.deliveryCount;
         record.memberId = saved.memberId;
+        record.deadLetter = saved.deadLetter === null ? null : { ...saved.deadLetter };
         if (saved.state === RecordState.ACQUIRED) this.holdLock(record, relock);
       }
       this.restoreStart(savedStart, savedRecords);
@@ -412,13 +448,84 @@ export class SharePartition {
   }
 
   private makeAvailable(r: InFlightRecord): void {
-    this.setState(r, r.deliveryCount >= this.config().deliveryCountLimit ? RecordState.ARCHIVED : RecordState.AVAILABLE);
+    if (r.deliveryCount >= this.config().deliveryCountLimit) this.giveUp(r, 'delivery-count-exceeded');
+    else this.setState(r, RecordState.AVAILABLE);
+  }
+
+  /** Archives a record the group gave up on, by way of its dead-letter queue when it has one. */
+  private giveUp(r: InFlightRecord, cause: DeadLetterCause): void {
+    if (!this.config().deadLetterQueue) {
+      this.setState(r, RecordState.ARCHIVED);
+      return;
+    }
+    this.setState(r, RecordState.ARCHIVING);
+    r.deadLetter = { cause, resumed: false, stage: 'persisting' };
   }
 
   private setState(r: InFlightRecord, state: RecordState): void {
     r.state = state;
     r.memberId = null;
+    r.deadLetter = null;
     if (r.lock !== null) this.dropLock(r);
+  }
+
+  /**
+   * Hands the ARCHIVING records whose state is durable to the dead-letter queue, in runs of one
+   * delivery count and cause, and archives each run once its write settled; records already
+   * written whose ARCHIVED state failed to persist are archived again without a second write.
+   */
+  private sendDeadLetters(): void {
+    if (this.closed) return;
+    const written = this.offsetsWhere((r) => r.deadLetter?.stage === 'written');
+    if (written.length > 0) this.archiveWritten(written);
+    const ready = this.offsetsWhere((r) => r.deadLetter?.stage === 'persisting');
+    for (const range of this.deadLetterRanges(ready)) {
+      const offsets: bigint[] = [];
+      for (let o = range.firstOffset; o <= range.lastOffset; o++) {
+        this.at(o)!.deadLetter!.stage = 'writing';
+        offsets.push(o);
+      }
+      void this.deadLetters.write(this.key, range).then(() => {
+        if (this.closed) return;
+        for (const o of offsets) {
+          const r = this.at(o);
+          if (r?.deadLetter?.stage === 'writing') r.deadLetter.stage = 'written';
+        }
+        this.archiveWritten(offsets);
+      });
+    }
+  }
+
+  /**
+   * Persists ARCHIVED for the records whose dead-letter write is done. A failed write leaves them
+   * ARCHIVING and `written`: the next successful state write (which is what a fenced or moved
+   * leader cannot make) tries them again.
+   */
+  private archiveWritten(offsets: readonly bigint[]): void {
+    void this.serially(async () => {
+      if (this.closed) return;
+      const still = offsets.filter((o) => this.at(o)?.deadLetter?.stage === 'written');
+      if (still.length > 0) await this.persistChange(still, () => still.forEach((o) => this.setState(this.at(o)!, RecordState.ARCHIVED)));
+    }).catch(() => undefined);
+  }
+
+  private deadLetterRanges(offsets: readonly bigint[]): DeadLetterRange[] {
+    const out: Array<{ firstOffset: bigint; lastOffset: bigint; deliveryCount: number; cause: DeadLetterCause; resumed: boolean }> = [];
+    for (const o of offsets) {
+      const r = this.at(o)!;
+      const { cause, resumed } = r.deadLetter!;
+      const last = out[out.length - 1];
+      if (
+        last !== undefined &&
+        last.lastOffset + 1n === o &&
+        last.deliveryCount === r.deliveryCount &&
+        last.cause === cause &&
+        last.resumed === resumed
+      )
+        last.lastOffset = o;
+      else out.push({ firstOffset: o, lastOffset: o, deliveryCount: r.deliveryCount, cause, resumed });
+    }
+    return out;
   }
 
   private holdLock(r: InFlightRecord, lock: AcquisitionLock): void {
@@ -485,18 +592,20 @@ export class SharePartition {
 }
 
 function fresh(batchLast: bigint, state: RecordState): InFlightRecord {
-  return { state, deliveryCount: 0, memberId: null, lock: null, batchLast };
+  return { state, deliveryCount: 0, memberId: null, lock: null, batchLast, deadLetter: null };
 }
 
 /** A restart delivers again what was acquired: the acquisition was never persisted. */
 function restoredState(state: ShareDeliveryState): RecordState {
   if (state === ShareDeliveryState.ACKNOWLEDGED) return RecordState.ACKNOWLEDGED;
+  if (state === ShareDeliveryState.ARCHIVING) return RecordState.ARCHIVING;
   if (state === ShareDeliveryState.ARCHIVED) return RecordState.ARCHIVED;
   return RecordState.AVAILABLE;
 }
 
 function persistedState(state: RecordState): ShareDeliveryState {
   if (state === RecordState.ACKNOWLEDGED) return ShareDeliveryState.ACKNOWLEDGED;
+  if (state === RecordState.ARCHIVING) return ShareDeliveryState.ARCHIVING;
   if (state === RecordState.ARCHIVED) return ShareDeliveryState.ARCHIVED;
   return ShareDeliveryState.AVAILABLE;
 }
