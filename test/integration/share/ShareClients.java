@@ -85,6 +85,8 @@ public class ShareClients {
       case "reject-odd" -> (r.value().charAt(r.value().length() - 1) - '0') % 2 == 1 ? AcknowledgeType.REJECT : AcknowledgeType.ACCEPT;
       // Never accepted: the delivery-count limit must archive every record.
       case "release-always" -> AcknowledgeType.RELEASE;
+      // Values ending in -1 are rejected and values ending in -2 never accepted: both reach the dead-letter queue.
+      case "dead-letter" -> r.value().endsWith("-1") ? AcknowledgeType.REJECT : r.value().endsWith("-2") ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
       default -> throw new IllegalArgumentException("unknown behaviour " + behaviour);
     };
   }
