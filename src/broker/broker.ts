@@ -505,7 +505,16 @@ async function buildCluster(
       ),
       eventLoopTimers,
       wakeShareFetches(() => cluster.require()),
-      shareDeadLetters({ admin, configs, partitions, commits: producePurgatory, metrics, log: logger('share-dead-letters') }),
+      shareDeadLetters({
+        nodeId: node.nodeId,
+        admin,
+        configs,
+        partitions,
+        commits: producePurgatory,
+        metrics,
+        log: logger('share-dead-letters'),
+        peers: () => member?.deadLetterPeers() ?? null,
+      }),
     );
     cluster.set({
       nodeId: node.nodeId,

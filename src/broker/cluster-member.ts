@@ -18,6 +18,7 @@ import { ZkController } from '../controller/zk/zk-controller.js';
 import { BrokerConnections } from '../interbroker/broker-connections.js';
 import { ControllerClient } from '../interbroker/controller-client.js';
 import { TransactionPeerClient } from '../interbroker/transaction-peer-client.js';
+import { DeadLetterPeerClient } from '../interbroker/dead-letter-peer-client.js';
 import { PartitionEndClient } from '../interbroker/partition-end-client.js';
 import { ShareStatePeerClient } from '../interbroker/share-state-peer-client.js';
 import { IsrChangeSender } from '../replication/isr-change-sender.js';
@@ -37,6 +38,8 @@ import { DEFAULT_FINALIZED_FEATURES, supportedRanges } from '../metadata/feature
 const ADMIN_WAIT_MS = 30_000;
 /** Kafka's producer-id block size. */
 const PRODUCER_ID_BLOCK_SIZE = 1000;
+/** Kafka's `request.timeout.ms` default, which its dead-letter Produce requests carry. */
+const DEAD_LETTER_ACK_TIMEOUT_MS = 30_000;
 
 /** What the member tells the broker around it. */
 export interface MemberHooks {
@@ -66,6 +69,7 @@ export class ClusterMember {
   private brokerConnections: BrokerConnections | null = null;
   private transactionPeers: TransactionPeerClient | null = null;
   private sharePeers: ShareStatePeerClient | null = null;
+  private deadLetters: DeadLetterPeerClient | null = null;
   private partitionEnds: PartitionEndClient | null = null;
   private controllerClient: ControllerClient | null = null;
   private logDirFailures: LogDirFailureHandler | null = null;
@@ -134,6 +138,12 @@ export class ClusterMember {
   shareStatePeers(): ShareStatePeerClient {
     if (this.sharePeers === null) throw new Error('cluster membership used before it was prepared');
     return this.sharePeers;
+  }
+
+  /** The leaders of share groups' dead-letter partitions on the other brokers; valid once `prepare` ran. */
+  deadLetterPeers(): DeadLetterPeerClient {
+    if (this.deadLetters === null) throw new Error('cluster membership used before it was prepared');
+    return this.deadLetters;
   }
 
   /** Builds the member's parts over the partition owners; nothing is sent or registered yet. */
@@ -223,6 +233,7 @@ export class ClusterMember {
     this.controllerClient = new ControllerClient(this.cache, this.brokerConnections);
     this.transactionPeers = new TransactionPeerClient(this.brokerConnections, logger('transactions'));
     this.sharePeers = new ShareStatePeerClient(this.brokerConnections, logger('share-coordinator'));
+    this.deadLetters = new DeadLetterPeerClient(this.brokerConnections, logger('share-dead-letters'), DEAD_LETTER_ACK_TIMEOUT_MS);
     this.partitionEnds = new PartitionEndClient(this.brokerConnections, logger('group-coordinator'));
     this.isrSender = new IsrChangeSender(
       self.nodeId,

@@ -15,6 +15,8 @@ import type { ConfigResolver } from '../metadata/config/config-resolver.js';
 import type { PartitionService } from '../partitions/partition-service.js';
 import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { internalTopicPartitions } from './internal-topics.js';
+import type { DeadLetterPeerClient } from '../interbroker/dead-letter-peer-client.js';
+import { ErrorCode } from '@sluice/protocol/errors.js';
 
 /** Kafka's defaults of the two broker keys. */
 const DEFAULT_PREFIX = 'dlq.';
@@ -22,15 +24,18 @@ const DEFAULT_PREFIX = 'dlq.';
 const BROKER_DEFAULT = -1;
 
 export interface DeadLetterDeps {
+  readonly nodeId: number;
   readonly admin: TopicAdmin;
   readonly configs: ConfigResolver;
   readonly partitions: PartitionService;
   readonly commits: ProducePurgatory;
   readonly metrics: BrokerMetrics;
   readonly log: Logger;
+  /** A cluster member's Produce to the other brokers; null on a single broker, which leads every partition. */
+  readonly peers: () => DeadLetterPeerClient | null;
 }
 
-export function shareDeadLetters({ admin, configs, partitions, commits, metrics, log }: DeadLetterDeps): DeadLetterWriter {
+export function shareDeadLetters({ nodeId, admin, configs, partitions, commits, metrics, log, peers }: DeadLetterDeps): DeadLetterWriter {
   // The coordinators' port onto their topics fits a dead-letter topic too: acks=all appends, reads as the leader.
   const topicPartitions = (topic: string) => internalTopicPartitions(topic, admin, partitions, commits, BROKER_DEFAULT);
   const cluster: DeadLetterCluster = {
@@ -54,7 +59,15 @@ export function shareDeadLetters({ admin, configs, partitions, commits, metrics,
       };
     },
     createTopic: (name, topicConfigs) => topicPartitions(name).create(BROKER_DEFAULT, topicConfigs),
-    append: (topic, partition, batch) => topicPartitions(topic).append(partition, batch),
+    append: async (topic, partition, batch) => {
+      // The dead-letter partition's leader may be another broker, as Kafka's DLQ manager produces to wherever it is.
+      const image = admin.metadata.topic(topic);
+      const leader = image?.partitions[partition]?.leader ?? nodeId;
+      const remote = leader === nodeId ? null : peers();
+      if (remote === null || image === undefined) return topicPartitions(topic).append(partition, batch);
+      if (leader < 0) return ErrorCode.LEADER_NOT_AVAILABLE;
+      return remote.produce(leader, { topic, topicId: image.topicId, partition }, batch);
+    },
     logStartOffset: (topic, partition) => topicPartitions(topic).logStartOffset(partition),
     read: (topic, partition, offset, maxBytes) => topicPartitions(topic).read(partition, offset, maxBytes),
     sleep: (ms) => sleep(ms, undefined, { ref: false }),

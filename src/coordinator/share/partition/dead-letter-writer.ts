@@ -182,6 +182,15 @@ export class DeadLetterWriter implements DeadLetterQueue {
     range: DeadLetterRange,
   ): Promise<Set<bigint>> {
     const start = await this.cluster.logStartOffset(topic, partition);
+    if (start.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || start.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
+      // Led by another broker: this one cannot read it, and writes them all again, as Kafka always does.
+      this.log.info('dead-letter partition led elsewhere; resumed records are written without looking for earlier copies', {
+        topic,
+        partition,
+        group: key.groupId,
+      });
+      return new Set();
+    }
     if (start.errorCode !== ErrorCode.NONE)
       throw new DeadLetterFailure(`log start of ${topic}-${partition}: ${errorName(start.errorCode)}`);
     const done = new Set<bigint>();
