@@ -25,6 +25,7 @@ public class ShareClients {
       case "consume" -> consume(args[2], args[3], Integer.parseInt(args[4]), args[5], Integer.parseInt(args[6]), Long.parseLong(args[7]));
       case "hold" -> hold(args[2], args[3], Integer.parseInt(args[4]));
       case "describe" -> describe(args[2]);
+      case "dump" -> dump(args[2], Integer.parseInt(args[3]));
       default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
     }
     System.out.flush();
@@ -169,6 +170,33 @@ public class ShareClients {
     }
     emit("held", "values", held);
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  /**
+   * The records of every partition of `topic` from its start, with their partition, key, value and
+   * headers as text, once there are at least `count` (a plain consumer that assigns itself the partitions).
+   */
+  static void dump(String topic, int count) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("key.deserializer", StringDeserializer.class.getName());
+    p.put("value.deserializer", StringDeserializer.class.getName());
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+      List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+          .map(info -> new org.apache.kafka.common.TopicPartition(topic, info.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      int seen = 0;
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (seen < count && System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+          Map<String, String> headers = new TreeMap<>();
+          for (org.apache.kafka.common.header.Header h : r.headers()) headers.put(h.key(), h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+          emit("dead-letter", "partition", r.partition(), "key", r.key(), "value", r.value(), "headers", headers);
+          seen++;
+        }
+      }
+    }
   }
 
   /** The share group as Admin describes it, and its start offsets and lags (KIP-1226; -1 when unknown) per partition. */
