@@ -210,9 +210,7 @@ export class SharePartition {
   }
 
   /** The state of `offset` for tests and descriptions: null outside the in-flight window. */
-  stateOf(
-    offset: bigint,
-  ): {
+  stateOf(offset: bigint): {
     state: 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVING' | 'ARCHIVED';
     deliveryCount: number;
     memberId: string | null;

@@ -24,6 +24,11 @@ import {
 import type { DeadLetterSettings } from '../../../../../src/coordinator/share/partition/dead-letter-rules.js';
 import type { DeadLetterRange } from '../../../../../src/coordinator/share/partition/dead-letter.js';
 import type { SharePartitionKey } from '../../../../../src/coordinator/share/share-state-persister.js';
+import { DEFAULT_SHARE_PARTITION_CONFIG } from '../../../../../src/coordinator/share/partition/share-partition-config.js';
+import { AcknowledgeType, SharePartition } from '../../../../../src/coordinator/share/partition/share-partition.js';
+import { TestSharePersister } from '../../../../helpers/share-persister.js';
+import { ManualTimers } from '../../../../helpers/manual-lock-timers.js';
+import { waitFor, when } from '../../../../helpers/wait-for.js';
 
 const SOURCE_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const NOW = 1_700_000_000_000;
@@ -208,6 +213,41 @@ describe('DeadLetterWriter', () => {
       ['g:0', 'g:1', 'other:2', 'g:2', 'g:3'],
     );
     assert.deepEqual(counts.at(-1), ['g', 2, false]);
+  });
+
+  test('a leader that dies between the dead letter and ARCHIVED: the next leader writes none of them twice', async () => {
+    const { cluster, writer } = setup();
+    const dlq = cluster.addTopic('dlq.g', 1);
+    const persister = new TestSharePersister();
+    await persister.initialize(key(0), 0, 0n);
+    const config = () => ({ ...DEFAULT_SHARE_PARTITION_CONFIG, deadLetterQueue: true });
+    const open = async (leaderEpoch: number, queue: { write: DeadLetterWriter['write'] }) => {
+      const sp = new SharePartition(key(0), leaderEpoch, persister, config, new ManualTimers(), () => undefined, queue);
+      await sp.initialize(async () => 0n);
+      return sp;
+    };
+    let old: SharePartition | null = null;
+    // The old leader's write lands, then the leader is gone before it can persist ARCHIVED.
+    old = await open(0, { write: async (k, r) => (await writer.write(k, r), old!.close()) });
+    old.acquire('m', [{ firstOffset: 0n, lastOffset: 2n, producerId: -1n, isTransactional: false, isControl: false }], {
+      maxRecords: 10,
+      strictRecordLimit: false,
+      abortedTransactions: null,
+    });
+    await old.acknowledge(
+      'm',
+      [{ firstOffset: 0n, lastOffset: 2n, acknowledgeTypes: [AcknowledgeType.REJECT, AcknowledgeType.REJECT, AcknowledgeType.ACCEPT] }],
+      false,
+    );
+    await waitFor('the old leader wrote its dead letters', 5000, () => when(dlq[0]!.records().length === 2), 2);
+    assert.equal(old.stateOf(0n)?.state, 'ARCHIVING', 'never archived: the leader went away first');
+
+    const next = await open(1, writer);
+    await waitFor('the new leader archived them', 5000, () => when(next.start === 3n), 2);
+    assert.deepEqual(
+      dlq[0]!.records().map((r) => headerText(r)['__dlq.errors.offset']),
+      ['0', '1'],
+    );
   });
 
   test('a run that does not fit max.message.bytes goes out in several batches; a record too large alone goes alone', () => {
