@@ -61,7 +61,6 @@ import { loadOrFormatLogDirs } from './log-dir-format.js';
 import type { ClusterMember } from './cluster-member.js';
 import { connectClusterMember, createSaslAuthenticator, startMetricsEndpoint } from './lazy-modules.js';
 import { LOG_DIR_CHECK_INTERVAL_MS, LogDirFailureHandler } from '../replication/log-dir-failure-handler.js';
-import { replicaLogs } from '../partitions/replica-logs-adapter.js';
 import { randomUuid } from '@sluice/protocol/common/uuid.js';
 import type { BrokerRegistration, ListenerEndpoint, MetadataSource } from '../metadata/metadata-image.js';
 import type { MetricsServer } from './metrics-server.js';
@@ -459,7 +458,7 @@ async function buildCluster(
     if (local !== null) {
       await admin.openAll();
       localLogDirFailures = new LogDirFailureHandler({
-        logs: replicaLogs(partitions),
+        logs: partitions,
         markOffline: async (offline) => local.markReplicasOffline(offline),
         notifyController: async () => undefined,
         onAllFailed: (dirs) => fatal(`all log dirs in ${dirs.join(', ')} have failed`),
@@ -487,7 +486,7 @@ async function buildCluster(
       node,
       config.deleteTopicEnable,
       config.replicaLagTimeMaxMs,
-      replicaLogs(partitions),
+      partitions,
       configs,
       {
         onLeadershipChange: (topics) => coordinators.onLeadershipChange(topics),

@@ -322,13 +322,7 @@ export class ClusterMember {
 
   /** An ISR change a follower's fetch made its leader propose (an expansion): sent to the controller now. */
   isrProposed(topic: string, partition: number, proposal: IsrChangeProposal): void {
-    this.isrSender?.offer({
-      topic,
-      partition,
-      leaderEpoch: proposal.leaderEpoch,
-      partitionEpoch: proposal.partitionEpoch,
-      newIsr: proposal.isr,
-    });
+    this.isrSender?.offer({ topic, partition, ...proposal });
   }
 
   private watchConfigs(logs: ReplicaLogs, configs: ConfigResolver): void {

@@ -44,7 +44,7 @@ const OP_TABLE: { readonly [Name in keyof typeof PartitionOps]: Binding } = {
   truncate: serving(PartitionOps.truncate, (p, commands) => p.truncate(commands)),
   replicaPosition: serving(PartitionOps.replicaPosition, (p, commands) => p.replicaPosition(commands)),
   awaitCommit: serving(PartitionOps.awaitCommit, (p, commands) => p.awaitCommit(commands)),
-  isrProposals: serving(PartitionOps.isrProposals, (p, c) => p.isrProposals(c)),
+  isrProposals: serving(PartitionOps.isrProposals, (p) => p.isrProposals()),
   isrAnswers: serving(PartitionOps.isrAnswers, (p, answers) => p.isrAnswers(answers)),
 };
 

@@ -18,7 +18,15 @@ import { sharedFrameView } from '../worker-pool/shared-frames.js';
 import { binary, defineWorkerOp, json, NOTHING, type BodyCodec } from '../worker-pool/worker-op.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
-import type { IsrAnswer, IsrProposal, PartitionStateCommand } from '../replication/partition-state.js';
+import type { IsrAnswer, PartitionStateCommand } from '../replication/partition-state.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
+import type {
+  FollowerAppendRequest,
+  ReplicaPositionCommand,
+  ReplicaPositionReply,
+  TruncateCommand,
+  TruncationKind,
+} from '../replication/replica-logs.js';
 import type { AcksWaitRequest, CompletedAck, IsrChangeProposal } from '../replication/partition.js';
 
 export type { AcksWaitRequest, CompletedAck, IsrChangeProposal };
@@ -164,11 +172,6 @@ export interface MetricsReply {
  */
 export interface AcksReply {
   readonly completedAcks: readonly CompletedAck[];
-}
-
-/** isrProposals: the leader partitions to look at, or null for every one the worker hosts. */
-export interface IsrProposalsCommand {
-  readonly partitions: readonly TopicPartition[] | null;
 }
 
 export interface IsrAnswerReply {
@@ -612,8 +615,8 @@ function writeReadReply(w: Writer, a: ReadReply): void {
   if (a.isrProposal !== null) {
     w.int32(a.isrProposal.leaderEpoch);
     w.int32(a.isrProposal.partitionEpoch);
-    w.unsignedVarint(a.isrProposal.isr.length);
-    for (const id of a.isrProposal.isr) w.int32(id);
+    w.unsignedVarint(a.isrProposal.newIsr.length);
+    for (const id of a.isrProposal.newIsr) w.int32(id);
   }
   if (a.completedAcks.length > 0) writeCompletedAcks(w, a.completedAcks);
 }
@@ -621,9 +624,9 @@ function writeReadReply(w: Writer, a: ReadReply): void {
 function readIsrProposal(r: Reader): IsrChangeProposal {
   const leaderEpoch = r.int32();
   const partitionEpoch = r.int32();
-  const isr: number[] = [];
-  for (let n = r.unsignedVarint(); n > 0; n--) isr.push(r.int32());
-  return { leaderEpoch, partitionEpoch, isr };
+  const newIsr: number[] = [];
+  for (let n = r.unsignedVarint(); n > 0; n--) newIsr.push(r.int32());
+  return { leaderEpoch, partitionEpoch, newIsr };
 }
 
 function readAbortedTransactions(r: Reader): AbortedTransaction[] {
@@ -796,20 +799,6 @@ const offsetReply: BodyCodec<OffsetReply> = binary(
 
 // ---- replication (binary, many partitions per message like append and read) ----
 
-/**
- * A follower's records from its leader's Fetch answer, appended as they are (offsets and leader
- * epochs kept). On the wire like an append: a header, then the records copied once into the ring.
- */
-export interface FollowerAppendRequest extends TopicPartition {
-  /** The leader epoch the records were fetched at, checked against the replica's; NO_EPOCH_CHECK skips it. */
-  readonly currentLeaderEpoch: number;
-  /** The leader's high watermark and log start offset from the same answer. */
-  readonly leaderHighWatermark: bigint;
-  readonly leaderLogStartOffset: bigint;
-  /** Whole batches; may be empty (the answer then only moves the high watermark). A view over ring memory on the worker. */
-  readonly records: Buffer;
-}
-
 const followerAppends = withRecords<FollowerAppendRequest>(
   (w, e) => {
     writeRef(w, e);
@@ -826,40 +815,6 @@ const followerAppends = withRecords<FollowerAppendRequest>(
     return { topic, partition, currentLeaderEpoch, leaderHighWatermark, leaderLogStartOffset, records: r.raw(r.int32()) };
   },
 );
-
-/**
- * How a follower's log is cut: `diverged`, the leader answered that its epoch `divergingEpoch`
- * ends at `offset` there, and the worker finds from its own epochs where the logs agree
- * (`Partition.truncateToDivergence`); `restart`, every record goes and the log restarts empty at
- * `offset` (`truncateFullyAndStartAt`, for a follower behind the leader's log start).
- */
-export type TruncationKind = 'diverged' | 'restart';
-
-export interface TruncateCommand extends TopicPartition {
-  /** As in `FollowerAppendRequest`. */
-  readonly currentLeaderEpoch: number;
-  readonly kind: TruncationKind;
-  readonly offset: bigint;
-  /** The leader's epoch that ends at `offset` (`diverged`); NO_EPOCH for `restart`. */
-  readonly divergingEpoch: number;
-}
-
-/** replicaPosition: where a follower's log stands, for its fetcher's first Fetch. */
-export interface ReplicaPositionCommand extends TopicPartition {
-  /** As in `FollowerAppendRequest`. */
-  readonly currentLeaderEpoch: number;
-}
-
-/** What appendAsFollower, truncate and replicaPosition answer: the follower's log as it now stands. */
-export interface ReplicaPositionReply {
-  readonly errorCode: number;
-  readonly errorMessage: string | null;
-  readonly logEndOffset: bigint;
-  readonly highWatermark: bigint;
-  readonly logStartOffset: bigint;
-  /** The latest leader epoch in the log: what the next Fetch names as its last fetched epoch (NO_EPOCH for none). */
-  readonly lastFetchedEpoch: number;
-}
 
 export function failedPosition(errorCode: number, errorMessage: string | null): ReplicaPositionReply {
   return {
@@ -1061,7 +1016,7 @@ export const PartitionOps = {
   /** acks=all waits for records already in the log (a coordinator's load), held as an append's are. */
   awaitCommit: defineWorkerOp(36, 'awaitCommit', each(writeAwaitCommit, readAwaitCommit), awaitCommitReplies),
   /** The ISR changes the worker's leaders want now (shrink on lag, expand on catch-up), each then pending. */
-  isrProposals: defineWorkerOp(34, 'isrProposals', json<IsrProposalsCommand>(), json<IsrProposal[]>()),
+  isrProposals: defineWorkerOp(34, 'isrProposals', NOTHING, json<IsrChangeRequest[]>()),
   /** The controller's answers to ISR proposals. */
   isrAnswers: defineWorkerOp(35, 'isrAnswers', json<IsrAnswer[]>(), json<IsrAnswerReply[]>()),
 } as const;

@@ -3,9 +3,10 @@
  * worker that owns the partition (by topic name and partition, see `partition-routing.ts`),
  * turns replies into typed results, and keeps the per-log-dir files consistent across workers
  * (each worker reports its share; one writes the merged checkpoint files). Implements
- * `PartitionAdmin` for the metadata handlers and the data operations for Produce, Fetch,
- * ListOffsets and friends, and the replication operations: a follower's appends, truncations
- * and position (for its fetcher), and a leader's ISR proposals and the controller's answers.
+ * `PartitionAdmin` for the metadata handlers, the data operations for Produce, Fetch,
+ * ListOffsets and friends, and replication's `ReplicaLogs` port as it is (the rings carry the
+ * port's shapes): a follower's appends, truncations and position (for its fetcher), and a
+ * leader's ISR proposals and the controller's answers.
  * What the replies say beyond their answers (appends, high watermark moves, state changes, the
  * acks=all waits they completed, ISR changes proposed by followers' fetches) goes to
  * `PartitionEvents`. A dead worker answers KAFKA_STORAGE_ERROR for its partitions, and its
@@ -16,7 +17,8 @@
  * config changes skip them, and with none started the answers are computed here
  * (`unstarted-workers.ts`). Opening a partition, or any request about one, starts its owner.
  */
-import type { LogDirDescription, LogDirMove, PartitionAdmin, TopicConfigValues, TopicRef } from '../metadata/admin/partition-admin.js';
+import type { FollowerAppendRequest, ReplicaPositionCommand, ReplicaPositionReply, TruncateCommand } from '../replication/replica-logs.js';
+import type { LogDirDescription, LogDirMove, TopicConfigValues, TopicRef } from '../metadata/admin/partition-admin.js';
 import type { PartitionRegistration } from '../metadata/metadata-image.js';
 import { kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import type { Logger } from '../common/logger.js';
@@ -41,16 +43,11 @@ import {
   type AppendRequest,
   type DescribeProducersReply,
   type DivergingEpoch,
-  type FollowerAppendRequest,
-  type IsrAnswerReply,
   type OffsetReply,
   type PartitionArgCommand,
   type ReadBytesReply,
   type ReadCommand,
   type ReadReply,
-  type ReplicaPositionCommand,
-  type ReplicaPositionReply,
-  type TruncateCommand,
   type TxnMarkerEntry,
   type AbortedTransaction,
 } from './partition-protocol.js';
@@ -59,7 +56,9 @@ import type { WorkerOp } from '../worker-pool/worker-op.js';
 import type { ParkedRead, ParkedReads } from './fetch-purgatory.js';
 import type { PartitionData } from './partition-data.js';
 import type { PartitionEvents } from './partition-events.js';
-import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
+import type { IsrAnswer } from '../replication/partition-state.js';
+import type { ReplicaLogs } from '../replication/replica-logs.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
 import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
@@ -104,7 +103,7 @@ export function failedRead(errorCode: number): ReadResult {
 
 const topicBytes = (ref: TopicPartition): number => ref.topic.length * 3;
 
-export class PartitionService implements PartitionAdmin, PartitionData {
+export class PartitionService implements ReplicaLogs, PartitionData {
   /** Lease ids to release, per worker, gathered during the current turn of the event loop. */
   private readonly pendingReleases = new Map<number, number[]>();
   /** The log dirs taken offline, and why: a worker that starts later learns them first. */
@@ -201,17 +200,17 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   async deleteTopic(topic: TopicRef, partitionCount: number): Promise<void> {
-    await this.deletePartitions(topic, range(partitionCount));
+    await this.deletePartitions(topic.name, range(partitionCount));
   }
 
   /** Deletes these partition logs of the topic (a replica moved away by a reassignment, or the whole topic). */
-  async deletePartitions(topic: TopicRef, partitions: readonly number[]): Promise<void> {
+  async deletePartitions(topic: string, partitions: readonly number[]): Promise<void> {
     await this.eachWorker(
-      topic.name,
+      topic,
       partitions,
       (p) => p,
       PartitionOps.delete,
-      (share) => ({ topic: topic.name, partitions: share }),
+      (share) => ({ topic, partitions: share }),
       true,
     );
   }
@@ -414,51 +413,46 @@ export class PartitionService implements PartitionAdmin, PartitionData {
   }
 
   /**
-   * The ISR changes the leaders hosted here want now — of `partitions`, or of every partition
-   * when null — each marked pending until `isrAnswers` brings the controller's answer (or a new
-   * state arrives with `createPartitions`). To be called every `replica.lag.time.max.ms / 2`
-   * (a follower's fetch that qualifies it for the ISR brings its expansion itself:
-   * `PartitionEvents.isrProposed`). A worker that fails to answer proposes nothing.
+   * The ISR changes the leaders hosted here want now, each marked pending until
+   * `applyIsrAnswers` brings the controller's answer (or a new state arrives with
+   * `createPartitions`). To be called every `replica.lag.time.max.ms / 2`: shrinks, and changes
+   * to send again; an expansion comes with the follower's fetch that qualifies it
+   * (`PartitionEvents.isrProposed`). A worker that fails to answer proposes nothing.
    */
-  async isrProposals(partitions: readonly TopicPartition[] | null = null): Promise<IsrProposal[]> {
-    const asks: Array<[number, readonly TopicPartition[] | null]> =
-      partitions === null
-        ? this.workers().map((w) => [w, null])
-        : [...this.indexesByWorker(partitions)]
-            .filter(([w]) => this.host.isStarted(w))
-            .map(([w, indexes]) => [w, indexes.map((i) => partitions[i]!)]);
-    const replies = await Promise.allSettled(asks.map(([w, share]) => this.host.call(w, PartitionOps.isrProposals, { partitions: share })));
+  async isrProposals(): Promise<IsrChangeRequest[]> {
+    const workers = this.workers();
+    const replies = await Promise.allSettled(workers.map((w) => this.host.call(w, PartitionOps.isrProposals, undefined)));
     return replies.flatMap((reply, i) => {
       if (reply.status === 'fulfilled') return reply.value;
-      this.log.warn('ISR proposals unavailable', { worker: asks[i]![0], error: String(reply.reason) });
+      this.log.warn('ISR proposals unavailable', { worker: workers[i], error: String(reply.reason) });
       return [];
     });
   }
 
-  /** Applies the controller's answers to ISR proposals; a committed ISR that moves a high watermark wakes its waiters. */
-  async isrAnswers(answers: readonly IsrAnswer[]): Promise<IsrAnswerReply[]> {
-    const replies = new Array<IsrAnswerReply>(answers.length);
+  /**
+   * Applies the controller's answers to ISR proposals; the acks=all waits a committed ISR
+   * completes go to their waiters, and a high watermark it moves wakes the fetches on it. A
+   * worker that fails to answer keeps its changes pending until their partitions' next state.
+   */
+  async applyIsrAnswers(answers: readonly IsrAnswer[]): Promise<void> {
     await Promise.all(
       [...this.indexesByWorker(answers)].map(async ([worker, indexes]) => {
         try {
-          const got = await this.host.call(
+          const replies = await this.host.call(
             worker,
             PartitionOps.isrAnswers,
             indexes.map((i) => answers[i]!),
           );
-          indexes.forEach((i, n) => (replies[i] = got[n]!));
+          replies.forEach((reply, n) => {
+            const a = answers[indexes[n]!]!;
+            this.completed(reply.completedAcks);
+            if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, BigInt(reply.highWatermark));
+          });
         } catch (err) {
-          for (const i of indexes)
-            replies[i] = { errorCode: kafkaErrorCode(err), highWatermark: -1, highWatermarkMoved: false, completedAcks: [] };
+          this.log.warn('ISR answers not applied', { worker, error: String(err) });
         }
       }),
     );
-    answers.forEach((a, i) => {
-      const reply = replies[i]!;
-      this.completed(reply.completedAcks);
-      if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, BigInt(reply.highWatermark));
-    });
-    return replies;
   }
 
   /**

@@ -9,6 +9,7 @@
  * Runs in the worker thread; nothing here is shared with another thread except the leased file
  * descriptors, which stay open until the main thread posts `release` after its sendfile.
  */
+import type { FollowerAppendRequest, ReplicaPositionCommand, ReplicaPositionReply, TruncateCommand } from '../replication/replica-logs.js';
 import { performance } from 'node:perf_hooks';
 import { KafkaError, kafkaErrorCode } from '@sluice/protocol/common/kafka-error.js';
 import { WorkerMetrics } from '../common/metrics/worker-metrics.js';
@@ -40,9 +41,7 @@ import {
   type AwaitCommitReply,
   type DeleteCommand,
   type DescribeProducersReply,
-  type FollowerAppendRequest,
   type IsrAnswerReply,
-  type IsrProposalsCommand,
   type ListOffsetCommand,
   type MetricsCommand,
   type MetricsReply,
@@ -54,17 +53,15 @@ import {
   type ReadBytesReply,
   type ReadCommand,
   type ReadReply,
-  type ReplicaPositionCommand,
-  type ReplicaPositionReply,
   type TakeLogDirOfflineCommand,
-  type TruncateCommand,
   type TxnMarkerEntry,
   type UpdateConfigCommand,
   type WorkerLogDir,
   type WriteCheckpointsCommand,
 } from './partition-protocol.js';
 import { workerForPartition } from '../worker-pool/partition-routing.js';
-import { type IsrAnswer, type IsrProposal } from '../replication/partition-state.js';
+import type { IsrAnswer } from '../replication/partition-state.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import { NO_EPOCH } from '../replication/leader-epoch.js';
 import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
@@ -336,25 +333,13 @@ export class WorkerPartitions {
 
   // ---- ISR ----
 
-  isrProposals(c: IsrProposalsCommand): IsrProposal[] {
-    const proposals: IsrProposal[] = [];
-    const candidates =
-      c.partitions === null
-        ? this.partitions.values()
-        : c.partitions.flatMap((ref) => this.partitions.get(topicPartitionKey(ref.topic, ref.partition)) ?? []);
-    for (const partition of candidates) {
+  /** The ISR changes this worker's leaders want now (see `Partition.proposeIsr`). */
+  isrProposals(): IsrChangeRequest[] {
+    const proposals: IsrChangeRequest[] = [];
+    for (const partition of this.partitions.values()) {
       if (partition.log.closed) continue;
       const proposal = partition.proposeIsr();
-      if (proposal === null) continue;
-      const { topic, partition: index } = partition.log.topicPartition;
-      proposals.push({
-        topic,
-        partition: index,
-        leader: this.options.nodeId,
-        leaderEpoch: proposal.leaderEpoch,
-        partitionEpoch: proposal.partitionEpoch,
-        isr: proposal.isr,
-      });
+      if (proposal !== null) proposals.push({ ...partition.log.topicPartition, ...proposal });
     }
     return proposals;
   }

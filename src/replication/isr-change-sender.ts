@@ -14,11 +14,26 @@ import { AlterPartitionRequest, AlterPartitionResponse } from '@sluice/protocol/
 import type { MetadataSource } from '../metadata/metadata-image.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { ControllerClient } from '../interbroker/controller-client.js';
-import type { IsrOutcome, ReplicaLogs } from './replica-logs.js';
+import type { ReplicaLogs } from './replica-logs.js';
+import type { IsrAnswer } from './partition-state.js';
 import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
-function failed(proposal: IsrChangeRequest, errorCode: number): IsrOutcome {
-  return { proposal, errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr };
+/** The controller's answer (`committed`: its state, or an error for the partition) to `proposal`. */
+function answer(proposal: IsrChangeRequest, committed: Pick<IsrAnswer, 'errorCode' | 'leaderEpoch' | 'partitionEpoch' | 'isr'>): IsrAnswer {
+  return {
+    topic: proposal.topic,
+    partition: proposal.partition,
+    proposedLeaderEpoch: proposal.leaderEpoch,
+    proposedPartitionEpoch: proposal.partitionEpoch,
+    errorCode: committed.errorCode,
+    leaderEpoch: committed.leaderEpoch,
+    partitionEpoch: committed.partitionEpoch,
+    isr: committed.isr,
+  };
+}
+
+function failed(proposal: IsrChangeRequest, errorCode: number): IsrAnswer {
+  return answer(proposal, { errorCode, leaderEpoch: proposal.leaderEpoch, partitionEpoch: proposal.partitionEpoch, isr: proposal.newIsr });
 }
 
 export class IsrChangeSender {
@@ -81,7 +96,7 @@ export class IsrChangeSender {
     this.offered = [];
     const proposals = askWorkers ? [...offered, ...(await this.logs.isrProposals())] : offered;
     if (proposals.length === 0) return;
-    let outcomes: IsrOutcome[];
+    let outcomes: IsrAnswer[];
     try {
       outcomes = await this.request(proposals);
     } catch (err) {
@@ -91,21 +106,22 @@ export class IsrChangeSender {
     }
     // A refusal can leave a partition's change pending until the controller's next state: said
     // here, a partition that never changes its ISR again can be traced.
-    for (const o of outcomes) {
-      if (o.errorCode === ErrorCode.NONE) continue;
+    outcomes.forEach((o, i) => {
+      if (o.errorCode === ErrorCode.NONE) return;
+      const proposal = proposals[i]!;
       this.log.warn('the controller refused an ISR change', {
-        topic: o.proposal.topic,
-        partition: o.proposal.partition,
+        topic: proposal.topic,
+        partition: proposal.partition,
         errorCode: o.errorCode,
-        proposedIsr: o.proposal.newIsr,
-        leaderEpoch: o.proposal.leaderEpoch,
-        partitionEpoch: o.proposal.partitionEpoch,
+        proposedIsr: proposal.newIsr,
+        leaderEpoch: proposal.leaderEpoch,
+        partitionEpoch: proposal.partitionEpoch,
       });
-    }
+    });
     await this.logs.applyIsrAnswers(outcomes);
   }
 
-  private async request(proposals: readonly IsrChangeRequest[]): Promise<IsrOutcome[]> {
+  private async request(proposals: readonly IsrChangeRequest[]): Promise<IsrAnswer[]> {
     const connection = await this.controller.connect();
     const image = this.metadata.image;
     const byTopic = groupBy(proposals, (p) => p.topic);
@@ -137,7 +153,7 @@ export class IsrChangeSender {
     }
     return proposals.map((p) => {
       const a = answered.get(topicPartitionKey(p.topic, p.partition));
-      return a === undefined ? failed(p, ErrorCode.UNKNOWN_SERVER_ERROR) : { proposal: p, ...a };
+      return a === undefined ? failed(p, ErrorCode.UNKNOWN_SERVER_ERROR) : answer(p, a);
     });
   }
 

@@ -24,21 +24,12 @@ export interface PartitionStateCommand {
 }
 
 /**
- * An ISR change a leader wants (Kafka's AlterPartition for one partition): the ISR it asks for,
- * stated from the leader epoch and partition epoch it holds. Once proposed, the change is pending
- * until `isrAnswers` brings the controller's answer or a new state arrives with `open`; no
- * other change is proposed meanwhile.
+ * The controller's answer to one ISR change a leader proposed (`IsrChangeRequest`, Kafka's
+ * AlterPartition for one partition). Once proposed, a change is pending until its answer arrives
+ * or a new state arrives with `open`; no other change is proposed meanwhile.
  */
-export interface IsrProposal extends TopicPartition {
-  readonly leader: number;
-  readonly leaderEpoch: number;
-  readonly partitionEpoch: number;
-  readonly isr: readonly number[];
-}
-
-/** The controller's answer to one `IsrProposal`. */
 export interface IsrAnswer extends TopicPartition {
-  /** The proposal answered: its leader epoch and partition epoch, as `isrProposals` gave them. */
+  /** The proposal answered: its leader epoch and partition epoch, as its leader proposed them. */
   readonly proposedLeaderEpoch: number;
   readonly proposedPartitionEpoch: number;
   /** NONE, with the state the controller committed below; otherwise the controller's error for the partition. */

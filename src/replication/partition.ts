@@ -19,6 +19,8 @@ import type { AbortedTxn, AppendOrigin, AppendResult, LogSlice, PartitionLog, Re
 import { FollowerReplica } from './follower-replica.js';
 import { leaderEpochError, NO_EPOCH, NO_EPOCH_CHECK } from './leader-epoch.js';
 import { type IsrAnswer, type PartitionStateCommand } from './partition-state.js';
+import type { IsrChangeRequest } from '../metadata/replica-control.js';
+import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export type ReplicaRole = 'leader' | 'follower';
 
@@ -93,12 +95,8 @@ interface PendingIsrChange {
   readonly partitionEpoch: number;
 }
 
-/** What the leader proposes, from the state it holds. */
-export interface IsrChangeProposal {
-  readonly leaderEpoch: number;
-  readonly partitionEpoch: number;
-  readonly isr: readonly number[];
-}
+/** What the leader proposes, from the state it holds: the partition's AlterPartition entry, its name left to the caller. */
+export type IsrChangeProposal = Omit<IsrChangeRequest, keyof TopicPartition>;
 
 /** The controller's errors after which the proposal stays pending until its next state arrives (Kafka's `handleAlterPartitionError`). */
 const AWAIT_STATE_ERRORS: ReadonlySet<number> = new Set([
@@ -543,7 +541,7 @@ export class Partition {
     if (this.pendingIsr !== null) {
       if (!this.resendPendingIsr) return null;
       this.resendPendingIsr = false;
-      return { leaderEpoch: this.epoch, partitionEpoch: this.pendingIsr.partitionEpoch, isr: this.pendingIsr.isr };
+      return { leaderEpoch: this.epoch, partitionEpoch: this.pendingIsr.partitionEpoch, newIsr: this.pendingIsr.isr };
     }
     const leaderEnd = this.log.logEndOffset;
     const now = this.clock();
@@ -565,7 +563,7 @@ export class Partition {
     if (change === null) return null;
     this.pendingIsr = change;
     this.maximalIsr = change.kind === 'expand' ? new Set(change.isr) : this.committedIsr;
-    return { leaderEpoch: this.epoch, partitionEpoch: this.partitionEpochValue, isr: change.isr };
+    return { leaderEpoch: this.epoch, partitionEpoch: this.partitionEpochValue, newIsr: change.isr };
   }
 
   /**

@@ -16,8 +16,9 @@ import type { Logger } from '../common/logger.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { READ_UNCOMMITTED } from '@sluice/protocol/offset-requests.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '@sluice/protocol/messages/index.js';
-import type { FollowerAppend, ReplicaLogs } from './replica-logs.js';
-import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
+import type { FollowerAppendRequest, ReplicaLogs, ReplicaPositionReply, TruncationKind } from './replica-logs.js';
+import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
+import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 import { NO_EPOCH } from './leader-epoch.js';
 
 export interface FetcherSettings {
@@ -57,6 +58,17 @@ interface FetchState extends FollowedPartition {
   delayedUntil: number;
 }
 
+/** A follower's log position, or the error its owner answered: a partition whose position is unknown cannot be followed. */
+function positionOf(p: TopicPartition, reply: ReplicaPositionReply | undefined): ReplicaPositionReply {
+  if (reply === undefined || reply.errorCode !== ErrorCode.NONE) {
+    throw new KafkaError(
+      reply?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+      `${p.topic}-${p.partition}: ${reply?.errorMessage ?? 'no answer from its owner'}`,
+    );
+  }
+  return reply;
+}
+
 export class ReplicaFetcher {
   private readonly states = new Map<string, FetchState>();
   private connection: KafkaConnection | null = null;
@@ -81,7 +93,8 @@ export class ReplicaFetcher {
 
   /** Starts following from the partition's current log end (read from its worker). */
   async add(p: FollowedPartition): Promise<void> {
-    const position = await this.logs.replicaPosition(p.topic, p.partition, p.leaderEpoch);
+    const [reply] = await this.logs.replicaPositions([{ topic: p.topic, partition: p.partition, currentLeaderEpoch: p.leaderEpoch }]);
+    const position = positionOf(p, reply);
     this.states.set(topicPartitionKey(p.topic, p.partition), {
       ...p,
       fetchOffset: position.logEndOffset,
@@ -183,7 +196,7 @@ export class ReplicaFetcher {
       { timeoutMs: this.settings.requestTimeoutMs + this.settings.maxWaitMs },
     );
     if (response.errorCode !== ErrorCode.NONE) throw new Error(`leader ${this.leader.id} answered Fetch with error ${response.errorCode}`);
-    const appends: FollowerAppend[] = [];
+    const appends: FollowerAppendRequest[] = [];
     const appended: FetchState[] = [];
     for (const t of response.responses) {
       for (const p of t.partitions) {
@@ -209,7 +222,7 @@ export class ReplicaFetcher {
         appends.push({
           topic: state.topic,
           partition: state.partition,
-          leaderEpoch: state.leaderEpoch,
+          currentLeaderEpoch: state.leaderEpoch,
           records: p.records ?? Buffer.alloc(0),
           leaderHighWatermark: p.highWatermark,
           leaderLogStartOffset: p.logStartOffset,
@@ -240,10 +253,7 @@ export class ReplicaFetcher {
 
   private async truncateDiverged(state: FetchState, divergingEpoch: number, leaderEndOffset: bigint): Promise<void> {
     const from = state.fetchOffset;
-    this.moveTo(
-      state,
-      await this.logs.truncateToDivergence(state.topic, state.partition, state.leaderEpoch, divergingEpoch, leaderEndOffset),
-    );
+    await this.truncate(state, 'diverged', leaderEndOffset, divergingEpoch);
     this.log.info('follower diverged from its leader; truncated', {
       topic: state.topic,
       partition: state.partition,
@@ -261,10 +271,13 @@ export class ReplicaFetcher {
       partition: state.partition,
       at: leaderLogStartOffset.toString(),
     });
-    this.moveTo(state, await this.logs.restartAt(state.topic, state.partition, state.leaderEpoch, leaderLogStartOffset));
+    await this.truncate(state, 'restart', leaderLogStartOffset, NO_EPOCH);
   }
 
-  private moveTo(state: FetchState, position: { logEndOffset: bigint; lastFetchedEpoch: number; logStartOffset: bigint }): void {
+  private async truncate(state: FetchState, kind: TruncationKind, offset: bigint, divergingEpoch: number): Promise<void> {
+    const { topic, partition, leaderEpoch } = state;
+    const [reply] = await this.logs.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind, offset, divergingEpoch }]);
+    const position = positionOf(state, reply);
     state.fetchOffset = position.logEndOffset;
     state.lastFetchedEpoch = position.lastFetchedEpoch;
     state.logStartOffset = position.logStartOffset;

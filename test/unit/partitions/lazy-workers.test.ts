@@ -56,7 +56,6 @@ test('broadcasts start no worker and answer as workers without logs; a clean sto
     );
     assert.deepEqual(await service.workerMetrics([{ topic: 'none', partition: 0 }]), { snapshots: [], ends: [] });
     assert.deepEqual(await service.isrProposals(), []);
-    assert.deepEqual(await service.isrProposals([{ topic: 'none', partition: 0 }]), []);
     await service.checkpoint();
     await service.updateTopicConfig({ name: 'none', topicId: '' }, 2, new Map());
     await service.deleteTopic({ name: 'none', topicId: '' }, 2);

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import type { TruncateCommand } from '../../../src/replication/replica-logs.js';
 import assert from 'node:assert/strict';
 import { randomFillSync } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
@@ -12,7 +13,6 @@ import {
   type AppendRequest,
   type ReadCommand,
   type ReadReply,
-  type TruncateCommand,
   type TxnMarkerEntry,
 } from '../../../src/partitions/partition-protocol.js';
 
@@ -268,7 +268,7 @@ test("a read body carries many partitions with their leader epochs and the fetch
       ],
       highWatermarkMoved: true,
       divergingEpoch: null,
-      isrProposal: { leaderEpoch: 4, partitionEpoch: 2 ** 31 - 1, isr: [1, 2, 3] },
+      isrProposal: { leaderEpoch: 4, partitionEpoch: 2 ** 31 - 1, newIsr: [1, 2, 3] },
       completedAcks: [
         { id: 12, errorCode: 0 },
         { id: 0xfffffffe, errorCode: 6 },

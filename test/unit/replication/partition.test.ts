@@ -235,7 +235,7 @@ test('an ISR answer that moves the high watermark answers the waits; committed w
     // Follower 3 lags: the leader proposes it out, and the controller commits [1, 2].
     clock.advance(LAG_MS + 1);
     partition.updateFollower(2, 4);
-    assert.deepEqual(partition.proposeIsr()?.isr, [SELF, 2]);
+    assert.deepEqual(partition.proposeIsr()?.newIsr, [SELF, 2]);
     assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 3 still holds the high watermark back until the controller answers');
     assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: true });
     assert.deepEqual(
@@ -510,7 +510,7 @@ test('an in-sync follower that has not caught up for replica.lag.time.max.ms is 
     clock.advance(LAG_MS / 2 + 1);
     assert.deepEqual(
       partition.proposeIsr(),
-      { leaderEpoch: 0, partitionEpoch: 0, isr: [SELF, 2] },
+      { leaderEpoch: 0, partitionEpoch: 0, newIsr: [SELF, 2] },
       'broker 3 last caught up when the leader opened',
     );
     assert.deepEqual(partition.pendingIsrChange, { kind: 'shrink', isr: [SELF, 2], partitionEpoch: 0 });
@@ -558,7 +558,7 @@ test('a follower outside the ISR joins once at the high watermark and within thi
     partition.applyState(state({ leaderEpoch: 1, partitionEpoch: 1, replicas: [SELF, 2, 3], isr: [SELF, 2] }), {});
     partition.appendAsLeader(producedBatch(2, 10, 2), 1);
     assert.equal(read(3, 4).isrCandidate, true);
-    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: 1, partitionEpoch: 1, isr: [SELF, 2, 3] });
+    assert.deepEqual(partition.proposeIsr(), { leaderEpoch: 1, partitionEpoch: 1, newIsr: [SELF, 2, 3] });
     assert.equal(read(3, 4).isrCandidate, false, 'no second proposal while one is pending');
     assert.equal(read(2, 6).highWatermarkMoved, false, 'broker 3, about to join, holds the high watermark at 4');
     assert.equal(read(3, 6).highWatermarkMoved, true);
@@ -577,18 +577,18 @@ test("the controller's errors: not applied reverts to the committed ISR, an outd
       r.slice?.release();
       return partition.proposeIsr();
     };
-    assert.deepEqual(propose()?.isr, [SELF, 2]);
+    assert.deepEqual(propose()?.newIsr, [SELF, 2]);
     assert.deepEqual(answer(partition, { errorCode: ErrorCode.OPERATION_NOT_ATTEMPTED, isr: [] }), { highWatermarkMoved: false });
     assert.equal(partition.pendingIsrChange, null);
     assert.deepEqual(partition.isr, [SELF]);
-    assert.deepEqual(propose()?.isr, [SELF, 2]);
+    assert.deepEqual(propose()?.newIsr, [SELF, 2]);
     assert.deepEqual(answer(partition, { errorCode: ErrorCode.INVALID_UPDATE_VERSION, isr: [] }), { highWatermarkMoved: false });
     assert.notEqual(partition.pendingIsrChange, null, 'pending until the controller sends its state');
     assert.equal(partition.proposeIsr(), null, 'waiting for the state, nothing is sent');
     assert.deepEqual(answer(partition, { errorCode: ErrorCode.REQUEST_TIMED_OUT, isr: [] }), { highWatermarkMoved: false });
     assert.deepEqual(
       partition.proposeIsr(),
-      { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, isr: [SELF, 2] },
+      { leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch, newIsr: [SELF, 2] },
       'a lost request: the same proposal again',
     );
     assert.equal(partition.proposeIsr(), null, 'once');
