@@ -67,13 +67,16 @@ import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/
  * unit) and records: the name's length prefix (5), the partition (4), then the entry's fields.
  */
 const REF_ESTIMATE = 5 + 4;
-const APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 2 + 4;
-const READ_COMMAND_ESTIMATE = REF_ESTIMATE + 4 + 8 + 4 + 1 + 1 + 4 + 4;
+/** A struct's flag bits (`worker-pool/body-schema.ts`: one varint byte for up to seven) and an array's count. */
+const BITS = 1;
+const COUNT = 5;
+const APPEND_HEADER_ESTIMATE = REF_ESTIMATE + BITS + 2 + 1 + 12 + 1 + 1 + COUNT + 8;
+const READ_COMMAND_ESTIMATE = REF_ESTIMATE + BITS + 4 + 8 + 4 + 4 + 4;
 const FOLLOWER_APPEND_HEADER_ESTIMATE = REF_ESTIMATE + 4 + 8 + 8 + 4;
-const TRUNCATE_ESTIMATE = REF_ESTIMATE + 4 + 8 + 1;
+const TRUNCATE_ESTIMATE = REF_ESTIMATE + 4 + 1 + 8 + 4;
 const POSITION_ESTIMATE = REF_ESTIMATE + 4;
 const AWAIT_COMMIT_ESTIMATE = REF_ESTIMATE + 4 + 4 + 4 + 8;
-const TXN_MARKER_ESTIMATE = REF_ESTIMATE + 8 + 2 + 4 + 1 + 1 + 1 + 4 + 4;
+const TXN_MARKER_ESTIMATE = REF_ESTIMATE + BITS + 8 + 2 + 4 + 1 + 4 + 4;
 
 export interface ReadResult {
   readonly errorCode: number;

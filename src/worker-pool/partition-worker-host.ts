@@ -260,8 +260,8 @@ export class PartitionWorkerHost {
    * declaration names; rejects as `request` does.
    */
   call<Req, Rep>(workerIndex: number, op: WorkerOp<Req, Rep>, request: Req): Promise<Rep> {
-    const body = op.encodeRequest(request);
-    const decode = (reply: Uint8Array): Rep => op.decodeReply(reply);
+    const body = op.request.encode(request);
+    const decode = (reply: Uint8Array): Rep => op.reply.decode(reply);
     const frames = body.sharedFrames;
     if (frames === undefined) return this.requestOn(workerIndex, op.id, body, decode, op.lane, undefined, op.name);
     return this.requestOn(workerIndex, op.id, body, decode, op.lane, frames, op.name).then(
@@ -284,7 +284,7 @@ export class PartitionWorkerHost {
    * never answered, so it may not name shared frames: nothing would ever release them.
    */
   postOp<Req>(workerIndex: number, op: WorkerOp<Req, void>, request: Req): void {
-    const body = op.encodeRequest(request);
+    const body = op.request.encode(request);
     if (body.sharedFrames !== undefined) {
       release(body.sharedFrames);
       throw new RangeError(`posted op ${op.name} names shared frames: call it instead`);

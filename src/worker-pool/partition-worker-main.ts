@@ -38,8 +38,8 @@ const setup: WorkerSetup = {
   serve(op, impl) {
     // Decoding and the synchronous part of `impl` run while the body is still ring memory.
     setup.handle(op.id, ({ body }) => {
-      const reply = impl(op.decodeRequest(body));
-      return reply instanceof Promise ? reply.then((r) => op.encodeReply(r)) : op.encodeReply(reply);
+      const reply = impl(op.request.decode(body));
+      return reply instanceof Promise ? reply.then((r) => op.reply.encode(r)) : op.reply.encode(reply);
     });
   },
   every(intervalMs, tick) {

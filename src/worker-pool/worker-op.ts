@@ -14,7 +14,7 @@
  * A request decoded on the worker may hold views over ring memory (a produce batch is one): they
  * are valid only during the synchronous part of the implementation, which must copy what it keeps.
  */
-import type { CommandLane, MessageBody, ReplyBody } from '../ipc/ring-channel.js';
+import type { CommandLane, MessageBody } from '../ipc/ring-channel.js';
 import type { SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
 
 /**
@@ -30,11 +30,9 @@ export interface WorkerOp<Req, Rep> {
   readonly id: number;
   readonly name: string;
   readonly lane: CommandLane;
-  encodeRequest(request: Req): RequestBody;
-  decodeRequest(body: Uint8Array): Req;
-  encodeReply(reply: Rep): ReplyBody;
-  /** Applied to the reply while it is still in the ring (no copy): keep nothing that points into it. */
-  decodeReply(body: Uint8Array): Rep;
+  readonly request: BodyCodec<Req>;
+  /** Its `decode` is applied to the reply while it is still in the ring (no copy): keep nothing that points into it. */
+  readonly reply: BodyCodec<Rep>;
 }
 
 export interface BodyCodec<T> {
@@ -49,15 +47,7 @@ export function defineWorkerOp<Req, Rep>(
   reply: BodyCodec<Rep>,
   lane: CommandLane = 'ordered',
 ): WorkerOp<Req, Rep> {
-  return {
-    id,
-    name,
-    lane,
-    encodeRequest: (r) => request.encode(r),
-    decodeRequest: (b) => request.decode(b),
-    encodeReply: (r) => reply.encode(r),
-    decodeReply: (b) => reply.decode(b),
-  };
+  return { id, name, lane, request, reply };
 }
 
 /** A body of one encoded part. */

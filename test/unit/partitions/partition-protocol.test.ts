@@ -58,9 +58,9 @@ test("an append body carries many partitions, each header followed by its record
       acksWait: { id: 1, timeoutMs: 0 },
     },
   ];
-  const body = PartitionOps.append.encodeRequest(entries);
+  const body = PartitionOps.append.request.encode(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records, 'the records go into the ring as they are, not re-encoded');
-  const decoded = PartitionOps.append.decodeRequest(wire(body));
+  const decoded = PartitionOps.append.request.decode(wire(body));
   assert.deepEqual(
     decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
     entries.map((e) => ({ wakeReads: undefined, acksWait: undefined, ...e })),
@@ -69,7 +69,7 @@ test("an append body carries many partitions, each header followed by its record
 
 test('an acks=all wait costs an append header its id and timeout only; none costs nothing', () => {
   const entry = { topic: 't', partition: 0, requiredAcks: -1, origin: 'coordinator' as const, records: Buffer.alloc(0) };
-  const size = (e: AppendRequest): number => wire(PartitionOps.append.encodeRequest([e])).byteLength;
+  const size = (e: AppendRequest): number => wire(PartitionOps.append.request.encode([e])).byteLength;
   assert.equal(size({ ...entry, acksWait: { id: 7, timeoutMs: 100 } }) - size(entry), 8);
 });
 
@@ -106,13 +106,13 @@ test("a client's records in a pooled frame go as a reference the worker views in
         records: Buffer.from('not in a frame'),
       },
     ];
-    const body = PartitionOps.append.encodeRequest(entries);
+    const body = PartitionOps.append.request.encode(entries);
     assert.equal(body.sharedFrames?.length, 1);
     assert.equal(body.sharedFrames[0]!.memory, frame.buffer);
     assert.equal(body.payloads?.includes(entries[0]!.records), false);
     assert.ok(wire(body).byteLength < 300, 'only the coordinator and outside records are in the body');
     sender.share(body.sharedFrames);
-    const decoded = PartitionOps.append.decodeRequest(wire(body));
+    const decoded = PartitionOps.append.request.decode(wire(body));
     assert.deepEqual(
       decoded.map((d) => ({ ...d, records: Buffer.from(d.records) })),
       entries.map((e) => ({ ...e, records: Buffer.from(e.records), wakeReads: undefined, acksWait: undefined })),
@@ -136,14 +136,14 @@ test('a reference to a frame the worker was never sent, or past its end, is refu
   try {
     const frame = new FrameBufferPool().take(100_000);
     const entry = { topic: 't', partition: 0, requiredAcks: 1, records: frame.subarray(0, 10) };
-    const unsent = PartitionOps.append.encodeRequest([entry]);
-    assert.throws(() => PartitionOps.append.decodeRequest(wire(unsent)), UnknownSharedFrameError);
-    const sent = PartitionOps.append.encodeRequest([entry]);
+    const unsent = PartitionOps.append.request.encode([entry]);
+    assert.throws(() => PartitionOps.append.request.decode(wire(unsent)), UnknownSharedFrameError);
+    const sent = PartitionOps.append.request.encode([entry]);
     sender.share(sent.sharedFrames!);
     const bytes = Buffer.from(wire(sent));
     // The length, last in the entry: one byte past the memory's end.
     bytes.writeInt32BE(frame.buffer.byteLength + 1, bytes.byteLength - 4);
-    assert.throws(() => PartitionOps.append.decodeRequest(bytes), RangeError);
+    assert.throws(() => PartitionOps.append.request.decode(bytes), RangeError);
   } finally {
     sender.close();
   }
@@ -221,10 +221,10 @@ test('append replies keep their order, record errors, int64 offsets, whether the
     },
   ];
   const op = PartitionOps.append;
-  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
-  assert.deepEqual(op.decodeReply(wire(op.encodeReply([]))), []);
+  assert.deepEqual(op.reply.decode(wire(op.reply.encode(replies))), replies);
+  assert.deepEqual(op.reply.decode(wire(op.reply.encode([]))), []);
   const bytes = (completedAcks: AppendReply['completedAcks']): number =>
-    wire(op.encodeReply([{ ...failedAppend(0, null), completedAcks }])).byteLength;
+    wire(op.reply.encode([{ ...failedAppend(0, null), completedAcks }])).byteLength;
   assert.equal(bytes([{ id: 1, errorCode: 0 }]) - bytes([]), 6, 'an id and an error code each; none costs the count byte only');
 });
 
@@ -254,7 +254,7 @@ test("a read body carries many partitions with their leader epochs and the fetch
     },
   ];
   const op = PartitionOps.read;
-  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(commands))), commands);
+  assert.deepEqual(op.request.decode(wire(op.request.encode(commands))), commands);
   const replies: ReadReply[] = [
     {
       errorCode: 0,
@@ -299,12 +299,12 @@ test("a read body carries many partitions with their leader epochs and the fetch
       completedAcks: [{ id: 5, errorCode: 0 }],
     },
   ];
-  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+  assert.deepEqual(op.reply.decode(wire(op.reply.encode(replies))), replies);
   const plain = replies[1]!;
   assert.equal(
-    wire(op.encodeReply([plain])).byteLength,
-    2 + 8 + 8 + 8 + 1,
-    'no proposal and no completions cost nothing beyond the flags byte',
+    wire(op.reply.encode([plain])).byteLength,
+    1 + 1 + 2 + 8 + 8 + 8 + 1,
+    'no proposal and no completions cost nothing beyond the body count, the flag bits and the empty completions',
   );
 });
 
@@ -320,26 +320,36 @@ test('a writeTxnMarkers body carries each entry whole, in order; replies are app
       transactionVersion: 2,
       acksWait: { id: 77, timeoutMs: 5000 },
     },
-    { topic: 'b', partition: 7, producerId: 0n, producerEpoch: 0, coordinatorEpoch: -1, commit: false, transactionVersion: 0 },
+    // A key left out decodes as undefined.
+    {
+      topic: 'b',
+      partition: 7,
+      producerId: 0n,
+      producerEpoch: 0,
+      coordinatorEpoch: -1,
+      commit: false,
+      transactionVersion: 0,
+      acksWait: undefined,
+    },
   ];
   const op = PartitionOps.writeTxnMarkers;
-  assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(entries))), entries);
+  assert.deepEqual(op.request.decode(wire(op.request.encode(entries))), entries);
   const replies = [failedAppend(52, 'fenced'), { ...failedAppend(0, null), baseOffset: 5n, requiredOffset: 6n, leaderEpoch: 3 }];
-  assert.deepEqual(op.decodeReply(wire(op.encodeReply(replies))), replies);
+  assert.deepEqual(op.reply.decode(wire(op.reply.encode(replies))), replies);
 });
 
 test('a listOffset command carries the isolation level', () => {
   const op = PartitionOps.listOffset;
   for (const readCommitted of [true, false]) {
     const command = { topic: 't', partition: 3, currentLeaderEpoch: 4, arg: -1n, readCommitted };
-    assert.deepEqual(op.decodeRequest(wire(op.encodeRequest(command))), command);
+    assert.deepEqual(op.request.decode(wire(op.request.encode(command))), command);
   }
 });
 
 test('a truncated batched body is refused, not half-read', () => {
   const op = PartitionOps.read;
   const body = wire(
-    op.encodeRequest([
+    op.request.encode([
       {
         topic: 'a',
         partition: 0,
@@ -353,13 +363,13 @@ test('a truncated batched body is refused, not half-read', () => {
       },
     ]),
   );
-  assert.throws(() => op.decodeRequest(body.subarray(0, body.byteLength - 1)));
+  assert.throws(() => op.request.decode(body.subarray(0, body.byteLength - 1)));
 });
 
 test('the bytes of a readBytes reply are copied out of the ring, which reuses its memory', () => {
   const op = PartitionOps.readBytes;
   const ring = wire(
-    op.encodeReply({
+    op.reply.encode({
       errorCode: 0,
       highWatermark: 3n,
       logEndOffset: 5n,
@@ -368,7 +378,7 @@ test('the bytes of a readBytes reply are copied out of the ring, which reuses it
       bytes: Buffer.from('records'),
     }),
   );
-  const reply = op.decodeReply(ring);
+  const reply = op.reply.decode(ring);
   ring.fill(0);
   assert.equal(reply.bytes.toString(), 'records');
   assert.deepEqual([reply.highWatermark, reply.logEndOffset, reply.leaderEpoch], [3n, 5n, 2]);
@@ -387,10 +397,10 @@ test("a follower's append body carries the leader's watermarks, then its records
     { topic: 'u', partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: Buffer.alloc(0) },
   ];
   const op = PartitionOps.appendAsFollower;
-  const body = op.encodeRequest(entries);
+  const body = op.request.encode(entries);
   assert.equal(body.payloads?.[1], entries[0]!.records);
   assert.deepEqual(
-    op.decodeRequest(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })),
+    op.request.decode(wire(body)).map((d) => ({ ...d, records: Buffer.from(d.records) })),
     entries,
   );
   const positions = [
@@ -404,7 +414,7 @@ test("a follower's append body carries the leader's watermarks, then its records
       lastFetchedEpoch: -1,
     },
   ];
-  assert.deepEqual(op.decodeReply(wire(op.encodeReply(positions))), positions);
+  assert.deepEqual(op.reply.decode(wire(op.reply.encode(positions))), positions);
 });
 
 test('truncate, replicaPosition and awaitCommit carry many partitions each, in order', () => {
@@ -412,30 +422,30 @@ test('truncate, replicaPosition and awaitCommit carry many partitions each, in o
     { topic: 't', partition: 1, currentLeaderEpoch: 3, kind: 'diverged', offset: 2n ** 40n, divergingEpoch: 7 },
     { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
   ];
-  assert.deepEqual(PartitionOps.truncate.decodeRequest(wire(PartitionOps.truncate.encodeRequest(truncations))), truncations);
+  assert.deepEqual(PartitionOps.truncate.request.decode(wire(PartitionOps.truncate.request.encode(truncations))), truncations);
   const refs = [
     { topic: 'a', partition: 0, currentLeaderEpoch: 9 },
     { topic: 'b', partition: 7, currentLeaderEpoch: -1 },
   ];
-  assert.deepEqual(PartitionOps.replicaPosition.decodeRequest(wire(PartitionOps.replicaPosition.encodeRequest(refs))), refs);
+  assert.deepEqual(PartitionOps.replicaPosition.request.decode(wire(PartitionOps.replicaPosition.request.encode(refs))), refs);
   const waits = [
     { topic: 'a', partition: 0, wait: { id: 9, timeoutMs: 5000 }, leaderEpoch: 2, requiredOffset: 2n ** 41n },
     { topic: 'b', partition: 1, wait: { id: 0xffffffff, timeoutMs: 0 }, leaderEpoch: -1, requiredOffset: 0n },
   ];
-  assert.deepEqual(PartitionOps.awaitCommit.decodeRequest(wire(PartitionOps.awaitCommit.encodeRequest(waits))), waits);
+  assert.deepEqual(PartitionOps.awaitCommit.request.decode(wire(PartitionOps.awaitCommit.request.encode(waits))), waits);
   const replies = [
     { errorCode: 0, completedAcks: [{ id: 9, errorCode: 0 }] },
     { errorCode: 3, completedAcks: [] },
   ];
-  assert.deepEqual(PartitionOps.awaitCommit.decodeReply(wire(PartitionOps.awaitCommit.encodeReply(replies))), replies);
+  assert.deepEqual(PartitionOps.awaitCommit.reply.decode(wire(PartitionOps.awaitCommit.reply.encode(replies))), replies);
 });
 
 test('open, delete and isrAnswers replies carry the acks=all waits they completed', () => {
   const acks = { completedAcks: [{ id: 4, errorCode: 6 }] };
-  assert.deepEqual(PartitionOps.open.decodeReply(wire(PartitionOps.open.encodeReply(acks))), acks);
-  assert.deepEqual(PartitionOps.delete.decodeReply(wire(PartitionOps.delete.encodeReply(acks))), acks);
+  assert.deepEqual(PartitionOps.open.reply.decode(wire(PartitionOps.open.reply.encode(acks))), acks);
+  assert.deepEqual(PartitionOps.delete.reply.decode(wire(PartitionOps.delete.reply.encode(acks))), acks);
   const answers = [{ errorCode: 0, highWatermarkMoved: true, highWatermark: 9, completedAcks: [{ id: 4, errorCode: 0 }] }];
-  assert.deepEqual(PartitionOps.isrAnswers.decodeReply(wire(PartitionOps.isrAnswers.encodeReply(answers))), answers);
+  assert.deepEqual(PartitionOps.isrAnswers.reply.decode(wire(PartitionOps.isrAnswers.reply.encode(answers))), answers);
 });
 
 test('every op has its own number in the handler range and its own name', () => {
