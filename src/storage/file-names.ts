@@ -4,7 +4,7 @@
  * `.tmp` files that a crash may leave behind.
  */
 import { join } from 'node:path';
-import { offsetOf, type Offset } from './offsets.js';
+import { offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 
 export const LOG_SUFFIX = '.log';

@@ -28,7 +28,7 @@ export { VerificationRequired } from './producer-state/transaction-verifications
 export type { AbortedTxn } from './index/transaction-index.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
 export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type TimestampTypeName } from './log-config.js';
-export { offsetOf, type FilePosition, type Offset, type RelativeOffset } from './offsets.js';
+export type { FilePosition, RelativeOffset } from './offsets.js';
 export { CorruptSegmentError, OffsetOutOfRangeError, StorageError } from './storage-error.js';
 export { Faults, type FaultAction, type FaultPoint } from './fault-injection.js';
 export { partitionDirName } from './file-names.js';

@@ -17,7 +17,7 @@
  */
 import { closeSync, fdatasyncSync, openSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { CLEANED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath } from '../file-names.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 
 const OFFSET_ENTRY = 8;
 const TIME_ENTRY = 12;

@@ -36,7 +36,7 @@ import {
   txnIndexPath,
 } from '../file-names.js';
 import { encodeAbortedTxn } from '../index/transaction-index.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { walkBatchHeaders } from '../segment/batch-headers.js';
 import { LogSegment, type SegmentSettings } from '../segment/log-segment.js';
 

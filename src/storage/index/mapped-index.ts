@@ -21,7 +21,7 @@
 import { closeSync, constants, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { MappedRegion } from '../../native/index.js';
 import { faultPoint } from '../fault-injection.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 
 /** Kafka searches the newest 8 KiB first: lookups near the end (tailing consumers, appends) touch only hot pages. */
 const WARM_SECTION_BYTES = 8192;

@@ -10,7 +10,8 @@
  * Crash behaviour and ownership: see `MappedIndex`.
  */
 import { CorruptIndexError } from '../storage-error.js';
-import { INT32_MAX, type FilePosition, type Offset, type RelativeOffset } from '../offsets.js';
+import { INT32_MAX, type FilePosition, type RelativeOffset } from '../offsets.js';
+import { type Offset } from '@sluice/protocol/common/offsets.js';
 import { MappedIndex } from './mapped-index.js';
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;

@@ -12,7 +12,8 @@
  * for that final entry (`isFull`, as Kafka). Crash behaviour and ownership: see `MappedIndex`.
  */
 import { CorruptIndexError } from '../storage-error.js';
-import { INT32_MAX, type Offset } from '../offsets.js';
+import { INT32_MAX } from '../offsets.js';
+import { type Offset } from '@sluice/protocol/common/offsets.js';
 import { MappedIndex } from './mapped-index.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;

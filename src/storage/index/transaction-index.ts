@@ -19,7 +19,7 @@
 import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { AbortedTxn as AbortedTxnSchema } from '@sluice/protocol/messages/schemas/aborted-txn.js';
 import { readVersioned, writeVersioned } from '@sluice/protocol/primitives/versioned-schema.js';
-import { offsetOf, type Offset } from '../offsets.js';
+import { offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 
 export const TXN_INDEX_ENTRY_SIZE = 34;
 const TXN_INDEX_VERSION = 0;

@@ -34,7 +34,7 @@ import {
   baseOffsetOfFile,
 } from '../file-names.js';
 import type { LogConfig } from '../log-config.js';
-import { offsetOf, type Offset } from '../offsets.js';
+import { offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 import { rebuildProducerState } from '../producer-state/producer-state-loader.js';
 import { DEFAULT_PRODUCER_ID_EXPIRATION_MS, ProducerStateManager } from '../producer-state/producer-state-manager.js';
 import { LogSegment, type SegmentSettings, segmentSettings } from '../segment/log-segment.js';

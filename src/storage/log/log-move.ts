@@ -11,7 +11,7 @@
  * Owned by the partition's worker thread, like both logs.
  */
 import { BatchLayout } from '@sluice/protocol/records/index.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { StorageError } from '../storage-error.js';
 import type { PartitionLog } from './partition-log.js';
 

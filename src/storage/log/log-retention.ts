@@ -9,7 +9,7 @@
  * Runs on the partition's worker thread, inside PartitionLog's calls.
  */
 import type { LogConfig } from '../log-config.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import type { LogSegment } from '../segment/log-segment.js';
 
 /** Whether one of the oldest segments may go, given the segment after it (null for the active one). */

@@ -39,7 +39,8 @@ import {
   validateProduceRecords,
 } from '@sluice/protocol/records/index.js';
 import { deletesSegments, isCompacted, maxSegmentMs, withOverrides, type LogConfig } from '../log-config.js';
-import { offsetOf, type FilePosition, type Offset } from '../offsets.js';
+import { type FilePosition } from '../offsets.js';
+import { offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 import { isIoError, OffsetOutOfRangeError, StorageError } from '../storage-error.js';
 import type { TimestampOffset } from '../index/time-index.js';
 import type { AppendedBatch, LogSegment } from '../segment/log-segment.js';

@@ -11,7 +11,7 @@
 import type { CleanedSegment } from '../cleaner/clean-task.js';
 import { swapCleanedSegment } from '../cleaner/segment-swap.js';
 import type { LogConfig } from '../log-config.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { LogSegment, segmentSettings, type SegmentSettings } from '../segment/log-segment.js';
 import type { SegmentDeleter } from '../segment/segment-deleter.js';
 

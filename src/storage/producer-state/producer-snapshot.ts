@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { crc32c } from '../../native/index.js';
 import { syncDirectory } from '../checkpoint/checkpoint-file.js';
 import { baseOffsetOfFile, segmentFileStem, TMP_SUFFIX } from '../file-names.js';
-import { offsetOf, type Offset } from '../offsets.js';
+import { offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 import { batchMetadata, ProducerStateEntry, type ProducerState } from './producer-state-entry.js';
 
 export const SNAPSHOT_SUFFIX = '.snapshot';

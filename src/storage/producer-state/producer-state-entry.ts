@@ -9,7 +9,7 @@
  * In memory only; persisted through `producer-snapshot.ts`. Owned by the partition's worker.
  */
 import { BatchLayout, isControl } from '@sluice/protocol/records/index.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { decrementSequence, incrementSequence } from './sequence.js';
 
 /** Kafka's `ProducerStateEntry.NUM_BATCHES_TO_RETAIN`. */

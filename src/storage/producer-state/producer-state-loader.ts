@@ -17,7 +17,7 @@
  * (Kafka's `LogSegment.recover` with producer state).
  */
 import { BatchLayout, readBatchHeader } from '@sluice/protocol/records/index.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { readFully, walkBatchHeaders, type BatchLocation } from '../segment/batch-headers.js';
 import type { LogSegment } from '../segment/log-segment.js';
 import { carriesProducerState, isProducerControl } from './producer-state-entry.js';

@@ -18,7 +18,7 @@
  * partition's worker, like the `PartitionLog` that holds it.
  */
 import { unlinkSync } from 'node:fs';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { isTransactional } from '@sluice/protocol/records/index.js';
 import { checkProducerAppend, checkTxnMarker, type AppendOrigin } from './append-check.js';
 import {

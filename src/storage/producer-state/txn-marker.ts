@@ -12,7 +12,7 @@ import {
   type BatchHeader,
 } from '@sluice/protocol/records/index.js';
 import type { AbortedTxn } from '../index/transaction-index.js';
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 
 /** A marker a partition leader is asked to write for a producer. */
 export interface TxnMarkerRequest {

@@ -4,7 +4,7 @@
  * marker is not yet below the high watermark. Both are kept ordered by first offset; the first
  * unstable offset is the smallest first offset of either. Owned by the partition's worker.
  */
-import type { Offset } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import type { CompletedTxn } from './txn-marker.js';
 
 interface TxnRange {

@@ -11,7 +11,8 @@
 import { readSync } from 'node:fs';
 import { BatchLayout, readInt64 } from '@sluice/protocol/records/index.js';
 import { CorruptSegmentError } from '../storage-error.js';
-import type { FilePosition, Offset } from '../offsets.js';
+import type { FilePosition } from '../offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 
 export interface BatchLocation {
   readonly position: FilePosition;

@@ -34,7 +34,8 @@ import { readBatchHeader, readRecords } from '@sluice/protocol/records/index.js'
 import { faultPoint } from '../fault-injection.js';
 import { CLEANED_SUFFIX, DELETED_SUFFIX, logFilePath, offsetIndexPath, timeIndexPath, txnIndexPath } from '../file-names.js';
 import type { LogConfig } from '../log-config.js';
-import { fitsRelative, type FilePosition, type Offset } from '../offsets.js';
+import { fitsRelative, type FilePosition } from '../offsets.js';
+import { type Offset } from '@sluice/protocol/common/offsets.js';
 import { CorruptIndexError } from '../storage-error.js';
 import { OffsetIndex } from '../index/offset-index.js';
 import { NO_TIMESTAMP, TimeIndex, type TimestampOffset } from '../index/time-index.js';

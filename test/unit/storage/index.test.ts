@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { OffsetIndex } from '../../../src/storage/index/offset-index.js';
 import { TimeIndex } from '../../../src/storage/index/time-index.js';
 import { CorruptIndexError } from '../../../src/storage/storage-error.js';
-import type { FilePosition, Offset } from '../../../src/storage/offsets.js';
+import type { FilePosition } from '../../../src/storage/offsets.js';
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import { tempDir } from './storage-fixtures.js';
 
 const dir = tempDir('index');

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { offsetOf } from '../../../src/storage/offsets.js';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { TransactionIndex, TXN_INDEX_ENTRY_SIZE, type AbortedTxn } from '../../../src/storage/index/transaction-index.js';
 import { tempDir } from './storage-fixtures.js';
 

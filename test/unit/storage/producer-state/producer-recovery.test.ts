@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { encodeEndTxnMarkerBatch, encodeRecordBatch } from '@sluice/protocol/records/index.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { PartitionLog } from '../../../../src/storage/log/partition-log.js';
-import { offsetOf } from '../../../../src/storage/offsets.js';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { ProducerStateEntry } from '../../../../src/storage/producer-state/producer-state-entry.js';
 import { readSnapshot, snapshotPath, writeSnapshot } from '../../../../src/storage/producer-state/producer-snapshot.js';
 import { FakeClock, openLog, tempDir } from '../storage-fixtures.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { crc32c } from '../../../../src/native/index.js';
-import { offsetOf } from '../../../../src/storage/offsets.js';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { batchMetadata, ProducerStateEntry } from '../../../../src/storage/producer-state/producer-state-entry.js';
 import {
   CorruptSnapshotError,
