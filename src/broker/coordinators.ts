@@ -10,6 +10,7 @@
  * group's offsets live, and the group coordinator's share groups write through the share
  * coordinator.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import type { ClusterMember } from './cluster-member.js';
 import type { BrokerConfig } from './config.js';
 import { internalTopicPartitions, offsetsTopicSpec, shareGroupStateTopicSpec, transactionStateTopicSpec } from './internal-topics.js';
@@ -103,7 +104,7 @@ export async function buildCoordinators(deps: CoordinatorDeps): Promise<Coordina
     partitionCount: (topicId) => metadata.image.topicById(topicId)?.partitionCount,
     logger: logger('share-coordinator'),
     deleteRecords: async (partition, offset) =>
-      (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offset)).errorCode,
+      (await partitions.deleteRecords({ topic: SHARE_GROUP_STATE_TOPIC, partition }, offsetOf(offset))).errorCode,
     topicIds: () => metadata.image.topics().map((t) => t.topicId),
     pruneIntervalMs: config.shareCoordinator.pruneIntervalMs,
   });

@@ -12,7 +12,7 @@ import type { AcksWaitRequest } from '../partitions/partition-protocol.js';
 import type { PartitionService } from '../partitions/partition-service.js';
 import type { ProducePurgatory } from '../partitions/produce-purgatory.js';
 import { EARLIEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
+import { leaderEpochOf, NO_EPOCH_CHECK, offsetOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 
 /** Kafka's `offsets.topic.segment.bytes` default. */
 const OFFSETS_SEGMENT_BYTES = '104857600';
@@ -124,19 +124,37 @@ export function internalTopicPartitions(
             await partitions.appendMany([{ topic, partition, requiredAcks: ACKS_ALL, records: batch, origin: 'coordinator', acksWait }])
           )[0]!,
       );
-      if (reply.errorCode === ErrorCode.NONE) onAppended?.(reply.baseOffset);
+      if (reply.errorCode === ErrorCode.NONE) onAppended?.(wireOffset(reply.baseOffset));
       return reply.errorCode;
     },
     appendMarker: async (partition, marker) =>
       (await committed(partition, async (acksWait) => (await partitions.writeTxnMarkers([{ topic, partition, ...marker, acksWait }]))[0]!))
         .errorCode,
-    logStartOffset: (partition) => partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP),
-    read: (partition, offset, maxBytes) => partitions.readBytes(topic, partition, offset, maxBytes),
+    // The coordinators count offsets as the record codec does, in bigints: converted here, at their edge.
+    logStartOffset: async (partition) => {
+      const reply = await partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP);
+      return { errorCode: reply.errorCode, offset: wireOffset(reply.offset) };
+    },
+    read: async (partition, offset, maxBytes) => {
+      const reply = await partitions.readBytes(topic, partition, offsetOf(offset), maxBytes);
+      return {
+        errorCode: reply.errorCode,
+        logEndOffset: wireOffset(reply.logEndOffset),
+        leaderEpoch: reply.leaderEpoch,
+        bytes: reply.bytes,
+      };
+    },
     awaitCommitted: async (partition, leaderEpoch, offset) => {
       // Registered first, as an append's: the leader may answer it in another op's reply.
       const id = commits.register(topic, partition);
       const [held] = await partitions.awaitCommit([
-        { topic, partition, wait: { id, timeoutMs: commitTimeoutMs }, leaderEpoch, requiredOffset: offset },
+        {
+          topic,
+          partition,
+          wait: { id, timeoutMs: commitTimeoutMs },
+          leaderEpoch: leaderEpochOf(leaderEpoch),
+          requiredOffset: offsetOf(offset),
+        },
       ]);
       if (held !== ErrorCode.NONE) {
         commits.cancel(id);

@@ -14,6 +14,7 @@
  * against `request_percentage` (not for acks=0, as Kafka exempts it); the larger throttle goes in
  * `throttle_time_ms` and mutes the connection.
  */
+import { wireOffset } from '@sluice/protocol/common/offsets.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { ClientProduceStats } from '../common/metrics/client-produce-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
@@ -207,9 +208,9 @@ function appended(index: number, reply: AppendReply): ProduceResponsePartitionPr
     index,
     errorCode: listedPartitionError(reply.errorCode),
     errorMessage: reply.errorMessage,
-    baseOffset: reply.baseOffset,
+    baseOffset: wireOffset(reply.baseOffset),
     logAppendTimeMs: reply.logAppendTimeMs,
-    logStartOffset: reply.logStartOffset,
+    logStartOffset: wireOffset(reply.logStartOffset),
     recordErrors: reply.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
   };
 }

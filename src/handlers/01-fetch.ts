@@ -21,6 +21,7 @@
  *   is answered with no partitions and the throttle time (KIP-219), and reads at most what the
  *   quota window can take (Kafka's maxValueInQuotaWindow).
  */
+import { leaderEpochOf, offsetOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 import type { BrokerMetrics } from '../common/metrics/broker-metrics.js';
 import type { RequestQuotas } from '../quota/client-quotas.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
@@ -96,13 +97,13 @@ async function readAll(
     const command: ReadCommand = {
       topic: topic.name,
       partition: partition.partition,
-      currentLeaderEpoch: partition.params.currentLeaderEpoch,
-      fetchOffset: partition.params.fetchOffset,
+      currentLeaderEpoch: leaderEpochOf(partition.params.currentLeaderEpoch),
+      fetchOffset: offsetOf(partition.params.fetchOffset),
       maxBytes: Math.max(0, Math.min(partition.params.partitionMaxBytes, maxBytes)),
       readCommitted: request.isolationLevel === READ_COMMITTED,
       minOneMessage: true,
       replicaId,
-      lastFetchedEpoch: partition.params.lastFetchedEpoch,
+      lastFetchedEpoch: leaderEpochOf(partition.params.lastFetchedEpoch),
     };
     positions.push(reads.length);
     reads.push({ partition, topic, command, result: failedRead(ErrorCode.UNKNOWN_SERVER_ERROR) });
@@ -188,11 +189,14 @@ function respond(
 ): FetchResponseFetchableTopicResponseInput[] {
   const topics = new Map<string, FetchResponseFetchableTopicResponseInput & { partitions: FetchResponsePartitionDataInput[] }>();
   for (const r of reads) {
+    const highWatermark = wireOffset(r.result.highWatermark);
+    const lastStableOffset = wireOffset(r.result.lastStableOffset);
+    const logStartOffset = wireOffset(r.result.logStartOffset);
     const include = context.include(r.partition, {
       errorCode: r.result.errorCode,
-      highWatermark: r.result.highWatermark,
-      lastStableOffset: r.result.lastStableOffset,
-      logStartOffset: r.result.logStartOffset,
+      highWatermark,
+      lastStableOffset,
+      logStartOffset,
       recordBytes: r.result.records?.byteLength ?? 0,
       diverged: r.result.divergingEpoch !== null,
     });
@@ -210,15 +214,17 @@ function respond(
     const answer: FetchResponsePartitionDataInput = {
       partitionIndex: r.partition.partition,
       errorCode: r.result.errorCode,
-      highWatermark: r.result.highWatermark,
-      lastStableOffset: r.result.lastStableOffset,
-      logStartOffset: r.result.logStartOffset,
-      abortedTransactions: r.result.abortedTransactions === null ? null : [...r.result.abortedTransactions],
+      highWatermark,
+      lastStableOffset,
+      logStartOffset,
+      abortedTransactions:
+        r.result.abortedTransactions?.map((t) => ({ producerId: t.producerId, firstOffset: wireOffset(t.firstOffset) })) ?? null,
       preferredReadReplica: -1,
       records: r.result.records ?? EMPTY_BYTES,
     };
     // Only a fetch naming a last fetched epoch (v12+) can diverge, so the field always fits the version.
-    if (r.result.divergingEpoch !== null) answer.divergingEpoch = r.result.divergingEpoch;
+    const diverging = r.result.divergingEpoch;
+    if (diverging !== null) answer.divergingEpoch = { epoch: diverging.epoch, endOffset: wireOffset(diverging.endOffset) };
     topic.partitions.push(answer);
   }
   return [...topics.values()];

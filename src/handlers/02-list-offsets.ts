@@ -4,6 +4,7 @@
  * the time index). Latest is the high watermark for read_uncommitted and the last stable offset
  * for read_committed (v2+), as Kafka answers.
  */
+import { leaderEpochOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
 import { clusterOf } from './cluster-context.js';
@@ -39,7 +40,7 @@ export const listOffsetsHandler = defineHandler({
         if (!found.ok) return { ...none, errorCode: found.errorCode };
         const reply = await c.partitions.listOffset(
           { topic: t.name, partition: p.partitionIndex },
-          p.currentLeaderEpoch,
+          leaderEpochOf(p.currentLeaderEpoch),
           p.timestamp,
           request.isolationLevel === READ_COMMITTED,
         );
@@ -47,7 +48,7 @@ export const listOffsetsHandler = defineHandler({
           partitionIndex: p.partitionIndex,
           errorCode: listedPartitionError(reply.errorCode),
           timestamp: reply.timestamp,
-          offset: reply.offset,
+          offset: wireOffset(reply.offset),
           leaderEpoch: withEpoch ? reply.leaderEpoch : -1,
         };
       },

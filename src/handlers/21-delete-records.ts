@@ -2,6 +2,7 @@
  * DeleteRecords (key 21): moves a partition's log start offset forward (offset -1 means the
  * high watermark); whole segments below it are deleted later. Answers the new low watermark.
  */
+import { offsetOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, ResourceType } from './authorization.js';
@@ -30,8 +31,12 @@ export const deleteRecordsHandler = defineHandler({
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         const found = lookupPartition(c, t.name, p.partitionIndex);
         if (!found.ok) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: found.errorCode };
-        const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, p.offset);
-        return { partitionIndex: p.partitionIndex, lowWatermark: reply.offset, errorCode: listedPartitionError(reply.errorCode) };
+        const reply = await c.partitions.deleteRecords({ topic: t.name, partition: p.partitionIndex }, offsetOf(p.offset));
+        return {
+          partitionIndex: p.partitionIndex,
+          lowWatermark: wireOffset(reply.offset),
+          errorCode: listedPartitionError(reply.errorCode),
+        };
       },
     );
     return { throttleTimeMs: 0, topics: answered.map(({ topic, answers }) => ({ name: topic.topic.name, partitions: answers })) };

@@ -2,6 +2,7 @@
  * OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, from the partition's
  * leader-epoch cache; consumers use it after a leader change to detect log truncation.
  */
+import { leaderEpochOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '@sluice/protocol/messages/index.js';
 import { AclOperation, authorizedNames, authorizedOnCluster, ResourceType } from './authorization.js';
@@ -28,14 +29,14 @@ export const offsetForLeaderEpochHandler = defineHandler({
         if (!found.ok) return { ...none, errorCode: found.errorCode };
         const reply = await c.partitions.offsetForLeaderEpoch(
           { topic: t.topic, partition: p.partition },
-          p.currentLeaderEpoch,
-          p.leaderEpoch,
+          leaderEpochOf(p.currentLeaderEpoch),
+          leaderEpochOf(p.leaderEpoch),
         );
         return {
           partition: p.partition,
           errorCode: listedPartitionError(reply.errorCode),
           leaderEpoch: reply.leaderEpoch,
-          endOffset: reply.offset,
+          endOffset: wireOffset(reply.offset),
         };
       },
     );

@@ -27,7 +27,8 @@ import {
 import { EMPTY_BYTES } from '@sluice/protocol/primitives/codec-support.js';
 import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import { CONSUMER_REPLICA_ID } from '@sluice/protocol/offset-requests.js';
-import { NO_EPOCH, NO_EPOCH_CHECK, type ReadResult } from '../partitions/partition-data.js';
+import { type ReadResult } from '../partitions/partition-data.js';
+import { NO_EPOCH, NO_EPOCH_CHECK, offsetOf, wireOffset } from '@sluice/protocol/common/offsets.js';
 import type { AcquiredRange, SharePartition } from '../coordinator/share/partition/share-partition.js';
 import type { ShareSessionPartition } from '../coordinator/share/partition/share-session-cache.js';
 import type { ClusterContext } from './cluster-context.js';
@@ -75,7 +76,7 @@ async function readFrom(
       topic,
       partition,
       currentLeaderEpoch: NO_EPOCH_CHECK,
-      fetchOffset,
+      fetchOffset: offsetOf(fetchOffset),
       maxBytes,
       readCommitted,
       minOneMessage: true,
@@ -100,7 +101,8 @@ async function acquireFrom(
   const acquired = sp.acquire(request.memberId!, batches, {
     maxRecords,
     strictRecordLimit: version >= RENEW_VERSION && request.shareAcquireMode === RECORD_LIMIT_MODE,
-    abortedTransactions,
+    // Share partitions count offsets as the record codec does, in bigints.
+    abortedTransactions: abortedTransactions?.map((t) => ({ producerId: t.producerId, firstOffset: wireOffset(t.firstOffset) })) ?? null,
   });
   if (acquired.length === 0) return null;
   const first = acquired[0]!.firstOffset;

@@ -7,7 +7,7 @@ import { groupBy } from '@sluice/protocol/common/group-by.js';
 import type { PartitionEnd, PartitionEnds } from '../coordinator/group/share/share-group-service.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { LATEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
+import { NO_EPOCH_CHECK, wireOffset } from '@sluice/protocol/common/offsets.js';
 import type { ClusterContext } from './cluster-context.js';
 
 const NO_OFFSET = -1n;
@@ -28,7 +28,7 @@ export function partitionEnds(c: ClusterContext): PartitionEnds {
     await Promise.all([
       ...local.map(async (index) => {
         const reply = await c.partitions.listOffset(partitions[index]!, NO_EPOCH_CHECK, LATEST_TIMESTAMP);
-        answers[index] = { errorCode: reply.errorCode, offset: reply.offset };
+        answers[index] = { errorCode: reply.errorCode, offset: wireOffset(reply.offset) };
       }),
       ...[
         ...groupBy(

@@ -7,7 +7,7 @@
 import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
-import { NO_EPOCH_CHECK } from '../partitions/partition-data.js';
+import { NO_EPOCH_CHECK, wireOffset } from '@sluice/protocol/common/offsets.js';
 import type { SharePartitionConfig } from '../coordinator/share/partition/share-partition-config.js';
 import type { StartOffsetResolver } from '../coordinator/share/partition/share-partition.js';
 import type { ClusterContext } from './cluster-context.js';
@@ -15,7 +15,7 @@ import type { ClusterContext } from './cluster-context.js';
 /** The partition's log start offset, or null when the partition cannot answer it. */
 export async function logStartOf(c: ClusterContext, topic: string, partition: number): Promise<bigint | null> {
   const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, EARLIEST_TIMESTAMP);
-  return reply.errorCode === ErrorCode.NONE ? reply.offset : null;
+  return reply.errorCode === ErrorCode.NONE ? wireOffset(reply.offset) : null;
 }
 
 export function startOffsetResolver(
@@ -27,7 +27,7 @@ export function startOffsetResolver(
   const lookup = async (timestamp: bigint): Promise<bigint> => {
     const reply = await c.partitions.listOffset({ topic, partition }, NO_EPOCH_CHECK, timestamp, config.readCommitted);
     if (reply.errorCode !== ErrorCode.NONE) throw new KafkaError(reply.errorCode, `no start offset for ${topic}-${partition}`);
-    return reply.offset;
+    return wireOffset(reply.offset);
   };
   return async () => {
     const reset = config.autoOffsetReset;

@@ -15,8 +15,8 @@ import type {
   TxnMarkerEntry,
 } from './partition-protocol.js';
 import type { ReadResult } from './partition-service.js';
+import type { LeaderEpoch, Offset } from '@sluice/protocol/common/offsets.js';
 
-export { NO_OFFSET } from './partition-protocol.js';
 export { failedRead } from './partition-service.js';
 export type {
   AbortedTransaction,
@@ -37,9 +37,10 @@ export interface PartitionData {
   /** Results in the order of `commands`. */
   readMany(commands: readonly ReadCommand[]): Promise<ReadResult[]>;
   /** `readCommitted` (default false): LATEST (-1) is the last stable offset rather than the high watermark. */
-  listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted?: boolean): Promise<OffsetReply>;
-  deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply>;
-  offsetForLeaderEpoch(ref: TopicPartition, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply>;
+  listOffset(ref: TopicPartition, currentLeaderEpoch: LeaderEpoch, timestamp: bigint, readCommitted?: boolean): Promise<OffsetReply>;
+  /** `NO_OFFSET`: up to the high watermark. */
+  deleteRecords(ref: TopicPartition, offset: Offset): Promise<OffsetReply>;
+  offsetForLeaderEpoch(ref: TopicPartition, currentLeaderEpoch: LeaderEpoch, leaderEpoch: LeaderEpoch): Promise<OffsetReply>;
   describeProducers(ref: TopicPartition): Promise<DescribeProducersReply>;
   /**
    * WriteTxnMarkers: each entry's marker written by its partition's leader. Replies in the order
@@ -49,5 +50,4 @@ export interface PartitionData {
   writeTxnMarkers(entries: readonly TxnMarkerEntry[]): Promise<AppendReply[]>;
 }
 
-export { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';

@@ -4,6 +4,7 @@
  * purgatory (the acks=all waits the workers answered), and whoever sends ISR changes to the
  * controller.
  */
+import type { Offset } from '@sluice/protocol/common/offsets.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { ProducePurgatory } from './produce-purgatory.js';
 import type { CompletedAck, IsrChangeProposal } from './partition-protocol.js';
@@ -12,9 +13,9 @@ import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 export interface PartitionEvents {
   /** A leader appended records; `highWatermark` is the new high watermark when the append moved it, else null. */
-  appended(topic: string, partition: number, highWatermark: bigint | null): void;
+  appended(topic: string, partition: number, highWatermark: Offset | null): void;
   /** The high watermark moved without an append: a follower's fetch, an ISR change. */
-  highWatermarkMoved(topic: string, partition: number, highWatermark: bigint): void;
+  highWatermarkMoved(topic: string, partition: number, highWatermark: Offset): void;
   /** The controller's state reached the partition: its leadership, epoch or ISR may have changed. */
   stateApplied(topic: string, partition: number): void;
   /** acks=all waits their leaders answered (in the reply of whichever op decided them). */

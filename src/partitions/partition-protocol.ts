@@ -25,7 +25,9 @@ import {
   int32,
   int64,
   int8,
+  leaderEpoch,
   nullable,
+  offset,
   oneOf,
   optional,
   ownBytes,
@@ -35,7 +37,7 @@ import {
   type Field,
 } from '../worker-pool/body-schema.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
-import { NO_EPOCH } from '../replication/leader-epoch.js';
+import { NO_EPOCH, NO_OFFSET, type LeaderEpoch, type Offset } from '@sluice/protocol/common/offsets.js';
 import type { IsrAnswer, PartitionStateCommand } from '../replication/partition-state.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { FollowerAppendRequest, ReplicaPositionCommand, ReplicaPositionReply, TruncateCommand } from '../replication/replica-logs.js';
@@ -169,7 +171,7 @@ export interface MetricsCommand {
 export interface PartitionEndReply extends TopicPartition {
   readonly errorCode: number;
   /** -1 with an error. */
-  readonly highWatermark: number;
+  readonly highWatermark: Offset;
 }
 
 export interface MetricsReply {
@@ -192,7 +194,7 @@ export interface IsrAnswerReply {
   /** The committed ISR let the high watermark advance. */
   readonly highWatermarkMoved: boolean;
   /** The high watermark after the answer (-1 with an error). */
-  readonly highWatermark: number;
+  readonly highWatermark: Offset;
   /** The acks=all waits the answer completed. */
   readonly completedAcks: readonly CompletedAck[];
 }
@@ -212,8 +214,8 @@ export const NO_COMPLETED_ACKS: readonly CompletedAck[] = [];
 
 export interface ReadCommand extends TopicPartition {
   /** The leader epoch the client knows, checked against the partition's; NO_EPOCH_CHECK skips it. */
-  readonly currentLeaderEpoch: number;
-  readonly fetchOffset: bigint;
+  readonly currentLeaderEpoch: LeaderEpoch;
+  readonly fetchOffset: Offset;
   readonly maxBytes: number;
   /** read_committed: nothing at or beyond the last stable offset; otherwise the high watermark bounds the read. */
   readonly readCommitted: boolean;
@@ -224,19 +226,19 @@ export interface ReadCommand extends TopicPartition {
    */
   readonly replicaId: number;
   /** The epoch of the follower's last fetched batch, checked for divergence; NO_EPOCH for none. */
-  readonly lastFetchedEpoch: number;
+  readonly lastFetchedEpoch: LeaderEpoch;
 }
 
 const readCommand: Field<ReadCommand> = struct({
   topic: string,
   partition: int32,
-  currentLeaderEpoch: int32,
-  fetchOffset: int64,
+  currentLeaderEpoch: leaderEpoch,
+  fetchOffset: offset,
   maxBytes: int32,
   readCommitted: bool,
   minOneMessage: bool,
   replicaId: int32,
-  lastFetchedEpoch: int32,
+  lastFetchedEpoch: leaderEpoch,
 });
 
 /**
@@ -294,21 +296,21 @@ export interface ReadSlice {
 
 /** Where the leader's log leaves a follower's: the largest epoch not after the follower's, and where it ends. */
 export interface DivergingEpoch {
-  readonly epoch: number;
-  readonly endOffset: bigint;
+  readonly epoch: LeaderEpoch;
+  readonly endOffset: Offset;
 }
 
 /** An aborted transaction overlapping a read_committed read: the consumer drops its producer's records from `firstOffset`. */
 export interface AbortedTransaction {
   readonly producerId: bigint;
-  readonly firstOffset: bigint;
+  readonly firstOffset: Offset;
 }
 
 export interface ReadReply {
   readonly errorCode: number;
-  readonly highWatermark: bigint;
-  readonly lastStableOffset: bigint;
-  readonly logStartOffset: bigint;
+  readonly highWatermark: Offset;
+  readonly lastStableOffset: Offset;
+  readonly logStartOffset: Offset;
   readonly slice: ReadSlice | null;
   /** A consumer's read_committed read: the aborted transactions overlapping it ([] for none); null for other reads. */
   readonly abortedTransactions: readonly AbortedTransaction[] | null;
@@ -327,13 +329,13 @@ export interface ReadReply {
 
 const readReply: Field<ReadReply> = struct({
   errorCode: int16,
-  highWatermark: int64,
-  lastStableOffset: int64,
-  logStartOffset: int64,
+  highWatermark: offset,
+  lastStableOffset: offset,
+  logStartOffset: offset,
   slice: nullable(struct({ leaseId: uint32, fd: int32, position: float64, length: int32 })),
-  abortedTransactions: nullable(array(struct({ producerId: int64, firstOffset: int64 }))),
+  abortedTransactions: nullable(array(struct({ producerId: int64, firstOffset: offset }))),
   highWatermarkMoved: bool,
-  divergingEpoch: nullable(struct({ epoch: int32, endOffset: int64 })),
+  divergingEpoch: nullable(struct({ epoch: leaderEpoch, endOffset: offset })),
   isrProposal: nullable(struct({ leaderEpoch: int32, partitionEpoch: int32, newIsr: array(int32) })),
   completedAcks: array(completedAck),
 });
@@ -342,19 +344,19 @@ export interface AppendReply {
   readonly errorCode: number;
   readonly errorMessage: string | null;
   readonly recordErrors: readonly RecordErrorReply[];
-  readonly baseOffset: bigint;
+  readonly baseOffset: Offset;
   readonly logAppendTimeMs: bigint;
-  readonly logStartOffset: bigint;
-  readonly highWatermark: bigint;
+  readonly logStartOffset: Offset;
+  readonly highWatermark: Offset;
   /** The append moved the high watermark: fetches waiting on the partition can read more. */
   readonly highWatermarkMoved: boolean;
   /** The leader epoch the records were appended at (-1 with an error). */
-  readonly leaderEpoch: number;
+  readonly leaderEpoch: LeaderEpoch;
   /**
    * acks=all: the high watermark the answer waits for (the last appended offset + 1), or -1 when
    * there is nothing to wait for — the records are committed already, or acks is not all.
    */
-  readonly requiredOffset: bigint;
+  readonly requiredOffset: Offset;
   /**
    * Nothing was appended: the client's transactional batch would open a transaction here and must
    * first be verified with the transaction coordinator, then sent again verified (KIP-890).
@@ -370,20 +372,20 @@ const appendReply: Field<AppendReply> = struct({
   errorCode: int16,
   errorMessage: nullable(string),
   recordErrors: array(struct({ batchIndex: int32, message: nullable(string) })),
-  baseOffset: int64,
+  baseOffset: offset,
   logAppendTimeMs: int64,
-  logStartOffset: int64,
-  highWatermark: int64,
+  logStartOffset: offset,
+  highWatermark: offset,
   highWatermarkMoved: bool,
-  leaderEpoch: int32,
-  requiredOffset: int64,
+  leaderEpoch: leaderEpoch,
+  requiredOffset: offset,
   needsVerification: bool,
   wakeReads: array(readReply),
   completedAcks: array(completedAck),
 });
 
-/** An int64 offset, timestamp or watermark that an error answer leaves unknown. */
-export const NO_OFFSET = -1n;
+/** A timestamp an answer leaves unknown. */
+export const NO_TIMESTAMP = -1n;
 
 /** An append that failed: its error, and no offsets. */
 export function failedAppend(errorCode: number, errorMessage: string | null, recordErrors: readonly RecordErrorReply[] = []): AppendReply {
@@ -392,11 +394,11 @@ export function failedAppend(errorCode: number, errorMessage: string | null, rec
     errorMessage,
     recordErrors,
     baseOffset: NO_OFFSET,
-    logAppendTimeMs: NO_OFFSET,
+    logAppendTimeMs: NO_TIMESTAMP,
     logStartOffset: NO_OFFSET,
     highWatermark: NO_OFFSET,
     highWatermarkMoved: false,
-    leaderEpoch: -1,
+    leaderEpoch: NO_EPOCH,
     requiredOffset: NO_OFFSET,
     needsVerification: false,
     wakeReads: [],
@@ -413,19 +415,19 @@ export function failedAppend(errorCode: number, errorMessage: string | null, rec
  */
 export interface ReadBytesReply {
   readonly errorCode: number;
-  readonly highWatermark: bigint;
-  readonly logEndOffset: bigint;
-  readonly leaderEpoch: number;
-  readonly logStartOffset: bigint;
+  readonly highWatermark: Offset;
+  readonly logEndOffset: Offset;
+  readonly leaderEpoch: LeaderEpoch;
+  readonly logStartOffset: Offset;
   readonly bytes: Buffer;
 }
 
 const readBytesReply: Field<ReadBytesReply> = struct({
   errorCode: int16,
-  highWatermark: int64,
-  logEndOffset: int64,
-  leaderEpoch: int32,
-  logStartOffset: int64,
+  highWatermark: offset,
+  logEndOffset: offset,
+  leaderEpoch: leaderEpoch,
+  logStartOffset: offset,
   // Decoded in the ring, kept by the caller: copied out.
   bytes: ownBytes,
 });
@@ -442,20 +444,15 @@ export function failedReadBytes(errorCode: number): ReadBytesReply {
   };
 }
 
-/**
- * A command about one partition with one number: the timestamp of listOffset, the offset of
- * deleteRecords (-1: the high watermark, as in Kafka), the leader epoch of offsetForEpoch.
- */
-export interface PartitionArgCommand extends TopicPartition {
+/** A command about one partition's offsets, fenced by the leader epoch its sender knows. */
+export interface OffsetCommand extends TopicPartition {
   /** As in `ReadCommand`. */
-  readonly currentLeaderEpoch: number;
-  readonly arg: bigint;
+  readonly currentLeaderEpoch: LeaderEpoch;
 }
 
-const partitionArgCommand: Field<PartitionArgCommand> = struct({ topic: string, partition: int32, currentLeaderEpoch: int32, arg: int64 });
-
-/** listOffset: a partition, the timestamp (or a special one), and the isolation level that bounds LATEST. */
-export interface ListOffsetCommand extends PartitionArgCommand {
+/** listOffset: the timestamp (or a special one), and the isolation level that bounds LATEST. */
+export interface ListOffsetCommand extends OffsetCommand {
+  readonly timestamp: bigint;
   /** read_committed: LATEST is the last stable offset; otherwise the high watermark. */
   readonly readCommitted: boolean;
 }
@@ -463,49 +460,73 @@ export interface ListOffsetCommand extends PartitionArgCommand {
 const listOffsetCommand: Field<ListOffsetCommand> = struct({
   topic: string,
   partition: int32,
-  currentLeaderEpoch: int32,
-  arg: int64,
+  currentLeaderEpoch: leaderEpoch,
+  timestamp: int64,
   readCommitted: bool,
+});
+
+/** deleteRecords: the new log start (`NO_OFFSET`: the high watermark, as in Kafka). */
+export interface DeleteRecordsCommand extends OffsetCommand {
+  readonly offset: Offset;
+}
+
+const deleteRecordsCommand: Field<DeleteRecordsCommand> = struct({
+  topic: string,
+  partition: int32,
+  currentLeaderEpoch: leaderEpoch,
+  offset,
+});
+
+/** offsetForEpoch: where `leaderEpoch` ends in the leader's log. */
+export interface OffsetForEpochCommand extends OffsetCommand {
+  readonly leaderEpoch: LeaderEpoch;
+}
+
+const offsetForEpochCommand: Field<OffsetForEpochCommand> = struct({
+  topic: string,
+  partition: int32,
+  currentLeaderEpoch: leaderEpoch,
+  leaderEpoch,
 });
 
 export interface OffsetReply {
   readonly errorCode: number;
   readonly timestamp: bigint;
-  readonly offset: bigint;
-  readonly leaderEpoch: number;
+  readonly offset: Offset;
+  readonly leaderEpoch: LeaderEpoch;
 }
 
-const offsetReply: Field<OffsetReply> = struct({ errorCode: int16, timestamp: int64, offset: int64, leaderEpoch: int32 });
+const offsetReply: Field<OffsetReply> = struct({ errorCode: int16, timestamp: int64, offset: offset, leaderEpoch: leaderEpoch });
 
 // ---- replication (declared bodies; the types are replication's `ReplicaLogs` port's) ----
 
 const followerAppendRequest: Field<FollowerAppendRequest> = struct({
   topic: string,
   partition: int32,
-  currentLeaderEpoch: int32,
-  leaderHighWatermark: int64,
-  leaderLogStartOffset: int64,
+  currentLeaderEpoch: leaderEpoch,
+  leaderHighWatermark: offset,
+  leaderLogStartOffset: offset,
   records: bytes,
 });
 
 const truncateCommand: Field<TruncateCommand> = struct({
   topic: string,
   partition: int32,
-  currentLeaderEpoch: int32,
+  currentLeaderEpoch: leaderEpoch,
   kind: oneOf(['diverged', 'restart']),
-  offset: int64,
-  divergingEpoch: int32,
+  offset: offset,
+  divergingEpoch: leaderEpoch,
 });
 
-const replicaPositionCommand: Field<ReplicaPositionCommand> = struct({ topic: string, partition: int32, currentLeaderEpoch: int32 });
+const replicaPositionCommand: Field<ReplicaPositionCommand> = struct({ topic: string, partition: int32, currentLeaderEpoch: leaderEpoch });
 
 const replicaPositionReply: Field<ReplicaPositionReply> = struct({
   errorCode: int16,
   errorMessage: nullable(string),
-  logEndOffset: int64,
-  highWatermark: int64,
-  logStartOffset: int64,
-  lastFetchedEpoch: int32,
+  logEndOffset: offset,
+  highWatermark: offset,
+  logStartOffset: offset,
+  lastFetchedEpoch: leaderEpoch,
 });
 
 export function failedPosition(errorCode: number, errorMessage: string | null): ReplicaPositionReply {
@@ -558,16 +579,16 @@ const txnMarkerEntry: Field<TxnMarkerEntry> = struct({
  */
 export interface AwaitCommitCommand extends TopicPartition {
   readonly wait: AcksWaitRequest;
-  readonly leaderEpoch: number;
-  readonly requiredOffset: bigint;
+  readonly leaderEpoch: LeaderEpoch;
+  readonly requiredOffset: Offset;
 }
 
 const awaitCommitCommand: Field<AwaitCommitCommand> = struct({
   topic: string,
   partition: int32,
   wait: acksWait,
-  leaderEpoch: int32,
-  requiredOffset: int64,
+  leaderEpoch: leaderEpoch,
+  requiredOffset: offset,
 });
 
 /** awaitCommit's answer: an error when the partition is not hosted here (the wait is not held), and the waits answered meanwhile. */
@@ -602,8 +623,8 @@ export const PartitionOps = {
   /** Posted: ends read leases once their bytes are sent. */
   release: defineWorkerOp(12, 'release', body(array(uint32)), NOTHING, 'priority'),
   listOffset: defineWorkerOp(13, 'listOffset', body(listOffsetCommand), body(offsetReply), 'priority'),
-  deleteRecords: defineWorkerOp(14, 'deleteRecords', body(partitionArgCommand), body(offsetReply)),
-  offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', body(partitionArgCommand), body(offsetReply), 'priority'),
+  deleteRecords: defineWorkerOp(14, 'deleteRecords', body(deleteRecordsCommand), body(offsetReply)),
+  offsetForEpoch: defineWorkerOp(15, 'offsetForEpoch', body(offsetForEpochCommand), body(offsetReply), 'priority'),
   describeProducers: defineWorkerOp(16, 'describeProducers', json<TopicPartition>(), json<DescribeProducersReply>()),
   /** Records into memory, bounded by the ring, for coordinators replaying a partition. */
   readBytes: defineWorkerOp(17, 'readBytes', body(readCommand), body(readBytesReply)),

@@ -30,7 +30,7 @@ import type { FileRegion } from '@sluice/protocol/primitives/writer.js';
 import type { PartitionWorkerHost } from '../worker-pool/partition-worker-host.js';
 import { CONSUMER_REPLICA_ID } from '@sluice/protocol/offset-requests.js';
 import {
-  NO_OFFSET,
+  NO_TIMESTAMP,
   PartitionOps,
   failedAppend,
   failedPosition,
@@ -44,7 +44,7 @@ import {
   type DescribeProducersReply,
   type DivergingEpoch,
   type OffsetReply,
-  type PartitionArgCommand,
+  type OffsetCommand,
   type ReadBytesReply,
   type ReadCommand,
   type ReadReply,
@@ -59,7 +59,7 @@ import type { PartitionEvents } from './partition-events.js';
 import type { IsrAnswer } from '../replication/partition-state.js';
 import type { ReplicaLogs } from '../replication/replica-logs.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
-import { NO_EPOCH, NO_EPOCH_CHECK } from '../replication/leader-epoch.js';
+import { NO_EPOCH, NO_EPOCH_CHECK, NO_OFFSET, type LeaderEpoch, type Offset } from '@sluice/protocol/common/offsets.js';
 import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /**
@@ -80,9 +80,9 @@ const TXN_MARKER_ESTIMATE = REF_ESTIMATE + BITS + 8 + 2 + 4 + 1 + 4 + 4;
 
 export interface ReadResult {
   readonly errorCode: number;
-  readonly highWatermark: bigint;
-  readonly lastStableOffset: bigint;
-  readonly logStartOffset: bigint;
+  readonly highWatermark: Offset;
+  readonly lastStableOffset: Offset;
+  readonly logStartOffset: Offset;
   /** The records, leased in the owner's segment file: send, then release (FileRegion.release). */
   readonly records: FileRegion | null;
   /** A follower's log diverged from the leader's (Fetch v12+ answers it; the follower truncates). */
@@ -449,7 +449,7 @@ export class PartitionService implements ReplicaLogs, PartitionData {
           replies.forEach((reply, n) => {
             const a = answers[indexes[n]!]!;
             this.completed(reply.completedAcks);
-            if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, BigInt(reply.highWatermark));
+            if (reply.highWatermarkMoved) this.events.highWatermarkMoved(a.topic, a.partition, reply.highWatermark);
           });
         } catch (err) {
           this.log.warn('ISR answers not applied', { worker, error: String(err) });
@@ -520,7 +520,7 @@ export class PartitionService implements ReplicaLogs, PartitionData {
   }
 
   /** Reads records into memory (bounded by the worker's ring), for coordinators replaying a partition. */
-  async readBytes(topic: string, partition: number, fetchOffset: bigint, maxBytes: number): Promise<ReadBytesReply> {
+  async readBytes(topic: string, partition: number, fetchOffset: Offset, maxBytes: number): Promise<ReadBytesReply> {
     try {
       const command: ReadCommand = {
         topic,
@@ -562,23 +562,34 @@ export class PartitionService implements ReplicaLogs, PartitionData {
   }
 
   /** `readCommitted`: LATEST (-1) answers the last stable offset instead of the high watermark. */
-  listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
-    return this.offsetOp(PartitionOps.listOffset, { ...ref, currentLeaderEpoch, arg: timestamp, readCommitted });
+  listOffset(ref: TopicPartition, currentLeaderEpoch: LeaderEpoch, timestamp: bigint, readCommitted = false): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.listOffset, {
+      topic: ref.topic,
+      partition: ref.partition,
+      currentLeaderEpoch,
+      timestamp,
+      readCommitted,
+    });
   }
 
-  deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply> {
-    return this.offsetOp(PartitionOps.deleteRecords, { ...ref, currentLeaderEpoch: NO_EPOCH_CHECK, arg: offset });
+  deleteRecords(ref: TopicPartition, offset: Offset): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.deleteRecords, {
+      topic: ref.topic,
+      partition: ref.partition,
+      currentLeaderEpoch: NO_EPOCH_CHECK,
+      offset,
+    });
   }
 
-  offsetForLeaderEpoch(ref: TopicPartition, currentLeaderEpoch: number, leaderEpoch: number): Promise<OffsetReply> {
-    return this.offsetOp(PartitionOps.offsetForEpoch, { ...ref, currentLeaderEpoch, arg: BigInt(leaderEpoch) });
+  offsetForLeaderEpoch(ref: TopicPartition, currentLeaderEpoch: LeaderEpoch, leaderEpoch: LeaderEpoch): Promise<OffsetReply> {
+    return this.offsetOp(PartitionOps.offsetForEpoch, { topic: ref.topic, partition: ref.partition, currentLeaderEpoch, leaderEpoch });
   }
 
-  private async offsetOp<C extends PartitionArgCommand>(op: WorkerOp<C, OffsetReply>, command: C): Promise<OffsetReply> {
+  private async offsetOp<C extends OffsetCommand>(op: WorkerOp<C, OffsetReply>, command: C): Promise<OffsetReply> {
     try {
       return await this.host.call(this.workerOf(command.topic, command.partition), op, command);
     } catch (err) {
-      return { errorCode: kafkaErrorCode(err), timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+      return { errorCode: kafkaErrorCode(err), timestamp: NO_TIMESTAMP, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
     }
   }
 

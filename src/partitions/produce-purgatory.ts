@@ -13,6 +13,7 @@
  *
  * On a single broker the high watermark reaches the log end with each append, so nothing parks.
  */
+import { NO_OFFSET, type Offset } from '@sluice/protocol/common/offsets.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import type { CompletedAck } from './partition-protocol.js';
 
@@ -106,7 +107,7 @@ export class ProducePurgatory {
    */
   async settle(
     ids: readonly (number | undefined)[],
-    replies: readonly { readonly errorCode: number; readonly requiredOffset: bigint }[],
+    replies: readonly { readonly errorCode: number; readonly requiredOffset: Offset }[],
     timeoutMs: number,
   ): Promise<(number | null)[]> {
     const parked: number[] = [];
@@ -114,7 +115,7 @@ export class ProducePurgatory {
     ids.forEach((id, i) => {
       if (id === undefined) return;
       const reply = replies[i]!;
-      if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset < 0n) return this.cancel(id);
+      if (reply.errorCode !== ErrorCode.NONE || reply.requiredOffset === NO_OFFSET) return this.cancel(id);
       parked.push(id);
       positions.push(i);
     });

@@ -23,13 +23,14 @@ import {
   writeLogDirCheckpoints,
   type LogDirCheckpoint,
   type LogSlice,
+  type TimestampOffset,
 } from '../storage/index.js';
 import { EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
 import { logDirSpace } from './log-dir-space.js';
 import { Partition, type CompletedAck, type LeaderAppend } from '../replication/partition.js';
 import {
   NO_COMPLETED_ACKS,
-  NO_OFFSET,
+  NO_TIMESTAMP,
   failedAppend,
   failedPosition,
   failedReadBytes,
@@ -47,7 +48,9 @@ import {
   type MetricsReply,
   type OffsetReply,
   type OpenCommand,
-  type PartitionArgCommand,
+  type DeleteRecordsCommand,
+  type OffsetCommand,
+  type OffsetForEpochCommand,
   type PartitionEndReply,
   type PartitionWorkerOptions,
   type ReadBytesReply,
@@ -62,7 +65,7 @@ import {
 import { workerForPartition } from '../worker-pool/partition-routing.js';
 import type { IsrAnswer } from '../replication/partition-state.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
-import { NO_EPOCH } from '../replication/leader-epoch.js';
+import { NO_EPOCH, NO_OFFSET, type Offset } from '@sluice/protocol/common/offsets.js';
 import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
 /** Append errors Kafka answers without the partition's log start offset. */
@@ -85,7 +88,7 @@ const FUTURE_DIR_NAME_EXTRA = '.'.length + 32 + '-future'.length;
 const LATEST_TIERED_TIMESTAMP = -5n;
 
 function failedOffset(errorCode: number): OffsetReply {
-  return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
+  return { errorCode, timestamp: NO_TIMESTAMP, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
 }
 
 export interface WorkerPartitionsOptions {
@@ -203,7 +206,7 @@ export class WorkerPartitions {
     return commands.map((c): AwaitCommitReply => {
       try {
         const partition = this.partitionOf(c);
-        partition.awaitCommit(c.wait, c.leaderEpoch, Number(c.requiredOffset));
+        partition.awaitCommit(c.wait, c.leaderEpoch, c.requiredOffset);
         return { errorCode: ErrorCode.NONE, completedAcks: this.completedAcks(partition) };
       } catch (err) {
         return { errorCode: kafkaErrorCode(err), completedAcks: this.completedAcks(undefined) };
@@ -222,16 +225,16 @@ export class WorkerPartitions {
       const partition = this.partitionOf(c);
       partition.checkLeader(c.currentLeaderEpoch);
       const log = partition.log;
-      const bytes = log.readBuffer(Number(c.fetchOffset), c.maxBytes, {
+      const bytes = log.readBuffer(c.fetchOffset, c.maxBytes, {
         maxOffsetExclusive: log.logEndOffset,
         minOneMessage: c.minOneMessage,
       });
       return {
         errorCode: ErrorCode.NONE,
-        highWatermark: BigInt(log.highWatermark),
-        logEndOffset: BigInt(log.logEndOffset),
+        highWatermark: log.highWatermark,
+        logEndOffset: log.logEndOffset,
         leaderEpoch: partition.leaderEpoch,
-        logStartOffset: BigInt(log.logStartOffset),
+        logStartOffset: log.logStartOffset,
         bytes,
       };
     } catch (err) {
@@ -249,14 +252,13 @@ export class WorkerPartitions {
   // ---- one partition's offsets ----
 
   listOffset(c: ListOffsetCommand): OffsetReply {
-    return this.offsetOp(c, (partition, timestamp) => {
+    return this.offsetOp(c, (partition) => {
+      const timestamp = c.timestamp;
       const log = partition.log;
-      const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
-      const at = (offset: number): OffsetReply => ({ ...none, offset: BigInt(offset), leaderEpoch: partition.leaderEpoch });
-      const hit = (found: { timestamp: number; offset: number } | null): OffsetReply =>
-        found === null
-          ? none
-          : { ...none, timestamp: BigInt(found.timestamp), offset: BigInt(found.offset), leaderEpoch: partition.leaderEpoch };
+      const none: OffsetReply = { errorCode: ErrorCode.NONE, timestamp: NO_TIMESTAMP, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
+      const at = (offset: Offset): OffsetReply => ({ ...none, offset, leaderEpoch: partition.leaderEpoch });
+      const hit = (found: TimestampOffset | null): OffsetReply =>
+        found === null ? none : { ...none, timestamp: BigInt(found.timestamp), offset: found.offset, leaderEpoch: partition.leaderEpoch };
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(log.logStartOffset);
       if (timestamp === LATEST_TIMESTAMP) return at(partition.readBound(c.readCommitted));
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
@@ -268,19 +270,19 @@ export class WorkerPartitions {
     });
   }
 
-  deleteRecords(c: PartitionArgCommand): OffsetReply {
-    return this.offsetOp(c, (partition, offset) => {
-      const target = offset === -1n ? BigInt(partition.highWatermark) : offset;
-      if (target < 0n || target > BigInt(partition.highWatermark)) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
-      const lowWatermark = partition.log.deleteRecordsTo(Number(target));
-      return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(lowWatermark), leaderEpoch: partition.leaderEpoch };
+  deleteRecords(c: DeleteRecordsCommand): OffsetReply {
+    return this.offsetOp(c, (partition) => {
+      const target = c.offset === NO_OFFSET ? partition.highWatermark : c.offset;
+      if (target < 0 || target > partition.highWatermark) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
+      const lowWatermark = partition.log.deleteRecordsTo(target);
+      return { errorCode: ErrorCode.NONE, timestamp: NO_TIMESTAMP, offset: lowWatermark, leaderEpoch: partition.leaderEpoch };
     });
   }
 
-  offsetForEpoch(c: PartitionArgCommand): OffsetReply {
-    return this.offsetOp(c, (partition, leaderEpoch) => {
-      const { epoch, endOffset } = partition.log.leaderEpochCache.endOffsetFor(Number(leaderEpoch), partition.log.logEndOffset);
-      return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: BigInt(endOffset), leaderEpoch: epoch };
+  offsetForEpoch(c: OffsetForEpochCommand): OffsetReply {
+    return this.offsetOp(c, (partition) => {
+      const { epoch, endOffset } = partition.log.leaderEpochCache.endOffsetFor(c.leaderEpoch, partition.log.logEndOffset);
+      return { errorCode: ErrorCode.NONE, timestamp: NO_TIMESTAMP, offset: endOffset, leaderEpoch: epoch };
     });
   }
 
@@ -307,7 +309,7 @@ export class WorkerPartitions {
     return entries.map((e) =>
       this.followerOp(e, (partition) => {
         const started = this.now();
-        partition.appendAsFollower(e.records, Number(e.leaderHighWatermark), Number(e.leaderLogStartOffset), e.currentLeaderEpoch);
+        partition.appendAsFollower(e.records, e.leaderHighWatermark, e.leaderLogStartOffset, e.currentLeaderEpoch);
         if (e.records.byteLength > 0)
           this.workerMetrics.appended(
             e.records.byteLength,
@@ -321,8 +323,8 @@ export class WorkerPartitions {
   truncate(commands: readonly TruncateCommand[]): ReplicaPositionReply[] {
     return commands.map((c) =>
       this.followerOp(c, (partition) => {
-        if (c.kind === 'restart') partition.truncate(Number(c.offset), true, c.currentLeaderEpoch);
-        else partition.truncateToDivergence({ epoch: c.divergingEpoch, endOffset: Number(c.offset) }, c.currentLeaderEpoch);
+        if (c.kind === 'restart') partition.truncate(c.offset, true, c.currentLeaderEpoch);
+        else partition.truncateToDivergence({ epoch: c.divergingEpoch, endOffset: c.offset }, c.currentLeaderEpoch);
       }),
     );
   }
@@ -359,7 +361,7 @@ export class WorkerPartitions {
         return {
           errorCode: kafkaErrorCode(err),
           highWatermarkMoved: false,
-          highWatermark: -1,
+          highWatermark: NO_OFFSET,
           completedAcks: this.completedAcks(undefined),
         };
       }
@@ -431,7 +433,7 @@ export class WorkerPartitions {
     const ends = c.partitions.map((ref): PartitionEndReply => {
       const partition = this.closed ? undefined : this.partitions.get(topicPartitionKey(ref.topic, ref.partition));
       return partition === undefined
-        ? { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: Number(NO_OFFSET) }
+        ? { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: NO_OFFSET }
         : { topic: ref.topic, partition: ref.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark };
     });
     return { metrics: await this.workerMetrics.snapshot({ partitions: hostedCount, segments }), ends };
@@ -491,13 +493,13 @@ export class WorkerPartitions {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       recordErrors: [],
-      baseOffset: BigInt(result.baseOffset),
+      baseOffset: result.baseOffset,
       logAppendTimeMs: BigInt(result.logAppendTimeMs),
-      logStartOffset: BigInt(result.logStartOffset),
-      highWatermark: BigInt(partition.highWatermark),
+      logStartOffset: result.logStartOffset,
+      highWatermark: partition.highWatermark,
       highWatermarkMoved,
       leaderEpoch: partition.leaderEpoch,
-      requiredOffset: requiredOffset < 0 ? NO_OFFSET : BigInt(requiredOffset),
+      requiredOffset,
       needsVerification: false,
       wakeReads: [],
     };
@@ -542,7 +544,7 @@ export class WorkerPartitions {
       // is answered with the partition's log start offset; one refused before it, or by a
       // partition not hosted here, with none.
       const hosted = NO_LOG_START_ERRORS.has(errorCode) ? undefined : this.partitions.get(topicPartitionKey(topic, index));
-      return hosted === undefined || hosted.log.closed ? failed : { ...failed, logStartOffset: BigInt(hosted.log.logStartOffset) };
+      return hosted === undefined || hosted.log.closed ? failed : { ...failed, logStartOffset: hosted.log.logStartOffset };
     }
   }
 
@@ -564,19 +566,19 @@ export class WorkerPartitions {
       let isrProposal: ReadReply['isrProposal'] = null;
       let abortedTransactions: ReadReply['abortedTransactions'] = null;
       if (c.replicaId < 0) {
-        slice = partition.read(c.currentLeaderEpoch, Number(c.fetchOffset), c.maxBytes, {
+        slice = partition.read(c.currentLeaderEpoch, c.fetchOffset, c.maxBytes, {
           readCommitted: c.readCommitted,
           minOneMessage: c.minOneMessage,
         });
         if (c.readCommitted) {
-          const aborted = slice === null ? [] : partition.abortedTransactions(Number(c.fetchOffset));
-          abortedTransactions = aborted.map((t) => ({ producerId: t.producerId, firstOffset: BigInt(t.firstOffset) }));
+          const aborted = slice === null ? [] : partition.abortedTransactions(c.fetchOffset);
+          abortedTransactions = aborted.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
         }
       } else {
         const r = partition.readForFollower(
           c.replicaId,
           c.currentLeaderEpoch,
-          Number(c.fetchOffset),
+          c.fetchOffset,
           c.lastFetchedEpoch,
           c.maxBytes,
           c.minOneMessage,
@@ -585,13 +587,13 @@ export class WorkerPartitions {
         highWatermarkMoved = r.highWatermarkMoved;
         // Proposed here, so that the main thread sends it without asking for it (`isrProposals`).
         if (r.isrCandidate) isrProposal = partition.proposeIsr();
-        if (r.divergingEpoch !== null) divergingEpoch = { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) };
+        divergingEpoch = r.divergingEpoch;
       }
       return {
         errorCode: ErrorCode.NONE,
-        highWatermark: BigInt(partition.highWatermark),
-        lastStableOffset: BigInt(partition.lastStableOffset),
-        logStartOffset: BigInt(partition.log.logStartOffset),
+        highWatermark: partition.highWatermark,
+        lastStableOffset: partition.lastStableOffset,
+        logStartOffset: partition.log.logStartOffset,
         slice: this.lease(slice),
         abortedTransactions,
         highWatermarkMoved,
@@ -617,11 +619,11 @@ export class WorkerPartitions {
   }
 
   /** The ops about one partition's offsets: answered by its leader, fenced by the client's epoch. */
-  private offsetOp(c: PartitionArgCommand, answer: (partition: Partition, arg: bigint) => OffsetReply): OffsetReply {
+  private offsetOp(c: OffsetCommand, answer: (partition: Partition) => OffsetReply): OffsetReply {
     try {
       const partition = this.partitionOf(c);
       partition.checkLeader(c.currentLeaderEpoch);
-      return answer(partition, c.arg);
+      return answer(partition);
     } catch (err) {
       return failedOffset(kafkaErrorCode(err));
     }
@@ -636,9 +638,9 @@ export class WorkerPartitions {
       return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,
-        logEndOffset: BigInt(log.logEndOffset),
-        highWatermark: BigInt(log.highWatermark),
-        logStartOffset: BigInt(log.logStartOffset),
+        logEndOffset: log.logEndOffset,
+        highWatermark: log.highWatermark,
+        logStartOffset: log.logStartOffset,
         lastFetchedEpoch: partition.latestEpoch,
       };
     } catch (err) {

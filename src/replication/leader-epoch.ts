@@ -4,19 +4,14 @@
  * answers a client's epoch the same way.
  */
 import { ErrorCode } from '@sluice/protocol/errors.js';
-
-/** The leader epoch a client names for a partition, or this: "do not check". */
-export const NO_EPOCH_CHECK = -1;
-
-/** "No epoch": a fetch without a last fetched epoch, a diverging epoch's absence. */
-export const NO_EPOCH = -1;
+import { NO_EPOCH_CHECK, type LeaderEpoch } from '@sluice/protocol/common/offsets.js';
 
 /**
  * The error for a client that names `currentLeaderEpoch` to a replica at `leaderEpoch`:
  * FENCED_LEADER_EPOCH when the client is behind (its metadata is stale), UNKNOWN_LEADER_EPOCH
  * when it is ahead (the replica's is), none when they match or the client asked for no check.
  */
-export function leaderEpochError(currentLeaderEpoch: number, leaderEpoch: number): number {
+export function leaderEpochError(currentLeaderEpoch: LeaderEpoch, leaderEpoch: LeaderEpoch): number {
   if (currentLeaderEpoch === NO_EPOCH_CHECK || currentLeaderEpoch === leaderEpoch) return ErrorCode.NONE;
   return currentLeaderEpoch < leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
 }

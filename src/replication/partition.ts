@@ -15,9 +15,29 @@
 import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
 import { BatchLayout } from '@sluice/protocol/records/index.js';
-import type { AbortedTxn, AppendOrigin, AppendResult, LogSlice, PartitionLog, ReadOptions, TxnMarkerRequest } from '../storage/index.js';
+import type {
+  AbortedTxn,
+  AppendOrigin,
+  AppendResult,
+  EpochEndOffset,
+  LogSlice,
+  PartitionLog,
+  ReadOptions,
+  TxnMarkerRequest,
+} from '../storage/index.js';
 import { FollowerReplica } from './follower-replica.js';
-import { leaderEpochError, NO_EPOCH, NO_EPOCH_CHECK } from './leader-epoch.js';
+import { leaderEpochError } from './leader-epoch.js';
+import {
+  earliest,
+  leaderEpochOf,
+  nextOffset,
+  NO_EPOCH,
+  NO_EPOCH_CHECK,
+  NO_OFFSET,
+  offsetOf,
+  type LeaderEpoch,
+  type Offset,
+} from '@sluice/protocol/common/offsets.js';
 import { type IsrAnswer, type PartitionStateCommand } from './partition-state.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
@@ -28,8 +48,6 @@ export type ReplicaRole = 'leader' | 'follower';
 const ACKS_ALL = -1;
 /** Kafka's `replica.lag.time.max.ms` default. */
 export const DEFAULT_REPLICA_LAG_TIME_MAX_MS = 30_000;
-/** An offset a leader has nothing to wait for at. */
-const NO_REQUIRED_OFFSET = -1;
 /** Below this many waits, expired ones are dropped only as completions pass them. */
 const MIN_WAIT_SWEEP = 16;
 
@@ -49,9 +67,9 @@ export interface CompletedAck {
 interface AcksWait {
   readonly id: number;
   /** The leader epoch the records were appended at. */
-  readonly leaderEpoch: number;
+  readonly leaderEpoch: LeaderEpoch;
   /** The high watermark that commits them. */
-  readonly requiredOffset: number;
+  readonly requiredOffset: Offset;
   /** When the main thread answers REQUEST_TIMED_OUT: past it, the wait is dropped unanswered. */
   readonly deadline: number;
 }
@@ -67,13 +85,8 @@ export interface PartitionOptions {
 export interface LeaderAppend {
   readonly result: AppendResult;
   readonly highWatermarkMoved: boolean;
-  /** acks=all: the high watermark the producer's answer waits for, or -1 (committed already, or acks is not all). */
-  readonly requiredOffset: number;
-}
-
-export interface EpochEndOffset {
-  readonly epoch: number;
-  readonly endOffset: number;
+  /** acks=all: the high watermark the producer's answer waits for, or NO_OFFSET (committed already, or acks is not all). */
+  readonly requiredOffset: Offset;
 }
 
 /** A follower's fetch as its leader serves it. */
@@ -112,12 +125,12 @@ const NOT_APPLIED_ERRORS: ReadonlySet<number> = new Set([ErrorCode.OPERATION_NOT
 
 export class Partition {
   private role: ReplicaRole = 'follower';
-  private epoch = -1;
+  private epoch: LeaderEpoch = NO_EPOCH;
   private partitionEpochValue = -1;
   /** The leader epoch at which this replica last took over leadership: acks=all waits from an earlier term end. */
-  private leaderSince = -1;
+  private leaderSince: LeaderEpoch = NO_EPOCH;
   /** Where the current leader epoch starts in this leader's log (Kafka's leaderEpochStartOffsetOpt); -1 when following. */
-  private epochStartOffset = -1;
+  private epochStartOffset: Offset = NO_OFFSET;
   private replicaIds: readonly number[] = [];
   /** The ISR as the controller last committed it. */
   private committedIsr: ReadonlySet<number> = new Set();
@@ -164,7 +177,7 @@ export class Partition {
     this.currentLog = log;
   }
 
-  get leaderEpoch(): number {
+  get leaderEpoch(): LeaderEpoch {
     return this.epoch;
   }
 
@@ -187,17 +200,17 @@ export class Partition {
     return this.pendingIsr;
   }
 
-  get highWatermark(): number {
+  get highWatermark(): Offset {
     return this.log.highWatermark;
   }
 
   /** Below the high watermark, up to the first transaction still open or whose marker is not replicated yet. */
-  get lastStableOffset(): number {
+  get lastStableOffset(): Offset {
     return this.log.lastStableOffset;
   }
 
   /** The latest leader epoch in the log: a follower's next Fetch names it as its last fetched epoch. */
-  get latestEpoch(): number {
+  get latestEpoch(): LeaderEpoch {
     return this.log.leaderEpochCache.latestEpoch;
   }
 
@@ -215,17 +228,19 @@ export class Partition {
    */
   applyState(state: PartitionStateCommand, config: Readonly<Record<string, string>>): void {
     this.updateConfig(config);
-    if (state.leaderEpoch < this.epoch || (state.leaderEpoch === this.epoch && state.partitionEpoch < this.partitionEpochValue)) return;
+    // The controller's state enters the replica here: its leader epoch becomes a `LeaderEpoch`.
+    const leaderEpoch = leaderEpochOf(state.leaderEpoch);
+    if (leaderEpoch < this.epoch || (leaderEpoch === this.epoch && state.partitionEpoch < this.partitionEpochValue)) return;
     const wasLeader = this.isLeader;
-    const newEpoch = state.leaderEpoch > this.epoch;
-    this.epoch = state.leaderEpoch;
+    const newEpoch = leaderEpoch > this.epoch;
+    this.epoch = leaderEpoch;
     this.partitionEpochValue = state.partitionEpoch;
     this.replicaIds = [...state.replicas];
     this.setCommittedIsr(new Set(state.isr));
     if (state.leader !== this.localId) {
       this.role = 'follower';
       this.followers.clear();
-      this.epochStartOffset = -1;
+      this.epochStartOffset = NO_OFFSET;
       this.completeAcksWaits();
       return;
     }
@@ -252,23 +267,23 @@ export class Partition {
   }
 
   /** The error for a client that names `currentLeaderEpoch` (see `leaderEpochError`). */
-  epochError(currentLeaderEpoch: number): number {
+  epochError(currentLeaderEpoch: LeaderEpoch): number {
     return leaderEpochError(currentLeaderEpoch, this.epoch);
   }
 
   /** Throws the epoch error, or NOT_LEADER_OR_FOLLOWER when this replica does not lead. */
-  checkLeader(currentLeaderEpoch: number): void {
+  checkLeader(currentLeaderEpoch: LeaderEpoch): void {
     this.checkEpoch(currentLeaderEpoch);
     if (!this.isLeader) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `this broker does not lead ${this.name}`);
   }
 
   /** Throws the epoch error, or NOT_LEADER_OR_FOLLOWER when this replica leads: only a follower takes a leader's records. */
-  checkFollower(currentLeaderEpoch: number): void {
+  checkFollower(currentLeaderEpoch: LeaderEpoch): void {
     this.checkEpoch(currentLeaderEpoch);
     if (this.isLeader) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `this broker leads ${this.name}: it replicates from no one`);
   }
 
-  private checkEpoch(currentLeaderEpoch: number): void {
+  private checkEpoch(currentLeaderEpoch: LeaderEpoch): void {
     const epochError = this.epochError(currentLeaderEpoch);
     if (epochError !== ErrorCode.NONE)
       throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.epoch}`);
@@ -322,8 +337,8 @@ export class Partition {
     const result = append();
     const highWatermarkMoved = this.maybeAdvanceHighWatermark();
     const committed = this.log.highWatermark > result.lastOffset;
-    const requiredOffset = requiredAcks === ACKS_ALL && !committed ? result.lastOffset + 1 : NO_REQUIRED_OFFSET;
-    if (requiredOffset !== NO_REQUIRED_OFFSET && wait !== undefined) this.holdAcksWait(wait, this.epoch, requiredOffset);
+    const requiredOffset = requiredAcks === ACKS_ALL && !committed ? nextOffset(result.lastOffset) : NO_OFFSET;
+    if (requiredOffset !== NO_OFFSET && wait !== undefined) this.holdAcksWait(wait, this.epoch, requiredOffset);
     else if (highWatermarkMoved) this.completeAcksWaits();
     return { result, highWatermarkMoved, requiredOffset };
   }
@@ -333,11 +348,11 @@ export class Partition {
    * `requiredOffset` (or answers it at once if it can): a coordinator's wait for what an earlier
    * leader wrote, or an append's own.
    */
-  awaitCommit(wait: AcksWaitRequest, leaderEpoch: number, requiredOffset: number): void {
+  awaitCommit(wait: AcksWaitRequest, leaderEpoch: LeaderEpoch, requiredOffset: Offset): void {
     this.holdAcksWait(wait, leaderEpoch, requiredOffset);
   }
 
-  private holdAcksWait(wait: AcksWaitRequest, leaderEpoch: number, requiredOffset: number): void {
+  private holdAcksWait(wait: AcksWaitRequest, leaderEpoch: LeaderEpoch, requiredOffset: Offset): void {
     this.waits.push({ id: wait.id, leaderEpoch, requiredOffset, deadline: this.clock() + wait.timeoutMs });
     this.completeAcksWaits();
     if (this.waits.length >= this.sweepAt) {
@@ -404,7 +419,7 @@ export class Partition {
    * Records a follower's fetch position: the leader's view of its log end offset, which can move
    * the high watermark. Returns whether it did.
    */
-  updateFollower(replicaId: number, logEndOffset: number): boolean {
+  updateFollower(replicaId: number, logEndOffset: Offset): boolean {
     const follower = this.followers.get(replicaId);
     if (follower === undefined)
       throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${replicaId} is not a replica of ${this.name}`);
@@ -438,14 +453,14 @@ export class Partition {
   }
 
   /** The bound of a consumer's read: the last stable offset for read_committed, else the high watermark. */
-  readBound(readCommitted: boolean): number {
+  readBound(readCommitted: boolean): Offset {
     return readCommitted ? this.lastStableOffset : this.highWatermark;
   }
 
   /** A consumer's read, as leader: fenced by epoch, bounded by its isolation level. */
   read(
-    currentLeaderEpoch: number,
-    fetchOffset: number,
+    currentLeaderEpoch: LeaderEpoch,
+    fetchOffset: Offset,
     maxBytes: number,
     options: { readCommitted: boolean } & Pick<ReadOptions, 'minOneMessage'>,
   ): LogSlice | null {
@@ -461,7 +476,7 @@ export class Partition {
    * about: those overlapping [fetchOffset, last stable offset) — the read's bound, so they cover
    * whatever part of it the read returns.
    */
-  abortedTransactions(fetchOffset: number): AbortedTxn[] {
+  abortedTransactions(fetchOffset: Offset): AbortedTxn[] {
     return this.log.collectAbortedTransactions(fetchOffset, this.lastStableOffset);
   }
 
@@ -475,9 +490,9 @@ export class Partition {
    */
   readForFollower(
     replicaId: number,
-    currentLeaderEpoch: number,
-    fetchOffset: number,
-    lastFetchedEpoch: number,
+    currentLeaderEpoch: LeaderEpoch,
+    fetchOffset: Offset,
+    lastFetchedEpoch: LeaderEpoch,
     maxBytes: number,
     minOneMessage: boolean,
   ): FollowerRead {
@@ -501,7 +516,7 @@ export class Partition {
   }
 
   /** Where a follower at `fetchOffset` with `lastFetchedEpoch` diverged from this log, or null if it has not. */
-  private divergence(fetchOffset: number, lastFetchedEpoch: number): EpochEndOffset | null {
+  private divergence(fetchOffset: Offset, lastFetchedEpoch: LeaderEpoch): EpochEndOffset | null {
     const end = this.log.leaderEpochCache.endOffsetFor(lastFetchedEpoch, this.log.logEndOffset);
     if (end.epoch === NO_EPOCH || end.endOffset < 0) {
       throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `the end of epoch ${lastFetchedEpoch} is not known in ${this.name}`);
@@ -609,9 +624,9 @@ export class Partition {
    */
   appendAsFollower(
     records: Buffer,
-    leaderHighWatermark: number,
-    leaderLogStartOffset: number,
-    currentLeaderEpoch: number = NO_EPOCH_CHECK,
+    leaderHighWatermark: Offset,
+    leaderLogStartOffset: Offset,
+    currentLeaderEpoch: LeaderEpoch = NO_EPOCH_CHECK,
   ): void {
     this.checkFollower(currentLeaderEpoch);
     const log = this.log;
@@ -640,14 +655,14 @@ export class Partition {
    * the earlier epoch (KIP-279: after quick successive elections one step is not enough). Never
    * to the high watermark alone (KIP-101). Returns the offset the log now ends at.
    */
-  truncateToDivergence(diverging: EpochEndOffset, currentLeaderEpoch: number): number {
+  truncateToDivergence(diverging: EpochEndOffset, currentLeaderEpoch: LeaderEpoch): Offset {
     this.checkFollower(currentLeaderEpoch);
     const end = this.log.logEndOffset;
     const own = this.log.leaderEpochCache.endOffsetFor(diverging.epoch, end);
-    let target: number;
-    if (own.endOffset < 0) target = Math.min(diverging.endOffset, end);
-    else if (own.epoch !== diverging.epoch) target = Math.min(own.endOffset, end);
-    else target = Math.min(own.endOffset, diverging.endOffset, end);
+    let target: Offset;
+    if (own.endOffset < 0) target = earliest(diverging.endOffset, end);
+    else if (own.epoch !== diverging.epoch) target = earliest(own.endOffset, end);
+    else target = earliest(own.endOffset, diverging.endOffset, end);
     this.truncate(target, false, currentLeaderEpoch);
     return this.log.logEndOffset;
   }
@@ -656,7 +671,7 @@ export class Partition {
    * A follower's truncation: to `offset` (a leader whose log ends before this one), or with
    * `fully`, to nothing, the log restarting at `offset` (behind the leader's log start).
    */
-  truncate(offset: number, fully: boolean, currentLeaderEpoch: number = NO_EPOCH_CHECK): void {
+  truncate(offset: Offset, fully: boolean, currentLeaderEpoch: LeaderEpoch = NO_EPOCH_CHECK): void {
     this.checkFollower(currentLeaderEpoch);
     if (offset < 0) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `cannot truncate ${this.name} to ${offset}`);
     if (fully) this.log.truncateFullyAndStartAt(offset);
@@ -665,8 +680,8 @@ export class Partition {
 }
 
 /** The offsets of the first whole batch header in `records`, or null if there is none. */
-function firstBatchRange(records: Buffer): { baseOffset: number; lastOffset: number } | null {
+function firstBatchRange(records: Buffer): { baseOffset: Offset; lastOffset: number } | null {
   if (records.byteLength < BatchLayout.RECORDS_OFFSET) return null;
-  const baseOffset = Number(records.readBigInt64BE(BatchLayout.BASE_OFFSET_OFFSET));
+  const baseOffset = offsetOf(records.readBigInt64BE(BatchLayout.BASE_OFFSET_OFFSET));
   return { baseOffset, lastOffset: baseOffset + records.readInt32BE(BatchLayout.LAST_OFFSET_DELTA_OFFSET) };
 }

@@ -19,7 +19,7 @@ import { FetchRequest, FetchResponse, type FetchRequestFetchTopicInput } from '@
 import type { FollowerAppendRequest, ReplicaLogs, ReplicaPositionReply, TruncationKind } from './replica-logs.js';
 import { KafkaError } from '@sluice/protocol/common/kafka-error.js';
 import { type TopicPartition, topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
-import { NO_EPOCH } from './leader-epoch.js';
+import { leaderEpochOf, NO_EPOCH, offsetOf, wireOffset, type LeaderEpoch, type Offset } from '@sluice/protocol/common/offsets.js';
 
 export interface FetcherSettings {
   readonly brokerId: number;
@@ -47,13 +47,13 @@ export interface FollowedPartition {
   readonly topicId: string;
   readonly partition: number;
   /** The leader epoch this broker learned from LeaderAndIsr: the leader fences older ones. */
-  readonly leaderEpoch: number;
+  readonly leaderEpoch: LeaderEpoch;
 }
 
 interface FetchState extends FollowedPartition {
-  fetchOffset: bigint;
-  lastFetchedEpoch: number;
-  logStartOffset: bigint;
+  fetchOffset: Offset;
+  lastFetchedEpoch: LeaderEpoch;
+  logStartOffset: Offset;
   /** Not fetched before this time (ms since epoch) after an error. */
   delayedUntil: number;
 }
@@ -172,9 +172,9 @@ export class ReplicaFetcher {
       t.partitions.push({
         partition: s.partition,
         currentLeaderEpoch: s.leaderEpoch,
-        fetchOffset: s.fetchOffset,
+        fetchOffset: wireOffset(s.fetchOffset),
         lastFetchedEpoch: s.lastFetchedEpoch,
-        logStartOffset: s.logStartOffset,
+        logStartOffset: wireOffset(s.logStartOffset),
         partitionMaxBytes: this.settings.partitionMaxBytes,
       });
     }
@@ -203,8 +203,10 @@ export class ReplicaFetcher {
         const name = t.topic !== '' ? t.topic : ready.find((s) => s.topicId === t.topicId)?.topic;
         const state = name === undefined ? undefined : this.states.get(topicPartitionKey(name, p.partitionIndex));
         if (state === undefined) continue;
-        if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && p.logStartOffset > state.fetchOffset) {
-          await this.restartAt(state, p.logStartOffset);
+        // The answer's offsets and epochs are converted once, here.
+        const leaderLogStartOffset = offsetOf(p.logStartOffset);
+        if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && leaderLogStartOffset > state.fetchOffset) {
+          await this.restartAt(state, leaderLogStartOffset);
           continue;
         }
         if (p.errorCode !== ErrorCode.NONE) {
@@ -212,11 +214,11 @@ export class ReplicaFetcher {
           continue;
         }
         if (p.divergingEpoch.epoch !== NO_EPOCH) {
-          await this.truncateDiverged(state, p.divergingEpoch.epoch, p.divergingEpoch.endOffset);
+          await this.truncateDiverged(state, leaderEpochOf(p.divergingEpoch.epoch), offsetOf(p.divergingEpoch.endOffset));
           continue;
         }
-        if (p.logStartOffset > state.fetchOffset && state.fetchOffset >= 0n) {
-          await this.restartAt(state, p.logStartOffset);
+        if (leaderLogStartOffset > state.fetchOffset && state.fetchOffset >= 0) {
+          await this.restartAt(state, leaderLogStartOffset);
           continue;
         }
         appends.push({
@@ -224,8 +226,8 @@ export class ReplicaFetcher {
           partition: state.partition,
           currentLeaderEpoch: state.leaderEpoch,
           records: p.records ?? Buffer.alloc(0),
-          leaderHighWatermark: p.highWatermark,
-          leaderLogStartOffset: p.logStartOffset,
+          leaderHighWatermark: offsetOf(p.highWatermark),
+          leaderLogStartOffset,
         });
         appended.push(state);
       }
@@ -251,7 +253,7 @@ export class ReplicaFetcher {
     });
   }
 
-  private async truncateDiverged(state: FetchState, divergingEpoch: number, leaderEndOffset: bigint): Promise<void> {
+  private async truncateDiverged(state: FetchState, divergingEpoch: LeaderEpoch, leaderEndOffset: Offset): Promise<void> {
     const from = state.fetchOffset;
     await this.truncate(state, 'diverged', leaderEndOffset, divergingEpoch);
     this.log.info('follower diverged from its leader; truncated', {
@@ -265,7 +267,7 @@ export class ReplicaFetcher {
   }
 
   /** The leader's log starts after everything this follower has: start over from the leader's log start (Kafka's truncateFullyAndStartAt). */
-  private async restartAt(state: FetchState, leaderLogStartOffset: bigint): Promise<void> {
+  private async restartAt(state: FetchState, leaderLogStartOffset: Offset): Promise<void> {
     this.log.info('leader log starts past this follower; restarting the log', {
       topic: state.topic,
       partition: state.partition,
@@ -274,7 +276,7 @@ export class ReplicaFetcher {
     await this.truncate(state, 'restart', leaderLogStartOffset, NO_EPOCH);
   }
 
-  private async truncate(state: FetchState, kind: TruncationKind, offset: bigint, divergingEpoch: number): Promise<void> {
+  private async truncate(state: FetchState, kind: TruncationKind, offset: Offset, divergingEpoch: LeaderEpoch): Promise<void> {
     const { topic, partition, leaderEpoch } = state;
     const [reply] = await this.logs.truncate([{ topic, partition, currentLeaderEpoch: leaderEpoch, kind, offset, divergingEpoch }]);
     const position = positionOf(state, reply);

@@ -10,11 +10,12 @@ import type { PartitionAdmin } from '../metadata/admin/partition-admin.js';
 import type { IsrChangeRequest } from '../metadata/replica-control.js';
 import type { TopicPartition } from '@sluice/protocol/common/topic-partition.js';
 import type { IsrAnswer } from './partition-state.js';
+import type { LeaderEpoch, Offset } from '@sluice/protocol/common/offsets.js';
 
 /** replicaPositions: where a follower's log stands, for its fetcher's first Fetch. */
 export interface ReplicaPositionCommand extends TopicPartition {
   /** The leader epoch this broker follows at: a replica that has moved past it refuses. NO_EPOCH_CHECK skips the check. */
-  readonly currentLeaderEpoch: number;
+  readonly currentLeaderEpoch: LeaderEpoch;
 }
 
 /**
@@ -23,8 +24,8 @@ export interface ReplicaPositionCommand extends TopicPartition {
  */
 export interface FollowerAppendRequest extends ReplicaPositionCommand {
   /** The leader's high watermark and log start offset from the same answer. */
-  readonly leaderHighWatermark: bigint;
-  readonly leaderLogStartOffset: bigint;
+  readonly leaderHighWatermark: Offset;
+  readonly leaderLogStartOffset: Offset;
   /** Whole batches as the leader returned them; may be empty (the answer then only moves the high watermark). */
   readonly records: Buffer;
 }
@@ -39,20 +40,20 @@ export type TruncationKind = 'diverged' | 'restart';
 
 export interface TruncateCommand extends ReplicaPositionCommand {
   readonly kind: TruncationKind;
-  readonly offset: bigint;
+  readonly offset: Offset;
   /** The leader's epoch that ends at `offset` (`diverged`); NO_EPOCH for `restart`. */
-  readonly divergingEpoch: number;
+  readonly divergingEpoch: LeaderEpoch;
 }
 
 /** What a follower's append, truncation and position answer: its log as it now stands. */
 export interface ReplicaPositionReply {
   readonly errorCode: number;
   readonly errorMessage: string | null;
-  readonly logEndOffset: bigint;
-  readonly highWatermark: bigint;
-  readonly logStartOffset: bigint;
+  readonly logEndOffset: Offset;
+  readonly highWatermark: Offset;
+  readonly logStartOffset: Offset;
   /** The latest leader epoch in the log: what the next Fetch names as its last fetched epoch (NO_EPOCH for none). */
-  readonly lastFetchedEpoch: number;
+  readonly lastFetchedEpoch: LeaderEpoch;
 }
 
 export interface ReplicaLogs extends PartitionAdmin {

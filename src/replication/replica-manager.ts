@@ -9,6 +9,7 @@
  * offline (Kafka's `HostedPartition.Offline`): not followed, and answered KAFKA_STORAGE_ERROR in
  * LeaderAndIsr, which tells the controller to move them away.
  */
+import { leaderEpochOf } from '@sluice/protocol/common/offsets.js';
 import type { Logger } from '../common/logger.js';
 import { groupBy } from '@sluice/protocol/common/group-by.js';
 import { ErrorCode } from '@sluice/protocol/errors.js';
@@ -137,7 +138,7 @@ export class ReplicaManager implements ReplicaControl {
 
   private follow(p: LeaderAndIsrPartition, leader: BrokerRegistration): Promise<void> {
     return this.deps.fetchers.follow(
-      { topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: p.leaderEpoch },
+      { topic: p.topic, topicId: p.topicId, partition: p.partition, leaderEpoch: leaderEpochOf(p.leaderEpoch) },
       { id: leader.nodeId, host: leader.host, port: leader.port },
     );
   }

@@ -26,7 +26,7 @@ export type { TxnMarkerRequest } from './producer-state/txn-marker.js';
 export type { AppendOrigin } from './producer-state/append-check.js';
 export { VerificationRequired } from './producer-state/transaction-verifications.js';
 export type { AbortedTxn } from './index/transaction-index.js';
-export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log/leader-epoch-cache.js';
+export { LeaderEpochCache, type EpochEndOffset } from './log/leader-epoch-cache.js';
 export { DEFAULT_LOG_CONFIG, logConfig, withOverrides, type LogConfig, type TimestampTypeName } from './log-config.js';
 export type { FilePosition, RelativeOffset } from './offsets.js';
 export { CorruptSegmentError, OffsetOutOfRangeError, StorageError } from './storage-error.js';

@@ -24,10 +24,11 @@
 import { holdSharedFrame, type SharedFrameHold } from '@sluice/protocol/frame-buffer-pool.js';
 import { Reader } from '@sluice/protocol/primitives/reader.js';
 import { Writer } from '@sluice/protocol/primitives/writer.js';
+import type { LeaderEpoch, Offset } from '@sluice/protocol/common/offsets.js';
 import { sharedFrameView } from './shared-frames.js';
 import type { BodyCodec, RequestBody } from './worker-op.js';
 
-type Scalar = 'int8' | 'int16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'bytes' | 'ownBytes';
+type Scalar = 'int8' | 'int16' | 'int32' | 'uint32' | 'int64' | 'offset' | 'float64' | 'string' | 'bytes' | 'ownBytes';
 
 export type Shape =
   | { readonly kind: Scalar }
@@ -58,6 +59,9 @@ export const int16 = scalar<number>('int16');
 export const int32 = scalar<number>('int32');
 export const uint32 = scalar<number>('uint32');
 export const int64 = scalar<bigint>('int64');
+/** An int64 carried as an exact number: no bigint on either end. */
+export const offset = scalar<Offset>('offset');
+export const leaderEpoch = scalar<LeaderEpoch>('int32');
 export const float64 = scalar<number>('float64');
 export const string = scalar<string>('string');
 /** A view of the body's bytes on decoding (valid while the body is). */
@@ -149,6 +153,8 @@ const SCALAR_WRITE: Record<Scalar, (x: string) => string> = {
   int32: (x) => `e.w.int32(${x});`,
   uint32: (x) => `e.w.uint32(${x});`,
   int64: (x) => `e.w.int64(${x});`,
+  // The high and low halves: two's complement for -1 and below, exact for every safe integer.
+  offset: (x) => `e.w.int32(Math.floor(${x} / 4294967296)); e.w.uint32(${x} >>> 0);`,
   float64: (x) => `e.w.float64(${x});`,
   string: (x) => `e.w.compactString(${x});`,
   bytes: (x) => `e.attach(${x});`,
@@ -161,6 +167,8 @@ const SCALAR_READ: Record<Scalar, string> = {
   int32: 'r.int32()',
   uint32: 'r.uint32()',
   int64: 'r.int64()',
+  // `*` evaluates its left operand first: the high half is read first.
+  offset: 'r.int32() * 4294967296 + r.uint32()',
   float64: 'r.float64()',
   string: 'r.compactString()',
   bytes: 'r.raw(r.int32())',

@@ -6,6 +6,7 @@
  * Writes bench/results/ipc-partition-bodies.json. Run:
  *   npx tsc -b && node dist/bench/micro/ipc/partition-bodies.bench.js
  */
+import { leaderEpochOf, NO_EPOCH, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { Bench } from 'tinybench';
 import type { MessageBody } from '../../../src/ipc/ring-channel.js';
 import {
@@ -56,13 +57,13 @@ const appendReplies: AppendReply[] = range.map((partition) => ({
   errorCode: 0,
   errorMessage: null,
   recordErrors: [],
-  baseOffset: 1_000_000n + BigInt(partition),
+  baseOffset: offsetOf(1_000_000 + partition),
   logAppendTimeMs: -1n,
-  logStartOffset: 0n,
-  highWatermark: 1_000_000n,
+  logStartOffset: offsetOf(0),
+  highWatermark: offsetOf(1_000_000),
   highWatermarkMoved: partition % 2 === 0,
-  leaderEpoch: 3,
-  requiredOffset: 1_000_010n,
+  leaderEpoch: leaderEpochOf(3),
+  requiredOffset: offsetOf(1_000_010),
   needsVerification: false,
   wakeReads: [],
   completedAcks: [],
@@ -71,20 +72,20 @@ const appendReplies: AppendReply[] = range.map((partition) => ({
 const reads: ReadCommand[] = range.map((partition) => ({
   topic: 'orders-events',
   partition,
-  currentLeaderEpoch: 3,
-  fetchOffset: 1_000_000n,
+  currentLeaderEpoch: leaderEpochOf(3),
+  fetchOffset: offsetOf(1_000_000),
   maxBytes: 1 << 20,
   readCommitted: false,
   minOneMessage: true,
   replicaId: -1,
-  lastFetchedEpoch: -1,
+  lastFetchedEpoch: NO_EPOCH,
 }));
 
 const readReplies: ReadReply[] = range.map((partition) => ({
   errorCode: 0,
-  highWatermark: 1_000_100n,
-  lastStableOffset: 1_000_100n,
-  logStartOffset: 0n,
+  highWatermark: offsetOf(1_000_100),
+  lastStableOffset: offsetOf(1_000_100),
+  logStartOffset: offsetOf(0),
   slice: { leaseId: 77 + partition, fd: 42, position: 123_456, length: 65_536 },
   abortedTransactions: null,
   highWatermarkMoved: false,

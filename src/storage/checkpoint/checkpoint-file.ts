@@ -11,6 +11,7 @@
  * leaves either the old file or the new one, never a mix. A leftover `.tmp` is ignored on read.
  * Owned by the thread that owns the log dir (or partition) the file belongs to.
  */
+import { leaderEpochOf, offsetOf, type LeaderEpoch, type Offset } from '@sluice/protocol/common/offsets.js';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { faultPoint } from '../fault-injection.js';
@@ -118,8 +119,8 @@ export const PARTITION_OFFSET_FORMAT: CheckpointFormat<PartitionOffset> = {
 };
 
 export interface EpochEntry {
-  readonly epoch: number;
-  readonly startOffset: number;
+  readonly epoch: LeaderEpoch;
+  readonly startOffset: Offset;
 }
 
 /** `epoch startOffset` lines of `leader-epoch-checkpoint`. */
@@ -131,6 +132,6 @@ export const EPOCH_ENTRY_FORMAT: CheckpointFormat<EpochEntry> = {
     const epoch = parseNonNegativeInteger(fields[0]!);
     const startOffset = parseNonNegativeInteger(fields[1]!);
     if (epoch === null || startOffset === null) return null;
-    return { epoch, startOffset };
+    return { epoch: leaderEpochOf(epoch), startOffset: offsetOf(startOffset) };
   },
 };

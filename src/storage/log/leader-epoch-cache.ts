@@ -9,9 +9,15 @@
 import { join } from 'node:path';
 import { CheckpointFile, CorruptCheckpointError, EPOCH_ENTRY_FORMAT, type EpochEntry } from '../checkpoint/checkpoint-file.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from '../file-names.js';
+import { leaderEpochOf, NO_EPOCH, NO_OFFSET, type LeaderEpoch, type Offset } from '@sluice/protocol/common/offsets.js';
 
-export const UNDEFINED_EPOCH = -1;
-export const UNDEFINED_OFFSET = -1;
+/** Where an epoch ends in the log (OffsetForLeaderEpoch's answer, a diverging epoch). */
+export interface EpochEndOffset {
+  readonly epoch: LeaderEpoch;
+  readonly endOffset: Offset;
+}
+
+const UNKNOWN: EpochEndOffset = { epoch: NO_EPOCH, endOffset: NO_OFFSET };
 
 export class LeaderEpochCache {
   #entries: EpochEntry[];
@@ -33,13 +39,17 @@ export class LeaderEpochCache {
     return this.#entries;
   }
 
-  get latestEpoch(): number {
-    return this.#entries.at(-1)?.epoch ?? UNDEFINED_EPOCH;
+  get latestEpoch(): LeaderEpoch {
+    return this.#entries.at(-1)?.epoch ?? NO_EPOCH;
   }
 
-  /** Records that `epoch` starts at `startOffset`, dropping entries it contradicts. */
-  assign(epoch: number, startOffset: number): void {
-    if (epoch < 0) return;
+  /**
+   * Records that `epoch` starts at `startOffset`, dropping entries it contradicts. The epoch is
+   * where a batch's header or an append names it: here it becomes a `LeaderEpoch`.
+   */
+  assign(partitionLeaderEpoch: number, startOffset: Offset): void {
+    if (partitionLeaderEpoch < 0) return;
+    const epoch = leaderEpochOf(partitionLeaderEpoch);
     const latest = this.#entries.at(-1);
     if (latest !== undefined && latest.epoch === epoch && latest.startOffset <= startOffset) return;
     this.#entries = this.#entries.filter((e) => e.epoch < epoch && e.startOffset < startOffset);
@@ -48,7 +58,7 @@ export class LeaderEpochCache {
   }
 
   /** The log was truncated to end at `endOffset`: epochs starting at or after it are gone. */
-  truncateFromEnd(endOffset: number): void {
+  truncateFromEnd(endOffset: Offset): void {
     const kept = this.#entries.filter((e) => e.startOffset < endOffset);
     if (kept.length === this.#entries.length) return;
     this.#entries = kept;
@@ -63,7 +73,7 @@ export class LeaderEpochCache {
   }
 
   /** The log now starts at `startOffset`: the epoch covering it starts there. */
-  truncateFromStart(startOffset: number): void {
+  truncateFromStart(startOffset: Offset): void {
     let firstKept = -1;
     for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i]!.startOffset <= startOffset) firstKept = i;
     if (firstKept < 0 || (firstKept === 0 && this.#entries[0]!.startOffset === startOffset)) return;
@@ -76,14 +86,10 @@ export class LeaderEpochCache {
    * OffsetForLeaderEpoch: the largest epoch <= `requested` and the offset where the next epoch
    * starts (the log end offset if it is the latest), or (-1, -1) when `requested` is unknown.
    */
-  endOffsetFor(requested: number, logEndOffset: number): { epoch: number; endOffset: number } {
+  endOffsetFor(requested: LeaderEpoch, logEndOffset: Offset): EpochEndOffset {
     const latest = this.#entries.at(-1);
-    if (requested === UNDEFINED_EPOCH || latest === undefined) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
-    if (requested >= latest.epoch) {
-      return requested === latest.epoch
-        ? { epoch: requested, endOffset: logEndOffset }
-        : { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
-    }
+    if (requested === NO_EPOCH || latest === undefined) return UNKNOWN;
+    if (requested >= latest.epoch) return requested === latest.epoch ? { epoch: requested, endOffset: logEndOffset } : UNKNOWN;
     const higher = this.#entries.findIndex((e) => e.epoch > requested);
     const floor = higher > 0 ? this.#entries[higher - 1]! : null;
     return { epoch: floor?.epoch ?? requested, endOffset: this.#entries[higher]!.startOffset };

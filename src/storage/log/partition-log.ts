@@ -420,7 +420,7 @@ export class PartitionLog {
     const bytes = records.subarray(0, validation.validBytes);
     this.#write(bytes, batches, firstOffset, this.#clock());
     for (const header of validation.batches) {
-      this.leaderEpochCache.assign(header.partitionLeaderEpoch, Number(header.baseOffset));
+      this.leaderEpochCache.assign(header.partitionLeaderEpoch, offsetOf(header.baseOffset));
       // Replicated batches are not sequence-checked (the leader did it), only recorded.
       if (carriesProducerState(header.producerId, header.attributes)) {
         this.#producers.update(header, offsetOf(header.baseOffset), Number(header.maxTimestamp));
@@ -667,7 +667,7 @@ export class PartitionLog {
     }
     if (offset > this.#logStartOffset) {
       this.#logStartOffset = offset as Offset;
-      this.leaderEpochCache.truncateFromStart(offset);
+      this.leaderEpochCache.truncateFromStart(this.#logStartOffset);
       this.#producers.onLogStartOffsetIncremented(this.#logStartOffset);
       this.#deleteSegmentsWhile(belowLogStart(this.#logStartOffset));
     }

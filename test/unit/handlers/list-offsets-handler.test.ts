@@ -4,6 +4,7 @@
  * (FENCED_LEADER_EPOCH behind it, UNKNOWN_LEADER_EPOCH ahead), leader epochs answered from v4,
  * and topics or partitions the cluster does not have.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listOffsetsHandler } from '../../../src/handlers/02-list-offsets.js';
@@ -67,7 +68,7 @@ describe('ListOffsets', () => {
     const d = fresh();
     await d.createTopic('t');
     await append(d, 't', batch(['a', 'b', 'c']));
-    assert.equal((await d.owner.deleteRecords({ topic: 't', partition: 0 }, 2n)).errorCode, NONE);
+    assert.equal((await d.owner.deleteRecords({ topic: 't', partition: 0 }, offsetOf(2n))).errorCode, NONE);
     assert.deepEqual(await one(d, 11, EARLIEST), [0, NONE, -1n, 2n, 0]);
     assert.deepEqual(await one(d, 11, EARLIEST_LOCAL), [0, NONE, -1n, 2n, 0]);
     assert.deepEqual(await one(d, 11, LATEST_TIERED), [0, NONE, -1n, -1n, -1]);
@@ -84,7 +85,7 @@ describe('ListOffsets', () => {
     assert.deepEqual(await one(d, 11, 501n), [0, NONE, -1n, -1n, -1]);
     assert.deepEqual(await one(d, 11, MAX_TIMESTAMP), [0, NONE, 500n, 1n, 0]);
     // Below the log start offset records no longer count.
-    await d.owner.deleteRecords({ topic: 't', partition: 0 }, 2n);
+    await d.owner.deleteRecords({ topic: 't', partition: 0 }, offsetOf(2n));
     assert.deepEqual(await one(d, 11, 150n), [0, NONE, 200n, 2n, 0]);
     assert.deepEqual(await one(d, 11, MAX_TIMESTAMP), [0, NONE, 500n, 3n, 0]);
   });

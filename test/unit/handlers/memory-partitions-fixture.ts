@@ -29,8 +29,6 @@ import {
 import type { ParkedReads } from '../../../src/partitions/fetch-purgatory.js';
 import type { PartitionEvents } from '../../../src/partitions/partition-events.js';
 import {
-  NO_EPOCH,
-  NO_EPOCH_CHECK,
   failedRead,
   type AppendReply,
   type AppendRequest,
@@ -42,13 +40,21 @@ import {
   type ReadResult,
   type TxnMarkerEntry,
 } from '../../../src/partitions/partition-data.js';
+import {
+  leaderEpochOf,
+  NO_EPOCH,
+  NO_EPOCH_CHECK,
+  NO_OFFSET,
+  offsetOf,
+  type LeaderEpoch,
+  type Offset,
+} from '@sluice/protocol/common/offsets.js';
 import { leaderEpochError } from '../../../src/replication/leader-epoch.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '@sluice/protocol/offset-requests.js';
-import { failedAppend, type AcksWaitRequest, type CompletedAck } from '../../../src/partitions/partition-protocol.js';
+import { failedAppend, NO_TIMESTAMP, type AcksWaitRequest, type CompletedAck } from '../../../src/partitions/partition-protocol.js';
 import { MemoryPartitionAdmin, type HeldRegion } from './admin-harness.js';
 import { topicPartitionKey } from '@sluice/protocol/common/topic-partition.js';
 
-const NO_OFFSET = -1n;
 /** Kafka's -4 (EARLIEST_LOCAL_TIMESTAMP) and -5 (LATEST_TIERED_TIMESTAMP): without tiered storage, the earliest offset and none. */
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
@@ -148,7 +154,7 @@ class MemoryReplica {
 
   /** The worker's `Partition.checkLeader`: the client's epoch first, then leadership. */
   checkLeader(currentLeaderEpoch: number, localId: number): void {
-    const epochError = leaderEpochError(currentLeaderEpoch, this.leaderEpoch);
+    const epochError = leaderEpochError(leaderEpochOf(currentLeaderEpoch), leaderEpochOf(this.leaderEpoch));
     if (epochError !== ErrorCode.NONE)
       throw new KafkaError(epochError, `leader epoch ${currentLeaderEpoch} is not the current ${this.leaderEpoch}`);
     if (this.leader !== localId) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${localId} does not lead this partition`);
@@ -172,7 +178,7 @@ function errorCodeOf(err: unknown): number {
 }
 
 function failedOffset(errorCode: number): OffsetReply {
-  return { errorCode, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
+  return { errorCode, timestamp: NO_TIMESTAMP, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
 }
 
 export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionData {
@@ -279,12 +285,13 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     if (done.length > 0) this.events?.acksCompleted(done);
   }
 
-  async listOffset(ref: TopicPartition, currentLeaderEpoch: number, timestamp: bigint): Promise<OffsetReply> {
+  async listOffset(ref: TopicPartition, currentLeaderEpoch: LeaderEpoch, timestamp: bigint): Promise<OffsetReply> {
     return this.offsetOp(ref, currentLeaderEpoch, (replica) => {
-      const none = { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: NO_OFFSET, leaderEpoch: -1 };
-      const at = (offset: bigint): OffsetReply => ({ ...none, offset, leaderEpoch: replica.leaderEpoch });
+      const none: OffsetReply = { errorCode: ErrorCode.NONE, timestamp: NO_TIMESTAMP, offset: NO_OFFSET, leaderEpoch: NO_EPOCH };
+      const leaderEpoch = leaderEpochOf(replica.leaderEpoch);
+      const at = (offset: bigint): OffsetReply => ({ ...none, offset: offsetOf(offset), leaderEpoch });
       const hit = (found: TimestampHit | null): OffsetReply =>
-        found === null ? none : { ...none, ...found, leaderEpoch: replica.leaderEpoch };
+        found === null ? none : { ...none, timestamp: found.timestamp, offset: offsetOf(found.offset), leaderEpoch };
       if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return at(replica.logStartOffset);
       if (timestamp === LATEST_TIMESTAMP) return at(replica.highWatermark);
       if (timestamp === LATEST_TIERED_TIMESTAMP) return none;
@@ -294,12 +301,13 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
     });
   }
 
-  async deleteRecords(ref: TopicPartition, offset: bigint): Promise<OffsetReply> {
+  async deleteRecords(ref: TopicPartition, offset: Offset): Promise<OffsetReply> {
     return this.offsetOp(ref, NO_EPOCH_CHECK, (replica) => {
-      const target = offset === -1n ? replica.highWatermark : offset;
+      const target = offset === NO_OFFSET ? replica.highWatermark : BigInt(offset);
       if (target < 0n || target > replica.highWatermark) return failedOffset(ErrorCode.OFFSET_OUT_OF_RANGE);
       if (target > replica.logStartOffset) replica.logStartOffset = target;
-      return { errorCode: ErrorCode.NONE, timestamp: NO_OFFSET, offset: replica.logStartOffset, leaderEpoch: replica.leaderEpoch };
+      const low = offsetOf(replica.logStartOffset);
+      return { errorCode: ErrorCode.NONE, timestamp: NO_TIMESTAMP, offset: low, leaderEpoch: leaderEpochOf(replica.leaderEpoch) };
     });
   }
 
@@ -321,7 +329,7 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   /** The worker's offset ops: answered by the leader, fenced by the client's epoch. */
   private async offsetOp(
     ref: TopicPartition,
-    currentLeaderEpoch: number,
+    currentLeaderEpoch: LeaderEpoch,
     answer: (replica: MemoryReplica) => OffsetReply,
   ): Promise<OffsetReply> {
     try {
@@ -408,21 +416,21 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       const key = topicPartitionKey(ref.topic, ref.partition);
       for (const { waiter, command } of this.parked.parkedReads(key)) this.parked.offer(waiter, key, this.read(command));
     }
-    const requiredOffset = requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset ? nextOffset : NO_OFFSET;
-    if (requiredOffset >= 0n && ref.acksWait !== undefined) replica.waits.push({ id: ref.acksWait.id, requiredOffset });
+    const waits = requiredAcks === ACKS_ALL && replica.highWatermark < nextOffset;
+    if (waits && ref.acksWait !== undefined) replica.waits.push({ id: ref.acksWait.id, requiredOffset: nextOffset });
     else if (highWatermarkMoved) this.completeWaits(replica);
-    this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? replica.highWatermark : null);
+    this.events?.appended(ref.topic, ref.partition, highWatermarkMoved ? offsetOf(replica.highWatermark) : null);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       recordErrors: [],
-      baseOffset,
-      logAppendTimeMs: NO_OFFSET,
-      logStartOffset: replica.logStartOffset,
-      highWatermark: replica.highWatermark,
+      baseOffset: offsetOf(baseOffset),
+      logAppendTimeMs: NO_TIMESTAMP,
+      logStartOffset: offsetOf(replica.logStartOffset),
+      highWatermark: offsetOf(replica.highWatermark),
       highWatermarkMoved,
-      leaderEpoch: replica.leaderEpoch,
-      requiredOffset,
+      leaderEpoch: leaderEpochOf(replica.leaderEpoch),
+      requiredOffset: waits ? offsetOf(nextOffset) : NO_OFFSET,
       needsVerification: false,
       wakeReads: [],
       completedAcks: [],
@@ -452,15 +460,20 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
       const end = replica.endOffsetFor(c.lastFetchedEpoch);
       if (end.epoch === NO_EPOCH || c.fetchOffset < replica.logStartOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
       if (end.epoch < c.lastFetchedEpoch || end.endOffset < c.fetchOffset)
-        return { ...this.state(replica), records: null, divergingEpoch: end, abortedTransactions: null };
+        return {
+          ...this.state(replica),
+          records: null,
+          divergingEpoch: { epoch: leaderEpochOf(end.epoch), endOffset: offsetOf(end.endOffset) },
+          abortedTransactions: null,
+        };
     }
     if (c.fetchOffset < replica.logStartOffset || c.fetchOffset > replica.logEndOffset) return failedRead(ErrorCode.OFFSET_OUT_OF_RANGE);
     const bound = c.replicaId >= 0 ? replica.logEndOffset : replica.highWatermark;
     if (c.replicaId >= 0) {
-      replica.followers.set(c.replicaId, c.fetchOffset);
+      replica.followers.set(c.replicaId, BigInt(c.fetchOffset));
       if (replica.advanceHighWatermark(this.localId)) {
         this.completeWaits(replica);
-        this.events?.highWatermarkMoved(c.topic, c.partition, replica.highWatermark);
+        this.events?.highWatermarkMoved(c.topic, c.partition, offsetOf(replica.highWatermark));
       }
     }
     const taken: Buffer[] = [];
@@ -486,9 +499,9 @@ export class MemoryPartitions extends MemoryPartitionAdmin implements PartitionD
   private state(replica: MemoryReplica): Pick<ReadResult, 'errorCode' | 'highWatermark' | 'lastStableOffset' | 'logStartOffset'> {
     return {
       errorCode: ErrorCode.NONE,
-      highWatermark: replica.highWatermark,
-      lastStableOffset: replica.highWatermark,
-      logStartOffset: replica.logStartOffset,
+      highWatermark: offsetOf(replica.highWatermark),
+      lastStableOffset: offsetOf(replica.highWatermark),
+      logStartOffset: offsetOf(replica.logStartOffset),
     };
   }
 

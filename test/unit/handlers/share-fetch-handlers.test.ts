@@ -5,6 +5,7 @@
  * share session errors, long polls woken by appends, redelivery after a release or a closing
  * session, RENEW from v2, and Kafka's authorization on the group and the topics.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { produceHandler } from '../../../src/handlers/00-produce.js';
@@ -352,7 +353,7 @@ describe('ShareFetch and ShareAcknowledge', () => {
     const f = await setUp();
     await produce(f.d, 0, ['a', 'b']);
     await produce(f.d, 0, ['c']);
-    await f.d.owner.deleteRecords({ topic: 't', partition: 0 }, 2n);
+    await f.d.owner.deleteRecords({ topic: 't', partition: 0 }, offsetOf(2n));
     assert.deepEqual(partitionsOf(await shareFetch(f, 'm1', 0, { partitions: [0] })), [[0, NONE, NONE, [[2n, 2n, 1]], [[2n, 2n]]]]);
   });
 

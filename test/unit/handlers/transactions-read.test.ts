@@ -3,6 +3,7 @@
  * transactions to a read_committed consumer ([] for none) and null to read_uncommitted, as
  * Kafka; ListOffsets asks the owner for LATEST at the request's isolation level.
  */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetchHandler } from '../../../src/handlers/01-fetch.js';
@@ -35,7 +36,7 @@ class TransactionalOwner extends MemoryPartitions {
     readCommitted = false,
   ): Promise<OffsetReply> {
     this.listedCommitted.push(readCommitted);
-    return super.listOffset(ref, currentLeaderEpoch, timestamp);
+    return super.listOffset(ref, leaderEpochOf(currentLeaderEpoch), timestamp);
   }
 }
 
@@ -81,8 +82,8 @@ describe('isolation levels', () => {
       owner.aborted = [];
       assert.deepEqual(await abortedOf(d, v, READ_COMMITTED), [], `v${v}`);
       owner.aborted = [
-        { producerId: 7n, firstOffset: 0n },
-        { producerId: 9n, firstOffset: 2n },
+        { producerId: 7n, firstOffset: offsetOf(0n) },
+        { producerId: 9n, firstOffset: offsetOf(2n) },
       ];
       assert.deepEqual(
         await abortedOf(d, v, READ_COMMITTED),

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { FetchPurgatory, type Wake } from '../../../src/partitions/fetch-purgatory.js';
 import type { ReadResult } from '../../../src/partitions/partition-service.js';
@@ -10,9 +11,9 @@ const reason = (wake: Promise<Wake>): Promise<string> => wake.then((w) => w.reas
 function result(released: { count: number }, byteLength = 100): ReadResult {
   return {
     errorCode: 0,
-    highWatermark: 10n,
-    lastStableOffset: 10n,
-    logStartOffset: 0n,
+    highWatermark: offsetOf(10n),
+    lastStableOffset: offsetOf(10n),
+    logStartOffset: offsetOf(0n),
     records: { fd: 3, position: 0, byteLength, release: () => released.count++ },
     divergingEpoch: null,
     abortedTransactions: null,
@@ -84,7 +85,7 @@ test('a consumer parked with reads lists them per partition; the reads offered f
   assert.deepEqual(parked[0]!.command, readCommand('t', 0, 5n));
   assert.deepEqual(
     p.parkedReads('t-1').map((r) => r.command.fetchOffset),
-    [7n],
+    [7],
   );
   assert.deepEqual(p.parkedReads('u-0'), []);
 

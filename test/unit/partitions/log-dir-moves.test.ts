@@ -4,6 +4,7 @@
  * move that DescribeLogDirs shows as a future replica while appends go on, the replica's state
  * (leader epoch, high watermark) kept across the swap, and an offline dir refused.
  */
+import { offsetOf, leaderEpochOf } from '@sluice/protocol/common/offsets.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readSync, rmSync } from 'node:fs';
@@ -109,21 +110,21 @@ test('a partition moves to the other log dir while appends go on; DescribeLogDir
   assert.ok(sawFuture, 'the future replica was seen while it caught up');
   assert.ok(readdirSync(target).includes('moving-0'));
   const after = (await append(seed++))[0]!;
-  assert.deepEqual([after.errorCode, after.leaderEpoch, after.baseOffset], [ErrorCode.NONE, 3, BigInt((seed - 1) * 10)]);
-  assert.equal(after.highWatermark, BigInt(seed * 10), 'the high watermark follows the moved log');
+  assert.deepEqual([after.errorCode, after.leaderEpoch, after.baseOffset], [ErrorCode.NONE, 3, (seed - 1) * 10]);
+  assert.equal(after.highWatermark, seed * 10, 'the high watermark follows the moved log');
   const values: number[] = [];
   for (let offset = 0n; offset < BigInt(seed * 10);) {
     const [r] = await service.readMany([
       {
         topic: 'moving',
         partition: 0,
-        currentLeaderEpoch: 3,
-        fetchOffset: offset,
+        currentLeaderEpoch: leaderEpochOf(3),
+        fetchOffset: offsetOf(offset),
         maxBytes: 1 << 20,
         readCommitted: false,
         minOneMessage: true,
         replicaId: -1,
-        lastFetchedEpoch: -1,
+        lastFetchedEpoch: leaderEpochOf(-1),
       },
     ]);
     assert.equal(r!.errorCode, ErrorCode.NONE);

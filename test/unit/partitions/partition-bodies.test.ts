@@ -24,6 +24,8 @@ function arbitrary(shape: Shape): fc.Arbitrary<unknown> {
       return fc.integer({ min: 0, max: 4294967295 });
     case 'int64':
       return fc.bigInt({ min: -MAX_INT64 - 1n, max: MAX_INT64 });
+    case 'offset':
+      return fc.maxSafeInteger();
     case 'float64':
       return fc.double();
     case 'bool':

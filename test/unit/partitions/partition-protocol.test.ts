@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import type { TruncateCommand } from '../../../src/replication/replica-logs.js';
+import { leaderEpochOf, NO_EPOCH, offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { randomFillSync } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
@@ -9,6 +9,7 @@ import { SharedFrameSender, UnknownSharedFrameError, receiveSharedFramesOn } fro
 import {
   PartitionOps,
   failedAppend,
+  failedPosition,
   type AppendReply,
   type AppendRequest,
   type ReadCommand,
@@ -26,13 +27,13 @@ function wire(body: MessageBody | Uint8Array | void): Uint8Array {
 const parkedRead = (partition: number, fetchOffset: bigint): ReadCommand => ({
   topic: 'orders',
   partition,
-  currentLeaderEpoch: 4,
-  fetchOffset,
+  currentLeaderEpoch: leaderEpochOf(4),
+  fetchOffset: offsetOf(fetchOffset),
   maxBytes: 1 << 20,
   readCommitted: true,
   minOneMessage: true,
   replicaId: -1,
-  lastFetchedEpoch: -1,
+  lastFetchedEpoch: leaderEpochOf(-1),
 });
 
 test("an append body carries many partitions, each header followed by its records, in order, with who wrote them, whether they are verified, their acks=all waits and the parked fetches' reads", () => {
@@ -155,13 +156,13 @@ test('append replies keep their order, record errors, int64 offsets, whether the
       errorCode: 0,
       errorMessage: null,
       recordErrors: [],
-      baseOffset: 2n ** 40n,
+      baseOffset: offsetOf(2n ** 40n),
       logAppendTimeMs: -1n,
-      logStartOffset: 0n,
-      highWatermark: 2n ** 40n + 5n,
+      logStartOffset: offsetOf(0n),
+      highWatermark: offsetOf(2n ** 40n + 5n),
       highWatermarkMoved: true,
-      leaderEpoch: 7,
-      requiredOffset: 2n ** 40n + 9n,
+      leaderEpoch: leaderEpochOf(7),
+      requiredOffset: offsetOf(2n ** 40n + 9n),
       needsVerification: false,
       wakeReads: [],
       completedAcks: [
@@ -176,28 +177,28 @@ test('append replies keep their order, record errors, int64 offsets, whether the
         { batchIndex: 2, message: 'key required' },
         { batchIndex: 4, message: null },
       ],
-      baseOffset: -1n,
+      baseOffset: offsetOf(-1n),
       logAppendTimeMs: -1n,
-      logStartOffset: -1n,
-      highWatermark: -1n,
+      logStartOffset: offsetOf(-1n),
+      highWatermark: offsetOf(-1n),
       highWatermarkMoved: false,
-      leaderEpoch: -1,
-      requiredOffset: -1n,
+      leaderEpoch: leaderEpochOf(-1),
+      requiredOffset: offsetOf(-1n),
       needsVerification: true,
       wakeReads: [],
       completedAcks: [],
     },
     {
       ...failedAppend(0, null),
-      baseOffset: 10n,
-      highWatermark: 12n,
+      baseOffset: offsetOf(10n),
+      highWatermark: offsetOf(12n),
       highWatermarkMoved: true,
       wakeReads: [
         {
           errorCode: 0,
-          highWatermark: 12n,
-          lastStableOffset: 11n,
-          logStartOffset: 0n,
+          highWatermark: offsetOf(12n),
+          lastStableOffset: offsetOf(11n),
+          logStartOffset: offsetOf(0n),
           slice: { leaseId: 9, fd: 40, position: 4096, length: 200 },
           abortedTransactions: [],
           highWatermarkMoved: false,
@@ -207,9 +208,9 @@ test('append replies keep their order, record errors, int64 offsets, whether the
         },
         {
           errorCode: 74,
-          highWatermark: -1n,
-          lastStableOffset: -1n,
-          logStartOffset: -1n,
+          highWatermark: offsetOf(-1n),
+          lastStableOffset: offsetOf(-1n),
+          logStartOffset: offsetOf(-1n),
           slice: null,
           abortedTransactions: null,
           highWatermarkMoved: false,
@@ -233,24 +234,24 @@ test("a read body carries many partitions with their leader epochs and the fetch
     {
       topic: 'a',
       partition: 0,
-      currentLeaderEpoch: -1,
-      fetchOffset: 0n,
+      currentLeaderEpoch: leaderEpochOf(-1),
+      fetchOffset: offsetOf(0n),
       maxBytes: 1 << 20,
       readCommitted: false,
       minOneMessage: true,
       replicaId: -1,
-      lastFetchedEpoch: -1,
+      lastFetchedEpoch: leaderEpochOf(-1),
     },
     {
       topic: 'b',
       partition: 4095,
-      currentLeaderEpoch: 7,
-      fetchOffset: 123_456_789_012n,
+      currentLeaderEpoch: leaderEpochOf(7),
+      fetchOffset: offsetOf(123_456_789_012n),
       maxBytes: 0,
       readCommitted: true,
       minOneMessage: false,
       replicaId: 3,
-      lastFetchedEpoch: 6,
+      lastFetchedEpoch: leaderEpochOf(6),
     },
   ];
   const op = PartitionOps.read;
@@ -258,13 +259,13 @@ test("a read body carries many partitions with their leader epochs and the fetch
   const replies: ReadReply[] = [
     {
       errorCode: 0,
-      highWatermark: 10n,
-      lastStableOffset: 10n,
-      logStartOffset: 0n,
+      highWatermark: offsetOf(10n),
+      lastStableOffset: offsetOf(10n),
+      logStartOffset: offsetOf(0n),
       slice: { leaseId: 0xffffffff, fd: 42, position: 2 ** 40, length: 1024 },
       abortedTransactions: [
-        { producerId: 2n ** 40n, firstOffset: 3n },
-        { producerId: 7n, firstOffset: 9n },
+        { producerId: 2n ** 40n, firstOffset: offsetOf(3n) },
+        { producerId: 7n, firstOffset: offsetOf(9n) },
       ],
       highWatermarkMoved: true,
       divergingEpoch: null,
@@ -276,9 +277,9 @@ test("a read body carries many partitions with their leader epochs and the fetch
     },
     {
       errorCode: 1,
-      highWatermark: -1n,
-      lastStableOffset: -1n,
-      logStartOffset: -1n,
+      highWatermark: offsetOf(-1n),
+      lastStableOffset: offsetOf(-1n),
+      logStartOffset: offsetOf(-1n),
       slice: null,
       abortedTransactions: null,
       highWatermarkMoved: false,
@@ -288,13 +289,13 @@ test("a read body carries many partitions with their leader epochs and the fetch
     },
     {
       errorCode: 0,
-      highWatermark: 8n,
-      lastStableOffset: 8n,
-      logStartOffset: 0n,
+      highWatermark: offsetOf(8n),
+      lastStableOffset: offsetOf(8n),
+      logStartOffset: offsetOf(0n),
       slice: null,
       abortedTransactions: [],
       highWatermarkMoved: false,
-      divergingEpoch: { epoch: 4, endOffset: 2n ** 35n },
+      divergingEpoch: { epoch: leaderEpochOf(4), endOffset: offsetOf(2n ** 35n) },
       isrProposal: null,
       completedAcks: [{ id: 5, errorCode: 0 }],
     },
@@ -334,16 +335,11 @@ test('a writeTxnMarkers body carries each entry whole, in order; replies are app
   ];
   const op = PartitionOps.writeTxnMarkers;
   assert.deepEqual(op.request.decode(wire(op.request.encode(entries))), entries);
-  const replies = [failedAppend(52, 'fenced'), { ...failedAppend(0, null), baseOffset: 5n, requiredOffset: 6n, leaderEpoch: 3 }];
+  const replies = [
+    failedAppend(52, 'fenced'),
+    { ...failedAppend(0, null), baseOffset: offsetOf(5), requiredOffset: offsetOf(6), leaderEpoch: leaderEpochOf(3) },
+  ];
   assert.deepEqual(op.reply.decode(wire(op.reply.encode(replies))), replies);
-});
-
-test('a listOffset command carries the isolation level', () => {
-  const op = PartitionOps.listOffset;
-  for (const readCommitted of [true, false]) {
-    const command = { topic: 't', partition: 3, currentLeaderEpoch: 4, arg: -1n, readCommitted };
-    assert.deepEqual(op.request.decode(wire(op.request.encode(command))), command);
-  }
 });
 
 test('a truncated batched body is refused, not half-read', () => {
@@ -353,13 +349,13 @@ test('a truncated batched body is refused, not half-read', () => {
       {
         topic: 'a',
         partition: 0,
-        currentLeaderEpoch: -1,
-        fetchOffset: 5n,
+        currentLeaderEpoch: leaderEpochOf(-1),
+        fetchOffset: offsetOf(5n),
         maxBytes: 10,
         readCommitted: false,
         minOneMessage: true,
         replicaId: -1,
-        lastFetchedEpoch: -1,
+        lastFetchedEpoch: leaderEpochOf(-1),
       },
     ]),
   );
@@ -371,17 +367,17 @@ test('the bytes of a readBytes reply are copied out of the ring, which reuses it
   const ring = wire(
     op.reply.encode({
       errorCode: 0,
-      highWatermark: 3n,
-      logEndOffset: 5n,
-      leaderEpoch: 2,
-      logStartOffset: 0n,
+      highWatermark: offsetOf(3n),
+      logEndOffset: offsetOf(5n),
+      leaderEpoch: leaderEpochOf(2),
+      logStartOffset: offsetOf(0n),
       bytes: Buffer.from('records'),
     }),
   );
   const reply = op.reply.decode(ring);
   ring.fill(0);
   assert.equal(reply.bytes.toString(), 'records');
-  assert.deepEqual([reply.highWatermark, reply.logEndOffset, reply.leaderEpoch], [3n, 5n, 2]);
+  assert.deepEqual([reply.highWatermark, reply.logEndOffset, reply.leaderEpoch], [3, 5, 2]);
 });
 
 test("a follower's append body carries the leader's watermarks, then its records copied once into the ring", () => {
@@ -389,12 +385,19 @@ test("a follower's append body carries the leader's watermarks, then its records
     {
       topic: 't',
       partition: 2,
-      currentLeaderEpoch: 5,
-      leaderHighWatermark: 2n ** 33n,
-      leaderLogStartOffset: 7n,
+      currentLeaderEpoch: leaderEpochOf(5),
+      leaderHighWatermark: offsetOf(2n ** 33n),
+      leaderLogStartOffset: offsetOf(7),
       records: Buffer.from('fetched batches'),
     },
-    { topic: 'u', partition: 0, currentLeaderEpoch: -1, leaderHighWatermark: 0n, leaderLogStartOffset: 0n, records: Buffer.alloc(0) },
+    {
+      topic: 'u',
+      partition: 0,
+      currentLeaderEpoch: NO_EPOCH,
+      leaderHighWatermark: offsetOf(0),
+      leaderLogStartOffset: offsetOf(0),
+      records: Buffer.alloc(0),
+    },
   ];
   const op = PartitionOps.appendAsFollower;
   const body = op.request.encode(entries);
@@ -404,47 +407,24 @@ test("a follower's append body carries the leader's watermarks, then its records
     entries,
   );
   const positions = [
-    { errorCode: 0, errorMessage: null, logEndOffset: 2n ** 34n, highWatermark: 2n ** 33n, logStartOffset: 7n, lastFetchedEpoch: 5 },
     {
-      errorCode: 6,
-      errorMessage: 'this broker leads t-2',
-      logEndOffset: -1n,
-      highWatermark: -1n,
-      logStartOffset: -1n,
-      lastFetchedEpoch: -1,
+      errorCode: 0,
+      errorMessage: null,
+      logEndOffset: offsetOf(2n ** 34n),
+      highWatermark: offsetOf(2n ** 33n),
+      logStartOffset: offsetOf(7),
+      lastFetchedEpoch: leaderEpochOf(5),
     },
+    failedPosition(6, 'this broker leads t-2'),
   ];
   assert.deepEqual(op.reply.decode(wire(op.reply.encode(positions))), positions);
-});
-
-test('truncate, replicaPosition and awaitCommit carry many partitions each, in order', () => {
-  const truncations: TruncateCommand[] = [
-    { topic: 't', partition: 1, currentLeaderEpoch: 3, kind: 'diverged', offset: 2n ** 40n, divergingEpoch: 7 },
-    { topic: 't', partition: 2, currentLeaderEpoch: -1, kind: 'restart', offset: 0n, divergingEpoch: -1 },
-  ];
-  assert.deepEqual(PartitionOps.truncate.request.decode(wire(PartitionOps.truncate.request.encode(truncations))), truncations);
-  const refs = [
-    { topic: 'a', partition: 0, currentLeaderEpoch: 9 },
-    { topic: 'b', partition: 7, currentLeaderEpoch: -1 },
-  ];
-  assert.deepEqual(PartitionOps.replicaPosition.request.decode(wire(PartitionOps.replicaPosition.request.encode(refs))), refs);
-  const waits = [
-    { topic: 'a', partition: 0, wait: { id: 9, timeoutMs: 5000 }, leaderEpoch: 2, requiredOffset: 2n ** 41n },
-    { topic: 'b', partition: 1, wait: { id: 0xffffffff, timeoutMs: 0 }, leaderEpoch: -1, requiredOffset: 0n },
-  ];
-  assert.deepEqual(PartitionOps.awaitCommit.request.decode(wire(PartitionOps.awaitCommit.request.encode(waits))), waits);
-  const replies = [
-    { errorCode: 0, completedAcks: [{ id: 9, errorCode: 0 }] },
-    { errorCode: 3, completedAcks: [] },
-  ];
-  assert.deepEqual(PartitionOps.awaitCommit.reply.decode(wire(PartitionOps.awaitCommit.reply.encode(replies))), replies);
 });
 
 test('open, delete and isrAnswers replies carry the acks=all waits they completed', () => {
   const acks = { completedAcks: [{ id: 4, errorCode: 6 }] };
   assert.deepEqual(PartitionOps.open.reply.decode(wire(PartitionOps.open.reply.encode(acks))), acks);
   assert.deepEqual(PartitionOps.delete.reply.decode(wire(PartitionOps.delete.reply.encode(acks))), acks);
-  const answers = [{ errorCode: 0, highWatermarkMoved: true, highWatermark: 9, completedAcks: [{ id: 4, errorCode: 0 }] }];
+  const answers = [{ errorCode: 0, highWatermarkMoved: true, highWatermark: offsetOf(9), completedAcks: [{ id: 4, errorCode: 0 }] }];
   assert.deepEqual(PartitionOps.isrAnswers.reply.decode(wire(PartitionOps.isrAnswers.reply.encode(answers))), answers);
 });
 

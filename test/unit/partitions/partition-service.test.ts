@@ -6,6 +6,7 @@
  * answers — and the events the replies raise.
  * Broker 1 is this broker; broker 2 is a follower or leader that exists only in the states.
  */
+import { leaderEpochOf, type Offset, offsetOf } from '@sluice/protocol/common/offsets.js';
 import type { IsrChangeRequest } from '../../../src/metadata/replica-control.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,10 +31,10 @@ const { NONE, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH } = ErrorCode;
 /** What the service told its events, in order, as `kind topic-partition[@hw]`. */
 class RecordedEvents implements PartitionEvents {
   readonly seen: string[] = [];
-  appended(topic: string, partition: number, highWatermark: bigint | null): void {
+  appended(topic: string, partition: number, highWatermark: Offset | null): void {
     this.seen.push(`appended ${topic}-${partition}${highWatermark === null ? '' : `@${highWatermark}`}`);
   }
-  highWatermarkMoved(topic: string, partition: number, highWatermark: bigint): void {
+  highWatermarkMoved(topic: string, partition: number, highWatermark: Offset): void {
     this.seen.push(`hw ${topic}-${partition}@${highWatermark}`);
   }
   stateApplied(topic: string, partition: number): void {
@@ -126,7 +127,7 @@ describe('a leader with a follower in its ISR', () => {
     );
     assert.deepEqual(
       appends.map((a) => [a.errorCode, a.baseOffset, a.highWatermark, a.highWatermarkMoved, a.requiredOffset, a.leaderEpoch]),
-      [0, 1, 2, 3].map(() => [NONE, 0n, 0n, false, 3n, 0]),
+      [0, 1, 2, 3].map(() => [NONE, 0, 0, false, 3, 0]),
       'nothing committed: each waits for offset 3',
     );
     assert.deepEqual(
@@ -137,7 +138,7 @@ describe('a leader with a follower in its ISR', () => {
 
     const first = await read([0, 1, 2, 3].map((p) => readCommand(name, p, 0n, OTHER)));
     assert.ok(
-      first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0n),
+      first.every((r) => r.errorCode === NONE && r.bytes > 0 && r.highWatermark === 0),
       'records above the high watermark, for the follower',
     );
     const consumer = await read([readCommand(name, 0, 0n, -1)]);
@@ -147,7 +148,7 @@ describe('a leader with a follower in its ISR', () => {
     const second = await read([0, 1, 2, 3].map((p) => readCommand(name, p, 3n, OTHER, 0)));
     assert.deepEqual(
       second.map((r) => [r.errorCode, r.highWatermark, r.bytes, r.divergingEpoch]),
-      [0, 1, 2, 3].map(() => [NONE, 3n, 0, null]),
+      [0, 1, 2, 3].map(() => [NONE, 3, 0, null]),
     );
     assert.deepEqual(
       events.take().sort(),
@@ -156,8 +157,14 @@ describe('a leader with a follower in its ISR', () => {
     );
     assert.deepEqual(
       await service.awaitCommit([
-        { topic: name, partition: 0, wait: { id: 200, timeoutMs: 60_000 }, leaderEpoch: 0, requiredOffset: 3n },
-        { topic: 'missing', partition: 0, wait: { id: 201, timeoutMs: 60_000 }, leaderEpoch: 0, requiredOffset: 1n },
+        { topic: name, partition: 0, wait: { id: 200, timeoutMs: 60_000 }, leaderEpoch: leaderEpochOf(0), requiredOffset: offsetOf(3n) },
+        {
+          topic: 'missing',
+          partition: 0,
+          wait: { id: 201, timeoutMs: 60_000 },
+          leaderEpoch: leaderEpochOf(0),
+          requiredOffset: offsetOf(1n),
+        },
       ]),
       [NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
     );
@@ -189,9 +196,9 @@ describe('a leader with a follower in its ISR', () => {
     await service.appendMany([{ topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 2) }]);
     const [diverged, stranger] = await read([
       readCommand(name, 0, 3n, OTHER, 1),
-      { ...readCommand(name, 0, 0n, 9), currentLeaderEpoch: 2 },
+      { ...readCommand(name, 0, 0n, 9), currentLeaderEpoch: leaderEpochOf(2) },
     ]);
-    assert.deepEqual([diverged!.errorCode, diverged!.divergingEpoch, diverged!.bytes], [NONE, { epoch: 0, endOffset: 2n }, 0]);
+    assert.deepEqual([diverged!.errorCode, diverged!.divergingEpoch, diverged!.bytes], [NONE, { epoch: 0, endOffset: 2 }, 0]);
     assert.equal(stranger!.errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
   });
 
@@ -249,46 +256,60 @@ describe('a follower', () => {
       {
         topic: name,
         partition: 0,
-        currentLeaderEpoch: 3,
-        leaderHighWatermark: 4n,
-        leaderLogStartOffset: 0n,
+        currentLeaderEpoch: leaderEpochOf(3),
+        leaderHighWatermark: offsetOf(4n),
+        leaderLogStartOffset: offsetOf(0n),
         records: Buffer.concat([replicatedBatch(3, 0, 2), replicatedBatch(2, 3, 3)]),
       },
       {
         topic: name,
         partition: 1,
-        currentLeaderEpoch: 3,
-        leaderHighWatermark: 9n,
-        leaderLogStartOffset: 0n,
+        currentLeaderEpoch: leaderEpochOf(3),
+        leaderHighWatermark: offsetOf(9n),
+        leaderLogStartOffset: offsetOf(0n),
         records: replicatedBatch(1, 0, 3),
       },
     ]);
     assert.deepEqual(positions, [
-      { errorCode: NONE, errorMessage: null, logEndOffset: 5n, highWatermark: 4n, logStartOffset: 0n, lastFetchedEpoch: 3 },
-      { errorCode: NONE, errorMessage: null, logEndOffset: 1n, highWatermark: 1n, logStartOffset: 0n, lastFetchedEpoch: 3 },
+      { errorCode: NONE, errorMessage: null, logEndOffset: 5, highWatermark: 4, logStartOffset: 0, lastFetchedEpoch: 3 },
+      { errorCode: NONE, errorMessage: null, logEndOffset: 1, highWatermark: 1, logStartOffset: 0, lastFetchedEpoch: 3 },
     ]);
     assert.deepEqual(events.take(), [], 'a follower append is no leader append: nothing to wake');
-    assert.deepEqual(await service.replicaPositions([{ topic: name, partition: 0, currentLeaderEpoch: 3 }]), [positions[0]]);
+    assert.deepEqual(await service.replicaPositions([{ topic: name, partition: 0, currentLeaderEpoch: leaderEpochOf(3) }]), [positions[0]]);
     const [truncated] = await service.truncate([
-      { topic: name, partition: 0, currentLeaderEpoch: 3, kind: 'diverged', offset: 3n, divergingEpoch: 2 },
+      {
+        topic: name,
+        partition: 0,
+        currentLeaderEpoch: leaderEpochOf(3),
+        kind: 'diverged',
+        offset: offsetOf(3n),
+        divergingEpoch: leaderEpochOf(2),
+      },
     ]);
     assert.deepEqual(truncated, {
       errorCode: NONE,
       errorMessage: null,
-      logEndOffset: 3n,
-      highWatermark: 3n,
-      logStartOffset: 0n,
+      logEndOffset: 3,
+      highWatermark: 3,
+      logStartOffset: 0,
       lastFetchedEpoch: 2,
     });
     const [restarted] = await service.truncate([
-      { topic: name, partition: 1, currentLeaderEpoch: 3, kind: 'restart', offset: 50n, divergingEpoch: -1 },
+      {
+        topic: name,
+        partition: 1,
+        currentLeaderEpoch: leaderEpochOf(3),
+        kind: 'restart',
+        offset: offsetOf(50n),
+        divergingEpoch: leaderEpochOf(-1),
+      },
     ]);
     assert.deepEqual(restarted, {
       errorCode: NONE,
       errorMessage: null,
-      logEndOffset: 50n,
-      highWatermark: 50n,
-      logStartOffset: 50n,
+      logEndOffset: 50,
+      highWatermark: 50,
+      logStartOffset: 50,
       lastFetchedEpoch: -1,
     });
   });
@@ -301,24 +322,24 @@ describe('a follower', () => {
         {
           topic: follower,
           partition: 0,
-          currentLeaderEpoch: 2,
-          leaderHighWatermark: 0n,
-          leaderLogStartOffset: 0n,
+          currentLeaderEpoch: leaderEpochOf(2),
+          leaderHighWatermark: offsetOf(0n),
+          leaderLogStartOffset: offsetOf(0n),
           records: replicatedBatch(1, 0, 2),
         },
         {
           topic: leader,
           partition: 0,
-          currentLeaderEpoch: -1,
-          leaderHighWatermark: 0n,
-          leaderLogStartOffset: 0n,
+          currentLeaderEpoch: leaderEpochOf(-1),
+          leaderHighWatermark: offsetOf(0n),
+          leaderLogStartOffset: offsetOf(0n),
           records: replicatedBatch(1, 0, 0),
         },
       ])
     ).map((p) => p.errorCode);
     assert.deepEqual(codes, [FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER]);
     assert.equal(
-      (await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: -1 }]))[0]!.errorCode,
+      (await service.replicaPositions([{ topic: leader, partition: 0, currentLeaderEpoch: leaderEpochOf(-1) }]))[0]!.errorCode,
       NOT_LEADER_OR_FOLLOWER,
     );
   });
@@ -334,8 +355,8 @@ describe('a refused append', () => {
       { topic: name, partition: 0, requiredAcks: 1, records: producedBatch(1, 10, Date.now() + 86_400_000) },
       { topic: name, partition: 0, requiredAcks: 1, records: corrupt },
     ]);
-    assert.deepEqual([late!.errorCode, late!.logStartOffset], [ErrorCode.INVALID_TIMESTAMP, 0n]);
-    assert.deepEqual([broken!.errorCode, broken!.logStartOffset], [ErrorCode.CORRUPT_MESSAGE, -1n]);
+    assert.deepEqual([late!.errorCode, late!.logStartOffset], [ErrorCode.INVALID_TIMESTAMP, 0]);
+    assert.deepEqual([broken!.errorCode, broken!.logStartOffset], [ErrorCode.CORRUPT_MESSAGE, -1]);
     events.take();
   });
 });

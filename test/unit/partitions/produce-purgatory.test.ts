@@ -4,6 +4,7 @@
  * answered when all its waits are, or REQUEST_TIMED_OUT at its timeout; a lost worker's waits
  * answer KAFKA_STORAGE_ERROR; shutdown answers everything. No leader is ever asked.
  */
+import { NO_OFFSET, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '@sluice/protocol/errors.js';
@@ -67,17 +68,17 @@ test('settle parks only the appends whose replies ask to wait and cancels the ot
   const committed = purgatory.register('t', 1);
   const failed = purgatory.register('t', 2);
   const replies = [
-    { errorCode: NONE, requiredOffset: 5n },
-    { errorCode: NONE, requiredOffset: -1n },
-    { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, requiredOffset: -1n },
-    { errorCode: NONE, requiredOffset: -1n },
+    { errorCode: NONE, requiredOffset: offsetOf(5) },
+    { errorCode: NONE, requiredOffset: NO_OFFSET },
+    { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, requiredOffset: NO_OFFSET },
+    { errorCode: NONE, requiredOffset: NO_OFFSET },
   ];
   const answers = purgatory.settle([waiting, committed, failed, undefined], replies, LONG);
   assert.equal(purgatory.waiting, 1, 'only the one that waits is left');
   purgatory.complete([{ id: waiting, errorCode: NONE }]);
   assert.deepEqual(await answers, [NONE, null, null, null]);
   assert.deepEqual(
-    await purgatory.settle([undefined], [{ errorCode: NONE, requiredOffset: 3n }], LONG),
+    await purgatory.settle([undefined], [{ errorCode: NONE, requiredOffset: offsetOf(3n) }], LONG),
     [null],
     'an entry without a wait has nothing to wait for',
   );

@@ -4,6 +4,7 @@
  * read_committed reads bounded by the last stable offset with the aborted transactions they
  * overlap, ListOffsets' LATEST by isolation level, and DescribeProducers' live transaction start.
  */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -75,17 +76,17 @@ const marker = (partition: number, producerId: bigint, commit: boolean, coordina
   transactionVersion: 0,
 });
 
-function committedRead(partition: number, fetchOffset = 0n): ReadCommand {
+function committedRead(partition: number, fetchOffset = 0): ReadCommand {
   return {
     topic: TOPIC,
     partition,
-    currentLeaderEpoch: -1,
-    fetchOffset,
+    currentLeaderEpoch: leaderEpochOf(-1),
+    fetchOffset: offsetOf(fetchOffset),
     maxBytes: 1 << 20,
     readCommitted: true,
     minOneMessage: true,
     replicaId: -1,
-    lastFetchedEpoch: -1,
+    lastFetchedEpoch: leaderEpochOf(-1),
   };
 }
 
@@ -112,12 +113,12 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   appended.length = 0;
 
   const open = await read([committedRead(0)]);
-  assert.deepEqual([open[0]!.lastStableOffset, open[0]!.highWatermark, open[0]!.bytes, open[0]!.abortedTransactions], [0n, 1n, 0, []]);
-  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, LATEST, true)).offset, 0n);
-  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, LATEST)).offset, 1n);
+  assert.deepEqual([open[0]!.lastStableOffset, open[0]!.highWatermark, open[0]!.bytes, open[0]!.abortedTransactions], [0, 1, 0, []]);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, leaderEpochOf(-1), LATEST, true)).offset, 0);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, leaderEpochOf(-1), LATEST)).offset, 1);
   // By time, a record counts only below the isolation level's bound (Kafka).
-  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, 0n, true)).offset, -1n);
-  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, -1, 0n)).offset, 0n);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, leaderEpochOf(-1), 0n, true)).offset, -1);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 0 }, leaderEpochOf(-1), 0n)).offset, 0);
   assert.equal((await service.describeProducers({ topic: TOPIC, partition: 0 })).producers[0]!.currentTxnStartOffset, 0);
 
   const replies = await service.writeTxnMarkers([
@@ -128,21 +129,21 @@ test('markers commit and abort; read_committed reads, ListOffsets and DescribePr
   assert.deepEqual(
     replies.map((r) => [r.errorCode, r.baseOffset, r.highWatermark, r.highWatermarkMoved, r.leaderEpoch]),
     [
-      [ErrorCode.NONE, 1n, 2n, true, 0],
-      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n, -1n, false, -1],
-      [ErrorCode.NONE, 1n, 2n, true, 0],
+      [ErrorCode.NONE, 1, 2, true, 0],
+      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, false, -1],
+      [ErrorCode.NONE, 1, 2, true, 0],
     ],
   );
   assert.deepEqual(appended.sort(), [`${TOPIC}-0@2`, `${TOPIC}-1@2`], 'markers wake fetches as appends do');
   assert.equal((await service.describeProducers({ topic: TOPIC, partition: 0 })).producers[0]!.currentTxnStartOffset, -1);
 
   const [committed, aborted] = await read([committedRead(0), committedRead(1)]);
-  assert.deepEqual([committed!.lastStableOffset, committed!.abortedTransactions], [2n, []]);
+  assert.deepEqual([committed!.lastStableOffset, committed!.abortedTransactions], [2, []]);
   assert.ok(committed!.bytes > 0);
-  assert.deepEqual([aborted!.lastStableOffset, aborted!.abortedTransactions], [2n, [{ producerId: 11n, firstOffset: 0n }]]);
+  assert.deepEqual([aborted!.lastStableOffset, aborted!.abortedTransactions], [2, [{ producerId: 11n, firstOffset: 0 }]]);
   const uncommitted = await read([{ ...committedRead(1), readCommitted: false }]);
   assert.equal(uncommitted[0]!.abortedTransactions, null);
-  assert.equal((await service.listOffset({ topic: TOPIC, partition: 1 }, -1, LATEST, true)).offset, 2n);
+  assert.equal((await service.listOffset({ topic: TOPIC, partition: 1 }, leaderEpochOf(-1), LATEST, true)).offset, 2);
 
   const fenced = await service.writeTxnMarkers([marker(2, 12n, true, 5), marker(2, 12n, true, 4)]);
   assert.deepEqual(

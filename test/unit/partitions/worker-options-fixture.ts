@@ -1,4 +1,5 @@
 /** The partition-worker options the router tests start real workers with (node 1, no cleaner). */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import type { PartitionWorkerOptions, ReadCommand } from '../../../src/partitions/partition-protocol.js';
 
 export const PARTITION_OPS_MODULE = new URL('../../../src/partitions/partition-ops.js', import.meta.url);
@@ -20,16 +21,22 @@ export function testWorkerOptions(logDirs: readonly string[], overrides: Partial
 }
 
 /** A read of up to 1 MiB from `fetchOffset` with no epoch check: a consumer's (replica id -1) unless `replicaId` names a follower. */
-export function readCommand(topic: string, partition: number, fetchOffset: bigint, replicaId = -1, lastFetchedEpoch = -1): ReadCommand {
+export function readCommand(
+  topic: string,
+  partition: number,
+  fetchOffset: bigint | number,
+  replicaId = -1,
+  lastFetchedEpoch = -1,
+): ReadCommand {
   return {
     topic,
     partition,
-    currentLeaderEpoch: -1,
-    fetchOffset,
+    currentLeaderEpoch: leaderEpochOf(-1),
+    fetchOffset: offsetOf(fetchOffset),
     maxBytes: 1 << 20,
     readCommitted: false,
     minOneMessage: true,
     replicaId,
-    lastFetchedEpoch,
+    lastFetchedEpoch: leaderEpochOf(lastFetchedEpoch),
   };
 }

@@ -4,6 +4,7 @@
  * follower, leader appends and reads, acks=all waits answered by a delete, follower appends and
  * truncation, close and reopen).
  */
+import { offsetOf, leaderEpochOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readSync } from 'node:fs';
@@ -47,15 +48,15 @@ test('a leader opened by the controller’s state appends and reads back, and th
       { topic: 't', partition: 0, requiredAcks: 1, records: producedBatch(2, 10, 2_000, 7) },
     ]);
     assert.equal(first?.errorCode, ErrorCode.NONE);
-    assert.equal(first?.baseOffset, 0n);
-    assert.equal(second?.baseOffset, 3n);
-    assert.equal(second?.highWatermark, 5n, 'a single replica commits at once');
+    assert.equal(first?.baseOffset, 0);
+    assert.equal(second?.baseOffset, 3);
+    assert.equal(second?.highWatermark, 5, 'a single replica commits at once');
     assert.equal(second?.highWatermarkMoved, true);
 
     const [read] = worker.read([readCommand('t', 0, 0n)]);
     assert.ok(read !== undefined);
     assert.equal(read.errorCode, ErrorCode.NONE);
-    assert.equal(read.highWatermark, 5n);
+    assert.equal(read.highWatermark, 5);
     assert.deepEqual(
       decodeBatches(leasedBytes(worker, read)).map((b) => [b.baseOffset, b.lastOffset]),
       [
@@ -69,13 +70,19 @@ test('a leader opened by the controller’s state appends and reads back, and th
       [3],
     );
     assert.equal(
-      worker.listOffset({ topic: 't', partition: 0, currentLeaderEpoch: -1, arg: LATEST_TIMESTAMP, readCommitted: false }).offset,
-      5n,
+      worker.listOffset({
+        topic: 't',
+        partition: 0,
+        currentLeaderEpoch: leaderEpochOf(-1),
+        timestamp: LATEST_TIMESTAMP,
+        readCommitted: false,
+      }).offset,
+      5,
     );
 
     const [unknown] = worker.append([{ topic: 'other', partition: 0, requiredAcks: 1, records: producedBatch(1, 10, 1) }]);
     assert.equal(unknown?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    assert.equal(unknown?.logStartOffset, -1n, 'no log start offset from a partition not hosted here');
+    assert.equal(unknown?.logStartOffset, -1, 'no log start offset from a partition not hosted here');
     assert.equal(worker.read([readCommand('other', 0, 0n)])[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
 
     const checkpoints = worker.closeLogs();
@@ -108,7 +115,7 @@ test('an acks=all append waits for the followers; deleting the partition answers
       { topic: 't', partition: 0, requiredAcks: -1, records: producedBatch(2, 10, 1), acksWait: { id: 42, timeoutMs: 30_000 } },
     ]);
     assert.equal(appended?.errorCode, ErrorCode.NONE);
-    assert.equal(appended?.requiredOffset, 2n, 'held until the high watermark reaches 2');
+    assert.equal(appended?.requiredOffset, 2, 'held until the high watermark reaches 2');
     assert.deepEqual(appended?.completedAcks, []);
     assert.deepEqual(worker.delete({ topic: 't', partitions: [0] }), {
       completedAcks: [{ id: 42, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }],
@@ -139,36 +146,43 @@ test('a follower appends what it fetched, answers where its log stands, and trun
       {
         topic: 't',
         partition: 0,
-        currentLeaderEpoch: 5,
-        leaderHighWatermark: 10n,
-        leaderLogStartOffset: 0n,
+        currentLeaderEpoch: leaderEpochOf(5),
+        leaderHighWatermark: offsetOf(10n),
+        leaderLogStartOffset: offsetOf(0n),
         records: Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]),
       },
     ]);
     assert.deepEqual(position, {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      logEndOffset: 5n,
-      highWatermark: 5n,
-      logStartOffset: 0n,
+      logEndOffset: 5,
+      highWatermark: 5,
+      logStartOffset: 0,
       lastFetchedEpoch: 5,
     });
-    assert.equal(worker.replicaPosition([{ topic: 't', partition: 0, currentLeaderEpoch: 5 }])[0]?.logEndOffset, 5n);
+    assert.equal(worker.replicaPosition([{ topic: 't', partition: 0, currentLeaderEpoch: leaderEpochOf(5) }])[0]?.logEndOffset, 5);
 
     const [truncated] = worker.truncate([
-      { topic: 't', partition: 0, currentLeaderEpoch: 5, kind: 'diverged', offset: 3n, divergingEpoch: 4 },
+      {
+        topic: 't',
+        partition: 0,
+        currentLeaderEpoch: leaderEpochOf(5),
+        kind: 'diverged',
+        offset: offsetOf(3n),
+        divergingEpoch: leaderEpochOf(4),
+      },
     ]);
     assert.equal(truncated?.errorCode, ErrorCode.NONE);
-    assert.equal(truncated?.logEndOffset, 3n);
+    assert.equal(truncated?.logEndOffset, 3);
     assert.equal(truncated?.lastFetchedEpoch, 4);
 
     const fenced = worker.appendAsFollower([
       {
         topic: 't',
         partition: 0,
-        currentLeaderEpoch: 4,
-        leaderHighWatermark: 4n,
-        leaderLogStartOffset: 0n,
+        currentLeaderEpoch: leaderEpochOf(4),
+        leaderHighWatermark: offsetOf(4n),
+        leaderLogStartOffset: offsetOf(0n),
         records: replicatedBatch(1, 3, 4),
       },
     ])[0];

@@ -5,6 +5,7 @@
  * them), crashing by reopening their logs. After every case the follower's log equals the
  * leader's, offset by offset and epoch by epoch, and nothing the leader committed is gone.
  */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partition } from '../../../src/replication/partition.js';
@@ -100,7 +101,7 @@ test('KIP-101 scenario 1: a follower that restarts keeps what it has beyond its 
     catchUp(a!, b!);
     // The leader's high watermark reached 2 on the follower's next fetch; the follower's own
     // high watermark is still behind: what truncating to it on restart would have dropped.
-    a!.partition.readForFollower(2, 0, 2, 0, 1 << 20, true).slice?.release();
+    a!.partition.readForFollower(2, leaderEpochOf(0), offsetOf(2), leaderEpochOf(0), 1 << 20, true).slice?.release();
     assert.equal(a!.partition.highWatermark, 2);
     b!.crash();
     b!.become(1, 1, [1, 2]);

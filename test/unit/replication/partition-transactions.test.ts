@@ -3,6 +3,7 @@
  * acks=all), the last stable offset bounds read_committed reads and moves with the high
  * watermark, and reads report the aborted transactions they overlap.
  */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '@sluice/protocol/errors.js';
@@ -55,7 +56,7 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
       [partition.highWatermark, partition.lastStableOffset, partition.readBound(true), partition.readBound(false)],
       [3, 1, 1, 3],
     );
-    const committed = partition.read(-1, 0, 1 << 20, { readCommitted: true });
+    const committed = partition.read(leaderEpochOf(-1), offsetOf(0), 1 << 20, { readCommitted: true });
     try {
       const belowLso = partition.log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 1 });
       assert.deepEqual(
@@ -66,11 +67,15 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
     } finally {
       committed?.release();
     }
-    assert.equal(partition.read(-1, 1, 1 << 20, { readCommitted: true }), null, 'nothing stable past the open transaction');
+    assert.equal(
+      partition.read(leaderEpochOf(-1), offsetOf(1), 1 << 20, { readCommitted: true }),
+      null,
+      'nothing stable past the open transaction',
+    );
     const written = partition.writeTxnMarker(marker(7n, true));
     assert.deepEqual([written.result.baseOffset, written.highWatermarkMoved, written.requiredOffset], [3, true, -1]);
     assert.equal(partition.lastStableOffset, 4);
-    assert.deepEqual(partition.abortedTransactions(0), []);
+    assert.deepEqual(partition.abortedTransactions(offsetOf(0)), []);
   } finally {
     remove();
   }
@@ -81,8 +86,8 @@ test('an abort marker: reads from before it report the aborted transaction with 
   try {
     appendTxn(partition, txnData(7n, 0));
     partition.writeTxnMarker(marker(7n, false));
-    assert.deepEqual(partition.abortedTransactions(0), [{ producerId: 7n, firstOffset: 0, lastOffset: 1, lastStableOffset: 2 }]);
-    assert.deepEqual(partition.abortedTransactions(2), []);
+    assert.deepEqual(partition.abortedTransactions(offsetOf(0)), [{ producerId: 7n, firstOffset: 0, lastOffset: 1, lastStableOffset: 2 }]);
+    assert.deepEqual(partition.abortedTransactions(offsetOf(2)), []);
   } finally {
     remove();
   }
@@ -92,13 +97,13 @@ test('with followers the marker waits for acks=all: required offset, and the LSO
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
   try {
     appendTxn(partition, txnData(7n, 0));
-    partition.updateFollower(2, 1);
+    partition.updateFollower(2, offsetOf(1));
     assert.equal(partition.lastStableOffset, 0);
     const written = partition.writeTxnMarker(marker(7n, true), { id: 1, timeoutMs: 30_000 });
     assert.deepEqual([written.result.baseOffset, written.highWatermarkMoved, written.requiredOffset], [1, false, 2]);
     assert.deepEqual(partition.takeCompletedAcks(), []);
     assert.equal(partition.lastStableOffset, 0, 'the marker is not replicated yet');
-    assert.equal(partition.updateFollower(2, 2), true);
+    assert.equal(partition.updateFollower(2, offsetOf(2)), true);
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }]);
     assert.equal(partition.lastStableOffset, 2);
   } finally {

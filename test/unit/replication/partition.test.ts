@@ -4,6 +4,7 @@
  * appends and truncations; a leader's answers to follower fetches (diverging epochs), its acks=all
  * waits and where they are answered, and ISR changes (shrink on lag, expansion, the pending-change rules).
  */
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '@sluice/protocol/errors.js';
@@ -53,12 +54,12 @@ test('a single-replica leader commits each append at once: the high watermark fo
 test('the client epoch is checked: behind is FENCED_LEADER_EPOCH, ahead is UNKNOWN_LEADER_EPOCH, -1 skips the check', () => {
   const { partition, remove } = hosted({ leaderEpoch: 4 });
   try {
-    assert.equal(partition.epochError(4), ErrorCode.NONE);
-    assert.equal(partition.epochError(-1), ErrorCode.NONE);
-    assert.equal(partition.epochError(3), ErrorCode.FENCED_LEADER_EPOCH);
-    assert.equal(partition.epochError(5), ErrorCode.UNKNOWN_LEADER_EPOCH);
+    assert.equal(partition.epochError(leaderEpochOf(4)), ErrorCode.NONE);
+    assert.equal(partition.epochError(leaderEpochOf(-1)), ErrorCode.NONE);
+    assert.equal(partition.epochError(leaderEpochOf(3)), ErrorCode.FENCED_LEADER_EPOCH);
+    assert.equal(partition.epochError(leaderEpochOf(5)), ErrorCode.UNKNOWN_LEADER_EPOCH);
     assert.equal(
-      codeOf(() => partition.read(3, 0, 1024, { readCommitted: false, minOneMessage: true })),
+      codeOf(() => partition.read(leaderEpochOf(3), offsetOf(0), 1024, { readCommitted: false, minOneMessage: true })),
       ErrorCode.FENCED_LEADER_EPOCH,
     );
   } finally {
@@ -74,8 +75,8 @@ test("appends are stamped with the replica's own leader epoch, and a stale state
     assert.equal(partition.leaderEpoch, 2, 'an older epoch does not win');
     partition.applyState(state({ leaderEpoch: 3 }), {});
     partition.appendAsLeader(producedBatch(1, 10, 2), 1);
-    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(2, partition.log.logEndOffset), { epoch: 2, endOffset: 1 });
-    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(3, partition.log.logEndOffset), { epoch: 3, endOffset: 2 });
+    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(leaderEpochOf(2), partition.log.logEndOffset), { epoch: 2, endOffset: 1 });
+    assert.deepEqual(partition.log.leaderEpochCache.endOffsetFor(leaderEpochOf(3), partition.log.logEndOffset), { epoch: 3, endOffset: 2 });
   } finally {
     remove();
   }
@@ -90,7 +91,7 @@ test('a follower replica refuses produce and consumer reads with NOT_LEADER_OR_F
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     assert.equal(
-      codeOf(() => partition.read(-1, 0, 1024, { readCommitted: false, minOneMessage: true })),
+      codeOf(() => partition.read(leaderEpochOf(-1), offsetOf(0), 1024, { readCommitted: false, minOneMessage: true })),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
   } finally {
@@ -104,13 +105,13 @@ test('with followers in the ISR, the high watermark is the lowest log end offset
     const append = partition.appendAsLeader(producedBatch(5, 10, 1), 1);
     assert.equal(append.highWatermarkMoved, false, 'no follower has the records yet');
     assert.equal(partition.highWatermark, 0);
-    assert.equal(partition.updateFollower(2, 5), false, 'broker 3 is still at 0');
-    assert.equal(partition.updateFollower(3, 2), true);
+    assert.equal(partition.updateFollower(2, offsetOf(5)), false, 'broker 3 is still at 0');
+    assert.equal(partition.updateFollower(3, offsetOf(2)), true);
     assert.equal(partition.highWatermark, 2);
-    assert.equal(partition.updateFollower(3, 5), true);
+    assert.equal(partition.updateFollower(3, offsetOf(5)), true);
     assert.equal(partition.highWatermark, 5);
     assert.equal(
-      codeOf(() => partition.updateFollower(9, 1)),
+      codeOf(() => partition.updateFollower(9, offsetOf(1))),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
       'not a replica',
     );
@@ -145,9 +146,13 @@ test('a read never passes the high watermark', () => {
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
   try {
     partition.appendAsLeader(producedBatch(4, 10, 1), 1);
-    assert.equal(partition.read(-1, 0, 1 << 20, { readCommitted: false, minOneMessage: true }), null, 'nothing is committed yet');
-    partition.updateFollower(2, 4);
-    const slice = partition.read(-1, 0, 1 << 20, { readCommitted: true, minOneMessage: true });
+    assert.equal(
+      partition.read(leaderEpochOf(-1), offsetOf(0), 1 << 20, { readCommitted: false, minOneMessage: true }),
+      null,
+      'nothing is committed yet',
+    );
+    partition.updateFollower(2, offsetOf(4));
+    const slice = partition.read(leaderEpochOf(-1), offsetOf(0), 1 << 20, { readCommitted: true, minOneMessage: true });
     assert.ok(slice !== null && slice.length > 0);
     slice.release();
   } finally {
@@ -159,10 +164,10 @@ test('the high watermark stays while the ISR is below min.insync.replicas, howev
   const { partition, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2] }, { 'min.insync.replicas': '3' });
   try {
     partition.appendAsLeader(producedBatch(3, 10, 1), 1);
-    partition.updateFollower(2, 3);
+    partition.updateFollower(2, offsetOf(3));
     assert.equal(partition.highWatermark, 0, 'a last replica standing must not commit alone');
     partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3], partitionEpoch: 1 }), { 'min.insync.replicas': '3' });
-    partition.updateFollower(3, 3);
+    partition.updateFollower(3, offsetOf(3));
     assert.equal(partition.highWatermark, 3);
   } finally {
     remove();
@@ -196,15 +201,15 @@ test('an acks=all wait is held until the high watermark passes it, then answered
     );
     assert.deepEqual(partition.takeCompletedAcks(), [], 'no follower has the records');
     assert.equal(partition.acksWaiting, 1, 'nor is a wait held for acks=1');
-    partition.updateFollower(2, 4);
+    partition.updateFollower(2, offsetOf(4));
     assert.deepEqual(partition.takeCompletedAcks(), [], 'one follower is not the ISR');
-    partition.updateFollower(3, 4);
+    partition.updateFollower(3, offsetOf(4));
     assert.deepEqual(
       partition.takeCompletedAcks(),
       [{ id: 1, errorCode: ErrorCode.NONE }],
       'the fetch that moved the high watermark answers it',
     );
-    partition.updateFollower(3, 5);
+    partition.updateFollower(3, offsetOf(5));
     assert.deepEqual(partition.takeCompletedAcks(), [], 'answered once');
     assert.equal(partition.acksWaiting, 0);
   } finally {
@@ -217,9 +222,9 @@ test("a follower's fetch read that moves the high watermark answers the waits it
   try {
     partition.appendAsLeader(producedBatch(2, 10, 1), -1, 'client', false, wait(1));
     partition.appendAsLeader(producedBatch(2, 10, 2), -1, 'client', false, wait(2));
-    partition.readForFollower(2, 0, 2, -1, 1 << 20, true);
+    partition.readForFollower(2, leaderEpochOf(0), offsetOf(2), leaderEpochOf(-1), 1 << 20, true);
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NONE }]);
-    partition.readForFollower(2, 0, 4, -1, 1 << 20, true);
+    partition.readForFollower(2, leaderEpochOf(0), offsetOf(4), leaderEpochOf(-1), 1 << 20, true);
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NONE }]);
   } finally {
     remove();
@@ -231,10 +236,10 @@ test('an ISR answer that moves the high watermark answers the waits; committed w
   try {
     // Longer than the lag time the test lets pass.
     partition.appendAsLeader(producedBatch(4, 10, 1), -1, 'client', false, wait(1, 10 * LAG_MS));
-    partition.updateFollower(2, 4);
+    partition.updateFollower(2, offsetOf(4));
     // Follower 3 lags: the leader proposes it out, and the controller commits [1, 2].
     clock.advance(LAG_MS + 1);
-    partition.updateFollower(2, 4);
+    partition.updateFollower(2, offsetOf(4));
     assert.deepEqual(partition.proposeIsr()?.newIsr, [SELF, 2]);
     assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 3 still holds the high watermark back until the controller answers');
     assert.deepEqual(answer(partition, { isr: [SELF, 2] }), { highWatermarkMoved: true });
@@ -248,12 +253,12 @@ test('an ISR answer that moves the high watermark answers the waits; committed w
     partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 2 }), { 'min.insync.replicas': '2' });
     assert.deepEqual(partition.takeCompletedAcks(), []);
     // ...and a wait for what it committed before is answered at once, short of replicas.
-    partition.awaitCommit(wait(3), 0, 4);
+    partition.awaitCommit(wait(3), leaderEpochOf(0), offsetOf(4));
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 3, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND }]);
     // With min.insync.replicas lowered to 1 the high watermark moves again, the ISR still the leader alone.
     partition.applyState(state({ replicas: [SELF, 2, 3], isr: [SELF], partitionEpoch: 3 }), { 'min.insync.replicas': '1' });
     assert.deepEqual(partition.takeCompletedAcks(), [], 'follower 2, caught up, about to rejoin, holds it back');
-    partition.updateFollower(2, 5);
+    partition.updateFollower(2, offsetOf(5));
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NONE }]);
   } finally {
     remove();
@@ -268,7 +273,7 @@ test('a replica that stops leading answers its waits NOT_LEADER_OR_FOLLOWER when
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 1, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }]);
     partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 2, ...RF3 }), {});
     // A wait for what the old term wrote (a coordinator's load) is answered at once: the records may have been truncated meanwhile.
-    partition.awaitCommit(wait(2), 0, 4);
+    partition.awaitCommit(wait(2), leaderEpochOf(0), offsetOf(4));
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 2, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }]);
   } finally {
     remove();
@@ -279,11 +284,11 @@ test('awaitCommit holds a wait for records already in the log, answered at once 
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
   try {
     partition.appendAsLeader(producedBatch(3, 10, 1), 1);
-    partition.awaitCommit(wait(5), 0, 3);
+    partition.awaitCommit(wait(5), leaderEpochOf(0), offsetOf(3));
     assert.deepEqual(partition.takeCompletedAcks(), []);
-    partition.updateFollower(2, 3);
+    partition.updateFollower(2, offsetOf(3));
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 5, errorCode: ErrorCode.NONE }]);
-    partition.awaitCommit(wait(6), 0, 2);
+    partition.awaitCommit(wait(6), leaderEpochOf(0), offsetOf(2));
     assert.deepEqual(partition.takeCompletedAcks(), [{ id: 6, errorCode: ErrorCode.NONE }]);
   } finally {
     remove();
@@ -312,7 +317,7 @@ test('an expired wait is dropped unanswered (the main thread answered REQUEST_TI
   try {
     partition.appendAsLeader(producedBatch(1, 10, 1), -1, 'client', false, wait(1, 100));
     clock.advance(101);
-    partition.updateFollower(2, 1);
+    partition.updateFollower(2, offsetOf(1));
     assert.deepEqual(partition.takeCompletedAcks(), [], 'past its deadline: no answer');
     assert.equal(partition.acksWaiting, 0);
     // The follower never fetches again: every append leaves one more wait, and expired ones go.
@@ -333,11 +338,11 @@ test("a follower's fetch reads up to the log end, not the high watermark, and it
   const { partition, remove } = hosted({ replicas: [SELF, 2], isr: [SELF, 2] });
   try {
     partition.appendAsLeader(producedBatch(3, 10, 1), 1);
-    const first = partition.readForFollower(2, 0, 0, -1, 1 << 20, true);
+    const first = partition.readForFollower(2, leaderEpochOf(0), offsetOf(0), leaderEpochOf(-1), 1 << 20, true);
     assert.ok(first.slice !== null, 'records above the high watermark go to followers');
     first.slice.release();
     assert.equal(first.highWatermarkMoved, false, 'the fetch at 0 says the follower has nothing yet');
-    const second = partition.readForFollower(2, 0, 3, -1, 1 << 20, true);
+    const second = partition.readForFollower(2, leaderEpochOf(0), offsetOf(3), leaderEpochOf(-1), 1 << 20, true);
     assert.equal(second.slice, null);
     assert.equal(second.highWatermarkMoved, true);
     assert.equal(partition.highWatermark, 3);
@@ -351,15 +356,15 @@ test('a fetch from a broker that is no replica: UNKNOWN_LEADER_EPOCH with an epo
   const { partition, remove } = hosted({ leaderEpoch: 4, replicas: [SELF, 2], isr: [SELF, 2] });
   try {
     assert.equal(
-      codeOf(() => partition.readForFollower(9, 4, 0, -1, 1024, true)),
+      codeOf(() => partition.readForFollower(9, leaderEpochOf(4), offsetOf(0), leaderEpochOf(-1), 1024, true)),
       ErrorCode.UNKNOWN_LEADER_EPOCH,
     );
     assert.equal(
-      codeOf(() => partition.readForFollower(9, -1, 0, -1, 1024, true)),
+      codeOf(() => partition.readForFollower(9, leaderEpochOf(-1), offsetOf(0), leaderEpochOf(-1), 1024, true)),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     assert.equal(
-      codeOf(() => partition.readForFollower(2, 3, 0, -1, 1024, true)),
+      codeOf(() => partition.readForFollower(2, leaderEpochOf(3), offsetOf(0), leaderEpochOf(-1), 1024, true)),
       ErrorCode.FENCED_LEADER_EPOCH,
     );
   } finally {
@@ -375,7 +380,8 @@ test('a follower whose last fetched epoch ends before its fetch offset on the le
     partition.applyState(state({ leaderEpoch: 2, partitionEpoch: 1, replicas: [SELF, 2], isr: [SELF, 2] }), {});
     partition.appendAsLeader(producedBatch(2, 10, 2), 1);
     partition.applyState(state({ leaderEpoch: 3, partitionEpoch: 2, replicas: [SELF, 2], isr: [SELF, 2] }), {});
-    const fetch = (offset: number, lastFetchedEpoch: number) => partition.readForFollower(2, 3, offset, lastFetchedEpoch, 1 << 20, true);
+    const fetch = (offset: number, lastFetchedEpoch: number) =>
+      partition.readForFollower(2, leaderEpochOf(3), offsetOf(offset), leaderEpochOf(lastFetchedEpoch), 1 << 20, true);
     // A follower that wrote offsets 3.. in an epoch 1 the leader never had: back to the end of epoch 0.
     assert.deepEqual(fetch(4, 1), {
       slice: null,
@@ -409,7 +415,12 @@ test('a follower whose last fetched epoch ends before its fetch offset on the le
 test('a follower appends whole batches with their offsets and epochs; its high watermark is the leader’s as far as its log reaches', () => {
   const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
   try {
-    partition.appendAsFollower(Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]), 10, 0, 5);
+    partition.appendAsFollower(
+      Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]),
+      offsetOf(10),
+      offsetOf(0),
+      leaderEpochOf(5),
+    );
     const log = partition.log;
     assert.equal(log.logEndOffset, 5);
     assert.equal(partition.highWatermark, 5, 'min(leader 10, own log end 5)');
@@ -429,20 +440,20 @@ test('a follower appends whole batches with their offsets and epochs; its high w
         [3, 4],
       ],
     );
-    partition.appendAsFollower(Buffer.alloc(0), 4, 2, 5);
+    partition.appendAsFollower(Buffer.alloc(0), offsetOf(4), offsetOf(2), leaderEpochOf(5));
     assert.equal(partition.highWatermark, 4, "the leader's high watermark, even when lower");
     assert.equal(log.logStartOffset, 2, "the log start follows the leader's forward");
-    partition.appendAsFollower(Buffer.alloc(0), 4, 1, 5);
+    partition.appendAsFollower(Buffer.alloc(0), offsetOf(4), offsetOf(1), leaderEpochOf(5));
     assert.equal(log.logStartOffset, 2, 'never backward');
     assert.equal(
-      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 5, 5), 6, 0, 4)),
+      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 5, 5), offsetOf(6), offsetOf(0), leaderEpochOf(4))),
       ErrorCode.FENCED_LEADER_EPOCH,
       'records fetched in an older epoch',
     );
     const corrupt = replicatedBatch(1, 5, 5);
     corrupt[corrupt.length - 1]! ^= 0xff;
     assert.equal(
-      codeOf(() => partition.appendAsFollower(corrupt, 6, 0, 5)),
+      codeOf(() => partition.appendAsFollower(corrupt, offsetOf(6), offsetOf(0), leaderEpochOf(5))),
       ErrorCode.CORRUPT_MESSAGE,
       'CRC checked',
     );
@@ -456,15 +467,15 @@ test('a leader refuses records fetched from elsewhere, truncation and replica po
   const { partition, remove } = hosted();
   try {
     assert.equal(
-      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 0, 0), 1, 0)),
+      codeOf(() => partition.appendAsFollower(replicatedBatch(1, 0, 0), offsetOf(1), offsetOf(0))),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     assert.equal(
-      codeOf(() => partition.truncate(0, false)),
+      codeOf(() => partition.truncate(offsetOf(0), false)),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     assert.equal(
-      codeOf(() => partition.checkFollower(-1)),
+      codeOf(() => partition.checkFollower(leaderEpochOf(-1))),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
   } finally {
@@ -475,21 +486,21 @@ test('a leader refuses records fetched from elsewhere, truncation and replica po
 test('a follower truncates to an offset (diverging epoch), or restarts empty past the leader’s log start', () => {
   const { partition, remove } = hosted({ leader: 2, leaderEpoch: 5, replicas: [2, SELF], isr: [2, SELF] });
   try {
-    partition.appendAsFollower(Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]), 5, 0);
-    partition.truncate(3, false, 5);
+    partition.appendAsFollower(Buffer.concat([replicatedBatch(3, 0, 4), replicatedBatch(2, 3, 5)]), offsetOf(5), offsetOf(0));
+    partition.truncate(offsetOf(3), false, leaderEpochOf(5));
     assert.equal(partition.log.logEndOffset, 3);
     assert.equal(partition.highWatermark, 3);
     assert.equal(partition.latestEpoch, 4, 'the epoch whose records went is forgotten');
-    partition.truncate(100, true, 5);
+    partition.truncate(offsetOf(100), true, leaderEpochOf(5));
     assert.deepEqual(
       [partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark, partition.latestEpoch],
       [100, 100, 100, -1],
     );
     // The leader's log start is inside its first batch (DeleteRecords): the empty log restarts at that batch.
-    partition.appendAsFollower(replicatedBatch(4, 98, 5), 102, 100, 5);
+    partition.appendAsFollower(replicatedBatch(4, 98, 5), offsetOf(102), offsetOf(100), leaderEpochOf(5));
     assert.deepEqual([partition.log.logStartOffset, partition.log.logEndOffset, partition.highWatermark], [100, 102, 102]);
     assert.equal(
-      codeOf(() => partition.truncate(-1, false, 5)),
+      codeOf(() => partition.truncate(offsetOf(-1), false, leaderEpochOf(5))),
       ErrorCode.OFFSET_OUT_OF_RANGE,
     );
   } finally {
@@ -501,12 +512,12 @@ test('an in-sync follower that has not caught up for replica.lag.time.max.ms is 
   const { partition, clock, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3] });
   try {
     partition.appendAsLeader(producedBatch(2, 10, 1), 1);
-    partition.updateFollower(2, 2);
-    partition.updateFollower(3, 0);
+    partition.updateFollower(2, offsetOf(2));
+    partition.updateFollower(3, offsetOf(0));
     assert.equal(partition.proposeIsr(), null, 'within the lag time');
     clock.advance(LAG_MS / 2);
     partition.appendAsLeader(producedBatch(2, 10, 2), 1);
-    partition.updateFollower(2, 4);
+    partition.updateFollower(2, offsetOf(4));
     clock.advance(LAG_MS / 2 + 1);
     assert.deepEqual(
       partition.proposeIsr(),
@@ -548,7 +559,7 @@ test('a follower outside the ISR joins once at the high watermark and within thi
   try {
     partition.appendAsLeader(producedBatch(4, 10, 1), 1);
     const read = (id: number, offset: number) => {
-      const r = partition.readForFollower(id, -1, offset, -1, 1 << 20, true);
+      const r = partition.readForFollower(id, leaderEpochOf(-1), offsetOf(offset), leaderEpochOf(-1), 1 << 20, true);
       r.slice?.release();
       return r;
     };
@@ -573,7 +584,7 @@ test("the controller's errors: not applied reverts to the committed ISR, an outd
   try {
     partition.appendAsLeader(producedBatch(2, 10, 1), 1);
     const propose = () => {
-      const r = partition.readForFollower(2, 0, 2, -1, 1024, true);
+      const r = partition.readForFollower(2, leaderEpochOf(0), offsetOf(2), leaderEpochOf(-1), 1024, true);
       r.slice?.release();
       return partition.proposeIsr();
     };
@@ -610,8 +621,8 @@ test("a state at the same leader epoch updates the ISR and partition epoch, keep
   const { partition, clock, remove } = hosted({ replicas: [SELF, 2, 3], isr: [SELF, 2, 3], partitionEpoch: 4 });
   try {
     partition.appendAsLeader(producedBatch(3, 10, 1), 1);
-    partition.updateFollower(2, 3);
-    partition.updateFollower(3, 1);
+    partition.updateFollower(2, offsetOf(3));
+    partition.updateFollower(3, offsetOf(1));
     assert.equal(partition.highWatermark, 1);
     // Broker 3 lags: out of the ISR it no longer holds the high watermark.
     clock.advance(LAG_MS + 1);

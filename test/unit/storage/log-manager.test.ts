@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { leaderEpochOf, offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,8 +33,8 @@ test("checkpoint files round trip in Kafka's text format and refuse malformed on
   const epochs = new CheckpointFile(join(root.path, 'leader-epoch-checkpoint'), EPOCH_ENTRY_FORMAT);
   epochs.write(
     [
-      { epoch: 0, startOffset: 0 },
-      { epoch: 4, startOffset: 100 },
+      { epoch: leaderEpochOf(0), startOffset: offsetOf(0) },
+      { epoch: leaderEpochOf(4), startOffset: offsetOf(100) },
     ],
     false,
   );

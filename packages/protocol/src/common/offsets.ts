@@ -9,6 +9,9 @@
  * Offsets are JS numbers, not bigints: exact up to 2^53 (nine quadrillion records), and number
  * arithmetic keeps the index searches and the append path free of bigint allocations.
  */
+import { ErrorCode } from '../errors.js';
+import { KafkaError } from './kafka-error.js';
+
 declare const brand: unique symbol;
 /** `T` that only a conversion function (or a cast in one) makes: the compiler tells brands apart. */
 export type Brand<T, B extends string> = T & { readonly [brand]: B };
@@ -28,16 +31,29 @@ export const NO_EPOCH = -1 as LeaderEpoch;
 /** The leader epoch a client names for a partition, or this: "do not check". */
 export const NO_EPOCH_CHECK = -1 as LeaderEpoch;
 
-/** A wire int64 (or a number counted here) as an offset; refused beyond 2^53, where it would not be exact. */
+/**
+ * A wire int64 (or a number counted here) as an offset. Beyond 2^53, where it would not be exact,
+ * no log here reaches: OFFSET_OUT_OF_RANGE.
+ */
 export function offsetOf(value: number | bigint): Offset {
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`offset ${value} is not a safe integer`);
+  if (!Number.isSafeInteger(n)) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `offset ${value} is beyond 2^53`);
   return n as Offset;
 }
 
 /** A wire int32 as a leader epoch (any value: the fencing rules answer a client's odd ones). */
 export function leaderEpochOf(value: number): LeaderEpoch {
   return value as LeaderEpoch;
+}
+
+/** The earliest of some offsets. */
+export function earliest(...offsets: Offset[]): Offset {
+  return Math.min(...offsets) as Offset;
+}
+
+/** The next offset. */
+export function nextOffset(offset: Offset): Offset {
+  return (offset + 1) as Offset;
 }
 
 /** An offset as the generated codecs write int64s. */
