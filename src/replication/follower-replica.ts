@@ -4,22 +4,21 @@
  * decides whether it stays in (or may hold back the high watermark as a candidate for) the ISR.
  * Part of the leader's `Partition`, which owns it; nothing else updates it.
  */
+import { latest, NO_OFFSET, type Offset } from '@sluice/protocol/common/offsets.js';
 
 /** A time before any clock reading: "never caught up". */
 const NEVER = Number.NEGATIVE_INFINITY;
-/** The follower's log end offset before its first fetch at this leader. */
-export const UNKNOWN_OFFSET = -1;
 
 export class FollowerReplica {
   /** The follower's log end offset: the offset of its last fetch. */
-  logEndOffset = UNKNOWN_OFFSET;
+  logEndOffset: Offset = NO_OFFSET;
   /**
    * The largest time at which the follower's latest fetch offset had reached the leader's log end
    * (Kafka's lastCaughtUpTimeMs).
    */
   private lastCaughtUpMs = NEVER;
   /** The leader's log end offset when the previous fetch arrived, and that fetch's time. */
-  private lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
+  private lastFetchLeaderLogEndOffset: Offset = NO_OFFSET;
   private lastFetchMs = NEVER;
 
   constructor(readonly brokerId: number) {}
@@ -30,16 +29,16 @@ export class FollowerReplica {
    * leader had at the previous fetch was caught up then. The second rule keeps a follower in sync
    * under a steady stream of small appends, where no fetch ever sees the current end.
    */
-  updateFetchState(fetchOffset: number, nowMs: number, leaderEndOffset: number): void {
+  updateFetchState(fetchOffset: Offset, nowMs: number, leaderEndOffset: Offset): void {
     if (fetchOffset >= leaderEndOffset) this.lastCaughtUpMs = Math.max(this.lastCaughtUpMs, nowMs);
     else if (fetchOffset >= this.lastFetchLeaderLogEndOffset) this.lastCaughtUpMs = Math.max(this.lastCaughtUpMs, this.lastFetchMs);
     this.logEndOffset = fetchOffset;
-    this.lastFetchLeaderLogEndOffset = Math.max(this.lastFetchLeaderLogEndOffset, leaderEndOffset);
+    this.lastFetchLeaderLogEndOffset = latest(this.lastFetchLeaderLogEndOffset, leaderEndOffset);
     this.lastFetchMs = nowMs;
   }
 
   /** At the leader's end, or caught up within `maxLagMs` (Kafka's `isCaughtUp`). */
-  isCaughtUp(leaderEndOffset: number, nowMs: number, maxLagMs: number): boolean {
+  isCaughtUp(leaderEndOffset: Offset, nowMs: number, maxLagMs: number): boolean {
     return this.logEndOffset === leaderEndOffset || nowMs - this.lastCaughtUpMs <= maxLagMs;
   }
 
@@ -49,11 +48,11 @@ export class FollowerReplica {
    * A leader that just took over knows nothing of the follower's log; one re-elected keeps what
    * it learned.
    */
-  reset(nowMs: number, leaderEndOffset: number, newLeader: boolean, inSync: boolean): void {
+  reset(nowMs: number, leaderEndOffset: Offset, newLeader: boolean, inSync: boolean): void {
     this.lastCaughtUpMs = inSync ? nowMs : NEVER;
     if (newLeader) {
-      this.logEndOffset = UNKNOWN_OFFSET;
-      this.lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
+      this.logEndOffset = NO_OFFSET;
+      this.lastFetchLeaderLogEndOffset = NO_OFFSET;
       this.lastFetchMs = NEVER;
     } else {
       this.lastFetchLeaderLogEndOffset = leaderEndOffset;

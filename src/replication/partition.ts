@@ -29,6 +29,7 @@ import { FollowerReplica } from './follower-replica.js';
 import { leaderEpochError } from './leader-epoch.js';
 import {
   earliest,
+  latest,
   leaderEpochOf,
   nextOffset,
   NO_EPOCH,
@@ -439,7 +440,7 @@ export class Partition {
   private maybeAdvanceHighWatermark(): boolean {
     if (!this.isLeader || this.committedIsr.size < this.effectiveMinIsr) return false;
     const leaderEnd = this.log.logEndOffset;
-    let committed: number = leaderEnd;
+    let committed: Offset = leaderEnd;
     if (this.followers.size > 0) {
       const now = this.clock();
       for (const f of this.followers.values()) {
@@ -642,8 +643,8 @@ export class Partition {
       log.truncateFullyAndStartAt(first.baseOffset);
     }
     if (records.byteLength > 0) log.appendAsFollower(records);
-    log.highWatermark = Math.min(Math.max(leaderHighWatermark, log.logStartOffset), log.logEndOffset);
-    if (leaderLogStartOffset > log.logStartOffset) log.deleteRecordsTo(Math.min(leaderLogStartOffset, log.highWatermark));
+    log.highWatermark = earliest(latest(leaderHighWatermark, log.logStartOffset), log.logEndOffset);
+    if (leaderLogStartOffset > log.logStartOffset) log.deleteRecordsTo(earliest(leaderLogStartOffset, log.highWatermark));
   }
 
   /**

@@ -9,6 +9,7 @@
  * - start-up of a log dir with 1,000 segments after a clean shutdown.
  * Writes bench/results/storage-micro.json. Run: `npx tsc -p . && node dist/bench/micro/storage/storage.bench.js`.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,7 +86,7 @@ console.table(appendRows);
   let bytes = 0;
   let start = performance.now();
   for (let offset = 0; offset < end;) {
-    const buf = log.readBuffer(offset, 1024 * 1024);
+    const buf = log.readBuffer(offsetOf(offset), 1024 * 1024);
     bytes += buf.length;
     offset += Math.max(1, Math.floor((buf.length / batch.length) * 15)) * 1;
     offset = Math.min(end, offset);
@@ -94,7 +95,7 @@ console.table(appendRows);
   let leases = 0;
   start = performance.now();
   for (let i = 0; i < 100_000; i++) {
-    const slice = log.read((i * 7919) % end, 1024 * 1024)!;
+    const slice = log.read(offsetOf((i * 7919) % end), 1024 * 1024)!;
     slice.release();
     leases++;
   }
@@ -121,7 +122,7 @@ console.table(appendRows);
     let i = 0;
     const bench = new Bench({ time: 300 });
     bench.add(`lookup ${target}`, () => {
-      const slice = log.read((i++ * 104729) % end, 1)!;
+      const slice = log.read(offsetOf((i++ * 104729) % end), 1)!;
       slice.release();
     });
     await bench.run();

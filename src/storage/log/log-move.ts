@@ -11,7 +11,7 @@
  * Owned by the partition's worker thread, like both logs.
  */
 import { BatchLayout } from '@sluice/protocol/records/index.js';
-import type { Offset } from '@sluice/protocol/common/offsets.js';
+import { earliest, latest, offsetOf, type Offset } from '@sluice/protocol/common/offsets.js';
 import { StorageError } from '../storage-error.js';
 import type { PartitionLog } from './partition-log.js';
 
@@ -46,15 +46,15 @@ export class LogMove {
         maxOffsetExclusive: current.logEndOffset,
       });
       if (bytes.byteLength === 0) break;
-      const firstBase = Number(bytes.readBigInt64BE(BatchLayout.BASE_OFFSET_OFFSET));
+      const firstBase = offsetOf(bytes.readBigInt64BE(BatchLayout.BASE_OFFSET_OFFSET));
       // The current log starts inside its first batch (DeleteRecords): the future restarts at
       // that batch, as a follower does, and its start moves up again below.
       if (firstBase < future.logEndOffset && future.logEndOffset === future.logStartOffset) future.truncateFullyAndStartAt(firstBase);
       future.appendAsFollower(bytes);
       budget -= bytes.byteLength;
     }
-    future.highWatermark = Math.min(Math.max(current.highWatermark, future.logStartOffset), future.logEndOffset);
-    if (current.logStartOffset > future.logStartOffset) future.deleteRecordsTo(Math.min(current.logStartOffset, future.highWatermark));
+    future.highWatermark = earliest(latest(current.highWatermark, future.logStartOffset), future.logEndOffset);
+    if (current.logStartOffset > future.logStartOffset) future.deleteRecordsTo(earliest(current.logStartOffset, future.highWatermark));
     return { copiedBytes: maxBytes - budget, caughtUp: future.logEndOffset === current.logEndOffset };
   }
 

@@ -214,11 +214,11 @@ export class PartitionLog {
    * Set by the owner (a single broker's leader sets it to `logEndOffset` after each append).
    * Transactions whose marker it passes become stable (Kafka's `onHighWatermarkUpdated`).
    */
-  set highWatermark(offset: number) {
+  set highWatermark(offset: Offset) {
     if (offset < this.#logStartOffset || offset > this.#logEndOffset) {
       throw new RangeError(`high watermark ${offset} outside [${this.#logStartOffset}, ${this.#logEndOffset}]`);
     }
-    this.#highWatermark = offset as Offset;
+    this.#highWatermark = offset;
     this.#producers.onHighWatermarkUpdated(this.#highWatermark);
   }
 
@@ -487,7 +487,7 @@ export class PartitionLog {
    * when there is nothing to send (`fetchOffset` at the bound). Throws OFFSET_OUT_OF_RANGE
    * outside [logStartOffset, logEndOffset]. The caller must `release()` the slice.
    */
-  read(fetchOffset: number, maxBytes: number, options: ReadOptions = {}): LogSlice | null {
+  read(fetchOffset: Offset, maxBytes: number, options: ReadOptions = {}): LogSlice | null {
     this.#checkOpen();
     if (fetchOffset < this.#logStartOffset || fetchOffset > this.#logEndOffset) {
       throw new OffsetOutOfRangeError(`offset ${fetchOffset} is outside [${this.#logStartOffset}, ${this.#logEndOffset}] of ${this.dir}`);
@@ -498,7 +498,7 @@ export class PartitionLog {
     return this.#io('read', () => {
       const segments = this.#segments.all;
       const boundIndex = this.#segments.floorIndex(bound);
-      for (let i = Math.max(0, this.#segments.floorIndex(fetchOffset as Offset)); i < segments.length && i <= boundIndex; i++) {
+      for (let i = Math.max(0, this.#segments.floorIndex(fetchOffset)); i < segments.length && i <= boundIndex; i++) {
         const segment = segments[i]!;
         const maxPosition = bound >= this.#logEndOffset || i < boundIndex ? segment.size : this.#positionOf(segment, bound);
         const slice = segment.read(Math.max(fetchOffset, segment.baseOffset) as Offset, maxBytes, maxPosition, minOneMessage);
@@ -520,7 +520,7 @@ export class PartitionLog {
   }
 
   /** `read`, copied into memory and released at once (tests, tools, replication over the ring). */
-  readBuffer(fetchOffset: number, maxBytes: number, options: ReadOptions = {}): Buffer {
+  readBuffer(fetchOffset: Offset, maxBytes: number, options: ReadOptions = {}): Buffer {
     const slice = this.read(fetchOffset, maxBytes, options);
     if (slice === null) return Buffer.alloc(0);
     try {
@@ -660,13 +660,13 @@ export class PartitionLog {
    * wholly before it. OFFSET_OUT_OF_RANGE above the high watermark. Returns the new log start
    * offset (the response's low watermark).
    */
-  deleteRecordsTo(offset: number): Offset {
+  deleteRecordsTo(offset: Offset): Offset {
     this.#checkOpen();
     if (offset > this.#highWatermark || offset < 0) {
       throw new OffsetOutOfRangeError(`cannot delete records up to ${offset}: high watermark is ${this.#highWatermark}`);
     }
     if (offset > this.#logStartOffset) {
-      this.#logStartOffset = offset as Offset;
+      this.#logStartOffset = offset;
       this.leaderEpochCache.truncateFromStart(this.#logStartOffset);
       this.#producers.onLogStartOffsetIncremented(this.#logStartOffset);
       this.#deleteSegmentsWhile(belowLogStart(this.#logStartOffset));
@@ -675,20 +675,19 @@ export class PartitionLog {
   }
 
   /**
-   * Follower truncation (Kafka's `truncateTo`): drops every record at or after `offset`.
+   * Follower truncation (Kafka's `truncateTo`): drops every record at or after `target`.
    * Segments starting above it are deleted; the one holding it is cut and becomes active.
    * Returns true if anything was removed.
    */
-  truncateTo(offset: number): boolean {
+  truncateTo(target: Offset): boolean {
     this.#checkOpen();
-    if (offset < 0) throw new RangeError(`cannot truncate to ${offset}`);
-    if (offset >= this.#logEndOffset) {
+    if (target < 0) throw new RangeError(`cannot truncate to ${target}`);
+    if (target >= this.#logEndOffset) {
       // A replica that led an epoch without writing in it holds that epoch's start at its log
       // end: kept, its next fetch would name an epoch its leader never had, and diverge again.
       this.leaderEpochCache.truncateFromEnd(this.#logEndOffset);
       return false;
     }
-    const target = offset as Offset;
     this.#truncations++;
     this.#io('truncate', () => {
       if (target < this.#segments.first.baseOffset) this.#truncateFullyAndStartAt(target);
@@ -709,14 +708,13 @@ export class PartitionLog {
   }
 
   /**
-   * Drops every record and restarts the log, empty, at `offset` (Kafka's `truncateFullyAndStartAt`):
+   * Drops every record and restarts the log, empty, at `target` (Kafka's `truncateFullyAndStartAt`):
    * a follower whose log is behind the leader's log start, or whose first fetched batch begins
    * before its empty log's start. Every epoch goes from the leader epoch cache with the records.
    */
-  truncateFullyAndStartAt(offset: number): void {
+  truncateFullyAndStartAt(target: Offset): void {
     this.#checkOpen();
-    if (offset < 0) throw new RangeError(`cannot start the log at ${offset}`);
-    const target = offset as Offset;
+    if (target < 0) throw new RangeError(`cannot start the log at ${target}`);
     this.#truncations++;
     this.#io('truncate', () => this.#truncateFullyAndStartAt(target));
     this.#logEndOffset = target;

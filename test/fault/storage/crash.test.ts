@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -53,13 +54,13 @@ function checkLog(log: PartitionLog, acks: readonly Ack[]): void {
   assert.ok(log.logEndOffset >= last.baseOffset + 1 + (last.seed % 5), `log end ${log.logEndOffset} lost acknowledged data`);
   for (const ack of acks) {
     const expected = expectedBatch(ack);
-    const read = log.readBuffer(ack.baseOffset, 1);
+    const read = log.readBuffer(offsetOf(ack.baseOffset), 1);
     assert.ok(read.equals(expected), `batch at ${ack.baseOffset} differs after recovery`);
   }
   // Everything served is whole, CRC-valid, contiguous batches.
   let offset = log.logStartOffset as number;
   while (offset < log.logEndOffset) {
-    const bytes = log.readBuffer(offset, 1 << 20);
+    const bytes = log.readBuffer(offsetOf(offset), 1 << 20);
     const v = validateBatches(bytes);
     assert.ok(v.ok, 'served bytes are valid batches');
     const batches = decodeBatches(bytes);

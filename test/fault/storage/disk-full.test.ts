@@ -50,7 +50,7 @@ test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other 
   assert.ok(isStorageError(failure), `expected KAFKA_STORAGE_ERROR, got ${String(failure)}`);
   assert.equal(onSmall.logDir.online, false);
   assert.throws(() => onSmall.append(producedBatch(1, 10, Date.now()), { leaderEpoch: 0 }), isStorageError);
-  assert.throws(() => onSmall.read(0, 100), isStorageError);
+  assert.throws(() => onSmall.read(offsetOf(0), 100), isStorageError);
   assert.equal(onSmall.logEndOffset, acked.length, 'the failed write is not counted');
   onBig.append(producedBatch(1, 10, Date.now()), { leaderEpoch: 0 });
   assert.equal(onBig.logEndOffset, 1);
@@ -64,7 +64,7 @@ test('a full disk takes its log dir offline with KAFKA_STORAGE_ERROR; the other 
   assert.ok(reopened.logDir.online);
   assert.equal(reopened.logEndOffset, acked.length);
   for (const offset of [0, Math.floor(acked.length / 2), acked.length - 1]) {
-    assert.equal(reopened.readBuffer(offset, 1).readBigInt64BE(0), BigInt(offset));
+    assert.equal(reopened.readBuffer(offsetOf(offset), 1).readBigInt64BE(0), BigInt(offset));
   }
   assert.equal(reopened.append(producedBatch(1, 10, Date.now()), { leaderEpoch: 0 }).baseOffset, acked.length);
   manager.close();
@@ -114,7 +114,7 @@ test('injected EIO at named points: the dir goes offline, nothing acknowledged i
     manager = LogManager.open({ logDirs: [dir] });
     const reopened = manager.getLog({ topic: 'x', partition: 0 })!;
     assert.ok(reopened.logEndOffset >= end, `${point}: ${reopened.logEndOffset} < ${end}`);
-    for (let o = 0; o < end; o++) assert.equal(reopened.readBuffer(o, 1).readBigInt64BE(0), BigInt(o));
+    for (let o = 0; o < end; o++) assert.equal(reopened.readBuffer(offsetOf(o), 1).readBigInt64BE(0), BigInt(o));
     manager.close();
   }
 });

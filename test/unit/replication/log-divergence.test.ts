@@ -49,7 +49,7 @@ class Replica {
   contents(): Array<[number, number, number]> {
     const epochs = this.partition.log.leaderEpochCache.entries;
     const epochAt = (offset: number): number => epochs.filter((e) => e.startOffset <= offset).at(-1)?.epoch ?? -1;
-    return decodeBatches(this.partition.log.readBuffer(0, 1 << 20)).flatMap((b) =>
+    return decodeBatches(this.partition.log.readBuffer(offsetOf(0), 1 << 20)).flatMap((b) =>
       b.values.map((v, i): [number, number, number] => [b.baseOffset + i, v[0]!, epochAt(b.baseOffset + i)]),
     );
   }

@@ -58,7 +58,7 @@ test('read_committed reads stop at the last stable offset; a commit marker moves
     );
     const committed = partition.read(leaderEpochOf(-1), offsetOf(0), 1 << 20, { readCommitted: true });
     try {
-      const belowLso = partition.log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 1 });
+      const belowLso = partition.log.readBuffer(offsetOf(0), 1 << 20, { maxOffsetExclusive: 1 });
       assert.deepEqual(
         decodeBatches(belowLso).map((b) => b.baseOffset),
         [0],

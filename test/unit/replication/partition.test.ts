@@ -434,7 +434,7 @@ test('a follower appends whole batches with their offsets and epochs; its high w
     );
     assert.equal(partition.latestEpoch, 5);
     assert.deepEqual(
-      decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
+      decodeBatches(log.readBuffer(offsetOf(0), 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
       [
         [0, 2],
         [3, 4],

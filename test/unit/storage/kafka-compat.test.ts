@@ -4,6 +4,7 @@
  * when Java or Kafka's jars are missing (the jars are fetched from Maven Central by
  * tools/kafka/fetch-kafka.sh when Maven is installed).
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -90,7 +91,7 @@ test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { 
   const { readBatchHeader, readRecords } = await import('@sluice/protocol/records/index.js');
   const values: string[] = [];
   for (let offset = 0; offset < log.logEndOffset;) {
-    const bytes = log.readBuffer(offset, 1 << 20);
+    const bytes = log.readBuffer(offsetOf(offset), 1 << 20);
     for (let at = 0; ;) {
       const header = readBatchHeader(bytes, at);
       if (header === null) break;
@@ -100,7 +101,7 @@ test(`Sluice serves a partition directory written by Kafka ${KAFKA_VERSION}`, { 
     }
   }
   assert.deepEqual(values, sent);
-  assert.equal(decodeBatches(log.readBuffer(sent.length - 1, 1)).length, 1);
+  assert.equal(decodeBatches(log.readBuffer(offsetOf(sent.length - 1), 1)).length, 1);
   const byTime = log.offsetForTimestamp(0);
   assert.deepEqual(byTime?.offset, 0);
   manager.close();

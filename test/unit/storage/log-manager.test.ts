@@ -62,7 +62,7 @@ test('log manager: placement by fewest partitions, checkpoints, clean-shutdown m
     log.append(producedBatch(2, 50, clock.nowMs), { leaderEpoch: 1 });
     log.highWatermark = log.logEndOffset;
   }
-  logs[1]!.deleteRecordsTo(1);
+  logs[1]!.deleteRecordsTo(offsetOf(1));
   assert.equal(readPartitionMetadata(logs[0]!.dir), 'AAAAAAAAAAAAAAAAAAAAAQ');
   assert.equal(readFileSync(join(logs[0]!.dir, 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ');
   manager.close();

@@ -4,6 +4,7 @@
  * producer state, open transactions, leader epochs, high watermark), and the crash states the
  * swap can leave behind.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
@@ -33,7 +34,7 @@ function contents(log: PartitionLog): Array<{ offset: number; value: string }> {
   const out: Array<{ offset: number; value: string }> = [];
   let offset: number = log.logStartOffset;
   while (offset < log.logEndOffset) {
-    const batches = decodeBatches(log.readBuffer(offset, 1 << 20));
+    const batches = decodeBatches(log.readBuffer(offsetOf(offset), 1 << 20));
     for (const b of batches) {
       b.values.forEach((v, i) => {
         if (b.baseOffset + i >= offset) out.push({ offset: b.baseOffset + i, value: v.toString('latin1') });
@@ -135,12 +136,12 @@ test("the future log follows the current log's truncations and log start", () =>
   const manager = open();
   const current = manager.getOrCreateLog(tp);
   for (let i = 0; i < 6; i++) produce(current, clock, i);
-  current.deleteRecordsTo(4);
+  current.deleteRecordsTo(offsetOf(4));
   const future = manager.createFutureLog(tp, dirs[1]!);
   manager.advanceMoves(700);
   assert.ok(future.logEndOffset > 0 && future.logEndOffset < current.logEndOffset, 'partly copied');
   assert.equal(future.logStartOffset, 4, 'the log start follows the current one, inside its first batch');
-  current.truncateTo(3 * 4);
+  current.truncateTo(offsetOf(3 * 4));
   assert.ok(future.logEndOffset <= 12, 'the truncation reaches the future at once');
   for (let i = 0; i < 3; i++) produce(current, clock, 50 + i, 2);
   const expected = contents(current);

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { PartitionLog } from '../../../src/storage/index.js';
@@ -44,7 +45,7 @@ function runSequence(seed: number, steps: number): void {
     if (leo === log.logStartOffset) return;
     const probe = log.logStartOffset + int(leo - log.logStartOffset);
     const batch = model.find((b) => b.lastOffset >= probe)!;
-    const read = log.readBuffer(probe, 1);
+    const read = log.readBuffer(offsetOf(probe), 1);
     assert.ok(read.equals(batch.bytes), `read ${probe} (${trace.join(' ')})`);
   };
   for (let step = 0; step < steps; step++) {
@@ -56,7 +57,7 @@ function runSequence(seed: number, steps: number): void {
       assert.equal(r.baseOffset, leo);
       model.push({ baseOffset: leo, lastOffset: leo + count - 1, bytes: Buffer.from(bytes), timestamp: clock.nowMs });
       leo += count;
-      log.highWatermark = leo;
+      log.highWatermark = offsetOf(leo);
       clock.advance(int(3000));
       trace.push(`a${count}`);
     } else if (op < 62) {
@@ -73,11 +74,11 @@ function runSequence(seed: number, steps: number): void {
       trace.push(`ret->${log.logStartOffset}`);
     } else if (op < 73 && leo > log.logStartOffset) {
       const to = log.logStartOffset + int(leo - log.logStartOffset + 1);
-      assert.equal(log.deleteRecordsTo(to), Math.max(to, log.logStartOffset));
+      assert.equal(log.deleteRecordsTo(offsetOf(to)), Math.max(to, log.logStartOffset));
       trace.push(`del${to}`);
     } else if (op < 78 && leo > log.logStartOffset) {
       const to = log.logStartOffset + int(leo - log.logStartOffset);
-      log.truncateTo(to);
+      log.truncateTo(offsetOf(to));
       model = model.filter((b) => b.lastOffset < to);
       leo = model.at(-1)?.lastOffset !== undefined ? model.at(-1)!.lastOffset + 1 : Math.min(leo, to);
       if (model.length === 0) leo = log.logEndOffset;

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,9 +34,9 @@ test('append assigns offsets in place, writes Kafka-named files, reads back byte
   ]);
   const onDisk = readFileSync(join(dir, 't-0', '00000000000000000000.log'));
   assert.ok(onDisk.subarray(0, first.length).equals(first));
-  const all = log.readBuffer(0, 1 << 20);
+  const all = log.readBuffer(offsetOf(0), 1 << 20);
   assert.ok(all.equals(onDisk));
-  const batches = decodeBatches(log.readBuffer(3, 1 << 20));
+  const batches = decodeBatches(log.readBuffer(offsetOf(3), 1 << 20));
   assert.deepEqual(
     batches.map((b) => [b.baseOffset, b.lastOffset]),
     [[3, 4]],
@@ -54,24 +55,24 @@ test('a read from the middle of a batch returns the whole batch; maxBytes; KIP-7
     log.append(b, { leaderEpoch: 0 });
   }
   assert.deepEqual(
-    decodeBatches(log.readBuffer(6, 1 << 20)).map((b) => b.baseOffset),
+    decodeBatches(log.readBuffer(offsetOf(6), 1 << 20)).map((b) => b.baseOffset),
     [4, 8, 12, 16],
   );
-  const small = log.read(0, 10)!;
+  const small = log.read(offsetOf(0), 10)!;
   assert.equal(small.length, sizes[0]);
   small.release();
-  const none = log.read(0, 10, { minOneMessage: false })!;
+  const none = log.read(offsetOf(0), 10, { minOneMessage: false })!;
   assert.equal(none.length, 10);
   none.release();
-  assert.equal(log.readBuffer(0, sizes[0]! + 5).length, sizes[0]! + 5);
+  assert.equal(log.readBuffer(offsetOf(0), sizes[0]! + 5).length, sizes[0]! + 5);
   assert.deepEqual(
-    decodeBatches(log.readBuffer(0, 1 << 20, { maxOffsetExclusive: 8 })).map((b) => b.baseOffset),
+    decodeBatches(log.readBuffer(offsetOf(0), 1 << 20, { maxOffsetExclusive: 8 })).map((b) => b.baseOffset),
     [0, 4],
   );
-  assert.equal(log.read(8, 1 << 20, { maxOffsetExclusive: 8 }), null);
-  assert.equal(log.read(20, 100), null);
+  assert.equal(log.read(offsetOf(8), 1 << 20, { maxOffsetExclusive: 8 }), null);
+  assert.equal(log.read(offsetOf(20), 100), null);
   assert.throws(
-    () => log.read(21, 100),
+    () => log.read(offsetOf(21), 100),
     (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
   );
   log.close();
@@ -91,7 +92,7 @@ test('rolls on segment.bytes, reads cross segments through the index, sparse ind
     assert.ok(index > 0 && index % 8 === 0 && index < 1024, `trimmed index of ${index} bytes`);
   }
   for (let offset = 0; offset < 200; offset += 7) {
-    const batches = decodeBatches(log.readBuffer(offset, 1));
+    const batches = decodeBatches(log.readBuffer(offsetOf(offset), 1));
     assert.equal(batches.length, 1);
     assert.ok(batches[0]!.baseOffset <= offset && batches[0]!.lastOffset >= offset);
     assert.equal(batches[0]!.values[0]![0], Math.floor(offset / 2) & 0xff);
@@ -122,7 +123,7 @@ test('rolls on segment.ms measured from the first batch timestamp, and on relati
   follower.appendAsFollower(at(2 ** 31 + 5));
   assert.deepEqual(follower.segmentBaseOffsets, [0, 2 ** 31 + 5]);
   assert.equal(follower.logEndOffset, 2 ** 31 + 6);
-  assert.equal(decodeBatches(follower.readBuffer(3, 1 << 20))[0]!.baseOffset, 2 ** 31 + 5);
+  assert.equal(decodeBatches(follower.readBuffer(offsetOf(3), 1 << 20))[0]!.baseOffset, 2 ** 31 + 5);
   assert.throws(() => follower.appendAsFollower(at(100)), /out of order/);
   follower.close();
 });
@@ -160,10 +161,10 @@ test('LogAppendTime rewrites the batch timestamp and reports it', () => {
   const batch = producedBatch(2, 10, 5);
   const result = log.append(batch, { leaderEpoch: 0 });
   assert.equal(result.logAppendTimeMs, clock.nowMs);
-  const header = readBatchHeader(log.readBuffer(0, 1 << 20), 0)!;
+  const header = readBatchHeader(log.readBuffer(offsetOf(0), 1 << 20), 0)!;
   assert.equal(timestampTypeOf(header.attributes), TimestampType.LogAppendTime);
   assert.equal(header.maxTimestamp, BigInt(clock.nowMs));
-  assert.deepEqual(decodeBatches(log.readBuffer(0, 1 << 20))[0]!.timestamps, [clock.nowMs, clock.nowMs]);
+  assert.deepEqual(decodeBatches(log.readBuffer(offsetOf(0), 1 << 20))[0]!.timestamps, [clock.nowMs, clock.nowMs]);
   log.close();
 });
 
@@ -178,8 +179,8 @@ test('time lookups: first offset with timestamp >= target across segments, earli
   assert.deepEqual(log.offsetForTimestamp(base + 390), { timestamp: base + 390, offset: 117 });
   assert.equal(log.offsetForTimestamp(base + 391), null);
   assert.deepEqual(log.offsetOfMaxTimestamp(), { timestamp: base + 390, offset: 117 });
-  log.highWatermark = log.logEndOffset;
-  log.deleteRecordsTo(50);
+  log.highWatermark = offsetOf(log.logEndOffset);
+  log.deleteRecordsTo(offsetOf(50));
   assert.deepEqual(log.offsetForTimestamp(base), { timestamp: base + 160, offset: 50 });
   log.close();
 });
@@ -193,14 +194,14 @@ test('retention by time (largest timestamp), by bytes, never the data above the 
   }
   const before = log.segmentCount;
   assert.equal(log.deleteOldSegments(), 0, 'high watermark 0 protects everything');
-  log.highWatermark = log.logEndOffset;
-  const lease = log.read(0, 100)!;
+  log.highWatermark = offsetOf(log.logEndOffset);
+  const lease = log.read(offsetOf(0), 100)!;
   const deleted = log.deleteOldSegments();
   assert.ok(deleted > 0 && deleted < before);
   assert.ok(log.logStartOffset > 0);
   assert.equal(log.logStartOffset, log.segmentBaseOffsets[0]);
   assert.throws(
-    () => log.read(0, 100),
+    () => log.read(offsetOf(0), 100),
     (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
   );
   const deletedFiles = readdirSync(log.dir).filter((f) => f.endsWith('.deleted'));
@@ -233,7 +234,7 @@ test('retention rolls when the whole log, active segment included, has expired',
   const clock = new FakeClock();
   const log = openLog(fresh(), clock, { 'retention.ms': 1000 });
   log.append(producedBatch(1, 10, clock.nowMs), { leaderEpoch: 0 });
-  log.highWatermark = 1;
+  log.highWatermark = offsetOf(1);
   clock.advance(5000);
   assert.equal(log.deleteOldSegments(), 1);
   assert.deepEqual(log.segmentBaseOffsets, [1]);
@@ -247,17 +248,17 @@ test('deleteRecordsTo moves the log start offset (mid-batch allowed), refuses be
   const clock = new FakeClock();
   const log = openLog(fresh(), clock, { 'segment.bytes': 1000 });
   for (let i = 0; i < 10; i++) log.append(producedBatch(5, 100, clock.nowMs, i), { leaderEpoch: 0 });
-  log.highWatermark = 30;
+  log.highWatermark = offsetOf(30);
   assert.throws(
-    () => log.deleteRecordsTo(31),
+    () => log.deleteRecordsTo(offsetOf(31)),
     (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
   );
-  assert.equal(log.deleteRecordsTo(12), 12);
+  assert.equal(log.deleteRecordsTo(offsetOf(12)), 12);
   assert.equal(log.logStartOffset, 12);
   assert.ok(log.segmentBaseOffsets[0]! <= 12);
-  assert.equal(decodeBatches(log.readBuffer(12, 1))[0]!.baseOffset, 10);
+  assert.equal(decodeBatches(log.readBuffer(offsetOf(12), 1))[0]!.baseOffset, 10);
   assert.throws(
-    () => log.read(11, 1),
+    () => log.read(offsetOf(11), 1),
     (e: { code: number }) => e.code === ErrorCode.OFFSET_OUT_OF_RANGE,
   );
   log.close();
@@ -267,21 +268,21 @@ test('truncateTo drops later segments and the tail of the one holding the offset
   const clock = new FakeClock();
   const log = openLog(fresh(), clock, { 'segment.bytes': 1500 });
   for (let i = 0; i < 20; i++) log.append(producedBatch(2, 100, clock.nowMs, i), { leaderEpoch: i < 10 ? 1 : 2 });
-  log.highWatermark = log.logEndOffset;
+  log.highWatermark = offsetOf(log.logEndOffset);
   const segments = log.segmentCount;
   assert.ok(segments > 3);
-  const lease = log.read(30, 1 << 20)!;
+  const lease = log.read(offsetOf(30), 1 << 20)!;
   const leasedBytes = readFileSync(lease.path).subarray(lease.position, lease.position + lease.length);
-  assert.equal(log.truncateTo(13), true);
+  assert.equal(log.truncateTo(offsetOf(13)), true);
   assert.equal(log.logEndOffset, 12, 'a batch is kept or dropped whole');
   assert.equal(log.highWatermark, 12);
   assert.deepEqual(log.leaderEpochCache.entries, [{ epoch: 1, startOffset: 0 }]);
-  assert.equal(decodeBatches(log.readBuffer(0, 1 << 20, {})).length > 0, true);
+  assert.equal(decodeBatches(log.readBuffer(offsetOf(0), 1 << 20, {})).length > 0, true);
   const r = log.append(producedBatch(1, 10, clock.nowMs), { leaderEpoch: 3 });
   assert.equal(r.baseOffset, 12);
   const all = [];
   for (let o = 0; o < log.logEndOffset;) {
-    const b = decodeBatches(log.readBuffer(o, 1))[0]!;
+    const b = decodeBatches(log.readBuffer(offsetOf(o), 1))[0]!;
     all.push(b.baseOffset);
     o = b.lastOffset + 1;
   }
@@ -290,7 +291,7 @@ test('truncateTo drops later segments and the tail of the one holding the offset
   readSync(lease.fd, buf, 0, lease.length, lease.position);
   assert.ok(buf.equals(leasedBytes), 'a leased range keeps its bytes through truncation');
   lease.release();
-  log.truncateTo(0);
+  log.truncateTo(offsetOf(0));
   assert.equal(log.logEndOffset, 0);
   log.close();
 });
@@ -301,18 +302,18 @@ test('clean close then reopen reads nothing but trusts the files; crash reopen r
   const log = openLog(dir, clock, { 'segment.bytes': 3000 });
   for (let i = 0; i < 30; i++) log.append(producedBatch(2, 200, clock.nowMs + i, i), { leaderEpoch: 0 });
   const end = log.logEndOffset;
-  const bytes = log.readBuffer(0, 1 << 20);
+  const bytes = log.readBuffer(offsetOf(0), 1 << 20);
   log.close();
   const clean = openLog(dir, clock, { 'segment.bytes': 3000 }, { cleanShutdown: true, recoveryPoint: end });
   assert.equal(clean.logEndOffset, end);
-  assert.ok(clean.readBuffer(0, 1 << 20).equals(bytes));
+  assert.ok(clean.readBuffer(offsetOf(0), 1 << 20).equals(bytes));
   assert.deepEqual(clean.offsetOfMaxTimestamp(), { timestamp: clock.nowMs + 29, offset: 58 });
   clean.append(producedBatch(1, 10, clock.nowMs), { leaderEpoch: 0 });
   clean.abandon();
   const crashed = openLog(dir, clock, { 'segment.bytes': 3000 }, { recoveryPoint: 0 });
   assert.equal(crashed.logEndOffset, end + 1);
   assert.equal(crashed.recoveryPoint, end + 1);
-  assert.ok(crashed.readBuffer(0, 1 << 20).equals(bytes));
+  assert.ok(crashed.readBuffer(offsetOf(0), 1 << 20).equals(bytes));
   crashed.close();
   assert.ok(existsSync(join(dir, 't-0')));
 });

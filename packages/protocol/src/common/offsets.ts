@@ -51,6 +51,11 @@ export function earliest(...offsets: Offset[]): Offset {
   return Math.min(...offsets) as Offset;
 }
 
+/** The latest of some offsets. */
+export function latest(...offsets: Offset[]): Offset {
+  return Math.max(...offsets) as Offset;
+}
+
 /** The next offset. */
 export function nextOffset(offset: Offset): Offset {
   return (offset + 1) as Offset;

@@ -1,4 +1,5 @@
 /** Fixtures of the compaction tests: keyed batches, a compacted log manager with an inline cleaner, whole-log reads. */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { join } from 'node:path';
 import { compress, decompress } from '../../../../src/native/index.js';
 import { CompressionType, encodeRecordBatch, readBatchHeader, readRecords, type BatchHeader } from '@sluice/protocol/records/index.js';
@@ -73,7 +74,7 @@ export function readBatches(log: PartitionLog): ReadBatch[] {
   const out: ReadBatch[] = [];
   let offset: number = log.logStartOffset;
   while (offset < log.logEndOffset) {
-    const bytes = log.readBuffer(offset, 1 << 20);
+    const bytes = log.readBuffer(offsetOf(offset), 1 << 20);
     if (bytes.length === 0) break;
     let at = 0;
     let next = offset;

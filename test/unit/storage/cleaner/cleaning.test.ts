@@ -3,6 +3,7 @@
  * tombstones and the delete horizon, the dirty ratio and compaction lags, compressed batches,
  * producers' last batches, reads across a swap, the checkpoint, and the piscina pool.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readSync } from 'node:fs';
@@ -274,8 +275,8 @@ test('a read holding a lease across the swap keeps the old bytes; reads after it
   try {
     const log = compactedLog(manager);
     fill(log, clock, ['x', 'y'], 3);
-    const slice = log.read(0, 1 << 20)!;
-    const expected = log.readBuffer(0, 1 << 20);
+    const slice = log.read(offsetOf(0), 1 << 20)!;
+    const expected = log.readBuffer(offsetOf(0), 1 << 20);
     await clean(manager);
     const held = Buffer.alloc(slice.length);
     readSync(slice.fd, held, 0, slice.length, slice.position);
@@ -323,7 +324,7 @@ test('appends continue while a job runs; a job overtaken by a truncation is disc
     assert.equal(manager.cleaningJobs, 1);
     const before = readAll(log);
     const target = log.logEndOffset - 2; // the start of the last batch
-    log.truncateTo(target);
+    log.truncateTo(offsetOf(target));
     await manager.cleaningIdle();
     assert.deepEqual(
       readAll(log),

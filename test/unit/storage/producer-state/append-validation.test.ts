@@ -3,6 +3,7 @@
  * original offsets and nothing written, sequence gaps and reordering, epoch bumps and fencing,
  * wrap-around at Int32.MAX, producers with no state, the five-batch window.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ test('in-sequence batches append; a retry of any of the last five returns the or
   assert.deepEqual(append(log, 1n, 0, 5, 1, t + 3), [6, 6, false]);
   // The log holds each batch once.
   assert.deepEqual(
-    decodeBatches(log.readBuffer(0, 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
+    decodeBatches(log.readBuffer(offsetOf(0), 1 << 20)).map((b) => [b.baseOffset, b.lastOffset]),
     [
       [0, 2],
       [3, 4],

@@ -168,7 +168,7 @@ test('truncateTo reloads from the newest snapshot below the new end and rescans'
   const offsets = produce(log, clock, 0, 12);
   const bases = log.segmentBaseOffsets;
   const target = bases[1]! + 1;
-  log.truncateTo(target);
+  log.truncateTo(offsetOf(target));
   assert.equal(log.logEndOffset, target);
   assert.ok(
     log.producerSnapshotOffsets.every((o) => o <= target),
@@ -181,7 +181,7 @@ test('truncateTo reloads from the newest snapshot below the new end and rescans'
   assert.equal(retry(log, clock, target), null, 'the truncated sequence is in sequence again');
   assert.equal(log.logEndOffset, target + 1);
   // Below the first segment: the log restarts empty at the offset, and so does the table.
-  log.truncateTo(0);
+  log.truncateTo(offsetOf(0));
   assert.equal(log.activeProducers().size, 0);
   assert.deepEqual(snapshotFiles(log), []);
   log.close();

@@ -4,6 +4,7 @@
  * each producer, its newest batch in the log (epoch, sequence range, offsets) — and a retry of that
  * batch must be answered as a duplicate with its original offsets.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ test('the producer table always describes the newest batch of each producer in t
           } else if (op.kind === 'roll') {
             log.roll();
           } else if (op.kind === 'truncate') {
-            log.truncateTo(Math.floor(op.fraction * log.logEndOffset));
+            log.truncateTo(offsetOf(Math.floor(op.fraction * log.logEndOffset)));
             model = model.filter((b) => b.baseOffset + b.count - 1 < log.logEndOffset);
           } else {
             const end = log.logEndOffset;

@@ -4,6 +4,7 @@
  * unreplicated transactions, aborts go to the segment's `.txnindex` in Kafka's format, and all
  * of it survives snapshots, unclean shutdowns and truncation.
  */
+import { offsetOf } from '@sluice/protocol/common/offsets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
@@ -58,7 +59,7 @@ function endTxn(log: PartitionLog, request: TxnMarkerRequest): number {
 }
 
 const replicate = (log: PartitionLog): void => {
-  log.highWatermark = log.logEndOffset;
+  log.highWatermark = offsetOf(log.logEndOffset);
 };
 
 test('a transactional batch opens a transaction at its base offset; the marker ends it and the LSO waits for the high watermark to pass the marker', () => {
@@ -76,12 +77,12 @@ test('a transactional batch opens a transaction at its base offset; the marker e
   const entry = log.activeProducers().get(1n)!;
   assert.deepEqual([entry.currentTxnFirstOffset, entry.coordinatorEpoch], [-1, 0]);
   assert.equal(log.lastStableOffset, 1, 'completed, but the marker is above the high watermark');
-  log.highWatermark = 4;
+  log.highWatermark = offsetOf(4);
   assert.equal(log.lastStableOffset, 1);
   replicate(log);
   assert.equal(log.lastStableOffset, 5);
   // The marker is a control batch with the producer's id and epoch and no sequence.
-  const [last] = decodeBatches(log.readBuffer(4, 1 << 20));
+  const [last] = decodeBatches(log.readBuffer(offsetOf(4), 1 << 20));
   assert.equal(last!.baseOffset, 4);
   log.close();
 });
@@ -296,7 +297,7 @@ test('truncation drops the .txnindex entries at and after the new end and reopen
   produce(log, clock, { producerId: 2n, sequence: 0 }); // 2
   endTxn(log, marker(2n, false)); // 3
   replicate(log);
-  log.truncateTo(3);
+  log.truncateTo(offsetOf(3));
   assert.deepEqual(
     log.activeSegment.txnIndex.entries.map((t) => t.lastOffset),
     [1],
@@ -328,10 +329,10 @@ test('a follower applies replicated markers: transactions end, aborts are indexe
       timestamp: BigInt(clock.nowMs),
     });
   log.appendAsFollower(Buffer.concat([data(0, 1n), data(1, 2n), end(2, 1n, false)]));
-  log.highWatermark = 3;
+  log.highWatermark = offsetOf(3);
   assert.equal(log.lastStableOffset, 1);
   log.appendAsFollower(end(3, 2n, true));
-  log.highWatermark = 4;
+  log.highWatermark = offsetOf(4);
   assert.equal(log.lastStableOffset, 4);
   assert.deepEqual(log.activeSegment.txnIndex.entries, [{ producerId: 1n, firstOffset: 0, lastOffset: 2, lastStableOffset: 1 }]);
   assert.equal(log.activeProducers().get(2n)!.coordinatorEpoch, 3);
