@@ -50,7 +50,7 @@ export interface Field<T> {
  * A struct's declaration: one field per key of `T`, optional keys included (declared
  * `optional(…)`), and no other (an object literal's excess keys are refused).
  */
-export type FieldsOf<T> = { readonly [K in keyof T]-?: Field<T[K]> };
+type FieldsOf<T> = { readonly [K in keyof T]-?: Field<T[K]> };
 
 const scalar = <T>(kind: Scalar): Field<T> => ({ shape: { kind } });
 
@@ -108,7 +108,7 @@ export function struct<T>(fields: FieldsOf<NoInfer<T>>): Field<T> {
 }
 
 /** Where an encoding goes: fixed fields into `w`, byte fields as payloads of their own. */
-export class BodyEncoding {
+class BodyEncoding {
   w = new Writer(64);
   private readonly payloads: Uint8Array[] = [];
   private holds: SharedFrameHold[] | null = null;
