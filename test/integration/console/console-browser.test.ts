@@ -17,7 +17,7 @@ import { freePort } from '../../../src/common/free-port.js';
 import { repoRoot } from '../../../tools/kafka/kafka-release.js';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process.js';
 import { chromiumSkip } from '../../helpers/chromium.js';
-import { startConsoleProcess, type ConsoleProcess } from './console-process.js';
+import { startConsoleProcess, type ConsoleProcess } from '../../helpers/console-process.js';
 
 const TOPIC = 'console-orders';
 const PAYLOADS = {

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { repoRoot } from '../../../tools/kafka/kafka-release.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import { repoRoot } from '../../tools/kafka/kafka-release.js';
+import { waitFor } from './wait-for.js';
 
 export interface ConsoleProcess {
   readonly url: string;
