@@ -13,6 +13,7 @@
  * which failure tests need; the maximum is raised to 60 s so Kafka-like timeouts (18 s) are
  * granted as asked.
  */
+import { processAlive } from '../common/process-alive.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
@@ -123,20 +124,11 @@ function logTail(logFile: string): string {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (alive(pid)) {
+  while (processAlive(pid)) {
     if (Date.now() >= deadline) return false;
     await sleep(POLL_MS);
   }
@@ -185,7 +177,7 @@ async function startOnce(options: ZooKeeperServerOptions, port: number): Promise
   child.once('exit', () => (exited = true));
 
   const stop = async (): Promise<void> => {
-    if (alive(pid)) {
+    if (processAlive(pid)) {
       process.kill(pid, 'SIGTERM');
       if (!(await waitForExit(pid, STOP_GRACE_MS))) {
         process.kill(pid, 'SIGKILL');

@@ -58,15 +58,3 @@ export function removeClusterState(dir: string): void {
   rmSync(join(dir, STATE_FILE), { force: true });
   rmSync(join(dir, SOCKET_FILE), { force: true });
 }
-
-/** Whether a process with this pid exists (signal 0 checks without sending anything). */
-export function processAlive(pid: number | null): boolean {
-  if (pid === null) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -6,7 +6,8 @@
  * `--under-replicated-partitions` counts them). It needs nothing of the supervisor.
  */
 import { KafkaCluster, type ClusterMetadata } from '@sluice/client/index.js';
-import { processAlive, readClusterState } from './cluster-state.js';
+import { processAlive } from '../../common/process-alive.js';
+import { readClusterState } from './cluster-state.js';
 
 interface UnderReplicated {
   readonly topic: string;

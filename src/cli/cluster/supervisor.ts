@@ -13,7 +13,8 @@ import { startZooKeeper, zooKeeperInstallProblem, type ZooKeeperServer } from '.
 import { KafkaCluster, parseBootstrapServers } from '@sluice/client/index.js';
 import { ClusterCommandError } from './cluster-args.js';
 import { BrokerProcess, START_TIMEOUT_MS, type BrokerSpec } from './broker-process.js';
-import { processAlive, readClusterState, removeClusterState, writeClusterState } from './cluster-state.js';
+import { processAlive } from '../../common/process-alive.js';
+import { readClusterState, removeClusterState, writeClusterState } from './cluster-state.js';
 
 /** How long a broker's controlled shutdown may take before it is killed. */
 const STOP_TIMEOUT_MS = 30_000;

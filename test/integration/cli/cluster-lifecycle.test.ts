@@ -5,6 +5,7 @@
 // session's /brokers/ids/<id> and waits it out before rejoining every ISR. `add-broker` and a
 // controlled `stop-broker` follow; every acknowledged record is read back; `down` stops it all
 // and the supervisor exits 0.
+import { processAlive } from '../../../src/common/process-alive.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -26,15 +27,6 @@ const PARTITIONS = 3;
  */
 const SESSION_MS = 10_000;
 const REPLICA_LAG_MS = 3_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test(
   'sluice cluster: a killed broker is reported while the others serve acks=all, restarted at once it waits out its old session and rejoins the ISRs, down stops everything',
@@ -201,7 +193,7 @@ test(
     const pids = [...stderr.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     assert.equal(ok(await cluster('down'), 'down'), `the cluster in ${dir} is down\n`);
     assert.equal(await exited, 0);
-    for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} stopped`);
+    for (const pid of pids) assert.equal(processAlive(pid), false, `process ${pid} stopped`);
     assert.equal(existsSync(join(dir, 'cluster.json')), false, 'the state file goes with the cluster');
     assert.equal((await cluster('status')).code, 1);
     t.diagnostic(`whole run ${elapsed()}`);

@@ -2,6 +2,7 @@
 // RF=3 topic described like kafka-topics.sh (leader, replicas, ISR), and SIGTERM stopping the
 // brokers and ZooKeeper (no process of it left). The brokers run with the broker node flags, as
 // `npm start` does.
+import { processAlive } from '../../../src/common/process-alive.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,15 +16,6 @@ import { zooKeeperSkip } from '../../helpers/requirements.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const SLUICE = join(repoRoot(), 'dist', 'src', 'cli', 'sluice.js');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test(
   'sluice cluster up: three brokers on one ZooKeeper, an RF=3 topic described with its ISR, reassigned and its preferred leader elected with the tools, all stopped by SIGTERM',
@@ -137,6 +129,6 @@ test(
     const pids = [...stderr.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} stopped`);
+    for (const pid of pids) assert.equal(processAlive(pid), false, `process ${pid} stopped`);
   },
 );

@@ -4,6 +4,7 @@
 // source key and value when the group copies records), a missing dead-letter topic is created when
 // the broker allows it, the /metrics count follows, and a group config naming an internal-looking
 // topic is refused as Kafka refuses it.
+import { shortShareTimings } from '../../helpers/short-share-timings.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel, type IHeaders, type Producer } from 'kafkajs';
@@ -17,14 +18,7 @@ const PROGRAM = 'test/integration/share/ShareClients.java';
 const DELIVERY_LIMIT = 2;
 
 const BROKER_CONFIG = {
-  'group.share.min.record.lock.duration.ms': '1000',
-  'group.share.record.lock.duration.ms': '3000',
-  'group.share.min.session.timeout.ms': '3000',
-  'group.share.session.timeout.ms': '6000',
-  'group.share.min.heartbeat.interval.ms': '500',
-  'group.share.heartbeat.interval.ms': '1000',
-  'group.share.min.delivery.count.limit': '2',
-  'group.share.delivery.count.limit': String(DELIVERY_LIMIT),
+  ...shortShareTimings(DELIVERY_LIMIT),
   'errors.deadletterqueue.auto.create.topics.enable': 'true',
   'metrics.listener': 'http://127.0.0.1:0',
 };

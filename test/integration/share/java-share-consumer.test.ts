@@ -3,6 +3,7 @@
 // together get every record exactly once; a released record is delivered again; records held by
 // a member killed with -9 come back after the acquisition lock; rejected records and records past
 // the delivery-count limit are never delivered again; acknowledged state survives a restart.
+import { shortShareTimings } from '../../helpers/short-share-timings.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,17 +20,7 @@ const PARTITIONS = 4;
 const PROGRAM = 'test/integration/share/ShareClients.java';
 const DELIVERY_LIMIT = 3;
 
-/** Short locks and sessions so that redelivery after a kill takes seconds, not Kafka's 30 s / 45 s. */
-const BROKER_CONFIG = {
-  'group.share.min.record.lock.duration.ms': '1000',
-  'group.share.record.lock.duration.ms': '3000',
-  'group.share.min.session.timeout.ms': '3000',
-  'group.share.session.timeout.ms': '6000',
-  'group.share.min.heartbeat.interval.ms': '500',
-  'group.share.heartbeat.interval.ms': '1000',
-  'group.share.min.delivery.count.limit': '2',
-  'group.share.delivery.count.limit': String(DELIVERY_LIMIT),
-};
+const BROKER_CONFIG = shortShareTimings(DELIVERY_LIMIT);
 
 interface Delivery {
   consumer: string;
